@@ -1,0 +1,57 @@
+package dev.orchestrate.backlog;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The validated, immutable configuration. {@code source} is the file it came from, or empty for
+ * the built-in defaults.
+ */
+public record Config(
+    Optional<Path> source,
+    AgentConfig agent,
+    ExecutionConfig execution,
+    String defaultPipeline,
+    Map<String, Pipeline> pipelines,
+    int contextWindowSize,
+    int memoryKeepRecent,
+    int memoryBootContextChars) {
+
+  public static final String DEFAULT_PIPELINE = "feature";
+  public static final int DEFAULT_WINDOW_SIZE = 5;
+  public static final int DEFAULT_KEEP_RECENT = 50;
+  public static final int DEFAULT_BOOT_CONTEXT_CHARS = 20_000;
+
+  public Config {
+    pipelines = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(pipelines));
+  }
+
+  /** Built-in defaults: the {@code feature} pipeline of DESIGN §3 and no agent command. */
+  public static Config defaults() {
+    Pipeline feature = new Pipeline(DEFAULT_PIPELINE,
+        List.of(new PhaseDef("scope", "Decide what this item needs; record assumptions.", null, false)),
+        List.of(
+            new PhaseDef("design", "Design the change: the approach, the files to touch, the risks.", null, false),
+            new PhaseDef("build", "Implement the design.", null, true),
+            new PhaseDef("review", "Review the change.", null, false)));
+    return new Config(Optional.empty(), AgentConfig.defaults(), ExecutionConfig.defaults(),
+        DEFAULT_PIPELINE, Map.of(DEFAULT_PIPELINE, feature), DEFAULT_WINDOW_SIZE,
+        DEFAULT_KEEP_RECENT, DEFAULT_BOOT_CONTEXT_CHARS);
+  }
+
+  public Pipeline pipeline(String name) {
+    Pipeline p = pipelines.get(name);
+    if (p == null) {
+      throw new IllegalArgumentException("unknown pipeline '" + name + "'");
+    }
+    return p;
+  }
+
+  public Config withExecution(ExecutionConfig execution) {
+    return new Config(source, agent, execution, defaultPipeline, pipelines, contextWindowSize,
+        memoryKeepRecent, memoryBootContextChars);
+  }
+}

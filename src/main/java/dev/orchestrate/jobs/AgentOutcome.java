@@ -1,0 +1,59 @@
+package dev.orchestrate.jobs;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.OptionalInt;
+
+/**
+ * What one agent attempt came to.
+ *
+ * @param result    the result reported in the result file, or derived from the exit code, or
+ *                  FAILED for a timeout, spawn failure or malformed result file
+ * @param summary   what was done (result file "summary", else the tail of stdout on success)
+ * @param context   why it failed / what is needed (result file "context", else a specific reason
+ *                  such as the stderr tail, "timed out after 30m", "result file is not valid JSON …")
+ * @param exitCode  the process exit code; empty when it never started or was killed
+ * @param ending    how the process ended
+ */
+public record AgentOutcome(
+    AgentResult result,
+    String summary,
+    String context,
+    List<MemoryNote> memories,
+    List<FollowUp> followUps,
+    OptionalInt exitCode,
+    Ending ending,
+    Duration elapsed) {
+
+  /** How the agent process ended, independent of the result it reported. */
+  public enum Ending {
+    EXITED, TIMED_OUT, CANCELLED, SPAWN_FAILED
+  }
+
+  public AgentOutcome {
+    Objects.requireNonNull(result, "result");
+    Objects.requireNonNull(ending, "ending");
+    summary = summary == null ? "" : summary;
+    context = context == null ? "" : context;
+    memories = List.copyOf(memories);
+    followUps = List.copyOf(followUps);
+  }
+
+  /** A memory the agent asked to record ({@code kind}: semantic, procedural or episodic). */
+  public record MemoryNote(String kind, String content, List<String> tags) {
+    public MemoryNote {
+      Objects.requireNonNull(kind, "kind");
+      Objects.requireNonNull(content, "content");
+      tags = List.copyOf(tags);
+    }
+  }
+
+  /** A new work item the agent proposes. */
+  public record FollowUp(String title, String description) {
+    public FollowUp {
+      Objects.requireNonNull(title, "title");
+      description = description == null ? "" : description;
+    }
+  }
+}

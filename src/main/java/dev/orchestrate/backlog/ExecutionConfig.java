@@ -13,6 +13,10 @@ public record ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int
         DEFAULT_CIRCUIT_BREAKER, DEFAULT_PHASE_CAP);
   }
 
+  public ExecutionConfig withMaxRetries(int retries) {
+    return new ExecutionConfig(maxWip, maxConcurrent, retries, circuitBreaker, phaseCap);
+  }
+
   public ExecutionConfig withPhaseCap(int cap) {
     return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, circuitBreaker, cap);
   }

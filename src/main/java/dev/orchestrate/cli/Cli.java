@@ -1,0 +1,37 @@
+package dev.orchestrate.cli;
+
+import java.io.PrintWriter;
+import java.util.Map;
+import picocli.CommandLine;
+
+/** Wires picocli once: commands, exit-code mapping, one-line errors. */
+public final class Cli {
+  private Cli() {
+  }
+
+  public static int execute(String[] args, Map<String, String> env) {
+    return commandLine(env).execute(args);
+  }
+
+  public static CommandLine commandLine(Map<String, String> env) {
+    OrchestrateCommand root = new OrchestrateCommand(env);
+    CommandLine cl = new CommandLine(root);
+    cl.setExecutionStrategy(parseResult -> {
+      root.applyLogLevel();
+      return new CommandLine.RunLast().execute(parseResult);
+    });
+    cl.setParameterExceptionHandler(Cli::onBadParameters);
+    cl.setExecutionExceptionHandler(new ErrorHandler(root));
+    cl.setCaseInsensitiveEnumValuesAllowed(true);
+    return cl;
+  }
+
+  private static int onBadParameters(CommandLine.ParameterException ex, String[] args) {
+    CommandLine cl = ex.getCommandLine();
+    PrintWriter err = cl.getErr();
+    String name = cl.getCommandSpec().qualifiedName();
+    err.println("orchestrate: error: " + ex.getMessage() + " (see '" + name + " --help')");
+    err.flush();
+    return ExitCode.USAGE;
+  }
+}

@@ -1,0 +1,37 @@
+package dev.orchestrate.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The {@code --json} documents: one JSON object on stdout with {@code schema_version} and
+ * {@code kind} first, stable snake_case keys after them.
+ */
+final class Json {
+  static final int SCHEMA_VERSION = 1;
+
+  private Json() {
+  }
+
+  static Map<String, Object> envelope(String kind) {
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("schema_version", SCHEMA_VERSION);
+    doc.put("kind", kind);
+    return doc;
+  }
+
+  static void print(PrintWriter out, Map<String, Object> doc) {
+    // Built per call: only --json pays for the mapper.
+    ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    try {
+      out.println(mapper.writeValueAsString(doc));
+      out.flush();
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("cannot render JSON output", e);
+    }
+  }
+}

@@ -1,0 +1,142 @@
+package dev.orchestrate.cli;
+
+import dev.orchestrate.backlog.Backlog;
+import dev.orchestrate.backlog.BacklogLoader;
+import dev.orchestrate.backlog.Config;
+import dev.orchestrate.jobs.AgentRunner;
+import dev.orchestrate.scheduler.HaltReason;
+import dev.orchestrate.scheduler.RunListener;
+import dev.orchestrate.scheduler.RunReport;
+import dev.orchestrate.scheduler.Scheduler;
+import dev.orchestrate.store.RunLock;
+import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.store.StateDirectory;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/** {@code orchestrate run}: validate, lock the state, run the scheduler, report. */
+@Command(name = "run", mixinStandardHelpOptions = true,
+    description = {"Run the scheduler until every item is done or blocked, the phase cap is reached,",
+        "or Ctrl-C. Validates the backlog and config first: any problem exits 2 before work starts.",
+        "Every state change is committed at once, so running it again continues where it stopped."})
+final class RunCommand implements Callable<Integer> {
+  @ParentCommand
+  OrchestrateCommand root;
+
+  @Spec
+  CommandSpec spec;
+
+  @Parameters(index = "0", arity = "0..1", paramLabel = "BACKLOG", defaultValue = "backlog.yaml",
+      description = "Backlog file (default: ./backlog.yaml). Agents run in its directory.")
+  Path backlogFile;
+
+  @Option(names = "--cap", paramLabel = "N",
+      description = "Phase executions allowed in this run (default: execution.phase_cap of the config)")
+  Integer cap;
+
+  @Option(names = "--json", description = "Print the run report as one JSON document (kind \"run\") on stdout")
+  boolean json;
+
+  @Override
+  public Integer call() {
+    if (cap != null && cap < 1) {
+      throw CliException.usage("--cap must be at least 1, got " + cap);
+    }
+    if (!Files.isRegularFile(backlogFile)) {
+      throw CliException.usage("backlog file " + backlogFile + " does not exist (create one with 'orchestrate init')");
+    }
+    Config config = root.loadConfig(backlogFile);
+    Backlog backlog = BacklogLoader.load(backlogFile, config);
+    if (config.agent().command().isEmpty()) {
+      throw CliException.usage("no agent command configured: set agent.command in "
+          + config.source().map(Path::toString).orElse("orchestrate.yaml") + " (see 'orchestrate init')");
+    }
+    int phaseCap = cap != null ? cap : config.execution().phaseCap();
+
+    StateDirectory dir = root.stateDirectory();
+    Clock clock = Clock.systemUTC();
+    PrintWriter err = spec.commandLine().getErr();
+    RunListener progress = root.quiet() ? RunListener.NONE : new RunProgress(err, clock);
+    RunReport report;
+    try (RunLock lock = RunLock.acquire(dir, clock.instant());
+        SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
+      Scheduler scheduler = new Scheduler(store, config, backlog, dir.jobs(), new AgentRunner(clock), clock, progress);
+      try (StopSignals signals = StopSignals.install(scheduler::requestStop)) {
+        report = scheduler.run(phaseCap);
+      }
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      Json.print(out, toJson(report));
+    } else {
+      printText(out, report);
+    }
+    return exitCode(report);
+  }
+
+  static int exitCode(RunReport report) {
+    if (report.haltReason() == HaltReason.INTERRUPTED) {
+      return ExitCode.INTERRUPTED;
+    }
+    if (report.doneThisRun() == 0 && report.blockedThisRun() > 0) {
+      return ExitCode.WORK_FAILED;
+    }
+    return ExitCode.OK;
+  }
+
+  private static Map<String, Object> toJson(RunReport r) {
+    Map<String, Object> doc = Json.envelope("run");
+    doc.put("run_id", r.runId());
+    doc.put("halt_reason", r.haltReason().key());
+    doc.put("duration_ms", r.duration().toMillis());
+    doc.put("phases_run", r.phasesRun());
+    Map<String, Object> items = new LinkedHashMap<>();
+    items.put("total", r.total());
+    items.put("done", r.done());
+    items.put("blocked", r.blocked());
+    items.put("remaining", r.remaining());
+    items.put("done_this_run", r.doneThisRun());
+    items.put("blocked_this_run", r.blockedThisRun());
+    doc.put("items", items);
+    doc.put("remaining_ids", r.waiting());
+    Map<String, Object> backlog = new LinkedHashMap<>();
+    backlog.put("added", r.sync().added());
+    backlog.put("vanished", r.sync().vanished());
+    backlog.put("returned", r.sync().returned());
+    doc.put("backlog", backlog);
+    doc.put("interrupted_jobs", r.interruptedJobs());
+    return doc;
+  }
+
+  private static void printText(PrintWriter out, RunReport r) {
+    out.println("run " + r.runId() + " stopped: " + r.haltReason().description() + " (" + RunProgress.seconds(r.duration())
+        + ", " + r.phasesRun() + (r.phasesRun() == 1 ? " phase run)" : " phases run)"));
+    out.println("  items: " + r.total() + " total, " + r.done() + " done, " + r.blocked() + " blocked, "
+        + r.remaining() + " remaining (this run: " + r.doneThisRun() + " done, " + r.blockedThisRun() + " blocked)");
+    if (!r.waiting().isEmpty() && r.haltReason() != HaltReason.ALL_DONE) {
+      out.println("  remaining: " + String.join(", ", r.waiting()));
+    }
+    if (!r.sync().added().isEmpty()) {
+      out.println("  new in the backlog: " + String.join(", ", r.sync().added()));
+    }
+    if (!r.sync().vanished().isEmpty()) {
+      out.println("  no longer in the backlog (kept in the state, not run): " + String.join(", ", r.sync().vanished()));
+    }
+    if (r.interruptedJobs() > 0) {
+      out.println("  " + r.interruptedJobs() + " job(s) of an earlier, interrupted run were re-queued");
+    }
+    out.println("  details: orchestrate status");
+    out.flush();
+  }
+}

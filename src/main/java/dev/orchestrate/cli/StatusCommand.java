@@ -1,0 +1,144 @@
+package dev.orchestrate.cli;
+
+import dev.orchestrate.scheduler.Dependencies;
+import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.scheduler.ItemStatus;
+import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.store.StateDirectory;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code orchestrate status}: every item with its status, phase, attempts and why it is stuck. */
+@Command(name = "status", mixinStandardHelpOptions = true,
+    description = {"Show every item: status, phase, attempts, blocked reason, what it waits on.",
+        "Reads only the state directory (no backlog or config needed); safe while a run is active."})
+final class StatusCommand implements Callable<Integer> {
+  @ParentCommand
+  OrchestrateCommand root;
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--json", description = "Print one JSON document (kind \"status\") on stdout")
+  boolean json;
+
+  @Override
+  public Integer call() {
+    StateDirectory dir = root.stateDirectory();
+    List<ItemState> items = List.of();
+    if (dir.hasDatabase()) {
+      try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
+        items = store.items();
+      }
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      Json.print(out, toJson(items));
+    } else {
+      printText(out, dir, items);
+    }
+    return ExitCode.OK;
+  }
+
+  private static Map<String, Object> toJson(List<ItemState> items) {
+    Map<String, ItemState> byId = byId(items);
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (ItemState item : items) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("id", item.id());
+      row.put("title", item.definition().title());
+      row.put("status", item.status().key());
+      row.put("phase", item.progress().phase());
+      row.put("attempts", item.progress().attempts());
+      row.put("blocked_reason", item.progress().blockedReason());
+      row.put("waiting_on", item.status().isTerminal() ? List.of() : Dependencies.unmet(item, byId));
+      row.put("pipeline", item.definition().pipeline());
+      row.put("priority", item.definition().priority().key());
+      row.put("depends_on", item.definition().dependsOn());
+      row.put("tags", item.definition().tags());
+      row.put("in_backlog", item.inBacklog());
+      rows.add(row);
+    }
+    Map<String, Object> doc = Json.envelope("status");
+    doc.put("items", rows);
+    Map<String, Object> counts = new LinkedHashMap<>();
+    counts.put("total", items.size());
+    counts(items).forEach((status, n) -> counts.put(status.key(), n));
+    doc.put("counts", counts);
+    return doc;
+  }
+
+  private static void printText(PrintWriter out, StateDirectory dir, List<ItemState> items) {
+    if (items.isEmpty()) {
+      out.println("No items yet in " + dir.root() + " (start with: orchestrate run [BACKLOG])");
+      out.flush();
+      return;
+    }
+    Map<String, ItemState> byId = byId(items);
+    Table table = new Table("ID", "STATUS", "PHASE", "ATTEMPTS", "NOTE");
+    for (ItemState item : items) {
+      String note = "";
+      if (item.status() == ItemStatus.BLOCKED) {
+        note = firstLine(item.progress().blockedReason());
+      } else if (!item.status().isTerminal()) {
+        List<String> unmet = Dependencies.unmet(item, byId);
+        note = unmet.isEmpty() ? "" : "waiting on " + String.join(", ", unmet);
+      }
+      if (!item.inBacklog()) {
+        note = ("[not in the backlog file] " + note).strip();
+      }
+      table.add(item.id(), item.status().key(), item.progress().phase() == null ? "-" : item.progress().phase(),
+          Integer.toString(item.progress().attempts()), note);
+    }
+    table.print(out);
+    StringBuilder summary = new StringBuilder().append(items.size()).append(items.size() == 1 ? " item" : " items");
+    String sep = ": ";
+    for (Map.Entry<ItemStatus, Integer> e : counts(items).entrySet()) {
+      if (e.getValue() > 0) {
+        summary.append(sep).append(e.getValue()).append(' ').append(e.getKey().key());
+        sep = ", ";
+      }
+    }
+    out.println(summary);
+    out.flush();
+  }
+
+  private static Map<ItemStatus, Integer> counts(List<ItemState> items) {
+    Map<ItemStatus, Integer> counts = new EnumMap<>(ItemStatus.class);
+    for (ItemStatus s : ItemStatus.values()) {
+      counts.put(s, 0);
+    }
+    for (ItemState item : items) {
+      counts.merge(item.status(), 1, Integer::sum);
+    }
+    return counts;
+  }
+
+  private static Map<String, ItemState> byId(List<ItemState> items) {
+    Map<String, ItemState> byId = new LinkedHashMap<>();
+    items.forEach(i -> byId.put(i.id(), i));
+    return byId;
+  }
+
+  static String firstLine(String text) {
+    if (text == null) {
+      return "";
+    }
+    String line = text.strip();
+    int nl = line.indexOf('\n');
+    if (nl >= 0) {
+      line = line.substring(0, nl) + " …";
+    }
+    return line.length() > 120 ? line.substring(0, 119) + "…" : line;
+  }
+}

@@ -1,0 +1,69 @@
+package dev.orchestrate.context;
+
+import dev.orchestrate.backlog.BacklogItem;
+import dev.orchestrate.backlog.PhaseDef;
+
+/**
+ * Assembles the markdown prompt of one attempt, in the order of DESIGN §4: preamble, item, (project
+ * memory and prior context arrive with the memory and context features), previous phase summary,
+ * unblock context, previous failure, the phase task, and how to report the result.
+ */
+public final class PromptBuilder {
+  private PromptBuilder() {
+  }
+
+  public static String build(PromptInput in) {
+    StringBuilder out = new StringBuilder(1024);
+    BacklogItem item = in.item();
+    out.append("# orchestrate: ").append(item.id()).append(" / ").append(in.phase().name()).append("\n\n");
+    out.append("You are working on one item of a backlog, one phase at a time. This is the ")
+        .append(in.stage()).append(" `").append(in.phase().name()).append("`, attempt ")
+        .append(in.attempt()).append(" of ").append(in.maxAttempts()).append(".\n\n");
+
+    out.append("## Item\n\n");
+    out.append("- id: ").append(item.id()).append('\n');
+    out.append("- title: ").append(item.title()).append('\n');
+    out.append("- priority: ").append(item.priority().key()).append('\n');
+    if (!item.tags().isEmpty()) {
+      out.append("- tags: ").append(String.join(", ", item.tags())).append('\n');
+    }
+    if (!item.dependsOn().isEmpty()) {
+      out.append("- depends on (done): ").append(String.join(", ", item.dependsOn())).append('\n');
+    }
+    if (!item.description().isBlank()) {
+      out.append('\n').append(item.description().strip()).append('\n');
+    }
+
+    section(out, "Previous Phase Summary", in.previousPhaseSummary());
+    section(out, "Unblock Context", in.unblockNotes());
+    section(out, "Previous Failure", in.previousFailure());
+
+    out.append("\n## Task: ").append(in.phase().name()).append("\n\n");
+    if (in.phase().workflow() != null) {
+      out.append("Follow the workflow in `").append(in.phase().workflow()).append("`.\n");
+    }
+    if (in.phase().instructions() != null) {
+      out.append(in.phase().instructions().strip()).append('\n');
+    }
+
+    out.append("\n## Reporting the result\n\n")
+        .append("When you finish, write JSON to the file named by $ORCHESTRATE_RESULT_FILE (")
+        .append(in.resultFile()).append("):\n\n")
+        .append("```json\n")
+        .append("{\"result\": \"phase_complete\", \"summary\": \"what was done\", ")
+        .append("\"context\": \"why it failed / what is needed\"}\n")
+        .append("```\n\n")
+        .append("`result` is one of: `phase_complete` (this phase is done), `subphase_complete` ")
+        .append("(progress made; run this phase again), `failed` (it may be retried; say why in ")
+        .append("`context`), `blocked` (a person must act; say what is needed in `context`). ")
+        .append("Without the file, exit code 0 means phase_complete and any other exit code failed.\n");
+    return out.toString();
+  }
+
+  private static void section(StringBuilder out, String title, String text) {
+    if (text == null || text.isBlank()) {
+      return;
+    }
+    out.append("\n## ").append(title).append("\n\n").append(text.strip()).append('\n');
+  }
+}

@@ -1,0 +1,25 @@
+package dev.orchestrate.scheduler;
+
+import java.util.Locale;
+
+/** Why a run stopped. */
+public enum HaltReason {
+  ALL_DONE("every item is done or blocked"),
+  WAITING_ON_BLOCKED("the remaining items wait on blocked items"),
+  PHASE_CAP("the phase cap was reached"),
+  INTERRUPTED("interrupted");
+
+  private final String description;
+
+  HaltReason(String description) {
+    this.description = description;
+  }
+
+  public String key() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  public String description() {
+    return description;
+  }
+}

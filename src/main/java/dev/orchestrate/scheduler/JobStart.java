@@ -1,0 +1,8 @@
+package dev.orchestrate.scheduler;
+
+import java.nio.file.Path;
+import java.time.Instant;
+
+/** A job about to be spawned, as recorded in job history. */
+public record JobStart(long runId, String itemId, String phase, int attempt, Instant startedAt, Path logPath) {
+}

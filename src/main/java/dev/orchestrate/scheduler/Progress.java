@@ -1,0 +1,68 @@
+package dev.orchestrate.scheduler;
+
+import java.util.Objects;
+
+/**
+ * The runtime state of one item, as persisted after every change.
+ *
+ * @param phase         the phase being worked on while scoping/in_progress, else null
+ * @param attempts      attempts already made on {@code phase} (the next attempt is attempts + 1)
+ * @param blockedFrom   the status the item was blocked from, so {@code unblock} can restore it
+ * @param lastFailure   the failure context of the last failed attempt of {@code phase}; it goes
+ *                      into the next attempt's prompt
+ * @param phaseSummary  the latest successful phase summary, for the next phase's prompt
+ * @param unblockNotes  notes given with {@code unblock}, for the next prompt
+ */
+public record Progress(
+    ItemStatus status,
+    String phase,
+    int attempts,
+    String blockedReason,
+    ItemStatus blockedFrom,
+    String lastFailure,
+    String phaseSummary,
+    String unblockNotes) {
+
+  public Progress {
+    Objects.requireNonNull(status, "status");
+    if (attempts < 0) {
+      throw new IllegalArgumentException("attempts must be >= 0");
+    }
+    if (status.isRunningPhases() && phase == null) {
+      throw new IllegalArgumentException("an item that is " + status.key() + " needs a phase");
+    }
+    if (status == ItemStatus.BLOCKED && blockedReason == null) {
+      throw new IllegalArgumentException("a blocked item needs a reason");
+    }
+  }
+
+  public static Progress of(ItemStatus status) {
+    return new Progress(status, null, 0, null, null, null, null, null);
+  }
+
+  /**
+   * Blocked from {@code from} while at {@code phase} (null when not in a phase). The phase is kept
+   * so that {@code unblock} resumes where the item stopped; the phase summary is dropped (DESIGN
+   * §5: it is removed at every transition to Done or Blocked).
+   */
+  public static Progress blocked(ItemStatus from, String phase, String reason) {
+    return new Progress(ItemStatus.BLOCKED, phase, 0, reason, from, null, null, null);
+  }
+
+  /** Start (or restart) a phase: attempts and failure context are reset, the summary is kept. */
+  public Progress atPhase(ItemStatus newStatus, String newPhase) {
+    return new Progress(newStatus, newPhase, 0, null, null, null, phaseSummary, unblockNotes);
+  }
+
+  public Progress withFailure(String context) {
+    return new Progress(status, phase, attempts + 1, null, null, context, phaseSummary, unblockNotes);
+  }
+
+  public Progress withSummary(String summary) {
+    return new Progress(status, phase, attempts, blockedReason, blockedFrom, lastFailure, summary, unblockNotes);
+  }
+
+  public Progress withoutUnblockNotes() {
+    return new Progress(status, phase, attempts, blockedReason, blockedFrom, lastFailure, phaseSummary, null);
+  }
+}

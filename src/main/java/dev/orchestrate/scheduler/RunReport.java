@@ -1,0 +1,34 @@
+package dev.orchestrate.scheduler;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The outcome of one {@code run} session.
+ *
+ * @param done             items done now (all time, items still in the backlog)
+ * @param blocked          items blocked now
+ * @param remaining        items neither done nor blocked
+ * @param doneThisRun      items that reached done during this run
+ * @param blockedThisRun   items that became blocked during this run
+ * @param interruptedJobs  jobs a previous, crashed run left running (recorded as interrupted)
+ */
+public record RunReport(
+    long runId,
+    int total,
+    int done,
+    int blocked,
+    int remaining,
+    int doneThisRun,
+    int blockedThisRun,
+    int phasesRun,
+    HaltReason haltReason,
+    Duration duration,
+    int interruptedJobs,
+    SyncResult sync,
+    List<String> waiting) {
+
+  public RunReport {
+    waiting = List.copyOf(waiting);
+  }
+}

@@ -1,0 +1,239 @@
+package dev.orchestrate.scheduler;
+
+import dev.orchestrate.backlog.Backlog;
+import dev.orchestrate.backlog.Config;
+import dev.orchestrate.backlog.PhaseDef;
+import dev.orchestrate.backlog.Pipeline;
+import dev.orchestrate.context.PromptBuilder;
+import dev.orchestrate.context.PromptInput;
+import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.jobs.AgentRunner;
+import dev.orchestrate.jobs.JobRequest;
+import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.jobs.RunningAgent;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One {@code run} session: takes items in backlog order and drives each through its pipeline, one
+ * phase at a time. Every change is committed through the {@link StateRepository} before the next
+ * decision, so a new session after a crash or Ctrl-C continues where this one stopped.
+ *
+ * <p>Single-threaded by design: {@link #run} owns all state; {@link #requestStop} is the only
+ * method meant to be called from another thread (a signal handler).
+ */
+public final class Scheduler {
+  private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
+
+  private final StateRepository store;
+  private final Config config;
+  private final Backlog backlog;
+  private final Path jobsRoot;
+  private final AgentRunner runner;
+  private final Clock clock;
+  private final RunListener listener;
+
+  private volatile boolean stopRequested;
+  private volatile RunningAgent current;
+
+  public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
+      AgentRunner runner, Clock clock, RunListener listener) {
+    this.store = store;
+    this.config = config;
+    this.backlog = backlog;
+    this.jobsRoot = jobsRoot;
+    this.runner = runner;
+    this.clock = clock;
+    this.listener = listener;
+  }
+
+  /**
+   * Asks the run to stop: no new work starts and the running agent is terminated (TERM, grace,
+   * KILL). Calling it again while the agent is in its grace period kills it at once.
+   */
+  public void requestStop() {
+    stopRequested = true;
+    RunningAgent agent = current;
+    if (agent != null) {
+      agent.cancel();
+    }
+  }
+
+  public boolean stopRequested() {
+    return stopRequested;
+  }
+
+  /** Runs until every item is done or blocked, the cap is reached, or a stop is requested. */
+  public RunReport run(int phaseCap) {
+    Instant started = clock.instant();
+    long runId = store.runStarted(started, ProcessHandle.current().pid());
+    int interrupted = store.interruptRunningJobs(started);
+    if (interrupted > 0) {
+      log.info("{} job(s) left running by an earlier session were recorded as interrupted", interrupted);
+    }
+    SyncResult sync = store.sync(backlog.items(), started);
+    Map<String, ItemState> items = new LinkedHashMap<>();
+    for (ItemState item : store.items()) {
+      items.put(item.id(), item);
+    }
+
+    Counters counters = new Counters();
+    HaltReason halt;
+    int jobNumber = 0;
+    while (true) {
+      if (stopRequested) {
+        halt = HaltReason.INTERRUPTED;
+        break;
+      }
+      if (counters.phasesRun >= phaseCap) {
+        halt = HaltReason.PHASE_CAP;
+        break;
+      }
+      ItemState next = nextRunnable(items);
+      if (next == null) {
+        halt = remaining(items).isEmpty() ? HaltReason.ALL_DONE : HaltReason.WAITING_ON_BLOCKED;
+        break;
+      }
+      Pipeline pipeline = config.pipeline(next.definition().pipeline());
+      if (!next.status().isRunningPhases()) {
+        commit(items, Transitions.advance(next, pipeline), counters);
+        continue;
+      }
+      Step realigned = Transitions.realign(next, pipeline);
+      if (realigned != null) {
+        commit(items, realigned, counters);
+        continue;
+      }
+      runPhase(runId, ++jobNumber, next, pipeline, items, counters);
+    }
+
+    Instant ended = clock.instant();
+    store.runEnded(runId, ended, halt.key());
+    int done = count(items, ItemStatus.DONE);
+    int blocked = count(items, ItemStatus.BLOCKED);
+    int inBacklog = (int) items.values().stream().filter(ItemState::inBacklog).count();
+    return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked,
+        counters.doneThisRun, counters.blockedThisRun, counters.phasesRun, halt,
+        Duration.between(started, ended), interrupted, sync, remaining(items));
+  }
+
+  private void runPhase(long runId, int jobNumber, ItemState item, Pipeline pipeline,
+      Map<String, ItemState> items, Counters counters) {
+    PhaseDef phase = Transitions.currentPhase(item, pipeline);
+    Progress progress = item.progress();
+    int attempt = progress.attempts() + 1;
+    Path jobDir = jobsRoot.resolve(String.format("run%d-%04d-%s-%s-%d",
+        runId, jobNumber, item.id(), phase.name(), attempt));
+    JobRequest request = new JobRequest(item.id(), phase.name(), attempt,
+        PromptBuilder.build(new PromptInput(item.definition(), phase,
+            progress.status() == ItemStatus.SCOPING ? "pre-phase" : "phase", attempt,
+            config.execution().maxRetries() + 1, progress.phaseSummary(), progress.unblockNotes(),
+            progress.lastFailure(), jobDir.resolve("result.json"))),
+        config.agent(), backlog.directory(), jobDir);
+
+    long jobId = store.jobStarted(new JobStart(runId, item.id(), phase.name(), attempt,
+        clock.instant(), request.logFile()));
+    listener.jobStarted(item, phase.name(), attempt);
+    RunningAgent agent = runner.start(request);
+    current = agent;
+    if (stopRequested) {
+      agent.cancel(); // the stop arrived between the check in run() and the spawn
+    }
+    AgentOutcome outcome = awaitQuietly(agent);
+    current = null;
+    counters.phasesRun++;
+
+    boolean cancelled = outcome.ending() == AgentOutcome.Ending.CANCELLED
+        // Ctrl-C reaches the agent's process group too; its death is not a failure of the phase.
+        || (stopRequested && outcome.result() == dev.orchestrate.jobs.AgentResult.FAILED);
+    if (cancelled) {
+      store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
+          outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null,
+          "cancelled: the run was interrupted", clock.instant()), null, clock.instant());
+      listener.jobFinished(item, item, outcome);
+      return;
+    }
+    Step step = Transitions.afterAttempt(item, pipeline, outcome, config.execution().maxRetries());
+    store.jobEnded(jobId, JobEnd.of(outcome, JobState.of(outcome), clock.instant()), step, clock.instant());
+    items.put(step.next().id(), step.next());
+    count(item, step.next(), counters);
+    listener.jobFinished(item, step.next(), outcome);
+  }
+
+  private void commit(Map<String, ItemState> items, Step step, Counters counters) {
+    ItemState before = items.get(step.next().id());
+    store.apply(step, clock.instant());
+    items.put(step.next().id(), step.next());
+    count(before, step.next(), counters);
+    listener.statusChanged(before, step.next());
+  }
+
+  private static void count(ItemState before, ItemState after, Counters counters) {
+    if (before.status() != after.status()) {
+      if (after.status() == ItemStatus.DONE) {
+        counters.doneThisRun++;
+      } else if (after.status() == ItemStatus.BLOCKED) {
+        counters.blockedThisRun++;
+      }
+    }
+  }
+
+  /** The first item in backlog order that is listed, not terminal, and whose dependencies are done. */
+  private static ItemState nextRunnable(Map<String, ItemState> items) {
+    for (ItemState item : items.values()) {
+      if (!item.inBacklog() || item.status().isTerminal()) {
+        continue;
+      }
+      if (Dependencies.unmet(item, items).isEmpty()) {
+        return item;
+      }
+    }
+    return null;
+  }
+
+  private static List<String> remaining(Map<String, ItemState> items) {
+    List<String> ids = new ArrayList<>();
+    for (ItemState item : items.values()) {
+      if (item.inBacklog() && !item.status().isTerminal()) {
+        ids.add(item.id());
+      }
+    }
+    return ids;
+  }
+
+  private static int count(Map<String, ItemState> items, ItemStatus status) {
+    return (int) items.values().stream().filter(i -> i.inBacklog() && i.status() == status).count();
+  }
+
+  private static AgentOutcome awaitQuietly(RunningAgent agent) {
+    boolean interrupted = false;
+    try {
+      while (true) {
+        try {
+          return agent.await();
+        } catch (InterruptedException e) {
+          interrupted = true;
+          agent.cancel();
+        }
+      }
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  private static final class Counters {
+    int phasesRun;
+    int doneThisRun;
+    int blockedThisRun;
+  }
+}

@@ -1,0 +1,44 @@
+package dev.orchestrate.scheduler;
+
+import dev.orchestrate.backlog.BacklogItem;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Everything the scheduler persists, as domain operations. Each method is one transaction: when
+ * it returns, the change is committed, so a crash after it loses nothing (DESIGN §5).
+ * Implemented in {@code store/}; the scheduler never sees SQL.
+ */
+public interface StateRepository extends AutoCloseable {
+
+  /**
+   * Brings the stored items in line with the backlog file: new ids are added (with their initial
+   * status hint), known ids keep their progress but take the file's definition, ids missing from
+   * the file are marked as not in the backlog (never deleted).
+   */
+  SyncResult sync(List<BacklogItem> backlog, Instant now);
+
+  /** All items, in backlog order (the order in which they were first seen). */
+  List<ItemState> items();
+
+  /** Persists an item's new state and the events that describe the change. */
+  void apply(Step step, Instant now);
+
+  /** Records a job as running and returns its id. */
+  long jobStarted(JobStart start);
+
+  /** Records how a job ended and, in the same transaction, the item's resulting state (if any). */
+  void jobEnded(long jobId, JobEnd end, Step step, Instant now);
+
+  /** Marks jobs still recorded as running (left by a crashed run) as interrupted; returns how many. */
+  int interruptRunningJobs(Instant now);
+
+  /** Records the start of a run session and returns its id. */
+  long runStarted(Instant now, long pid);
+
+  /** Records the end of a run session. */
+  void runEnded(long runId, Instant now, String haltReason);
+
+  @Override
+  void close();
+}

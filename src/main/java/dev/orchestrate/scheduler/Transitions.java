@@ -1,0 +1,144 @@
+package dev.orchestrate.scheduler;
+
+import dev.orchestrate.backlog.PhaseDef;
+import dev.orchestrate.backlog.Pipeline;
+import dev.orchestrate.jobs.AgentOutcome;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The item life cycle as pure functions: no I/O, no clock. The run loop persists whatever these
+ * return before it makes its next decision.
+ */
+public final class Transitions {
+  private Transitions() {
+  }
+
+  /**
+   * Moves an item that is not working on a phase towards one: {@code new} enters scoping (or goes
+   * straight to ready when the pipeline has no pre-phases), {@code ready} enters in_progress.
+   */
+  public static Step advance(ItemState item, Pipeline pipeline) {
+    Progress p = item.progress();
+    return switch (p.status()) {
+      case NEW -> pipeline.prePhases().isEmpty()
+          ? move(item, p.atPhase(ItemStatus.READY, null), null)
+          : move(item, p.atPhase(ItemStatus.SCOPING, pipeline.prePhases().get(0).name()), null);
+      case READY -> move(item, p.atPhase(ItemStatus.IN_PROGRESS, pipeline.phases().get(0).name()), null);
+      default -> throw new IllegalStateException(
+          "item " + item.id() + " is " + p.status().key() + "; only new and ready items advance");
+    };
+  }
+
+  /**
+   * Applies the outcome of one attempt of the item's current phase.
+   *
+   * @param maxRetries retries allowed after the first attempt; exhausting them blocks the item
+   */
+  public static Step afterAttempt(ItemState item, Pipeline pipeline, AgentOutcome outcome, int maxRetries) {
+    Progress p = item.progress();
+    if (!p.status().isRunningPhases()) {
+      throw new IllegalStateException("item " + item.id() + " is " + p.status().key() + ", not in a phase");
+    }
+    List<PhaseDef> stage = p.status() == ItemStatus.SCOPING ? pipeline.prePhases() : pipeline.phases();
+    int index = indexOf(stage, p.phase());
+    Event result = phaseResult(item.id(), p.phase(), p.attempts() + 1, outcome);
+    return switch (outcome.result()) {
+      case PHASE_COMPLETE -> {
+        Progress done = p.withoutUnblockNotes().withSummary(outcome.summary());
+        if (index >= 0 && index + 1 < stage.size()) {
+          yield withResult(result, move(item, done.atPhase(p.status(), stage.get(index + 1).name()), null));
+        }
+        if (p.status() == ItemStatus.SCOPING) {
+          yield withResult(result, move(item, done.atPhase(ItemStatus.READY, null), null));
+        }
+        // Terminal success: the summary is never kept for a done item.
+        yield withResult(result, move(item, Progress.of(ItemStatus.DONE), null));
+      }
+      case SUBPHASE_COMPLETE -> withResult(result, new Step(
+          item.with(p.withoutUnblockNotes().withSummary(outcome.summary()).atPhase(p.status(), p.phase())),
+          List.of()));
+      case BLOCKED -> withResult(result, move(item,
+          Progress.blocked(p.status(), p.phase(), "agent reported blocked in phase " + p.phase()
+              + reasonSuffix(outcome.context())), null));
+      case FAILED -> {
+        Progress failed = p.withFailure(outcome.context());
+        if (failed.attempts() > maxRetries) {
+          yield withResult(result, move(item, Progress.blocked(p.status(), p.phase(),
+              "retries exhausted in phase " + p.phase() + " after " + failed.attempts()
+                  + (failed.attempts() == 1 ? " attempt" : " attempts") + reasonSuffix(outcome.context())),
+              null));
+        }
+        yield withResult(result, new Step(item.with(failed), List.of()));
+      }
+    };
+  }
+
+  /** The phase an item in a phase-running status is at, looked up in its pipeline. */
+  public static PhaseDef currentPhase(ItemState item, Pipeline pipeline) {
+    Progress p = item.progress();
+    List<PhaseDef> stage = p.status() == ItemStatus.SCOPING ? pipeline.prePhases() : pipeline.phases();
+    int index = indexOf(stage, p.phase());
+    return index < 0 ? null : stage.get(index);
+  }
+
+  /**
+   * Repairs an item whose phase no longer exists in its (edited) pipeline: it restarts the stage
+   * from its first phase. Returns null when nothing needs repair.
+   */
+  public static Step realign(ItemState item, Pipeline pipeline) {
+    Progress p = item.progress();
+    if (!p.status().isRunningPhases() || currentPhase(item, pipeline) != null) {
+      return null;
+    }
+    List<PhaseDef> stage = p.status() == ItemStatus.SCOPING ? pipeline.prePhases() : pipeline.phases();
+    if (stage.isEmpty()) {
+      // Pre-phases were removed from the pipeline while the item was scoping.
+      return move(item, p.atPhase(ItemStatus.READY, null), "phase '" + p.phase() + "' no longer exists");
+    }
+    return new Step(item.with(p.atPhase(p.status(), stage.get(0).name())), List.of(new Event(item.id(),
+        Event.ITEM_STATUS, Map.of("from", p.status().key(), "to", p.status().key(),
+            "phase", stage.get(0).name(), "reason", "phase '" + p.phase() + "' no longer exists"))));
+  }
+
+  private static Step move(ItemState item, Progress next, String reason) {
+    ItemStatus from = item.status();
+    String why = reason != null ? reason : next.blockedReason();
+    return new Step(item.with(next), List.of(Event.statusChange(item.id(), from, next.status(), next.phase(), why)));
+  }
+
+  private static Step withResult(Event result, Step step) {
+    List<Event> events = new ArrayList<>();
+    events.add(result);
+    events.addAll(step.events());
+    return new Step(step.next(), events);
+  }
+
+  private static Event phaseResult(String itemId, String phase, int attempt, AgentOutcome outcome) {
+    Map<String, Object> payload = new LinkedHashMap<>();
+    payload.put("phase", phase);
+    payload.put("attempt", attempt);
+    payload.put("result", outcome.result().key());
+    payload.put("ending", outcome.ending().name().toLowerCase(java.util.Locale.ROOT));
+    outcome.exitCode().ifPresent(code -> payload.put("exit_code", code));
+    return new Event(itemId, Event.PHASE_RESULT, payload);
+  }
+
+  private static String reasonSuffix(String context) {
+    if (context == null || context.isBlank()) {
+      return "";
+    }
+    return ": " + context.strip();
+  }
+
+  private static int indexOf(List<PhaseDef> stage, String name) {
+    for (int i = 0; i < stage.size(); i++) {
+      if (stage.get(i).name().equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+}

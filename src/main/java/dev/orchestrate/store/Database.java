@@ -1,0 +1,138 @@
+package dev.orchestrate.store;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.sqlite.SQLiteConfig;
+
+/**
+ * Opens the state database: WAL (readers never block the runner), a busy timeout (short waits
+ * instead of "database is locked"), foreign keys on, and forward-only migrations keyed by
+ * {@code PRAGMA user_version}.
+ */
+public final class Database {
+  /** Migration scripts in order; script N brings the schema to user_version N. */
+  private static final List<String> MIGRATIONS = List.of("V1__initial.sql");
+  static final int BUSY_TIMEOUT_MS = 10_000;
+
+  private Database() {
+  }
+
+  public static int latestSchemaVersion() {
+    return MIGRATIONS.size();
+  }
+
+  /** Opens (creating if needed) and migrates the database at {@code file}. */
+  public static Connection open(Path file) {
+    try {
+      Files.createDirectories(file.toAbsolutePath().getParent());
+    } catch (IOException e) {
+      throw new StoreException("cannot create the state directory " + file.getParent() + ": " + e.getMessage(), e);
+    }
+    Connection connection = connect(file);
+    try {
+      migrate(connection, file);
+      return connection;
+    } catch (RuntimeException e) {
+      closeQuietly(connection);
+      throw e;
+    }
+  }
+
+  private static Connection connect(Path file) {
+    SQLiteConfig config = new SQLiteConfig();
+    config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+    // NORMAL is durable against a crash of this process in WAL mode (only power loss can lose the
+    // last commits), and avoids an fsync per state change.
+    config.setSynchronous(SQLiteConfig.SynchronousMode.NORMAL);
+    config.setBusyTimeout(BUSY_TIMEOUT_MS);
+    config.enforceForeignKeys(true);
+    try {
+      return config.createConnection("jdbc:sqlite:" + file.toAbsolutePath());
+    } catch (SQLException e) {
+      throw new StoreException(describe(file, e), e);
+    }
+  }
+
+  private static void migrate(Connection connection, Path file) {
+    try (Statement st = connection.createStatement()) {
+      int version;
+      try (var rs = st.executeQuery("PRAGMA user_version")) {
+        version = rs.next() ? rs.getInt(1) : 0;
+      }
+      if (version > MIGRATIONS.size()) {
+        throw new StoreException("state database " + file + " has schema version " + version
+            + ", newer than this orchestrate knows (" + MIGRATIONS.size() + "); upgrade orchestrate");
+      }
+      for (int v = version; v < MIGRATIONS.size(); v++) {
+        connection.setAutoCommit(false);
+        try {
+          for (String sql : statements(load(MIGRATIONS.get(v)))) {
+            st.executeUpdate(sql);
+          }
+          st.executeUpdate("PRAGMA user_version = " + (v + 1));
+          connection.commit();
+        } catch (SQLException | RuntimeException e) {
+          connection.rollback();
+          throw e;
+        } finally {
+          connection.setAutoCommit(true);
+        }
+      }
+    } catch (SQLException e) {
+      throw new StoreException(describe(file, e), e);
+    }
+  }
+
+  static List<String> statements(String script) {
+    StringBuilder body = new StringBuilder();
+    for (String line : script.split("\n")) {
+      int comment = line.indexOf("--");
+      body.append(comment < 0 ? line : line.substring(0, comment)).append('\n');
+    }
+    List<String> out = new ArrayList<>();
+    for (String part : body.toString().split(";")) {
+      if (!part.isBlank()) {
+        out.add(part.strip());
+      }
+    }
+    return out;
+  }
+
+  private static String load(String name) {
+    try (InputStream in = Database.class.getResourceAsStream("/db/migration/" + name)) {
+      if (in == null) {
+        throw new StoreException("migration " + name + " is missing from the build");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new StoreException("cannot read migration " + name + ": " + e.getMessage(), e);
+    }
+  }
+
+  private static String describe(Path file, SQLException e) {
+    String msg = String.valueOf(e.getMessage());
+    if (msg.contains("SQLITE_NOTADB") || msg.contains("not a database")) {
+      return "state database " + file + " is not a SQLite database (move it away or point --state elsewhere)";
+    }
+    if (msg.contains("SQLITE_CANTOPEN")) {
+      return "cannot open the state database " + file + " (check the directory exists and is writable)";
+    }
+    return "state database " + file + ": " + msg;
+  }
+
+  static void closeQuietly(Connection connection) {
+    try {
+      connection.close();
+    } catch (SQLException ignored) {
+      // nothing useful to do; the process is failing anyway
+    }
+  }
+}

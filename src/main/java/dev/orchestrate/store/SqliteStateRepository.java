@@ -1,0 +1,195 @@
+package dev.orchestrate.store;
+
+import dev.orchestrate.backlog.BacklogItem;
+import dev.orchestrate.backlog.InitialStatus;
+import dev.orchestrate.backlog.Priority;
+import dev.orchestrate.scheduler.Event;
+import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.scheduler.ItemStatus;
+import dev.orchestrate.scheduler.JobEnd;
+import dev.orchestrate.scheduler.JobStart;
+import dev.orchestrate.scheduler.Progress;
+import dev.orchestrate.scheduler.StateRepository;
+import dev.orchestrate.scheduler.Step;
+import dev.orchestrate.scheduler.SyncResult;
+import dev.orchestrate.jobs.JobState;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/** The SQLite implementation of {@link StateRepository}. One instance owns one connection. */
+public final class SqliteStateRepository implements StateRepository {
+  private final Connection connection;
+  private final Jdbc jdbc;
+
+  private SqliteStateRepository(Connection connection, Path file) {
+    this.connection = connection;
+    this.jdbc = new Jdbc(connection, "state database " + file);
+  }
+
+  public static SqliteStateRepository open(Path file) {
+    return new SqliteStateRepository(Database.open(file), file);
+  }
+
+  @Override
+  public SyncResult sync(List<BacklogItem> backlog, Instant now) {
+    return jdbc.inTransaction(() -> {
+      Map<String, Boolean> known = new HashMap<>();
+      jdbc.query("SELECT id, in_backlog FROM items", rs -> known.put(rs.getString(1), rs.getInt(2) == 1));
+      long nextSeq = jdbc.queryLong("SELECT COALESCE(MAX(seq), 0) FROM items") + 1;
+      long at = now.toEpochMilli();
+      List<String> added = new ArrayList<>();
+      List<String> returned = new ArrayList<>();
+      for (BacklogItem item : backlog) {
+        Boolean listed = known.get(item.id());
+        if (listed == null) {
+          insert(item, nextSeq++, at);
+          added.add(item.id());
+          event(new Event(item.id(), Event.ITEM_ADDED, Map.of("status", initialProgress(item).status().key())), at);
+        } else {
+          jdbc.execute("""
+              UPDATE items SET title = ?, pipeline = ?, priority = ?, depends_on = ?, tags = ?,
+                     description = ?, in_backlog = 1, updated_at = ?
+              WHERE id = ?""",
+              item.title(), item.pipeline(), item.priority().key(), JsonText.array(item.dependsOn()),
+              JsonText.array(item.tags()), item.description(), at, item.id());
+          if (!listed) {
+            returned.add(item.id());
+            event(new Event(item.id(), Event.ITEM_RETURNED, Map.of()), at);
+          }
+        }
+      }
+      Set<String> inFile = backlog.stream().map(BacklogItem::id).collect(Collectors.toSet());
+      List<String> vanished = new ArrayList<>();
+      for (Map.Entry<String, Boolean> e : known.entrySet()) {
+        if (e.getValue() && !inFile.contains(e.getKey())) {
+          jdbc.execute("UPDATE items SET in_backlog = 0, updated_at = ? WHERE id = ?", at, e.getKey());
+          event(new Event(e.getKey(), Event.ITEM_VANISHED, Map.of()), at);
+          vanished.add(e.getKey());
+        }
+      }
+      vanished.sort(null);
+      return new SyncResult(added, vanished, returned);
+    });
+  }
+
+  private void insert(BacklogItem item, long seq, long at) {
+    Progress p = initialProgress(item);
+    jdbc.execute("""
+        INSERT INTO items (id, seq, title, pipeline, priority, depends_on, tags, description,
+                           initial_status, in_backlog, status, phase, attempts, blocked_reason,
+                           blocked_from, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, NULL, 0, ?, ?, ?, ?)""",
+        item.id(), seq, item.title(), item.pipeline(), item.priority().key(),
+        JsonText.array(item.dependsOn()), JsonText.array(item.tags()), item.description(),
+        item.initialStatus().key(), p.status().key(), p.blockedReason(),
+        p.blockedFrom() == null ? null : p.blockedFrom().key(), at, at);
+  }
+
+  /** The status hint of the backlog applies once, when the item is first seen. */
+  static Progress initialProgress(BacklogItem item) {
+    return switch (item.initialStatus()) {
+      case NEW -> Progress.of(ItemStatus.NEW);
+      case READY -> Progress.of(ItemStatus.READY);
+      case DONE -> Progress.of(ItemStatus.DONE);
+      case BLOCKED -> Progress.blocked(ItemStatus.NEW, null, "marked blocked in the backlog");
+    };
+  }
+
+  @Override
+  public List<ItemState> items() {
+    return jdbc.query("SELECT * FROM items ORDER BY seq", SqliteStateRepository::item);
+  }
+
+  private static ItemState item(ResultSet rs) throws SQLException {
+    BacklogItem def = new BacklogItem(rs.getString("id"), rs.getString("title"), rs.getString("pipeline"),
+        Priority.valueOf(rs.getString("priority").toUpperCase(Locale.ROOT)),
+        JsonText.parseArray(rs.getString("depends_on")), JsonText.parseArray(rs.getString("tags")),
+        rs.getString("description"),
+        InitialStatus.valueOf(rs.getString("initial_status").toUpperCase(Locale.ROOT)));
+    String blockedFrom = rs.getString("blocked_from");
+    Progress progress = new Progress(ItemStatus.fromKey(rs.getString("status")), rs.getString("phase"),
+        rs.getInt("attempts"), rs.getString("blocked_reason"),
+        blockedFrom == null ? null : ItemStatus.fromKey(blockedFrom), rs.getString("last_failure"),
+        rs.getString("phase_summary"), rs.getString("unblock_notes"));
+    return new ItemState(def, rs.getLong("seq"), rs.getInt("in_backlog") == 1, progress);
+  }
+
+  @Override
+  public void apply(Step step, Instant now) {
+    jdbc.inTransaction(() -> write(step, now.toEpochMilli()));
+  }
+
+  private void write(Step step, long at) {
+    Progress p = step.next().progress();
+    int rows = jdbc.execute("""
+        UPDATE items SET status = ?, phase = ?, attempts = ?, blocked_reason = ?, blocked_from = ?,
+               last_failure = ?, phase_summary = ?, unblock_notes = ?, updated_at = ?
+        WHERE id = ?""",
+        p.status().key(), p.phase(), p.attempts(), p.blockedReason(),
+        p.blockedFrom() == null ? null : p.blockedFrom().key(), p.lastFailure(), p.phaseSummary(),
+        p.unblockNotes(), at, step.next().id());
+    if (rows != 1) {
+      throw new StoreException("item " + step.next().id() + " is not in the state database");
+    }
+    for (Event e : step.events()) {
+      event(e, at);
+    }
+  }
+
+  private void event(Event e, long at) {
+    jdbc.execute("INSERT INTO events (at, item_id, kind, payload) VALUES (?, ?, ?, ?)",
+        at, e.itemId(), e.kind(), JsonText.object(e.payload()));
+  }
+
+  @Override
+  public long jobStarted(JobStart start) {
+    return jdbc.insert("""
+        INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, log_path)
+        VALUES (?, ?, ?, ?, 'running', ?, ?)""",
+        start.runId(), start.itemId(), start.phase(), start.attempt(), start.startedAt().toEpochMilli(),
+        start.logPath() == null ? null : start.logPath().toString());
+  }
+
+  @Override
+  public void jobEnded(long jobId, JobEnd end, Step step, Instant now) {
+    jdbc.inTransaction(() -> {
+      jdbc.execute("UPDATE jobs SET state = ?, result = ?, exit_code = ?, reason = ?, ended_at = ? WHERE id = ?",
+          end.state().key(), end.result(), end.exitCode(), end.reason(), end.endedAt().toEpochMilli(), jobId);
+      if (step != null) {
+        write(step, now.toEpochMilli());
+      }
+    });
+  }
+
+  @Override
+  public int interruptRunningJobs(Instant now) {
+    return jdbc.execute("""
+        UPDATE jobs SET state = ?, ended_at = ?, reason = 'the run that started it ended without recording the end'
+        WHERE state = 'running'""", JobState.INTERRUPTED.key(), now.toEpochMilli());
+  }
+
+  @Override
+  public long runStarted(Instant now, long pid) {
+    return jdbc.insert("INSERT INTO runs (started_at, pid) VALUES (?, ?)", now.toEpochMilli(), pid);
+  }
+
+  @Override
+  public void runEnded(long runId, Instant now, String haltReason) {
+    jdbc.execute("UPDATE runs SET ended_at = ?, halt_reason = ? WHERE id = ?", now.toEpochMilli(), haltReason, runId);
+  }
+
+  @Override
+  public void close() {
+    Database.closeQuietly(connection);
+  }
+}

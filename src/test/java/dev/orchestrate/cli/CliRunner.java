@@ -1,0 +1,26 @@
+package dev.orchestrate.cli;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.Map;
+import picocli.CommandLine;
+
+/** Runs the CLI in-process and captures stdout, stderr and the exit code. */
+final class CliRunner {
+  record Result(int exitCode, String out, String err) {
+  }
+
+  static Result run(Map<String, String> env, String... args) {
+    CommandLine cl = Cli.commandLine(env);
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cl.setOut(new PrintWriter(out, true));
+    cl.setErr(new PrintWriter(err, true));
+    int code = cl.execute(args);
+    return new Result(code, out.toString(), err.toString());
+  }
+
+  static Result run(String... args) {
+    return run(Map.of(), args);
+  }
+}

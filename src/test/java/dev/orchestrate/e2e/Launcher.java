@@ -1,0 +1,64 @@
+package dev.orchestrate.e2e;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Runs the built launcher, bin/orchestrate, as a real process. */
+final class Launcher {
+  static final Path HOME = Path.of("").toAbsolutePath();
+  static final Path BIN = HOME.resolve("bin/orchestrate");
+
+  record Result(int exitCode, String out, String err) {
+  }
+
+  static ProcessBuilder builder(Path cwd, String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(BIN.toString());
+    command.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile());
+    pb.environment().remove("ORCHESTRATE_STATE");
+    pb.environment().remove("ORCHESTRATE_CONFIG");
+    return pb;
+  }
+
+  static Result run(Path cwd, String... args) throws IOException, InterruptedException {
+    Path out = Files.createTempFile("orchestrate-out", ".txt");
+    Path err = Files.createTempFile("orchestrate-err", ".txt");
+    try {
+      Process p = builder(cwd, args).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+      if (!p.waitFor(120, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        throw new AssertionError("orchestrate " + String.join(" ", args) + " did not finish in 120 s");
+      }
+      return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+          Files.readString(err, StandardCharsets.UTF_8));
+    } finally {
+      Files.deleteIfExists(out);
+      Files.deleteIfExists(err);
+    }
+  }
+
+  static void copyTree(Path from, Path to) throws IOException {
+    try (var paths = Files.walk(from)) {
+      for (Path p : (Iterable<Path>) paths::iterator) {
+        Path target = to.resolve(from.relativize(p).toString());
+        if (Files.isDirectory(p)) {
+          if (p.getFileName().toString().equals(".orchestrate")) {
+            continue;
+          }
+          Files.createDirectories(target);
+        } else if (!p.toString().contains("/.orchestrate/")) {
+          Files.copy(p, target);
+        }
+      }
+    }
+  }
+
+  private Launcher() {
+  }
+}

@@ -1,0 +1,224 @@
+package dev.orchestrate.scheduler;
+
+import static dev.orchestrate.testing.Fixtures.item;
+import static dev.orchestrate.testing.TestAgents.agent;
+import static dev.orchestrate.testing.TestAgents.config;
+import static dev.orchestrate.testing.TestAgents.script;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.backlog.Backlog;
+import dev.orchestrate.backlog.BacklogItem;
+import dev.orchestrate.backlog.Config;
+import dev.orchestrate.jobs.AgentRunner;
+import dev.orchestrate.store.SqliteStateRepository;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The run loop against real bash agents and a real SQLite file. */
+class SchedulerTest {
+  /** Appends "ITEM PHASE ATTEMPT" to calls.txt and saves each prompt as prompt-ITEM-PHASE-ATTEMPT.md. */
+  private static final String RECORD = """
+      echo "$ORCHESTRATE_ITEM_ID $ORCHESTRATE_PHASE $ORCHESTRATE_ATTEMPT" >> calls.txt
+      cat > "prompt-$ORCHESTRATE_ITEM_ID-$ORCHESTRATE_PHASE-$ORCHESTRATE_ATTEMPT.md"
+      """;
+
+  @TempDir
+  Path dir;
+
+  private RunReport run(Config config, List<BacklogItem> items, int cap) {
+    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
+      Scheduler scheduler = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), items),
+          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), RunListener.NONE);
+      return scheduler.run(cap);
+    }
+  }
+
+  private List<String> calls() throws Exception {
+    return Files.readAllLines(dir.resolve("calls.txt"));
+  }
+
+  private List<String> column(String query) throws Exception {
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("state/state.db"));
+        Statement st = c.createStatement(); ResultSet rs = st.executeQuery(query)) {
+      List<String> out = new ArrayList<>();
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+      return out;
+    }
+  }
+
+  @Test
+  void items_run_through_every_phase_in_backlog_order_after_their_dependencies() throws Exception {
+    Config config = config(agent(script(dir, "agent.sh", RECORD)), 2);
+    RunReport report = run(config, List.of(item("A"), item("B", "C"), item("C")), 100);
+
+    assertEquals(HaltReason.ALL_DONE, report.haltReason());
+    assertEquals(3, report.done());
+    assertEquals(3, report.doneThisRun());
+    assertEquals(12, report.phasesRun());
+    assertEquals(List.of(
+        "A scope 1", "A design 1", "A build 1", "A review 1",
+        "C scope 1", "C design 1", "C build 1", "C review 1",
+        "B scope 1", "B design 1", "B build 1", "B review 1"), calls());
+    assertEquals(List.of("done", "done", "done"), column("SELECT status FROM items ORDER BY seq"));
+  }
+
+  @Test
+  void a_failed_attempt_is_retried_with_its_failure_context_and_then_succeeds() throws Exception {
+    Config config = config(agent(script(dir, "agent.sh", RECORD + """
+        if [ "$ORCHESTRATE_PHASE" = build ] && [ "$ORCHESTRATE_ATTEMPT" = 1 ]; then
+          echo "error: src/Main.java:12: cannot find symbol" >&2
+          exit 1
+        fi
+        """)), 2);
+    RunReport report = run(config, List.of(item("A")), 100);
+
+    assertEquals(1, report.done());
+    assertTrue(calls().containsAll(List.of("A build 1", "A build 2")));
+    String retryPrompt = Files.readString(dir.resolve("prompt-A-build-2.md"));
+    assertTrue(retryPrompt.contains("## Previous Failure"), retryPrompt);
+    assertTrue(retryPrompt.contains("agent exited with code 1"), retryPrompt);
+    assertTrue(retryPrompt.contains("error: src/Main.java:12: cannot find symbol"), retryPrompt);
+    assertTrue(retryPrompt.contains("attempt 2 of 3"), retryPrompt);
+    assertEquals(List.of("failed", "completed"),
+        column("SELECT state FROM jobs WHERE item_id = 'A' AND phase = 'build' ORDER BY id"));
+  }
+
+  @Test
+  void exhausted_retries_block_the_item_and_the_run_goes_on_with_the_next() throws Exception {
+    Config config = config(agent(script(dir, "agent.sh", RECORD + """
+        if [ "$ORCHESTRATE_ITEM_ID" = A ] && [ "$ORCHESTRATE_PHASE" = design ]; then echo "no disk" >&2; exit 3; fi
+        """)), 2);
+    RunReport report = run(config, List.of(item("A"), item("B")), 100);
+
+    assertEquals(1, report.done());
+    assertEquals(1, report.blocked());
+    assertEquals(HaltReason.ALL_DONE, report.haltReason());
+    List<String> reason = column("SELECT blocked_reason FROM items WHERE id = 'A'");
+    assertTrue(reason.get(0).startsWith("retries exhausted in phase design after 3 attempts: agent exited with code 3"),
+        reason.get(0));
+    assertEquals(List.of("in_progress|design"), column("SELECT blocked_from || '|' || phase FROM items WHERE id = 'A'"));
+    assertEquals(3, calls().stream().filter(c -> c.startsWith("A design")).count());
+  }
+
+  @Test
+  void a_dependent_of_a_blocked_item_waits_and_the_run_says_so() throws Exception {
+    Config config = config(agent(script(dir, "agent.sh", RECORD + """
+        if [ "$ORCHESTRATE_ITEM_ID" = A ]; then
+          printf '{"result": "blocked", "context": "which provider?"}' > "$ORCHESTRATE_RESULT_FILE"
+        fi
+        """)), 2);
+    RunReport report = run(config, List.of(item("A"), item("B", "A")), 100);
+
+    assertEquals(HaltReason.WAITING_ON_BLOCKED, report.haltReason());
+    assertEquals(List.of("B"), report.waiting());
+    assertEquals(List.of("A scope 1"), calls());
+    assertEquals(List.of("agent reported blocked in phase scope: which provider?"),
+        column("SELECT blocked_reason FROM items WHERE id = 'A'"));
+  }
+
+  @Test
+  void the_summary_of_a_phase_reaches_the_next_phase_prompt_and_subphases_rerun_the_phase() throws Exception {
+    Config config = config(agent(script(dir, "agent.sh", RECORD + """
+        if [ "$ORCHESTRATE_PHASE" = build ] && [ "$ORCHESTRATE_ATTEMPT" = 1 ] && [ ! -f sub-done ]; then
+          touch sub-done
+          printf '{"result": "subphase_complete", "summary": "half of the build: src/a.c"}' > "$ORCHESTRATE_RESULT_FILE"
+          exit 0
+        fi
+        printf '{"result": "phase_complete", "summary": "summary of %s"}' "$ORCHESTRATE_PHASE" > "$ORCHESTRATE_RESULT_FILE"
+        """)), 2);
+    run(config, List.of(item("A")), 100);
+
+    assertEquals(List.of("A scope 1", "A design 1", "A build 1", "A build 1", "A review 1"), calls());
+    String build = Files.readString(dir.resolve("prompt-A-build-1.md"));
+    // The prompt file is overwritten by the rerun: it is the second build attempt's prompt.
+    assertTrue(build.contains("## Previous Phase Summary\n\nhalf of the build: src/a.c"), build);
+    String review = Files.readString(dir.resolve("prompt-A-review-1.md"));
+    assertTrue(review.contains("## Previous Phase Summary\n\nsummary of build"), review);
+    String design = Files.readString(dir.resolve("prompt-A-design-1.md"));
+    assertTrue(design.contains("summary of scope"), design);
+  }
+
+  @Test
+  void a_run_stopped_by_the_cap_continues_next_time_without_repeating_completed_phases() throws Exception {
+    Config config = config(agent(script(dir, "agent.sh", RECORD)), 2);
+    List<BacklogItem> items = List.of(item("A"), item("B"));
+
+    RunReport first = run(config, items, 3);
+    assertEquals(HaltReason.PHASE_CAP, first.haltReason());
+    assertEquals(List.of("A scope 1", "A design 1", "A build 1"), calls());
+    assertEquals(List.of("in_progress|review"), column("SELECT status || '|' || phase FROM items WHERE id = 'A'"));
+
+    RunReport second = run(config, items, 100);
+    assertEquals(HaltReason.ALL_DONE, second.haltReason());
+    assertEquals(2, second.done());
+    assertEquals(2, second.doneThisRun(), "A and B both finish in the second run");
+    assertEquals(List.of("A scope 1", "A design 1", "A build 1", "A review 1",
+        "B scope 1", "B design 1", "B build 1", "B review 1"), calls());
+    assertEquals(List.of("8"), column("SELECT count(*) FROM jobs WHERE state = 'completed'"));
+  }
+
+  @Test
+  void a_job_left_running_by_a_crash_is_recorded_as_interrupted_and_its_phase_runs_again() throws Exception {
+    Config config = config(agent(script(dir, "agent.sh", RECORD)), 2);
+    List<BacklogItem> items = List.of(item("A"));
+    run(config, items, 2); // scope and design complete
+    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
+      // What a kill -9 during "build" leaves behind: the job recorded as running.
+      store.jobStarted(new JobStart(1, "A", "build", 1, Instant.now(), null));
+    }
+    RunReport report = run(config, items, 100);
+
+    assertEquals(1, report.interruptedJobs());
+    assertEquals(List.of("A scope 1", "A design 1", "A build 1", "A review 1"), calls());
+    assertEquals(List.of("interrupted", "completed"),
+        column("SELECT state FROM jobs WHERE phase = 'build' ORDER BY id"));
+  }
+
+  @Test
+  void a_stop_request_cancels_the_running_agent_and_leaves_the_item_where_it_was() throws Exception {
+    Config config = config(agent(script(dir, "agent.sh", RECORD + "sleep 60\n")), 2);
+    Scheduler[] holder = new Scheduler[1];
+    RunListener stopOnStart = new RunListener() {
+      @Override
+      public void jobStarted(ItemState item, String phase, int attempt) {
+        new Thread(() -> {
+          sleepQuietly(300);
+          holder[0].requestStop();
+        }).start();
+      }
+    };
+    long started = System.nanoTime();
+    RunReport report;
+    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
+      holder[0] = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
+          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), stopOnStart);
+      report = holder[0].run(100);
+    }
+    assertTrue(Duration.ofNanos(System.nanoTime() - started).toSeconds() < 15, "the agent was not left running");
+    assertEquals(HaltReason.INTERRUPTED, report.haltReason());
+    assertEquals(List.of("cancelled"), column("SELECT state FROM jobs"));
+    assertEquals(List.of("scoping|scope|0"), column("SELECT status || '|' || phase || '|' || attempts FROM items"));
+  }
+
+  private static void sleepQuietly(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

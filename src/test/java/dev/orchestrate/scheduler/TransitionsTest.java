@@ -1,0 +1,155 @@
+package dev.orchestrate.scheduler;
+
+import static dev.orchestrate.testing.Fixtures.feature;
+import static dev.orchestrate.testing.Fixtures.item;
+import static dev.orchestrate.testing.Fixtures.outcome;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.backlog.Pipeline;
+import dev.orchestrate.jobs.AgentResult;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class TransitionsTest {
+  private static final Pipeline FEATURE = feature();
+  private static final Pipeline NO_PRE = new Pipeline("p", List.of(), FEATURE.phases());
+
+  private static ItemState at(ItemStatus status, String phase) {
+    return new ItemState(item("A"), 1, true, Progress.of(ItemStatus.NEW).atPhase(status, phase));
+  }
+
+  @Test
+  void a_new_item_enters_scoping_at_the_first_pre_phase() {
+    Step step = Transitions.advance(new ItemState(item("A"), 1, true, Progress.of(ItemStatus.NEW)), FEATURE);
+    assertEquals(ItemStatus.SCOPING, step.next().status());
+    assertEquals("scope", step.next().progress().phase());
+    assertEquals(List.of(Event.statusChange("A", ItemStatus.NEW, ItemStatus.SCOPING, "scope", null)), step.events());
+  }
+
+  @Test
+  void a_new_item_of_a_pipeline_without_pre_phases_becomes_ready() {
+    Step step = Transitions.advance(new ItemState(item("A"), 1, true, Progress.of(ItemStatus.NEW)), NO_PRE);
+    assertEquals(ItemStatus.READY, step.next().status());
+    assertNull(step.next().progress().phase());
+  }
+
+  @Test
+  void a_ready_item_enters_in_progress_at_the_first_phase() {
+    Step step = Transitions.advance(new ItemState(item("A"), 1, true, Progress.of(ItemStatus.READY)), FEATURE);
+    assertEquals(ItemStatus.IN_PROGRESS, step.next().status());
+    assertEquals("design", step.next().progress().phase());
+  }
+
+  @Test
+  void only_new_and_ready_items_advance() {
+    assertThrows(IllegalStateException.class, () -> Transitions.advance(at(ItemStatus.IN_PROGRESS, "design"), FEATURE));
+    assertThrows(IllegalStateException.class,
+        () -> Transitions.advance(new ItemState(item("A"), 1, true, Progress.of(ItemStatus.DONE)), FEATURE));
+  }
+
+  @Test
+  void phase_complete_moves_to_the_next_phase_and_keeps_the_summary_for_it() {
+    Step step = Transitions.afterAttempt(at(ItemStatus.IN_PROGRESS, "design"), FEATURE,
+        outcome(AgentResult.PHASE_COMPLETE, "designed it", ""), 2);
+    assertEquals(ItemStatus.IN_PROGRESS, step.next().status());
+    assertEquals("build", step.next().progress().phase());
+    assertEquals("designed it", step.next().progress().phaseSummary());
+    assertEquals(0, step.next().progress().attempts());
+    assertEquals(Event.PHASE_RESULT, step.events().get(0).kind());
+  }
+
+  @Test
+  void the_last_pre_phase_makes_the_item_ready_with_its_summary() {
+    Step step = Transitions.afterAttempt(at(ItemStatus.SCOPING, "scope"), FEATURE,
+        outcome(AgentResult.PHASE_COMPLETE, "scoped", ""), 2);
+    assertEquals(ItemStatus.READY, step.next().status());
+    assertNull(step.next().progress().phase());
+    assertEquals("scoped", step.next().progress().phaseSummary());
+  }
+
+  @Test
+  void the_last_phase_makes_the_item_done_without_keeping_a_summary() {
+    Step step = Transitions.afterAttempt(at(ItemStatus.IN_PROGRESS, "review"), FEATURE,
+        outcome(AgentResult.PHASE_COMPLETE, "reviewed", ""), 2);
+    assertEquals(ItemStatus.DONE, step.next().status());
+    assertNull(step.next().progress().phaseSummary());
+    assertNull(step.next().progress().phase());
+  }
+
+  @Test
+  void subphase_complete_reruns_the_same_phase_with_the_new_summary() {
+    ItemState failedOnce = at(ItemStatus.IN_PROGRESS, "build").with(
+        at(ItemStatus.IN_PROGRESS, "build").progress().withFailure("boom"));
+    Step step = Transitions.afterAttempt(failedOnce, FEATURE, outcome(AgentResult.SUBPHASE_COMPLETE, "part 1", ""), 2);
+    assertEquals("build", step.next().progress().phase());
+    assertEquals(ItemStatus.IN_PROGRESS, step.next().status());
+    assertEquals("part 1", step.next().progress().phaseSummary());
+    assertEquals(0, step.next().progress().attempts());
+    assertNull(step.next().progress().lastFailure());
+  }
+
+  @Test
+  void a_failure_counts_an_attempt_keeps_the_summary_and_records_the_context() {
+    ItemState item = at(ItemStatus.IN_PROGRESS, "build").with(
+        at(ItemStatus.IN_PROGRESS, "build").progress().withSummary("the design"));
+    Step step = Transitions.afterAttempt(item, FEATURE, outcome(AgentResult.FAILED, "", "tests failed"), 2);
+    assertEquals(ItemStatus.IN_PROGRESS, step.next().status());
+    assertEquals(1, step.next().progress().attempts());
+    assertEquals("tests failed", step.next().progress().lastFailure());
+    assertEquals("the design", step.next().progress().phaseSummary());
+  }
+
+  @Test
+  void exhausting_the_retries_blocks_the_item_where_it_was() {
+    ItemState item = at(ItemStatus.IN_PROGRESS, "build");
+    item = Transitions.afterAttempt(item, FEATURE, outcome(AgentResult.FAILED, "", "one"), 2).next();
+    item = Transitions.afterAttempt(item, FEATURE, outcome(AgentResult.FAILED, "", "two"), 2).next();
+    assertEquals(ItemStatus.IN_PROGRESS, item.status());
+    Step third = Transitions.afterAttempt(item, FEATURE, outcome(AgentResult.FAILED, "", "three"), 2);
+    Progress p = third.next().progress();
+    assertEquals(ItemStatus.BLOCKED, p.status());
+    assertEquals(ItemStatus.IN_PROGRESS, p.blockedFrom());
+    assertEquals("build", p.phase());
+    assertEquals("retries exhausted in phase build after 3 attempts: three", p.blockedReason());
+    assertNull(p.phaseSummary());
+  }
+
+  @Test
+  void zero_retries_block_after_the_first_failure() {
+    Step step = Transitions.afterAttempt(at(ItemStatus.SCOPING, "scope"), FEATURE,
+        outcome(AgentResult.FAILED, "", "no"), 0);
+    assertEquals(ItemStatus.BLOCKED, step.next().status());
+    assertEquals(ItemStatus.SCOPING, step.next().progress().blockedFrom());
+    assertEquals("retries exhausted in phase scope after 1 attempt: no", step.next().progress().blockedReason());
+  }
+
+  @Test
+  void an_agent_reporting_blocked_blocks_at_once_with_its_context() {
+    Step step = Transitions.afterAttempt(at(ItemStatus.IN_PROGRESS, "design"), FEATURE,
+        outcome(AgentResult.BLOCKED, "", "which provider?"), 2);
+    assertEquals(ItemStatus.BLOCKED, step.next().status());
+    assertEquals("agent reported blocked in phase design: which provider?", step.next().progress().blockedReason());
+    assertTrue(step.events().stream().anyMatch(e -> e.kind().equals(Event.ITEM_STATUS)
+        && "blocked".equals(e.payload().get("to"))));
+  }
+
+  @Test
+  void unblock_notes_are_cleared_once_a_phase_succeeds_but_kept_through_failures() {
+    Progress withNotes = new Progress(ItemStatus.IN_PROGRESS, "design", 0, null, null, null, null, "use stripe");
+    ItemState item = new ItemState(item("A"), 1, true, withNotes);
+    ItemState failed = Transitions.afterAttempt(item, FEATURE, outcome(AgentResult.FAILED, "", "x"), 2).next();
+    assertEquals("use stripe", failed.progress().unblockNotes());
+    ItemState done = Transitions.afterAttempt(failed, FEATURE, outcome(AgentResult.PHASE_COMPLETE, "ok", ""), 2).next();
+    assertNull(done.progress().unblockNotes());
+  }
+
+  @Test
+  void an_item_whose_phase_was_removed_from_the_pipeline_restarts_the_stage() {
+    Step step = Transitions.realign(at(ItemStatus.IN_PROGRESS, "gone"), FEATURE);
+    assertEquals("design", step.next().progress().phase());
+    assertNull(Transitions.realign(at(ItemStatus.IN_PROGRESS, "build"), FEATURE));
+  }
+}

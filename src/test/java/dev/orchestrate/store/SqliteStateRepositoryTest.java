@@ -1,0 +1,168 @@
+package dev.orchestrate.store;
+
+import static dev.orchestrate.testing.Fixtures.item;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.backlog.InitialStatus;
+import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.scheduler.Event;
+import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.scheduler.ItemStatus;
+import dev.orchestrate.scheduler.JobEnd;
+import dev.orchestrate.scheduler.JobStart;
+import dev.orchestrate.scheduler.Progress;
+import dev.orchestrate.scheduler.Step;
+import dev.orchestrate.scheduler.SyncResult;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SqliteStateRepositoryTest {
+  private static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
+
+  @TempDir
+  Path dir;
+
+  private Path db() {
+    return dir.resolve("state.db");
+  }
+
+  @Test
+  void sync_adds_new_items_in_backlog_order_with_their_initial_status() {
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      SyncResult r = store.sync(List.of(item("B"), item("A", InitialStatus.READY), item("C", InitialStatus.DONE),
+          item("D", InitialStatus.BLOCKED)), T0);
+      assertEquals(List.of("B", "A", "C", "D"), r.added());
+      List<ItemState> items = store.items();
+      assertEquals(List.of("B", "A", "C", "D"), items.stream().map(ItemState::id).toList());
+      assertEquals(List.of(ItemStatus.NEW, ItemStatus.READY, ItemStatus.DONE, ItemStatus.BLOCKED),
+          items.stream().map(ItemState::status).toList());
+      assertEquals("marked blocked in the backlog", items.get(3).progress().blockedReason());
+    }
+  }
+
+  @Test
+  void sync_keeps_the_state_of_known_items_and_reports_vanished_and_returned_ones() {
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      store.sync(List.of(item("A"), item("B")), T0);
+      ItemState a = store.items().get(0);
+      store.apply(new Step(a.with(Progress.of(ItemStatus.NEW).atPhase(ItemStatus.IN_PROGRESS, "build")), List.of()), T0);
+
+      SyncResult second = store.sync(List.of(item("A", InitialStatus.DONE), item("C")), T0);
+      assertEquals(List.of("C"), second.added());
+      assertEquals(List.of("B"), second.vanished());
+      ItemState reloaded = store.items().get(0);
+      assertEquals(ItemStatus.IN_PROGRESS, reloaded.status(), "the status hint applies only when first seen");
+      assertEquals("build", reloaded.progress().phase());
+      assertFalse(store.items().get(1).inBacklog());
+      assertEquals(3, store.items().get(2).seq());
+
+      SyncResult third = store.sync(List.of(item("A"), item("B"), item("C")), T0);
+      assertEquals(List.of("B"), third.returned());
+      assertTrue(store.items().get(1).inBacklog());
+    }
+  }
+
+  @Test
+  void an_applied_step_survives_reopening_with_its_events() throws Exception {
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      store.sync(List.of(item("A", "Z")), T0);
+      ItemState a = store.items().get(0);
+      Progress blocked = Progress.blocked(ItemStatus.IN_PROGRESS, "build", "needs a decision");
+      store.apply(new Step(a.with(blocked), List.of(Event.statusChange("A", ItemStatus.NEW, ItemStatus.BLOCKED,
+          "build", "needs a decision"))), T0);
+    }
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      ItemState a = store.items().get(0);
+      assertEquals(ItemStatus.BLOCKED, a.status());
+      assertEquals(ItemStatus.IN_PROGRESS, a.progress().blockedFrom());
+      assertEquals("needs a decision", a.progress().blockedReason());
+      assertEquals(List.of("Z"), a.definition().dependsOn());
+    }
+    assertEquals("item.added,item.status", sql("SELECT group_concat(kind) FROM (SELECT kind FROM events ORDER BY id)"));
+    assertEquals("{\"from\":\"new\",\"to\":\"blocked\",\"phase\":\"build\",\"reason\":\"needs a decision\"}",
+        sql("SELECT payload FROM events WHERE kind = 'item.status'"));
+  }
+
+  @Test
+  void a_job_end_and_the_item_change_are_recorded_together() throws Exception {
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      store.sync(List.of(item("A")), T0);
+      long run = store.runStarted(T0, 42);
+      long job = store.jobStarted(new JobStart(run, "A", "design", 1, T0, dir.resolve("log")));
+      ItemState a = store.items().get(0);
+      store.jobEnded(job, new JobEnd(JobState.COMPLETED, "phase_complete", 0, null, T0.plusSeconds(3)),
+          new Step(a.with(Progress.of(ItemStatus.DONE)), List.of()), T0.plusSeconds(3));
+      store.runEnded(run, T0.plusSeconds(4), "all_done");
+      assertEquals(ItemStatus.DONE, store.items().get(0).status());
+    }
+    assertEquals("completed|phase_complete|0|3000", sql("SELECT state || '|' || result || '|' || exit_code || '|' "
+        + "|| (ended_at - started_at) FROM jobs"));
+    assertEquals("all_done", sql("SELECT halt_reason FROM runs"));
+  }
+
+  @Test
+  void jobs_left_running_by_a_crash_are_marked_interrupted() throws Exception {
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      store.sync(List.of(item("A")), T0);
+      store.jobStarted(new JobStart(1, "A", "design", 1, T0, null));
+      store.jobStarted(new JobStart(1, "A", "design", 2, T0, null));
+      assertEquals(2, store.interruptRunningJobs(T0.plusSeconds(1)));
+      assertEquals(0, store.interruptRunningJobs(T0.plusSeconds(2)));
+    }
+    assertEquals("interrupted,interrupted", sql("SELECT group_concat(state) FROM jobs"));
+  }
+
+  @Test
+  void the_schema_version_is_recorded_and_a_newer_database_is_refused() throws Exception {
+    SqliteStateRepository.open(db()).close();
+    assertEquals(String.valueOf(Database.latestSchemaVersion()), sql("PRAGMA user_version"));
+    assertEquals("wal", sql("PRAGMA journal_mode"));
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db()); Statement st = c.createStatement()) {
+      st.executeUpdate("PRAGMA user_version = 99");
+    }
+    StoreException e = assertThrows(StoreException.class, () -> SqliteStateRepository.open(db()));
+    assertTrue(e.getMessage().contains("has schema version 99, newer than this orchestrate knows"), e.getMessage());
+  }
+
+  @Test
+  void a_file_that_is_not_a_database_gives_a_clear_error() throws Exception {
+    Files.writeString(db(), "this is not sqlite ".repeat(100));
+    StoreException e = assertThrows(StoreException.class, () -> SqliteStateRepository.open(db()));
+    assertTrue(e.getMessage().endsWith("is not a SQLite database (move it away or point --state elsewhere)"),
+        e.getMessage());
+  }
+
+  @Test
+  void a_second_lock_on_the_same_state_directory_is_refused_with_the_holder() {
+    StateDirectory state = new StateDirectory(dir.resolve("s"));
+    try (RunLock held = RunLock.acquire(state, T0)) {
+      StateLockedException e = assertThrows(StateLockedException.class, () -> RunLock.acquire(state, T0));
+      assertTrue(e.getMessage().contains("pid " + ProcessHandle.current().pid() + ", started " + T0), e.getMessage());
+    }
+    RunLock.acquire(state, T0).close(); // released: can be taken again
+  }
+
+  @Test
+  void migration_scripts_split_into_statements_without_comments() {
+    List<String> statements = Database.statements("-- a; comment\nCREATE TABLE a (x INT); -- trailing;\nCREATE INDEX i ON a(x);\n");
+    assertEquals(List.of("CREATE TABLE a (x INT)", "CREATE INDEX i ON a(x)"), statements);
+  }
+
+  private String sql(String query) throws Exception {
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db());
+        Statement st = c.createStatement(); ResultSet rs = st.executeQuery(query)) {
+      return rs.next() ? rs.getString(1) : null;
+    }
+  }
+}

@@ -1,0 +1,47 @@
+package dev.orchestrate.testing;
+
+import dev.orchestrate.backlog.AgentConfig;
+import dev.orchestrate.backlog.Config;
+import dev.orchestrate.backlog.ExecutionConfig;
+import dev.orchestrate.backlog.Pipeline;
+import dev.orchestrate.backlog.ResultFallback;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** Real bash agents written into a test's temporary directory. */
+public final class TestAgents {
+  private TestAgents() {
+  }
+
+  /** Writes {@code body} as a bash script (with {@code set -u}) and returns its path. */
+  public static Path script(Path dir, String name, String body) {
+    try {
+      Path file = dir.resolve(name);
+      Files.writeString(file, "#!/usr/bin/env bash\nset -u\n" + body + "\n");
+      return file;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  public static AgentConfig agent(Path script) {
+    return new AgentConfig(List.of("bash", script.toString()), Duration.ofSeconds(20), Duration.ofMillis(500),
+        Map.of(), ResultFallback.EXIT_CODE, 1024 * 1024, 2000);
+  }
+
+  /** A config with the feature pipeline (scope | design, build, review) and the given agent. */
+  public static Config config(AgentConfig agent, int maxRetries) {
+    return config(agent, maxRetries, Fixtures.feature());
+  }
+
+  public static Config config(AgentConfig agent, int maxRetries, Pipeline pipeline) {
+    return new Config(Optional.empty(), agent, ExecutionConfig.defaults().withMaxRetries(maxRetries),
+        pipeline.name(), Map.of(pipeline.name(), pipeline), 5, 50, 20_000);
+  }
+}

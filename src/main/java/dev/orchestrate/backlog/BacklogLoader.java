@@ -1,0 +1,308 @@
+package dev.orchestrate.backlog;
+
+import java.math.BigInteger;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Reads a backlog file (DESIGN §3) into a validated {@link Backlog}: every item checked, every
+ * dependency resolved, cycles named. All problems of the file are reported at once, each at its
+ * line and column, before any work starts.
+ */
+public final class BacklogLoader {
+  static final int SCHEMA_VERSION = 1;
+  /** Longer cycles are shortened in their message (see {@link #describe}). */
+  static final int MAX_NAMED_IN_CYCLE = 50;
+  static final List<String> TOP_KEYS = List.of("schema_version", "items");
+  static final List<String> ITEM_KEYS = List.of("id", "title", "pipeline", "priority", "depends_on",
+      "tags", "description", "status");
+
+  private final Config config;
+  private final Problems problems;
+  private final Values values;
+
+  /** An item as read, kept even when some of its fields are wrong, for the cross-item checks. */
+  private record Draft(String id, String label, YamlNode idNode, List<YamlNode> dependsOn,
+      Optional<BacklogItem> item) {}
+
+  private BacklogLoader(Config config, Problems problems) {
+    this.config = config;
+    this.problems = problems;
+    this.values = new Values(problems);
+  }
+
+  /**
+   * Loads and validates a backlog against a config (for pipeline names and the default pipeline).
+   *
+   * @param file the file as the user named it; problems carry {@code file.toString()}
+   * @throws ValidationException with every problem found, in file order
+   */
+  public static Backlog load(Path file, Config config) {
+    Problems problems = new Problems(file.toString());
+    Optional<List<BacklogItem>> items = YamlReader.read(file, problems)
+        .flatMap(root -> new BacklogLoader(config, problems).items(root));
+    problems.throwIfAny();
+    return new Backlog(file, items.orElseThrow());
+  }
+
+  private Optional<List<BacklogItem>> items(YamlNode root) {
+    if (!(root instanceof YamlNode.Mapping map)) {
+      problems.expected(root, "a backlog file", "a map with an items list");
+      return Optional.empty();
+    }
+    problems.unknownKeys(map, TOP_KEYS, "key", "the backlog");
+    map.get("schema_version").ifPresent(this::schemaVersion);
+    Optional<YamlNode> itemsNode = map.get("items");
+    if (itemsNode.isEmpty()) {
+      problems.at(map, "missing key 'items' (the list of work items)");
+      return Optional.empty();
+    }
+    if (itemsNode.get() instanceof YamlNode.Scalar scalar && scalar.isNull()) {
+      return Optional.of(List.of());
+    }
+    if (!(itemsNode.get() instanceof YamlNode.Sequence list)) {
+      problems.expected(itemsNode.get(), "items", "a list of items");
+      return Optional.empty();
+    }
+    List<Draft> drafts = new ArrayList<>();
+    Map<String, Draft> byId = new HashMap<>();
+    for (int i = 0; i < list.items().size(); i++) {
+      item(list.items().get(i), i, byId).ifPresent(drafts::add);
+    }
+    checkDependencies(drafts, byId);
+    new Cycles(drafts, byId).report();
+    List<BacklogItem> items = new ArrayList<>();
+    drafts.forEach(d -> d.item().ifPresent(items::add));
+    return Optional.of(items);
+  }
+
+  private void schemaVersion(YamlNode node) {
+    boolean supported = node instanceof YamlNode.Scalar scalar
+        && scalar.kind() == YamlNode.Scalar.Kind.INTEGER
+        && scalar.integer().equals(BigInteger.valueOf(SCHEMA_VERSION));
+    if (supported) {
+      return;
+    }
+    String got = node instanceof YamlNode.Scalar scalar && scalar.kind() == YamlNode.Scalar.Kind.INTEGER
+        ? scalar.text() : node.describe();
+    problems.at(node, "unsupported schema_version " + got + " (this version reads " + SCHEMA_VERSION + ")");
+  }
+
+  /** Reads one item; empty only when it has no usable id (its other problems are still reported). */
+  private Optional<Draft> item(YamlNode node, int index, Map<String, Draft> byId) {
+    String path = "items[" + index + "]";
+    if (!(node instanceof YamlNode.Mapping map)) {
+      problems.expected(node, path, "a map with id and title");
+      return Optional.empty();
+    }
+    Optional<String> id = id(map, path);
+    String label = id.map(i -> "item " + i).orElse(path);
+    problems.unknownKeys(map, ITEM_KEYS, "field", label);
+    Optional<String> title = title(map, label);
+    Optional<String> pipeline = map.get("pipeline").isPresent()
+        ? pipeline(map.get("pipeline").get(), label)
+        : Optional.of(config.defaultPipeline());
+    Optional<Priority> priority = optional(map, "priority", label, Priority.MEDIUM, Priority.values());
+    Optional<InitialStatus> status = optional(map, "status", label, InitialStatus.NEW,
+        InitialStatus.values());
+    Optional<YamlNode> dependsOnNode = map.get("depends_on");
+    Optional<List<String>> dependsOn = dependsOnNode
+        .map(n -> values.strings(n, "depends_on", label, "item id"))
+        .orElse(Optional.of(List.of()));
+    Optional<List<String>> tags = map.get("tags")
+        .map(n -> values.strings(n, "tags", label, "tag"))
+        .orElse(Optional.of(List.of()));
+    Optional<String> description = map.get("description")
+        .map(n -> n instanceof YamlNode.Scalar s && s.isNull()
+            ? Optional.of("") : values.text(n, "description in " + label, "text"))
+        .orElse(Optional.of(""));
+    if (id.isEmpty()) {
+      return Optional.empty();
+    }
+    YamlNode idNode = map.get("id").orElseThrow();
+    Draft first = byId.get(id.get());
+    if (first != null) {
+      problems.at(idNode, "duplicate id '" + id.get() + "' (first defined at line "
+          + first.idNode().line() + ")");
+    }
+    Optional<BacklogItem> item = Optional.empty();
+    if (first == null && title.isPresent() && pipeline.isPresent() && priority.isPresent()
+        && status.isPresent() && dependsOn.isPresent() && tags.isPresent() && description.isPresent()) {
+      item = Optional.of(new BacklogItem(id.get(), title.get(), pipeline.get(), priority.get(),
+          dependsOn.get().stream().distinct().toList(), tags.get(), description.get(), status.get()));
+    }
+    List<YamlNode> dependencyNodes = dependsOn.isPresent()
+        && dependsOnNode.orElse(null) instanceof YamlNode.Sequence list ? list.items() : List.of();
+    Draft draft = new Draft(id.get(), label, idNode, dependencyNodes, item);
+    byId.putIfAbsent(id.get(), draft);
+    return Optional.of(draft);
+  }
+
+  private Optional<String> id(YamlNode.Mapping map, String path) {
+    Optional<YamlNode> node = map.get("id");
+    if (node.isEmpty() || (node.get() instanceof YamlNode.Scalar s && (s.isNull() || s.text().isBlank()))) {
+      problems.at(node.orElse(map), path + " has no id");
+      return Optional.empty();
+    }
+    Optional<String> id = values.text(node.get(), "id in " + path, "an id like WRK-001");
+    if (id.isPresent() && !Names.isValid(id.get())) {
+      problems.at(node.get(), "bad id '" + id.get() + "': " + Names.RULE);
+      return Optional.empty();
+    }
+    return id;
+  }
+
+  private Optional<String> title(YamlNode.Mapping map, String label) {
+    Optional<YamlNode> node = map.get("title");
+    if (node.isEmpty() || (node.get() instanceof YamlNode.Scalar s && s.isNull())) {
+      problems.at(node.orElse(map), label + " has no title");
+      return Optional.empty();
+    }
+    Optional<String> title = values.text(node.get(), "title in " + label, "text");
+    if (title.isPresent() && title.get().isBlank()) {
+      problems.at(node.get(), label + " has a blank title");
+      return Optional.empty();
+    }
+    return title;
+  }
+
+  private Optional<String> pipeline(YamlNode node, String label) {
+    Optional<String> name = values.nonBlank(node, "pipeline in " + label, "a pipeline name");
+    if (name.isPresent() && !config.pipelines().containsKey(name.get())) {
+      problems.at(node, "unknown pipeline '" + name.get() + "' in " + label + "; defined pipelines: "
+          + String.join(", ", config.pipelines().keySet()));
+      return Optional.empty();
+    }
+    return name;
+  }
+
+  private <E extends Enum<E>> Optional<E> optional(YamlNode.Mapping map, String key, String label,
+      E fallback, E[] constants) {
+    return map.get(key).isPresent()
+        ? values.choice(map.get(key).get(), key + " in " + label, Values.words(constants))
+        : Optional.of(fallback);
+  }
+
+  /** Every {@code depends_on} entry must name another item of this backlog. */
+  private void checkDependencies(List<Draft> drafts, Map<String, Draft> byId) {
+    for (Draft draft : drafts) {
+      for (YamlNode dependency : draft.dependsOn()) {
+        String target = ((YamlNode.Scalar) dependency).text();
+        if (target.equals(draft.id())) {
+          problems.at(dependency, draft.label() + " depends on itself");
+        } else if (!byId.containsKey(target)) {
+          problems.at(dependency, draft.label() + " depends on unknown item '" + target + "'");
+        }
+      }
+    }
+  }
+
+  /**
+   * Finds dependency cycles with an iterative depth-first search (a chain of 10,000 items must not
+   * overflow the stack). Each back edge closes one distinct cycle, reported once, starting at its
+   * item that comes first in the file and located at that item's {@code depends_on} entry.
+   */
+  private final class Cycles {
+    private final List<Draft> drafts;
+    private final Map<String, Draft> byId;
+    private final Map<String, Integer> order = new HashMap<>();
+    private final Map<String, Integer> onStack = new HashMap<>();
+    private final Map<String, Boolean> finished = new HashMap<>();
+    private final Set<List<String>> reported = new HashSet<>();
+
+    Cycles(List<Draft> drafts, Map<String, Draft> byId) {
+      this.drafts = drafts;
+      this.byId = byId;
+      for (int i = 0; i < drafts.size(); i++) {
+        order.putIfAbsent(drafts.get(i).id(), i);
+      }
+    }
+
+    void report() {
+      for (Draft draft : drafts) {
+        if (byId.get(draft.id()) == draft && !finished.containsKey(draft.id())) {
+          search(draft);
+        }
+      }
+    }
+
+    private void search(Draft start) {
+      List<Draft> stack = new ArrayList<>();
+      List<Integer> next = new ArrayList<>();
+      stack.add(start);
+      next.add(0);
+      onStack.put(start.id(), 0);
+      while (!stack.isEmpty()) {
+        int top = stack.size() - 1;
+        Draft current = stack.get(top);
+        int edge = next.get(top);
+        if (edge == current.dependsOn().size()) {
+          stack.remove(top);
+          next.remove(top);
+          onStack.remove(current.id());
+          finished.put(current.id(), true);
+          continue;
+        }
+        next.set(top, edge + 1);
+        String target = ((YamlNode.Scalar) current.dependsOn().get(edge)).text();
+        Draft dependency = byId.get(target);
+        if (dependency == null || dependency == current || finished.containsKey(target)) {
+          continue;
+        }
+        Integer position = onStack.get(target);
+        if (position != null) {
+          cycle(stack.subList(position, stack.size()));
+        } else {
+          onStack.put(target, stack.size());
+          stack.add(dependency);
+          next.add(0);
+        }
+      }
+    }
+
+    private void cycle(List<Draft> members) {
+      int first = 0;
+      for (int i = 1; i < members.size(); i++) {
+        if (order.get(members.get(i).id()) < order.get(members.get(first).id())) {
+          first = i;
+        }
+      }
+      List<String> names = new ArrayList<>();
+      for (int i = 0; i <= members.size(); i++) {
+        names.add(members.get((first + i) % members.size()).id());
+      }
+      if (!reported.add(names)) {
+        return;
+      }
+      Draft start = members.get(first);
+      String successor = names.get(1);
+      YamlNode at = start.dependsOn().stream()
+          .filter(n -> ((YamlNode.Scalar) n).text().equals(successor))
+          .findFirst().orElse(start.idNode());
+      problems.at(at, describe(names));
+    }
+  }
+
+  /**
+   * {@code dependency cycle: A -> B -> C -> A}; a cycle too long to read on one line keeps its
+   * first and last members and says how many are left out.
+   */
+  static String describe(List<String> cycle) {
+    int members = cycle.size() - 1;
+    if (members <= MAX_NAMED_IN_CYCLE) {
+      return "dependency cycle: " + String.join(" -> ", cycle);
+    }
+    int head = 20;
+    int tail = 10;
+    return "dependency cycle of " + members + " items: "
+        + String.join(" -> ", cycle.subList(0, head))
+        + " -> ... " + (members - head - tail) + " more ... -> "
+        + String.join(" -> ", cycle.subList(members - tail, cycle.size()));
+  }
+}

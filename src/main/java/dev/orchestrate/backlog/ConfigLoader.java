@@ -1,0 +1,409 @@
+package dev.orchestrate.backlog;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * Reads {@code orchestrate.yaml} (DESIGN §3) into a validated {@link Config}. Every key is
+ * checked; missing keys take the published defaults; every problem in the file is reported at
+ * once, each at its line and column.
+ */
+public final class ConfigLoader {
+  static final List<String> TOP_KEYS = List.of("agent", "execution", "default_pipeline", "pipelines",
+      "context", "memory", "retention", "limits");
+  static final List<String> AGENT_KEYS = List.of("command", "timeout", "kill_grace", "env",
+      "result_fallback", "log_max_bytes", "output_tail_chars");
+  static final List<String> EXECUTION_KEYS = List.of("max_wip", "max_concurrent", "max_retries",
+      "circuit_breaker", "phase_cap");
+  static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases");
+  static final List<String> PHASE_KEYS = List.of("name", "instructions", "workflow", "destructive");
+  static final List<String> CONTEXT_KEYS = List.of("window_size", "summarizer");
+  static final List<String> SUMMARIZER_KEYS = List.of("kind");
+  static final List<String> MEMORY_KEYS = List.of("keep_recent", "boot_context_chars");
+  static final int MIN_OUTPUT_TAIL_CHARS = 100;
+
+  private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
+  private static final String COMMAND_EXAMPLE = "[\"bash\", \"agent.sh\"]";
+
+  private final Path directory;
+  private final Problems problems;
+  private final Values values;
+
+  private ConfigLoader(Path file, Problems problems) {
+    Path parent = file.toAbsolutePath().normalize().getParent();
+    this.directory = parent == null ? Path.of("").toAbsolutePath() : parent;
+    this.problems = problems;
+    this.values = new Values(problems);
+  }
+
+  /**
+   * Loads and validates a config file.
+   *
+   * @param file the file as the user named it; problems carry {@code file.toString()}
+   * @return the config, with {@code source} set to {@code file}
+   * @throws ValidationException with every problem found, in file order
+   */
+  public static Config load(Path file) {
+    Problems problems = new Problems(file.toString());
+    Optional<Config> config = YamlReader.read(file, problems)
+        .flatMap(root -> new ConfigLoader(file, problems).config(root, file));
+    problems.throwIfAny();
+    return config.orElseThrow();
+  }
+
+  private Optional<Config> config(YamlNode root, Path file) {
+    if (!(root instanceof YamlNode.Mapping map)) {
+      problems.expected(root, "a config file", "a map of settings (agent, execution, pipelines, ...)");
+      return Optional.empty();
+    }
+    problems.unknownKeys(map, TOP_KEYS, "key", "the config");
+    AgentConfig agent = section(map, "agent").map(this::agent).orElse(AgentConfig.defaults());
+    ExecutionConfig execution = section(map, "execution").map(this::execution)
+        .orElse(ExecutionConfig.defaults());
+    Map<String, Pipeline> pipelines = map.get("pipelines").isPresent()
+        ? pipelines(map.entry("pipelines").orElseThrow())
+        : Config.defaults().pipelines();
+    String defaultPipeline = defaultPipeline(map, pipelines);
+    Optional<YamlNode.Mapping> context = section(map, "context");
+    context.ifPresent(c -> problems.unknownKeys(c, CONTEXT_KEYS, "key", "context"));
+    context.flatMap(c -> c.get("summarizer")).ifPresent(this::summarizer);
+    int windowSize = setting(context, "window_size", n -> values.integer(n, "context.window_size", 1))
+        .orElse(Config.DEFAULT_WINDOW_SIZE);
+    Optional<YamlNode.Mapping> memory = section(map, "memory");
+    memory.ifPresent(m -> problems.unknownKeys(m, MEMORY_KEYS, "key", "memory"));
+    int keepRecent = setting(memory, "keep_recent", n -> values.integer(n, "memory.keep_recent", 0))
+        .orElse(Config.DEFAULT_KEEP_RECENT);
+    int bootChars = setting(memory, "boot_context_chars",
+        n -> values.integer(n, "memory.boot_context_chars", 0)).orElse(Config.DEFAULT_BOOT_CONTEXT_CHARS);
+    section(map, "retention").ifPresent(m -> nothingAllowed(m, "retention", "no retention settings"));
+    section(map, "limits").ifPresent(m -> nothingAllowed(m, "limits", "no limits"));
+    return Optional.of(new Config(Optional.of(file), agent, execution, defaultPipeline, pipelines,
+        windowSize, keepRecent, bootChars));
+  }
+
+  /** A top-level section; absent or empty reads as an empty map, a wrong type is reported. */
+  private Optional<YamlNode.Mapping> section(YamlNode.Mapping root, String key) {
+    return root.get(key).flatMap(n -> values.mapping(n, key, "a map"));
+  }
+
+  private static <T> Optional<T> setting(Optional<YamlNode.Mapping> section, String key,
+      Function<YamlNode, Optional<T>> read) {
+    return section.flatMap(s -> s.get(key)).flatMap(read);
+  }
+
+  private AgentConfig agent(YamlNode.Mapping map) {
+    problems.unknownKeys(map, AGENT_KEYS, "key", "agent");
+    AgentConfig defaults = AgentConfig.defaults();
+    Optional<YamlNode.Mapping> section = Optional.of(map);
+    return new AgentConfig(
+        setting(section, "command", this::command).orElse(defaults.command()),
+        setting(section, "timeout", n -> duration(n, "agent.timeout")).orElse(defaults.timeout()),
+        setting(section, "kill_grace", n -> duration(n, "agent.kill_grace")).orElse(defaults.killGrace()),
+        setting(section, "env", this::env).orElse(defaults.env()),
+        setting(section, "result_fallback", n -> values.choice(n, "agent.result_fallback",
+            Values.words(ResultFallback.values()))).orElse(defaults.resultFallback()),
+        setting(section, "log_max_bytes", this::logMaxBytes).orElse(defaults.logMaxBytes()),
+        setting(section, "output_tail_chars",
+            n -> values.integer(n, "agent.output_tail_chars", MIN_OUTPUT_TAIL_CHARS))
+            .orElse(defaults.outputTailChars()));
+  }
+
+  private Optional<List<String>> command(YamlNode node) {
+    if (node instanceof YamlNode.Scalar scalar && scalar.kind() == YamlNode.Scalar.Kind.STRING) {
+      List<String> words = List.of(scalar.text().strip().split("\\s+"));
+      String example = scalar.text().isBlank() ? COMMAND_EXAMPLE
+          : words.stream().map(w -> "\"" + w + "\"").collect(Collectors.joining(", ", "[", "]"));
+      problems.at(node, "agent.command must be a list (argv, no shell), not a string: write it as "
+          + example);
+      return Optional.empty();
+    }
+    Optional<List<String>> command = values.strings(node, "agent.command", "", "argument");
+    if (command.isPresent() && command.get().isEmpty()) {
+      problems.at(node, "agent.command is empty: give the program and its arguments, e.g. "
+          + COMMAND_EXAMPLE);
+      return Optional.empty();
+    }
+    return command;
+  }
+
+  private Optional<Duration> duration(YamlNode node, String subject) {
+    return values.text(node, subject, "a duration like 90s, 30m or 2h").flatMap(text -> {
+      try {
+        return Optional.of(Durations.parse(text));
+      } catch (IllegalArgumentException e) {
+        problems.at(node, subject + ": " + e.getMessage());
+        return Optional.empty();
+      }
+    });
+  }
+
+  private Optional<Long> logMaxBytes(YamlNode node) {
+    String subject = "agent.log_max_bytes";
+    return values.text(node, subject, "a size like 10MiB").flatMap(text -> {
+      try {
+        long bytes = Sizes.parse(text);
+        if (bytes > 0) {
+          return Optional.of(bytes);
+        }
+        problems.at(node, subject + " must be at least 1 byte, got " + text);
+      } catch (IllegalArgumentException e) {
+        problems.at(node, subject + ": " + e.getMessage());
+      }
+      return Optional.empty();
+    });
+  }
+
+  private Optional<Map<String, String>> env(YamlNode node) {
+    Optional<YamlNode.Mapping> map = values.mapping(node, "agent.env", "a map of variable names to values");
+    if (map.isEmpty()) {
+      return Optional.empty();
+    }
+    Map<String, String> env = new LinkedHashMap<>();
+    boolean ok = true;
+    for (YamlNode.Entry entry : map.get().entries()) {
+      String name = entry.key().name();
+      if (!ENV_NAME.matcher(name).matches()) {
+        problems.at(entry.key(), "bad environment variable name '" + name
+            + "' in agent.env: use letters, digits and '_', not starting with a digit");
+        ok = false;
+        continue;
+      }
+      Optional<String> value = values.text(entry.value(), "agent.env." + name,
+          "a string (write \"\" for an empty value)");
+      ok &= value.isPresent();
+      value.ifPresent(v -> env.put(name, v));
+    }
+    return ok ? Optional.of(env) : Optional.empty();
+  }
+
+  private ExecutionConfig execution(YamlNode.Mapping map) {
+    problems.unknownKeys(map, EXECUTION_KEYS, "key", "execution");
+    Optional<YamlNode.Mapping> section = Optional.of(map);
+    return new ExecutionConfig(
+        setting(section, "max_wip", n -> values.integer(n, "execution.max_wip", 1))
+            .orElse(ExecutionConfig.DEFAULT_MAX_WIP),
+        setting(section, "max_concurrent", n -> values.integer(n, "execution.max_concurrent", 1))
+            .orElse(ExecutionConfig.DEFAULT_MAX_CONCURRENT),
+        setting(section, "max_retries", n -> values.integer(n, "execution.max_retries", 0))
+            .orElse(ExecutionConfig.DEFAULT_MAX_RETRIES),
+        setting(section, "circuit_breaker", n -> values.integer(n, "execution.circuit_breaker", 1))
+            .orElse(ExecutionConfig.DEFAULT_CIRCUIT_BREAKER),
+        setting(section, "phase_cap", n -> values.integer(n, "execution.phase_cap", 1))
+            .orElse(ExecutionConfig.DEFAULT_PHASE_CAP));
+  }
+
+  private Map<String, Pipeline> pipelines(YamlNode.Entry entry) {
+    Optional<YamlNode.Mapping> map = values.mapping(entry.value(), "pipelines",
+        "a map of pipeline names to pipelines");
+    Map<String, Pipeline> pipelines = new LinkedHashMap<>();
+    if (map.isPresent() && map.get().entries().isEmpty()) {
+      problems.at(entry.key(), "pipelines is empty: define at least one pipeline, or remove the key "
+          + "to use the built-in '" + Config.DEFAULT_PIPELINE + "' pipeline");
+    }
+    for (YamlNode.Entry pipeline : map.map(YamlNode.Mapping::entries).orElse(List.of())) {
+      pipeline(pipeline).ifPresent(p -> pipelines.put(p.name(), p));
+    }
+    return pipelines;
+  }
+
+  private Optional<Pipeline> pipeline(YamlNode.Entry entry) {
+    String name = entry.key().name();
+    boolean ok = true;
+    if (!Names.isValid(name)) {
+      problems.at(entry.key(), "bad pipeline name '" + name + "': " + Names.RULE);
+      ok = false;
+    }
+    String label = "pipeline '" + name + "'";
+    if (entry.value() instanceof YamlNode.Scalar scalar && scalar.isNull()) {
+      problems.at(entry.key(), label + " has no phases");
+      return Optional.empty();
+    }
+    Optional<YamlNode.Mapping> map = values.mapping(entry.value(), label,
+        "a map with phases and optional pre_phases");
+    if (map.isEmpty()) {
+      return Optional.empty();
+    }
+    problems.unknownKeys(map.get(), PIPELINE_KEYS, "key", label);
+    Map<String, Integer> seen = new LinkedHashMap<>();
+    Optional<List<PhaseDef>> prePhases = map.get().get("pre_phases")
+        .map(n -> phases(n, name, "pre_phases", seen))
+        .orElse(Optional.of(List.of()));
+    Optional<YamlNode> phasesNode = map.get().get("phases");
+    Optional<List<PhaseDef>> phases = phasesNode.map(n -> phases(n, name, "phases", seen))
+        .orElse(Optional.of(List.of()));
+    if (phases.isPresent() && phases.get().isEmpty()) {
+      // absent, null or []: point at the pipeline's name, or at the empty list
+      if (phasesNode.isPresent() && phasesNode.get() instanceof YamlNode.Sequence empty) {
+        problems.at(empty, label + " has no phases");
+      } else {
+        problems.at(entry.key(), label + " has no phases");
+      }
+      ok = false;
+    }
+    if (!ok || prePhases.isEmpty() || phases.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new Pipeline(name, prePhases.get(), phases.get()));
+  }
+
+  /** The phases of one list, or empty if any of them is wrong (each wrong one is reported). */
+  private Optional<List<PhaseDef>> phases(YamlNode node, String pipeline, String key,
+      Map<String, Integer> seen) {
+    if (node instanceof YamlNode.Scalar scalar && scalar.isNull()) {
+      return Optional.of(List.of());
+    }
+    if (!(node instanceof YamlNode.Sequence list)) {
+      problems.expected(node, key + " of pipeline '" + pipeline + "'", "a list of phases");
+      return Optional.empty();
+    }
+    List<PhaseDef> phases = new ArrayList<>();
+    boolean ok = true;
+    for (int i = 0; i < list.items().size(); i++) {
+      String path = "pipelines." + pipeline + "." + key + "[" + i + "]";
+      Optional<PhaseDef> phase = phase(list.items().get(i), pipeline, path, seen);
+      ok &= phase.isPresent();
+      phase.ifPresent(phases::add);
+    }
+    return ok ? Optional.of(phases) : Optional.empty();
+  }
+
+  private Optional<PhaseDef> phase(YamlNode node, String pipeline, String path, Map<String, Integer> seen) {
+    if (!(node instanceof YamlNode.Mapping map)) {
+      problems.expected(node, path, "a map with name and instructions or workflow");
+      return Optional.empty();
+    }
+    Optional<String> name = phaseName(map, pipeline, path, seen);
+    String label = name.map(n -> "phase '" + n + "' of pipeline '" + pipeline + "'").orElse(path);
+    problems.unknownKeys(map, PHASE_KEYS, "key", label);
+    Optional<YamlNode> instructionsNode = map.get("instructions");
+    Optional<YamlNode> workflowNode = map.get("workflow");
+    boolean exactlyOne = instructionsNode.isPresent() != workflowNode.isPresent();
+    if (!exactlyOne) {
+      problems.at(map, label + (instructionsNode.isPresent()
+          ? " has both instructions and workflow; keep one"
+          : " needs instructions or a workflow"));
+    }
+    Optional<String> instructions = instructionsNode
+        .flatMap(n -> values.nonBlank(n, "instructions in " + label, "non-empty text"));
+    Optional<String> workflow = workflowNode.flatMap(this::workflow);
+    Optional<Boolean> destructive = map.get("destructive").isPresent()
+        ? values.bool(map.get("destructive").get(), "destructive in " + label)
+        : Optional.of(false);
+    if (!exactlyOne || name.isEmpty() || (instructions.isEmpty() && workflow.isEmpty())
+        || destructive.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new PhaseDef(name.get(), instructions.orElse(null), workflow.orElse(null),
+        destructive.get()));
+  }
+
+  private Optional<String> phaseName(YamlNode.Mapping map, String pipeline, String path,
+      Map<String, Integer> seen) {
+    Optional<YamlNode> node = map.get("name");
+    if (node.isEmpty()) {
+      problems.at(map, path + " has no name");
+      return Optional.empty();
+    }
+    Optional<String> name = values.nonBlank(node.get(), "name in " + path, "a phase name");
+    if (name.isEmpty()) {
+      return Optional.empty();
+    }
+    if (!Names.isValid(name.get())) {
+      problems.at(node.get(), "bad phase name '" + name.get() + "' in pipeline '" + pipeline + "': "
+          + Names.RULE);
+      return Optional.empty();
+    }
+    Integer first = seen.putIfAbsent(name.get(), node.get().line());
+    if (first != null) {
+      problems.at(node.get(), "duplicate phase '" + name.get() + "' in pipeline '" + pipeline
+          + "' (first defined at line " + first + ")");
+      return Optional.empty();
+    }
+    return name;
+  }
+
+  /** The workflow file, resolved against the config file's directory, as an absolute path. */
+  private Optional<String> workflow(YamlNode node) {
+    return values.nonBlank(node, "workflow", "a file path").flatMap(text -> {
+      Path path;
+      try {
+        path = directory.resolve(text).normalize();
+      } catch (java.nio.file.InvalidPathException e) {
+        problems.at(node, "workflow '" + text + "' is not a valid path");
+        return Optional.empty();
+      }
+      if (Files.isDirectory(path)) {
+        problems.at(node, "workflow '" + text + "' is a directory, not a file (" + path + ")");
+        return Optional.empty();
+      }
+      if (!Files.isRegularFile(path)) {
+        problems.at(node, "workflow file '" + text + "' not found (looked for " + path + ")");
+        return Optional.empty();
+      }
+      return Optional.of(path.toString());
+    });
+  }
+
+  private String defaultPipeline(YamlNode.Mapping root, Map<String, Pipeline> pipelines) {
+    // Names of every pipeline written in the file, valid or not, so that one broken pipeline
+    // does not also produce a "not defined" problem here.
+    List<String> declared = root.get("pipelines")
+        .filter(YamlNode.Mapping.class::isInstance)
+        .map(n -> ((YamlNode.Mapping) n).entries().stream().map(e -> e.key().name()).toList())
+        .orElse(List.copyOf(pipelines.keySet()));
+    Optional<YamlNode.Entry> entry = root.entry("default_pipeline");
+    if (entry.isEmpty()) {
+      if (!declared.isEmpty() && !declared.contains(Config.DEFAULT_PIPELINE)) {
+        problems.at(root.entry("pipelines").orElseThrow().key(), "default_pipeline is not set and no "
+            + "pipeline is named '" + Config.DEFAULT_PIPELINE + "'; set default_pipeline to one of: "
+            + String.join(", ", declared));
+      }
+      return Config.DEFAULT_PIPELINE;
+    }
+    YamlNode node = entry.get().value();
+    Optional<String> name = values.nonBlank(node, "default_pipeline", "a pipeline name");
+    if (name.isPresent() && !declared.isEmpty() && !declared.contains(name.get())) {
+      problems.at(node, "default_pipeline '" + name.get() + "' is not a defined pipeline; defined "
+          + "pipelines: " + String.join(", ", declared));
+    }
+    return name.orElse(Config.DEFAULT_PIPELINE);
+  }
+
+  private void summarizer(YamlNode node) {
+    Optional<YamlNode.Mapping> map = values.mapping(node, "context.summarizer", "a map like {kind: builtin}");
+    if (map.isEmpty() || map.get().entries().isEmpty()) {
+      return;
+    }
+    Optional<YamlNode> kind = map.get().get("kind");
+    if (kind.isEmpty()) {
+      problems.at(map.get(), "context.summarizer has no kind; write {kind: builtin}");
+      return;
+    }
+    Optional<String> text = values.nonBlank(kind.get(), "context.summarizer.kind", "builtin");
+    if (text.isEmpty()) {
+      return;
+    }
+    switch (text.get()) {
+      case "builtin" -> problems.unknownKeys(map.get(), SUMMARIZER_KEYS, "key", "context.summarizer");
+      case "openai", "command" -> problems.at(kind.get(), "summarizer kind '" + text.get()
+          + "' is not available yet in this version; use builtin");
+      default -> problems.expected(kind.get(), "context.summarizer.kind", "builtin");
+    }
+  }
+
+  private void nothingAllowed(YamlNode.Mapping map, String section, String what) {
+    for (YamlNode.Entry entry : map.entries()) {
+      problems.at(entry.key(), "unknown key '" + entry.key().name() + "' in " + section + ": "
+          + what + " exist in this version");
+    }
+  }
+}

@@ -1,0 +1,24 @@
+package dev.orchestrate.backlog;
+
+import java.util.List;
+import java.util.regex.Pattern;
+
+/** The one rule for ids and names (items, pipelines, phases) and how lists of choices read. */
+final class Names {
+  static final String RULE = "use only letters, digits, '.', '_' and '-'";
+  private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]+");
+
+  private Names() {}
+
+  static boolean isValid(String name) {
+    return NAME.matcher(name).matches();
+  }
+
+  /** {@code high, medium or low}. */
+  static String choice(List<String> options) {
+    if (options.size() == 1) {
+      return options.get(0);
+    }
+    return String.join(", ", options.subList(0, options.size() - 1)) + " or " + options.get(options.size() - 1);
+  }
+}

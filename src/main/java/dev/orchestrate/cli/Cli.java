@@ -16,12 +16,17 @@ public final class Cli {
   public static CommandLine commandLine(Map<String, String> env) {
     OrchestrateCommand root = new OrchestrateCommand(env);
     CommandLine cl = new CommandLine(root);
+    ErrorHandler errors = new ErrorHandler(root);
     cl.setExecutionStrategy(parseResult -> {
-      root.applyLogLevel();
+      try {
+        root.applyLogLevel();
+      } catch (CliException e) {
+        return errors.handleExecutionException(e, cl, parseResult);
+      }
       return new CommandLine.RunLast().execute(parseResult);
     });
     cl.setParameterExceptionHandler(Cli::onBadParameters);
-    cl.setExecutionExceptionHandler(new ErrorHandler(root));
+    cl.setExecutionExceptionHandler(errors);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
     return cl;
   }

@@ -44,9 +44,9 @@ final class RunProgress implements RunListener {
       text.append(" -> ").append(after.progress().phase());
     }
     if (after.progress().blockedReason() != null && after.status() != before.status()) {
-      text.append(": ").append(StatusCommand.firstLine(after.progress().blockedReason()));
+      text.append(": ").append(StatusCommand.oneLine(after.progress().blockedReason()));
     } else if (after.progress().lastFailure() != null && after.progress().attempts() > before.progress().attempts()) {
-      text.append(" (will retry): ").append(StatusCommand.firstLine(after.progress().lastFailure()));
+      text.append(" (will retry): ").append(StatusCommand.oneLine(after.progress().lastFailure()));
     }
     line(text.toString());
   }

@@ -89,7 +89,7 @@ final class StatusCommand implements Callable<Integer> {
     for (ItemState item : items) {
       String note = "";
       if (item.status() == ItemStatus.BLOCKED) {
-        note = firstLine(item.progress().blockedReason());
+        note = oneLine(item.progress().blockedReason());
       } else if (!item.status().isTerminal()) {
         List<String> unmet = Dependencies.unmet(item, byId);
         note = unmet.isEmpty() ? "" : "waiting on " + String.join(", ", unmet);
@@ -130,15 +130,12 @@ final class StatusCommand implements Callable<Integer> {
     return byId;
   }
 
-  static String firstLine(String text) {
+  /** A multi-line reason folded into one line of at most 120 characters, for tables and progress. */
+  static String oneLine(String text) {
     if (text == null) {
       return "";
     }
-    String line = text.strip();
-    int nl = line.indexOf('\n');
-    if (nl >= 0) {
-      line = line.substring(0, nl) + " …";
-    }
+    String line = text.strip().replaceAll("\\s*\\R\\s*", " | ");
     return line.length() > 120 ? line.substring(0, 119) + "…" : line;
   }
 }

@@ -5,6 +5,11 @@ import java.nio.file.Path;
 
 /** The layout of the state directory ({@code .orchestrate/} by default). */
 public record StateDirectory(Path root) {
+  /** Absolute, because agents run in the backlog's directory and get paths inside this one. */
+  public StateDirectory {
+    root = root.toAbsolutePath().normalize();
+  }
+
   public Path database() {
     return root.resolve("state.db");
   }

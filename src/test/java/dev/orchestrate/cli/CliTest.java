@@ -236,7 +236,7 @@ class CliTest {
     List<String> lines = r.out().lines().toList();
     assertTrue(lines.get(0).startsWith("ID"), r.out());
     assertTrue(lines.get(1).matches("A +blocked +first +0 +retries exhausted in phase first after 3 attempts: "
-        + "agent exited with code 4 …"), lines.get(1));
+        + "agent exited with code 4 \\| boom"), lines.get(1));
     assertTrue(lines.get(2).matches("B +new +- +0 +waiting on A \\(blocked\\)"), lines.get(2));
     assertEquals("2 items: 1 new, 1 blocked", lines.get(3));
   }

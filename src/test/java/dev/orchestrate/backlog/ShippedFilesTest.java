@@ -1,0 +1,40 @@
+package dev.orchestrate.backlog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The files we ship must load, and the reference config must say what the code does. */
+class ShippedFilesTest {
+  private static final Path HOME = Path.of("").toAbsolutePath();
+
+  @Test
+  void the_reference_config_documents_exactly_the_built_in_defaults() {
+    Config reference = ConfigLoader.load(HOME.resolve("config/orchestrate.yaml"));
+    Config defaults = Config.defaults();
+    AgentConfig agent = reference.agent();
+    assertEquals(List.of("bash", "agents/example-agent.sh"), agent.command());
+    assertEquals(defaults.agent(), new AgentConfig(List.of(), agent.timeout(), agent.killGrace(), agent.env(),
+        agent.resultFallback(), agent.logMaxBytes(), agent.outputTailChars()));
+    assertEquals(defaults.execution(), reference.execution());
+    assertEquals(defaults.defaultPipeline(), reference.defaultPipeline());
+    assertEquals(defaults.pipelines(), reference.pipelines());
+    assertEquals(defaults.contextWindowSize(), reference.contextWindowSize());
+    assertEquals(defaults.memoryKeepRecent(), reference.memoryKeepRecent());
+    assertEquals(defaults.memoryBootContextChars(), reference.memoryBootContextChars());
+  }
+
+  @Test
+  void the_shipped_example_has_8_items_over_2_pipelines() {
+    Config config = ConfigLoader.load(HOME.resolve("examples/orchestrate.yaml"));
+    Backlog backlog = BacklogLoader.load(HOME.resolve("examples/backlog.yaml"), config);
+    assertEquals(8, backlog.items().size());
+    Map<String, Long> perPipeline = backlog.items().stream()
+        .collect(Collectors.groupingBy(BacklogItem::pipeline, Collectors.counting()));
+    assertEquals(Map.of("feature", 5L, "bugfix", 3L), perPipeline);
+  }
+}

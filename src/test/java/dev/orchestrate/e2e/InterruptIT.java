@@ -1,0 +1,79 @@
+package dev.orchestrate.e2e;
+
+import static dev.orchestrate.e2e.ExampleRunIT.column;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Ctrl-C (SIGINT) and SIGTERM of a real runner while an agent works. */
+class InterruptIT {
+  @TempDir
+  Path dir;
+
+  private Process startRunner() throws Exception {
+    // The agent starts a grandchild and ignores TERM itself, like a stubborn agent CLI.
+    Files.writeString(dir.resolve("agent.sh"), """
+        #!/usr/bin/env bash
+        trap '' TERM
+        sleep 300 &
+        echo $! > grandchild.pid
+        echo $$ > agent.pid
+        while true; do sleep 1; done
+        """);
+    Files.writeString(dir.resolve("orchestrate.yaml"), """
+        agent:
+          command: ["bash", "agent.sh"]
+          kill_grace: 1s
+        default_pipeline: p
+        pipelines:
+          p:
+            phases:
+              - {name: build, instructions: "Build."}
+        """);
+    Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: a, status: ready}\n");
+    Process runner = Launcher.builder(dir, "--state", "state", "run")
+        .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile()).start();
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!(Files.exists(dir.resolve("agent.pid")) && Files.exists(dir.resolve("grandchild.pid")))
+        && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    Thread.sleep(200);
+    return runner;
+  }
+
+  private void assertCancelledAndCleanedUp(Process runner) throws Exception {
+    assertTrue(runner.waitFor(30, TimeUnit.SECONDS), "the runner exits after cancelling its agent");
+    assertEquals(130, runner.exitValue(), Files.readString(dir.resolve("err.txt")));
+    for (String pidFile : List.of("agent.pid", "grandchild.pid")) {
+      long pid = Long.parseLong(Files.readString(dir.resolve(pidFile)).strip());
+      assertFalse(ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false), pidFile + " is gone");
+    }
+    assertTrue(Files.readString(dir.resolve("out.txt")).contains("stopped: interrupted"));
+    Path db = dir.resolve("state/state.db");
+    assertEquals(List.of("cancelled"), column(db, "SELECT state FROM jobs"));
+    assertEquals(List.of("in_progress|build|0"), column(db, "SELECT status || '|' || phase || '|' || attempts FROM items"));
+  }
+
+  @Test
+  void ctrl_c_cancels_the_agent_tree_records_the_job_as_cancelled_and_exits_130() throws Exception {
+    Process runner = startRunner();
+    new ProcessBuilder("kill", "-INT", Long.toString(runner.pid())).start().waitFor();
+    assertCancelledAndCleanedUp(runner);
+  }
+
+  @Test
+  void sigterm_is_handled_like_ctrl_c() throws Exception {
+    Process runner = startRunner();
+    runner.destroy(); // SIGTERM
+    assertCancelledAndCleanedUp(runner);
+  }
+}

@@ -1,0 +1,117 @@
+package dev.orchestrate.jobs;
+
+import dev.orchestrate.backlog.AgentConfig;
+import dev.orchestrate.jobs.AgentOutcome.Ending;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Watches one spawned agent until it is over: waits for it to exit, time out or be cancelled,
+ * stops its process tree if needed, drains its output and turns all that into an outcome.
+ */
+final class AgentSupervisor {
+
+  /** How long output may keep flowing after the agent ended; see {@link OutputCapture#finish}. */
+  static final Duration READER_WAIT = Duration.ofSeconds(2);
+  private static final Duration EXIT_WAIT_AFTER_KILL = Duration.ofSeconds(5);
+  private static final Logger LOG = LoggerFactory.getLogger(AgentSupervisor.class);
+
+  private final JobRequest request;
+  private final Process process;
+  private final OutputCapture capture;
+  private final StopSignal stop;
+  private final ResultFile resultFile;
+  private final Clock clock;
+  private final Instant started;
+  private final long spawnedNanos;
+
+  AgentSupervisor(JobRequest request, Process process, OutputCapture capture, StopSignal stop,
+      ResultFile resultFile, Clock clock, Instant started, long spawnedNanos) {
+    this.request = request;
+    this.process = process;
+    this.capture = capture;
+    this.stop = stop;
+    this.resultFile = resultFile;
+    this.clock = clock;
+    this.started = started;
+    this.spawnedNanos = spawnedNanos;
+  }
+
+  /**
+   * The supervisor thread's body. Completes {@code outcome} whatever happens, so that no caller
+   * of {@link RunningAgent#await()} hangs on a bug in here, and never leaves the agent running
+   * unwatched.
+   */
+  void run(CompletableFuture<AgentOutcome> outcome) {
+    try {
+      outcome.complete(supervise());
+    } catch (InterruptedException e) {
+      abandon();
+      outcome.completeExceptionally(e);
+    } catch (RuntimeException | Error e) {
+      LOG.error("supervising agent pid {} failed; killing it", process.pid(), e);
+      abandon();
+      outcome.completeExceptionally(e);
+    }
+  }
+
+  /** Blocks until the attempt is over. */
+  AgentOutcome supervise() throws InterruptedException {
+    AgentConfig agent = request.agent();
+    Ending ending = awaitExitOrStop();
+    int descendants = 0;
+    if (ending != Ending.EXITED) {
+      LOG.debug("stopping agent pid {} ({}), grace {}", process.pid(), ending, agent.killGrace());
+      descendants = new ProcessTree(process.toHandle()).terminate(agent.killGrace(), stop.hurry());
+      process.waitFor(EXIT_WAIT_AFTER_KILL.toMillis(), TimeUnit.MILLISECONDS);
+    }
+    OutputCapture.Tails tails = capture.finish(READER_WAIT);
+    Duration elapsed = Duration.between(started, clock.instant());
+    if (ending == Ending.TIMED_OUT) {
+      return Outcomes.timedOut(agent.timeout(), descendants, tails.stderr(), elapsed);
+    }
+    if (ending == Ending.CANCELLED) {
+      return Outcomes.cancelled(elapsed);
+    }
+    int exitCode = process.exitValue();
+    LOG.debug("agent pid {} exited with code {} after {}", process.pid(), exitCode, elapsed);
+    return Outcomes.exited(exitCode, resultFile.read(request.resultFile()),
+        agent.resultFallback(), tails.stdout(), tails.stderr(), elapsed);
+  }
+
+  private Ending awaitExitOrStop() throws InterruptedException {
+    long remaining = nanosOrMax(request.agent().timeout()) - (System.nanoTime() - spawnedNanos);
+    try {
+      CompletableFuture.anyOf(process.onExit(), stop.cancelRequested())
+          .get(Math.max(0, remaining), TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      // Fall through: the timeout is claimed below unless a cancel won the race.
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("waiting for agent pid " + process.pid() + " failed",
+          e.getCause());
+    }
+    // An agent that exited just as it was cancelled or timed out did finish by itself.
+    return process.isAlive() ? stop.timeOut() : Ending.EXITED;
+  }
+
+  private void abandon() {
+    ProcessHandle agent = process.toHandle();
+    agent.descendants().forEach(ProcessHandle::destroyForcibly);
+    agent.destroyForcibly();
+  }
+
+  private static long nanosOrMax(Duration duration) {
+    try {
+      return duration.toNanos();
+    } catch (ArithmeticException e) {
+      return Long.MAX_VALUE / 2;
+    }
+  }
+}

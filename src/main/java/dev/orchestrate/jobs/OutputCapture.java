@@ -1,0 +1,97 @@
+package dev.orchestrate.jobs;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Drains an agent's stdout and stderr, each on its own thread so that neither pipe fills up and
+ * stalls the agent, into bounded tails and the shared capped log.
+ */
+final class OutputCapture {
+
+  private static final int CHUNK_BYTES = 16 * 1024;
+  private static final Logger LOG = LoggerFactory.getLogger(OutputCapture.class);
+
+  /** The decoded ends of both streams. */
+  record Tails(String stdout, String stderr) {}
+
+  private final Process process;
+  private final CappedLog log;
+  private final TailBuffer stdout;
+  private final TailBuffer stderr;
+  private final Thread stdoutReader;
+  private final Thread stderrReader;
+
+  private OutputCapture(Process process, CappedLog log, TailBuffer stdout, TailBuffer stderr,
+      Thread stdoutReader, Thread stderrReader) {
+    this.process = process;
+    this.log = log;
+    this.stdout = stdout;
+    this.stderr = stderr;
+    this.stdoutReader = stdoutReader;
+    this.stderrReader = stderrReader;
+  }
+
+  static OutputCapture start(Process process, CappedLog log, int tailChars, String name) {
+    TailBuffer stdout = new TailBuffer(tailChars);
+    TailBuffer stderr = new TailBuffer(tailChars);
+    Thread stdoutReader =
+        Daemon.start(name + "-stdout", () -> drain(process.getInputStream(), stdout, log));
+    Thread stderrReader =
+        Daemon.start(name + "-stderr", () -> drain(process.getErrorStream(), stderr, log));
+    return new OutputCapture(process, log, stdout, stderr, stdoutReader, stderrReader);
+  }
+
+  /**
+   * Waits up to {@code maxWait} for both streams to end, then closes the log. Waiting longer would
+   * let a leftover grandchild that inherited the pipes hold the attempt open forever.
+   */
+  Tails finish(Duration maxWait) throws InterruptedException {
+    long deadline = System.nanoTime() + maxWait.toNanos();
+    join(stdoutReader, deadline);
+    join(stderrReader, deadline);
+    if (stdoutReader.isAlive() || stderrReader.isAlive()) {
+      LOG.debug("output of agent pid {} is still open after it ended (a leftover descendant holds"
+          + " the pipe); finishing without it", process.pid());
+      // The blocked read is not interrupted, but its next read fails, so the reader ends at the
+      // leftover's next write instead of following it indefinitely.
+      closeQuietly(process.getInputStream());
+      closeQuietly(process.getErrorStream());
+    }
+    Tails tails = new Tails(stdout.text(), stderr.text());
+    log.close(tails.stdout());
+    return tails;
+  }
+
+  private static void drain(InputStream in, TailBuffer tail, CappedLog log) {
+    byte[] chunk = new byte[CHUNK_BYTES];
+    try {
+      int n;
+      while ((n = in.read(chunk)) != -1) {
+        tail.append(chunk, 0, n);
+        log.write(chunk, 0, n);
+      }
+    } catch (IOException e) {
+      LOG.debug("stopped reading agent output: {}", e.getMessage());
+    }
+  }
+
+  private static void join(Thread reader, long deadline) throws InterruptedException {
+    long remaining = deadline - System.nanoTime();
+    if (remaining > 0) {
+      TimeUnit.NANOSECONDS.timedJoin(reader, remaining);
+    }
+  }
+
+  private static void closeQuietly(InputStream in) {
+    try {
+      in.close();
+    } catch (IOException e) {
+      LOG.debug("could not close agent output stream: {}", e.getMessage());
+    }
+  }
+}

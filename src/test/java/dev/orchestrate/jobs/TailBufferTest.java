@@ -1,0 +1,80 @@
+package dev.orchestrate.jobs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class TailBufferTest {
+
+  private static void append(TailBuffer tail, String text) {
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    tail.append(bytes, 0, bytes.length);
+  }
+
+  /** Feeds {@code text} in chunks of {@code chunk} bytes, so characters straddle appends. */
+  private static void appendInChunks(TailBuffer tail, String text, int chunk) {
+    byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+    for (int i = 0; i < bytes.length; i += chunk) {
+      tail.append(bytes, i, Math.min(chunk, bytes.length - i));
+    }
+  }
+
+  @Test
+  void short_output_is_kept_whole() {
+    TailBuffer tail = new TailBuffer(100);
+    append(tail, "hello ");
+    append(tail, "world");
+    assertEquals("hello world", tail.text());
+  }
+
+  @Test
+  void long_output_keeps_only_the_last_characters() {
+    TailBuffer tail = new TailBuffer(10);
+    appendInChunks(tail, "0123456789".repeat(1000) + "abcdefghij", 7);
+    assertEquals("abcdefghij", tail.text());
+  }
+
+  @Test
+  void a_single_append_larger_than_the_ring_keeps_its_end() {
+    TailBuffer tail = new TailBuffer(5);
+    append(tail, "x".repeat(100_000) + "12345");
+    assertEquals("12345", tail.text());
+  }
+
+  @Test
+  void two_and_three_byte_characters_are_never_cut_in_half() {
+    for (int chunk : new int[] {1, 2, 3, 5, 4096}) {
+      TailBuffer tail = new TailBuffer(7);
+      appendInChunks(tail, "aé€".repeat(1000), chunk);
+      String text = tail.text();
+      assertFalse(text.contains("\uFFFD"), text);
+      assertEquals(7, text.length());
+      assertEquals("aé€aé€aé€".substring(2), text);
+    }
+  }
+
+  @Test
+  void surrogate_pairs_are_never_split() {
+    TailBuffer tail = new TailBuffer(5);
+    appendInChunks(tail, "𝄞".repeat(100), 3);
+    String text = tail.text();
+    // 5 chars would start with the low half of a pair, so only two whole pairs remain.
+    assertEquals("𝄞𝄞", text);
+  }
+
+  @Test
+  void invalid_utf8_is_replaced_not_fatal() {
+    TailBuffer tail = new TailBuffer(10);
+    tail.append(new byte[] {'o', 'k', (byte) 0xFF, '!'}, 0, 4);
+    assertEquals("ok\uFFFD!", tail.text());
+  }
+
+  @Test
+  void a_zero_character_tail_is_empty() {
+    TailBuffer tail = new TailBuffer(0);
+    append(tail, "anything");
+    assertEquals("", tail.text());
+  }
+}

@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+# Never reads its prompt from stdin.
+echo "did not read stdin"
+exit 0

@@ -7,6 +7,7 @@ import dev.orchestrate.backlog.Pipeline;
 import dev.orchestrate.context.PromptBuilder;
 import dev.orchestrate.context.PromptInput;
 import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.jobs.JobRequest;
 import dev.orchestrate.jobs.JobState;
@@ -144,16 +145,27 @@ public final class Scheduler {
     listener.jobStarted(item, phase.name(), attempt);
     RunningAgent agent = runner.start(request);
     current = agent;
+    try {
+      finishPhase(jobId, agent, item, pipeline, items, counters);
+    } catch (RuntimeException | Error e) {
+      // A failure of our own (the store, say) must not leave the agent running on its own.
+      agent.cancel();
+      throw e;
+    } finally {
+      current = null;
+    }
+  }
+
+  private void finishPhase(long jobId, RunningAgent agent, ItemState item, Pipeline pipeline,
+      Map<String, ItemState> items, Counters counters) {
     if (stopRequested) {
       agent.cancel(); // the stop arrived between the check in run() and the spawn
     }
     AgentOutcome outcome = awaitQuietly(agent);
-    current = null;
     counters.phasesRun++;
-
     boolean cancelled = outcome.ending() == AgentOutcome.Ending.CANCELLED
         // Ctrl-C reaches the agent's process group too; its death is not a failure of the phase.
-        || (stopRequested && outcome.result() == dev.orchestrate.jobs.AgentResult.FAILED);
+        || (stopRequested && outcome.result() == AgentResult.FAILED);
     if (cancelled) {
       store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
           outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null,

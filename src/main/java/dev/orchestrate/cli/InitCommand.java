@@ -18,8 +18,9 @@ import picocli.CommandLine.Spec;
 
 /** {@code orchestrate init}: scaffold a commented config, a small backlog and an example agent. */
 @Command(name = "init", mixinStandardHelpOptions = true,
-    description = {"Write orchestrate.yaml (commented), backlog.yaml, agents/example-agent.sh and the",
-        ".orchestrate/ state directory into DIR. Refuses to overwrite any existing file."})
+    description = {"Scaffold a project: config, backlog and an example agent.",
+        "Writes orchestrate.yaml (every key, commented), backlog.yaml, agents/example-agent.sh and the "
+            + ".orchestrate/ state directory into DIR. Refuses to overwrite any existing file."})
 final class InitCommand implements Callable<Integer> {
   /** Template resource → file written, relative to DIR. */
   private static final List<String> FILES = List.of("orchestrate.yaml", "backlog.yaml", "agents/example-agent.sh");

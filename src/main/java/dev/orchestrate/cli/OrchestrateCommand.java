@@ -17,9 +17,8 @@ import picocli.CommandLine.ScopeType;
     mixinStandardHelpOptions = true,
     versionProvider = VersionProvider.class,
     usageHelpAutoWidth = true,
-    description = {
-        "Drives a backlog of work items through phases (scope, design, build, review, ...),",
-        "each phase run by an agent subprocess, with every growing structure bounded."},
+    description = "Drives a backlog of work items through phases (scope, design, build, review, ...), "
+        + "each phase run by an agent subprocess.",
     subcommands = {InitCommand.class, RunCommand.class, StatusCommand.class},
     footerHeading = "%nEnvironment:%n",
     footer = {
@@ -44,8 +43,8 @@ public final class OrchestrateCommand {
   Path state;
 
   @Option(names = "--config", paramLabel = "FILE", scope = ScopeType.INHERIT,
-      description = "Config file. Default: $ORCHESTRATE_CONFIG, else ./orchestrate.yaml, else the one next to "
-          + "the backlog, else built-in defaults")
+      description = "Config file. Default: $ORCHESTRATE_CONFIG, else orchestrate.yaml in the current "
+          + "directory, else the one next to the backlog, else built-in defaults")
   Path config;
 
   @Option(names = "--log-level", paramLabel = "LEVEL", scope = ScopeType.INHERIT,

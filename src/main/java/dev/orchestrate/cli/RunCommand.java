@@ -27,9 +27,14 @@ import picocli.CommandLine.Spec;
 
 /** {@code orchestrate run}: validate, lock the state, run the scheduler, report. */
 @Command(name = "run", mixinStandardHelpOptions = true,
-    description = {"Run the scheduler until every item is done or blocked, the phase cap is reached,",
-        "or Ctrl-C. Validates the backlog and config first: any problem exits 2 before work starts.",
-        "Every state change is committed at once, so running it again continues where it stopped."})
+    description = {"Run the backlog until every item is done or blocked.",
+        "Stops early at the phase cap or on Ctrl-C. The backlog and config are validated first: any "
+            + "problem exits 2 before work starts. Every state change is committed at once, so running "
+            + "it again continues where it stopped."},
+    footerHeading = "%nExit codes:%n",
+    footer = {"  0    stopped normally", "  1    completed no item and blocked at least one",
+        "  2    bad flag, backlog or config", "  3    another run holds the state directory",
+        "  130  interrupted (Ctrl-C or SIGTERM)"})
 final class RunCommand implements Callable<Integer> {
   @ParentCommand
   OrchestrateCommand root;

@@ -520,7 +520,7 @@ class ConfigLoaderTest {
         problemsOf("context: {summarizer: builtin}\n"));
     assertEquals(List.of("1:23: context.summarizer of kind openai needs model (a model name)"),
         problemsOf("context: {summarizer: {kind: openai, base_url: \"http://x\"}}\n"));
-    assertEquals(List.of("1:47: context.summarizer.base_url must be an http(s) URL like "
+    assertEquals(List.of("1:48: context.summarizer.base_url must be an http(s) URL like "
             + "https://api.openai.com/v1, got 'ftp://x'"),
         problemsOf("context: {summarizer: {kind: openai, base_url: \"ftp://x\", model: m}}\n"));
     assertEquals(List.of("1:23: context.summarizer of kind command needs command: a list (argv), e.g. "
@@ -528,7 +528,7 @@ class ConfigLoaderTest {
         problemsOf("context: {summarizer: {kind: command}}\n"));
     assertEquals(List.of("1:49: context.summarizer.fallback must be builtin or none, got 'retry'"),
         problemsOf("context: {summarizer: {kind: builtin, fallback: retry}}\n"));
-    assertEquals(List.of("1:60: bad environment variable name '1KEY' in context.summarizer.api_key_env: "
+    assertEquals(List.of("1:83: bad environment variable name '1KEY' in context.summarizer.api_key_env: "
             + "use letters, digits and '_', not starting with a digit"),
         problemsOf("context: {summarizer: {kind: openai, base_url: \"http://x\", model: m, api_key_env: 1KEY}}\n"));
     assertEquals(List.of("1:27: context.turn_max_chars must be at least 200, got 10"),

@@ -22,6 +22,9 @@ public final class BuiltinSummarizer implements Summarizer {
       + "|instead|prefer\\w*|avoid\\w*|do not|don't|use|uses|using)\\b");
   private static final Pattern HEADING = Pattern.compile("^### Turn \\d+ · (\\w+) · (\\S+) attempt \\d+$");
 
+  private static final Pattern NOTHING_KEPT =
+      Pattern.compile("- \\d+ earlier line\\(s\\) carried no file paths, errors or decisions\\.");
+
   private final int maxChars;
 
   public BuiltinSummarizer(int maxChars) {
@@ -44,10 +47,12 @@ public final class BuiltinSummarizer implements Summarizer {
     StringBuilder out = new StringBuilder();
     if (previous != null) {
       for (String line : previous.split("\n")) {
+        if (NOTHING_KEPT.matcher(line.strip()).matches()) {
+          continue; // a placeholder of an earlier generation, not material
+        }
         add(out, seen, key(line.strip()), line.strip());
       }
     }
-    int kept = 0;
     int lines = 0;
     String phase = null;
     for (String raw : turns == null ? new String[0] : turns.split("\n")) {
@@ -63,12 +68,10 @@ public final class BuiltinSummarizer implements Summarizer {
       lines++;
       if (carriesWeight(line)) {
         String bullet = line.startsWith("- ") ? line.substring(2) : line;
-        if (add(out, seen, key(bullet), "- " + (phase == null ? "" : "[" + phase + "] ") + bullet)) {
-          kept++;
-        }
+        add(out, seen, key(bullet), "- " + (phase == null ? "" : "[" + phase + "] ") + bullet);
       }
     }
-    if (out.length() == 0 || (kept == 0 && previous == null)) {
+    if (out.length() == 0) {
       out.append("- ").append(lines).append(" earlier line(s) carried no file paths, errors or decisions.\n");
     }
     return Truncation.cap(out.toString().strip(), maxChars);

@@ -59,5 +59,8 @@ class BuiltinSummarizerTest {
     String summary = new BuiltinSummarizer(4000).summarize(SummaryPrompt.build(null, null,
         List.of(turn(2, "x", "Sounds great!"))));
     assertEquals("- 1 earlier line(s) carried no file paths, errors or decisions.", summary);
+    String next = new BuiltinSummarizer(4000).summarize(SummaryPrompt.build(null, summary,
+        List.of(turn(4, "y", "Use src/B.java"))));
+    assertEquals("- [y] Use src/B.java", next, "the placeholder does not roll over");
   }
 }

@@ -47,6 +47,8 @@ public final class Scheduler {
 
   private volatile boolean stopRequested;
   private volatile RunningAgent current;
+  /** The scheduler thread while it waits for a summarizer, so that a stop can cut the wait short. */
+  private volatile Thread summarizing;
 
   public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
       AgentRunner runner, Clock clock, RunListener listener) {
@@ -79,6 +81,10 @@ public final class Scheduler {
     if (agent != null) {
       agent.cancel();
     }
+    Thread waiting = summarizing;
+    if (waiting != null) {
+      waiting.interrupt(); // the summarizer gives up; the fallback still writes a summary
+    }
   }
 
   public boolean stopRequested() {
@@ -105,6 +111,7 @@ public final class Scheduler {
     while (true) {
       if (stopRequested) {
         halt = HaltReason.INTERRUPTED;
+        Thread.interrupted(); // a stop that raced the end of a summarization must not linger
         break;
       }
       if (counters.phasesRun >= phaseCap) {
@@ -148,7 +155,10 @@ public final class Scheduler {
         runId, jobNumber, item.id(), phase.name(), attempt));
     // Summarizing what aged out of the window happens here, awaited: a failure degrades the
     // summary but never stops the phase.
-    PriorContext prior = history.prepare(item.id());
+    PriorContext prior = prepareContext(item.id());
+    if (stopRequested) {
+      return; // the stop came while summarizing: spawn nothing
+    }
     JobRequest request = new JobRequest(item.id(), phase.name(), attempt,
         PromptBuilder.build(new PromptInput(item.definition(), phase,
             progress.status() == ItemStatus.SCOPING ? "pre-phase" : "phase", attempt,
@@ -170,6 +180,21 @@ public final class Scheduler {
       throw e;
     } finally {
       current = null;
+    }
+  }
+
+  private PriorContext prepareContext(String itemId) {
+    summarizing = Thread.currentThread();
+    try {
+      if (stopRequested) {
+        return PriorContext.EMPTY;
+      }
+      return history.prepare(itemId);
+    } finally {
+      summarizing = null;
+      if (Thread.interrupted() && !stopRequested) {
+        Thread.currentThread().interrupt(); // not ours: keep it
+      }
     }
   }
 

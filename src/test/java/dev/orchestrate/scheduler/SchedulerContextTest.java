@@ -200,8 +200,48 @@ class SchedulerContextTest {
   }
 
   @Test
-  void without_turn_history_the_prompt_has_no_prior_context() {
+  void the_user_turn_is_the_phase_task_as_given() {
     PhaseDef p = phase("p1");
     assertEquals("Do p1.\n", PromptBuilder.task(p));
+    assertEquals("Follow the workflow in `/w/design.md`.\n",
+        PromptBuilder.task(new PhaseDef("design", null, "/w/design.md", false)));
+  }
+
+  @Test
+  void a_stop_during_a_slow_summarization_ends_the_run_at_once_and_spawns_nothing() throws Exception {
+    Path started = dir.resolve("summarizer-started");
+    Config config = config(SummarizerConfig.command(List.of("bash", "-c", "touch '" + started + "'; sleep 60"),
+        Duration.ofSeconds(60), SummarizerConfig.Fallback.BUILTIN, null));
+    config = config.withContext(config.context().withWindowSize(1));
+    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
+      Backlog backlog = new Backlog(dir.resolve("backlog.yaml"), List.of(item("A")));
+      Scheduler scheduler = new Scheduler(store, config, backlog, dir.resolve("state/jobs"),
+          new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), RunListener.NONE,
+          ContextHistory.create(store.turnRepository(), config.context(), backlog.directory(), Clock.systemUTC(),
+              SummarizationListener.NONE, name -> null));
+      Thread stopper = new Thread(() -> {
+        try {
+          while (!Files.exists(started)) {
+            Thread.sleep(20);
+          }
+          scheduler.requestStop();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+      stopper.start();
+      long start = System.nanoTime();
+      RunReport report = scheduler.run(100);
+      long millis = (System.nanoTime() - start) / 1_000_000;
+      stopper.join(5_000);
+
+      assertEquals(HaltReason.INTERRUPTED, report.haltReason());
+      assertTrue(millis < 15_000, "took " + millis + " ms");
+      assertEquals(1, report.phasesRun(), "the second phase was never spawned");
+      assertFalse(Thread.currentThread().isInterrupted());
+    }
+    assertEquals(List.of("2"), column("SELECT COUNT(*) FROM turns"));
+    assertEquals(List.of("1"), column("SELECT COUNT(*) FROM events WHERE kind = 'summarization:failed'"));
+    assertEquals(List.of("1"), column("SELECT degraded FROM context_summaries"));
   }
 }

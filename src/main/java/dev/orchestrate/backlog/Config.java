@@ -16,16 +16,17 @@ public record Config(
     ExecutionConfig execution,
     String defaultPipeline,
     Map<String, Pipeline> pipelines,
-    int contextWindowSize,
+    ContextConfig context,
     int memoryKeepRecent,
     int memoryBootContextChars) {
 
   public static final String DEFAULT_PIPELINE = "feature";
-  public static final int DEFAULT_WINDOW_SIZE = 5;
+  public static final int DEFAULT_WINDOW_SIZE = ContextConfig.DEFAULT_WINDOW_SIZE;
   public static final int DEFAULT_KEEP_RECENT = 50;
   public static final int DEFAULT_BOOT_CONTEXT_CHARS = 20_000;
 
   public Config {
+    java.util.Objects.requireNonNull(context, "context");
     pipelines = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(pipelines));
   }
 
@@ -38,8 +39,18 @@ public record Config(
             new PhaseDef("build", "Implement the design.", null, true),
             new PhaseDef("review", "Review the change.", null, false)));
     return new Config(Optional.empty(), AgentConfig.defaults(), ExecutionConfig.defaults(),
-        DEFAULT_PIPELINE, Map.of(DEFAULT_PIPELINE, feature), DEFAULT_WINDOW_SIZE,
+        DEFAULT_PIPELINE, Map.of(DEFAULT_PIPELINE, feature), ContextConfig.defaults(),
         DEFAULT_KEEP_RECENT, DEFAULT_BOOT_CONTEXT_CHARS);
+  }
+
+  /** Recent turns kept verbatim in prompts ({@code context.window_size}). */
+  public int contextWindowSize() {
+    return context.windowSize();
+  }
+
+  public Config withContext(ContextConfig context) {
+    return new Config(source, agent, execution, defaultPipeline, pipelines, context,
+        memoryKeepRecent, memoryBootContextChars);
   }
 
   public Pipeline pipeline(String name) {
@@ -51,7 +62,7 @@ public record Config(
   }
 
   public Config withExecution(ExecutionConfig execution) {
-    return new Config(source, agent, execution, defaultPipeline, pipelines, contextWindowSize,
+    return new Config(source, agent, execution, defaultPipeline, pipelines, context,
         memoryKeepRecent, memoryBootContextChars);
   }
 }

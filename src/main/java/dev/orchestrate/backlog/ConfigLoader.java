@@ -26,8 +26,12 @@ public final class ConfigLoader {
       "circuit_breaker", "phase_cap");
   static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases");
   static final List<String> PHASE_KEYS = List.of("name", "instructions", "workflow", "destructive");
-  static final List<String> CONTEXT_KEYS = List.of("window_size", "summarizer");
-  static final List<String> SUMMARIZER_KEYS = List.of("kind");
+  static final List<String> CONTEXT_KEYS = List.of("window_size", "turn_max_chars", "summary_max_chars",
+      "summarizer");
+  static final List<String> BUILTIN_KEYS = List.of("kind", "fallback", "prompt");
+  static final List<String> OPENAI_KEYS = List.of("kind", "base_url", "model", "api_key_env", "timeout",
+      "fallback", "prompt");
+  static final List<String> COMMAND_KEYS = List.of("kind", "command", "timeout", "fallback", "prompt");
   static final List<String> MEMORY_KEYS = List.of("keep_recent", "boot_context_chars");
   static final int MIN_OUTPUT_TAIL_CHARS = 100;
 
@@ -73,11 +77,7 @@ public final class ConfigLoader {
         ? pipelines(map.entry("pipelines").orElseThrow())
         : Config.defaults().pipelines();
     String defaultPipeline = defaultPipeline(map, pipelines);
-    Optional<YamlNode.Mapping> context = section(map, "context");
-    context.ifPresent(c -> problems.unknownKeys(c, CONTEXT_KEYS, "key", "context"));
-    context.flatMap(c -> c.get("summarizer")).ifPresent(this::summarizer);
-    int windowSize = setting(context, "window_size", n -> values.integer(n, "context.window_size", 1))
-        .orElse(Config.DEFAULT_WINDOW_SIZE);
+    ContextConfig context = section(map, "context").map(this::context).orElse(ContextConfig.defaults());
     Optional<YamlNode.Mapping> memory = section(map, "memory");
     memory.ifPresent(m -> problems.unknownKeys(m, MEMORY_KEYS, "key", "memory"));
     int keepRecent = setting(memory, "keep_recent", n -> values.integer(n, "memory.keep_recent", 0))
@@ -87,7 +87,7 @@ public final class ConfigLoader {
     section(map, "retention").ifPresent(m -> nothingAllowed(m, "retention", "no retention settings"));
     section(map, "limits").ifPresent(m -> nothingAllowed(m, "limits", "no limits"));
     return Optional.of(new Config(Optional.of(file), agent, execution, defaultPipeline, pipelines,
-        windowSize, keepRecent, bootChars));
+        context, keepRecent, bootChars));
   }
 
   /** A top-level section; absent or empty reads as an empty map, a wrong type is reported. */
@@ -378,26 +378,111 @@ public final class ConfigLoader {
     return name.orElse(Config.DEFAULT_PIPELINE);
   }
 
-  private void summarizer(YamlNode node) {
+  private ContextConfig context(YamlNode.Mapping map) {
+    problems.unknownKeys(map, CONTEXT_KEYS, "key", "context");
+    Optional<YamlNode.Mapping> section = Optional.of(map);
+    int min = ContextConfig.MIN_MAX_CHARS;
+    return new ContextConfig(
+        setting(section, "window_size", n -> values.integer(n, "context.window_size", 1))
+            .orElse(ContextConfig.DEFAULT_WINDOW_SIZE),
+        setting(section, "turn_max_chars", n -> values.integer(n, "context.turn_max_chars", min))
+            .orElse(ContextConfig.DEFAULT_TURN_MAX_CHARS),
+        setting(section, "summary_max_chars", n -> values.integer(n, "context.summary_max_chars", min))
+            .orElse(ContextConfig.DEFAULT_SUMMARY_MAX_CHARS),
+        setting(section, "summarizer", this::summarizer).orElse(SummarizerConfig.defaults()));
+  }
+
+  private Optional<SummarizerConfig> summarizer(YamlNode node) {
     Optional<YamlNode.Mapping> map = values.mapping(node, "context.summarizer", "a map like {kind: builtin}");
     if (map.isEmpty() || map.get().entries().isEmpty()) {
-      return;
+      return Optional.empty();
     }
-    Optional<YamlNode> kind = map.get().get("kind");
-    if (kind.isEmpty()) {
+    Optional<YamlNode> kindNode = map.get().get("kind");
+    if (kindNode.isEmpty()) {
       problems.at(map.get(), "context.summarizer has no kind; write {kind: builtin}");
-      return;
+      return Optional.empty();
     }
-    Optional<String> text = values.nonBlank(kind.get(), "context.summarizer.kind", "builtin");
-    if (text.isEmpty()) {
-      return;
+    Optional<SummarizerConfig.Kind> kind = values.choice(kindNode.get(), "context.summarizer.kind",
+        Values.words(SummarizerConfig.Kind.values()));
+    if (kind.isEmpty()) {
+      return Optional.empty();
     }
-    switch (text.get()) {
-      case "builtin" -> problems.unknownKeys(map.get(), SUMMARIZER_KEYS, "key", "context.summarizer");
-      case "openai", "command" -> problems.at(kind.get(), "summarizer kind '" + text.get()
-          + "' is not available yet in this version; use builtin");
-      default -> problems.expected(kind.get(), "context.summarizer.kind", "builtin");
+    Optional<YamlNode.Mapping> section = map;
+    SummarizerConfig.Fallback fallback = setting(section, "fallback", n -> values.choice(n,
+        "context.summarizer.fallback", Values.words(SummarizerConfig.Fallback.values())))
+        .orElse(SummarizerConfig.Fallback.BUILTIN);
+    String prompt = setting(section, "prompt", n -> values.nonBlank(n, "context.summarizer.prompt",
+        "non-empty text")).orElse(null);
+    Duration timeout = setting(section, "timeout", n -> duration(n, "context.summarizer.timeout"))
+        .orElse(SummarizerConfig.DEFAULT_TIMEOUT);
+    switch (kind.get()) {
+      case BUILTIN -> {
+        problems.unknownKeys(map.get(), BUILTIN_KEYS, "key", "context.summarizer of kind builtin");
+        return Optional.of(SummarizerConfig.builtin(fallback, prompt));
+      }
+      case OPENAI -> {
+        problems.unknownKeys(map.get(), OPENAI_KEYS, "key", "context.summarizer of kind openai");
+        Optional<String> baseUrl = required(map.get(), "base_url", "an http(s) URL like https://api.openai.com/v1")
+            .flatMap(url -> httpUrl(map.get().get("base_url").orElseThrow(), url));
+        Optional<String> model = required(map.get(), "model", "a model name");
+        String keyEnv = setting(section, "api_key_env", this::envName).orElse(null);
+        if (baseUrl.isEmpty() || model.isEmpty()) {
+          return Optional.empty();
+        }
+        return Optional.of(SummarizerConfig.openai(baseUrl.get(), model.get(), keyEnv, timeout, fallback, prompt));
+      }
+      case COMMAND -> {
+        problems.unknownKeys(map.get(), COMMAND_KEYS, "key", "context.summarizer of kind command");
+        Optional<YamlNode> commandNode = map.get().get("command");
+        if (commandNode.isEmpty()) {
+          problems.at(map.get(), "context.summarizer of kind command needs command: a list (argv), e.g. "
+              + "[\"llm\", \"-m\", \"gpt-4o-mini\"]");
+          return Optional.empty();
+        }
+        Optional<List<String>> command = values.strings(commandNode.get(), "context.summarizer.command", "",
+            "argument");
+        if (command.isPresent() && command.get().isEmpty()) {
+          problems.at(commandNode.get(), "context.summarizer.command is empty: give the program and its arguments");
+          return Optional.empty();
+        }
+        return command.map(c -> SummarizerConfig.command(c, timeout, fallback, prompt));
+      }
+      default -> throw new IllegalStateException("unhandled summarizer kind " + kind.get());
     }
+  }
+
+  private Optional<String> required(YamlNode.Mapping map, String key, String expectation) {
+    Optional<YamlNode> node = map.get(key);
+    if (node.isEmpty()) {
+      problems.at(map, "context.summarizer of kind openai needs " + key + " (" + expectation + ")");
+      return Optional.empty();
+    }
+    return values.nonBlank(node.get(), "context.summarizer." + key, expectation);
+  }
+
+  private Optional<String> httpUrl(YamlNode node, String url) {
+    if (url.startsWith("http://") || url.startsWith("https://")) {
+      try {
+        java.net.URI.create(url);
+        return Optional.of(url);
+      } catch (IllegalArgumentException e) {
+        // reported below
+      }
+    }
+    problems.at(node, "context.summarizer.base_url must be an http(s) URL like https://api.openai.com/v1, got '"
+        + url + "'");
+    return Optional.empty();
+  }
+
+  private Optional<String> envName(YamlNode node) {
+    return values.nonBlank(node, "context.summarizer.api_key_env", "an environment variable name").flatMap(name -> {
+      if (ENV_NAME.matcher(name).matches()) {
+        return Optional.of(name);
+      }
+      problems.at(node, "bad environment variable name '" + name + "' in context.summarizer.api_key_env: "
+          + "use letters, digits and '_', not starting with a digit");
+      return Optional.empty();
+    });
   }
 
   private void nothingAllowed(YamlNode.Mapping map, String section, String what) {

@@ -3,6 +3,9 @@ package dev.orchestrate.cli;
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogLoader;
 import dev.orchestrate.backlog.Config;
+import dev.orchestrate.context.ContextHistory;
+import dev.orchestrate.context.SummarizationListener;
+import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.scheduler.HaltReason;
 import dev.orchestrate.scheduler.RunListener;
@@ -76,7 +79,10 @@ final class RunCommand implements Callable<Integer> {
     RunReport report;
     try (RunLock lock = RunLock.acquire(dir, clock.instant());
         SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
-      Scheduler scheduler = new Scheduler(store, config, backlog, dir.jobs(), new AgentRunner(clock), clock, progress);
+      TurnHistory history = ContextHistory.create(store.turnRepository(), config.context(), backlog.directory(),
+          clock, progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
+      Scheduler scheduler = new Scheduler(store, config, backlog, dir.jobs(), new AgentRunner(clock), clock, progress,
+          history);
       try (StopSignals signals = StopSignals.install(scheduler::requestStop)) {
         report = scheduler.run(phaseCap);
       }

@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.RunListener;
@@ -11,7 +12,7 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 
 /** Progress lines on stderr (UI, not logs): one when a phase starts, one when it ends. */
-final class RunProgress implements RunListener {
+final class RunProgress implements RunListener, SummarizationListener {
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
 
   private final PrintWriter err;
@@ -55,6 +56,11 @@ final class RunProgress implements RunListener {
   public void statusChanged(ItemState before, ItemState after) {
     line(after.id() + " " + before.status().key() + " -> " + after.status().key()
         + (after.progress().phase() == null ? "" : " (" + after.progress().phase() + ")"));
+  }
+
+  @Override
+  public void summarizationFailed(String itemId, String error) {
+    line(itemId + " summarizing earlier turns failed: " + StatusCommand.oneLine(error));
   }
 
   private void line(String text) {

@@ -5,8 +5,9 @@ import dev.orchestrate.backlog.PhaseDef;
 
 /**
  * Assembles the markdown prompt of one attempt, in the order of DESIGN §4: preamble, item, (project
- * memory and prior context arrive with the memory and context features), previous phase summary,
- * unblock context, previous failure, the phase task, and how to report the result.
+ * memory arrives with the memory feature), the summary of prior context, the recent turns
+ * verbatim, previous phase summary, unblock context, previous failure, the phase task, and how to
+ * report the result.
  */
 public final class PromptBuilder {
   private PromptBuilder() {
@@ -34,17 +35,14 @@ public final class PromptBuilder {
       out.append('\n').append(item.description().strip()).append('\n');
     }
 
+    // ## Project Memory goes here (DESIGN §4), before the prior context.
+
+    priorContext(out, in);
     section(out, "Previous Phase Summary", in.previousPhaseSummary());
     section(out, "Unblock Context", in.unblockNotes());
     section(out, "Previous Failure", in.previousFailure());
 
-    out.append("\n## Task: ").append(in.phase().name()).append("\n\n");
-    if (in.phase().workflow() != null) {
-      out.append("Follow the workflow in `").append(in.phase().workflow()).append("`.\n");
-    }
-    if (in.phase().instructions() != null) {
-      out.append(in.phase().instructions().strip()).append('\n');
-    }
+    out.append("\n## Task: ").append(in.phase().name()).append("\n\n").append(task(in.phase()));
 
     out.append("\n## Reporting the result\n\n")
         .append("When you finish, write JSON to the file named by $ORCHESTRATE_RESULT_FILE (")
@@ -58,6 +56,36 @@ public final class PromptBuilder {
         .append("`context`), `blocked` (a person must act; say what is needed in `context`). ")
         .append("Without the file, exit code 0 means phase_complete and any other exit code failed.\n");
     return out.toString();
+  }
+
+  /** The phase task as given to the agent: what a user turn records. */
+  public static String task(PhaseDef phase) {
+    StringBuilder out = new StringBuilder();
+    if (phase.workflow() != null) {
+      out.append("Follow the workflow in `").append(phase.workflow()).append("`.\n");
+    }
+    if (phase.instructions() != null) {
+      out.append(phase.instructions().strip()).append('\n');
+    }
+    return out.toString();
+  }
+
+  public static final String SUMMARY_OPEN = "<SUMMARY_OF_PRIOR_CONTEXT>";
+  public static final String SUMMARY_CLOSE = "</SUMMARY_OF_PRIOR_CONTEXT>";
+
+  /** The summary of older turns first, then the recent turns verbatim, oldest first. */
+  private static void priorContext(StringBuilder out, PromptInput in) {
+    if (in.priorContextSummary() != null && !in.priorContextSummary().isBlank()) {
+      out.append('\n').append(SUMMARY_OPEN).append('\n').append(in.priorContextSummary().strip()).append('\n')
+          .append(SUMMARY_CLOSE).append('\n');
+    }
+    if (in.recentTurns().isEmpty()) {
+      return;
+    }
+    out.append("\n## Recent Turns\n");
+    for (Turn turn : in.recentTurns()) {
+      out.append("\n### ").append(turn.heading()).append("\n\n").append(turn.text().strip()).append('\n');
+    }
   }
 
   private static void section(StringBuilder out, String title, String text) {

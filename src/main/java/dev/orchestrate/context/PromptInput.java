@@ -3,6 +3,7 @@ package dev.orchestrate.context;
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.PhaseDef;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -10,6 +11,8 @@ import java.util.Objects;
  *
  * @param stage         "pre-phase" while scoping, "phase" otherwise
  * @param maxAttempts   max_retries + 1
+ * @param priorContextSummary the summary of the item's older turns, or null
+ * @param recentTurns   the item's most recent turns, verbatim, oldest first
  */
 public record PromptInput(
     BacklogItem item,
@@ -20,12 +23,27 @@ public record PromptInput(
     String previousPhaseSummary,
     String unblockNotes,
     String previousFailure,
-    Path resultFile) {
+    Path resultFile,
+    String priorContextSummary,
+    List<Turn> recentTurns) {
 
   public PromptInput {
+    recentTurns = recentTurns == null ? List.of() : List.copyOf(recentTurns);
     Objects.requireNonNull(item, "item");
     Objects.requireNonNull(phase, "phase");
     Objects.requireNonNull(stage, "stage");
     Objects.requireNonNull(resultFile, "resultFile");
+  }
+
+  /** Without prior context (no turn history yet). */
+  public PromptInput(BacklogItem item, PhaseDef phase, String stage, int attempt, int maxAttempts,
+      String previousPhaseSummary, String unblockNotes, String previousFailure, Path resultFile) {
+    this(item, phase, stage, attempt, maxAttempts, previousPhaseSummary, unblockNotes, previousFailure,
+        resultFile, null, List.of());
+  }
+
+  public PromptInput withPriorContext(PriorContext prior) {
+    return new PromptInput(item, phase, stage, attempt, maxAttempts, previousPhaseSummary, unblockNotes,
+        previousFailure, resultFile, prior.summary(), prior.recentTurns());
   }
 }

@@ -4,8 +4,10 @@ import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.Config;
 import dev.orchestrate.backlog.PhaseDef;
 import dev.orchestrate.backlog.Pipeline;
+import dev.orchestrate.context.PriorContext;
 import dev.orchestrate.context.PromptBuilder;
 import dev.orchestrate.context.PromptInput;
+import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.AgentRunner;
@@ -41,12 +43,25 @@ public final class Scheduler {
   private final AgentRunner runner;
   private final Clock clock;
   private final RunListener listener;
+  private final TurnHistory history;
 
   private volatile boolean stopRequested;
   private volatile RunningAgent current;
+  /** The scheduler thread while it waits for a summarizer, so that a stop can cut the wait short. */
+  private volatile Thread summarizing;
 
   public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
       AgentRunner runner, Clock clock, RunListener listener) {
+    this(store, config, backlog, jobsRoot, runner, clock, listener, TurnHistory.NONE);
+  }
+
+  /**
+   * @param history turn history: records each attempt's turns and supplies the prior context of
+   *                each prompt (summarizing older turns just before a phase is spawned)
+   */
+  public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
+      AgentRunner runner, Clock clock, RunListener listener, TurnHistory history) {
+    this.history = history;
     this.store = store;
     this.config = config;
     this.backlog = backlog;
@@ -65,6 +80,10 @@ public final class Scheduler {
     RunningAgent agent = current;
     if (agent != null) {
       agent.cancel();
+    }
+    Thread waiting = summarizing;
+    if (waiting != null) {
+      waiting.interrupt(); // the summarizer gives up; the fallback still writes a summary
     }
   }
 
@@ -92,6 +111,7 @@ public final class Scheduler {
     while (true) {
       if (stopRequested) {
         halt = HaltReason.INTERRUPTED;
+        Thread.interrupted(); // a stop that raced the end of a summarization must not linger
         break;
       }
       if (counters.phasesRun >= phaseCap) {
@@ -133,20 +153,27 @@ public final class Scheduler {
     int attempt = progress.attempts() + 1;
     Path jobDir = jobsRoot.resolve(String.format("run%d-%04d-%s-%s-%d",
         runId, jobNumber, item.id(), phase.name(), attempt));
+    // Summarizing what aged out of the window happens here, awaited: a failure degrades the
+    // summary but never stops the phase.
+    PriorContext prior = prepareContext(item.id());
+    if (stopRequested) {
+      return; // the stop came while summarizing: spawn nothing
+    }
     JobRequest request = new JobRequest(item.id(), phase.name(), attempt,
         PromptBuilder.build(new PromptInput(item.definition(), phase,
             progress.status() == ItemStatus.SCOPING ? "pre-phase" : "phase", attempt,
             config.execution().maxRetries() + 1, progress.phaseSummary(), progress.unblockNotes(),
-            progress.lastFailure(), jobDir.resolve("result.json"))),
+            progress.lastFailure(), jobDir.resolve("result.json")).withPriorContext(prior)),
         config.agent(), backlog.directory(), jobDir);
 
     long jobId = store.jobStarted(new JobStart(runId, item.id(), phase.name(), attempt,
         clock.instant(), request.logFile()));
+    history.recordTask(item.id(), phase.name(), attempt, PromptBuilder.task(phase));
     listener.jobStarted(item, phase.name(), attempt);
     RunningAgent agent = runner.start(request);
     current = agent;
     try {
-      finishPhase(jobId, agent, item, pipeline, items, counters);
+      finishPhase(jobId, agent, item, pipeline, items, counters, request);
     } catch (RuntimeException | Error e) {
       // A failure of our own (the store, say) must not leave the agent running on its own.
       agent.cancel();
@@ -156,8 +183,23 @@ public final class Scheduler {
     }
   }
 
+  private PriorContext prepareContext(String itemId) {
+    summarizing = Thread.currentThread();
+    try {
+      if (stopRequested) {
+        return PriorContext.EMPTY;
+      }
+      return history.prepare(itemId);
+    } finally {
+      summarizing = null;
+      if (Thread.interrupted() && !stopRequested) {
+        Thread.currentThread().interrupt(); // not ours: keep it
+      }
+    }
+  }
+
   private void finishPhase(long jobId, RunningAgent agent, ItemState item, Pipeline pipeline,
-      Map<String, ItemState> items, Counters counters) {
+      Map<String, ItemState> items, Counters counters, JobRequest request) {
     if (stopRequested) {
       agent.cancel(); // the stop arrived between the check in run() and the spawn
     }
@@ -170,11 +212,15 @@ public final class Scheduler {
       store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
           outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null,
           "cancelled: the run was interrupted", clock.instant()), null, clock.instant());
+      history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer("cancelled",
+          outcome.summary(), outcome.context(), request.logFile()));
       listener.jobFinished(item, item, outcome);
       return;
     }
     Step step = Transitions.afterAttempt(item, pipeline, outcome, config.execution().maxRetries());
     store.jobEnded(jobId, JobEnd.of(outcome, JobState.of(outcome), clock.instant()), step, clock.instant());
+    history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer(
+        outcome.result().key(), outcome.summary(), outcome.context(), request.logFile()));
     items.put(step.next().id(), step.next());
     count(item, step.next(), counters);
     listener.jobFinished(item, step.next(), outcome);

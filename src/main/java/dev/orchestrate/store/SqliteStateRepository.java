@@ -3,6 +3,7 @@ package dev.orchestrate.store;
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.InitialStatus;
 import dev.orchestrate.backlog.Priority;
+import dev.orchestrate.context.TurnRepository;
 import dev.orchestrate.scheduler.Event;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
@@ -38,6 +39,11 @@ public final class SqliteStateRepository implements StateRepository {
 
   public static SqliteStateRepository open(Path file) {
     return new SqliteStateRepository(Database.open(file), file);
+  }
+
+  /** Turn history and summaries, on this repository's connection. */
+  public TurnRepository turnRepository() {
+    return new SqliteTurnRepository(jdbc);
   }
 
   @Override

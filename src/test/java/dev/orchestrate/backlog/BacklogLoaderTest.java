@@ -22,7 +22,7 @@ class BacklogLoaderTest {
     pipelines.put("hotfix", new Pipeline("hotfix", List.of(),
         List.of(new PhaseDef("fix", "Fix it.", null, true))));
     return new Config(defaults.source(), defaults.agent(), defaults.execution(), "hotfix", pipelines,
-        defaults.contextWindowSize(), defaults.memoryKeepRecent(), defaults.memoryBootContextChars());
+        defaults.context(), defaults.memoryKeepRecent(), defaults.memoryBootContextChars());
   }
 
   @BeforeEach

@@ -52,7 +52,7 @@ class ConfigLoaderTest {
             AgentConfig.DEFAULT_KILL_GRACE, Map.of(), ResultFallback.EXIT_CODE,
             AgentConfig.DEFAULT_LOG_MAX_BYTES, AgentConfig.DEFAULT_OUTPUT_TAIL_CHARS),
         new ExecutionConfig(1, 1, 2, 2, 100),
-        "feature", Map.of("feature", feature), 5, 50, 20_000);
+        "feature", Map.of("feature", feature), ContextConfig.defaults(), 50, 20_000);
     assertEquals(expected, config);
   }
 
@@ -484,20 +484,55 @@ class ConfigLoaderTest {
   }
 
   @Test
-  void only_the_builtin_summarizer_is_available_in_this_version() {
-    assertEquals(List.of("2:22: summarizer kind 'openai' is not available yet in this version; use builtin"),
-        problemsOf("""
+  void reads_every_kind_of_summarizer() {
+    assertEquals(ContextConfig.defaults(), load("context: {summarizer: {kind: builtin}}\n").context());
+    assertEquals(new ContextConfig(3, 500, 600, SummarizerConfig.openai("http://127.0.0.1:8080/v1", "small",
+            "SUMMARY_KEY", Duration.ofSeconds(5), SummarizerConfig.Fallback.NONE, "Keep ticket numbers.")),
+        load("""
             context:
-              summarizer: {kind: openai, base_url: "http://localhost", model: m}
-            """));
-    assertEquals(List.of("1:30: context.summarizer.kind must be builtin, got 'magic'"),
+              window_size: 3
+              turn_max_chars: 500
+              summary_max_chars: 600
+              summarizer:
+                kind: openai
+                base_url: "http://127.0.0.1:8080/v1"
+                model: small
+                api_key_env: SUMMARY_KEY
+                timeout: 5s
+                fallback: none
+                prompt: Keep ticket numbers.
+            """).context());
+    assertEquals(SummarizerConfig.command(List.of("llm", "-m", "mini"), SummarizerConfig.DEFAULT_TIMEOUT,
+            SummarizerConfig.Fallback.BUILTIN, null),
+        load("context: {summarizer: {kind: command, command: [llm, -m, mini]}}\n").context().summarizer());
+  }
+
+  @Test
+  void summarizer_settings_are_checked_per_kind() {
+    assertEquals(List.of("1:30: context.summarizer.kind must be builtin, openai or command, got 'magic'"),
         problemsOf("context: {summarizer: {kind: magic}}\n"));
-    assertEquals(List.of("1:39: unknown key 'model' in context.summarizer; expected one of: kind"),
+    assertEquals(List.of("1:39: unknown key 'model' in context.summarizer of kind builtin; expected one of: "
+            + "kind, fallback, prompt"),
         problemsOf("context: {summarizer: {kind: builtin, model: m}}\n"));
     assertEquals(List.of("1:23: context.summarizer has no kind; write {kind: builtin}"),
         problemsOf("context: {summarizer: {model: m}}\n"));
     assertEquals(List.of("1:23: context.summarizer must be a map like {kind: builtin}, got 'builtin'"),
         problemsOf("context: {summarizer: builtin}\n"));
+    assertEquals(List.of("1:23: context.summarizer of kind openai needs model (a model name)"),
+        problemsOf("context: {summarizer: {kind: openai, base_url: \"http://x\"}}\n"));
+    assertEquals(List.of("1:48: context.summarizer.base_url must be an http(s) URL like "
+            + "https://api.openai.com/v1, got 'ftp://x'"),
+        problemsOf("context: {summarizer: {kind: openai, base_url: \"ftp://x\", model: m}}\n"));
+    assertEquals(List.of("1:23: context.summarizer of kind command needs command: a list (argv), e.g. "
+            + "[\"llm\", \"-m\", \"gpt-4o-mini\"]"),
+        problemsOf("context: {summarizer: {kind: command}}\n"));
+    assertEquals(List.of("1:49: context.summarizer.fallback must be builtin or none, got 'retry'"),
+        problemsOf("context: {summarizer: {kind: builtin, fallback: retry}}\n"));
+    assertEquals(List.of("1:83: bad environment variable name '1KEY' in context.summarizer.api_key_env: "
+            + "use letters, digits and '_', not starting with a digit"),
+        problemsOf("context: {summarizer: {kind: openai, base_url: \"http://x\", model: m, api_key_env: 1KEY}}\n"));
+    assertEquals(List.of("1:27: context.turn_max_chars must be at least 200, got 10"),
+        problemsOf("context: {turn_max_chars: 10}\n"));
   }
 
   @Test

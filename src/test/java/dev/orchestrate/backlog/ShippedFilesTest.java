@@ -23,7 +23,7 @@ class ShippedFilesTest {
     assertEquals(defaults.execution(), reference.execution());
     assertEquals(defaults.defaultPipeline(), reference.defaultPipeline());
     assertEquals(defaults.pipelines(), reference.pipelines());
-    assertEquals(defaults.contextWindowSize(), reference.contextWindowSize());
+    assertEquals(defaults.context(), reference.context());
     assertEquals(defaults.memoryKeepRecent(), reference.memoryKeepRecent());
     assertEquals(defaults.memoryBootContextChars(), reference.memoryBootContextChars());
   }

@@ -204,6 +204,36 @@ class CliTest {
   }
 
   @Test
+  void run_records_turns_and_a_failing_summarizer_degrades_the_summary_without_stopping_work() throws Exception {
+    Path config = config("echo \"decided: edit src/$ORCHESTRATE_PHASE.java\"");
+    Files.writeString(config, Files.readString(config) + """
+        context:
+          window_size: 1
+          summarizer: {kind: command, command: [bash, -c, "echo 'quota exceeded' >&2; exit 3"]}
+        """);
+    Path backlog = backlog("items:\n  - id: A\n    title: a\n");
+    CliRunner.Result r = CliRunner.run("--state", state().toString(), "--config", config.toString(), "run",
+        backlog.toString());
+
+    assertEquals(0, r.exitCode(), r.err());
+    assertTrue(r.out().contains("1 done"), r.out());
+    assertTrue(r.err().contains("A summarizing earlier turns failed: command summarizer: bash exited with code 3: "
+        + "quota exceeded"), r.err());
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + state().resolve("state.db"));
+        java.sql.Statement st = c.createStatement()) {
+      try (java.sql.ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM turns")) {
+        assertEquals(4, rs.getInt(1));
+      }
+      try (java.sql.ResultSet rs = st.executeQuery("SELECT to_seq, generator, degraded FROM context_summaries")) {
+        assertTrue(rs.next());
+        assertEquals(1, rs.getInt(1));
+        assertEquals("builtin", rs.getString(2));
+        assertEquals(1, rs.getInt(3));
+      }
+    }
+  }
+
+  @Test
   void run_exits_3_when_another_run_holds_the_state_directory() throws Exception {
     Path config = config("exit 0");
     Path backlog = backlog("items:\n  - id: A\n    title: a\n");

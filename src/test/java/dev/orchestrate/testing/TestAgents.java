@@ -2,6 +2,7 @@ package dev.orchestrate.testing;
 
 import dev.orchestrate.backlog.AgentConfig;
 import dev.orchestrate.backlog.Config;
+import dev.orchestrate.backlog.ContextConfig;
 import dev.orchestrate.backlog.ExecutionConfig;
 import dev.orchestrate.backlog.Pipeline;
 import dev.orchestrate.backlog.ResultFallback;
@@ -42,6 +43,6 @@ public final class TestAgents {
 
   public static Config config(AgentConfig agent, int maxRetries, Pipeline pipeline) {
     return new Config(Optional.empty(), agent, ExecutionConfig.defaults().withMaxRetries(maxRetries),
-        pipeline.name(), Map.of(pipeline.name(), pipeline), 5, 50, 20_000);
+        pipeline.name(), Map.of(pipeline.name(), pipeline), ContextConfig.defaults(), 50, 20_000);
   }
 }

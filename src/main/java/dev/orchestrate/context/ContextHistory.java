@@ -1,0 +1,86 @@
+package dev.orchestrate.context;
+
+import dev.orchestrate.backlog.ContextConfig;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.function.Function;
+
+/** {@link TurnHistory} over a {@link TurnRepository} and a {@link SlidingWindowSummarizer}. */
+public final class ContextHistory implements TurnHistory {
+  private final TurnRepository repository;
+  private final SlidingWindowSummarizer window;
+  private final int turnMaxChars;
+  private final Clock clock;
+
+  public ContextHistory(TurnRepository repository, SlidingWindowSummarizer window, int turnMaxChars, Clock clock) {
+    this.repository = repository;
+    this.window = window;
+    this.turnMaxChars = turnMaxChars;
+    this.clock = clock;
+  }
+
+  /** Wires the summarizer chosen by the config. */
+  public static ContextHistory create(TurnRepository repository, ContextConfig config, Path workDir, Clock clock,
+      SummarizationListener listener, Function<String, String> env) {
+    Summarizer summarizer = Summarizers.create(config.summarizer(), config.summaryMaxChars(), workDir, env);
+    SlidingWindowSummarizer window = new SlidingWindowSummarizer(repository, summarizer,
+        Summarizers.fallback(config.summarizer(), config.summaryMaxChars()), config.windowSize(),
+        config.summaryMaxChars(), config.summarizer().prompt(), clock, listener);
+    return new ContextHistory(repository, window, config.turnMaxChars(), clock);
+  }
+
+  @Override
+  public PriorContext prepare(String itemId) {
+    return window.prepare(itemId);
+  }
+
+  @Override
+  public void recordTask(String itemId, String phase, int attempt, String task) {
+    repository.appendTurn(itemId, phase, attempt, Turn.Role.USER, Truncation.cap(task.strip(), turnMaxChars),
+        clock.instant());
+  }
+
+  @Override
+  public void recordAnswer(String itemId, String phase, int attempt, Answer answer) {
+    repository.appendTurn(itemId, phase, attempt, Turn.Role.ASSISTANT,
+        Truncation.cap(answerText(answer, turnMaxChars / 4), turnMaxChars), clock.instant());
+  }
+
+  static String answerText(Answer answer, int tailChars) {
+    StringBuilder text = new StringBuilder();
+    text.append("result: ").append(answer.result()).append('\n');
+    if (answer.summary() != null && !answer.summary().isBlank()) {
+      text.append("summary: ").append(answer.summary().strip()).append('\n');
+    }
+    if (answer.context() != null && !answer.context().isBlank()) {
+      text.append("context: ").append(answer.context().strip()).append('\n');
+    }
+    String tail = tail(answer.outputLog(), tailChars).strip();
+    // Without a result file the summary or context already is the output's tail.
+    if (!tail.isEmpty() && !text.toString().contains(tail)) {
+      text.append("output (tail):\n").append(tail).append('\n');
+    }
+    return text.toString();
+  }
+
+  /** The last {@code maxChars} bytes of the log, decoded leniently (a split character becomes U+FFFD). */
+  static String tail(Path log, int maxChars) {
+    if (log == null || maxChars <= 0 || !Files.isRegularFile(log)) {
+      return "";
+    }
+    try (RandomAccessFile file = new RandomAccessFile(log.toFile(), "r")) {
+      long length = file.length();
+      int size = (int) Math.min(length, maxChars);
+      byte[] bytes = new byte[size];
+      file.seek(length - size);
+      file.readFully(bytes);
+      return new String(bytes, StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return ""; // the tail is a convenience; the summary and context are what matter
+    }
+  }
+}

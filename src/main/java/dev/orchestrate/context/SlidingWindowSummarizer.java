@@ -1,0 +1,130 @@
+package dev.orchestrate.context;
+
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps the last {@code windowSize} turns of an item verbatim and a rolling summary of the older
+ * ones. Each summarization reads the previous summary plus only the turns that aged out since,
+ * so its input stays bounded however long the history grows.
+ *
+ * <p>A failing summarizer (error, timeout, empty answer) never blocks the caller and never deletes
+ * a turn: the failure is reported, then either the builtin summarizer stands in (the summary is
+ * marked degraded) or, with no fallback, the aged-out turns stay verbatim.
+ */
+public final class SlidingWindowSummarizer {
+  public static final String EVENT_COMPLETE = "summarization:complete";
+  public static final String EVENT_FAILED = "summarization:failed";
+  private static final Logger log = LoggerFactory.getLogger(SlidingWindowSummarizer.class);
+
+  private final TurnRepository repository;
+  private final Summarizer summarizer;
+  private final Summarizer fallback;
+  private final int windowSize;
+  private final int summaryMaxChars;
+  private final String customPrompt;
+  private final Clock clock;
+  private final SummarizationListener listener;
+
+  /**
+   * @param fallback     stands in when {@code summarizer} fails; null keeps the turns verbatim
+   * @param customPrompt extra instructions for the summarizer, or null
+   */
+  public SlidingWindowSummarizer(TurnRepository repository, Summarizer summarizer, Summarizer fallback,
+      int windowSize, int summaryMaxChars, String customPrompt, Clock clock, SummarizationListener listener) {
+    if (windowSize < 1) {
+      throw new IllegalArgumentException("window size must be at least 1, got " + windowSize);
+    }
+    this.repository = repository;
+    this.summarizer = summarizer;
+    this.fallback = fallback;
+    this.windowSize = windowSize;
+    this.summaryMaxChars = summaryMaxChars;
+    this.customPrompt = customPrompt;
+    this.clock = clock;
+    this.listener = listener;
+  }
+
+  /** Summarizes what aged out of the window, if anything did, and returns what the next prompt carries. */
+  public PriorContext prepare(String itemId) {
+    long last = repository.lastTurnSeq(itemId);
+    Optional<ContextSummary> existing = repository.summary(itemId);
+    long covered = existing.map(ContextSummary::toSeq).orElse(0L);
+    long cutoff = last - windowSize; // turns up to here should be in the summary
+    if (cutoff <= covered) {
+      return new PriorContext(existing.map(ContextSummary::text).orElse(null),
+          repository.turns(itemId, Math.max(covered, cutoff), last));
+    }
+    List<Turn> aged = repository.turns(itemId, covered, cutoff);
+    String prompt = SummaryPrompt.build(customPrompt, existing.map(ContextSummary::text).orElse(null), aged);
+    Optional<ContextSummary> summary = summarize(itemId, prompt, existing, aged, cutoff);
+    if (summary.isEmpty()) {
+      // no fallback: everything the summary does not cover stays verbatim
+      return new PriorContext(existing.map(ContextSummary::text).orElse(null),
+          repository.turns(itemId, covered, last));
+    }
+    return new PriorContext(summary.get().text(), repository.turns(itemId, cutoff, last));
+  }
+
+  private Optional<ContextSummary> summarize(String itemId, String prompt, Optional<ContextSummary> existing,
+      List<Turn> aged, long cutoff) {
+    try {
+      return Optional.of(save(itemId, summarizer.summarize(prompt), summarizer.name(), false, existing, aged,
+          cutoff));
+    } catch (SummarizationException | RuntimeException e) {
+      String error = oneLine(e);
+      Map<String, Object> payload = new LinkedHashMap<>();
+      payload.put("error", error);
+      payload.put("generator", summarizer.name());
+      payload.put("fallback", fallback == null ? "none" : fallback.name());
+      repository.recordEvent(itemId, EVENT_FAILED, payload, clock.instant());
+      log.warn("summarization of item {} failed ({}); {}", itemId, error,
+          fallback == null ? "keeping every turn verbatim" : "using the " + fallback.name() + " summarizer");
+      listener.summarizationFailed(itemId, error);
+    }
+    if (fallback == null) {
+      return Optional.empty();
+    }
+    try {
+      return Optional.of(save(itemId, fallback.summarize(prompt), fallback.name(), true, existing, aged, cutoff));
+    } catch (SummarizationException | RuntimeException e) {
+      log.warn("fallback summarization of item {} failed too ({}); keeping every turn verbatim", itemId, oneLine(e));
+      return Optional.empty();
+    }
+  }
+
+  private ContextSummary save(String itemId, String text, String generator, boolean degraded,
+      Optional<ContextSummary> existing, List<Turn> aged, long cutoff) throws SummarizationException {
+    if (text == null || text.isBlank()) {
+      throw new SummarizationException(generator + " summarizer returned an empty summary");
+    }
+    String capped = Truncation.cap(text.strip(), summaryMaxChars);
+    int tokens = Tokens.estimate(capped);
+    ContextSummary summary = new ContextSummary(itemId, capped,
+        existing.map(ContextSummary::fromSeq).orElse(aged.isEmpty() ? 1L : aged.get(0).seq()), cutoff,
+        existing.map(ContextSummary::sourceCount).orElse(0) + aged.size(), generator, clock.instant(),
+        degraded, tokens);
+    Map<String, Object> payload = new LinkedHashMap<>();
+    payload.put("turnsCondensed", aged.size());
+    payload.put("summaryTokenEstimate", tokens);
+    payload.put("generator", generator);
+    payload.put("degraded", degraded);
+    payload.put("fromSeq", summary.fromSeq());
+    payload.put("toSeq", summary.toSeq());
+    repository.saveSummary(summary, EVENT_COMPLETE, payload);
+    log.info("condensed {} turn(s) of item {} into a summary of ~{} tokens ({}{})", aged.size(), itemId, tokens,
+        generator, degraded ? ", degraded" : "");
+    listener.summarizationComplete(itemId, aged.size(), tokens, degraded);
+    return summary;
+  }
+
+  private static String oneLine(Throwable e) {
+    String message = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+    return message.strip().replaceAll("\\s*\\n\\s*", " ");
+  }
+}

@@ -1,0 +1,30 @@
+package dev.orchestrate.context;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Storage of turn history and rolling summaries; implemented in {@code store/}. There is
+ * deliberately no way to delete a turn here: summarizing never loses history.
+ */
+public interface TurnRepository {
+
+  /** Appends a turn with the item's next sequence number and returns it as stored. */
+  Turn appendTurn(String itemId, String phase, int attempt, Turn.Role role, String text, Instant at);
+
+  /** The item's highest turn sequence number, 0 when it has none. */
+  long lastTurnSeq(String itemId);
+
+  /** Turns with {@code afterSeq < seq <= upToSeq}, oldest first. */
+  List<Turn> turns(String itemId, long afterSeq, long upToSeq);
+
+  Optional<ContextSummary> summary(String itemId);
+
+  /** Replaces the item's summary and records {@code event} in the event log, in one transaction. */
+  void saveSummary(ContextSummary summary, String eventKind, Map<String, Object> eventPayload);
+
+  /** Records one event in the event log. */
+  void recordEvent(String itemId, String kind, Map<String, Object> payload, Instant at);
+}

@@ -1,0 +1,1 @@
+-- Placeholder on the context branch only: schema 2 (project memory) comes from the memory branch.

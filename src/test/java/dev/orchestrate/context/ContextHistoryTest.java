@@ -1,0 +1,62 @@
+package dev.orchestrate.context;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.backlog.ContextConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ContextHistoryTest {
+  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-01-02T03:04:05Z"), ZoneOffset.UTC);
+
+  @TempDir
+  Path dir;
+
+  private final InMemoryTurns turns = new InMemoryTurns();
+
+  private ContextHistory history(int turnMaxChars) {
+    ContextConfig config = new ContextConfig(5, turnMaxChars, 1000, ContextConfig.defaults().summarizer());
+    return ContextHistory.create(turns, config, dir, CLOCK, SummarizationListener.NONE, name -> null);
+  }
+
+  @Test
+  void an_attempt_records_the_task_and_the_answer_with_the_end_of_the_output() throws Exception {
+    Path log = dir.resolve("output.log");
+    Files.writeString(log, "compiling…\n" + "noise\n".repeat(500) + "BUILD FAILED: src/A.java:3\n");
+    ContextHistory history = history(8000);
+    history.recordTask("A", "build", 2, "Implement the design.\n");
+    history.recordAnswer("A", "build", 2, new TurnHistory.Answer("failed", "", "tests are red", log));
+
+    assertEquals(2, turns.turns.size());
+    Turn task = turns.turns.get(0);
+    assertEquals(new Turn("A", 1, "build", 2, Turn.Role.USER, "Implement the design.", 6, CLOCK.instant()), task);
+    Turn answer = turns.turns.get(1);
+    assertEquals(Turn.Role.ASSISTANT, answer.role());
+    assertTrue(answer.text().startsWith("result: failed\ncontext: tests are red\noutput (tail):\n"), answer.text());
+    assertTrue(answer.text().endsWith("BUILD FAILED: src/A.java:3\n"), answer.text());
+    assertTrue(answer.text().length() < 2100, "the tail is a quarter of the turn cap: " + answer.text().length());
+  }
+
+  @Test
+  void the_output_tail_is_left_out_when_the_summary_already_is_that_tail() throws Exception {
+    Path log = dir.resolve("output.log");
+    Files.writeString(log, "done: src/B.java\n");
+    history(8000).recordAnswer("A", "build", 1, new TurnHistory.Answer("phase_complete", "done: src/B.java", "", log));
+    assertEquals("result: phase_complete\nsummary: done: src/B.java\n", turns.turns.get(0).text());
+  }
+
+  @Test
+  void a_long_turn_is_capped_with_the_truncation_marker() {
+    history(300).recordAnswer("A", "build", 1,
+        new TurnHistory.Answer("phase_complete", "x".repeat(5000), "", dir.resolve("missing.log")));
+    String text = turns.turns.get(0).text();
+    assertTrue(text.length() <= 300, text);
+    assertTrue(text.contains("…[truncated "), text);
+  }
+}

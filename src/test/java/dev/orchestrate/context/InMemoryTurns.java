@@ -1,0 +1,64 @@
+package dev.orchestrate.context;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** A {@link TurnRepository} in memory, for pure tests of the sliding window. */
+final class InMemoryTurns implements TurnRepository {
+  record RecordedEvent(String itemId, String kind, Map<String, Object> payload) {
+  }
+
+  final List<Turn> turns = new ArrayList<>();
+  final Map<String, ContextSummary> summaries = new HashMap<>();
+  final List<RecordedEvent> events = new ArrayList<>();
+
+  /** Appends {@code n} alternating user/assistant turns, one phase per pair. */
+  void add(String itemId, int n) {
+    for (int i = 0; i < n; i++) {
+      long seq = lastTurnSeq(itemId) + 1;
+      boolean user = seq % 2 == 1;
+      String phase = "p" + ((seq + 1) / 2);
+      appendTurn(itemId, phase, 1, user ? Turn.Role.USER : Turn.Role.ASSISTANT,
+          user ? "Do " + phase + "." : "result: phase_complete\nsummary: decided to edit src/T" + seq + ".java",
+          Instant.EPOCH);
+    }
+  }
+
+  @Override
+  public Turn appendTurn(String itemId, String phase, int attempt, Turn.Role role, String text, Instant at) {
+    Turn turn = new Turn(itemId, lastTurnSeq(itemId) + 1, phase, attempt, role, text, Tokens.estimate(text), at);
+    turns.add(turn);
+    return turn;
+  }
+
+  @Override
+  public long lastTurnSeq(String itemId) {
+    return turns.stream().filter(t -> t.itemId().equals(itemId)).mapToLong(Turn::seq).max().orElse(0);
+  }
+
+  @Override
+  public List<Turn> turns(String itemId, long afterSeq, long upToSeq) {
+    return turns.stream().filter(t -> t.itemId().equals(itemId) && t.seq() > afterSeq && t.seq() <= upToSeq)
+        .toList();
+  }
+
+  @Override
+  public Optional<ContextSummary> summary(String itemId) {
+    return Optional.ofNullable(summaries.get(itemId));
+  }
+
+  @Override
+  public void saveSummary(ContextSummary summary, String eventKind, Map<String, Object> eventPayload) {
+    summaries.put(summary.itemId(), summary);
+    events.add(new RecordedEvent(summary.itemId(), eventKind, eventPayload));
+  }
+
+  @Override
+  public void recordEvent(String itemId, String kind, Map<String, Object> payload, Instant at) {
+    events.add(new RecordedEvent(itemId, kind, payload));
+  }
+}

@@ -1,0 +1,56 @@
+package dev.orchestrate.context;
+
+import static dev.orchestrate.testing.Fixtures.item;
+import static dev.orchestrate.testing.Fixtures.phase;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class PromptBuilderTest {
+  private static Turn turn(long seq, Turn.Role role, String text) {
+    return new Turn("A", seq, "design", 1, role, text, Tokens.estimate(text), Instant.EPOCH);
+  }
+
+  private static PromptInput input() {
+    return new PromptInput(item("A"), phase("build"), "phase", 2, 3, "designed it", "use the staging DB",
+        "error: tests failed", Path.of("/tmp/result.json"));
+  }
+
+  @Test
+  void the_prior_context_comes_after_the_item_summary_first_then_the_turns_in_order_then_the_rest() {
+    String prompt = PromptBuilder.build(input().withPriorContext(new PriorContext("- decided: Postgres 16",
+        List.of(turn(7, Turn.Role.USER, "Design the change."), turn(8, Turn.Role.ASSISTANT, "result: failed")))));
+
+    List<String> order = List.of("## Item", "<SUMMARY_OF_PRIOR_CONTEXT>\n- decided: Postgres 16\n"
+            + "</SUMMARY_OF_PRIOR_CONTEXT>", "## Recent Turns", "### Turn 7 · user · design attempt 1\n\nDesign the change.",
+        "### Turn 8 · assistant · design attempt 1\n\nresult: failed", "## Previous Phase Summary",
+        "## Unblock Context", "## Previous Failure", "## Task: build", "## Reporting the result");
+    int at = -1;
+    for (String part : order) {
+      int next = prompt.indexOf(part);
+      assertTrue(next > at, "'" + part + "' out of order in:\n" + prompt);
+      at = next;
+    }
+  }
+
+  @Test
+  void without_prior_context_there_is_no_summary_block_and_no_turns_section() {
+    String prompt = PromptBuilder.build(input());
+    assertFalse(prompt.contains("SUMMARY_OF_PRIOR_CONTEXT"), prompt);
+    assertFalse(prompt.contains("## Recent Turns"), prompt);
+    assertEquals(prompt, PromptBuilder.build(input().withPriorContext(PriorContext.EMPTY)));
+  }
+
+  @Test
+  void turns_without_a_summary_are_shown_without_the_block() {
+    String prompt = PromptBuilder.build(input().withPriorContext(new PriorContext(null,
+        List.of(turn(1, Turn.Role.USER, "Design the change.")))));
+    assertFalse(prompt.contains("SUMMARY_OF_PRIOR_CONTEXT"), prompt);
+    assertTrue(prompt.contains("## Recent Turns\n\n### Turn 1 · user · design attempt 1"), prompt);
+  }
+}

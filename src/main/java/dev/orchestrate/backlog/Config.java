@@ -18,7 +18,8 @@ public record Config(
     Map<String, Pipeline> pipelines,
     int contextWindowSize,
     int memoryKeepRecent,
-    int memoryBootContextChars) {
+    int memoryBootContextChars,
+    RetentionConfig retention) {
 
   public static final String DEFAULT_PIPELINE = "feature";
   public static final int DEFAULT_WINDOW_SIZE = 5;
@@ -27,6 +28,14 @@ public record Config(
 
   public Config {
     pipelines = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(pipelines));
+    retention = retention == null ? RetentionConfig.defaults() : retention;
+  }
+
+  /** A config with the default retention. */
+  public Config(Optional<Path> source, AgentConfig agent, ExecutionConfig execution, String defaultPipeline,
+      Map<String, Pipeline> pipelines, int contextWindowSize, int memoryKeepRecent, int memoryBootContextChars) {
+    this(source, agent, execution, defaultPipeline, pipelines, contextWindowSize, memoryKeepRecent,
+        memoryBootContextChars, RetentionConfig.defaults());
   }
 
   /** Built-in defaults: the {@code feature} pipeline of DESIGN §3 and no agent command. */
@@ -52,6 +61,6 @@ public record Config(
 
   public Config withExecution(ExecutionConfig execution) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, contextWindowSize,
-        memoryKeepRecent, memoryBootContextChars);
+        memoryKeepRecent, memoryBootContextChars, retention);
   }
 }

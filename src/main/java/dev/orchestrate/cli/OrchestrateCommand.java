@@ -20,7 +20,8 @@ import picocli.CommandLine.ScopeType;
     description = {
         "Drives a backlog of work items through phases (scope, design, build, review, ...),",
         "each phase run by an agent subprocess, with every growing structure bounded."},
-    subcommands = {InitCommand.class, RunCommand.class, StatusCommand.class},
+    subcommands = {InitCommand.class, RunCommand.class, StatusCommand.class, MemoryCommand.class,
+        CompactCommand.class},
     footerHeading = "%nEnvironment:%n",
     footer = {
         "  ORCHESTRATE_STATE   state directory (default ./.orchestrate); --state wins",
@@ -30,7 +31,8 @@ import picocli.CommandLine.ScopeType;
         "  0    success",
         "  1    the work ended badly (a run completed nothing and blocked something),",
         "       or an unexpected error",
-        "  2    usage or validation error (bad flag, bad backlog or config)",
+        "  2    usage or validation error (bad flag, bad backlog or config, bad memory kind,",
+        "       compact --keep-recent -1, a bad line in memory import)",
         "  3    the state directory is locked by another run",
         "  130  interrupted (Ctrl-C or SIGTERM)"})
 public final class OrchestrateCommand {

@@ -4,11 +4,13 @@ import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogLoader;
 import dev.orchestrate.backlog.Config;
 import dev.orchestrate.jobs.AgentRunner;
+import dev.orchestrate.memory.MemoryService;
 import dev.orchestrate.scheduler.HaltReason;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.RunReport;
 import dev.orchestrate.scheduler.Scheduler;
 import dev.orchestrate.store.RunLock;
+import dev.orchestrate.store.SqliteMemoryRepository;
 import dev.orchestrate.store.SqliteStateRepository;
 import dev.orchestrate.store.StateDirectory;
 import java.io.PrintWriter;
@@ -70,8 +72,10 @@ final class RunCommand implements Callable<Integer> {
     RunListener progress = root.quiet() ? RunListener.NONE : new RunProgress(err, clock);
     RunReport report;
     try (RunLock lock = RunLock.acquire(dir, clock.instant());
-        SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
-      Scheduler scheduler = new Scheduler(store, config, backlog, dir.jobs(), new AgentRunner(clock), clock, progress);
+        SqliteStateRepository store = SqliteStateRepository.open(dir.database());
+        SqliteMemoryRepository memories = SqliteMemoryRepository.open(dir.database())) {
+      Scheduler scheduler = new Scheduler(store, config, backlog, dir.jobs(), new AgentRunner(clock), clock, progress,
+          new MemoryService(memories, clock, config.memoryBootContextChars()));
       try (StopSignals signals = StopSignals.install(scheduler::requestStop)) {
         report = scheduler.run(phaseCap);
       }

@@ -4,8 +4,8 @@ import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.PhaseDef;
 
 /**
- * Assembles the markdown prompt of one attempt, in the order of DESIGN §4: preamble, item, (project
- * memory and prior context arrive with the memory and context features), previous phase summary,
+ * Assembles the markdown prompt of one attempt, in the order of DESIGN §4: preamble, item, project
+ * memory, (prior context arrives with the context feature), previous phase summary,
  * unblock context, previous failure, the phase task, and how to report the result.
  */
 public final class PromptBuilder {
@@ -34,6 +34,7 @@ public final class PromptBuilder {
       out.append('\n').append(item.description().strip()).append('\n');
     }
 
+    section(out, "Project Memory", in.projectMemory());
     section(out, "Previous Phase Summary", in.previousPhaseSummary());
     section(out, "Unblock Context", in.unblockNotes());
     section(out, "Previous Failure", in.previousFailure());

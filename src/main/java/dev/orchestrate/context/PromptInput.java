@@ -10,6 +10,7 @@ import java.util.Objects;
  *
  * @param stage         "pre-phase" while scoping, "phase" otherwise
  * @param maxAttempts   max_retries + 1
+ * @param projectMemory the boot context (DESIGN §4), rendered under {@code ## Project Memory}
  */
 public record PromptInput(
     BacklogItem item,
@@ -20,12 +21,20 @@ public record PromptInput(
     String previousPhaseSummary,
     String unblockNotes,
     String previousFailure,
-    Path resultFile) {
+    Path resultFile,
+    String projectMemory) {
 
   public PromptInput {
     Objects.requireNonNull(item, "item");
     Objects.requireNonNull(phase, "phase");
     Objects.requireNonNull(stage, "stage");
     Objects.requireNonNull(resultFile, "resultFile");
+  }
+
+  /** Without project memory. */
+  public PromptInput(BacklogItem item, PhaseDef phase, String stage, int attempt, int maxAttempts,
+      String previousPhaseSummary, String unblockNotes, String previousFailure, Path resultFile) {
+    this(item, phase, stage, attempt, maxAttempts, previousPhaseSummary, unblockNotes, previousFailure,
+        resultFile, null);
   }
 }

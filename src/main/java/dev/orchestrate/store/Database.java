@@ -19,7 +19,7 @@ import org.sqlite.SQLiteConfig;
  */
 public final class Database {
   /** Migration scripts in order; script N brings the schema to user_version N. */
-  private static final List<String> MIGRATIONS = List.of("V1__initial.sql");
+  private static final List<String> MIGRATIONS = List.of("V1__initial.sql", "V2__memory.sql");
   static final int BUSY_TIMEOUT_MS = 10_000;
 
   private Database() {
@@ -54,6 +54,11 @@ public final class Database {
     config.setSynchronous(SQLiteConfig.SynchronousMode.NORMAL);
     config.setBusyTimeout(BUSY_TIMEOUT_MS);
     config.enforceForeignKeys(true);
+    // Take the write lock when a transaction begins, not at its first write: a transaction that
+    // reads first and then writes would otherwise fail at once with SQLITE_BUSY (the busy
+    // timeout cannot help an upgrade) whenever another connection - `compact` or `memory` next
+    // to a `run` - wrote in between.
+    config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
     try {
       return config.createConnection("jdbc:sqlite:" + file.toAbsolutePath());
     } catch (SQLException e) {
@@ -126,6 +131,39 @@ public final class Database {
       return "cannot open the state database " + file + " (check the directory exists and is writable)";
     }
     return "state database " + file + ": " + msg;
+  }
+
+  /**
+   * Rewrites the database with {@code VACUUM} and truncates the WAL, so the file shrinks to its
+   * live pages. Plain VACUUM rather than VACUUM INTO + swap (a running `run` keeps its handle on
+   * the old file, so a swap would lose its writes) or auto_vacuum=INCREMENTAL (it must be chosen
+   * before the tables exist, costs bookkeeping on every commit, and fragments the file). VACUUM
+   * is an ordinary write transaction: a concurrent run waits for it within its busy timeout.
+   *
+   * @return the bytes of the database file plus its WAL, before and after
+   */
+  public static long[] vacuum(Path file) {
+    long before = bytes(file);
+    try (Connection connection = connect(file); Statement st = connection.createStatement()) {
+      st.executeUpdate("VACUUM");
+      st.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+    } catch (SQLException e) {
+      throw new StoreException(describe(file, e), e);
+    }
+    return new long[] {before, bytes(file)};
+  }
+
+  /** The database file plus its WAL, in bytes. */
+  public static long bytes(Path file) {
+    return size(file) + size(file.resolveSibling(file.getFileName() + "-wal"));
+  }
+
+  private static long size(Path file) {
+    try {
+      return Files.exists(file) ? Files.size(file) : 0;
+    } catch (IOException e) {
+      return 0;
+    }
   }
 
   static void closeQuietly(Connection connection) {

@@ -514,7 +514,7 @@ class ConfigLoaderTest {
     assertEquals(List.of("1:12: retention must be a map, got '30d'"), problemsOf("retention: 30d\n"));
     assertEquals(List.of("1:22: unknown key 'max_rows' in retention.events; expected one of: keep_recent"),
         problemsOf("retention: {events: {max_rows: 5}}\n"));
-    assertEquals(List.of("1:34: retention.events.keep_recent must be at least 0, got -1"),
+    assertEquals(List.of("1:35: retention.events.keep_recent must be at least 0, got -1"),
         problemsOf("retention: {events: {keep_recent: -1}}\n"));
   }
 

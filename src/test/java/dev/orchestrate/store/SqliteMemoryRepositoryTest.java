@@ -276,4 +276,11 @@ class SqliteMemoryRepositoryTest {
       }
     }
   }
+
+  @Test
+  void the_benchmark_script_runs_the_same_delete_as_compaction() throws Exception {
+    String script = java.nio.file.Files.readString(Path.of("src/bench/compact.sh"));
+    assertTrue(script.contains("delete=\"" + SqliteMemoryRepository.deleteStatement(50) + "\""),
+        "src/bench/compact.sh must run " + SqliteMemoryRepository.deleteStatement(50));
+  }
 }

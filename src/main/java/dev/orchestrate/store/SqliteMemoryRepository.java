@@ -44,7 +44,7 @@ public final class SqliteMemoryRepository implements MemoryRepository {
   }
 
   public static SqliteMemoryRepository open(Path file) {
-    return new SqliteMemoryRepository(Database.open(file), file);
+    return new SqliteMemoryRepository(Database.openForMaintenance(file), file);
   }
 
   @Override

@@ -283,4 +283,35 @@ class SqliteMemoryRepositoryTest {
     assertTrue(script.contains("delete=\"" + SqliteMemoryRepository.deleteStatement(50) + "\""),
         "src/bench/compact.sh must run " + SqliteMemoryRepository.deleteStatement(50));
   }
+
+  @Test
+  void a_large_compaction_rebuilds_the_indexes_exactly_as_the_schema_defines_them() throws Exception {
+    int n = SqliteMemoryRepository.BULK_MIN_ROWS + 5000;
+    List<NewMemory> all = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      all.add(new NewMemory(i == 7 ? "fact" : null, i == 7 ? MemoryKind.SEMANTIC : MemoryKind.EPISODIC, null,
+          "c" + i, List.of(), null));
+    }
+    List<String> schemaBefore;
+    try (java.sql.Connection c = Database.open(db)) {
+      schemaBefore = new Jdbc(c, "test").query("SELECT name || ': ' || sql FROM sqlite_master WHERE tbl_name = 'memories' ORDER BY name",
+          rs -> rs.getString(1));
+    }
+    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+      repo.importAll(all.iterator(), T);
+      MemoryCompaction result = repo.compact(10, T);
+      assertEquals(n - 11, result.deleted());
+      assertEquals(11, repo.listActive(null, null).size());
+      assertEquals("fact", repo.listActive(null, null).get(0).id());
+      repo.put(new NewMemory("fact", MemoryKind.SEMANTIC, null, "updated", List.of(), null), T);
+      assertEquals("updated", repo.get("fact").orElseThrow().content());
+    }
+    try (java.sql.Connection c = Database.open(db)) {
+      Jdbc jdbc = new Jdbc(c, "test");
+      assertEquals(schemaBefore, jdbc.query(
+          "SELECT name || ': ' || sql FROM sqlite_master WHERE tbl_name = 'memories' ORDER BY name", rs -> rs.getString(1)));
+      assertThrows(StoreException.class, () -> jdbc.execute("INSERT INTO memories (seq, id, kind, content, created_at, "
+          + "load_bearing) VALUES (999999, 'fact', 'semantic', 'dup', 0, 1)"), "the rebuilt unique index on id holds");
+    }
+  }
 }

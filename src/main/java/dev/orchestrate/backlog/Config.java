@@ -18,7 +18,8 @@ public record Config(
     Map<String, Pipeline> pipelines,
     ContextConfig context,
     int memoryKeepRecent,
-    int memoryBootContextChars) {
+    int memoryBootContextChars,
+    RetentionConfig retention) {
 
   public static final String DEFAULT_PIPELINE = "feature";
   public static final int DEFAULT_WINDOW_SIZE = ContextConfig.DEFAULT_WINDOW_SIZE;
@@ -28,6 +29,14 @@ public record Config(
   public Config {
     java.util.Objects.requireNonNull(context, "context");
     pipelines = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(pipelines));
+    retention = retention == null ? RetentionConfig.defaults() : retention;
+  }
+
+  /** A config with the default retention. */
+  public Config(Optional<Path> source, AgentConfig agent, ExecutionConfig execution, String defaultPipeline,
+      Map<String, Pipeline> pipelines, ContextConfig context, int memoryKeepRecent, int memoryBootContextChars) {
+    this(source, agent, execution, defaultPipeline, pipelines, context, memoryKeepRecent,
+        memoryBootContextChars, RetentionConfig.defaults());
   }
 
   /** Built-in defaults: the {@code feature} pipeline of DESIGN §3 and no agent command. */
@@ -50,7 +59,7 @@ public record Config(
 
   public Config withContext(ContextConfig context) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars);
+        memoryKeepRecent, memoryBootContextChars, retention);
   }
 
   public Pipeline pipeline(String name) {
@@ -63,6 +72,6 @@ public record Config(
 
   public Config withExecution(ExecutionConfig execution) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars);
+        memoryKeepRecent, memoryBootContextChars, retention);
   }
 }

@@ -33,6 +33,9 @@ public final class ConfigLoader {
       "fallback", "prompt");
   static final List<String> COMMAND_KEYS = List.of("kind", "command", "timeout", "fallback", "prompt");
   static final List<String> MEMORY_KEYS = List.of("keep_recent", "boot_context_chars");
+  /** The structures that have a retention entry; each takes {@link #STRUCTURE_RETENTION_KEYS}. */
+  static final List<String> RETENTION_KEYS = List.of("events");
+  static final List<String> STRUCTURE_RETENTION_KEYS = List.of("keep_recent");
   static final int MIN_OUTPUT_TAIL_CHARS = 100;
 
   private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
@@ -84,10 +87,20 @@ public final class ConfigLoader {
         .orElse(Config.DEFAULT_KEEP_RECENT);
     int bootChars = setting(memory, "boot_context_chars",
         n -> values.integer(n, "memory.boot_context_chars", 0)).orElse(Config.DEFAULT_BOOT_CONTEXT_CHARS);
-    section(map, "retention").ifPresent(m -> nothingAllowed(m, "retention", "no retention settings"));
+    RetentionConfig retention = section(map, "retention").map(this::retention).orElse(RetentionConfig.defaults());
     section(map, "limits").ifPresent(m -> nothingAllowed(m, "limits", "no limits"));
     return Optional.of(new Config(Optional.of(file), agent, execution, defaultPipeline, pipelines,
-        context, keepRecent, bootChars));
+        context, keepRecent, bootChars, retention));
+  }
+
+  private RetentionConfig retention(YamlNode.Mapping map) {
+    problems.unknownKeys(map, RETENTION_KEYS, "structure", "retention");
+    Optional<YamlNode.Mapping> events = map.get("events").flatMap(n -> values.mapping(n, "retention.events",
+        "a map like {keep_recent: 10000}"));
+    events.ifPresent(e -> problems.unknownKeys(e, STRUCTURE_RETENTION_KEYS, "key", "retention.events"));
+    int keep = setting(events, "keep_recent", n -> values.integer(n, "retention.events.keep_recent", 0))
+        .orElse(RetentionConfig.DEFAULT_EVENTS_KEEP_RECENT);
+    return new RetentionConfig(new RetentionConfig.StructureRetention(keep));
   }
 
   /** A top-level section; absent or empty reads as an empty map, a wrong type is reported. */

@@ -19,7 +19,8 @@ import picocli.CommandLine.ScopeType;
     usageHelpAutoWidth = true,
     description = "Drives a backlog of work items through phases (scope, design, build, review, ...), "
         + "each phase run by an agent subprocess.",
-    subcommands = {InitCommand.class, RunCommand.class, StatusCommand.class},
+    subcommands = {InitCommand.class, RunCommand.class, StatusCommand.class, MemoryCommand.class,
+        CompactCommand.class},
     footerHeading = "%nEnvironment:%n",
     footer = {
         "  ORCHESTRATE_STATE   state directory (default ./.orchestrate); --state wins",
@@ -29,7 +30,8 @@ import picocli.CommandLine.ScopeType;
         "  0    success",
         "  1    the work ended badly (a run completed nothing and blocked something),",
         "       or an unexpected error",
-        "  2    usage or validation error (bad flag, bad backlog or config)",
+        "  2    usage or validation error (bad flag, bad backlog or config, bad memory kind,",
+        "       compact --keep-recent -1, a bad line in memory import)",
         "  3    the state directory is locked by another run",
         "  130  interrupted (Ctrl-C or SIGTERM)"})
 public final class OrchestrateCommand {

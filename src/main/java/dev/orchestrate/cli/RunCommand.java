@@ -7,11 +7,13 @@ import dev.orchestrate.context.ContextHistory;
 import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.jobs.AgentRunner;
+import dev.orchestrate.memory.MemoryService;
 import dev.orchestrate.scheduler.HaltReason;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.RunReport;
 import dev.orchestrate.scheduler.Scheduler;
 import dev.orchestrate.store.RunLock;
+import dev.orchestrate.store.SqliteMemoryRepository;
 import dev.orchestrate.store.SqliteStateRepository;
 import dev.orchestrate.store.StateDirectory;
 import java.io.PrintWriter;
@@ -78,11 +80,12 @@ final class RunCommand implements Callable<Integer> {
     RunListener progress = root.quiet() ? RunListener.NONE : new RunProgress(err, clock);
     RunReport report;
     try (RunLock lock = RunLock.acquire(dir, clock.instant());
-        SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
+        SqliteStateRepository store = SqliteStateRepository.open(dir.database());
+        SqliteMemoryRepository memories = SqliteMemoryRepository.open(dir.database())) {
       TurnHistory history = ContextHistory.create(store.turnRepository(), config.context(), backlog.directory(),
           clock, progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
       Scheduler scheduler = new Scheduler(store, config, backlog, dir.jobs(), new AgentRunner(clock), clock, progress,
-          history);
+          history, new MemoryService(memories, clock, config.memoryBootContextChars()));
       try (StopSignals signals = StopSignals.install(scheduler::requestStop)) {
         report = scheduler.run(phaseCap);
       }

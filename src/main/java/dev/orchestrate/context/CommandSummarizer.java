@@ -63,7 +63,7 @@ public final class CommandSummarizer implements Summarizer {
       String out = new String(stdout.get(remaining(deadline), TimeUnit.NANOSECONDS), StandardCharsets.UTF_8);
       if (process.exitValue() != 0) {
         throw new SummarizationException("command summarizer: " + command.get(0) + " exited with code "
-            + process.exitValue() + excerpt(stderr.getNow(new byte[0])));
+            + process.exitValue() + excerpt(stderrOf(stderr)));
       }
       if (out.isBlank()) {
         throw new SummarizationException("command summarizer: " + command.get(0) + " printed nothing");
@@ -132,6 +132,15 @@ public final class CommandSummarizer implements Summarizer {
       process.waitFor(2, TimeUnit.SECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
+    }
+  }
+
+  /** stderr once drained; a short wait, since the process has exited, but a grandchild may hold it open. */
+  private static byte[] stderrOf(CompletableFuture<byte[]> stderr) throws InterruptedException {
+    try {
+      return stderr.get(2, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      return stderr.getNow(new byte[0]);
     }
   }
 

@@ -4,10 +4,9 @@ import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.PhaseDef;
 
 /**
- * Assembles the markdown prompt of one attempt, in the order of DESIGN §4: preamble, item, (project
- * memory arrives with the memory feature), the summary of prior context, the recent turns
- * verbatim, previous phase summary, unblock context, previous failure, the phase task, and how to
- * report the result.
+ * Assembles the markdown prompt of one attempt, in the order of DESIGN §4: preamble, item, project
+ * memory, the summary of prior context, the recent turns verbatim, previous phase summary, unblock
+ * context, previous failure, the phase task, and how to report the result.
  */
 public final class PromptBuilder {
   private PromptBuilder() {
@@ -35,8 +34,7 @@ public final class PromptBuilder {
       out.append('\n').append(item.description().strip()).append('\n');
     }
 
-    // ## Project Memory goes here (DESIGN §4), before the prior context.
-
+    section(out, "Project Memory", in.projectMemory());
     priorContext(out, in);
     section(out, "Previous Phase Summary", in.previousPhaseSummary());
     section(out, "Unblock Context", in.unblockNotes());

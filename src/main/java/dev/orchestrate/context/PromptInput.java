@@ -11,6 +11,7 @@ import java.util.Objects;
  *
  * @param stage         "pre-phase" while scoping, "phase" otherwise
  * @param maxAttempts   max_retries + 1
+ * @param projectMemory the boot context (DESIGN §4), rendered under {@code ## Project Memory}
  * @param priorContextSummary the summary of the item's older turns, or null
  * @param recentTurns   the item's most recent turns, verbatim, oldest first
  */
@@ -24,6 +25,7 @@ public record PromptInput(
     String unblockNotes,
     String previousFailure,
     Path resultFile,
+    String projectMemory,
     String priorContextSummary,
     List<Turn> recentTurns) {
 
@@ -35,15 +37,20 @@ public record PromptInput(
     Objects.requireNonNull(resultFile, "resultFile");
   }
 
-  /** Without prior context (no turn history yet). */
+  /** Without project memory or prior context. */
   public PromptInput(BacklogItem item, PhaseDef phase, String stage, int attempt, int maxAttempts,
       String previousPhaseSummary, String unblockNotes, String previousFailure, Path resultFile) {
     this(item, phase, stage, attempt, maxAttempts, previousPhaseSummary, unblockNotes, previousFailure,
-        resultFile, null, List.of());
+        resultFile, null, null, List.of());
+  }
+
+  public PromptInput withProjectMemory(String memory) {
+    return new PromptInput(item, phase, stage, attempt, maxAttempts, previousPhaseSummary, unblockNotes,
+        previousFailure, resultFile, memory, priorContextSummary, recentTurns);
   }
 
   public PromptInput withPriorContext(PriorContext prior) {
     return new PromptInput(item, phase, stage, attempt, maxAttempts, previousPhaseSummary, unblockNotes,
-        previousFailure, resultFile, prior.summary(), prior.recentTurns());
+        previousFailure, resultFile, projectMemory, prior.summary(), prior.recentTurns());
   }
 }

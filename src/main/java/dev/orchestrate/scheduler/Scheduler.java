@@ -14,6 +14,9 @@ import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.jobs.JobRequest;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.jobs.RunningAgent;
+import dev.orchestrate.memory.MemoryKind;
+import dev.orchestrate.memory.NewMemory;
+import dev.orchestrate.memory.ProjectMemory;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -44,6 +47,7 @@ public final class Scheduler {
   private final Clock clock;
   private final RunListener listener;
   private final TurnHistory history;
+  private final ProjectMemory memory;
 
   private volatile boolean stopRequested;
   private volatile RunningAgent current;
@@ -52,16 +56,28 @@ public final class Scheduler {
 
   public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
       AgentRunner runner, Clock clock, RunListener listener) {
-    this(store, config, backlog, jobsRoot, runner, clock, listener, TurnHistory.NONE);
+    this(store, config, backlog, jobsRoot, runner, clock, listener, TurnHistory.NONE, ProjectMemory.NONE);
+  }
+
+  public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
+      AgentRunner runner, Clock clock, RunListener listener, TurnHistory history) {
+    this(store, config, backlog, jobsRoot, runner, clock, listener, history, ProjectMemory.NONE);
+  }
+
+  public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
+      AgentRunner runner, Clock clock, RunListener listener, ProjectMemory memory) {
+    this(store, config, backlog, jobsRoot, runner, clock, listener, TurnHistory.NONE, memory);
   }
 
   /**
    * @param history turn history: records each attempt's turns and supplies the prior context of
    *                each prompt (summarizing older turns just before a phase is spawned)
+   * @param memory  project memory: boot context in every prompt, outcome and agent memories recorded
    */
   public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
-      AgentRunner runner, Clock clock, RunListener listener, TurnHistory history) {
+      AgentRunner runner, Clock clock, RunListener listener, TurnHistory history, ProjectMemory memory) {
     this.history = history;
+    this.memory = memory;
     this.store = store;
     this.config = config;
     this.backlog = backlog;
@@ -163,7 +179,8 @@ public final class Scheduler {
         PromptBuilder.build(new PromptInput(item.definition(), phase,
             progress.status() == ItemStatus.SCOPING ? "pre-phase" : "phase", attempt,
             config.execution().maxRetries() + 1, progress.phaseSummary(), progress.unblockNotes(),
-            progress.lastFailure(), jobDir.resolve("result.json")).withPriorContext(prior)),
+            progress.lastFailure(), jobDir.resolve("result.json"))
+            .withProjectMemory(memory.bootContext()).withPriorContext(prior)),
         config.agent(), backlog.directory(), jobDir);
 
     long jobId = store.jobStarted(new JobStart(runId, item.id(), phase.name(), attempt,
@@ -221,6 +238,8 @@ public final class Scheduler {
     store.jobEnded(jobId, JobEnd.of(outcome, JobState.of(outcome), clock.instant()), step, clock.instant());
     history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer(
         outcome.result().key(), outcome.summary(), outcome.context(), request.logFile()));
+    memory.agentMemories(item.id(), agentMemories(item, outcome));
+    remember(item, step.next(), outcome.summary());
     items.put(step.next().id(), step.next());
     count(item, step.next(), counters);
     listener.jobFinished(item, step.next(), outcome);
@@ -229,9 +248,33 @@ public final class Scheduler {
   private void commit(Map<String, ItemState> items, Step step, Counters counters) {
     ItemState before = items.get(step.next().id());
     store.apply(step, clock.instant());
+    remember(before, step.next(), before.progress().phaseSummary());
     items.put(step.next().id(), step.next());
     count(before, step.next(), counters);
     listener.statusChanged(before, step.next());
+  }
+
+  /** Records the outcome memory when an item has just reached Done or Blocked. */
+  private void remember(ItemState before, ItemState after, String summary) {
+    if (before.status() == after.status() || !after.status().isTerminal()) {
+      return;
+    }
+    boolean done = after.status() == ItemStatus.DONE;
+    memory.itemFinished(after.id(), after.definition().title(),
+        done ? ProjectMemory.Outcome.DONE : ProjectMemory.Outcome.BLOCKED,
+        done ? summary : after.progress().blockedReason());
+  }
+
+  private static List<NewMemory> agentMemories(ItemState item, AgentOutcome outcome) {
+    List<NewMemory> out = new ArrayList<>();
+    for (AgentOutcome.MemoryNote note : outcome.memories()) {
+      try {
+        out.add(new NewMemory(null, MemoryKind.fromKey(note.kind()), null, note.content(), note.tags(), item.id()));
+      } catch (IllegalArgumentException e) {
+        log.warn("{}: ignored a memory from the agent: {}", item.id(), e.getMessage());
+      }
+    }
+    return out;
   }
 
   private static void count(ItemState before, ItemState after, Counters counters) {

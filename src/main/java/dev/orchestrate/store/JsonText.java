@@ -75,4 +75,29 @@ final class JsonText {
       throw new UncheckedIOException(e);
     }
   }
+
+  /** A flat JSON object's scalar values as text (numbers and booleans as written); nested values are skipped. */
+  static Map<String, String> parseObject(String json) {
+    Map<String, String> out = new java.util.HashMap<>();
+    if (json == null || json.isBlank()) {
+      return out;
+    }
+    try (JsonParser p = FACTORY.createParser(json)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        return out;
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String key = p.getCurrentName();
+        JsonToken value = p.nextToken();
+        if (value.isScalarValue()) {
+          out.put(key, value == JsonToken.VALUE_NULL ? null : p.getText());
+        } else {
+          p.skipChildren();
+        }
+      }
+      return out;
+    } catch (IOException e) {
+      return out; // unreadable payload: the policy then sees no fields and treats it by kind
+    }
+  }
 }

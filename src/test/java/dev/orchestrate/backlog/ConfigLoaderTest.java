@@ -536,9 +536,9 @@ class ConfigLoaderTest {
   }
 
   @Test
-  void retention_and_limits_must_be_empty_in_this_version() {
+  void retention_knows_only_events_keep_recent_and_limits_must_be_empty_in_this_version() {
     assertEquals(List.of(
-            "2:3: unknown key 'max_age' in retention: no retention settings exist in this version",
+            "2:3: unknown structure 'max_age' in retention; expected one of: events",
             "4:3: unknown key 'log_bytes' in limits: no limits exist in this version"),
         problemsOf("""
             retention:
@@ -547,6 +547,17 @@ class ConfigLoaderTest {
               log_bytes: 1MiB
             """));
     assertEquals(List.of("1:12: retention must be a map, got '30d'"), problemsOf("retention: 30d\n"));
+    assertEquals(List.of("1:22: unknown key 'max_rows' in retention.events; expected one of: keep_recent"),
+        problemsOf("retention: {events: {max_rows: 5}}\n"));
+    assertEquals(List.of("1:35: retention.events.keep_recent must be at least 0, got -1"),
+        problemsOf("retention: {events: {keep_recent: -1}}\n"));
+  }
+
+  @Test
+  void retention_events_keep_recent_defaults_to_10000_and_can_be_set() {
+    assertEquals(10_000, load("memory: {keep_recent: 3}\n").retention().events().keepRecent());
+    assertEquals(0, load("retention: {events: {keep_recent: 0}}\n").retention().events().keepRecent());
+    assertEquals(25, load("retention:\n  events:\n    keep_recent: 25\n").retention().events().keepRecent());
   }
 
   // --- the file as a whole ---

@@ -26,6 +26,7 @@ class ShippedFilesTest {
     assertEquals(defaults.context(), reference.context());
     assertEquals(defaults.memoryKeepRecent(), reference.memoryKeepRecent());
     assertEquals(defaults.memoryBootContextChars(), reference.memoryBootContextChars());
+    assertEquals(defaults.retention(), reference.retention());
   }
 
   @Test

@@ -1,0 +1,153 @@
+package dev.orchestrate.cli;
+
+import dev.orchestrate.backlog.Config;
+import dev.orchestrate.memory.CompactionPolicy;
+import dev.orchestrate.memory.MemoryCompaction;
+import dev.orchestrate.memory.MemoryItem;
+import dev.orchestrate.scheduler.EventLog;
+import dev.orchestrate.store.Database;
+import dev.orchestrate.store.SqliteEventLog;
+import dev.orchestrate.store.SqliteMemoryRepository;
+import dev.orchestrate.store.StateDirectory;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/** {@code orchestrate compact}: prune old episodic memories and routine events; optionally shrink the file. */
+@Command(name = "compact", mixinStandardHelpOptions = true,
+    description = {"Delete old episodic memories (keeping the --keep-recent newest) and routine event-log rows",
+        "(keeping retention.events.keep_recent). Load-bearing memories (semantic, procedural, tagged",
+        "rejected-path) and load-bearing events are never deleted. Safe while a run is active; idempotent."})
+final class CompactCommand implements Callable<Integer> {
+  /** Ids listed by a dry run (text and JSON); -v lists them all. */
+  static final int DRY_RUN_SAMPLE = 100;
+
+  @ParentCommand
+  OrchestrateCommand root;
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--keep-recent", paramLabel = "K",
+      description = "Prunable memories to keep, newest first (default: memory.keep_recent, 50)")
+  Integer keepRecent;
+
+  @Option(names = "--dry-run", description = "Show what would be deleted and why the rest stays; change nothing")
+  boolean dryRun;
+
+  @Option(names = "--vacuum", description = "Afterwards rewrite the database file so it shrinks (VACUUM)")
+  boolean vacuum;
+
+  @Option(names = "--json", description = "Print one JSON document (kind \"compact\") on stdout")
+  boolean json;
+
+  @Override
+  public Integer call() {
+    if (keepRecent != null && keepRecent < 0) {
+      throw CliException.usage("--keep-recent must be 0 or more, got " + keepRecent);
+    }
+    Config config = root.loadConfig(null);
+    int keep = keepRecent != null ? keepRecent : config.memoryKeepRecent();
+    int eventsKeep = config.retention().events().keepRecent();
+    StateDirectory dir = root.stateDirectory();
+    boolean verbose = root.verbose.length > 0;
+
+    MemoryCompaction memory;
+    EventLog.EventCompaction events;
+    List<MemoryItem> protectedItems = List.of();
+    long bytesBefore = Database.bytes(dir.database());
+    if (dir.hasDatabase()) {
+      try (SqliteMemoryRepository memories = SqliteMemoryRepository.open(dir.database());
+          SqliteEventLog log = SqliteEventLog.open(dir.database())) {
+        if (dryRun) {
+          memory = memories.preview(keep, verbose ? Integer.MAX_VALUE : DRY_RUN_SAMPLE);
+          protectedItems = verbose ? memories.activeLoadBearing() : List.of();
+        } else {
+          memory = memories.compact(keep, Clock.systemUTC().instant());
+        }
+        events = log.compact(eventsKeep, dryRun);
+      }
+    } else {
+      memory = new MemoryCompaction(dryRun, 0, 0, 0, 0, Map.of(), List.of());
+      events = new EventLog.EventCompaction(0, 0, 0);
+    }
+    long[] vacuumed = vacuum && !dryRun && dir.hasDatabase() ? Database.vacuum(dir.database()) : null;
+    long bytesAfter = Database.bytes(dir.database());
+
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      Json.print(out, toJson(keep, eventsKeep, memory, events, protectedItems, vacuumed, bytesBefore, bytesAfter));
+    } else {
+      printText(out, keep, eventsKeep, memory, events, protectedItems, vacuumed);
+    }
+    return ExitCode.OK;
+  }
+
+  private Map<String, Object> toJson(int keep, int eventsKeep, MemoryCompaction m, EventLog.EventCompaction e,
+      List<MemoryItem> protectedItems, long[] vacuumed, long bytesBefore, long bytesAfter) {
+    Map<String, Object> doc = Json.envelope("compact");
+    doc.put("dry_run", dryRun);
+    Map<String, Object> memory = new LinkedHashMap<>();
+    memory.put("deleted", m.deleted());
+    memory.put("kept_load_bearing", m.keptLoadBearing());
+    memory.put("kept_recent", m.keptRecent());
+    memory.put("keep_recent", keep);
+    memory.put("superseded_untouched", m.superseded());
+    memory.put("protected_by", new LinkedHashMap<>(m.protectedBy()));
+    if (dryRun) {
+      memory.put("would_delete_ids", m.deletedIds());
+      if (!protectedItems.isEmpty()) {
+        memory.put("protected_items", protectedItems.stream().map(i -> Map.of("id", i.id(),
+            "because", CompactionPolicy.protectedBecause(i))).toList());
+      }
+    }
+    doc.put("memory", memory);
+    Map<String, Object> ev = new LinkedHashMap<>();
+    ev.put("deleted", e.deleted());
+    ev.put("kept_load_bearing", e.keptLoadBearing());
+    ev.put("kept_recent", e.keptRecent());
+    ev.put("keep_recent", eventsKeep);
+    doc.put("events", ev);
+    Map<String, Object> database = new LinkedHashMap<>();
+    database.put("bytes_before", bytesBefore);
+    database.put("bytes_after", bytesAfter);
+    database.put("vacuumed", vacuumed != null);
+    doc.put("database", database);
+    return doc;
+  }
+
+  private void printText(PrintWriter out, int keep, int eventsKeep, MemoryCompaction m, EventLog.EventCompaction e,
+      List<MemoryItem> protectedItems, long[] vacuumed) {
+    String verb = dryRun ? "would delete " : "deleted ";
+    out.println("memory: " + verb + m.deleted() + " episodic; kept " + m.keptRecent() + " recent (keep-recent "
+        + keep + ") and " + m.keptLoadBearing() + " load-bearing" + (m.superseded() > 0
+        ? "; " + m.superseded() + " superseded left as they are" : ""));
+    if (m.keptLoadBearing() > 0) {
+      StringBuilder why = new StringBuilder("  load-bearing, never deleted:");
+      m.protectedBy().forEach((reason, n) -> why.append(' ').append(n).append(' ').append(reason));
+      out.println(why);
+    }
+    for (MemoryItem item : protectedItems) {
+      out.println("    " + item.id() + " (" + CompactionPolicy.protectedBecause(item) + ")");
+    }
+    if (dryRun && !m.deletedIds().isEmpty()) {
+      out.println("  would delete (oldest first): " + String.join(", ", m.deletedIds())
+          + (m.deleted() > m.deletedIds().size() ? ", … " + (m.deleted() - m.deletedIds().size())
+          + " more (-v lists all)" : ""));
+    }
+    out.println("events: " + verb + e.deleted() + " routine; kept " + e.keptRecent() + " recent (keep_recent "
+        + eventsKeep + ") and " + e.keptLoadBearing() + " load-bearing");
+    if (vacuumed != null) {
+      out.println("vacuum: " + vacuumed[0] + " -> " + vacuumed[1] + " bytes");
+    }
+    out.flush();
+  }
+}

@@ -1,0 +1,29 @@
+package dev.orchestrate.memory;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A memory to write. {@code id} null means "generate one"; with an id, writing is an idempotent
+ * upsert (the insertion order of an existing id is kept).
+ */
+public record NewMemory(String id, MemoryKind kind, String title, String content, List<String> tags,
+    String sourceItem) {
+
+  public NewMemory {
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(content, "content");
+    title = title == null ? "" : title;
+    tags = List.copyOf(tags);
+  }
+
+  public boolean isLoadBearing() {
+    return MemoryItem.isLoadBearing(kind, tags);
+  }
+
+  /** The same memory with title and content cut to the write-time cap. */
+  public NewMemory capped() {
+    return new NewMemory(id, kind, SizeCap.cap(title, SizeCap.TITLE_CHARS), SizeCap.cap(content, SizeCap.CONTENT_CHARS),
+        tags, sourceItem);
+  }
+}

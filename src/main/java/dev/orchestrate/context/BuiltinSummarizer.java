@@ -1,5 +1,6 @@
 package dev.orchestrate.context;
 
+import dev.orchestrate.limits.SizeCap;
 import java.util.LinkedHashSet;
 import java.util.Locale;
 import java.util.Set;
@@ -74,7 +75,7 @@ public final class BuiltinSummarizer implements Summarizer {
     if (out.length() == 0) {
       out.append("- ").append(lines).append(" earlier line(s) carried no file paths, errors or decisions.\n");
     }
-    return Truncation.cap(out.toString().strip(), maxChars);
+    return SizeCap.cap(out.toString().strip(), maxChars);
   }
 
   static boolean carriesWeight(String line) {

@@ -1,5 +1,6 @@
 package dev.orchestrate.context;
 
+import dev.orchestrate.limits.SizeCap;
 import dev.orchestrate.backlog.ContextConfig;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -40,14 +41,14 @@ public final class ContextHistory implements TurnHistory {
 
   @Override
   public void recordTask(String itemId, String phase, int attempt, String task) {
-    repository.appendTurn(itemId, phase, attempt, Turn.Role.USER, Truncation.cap(task.strip(), turnMaxChars),
+    repository.appendTurn(itemId, phase, attempt, Turn.Role.USER, SizeCap.cap(task.strip(), turnMaxChars),
         clock.instant());
   }
 
   @Override
   public void recordAnswer(String itemId, String phase, int attempt, Answer answer) {
     repository.appendTurn(itemId, phase, attempt, Turn.Role.ASSISTANT,
-        Truncation.cap(answerText(answer, turnMaxChars / 4), turnMaxChars), clock.instant());
+        SizeCap.cap(answerText(answer, turnMaxChars / 4), turnMaxChars), clock.instant());
   }
 
   static String answerText(Answer answer, int tailChars) {

@@ -1,5 +1,6 @@
 package dev.orchestrate.context;
 
+import dev.orchestrate.limits.SizeCap;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -103,7 +104,7 @@ public final class SlidingWindowSummarizer {
     if (text == null || text.isBlank()) {
       throw new SummarizationException(generator + " summarizer returned an empty summary");
     }
-    String capped = Truncation.cap(text.strip(), summaryMaxChars);
+    String capped = SizeCap.cap(text.strip(), summaryMaxChars);
     int tokens = Tokens.estimate(capped);
     ContextSummary summary = new ContextSummary(itemId, capped,
         existing.map(ContextSummary::fromSeq).orElse(aged.isEmpty() ? 1L : aged.get(0).seq()), cutoff,

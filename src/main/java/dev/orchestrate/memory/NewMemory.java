@@ -1,5 +1,6 @@
 package dev.orchestrate.memory;
 
+import dev.orchestrate.limits.SizeCap;
 import java.util.List;
 import java.util.Objects;
 
@@ -9,6 +10,9 @@ import java.util.Objects;
  */
 public record NewMemory(String id, MemoryKind kind, String title, String content, List<String> tags,
     String sourceItem) {
+  /** Write-time caps of a memory's content and title. */
+  public static final int CONTENT_CHARS = 8000;
+  public static final int TITLE_CHARS = 200;
 
   public NewMemory {
     Objects.requireNonNull(kind, "kind");
@@ -23,7 +27,7 @@ public record NewMemory(String id, MemoryKind kind, String title, String content
 
   /** The same memory with title and content cut to the write-time cap. */
   public NewMemory capped() {
-    return new NewMemory(id, kind, SizeCap.cap(title, SizeCap.TITLE_CHARS), SizeCap.cap(content, SizeCap.CONTENT_CHARS),
+    return new NewMemory(id, kind, SizeCap.cap(title, TITLE_CHARS), SizeCap.cap(content, CONTENT_CHARS),
         tags, sourceItem);
   }
 }

@@ -1,5 +1,6 @@
 package dev.orchestrate.memory;
 
+import dev.orchestrate.limits.SizeCap;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -95,8 +96,8 @@ class MemoryPolicyTest {
   @Test
   void the_size_cap_keeps_prefix_and_suffix_and_names_the_cut_and_the_hash_of_the_original() {
     String original = "a".repeat(5000) + "MIDDLE" + "z".repeat(5000);
-    String capped = SizeCap.cap(original, SizeCap.CONTENT_CHARS);
-    assertTrue(capped.length() <= SizeCap.CONTENT_CHARS, "length " + capped.length());
+    String capped = SizeCap.cap(original, NewMemory.CONTENT_CHARS);
+    assertTrue(capped.length() <= NewMemory.CONTENT_CHARS, "length " + capped.length());
     assertTrue(capped.startsWith("aaaa") && capped.endsWith("zzzz"));
     String hash = SizeCap.sha256Prefix(original);
     assertEquals(16, hash.length());

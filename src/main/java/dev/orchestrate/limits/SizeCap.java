@@ -1,4 +1,4 @@
-package dev.orchestrate.memory;
+package dev.orchestrate.limits;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -9,11 +9,10 @@ import java.util.HexFormat;
  * Caps text at write time (DESIGN §5.8): a text over the cap keeps its beginning and its end,
  * joined by {@code …[truncated N chars sha256:<16 hex>]}, where N is how many characters were
  * cut and the hash is of the whole original, so a copy of the original can be recognised.
- * The result is never longer than the cap (for caps of at least {@link #MIN_CAP}).
+ * The result is never longer than the cap (for caps of at least {@link #MIN_CAP}). One class for
+ * every capped write (memory content, turns, summaries), so the marker is the same everywhere.
  */
 public final class SizeCap {
-  public static final int CONTENT_CHARS = 8000;
-  public static final int TITLE_CHARS = 200;
   /** Below this the marker alone would not fit. */
   public static final int MIN_CAP = 80;
 
@@ -50,7 +49,8 @@ public final class SizeCap {
     return "…[truncated " + cutChars + " chars sha256:" + hash + "]";
   }
 
-  static String sha256Prefix(String text) {
+  /** The first 16 hex digits of the SHA-256 of {@code text} (UTF-8), as in the marker. */
+  public static String sha256Prefix(String text) {
     try {
       byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(digest, 0, 8);

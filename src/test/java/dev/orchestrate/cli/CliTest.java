@@ -234,6 +234,7 @@ class CliTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the lock is held for the block, never read
   void run_exits_3_when_another_run_holds_the_state_directory() throws Exception {
     Path config = config("exit 0");
     Path backlog = backlog("items:\n  - id: A\n    title: a\n");

@@ -1,16 +1,12 @@
 package dev.orchestrate.e2e;
 
+import dev.orchestrate.testing.Db;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.Statement;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -74,13 +70,6 @@ class ExampleRunIT {
   }
 
   static List<String> column(Path db, String query) throws Exception {
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
-        Statement st = c.createStatement(); ResultSet rs = st.executeQuery(query)) {
-      List<String> out = new ArrayList<>();
-      while (rs.next()) {
-        out.add(rs.getString(1));
-      }
-      return out;
-    }
+    return Db.column(db, query);
   }
 }

@@ -1,5 +1,6 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.testing.Db;
 import static dev.orchestrate.testing.Fixtures.item;
 import static dev.orchestrate.testing.Fixtures.phase;
 import static dev.orchestrate.testing.TestAgents.agent;
@@ -24,10 +25,6 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -105,14 +102,7 @@ class SchedulerContextTest {
   }
 
   private List<String> column(String query) throws Exception {
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("state/state.db"));
-        Statement st = c.createStatement(); ResultSet rs = st.executeQuery(query)) {
-      List<String> out = new ArrayList<>();
-      while (rs.next()) {
-        out.add(rs.getString(1));
-      }
-      return out;
-    }
+    return Db.column(dir.resolve("state/state.db"), query);
   }
 
   private static int closedPort() throws IOException {

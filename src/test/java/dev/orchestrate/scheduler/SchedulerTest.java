@@ -1,5 +1,6 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.testing.Db;
 import static dev.orchestrate.testing.Fixtures.item;
 import static dev.orchestrate.testing.TestAgents.agent;
 import static dev.orchestrate.testing.TestAgents.config;
@@ -14,14 +15,9 @@ import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.store.SqliteStateRepository;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,14 +46,7 @@ class SchedulerTest {
   }
 
   private List<String> column(String query) throws Exception {
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("state/state.db"));
-        Statement st = c.createStatement(); ResultSet rs = st.executeQuery(query)) {
-      List<String> out = new ArrayList<>();
-      while (rs.next()) {
-        out.add(rs.getString(1));
-      }
-      return out;
-    }
+    return Db.column(dir.resolve("state/state.db"), query);
   }
 
   @Test

@@ -144,6 +144,7 @@ class SqliteStateRepositoryTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the lock is held for the block, never read
   void a_second_lock_on_the_same_state_directory_is_refused_with_the_holder() {
     StateDirectory state = new StateDirectory(dir.resolve("s"));
     try (RunLock held = RunLock.acquire(state, T0)) {

@@ -1,5 +1,6 @@
 package dev.orchestrate.store;
 
+import dev.orchestrate.testing.Db;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -7,12 +8,7 @@ import dev.orchestrate.context.ContextSummary;
 import dev.orchestrate.context.Turn;
 import dev.orchestrate.context.TurnRepository;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,14 +22,7 @@ class SqliteTurnRepositoryTest {
   Path dir;
 
   private List<String> column(String query) throws Exception {
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("state.db"));
-        Statement st = c.createStatement(); ResultSet rs = st.executeQuery(query)) {
-      List<String> out = new ArrayList<>();
-      while (rs.next()) {
-        out.add(rs.getString(1));
-      }
-      return out;
-    }
+    return Db.column(dir.resolve("state.db"), query);
   }
 
   @Test

@@ -33,8 +33,8 @@ public final class MemoryService implements ProjectMemory {
 
   @Override
   public void itemFinished(String itemId, String title, Outcome outcome, String detail) {
-    String text = itemId + " " + outcome.key() + ": "
-        + (detail == null || detail.isBlank() ? title : detail.strip());
+    // Rendered as "<title>: <content>", so the content starts with what the item is, not its id again.
+    String text = title + (detail == null || detail.isBlank() ? "" : " — " + detail.strip());
     String id = outcomeId(itemId, outcome);
     repository.put(new NewMemory(id, MemoryKind.EPISODIC, itemId + " " + outcome.key(), text, List.of("outcome"),
         itemId).capped(), clock.instant());

@@ -77,8 +77,9 @@ class SchedulerMemoryTest {
       List<String> ids = memories.listActive(null, null).stream().map(MemoryItem::id).toList();
       assertEquals(4, ids.size(), ids.toString());
       assertTrue(ids.containsAll(List.of("outcome:A:done", "outcome:B:blocked", "outcome:C:done")), ids.toString());
-      assertEquals("A done: built A", memories.get("outcome:A:done").orElseThrow().content());
-      assertEquals("B blocked: agent reported blocked in phase build: needs an API key", memories.get("outcome:B:blocked").orElseThrow().content());
+      assertEquals("Title of A — built A", memories.get("outcome:A:done").orElseThrow().content());
+      assertEquals("Title of B — agent reported blocked in phase build: needs an API key",
+          memories.get("outcome:B:blocked").orElseThrow().content());
       MemoryItem fact = memories.activeLoadBearing().get(0);
       assertEquals("We use Postgres 16", fact.content());
       assertEquals("A", fact.sourceItem());
@@ -91,7 +92,7 @@ class SchedulerMemoryTest {
     int task = promptC.indexOf("## Task");
     assertTrue(item < memory && memory < task, promptC);
     assertTrue(promptC.contains("- [semantic, db] We use Postgres 16"), promptC);
-    assertTrue(promptC.contains("B blocked: agent reported blocked in phase build: needs an API key"), promptC);
+    assertTrue(promptC.contains("B blocked: Title of B — agent reported blocked in phase build: needs an API key"), promptC);
   }
 
   @Test

@@ -3,6 +3,7 @@ package dev.orchestrate.scheduler;
 import dev.orchestrate.backlog.PhaseDef;
 import dev.orchestrate.backlog.Pipeline;
 import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.limits.SizeCap;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,7 +14,39 @@ import java.util.Map;
  * return before it makes its next decision.
  */
 public final class Transitions {
+  /** Cap of the notes given with {@code unblock}; they go into a prompt, so they stay bounded. */
+  public static final int UNBLOCK_NOTES_MAX_CHARS = 8000;
+
   private Transitions() {
+  }
+
+  /**
+   * Returns a blocked item to the status it was blocked from and the phase it was blocked in,
+   * with a fresh count of attempts and the operator's notes (capped) for its next prompt. The
+   * event is an {@code item.status} change from {@code blocked}, which compaction keeps.
+   *
+   * @throws InvalidTransitionException when the item is not blocked or the notes are blank
+   */
+  public static Step unblock(ItemState item, String notes) {
+    Progress p = item.progress();
+    if (p.status() != ItemStatus.BLOCKED) {
+      throw new InvalidTransitionException("item " + item.id() + " is " + p.status().key()
+          + ", not blocked; only blocked items can be unblocked");
+    }
+    if (notes == null || notes.isBlank()) {
+      throw new InvalidTransitionException("unblock needs notes for the agent (--notes TEXT)");
+    }
+    // An item marked blocked in the backlog was never started: it starts from the beginning.
+    ItemStatus to = p.blockedFrom() == null ? ItemStatus.NEW : p.blockedFrom();
+    String phase = to.isRunningPhases() ? p.phase() : null;
+    if (to.isRunningPhases() && phase == null) {
+      throw new InvalidTransitionException("item " + item.id() + " was blocked from " + to.key()
+          + " without a phase; the state database is inconsistent");
+    }
+    Progress next = new Progress(to, phase, 0, null, null, null, null,
+        SizeCap.cap(notes.strip(), UNBLOCK_NOTES_MAX_CHARS));
+    return new Step(item.with(next), List.of(Event.statusChange(item.id(), ItemStatus.BLOCKED, to, phase,
+        "unblocked with notes")));
   }
 
   /**

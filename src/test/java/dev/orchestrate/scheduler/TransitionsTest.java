@@ -152,4 +152,72 @@ class TransitionsTest {
     assertEquals("design", step.next().progress().phase());
     assertNull(Transitions.realign(at(ItemStatus.IN_PROGRESS, "build"), FEATURE));
   }
+
+  private static ItemState blockedAt(ItemStatus from, String phase) {
+    return new ItemState(item("A"), 1, true, Progress.blocked(from, phase, "agent reported blocked in phase " + phase));
+  }
+
+  @Test
+  void unblock_returns_an_item_blocked_in_progress_to_in_progress_at_the_same_phase_with_the_notes() {
+    ItemState blocked = blockedAt(ItemStatus.IN_PROGRESS, "build");
+    Step step = Transitions.unblock(blocked, "Use the staging key in vault/staging.");
+    Progress p = step.next().progress();
+    assertEquals(ItemStatus.IN_PROGRESS, p.status());
+    assertEquals("build", p.phase());
+    assertEquals(0, p.attempts());
+    assertNull(p.blockedReason());
+    assertNull(p.blockedFrom());
+    assertNull(p.lastFailure());
+    assertEquals("Use the staging key in vault/staging.", p.unblockNotes());
+    assertEquals(List.of(Event.statusChange("A", ItemStatus.BLOCKED, ItemStatus.IN_PROGRESS, "build",
+        "unblocked with notes")), step.events());
+  }
+
+  @Test
+  void unblock_returns_an_item_blocked_while_scoping_to_scoping_at_its_pre_phase() {
+    Step step = Transitions.unblock(blockedAt(ItemStatus.SCOPING, "scope"), "Scope it to the API only.");
+    assertEquals(ItemStatus.SCOPING, step.next().status());
+    assertEquals("scope", step.next().progress().phase());
+    assertEquals("blocked", step.events().get(0).payload().get("from"));
+    assertEquals("scoping", step.events().get(0).payload().get("to"));
+  }
+
+  @Test
+  void unblock_of_an_item_marked_blocked_in_the_backlog_starts_it_as_new() {
+    ItemState marked = new ItemState(item("A"), 1, true, Progress.blocked(ItemStatus.NEW, null, "marked blocked"));
+    Step step = Transitions.unblock(marked, "Go ahead.");
+    assertEquals(ItemStatus.NEW, step.next().status());
+    assertNull(step.next().progress().phase());
+  }
+
+  @Test
+  void an_item_that_is_not_blocked_cannot_be_unblocked() {
+    InvalidTransitionException e = assertThrows(InvalidTransitionException.class,
+        () -> Transitions.unblock(at(ItemStatus.IN_PROGRESS, "build"), "notes"));
+    assertEquals("item A is in_progress, not blocked; only blocked items can be unblocked", e.getMessage());
+  }
+
+  @Test
+  void unblock_needs_notes_that_are_not_blank() {
+    assertThrows(InvalidTransitionException.class, () -> Transitions.unblock(blockedAt(ItemStatus.IN_PROGRESS, "build"), " "));
+    assertThrows(InvalidTransitionException.class, () -> Transitions.unblock(blockedAt(ItemStatus.IN_PROGRESS, "build"), null));
+  }
+
+  @Test
+  void unblock_notes_are_capped_keeping_their_beginning_and_end() {
+    String notes = "start " + "x".repeat(20_000) + " end";
+    String stored = Transitions.unblock(blockedAt(ItemStatus.IN_PROGRESS, "build"), notes).next().progress().unblockNotes();
+    assertEquals(Transitions.UNBLOCK_NOTES_MAX_CHARS, stored.length());
+    assertTrue(stored.startsWith("start ") && stored.endsWith(" end") && stored.contains("…[truncated "), stored);
+  }
+
+  @Test
+  void unblock_notes_stay_through_a_failed_retry_and_are_cleared_when_the_phase_succeeds() {
+    ItemState unblocked = Transitions.unblock(blockedAt(ItemStatus.IN_PROGRESS, "build"), "notes").next();
+    ItemState failed = Transitions.afterAttempt(unblocked, FEATURE, outcome(AgentResult.FAILED, "", "boom"), 2).next();
+    assertEquals("notes", failed.progress().unblockNotes());
+    ItemState next = Transitions.afterAttempt(failed, FEATURE, outcome(AgentResult.PHASE_COMPLETE, "built", ""), 2).next();
+    assertEquals("review", next.progress().phase());
+    assertNull(next.progress().unblockNotes());
+  }
 }

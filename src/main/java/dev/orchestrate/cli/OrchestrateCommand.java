@@ -19,8 +19,8 @@ import picocli.CommandLine.ScopeType;
     usageHelpAutoWidth = true,
     description = "Drives a backlog of work items through phases (scope, design, build, review, ...), "
         + "each phase run by an agent subprocess.",
-    subcommands = {InitCommand.class, RunCommand.class, StatusCommand.class, MemoryCommand.class,
-        CompactCommand.class},
+    subcommands = {InitCommand.class, RunCommand.class, StatusCommand.class, UnblockCommand.class,
+        JobsCommand.class, MemoryCommand.class, CompactCommand.class},
     footerHeading = "%nEnvironment:%n",
     footer = {
         "  ORCHESTRATE_STATE   state directory (default ./.orchestrate); --state wins",
@@ -31,8 +31,9 @@ import picocli.CommandLine.ScopeType;
         "  1    the work ended badly (a run completed nothing and blocked something),",
         "       or an unexpected error",
         "  2    usage or validation error (bad flag, bad backlog or config, bad memory kind,",
-        "       compact --keep-recent -1, a bad line in memory import)",
-        "  3    the state directory is locked by another run",
+        "       compact --keep-recent -1, a bad line in memory import, unblock of an unknown",
+        "       or not-blocked item, jobs --limit 0)",
+        "  3    the state directory is locked by another run (run, unblock)",
         "  130  interrupted (Ctrl-C or SIGTERM)"})
 public final class OrchestrateCommand {
   static final String DEFAULT_STATE_DIR = ".orchestrate";

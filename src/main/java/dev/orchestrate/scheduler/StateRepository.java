@@ -3,6 +3,7 @@ package dev.orchestrate.scheduler;
 import dev.orchestrate.backlog.BacklogItem;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Everything the scheduler persists, as domain operations. Each method is one transaction: when
@@ -21,8 +22,18 @@ public interface StateRepository extends AutoCloseable {
   /** All items, in backlog order (the order in which they were first seen). */
   List<ItemState> items();
 
+  /** The item with this id, if the state knows it. */
+  Optional<ItemState> item(String id);
+
   /** Persists an item's new state and the events that describe the change. */
   void apply(Step step, Instant now);
+
+  /**
+   * Persists {@code step} only if the item's stored status is still {@code expected}, so a change
+   * computed from a read is never written over a concurrent one. Returns false (and writes
+   * nothing) when the status has changed since.
+   */
+  boolean applyIf(Step step, ItemStatus expected, Instant now);
 
   /** Records a job as running and returns its id. */
   long jobStarted(JobStart start);
@@ -32,6 +43,12 @@ public interface StateRepository extends AutoCloseable {
 
   /** Marks jobs still recorded as running (left by a crashed run) as interrupted; returns how many. */
   int interruptRunningJobs(Instant now);
+
+  /** Job history, newest first, at most {@code limit} rows. */
+  List<JobRecord> recentJobs(int limit);
+
+  /** The most recent run session, if any. */
+  Optional<RunRecord> lastRun();
 
   /** Records the start of a run session and returns its id. */
   long runStarted(Instant now, long pid);

@@ -53,6 +53,33 @@ public final class RunLock implements AutoCloseable {
     }
   }
 
+  /**
+   * Whether a {@code run} holds the lock now. Creates nothing and writes nothing: without a lock
+   * file nobody holds it; otherwise the lock is tried and, if taken, released at once (a run
+   * starting in that instant would find it held and exit 3, a window of microseconds).
+   */
+  public static boolean isHeld(StateDirectory dir) {
+    Path file = dir.lockFile();
+    if (!Files.isRegularFile(file)) {
+      return false;
+    }
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+      FileLock probe;
+      try {
+        probe = channel.tryLock();
+      } catch (OverlappingFileLockException e) {
+        return true; // held by this process
+      }
+      if (probe == null) {
+        return true;
+      }
+      probe.release();
+      return false;
+    } catch (IOException e) {
+      throw new StoreException("cannot check the lock " + file + ": " + e.getMessage(), e);
+    }
+  }
+
   private static String holder(FileChannel channel) throws IOException {
     ByteBuffer buf = ByteBuffer.allocate(256);
     channel.read(buf, 0);

@@ -8,8 +8,10 @@ import dev.orchestrate.scheduler.Event;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
 import dev.orchestrate.scheduler.JobEnd;
+import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.JobStart;
 import dev.orchestrate.scheduler.Progress;
+import dev.orchestrate.scheduler.RunRecord;
 import dev.orchestrate.scheduler.StateRepository;
 import dev.orchestrate.scheduler.Step;
 import dev.orchestrate.scheduler.SyncResult;
@@ -24,6 +26,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -116,6 +119,11 @@ public final class SqliteStateRepository implements StateRepository {
     return jdbc.query("SELECT * FROM items ORDER BY seq", SqliteStateRepository::item);
   }
 
+  @Override
+  public Optional<ItemState> item(String id) {
+    return jdbc.queryOne("SELECT * FROM items WHERE id = ?", SqliteStateRepository::item, id);
+  }
+
   private static ItemState item(ResultSet rs) throws SQLException {
     BacklogItem def = new BacklogItem(rs.getString("id"), rs.getString("title"), rs.getString("pipeline"),
         Priority.valueOf(rs.getString("priority").toUpperCase(Locale.ROOT)),
@@ -135,18 +143,38 @@ public final class SqliteStateRepository implements StateRepository {
     jdbc.inTransaction(() -> write(step, now.toEpochMilli()));
   }
 
+  @Override
+  public boolean applyIf(Step step, ItemStatus expected, Instant now) {
+    return jdbc.inTransaction(() -> {
+      if (update(step, expected, now.toEpochMilli()) == 0) {
+        return false;
+      }
+      events(step, now.toEpochMilli());
+      return true;
+    });
+  }
+
   private void write(Step step, long at) {
-    Progress p = step.next().progress();
-    int rows = jdbc.execute("""
-        UPDATE items SET status = ?, phase = ?, attempts = ?, blocked_reason = ?, blocked_from = ?,
-               last_failure = ?, phase_summary = ?, unblock_notes = ?, updated_at = ?
-        WHERE id = ?""",
-        p.status().key(), p.phase(), p.attempts(), p.blockedReason(),
-        p.blockedFrom() == null ? null : p.blockedFrom().key(), p.lastFailure(), p.phaseSummary(),
-        p.unblockNotes(), at, step.next().id());
-    if (rows != 1) {
+    if (update(step, null, at) != 1) {
       throw new StoreException("item " + step.next().id() + " is not in the state database");
     }
+    events(step, at);
+  }
+
+  /** Writes the item's progress, only while its status is {@code expected} when one is given. */
+  private int update(Step step, ItemStatus expected, long at) {
+    Progress p = step.next().progress();
+    return jdbc.execute("""
+        UPDATE items SET status = ?, phase = ?, attempts = ?, blocked_reason = ?, blocked_from = ?,
+               last_failure = ?, phase_summary = ?, unblock_notes = ?, updated_at = ?
+        WHERE id = ? AND (? IS NULL OR status = ?)""",
+        p.status().key(), p.phase(), p.attempts(), p.blockedReason(),
+        p.blockedFrom() == null ? null : p.blockedFrom().key(), p.lastFailure(), p.phaseSummary(),
+        p.unblockNotes(), at, step.next().id(), expected == null ? null : expected.key(),
+        expected == null ? null : expected.key());
+  }
+
+  private void events(Step step, long at) {
     for (Event e : step.events()) {
       event(e, at);
     }
@@ -182,6 +210,41 @@ public final class SqliteStateRepository implements StateRepository {
     return jdbc.execute("""
         UPDATE jobs SET state = ?, ended_at = ?, reason = 'the run that started it ended without recording the end'
         WHERE state = 'running'""", JobState.INTERRUPTED.key(), now.toEpochMilli());
+  }
+
+  @Override
+  public List<JobRecord> recentJobs(int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+    }
+    return jdbc.query("""
+        SELECT id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason
+        FROM jobs ORDER BY id DESC LIMIT ?""", SqliteStateRepository::job, limit);
+  }
+
+  private static JobRecord job(ResultSet rs) throws SQLException {
+    String log = rs.getString("log_path");
+    return new JobRecord(rs.getLong("id"), rs.getLong("run_id"), rs.getString("item_id"), rs.getString("phase"),
+        rs.getInt("attempt"), JobState.valueOf(rs.getString("state").toUpperCase(Locale.ROOT)),
+        rs.getString("result"), Instant.ofEpochMilli(rs.getLong("started_at")), instant(rs, "ended_at"),
+        integer(rs, "exit_code"), log == null ? null : Path.of(log), rs.getString("reason"));
+  }
+
+  @Override
+  public Optional<RunRecord> lastRun() {
+    return jdbc.queryOne("SELECT id, started_at, ended_at, pid, halt_reason FROM runs ORDER BY id DESC LIMIT 1",
+        rs -> new RunRecord(rs.getLong("id"), Instant.ofEpochMilli(rs.getLong("started_at")),
+            instant(rs, "ended_at"), rs.getLong("pid"), rs.getString("halt_reason")));
+  }
+
+  private static Instant instant(ResultSet rs, String column) throws SQLException {
+    long ms = rs.getLong(column);
+    return rs.wasNull() ? null : Instant.ofEpochMilli(ms);
+  }
+
+  private static Integer integer(ResultSet rs, String column) throws SQLException {
+    int value = rs.getInt(column);
+    return rs.wasNull() ? null : value;
   }
 
   @Override

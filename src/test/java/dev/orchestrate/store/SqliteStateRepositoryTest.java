@@ -12,8 +12,11 @@ import dev.orchestrate.scheduler.Event;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
 import dev.orchestrate.scheduler.JobEnd;
+import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.JobStart;
 import dev.orchestrate.scheduler.Progress;
+import dev.orchestrate.scheduler.RunRecord;
+import dev.orchestrate.scheduler.Transitions;
 import dev.orchestrate.scheduler.Step;
 import dev.orchestrate.scheduler.SyncResult;
 import java.nio.file.Files;
@@ -164,6 +167,46 @@ class SqliteStateRepositoryTest {
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db());
         Statement st = c.createStatement(); ResultSet rs = st.executeQuery(query)) {
       return rs.next() ? rs.getString(1) : null;
+    }
+  }
+
+  @Test
+  void apply_if_writes_the_unblock_only_while_the_item_is_still_blocked() {
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      store.sync(List.of(item("A", InitialStatus.BLOCKED)), T0);
+      ItemState blocked = store.item("A").orElseThrow();
+      Step unblock = Transitions.unblock(blocked, "go");
+      assertFalse(store.applyIf(unblock, ItemStatus.DONE, T0), "the stored status is not the expected one");
+      assertEquals(ItemStatus.BLOCKED, store.item("A").orElseThrow().status());
+      assertTrue(store.applyIf(unblock, ItemStatus.BLOCKED, T0));
+      ItemState after = store.item("A").orElseThrow();
+      assertEquals(ItemStatus.NEW, after.status());
+      assertEquals("go", after.progress().unblockNotes());
+      assertFalse(store.applyIf(unblock, ItemStatus.BLOCKED, T0), "a second unblock finds it no longer blocked");
+      assertTrue(store.item("nope").isEmpty());
+    }
+  }
+
+  @Test
+  void recent_jobs_are_newest_first_within_the_limit_and_the_last_run_is_the_newest() {
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      assertTrue(store.lastRun().isEmpty());
+      assertEquals(List.of(), store.recentJobs(10));
+      long run1 = store.runStarted(T0, 11);
+      store.runEnded(run1, T0.plusSeconds(5), "all_done");
+      long run2 = store.runStarted(T0.plusSeconds(10), 22);
+      long first = store.jobStarted(new JobStart(run2, "A", "build", 1, T0.plusSeconds(11), dir.resolve("a.log")));
+      store.jobEnded(first, new JobEnd(JobState.FAILED, "failed", 3, "boom", T0.plusSeconds(12)), null, T0);
+      store.jobStarted(new JobStart(run2, "A", "build", 2, T0.plusSeconds(13), null));
+
+      List<JobRecord> jobs = store.recentJobs(10);
+      assertEquals(2, jobs.size());
+      assertEquals(new JobRecord(first + 1, run2, "A", "build", 2, JobState.RUNNING, null, T0.plusSeconds(13), null,
+          null, null, null), jobs.get(0));
+      assertEquals(new JobRecord(first, run2, "A", "build", 1, JobState.FAILED, "failed", T0.plusSeconds(11),
+          T0.plusSeconds(12), 3, dir.resolve("a.log"), "boom"), jobs.get(1));
+      assertEquals(1, store.recentJobs(1).size());
+      assertEquals(new RunRecord(run2, T0.plusSeconds(10), null, 22, null), store.lastRun().orElseThrow());
     }
   }
 }

@@ -1,0 +1,176 @@
+package dev.orchestrate.cli;
+
+import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.scheduler.RunRecord;
+import dev.orchestrate.store.RunLock;
+import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.store.StateDirectory;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/** {@code orchestrate jobs}: the job history, newest first, and the current or last run. */
+@Command(name = "jobs", mixinStandardHelpOptions = true,
+    description = {"Show the job history (one job per agent attempt), newest first, and the current or last run.",
+        "Reads only the state directory (no backlog or config needed); safe while a run is active."})
+final class JobsCommand implements Callable<Integer> {
+  static final int DEFAULT_LIMIT = 50;
+
+  @ParentCommand
+  OrchestrateCommand root;
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--limit", paramLabel = "N", defaultValue = "" + DEFAULT_LIMIT,
+      description = "Newest jobs shown (default: ${DEFAULT-VALUE})")
+  int limit;
+
+  @Option(names = "--json", description = "Print one JSON document (kind \"jobs\") on stdout")
+  boolean json;
+
+  /** The run header: the recorded run and whether it is still working. */
+  record RunView(RunRecord run, String state) {
+  }
+
+  @Override
+  public Integer call() {
+    if (limit < 1) {
+      throw CliException.usage("--limit must be at least 1, got " + limit);
+    }
+    StateDirectory dir = root.stateDirectory();
+    List<JobRecord> jobs = List.of();
+    Optional<RunView> run = Optional.empty();
+    if (dir.hasDatabase()) {
+      try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
+        jobs = store.recentJobs(limit);
+        run = store.lastRun().map(r -> new RunView(r, runState(r, dir)));
+      }
+    }
+    Instant now = Clock.systemUTC().instant();
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      Json.print(out, toJson(run, jobs, now));
+    } else {
+      printText(out, dir, run, jobs, now);
+    }
+    return ExitCode.OK;
+  }
+
+  /** running, ended, or died (no end recorded and nobody holds the lock: the process was killed). */
+  private static String runState(RunRecord run, StateDirectory dir) {
+    if (run.ended()) {
+      return "ended";
+    }
+    return RunLock.isHeld(dir) ? "running" : "died";
+  }
+
+  private static Map<String, Object> toJson(Optional<RunView> run, List<JobRecord> jobs, Instant now) {
+    Map<String, Object> doc = Json.envelope("jobs");
+    doc.put("run", run.map(JobsCommand::toJson).orElse(null));
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (JobRecord job : jobs) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("id", job.id());
+      row.put("run_id", job.runId());
+      row.put("item_id", job.itemId());
+      row.put("phase", job.phase());
+      row.put("attempt", job.attempt());
+      row.put("state", job.state().key());
+      row.put("result", job.result());
+      row.put("started_at", iso(job.startedAt()));
+      row.put("ended_at", iso(job.endedAt()));
+      row.put("duration_ms", duration(job, now).toMillis());
+      row.put("exit_code", job.exitCode());
+      row.put("log_path", job.logPath() == null ? null : job.logPath().toString());
+      row.put("reason", job.reason());
+      rows.add(row);
+    }
+    doc.put("jobs", rows);
+    return doc;
+  }
+
+  private static Map<String, Object> toJson(RunView view) {
+    RunRecord r = view.run();
+    Map<String, Object> run = new LinkedHashMap<>();
+    run.put("id", r.id());
+    run.put("state", view.state());
+    run.put("started_at", iso(r.startedAt()));
+    run.put("ended_at", iso(r.endedAt()));
+    run.put("pid", r.pid());
+    run.put("halt_reason", r.haltReason());
+    return run;
+  }
+
+  private static void printText(PrintWriter out, StateDirectory dir, Optional<RunView> run, List<JobRecord> jobs,
+      Instant now) {
+    run.ifPresent(view -> out.println(header(view, now)));
+    if (jobs.isEmpty()) {
+      out.println("No jobs yet in " + dir.root() + " (start with: orchestrate run [BACKLOG])");
+      out.flush();
+      return;
+    }
+    Table table = new Table("ID", "ITEM", "PHASE", "ATTEMPT", "STATE", "RESULT", "STARTED", "DURATION", "EXIT",
+        "LOG");
+    for (JobRecord job : jobs) {
+      table.add(Long.toString(job.id()), job.itemId(), job.phase(), Integer.toString(job.attempt()),
+          job.state().key(), job.result() == null ? "-" : job.result(), iso(job.startedAt()),
+          human(duration(job, now)) + (job.endedAt() == null ? "+" : ""),
+          job.exitCode() == null ? "-" : job.exitCode().toString(),
+          job.logPath() == null ? "-" : job.logPath().toString());
+    }
+    table.print(out);
+    out.flush();
+  }
+
+  private static String header(RunView view, Instant now) {
+    RunRecord r = view.run();
+    String head = "Run " + r.id() + " (pid " + r.pid() + "), started " + iso(r.startedAt()) + ": ";
+    return switch (view.state()) {
+      case "running" -> head + "running for " + human(Duration.between(r.startedAt(), now));
+      case "ended" -> head + "ended " + iso(r.endedAt()) + " after " + human(Duration.between(r.startedAt(),
+          r.endedAt())) + (r.haltReason() == null ? "" : ", " + r.haltReason());
+      default -> head + "died without recording its end (its running jobs become interrupted on the next run)";
+    };
+  }
+
+  /** A job's duration; a running one is measured up to now. */
+  private static Duration duration(JobRecord job, Instant now) {
+    Duration d = Duration.between(job.startedAt(), job.endedAt() == null ? now : job.endedAt());
+    return d.isNegative() ? Duration.ZERO : d;
+  }
+
+  /** ISO-8601 UTC, to the millisecond, or null. */
+  static String iso(Instant at) {
+    return at == null ? null : at.truncatedTo(ChronoUnit.MILLIS).toString();
+  }
+
+  /** 850ms, 12.3s, 4m05s, 2h03m. */
+  static String human(Duration d) {
+    long ms = d.toMillis();
+    if (ms < 1000) {
+      return ms + "ms";
+    }
+    if (ms < 60_000) {
+      return String.format(java.util.Locale.ROOT, "%.1fs", ms / 1000.0);
+    }
+    long s = ms / 1000;
+    if (s < 3600) {
+      return String.format("%dm%02ds", s / 60, s % 60);
+    }
+    return String.format("%dh%02dm", s / 3600, (s % 3600) / 60);
+  }
+}

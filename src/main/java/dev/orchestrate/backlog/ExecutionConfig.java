@@ -17,6 +17,10 @@ public record ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int
     return new ExecutionConfig(maxWip, maxConcurrent, retries, circuitBreaker, phaseCap);
   }
 
+  public ExecutionConfig withCircuitBreaker(int trips) {
+    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, trips, phaseCap);
+  }
+
   public ExecutionConfig withPhaseCap(int cap) {
     return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, circuitBreaker, cap);
   }

@@ -130,6 +130,10 @@ public final class Scheduler {
         Thread.interrupted(); // a stop that raced the end of a summarization must not linger
         break;
       }
+      if (counters.consecutiveExhaustions >= config.execution().circuitBreaker()) {
+        halt = HaltReason.CIRCUIT_BREAKER;
+        break;
+      }
       if (counters.phasesRun >= phaseCap) {
         halt = HaltReason.PHASE_CAP;
         break;
@@ -235,6 +239,7 @@ public final class Scheduler {
       return;
     }
     Step step = Transitions.afterAttempt(item, pipeline, outcome, config.execution().maxRetries());
+    trackExhaustion(outcome, step, counters);
     store.jobEnded(jobId, JobEnd.of(outcome, JobState.of(outcome), clock.instant()), step, clock.instant());
     history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer(
         outcome.result().key(), outcome.summary(), outcome.context(), request.logFile()));
@@ -332,7 +337,21 @@ public final class Scheduler {
     }
   }
 
+  /**
+   * The circuit breaker counts retry exhaustions in a row (a systematic failure: a broken agent,
+   * no network, a full disk) and any completed phase or subphase resets it. An agent that reports
+   * blocked is a decision, not a failure, and does neither.
+   */
+  private static void trackExhaustion(AgentOutcome outcome, Step step, Counters counters) {
+    if (outcome.result() == AgentResult.PHASE_COMPLETE || outcome.result() == AgentResult.SUBPHASE_COMPLETE) {
+      counters.consecutiveExhaustions = 0;
+    } else if (outcome.result() == AgentResult.FAILED && step.next().status() == ItemStatus.BLOCKED) {
+      counters.consecutiveExhaustions++;
+    }
+  }
+
   private static final class Counters {
+    int consecutiveExhaustions;
     int phasesRun;
     int doneThisRun;
     int blockedThisRun;

@@ -104,6 +104,23 @@ class SchedulerTest {
   }
 
   @Test
+  void the_circuit_breaker_halts_after_consecutive_retry_exhaustions_and_a_completed_phase_resets_it()
+      throws Exception {
+    // Every attempt of A, B, D and E fails; C and F succeed.
+    Config config = config(agent(script(dir, "agent.sh", RECORD + """
+        case "$ORCHESTRATE_ITEM_ID" in C|F) exit 0 ;; *) echo "no network" >&2; exit 1 ;; esac
+        """)), 1);
+    config = config.withExecution(config.execution().withCircuitBreaker(2));
+    RunReport report = run(config, List.of(item("A"), item("C"), item("B"), item("D"), item("E"), item("F")), 100);
+
+    assertEquals(HaltReason.CIRCUIT_BREAKER, report.haltReason());
+    // A exhausted (1), C's phases reset the count, B exhausted (1), D exhausted (2): halt before E.
+    assertEquals(List.of("blocked", "done", "blocked", "blocked", "new", "new"),
+        column("SELECT status FROM items ORDER BY seq"));
+    assertEquals(1, report.doneThisRun());
+  }
+
+  @Test
   void a_dependent_of_a_blocked_item_waits_and_the_run_says_so() throws Exception {
     Config config = config(agent(script(dir, "agent.sh", RECORD + """
         if [ "$ORCHESTRATE_ITEM_ID" = A ]; then

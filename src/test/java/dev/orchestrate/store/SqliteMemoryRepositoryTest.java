@@ -210,13 +210,13 @@ class SqliteMemoryRepositoryTest {
       service.itemFinished("WRK-1", "Title", ProjectMemory.Outcome.BLOCKED, "needs a key");
       service.itemFinished("WRK-1", "Title", ProjectMemory.Outcome.BLOCKED, "needs a key, again");
       assertEquals(List.of("outcome:WRK-1:blocked"), ids(repo.listActive(null, null)));
-      assertEquals("WRK-1 blocked: needs a key, again", repo.get("outcome:WRK-1:blocked").orElseThrow().content());
+      assertEquals("Title — needs a key, again", repo.get("outcome:WRK-1:blocked").orElseThrow().content());
       service.itemFinished("WRK-1", "Title", ProjectMemory.Outcome.DONE, "shipped");
       service.itemFinished("WRK-1", "Title", ProjectMemory.Outcome.DONE, "shipped");
       assertEquals(List.of("outcome:WRK-1:done"), ids(repo.listActive(null, null)));
       assertEquals("outcome:WRK-1:done", repo.get("outcome:WRK-1:blocked").orElseThrow().supersededBy());
       assertEquals("WRK-1", repo.get("outcome:WRK-1:done").orElseThrow().sourceItem());
-      assertTrue(service.bootContext().contains("WRK-1 done: shipped"));
+      assertTrue(service.bootContext().contains("WRK-1 done: Title — shipped"), service.bootContext());
     }
   }
 

@@ -361,6 +361,25 @@ class ActionSelectionTest {
   }
 
   @Test
+  void a_destructive_pre_phase_of_a_scoping_item_is_not_starved_by_in_progress_work() {
+    Pipeline risky = new Pipeline("risky", List.of(SelectionWorld.phase("wipe", true)),
+        List.of(SelectionWorld.phase("build", false)));
+    SelectionWorld w = new SelectionWorld(2, 2);
+    w.pipelines.put("risky", risky);
+    w.add("S", "risky", LOW, SCOPING, "wipe")
+        .add("A", "feature", HIGH, IN_PROGRESS, "design").running("A", false)
+        .add("B", "feature", HIGH, IN_PROGRESS, "design").running("B", false);
+    for (int i = 0; i < 10; i++) {
+      w.add("H" + i, "feature", HIGH, READY, null);
+    }
+    assertEquals(List.of(), w.step());
+    w.complete("A");
+    assertEquals(List.of(), w.step(), "A's next phase waits behind the wipe");
+    w.complete("B");
+    assertEquals(List.of(runAlone("S", "wipe")), w.step());
+  }
+
+  @Test
   void while_a_destructive_phase_waits_no_new_non_destructive_job_starts_over_several_rounds() {
     SelectionWorld w = new SelectionWorld(4, 3)
         .add("D", "deploy", MEDIUM, IN_PROGRESS, "deploy")

@@ -1,0 +1,247 @@
+package dev.orchestrate.scheduler;
+
+import dev.orchestrate.backlog.PhaseDef;
+import dev.orchestrate.backlog.Pipeline;
+import dev.orchestrate.backlog.Priority;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Predicate;
+
+/**
+ * What the run loop does next, as a pure function of a {@link Snapshot}: no I/O, no clock. The
+ * loop applies the returned actions in order (status actions through {@link Transitions}, a
+ * {@link Action.RunPhase} by spawning a job), then asks again when something changes.
+ *
+ * <h2>Who gets actions</h2>
+ * Only <em>eligible</em> items: listed in the backlog, not done or blocked, without a running job
+ * (never two jobs for one item), admitted by the filter ({@link ItemFilter#admission}), and with
+ * every dependency done (a blocked or unfinished dependency holds its dependents; unknown ids count
+ * as unmet).
+ *
+ * <h2>One round</h2>
+ * <ol>
+ *   <li><b>Repair.</b> An eligible item whose phase no longer exists in its pipeline gets
+ *       {@link Action.Realign}; the rest of the round sees it realigned.
+ *   <li><b>Promote</b> {@code ready → in_progress} while the in_progress count is below
+ *       {@code maxWip}, by priority (high first), then backlog order ({@code seq}). The count is
+ *       of listed in_progress items that are running or admitted by the filter (items a
+ *       {@code --target} or {@code --only} leaves out do not hold WIP; items held by a dependency
+ *       do). A new item of a pipeline without pre-phases competes as if it were ready and gets
+ *       {@link Action.Advance} then {@link Action.Promote}.
+ *   <li><b>Fill slots</b>: {@code maxConcurrent − running} jobs at most, candidates in this order:
+ *       <ol>
+ *         <li>in_progress items, later phase index first, then priority, then backlog order;
+ *         <li>scoping items, later pre-phase index first, then priority, then backlog order;
+ *         <li>new items (pipelines with pre-phases), by priority then backlog order, which get
+ *             {@link Action.Advance} then the job of their first pre-phase. New items are taken
+ *             into scoping only while fewer than {@code maxConcurrent} eligible items are scoping
+ *             or ready, so that scoped items waiting for WIP never pile up (this is what bounds
+ *             the phase-summary map by {@code maxWip + maxConcurrent}).
+ *       </ol>
+ *   <li><b>Destructive phases run alone.</b> While a destructive job runs, nothing starts. When any
+ *       candidate's phase is destructive, the first such candidate (in the order above) is the
+ *       only thing that may start: it starts, alone, when nothing runs; until then nothing starts,
+ *       so running jobs drain. It therefore waits for at most the jobs running when it became a
+ *       candidate: a stream of new work, even of higher rank, cannot starve it. (A destructive
+ *       phase thus overtakes higher-ranked non-destructive candidates; new items are candidates
+ *       only within the scoping limit above.)
+ * </ol>
+ * Status actions (repair, promotion) happen even when no job can start.
+ */
+public final class ActionSelection {
+  private ActionSelection() {
+  }
+
+  public static List<Action> select(Snapshot snapshot) {
+    return new Round(snapshot).select();
+  }
+
+  /** The mutable working state of one call; never escapes it. */
+  private static final class Round {
+    private final Snapshot snapshot;
+    private final Map<String, ItemState> original;
+    /** States as they will be once the actions chosen so far are applied. */
+    private final Map<String, ItemState> now;
+    private final Set<String> admitted = new HashSet<>();
+    private final List<Action> actions = new ArrayList<>();
+
+    Round(Snapshot snapshot) {
+      this.snapshot = snapshot;
+      this.original = snapshot.byId();
+      this.now = new LinkedHashMap<>(original);
+      Predicate<ItemState> admission = snapshot.filter().admission(original);
+      for (ItemState item : snapshot.items()) {
+        if (admission.test(item)) {
+          admitted.add(item.id());
+        }
+      }
+    }
+
+    List<Action> select() {
+      repair();
+      promote();
+      fillSlots();
+      return List.copyOf(actions);
+    }
+
+    private void repair() {
+      for (ItemState item : List.copyOf(now.values())) {
+        if (eligible(item) && item.status().isRunningPhases()
+            && Transitions.currentPhase(item, pipeline(item)) == null) {
+          apply(new Action.Realign(item.id()), Transitions.realign(item, pipeline(item)).next());
+        }
+      }
+    }
+
+    private void promote() {
+      int wip = 0;
+      for (ItemState item : now.values()) {
+        if (item.inBacklog() && item.status() == ItemStatus.IN_PROGRESS
+            && (snapshot.running().containsKey(item.id()) || admitted.contains(item.id()))) {
+          wip++;
+        }
+      }
+      if (wip >= snapshot.maxWip()) {
+        return;
+      }
+      List<ItemState> promotable = new ArrayList<>();
+      for (ItemState item : now.values()) {
+        boolean readyLike = item.status() == ItemStatus.READY
+            || (item.status() == ItemStatus.NEW && pipeline(item) != null && pipeline(item).prePhases().isEmpty());
+        if (readyLike && eligible(item)) {
+          promotable.add(item);
+        }
+      }
+      promotable.sort(BY_PRIORITY_THEN_ORDER);
+      for (ItemState item : promotable) {
+        if (wip >= snapshot.maxWip()) {
+          break;
+        }
+        ItemState ready = item;
+        if (item.status() == ItemStatus.NEW) {
+          ready = Transitions.advance(item, pipeline(item)).next();
+          apply(new Action.Advance(item.id()), ready);
+        }
+        apply(new Action.Promote(item.id()), Transitions.advance(ready, pipeline(ready)).next());
+        wip++;
+      }
+    }
+
+    private void fillSlots() {
+      int slots = snapshot.maxConcurrent() - snapshot.running().size();
+      if (slots <= 0 || snapshot.running().containsValue(Boolean.TRUE)) {
+        return;
+      }
+      List<Candidate> candidates = new ArrayList<>();
+      candidates.addAll(inPhases(ItemStatus.IN_PROGRESS));
+      candidates.addAll(inPhases(ItemStatus.SCOPING));
+      candidates.addAll(newItems());
+
+      for (Candidate c : candidates) {
+        if (c.phase().destructive()) {
+          if (snapshot.running().isEmpty()) {
+            start(c);
+          }
+          return;
+        }
+      }
+      for (Candidate c : candidates.subList(0, Math.min(slots, candidates.size()))) {
+        start(c);
+      }
+    }
+
+    /** Eligible items in {@code status}, furthest along first. */
+    private List<Candidate> inPhases(ItemStatus status) {
+      List<Candidate> out = new ArrayList<>();
+      for (ItemState item : now.values()) {
+        if (item.status() == status && eligible(item)) {
+          Pipeline pipeline = pipeline(item);
+          List<PhaseDef> stage = status == ItemStatus.SCOPING ? pipeline.prePhases() : pipeline.phases();
+          PhaseDef phase = Transitions.currentPhase(item, pipeline);
+          out.add(new Candidate(item, phase, stage.indexOf(phase)));
+        }
+      }
+      out.sort(Comparator.comparingInt(Candidate::index).reversed()
+          .thenComparing(Candidate::item, BY_PRIORITY_THEN_ORDER));
+      return out;
+    }
+
+    /** New items that may be taken into scoping this round, by priority then backlog order. */
+    private List<Candidate> newItems() {
+      int waiting = 0;
+      for (ItemState item : now.values()) {
+        boolean scoping = item.status() == ItemStatus.SCOPING
+            && (snapshot.running().containsKey(item.id()) || eligible(item));
+        boolean ready = item.status() == ItemStatus.READY && eligible(item);
+        if (scoping || ready) {
+          waiting++;
+        }
+      }
+      int room = snapshot.maxConcurrent() - waiting;
+      List<Candidate> out = new ArrayList<>();
+      if (room <= 0) {
+        return out;
+      }
+      // Items are in backlog order already: one pass per priority avoids sorting every new item.
+      Map<Priority, List<ItemState>> byPriority = new EnumMap<>(Priority.class);
+      for (ItemState item : now.values()) {
+        if (item.status() == ItemStatus.NEW && eligible(item) && !pipeline(item).prePhases().isEmpty()) {
+          byPriority.computeIfAbsent(item.definition().priority(), p -> new ArrayList<>()).add(item);
+        }
+      }
+      for (List<ItemState> items : byPriority.values()) {
+        for (ItemState item : items) {
+          if (out.size() == room) {
+            return out;
+          }
+          out.add(new Candidate(item, pipeline(item).prePhases().get(0), 0));
+        }
+      }
+      return out;
+    }
+
+    private void start(Candidate c) {
+      ItemState item = c.item();
+      if (item.status() == ItemStatus.NEW) {
+        item = Transitions.advance(item, pipeline(item)).next();
+        apply(new Action.Advance(item.id()), item);
+      }
+      actions.add(new Action.RunPhase(item.id(), c.phase().name(), c.phase().destructive()));
+    }
+
+    private void apply(Action action, ItemState next) {
+      actions.add(action);
+      now.put(next.id(), next);
+    }
+
+    private boolean eligible(ItemState item) {
+      if (!item.inBacklog() || item.status().isTerminal() || snapshot.running().containsKey(item.id())
+          || !admitted.contains(item.id())) {
+        return false;
+      }
+      for (String dep : item.definition().dependsOn()) {
+        ItemState d = original.get(dep);
+        if (d == null || d.status() != ItemStatus.DONE) {
+          return false;
+        }
+      }
+      return true;
+    }
+
+    private Pipeline pipeline(ItemState item) {
+      return snapshot.pipelines().get(item.definition().pipeline());
+    }
+  }
+
+  private static final Comparator<ItemState> BY_PRIORITY_THEN_ORDER =
+      Comparator.comparing((ItemState i) -> i.definition().priority()).thenComparingLong(ItemState::seq);
+
+  private record Candidate(ItemState item, PhaseDef phase, int index) {
+  }
+}

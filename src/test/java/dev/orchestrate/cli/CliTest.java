@@ -30,21 +30,7 @@ class CliTest {
   private Path config(String body) throws Exception {
     Path agent = dir.resolve("agent.sh");
     Files.writeString(agent, "#!/usr/bin/env bash\n" + body + "\n");
-    Path config = dir.resolve("orchestrate.yaml");
-    Files.writeString(config, """
-        agent:
-          command: ["bash", "%s"]
-          timeout: 20s
-        default_pipeline: two
-        pipelines:
-          two:
-            phases:
-              - name: first
-                instructions: "Do the first thing."
-              - name: second
-                instructions: "Do the second thing."
-        """.formatted(agent));
-    return config;
+    return TwoPhaseProject.config(dir, agent);
   }
 
   private Path backlog(String yaml) throws Exception {

@@ -72,20 +72,7 @@ class UnblockAndJobsCliTest {
         fi
         echo "$ORCHESTRATE_PHASE of $ORCHESTRATE_ITEM_ID done"
         """.formatted(prompts(), dir.resolve("b-failed-once")));
-    Path config = dir.resolve("orchestrate.yaml");
-    Files.writeString(config, """
-        agent:
-          command: ["bash", "%s"]
-          timeout: 20s
-        default_pipeline: two
-        pipelines:
-          two:
-            phases:
-              - name: first
-                instructions: "Do the first thing."
-              - name: second
-                instructions: "Do the second thing."
-        """.formatted(agent));
+    Path config = TwoPhaseProject.config(dir, agent);
     Path backlog = dir.resolve("backlog.yaml");
     Files.writeString(backlog, "items:\n  - id: A\n    title: Wire the sandbox\n  - id: B\n    title: b\n");
     return new Path[] {config, backlog};

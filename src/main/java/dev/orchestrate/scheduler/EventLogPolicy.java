@@ -1,5 +1,6 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.context.SlidingWindowSummarizer;
 import java.util.Map;
 import java.util.Set;
 
@@ -10,9 +11,15 @@ import java.util.Set;
  * whoever wrote it. The other known kinds are routine and may be pruned beyond the retention.
  */
 public final class EventLogPolicy {
-  /** Known kinds whose rows are routine (status changes only when not terminal and not a block/unblock). */
+  /**
+   * Known kinds whose rows are routine (status changes only when not terminal and not a
+   * block/unblock). Summarization events come once per phase beyond the context window; what
+   * they describe is kept in the item's persisted summary (with its degraded flag), so they are
+   * routine too, or the log would grow with every phase forever.
+   */
   private static final Set<String> ROUTINE = Set.of(Event.ITEM_ADDED, Event.ITEM_VANISHED, Event.ITEM_RETURNED,
-      Event.ITEM_STATUS, Event.PHASE_RESULT);
+      Event.ITEM_STATUS, Event.PHASE_RESULT, SlidingWindowSummarizer.EVENT_COMPLETE,
+      SlidingWindowSummarizer.EVENT_FAILED);
   public static final String MEMORY_PREFIX = "memory.";
 
   private EventLogPolicy() {

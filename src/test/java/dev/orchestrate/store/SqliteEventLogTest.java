@@ -14,8 +14,13 @@ class SqliteEventLogTest {
   @TempDir
   Path dir;
 
+  /** 3 routine rows, the event under test, 3 routine rows; compacts with retention 0. */
   private List<String> compactAround(String kind, String payload) {
-    Path db = dir.resolve("state.db");
+    return compactAround(kind, payload, 5);
+  }
+
+  private List<String> compactAround(String kind, String payload, int expectedDeleted) {
+    Path db = dir.resolve("state-" + kind.replace(':', '-') + ".db");
     try (Connection c = Database.open(db)) {
       Jdbc jdbc = new Jdbc(c, "test");
       for (int i = 0; i < 3; i++) {
@@ -30,7 +35,7 @@ class SqliteEventLogTest {
     }
     try (SqliteEventLog log = SqliteEventLog.open(db)) {
       EventLog.EventCompaction result = log.compact(0, false);
-      assertEquals(5, result.deleted(), "the 6 routine rows but the newest");
+      assertEquals(expectedDeleted, result.deleted(), "every routine row but the newest");
       assertEquals(0, log.compact(0, false).deleted(), "idempotent");
     }
     try (Connection c = Database.open(db)) {
@@ -66,8 +71,14 @@ class SqliteEventLogTest {
 
   @Test
   void an_unknown_kind_is_kept() {
-    assertEquals(List.of("4 summarization:complete", "7 item.added"),
-        compactAround("summarization:complete", "{\"turnsCondensed\":6}"));
+    assertEquals(List.of("4 webhook.delivered", "7 item.added"),
+        compactAround("webhook.delivered", "{\"status\":200}"));
+  }
+
+  @Test
+  void summarization_events_are_routine_and_pruned() {
+    assertEquals(List.of("7 item.added"), compactAround("summarization:complete", "{\"turnsCondensed\":6}", 6));
+    assertEquals(List.of("7 item.added"), compactAround("summarization:failed", "{\"error\":\"timeout\"}", 6));
   }
 
   @Test

@@ -229,10 +229,12 @@ public final class Scheduler {
     boolean cancelled = outcome.ending() == AgentOutcome.Ending.CANCELLED
         // Ctrl-C reaches the agent's process group too; its death is not a failure of the phase.
         || (stopRequested && outcome.result() == AgentResult.FAILED);
+    List<FollowUpItem> followUps = FollowUpItem.of(item.id(), request.phase(), outcome.followUps(),
+        config.defaultPipeline());
     if (cancelled) {
-      store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
+      join(items, store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
           outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null,
-          "cancelled: the run was interrupted", clock.instant()), null, clock.instant());
+          "cancelled: the run was interrupted", clock.instant()), null, followUps, clock.instant()));
       history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer("cancelled",
           outcome.summary(), outcome.context(), request.logFile()));
       listener.jobFinished(item, item, outcome);
@@ -240,14 +242,24 @@ public final class Scheduler {
     }
     Step step = Transitions.afterAttempt(item, pipeline, outcome, config.execution().maxRetries());
     trackExhaustion(outcome, step, counters);
-    store.jobEnded(jobId, JobEnd.of(outcome, JobState.of(outcome), clock.instant()), step, clock.instant());
+    List<ItemState> added = store.jobEnded(jobId, JobEnd.of(outcome, JobState.of(outcome), clock.instant()), step,
+        followUps, clock.instant());
     history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer(
         outcome.result().key(), outcome.summary(), outcome.context(), request.logFile()));
     memory.agentMemories(item.id(), agentMemories(item, outcome));
     remember(item, step.next(), outcome.summary());
     items.put(step.next().id(), step.next());
+    join(items, added);
     count(item, step.next(), counters);
     listener.jobFinished(item, step.next(), outcome);
+  }
+
+  /** Follow-up items join this session at the end of backlog order, so they run in this run. */
+  private static void join(Map<String, ItemState> items, List<ItemState> added) {
+    for (ItemState item : added) {
+      log.info("{}: follow-up of {} added: {}", item.id(), item.origin(), item.definition().title());
+      items.put(item.id(), item);
+    }
   }
 
   private void commit(Map<String, ItemState> items, Step step, Counters counters) {

@@ -143,7 +143,14 @@ public final class Scheduler {
         halt = remaining(items).isEmpty() ? HaltReason.ALL_DONE : HaltReason.WAITING_ON_BLOCKED;
         break;
       }
-      Pipeline pipeline = config.pipeline(next.definition().pipeline());
+      Pipeline pipeline = config.pipelines().get(next.definition().pipeline());
+      if (pipeline == null) {
+        // Only a follow-up item gets here (backlog entries are checked against the config): its
+        // pipeline was the default one when it was added, and the config has changed since.
+        commit(items, Transitions.block(next, "unknown pipeline '" + next.definition().pipeline()
+            + "' (the config changed since this follow-up was added)"), counters);
+        continue;
+      }
       if (!next.status().isRunningPhases()) {
         commit(items, Transitions.advance(next, pipeline), counters);
         continue;

@@ -11,7 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.Config;
+import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentRunner;
+import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.store.SqliteStateRepository;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -284,6 +286,25 @@ class SchedulerTest {
     assertEquals(List.of("A/review|1|done"),
         column("SELECT origin || '|' || in_backlog || '|' || status FROM items WHERE origin IS NOT NULL"));
     assertEquals(List.of("0"), column("SELECT count(*) FROM events WHERE kind = 'item.vanished'"));
+  }
+
+  @Test
+  void a_follow_up_whose_pipeline_left_the_config_is_blocked_with_the_reason_and_the_run_goes_on()
+      throws Exception {
+    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
+      store.sync(List.of(item("A")), Instant.now());
+      long job = store.jobStarted(new JobStart(store.runStarted(Instant.now(), 1), "A", "scope", 1, Instant.now(), null));
+      store.jobEnded(job, new JobEnd(JobState.FAILED, "failed", 1, "boom", Instant.now()), null,
+          FollowUpItem.of("A", "scope", List.of(new AgentOutcome.FollowUp("Old", "")), "retired"),
+          Instant.now());
+    }
+    Config config = config(agent(script(dir, "agent.sh", RECORD)), 2);
+    RunReport report = run(config, List.of(item("A")), 100);
+
+    assertEquals(1, report.done());
+    assertEquals(1, report.blocked());
+    assertEquals(List.of("new|unknown pipeline 'retired' (the config changed since this follow-up was added)"),
+        column("SELECT blocked_from || '|' || blocked_reason FROM items WHERE origin IS NOT NULL"));
   }
 
   private static void sleepQuietly(long millis) {

@@ -239,12 +239,13 @@ public final class Scheduler {
     List<FollowUpItem> followUps = FollowUpItem.of(item.id(), request.phase(), outcome.followUps(),
         config.defaultPipeline());
     if (cancelled) {
-      join(items, store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
+      List<ItemState> added = store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
           outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null,
-          "cancelled: the run was interrupted", clock.instant()), null, followUps, clock.instant()));
+          "cancelled: the run was interrupted", clock.instant()), null, followUps, clock.instant());
       history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer("cancelled",
           outcome.summary(), outcome.context(), request.logFile()));
       listener.jobFinished(item, item, outcome);
+      join(items, added);
       return;
     }
     Step step = Transitions.afterAttempt(item, pipeline, outcome, config.execution().maxRetries());
@@ -256,16 +257,16 @@ public final class Scheduler {
     memory.agentMemories(item.id(), agentMemories(item, outcome));
     remember(item, step.next(), outcome.summary());
     items.put(step.next().id(), step.next());
-    join(items, added);
     count(item, step.next(), counters);
     listener.jobFinished(item, step.next(), outcome);
+    join(items, added);
   }
 
   /** Follow-up items join this session at the end of backlog order, so they run in this run. */
-  private static void join(Map<String, ItemState> items, List<ItemState> added) {
+  private void join(Map<String, ItemState> items, List<ItemState> added) {
     for (ItemState item : added) {
-      log.info("{}: follow-up of {} added: {}", item.id(), item.origin(), item.definition().title());
       items.put(item.id(), item);
+      listener.itemAdded(item);
     }
   }
 

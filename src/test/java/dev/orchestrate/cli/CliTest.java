@@ -267,9 +267,11 @@ class CliTest {
         exit 0""");
     Path backlog = backlog("items:\n  - id: A\n    title: a\n");
     String yaml = Files.readString(backlog);
-    CliRunner.Result r = CliRunner.run("--state", state().toString(), "--config", config.toString(), "--quiet",
+    CliRunner.Result r = CliRunner.run("--state", state().toString(), "--config", config.toString(),
         "run", backlog.toString());
     assertEquals(0, r.exitCode(), r.err());
+    assertTrue(r.err().lines().anyMatch(l -> l.matches(".* A-fu-[0-9a-f]{8} added, follow-up of A/second: Add retries")),
+        r.err());
     assertEquals(yaml, Files.readString(backlog), "follow-ups are never written into the backlog file");
 
     JsonNode items = JSON.readTree(CliRunner.run("--state", state().toString(), "status", "--json").out()).get("items");

@@ -59,6 +59,11 @@ final class RunProgress implements RunListener, SummarizationListener {
   }
 
   @Override
+  public void itemAdded(ItemState item) {
+    line(item.id() + " added, follow-up of " + item.origin() + ": " + StatusCommand.oneLine(item.definition().title()));
+  }
+
+  @Override
   public void summarizationFailed(String itemId, String error) {
     line(itemId + " summarizing earlier turns failed: " + StatusCommand.oneLine(error));
   }

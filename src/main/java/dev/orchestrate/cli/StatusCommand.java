@@ -67,6 +67,7 @@ final class StatusCommand implements Callable<Integer> {
       row.put("depends_on", item.definition().dependsOn());
       row.put("tags", item.definition().tags());
       row.put("in_backlog", item.inBacklog());
+      row.put("origin", item.origin());
       rows.add(row);
     }
     Map<String, Object> doc = Json.envelope("status");
@@ -93,6 +94,9 @@ final class StatusCommand implements Callable<Integer> {
       } else if (!item.status().isTerminal()) {
         List<String> unmet = Dependencies.unmet(item, byId);
         note = unmet.isEmpty() ? "" : "waiting on " + String.join(", ", unmet);
+      }
+      if (item.origin() != null) {
+        note = "follow-up of " + item.origin() + (note.isEmpty() ? "" : "; " + note);
       }
       if (!item.inBacklog()) {
         note = ("[not in the backlog file] " + note).strip();

@@ -15,4 +15,8 @@ public interface RunListener {
 
   default void statusChanged(ItemState before, ItemState after) {
   }
+
+  /** A follow-up an agent reported became a new item (see {@link ItemState#origin()}). */
+  default void itemAdded(ItemState item) {
+  }
 }

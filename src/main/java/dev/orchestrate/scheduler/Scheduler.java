@@ -143,7 +143,14 @@ public final class Scheduler {
         halt = remaining(items).isEmpty() ? HaltReason.ALL_DONE : HaltReason.WAITING_ON_BLOCKED;
         break;
       }
-      Pipeline pipeline = config.pipeline(next.definition().pipeline());
+      Pipeline pipeline = config.pipelines().get(next.definition().pipeline());
+      if (pipeline == null) {
+        // Only a follow-up item gets here (backlog entries are checked against the config): its
+        // pipeline was the default one when it was added, and the config has changed since.
+        commit(items, Transitions.block(next, "unknown pipeline '" + next.definition().pipeline()
+            + "' (the config changed since this follow-up was added)"), counters);
+        continue;
+      }
       if (!next.status().isRunningPhases()) {
         commit(items, Transitions.advance(next, pipeline), counters);
         continue;
@@ -229,18 +236,22 @@ public final class Scheduler {
     boolean cancelled = outcome.ending() == AgentOutcome.Ending.CANCELLED
         // Ctrl-C reaches the agent's process group too; its death is not a failure of the phase.
         || (stopRequested && outcome.result() == AgentResult.FAILED);
+    List<FollowUpItem> followUps = FollowUpItem.of(item.id(), request.phase(), outcome.followUps(),
+        config.defaultPipeline());
     if (cancelled) {
-      store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
+      List<ItemState> added = store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
           outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null,
-          "cancelled: the run was interrupted", clock.instant()), null, clock.instant());
+          "cancelled: the run was interrupted", clock.instant()), null, followUps, clock.instant());
       history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer("cancelled",
           outcome.summary(), outcome.context(), request.logFile()));
       listener.jobFinished(item, item, outcome);
+      join(items, added);
       return;
     }
     Step step = Transitions.afterAttempt(item, pipeline, outcome, config.execution().maxRetries());
     trackExhaustion(outcome, step, counters);
-    store.jobEnded(jobId, JobEnd.of(outcome, JobState.of(outcome), clock.instant()), step, clock.instant());
+    List<ItemState> added = store.jobEnded(jobId, JobEnd.of(outcome, JobState.of(outcome), clock.instant()), step,
+        followUps, clock.instant());
     history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer(
         outcome.result().key(), outcome.summary(), outcome.context(), request.logFile()));
     memory.agentMemories(item.id(), agentMemories(item, outcome));
@@ -248,6 +259,15 @@ public final class Scheduler {
     items.put(step.next().id(), step.next());
     count(item, step.next(), counters);
     listener.jobFinished(item, step.next(), outcome);
+    join(items, added);
+  }
+
+  /** Follow-up items join this session at the end of backlog order, so they run in this run. */
+  private void join(Map<String, ItemState> items, List<ItemState> added) {
+    for (ItemState item : added) {
+      items.put(item.id(), item);
+      listener.itemAdded(item);
+    }
   }
 
   private void commit(Map<String, ItemState> items, Step step, Counters counters) {

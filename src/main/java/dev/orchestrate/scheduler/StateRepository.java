@@ -15,7 +15,9 @@ public interface StateRepository extends AutoCloseable {
   /**
    * Brings the stored items in line with the backlog file: new ids are added (with their initial
    * status hint), known ids keep their progress but take the file's definition, ids missing from
-   * the file are marked as not in the backlog (never deleted).
+   * the file are marked as not in the backlog (never deleted). Follow-up items (those with an
+   * origin) are never in the file, so they stay in the backlog; if the file lists one, its
+   * definition wins and the origin stays.
    */
   SyncResult sync(List<BacklogItem> backlog, Instant now);
 
@@ -39,7 +41,16 @@ public interface StateRepository extends AutoCloseable {
   long jobStarted(JobStart start);
 
   /** Records how a job ended and, in the same transaction, the item's resulting state (if any). */
-  void jobEnded(long jobId, JobEnd end, Step step, Instant now);
+  default void jobEnded(long jobId, JobEnd end, Step step, Instant now) {
+    jobEnded(jobId, end, step, List.of(), now);
+  }
+
+  /**
+   * Records how a job ended and, in the same transaction, the item's resulting state (if any) and
+   * the follow-up items the agent reported, appended to backlog order. A follow-up whose id the
+   * state already knows is skipped. Returns the items it added, in order.
+   */
+  List<ItemState> jobEnded(long jobId, JobEnd end, Step step, List<FollowUpItem> followUps, Instant now);
 
   /** Marks jobs still recorded as running (left by a crashed run) as interrupted; returns how many. */
   int interruptRunningJobs(Instant now);

@@ -136,6 +136,12 @@ public final class Transitions {
             "phase", stage.get(0).name(), "reason", "phase '" + p.phase() + "' no longer exists"))));
   }
 
+  /** Blocks an item at once, where it stands, for a reason the operator must resolve. */
+  public static Step block(ItemState item, String reason) {
+    Progress p = item.progress();
+    return move(item, Progress.blocked(p.status(), p.phase(), reason), null);
+  }
+
   private static Step move(ItemState item, Progress next, String reason) {
     ItemStatus from = item.status();
     String why = reason != null ? reason : next.blockedReason();

@@ -5,6 +5,7 @@ import dev.orchestrate.backlog.InitialStatus;
 import dev.orchestrate.backlog.Priority;
 import dev.orchestrate.context.TurnRepository;
 import dev.orchestrate.scheduler.Event;
+import dev.orchestrate.scheduler.FollowUpItem;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
 import dev.orchestrate.scheduler.JobEnd;
@@ -23,6 +24,8 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -54,6 +57,8 @@ public final class SqliteStateRepository implements StateRepository {
     return jdbc.inTransaction(() -> {
       Map<String, Boolean> known = new HashMap<>();
       jdbc.query("SELECT id, in_backlog FROM items", rs -> known.put(rs.getString(1), rs.getInt(2) == 1));
+      Set<String> followUps = new HashSet<>(
+          jdbc.query("SELECT id FROM items WHERE origin IS NOT NULL", rs -> rs.getString(1)));
       long nextSeq = jdbc.queryLong("SELECT COALESCE(MAX(seq), 0) FROM items") + 1;
       long at = now.toEpochMilli();
       List<String> added = new ArrayList<>();
@@ -61,7 +66,7 @@ public final class SqliteStateRepository implements StateRepository {
       for (BacklogItem item : backlog) {
         Boolean listed = known.get(item.id());
         if (listed == null) {
-          insert(item, nextSeq++, at);
+          insert(item, null, nextSeq++, at);
           added.add(item.id());
           event(new Event(item.id(), Event.ITEM_ADDED, Map.of("status", initialProgress(item).status().key())), at);
         } else {
@@ -80,7 +85,8 @@ public final class SqliteStateRepository implements StateRepository {
       Set<String> inFile = backlog.stream().map(BacklogItem::id).collect(Collectors.toSet());
       List<String> vanished = new ArrayList<>();
       for (Map.Entry<String, Boolean> e : known.entrySet()) {
-        if (e.getValue() && !inFile.contains(e.getKey())) {
+        // A follow-up item lives only in the state: the file not listing it is no news.
+        if (e.getValue() && !inFile.contains(e.getKey()) && !followUps.contains(e.getKey())) {
           jdbc.execute("UPDATE items SET in_backlog = 0, updated_at = ? WHERE id = ?", at, e.getKey());
           event(new Event(e.getKey(), Event.ITEM_VANISHED, Map.of()), at);
           vanished.add(e.getKey());
@@ -91,17 +97,17 @@ public final class SqliteStateRepository implements StateRepository {
     });
   }
 
-  private void insert(BacklogItem item, long seq, long at) {
+  private void insert(BacklogItem item, String origin, long seq, long at) {
     Progress p = initialProgress(item);
     jdbc.execute("""
         INSERT INTO items (id, seq, title, pipeline, priority, depends_on, tags, description,
                            initial_status, in_backlog, status, phase, attempts, blocked_reason,
-                           blocked_from, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, NULL, 0, ?, ?, ?, ?)""",
+                           blocked_from, origin, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, NULL, 0, ?, ?, ?, ?, ?)""",
         item.id(), seq, item.title(), item.pipeline(), item.priority().key(),
         JsonText.array(item.dependsOn()), JsonText.array(item.tags()), item.description(),
         item.initialStatus().key(), p.status().key(), p.blockedReason(),
-        p.blockedFrom() == null ? null : p.blockedFrom().key(), at, at);
+        p.blockedFrom() == null ? null : p.blockedFrom().key(), origin, at, at);
   }
 
   /** The status hint of the backlog applies once, when the item is first seen. */
@@ -135,7 +141,7 @@ public final class SqliteStateRepository implements StateRepository {
         rs.getInt("attempts"), rs.getString("blocked_reason"),
         blockedFrom == null ? null : ItemStatus.fromKey(blockedFrom), rs.getString("last_failure"),
         rs.getString("phase_summary"), rs.getString("unblock_notes"));
-    return new ItemState(def, rs.getLong("seq"), rs.getInt("in_backlog") == 1, progress);
+    return new ItemState(def, rs.getLong("seq"), rs.getInt("in_backlog") == 1, progress, rs.getString("origin"));
   }
 
   @Override
@@ -195,14 +201,33 @@ public final class SqliteStateRepository implements StateRepository {
   }
 
   @Override
-  public void jobEnded(long jobId, JobEnd end, Step step, Instant now) {
-    jdbc.inTransaction(() -> {
+  public List<ItemState> jobEnded(long jobId, JobEnd end, Step step, List<FollowUpItem> followUps, Instant now) {
+    return jdbc.inTransaction(() -> {
       jdbc.execute("UPDATE jobs SET state = ?, result = ?, exit_code = ?, reason = ?, ended_at = ? WHERE id = ?",
           end.state().key(), end.result(), end.exitCode(), end.reason(), end.endedAt().toEpochMilli(), jobId);
       if (step != null) {
         write(step, now.toEpochMilli());
       }
+      List<ItemState> added = new ArrayList<>();
+      for (FollowUpItem followUp : followUps) {
+        addFollowUp(followUp, now.toEpochMilli()).ifPresent(added::add);
+      }
+      return added;
     });
+  }
+
+  /** Appends a follow-up item to backlog order, unless an item with its id already exists. */
+  private Optional<ItemState> addFollowUp(FollowUpItem followUp, long at) {
+    if (jdbc.queryLong("SELECT count(*) FROM items WHERE id = ?", followUp.id()) > 0) {
+      return Optional.empty();
+    }
+    long seq = jdbc.queryLong("SELECT COALESCE(MAX(seq), 0) FROM items") + 1;
+    insert(followUp.definition(), followUp.origin(), seq, at);
+    Map<String, Object> payload = new LinkedHashMap<>();
+    payload.put("status", ItemStatus.NEW.key());
+    payload.put("origin", followUp.origin());
+    event(new Event(followUp.id(), Event.ITEM_ADDED, payload), at);
+    return item(followUp.id());
   }
 
   @Override

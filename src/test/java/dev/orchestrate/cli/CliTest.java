@@ -259,6 +259,37 @@ class CliTest {
   }
 
   @Test
+  void status_shows_the_origin_of_follow_up_items_and_the_backlog_file_is_left_alone() throws Exception {
+    Path config = config("""
+        if [ "$ORCHESTRATE_ITEM_ID" = A ] && [ "$ORCHESTRATE_PHASE" = second ]; then
+          printf '{"result": "phase_complete", "follow_ups": [{"title": "Add retries"}]}' > "$ORCHESTRATE_RESULT_FILE"
+        fi
+        exit 0""");
+    Path backlog = backlog("items:\n  - id: A\n    title: a\n");
+    String yaml = Files.readString(backlog);
+    CliRunner.Result r = CliRunner.run("--state", state().toString(), "--config", config.toString(),
+        "run", backlog.toString());
+    assertEquals(0, r.exitCode(), r.err());
+    assertTrue(r.err().lines().anyMatch(l -> l.matches(".* A-fu-[0-9a-f]{8} added, follow-up of A/second: Add retries")),
+        r.err());
+    assertEquals(yaml, Files.readString(backlog), "follow-ups are never written into the backlog file");
+
+    JsonNode items = JSON.readTree(CliRunner.run("--state", state().toString(), "status", "--json").out()).get("items");
+    assertEquals(2, items.size());
+    assertTrue(items.get(0).has("origin"));
+    assertTrue(items.get(0).get("origin").isNull(), "a backlog item has a null origin");
+    JsonNode followUp = items.get(1);
+    assertTrue(followUp.get("id").asText().startsWith("A-fu-"), followUp.toString());
+    assertEquals("Add retries", followUp.get("title").asText());
+    assertEquals("A/second", followUp.get("origin").asText());
+    assertEquals("done", followUp.get("status").asText());
+    assertTrue(followUp.get("in_backlog").asBoolean());
+
+    List<String> lines = CliRunner.run("--state", state().toString(), "status").out().lines().toList();
+    assertTrue(lines.get(2).matches("A-fu-[0-9a-f]{8} +done +- +0 +follow-up of A/second"), lines.get(2));
+  }
+
+  @Test
   void init_scaffolds_a_project_that_runs_and_refuses_to_overwrite() throws Exception {
     Path project = dir.resolve("project");
     CliRunner.Result r = CliRunner.run("init", project.toString());

@@ -11,7 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.Config;
+import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentRunner;
+import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.store.SqliteStateRepository;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -218,6 +220,91 @@ class SchedulerTest {
     assertEquals(HaltReason.INTERRUPTED, report.haltReason());
     assertEquals(List.of("cancelled"), column("SELECT state FROM jobs"));
     assertEquals(List.of("scoping|scope|0"), column("SELECT status || '|' || phase || '|' || attempts FROM items"));
+  }
+
+  @Test
+  void follow_ups_an_agent_reports_become_items_with_their_origin_and_run_to_done_in_the_same_run()
+      throws Exception {
+    Config config = config(agent(script(dir, "agent.sh", RECORD + """
+        if [ "$ORCHESTRATE_ITEM_ID" = A ] && [ "$ORCHESTRATE_PHASE" = build ]; then
+          printf '{"result": "phase_complete", "follow_ups": [{"title": "Add retries", "description": "too eager"},
+            {"title": "Document the flag"}]}' > "$ORCHESTRATE_RESULT_FILE"
+        fi
+        """)), 2);
+    RunReport report = run(config, List.of(item("A"), item("B")), 100);
+
+    assertEquals(HaltReason.ALL_DONE, report.haltReason());
+    assertEquals(4, report.doneThisRun());
+    List<String> ids = column("SELECT id FROM items ORDER BY seq");
+    assertEquals(4, ids.size());
+    assertEquals(List.of("A", "B"), ids.subList(0, 2));
+    String retries = ids.get(2);
+    assertTrue(retries.matches("A-fu-[0-9a-f]{8}"), retries);
+    assertEquals(List.of("Add retries|too eager|A/build|feature|medium|done|1",
+            "Document the flag||A/build|feature|medium|done|1"),
+        column("SELECT title || '|' || description || '|' || origin || '|' || pipeline || '|' || priority || '|' "
+            + "|| status || '|' || in_backlog FROM items WHERE origin IS NOT NULL ORDER BY seq"));
+    // The follow-ups run after the backlog items, in the order they were reported.
+    List<String> calls = calls();
+    assertEquals(retries + " scope 1", calls.get(8));
+    assertEquals(16, calls.size());
+    assertEquals(List.of("{\"status\":\"new\",\"origin\":\"A/build\"}"),
+        column("SELECT payload FROM events WHERE kind = 'item.added' AND item_id = '" + retries + "'"));
+  }
+
+  @Test
+  void a_retried_attempt_that_reports_the_same_follow_up_does_not_duplicate_it() throws Exception {
+    Config config = config(agent(script(dir, "agent.sh", RECORD + """
+        if [ "$ORCHESTRATE_ITEM_ID" = A ] && [ "$ORCHESTRATE_PHASE" = build ]; then
+          result=failed; [ "$ORCHESTRATE_ATTEMPT" = 2 ] && result=phase_complete
+          printf '{"result": "%s", "follow_ups": [{"title": "Add retries"}]}' "$result" > "$ORCHESTRATE_RESULT_FILE"
+        fi
+        """)), 2);
+    RunReport report = run(config, List.of(item("A")), 100);
+
+    assertEquals(HaltReason.ALL_DONE, report.haltReason());
+    assertTrue(calls().containsAll(List.of("A build 1", "A build 2")));
+    assertEquals(List.of("A/build|done"), column("SELECT origin || '|' || status FROM items WHERE origin IS NOT NULL"));
+  }
+
+  @Test
+  void a_second_run_with_the_same_backlog_keeps_the_follow_ups_and_does_not_call_them_vanished() throws Exception {
+    Config config = config(agent(script(dir, "agent.sh", RECORD + """
+        if [ "$ORCHESTRATE_ITEM_ID" = A ] && [ "$ORCHESTRATE_PHASE" = review ]; then
+          printf '{"result": "phase_complete", "follow_ups": [{"title": "Later"}]}' > "$ORCHESTRATE_RESULT_FILE"
+        fi
+        """)), 2);
+    List<BacklogItem> items = List.of(item("A"));
+    RunReport first = run(config, items, 5); // A's four phases, then the follow-up's scope
+    assertEquals(HaltReason.PHASE_CAP, first.haltReason());
+
+    RunReport second = run(config, items, 100);
+    assertEquals(List.of(), second.sync().vanished());
+    assertEquals(HaltReason.ALL_DONE, second.haltReason());
+    assertEquals(2, second.total());
+    assertEquals(2, second.done());
+    assertEquals(List.of("A/review|1|done"),
+        column("SELECT origin || '|' || in_backlog || '|' || status FROM items WHERE origin IS NOT NULL"));
+    assertEquals(List.of("0"), column("SELECT count(*) FROM events WHERE kind = 'item.vanished'"));
+  }
+
+  @Test
+  void a_follow_up_whose_pipeline_left_the_config_is_blocked_with_the_reason_and_the_run_goes_on()
+      throws Exception {
+    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
+      store.sync(List.of(item("A")), Instant.now());
+      long job = store.jobStarted(new JobStart(store.runStarted(Instant.now(), 1), "A", "scope", 1, Instant.now(), null));
+      store.jobEnded(job, new JobEnd(JobState.FAILED, "failed", 1, "boom", Instant.now()), null,
+          FollowUpItem.of("A", "scope", List.of(new AgentOutcome.FollowUp("Old", "")), "retired"),
+          Instant.now());
+    }
+    Config config = config(agent(script(dir, "agent.sh", RECORD)), 2);
+    RunReport report = run(config, List.of(item("A")), 100);
+
+    assertEquals(1, report.done());
+    assertEquals(1, report.blocked());
+    assertEquals(List.of("new|unknown pipeline 'retired' (the config changed since this follow-up was added)"),
+        column("SELECT blocked_from || '|' || blocked_reason FROM items WHERE origin IS NOT NULL"));
   }
 
   private static void sleepQuietly(long millis) {

@@ -8,7 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.InitialStatus;
 import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.jobs.AgentOutcome.FollowUp;
 import dev.orchestrate.scheduler.Event;
+import dev.orchestrate.scheduler.FollowUpItem;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
 import dev.orchestrate.scheduler.JobEnd;
@@ -207,6 +209,106 @@ class SqliteStateRepositoryTest {
           T0.plusSeconds(12), 3, dir.resolve("a.log"), "boom"), jobs.get(1));
       assertEquals(1, store.recentJobs(1).size());
       assertEquals(new RunRecord(run2, T0.plusSeconds(10), null, 22, null), store.lastRun().orElseThrow());
+    }
+  }
+
+  private static List<FollowUpItem> followUps(String itemId, String phase, String... titles) {
+    return FollowUpItem.of(itemId, phase,
+        java.util.Arrays.stream(titles).map(t -> new FollowUp(t, "why: " + t)).toList(), "feature");
+  }
+
+  @Test
+  void follow_ups_are_written_with_the_job_end_and_survive_reopening() throws Exception {
+    List<ItemState> added;
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      store.sync(List.of(item("A"), item("B")), T0);
+      long job = store.jobStarted(new JobStart(store.runStarted(T0, 1), "A", "build", 1, T0, null));
+      ItemState a = store.items().get(0);
+      added = store.jobEnded(job, new JobEnd(JobState.COMPLETED, "phase_complete", 0, null, T0),
+          new Step(a.with(Progress.of(ItemStatus.DONE)), List.of()), followUps("A", "build", "Add retries", "Docs"),
+          T0);
+    }
+    assertEquals(2, added.size());
+    assertEquals(List.of(3L, 4L), added.stream().map(ItemState::seq).toList());
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      List<ItemState> items = store.items();
+      assertEquals(List.of("A", "B", added.get(0).id(), added.get(1).id()), items.stream().map(ItemState::id).toList());
+      assertEquals(ItemStatus.DONE, items.get(0).status());
+      ItemState first = items.get(2);
+      assertEquals("A/build", first.origin());
+      assertEquals("Add retries", first.definition().title());
+      assertEquals("why: Add retries", first.definition().description());
+      assertEquals("feature", first.definition().pipeline());
+      assertEquals(ItemStatus.NEW, first.status());
+      assertTrue(first.inBacklog());
+      assertEquals(null, items.get(0).origin(), "a backlog item has no origin");
+    }
+    assertEquals("completed", sql("SELECT state FROM jobs"));
+    assertEquals("{\"status\":\"new\",\"origin\":\"A/build\"}",
+        sql("SELECT payload FROM events WHERE kind = 'item.added' AND item_id = '" + added.get(0).id() + "'"));
+  }
+
+  @Test
+  void a_job_end_that_fails_half_way_through_its_follow_ups_writes_nothing() throws Exception {
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      store.sync(List.of(item("A")), T0);
+    }
+    // The disk "fills up" when the second follow-up is inserted: after the job, the step and the first one.
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db()); Statement st = c.createStatement()) {
+      st.executeUpdate("""
+          CREATE TRIGGER full_disk BEFORE INSERT ON items
+          WHEN (SELECT count(*) FROM items WHERE origin IS NOT NULL) >= 1
+          BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END""");
+    }
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      long job = store.jobStarted(new JobStart(store.runStarted(T0, 1), "A", "build", 1, T0, null));
+      Step done = new Step(store.items().get(0).with(Progress.of(ItemStatus.DONE)), List.of());
+      assertThrows(StoreException.class, () -> store.jobEnded(job,
+          new JobEnd(JobState.COMPLETED, "phase_complete", 0, null, T0), done, followUps("A", "build", "X", "Y"), T0));
+    }
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      assertEquals(List.of("A"), store.items().stream().map(ItemState::id).toList());
+      assertEquals(ItemStatus.NEW, store.items().get(0).status());
+    }
+    assertEquals("running", sql("SELECT state FROM jobs"));
+    assertEquals("0", sql("SELECT count(*) FROM events WHERE payload LIKE '%origin%'"));
+  }
+
+  @Test
+  void a_follow_up_reported_again_is_not_added_twice() {
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      store.sync(List.of(item("A")), T0);
+      long run = store.runStarted(T0, 1);
+      long first = store.jobStarted(new JobStart(run, "A", "build", 1, T0, null));
+      assertEquals(1, store.jobEnded(first, new JobEnd(JobState.FAILED, "failed", 1, "boom", T0), null,
+          followUps("A", "build", "Add retries"), T0).size());
+      long second = store.jobStarted(new JobStart(run, "A", "build", 2, T0, null));
+      assertEquals(List.of(), store.jobEnded(second, new JobEnd(JobState.FAILED, "failed", 1, "boom", T0), null,
+          followUps("A", "build", "Add retries", "Add retries"), T0));
+      assertEquals(2, store.items().size());
+    }
+  }
+
+  @Test
+  void sync_keeps_follow_up_items_and_a_backlog_entry_with_the_same_id_wins_but_keeps_the_origin() {
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      store.sync(List.of(item("A")), T0);
+      long job = store.jobStarted(new JobStart(store.runStarted(T0, 1), "A", "build", 1, T0, null));
+      String id = store.jobEnded(job, new JobEnd(JobState.FAILED, "failed", 1, "boom", T0), null,
+          followUps("A", "build", "Add retries"), T0).get(0).id();
+
+      SyncResult again = store.sync(List.of(item("A")), T0);
+      assertEquals(List.of(), again.vanished());
+      assertTrue(store.item(id).orElseThrow().inBacklog());
+
+      SyncResult listed = store.sync(List.of(item("A"), item(id)), T0);
+      assertEquals(List.of(), listed.added());
+      ItemState followUp = store.item(id).orElseThrow();
+      assertEquals("Title of " + id, followUp.definition().title(), "the file's definition wins");
+      assertEquals("A/build", followUp.origin());
+
+      assertEquals(List.of(), store.sync(List.of(item("A")), T0).vanished(), "dropped from the file again");
+      assertTrue(store.item(id).orElseThrow().inBacklog());
     }
   }
 }

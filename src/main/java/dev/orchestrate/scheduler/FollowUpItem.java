@@ -1,0 +1,51 @@
+package dev.orchestrate.scheduler;
+
+import dev.orchestrate.backlog.BacklogItem;
+import dev.orchestrate.backlog.InitialStatus;
+import dev.orchestrate.backlog.Priority;
+import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.limits.SizeCap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A new item made from a follow-up an agent reported. It lives only in the state database (the
+ * user's backlog file is never written) and remembers its origin, {@code ITEM/phase}.
+ */
+public record FollowUpItem(BacklogItem definition, String origin) {
+  public static final int TITLE_MAX_CHARS = 200;
+  public static final int DESCRIPTION_MAX_CHARS = 8_000;
+
+  public FollowUpItem {
+    Objects.requireNonNull(definition, "definition");
+    Objects.requireNonNull(origin, "origin");
+  }
+
+  public String id() {
+    return definition.id();
+  }
+
+  /**
+   * The items for the follow-ups one attempt of {@code itemId} in {@code phase} reported, one per
+   * distinct id. The id depends only on the item and the title, so a retry or a subphase that
+   * reports the same follow-up again names the same item (and the store adds it once).
+   */
+  public static List<FollowUpItem> of(String itemId, String phase, List<AgentOutcome.FollowUp> followUps,
+      String pipeline) {
+    Map<String, FollowUpItem> byId = new LinkedHashMap<>();
+    for (AgentOutcome.FollowUp followUp : followUps) {
+      String id = id(itemId, followUp.title());
+      byId.putIfAbsent(id, new FollowUpItem(new BacklogItem(id, SizeCap.cap(followUp.title(), TITLE_MAX_CHARS),
+          pipeline, Priority.MEDIUM, List.of(), List.of(),
+          SizeCap.cap(followUp.description(), DESCRIPTION_MAX_CHARS), InitialStatus.NEW), itemId + "/" + phase));
+    }
+    return List.copyOf(byId.values());
+  }
+
+  /** {@code ITEM-fu-<first 8 hex digits of sha256(title)>}. */
+  static String id(String itemId, String title) {
+    return itemId + "-fu-" + SizeCap.sha256Prefix(title).substring(0, 8);
+  }
+}

@@ -1,0 +1,50 @@
+package dev.orchestrate.scheduler;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.backlog.InitialStatus;
+import dev.orchestrate.backlog.Priority;
+import dev.orchestrate.jobs.AgentOutcome.FollowUp;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class FollowUpItemTest {
+
+  @Test
+  void the_id_is_the_item_id_and_the_first_8_hex_digits_of_the_sha256_of_the_title() {
+    String sha256 = "7a9f1189"; // echo -n 'Add retries' | sha256sum
+    List<FollowUpItem> items = FollowUpItem.of("WRK-1", "build", List.of(new FollowUp("Add retries", "d")), "feature");
+    assertEquals("WRK-1-fu-" + sha256, items.get(0).id());
+    assertEquals(items.get(0).id(), FollowUpItem.of("WRK-1", "review", List.of(new FollowUp("Add retries", "other")),
+        "feature").get(0).id(), "neither the phase nor the description changes the id");
+  }
+
+  @Test
+  void a_follow_up_is_a_new_medium_item_of_the_given_pipeline_without_dependencies() {
+    FollowUpItem item = FollowUpItem.of("A", "build", List.of(new FollowUp("T", "why")), "feature").get(0);
+    assertEquals("A/build", item.origin());
+    assertEquals("T", item.definition().title());
+    assertEquals("why", item.definition().description());
+    assertEquals("feature", item.definition().pipeline());
+    assertEquals(Priority.MEDIUM, item.definition().priority());
+    assertEquals(List.of(), item.definition().dependsOn());
+    assertEquals(InitialStatus.NEW, item.definition().initialStatus());
+  }
+
+  @Test
+  void the_same_title_twice_in_one_report_makes_one_item() {
+    assertEquals(1, FollowUpItem.of("A", "build",
+        List.of(new FollowUp("T", "first"), new FollowUp("T", "second")), "feature").size());
+  }
+
+  @Test
+  void title_and_description_are_capped() {
+    FollowUpItem item = FollowUpItem.of("A", "build",
+        List.of(new FollowUp("t".repeat(1_000), "d".repeat(20_000))), "feature").get(0);
+    assertTrue(item.definition().title().length() <= FollowUpItem.TITLE_MAX_CHARS);
+    assertTrue(item.definition().description().length() <= FollowUpItem.DESCRIPTION_MAX_CHARS);
+    assertTrue(item.definition().description().length() > FollowUpItem.DESCRIPTION_MAX_CHARS - 10);
+    assertTrue(item.definition().title().contains("…[truncated"), item.definition().title());
+  }
+}

@@ -1,8 +1,8 @@
 package dev.orchestrate.cli;
 
 import dev.orchestrate.backlog.Backlog;
-import dev.orchestrate.backlog.BacklogLoader;
 import dev.orchestrate.backlog.Config;
+import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.context.ContextHistory;
 import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.context.TurnHistory;
@@ -67,7 +67,8 @@ final class RunCommand implements Callable<Integer> {
       throw CliException.usage("backlog file " + backlogFile + " does not exist (create one with 'orchestrate init')");
     }
     Config config = root.loadConfig(backlogFile);
-    Backlog backlog = BacklogLoader.load(backlogFile, config);
+    WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
+    Backlog backlog = backlogs.current();
     if (config.agent().command().isEmpty()) {
       throw CliException.usage("no agent command configured: set agent.command in "
           + config.source().map(Path::toString).orElse("orchestrate.yaml") + " (see 'orchestrate init')");
@@ -84,8 +85,8 @@ final class RunCommand implements Callable<Integer> {
         SqliteMemoryRepository memories = SqliteMemoryRepository.open(dir.database())) {
       TurnHistory history = ContextHistory.create(store.turnRepository(), config.context(), backlog.directory(),
           clock, progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
-      Scheduler scheduler = new Scheduler(store, config, backlog, dir.jobs(), new AgentRunner(clock), clock, progress,
-          history, new MemoryService(memories, clock, config.memoryBootContextChars()));
+      Scheduler scheduler = new Scheduler(store, config, backlogs, dir.jobs(), new AgentRunner(clock), clock,
+          new BacklogNotices(progress, err, root.quiet()), history, new MemoryService(memories, clock, config.memoryBootContextChars()));
       try (StopSignals signals = StopSignals.install(scheduler::requestStop)) {
         report = scheduler.run(phaseCap);
       }

@@ -1,6 +1,8 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.backlog.Problem;
 import dev.orchestrate.jobs.AgentOutcome;
+import java.util.List;
 
 /** Progress callbacks for the user interface; called on the scheduler thread. */
 public interface RunListener {
@@ -18,5 +20,13 @@ public interface RunListener {
 
   /** A follow-up an agent reported became a new item (see {@link ItemState#origin()}). */
   default void itemAdded(ItemState item) {
+  }
+
+  /** The backlog file changed during the run and the new version was synced into the state. */
+  default void backlogReloaded(SyncResult changes) {
+  }
+
+  /** The backlog file changed during the run but is invalid (or gone); the run goes on without it. */
+  default void backlogRejected(List<Problem> problems) {
   }
 }

@@ -1,6 +1,7 @@
 package dev.orchestrate.scheduler;
 
 import dev.orchestrate.backlog.Backlog;
+import dev.orchestrate.backlog.BacklogSource;
 import dev.orchestrate.backlog.Config;
 import dev.orchestrate.backlog.PhaseDef;
 import dev.orchestrate.backlog.Pipeline;
@@ -25,6 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +43,7 @@ public final class Scheduler {
 
   private final StateRepository store;
   private final Config config;
-  private final Backlog backlog;
+  private final BacklogSource backlogs;
   private final Path jobsRoot;
   private final AgentRunner runner;
   private final Clock clock;
@@ -69,18 +71,25 @@ public final class Scheduler {
     this(store, config, backlog, jobsRoot, runner, clock, listener, TurnHistory.NONE, memory);
   }
 
-  /**
-   * @param history turn history: records each attempt's turns and supplies the prior context of
-   *                each prompt (summarizing older turns just before a phase is spawned)
-   * @param memory  project memory: boot context in every prompt, outcome and agent memories recorded
-   */
   public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
+      AgentRunner runner, Clock clock, RunListener listener, TurnHistory history, ProjectMemory memory) {
+    this(store, config, BacklogSource.fixed(backlog), jobsRoot, runner, clock, listener, history, memory);
+  }
+
+  /**
+   * @param backlogs where the backlog comes from; asked for changes before every decision, so edits
+   *                 to the file during the run are picked up
+   * @param history  turn history: records each attempt's turns and supplies the prior context of
+   *                 each prompt (summarizing older turns just before a phase is spawned)
+   * @param memory   project memory: boot context in every prompt, outcome and agent memories recorded
+   */
+  public Scheduler(StateRepository store, Config config, BacklogSource backlogs, Path jobsRoot,
       AgentRunner runner, Clock clock, RunListener listener, TurnHistory history, ProjectMemory memory) {
     this.history = history;
     this.memory = memory;
     this.store = store;
     this.config = config;
-    this.backlog = backlog;
+    this.backlogs = backlogs;
     this.jobsRoot = jobsRoot;
     this.runner = runner;
     this.clock = clock;
@@ -115,11 +124,9 @@ public final class Scheduler {
     if (interrupted > 0) {
       log.info("{} job(s) left running by an earlier session were recorded as interrupted", interrupted);
     }
-    SyncResult sync = store.sync(backlog.items(), started);
+    SyncResult sync = store.sync(backlogs.current().items(), started);
     Map<String, ItemState> items = new LinkedHashMap<>();
-    for (ItemState item : store.items()) {
-      items.put(item.id(), item);
-    }
+    load(items);
 
     Counters counters = new Counters();
     HaltReason halt;
@@ -138,6 +145,7 @@ public final class Scheduler {
         halt = HaltReason.PHASE_CAP;
         break;
       }
+      sync = sync.then(reload(items));
       ItemState next = nextRunnable(items);
       if (next == null) {
         halt = remaining(items).isEmpty() ? HaltReason.ALL_DONE : HaltReason.WAITING_ON_BLOCKED;
@@ -173,6 +181,26 @@ public final class Scheduler {
         Duration.between(started, ended), interrupted, sync, remaining(items));
   }
 
+  /** Syncs an edited backlog file into the state and takes the items from there again. */
+  private SyncResult reload(Map<String, ItemState> items) {
+    Optional<Backlog> edited = backlogs.changed(listener::backlogRejected);
+    if (edited.isEmpty()) {
+      return SyncResult.NONE;
+    }
+    SyncResult changes = store.sync(edited.get().items(), clock.instant());
+    load(items);
+    listener.backlogReloaded(changes);
+    return changes;
+  }
+
+  /** The stored items in backlog order; the state, not this map, is the truth between decisions. */
+  private void load(Map<String, ItemState> items) {
+    items.clear();
+    for (ItemState item : store.items()) {
+      items.put(item.id(), item);
+    }
+  }
+
   private void runPhase(long runId, int jobNumber, ItemState item, Pipeline pipeline,
       Map<String, ItemState> items, Counters counters) {
     PhaseDef phase = Transitions.currentPhase(item, pipeline);
@@ -192,7 +220,7 @@ public final class Scheduler {
             config.execution().maxRetries() + 1, progress.phaseSummary(), progress.unblockNotes(),
             progress.lastFailure(), jobDir.resolve("result.json"))
             .withProjectMemory(memory.bootContext()).withPriorContext(prior)),
-        config.agent(), backlog.directory(), jobDir);
+        config.agent(), backlogs.current().directory(), jobDir);
 
     long jobId = store.jobStarted(new JobStart(runId, item.id(), phase.name(), attempt,
         clock.instant(), request.logFile()));

@@ -1,0 +1,79 @@
+package dev.orchestrate.cli;
+
+import dev.orchestrate.backlog.Problem;
+import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.scheduler.RunListener;
+import dev.orchestrate.scheduler.SyncResult;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Tells the user about backlog edits during a run, in front of the progress display: a rejected
+ * edit is a warning ({@code orchestrate: warning: backlog.yaml:3:5: …}, shown even with
+ * {@code --quiet}); a reload is one progress line. Everything else goes to the progress display.
+ */
+final class BacklogNotices implements RunListener {
+  private final RunListener progress;
+  private final PrintWriter err;
+  private final boolean quiet;
+
+  BacklogNotices(RunListener progress, PrintWriter err, boolean quiet) {
+    this.progress = progress;
+    this.err = err;
+    this.quiet = quiet;
+  }
+
+  @Override
+  public void backlogRejected(List<Problem> problems) {
+    for (Problem problem : problems) {
+      err.println("orchestrate: warning: " + problem + " (edit ignored until fixed; the run goes on)");
+    }
+    err.flush();
+    progress.backlogRejected(problems);
+  }
+
+  @Override
+  public void backlogReloaded(SyncResult changes) {
+    if (!quiet) {
+      err.println("backlog reloaded: " + describe(changes));
+      err.flush();
+    }
+    progress.backlogReloaded(changes);
+  }
+
+  static String describe(SyncResult changes) {
+    List<String> parts = new ArrayList<>();
+    if (!changes.added().isEmpty()) {
+      parts.add(changes.added().size() + " added");
+    }
+    if (!changes.returned().isEmpty()) {
+      parts.add(changes.returned().size() + " back in the backlog");
+    }
+    if (!changes.vanished().isEmpty()) {
+      parts.add(changes.vanished().size() + " no longer listed");
+    }
+    return parts.isEmpty() ? "no items added or removed" : String.join(", ", parts);
+  }
+
+  @Override
+  public void jobStarted(ItemState item, String phase, int attempt) {
+    progress.jobStarted(item, phase, attempt);
+  }
+
+  @Override
+  public void jobFinished(ItemState before, ItemState after, AgentOutcome outcome) {
+    progress.jobFinished(before, after, outcome);
+  }
+
+  @Override
+  public void statusChanged(ItemState before, ItemState after) {
+    progress.statusChanged(before, after);
+  }
+
+  @Override
+  public void itemAdded(ItemState item) {
+    progress.itemAdded(item);
+  }
+}

@@ -130,6 +130,25 @@ class BacklogReloadTest {
   }
 
   @Test
+  void an_item_removed_and_listed_again_comes_back_and_runs() throws Exception {
+    String withoutC = "items:\\n  - {id: A, title: a}\\n  - {id: B, title: b}\\n";
+    String withC = "items:\\n  - {id: A, title: a}\\n  - {id: B, title: b}\\n  - {id: C, title: c again}\\n";
+    RunReport report = run("""
+        items:
+          - {id: A, title: a}
+          - {id: B, title: b}
+          - {id: C, title: c}
+        """, at("A", "scope", "printf '" + withoutC + "' > backlog.yaml")
+        + at("B", "scope", "printf '" + withC + "' > backlog.yaml"));
+
+    assertEquals(3, report.doneThisRun());
+    assertEquals(List.of(), report.sync().vanished());
+    assertEquals(List.of("C"), report.sync().returned());
+    assertEquals(List.of("C"), reloaded.get(1).returned());
+    assertEquals(List.of("c again"), column("SELECT title FROM items WHERE id = 'C'"));
+  }
+
+  @Test
   void a_known_item_keeps_its_progress_but_takes_its_new_dependencies() throws Exception {
     // B, listed before C, is made to wait for C: C runs first from then on.
     String edited = "items:\\n  - {id: A, title: a}\\n  - {id: B, title: b, depends_on: [C]}\\n  - {id: C, title: c}\\n";

@@ -6,6 +6,9 @@ import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.SyncResult;
 import java.io.PrintWriter;
+import java.time.Clock;
+import java.time.ZoneId;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -15,13 +18,17 @@ import java.util.List;
  * {@code --quiet}); a reload is one progress line. Everything else goes to the progress display.
  */
 final class BacklogNotices implements RunListener {
+  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
+
   private final RunListener progress;
   private final PrintWriter err;
+  private final Clock clock;
   private final boolean quiet;
 
-  BacklogNotices(RunListener progress, PrintWriter err, boolean quiet) {
+  BacklogNotices(RunListener progress, PrintWriter err, Clock clock, boolean quiet) {
     this.progress = progress;
     this.err = err;
+    this.clock = clock;
     this.quiet = quiet;
   }
 
@@ -37,7 +44,8 @@ final class BacklogNotices implements RunListener {
   @Override
   public void backlogReloaded(SyncResult changes) {
     if (!quiet) {
-      err.println("backlog reloaded: " + describe(changes));
+      // Timed like the other progress lines.
+      err.println(TIME.format(clock.instant()) + " backlog reloaded: " + describe(changes));
       err.flush();
     }
     progress.backlogReloaded(changes);

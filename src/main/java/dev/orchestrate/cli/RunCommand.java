@@ -86,7 +86,7 @@ final class RunCommand implements Callable<Integer> {
       TurnHistory history = ContextHistory.create(store.turnRepository(), config.context(), backlog.directory(),
           clock, progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
       Scheduler scheduler = new Scheduler(store, config, backlogs, dir.jobs(), new AgentRunner(clock), clock,
-          new BacklogNotices(progress, err, root.quiet()), history, new MemoryService(memories, clock, config.memoryBootContextChars()));
+          new BacklogNotices(progress, err, clock, root.quiet()), history, new MemoryService(memories, clock, config.memoryBootContextChars()));
       try (StopSignals signals = StopSignals.install(scheduler::requestStop)) {
         report = scheduler.run(phaseCap);
       }

@@ -33,7 +33,8 @@ import org.slf4j.LoggerFactory;
 /**
  * One {@code run} session: takes items in backlog order and drives each through its pipeline, one
  * phase at a time. Every change is committed through the {@link StateRepository} before the next
- * decision, so a new session after a crash or Ctrl-C continues where this one stopped.
+ * decision, so a new session after a crash or Ctrl-C continues where this one stopped. Before each
+ * decision the {@link BacklogSource} is asked for an edited backlog, which is synced into the state.
  *
  * <p>Single-threaded by design: {@link #run} owns all state; {@link #requestStop} is the only
  * method meant to be called from another thread (a signal handler).

@@ -41,8 +41,8 @@ class BacklogReloadCliTest {
       assertTrue(line.startsWith("orchestrate: warning: " + backlog + ":4:"), line);
     }
     assertTrue(warnings.stream().anyMatch(l -> l.contains("titel")), r.err());
-    assertEquals(List.of("backlog reloaded: 1 added"),
-        r.err().lines().filter(l -> l.startsWith("backlog reloaded")).toList());
+    assertEquals(List.of("backlog reloaded: 1 added"), r.err().lines().filter(l -> l.contains("backlog reloaded"))
+        .map(l -> l.substring("HH:mm:ss ".length())).toList());
     JsonNode doc = JSON.readTree(r.out());
     assertEquals(3, doc.get("items").get("done_this_run").asInt());
     assertEquals(List.of("A", "B", "X"), JSON.convertValue(doc.get("backlog").get("added"), List.class));

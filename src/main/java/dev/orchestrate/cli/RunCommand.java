@@ -22,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -58,6 +59,10 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print the run report as one JSON document (kind \"run\") on stdout")
   boolean json;
 
+  @Option(names = "--no-live", description = "Plain progress lines instead of the live status area on a terminal "
+      + "(also: ORCHESTRATE_NO_LIVE=1)")
+  boolean noLive;
+
   @Override
   public Integer call() {
     if (cap != null && cap < 1) {
@@ -77,17 +82,18 @@ final class RunCommand implements Callable<Integer> {
     StateDirectory dir = root.stateDirectory();
     Clock clock = Clock.systemUTC();
     PrintWriter err = spec.commandLine().getErr();
-    RunListener progress = root.quiet() ? RunListener.NONE : new RunProgress(err, clock);
+    ProgressMode mode = ProgressMode.choose(root.quiet(), json, noLive, ProgressMode.stderrIsTerminal(), root.env());
     RunReport report;
     try (RunLock lock = RunLock.acquire(dir, clock.instant());
         SqliteStateRepository store = SqliteStateRepository.open(dir.database());
         SqliteMemoryRepository memories = SqliteMemoryRepository.open(dir.database())) {
-      TurnHistory history = ContextHistory.create(store.turnRepository(), config.context(), backlog.directory(),
-          clock, progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
-      Scheduler scheduler = new Scheduler(store, config, backlog, dir.jobs(), new AgentRunner(clock), clock, progress,
-          history, new MemoryService(memories, clock, config.memoryBootContextChars()));
-      try (StopSignals signals = StopSignals.install(scheduler::requestStop)) {
-        report = scheduler.run(phaseCap);
+      RunListener progress = progress(mode, err, clock, store);
+      try {
+        report = run(config, backlog, dir, clock, store, memories, progress, phaseCap);
+      } finally {
+        if (progress instanceof AutoCloseable view) {
+          closeQuietly(view);
+        }
       }
     }
     PrintWriter out = spec.commandLine().getOut();
@@ -97,6 +103,41 @@ final class RunCommand implements Callable<Integer> {
       printText(out, report);
     }
     return exitCode(report);
+  }
+
+  /**
+   * The listener for {@code mode}. The live view is named only inside this method body (never in
+   * a signature, not even a lambda's, that picocli's reflection would load), so jline is loaded
+   * only when it is chosen; if the terminal cannot keep a status area, plain lines it is.
+   */
+  private static RunListener progress(ProgressMode mode, PrintWriter err, Clock clock, SqliteStateRepository store) {
+    return switch (mode) {
+      case NONE -> RunListener.NONE;
+      case PLAIN -> new RunProgress(err, clock);
+      case LIVE -> {
+        Optional<? extends RunListener> live = LiveView.open(clock, store::items);
+        yield live.isPresent() ? live.get() : new RunProgress(err, clock);
+      }
+    };
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      // restoring the terminal must not hide the run's result or its error
+    }
+  }
+
+  private static RunReport run(Config config, Backlog backlog, StateDirectory dir, Clock clock,
+      SqliteStateRepository store, SqliteMemoryRepository memories, RunListener progress, int phaseCap) {
+    TurnHistory history = ContextHistory.create(store.turnRepository(), config.context(), backlog.directory(),
+        clock, progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
+    Scheduler scheduler = new Scheduler(store, config, backlog, dir.jobs(), new AgentRunner(clock), clock, progress,
+        history, new MemoryService(memories, clock, config.memoryBootContextChars()));
+    try (StopSignals signals = StopSignals.install(scheduler::requestStop)) {
+      return scheduler.run(phaseCap);
+    }
   }
 
   static int exitCode(RunReport report) {

@@ -105,6 +105,10 @@ public final class OrchestrateCommand {
     return quiet;
   }
 
+  Map<String, String> env() {
+    return env;
+  }
+
   StateDirectory stateDirectory() {
     if (state != null) {
       return new StateDirectory(state);

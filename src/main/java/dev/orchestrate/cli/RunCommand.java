@@ -1,6 +1,5 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.Config;
 import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.context.ContextHistory;
@@ -22,6 +21,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -58,6 +58,10 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print the run report as one JSON document (kind \"run\") on stdout")
   boolean json;
 
+  @Option(names = "--no-live", description = "Plain progress lines instead of the live status area on a terminal "
+      + "(also: ORCHESTRATE_NO_LIVE=1)")
+  boolean noLive;
+
   @Override
   public Integer call() {
     if (cap != null && cap < 1) {
@@ -68,7 +72,6 @@ final class RunCommand implements Callable<Integer> {
     }
     Config config = root.loadConfig(backlogFile);
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
-    Backlog backlog = backlogs.current();
     if (config.agent().command().isEmpty()) {
       throw CliException.usage("no agent command configured: set agent.command in "
           + config.source().map(Path::toString).orElse("orchestrate.yaml") + " (see 'orchestrate init')");
@@ -78,17 +81,18 @@ final class RunCommand implements Callable<Integer> {
     StateDirectory dir = root.stateDirectory();
     Clock clock = Clock.systemUTC();
     PrintWriter err = spec.commandLine().getErr();
-    RunListener progress = root.quiet() ? RunListener.NONE : new RunProgress(err, clock);
+    ProgressMode mode = ProgressMode.choose(root.quiet(), json, noLive, ProgressMode.stderrIsTerminal(), root.env());
     RunReport report;
     try (RunLock lock = RunLock.acquire(dir, clock.instant());
         SqliteStateRepository store = SqliteStateRepository.open(dir.database());
         SqliteMemoryRepository memories = SqliteMemoryRepository.open(dir.database())) {
-      TurnHistory history = ContextHistory.create(store.turnRepository(), config.context(), backlog.directory(),
-          clock, progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
-      Scheduler scheduler = new Scheduler(store, config, backlogs, dir.jobs(), new AgentRunner(clock), clock,
-          new BacklogNotices(progress, err, clock, root.quiet()), history, new MemoryService(memories, clock, config.memoryBootContextChars()));
-      try (StopSignals signals = StopSignals.install(scheduler::requestStop)) {
-        report = scheduler.run(phaseCap);
+      RunListener progress = progress(mode, err, clock, store);
+      try {
+        report = run(config, backlogs, dir, clock, store, memories, progress, err, root.quiet(), phaseCap);
+      } finally {
+        if (progress instanceof AutoCloseable view) {
+          closeQuietly(view);
+        }
       }
     }
     PrintWriter out = spec.commandLine().getOut();
@@ -98,6 +102,44 @@ final class RunCommand implements Callable<Integer> {
       printText(out, report);
     }
     return exitCode(report);
+  }
+
+  /**
+   * The listener for {@code mode}. The live view is named only inside this method body (never in
+   * a signature, not even a lambda's, that picocli's reflection would load), so jline is loaded
+   * only when it is chosen; if the terminal cannot keep a status area, plain lines it is.
+   */
+  private static RunListener progress(ProgressMode mode, PrintWriter err, Clock clock, SqliteStateRepository store) {
+    return switch (mode) {
+      case NONE -> RunListener.NONE;
+      case PLAIN -> new RunProgress(err, clock);
+      case LIVE -> {
+        Optional<? extends RunListener> live = LiveView.open(clock, store::items);
+        yield live.isPresent() ? live.get() : new RunProgress(err, clock);
+      }
+    };
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      // restoring the terminal must not hide the run's result or its error
+    }
+  }
+
+  private static RunReport run(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
+      SqliteStateRepository store, SqliteMemoryRepository memories, RunListener progress, PrintWriter err,
+      boolean quiet, int phaseCap) {
+    TurnHistory history = ContextHistory.create(store.turnRepository(), config.context(),
+        backlogs.current().directory(), clock,
+        progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
+    Scheduler scheduler = new Scheduler(store, config, backlogs, dir.jobs(), new AgentRunner(clock), clock,
+        new BacklogNotices(progress, err, clock, quiet), history,
+        new MemoryService(memories, clock, config.memoryBootContextChars()));
+    try (StopSignals signals = StopSignals.install(scheduler::requestStop)) {
+      return scheduler.run(phaseCap);
+    }
   }
 
   static int exitCode(RunReport report) {

@@ -10,29 +10,51 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.Consumer;
 
-/** Progress lines on stderr (UI, not logs): one when a phase starts, one when it ends. */
+/**
+ * Progress lines on stderr (UI, not logs): one when a phase starts, one when it ends. The live
+ * view prints the same lines above its status area, through {@link #RunProgress(Consumer, Clock)}.
+ */
 final class RunProgress implements RunListener, SummarizationListener {
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
 
-  private final PrintWriter err;
+  private final Consumer<String> sink;
   private final Clock clock;
-  private Instant jobStart;
+  private final Map<String, Instant> jobStarts = new HashMap<>();
 
   RunProgress(PrintWriter err, Clock clock) {
-    this.err = err;
+    this(line -> {
+      err.println(line);
+      err.flush();
+    }, clock);
+  }
+
+  /** Lines (already timestamped) go to {@code sink}. */
+  RunProgress(Consumer<String> sink, Clock clock) {
+    this.sink = sink;
     this.clock = clock;
   }
 
   @Override
   public void jobStarted(ItemState item, String phase, int attempt) {
-    jobStart = clock.instant();
+    jobStarts.put(item.id(), clock.instant());
     line(item.id() + " " + phase + " (attempt " + attempt + ") started");
   }
 
   @Override
   public void jobFinished(ItemState before, ItemState after, AgentOutcome outcome) {
-    Duration took = Duration.between(jobStart, clock.instant());
+    String text = finishedText(before, after, outcome);
+    jobStarts.remove(before.id());
+    line(text);
+  }
+
+  /** The text of a finished job's line, without the time: {@code WRK-1 build: success in 3.2s -> test}. */
+  String finishedText(ItemState before, ItemState after, AgentOutcome outcome) {
+    Instant started = jobStarts.getOrDefault(before.id(), clock.instant());
+    Duration took = Duration.between(started, clock.instant());
     String result = outcome.ending() == AgentOutcome.Ending.CANCELLED ? "cancelled" : outcome.result().key();
     StringBuilder text = new StringBuilder(before.id()).append(' ').append(before.progress().phase())
         .append(": ").append(result).append(" in ").append(seconds(took));
@@ -49,7 +71,7 @@ final class RunProgress implements RunListener, SummarizationListener {
     } else if (after.progress().lastFailure() != null && after.progress().attempts() > before.progress().attempts()) {
       text.append(" (will retry): ").append(StatusCommand.oneLine(after.progress().lastFailure()));
     }
-    line(text.toString());
+    return text.toString();
   }
 
   @Override
@@ -69,8 +91,7 @@ final class RunProgress implements RunListener, SummarizationListener {
   }
 
   private void line(String text) {
-    err.println(TIME.format(clock.instant()) + " " + text);
-    err.flush();
+    sink.accept(TIME.format(clock.instant()) + " " + text);
   }
 
   static String seconds(Duration d) {

@@ -1,0 +1,64 @@
+package dev.orchestrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.orchestrate.jobs.AgentResult;
+import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.scheduler.ItemStatus;
+import dev.orchestrate.scheduler.Progress;
+import dev.orchestrate.testing.Fixtures;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class RunProgressTest {
+  /** A clock the test moves by hand. */
+  private static final class HandClock extends Clock {
+    Instant now = Instant.parse("2026-01-01T10:00:00Z");
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+  }
+
+  @Test
+  void overlapping_jobs_each_report_the_time_since_their_own_start() {
+    HandClock clock = new HandClock();
+    List<String> lines = new ArrayList<>();
+    RunProgress progress = new RunProgress(lines::add, clock);
+    ItemState a = item("A", "build");
+    ItemState b = item("B", "fix");
+
+    progress.jobStarted(a, "build", 1);
+    clock.now = clock.now.plusSeconds(2);
+    progress.jobStarted(b, "fix", 1);
+    clock.now = clock.now.plusSeconds(3);
+
+    assertEquals("A build: phase_complete in 5.0s", progress.finishedText(a, a,
+        Fixtures.outcome(AgentResult.PHASE_COMPLETE, "ok", "")));
+    assertEquals("B fix: phase_complete in 3.0s", progress.finishedText(b, b,
+        Fixtures.outcome(AgentResult.PHASE_COMPLETE, "ok", "")));
+    assertEquals(2, lines.size());
+    assertEquals(true, lines.get(1).endsWith(" B fix (attempt 1) started"), lines.get(1));
+  }
+
+  private static ItemState item(String id, String phase) {
+    return new ItemState(Fixtures.item(id), 1, true,
+        new Progress(ItemStatus.IN_PROGRESS, phase, 0, null, null, null, null, null));
+  }
+}

@@ -84,8 +84,8 @@ final class RunCommand implements Callable<Integer> {
     ProgressMode mode = ProgressMode.choose(root.quiet(), json, noLive, ProgressMode.stderrIsTerminal(), root.env());
     RunReport report;
     try (RunLock lock = RunLock.acquire(dir, clock.instant());
-        SqliteStateRepository store = SqliteStateRepository.open(dir.database());
-        SqliteMemoryRepository memories = SqliteMemoryRepository.open(dir.database())) {
+        SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
+      SqliteMemoryRepository memories = store.memoryRepository();
       RunListener progress = progress(mode, err, clock, store);
       try {
         report = run(config, backlogs, dir, clock, store, memories, progress, err, root.quiet(), phaseCap);

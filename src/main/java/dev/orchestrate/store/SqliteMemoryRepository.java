@@ -19,7 +19,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** The SQLite implementation of {@link MemoryRepository}. One instance owns one connection. */
+/**
+ * The SQLite implementation of {@link MemoryRepository}. Opened on its own for bulk work
+ * ({@code compact}, {@code import}: a maintenance connection it owns and closes), or borrowed from
+ * {@link SqliteStateRepository#memoryRepository()} for the run, on the run's connection.
+ */
 public final class SqliteMemoryRepository implements MemoryRepository {
   /** Rows per import transaction: large enough to amortise the commit, small enough not to hold the lock long. */
   static final int IMPORT_BATCH = 50_000;
@@ -36,15 +40,17 @@ public final class SqliteMemoryRepository implements MemoryRepository {
   private final Connection connection;
   private final Jdbc jdbc;
   private final Path file;
+  private final boolean ownsConnection;
 
-  private SqliteMemoryRepository(Connection connection, Path file) {
+  SqliteMemoryRepository(Connection connection, Path file, boolean ownsConnection) {
     this.connection = connection;
     this.file = file;
+    this.ownsConnection = ownsConnection;
     this.jdbc = new Jdbc(connection, "state database " + file);
   }
 
   public static SqliteMemoryRepository open(Path file) {
-    return new SqliteMemoryRepository(Database.openForMaintenance(file), file);
+    return new SqliteMemoryRepository(Database.openForMaintenance(file), file, true);
   }
 
   @Override
@@ -262,6 +268,8 @@ public final class SqliteMemoryRepository implements MemoryRepository {
 
   @Override
   public void close() {
-    Database.closeQuietly(connection);
+    if (ownsConnection) {
+      Database.closeQuietly(connection);
+    }
   }
 }

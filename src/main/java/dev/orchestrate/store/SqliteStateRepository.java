@@ -38,13 +38,25 @@ public final class SqliteStateRepository implements StateRepository {
   private final Connection connection;
   private final Jdbc jdbc;
 
+  private final Path file;
+
   private SqliteStateRepository(Connection connection, Path file) {
     this.connection = connection;
+    this.file = file;
     this.jdbc = new Jdbc(connection, "state database " + file);
   }
 
   public static SqliteStateRepository open(Path file) {
     return new SqliteStateRepository(Database.open(file), file);
+  }
+
+  /**
+   * Project memory on this repository's connection, for the run: no second connection, no second
+   * migration check, none of the bulk settings of {@link SqliteMemoryRepository#open}. Closing it
+   * leaves the connection open; closing this repository closes it.
+   */
+  public SqliteMemoryRepository memoryRepository() {
+    return new SqliteMemoryRepository(connection, file, false);
   }
 
   /** Turn history and summaries, on this repository's connection. */

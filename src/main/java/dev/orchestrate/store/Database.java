@@ -20,7 +20,7 @@ import org.sqlite.SQLiteConfig;
 public final class Database {
   /** Migration scripts in order; script N brings the schema to user_version N. */
   private static final List<String> MIGRATIONS = List.of("V1__initial.sql", "V2__memory.sql", "V3__turns.sql",
-      "V4__item_origin.sql");
+      "V4__item_origin.sql", "V5__structures.sql");
   static final int BUSY_TIMEOUT_MS = 10_000;
 
   private Database() {
@@ -124,10 +124,20 @@ public final class Database {
       body.append(comment < 0 ? line : line.substring(0, comment)).append('\n');
     }
     List<String> out = new ArrayList<>();
+    StringBuilder statement = new StringBuilder();
     for (String part : body.toString().split(";")) {
-      if (!part.isBlank()) {
-        out.add(part.strip());
+      statement.append(part);
+      String text = statement.toString().strip();
+      // A trigger's body has statements of its own: it ends at its END, not at the first ';'.
+      if (text.toUpperCase(java.util.Locale.ROOT).startsWith("CREATE TRIGGER")
+          && !text.toUpperCase(java.util.Locale.ROOT).endsWith("END")) {
+        statement.append(';');
+        continue;
       }
+      if (!text.isEmpty()) {
+        out.add(text);
+      }
+      statement.setLength(0);
     }
     return out;
   }

@@ -165,6 +165,31 @@ class SqliteStateRepositoryTest {
     assertEquals(List.of("CREATE TABLE a (x INT)", "CREATE INDEX i ON a(x)"), statements);
   }
 
+  @Test
+  void a_trigger_body_stays_one_statement() {
+    List<String> statements = Database.statements(
+        "CREATE TRIGGER t AFTER INSERT ON a\n  BEGIN UPDATE b SET n = n + 1; UPDATE c SET n = 0; END;\nCREATE TABLE d (x INT);");
+    assertEquals(List.of("CREATE TRIGGER t AFTER INSERT ON a\n  BEGIN UPDATE b SET n = n + 1; UPDATE c SET n = 0; END",
+        "CREATE TABLE d (x INT)"), statements);
+  }
+
+  @Test
+  void lifetime_counters_count_every_row_written_and_deleted() throws Exception {
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      store.sync(List.of(item("A"), item("B"), item("C")), T0);
+      long run = store.runStarted(T0, 1);
+      store.jobStarted(new JobStart(run, "A", "design", 1, T0, dir.resolve("a.log")));
+    }
+    assertEquals("3", sql("SELECT rows_written FROM structures WHERE name = 'items'"));
+    assertEquals("1", sql("SELECT rows_written FROM structures WHERE name = 'jobs'"));
+    assertEquals(sql("SELECT COUNT(*) FROM events"), sql("SELECT rows_written FROM structures WHERE name = 'events'"));
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db()); Statement st = c.createStatement()) {
+      st.executeUpdate("DELETE FROM events");
+    }
+    assertEquals(sql("SELECT rows_written FROM structures WHERE name = 'events'"),
+        sql("SELECT rows_pruned FROM structures WHERE name = 'events'"));
+  }
+
   private String sql(String query) throws Exception {
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db());
         Statement st = c.createStatement(); ResultSet rs = st.executeQuery(query)) {

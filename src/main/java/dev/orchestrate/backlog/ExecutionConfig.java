@@ -24,4 +24,12 @@ public record ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int
   public ExecutionConfig withPhaseCap(int cap) {
     return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, circuitBreaker, cap);
   }
+
+  public ExecutionConfig withMaxWip(int wip) {
+    return new ExecutionConfig(wip, maxConcurrent, maxRetries, circuitBreaker, phaseCap);
+  }
+
+  public ExecutionConfig withMaxConcurrent(int concurrent) {
+    return new ExecutionConfig(maxWip, concurrent, maxRetries, circuitBreaker, phaseCap);
+  }
 }

@@ -7,7 +7,13 @@ import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.memory.MemoryService;
+import dev.orchestrate.backlog.ExecutionConfig;
 import dev.orchestrate.scheduler.HaltReason;
+import dev.orchestrate.scheduler.Housekeeping;
+import dev.orchestrate.scheduler.ItemFilter;
+import dev.orchestrate.scheduler.ItemFilterException;
+import dev.orchestrate.scheduler.RunFigures;
+import dev.orchestrate.scheduler.RunOptions;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.RunReport;
 import dev.orchestrate.scheduler.Scheduler;
@@ -19,7 +25,11 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -55,6 +65,28 @@ final class RunCommand implements Callable<Integer> {
       description = "Phase executions allowed in this run (default: execution.phase_cap of the config)")
   Integer cap;
 
+  @Option(names = "--target", paramLabel = "ID", split = ",",
+      description = "Work only towards these items, in order: the first unfinished target and its unmet "
+          + "dependencies, then the next. The run stops when every target is done or blocked. Repeatable.")
+  List<String> targets = new ArrayList<>();
+
+  @Option(names = "--only", paramLabel = "KEY=V[,V]",
+      description = "Work only on items matching KEY (status, priority, tag, pipeline); values of one flag are "
+          + "alternatives, repeated flags must all hold, e.g. --only priority=high --only tag=api,db. "
+          + "status matches the status an item had when the run started.")
+  List<String> only = new ArrayList<>();
+
+  @Option(names = "--max-wip", paramLabel = "N", description = "Items in progress at once (default: execution.max_wip)")
+  Integer maxWip;
+
+  @Option(names = "--max-concurrent", paramLabel = "N",
+      description = "Agents running at once (default: execution.max_concurrent)")
+  Integer maxConcurrent;
+
+  @Option(names = "--dry-run", description = "Print the plan (which phases would run, in which order, if every "
+      + "phase succeeded at once) and change nothing: no lock, no agent, no write to the state")
+  boolean dryRun;
+
   @Option(names = "--json", description = "Print the run report as one JSON document (kind \"run\") on stdout")
   boolean json;
 
@@ -67,11 +99,23 @@ final class RunCommand implements Callable<Integer> {
     if (cap != null && cap < 1) {
       throw CliException.usage("--cap must be at least 1, got " + cap);
     }
+    if (maxWip != null && maxWip < 1) {
+      throw CliException.usage("--max-wip must be at least 1, got " + maxWip);
+    }
+    if (maxConcurrent != null && maxConcurrent < 1) {
+      throw CliException.usage("--max-concurrent must be at least 1, got " + maxConcurrent);
+    }
+    ItemFilter filter = parseFilter();
     if (!Files.isRegularFile(backlogFile)) {
       throw CliException.usage("backlog file " + backlogFile + " does not exist (create one with 'orchestrate init')");
     }
-    Config config = root.loadConfig(backlogFile);
+    Config config = withOverrides(root.loadConfig(backlogFile));
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
+    filter = checkFilter(filter, config, backlogs);
+    if (dryRun) {
+      return DryRun.print(spec.commandLine().getOut(), json, root.stateDirectory(), config,
+          backlogs.current(), filter, cap != null ? cap : config.execution().phaseCap());
+    }
     if (config.agent().command().isEmpty()) {
       throw CliException.usage("no agent command configured: set agent.command in "
           + config.source().map(Path::toString).orElse("orchestrate.yaml") + " (see 'orchestrate init')");
@@ -88,7 +132,8 @@ final class RunCommand implements Callable<Integer> {
       SqliteMemoryRepository memories = store.memoryRepository();
       RunListener progress = progress(mode, err, clock, store);
       try {
-        report = run(config, backlogs, dir, clock, store, memories, progress, err, root.quiet(), phaseCap);
+        report = run(config, backlogs, dir, clock, store, memories, progress, err, root.quiet(),
+            new RunOptions(phaseCap, targetsKnown(filter, knownIds(backlogs, store))));
       } finally {
         if (progress instanceof AutoCloseable view) {
           closeQuietly(view);
@@ -102,6 +147,49 @@ final class RunCommand implements Callable<Integer> {
       printText(out, report);
     }
     return exitCode(report);
+  }
+
+  private ItemFilter parseFilter() {
+    try {
+      return ItemFilter.parse(only, targets);
+    } catch (ItemFilterException e) {
+      throw CliException.usage(e.getMessage());
+    }
+  }
+
+  private ItemFilter checkFilter(ItemFilter filter, Config config, WatchedBacklogFile backlogs) {
+    try {
+      return filter.checkPipelines(config.pipelines().keySet());
+    } catch (ItemFilterException e) {
+      throw CliException.usage(e.getMessage());
+    }
+  }
+
+  private static ItemFilter targetsKnown(ItemFilter filter, Set<String> ids) {
+    try {
+      return filter.checkTargets(ids);
+    } catch (ItemFilterException e) {
+      throw CliException.usage(e.getMessage());
+    }
+  }
+
+  /** Targets may name backlog items and follow-up items the state knows. */
+  private static Set<String> knownIds(WatchedBacklogFile backlogs, SqliteStateRepository store) {
+    Set<String> ids = new HashSet<>();
+    backlogs.current().items().forEach(i -> ids.add(i.id()));
+    store.items().forEach(i -> ids.add(i.id()));
+    return ids;
+  }
+
+  private Config withOverrides(Config config) {
+    ExecutionConfig execution = config.execution();
+    if (maxWip != null) {
+      execution = execution.withMaxWip(maxWip);
+    }
+    if (maxConcurrent != null) {
+      execution = execution.withMaxConcurrent(maxConcurrent);
+    }
+    return config.withExecution(execution);
   }
 
   /**
@@ -130,15 +218,15 @@ final class RunCommand implements Callable<Integer> {
 
   private static RunReport run(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
       SqliteStateRepository store, SqliteMemoryRepository memories, RunListener progress, PrintWriter err,
-      boolean quiet, int phaseCap) {
+      boolean quiet, RunOptions options) {
     TurnHistory history = ContextHistory.create(store.turnRepository(), config.context(),
         backlogs.current().directory(), clock,
         progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
     Scheduler scheduler = new Scheduler(store, config, backlogs, dir.jobs(), new AgentRunner(clock), clock,
         new BacklogNotices(progress, err, clock, quiet), history,
-        new MemoryService(memories, clock, config.memoryBootContextChars()));
+        new MemoryService(memories, clock, config.memoryBootContextChars()), Housekeeping.NONE);
     try (StopSignals signals = StopSignals.install(scheduler::requestStop)) {
-      return scheduler.run(phaseCap);
+      return scheduler.run(options);
     }
   }
 
@@ -173,6 +261,15 @@ final class RunCommand implements Callable<Integer> {
     backlog.put("returned", r.sync().returned());
     doc.put("backlog", backlog);
     doc.put("interrupted_jobs", r.interruptedJobs());
+    Map<String, Object> summaryMap = new LinkedHashMap<>();
+    summaryMap.put("final", r.figures().summaryMapFinal());
+    summaryMap.put("peak", r.figures().summaryMapPeak());
+    doc.put("summary_map", summaryMap);
+    Map<String, Object> jobTable = new LinkedHashMap<>();
+    jobTable.put("peak_active", r.figures().jobTablePeakActive());
+    jobTable.put("peak_inactive", r.figures().jobTablePeakInactive());
+    jobTable.put("final", r.figures().jobTableFinal());
+    doc.put("job_table", jobTable);
     return doc;
   }
 
@@ -193,6 +290,10 @@ final class RunCommand implements Callable<Integer> {
     if (r.interruptedJobs() > 0) {
       out.println("  " + r.interruptedJobs() + " job(s) of an earlier, interrupted run were re-queued");
     }
+    RunFigures f = r.figures();
+    out.println("  summary map: " + f.summaryMapFinal() + " at the end, peak " + f.summaryMapPeak()
+        + "; job table: peak " + f.jobTablePeakActive() + " active + " + f.jobTablePeakInactive() + " ended, "
+        + f.jobTableFinal() + " at the end");
     out.println("  details: orchestrate status");
     out.flush();
   }

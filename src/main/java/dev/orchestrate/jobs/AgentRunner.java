@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * the agent itself, including a binary that cannot be started, is an {@link AgentOutcome}, never
  * an exception.
  */
-public final class AgentRunner {
+public final class AgentRunner implements AgentLauncher {
 
   private static final Logger LOG = LoggerFactory.getLogger(AgentRunner.class);
 
@@ -39,6 +39,7 @@ public final class AgentRunner {
    *     result fallback, or has a negative output tail: a config-loading bug, caught before
    *     anything is spawned
    */
+  @Override
   public RunningAgent start(JobRequest request) {
     AgentConfig agent = request.agent();
     requireRunnable(agent);

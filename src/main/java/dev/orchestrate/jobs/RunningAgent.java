@@ -2,10 +2,11 @@ package dev.orchestrate.jobs;
 
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 
 /** A started agent attempt: wait for its outcome, or stop it. Safe to share between threads. */
-public final class RunningAgent {
+public final class RunningAgent implements AgentHandle {
 
   private final ProcessHandle process;
   private final StopSignal stop;
@@ -44,11 +45,17 @@ public final class RunningAgent {
     }
   }
 
+  @Override
+  public CompletionStage<AgentOutcome> finished() {
+    return outcome.minimalCompletionStage();
+  }
+
   /**
    * Stops the agent and its descendants: TERM, then KILL after {@code agent.kill_grace}. Returns
    * at once. Calling again while the grace period runs kills at once; after the attempt is over
    * it does nothing.
    */
+  @Override
   public void cancel() {
     stop.cancel();
   }

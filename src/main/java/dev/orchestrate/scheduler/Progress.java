@@ -36,6 +36,16 @@ public record Progress(
     }
   }
 
+  /** The progress of an item first seen in the backlog: its status hint applies once. */
+  public static Progress initial(dev.orchestrate.backlog.InitialStatus hint) {
+    return switch (hint) {
+      case NEW -> of(ItemStatus.NEW);
+      case READY -> of(ItemStatus.READY);
+      case DONE -> of(ItemStatus.DONE);
+      case BLOCKED -> blocked(ItemStatus.NEW, null, "marked blocked in the backlog");
+    };
+  }
+
   public static Progress of(ItemStatus status) {
     return new Progress(status, null, 0, null, null, null, null, null);
   }

@@ -12,6 +12,7 @@ import java.util.List;
  * @param doneThisRun      items that reached done during this run
  * @param blockedThisRun   items that became blocked during this run
  * @param interruptedJobs  jobs a previous, crashed run left running (recorded as interrupted)
+ * @param figures          the phase-summary map and job table of this session, measured
  */
 public record RunReport(
     long runId,
@@ -26,7 +27,8 @@ public record RunReport(
     Duration duration,
     int interruptedJobs,
     SyncResult sync,
-    List<String> waiting) {
+    List<String> waiting,
+    RunFigures figures) {
 
   public RunReport {
     waiting = List.copyOf(waiting);

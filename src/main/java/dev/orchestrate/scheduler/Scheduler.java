@@ -11,10 +11,10 @@ import dev.orchestrate.context.PromptInput;
 import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentResult;
-import dev.orchestrate.jobs.AgentRunner;
+import dev.orchestrate.jobs.AgentHandle;
+import dev.orchestrate.jobs.AgentLauncher;
 import dev.orchestrate.jobs.JobRequest;
 import dev.orchestrate.jobs.JobState;
-import dev.orchestrate.jobs.RunningAgent;
 import dev.orchestrate.memory.MemoryKind;
 import dev.orchestrate.memory.NewMemory;
 import dev.orchestrate.memory.ProjectMemory;
@@ -27,86 +27,114 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One {@code run} session: takes items in backlog order and drives each through its pipeline, one
- * phase at a time. Every change is committed through the {@link StateRepository} before the next
- * decision, so a new session after a crash or Ctrl-C continues where this one stopped. Before each
- * decision the {@link BacklogSource} is asked for an edited backlog, which is synced into the state.
+ * One {@code run} session: drives items through their pipelines, up to {@code max_concurrent}
+ * agents at once. Every change is committed through the {@link StateRepository} before the next
+ * decision, so a new session after a crash or Ctrl-C continues where this one stopped.
  *
- * <p>Single-threaded by design: {@link #run} owns all state; {@link #requestStop} is the only
- * method meant to be called from another thread (a signal handler).
+ * <h2>Threads</h2>
+ * {@link #run} is the scheduler thread and owns all mutable state: the items, the
+ * {@link PhaseSummaryMap}, the {@link JobTable} and every database write. Agents are processes;
+ * each one's end is reported by the thread that supervises it, which only puts a message on the
+ * scheduler's queue. {@link #requestStop} (a signal handler) does the same. Nothing else touches
+ * the state, so there are no locks around it.
+ *
+ * <h2>A tick</h2>
+ * Take in every job that ended (commit its result, then update the maps); decide whether to halt;
+ * pick up an edited backlog file; ask {@link ActionSelection} what to do and do it (status
+ * changes are committed, phases are spawned); sweep the summary map and give
+ * {@link Housekeeping} its slot. When there is nothing to do, wait for the next message.
+ *
+ * <h2>Halting</h2>
+ * A halt (phase cap, circuit breaker, targets finished) stops starting work and lets running jobs
+ * finish and be recorded. A stop request also cancels them (TERM, grace, KILL; a second request
+ * kills at once); they are recorded as cancelled and their items stay where they were.
  */
 public final class Scheduler {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
+  /** How long an idle scheduler waits before it looks at the backlog file again. */
+  private static final long IDLE_POLL_MS = 500;
 
   private final StateRepository store;
   private final Config config;
   private final BacklogSource backlogs;
   private final Path jobsRoot;
-  private final AgentRunner runner;
+  private final AgentLauncher launcher;
   private final Clock clock;
   private final RunListener listener;
   private final TurnHistory history;
   private final ProjectMemory memory;
+  private final Housekeeping housekeeping;
 
+  /** Messages to the scheduler thread: job ends (from supervising threads) and stop requests. */
+  private final BlockingQueue<Message> inbox = new LinkedBlockingQueue<>();
   private volatile boolean stopRequested;
-  private volatile RunningAgent current;
   /** The scheduler thread while it waits for a summarizer, so that a stop can cut the wait short. */
   private volatile Thread summarizing;
 
   public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
-      AgentRunner runner, Clock clock, RunListener listener) {
-    this(store, config, backlog, jobsRoot, runner, clock, listener, TurnHistory.NONE, ProjectMemory.NONE);
+      AgentLauncher launcher, Clock clock, RunListener listener) {
+    this(store, config, backlog, jobsRoot, launcher, clock, listener, TurnHistory.NONE, ProjectMemory.NONE);
   }
 
   public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
-      AgentRunner runner, Clock clock, RunListener listener, TurnHistory history) {
-    this(store, config, backlog, jobsRoot, runner, clock, listener, history, ProjectMemory.NONE);
+      AgentLauncher launcher, Clock clock, RunListener listener, TurnHistory history) {
+    this(store, config, backlog, jobsRoot, launcher, clock, listener, history, ProjectMemory.NONE);
   }
 
   public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
-      AgentRunner runner, Clock clock, RunListener listener, ProjectMemory memory) {
-    this(store, config, backlog, jobsRoot, runner, clock, listener, TurnHistory.NONE, memory);
+      AgentLauncher launcher, Clock clock, RunListener listener, ProjectMemory memory) {
+    this(store, config, backlog, jobsRoot, launcher, clock, listener, TurnHistory.NONE, memory);
   }
 
   public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
-      AgentRunner runner, Clock clock, RunListener listener, TurnHistory history, ProjectMemory memory) {
-    this(store, config, BacklogSource.fixed(backlog), jobsRoot, runner, clock, listener, history, memory);
+      AgentLauncher launcher, Clock clock, RunListener listener, TurnHistory history, ProjectMemory memory) {
+    this(store, config, BacklogSource.fixed(backlog), jobsRoot, launcher, clock, listener, history, memory,
+        Housekeeping.NONE);
+  }
+
+  public Scheduler(StateRepository store, Config config, BacklogSource backlogs, Path jobsRoot,
+      AgentLauncher launcher, Clock clock, RunListener listener, TurnHistory history, ProjectMemory memory) {
+    this(store, config, backlogs, jobsRoot, launcher, clock, listener, history, memory, Housekeeping.NONE);
   }
 
   /**
-   * @param backlogs where the backlog comes from; asked for changes before every decision, so edits
-   *                 to the file during the run are picked up
-   * @param history  turn history: records each attempt's turns and supplies the prior context of
-   *                 each prompt (summarizing older turns just before a phase is spawned)
-   * @param memory   project memory: boot context in every prompt, outcome and agent memories recorded
+   * @param backlogs     where the backlog comes from; asked for changes every tick, so edits to the
+   *                     file during the run are picked up
+   * @param history      turn history: records each attempt's turns and supplies the prior context
+   *                     of each prompt (summarizing older turns just before a phase is spawned)
+   * @param memory       project memory: boot context in every prompt, outcome and agent memories
+   * @param housekeeping called at the end of every tick (retention maintenance)
    */
   public Scheduler(StateRepository store, Config config, BacklogSource backlogs, Path jobsRoot,
-      AgentRunner runner, Clock clock, RunListener listener, TurnHistory history, ProjectMemory memory) {
+      AgentLauncher launcher, Clock clock, RunListener listener, TurnHistory history, ProjectMemory memory,
+      Housekeeping housekeeping) {
     this.history = history;
     this.memory = memory;
     this.store = store;
     this.config = config;
     this.backlogs = backlogs;
     this.jobsRoot = jobsRoot;
-    this.runner = runner;
+    this.launcher = launcher;
     this.clock = clock;
     this.listener = listener;
+    this.housekeeping = housekeeping;
   }
 
   /**
-   * Asks the run to stop: no new work starts and the running agent is terminated (TERM, grace,
-   * KILL). Calling it again while the agent is in its grace period kills it at once.
+   * Asks the run to stop: no new work starts and every running agent is terminated (TERM, grace,
+   * KILL). Calling it again while agents are in their grace period kills them at once. Safe to
+   * call from any thread; returns at once.
    */
   public void requestStop() {
     stopRequested = true;
-    RunningAgent agent = current;
-    if (agent != null) {
-      agent.cancel();
-    }
+    inbox.add(Message.STOP);
     Thread waiting = summarizing;
     if (waiting != null) {
       waiting.interrupt(); // the summarizer gives up; the fallback still writes a summary
@@ -117,69 +145,185 @@ public final class Scheduler {
     return stopRequested;
   }
 
-  /** Runs until every item is done or blocked, the cap is reached, or a stop is requested. */
+  /** Runs every item until it is done or blocked, the cap is reached, or a stop is requested. */
   public RunReport run(int phaseCap) {
+    return run(RunOptions.cap(phaseCap));
+  }
+
+  /** Runs the items {@code options} admits, until a halt (see the class comment). */
+  public RunReport run(RunOptions options) {
     Instant started = clock.instant();
     long runId = store.runStarted(started, ProcessHandle.current().pid());
     int interrupted = store.interruptRunningJobs(started);
     if (interrupted > 0) {
       log.info("{} job(s) left running by an earlier session were recorded as interrupted", interrupted);
     }
+    Session s = new Session(runId, options.phaseCap());
     SyncResult sync = store.sync(backlogs.current().items(), started);
-    Map<String, ItemState> items = new LinkedHashMap<>();
-    load(items);
+    load(s.items);
+    s.filter = options.filter().asOfRunStart(s.items.values());
+    s.summaries.restore(s.items.values());
 
-    Counters counters = new Counters();
     HaltReason halt;
-    int jobNumber = 0;
-    while (true) {
-      if (stopRequested) {
-        halt = HaltReason.INTERRUPTED;
-        Thread.interrupted(); // a stop that raced the end of a summarization must not linger
-        break;
+    try {
+      halt = loop(s, sync);
+    } catch (RuntimeException | Error e) {
+      // A failure of our own (the store, say) must not leave agents running on their own.
+      for (JobTable.Entry<Job> entry : s.jobs.active()) {
+        entry.handle().agent().cancel();
       }
-      if (counters.consecutiveExhaustions >= config.execution().circuitBreaker()) {
-        halt = HaltReason.CIRCUIT_BREAKER;
-        break;
-      }
-      if (counters.phasesRun >= phaseCap) {
-        halt = HaltReason.PHASE_CAP;
-        break;
-      }
-      sync = sync.then(reload(items));
-      ItemState next = nextRunnable(items);
-      if (next == null) {
-        halt = remaining(items).isEmpty() ? HaltReason.ALL_DONE : HaltReason.WAITING_ON_BLOCKED;
-        break;
-      }
-      Pipeline pipeline = config.pipelines().get(next.definition().pipeline());
-      if (pipeline == null) {
-        // Only a follow-up item gets here (backlog entries are checked against the config): its
-        // pipeline was the default one when it was added, and the config has changed since.
-        commit(items, Transitions.block(next, "unknown pipeline '" + next.definition().pipeline()
-            + "' (the config changed since this follow-up was added)"), counters);
-        continue;
-      }
-      if (!next.status().isRunningPhases()) {
-        commit(items, Transitions.advance(next, pipeline), counters);
-        continue;
-      }
-      Step realigned = Transitions.realign(next, pipeline);
-      if (realigned != null) {
-        commit(items, realigned, counters);
-        continue;
-      }
-      runPhase(runId, ++jobNumber, next, pipeline, items, counters);
+      throw e;
     }
+    sync = s.sync;
 
     Instant ended = clock.instant();
-    store.runEnded(runId, ended, halt.key());
+    RunFigures figures = new RunFigures(s.summaries.size(), s.summaries.peak(), s.jobs.peakActive(),
+        s.jobs.peakInactive(), s.jobs.size());
+    store.runEnded(runId, ended, halt.key(), figures);
+    Map<String, ItemState> items = s.items;
     int done = count(items, ItemStatus.DONE);
     int blocked = count(items, ItemStatus.BLOCKED);
     int inBacklog = (int) items.values().stream().filter(ItemState::inBacklog).count();
     return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked,
-        counters.doneThisRun, counters.blockedThisRun, counters.phasesRun, halt,
-        Duration.between(started, ended), interrupted, sync, remaining(items));
+        s.doneThisRun, s.blockedThisRun, s.jobsStarted, halt,
+        Duration.between(started, ended), interrupted, sync, remaining(items), figures);
+  }
+
+  private HaltReason loop(Session s, SyncResult initialSync) {
+    s.sync = initialSync;
+    HaltReason halt = null;
+    while (true) {
+      takeMessages(s, false);
+      if (stopRequested) {
+        Thread.interrupted(); // a stop that raced the end of a summarization must not linger
+        halt = HaltReason.INTERRUPTED;
+      } else if (halt == null) {
+        halt = haltReason(s);
+      }
+      if (halt != null) {
+        if (s.jobs.activeCount() == 0) {
+          return halt;
+        }
+        takeMessages(s, true); // running jobs finish (or are cancelled) and are recorded
+        continue;
+      }
+      s.sync = s.sync.then(reload(s.items));
+      boolean acted = act(s);
+      endOfTick(s);
+      if (!acted && !stopRequested) {
+        if (s.jobs.activeCount() == 0) {
+          return remaining(s).isEmpty() ? HaltReason.ALL_DONE : HaltReason.WAITING_ON_BLOCKED;
+        }
+        takeMessages(s, true);
+      }
+    }
+  }
+
+  /** The halts decided before any new work starts; null to go on. */
+  private HaltReason haltReason(Session s) {
+    if (s.consecutiveExhaustions >= config.execution().circuitBreaker()) {
+      return HaltReason.CIRCUIT_BREAKER;
+    }
+    if (s.filter.hasTargets() && s.filter.targetsFinished(s.items)) {
+      return HaltReason.TARGETS_DONE;
+    }
+    if (s.jobsStarted >= s.phaseCap) {
+      return HaltReason.PHASE_CAP;
+    }
+    return null;
+  }
+
+  /**
+   * Handles the messages waiting in the inbox; with {@code block}, first waits for one (up to a
+   * short poll interval, so that an idle run still notices an edited backlog file).
+   */
+  private void takeMessages(Session s, boolean block) {
+    try {
+      Message first = block ? inbox.poll(IDLE_POLL_MS, TimeUnit.MILLISECONDS) : inbox.poll();
+      for (Message m = first; m != null; m = inbox.poll()) {
+        handle(s, m);
+      }
+    } catch (InterruptedException e) {
+      // Only requestStop interrupts this thread (while summarizing); the flag says what to do.
+      if (!stopRequested) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("the scheduler thread was interrupted", e);
+      }
+    }
+  }
+
+  private void handle(Session s, Message m) {
+    if (m instanceof Message.Stop) {
+      // Every stop request reaches every running agent: the second one kills at once.
+      for (JobTable.Entry<Job> entry : s.jobs.active()) {
+        s.jobs.cancelRequested(entry.jobId());
+        entry.handle().agent().cancel();
+      }
+    } else if (m instanceof Message.Ended ended) {
+      if (ended.error() != null) {
+        throw new IllegalStateException("supervising the agent of job " + ended.jobId() + " failed",
+            ended.error());
+      }
+      finishJob(s, ended.jobId(), ended.outcome());
+    }
+  }
+
+  /**
+   * Applies one round of {@link ActionSelection}: status changes are committed, phases spawned
+   * (within the phase cap). Returns whether anything happened.
+   */
+  private boolean act(Session s) {
+    boolean acted = blockOrphans(s);
+    Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), config.pipelines(),
+        config.execution().maxWip(), config.execution().maxConcurrent(), s.running(), s.filter);
+    for (Action action : ActionSelection.select(snapshot)) {
+      if (stopRequested) {
+        return true;
+      }
+      ItemState item = s.items.get(action.itemId());
+      Pipeline pipeline = config.pipelines().get(item.definition().pipeline());
+      if (action instanceof Action.RunPhase) {
+        if (s.jobsStarted >= s.phaseCap) {
+          continue;
+        }
+        spawn(s, item, pipeline);
+      } else if (action instanceof Action.Realign) {
+        commit(s, Transitions.realign(item, pipeline));
+      } else {
+        commit(s, Transitions.advance(item, pipeline)); // Advance (new →) and Promote (ready →)
+      }
+      acted = true;
+    }
+    return acted;
+  }
+
+  /**
+   * Blocks the listed items whose pipeline is gone. Only a follow-up item gets here (backlog
+   * entries are checked against the config): its pipeline was the default one when it was added,
+   * and the config has changed since.
+   */
+  private boolean blockOrphans(Session s) {
+    boolean blocked = false;
+    for (ItemState item : List.copyOf(s.items.values())) {
+      if (item.inBacklog() && !item.status().isTerminal() && !s.runningItems.containsKey(item.id())
+          && !config.pipelines().containsKey(item.definition().pipeline())) {
+        commit(s, Transitions.block(item, "unknown pipeline '" + item.definition().pipeline()
+            + "' (the config changed since this follow-up was added)"));
+        blocked = true;
+      }
+    }
+    return blocked;
+  }
+
+  private void endOfTick(Session s) {
+    int swept = s.summaries.sweep(id -> {
+      ItemState item = s.items.get(id);
+      return item != null && item.inBacklog() && !item.status().isTerminal();
+    });
+    if (swept > 0) {
+      log.debug("swept {} phase summaries of items no longer active", swept);
+    }
+    housekeeping.afterTick(clock.instant());
   }
 
   /** Syncs an edited backlog file into the state and takes the items from there again. */
@@ -202,42 +346,41 @@ public final class Scheduler {
     }
   }
 
-  private void runPhase(long runId, int jobNumber, ItemState item, Pipeline pipeline,
-      Map<String, ItemState> items, Counters counters) {
+  private void spawn(Session s, ItemState item, Pipeline pipeline) {
     PhaseDef phase = Transitions.currentPhase(item, pipeline);
     Progress progress = item.progress();
     int attempt = progress.attempts() + 1;
+    int jobNumber = ++s.jobNumber;
     Path jobDir = jobsRoot.resolve(String.format("run%d-%04d-%s-%s-%d",
-        runId, jobNumber, item.id(), phase.name(), attempt));
+        s.runId, jobNumber, item.id(), phase.name(), attempt));
     // Summarizing what aged out of the window happens here, awaited: a failure degrades the
     // summary but never stops the phase.
     PriorContext prior = prepareContext(item.id());
     if (stopRequested) {
       return; // the stop came while summarizing: spawn nothing
     }
+    // The summary is copied into the job here: whatever happens to the map later, this phase
+    // has what it started with.
+    String previousSummary = s.summaries.get(item.id()).orElse(null);
     JobRequest request = new JobRequest(item.id(), phase.name(), attempt,
         PromptBuilder.build(new PromptInput(item.definition(), phase,
             progress.status() == ItemStatus.SCOPING ? "pre-phase" : "phase", attempt,
-            config.execution().maxRetries() + 1, progress.phaseSummary(), progress.unblockNotes(),
+            config.execution().maxRetries() + 1, previousSummary, progress.unblockNotes(),
             progress.lastFailure(), jobDir.resolve("result.json"))
             .withProjectMemory(memory.bootContext()).withPriorContext(prior)),
         config.agent(), backlogs.current().directory(), jobDir);
 
-    long jobId = store.jobStarted(new JobStart(runId, item.id(), phase.name(), attempt,
+    s.jobs.cleanUp();
+    long jobId = store.jobStarted(new JobStart(s.runId, item.id(), phase.name(), attempt,
         clock.instant(), request.logFile()));
     history.recordTask(item.id(), phase.name(), attempt, PromptBuilder.task(phase));
     listener.jobStarted(item, phase.name(), attempt);
-    RunningAgent agent = runner.start(request);
-    current = agent;
-    try {
-      finishPhase(jobId, agent, item, pipeline, items, counters, request);
-    } catch (RuntimeException | Error e) {
-      // A failure of our own (the store, say) must not leave the agent running on its own.
-      agent.cancel();
-      throw e;
-    } finally {
-      current = null;
-    }
+    AgentHandle agent = launcher.start(request);
+    s.jobs.started(jobId, item.id(), phase.name(), attempt, clock.instant(),
+        new Job(agent, request, pipeline, phase.destructive()));
+    s.runningItems.put(item.id(), phase.destructive());
+    s.jobsStarted++;
+    agent.finished().whenComplete((outcome, error) -> inbox.add(new Message.Ended(jobId, outcome, error)));
   }
 
   private PriorContext prepareContext(String itemId) {
@@ -255,56 +398,70 @@ public final class Scheduler {
     }
   }
 
-  private void finishPhase(long jobId, RunningAgent agent, ItemState item, Pipeline pipeline,
-      Map<String, ItemState> items, Counters counters, JobRequest request) {
-    if (stopRequested) {
-      agent.cancel(); // the stop arrived between the check in run() and the spawn
-    }
-    AgentOutcome outcome = awaitQuietly(agent);
-    counters.phasesRun++;
+  private void finishJob(Session s, long jobId, AgentOutcome outcome) {
+    JobTable.Entry<Job> entry = s.jobs.get(jobId)
+        .orElseThrow(() -> new IllegalStateException("job " + jobId + " ended but is not in the job table"));
+    Job job = entry.handle();
+    JobRequest request = job.request();
+    ItemState item = s.items.get(request.itemId());
+    s.runningItems.remove(request.itemId());
     boolean cancelled = outcome.ending() == AgentOutcome.Ending.CANCELLED
         // Ctrl-C reaches the agent's process group too; its death is not a failure of the phase.
-        || (stopRequested && outcome.result() == AgentResult.FAILED);
+        || ((entry.cancelRequested() || stopRequested) && outcome.result() == AgentResult.FAILED);
     List<FollowUpItem> followUps = FollowUpItem.of(item.id(), request.phase(), outcome.followUps(),
         config.defaultPipeline());
     if (cancelled) {
       List<ItemState> added = store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
           outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null,
           "cancelled: the run was interrupted", clock.instant()), null, followUps, clock.instant());
+      s.jobs.ended(jobId, JobTable.State.CANCELLED);
+      s.jobs.cleanUp();
       history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer("cancelled",
           outcome.summary(), outcome.context(), request.logFile()));
       listener.jobFinished(item, item, outcome);
-      join(items, added);
+      join(s, added);
       return;
     }
-    Step step = Transitions.afterAttempt(item, pipeline, outcome, config.execution().maxRetries());
-    trackExhaustion(outcome, step, counters);
-    List<ItemState> added = store.jobEnded(jobId, JobEnd.of(outcome, JobState.of(outcome), clock.instant()), step,
+    Step step = Transitions.afterAttempt(item, job.pipeline(), outcome, config.execution().maxRetries());
+    trackExhaustion(outcome, step, s);
+    JobState state = JobState.of(outcome);
+    List<ItemState> added = store.jobEnded(jobId, JobEnd.of(outcome, state, clock.instant()), step,
         followUps, clock.instant());
+    s.jobs.ended(jobId, state == JobState.COMPLETED ? JobTable.State.COMPLETED : JobTable.State.FAILED);
+    s.jobs.cleanUp();
     history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer(
         outcome.result().key(), outcome.summary(), outcome.context(), request.logFile()));
     memory.agentMemories(item.id(), agentMemories(item, outcome));
     remember(item, step.next(), outcome.summary());
-    items.put(step.next().id(), step.next());
-    count(item, step.next(), counters);
+    s.items.put(step.next().id(), step.next());
+    count(item, step.next(), s);
+    // The map follows the committed state: a terminal item leaves it, a success puts its summary.
+    if (step.next().status().isTerminal()) {
+      s.summaries.finished(item.id());
+    } else if (outcome.result() == AgentResult.PHASE_COMPLETE || outcome.result() == AgentResult.SUBPHASE_COMPLETE) {
+      s.summaries.put(item.id(), step.next().progress().phaseSummary());
+    }
     listener.jobFinished(item, step.next(), outcome);
-    join(items, added);
+    join(s, added);
   }
 
   /** Follow-up items join this session at the end of backlog order, so they run in this run. */
-  private void join(Map<String, ItemState> items, List<ItemState> added) {
+  private void join(Session s, List<ItemState> added) {
     for (ItemState item : added) {
-      items.put(item.id(), item);
+      s.items.put(item.id(), item);
       listener.itemAdded(item);
     }
   }
 
-  private void commit(Map<String, ItemState> items, Step step, Counters counters) {
-    ItemState before = items.get(step.next().id());
+  private void commit(Session s, Step step) {
+    ItemState before = s.items.get(step.next().id());
     store.apply(step, clock.instant());
-    remember(before, step.next(), before.progress().phaseSummary());
-    items.put(step.next().id(), step.next());
-    count(before, step.next(), counters);
+    remember(before, step.next(), s.summaries.get(before.id()).orElse(before.progress().phaseSummary()));
+    s.items.put(step.next().id(), step.next());
+    count(before, step.next(), s);
+    if (step.next().status().isTerminal()) {
+      s.summaries.finished(before.id());
+    }
     listener.statusChanged(before, step.next());
   }
 
@@ -331,27 +488,26 @@ public final class Scheduler {
     return out;
   }
 
-  private static void count(ItemState before, ItemState after, Counters counters) {
+  private static void count(ItemState before, ItemState after, Session s) {
     if (before.status() != after.status()) {
       if (after.status() == ItemStatus.DONE) {
-        counters.doneThisRun++;
+        s.doneThisRun++;
       } else if (after.status() == ItemStatus.BLOCKED) {
-        counters.blockedThisRun++;
+        s.blockedThisRun++;
       }
     }
   }
 
-  /** The first item in backlog order that is listed, not terminal, and whose dependencies are done. */
-  private static ItemState nextRunnable(Map<String, ItemState> items) {
-    for (ItemState item : items.values()) {
-      if (!item.inBacklog() || item.status().isTerminal()) {
-        continue;
-      }
-      if (Dependencies.unmet(item, items).isEmpty()) {
-        return item;
+  /** Listed items that are not finished and that this run may work on (the filter admits them). */
+  private static List<String> remaining(Session s) {
+    var admitted = s.filter.admission(s.items);
+    List<String> ids = new ArrayList<>();
+    for (ItemState item : s.items.values()) {
+      if (item.inBacklog() && !item.status().isTerminal() && admitted.test(item)) {
+        ids.add(item.id());
       }
     }
-    return null;
+    return ids;
   }
 
   private static List<String> remaining(Map<String, ItemState> items) {
@@ -368,41 +524,57 @@ public final class Scheduler {
     return (int) items.values().stream().filter(i -> i.inBacklog() && i.status() == status).count();
   }
 
-  private static AgentOutcome awaitQuietly(RunningAgent agent) {
-    boolean interrupted = false;
-    try {
-      while (true) {
-        try {
-          return agent.await();
-        } catch (InterruptedException e) {
-          interrupted = true;
-          agent.cancel();
-        }
-      }
-    } finally {
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
-    }
-  }
-
   /**
    * The circuit breaker counts retry exhaustions in a row (a systematic failure: a broken agent,
    * no network, a full disk) and any completed phase or subphase resets it. An agent that reports
    * blocked is a decision, not a failure, and does neither.
    */
-  private static void trackExhaustion(AgentOutcome outcome, Step step, Counters counters) {
+  private static void trackExhaustion(AgentOutcome outcome, Step step, Session s) {
     if (outcome.result() == AgentResult.PHASE_COMPLETE || outcome.result() == AgentResult.SUBPHASE_COMPLETE) {
-      counters.consecutiveExhaustions = 0;
+      s.consecutiveExhaustions = 0;
     } else if (outcome.result() == AgentResult.FAILED && step.next().status() == ItemStatus.BLOCKED) {
-      counters.consecutiveExhaustions++;
+      s.consecutiveExhaustions++;
     }
   }
 
-  private static final class Counters {
+  /** A job of this session: its agent, what it was asked, and the pipeline it was spawned under. */
+  private record Job(AgentHandle agent, JobRequest request, Pipeline pipeline, boolean destructive) {
+  }
+
+  private sealed interface Message {
+    Stop STOP = new Stop();
+
+    record Stop() implements Message {
+    }
+
+    record Ended(long jobId, AgentOutcome outcome, Throwable error) implements Message {
+    }
+  }
+
+  /** The scheduler thread's state for one session. */
+  private static final class Session {
+    final long runId;
+    final int phaseCap;
+    final Map<String, ItemState> items = new LinkedHashMap<>();
+    final PhaseSummaryMap summaries = new PhaseSummaryMap();
+    final JobTable<Job> jobs = new JobTable<>();
+    /** Item id → whether its running job's phase is destructive (the snapshot's view of the job table). */
+    final Map<String, Boolean> runningItems = new LinkedHashMap<>();
+    ItemFilter filter = ItemFilter.ALL;
+    SyncResult sync = SyncResult.NONE;
+    int jobNumber;
+    int jobsStarted;
     int consecutiveExhaustions;
-    int phasesRun;
     int doneThisRun;
     int blockedThisRun;
+
+    Session(long runId, int phaseCap) {
+      this.runId = runId;
+      this.phaseCap = phaseCap;
+    }
+
+    Map<String, Boolean> running() {
+      return runningItems;
+    }
   }
 }

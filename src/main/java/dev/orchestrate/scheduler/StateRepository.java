@@ -65,7 +65,12 @@ public interface StateRepository extends AutoCloseable {
   long runStarted(Instant now, long pid);
 
   /** Records the end of a run session. */
-  void runEnded(long runId, Instant now, String haltReason);
+  default void runEnded(long runId, Instant now, String haltReason) {
+    runEnded(runId, now, haltReason, RunFigures.NONE);
+  }
+
+  /** Records the end of a run session with the figures of its in-memory structures. */
+  void runEnded(long runId, Instant now, String haltReason, RunFigures figures);
 
   @Override
   void close();

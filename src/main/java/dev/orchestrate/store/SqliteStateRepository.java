@@ -12,6 +12,7 @@ import dev.orchestrate.scheduler.JobEnd;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.JobStart;
 import dev.orchestrate.scheduler.Progress;
+import dev.orchestrate.scheduler.RunFigures;
 import dev.orchestrate.scheduler.RunRecord;
 import dev.orchestrate.scheduler.StateRepository;
 import dev.orchestrate.scheduler.Step;
@@ -124,12 +125,7 @@ public final class SqliteStateRepository implements StateRepository {
 
   /** The status hint of the backlog applies once, when the item is first seen. */
   static Progress initialProgress(BacklogItem item) {
-    return switch (item.initialStatus()) {
-      case NEW -> Progress.of(ItemStatus.NEW);
-      case READY -> Progress.of(ItemStatus.READY);
-      case DONE -> Progress.of(ItemStatus.DONE);
-      case BLOCKED -> Progress.blocked(ItemStatus.NEW, null, "marked blocked in the backlog");
-    };
+    return Progress.initial(item.initialStatus());
   }
 
   @Override
@@ -290,8 +286,12 @@ public final class SqliteStateRepository implements StateRepository {
   }
 
   @Override
-  public void runEnded(long runId, Instant now, String haltReason) {
-    jdbc.execute("UPDATE runs SET ended_at = ?, halt_reason = ? WHERE id = ?", now.toEpochMilli(), haltReason, runId);
+  public void runEnded(long runId, Instant now, String haltReason, RunFigures f) {
+    jdbc.execute("""
+        UPDATE runs SET ended_at = ?, halt_reason = ?, summary_map_final = ?, summary_map_peak = ?,
+          job_table_peak_active = ?, job_table_peak_inactive = ?, job_table_final = ?
+        WHERE id = ?""", now.toEpochMilli(), haltReason, f.summaryMapFinal(), f.summaryMapPeak(),
+        f.jobTablePeakActive(), f.jobTablePeakInactive(), f.jobTableFinal(), runId);
   }
 
   @Override

@@ -1,0 +1,103 @@
+package dev.orchestrate.cli;
+
+import dev.orchestrate.backlog.Backlog;
+import dev.orchestrate.backlog.Config;
+import dev.orchestrate.scheduler.ItemFilter;
+import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.scheduler.Plan;
+import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.store.StateDirectory;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** {@code run --dry-run}: the plan of a run, computed from the state and the backlog; nothing is written. */
+final class DryRun {
+  private DryRun() {
+  }
+
+  static int print(PrintWriter out, boolean json, StateDirectory dir, Config config, Backlog backlog,
+      ItemFilter filter, int phaseCap) {
+    List<ItemState> stored = List.of();
+    if (dir.hasDatabase()) {
+      try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
+        stored = store.items();
+      }
+    }
+    List<ItemState> items = Plan.preview(stored, backlog.items());
+    Set<String> known = new HashSet<>();
+    items.forEach(i -> known.add(i.id()));
+    try {
+      filter.checkTargets(known);
+    } catch (dev.orchestrate.scheduler.ItemFilterException e) {
+      throw CliException.usage(e.getMessage());
+    }
+    Plan plan = Plan.simulate(items, config.pipelines(), config.execution().maxWip(),
+        config.execution().maxConcurrent(), filter, phaseCap);
+    if (json) {
+      Json.print(out, toJson(plan, config, phaseCap));
+    } else {
+      printText(out, plan, config, phaseCap);
+    }
+    return ExitCode.OK;
+  }
+
+  private static Map<String, Object> toJson(Plan plan, Config config, int phaseCap) {
+    Map<String, Object> doc = Json.envelope("plan");
+    doc.put("max_wip", config.execution().maxWip());
+    doc.put("max_concurrent", config.execution().maxConcurrent());
+    doc.put("phase_cap", phaseCap);
+    doc.put("capped", plan.capped());
+    List<Map<String, Object>> steps = new ArrayList<>();
+    for (Plan.PlanStep step : plan.steps()) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("wave", step.wave());
+      row.put("item", step.itemId());
+      row.put("phase", step.phase());
+      row.put("pre_phase", step.prePhase());
+      row.put("destructive", step.destructive());
+      steps.add(row);
+    }
+    doc.put("steps", steps);
+    doc.put("unfinished", plan.untouched());
+    return doc;
+  }
+
+  private static void printText(PrintWriter out, Plan plan, Config config, int phaseCap) {
+    out.println("plan (dry run: nothing is started or written), assuming every phase succeeds at once; max_wip "
+        + config.execution().maxWip() + ", max_concurrent " + config.execution().maxConcurrent()
+        + ", phase cap " + phaseCap + ":");
+    int wave = 0;
+    StringBuilder line = new StringBuilder();
+    for (Plan.PlanStep step : plan.steps()) {
+      if (step.wave() != wave) {
+        if (line.length() > 0) {
+          out.println(line);
+        }
+        wave = step.wave();
+        line.setLength(0);
+        line.append(String.format("  %3d  ", wave));
+      } else {
+        line.append(", ");
+      }
+      line.append(step.itemId()).append(' ').append(step.phase()).append(step.destructive() ? " (alone)" : "");
+    }
+    if (line.length() > 0) {
+      out.println(line);
+    }
+    if (plan.steps().isEmpty()) {
+      out.println("  nothing to run");
+    }
+    out.println("  " + plan.steps().size() + (plan.steps().size() == 1 ? " phase" : " phases")
+        + (plan.capped() ? "; the phase cap stops the run here" : ""));
+    if (!plan.untouched().isEmpty()) {
+      out.println("  left unfinished (filtered out, held by a blocked dependency, or capped): "
+          + String.join(", ", plan.untouched()));
+    }
+    out.flush();
+  }
+}

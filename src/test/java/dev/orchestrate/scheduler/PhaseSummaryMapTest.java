@@ -1,0 +1,66 @@
+package dev.orchestrate.scheduler;
+
+import static dev.orchestrate.testing.Fixtures.item;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class PhaseSummaryMapTest {
+  private final PhaseSummaryMap map = new PhaseSummaryMap();
+
+  @Test
+  void a_put_is_read_back_and_replaced_by_the_next_one() {
+    map.put("A", "designed");
+    map.put("A", "built");
+    assertEquals(Optional.of("built"), map.get("A"));
+    assertEquals(1, map.size());
+    assertEquals(1, map.peak());
+  }
+
+  @Test
+  void finished_removes_the_entry_and_the_peak_remembers_the_most_held() {
+    map.put("A", "a");
+    map.put("B", "b");
+    map.finished("A");
+    map.finished("B");
+    map.finished("C"); // never inserted: nothing to do
+    assertEquals(0, map.size());
+    assertEquals(2, map.peak());
+  }
+
+  @Test
+  void a_null_summary_is_not_an_entry() {
+    map.put("A", null);
+    assertEquals(0, map.size());
+  }
+
+  @Test
+  void sweep_drops_the_entries_of_items_no_longer_active() {
+    for (int i = 0; i < 1_000; i++) {
+      map.put("I" + i, "s" + i);
+    }
+    Set<String> active = Set.of("I1", "I500", "I999");
+    assertEquals(997, map.sweep(active::contains));
+    assertEquals(3, map.size());
+    assertEquals(1_000, map.peak());
+    assertEquals(Optional.of("s500"), map.get("I500"));
+  }
+
+  @Test
+  void restore_takes_the_persisted_summaries_of_active_listed_items_only() {
+    ItemState active = new ItemState(item("A"), 1, true,
+        new Progress(ItemStatus.IN_PROGRESS, "build", 0, null, null, null, "designed", null));
+    ItemState unlisted = new ItemState(item("B"), 2, false,
+        new Progress(ItemStatus.IN_PROGRESS, "build", 0, null, null, null, "old", null));
+    ItemState done = new ItemState(item("C"), 3, true, Progress.of(ItemStatus.DONE));
+    ItemState fresh = new ItemState(item("D"), 4, true, Progress.of(ItemStatus.NEW));
+    map.restore(List.of(active, unlisted, done, fresh));
+    assertEquals(1, map.size());
+    assertEquals(Optional.of("designed"), map.get("A"));
+    assertTrue(map.get("B").isEmpty());
+  }
+}

@@ -1,0 +1,136 @@
+package dev.orchestrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.testing.Db;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code run --target/--only/--max-wip/--max-concurrent/--dry-run}, in-process, with a real bash agent. */
+class RunFlagsCliTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir
+  Path dir;
+
+  private Path config;
+  private Path backlog;
+
+  @BeforeEach
+  void project() throws Exception {
+    Path agent = dir.resolve("agent.sh");
+    Files.writeString(agent, "#!/usr/bin/env bash\necho \"$ORCHESTRATE_ITEM_ID $ORCHESTRATE_PHASE\" >> '"
+        + dir.resolve("calls.txt") + "'\n");
+    config = TwoPhaseProject.config(dir, agent);
+    backlog = dir.resolve("backlog.yaml");
+    Files.writeString(backlog, """
+        items:
+          - {id: A, title: a, priority: high, tags: [api]}
+          - {id: B, title: b, depends_on: [A], tags: [db]}
+          - {id: C, title: c, priority: low, tags: [api]}
+          - {id: D, title: d}
+        """);
+  }
+
+  private CliRunner.Result cli(String... args) {
+    List<String> all = new ArrayList<>(List.of("--state", dir.resolve("state").toString(), "--config",
+        config.toString()));
+    all.addAll(List.of(args));
+    return CliRunner.run(all.toArray(String[]::new));
+  }
+
+  private List<String> statuses() throws Exception {
+    return Db.column(dir.resolve("state/state.db"), "SELECT id || '|' || status FROM items ORDER BY seq");
+  }
+
+  private static void assertUsageError(CliRunner.Result r, String message) {
+    assertEquals(2, r.exitCode(), r.err());
+    assertEquals("", r.out());
+    assertEquals(List.of("orchestrate: error: " + message), r.err().lines().toList());
+  }
+
+  @Test
+  void bad_only_and_target_flags_exit_2_with_one_line_and_nothing_is_created() {
+    assertUsageError(cli("run", backlog.toString(), "--only", "colour=red"),
+        "--only: unknown key 'colour' (use status, priority, tag or pipeline)");
+    assertTrue(cli("run", backlog.toString(), "--only", "priority").err().contains("--only: expected KEY=V"),
+        cli("run", backlog.toString(), "--only", "priority").err());
+    assertEquals(2, cli("run", backlog.toString(), "--only", "status=finished").exitCode());
+    assertEquals(2, cli("run", backlog.toString(), "--only", "pipeline=nope").exitCode());
+    assertUsageError(cli("run", backlog.toString(), "--target", "Z"), "--target: unknown item 'Z'");
+    assertUsageError(cli("run", backlog.toString(), "--max-wip", "0"), "--max-wip must be at least 1, got 0");
+    assertUsageError(cli("run", backlog.toString(), "--max-concurrent", "0"),
+        "--max-concurrent must be at least 1, got 0");
+    assertFalse(Files.exists(dir.resolve("calls.txt")), "no agent ran");
+  }
+
+  @Test
+  void a_target_runs_with_its_dependencies_only_and_the_report_says_why_it_stopped() throws Exception {
+    CliRunner.Result r = cli("run", backlog.toString(), "--target", "B", "--json");
+    assertEquals(0, r.exitCode(), r.err());
+    JsonNode report = JSON.readTree(r.out());
+    assertEquals("targets_done", report.get("halt_reason").asText());
+    assertEquals(List.of("A|done", "B|done", "C|new", "D|new"), statuses());
+    assertEquals(0, report.get("summary_map").get("final").asInt());
+    assertTrue(report.get("job_table").get("final").asInt() <= 3);
+  }
+
+  @Test
+  void only_flags_combine_values_with_or_and_flags_with_and() throws Exception {
+    CliRunner.Result r = cli("run", backlog.toString(), "--only", "tag=api,db", "--only", "priority=high,low");
+    assertEquals(0, r.exitCode(), r.err());
+    assertEquals(List.of("A|done", "B|new", "C|done", "D|new"), statuses());
+  }
+
+  @Test
+  void max_wip_and_max_concurrent_override_the_config() throws Exception {
+    CliRunner.Result r = cli("run", backlog.toString(), "--max-wip", "3", "--max-concurrent", "3", "--json");
+    assertEquals(0, r.exitCode(), r.err());
+    JsonNode report = JSON.readTree(r.out());
+    assertEquals(4, report.get("items").get("done").asInt());
+    assertTrue(report.get("job_table").get("peak_active").asInt() >= 2,
+        "several agents ran at once: " + report.get("job_table"));
+  }
+
+  @Test
+  void dry_run_prints_the_plan_and_changes_nothing() throws Exception {
+    CliRunner.Result r = cli("run", backlog.toString(), "--dry-run", "--max-concurrent", "2", "--max-wip", "2");
+    assertEquals(0, r.exitCode(), r.err());
+    assertFalse(Files.exists(dir.resolve("state/state.db")), "no state was created");
+    assertFalse(Files.exists(dir.resolve("calls.txt")), "no agent ran");
+    List<String> lines = r.out().lines().toList();
+    assertTrue(lines.get(0).startsWith("plan (dry run"), r.out());
+    assertEquals("    1  A first, D first", lines.get(1));
+    assertTrue(r.out().contains("8 phases"), r.out());
+
+    CliRunner.Result json = cli("run", backlog.toString(), "--dry-run", "--json", "--target", "B");
+    JsonNode plan = JSON.readTree(json.out());
+    assertEquals("plan", plan.get("kind").asText());
+    List<String> steps = new ArrayList<>();
+    plan.get("steps").forEach(s -> steps.add(s.get("item").asText() + " " + s.get("phase").asText()));
+    assertEquals(List.of("A first", "A second", "B first", "B second"), steps);
+    assertFalse(Files.exists(dir.resolve("state/state.db")));
+  }
+
+  @Test
+  void dry_run_starts_from_the_stored_state() throws Exception {
+    assertEquals(0, cli("run", backlog.toString(), "--target", "A").exitCode());
+    String before = String.join("\n", statuses());
+    CliRunner.Result r = cli("run", backlog.toString(), "--dry-run", "--json");
+    JsonNode plan = JSON.readTree(r.out());
+    List<String> items = new ArrayList<>();
+    plan.get("steps").forEach(s -> items.add(s.get("item").asText()));
+    assertFalse(items.contains("A"), "A is done already: " + items);
+    assertEquals(6, items.size());
+    assertEquals(before, String.join("\n", statuses()));
+  }
+}

@@ -42,10 +42,11 @@ import picocli.CommandLine.Spec;
 
 /** {@code orchestrate run}: validate, lock the state, run the scheduler, report. */
 @Command(name = "run", mixinStandardHelpOptions = true,
-    description = {"Run the backlog until every item is done or blocked.",
-        "Stops early at the phase cap or on Ctrl-C. The backlog and config are validated first: any "
-            + "problem exits 2 before work starts. Every state change is committed at once, so running "
-            + "it again continues where it stopped."},
+    description = {"Run the backlog until every item (or every --target) is done or blocked.",
+        "Up to execution.max_concurrent agents run at once, on at most execution.max_wip items in progress. "
+            + "Stops early at the phase cap, when the circuit breaker trips, or on Ctrl-C. The backlog, config "
+            + "and flags are validated first: any problem exits 2 before work starts. Every state change is "
+            + "committed at once, so running it again continues where it stopped. --dry-run shows the plan."},
     footerHeading = "%nExit codes:%n",
     footer = {"  0    stopped normally", "  1    completed no item and blocked at least one",
         "  2    bad flag, backlog or config", "  3    another run holds the state directory",

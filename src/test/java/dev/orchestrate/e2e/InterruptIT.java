@@ -92,4 +92,49 @@ class InterruptIT {
     runner.destroy(); // SIGTERM
     assertCancelledAndCleanedUp(runner);
   }
+
+  @Test
+  void ctrl_c_with_two_agents_running_cancels_both_trees_and_records_both_jobs_as_cancelled() throws Exception {
+    Files.writeString(dir.resolve("agent.sh"), """
+        #!/usr/bin/env bash
+        trap '' TERM
+        sleep 300 &
+        echo $! > "grandchild-$ORCHESTRATE_ITEM_ID.pid"
+        echo $$ > "agent-$ORCHESTRATE_ITEM_ID.pid"
+        while true; do sleep 1; done
+        """);
+    Files.writeString(dir.resolve("orchestrate.yaml"), """
+        agent:
+          command: ["bash", "agent.sh"]
+          kill_grace: 1s
+        execution: {max_wip: 2, max_concurrent: 2}
+        default_pipeline: p
+        pipelines:
+          p:
+            phases:
+              - {name: build, instructions: "Build."}
+        """);
+    Files.writeString(dir.resolve("backlog.yaml"),
+        "items:\n  - {id: A, title: a, status: ready}\n  - {id: B, title: b, status: ready}\n");
+    Process runner = Launcher.builder(dir, "--state", "state", "run")
+        .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile()).start();
+    List<String> pidFiles = List.of("agent-A.pid", "grandchild-A.pid", "agent-B.pid", "grandchild-B.pid");
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!pidFiles.stream().allMatch(f -> Files.exists(dir.resolve(f))) && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    Thread.sleep(200);
+    new ProcessBuilder("kill", "-INT", Long.toString(runner.pid())).start().waitFor();
+
+    assertTrue(runner.waitFor(30, TimeUnit.SECONDS), "the runner exits after cancelling its agents");
+    assertEquals(130, runner.exitValue(), Files.readString(dir.resolve("err.txt")));
+    for (String pidFile : pidFiles) {
+      long pid = Long.parseLong(Files.readString(dir.resolve(pidFile)).strip());
+      assertFalse(running(pid), pidFile + " is gone");
+    }
+    Path db = dir.resolve("state/state.db");
+    assertEquals(List.of("cancelled", "cancelled"), column(db, "SELECT state FROM jobs ORDER BY id"));
+    assertEquals(List.of("in_progress|build|0", "in_progress|build|0"),
+        column(db, "SELECT status || '|' || phase || '|' || attempts FROM items ORDER BY seq"));
+  }
 }

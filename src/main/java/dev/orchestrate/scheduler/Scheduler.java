@@ -418,7 +418,10 @@ public final class Scheduler {
       s.jobs.cleanUp();
       history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer("cancelled",
           outcome.summary(), outcome.context(), request.logFile()));
-      listener.jobFinished(item, item, outcome);
+      // Shown as cancelled, as recorded, even when the agent died of the Ctrl-C before its cancel.
+      listener.jobFinished(item, item, new AgentOutcome(outcome.result(), outcome.summary(), outcome.context(),
+          outcome.memories(), outcome.followUps(), outcome.exitCode(), AgentOutcome.Ending.CANCELLED,
+          outcome.elapsed()));
       join(s, added);
       return;
     }

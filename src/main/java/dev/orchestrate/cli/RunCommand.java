@@ -280,13 +280,13 @@ final class RunCommand implements Callable<Integer> {
     out.println("  items: " + r.total() + " total, " + r.done() + " done, " + r.blocked() + " blocked, "
         + r.remaining() + " remaining (this run: " + r.doneThisRun() + " done, " + r.blockedThisRun() + " blocked)");
     if (!r.waiting().isEmpty() && r.haltReason() != HaltReason.ALL_DONE) {
-      out.println("  remaining: " + String.join(", ", r.waiting()));
+      out.println("  remaining: " + ids(r.waiting()));
     }
     if (!r.sync().added().isEmpty()) {
-      out.println("  new in the backlog: " + String.join(", ", r.sync().added()));
+      out.println("  new in the backlog: " + ids(r.sync().added()));
     }
     if (!r.sync().vanished().isEmpty()) {
-      out.println("  no longer in the backlog (kept in the state, not run): " + String.join(", ", r.sync().vanished()));
+      out.println("  no longer in the backlog (kept in the state, not run): " + ids(r.sync().vanished()));
     }
     if (r.interruptedJobs() > 0) {
       out.println("  " + r.interruptedJobs() + " job(s) of an earlier, interrupted run were re-queued");
@@ -298,4 +298,14 @@ final class RunCommand implements Callable<Integer> {
     out.println("  details: orchestrate status");
     out.flush();
   }
+
+  /** Ids for a report line: the first {@value #IDS_SHOWN}, then how many more (`--json` has them all). */
+  static String ids(List<String> ids) {
+    if (ids.size() <= IDS_SHOWN) {
+      return String.join(", ", ids);
+    }
+    return String.join(", ", ids.subList(0, IDS_SHOWN)) + " and " + (ids.size() - IDS_SHOWN) + " more (all in --json)";
+  }
+
+  private static final int IDS_SHOWN = 10;
 }

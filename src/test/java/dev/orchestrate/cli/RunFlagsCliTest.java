@@ -133,4 +133,14 @@ class RunFlagsCliTest {
     assertEquals(6, items.size());
     assertEquals(before, String.join("\n", statuses()));
   }
+
+  @Test
+  void long_id_lists_in_the_text_report_are_cut_after_ten() {
+    assertEquals("A, B", RunCommand.ids(List.of("A", "B")));
+    List<String> many = new ArrayList<>();
+    for (int i = 1; i <= 300; i++) {
+      many.add("I" + i);
+    }
+    assertEquals("I1, I2, I3, I4, I5, I6, I7, I8, I9, I10 and 290 more (all in --json)", RunCommand.ids(many));
+  }
 }

@@ -13,14 +13,24 @@ import java.util.Objects;
 /**
  * A new item made from a follow-up an agent reported. It lives only in the state database (the
  * user's backlog file is never written) and remembers its origin, {@code ITEM/phase}.
+ *
+ * @param truncatedValues how many of title and description were cut to their cap here; the store
+ *                        counts adding the item as one truncated write of {@code items} when not 0
  */
-public record FollowUpItem(BacklogItem definition, String origin) {
+public record FollowUpItem(BacklogItem definition, String origin, int truncatedValues) {
   public static final int TITLE_MAX_CHARS = 200;
   public static final int DESCRIPTION_MAX_CHARS = 8_000;
 
   public FollowUpItem {
     Objects.requireNonNull(definition, "definition");
     Objects.requireNonNull(origin, "origin");
+    if (truncatedValues < 0) {
+      throw new IllegalArgumentException("truncatedValues must not be negative, got " + truncatedValues);
+    }
+  }
+
+  public FollowUpItem(BacklogItem definition, String origin) {
+    this(definition, origin, 0);
   }
 
   public String id() {
@@ -37,9 +47,12 @@ public record FollowUpItem(BacklogItem definition, String origin) {
     Map<String, FollowUpItem> byId = new LinkedHashMap<>();
     for (AgentOutcome.FollowUp followUp : followUps) {
       String id = id(itemId, followUp.title());
+      int cut = (SizeCap.exceeds(followUp.title(), TITLE_MAX_CHARS) ? 1 : 0)
+          + (SizeCap.exceeds(followUp.description(), DESCRIPTION_MAX_CHARS) ? 1 : 0);
       byId.putIfAbsent(id, new FollowUpItem(new BacklogItem(id, SizeCap.cap(followUp.title(), TITLE_MAX_CHARS),
           pipeline, Priority.MEDIUM, List.of(), List.of(),
-          SizeCap.cap(followUp.description(), DESCRIPTION_MAX_CHARS), InitialStatus.NEW), itemId + "/" + phase));
+          SizeCap.cap(followUp.description(), DESCRIPTION_MAX_CHARS), InitialStatus.NEW), itemId + "/" + phase,
+          cut));
     }
     return List.copyOf(byId.values());
   }

@@ -10,7 +10,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.orchestrate.jobs.AgentOutcome.FollowUp;
 import dev.orchestrate.jobs.AgentOutcome.MemoryNote;
-import dev.orchestrate.limits.SizeCap;
+import dev.orchestrate.limits.Cuts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -38,6 +38,7 @@ final class ResultFile {
   static final List<String> MEMORY_KINDS = List.of("semantic", "procedural", "episodic");
 
   private static final int MAX_QUOTED_VALUE_CHARS = 80;
+  private static final int TEXT_MAX_CHARS = AgentOutcome.TEXT_MAX_CHARS;
 
   /** What reading the file came to. */
   sealed interface Reading permits Absent, Invalid, Reported {}
@@ -123,9 +124,9 @@ final class ResultFile {
     String resultText = requiredString(root, "result", "result");
     AgentResult result = AgentResult.parse(resultText).orElseThrow(() -> new BadField(
         quote("result") + " must be one of " + resultKeys() + ", got " + quoteValue(resultText)));
-    Cutter cut = new Cutter();
-    String summary = cut.cap(optionalString(root.get("summary"), "summary"));
-    String context = cut.cap(optionalString(root.get("context"), "context"));
+    Cuts cut = new Cuts();
+    String summary = cut.cap(optionalString(root.get("summary"), "summary"), TEXT_MAX_CHARS);
+    String context = cut.cap(optionalString(root.get("context"), "context"), TEXT_MAX_CHARS);
     List<MemoryNote> memories = new ArrayList<>();
     List<JsonNode> memoryNodes = optionalArray(root.get("memories"), "memories");
     for (int i = 0; i < memoryNodes.size(); i++) {
@@ -136,22 +137,10 @@ final class ResultFile {
     for (int i = 0; i < followUpNodes.size(); i++) {
       followUps.add(followUp(followUpNodes.get(i), "follow_ups[" + i + "]", cut));
     }
-    return new Reported(result, summary, context, memories, followUps, cut.count);
+    return new Reported(result, summary, context, memories, followUps, cut.count());
   }
 
-  /** Caps the text fields of one report and counts the ones it cut. */
-  private static final class Cutter {
-    int count;
-
-    String cap(String text) {
-      if (SizeCap.exceeds(text, AgentOutcome.TEXT_MAX_CHARS)) {
-        count++;
-      }
-      return SizeCap.cap(text, AgentOutcome.TEXT_MAX_CHARS);
-    }
-  }
-
-  private static MemoryNote memory(JsonNode node, String path, Cutter cut) throws BadField {
+  private static MemoryNote memory(JsonNode node, String path, Cuts cut) throws BadField {
     requireObject(node, path);
     String kind = requiredString(node, "kind", path + ".kind");
     if (!MEMORY_KINDS.contains(kind)) {
@@ -169,14 +158,14 @@ final class ResultFile {
       }
       tags.add(tag.textValue());
     }
-    return new MemoryNote(kind, cut.cap(content), tags);
+    return new MemoryNote(kind, cut.cap(content, TEXT_MAX_CHARS), tags);
   }
 
-  private static FollowUp followUp(JsonNode node, String path, Cutter cut) throws BadField {
+  private static FollowUp followUp(JsonNode node, String path, Cuts cut) throws BadField {
     requireObject(node, path);
     String title = requiredNonBlankString(node, "title", path + ".title");
     String description = optionalString(node.get("description"), path + ".description");
-    return new FollowUp(cut.cap(title), cut.cap(description));
+    return new FollowUp(cut.cap(title, TEXT_MAX_CHARS), cut.cap(description, TEXT_MAX_CHARS));
   }
 
   private static String requiredNonBlankString(JsonNode parent, String field, String path)

@@ -1,6 +1,6 @@
 package dev.orchestrate.memory;
 
-import dev.orchestrate.limits.SizeCap;
+import dev.orchestrate.limits.Cuts;
 import java.util.List;
 import java.util.Objects;
 
@@ -32,8 +32,9 @@ public record NewMemory(String id, MemoryKind kind, String title, String content
 
   /** The same memory with title and content cut to the write-time cap, marked truncated if either was. */
   public NewMemory capped() {
-    boolean cut = truncated || SizeCap.exceeds(title, TITLE_CHARS) || SizeCap.exceeds(content, CONTENT_CHARS);
-    return new NewMemory(id, kind, SizeCap.cap(title, TITLE_CHARS), SizeCap.cap(content, CONTENT_CHARS),
-        tags, sourceItem, cut);
+    Cuts cuts = new Cuts();
+    String cappedTitle = cuts.cap(title, TITLE_CHARS);
+    String cappedContent = cuts.cap(content, CONTENT_CHARS);
+    return new NewMemory(id, kind, cappedTitle, cappedContent, tags, sourceItem, truncated || cuts.count() > 0);
   }
 }

@@ -4,6 +4,7 @@ import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.InitialStatus;
 import dev.orchestrate.backlog.Priority;
 import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.limits.Cuts;
 import dev.orchestrate.limits.SizeCap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,12 +48,11 @@ public record FollowUpItem(BacklogItem definition, String origin, int truncatedV
     Map<String, FollowUpItem> byId = new LinkedHashMap<>();
     for (AgentOutcome.FollowUp followUp : followUps) {
       String id = id(itemId, followUp.title());
-      int cut = (SizeCap.exceeds(followUp.title(), TITLE_MAX_CHARS) ? 1 : 0)
-          + (SizeCap.exceeds(followUp.description(), DESCRIPTION_MAX_CHARS) ? 1 : 0);
-      byId.putIfAbsent(id, new FollowUpItem(new BacklogItem(id, SizeCap.cap(followUp.title(), TITLE_MAX_CHARS),
-          pipeline, Priority.MEDIUM, List.of(), List.of(),
-          SizeCap.cap(followUp.description(), DESCRIPTION_MAX_CHARS), InitialStatus.NEW), itemId + "/" + phase,
-          cut));
+      Cuts cuts = new Cuts();
+      BacklogItem definition = new BacklogItem(id, cuts.cap(followUp.title(), TITLE_MAX_CHARS), pipeline,
+          Priority.MEDIUM, List.of(), List.of(), cuts.cap(followUp.description(), DESCRIPTION_MAX_CHARS),
+          InitialStatus.NEW);
+      byId.putIfAbsent(id, new FollowUpItem(definition, itemId + "/" + phase, cuts.count()));
     }
     return List.copyOf(byId.values());
   }

@@ -3,7 +3,7 @@ package dev.orchestrate.scheduler;
 import dev.orchestrate.backlog.PhaseDef;
 import dev.orchestrate.backlog.Pipeline;
 import dev.orchestrate.jobs.AgentOutcome;
-import dev.orchestrate.limits.SizeCap;
+import dev.orchestrate.limits.Cuts;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,7 +55,7 @@ public final class Transitions {
     Progress next = new Progress(to, phase, 0, null, null, null, null,
         cuts.cap(notes.strip(), UNBLOCK_NOTES_MAX_CHARS));
     return new Step(item.with(next), List.of(Event.statusChange(item.id(), ItemStatus.BLOCKED, to, phase,
-        "unblocked with notes")), cuts.count);
+        "unblocked with notes")), cuts.count());
   }
 
   /**
@@ -120,7 +120,7 @@ public final class Transitions {
             List.of()));
       }
     };
-    return cuts.count == 0 ? step : new Step(step.next(), step.events(), cuts.count);
+    return cuts.count() == 0 ? step : new Step(step.next(), step.events(), cuts.count());
   }
 
   /** The phase an item in a phase-running status is at, looked up in its pipeline. */
@@ -155,19 +155,7 @@ public final class Transitions {
     Progress p = item.progress();
     Cuts cuts = new Cuts();
     Step step = move(item, Progress.blocked(p.status(), p.phase(), cuts.cap(reason, BLOCKED_REASON_MAX_CHARS)), null);
-    return new Step(step.next(), step.events(), cuts.count);
-  }
-
-  /** Caps the texts of one step and counts the ones it cut. */
-  private static final class Cuts {
-    int count;
-
-    String cap(String text, int maxChars) {
-      if (SizeCap.exceeds(text, maxChars)) {
-        count++;
-      }
-      return SizeCap.cap(text, maxChars);
-    }
+    return new Step(step.next(), step.events(), cuts.count());
   }
 
   private static Step move(ItemState item, Progress next, String reason) {

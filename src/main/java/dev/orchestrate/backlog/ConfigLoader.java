@@ -26,6 +26,12 @@ public final class ConfigLoader {
       "circuit_breaker", "phase_cap");
   static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases");
   static final List<String> PHASE_KEYS = List.of("name", "instructions", "workflow", "destructive");
+  /**
+   * Earlier versions wrote {@code limits: {}} into every config; it is still accepted empty. The
+   * size caps are set where they apply, or fixed (README, "Size caps").
+   */
+  static final String LIMITS_MOVED = "limits takes no keys; size caps are set by agent.output_tail_chars, "
+      + "context.turn_max_chars and context.summary_max_chars, the others are fixed (README: Size caps)";
   static final List<String> CONTEXT_KEYS = List.of("window_size", "turn_max_chars", "summary_max_chars",
       "summarizer");
   static final List<String> BUILTIN_KEYS = List.of("kind", "fallback", "prompt");
@@ -88,7 +94,7 @@ public final class ConfigLoader {
     int bootChars = setting(memory, "boot_context_chars",
         n -> values.integer(n, "memory.boot_context_chars", 0)).orElse(Config.DEFAULT_BOOT_CONTEXT_CHARS);
     RetentionConfig retention = section(map, "retention").map(this::retention).orElse(RetentionConfig.defaults());
-    section(map, "limits").ifPresent(m -> nothingAllowed(m, "limits", "no limits"));
+    section(map, "limits").ifPresent(m -> noKeys(m, "limits", LIMITS_MOVED));
     return Optional.of(new Config(Optional.of(file), agent, execution, defaultPipeline, pipelines,
         context, keepRecent, bootChars, retention));
   }
@@ -498,10 +504,10 @@ public final class ConfigLoader {
     });
   }
 
-  private void nothingAllowed(YamlNode.Mapping map, String section, String what) {
+  /** A section that is accepted only empty, for configs written by earlier versions. */
+  private void noKeys(YamlNode.Mapping map, String section, String why) {
     for (YamlNode.Entry entry : map.entries()) {
-      problems.at(entry.key(), "unknown key '" + entry.key().name() + "' in " + section + ": "
-          + what + " exist in this version");
+      problems.at(entry.key(), "unknown key '" + entry.key().name() + "' in " + section + ": " + why);
     }
   }
 }

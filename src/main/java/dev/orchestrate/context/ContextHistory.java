@@ -27,9 +27,9 @@ public final class ContextHistory implements TurnHistory {
   /** Wires the summarizer chosen by the config. */
   public static ContextHistory create(TurnRepository repository, ContextConfig config, Path workDir, Clock clock,
       SummarizationListener listener, Function<String, String> env) {
-    Summarizer summarizer = Summarizers.create(config.summarizer(), config.summaryMaxChars(), workDir, env);
+    Summarizer summarizer = Summarizers.create(config.summarizer(), workDir, env);
     SlidingWindowSummarizer window = new SlidingWindowSummarizer(repository, summarizer,
-        Summarizers.fallback(config.summarizer(), config.summaryMaxChars()), config.windowSize(),
+        Summarizers.fallback(config.summarizer()), config.windowSize(),
         config.summaryMaxChars(), config.summarizer().prompt(), clock, listener);
     return new ContextHistory(repository, window, config.turnMaxChars(), clock);
   }
@@ -41,14 +41,18 @@ public final class ContextHistory implements TurnHistory {
 
   @Override
   public void recordTask(String itemId, String phase, int attempt, String task) {
-    repository.appendTurn(itemId, phase, attempt, Turn.Role.USER, SizeCap.cap(task.strip(), turnMaxChars),
-        clock.instant());
+    append(itemId, phase, attempt, Turn.Role.USER, task.strip());
   }
 
   @Override
   public void recordAnswer(String itemId, String phase, int attempt, Answer answer) {
-    repository.appendTurn(itemId, phase, attempt, Turn.Role.ASSISTANT,
-        SizeCap.cap(answerText(answer, turnMaxChars / 4), turnMaxChars), clock.instant());
+    append(itemId, phase, attempt, Turn.Role.ASSISTANT, answerText(answer, turnMaxChars / 4));
+  }
+
+  /** Stores a turn within {@code context.turn_max_chars}, telling the store whether it was cut. */
+  private void append(String itemId, String phase, int attempt, Turn.Role role, String text) {
+    repository.appendTurn(itemId, phase, attempt, role, SizeCap.cap(text, turnMaxChars),
+        SizeCap.exceeds(text, turnMaxChars), clock.instant());
   }
 
   static String answerText(Answer answer, int tailChars) {

@@ -104,6 +104,7 @@ public final class SlidingWindowSummarizer {
     if (text == null || text.isBlank()) {
       throw new SummarizationException(generator + " summarizer returned an empty summary");
     }
+    boolean truncated = SizeCap.exceeds(text.strip(), summaryMaxChars);
     String capped = SizeCap.cap(text.strip(), summaryMaxChars);
     int tokens = Tokens.estimate(capped);
     ContextSummary summary = new ContextSummary(itemId, capped,
@@ -117,7 +118,7 @@ public final class SlidingWindowSummarizer {
     payload.put("degraded", degraded);
     payload.put("fromSeq", summary.fromSeq());
     payload.put("toSeq", summary.toSeq());
-    repository.saveSummary(summary, EVENT_COMPLETE, payload);
+    repository.saveSummary(summary, truncated, EVENT_COMPLETE, payload);
     log.info("condensed {} turn(s) of item {} into a summary of ~{} tokens ({}{})", aged.size(), itemId, tokens,
         generator, degraded ? ", degraded" : "");
     listener.summarizationComplete(itemId, aged.size(), tokens, degraded);

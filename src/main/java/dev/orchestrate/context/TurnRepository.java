@@ -11,8 +11,17 @@ import java.util.Optional;
  */
 public interface TurnRepository {
 
-  /** Appends a turn with the item's next sequence number and returns it as stored. */
-  Turn appendTurn(String itemId, String phase, int attempt, Turn.Role role, String text, Instant at);
+  /**
+   * Appends a turn with the item's next sequence number and returns it as stored.
+   * {@code truncated}: the text was cut to {@code context.turn_max_chars}, counted for {@code stats}.
+   */
+  Turn appendTurn(String itemId, String phase, int attempt, Turn.Role role, String text, boolean truncated,
+      Instant at);
+
+  /** Appends a turn whose text was not cut. */
+  default Turn appendTurn(String itemId, String phase, int attempt, Turn.Role role, String text, Instant at) {
+    return appendTurn(itemId, phase, attempt, role, text, false, at);
+  }
 
   /** The item's highest turn sequence number, 0 when it has none. */
   long lastTurnSeq(String itemId);
@@ -22,8 +31,16 @@ public interface TurnRepository {
 
   Optional<ContextSummary> summary(String itemId);
 
-  /** Replaces the item's summary and records {@code event} in the event log, in one transaction. */
-  void saveSummary(ContextSummary summary, String eventKind, Map<String, Object> eventPayload);
+  /**
+   * Replaces the item's summary and records {@code event} in the event log, in one transaction.
+   * {@code truncated}: the text was cut to {@code context.summary_max_chars}, counted for {@code stats}.
+   */
+  void saveSummary(ContextSummary summary, boolean truncated, String eventKind, Map<String, Object> eventPayload);
+
+  /** Saves a summary whose text was not cut. */
+  default void saveSummary(ContextSummary summary, String eventKind, Map<String, Object> eventPayload) {
+    saveSummary(summary, false, eventKind, eventPayload);
+  }
 
   /** Records one event in the event log. */
   void recordEvent(String itemId, String kind, Map<String, Object> payload, Instant at);

@@ -15,6 +15,10 @@ import java.util.OptionalInt;
  *                  such as the stderr tail, "timed out after 30m", "result file is not valid JSON …")
  * @param exitCode  the process exit code; empty when it never started or was killed
  * @param ending    how the process ended
+ * @param truncatedValues how many of the texts above (summary, context, memory contents,
+ *                  follow-up titles and descriptions) were cut to their size cap when the result
+ *                  file was read or the output captured; the job's end counts as one truncated
+ *                  write when this is not 0
  */
 public record AgentOutcome(
     AgentResult result,
@@ -24,7 +28,15 @@ public record AgentOutcome(
     List<FollowUp> followUps,
     OptionalInt exitCode,
     Ending ending,
-    Duration elapsed) {
+    Duration elapsed,
+    int truncatedValues) {
+
+  /**
+   * Cap of each text an agent reports (summary, context, a memory's content, a follow-up's title
+   * and description) and of the failure context built from its output. It goes into prompts and
+   * the state, so it stays bounded whatever the agent writes.
+   */
+  public static final int TEXT_MAX_CHARS = 8_000;
 
   /** How the agent process ended, independent of the result it reported. */
   public enum Ending {
@@ -38,6 +50,15 @@ public record AgentOutcome(
     context = context == null ? "" : context;
     memories = List.copyOf(memories);
     followUps = List.copyOf(followUps);
+    if (truncatedValues < 0) {
+      throw new IllegalArgumentException("truncatedValues must not be negative, got " + truncatedValues);
+    }
+  }
+
+  /** An outcome none of whose texts was cut. */
+  public AgentOutcome(AgentResult result, String summary, String context, List<MemoryNote> memories,
+      List<FollowUp> followUps, OptionalInt exitCode, Ending ending, Duration elapsed) {
+    this(result, summary, context, memories, followUps, exitCode, ending, elapsed, 0);
   }
 
   /** A memory the agent asked to record ({@code kind}: semantic, procedural or episodic). */

@@ -75,7 +75,7 @@ final class AgentSupervisor {
     OutputCapture.Tails tails = capture.finish(READER_WAIT);
     Duration elapsed = Duration.between(started, clock.instant());
     if (ending == Ending.TIMED_OUT) {
-      return Outcomes.timedOut(agent.timeout(), descendants, tails.stderr(), elapsed);
+      return Outcomes.timedOut(agent.timeout(), descendants, tails, elapsed);
     }
     if (ending == Ending.CANCELLED) {
       return Outcomes.cancelled(elapsed);
@@ -83,7 +83,7 @@ final class AgentSupervisor {
     int exitCode = process.exitValue();
     LOG.debug("agent pid {} exited with code {} after {}", process.pid(), exitCode, elapsed);
     return Outcomes.exited(exitCode, resultFile.read(request.resultFile()),
-        agent.resultFallback(), tails.stdout(), tails.stderr(), elapsed);
+        agent.resultFallback(), tails, elapsed);
   }
 
   private Ending awaitExitOrStop() throws InterruptedException {

@@ -2,6 +2,7 @@ package dev.orchestrate.jobs;
 
 import dev.orchestrate.backlog.ResultFallback;
 import dev.orchestrate.jobs.AgentOutcome.Ending;
+import dev.orchestrate.limits.SizeCap;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;
@@ -9,7 +10,8 @@ import java.util.OptionalInt;
 /**
  * The rules that turn how an agent ended into an {@link AgentOutcome} (DESIGN §4). Pure, so the
  * exact wording of each failure, which the next attempt's prompt quotes, is tested without
- * processes.
+ * processes. Every summary and context leaves here within {@link AgentOutcome#TEXT_MAX_CHARS},
+ * and the outcome counts the values that were cut on the way (output tails included).
  */
 final class Outcomes {
 
@@ -18,41 +20,57 @@ final class Outcomes {
   private Outcomes() {}
 
   static AgentOutcome spawnFailed(String context, Duration elapsed) {
-    return failed(context, OptionalInt.empty(), Ending.SPAWN_FAILED, elapsed);
+    return failed(context, false, OptionalInt.empty(), Ending.SPAWN_FAILED, elapsed);
   }
 
   static AgentOutcome cancelled(Duration elapsed) {
-    return failed(CANCELLED_CONTEXT, OptionalInt.empty(), Ending.CANCELLED, elapsed);
+    return failed(CANCELLED_CONTEXT, false, OptionalInt.empty(), Ending.CANCELLED, elapsed);
   }
 
   static AgentOutcome timedOut(Duration timeout, int descendants, String stderrTail,
       Duration elapsed) {
+    return timedOut(timeout, descendants, new OutputCapture.Tails("", stderrTail), elapsed);
+  }
+
+  static AgentOutcome timedOut(Duration timeout, int descendants, OutputCapture.Tails tails,
+      Duration elapsed) {
     String context = "timed out after " + describe(timeout) + "; terminated the agent"
-        + descendantsClause(descendants) + stderrSuffix(stderrTail);
-    return failed(context, OptionalInt.empty(), Ending.TIMED_OUT, elapsed);
+        + descendantsClause(descendants) + stderrSuffix(tails.stderr());
+    return failed(context, tails.stderrTruncated(), OptionalInt.empty(), Ending.TIMED_OUT, elapsed);
+  }
+
+  static AgentOutcome exited(int exitCode, ResultFile.Reading reading, ResultFallback fallback,
+      String stdoutTail, String stderrTail, Duration elapsed) {
+    return exited(exitCode, reading, fallback, new OutputCapture.Tails(stdoutTail, stderrTail),
+        elapsed);
   }
 
   /** The agent exited by itself: its result file wins, whatever the exit code. */
   static AgentOutcome exited(int exitCode, ResultFile.Reading reading, ResultFallback fallback,
-      String stdoutTail, String stderrTail, Duration elapsed) {
+      OutputCapture.Tails tails, Duration elapsed) {
     OptionalInt code = OptionalInt.of(exitCode);
     if (reading instanceof ResultFile.Reported report) {
       return new AgentOutcome(report.result(), report.summary(), report.context(),
-          report.memories(), report.followUps(), code, Ending.EXITED, elapsed);
+          report.memories(), report.followUps(), code, Ending.EXITED, elapsed,
+          report.truncatedValues());
     }
     if (reading instanceof ResultFile.Invalid invalid) {
-      return failed(invalid.problem(), code, Ending.EXITED, elapsed);
+      return failed(invalid.problem(), false, code, Ending.EXITED, elapsed);
     }
     if (fallback == ResultFallback.STRICT) {
       return failed("agent wrote no result file (agent.result_fallback: strict); exit code "
-          + exitCode + stderrSuffix(stderrTail), code, Ending.EXITED, elapsed);
+          + exitCode + stderrSuffix(tails.stderr()), tails.stderrTruncated(), code, Ending.EXITED,
+          elapsed);
     }
     if (exitCode == 0) {
-      return new AgentOutcome(AgentResult.PHASE_COMPLETE, stdoutTail.strip(), "", List.of(),
-          List.of(), code, Ending.EXITED, elapsed);
+      String summary = tails.stdout().strip();
+      boolean cut = tails.stdoutTruncated() || SizeCap.exceeds(summary, AgentOutcome.TEXT_MAX_CHARS);
+      return new AgentOutcome(AgentResult.PHASE_COMPLETE,
+          SizeCap.cap(summary, AgentOutcome.TEXT_MAX_CHARS), "", List.of(), List.of(), code,
+          Ending.EXITED, elapsed, cut ? 1 : 0);
     }
-    return failed("agent exited with code " + exitCode + stderrSuffix(stderrTail), code,
-        Ending.EXITED, elapsed);
+    return failed("agent exited with code " + exitCode + stderrSuffix(tails.stderr()),
+        tails.stderrTruncated(), code, Ending.EXITED, elapsed);
   }
 
   /** Compact human spelling of a configured duration: 30m, 1h30m, 1s500ms. */
@@ -84,9 +102,11 @@ final class Outcomes {
     return tail.isEmpty() ? "" : "\n" + tail;
   }
 
-  private static AgentOutcome failed(String context, OptionalInt exitCode, Ending ending,
-      Duration elapsed) {
-    return new AgentOutcome(AgentResult.FAILED, "", context, List.of(), List.of(), exitCode,
-        ending, elapsed);
+  /** {@code outputCut}: the context quotes an output tail that was already cut to its cap. */
+  private static AgentOutcome failed(String context, boolean outputCut, OptionalInt exitCode,
+      Ending ending, Duration elapsed) {
+    boolean cut = outputCut || SizeCap.exceeds(context, AgentOutcome.TEXT_MAX_CHARS);
+    return new AgentOutcome(AgentResult.FAILED, "", SizeCap.cap(context, AgentOutcome.TEXT_MAX_CHARS),
+        List.of(), List.of(), exitCode, ending, elapsed, cut ? 1 : 0);
   }
 }

@@ -16,8 +16,15 @@ final class OutputCapture {
   private static final int CHUNK_BYTES = 16 * 1024;
   private static final Logger LOG = LoggerFactory.getLogger(OutputCapture.class);
 
-  /** The decoded ends of both streams. */
-  record Tails(String stdout, String stderr) {}
+  /**
+   * Both streams within {@code agent.output_tail_chars}, in the size-cap form (beginning, marker,
+   * end), and whether each had to be cut.
+   */
+  record Tails(String stdout, String stderr, boolean stdoutTruncated, boolean stderrTruncated) {
+    Tails(String stdout, String stderr) {
+      this(stdout, stderr, false, false);
+    }
+  }
 
   private final Process process;
   private final CappedLog log;
@@ -62,9 +69,8 @@ final class OutputCapture {
       closeQuietly(process.getInputStream());
       closeQuietly(process.getErrorStream());
     }
-    Tails tails = new Tails(stdout.text(), stderr.text());
-    log.close(tails.stdout());
-    return tails;
+    log.close(stdout.text());
+    return new Tails(stdout.capped(), stderr.capped(), stdout.truncated(), stderr.truncated());
   }
 
   private static void drain(InputStream in, TailBuffer tail, CappedLog log) {

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.orchestrate.jobs.AgentOutcome.FollowUp;
 import dev.orchestrate.jobs.AgentOutcome.MemoryNote;
+import dev.orchestrate.limits.Cuts;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -25,7 +26,9 @@ import java.util.stream.Collectors;
 /**
  * The JSON an agent may leave at {@code ORCHESTRATE_RESULT_FILE} (DESIGN §4). Read strictly, so a
  * typo becomes a specific failure instead of a silent default, but unknown fields are ignored so
- * that agents written against a newer protocol keep working with this version.
+ * that agents written against a newer protocol keep working with this version. Each text field
+ * (summary, context, memory content, follow-up title and description) is cut to
+ * {@link AgentOutcome#TEXT_MAX_CHARS} as it is read, and the report counts how many were.
  */
 final class ResultFile {
 
@@ -35,6 +38,7 @@ final class ResultFile {
   static final List<String> MEMORY_KINDS = List.of("semantic", "procedural", "episodic");
 
   private static final int MAX_QUOTED_VALUE_CHARS = 80;
+  private static final int TEXT_MAX_CHARS = AgentOutcome.TEXT_MAX_CHARS;
 
   /** What reading the file came to. */
   sealed interface Reading permits Absent, Invalid, Reported {}
@@ -55,13 +59,19 @@ final class ResultFile {
       String summary,
       String context,
       List<MemoryNote> memories,
-      List<FollowUp> followUps) implements Reading {
+      List<FollowUp> followUps,
+      int truncatedValues) implements Reading {
     Reported {
       Objects.requireNonNull(result, "result");
       Objects.requireNonNull(summary, "summary");
       Objects.requireNonNull(context, "context");
       memories = List.copyOf(memories);
       followUps = List.copyOf(followUps);
+    }
+
+    Reported(AgentResult result, String summary, String context, List<MemoryNote> memories,
+        List<FollowUp> followUps) {
+      this(result, summary, context, memories, followUps, 0);
     }
   }
 
@@ -114,22 +124,23 @@ final class ResultFile {
     String resultText = requiredString(root, "result", "result");
     AgentResult result = AgentResult.parse(resultText).orElseThrow(() -> new BadField(
         quote("result") + " must be one of " + resultKeys() + ", got " + quoteValue(resultText)));
-    String summary = optionalString(root.get("summary"), "summary");
-    String context = optionalString(root.get("context"), "context");
+    Cuts cut = new Cuts();
+    String summary = cut.cap(optionalString(root.get("summary"), "summary"), TEXT_MAX_CHARS);
+    String context = cut.cap(optionalString(root.get("context"), "context"), TEXT_MAX_CHARS);
     List<MemoryNote> memories = new ArrayList<>();
     List<JsonNode> memoryNodes = optionalArray(root.get("memories"), "memories");
     for (int i = 0; i < memoryNodes.size(); i++) {
-      memories.add(memory(memoryNodes.get(i), "memories[" + i + "]"));
+      memories.add(memory(memoryNodes.get(i), "memories[" + i + "]", cut));
     }
     List<FollowUp> followUps = new ArrayList<>();
     List<JsonNode> followUpNodes = optionalArray(root.get("follow_ups"), "follow_ups");
     for (int i = 0; i < followUpNodes.size(); i++) {
-      followUps.add(followUp(followUpNodes.get(i), "follow_ups[" + i + "]"));
+      followUps.add(followUp(followUpNodes.get(i), "follow_ups[" + i + "]", cut));
     }
-    return new Reported(result, summary, context, memories, followUps);
+    return new Reported(result, summary, context, memories, followUps, cut.count());
   }
 
-  private static MemoryNote memory(JsonNode node, String path) throws BadField {
+  private static MemoryNote memory(JsonNode node, String path, Cuts cut) throws BadField {
     requireObject(node, path);
     String kind = requiredString(node, "kind", path + ".kind");
     if (!MEMORY_KINDS.contains(kind)) {
@@ -147,14 +158,14 @@ final class ResultFile {
       }
       tags.add(tag.textValue());
     }
-    return new MemoryNote(kind, content, tags);
+    return new MemoryNote(kind, cut.cap(content, TEXT_MAX_CHARS), tags);
   }
 
-  private static FollowUp followUp(JsonNode node, String path) throws BadField {
+  private static FollowUp followUp(JsonNode node, String path, Cuts cut) throws BadField {
     requireObject(node, path);
     String title = requiredNonBlankString(node, "title", path + ".title");
     String description = optionalString(node.get("description"), path + ".description");
-    return new FollowUp(title, description);
+    return new FollowUp(cut.cap(title, TEXT_MAX_CHARS), cut.cap(description, TEXT_MAX_CHARS));
   }
 
   private static String requiredNonBlankString(JsonNode parent, String field, String path)

@@ -1,10 +1,14 @@
 package dev.orchestrate.jobs;
 
+import dev.orchestrate.limits.SizeCap;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 
 /**
- * The last bytes of a stream, in a fixed ring, decoded only on demand. Whatever an agent prints,
- * memory stays at a few bytes per requested character.
+ * The first and last bytes of a stream, in fixed buffers, decoded only on demand, plus a running
+ * SHA-256 and character count of everything that passed. Whatever an agent prints, memory stays
+ * at a few bytes per requested character, yet the output can still be given in the size-cap form
+ * (beginning, {@code …[truncated N chars sha256:…]}, end) with the hash of the whole stream.
  */
 final class TailBuffer {
 
@@ -14,8 +18,12 @@ final class TailBuffer {
   private static final int MAX_CONTINUATION_BYTES = 3;
 
   private final int maxChars;
+  private final byte[] head;
   private final byte[] ring;
+  private final MessageDigest digest = SizeCap.sha256();
   private long total;
+  /** UTF-16 chars of the stream decoded as UTF-8 (exact for valid UTF-8, close otherwise). */
+  private long chars;
 
   TailBuffer(int maxChars) {
     if (maxChars < 0) {
@@ -24,9 +32,17 @@ final class TailBuffer {
     this.maxChars = maxChars;
     long capacity = (long) maxChars * MAX_BYTES_PER_CHAR + MAX_CONTINUATION_BYTES;
     this.ring = new byte[(int) Math.min(capacity, Integer.MAX_VALUE - 16)];
+    this.head = new byte[maxChars < SizeCap.MIN_CAP ? 0 : ring.length];
   }
 
   synchronized void append(byte[] bytes, int offset, int length) {
+    digest.update(bytes, offset, length);
+    for (int i = offset; i < offset + length; i++) {
+      chars += charsStartingAt(bytes[i]);
+    }
+    if (total < head.length) {
+      System.arraycopy(bytes, offset, head, (int) total, (int) Math.min(length, head.length - total));
+    }
     int skipped = Math.max(0, length - ring.length);
     total += skipped;
     int from = offset + skipped;
@@ -40,7 +56,7 @@ final class TailBuffer {
 
   /**
    * The last {@code maxChars} characters, decoded as UTF-8 with replacement, never starting with
-   * half a character or half a surrogate pair.
+   * half a character or half a surrogate pair. What the job log ends with.
    */
   synchronized String text() {
     if (maxChars == 0) {
@@ -55,6 +71,72 @@ final class TailBuffer {
       start++;
     }
     return decoded.substring(start);
+  }
+
+  /** Whether the stream was longer than {@code maxChars}, so {@link #capped} cut it. */
+  synchronized boolean truncated() {
+    // A wrapped ring held more bytes than maxChars chars can take, so more chars passed.
+    return total > ring.length || decode(orderedBytes()).length() > maxChars;
+  }
+
+  /**
+   * The stream within {@code maxChars} in the size-cap form: whole when it fits, else its
+   * beginning and end around the marker with the hash of all of it. A cap too small for the
+   * marker (below {@link SizeCap#MIN_CAP}) gives the plain end, as {@link #text} does.
+   */
+  synchronized String capped() {
+    if (maxChars < SizeCap.MIN_CAP) {
+      return text();
+    }
+    if (total <= ring.length) {
+      return SizeCap.cap(decode(orderedBytes()), maxChars); // nothing was lost: cap the whole
+    }
+    String hash = SizeCap.hex(cloneDigest().digest());
+    String end = text();
+    return SizeCap.cap(decodeHead(), end, Math.max(chars, maxChars + 1L), hash, maxChars);
+  }
+
+  /** 1 for a byte that starts a char, 2 for one that starts a surrogate pair, 0 for a continuation. */
+  private static int charsStartingAt(byte b) {
+    if (isContinuation(b)) {
+      return 0;
+    }
+    return (b & 0xF8) == 0xF0 ? 2 : 1;
+  }
+
+  private MessageDigest cloneDigest() {
+    try {
+      return (MessageDigest) digest.clone();
+    } catch (CloneNotSupportedException e) {
+      throw new IllegalStateException("the JDK's SHA-256 cannot be cloned", e);
+    }
+  }
+
+  /** The head buffer, without a character cut in two at its end. */
+  private String decodeHead() {
+    int end = head.length;
+    int back = 0;
+    while (back < MAX_CONTINUATION_BYTES && end - back - 1 >= 0 && isContinuation(head[end - back - 1])) {
+      back++;
+    }
+    int lead = end - back - 1;
+    if (lead >= 0 && !isContinuation(head[lead]) && sequenceLength(head[lead]) > back + 1) {
+      end = lead; // the last character's bytes run past the buffer
+    }
+    return new String(head, 0, end, StandardCharsets.UTF_8);
+  }
+
+  private static int sequenceLength(byte lead) {
+    if ((lead & 0x80) == 0) {
+      return 1;
+    }
+    if ((lead & 0xE0) == 0xC0) {
+      return 2;
+    }
+    if ((lead & 0xF0) == 0xE0) {
+      return 3;
+    }
+    return (lead & 0xF8) == 0xF0 ? 4 : 1;
   }
 
   private byte[] orderedBytes() {

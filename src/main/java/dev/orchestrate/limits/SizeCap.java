@@ -9,53 +9,93 @@ import java.util.HexFormat;
  * Caps text at write time (DESIGN §5.8): a text over the cap keeps its beginning and its end,
  * joined by {@code …[truncated N chars sha256:<16 hex>]}, where N is how many characters were
  * cut and the hash is of the whole original, so a copy of the original can be recognised.
- * The result is never longer than the cap (for caps of at least {@link #MIN_CAP}). One class for
- * every capped write (memory content, turns, summaries), so the marker is the same everywhere.
+ * The result is never longer than the cap and never splits a surrogate pair. One class for every
+ * capped write (agent output, result-file fields, notes, turns, summaries, memory content), so the
+ * marker is the same everywhere.
+ *
+ * <p>A cap below {@link #MIN_CAP} is refused rather than honoured with a marker that does not fit
+ * or a silent cut without one: every cap is a constant or a validated config value, so a tiny one
+ * is a bug to catch at once.
  */
 public final class SizeCap {
-  /** Below this the marker alone would not fit. */
+  /** Below this the marker (at most 62 characters, for N up to 19 digits) would leave no text. */
   public static final int MIN_CAP = 80;
 
   private SizeCap() {
   }
 
+  /** {@code text} itself when it fits (null stays null), else its beginning and end around the marker. */
   public static String cap(String text, int maxChars) {
-    if (maxChars < MIN_CAP) {
-      throw new IllegalArgumentException("cap must be at least " + MIN_CAP + " characters, got " + maxChars);
-    }
-    if (text == null || text.length() <= maxChars) {
+    requireCap(maxChars);
+    if (!exceeds(text, maxChars)) {
       return text;
     }
-    String hash = sha256Prefix(text);
-    // The marker's length depends on N, which depends on the marker's length: size it for the
-    // largest N possible (the whole text), then keep exactly what is left.
-    int markerChars = marker(text.length(), hash).length();
-    int keep = maxChars - markerChars;
-    int head = keep - keep / 3;
-    int tail = keep / 3;
-    // never split a surrogate pair
-    if (head > 0 && Character.isHighSurrogate(text.charAt(head - 1))) {
-      head--;
-    }
-    int tailStart = text.length() - tail;
-    if (tail > 0 && Character.isLowSurrogate(text.charAt(tailStart))) {
-      tailStart++;
-    }
-    int cut = tailStart - head;
-    return text.substring(0, head) + marker(cut, hash) + text.substring(tailStart);
+    return join(text, text, text.length(), sha256Prefix(text), maxChars);
   }
 
-  static String marker(int cutChars, String hash) {
+  /** Whether {@link #cap} would cut {@code text}: what a store counts as a truncated write. */
+  public static boolean exceeds(String text, int maxChars) {
+    return text != null && text.length() > maxChars;
+  }
+
+  /**
+   * Caps a text known only by its beginning and its end, such as a stream whose middle was never
+   * kept: {@code head} starts the original, {@code tail} ends it, the original was
+   * {@code totalChars} long (more than {@code maxChars}) and {@code hash} is its
+   * {@link #sha256Prefix}. The layout is exactly that of {@link #cap}.
+   */
+  public static String cap(String head, String tail, long totalChars, String hash, int maxChars) {
+    requireCap(maxChars);
+    if (totalChars <= maxChars) {
+      throw new IllegalArgumentException("a text of " + totalChars + " chars fits a cap of " + maxChars
+          + "; cap the whole text instead");
+    }
+    return join(head, tail, totalChars, hash, maxChars);
+  }
+
+  private static String join(String head, String tail, long totalChars, String hash, int maxChars) {
+    // The marker's length depends on N, which depends on the marker's length: size it for the
+    // largest N possible (the whole text), then keep exactly what is left.
+    int keep = maxChars - marker(totalChars, hash).length();
+    int headEnd = Math.min(keep - keep / 3, head.length());
+    int tailStart = tail.length() - Math.min(keep / 3, tail.length());
+    // never split a surrogate pair
+    if (headEnd > 0 && Character.isHighSurrogate(head.charAt(headEnd - 1))) {
+      headEnd--;
+    }
+    if (tailStart < tail.length() && Character.isLowSurrogate(tail.charAt(tailStart))) {
+      tailStart++;
+    }
+    long cut = totalChars - headEnd - (tail.length() - tailStart);
+    return head.substring(0, headEnd) + marker(cut, hash) + tail.substring(tailStart);
+  }
+
+  static String marker(long cutChars, String hash) {
     return "…[truncated " + cutChars + " chars sha256:" + hash + "]";
   }
 
   /** The first 16 hex digits of the SHA-256 of {@code text} (UTF-8), as in the marker. */
   public static String sha256Prefix(String text) {
+    return hex(sha256().digest(text.getBytes(StandardCharsets.UTF_8)));
+  }
+
+  /** A fresh SHA-256 digest, for hashing a stream as it passes (then {@link #hex} of its digest). */
+  public static MessageDigest sha256() {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-      return HexFormat.of().formatHex(digest, 0, 8);
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is missing from this JDK", e);
+    }
+  }
+
+  /** The first 16 hex digits of a digest, as in the marker. */
+  public static String hex(byte[] digest) {
+    return HexFormat.of().formatHex(digest, 0, 8);
+  }
+
+  private static void requireCap(int maxChars) {
+    if (maxChars < MIN_CAP) {
+      throw new IllegalArgumentException("cap must be at least " + MIN_CAP + " characters, got " + maxChars);
     }
   }
 }

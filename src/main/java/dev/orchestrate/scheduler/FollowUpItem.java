@@ -4,6 +4,7 @@ import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.InitialStatus;
 import dev.orchestrate.backlog.Priority;
 import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.limits.Cuts;
 import dev.orchestrate.limits.SizeCap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,14 +14,24 @@ import java.util.Objects;
 /**
  * A new item made from a follow-up an agent reported. It lives only in the state database (the
  * user's backlog file is never written) and remembers its origin, {@code ITEM/phase}.
+ *
+ * @param truncatedValues how many of title and description were cut to their cap here; the store
+ *                        counts adding the item as one truncated write of {@code items} when not 0
  */
-public record FollowUpItem(BacklogItem definition, String origin) {
+public record FollowUpItem(BacklogItem definition, String origin, int truncatedValues) {
   public static final int TITLE_MAX_CHARS = 200;
   public static final int DESCRIPTION_MAX_CHARS = 8_000;
 
   public FollowUpItem {
     Objects.requireNonNull(definition, "definition");
     Objects.requireNonNull(origin, "origin");
+    if (truncatedValues < 0) {
+      throw new IllegalArgumentException("truncatedValues must not be negative, got " + truncatedValues);
+    }
+  }
+
+  public FollowUpItem(BacklogItem definition, String origin) {
+    this(definition, origin, 0);
   }
 
   public String id() {
@@ -37,9 +48,11 @@ public record FollowUpItem(BacklogItem definition, String origin) {
     Map<String, FollowUpItem> byId = new LinkedHashMap<>();
     for (AgentOutcome.FollowUp followUp : followUps) {
       String id = id(itemId, followUp.title());
-      byId.putIfAbsent(id, new FollowUpItem(new BacklogItem(id, SizeCap.cap(followUp.title(), TITLE_MAX_CHARS),
-          pipeline, Priority.MEDIUM, List.of(), List.of(),
-          SizeCap.cap(followUp.description(), DESCRIPTION_MAX_CHARS), InitialStatus.NEW), itemId + "/" + phase));
+      Cuts cuts = new Cuts();
+      BacklogItem definition = new BacklogItem(id, cuts.cap(followUp.title(), TITLE_MAX_CHARS), pipeline,
+          Priority.MEDIUM, List.of(), List.of(), cuts.cap(followUp.description(), DESCRIPTION_MAX_CHARS),
+          InitialStatus.NEW);
+      byId.putIfAbsent(id, new FollowUpItem(definition, itemId + "/" + phase, cuts.count()));
     }
     return List.copyOf(byId.values());
   }

@@ -10,13 +10,28 @@ import java.time.Instant;
  * @param result   the agent result key, e.g. {@code phase_complete}, or null when cancelled
  * @param exitCode null when the process never exited by itself
  * @param reason   failure context or cancellation note, null on success
+ * @param truncatedValues how many of the agent's texts were cut to their size cap (see
+ *                 {@link AgentOutcome#truncatedValues}); the store counts the job's end as one
+ *                 truncated write of {@code jobs} when it is not 0
  */
-public record JobEnd(JobState state, String result, Integer exitCode, String reason, Instant endedAt) {
+public record JobEnd(JobState state, String result, Integer exitCode, String reason, Instant endedAt,
+    int truncatedValues) {
+
+  public JobEnd {
+    if (truncatedValues < 0) {
+      throw new IllegalArgumentException("truncatedValues must not be negative, got " + truncatedValues);
+    }
+  }
+
+  /** An end with nothing truncated, such as a cancellation. */
+  public JobEnd(JobState state, String result, Integer exitCode, String reason, Instant endedAt) {
+    this(state, result, exitCode, reason, endedAt, 0);
+  }
 
   public static JobEnd of(AgentOutcome outcome, JobState state, Instant endedAt) {
     String reason = state == JobState.COMPLETED ? null : outcome.context();
     String result = state == JobState.CANCELLED ? null : outcome.result().key();
     Integer code = outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null;
-    return new JobEnd(state, result, code, reason, endedAt);
+    return new JobEnd(state, result, code, reason, endedAt, outcome.truncatedValues());
   }
 }

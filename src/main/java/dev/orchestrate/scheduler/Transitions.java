@@ -3,7 +3,7 @@ package dev.orchestrate.scheduler;
 import dev.orchestrate.backlog.PhaseDef;
 import dev.orchestrate.backlog.Pipeline;
 import dev.orchestrate.jobs.AgentOutcome;
-import dev.orchestrate.limits.SizeCap;
+import dev.orchestrate.limits.Cuts;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,6 +16,14 @@ import java.util.Map;
 public final class Transitions {
   /** Cap of the notes given with {@code unblock}; they go into a prompt, so they stay bounded. */
   public static final int UNBLOCK_NOTES_MAX_CHARS = 8000;
+  /**
+   * Cap of a blocked reason: a sentence of ours plus the agent's context, itself at most
+   * {@link AgentOutcome#TEXT_MAX_CHARS}, so it only bites on a context that did not come through
+   * the agent protocol or on absurdly long names.
+   */
+  public static final int BLOCKED_REASON_MAX_CHARS = 10_000;
+  /** Cap of the phase summary and the last failure stored on an item (what the agent protocol allows). */
+  public static final int ITEM_TEXT_MAX_CHARS = AgentOutcome.TEXT_MAX_CHARS;
 
   private Transitions() {
   }
@@ -43,10 +51,11 @@ public final class Transitions {
       throw new InvalidTransitionException("item " + item.id() + " was blocked from " + to.key()
           + " without a phase; the state database is inconsistent");
     }
+    Cuts cuts = new Cuts();
     Progress next = new Progress(to, phase, 0, null, null, null, null,
-        SizeCap.cap(notes.strip(), UNBLOCK_NOTES_MAX_CHARS));
+        cuts.cap(notes.strip(), UNBLOCK_NOTES_MAX_CHARS));
     return new Step(item.with(next), List.of(Event.statusChange(item.id(), ItemStatus.BLOCKED, to, phase,
-        "unblocked with notes")));
+        "unblocked with notes")), cuts.count());
   }
 
   /**
@@ -78,35 +87,40 @@ public final class Transitions {
     List<PhaseDef> stage = p.status() == ItemStatus.SCOPING ? pipeline.prePhases() : pipeline.phases();
     int index = indexOf(stage, p.phase());
     Event result = phaseResult(item.id(), p.phase(), p.attempts() + 1, outcome);
-    return switch (outcome.result()) {
+    Cuts cuts = new Cuts();
+    Step step = switch (outcome.result()) {
       case PHASE_COMPLETE -> {
-        Progress done = p.withoutUnblockNotes().withSummary(outcome.summary());
-        if (index >= 0 && index + 1 < stage.size()) {
-          yield withResult(result, move(item, done.atPhase(p.status(), stage.get(index + 1).name()), null));
+        boolean hasNext = index >= 0 && index + 1 < stage.size();
+        if (!hasNext && p.status() != ItemStatus.SCOPING) {
+          // Terminal success: the summary is never kept for a done item (so nothing is cut either).
+          yield withResult(result, move(item, Progress.of(ItemStatus.DONE), null));
         }
-        if (p.status() == ItemStatus.SCOPING) {
-          yield withResult(result, move(item, done.atPhase(ItemStatus.READY, null), null));
-        }
-        // Terminal success: the summary is never kept for a done item.
-        yield withResult(result, move(item, Progress.of(ItemStatus.DONE), null));
+        Progress done = p.withoutUnblockNotes().withSummary(cuts.cap(outcome.summary(), ITEM_TEXT_MAX_CHARS));
+        yield withResult(result, move(item, hasNext
+            ? done.atPhase(p.status(), stage.get(index + 1).name())
+            : done.atPhase(ItemStatus.READY, null), null));
       }
       case SUBPHASE_COMPLETE -> withResult(result, new Step(
-          item.with(p.withoutUnblockNotes().withSummary(outcome.summary()).atPhase(p.status(), p.phase())),
+          item.with(p.withoutUnblockNotes().withSummary(cuts.cap(outcome.summary(), ITEM_TEXT_MAX_CHARS))
+              .atPhase(p.status(), p.phase())),
           List.of()));
       case BLOCKED -> withResult(result, move(item,
-          Progress.blocked(p.status(), p.phase(), "agent reported blocked in phase " + p.phase()
-              + reasonSuffix(outcome.context())), null));
+          Progress.blocked(p.status(), p.phase(), cuts.cap("agent reported blocked in phase " + p.phase()
+              + reasonSuffix(outcome.context()), BLOCKED_REASON_MAX_CHARS)), null));
       case FAILED -> {
-        Progress failed = p.withFailure(outcome.context());
-        if (failed.attempts() > maxRetries) {
+        int attempts = p.attempts() + 1;
+        if (attempts > maxRetries) {
           yield withResult(result, move(item, Progress.blocked(p.status(), p.phase(),
-              "retries exhausted in phase " + p.phase() + " after " + failed.attempts()
-                  + (failed.attempts() == 1 ? " attempt" : " attempts") + reasonSuffix(outcome.context())),
+              cuts.cap("retries exhausted in phase " + p.phase() + " after " + attempts
+                  + (attempts == 1 ? " attempt" : " attempts") + reasonSuffix(outcome.context()),
+                  BLOCKED_REASON_MAX_CHARS)),
               null));
         }
-        yield withResult(result, new Step(item.with(failed), List.of()));
+        yield withResult(result, new Step(item.with(p.withFailure(cuts.cap(outcome.context(), ITEM_TEXT_MAX_CHARS))),
+            List.of()));
       }
     };
+    return cuts.count() == 0 ? step : new Step(step.next(), step.events(), cuts.count());
   }
 
   /** The phase an item in a phase-running status is at, looked up in its pipeline. */
@@ -139,7 +153,9 @@ public final class Transitions {
   /** Blocks an item at once, where it stands, for a reason the operator must resolve. */
   public static Step block(ItemState item, String reason) {
     Progress p = item.progress();
-    return move(item, Progress.blocked(p.status(), p.phase(), reason), null);
+    Cuts cuts = new Cuts();
+    Step step = move(item, Progress.blocked(p.status(), p.phase(), cuts.cap(reason, BLOCKED_REASON_MAX_CHARS)), null);
+    return new Step(step.next(), step.events(), cuts.count());
   }
 
   private static Step move(ItemState item, Progress next, String reason) {

@@ -60,6 +60,7 @@ public final class SqliteMemoryRepository implements MemoryRepository {
       String key = memory.id() != null ? memory.id() : generatedId(seq);
       jdbc.execute(UPSERT, seq, key, memory.kind().key(), memory.title(), memory.content(),
           JsonText.array(memory.tags()), memory.sourceItem(), now.toEpochMilli(), memory.isLoadBearing() ? 1 : 0);
+      TruncatedWrites.countIf(jdbc, "memory", memory.truncated());
       event(now, memory.sourceItem(), "memory.put", Map.of("id", key, "kind", memory.kind().key()));
       return key;
     });
@@ -145,9 +146,11 @@ public final class SqliteMemoryRepository implements MemoryRepository {
     long seq = nextSeq();
     long at = now.toEpochMilli();
     int n = 0;
+    int truncated = 0;
     try {
       while (n < IMPORT_BATCH && memories.hasNext()) {
         NewMemory m = memories.next();
+        truncated += m.truncated() ? 1 : 0;
         ps.setLong(1, seq);
         ps.setString(2, m.id() != null ? m.id() : generatedId(seq));
         ps.setString(3, m.kind().key());
@@ -162,6 +165,7 @@ public final class SqliteMemoryRepository implements MemoryRepository {
         n++;
       }
       ps.executeBatch();
+      TruncatedWrites.count(jdbc, "memory", truncated);
       return n;
     } catch (SQLException e) {
       throw new StoreException("state database " + file + ": import failed: " + e.getMessage(), e);

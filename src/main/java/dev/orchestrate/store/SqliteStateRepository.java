@@ -163,6 +163,7 @@ public final class SqliteStateRepository implements StateRepository {
       if (update(step, expected, now.toEpochMilli()) == 0) {
         return false;
       }
+      TruncatedWrites.countIf(jdbc, "items", step.truncatedValues() > 0);
       events(step, now.toEpochMilli());
       return true;
     });
@@ -172,6 +173,7 @@ public final class SqliteStateRepository implements StateRepository {
     if (update(step, null, at) != 1) {
       throw new StoreException("item " + step.next().id() + " is not in the state database");
     }
+    TruncatedWrites.countIf(jdbc, "items", step.truncatedValues() > 0);
     events(step, at);
   }
 
@@ -213,6 +215,7 @@ public final class SqliteStateRepository implements StateRepository {
     return jdbc.inTransaction(() -> {
       jdbc.execute("UPDATE jobs SET state = ?, result = ?, exit_code = ?, reason = ?, ended_at = ? WHERE id = ?",
           end.state().key(), end.result(), end.exitCode(), end.reason(), end.endedAt().toEpochMilli(), jobId);
+      TruncatedWrites.countIf(jdbc, "jobs", end.truncatedValues() > 0);
       if (step != null) {
         write(step, now.toEpochMilli());
       }
@@ -231,6 +234,7 @@ public final class SqliteStateRepository implements StateRepository {
     }
     long seq = jdbc.queryLong("SELECT COALESCE(MAX(seq), 0) FROM items") + 1;
     insert(followUp.definition(), followUp.origin(), seq, at);
+    TruncatedWrites.countIf(jdbc, "items", followUp.truncatedValues() > 0);
     Map<String, Object> payload = new LinkedHashMap<>();
     payload.put("status", ItemStatus.NEW.key());
     payload.put("origin", followUp.origin());

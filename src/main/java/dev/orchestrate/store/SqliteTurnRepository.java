@@ -20,7 +20,8 @@ final class SqliteTurnRepository implements TurnRepository {
   }
 
   @Override
-  public Turn appendTurn(String itemId, String phase, int attempt, Turn.Role role, String text, Instant at) {
+  public Turn appendTurn(String itemId, String phase, int attempt, Turn.Role role, String text, boolean truncated,
+      Instant at) {
     return jdbc.inTransaction(() -> {
       long seq = lastTurnSeq(itemId) + 1;
       int tokens = Tokens.estimate(text);
@@ -28,6 +29,7 @@ final class SqliteTurnRepository implements TurnRepository {
           INSERT INTO turns (item_id, seq, phase, attempt, role, text, token_estimate, created_at)
           VALUES (?, ?, ?, ?, ?, ?, ?, ?)""",
           itemId, seq, phase, attempt, role.key(), text, tokens, at.toEpochMilli());
+      TruncatedWrites.countIf(jdbc, "turns", truncated);
       return new Turn(itemId, seq, phase, attempt, role, text, tokens, Instant.ofEpochMilli(at.toEpochMilli()));
     });
   }
@@ -58,7 +60,7 @@ final class SqliteTurnRepository implements TurnRepository {
   }
 
   @Override
-  public void saveSummary(ContextSummary s, String eventKind, Map<String, Object> eventPayload) {
+  public void saveSummary(ContextSummary s, boolean truncated, String eventKind, Map<String, Object> eventPayload) {
     jdbc.inTransaction(() -> {
       jdbc.execute("""
           INSERT INTO context_summaries (item_id, text, from_seq, to_seq, source_count, generator, degraded,
@@ -70,6 +72,7 @@ final class SqliteTurnRepository implements TurnRepository {
             created_at = excluded.created_at""",
           s.itemId(), s.text(), s.fromSeq(), s.toSeq(), s.sourceCount(), s.generator(), s.degraded() ? 1 : 0,
           s.tokenEstimate(), s.createdAt().toEpochMilli());
+      TruncatedWrites.countIf(jdbc, "summaries", truncated);
       event(s.itemId(), eventKind, eventPayload, s.createdAt());
     });
   }

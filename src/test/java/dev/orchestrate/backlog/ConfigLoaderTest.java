@@ -539,7 +539,7 @@ class ConfigLoaderTest {
   void retention_knows_only_events_keep_recent_and_limits_must_be_empty_in_this_version() {
     assertEquals(List.of(
             "2:3: unknown structure 'max_age' in retention; expected one of: events",
-            "4:3: unknown key 'log_bytes' in limits: no limits exist in this version"),
+            "4:3: unknown key 'log_bytes' in limits: " + ConfigLoader.LIMITS_MOVED),
         problemsOf("""
             retention:
               max_age: 30d
@@ -597,7 +597,9 @@ class ConfigLoaderTest {
         new Problem(name, 6, 12, "execution.max_wip must be at least 1, got 0"),
         new Problem(name, 14, 15, "duplicate phase 'build' in pipeline 'feature' (first defined at line 12)"),
         new Problem(name, 17, 16, "memory.keep_recent must be an integer, got 'many'"),
-        new Problem(name, 19, 3, "unknown key 'cpu' in limits: no limits exist in this version")),
+        new Problem(name, 19, 3, "unknown key 'cpu' in limits: limits takes no keys; size caps are set by "
+            + "agent.output_tail_chars, context.turn_max_chars and context.summary_max_chars, the others are "
+            + "fixed (README: Size caps)")),
         problems);
     assertEquals(name + ":6:12: execution.max_wip must be at least 1, got 0", problems.get(3).toString());
   }
@@ -624,5 +626,10 @@ class ConfigLoaderTest {
     Path file = dir.resolve("nope.yaml");
     ValidationException e = assertThrows(ValidationException.class, () -> ConfigLoader.load(file));
     assertEquals(file + ": file not found", e.getMessage());
+  }
+
+  @Test
+  void an_empty_limits_section_from_an_earlier_init_is_still_accepted() {
+    assertEquals(Config.defaults().context(), load("limits: {}\n").context());
   }
 }

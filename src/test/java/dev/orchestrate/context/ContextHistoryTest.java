@@ -59,4 +59,27 @@ class ContextHistoryTest {
     assertTrue(text.length() <= 300, text);
     assertTrue(text.contains("…[truncated "), text);
   }
+
+  @Test
+  void a_cut_turn_is_stored_as_truncated_and_one_that_fits_is_not() {
+    ContextHistory history = history(300);
+    history.recordTask("A", "build", 1, "Build it.");
+    assertEquals(0, turns.truncatedTurns);
+    history.recordAnswer("A", "build", 1,
+        new TurnHistory.Answer("phase_complete", "x".repeat(5000), "", dir.resolve("missing.log")));
+    assertEquals(1, turns.truncatedTurns);
+  }
+
+  @Test
+  void the_builtin_summarizer_leaves_the_cut_to_the_window_which_counts_it() {
+    ContextConfig config = new ContextConfig(1, 8000, 200, ContextConfig.defaults().summarizer());
+    ContextHistory history = ContextHistory.create(turns, config, dir, CLOCK, SummarizationListener.NONE, name -> null);
+    for (int i = 0; i < 20; i++) {
+      history.recordTask("A", "p" + i, 1, "Edit src/File" + i + ".java because it must change.");
+    }
+    history.prepare("A");
+    String summary = turns.summaries.get("A").text();
+    assertTrue(summary.length() <= 200 && summary.contains("…[truncated "), summary);
+    assertEquals(1, turns.truncatedSummaries);
+  }
 }

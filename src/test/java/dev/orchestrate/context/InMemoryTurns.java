@@ -15,6 +15,9 @@ final class InMemoryTurns implements TurnRepository {
   final List<Turn> turns = new ArrayList<>();
   final Map<String, ContextSummary> summaries = new HashMap<>();
   final List<RecordedEvent> events = new ArrayList<>();
+  /** How many turns and summaries were saved with their truncated flag set. */
+  int truncatedTurns;
+  int truncatedSummaries;
 
   /** Appends {@code n} alternating user/assistant turns, one phase per pair. */
   void add(String itemId, int n) {
@@ -29,7 +32,9 @@ final class InMemoryTurns implements TurnRepository {
   }
 
   @Override
-  public Turn appendTurn(String itemId, String phase, int attempt, Turn.Role role, String text, Instant at) {
+  public Turn appendTurn(String itemId, String phase, int attempt, Turn.Role role, String text, boolean truncated,
+      Instant at) {
+    truncatedTurns += truncated ? 1 : 0;
     Turn turn = new Turn(itemId, lastTurnSeq(itemId) + 1, phase, attempt, role, text, Tokens.estimate(text), at);
     turns.add(turn);
     return turn;
@@ -52,7 +57,9 @@ final class InMemoryTurns implements TurnRepository {
   }
 
   @Override
-  public void saveSummary(ContextSummary summary, String eventKind, Map<String, Object> eventPayload) {
+  public void saveSummary(ContextSummary summary, boolean truncated, String eventKind,
+      Map<String, Object> eventPayload) {
+    truncatedSummaries += truncated ? 1 : 0;
     summaries.put(summary.itemId(), summary);
     events.add(new RecordedEvent(summary.itemId(), eventKind, eventPayload));
   }

@@ -221,4 +221,15 @@ class SlidingWindowSummarizerTest {
     assertEquals("- S", window.prepare("A").summary());
     assertEquals(Map.of(), Map.of());
   }
+
+  @Test
+  void a_summary_over_the_cap_is_stored_cut_and_flagged_and_one_that_fits_is_not() {
+    turns.add("A", 8);
+    window(new Scripted("- short"), null, null).prepare("A");
+    assertEquals(0, turns.truncatedSummaries);
+    turns.add("A", 2);
+    window(new Scripted("- " + "y".repeat(5000)), null, null).prepare("A");
+    assertEquals(1, turns.truncatedSummaries);
+    assertTrue(turns.summaries.get("A").text().length() <= 2000);
+  }
 }

@@ -1,6 +1,7 @@
 package dev.orchestrate.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.ResultFallback;
 import dev.orchestrate.jobs.AgentOutcome.Ending;
@@ -103,5 +104,40 @@ class OutcomesTest {
     assertEquals("1s500ms", Outcomes.describe(Duration.ofMillis(1500)));
     assertEquals("26h", Outcomes.describe(Duration.ofHours(26)));
     assertEquals("0s", Outcomes.describe(Duration.ZERO));
+  }
+
+  @Test
+  void a_stdout_tail_that_was_cut_makes_a_summary_counted_as_truncated() {
+    AgentOutcome cut = Outcomes.exited(0, NO_FILE, ResultFallback.EXIT_CODE,
+        new OutputCapture.Tails("head…[truncated 9 chars sha256:0123456789abcdef]tail", "", true, false), ELAPSED);
+    assertEquals(1, cut.truncatedValues());
+    AgentOutcome whole = Outcomes.exited(0, NO_FILE, ResultFallback.EXIT_CODE,
+        new OutputCapture.Tails("all of it", "", false, true), ELAPSED);
+    assertEquals(0, whole.truncatedValues(), "stderr is not used on success");
+  }
+
+  @Test
+  void a_failure_quoting_a_cut_stderr_tail_is_counted_as_truncated() {
+    OutputCapture.Tails tails = new OutputCapture.Tails("", "the end of stderr", false, true);
+    assertEquals(1, Outcomes.exited(2, NO_FILE, ResultFallback.EXIT_CODE, tails, ELAPSED).truncatedValues());
+    assertEquals(1, Outcomes.exited(0, NO_FILE, ResultFallback.STRICT, tails, ELAPSED).truncatedValues());
+    assertEquals(1, Outcomes.timedOut(Duration.ofSeconds(1), 0, tails, ELAPSED).truncatedValues());
+    assertEquals(0, Outcomes.exited(2, NO_FILE, ResultFallback.EXIT_CODE, "", "short", ELAPSED)
+        .truncatedValues());
+  }
+
+  @Test
+  void a_failure_context_is_never_longer_than_the_text_cap() {
+    String stderr = "e".repeat(AgentOutcome.TEXT_MAX_CHARS * 3);
+    AgentOutcome outcome = Outcomes.exited(1, NO_FILE, ResultFallback.EXIT_CODE, "", stderr, ELAPSED);
+    assertTrue(outcome.context().length() <= AgentOutcome.TEXT_MAX_CHARS);
+    assertTrue(outcome.context().startsWith("agent exited with code 1\neee"), outcome.context().substring(0, 40));
+    assertEquals(1, outcome.truncatedValues());
+  }
+
+  @Test
+  void the_result_file_s_count_of_cut_fields_is_the_outcome_s() {
+    ResultFile.Reported report = new ResultFile.Reported(AgentResult.PHASE_COMPLETE, "s", "", List.of(), List.of(), 3);
+    assertEquals(3, Outcomes.exited(0, report, ResultFallback.EXIT_CODE, "", "", ELAPSED).truncatedValues());
   }
 }

@@ -245,4 +245,30 @@ class ResultFileTest {
     assertTrue(actual.startsWith(prefix), () -> "expected to start with <" + prefix
         + "> but was <" + actual + ">");
   }
+
+  @Test
+  void every_text_field_over_the_cap_is_cut_with_the_marker_and_counted() {
+    String big = "B" + "x".repeat(AgentOutcome.TEXT_MAX_CHARS * 2) + "E";
+    ResultFile.Reported report = reported("{\"result\": \"phase_complete\", \"summary\": \"" + big
+        + "\", \"context\": \"" + big + "\", \"memories\": [{\"kind\": \"semantic\", \"content\": \"" + big
+        + "\"}, {\"kind\": \"semantic\", \"content\": \"short\"}], \"follow_ups\": [{\"title\": \"" + big
+        + "\", \"description\": \"" + big + "\"}]}");
+    List<String> texts = List.of(report.summary(), report.context(), report.memories().get(0).content(),
+        report.followUps().get(0).title(), report.followUps().get(0).description());
+    for (String text : texts) {
+      assertTrue(text.length() <= AgentOutcome.TEXT_MAX_CHARS, text.length() + "");
+      assertEquals(dev.orchestrate.limits.SizeCap.cap(big, AgentOutcome.TEXT_MAX_CHARS), text);
+      assertTrue(text.startsWith("B") && text.endsWith("E") && text.contains("…[truncated "));
+    }
+    assertEquals("short", report.memories().get(1).content());
+    assertEquals(5, report.truncatedValues());
+  }
+
+  @Test
+  void a_report_whose_texts_fit_counts_no_truncation() {
+    String fits = "y".repeat(AgentOutcome.TEXT_MAX_CHARS);
+    ResultFile.Reported report = reported("{\"result\": \"failed\", \"context\": \"" + fits + "\"}");
+    assertEquals(fits, report.context());
+    assertEquals(0, report.truncatedValues());
+  }
 }

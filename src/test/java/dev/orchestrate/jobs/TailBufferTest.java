@@ -2,6 +2,11 @@ package dev.orchestrate.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.limits.SizeCap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
@@ -76,5 +81,65 @@ class TailBufferTest {
     TailBuffer tail = new TailBuffer(0);
     append(tail, "anything");
     assertEquals("", tail.text());
+  }
+
+  private static final Pattern MARKER = Pattern.compile("…\\[truncated (\\d+) chars sha256:([0-9a-f]{16})]");
+
+  @Test
+  void output_that_fits_is_given_whole_and_not_truncated() {
+    TailBuffer tail = new TailBuffer(100);
+    append(tail, "x".repeat(100));
+    assertEquals("x".repeat(100), tail.capped());
+    assertFalse(tail.truncated());
+  }
+
+  @Test
+  void long_output_keeps_its_beginning_and_end_around_a_marker_with_the_hash_of_all_of_it() {
+    String output = "FIRST LINE\n" + "noise ".repeat(100_000) + "\nLAST LINE";
+    TailBuffer tail = new TailBuffer(200);
+    appendInChunks(tail, output, 4096);
+    String capped = tail.capped();
+
+    assertTrue(tail.truncated());
+    assertTrue(capped.length() <= 200, capped.length() + "");
+    assertTrue(capped.startsWith("FIRST LINE\n"), capped);
+    assertTrue(capped.endsWith("\nLAST LINE"), capped);
+    Matcher m = MARKER.matcher(capped);
+    assertTrue(m.find(), capped);
+    assertEquals(SizeCap.sha256Prefix(output), m.group(2));
+    assertEquals(output.length(), capped.length() - m.group().length() + Long.parseLong(m.group(1)));
+    // exactly what capping the whole output at once gives
+    assertEquals(SizeCap.cap(output, 200), capped);
+  }
+
+  @Test
+  void output_just_over_the_cap_that_never_left_the_ring_is_capped_whole() {
+    String output = "é".repeat(150);
+    TailBuffer tail = new TailBuffer(100);
+    appendInChunks(tail, output, 1);
+    assertTrue(tail.truncated());
+    assertEquals(SizeCap.cap(output, 100), tail.capped());
+  }
+
+  @Test
+  void multi_byte_characters_at_the_edges_of_the_kept_bytes_are_never_split() {
+    for (int chunk : new int[] {1, 3, 7, 4096}) {
+      for (String unit : new String[] {"€", "😀", "a😀é"}) {
+        String output = unit.repeat(5000);
+        TailBuffer tail = new TailBuffer(120);
+        appendInChunks(tail, output, chunk);
+        String capped = tail.capped();
+        assertFalse(capped.contains("\uFFFD"), capped);
+        assertEquals(SizeCap.cap(output, 120), capped, unit + " in chunks of " + chunk);
+      }
+    }
+  }
+
+  @Test
+  void a_cap_too_small_for_the_marker_gives_the_plain_end() {
+    TailBuffer tail = new TailBuffer(10);
+    append(tail, "0123456789".repeat(100) + "abcdefghij");
+    assertEquals("abcdefghij", tail.capped());
+    assertTrue(tail.truncated());
   }
 }

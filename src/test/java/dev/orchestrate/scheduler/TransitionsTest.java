@@ -220,4 +220,50 @@ class TransitionsTest {
     assertEquals("review", next.progress().phase());
     assertNull(next.progress().unblockNotes());
   }
+
+  @Test
+  void a_step_counts_the_values_it_cut_and_nothing_for_values_that_fit() {
+    String notes = "n".repeat(Transitions.UNBLOCK_NOTES_MAX_CHARS + 1);
+    assertEquals(1, Transitions.unblock(blockedAt(ItemStatus.IN_PROGRESS, "build"), notes).truncatedValues());
+    assertEquals(0, Transitions.unblock(blockedAt(ItemStatus.IN_PROGRESS, "build"), "go").truncatedValues());
+
+    String huge = "s".repeat(Transitions.ITEM_TEXT_MAX_CHARS * 2);
+    Step next = Transitions.afterAttempt(at(ItemStatus.IN_PROGRESS, "design"), FEATURE,
+        outcome(AgentResult.PHASE_COMPLETE, huge, ""), 2);
+    assertEquals(1, next.truncatedValues());
+    assertTrue(next.next().progress().phaseSummary().length() <= Transitions.ITEM_TEXT_MAX_CHARS);
+    Step failed = Transitions.afterAttempt(at(ItemStatus.IN_PROGRESS, "design"), FEATURE,
+        outcome(AgentResult.FAILED, "", huge), 2);
+    assertEquals(1, failed.truncatedValues());
+    assertTrue(failed.next().progress().lastFailure().length() <= Transitions.ITEM_TEXT_MAX_CHARS);
+    assertEquals(0, Transitions.afterAttempt(at(ItemStatus.IN_PROGRESS, "design"), FEATURE,
+        outcome(AgentResult.FAILED, "", "boom"), 2).truncatedValues());
+  }
+
+  @Test
+  void a_done_item_keeps_no_summary_so_a_long_one_is_not_counted_as_cut() {
+    Step done = Transitions.afterAttempt(at(ItemStatus.IN_PROGRESS, "review"), FEATURE,
+        outcome(AgentResult.PHASE_COMPLETE, "s".repeat(50_000), ""), 2);
+    assertEquals(ItemStatus.DONE, done.next().status());
+    assertEquals(0, done.truncatedValues());
+  }
+
+  @Test
+  void a_blocked_reason_is_capped_with_the_marker_and_counted() {
+    String context = "c".repeat(Transitions.BLOCKED_REASON_MAX_CHARS * 2);
+    Step blocked = Transitions.afterAttempt(at(ItemStatus.IN_PROGRESS, "build"), FEATURE,
+        outcome(AgentResult.BLOCKED, "", context), 2);
+    String reason = blocked.next().progress().blockedReason();
+    assertTrue(reason.length() <= Transitions.BLOCKED_REASON_MAX_CHARS);
+    assertTrue(reason.startsWith("agent reported blocked in phase build: ccc") && reason.contains("…[truncated "));
+    assertEquals(1, blocked.truncatedValues());
+    assertEquals(reason, blocked.events().get(1).payload().get("reason"), "the event carries the capped reason");
+
+    Step exhausted = Transitions.afterAttempt(at(ItemStatus.IN_PROGRESS, "build"), FEATURE,
+        outcome(AgentResult.FAILED, "", context), 0);
+    assertEquals(ItemStatus.BLOCKED, exhausted.next().status());
+    assertEquals(1, exhausted.truncatedValues(), "the reason is stored, the dropped last failure is not counted");
+    assertEquals(1, Transitions.block(at(ItemStatus.IN_PROGRESS, "build"), context).truncatedValues());
+    assertEquals(0, Transitions.block(at(ItemStatus.IN_PROGRESS, "build"), "short").truncatedValues());
+  }
 }

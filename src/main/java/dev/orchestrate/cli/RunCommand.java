@@ -220,15 +220,25 @@ final class RunCommand implements Callable<Integer> {
   private static RunReport run(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
       SqliteStateRepository store, SqliteMemoryRepository memories, RunListener progress, PrintWriter err,
       boolean quiet, RunOptions options) {
-    TurnHistory history = ContextHistory.create(store.turnRepository(), config.context(),
-        backlogs.current().directory(), clock,
-        progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
-    Scheduler scheduler = new Scheduler(store, config, backlogs, dir.jobs(), new AgentRunner(clock), clock,
-        new BacklogNotices(progress, err, clock, quiet), history,
-        new MemoryService(memories, clock, config.memoryBootContextChars()), Housekeeping.NONE);
+    Scheduler scheduler = scheduler(config, backlogs, dir, clock, store, memories, progress, err, quiet);
     try (StopSignals signals = StopSignals.install(scheduler::requestStop)) {
       return scheduler.run(options);
     }
+  }
+
+  /**
+   * The scheduler exactly as {@code run} wires it: real agents, the context history, project
+   * memory and retention maintenance. The soak test drives the same object with its own listener.
+   */
+  static Scheduler scheduler(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
+      SqliteStateRepository store, SqliteMemoryRepository memories, RunListener progress, PrintWriter err,
+      boolean quiet) {
+    TurnHistory history = ContextHistory.create(store.turnRepository(), config.context(),
+        backlogs.current().directory(), clock,
+        progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
+    return new Scheduler(store, config, backlogs, dir.jobs(), new AgentRunner(clock), clock,
+        new BacklogNotices(progress, err, clock, quiet), history,
+        new MemoryService(memories, clock, config.memoryBootContextChars()), Housekeeping.NONE);
   }
 
   static int exitCode(RunReport report) {

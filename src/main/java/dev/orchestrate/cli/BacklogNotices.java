@@ -35,9 +35,8 @@ final class BacklogNotices implements RunListener {
   @Override
   public void backlogRejected(List<Problem> problems) {
     for (Problem problem : problems) {
-      err.println("orchestrate: warning: " + problem + " (edit ignored until fixed; the run goes on)");
+      line("orchestrate: warning: " + problem + " (edit ignored until fixed; the run goes on)");
     }
-    err.flush();
     progress.backlogRejected(problems);
   }
 
@@ -45,10 +44,19 @@ final class BacklogNotices implements RunListener {
   public void backlogReloaded(SyncResult changes) {
     if (!quiet) {
       // Timed like the other progress lines.
-      err.println(TIME.format(clock.instant()) + " backlog reloaded: " + describe(changes));
-      err.flush();
+      line(TIME.format(clock.instant()) + " backlog reloaded: " + describe(changes));
     }
     progress.backlogReloaded(changes);
+  }
+
+  /** Above the live status area when there is one (so neither garbles the other), else on stderr. */
+  private void line(String text) {
+    if (progress instanceof LineSink sink) {
+      sink.printLine(text);
+    } else {
+      err.println(text);
+      err.flush();
+    }
   }
 
   static String describe(SyncResult changes) {

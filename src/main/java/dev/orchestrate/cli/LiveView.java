@@ -5,6 +5,7 @@ import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
 import dev.orchestrate.scheduler.RunListener;
+import dev.orchestrate.scheduler.SyncResult;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.ArrayDeque;
@@ -34,7 +35,7 @@ import org.jline.utils.Status;
  * <p>The only class that imports jline: {@code run} loads it only when {@link ProgressMode#LIVE}
  * is chosen, so other commands never pay for jline at start-up.
  */
-final class LiveView implements RunListener, SummarizationListener, AutoCloseable {
+final class LiveView implements RunListener, SummarizationListener, AutoCloseable, LineSink {
   private final Terminal terminal;
   private final Status status;
   private final Clock clock;
@@ -115,7 +116,6 @@ final class LiveView implements RunListener, SummarizationListener, AutoCloseabl
   public synchronized void jobStarted(ItemState item, String phase, int attempt) {
     phasesRun++;
     active.put(item.id(), new LiveStatus.ActiveJob(item.id(), phase, attempt, clock.instant()));
-    recount();
     lines.jobStarted(item, phase, attempt);
   }
 
@@ -127,13 +127,13 @@ final class LiveView implements RunListener, SummarizationListener, AutoCloseabl
     while (finished.size() > LiveStatus.FINISHED_SHOWN) {
       finished.removeLast();
     }
-    recount();
+    count(before, after);
     lines.jobFinished(before, after, outcome);
   }
 
   @Override
   public synchronized void statusChanged(ItemState before, ItemState after) {
-    recount();
+    count(before, after);
     lines.statusChanged(before, after);
   }
 
@@ -141,6 +141,12 @@ final class LiveView implements RunListener, SummarizationListener, AutoCloseabl
   public synchronized void itemAdded(ItemState item) {
     recount();
     lines.itemAdded(item);
+  }
+
+  @Override
+  public synchronized void backlogReloaded(SyncResult changes) {
+    recount();
+    lines.backlogReloaded(changes);
   }
 
   @Override
@@ -166,6 +172,23 @@ final class LiveView implements RunListener, SummarizationListener, AutoCloseabl
     }
   }
 
+  /**
+   * Follows one transition in the counts: O(1), so a run of thousands of items does not re-read
+   * every item per event (a full {@link #recount()} happens only at the start, when an item joins
+   * and when the backlog is reloaded).
+   */
+  private void count(ItemState before, ItemState after) {
+    if (!after.inBacklog() || before.status() == after.status()) {
+      return;
+    }
+    done += is(after, ItemStatus.DONE) - is(before, ItemStatus.DONE);
+    blocked += is(after, ItemStatus.BLOCKED) - is(before, ItemStatus.BLOCKED);
+  }
+
+  private static int is(ItemState item, ItemStatus status) {
+    return item.status() == status ? 1 : 0;
+  }
+
   private void recount() {
     int d = 0;
     int t = 0;
@@ -184,6 +207,11 @@ final class LiveView implements RunListener, SummarizationListener, AutoCloseabl
     done = d;
     total = t;
     blocked = b;
+  }
+
+  @Override
+  public synchronized void printLine(String line) {
+    printAbove(line);
   }
 
   private void printAbove(String line) {

@@ -1,11 +1,16 @@
 package dev.orchestrate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.backlog.Problem;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.SyncResult;
+import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -35,5 +40,36 @@ class BacklogNoticesTest {
         BacklogNotices.describe(new SyncResult(List.of("A", "B"), List.of("C"), List.of())));
     assertEquals("1 back in the backlog", BacklogNotices.describe(new SyncResult(List.of(), List.of(), List.of("R"))));
     assertEquals("no items added or removed", BacklogNotices.describe(SyncResult.NONE));
+  }
+
+  /** A live display that owns the bottom of the terminal: notices must go through it. */
+  static final class Sink implements RunListener, LineSink {
+    final List<String> lines = new ArrayList<>();
+
+    @Override
+    public void printLine(String line) {
+      lines.add(line);
+    }
+  }
+
+  @Test
+  void with_a_live_status_area_warnings_and_reloads_are_printed_above_it_not_straight_to_stderr() {
+    Sink live = new Sink();
+    StringWriter err = new StringWriter();
+    BacklogNotices notices = new BacklogNotices(live, new PrintWriter(err), Clock.systemUTC(), false);
+    notices.backlogRejected(List.of(new Problem("backlog.yaml", 3, 5, "bad status")));
+    notices.backlogReloaded(new SyncResult(List.of("A"), List.of(), List.of()));
+    assertEquals("", err.toString());
+    assertEquals(2, live.lines.size());
+    assertTrue(live.lines.get(0).startsWith("orchestrate: warning: backlog.yaml:3:5"), live.lines.get(0));
+    assertTrue(live.lines.get(1).endsWith("backlog reloaded: 1 added"), live.lines.get(1));
+  }
+
+  @Test
+  void without_one_they_go_to_stderr() {
+    StringWriter err = new StringWriter();
+    new BacklogNotices(RunListener.NONE, new PrintWriter(err), Clock.systemUTC(), false)
+        .backlogReloaded(new SyncResult(List.of("A"), List.of(), List.of()));
+    assertTrue(err.toString().contains("backlog reloaded: 1 added"), err.toString());
   }
 }

@@ -414,6 +414,7 @@ public final class Scheduler {
       List<ItemState> added = store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
           outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null,
           "cancelled: the run was interrupted", clock.instant()), null, followUps, clock.instant());
+      store.jobLogBytes(jobId, directoryBytes(request.logFile().getParent()));
       s.jobs.ended(jobId, JobTable.State.CANCELLED);
       s.jobs.cleanUp();
       history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer("cancelled",
@@ -430,6 +431,7 @@ public final class Scheduler {
     JobState state = JobState.of(outcome);
     List<ItemState> added = store.jobEnded(jobId, JobEnd.of(outcome, state, clock.instant()), step,
         followUps, clock.instant());
+    store.jobLogBytes(jobId, directoryBytes(request.logFile().getParent()));
     s.jobs.ended(jobId, state == JobState.COMPLETED ? JobTable.State.COMPLETED : JobTable.State.FAILED);
     s.jobs.cleanUp();
     history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer(
@@ -446,6 +448,23 @@ public final class Scheduler {
     }
     listener.jobFinished(item, step.next(), outcome);
     join(s, added);
+  }
+
+  /** The bytes of the files directly in a job's directory (output log, prompt, result); 0 if unreadable. */
+  static long directoryBytes(Path dir) {
+    long bytes = 0;
+    try (java.nio.file.DirectoryStream<Path> files = java.nio.file.Files.newDirectoryStream(dir)) {
+      for (Path file : files) {
+        try {
+          bytes += java.nio.file.Files.size(file);
+        } catch (java.io.IOException e) {
+          // gone in between: not counted
+        }
+      }
+    } catch (java.io.IOException e) {
+      return 0;
+    }
+    return bytes;
   }
 
   /** Follow-up items join this session at the end of backlog order, so they run in this run. */

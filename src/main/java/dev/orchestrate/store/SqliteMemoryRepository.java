@@ -136,8 +136,7 @@ public final class SqliteMemoryRepository implements MemoryRepository {
     }
     long imported = total;
     if (imported > 0) {
-      jdbc.execute("INSERT INTO events (at, item_id, kind, payload) VALUES (?, NULL, 'memory.imported', ?)",
-          now.toEpochMilli(), JsonText.object(Map.of("count", imported)));
+      Events.insert(jdbc, now.toEpochMilli(), null, "memory.imported", Map.<String, Object>of("count", imported));
     }
     return imported;
   }
@@ -260,8 +259,7 @@ public final class SqliteMemoryRepository implements MemoryRepository {
   }
 
   private void event(Instant now, String itemId, String kind, Map<String, Object> payload) {
-    jdbc.execute("INSERT INTO events (at, item_id, kind, payload) VALUES (?, ?, ?, ?)",
-        now.toEpochMilli(), itemId, kind, JsonText.object(payload));
+    Events.insert(jdbc, now.toEpochMilli(), itemId, kind, payload);
   }
 
   private static MemoryItem item(ResultSet rs) throws SQLException {

@@ -60,6 +60,21 @@ public final class SqliteStateRepository implements StateRepository {
     return new SqliteMemoryRepository(connection, file, false);
   }
 
+  /** Retention maintenance on this repository's connection (the run's scheduler thread). */
+  public SqliteRetention retention() {
+    return new SqliteRetention(jdbc);
+  }
+
+  /** Records one sample of every structure's size for the trend of {@code stats}. */
+  public void recordSample(String source, Instant at) {
+    StatsSamples.record(jdbc, file, source, at);
+  }
+
+  @Override
+  public void jobLogBytes(long jobId, long bytes) {
+    jdbc.execute("UPDATE jobs SET log_bytes = ? WHERE id = ?", bytes, jobId);
+  }
+
   /** Turn history and summaries, on this repository's connection. */
   public TurnRepository turnRepository() {
     return new SqliteTurnRepository(jdbc);
@@ -197,8 +212,7 @@ public final class SqliteStateRepository implements StateRepository {
   }
 
   private void event(Event e, long at) {
-    jdbc.execute("INSERT INTO events (at, item_id, kind, payload) VALUES (?, ?, ?, ?)",
-        at, e.itemId(), e.kind(), JsonText.object(e.payload()));
+    Events.insert(jdbc, at, e.itemId(), e.kind(), e.payload());
   }
 
   @Override

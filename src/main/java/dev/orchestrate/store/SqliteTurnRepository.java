@@ -36,7 +36,10 @@ final class SqliteTurnRepository implements TurnRepository {
 
   @Override
   public long lastTurnSeq(String itemId) {
-    return jdbc.queryLong("SELECT COALESCE(MAX(seq), 0) FROM turns WHERE item_id = ?", itemId);
+    // Turns covered by the summary may have been pruned: numbering goes on after them.
+    return jdbc.queryLong("""
+        SELECT MAX(COALESCE((SELECT MAX(seq) FROM turns WHERE item_id = ?1), 0),
+                   COALESCE((SELECT to_seq FROM context_summaries WHERE item_id = ?1), 0))""", itemId);
   }
 
   @Override
@@ -61,7 +64,20 @@ final class SqliteTurnRepository implements TurnRepository {
 
   @Override
   public void saveSummary(ContextSummary s, boolean truncated, String eventKind, Map<String, Object> eventPayload) {
-    jdbc.inTransaction(() -> {
+    jdbc.inTransaction(() -> upsert(s, truncated, eventKind, eventPayload));
+  }
+
+  @Override
+  public int saveSummaryAndPrune(ContextSummary s, boolean truncated, String eventKind,
+      Map<String, Object> eventPayload) {
+    return jdbc.inTransaction(() -> {
+      upsert(s, truncated, eventKind, eventPayload);
+      return jdbc.execute("DELETE FROM turns WHERE item_id = ? AND seq <= ?", s.itemId(), s.toSeq());
+    });
+  }
+
+  private void upsert(ContextSummary s, boolean truncated, String eventKind, Map<String, Object> eventPayload) {
+    {
       jdbc.execute("""
           INSERT INTO context_summaries (item_id, text, from_seq, to_seq, source_count, generator, degraded,
                                          token_estimate, created_at)
@@ -74,7 +90,7 @@ final class SqliteTurnRepository implements TurnRepository {
           s.tokenEstimate(), s.createdAt().toEpochMilli());
       TruncatedWrites.countIf(jdbc, "summaries", truncated);
       event(s.itemId(), eventKind, eventPayload, s.createdAt());
-    });
+    }
   }
 
   @Override
@@ -83,7 +99,6 @@ final class SqliteTurnRepository implements TurnRepository {
   }
 
   private void event(String itemId, String kind, Map<String, Object> payload, Instant at) {
-    jdbc.execute("INSERT INTO events (at, item_id, kind, payload) VALUES (?, ?, ?, ?)",
-        at.toEpochMilli(), itemId, kind, JsonText.object(payload));
+    Events.insert(jdbc, at.toEpochMilli(), itemId, kind, payload);
   }
 }

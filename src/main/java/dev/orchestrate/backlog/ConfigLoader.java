@@ -40,8 +40,12 @@ public final class ConfigLoader {
   static final List<String> COMMAND_KEYS = List.of("kind", "command", "timeout", "fallback", "prompt");
   static final List<String> MEMORY_KEYS = List.of("keep_recent", "boot_context_chars");
   /** The structures that have a retention entry; each takes {@link #STRUCTURE_RETENTION_KEYS}. */
-  static final List<String> RETENTION_KEYS = List.of("events");
-  static final List<String> STRUCTURE_RETENTION_KEYS = List.of("keep_recent");
+  static final List<String> RETENTION_STRUCTURES = List.of("jobs", "turns", "events", "stats_samples");
+  static final List<String> RETENTION_KEYS = List.of("maintenance_interval", "budget", "jobs", "turns", "events",
+      "stats_samples");
+  static final List<String> STRUCTURE_RETENTION_KEYS = List.of("max_rows", "max_age");
+  /** events.keep_recent, from before max_rows existed, still reads as events.max_rows. */
+  static final List<String> EVENTS_RETENTION_KEYS = List.of("max_rows", "max_age", "keep_recent");
   static final int MIN_OUTPUT_TAIL_CHARS = 100;
 
   private static final Pattern ENV_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
@@ -100,13 +104,56 @@ public final class ConfigLoader {
   }
 
   private RetentionConfig retention(YamlNode.Mapping map) {
-    problems.unknownKeys(map, RETENTION_KEYS, "structure", "retention");
-    Optional<YamlNode.Mapping> events = map.get("events").flatMap(n -> values.mapping(n, "retention.events",
-        "a map like {keep_recent: 10000}"));
-    events.ifPresent(e -> problems.unknownKeys(e, STRUCTURE_RETENTION_KEYS, "key", "retention.events"));
-    int keep = setting(events, "keep_recent", n -> values.integer(n, "retention.events.keep_recent", 0))
-        .orElse(RetentionConfig.DEFAULT_EVENTS_KEEP_RECENT);
-    return new RetentionConfig(new RetentionConfig.StructureRetention(keep));
+    problems.unknownKeys(map, RETENTION_KEYS, "key", "retention");
+    RetentionConfig defaults = RetentionConfig.defaults();
+    Optional<YamlNode.Mapping> section = Optional.of(map);
+    Duration interval = setting(section, "maintenance_interval", n -> duration(n, "retention.maintenance_interval"))
+        .orElse(defaults.maintenanceInterval());
+    int budget = setting(section, "budget", n -> values.integer(n, "retention.budget", 1)).orElse(defaults.budget());
+    return new RetentionConfig(interval, budget,
+        policy(map, "jobs", defaults.jobs()),
+        policy(map, "turns", defaults.turns()),
+        policy(map, "events", defaults.events()),
+        policy(map, "stats_samples", defaults.statsSamples()));
+  }
+
+  /**
+   * One structure's policy. A key left out keeps its default; {@code none} (or null) switches that
+   * limit off. An entry with neither limit would let the structure grow without bound, which is
+   * allowed but must be asked for explicitly.
+   */
+  private RetentionConfig.Policy policy(YamlNode.Mapping retention, String structure,
+      RetentionConfig.Policy defaults) {
+    String subject = "retention." + structure;
+    Optional<YamlNode.Mapping> entry = retention.get(structure).flatMap(n -> values.mapping(n, subject,
+        "a map like {max_rows: 10000, max_age: 30d}"));
+    if (entry.isEmpty()) {
+      return defaults;
+    }
+    problems.unknownKeys(entry.get(), structure.equals("events") ? EVENTS_RETENTION_KEYS : STRUCTURE_RETENTION_KEYS,
+        "key", subject);
+    Integer maxRows = defaults.maxRows();
+    String rowsKey = "max_rows";
+    Optional<YamlNode> rows = entry.get().get(rowsKey);
+    if (rows.isEmpty() && structure.equals("events")) {
+      rowsKey = "keep_recent";
+      rows = entry.get().get(rowsKey);
+    }
+    if (rows.isPresent()) {
+      maxRows = off(rows.get()) ? null : values.integer(rows.get(), subject + "." + rowsKey, 0).orElse(maxRows);
+    }
+    Duration maxAge = defaults.maxAge();
+    Optional<YamlNode> age = entry.get().get("max_age");
+    if (age.isPresent()) {
+      maxAge = off(age.get()) ? null : duration(age.get(), subject + ".max_age").orElse(maxAge);
+    }
+    return RetentionConfig.Policy.of(maxRows, maxAge);
+  }
+
+  /** {@code none} or an empty value: no limit. */
+  private static boolean off(YamlNode node) {
+    return node instanceof YamlNode.Scalar scalar
+        && (scalar.kind() == YamlNode.Scalar.Kind.NULL || "none".equals(scalar.text()));
   }
 
   /** A top-level section; absent or empty reads as an empty map, a wrong type is reported. */

@@ -6,12 +6,13 @@ import java.util.regex.Pattern;
 
 /**
  * Durations as people write them in config files and flags: {@code 500ms}, {@code 90s},
- * {@code 30m}, {@code 2h}, and combinations from the largest unit down, such as {@code 1h30m}.
+ * {@code 30m}, {@code 2h}, {@code 7d}, and combinations from the largest unit down, such as
+ * {@code 1h30m} or {@code 1d12h}.
  */
 public final class Durations {
-  private static final String HINT = "use a number with ms, s, m or h, e.g. 90s, 30m, 2h";
+  private static final String HINT = "use a number with ms, s, m, h or d, e.g. 90s, 30m, 2h, 7d";
   private static final Pattern FORM =
-      Pattern.compile("(?:(\\d+)h)?(?:(\\d+)m)?(?:(\\d+)s)?(?:(\\d+)ms)?");
+      Pattern.compile("(?:(\\d+)d)?(?:(\\d+)h)?(?:(\\d+)m)?(?:(\\d+)s)?(?:(\\d+)ms)?");
 
   private Durations() {}
 
@@ -19,7 +20,7 @@ public final class Durations {
    * Parses a positive duration.
    *
    * @throws IllegalArgumentException {@code bad duration '3 minutes': use a number with ms, s, m
-   *     or h, e.g. 90s, 30m, 2h}, or {@code bad duration '0s': must be more than zero}
+   *     h or d, e.g. 90s, 30m, 2h, 7d}, or {@code bad duration '0s': must be more than zero}
    */
   public static Duration parse(String text) {
     String value = text == null ? "" : text.strip();
@@ -29,10 +30,11 @@ public final class Durations {
     }
     Duration total;
     try {
-      total = Duration.ofHours(number(m.group(1)))
-          .plusMinutes(number(m.group(2)))
-          .plusSeconds(number(m.group(3)))
-          .plusMillis(number(m.group(4)));
+      total = Duration.ofDays(number(m.group(1)))
+          .plusHours(number(m.group(2)))
+          .plusMinutes(number(m.group(3)))
+          .plusSeconds(number(m.group(4)))
+          .plusMillis(number(m.group(5)));
     } catch (ArithmeticException | NumberFormatException e) {
       throw new IllegalArgumentException("bad duration '" + text + "': too large");
     }

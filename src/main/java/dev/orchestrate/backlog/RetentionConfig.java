@@ -1,24 +1,77 @@
 package dev.orchestrate.backlog;
 
+import java.time.Duration;
+import java.util.Optional;
+import java.util.OptionalInt;
+
 /**
- * The {@code retention} section: one entry per bounded structure, so that max_age, max_rows and
- * delete budgets can be added per structure later without reshaping the config.
+ * The {@code retention} section (DESIGN §5.7): how much of each growing structure is kept, and
+ * how maintenance removes the rest — incrementally, at most {@code budget} rows per structure per
+ * pass, one pass at the end of a scheduler tick when {@code maintenanceInterval} has elapsed, and
+ * every pass it takes to finish in {@code orchestrate compact}.
  *
- * @param events  how much of the event log's routine (not load-bearing) rows compaction keeps
+ * @param maintenanceInterval time between two maintenance passes of a run
+ * @param budget              rows deleted per structure per pass, at most (>= 1)
+ * @param jobs                job history (never a running job); a job's log directory goes with its row
+ * @param turns               turn history; only turns covered by the item's persisted summary are
+ *                            deleted (summarize-then-prune)
+ * @param events              the event log's routine rows; load-bearing events are never deleted
+ * @param statsSamples        the samples behind the trend of {@code orchestrate stats}
  */
-public record RetentionConfig(StructureRetention events) {
+public record RetentionConfig(Duration maintenanceInterval, int budget, Policy jobs, Policy turns, Policy events,
+    Policy statsSamples) {
+  public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(1);
+  public static final int DEFAULT_BUDGET = 500;
   public static final int DEFAULT_EVENTS_KEEP_RECENT = 10_000;
 
-  public static RetentionConfig defaults() {
-    return new RetentionConfig(new StructureRetention(DEFAULT_EVENTS_KEEP_RECENT));
+  public RetentionConfig {
+    if (maintenanceInterval.isNegative() || maintenanceInterval.isZero()) {
+      throw new IllegalArgumentException("maintenance_interval must be more than zero");
+    }
+    if (budget < 1) {
+      throw new IllegalArgumentException("budget must be at least 1, got " + budget);
+    }
   }
 
-  /** The retention of one structure; {@code keepRecent}: newest prunable rows kept (>= 0). */
-  public record StructureRetention(int keepRecent) {
-    public StructureRetention {
-      if (keepRecent < 0) {
-        throw new IllegalArgumentException("keep_recent must be 0 or more, got " + keepRecent);
+  /** Defaults that keep a session of any length bounded. */
+  public static RetentionConfig defaults() {
+    return new RetentionConfig(DEFAULT_INTERVAL, DEFAULT_BUDGET,
+        Policy.of(10_000, Duration.ofDays(30)),
+        Policy.of(50_000, Duration.ofDays(30)),
+        Policy.of(DEFAULT_EVENTS_KEEP_RECENT, Duration.ofDays(30)),
+        Policy.of(2_000, Duration.ofDays(7)));
+  }
+
+  public RetentionConfig withBudget(int budget) {
+    return new RetentionConfig(maintenanceInterval, budget, jobs, turns, events, statsSamples);
+  }
+
+  /**
+   * How much of one structure is kept: at most {@code maxRows} rows (of those retention may
+   * delete) and nothing older than {@code maxAge}; either or both may be absent (no limit).
+   */
+  public record Policy(Integer maxRows, Duration maxAge) {
+    public static final Policy NONE = new Policy(null, null);
+
+    public Policy {
+      if (maxRows != null && maxRows < 0) {
+        throw new IllegalArgumentException("max_rows must be 0 or more, got " + maxRows);
       }
+      if (maxAge != null && (maxAge.isNegative() || maxAge.isZero())) {
+        throw new IllegalArgumentException("max_age must be more than zero");
+      }
+    }
+
+    public static Policy of(Integer maxRows, Duration maxAge) {
+      return new Policy(maxRows, maxAge);
+    }
+
+    public OptionalInt rows() {
+      return maxRows == null ? OptionalInt.empty() : OptionalInt.of(maxRows);
+    }
+
+    public Optional<Duration> age() {
+      return Optional.ofNullable(maxAge);
     }
   }
 }

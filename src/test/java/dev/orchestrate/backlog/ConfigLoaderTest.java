@@ -270,7 +270,8 @@ class ConfigLoaderTest {
   @Test
   void bad_durations_are_errors_naming_the_key_and_the_accepted_forms() {
     assertEquals(List.of(
-            "2:12: agent.timeout: bad duration '3 minutes': use a number with ms, s, m or h, e.g. 90s, 30m, 2h",
+            "2:12: agent.timeout: bad duration '3 minutes': use a number with ms, s, m, h or d, e.g. "
+                + "90s, 30m, 2h, 7d",
             "3:15: agent.kill_grace: bad duration '0s': must be more than zero",
             "4:1: unknown key 'x' in the config; expected one of: agent, execution, default_pipeline, "
                 + "pipelines, context, memory, retention, limits"),
@@ -280,8 +281,8 @@ class ConfigLoaderTest {
               kill_grace: 0s
             x: 1
             """));
-    assertEquals(List.of("1:18: agent.timeout: bad duration '90': use a number with ms, s, m or h, "
-        + "e.g. 90s, 30m, 2h"), problemsOf("agent: {timeout: 90}\n"));
+    assertEquals(List.of("1:18: agent.timeout: bad duration '90': use a number with ms, s, m, h or d, "
+        + "e.g. 90s, 30m, 2h, 7d"), problemsOf("agent: {timeout: 90}\n"));
     assertEquals(List.of("1:18: agent.timeout must be a duration like 90s, 30m or 2h, got a list"),
         problemsOf("agent: {timeout: [30m]}\n"));
   }
@@ -538,7 +539,8 @@ class ConfigLoaderTest {
   @Test
   void retention_knows_only_events_keep_recent_and_limits_must_be_empty_in_this_version() {
     assertEquals(List.of(
-            "2:3: unknown structure 'max_age' in retention; expected one of: events",
+            "2:3: unknown key 'max_age' in retention; expected one of: maintenance_interval, budget, jobs, "
+                + "turns, events, stats_samples",
             "4:3: unknown key 'log_bytes' in limits: " + ConfigLoader.LIMITS_MOVED),
         problemsOf("""
             retention:
@@ -547,17 +549,53 @@ class ConfigLoaderTest {
               log_bytes: 1MiB
             """));
     assertEquals(List.of("1:12: retention must be a map, got '30d'"), problemsOf("retention: 30d\n"));
-    assertEquals(List.of("1:22: unknown key 'max_rows' in retention.events; expected one of: keep_recent"),
-        problemsOf("retention: {events: {max_rows: 5}}\n"));
+    assertEquals(List.of("1:20: unknown key 'max_row' in retention.jobs; did you mean 'max_rows'?"),
+        problemsOf("retention: {jobs: {max_row: 5}}\n"));
     assertEquals(List.of("1:35: retention.events.keep_recent must be at least 0, got -1"),
         problemsOf("retention: {events: {keep_recent: -1}}\n"));
   }
 
   @Test
+  void retention_policies_are_read_per_structure_with_defaults_and_none_switching_a_limit_off() {
+    RetentionConfig r = load("""
+        retention:
+          maintenance_interval: 30s
+          budget: 50
+          jobs: {max_rows: 200, max_age: 7d}
+          turns: {max_age: none}
+          stats_samples: {max_rows: 100}
+        """).retention();
+    assertEquals(Duration.ofSeconds(30), r.maintenanceInterval());
+    assertEquals(50, r.budget());
+    assertEquals(RetentionConfig.Policy.of(200, Duration.ofDays(7)), r.jobs());
+    assertEquals(RetentionConfig.Policy.of(RetentionConfig.defaults().turns().maxRows(), null), r.turns());
+    assertEquals(RetentionConfig.defaults().events(), r.events());
+    assertEquals(RetentionConfig.Policy.of(100, RetentionConfig.defaults().statsSamples().maxAge()), r.statsSamples());
+    assertEquals(RetentionConfig.defaults(), load("memory: {keep_recent: 3}\n").retention());
+  }
+
+  @Test
+  void bad_retention_values_are_reported_where_they_are() {
+    assertEquals(List.of(
+            "2:25: retention.maintenance_interval: bad duration '0s': must be more than zero",
+            "3:11: retention.budget must be at least 1, got 0",
+            "4:20: retention.jobs.max_rows must be at least 0, got -5",
+            "5:20: retention.turns.max_age: bad duration '3 weeks': use a number with ms, s, m, h or d, "
+                + "e.g. 90s, 30m, 2h, 7d"),
+        problemsOf("""
+            retention:
+              maintenance_interval: 0s
+              budget: 0
+              jobs: {max_rows: -5}
+              turns: {max_age: 3 weeks}
+            """));
+  }
+
+  @Test
   void retention_events_keep_recent_defaults_to_10000_and_can_be_set() {
-    assertEquals(10_000, load("memory: {keep_recent: 3}\n").retention().events().keepRecent());
-    assertEquals(0, load("retention: {events: {keep_recent: 0}}\n").retention().events().keepRecent());
-    assertEquals(25, load("retention:\n  events:\n    keep_recent: 25\n").retention().events().keepRecent());
+    assertEquals(10_000, load("memory: {keep_recent: 3}\n").retention().events().maxRows());
+    assertEquals(0, load("retention: {events: {keep_recent: 0}}\n").retention().events().maxRows());
+    assertEquals(25, load("retention:\n  events:\n    keep_recent: 25\n").retention().events().maxRows());
   }
 
   // --- the file as a whole ---
@@ -590,8 +628,8 @@ class ConfigLoaderTest {
     assertEquals(List.of(
         new Problem(name, 2, 12, "agent.command must be a list (argv, no shell), not a string: "
             + "write it as [\"bash\", \"agent.sh\"]"),
-        new Problem(name, 3, 12, "agent.timeout: bad duration 'soon': use a number with ms, s, m or h, "
-            + "e.g. 90s, 30m, 2h"),
+        new Problem(name, 3, 12, "agent.timeout: bad duration 'soon': use a number with ms, s, m, h or d, "
+            + "e.g. 90s, 30m, 2h, 7d"),
         new Problem(name, 4, 3, "unknown key 'color' in agent; expected one of: command, timeout, "
             + "kill_grace, env, result_fallback, log_max_bytes, output_tail_chars"),
         new Problem(name, 6, 12, "execution.max_wip must be at least 1, got 0"),

@@ -22,8 +22,10 @@ class DurationsTest {
       "1h0m5s, PT1H5S",
       "2h15m10s250ms, PT2H15M10.25S",
       "48h, PT48H",
+      "7d, PT168H",
+      "1d12h, PT36H",
   })
-  void parses_numbers_with_ms_s_m_or_h_and_combinations_of_them(String text, String expected) {
+  void parses_numbers_with_ms_s_m_h_or_d_and_combinations_of_them(String text, String expected) {
     assertEquals(Duration.parse(expected), Durations.parse(text));
   }
 
@@ -31,7 +33,7 @@ class DurationsTest {
   @ValueSource(strings = {"3 minutes", "30", "1.5h", "-5m", "30M", "1h 30m", "30m1h", "m", "", "ms5"})
   void rejects_malformed_text_naming_the_accepted_forms(String text) {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Durations.parse(text));
-    assertEquals("bad duration '" + text + "': use a number with ms, s, m or h, e.g. 90s, 30m, 2h",
+    assertEquals("bad duration '" + text + "': use a number with ms, s, m, h or d, e.g. 90s, 30m, 2h, 7d",
         e.getMessage());
   }
 

@@ -39,6 +39,11 @@ public final class ContextHistory implements TurnHistory {
     return window.prepare(itemId);
   }
 
+  /** Summarize-then-prune of the item's remaining turns; see {@link SlidingWindowSummarizer#condense}. */
+  public int condense(String itemId) {
+    return window.condense(itemId);
+  }
+
   @Override
   public void recordTask(String itemId, String phase, int attempt, String task) {
     append(itemId, phase, attempt, Turn.Role.USER, task.strip());

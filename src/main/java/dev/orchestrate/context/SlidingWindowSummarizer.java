@@ -63,7 +63,7 @@ public final class SlidingWindowSummarizer {
     }
     List<Turn> aged = repository.turns(itemId, covered, cutoff);
     String prompt = SummaryPrompt.build(customPrompt, existing.map(ContextSummary::text).orElse(null), aged);
-    Optional<ContextSummary> summary = summarize(itemId, prompt, existing, aged, cutoff);
+    Optional<ContextSummary> summary = summarize(itemId, prompt, existing, aged, cutoff, false).map(Saved::summary);
     if (summary.isEmpty()) {
       // no fallback: everything the summary does not cover stays verbatim
       return new PriorContext(existing.map(ContextSummary::text).orElse(null),
@@ -72,11 +72,33 @@ public final class SlidingWindowSummarizer {
     return new PriorContext(summary.get().text(), repository.turns(itemId, cutoff, last));
   }
 
-  private Optional<ContextSummary> summarize(String itemId, String prompt, Optional<ContextSummary> existing,
-      List<Turn> aged, long cutoff) {
+  /**
+   * Summarize-then-prune for retention: rolls every turn of the item that its summary does not
+   * cover yet into the summary, saves it and deletes the turns it now covers, in one transaction.
+   * When summarization fails (and the fallback too, or there is none) nothing is deleted.
+   *
+   * @return the turns deleted (0 when there was nothing to condense or summarization failed)
+   */
+  public int condense(String itemId) {
+    long last = repository.lastTurnSeq(itemId);
+    Optional<ContextSummary> existing = repository.summary(itemId);
+    long covered = existing.map(ContextSummary::toSeq).orElse(0L);
+    List<Turn> uncovered = repository.turns(itemId, covered, last);
+    if (uncovered.isEmpty()) {
+      return 0;
+    }
+    String prompt = SummaryPrompt.build(customPrompt, existing.map(ContextSummary::text).orElse(null), uncovered);
+    return summarize(itemId, prompt, existing, uncovered, last, true).map(Saved::pruned).orElse(0);
+  }
+
+  private record Saved(ContextSummary summary, int pruned) {
+  }
+
+  private Optional<Saved> summarize(String itemId, String prompt, Optional<ContextSummary> existing,
+      List<Turn> aged, long cutoff, boolean prune) {
     try {
       return Optional.of(save(itemId, summarizer.summarize(prompt), summarizer.name(), false, existing, aged,
-          cutoff));
+          cutoff, prune));
     } catch (SummarizationException | RuntimeException e) {
       String error = oneLine(e);
       Map<String, Object> payload = new LinkedHashMap<>();
@@ -92,15 +114,16 @@ public final class SlidingWindowSummarizer {
       return Optional.empty();
     }
     try {
-      return Optional.of(save(itemId, fallback.summarize(prompt), fallback.name(), true, existing, aged, cutoff));
+      return Optional.of(save(itemId, fallback.summarize(prompt), fallback.name(), true, existing, aged, cutoff,
+          prune));
     } catch (SummarizationException | RuntimeException e) {
       log.warn("fallback summarization of item {} failed too ({}); keeping every turn verbatim", itemId, oneLine(e));
       return Optional.empty();
     }
   }
 
-  private ContextSummary save(String itemId, String text, String generator, boolean degraded,
-      Optional<ContextSummary> existing, List<Turn> aged, long cutoff) throws SummarizationException {
+  private Saved save(String itemId, String text, String generator, boolean degraded,
+      Optional<ContextSummary> existing, List<Turn> aged, long cutoff, boolean prune) throws SummarizationException {
     if (text == null || text.isBlank()) {
       throw new SummarizationException(generator + " summarizer returned an empty summary");
     }
@@ -118,11 +141,17 @@ public final class SlidingWindowSummarizer {
     payload.put("degraded", degraded);
     payload.put("fromSeq", summary.fromSeq());
     payload.put("toSeq", summary.toSeq());
-    repository.saveSummary(summary, truncated, EVENT_COMPLETE, payload);
+    int pruned = 0;
+    if (prune) {
+      payload.put("turnsPruned", true);
+      pruned = repository.saveSummaryAndPrune(summary, truncated, EVENT_COMPLETE, payload);
+    } else {
+      repository.saveSummary(summary, truncated, EVENT_COMPLETE, payload);
+    }
     log.info("condensed {} turn(s) of item {} into a summary of ~{} tokens ({}{})", aged.size(), itemId, tokens,
         generator, degraded ? ", degraded" : "");
     listener.summarizationComplete(itemId, aged.size(), tokens, degraded);
-    return summary;
+    return new Saved(summary, pruned);
   }
 
   private static String oneLine(Throwable e) {

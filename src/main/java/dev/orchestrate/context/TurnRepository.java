@@ -6,8 +6,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Storage of turn history and rolling summaries; implemented in {@code store/}. There is
- * deliberately no way to delete a turn here: summarizing never loses history.
+ * Storage of turn history and rolling summaries; implemented in {@code store/}. The only way to
+ * delete turns here is {@link #saveSummaryAndPrune}: together with the summary that covers them,
+ * in one transaction (summarize-then-prune), so history is condensed, never lost.
  */
 public interface TurnRepository {
 
@@ -36,6 +37,12 @@ public interface TurnRepository {
    * {@code truncated}: the text was cut to {@code context.summary_max_chars}, counted for {@code stats}.
    */
   void saveSummary(ContextSummary summary, boolean truncated, String eventKind, Map<String, Object> eventPayload);
+
+  /**
+   * Like {@link #saveSummary}, and in the same transaction deletes the item's turns the summary
+   * covers ({@code seq <= summary.toSeq()}); returns how many were deleted.
+   */
+  int saveSummaryAndPrune(ContextSummary summary, boolean truncated, String eventKind, Map<String, Object> eventPayload);
 
   /** Saves a summary whose text was not cut. */
   default void saveSummary(ContextSummary summary, String eventKind, Map<String, Object> eventPayload) {

@@ -42,7 +42,8 @@ final class InMemoryTurns implements TurnRepository {
 
   @Override
   public long lastTurnSeq(String itemId) {
-    return turns.stream().filter(t -> t.itemId().equals(itemId)).mapToLong(Turn::seq).max().orElse(0);
+    return Math.max(turns.stream().filter(t -> t.itemId().equals(itemId)).mapToLong(Turn::seq).max().orElse(0),
+        summaries.containsKey(itemId) ? summaries.get(itemId).toSeq() : 0);
   }
 
   @Override
@@ -62,6 +63,15 @@ final class InMemoryTurns implements TurnRepository {
     truncatedSummaries += truncated ? 1 : 0;
     summaries.put(summary.itemId(), summary);
     events.add(new RecordedEvent(summary.itemId(), eventKind, eventPayload));
+  }
+
+  @Override
+  public int saveSummaryAndPrune(ContextSummary summary, boolean truncated, String eventKind,
+      Map<String, Object> eventPayload) {
+    saveSummary(summary, truncated, eventKind, eventPayload);
+    int before = turns.size();
+    turns.removeIf(t -> t.itemId().equals(summary.itemId()) && t.seq() <= summary.toSeq());
+    return before - turns.size();
   }
 
   @Override

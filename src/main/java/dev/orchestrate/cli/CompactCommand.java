@@ -1,6 +1,8 @@
 package dev.orchestrate.cli;
 
 import dev.orchestrate.backlog.Config;
+import dev.orchestrate.context.ContextHistory;
+import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.memory.CompactionPolicy;
 import dev.orchestrate.memory.MemoryCompaction;
 import dev.orchestrate.memory.MemoryItem;
@@ -8,8 +10,11 @@ import dev.orchestrate.scheduler.EventLog;
 import dev.orchestrate.store.Database;
 import dev.orchestrate.store.SqliteEventLog;
 import dev.orchestrate.store.SqliteMemoryRepository;
+import dev.orchestrate.store.SqliteRetention;
+import dev.orchestrate.store.SqliteStateRepository;
 import dev.orchestrate.store.StateDirectory;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,8 +29,10 @@ import picocli.CommandLine.Spec;
 /** {@code orchestrate compact}: prune old episodic memories and routine events; optionally shrink the file. */
 @Command(name = "compact", mixinStandardHelpOptions = true,
     description = {"Delete old episodic memories (keeping the --keep-recent newest) and routine event-log rows",
-        "(keeping retention.events.keep_recent). Load-bearing memories (semantic, procedural, tagged",
-        "rejected-path) and load-bearing events are never deleted. Safe while a run is active; idempotent."})
+        "(keeping retention.events.max_rows), then apply every retention policy in full: job history",
+        "and its log directories, turns (finished items' turns summarized first), events, stats samples.",
+        "Load-bearing memories (semantic, procedural, tagged rejected-path), load-bearing events and",
+        "running jobs are never deleted. Safe while a run is active; idempotent."})
 final class CompactCommand implements Callable<Integer> {
   /** Ids listed by a dry run (text and JSON); -v lists them all. */
   static final int DRY_RUN_SAMPLE = 100;
@@ -56,7 +63,7 @@ final class CompactCommand implements Callable<Integer> {
     }
     Config config = root.loadConfig(null);
     int keep = keepRecent != null ? keepRecent : config.memoryKeepRecent();
-    int eventsKeep = config.retention().events().keepRecent();
+    int eventsKeep = config.retention().events().rows().orElse(Integer.MAX_VALUE);
     StateDirectory dir = root.stateDirectory();
     boolean verbose = root.verbose.length > 0;
 
@@ -79,16 +86,59 @@ final class CompactCommand implements Callable<Integer> {
       memory = new MemoryCompaction(dryRun, 0, 0, 0, 0, Map.of(), List.of());
       events = new EventLog.EventCompaction(0, 0, 0);
     }
+    Map<String, Long> retained = dryRun || !dir.hasDatabase() ? Map.of() : retention(config, keep, dir);
     long[] vacuumed = vacuum && !dryRun && dir.hasDatabase() ? Database.vacuum(dir.database()) : null;
     long bytesAfter = Database.bytes(dir.database());
 
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      Json.print(out, toJson(keep, eventsKeep, memory, events, protectedItems, vacuumed, bytesBefore, bytesAfter));
+      Map<String, Object> doc = toJson(keep, eventsKeep, memory, events, protectedItems, vacuumed, bytesBefore,
+          bytesAfter);
+      Map<String, Object> retention = retentionJson(retained);
+      retention.put("applied", !dryRun && dir.hasDatabase());
+      doc.put("retention", retention);
+      Json.print(out, doc);
     } else {
       printText(out, keep, eventsKeep, memory, events, protectedItems, vacuumed);
+      printRetention(out, retained);
     }
     return ExitCode.OK;
+  }
+
+  /**
+   * Every retention policy, in full (budgeted passes until nothing is beyond a policy), with the
+   * configured summarizer condensing finished items' turns; then one stats sample.
+   */
+  private static Map<String, Long> retention(Config config, int keep, StateDirectory dir) {
+    Clock clock = Clock.systemUTC();
+    try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
+      Path workDir = config.source().map(p -> p.toAbsolutePath().getParent()).orElse(Path.of("").toAbsolutePath());
+      ContextHistory history = ContextHistory.create(store.turnRepository(), config.context(), workDir, clock,
+          SummarizationListener.NONE, System::getenv);
+      SqliteRetention.Pass pass = store.retention().full(config.retention(), keep, clock.instant(),
+          history::condense, n -> { });
+      store.recordSample("compact", clock.instant());
+      return pass.deleted();
+    }
+  }
+
+  private static Map<String, Object> retentionJson(Map<String, Long> deleted) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    for (String structure : SqliteRetention.STRUCTURES) {
+      out.put(structure, Map.of("deleted", deleted.getOrDefault(structure, 0L)));
+    }
+    return out;
+  }
+
+  private void printRetention(PrintWriter out, Map<String, Long> deleted) {
+    if (dryRun) {
+      out.println("retention: not applied in a dry run (orchestrate stats shows what is over its policy)");
+    } else {
+      out.println("retention: deleted " + deleted.getOrDefault("jobs", 0L) + " jobs (with their log directories), "
+          + deleted.getOrDefault("turns", 0L) + " turns, " + deleted.getOrDefault("events", 0L) + " events, "
+          + deleted.getOrDefault("stats_samples", 0L) + " stats samples");
+    }
+    out.flush();
   }
 
   private Map<String, Object> toJson(int keep, int eventsKeep, MemoryCompaction m, EventLog.EventCompaction e,

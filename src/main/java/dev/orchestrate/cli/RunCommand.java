@@ -4,12 +4,11 @@ import dev.orchestrate.backlog.Config;
 import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.context.ContextHistory;
 import dev.orchestrate.context.SummarizationListener;
-import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.memory.MemoryService;
 import dev.orchestrate.backlog.ExecutionConfig;
+import dev.orchestrate.retention.MaintenanceSchedule;
 import dev.orchestrate.scheduler.HaltReason;
-import dev.orchestrate.scheduler.Housekeeping;
 import dev.orchestrate.scheduler.ItemFilter;
 import dev.orchestrate.scheduler.ItemFilterException;
 import dev.orchestrate.scheduler.RunFigures;
@@ -19,6 +18,7 @@ import dev.orchestrate.scheduler.RunReport;
 import dev.orchestrate.scheduler.Scheduler;
 import dev.orchestrate.store.RunLock;
 import dev.orchestrate.store.SqliteMemoryRepository;
+import dev.orchestrate.store.SqliteRetention;
 import dev.orchestrate.store.SqliteStateRepository;
 import dev.orchestrate.store.StateDirectory;
 import java.io.PrintWriter;
@@ -233,12 +233,24 @@ final class RunCommand implements Callable<Integer> {
   static Scheduler scheduler(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
       SqliteStateRepository store, SqliteMemoryRepository memories, RunListener progress, PrintWriter err,
       boolean quiet) {
-    TurnHistory history = ContextHistory.create(store.turnRepository(), config.context(),
+    ContextHistory history = ContextHistory.create(store.turnRepository(), config.context(),
         backlogs.current().directory(), clock,
         progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
     return new Scheduler(store, config, backlogs, dir.jobs(), new AgentRunner(clock), clock,
         new BacklogNotices(progress, err, clock, quiet), history,
-        new MemoryService(memories, clock, config.memoryBootContextChars()), Housekeeping.NONE);
+        new MemoryService(memories, clock, config.memoryBootContextChars()), maintenance(config, store, history));
+  }
+
+  /**
+   * Retention during the run: one budgeted pass per maintenance interval (finished items' turns
+   * condensed with the run's own summarizer), and one stats sample with it.
+   */
+  static MaintenanceSchedule maintenance(Config config, SqliteStateRepository store, ContextHistory history) {
+    SqliteRetention retention = store.retention();
+    return new MaintenanceSchedule(config.retention().maintenanceInterval(), now -> {
+      retention.pass(config.retention(), config.memoryKeepRecent(), now, history::condense);
+      store.recordSample("run", now);
+    });
   }
 
   static int exitCode(RunReport report) {

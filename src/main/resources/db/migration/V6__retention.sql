@@ -37,3 +37,16 @@ CREATE TRIGGER job_logs_pruned AFTER DELETE ON jobs WHEN OLD.log_path IS NOT NUL
 CREATE TRIGGER job_logs_bytes AFTER UPDATE OF log_bytes ON jobs
   BEGIN UPDATE structures SET bytes = bytes + COALESCE(NEW.log_bytes, 0) - COALESCE(OLD.log_bytes, 0)
         WHERE name = 'job_logs'; END;
+
+-- Memories that `compact` never deletes (load-bearing, or superseded and left as they are), so
+-- `stats` reads the prunable count as rows now - kept_rows instead of counting millions of rows.
+UPDATE structures SET kept_rows = (SELECT COUNT(*) FROM memories WHERE load_bearing = 1 OR superseded_by IS NOT NULL)
+ WHERE name = 'memory';
+CREATE TRIGGER memory_kept AFTER INSERT ON memories WHEN NEW.load_bearing = 1 OR NEW.superseded_by IS NOT NULL
+  BEGIN UPDATE structures SET kept_rows = kept_rows + 1 WHERE name = 'memory'; END;
+CREATE TRIGGER memory_kept_pruned AFTER DELETE ON memories WHEN OLD.load_bearing = 1 OR OLD.superseded_by IS NOT NULL
+  BEGIN UPDATE structures SET kept_rows = kept_rows - 1 WHERE name = 'memory'; END;
+CREATE TRIGGER memory_kept_changed AFTER UPDATE OF load_bearing, superseded_by ON memories
+  BEGIN UPDATE structures SET kept_rows = kept_rows
+          + (NEW.load_bearing = 1 OR NEW.superseded_by IS NOT NULL) - (OLD.load_bearing = 1 OR OLD.superseded_by IS NOT NULL)
+        WHERE name = 'memory'; END;

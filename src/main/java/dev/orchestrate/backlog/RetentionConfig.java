@@ -21,6 +21,12 @@ import java.util.OptionalInt;
 public record RetentionConfig(Duration maintenanceInterval, int budget, Policy jobs, Policy turns, Policy events,
     Policy statsSamples) {
   public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(1);
+  /**
+   * {@code max_rows} is a ceiling: maintenance prunes a structure down to this share of it, so that
+   * what accumulates between two passes stays clear of the limit and {@code stats} reads ok (warn
+   * at 85 %) while retention keeps up.
+   */
+  public static final int TARGET_PERCENT = 60;
   public static final int DEFAULT_BUDGET = 500;
   public static final int DEFAULT_EVENTS_KEEP_RECENT = 10_000;
 
@@ -64,6 +70,11 @@ public record RetentionConfig(Duration maintenanceInterval, int budget, Policy j
 
     public static Policy of(Integer maxRows, Duration maxAge) {
       return new Policy(maxRows, maxAge);
+    }
+
+    /** The rows maintenance keeps: {@value RetentionConfig#TARGET_PERCENT} % of max_rows. */
+    public OptionalInt targetRows() {
+      return maxRows == null ? OptionalInt.empty() : OptionalInt.of((int) ((long) maxRows * TARGET_PERCENT / 100));
     }
 
     public OptionalInt rows() {

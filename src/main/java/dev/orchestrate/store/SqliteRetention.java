@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Incremental retention over the state database (DESIGN §5.7). One {@link #pass} deletes, per
  * structure, at most {@code budget} rows that are beyond its policy (the oldest rows beyond
- * {@code max_rows}, and rows older than {@code max_age}), walking the table by id from the cursor
+ * {@link RetentionConfig#TARGET_PERCENT} % of {@code max_rows}, and rows older than {@code max_age}), walking the table by id from the cursor
  * saved in {@code structures.cursor}, so its cost depends on the budget and not on the table size.
  * The cursor goes back to 0 when a pass reaches the end of the table or the first row the policy
  * keeps; the next pass starts again from the oldest rows.
@@ -150,7 +150,7 @@ public final class SqliteRetention implements AutoCloseable {
     int used;
 
     Quota(Policy policy, long rowsNow, int budget, Instant now) {
-      this.excess = policy.maxRows() == null ? 0 : Math.max(0, rowsNow - policy.maxRows());
+      this.excess = policy.targetRows().isEmpty() ? 0 : Math.max(0, rowsNow - policy.targetRows().getAsInt());
       this.cutoff = policy.maxAge() == null ? Long.MIN_VALUE : now.toEpochMilli() - policy.maxAge().toMillis();
       this.budget = budget;
     }

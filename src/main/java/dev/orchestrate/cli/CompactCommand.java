@@ -86,7 +86,8 @@ final class CompactCommand implements Callable<Integer> {
       memory = new MemoryCompaction(dryRun, 0, 0, 0, 0, Map.of(), List.of());
       events = new EventLog.EventCompaction(0, 0, 0);
     }
-    Map<String, Long> retained = dryRun || !dir.hasDatabase() ? Map.of() : retention(config, keep, dir);
+    Map<String, Long> retained = dryRun || !dir.hasDatabase() ? Map.of()
+        : retention(config, keep, dir, memory.deleted() > 0, events.deleted() > 0);
     long[] vacuumed = vacuum && !dryRun && dir.hasDatabase() ? Database.vacuum(dir.database()) : null;
     long bytesAfter = Database.bytes(dir.database());
 
@@ -109,9 +110,16 @@ final class CompactCommand implements Callable<Integer> {
    * Every retention policy, in full (budgeted passes until nothing is beyond a policy), with the
    * configured summarizer condensing finished items' turns; then one stats sample.
    */
-  private static Map<String, Long> retention(Config config, int keep, StateDirectory dir) {
+  private static Map<String, Long> retention(Config config, int keep, StateDirectory dir, boolean memoryPruned,
+      boolean eventsPruned) {
     Clock clock = Clock.systemUTC();
     try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
+      if (memoryPruned) {
+        store.retention().markPruned("memory", clock.instant());
+      }
+      if (eventsPruned) {
+        store.retention().markPruned("events", clock.instant());
+      }
       Path workDir = config.source().map(p -> p.toAbsolutePath().getParent()).orElse(Path.of("").toAbsolutePath());
       ContextHistory history = ContextHistory.create(store.turnRepository(), config.context(), workDir, clock,
           SummarizationListener.NONE, System::getenv);

@@ -20,7 +20,7 @@ import picocli.CommandLine.ScopeType;
     description = "Drives a backlog of work items through phases (scope, design, build, review, ...), "
         + "each phase run by an agent subprocess.",
     subcommands = {InitCommand.class, RunCommand.class, StatusCommand.class, UnblockCommand.class,
-        JobsCommand.class, MemoryCommand.class, CompactCommand.class},
+        JobsCommand.class, MemoryCommand.class, CompactCommand.class, StatsCommand.class},
     footerHeading = "%nEnvironment:%n",
     footer = {
         "  ORCHESTRATE_STATE   state directory (default ./.orchestrate); --state wins",
@@ -34,6 +34,8 @@ import picocli.CommandLine.ScopeType;
         "       compact --keep-recent -1, a bad line in memory import, unblock of an unknown",
         "       or not-blocked item, jobs --limit 0)",
         "  3    the state directory is locked by another run (run, unblock)",
+        "  4    stats --check: some structure at warning level (>= 85 % of its limit)",
+        "  5    stats --check: some structure over its limit",
         "  130  interrupted (Ctrl-C or SIGTERM)"})
 public final class OrchestrateCommand {
   static final String DEFAULT_STATE_DIR = ".orchestrate";

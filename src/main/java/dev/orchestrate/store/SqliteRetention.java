@@ -97,6 +97,11 @@ public final class SqliteRetention implements AutoCloseable {
         policy.maxAge() == null ? null : policy.maxAge().toMillis(), structure);
   }
 
+  /** Records that {@code structure} was pruned at {@code now} (by memory or event-log compaction). */
+  public void markPruned(String structure, Instant now) {
+    jdbc.execute("UPDATE structures SET last_pruned_at = ? WHERE name = ?", now.toEpochMilli(), structure);
+  }
+
   /** One budgeted pass over every structure. */
   public Pass pass(RetentionConfig config, int memoryKeepRecent, Instant now, Condenser condenser) {
     recordPolicies(config, memoryKeepRecent);

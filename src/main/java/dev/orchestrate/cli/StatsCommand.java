@@ -1,0 +1,232 @@
+package dev.orchestrate.cli;
+
+import dev.orchestrate.backlog.Durations;
+import dev.orchestrate.stats.LastRun;
+import dev.orchestrate.stats.StatsInput;
+import dev.orchestrate.stats.StatsReport;
+import dev.orchestrate.stats.Structure;
+import dev.orchestrate.store.SqliteStats;
+import dev.orchestrate.store.StateDirectory;
+import dev.orchestrate.store.StoreException;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/** {@code orchestrate stats}: how much every bounded structure has grown, its limit, and how close it is. */
+@Command(name = "stats", mixinStandardHelpOptions = true,
+    description = {"Show the growth of every bounded structure: rows now, rows ever written, rows pruned, last",
+        "pruned, the retention limit, utilisation (rows retention may delete / max_rows) and a status:",
+        "ok below 85 %, warn from 85 %, over above 100 % (retention keeps a structure at 60 % of",
+        "max_rows, so warn means growth outpaces maintenance). Also the database file (bytes, pages,",
+        "free pages reclaimable with `compact --vacuum`, WAL), episodic memories over keep_recent, the",
+        "last run's in-memory figures, a trend (rows per hour over the samples of the last 24 h; run,",
+        "stats and compact each record one), and the pressure: normal, elevated (>= 70 %), high",
+        "(>= 85 %), critical (>= 95 %) of the fullest structure.",
+        "Reads only the state directory (no backlog or config needed); safe while a run is active; reads",
+        "counters, never counts the rows of a large table. Records one sample for the trend.",
+        "",
+        "Exit codes with --check: 0 every structure ok, 4 some at warn, 5 some over its limit."})
+final class StatsCommand implements Callable<Integer> {
+  private static final Logger LOG = LoggerFactory.getLogger(StatsCommand.class);
+
+  @ParentCommand
+  OrchestrateCommand root;
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--json", description = "Print one JSON document (kind \"stats\") on stdout")
+  boolean json;
+
+  @Option(names = "--check", description = "Exit 0 when every structure is ok, 4 when one is at warn, 5 when one "
+      + "is over its limit (the report is printed as usual)")
+  boolean check;
+
+  @Override
+  public Integer call() {
+    StateDirectory dir = root.stateDirectory();
+    Instant now = Clock.systemUTC().instant();
+    StatsInput input = StatsInput.empty(now);
+    if (dir.hasDatabase()) {
+      try (SqliteStats stats = SqliteStats.open(dir.database())) {
+        input = stats.read(now);
+        try {
+          stats.recordSample("stats", now);
+        } catch (StoreException e) {
+          LOG.debug("no stats sample recorded: {}", e.getMessage());
+        }
+      }
+    }
+    StatsReport report = StatsReport.of(input);
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      Json.print(out, toJson(report, dir));
+    } else {
+      printText(out, report, dir);
+    }
+    return check ? report.status().exitCode() : ExitCode.OK;
+  }
+
+  static Map<String, Object> toJson(StatsReport r, StateDirectory dir) {
+    Map<String, Object> doc = Json.envelope("stats");
+    doc.put("generated_at", r.generatedAt().toString());
+    doc.put("state", dir.root().toAbsolutePath().toString());
+    doc.put("database_exists", r.databaseExists());
+    doc.put("status", r.status().key());
+    doc.put("pressure", r.pressure().key());
+    doc.put("structures", r.structures().stream().map(StatsCommand::structure).toList());
+    Map<String, Object> db = new LinkedHashMap<>();
+    db.put("file_bytes", r.database().fileBytes());
+    db.put("wal_bytes", r.database().walBytes());
+    db.put("page_size", r.database().pageSize());
+    db.put("page_count", r.database().pageCount());
+    db.put("freelist_bytes", r.database().freelistBytes());
+    doc.put("database", db);
+    Map<String, Object> memory = new LinkedHashMap<>();
+    memory.put("prunable", r.memory().prunable());
+    memory.put("keep_recent", r.memory().keepRecent());
+    memory.put("over_keep_recent", r.memory().overKeepRecent());
+    doc.put("memory", memory);
+    doc.put("last_run", lastRun(r.lastRun()));
+    Map<String, Object> trend = new LinkedHashMap<>();
+    trend.put("window_hours", StatsReport.TREND_WINDOW.toHours());
+    trend.put("samples", r.trend() == null ? 0 : r.trend().samples());
+    trend.put("from", r.trend() == null ? null : r.trend().from().toString());
+    doc.put("trend", trend);
+    doc.put("warnings", r.warnings().stream().map(w -> {
+      Map<String, Object> m = new LinkedHashMap<>();
+      m.put("structure", w.structure());
+      m.put("level", w.level().key());
+      m.put("message", w.message());
+      return m;
+    }).toList());
+    return doc;
+  }
+
+  private static Map<String, Object> structure(StatsReport.Row row) {
+    Structure s = row.figures();
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("name", s.name());
+    m.put("rows", s.rowsNow());
+    m.put("rows_ever", s.rowsWritten());
+    m.put("rows_pruned", s.rowsPruned());
+    m.put("rows_kept_always", s.keptRows());
+    m.put("last_pruned_at", s.lastPrunedAt() == null ? null : s.lastPrunedAt().toString());
+    Map<String, Object> limit = new LinkedHashMap<>();
+    limit.put(s.name().equals("memory") ? "keep_recent" : "max_rows", s.maxRows());
+    limit.put("max_age", s.maxAgeMs() == null ? null : Durations.format(Duration.ofMillis(s.maxAgeMs())));
+    m.put("limit", limit);
+    m.put("utilisation", row.utilisation() == null ? null : round(row.utilisation()));
+    m.put("status", row.status().key());
+    m.put("rows_per_hour", row.perHour() == null ? null : round(row.perHour()));
+    m.put("truncated_writes", s.truncatedWrites());
+    if (s.name().equals("job_logs")) {
+      m.put("bytes", s.bytes());
+    }
+    return m;
+  }
+
+  private static Map<String, Object> lastRun(LastRun run) {
+    if (run == null) {
+      return null;
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", run.id());
+    m.put("started_at", run.startedAt() == null ? null : run.startedAt().toString());
+    m.put("ended_at", run.endedAt() == null ? null : run.endedAt().toString());
+    m.put("halt_reason", run.haltReason());
+    Map<String, Object> map = new LinkedHashMap<>();
+    map.put("peak", run.summaryMapPeak());
+    map.put("final", run.summaryMapFinal());
+    m.put("summary_map", map);
+    Map<String, Object> table = new LinkedHashMap<>();
+    table.put("peak_active", run.jobTablePeakActive());
+    table.put("peak_inactive", run.jobTablePeakInactive());
+    table.put("final", run.jobTableFinal());
+    m.put("job_table", table);
+    return m;
+  }
+
+  private static double round(double v) {
+    return Double.isInfinite(v) ? 999.9999 : Math.round(v * 10_000) / 10_000.0;
+  }
+
+  private static void printText(PrintWriter out, StatsReport r, StateDirectory dir) {
+    if (!r.databaseExists()) {
+      out.println("no state database in " + dir.root() + " yet: nothing has grown (status ok)");
+      out.flush();
+      return;
+    }
+    out.println("pressure: " + r.pressure().key() + ", status: " + r.status().key());
+    Table table = new Table("STRUCTURE", "ROWS", "EVER", "PRUNED", "LIMIT", "USED", "STATUS", "PER HOUR",
+        "LAST PRUNED");
+    for (StatsReport.Row row : r.structures()) {
+      Structure s = row.figures();
+      table.add(s.name(), Long.toString(s.rowsNow()), Long.toString(s.rowsWritten()), Long.toString(s.rowsPruned()),
+          limit(s), row.utilisation() == null ? "-" : percent(row.utilisation()), row.status().key(),
+          row.perHour() == null ? "-" : String.format(Locale.ROOT, "%+.0f", row.perHour()),
+          s.lastPrunedAt() == null ? "never" : s.lastPrunedAt().toString());
+    }
+    table.print(out);
+    var db = r.database();
+    out.println("database: " + db.fileBytes() + " bytes (" + db.pageCount() + " pages of " + db.pageSize()
+        + "), WAL " + db.walBytes() + " bytes, " + db.freelistBytes() + " bytes free (compact --vacuum reclaims)");
+    r.structures().stream().filter(row -> row.name().equals("job_logs")).findFirst()
+        .ifPresent(row -> out.println("job logs on disk: " + row.figures().rowsNow() + " directories, "
+            + row.figures().bytes() + " bytes"));
+    out.println("memory: " + r.memory().prunable() + " prunable episodic, " + r.memory().overKeepRecent()
+        + " over keep_recent " + r.memory().keepRecent()
+        + (r.memory().overKeepRecent() > 0 ? " (orchestrate compact deletes them)" : ""));
+    long truncated = r.structures().stream().mapToLong(row -> row.figures().truncatedWrites()).sum();
+    if (truncated > 0) {
+      out.println("truncated writes: " + truncated + " values cut to their size cap");
+    }
+    LastRun run = r.lastRun();
+    if (run != null) {
+      out.println("last run " + run.id() + (run.endedAt() == null ? " (running, or it died)" : " ("
+          + run.haltReason() + ")") + ": summary map peak " + orDash(run.summaryMapPeak()) + ", final "
+          + orDash(run.summaryMapFinal()) + "; job table peak " + orDash(run.jobTablePeakActive()) + " active + "
+          + orDash(run.jobTablePeakInactive()) + " ended, final " + orDash(run.jobTableFinal()));
+    }
+    out.println(r.trend() == null || r.trend().samples() < 1 ? "trend: not enough samples yet"
+        : "trend: over " + r.trend().samples() + " samples since " + r.trend().from());
+    List<StatsReport.Warning> warnings = r.warnings();
+    for (StatsReport.Warning w : warnings) {
+      out.println(w.level().key() + ": " + w.message());
+    }
+    out.flush();
+  }
+
+  private static String limit(Structure s) {
+    if (s.name().equals("memory")) {
+      return s.maxRows() == null ? "-" : "keep " + s.maxRows();
+    }
+    String rows = s.maxRows() == null ? null : s.maxRows() + " rows";
+    String age = s.maxAgeMs() == null ? null : Durations.format(Duration.ofMillis(s.maxAgeMs()));
+    if (rows == null && age == null) {
+      return "-";
+    }
+    return rows == null ? age : age == null ? rows : rows + ", " + age;
+  }
+
+  private static String percent(double utilisation) {
+    return Double.isInfinite(utilisation) ? "over" : String.format(Locale.ROOT, "%.0f%%", utilisation * 100);
+  }
+
+  private static String orDash(Integer v) {
+    return v == null ? "-" : v.toString();
+  }
+}

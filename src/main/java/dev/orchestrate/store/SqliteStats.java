@@ -1,0 +1,110 @@
+package dev.orchestrate.store;
+
+import dev.orchestrate.stats.DatabaseFigures;
+import dev.orchestrate.stats.LastRun;
+import dev.orchestrate.stats.Sample;
+import dev.orchestrate.stats.StatsInput;
+import dev.orchestrate.stats.StatsReport;
+import dev.orchestrate.stats.Structure;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The reading side of {@code orchestrate stats}: the {@code structures} counters, SQLite's
+ * pragmas, the last run's row and the samples of the trend window. Every query is a primary-key
+ * or index look-up, or reads a table that retention bounds ({@code stats_samples}); nothing
+ * counts the rows of a large table, so the time does not grow with the database.
+ */
+public final class SqliteStats implements AutoCloseable {
+  private final Connection connection;
+  private final Jdbc jdbc;
+  private final Path file;
+
+  private SqliteStats(Connection connection, Path file) {
+    this.connection = connection;
+    this.file = file;
+    this.jdbc = new Jdbc(connection, "state database " + file);
+  }
+
+  /** Opens (and migrates, like every command) an existing state database. */
+  public static SqliteStats open(Path file) {
+    return new SqliteStats(Database.open(file), file);
+  }
+
+  public StatsInput read(Instant now) {
+    List<Structure> structures = jdbc.query("""
+        SELECT name, rows_written, rows_pruned, last_pruned_at, kept_rows, truncated_writes, bytes, max_rows, max_age_ms
+          FROM structures ORDER BY CASE name WHEN 'items' THEN 0 WHEN 'jobs' THEN 1 WHEN 'job_logs' THEN 2
+            WHEN 'turns' THEN 3 WHEN 'summaries' THEN 4 WHEN 'events' THEN 5 WHEN 'memory' THEN 6 ELSE 7 END""",
+        rs -> new Structure(rs.getString(1), rs.getLong(2), rs.getLong(3), instant(rs, 4), rs.getLong(5),
+            rs.getLong(6), rs.getLong(7), nullableLong(rs, 8), nullableLong(rs, 9)));
+    DatabaseFigures database = new DatabaseFigures(size(file), size(Path.of(file + "-wal")),
+        jdbc.queryLong("PRAGMA page_size"), jdbc.queryLong("PRAGMA page_count"),
+        jdbc.queryLong("PRAGMA freelist_count"));
+    LastRun lastRun = jdbc.queryOne("""
+        SELECT id, started_at, ended_at, halt_reason, summary_map_peak, summary_map_final, job_table_peak_active,
+               job_table_peak_inactive, job_table_final FROM runs ORDER BY id DESC LIMIT 1""",
+        rs -> new LastRun(rs.getLong(1), instant(rs, 2), instant(rs, 3), rs.getString(4), nullableInt(rs, 5),
+            nullableInt(rs, 6), nullableInt(rs, 7), nullableInt(rs, 8), nullableInt(rs, 9))).orElse(null);
+    List<Sample> samples = jdbc.query("SELECT at, source, db_bytes, rows FROM stats_samples WHERE at >= ? ORDER BY id",
+        rs -> new Sample(Instant.ofEpochMilli(rs.getLong(1)), rs.getString(2), rs.getLong(3),
+            counts(rs.getString(4))), now.minus(StatsReport.TREND_WINDOW).toEpochMilli());
+    return new StatsInput(now, true, structures, database, lastRun, samples);
+  }
+
+  /** Records the {@code stats} sample; a busy database skips it (stats must answer, not wait). */
+  public void recordSample(String source, Instant at) {
+    StatsSamples.record(jdbc, file, source, at);
+  }
+
+  private static Map<String, Long> counts(String json) {
+    Map<String, Long> out = new LinkedHashMap<>();
+    JsonText.parseObject(json).forEach((k, v) -> {
+      try {
+        out.put(k, Long.parseLong(v));
+      } catch (NumberFormatException e) {
+        // a sample written by a later version with other figures: skip what is not a count
+      }
+    });
+    return out;
+  }
+
+  private static long size(Path path) {
+    try {
+      return Files.isRegularFile(path) ? Files.size(path) : 0;
+    } catch (java.io.IOException e) {
+      return 0;
+    }
+  }
+
+  private static Instant instant(ResultSet rs, int column) throws SQLException {
+    long v = rs.getLong(column);
+    return rs.wasNull() ? null : Instant.ofEpochMilli(v);
+  }
+
+  private static Long nullableLong(ResultSet rs, int column) throws SQLException {
+    long v = rs.getLong(column);
+    return rs.wasNull() ? null : v;
+  }
+
+  private static Integer nullableInt(ResultSet rs, int column) throws SQLException {
+    int v = rs.getInt(column);
+    return rs.wasNull() ? null : v;
+  }
+
+  @Override
+  public void close() {
+    try {
+      connection.close();
+    } catch (SQLException e) {
+      // read-mostly connection: nothing to lose
+    }
+  }
+}

@@ -56,13 +56,25 @@ final class CompactCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON document (kind \"compact\") on stdout")
   boolean json;
 
+  @Option(names = "--incremental", description = "Only one budgeted retention pass, what a run does once per "
+      + "retention.maintenance_interval: at most retention.budget rows per structure, resuming where the last "
+      + "pass stopped, so its cost does not grow with the database (for frequent cron jobs). No memory compaction.")
+  boolean incremental;
+
   @Override
   public Integer call() {
     if (keepRecent != null && keepRecent < 0) {
       throw CliException.usage("--keep-recent must be 0 or more, got " + keepRecent);
     }
+    if (incremental && (dryRun || vacuum || keepRecent != null)) {
+      throw CliException.usage("--incremental runs one retention pass only; it does not combine with "
+          + "--dry-run, --vacuum or --keep-recent");
+    }
     Config config = root.loadConfig(null);
     int keep = keepRecent != null ? keepRecent : config.memoryKeepRecent();
+    if (incremental) {
+      return incremental(config, keep);
+    }
     int eventsKeep = config.retention().events().rows().orElse(Integer.MAX_VALUE);
     StateDirectory dir = root.stateDirectory();
     boolean verbose = root.verbose.length > 0;
@@ -102,6 +114,46 @@ final class CompactCommand implements Callable<Integer> {
     } else {
       printText(out, keep, eventsKeep, memory, events, protectedItems, vacuumed);
       printRetention(out, retained);
+    }
+    return ExitCode.OK;
+  }
+
+  private int incremental(Config config, int keep) {
+    StateDirectory dir = root.stateDirectory();
+    Map<String, Long> deleted = Map.of();
+    boolean more = false;
+    long elapsedMs = 0;
+    if (dir.hasDatabase()) {
+      Clock clock = Clock.systemUTC();
+      try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
+        Path workDir = config.source().map(p -> p.toAbsolutePath().getParent()).orElse(Path.of("").toAbsolutePath());
+        ContextHistory history = ContextHistory.create(store.turnRepository(), config.context(), workDir, clock,
+            SummarizationListener.NONE, System::getenv);
+        long started = System.nanoTime();
+        SqliteRetention.Pass pass = store.retention().pass(config.retention(), keep, clock.instant(),
+            history::condense);
+        elapsedMs = (System.nanoTime() - started) / 1_000_000;
+        store.recordSample("compact", clock.instant());
+        deleted = pass.deleted();
+        more = !pass.finished();
+      }
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    if (json) {
+      Map<String, Object> doc = Json.envelope("compact");
+      doc.put("incremental", true);
+      Map<String, Object> retention = retentionJson(deleted);
+      retention.put("applied", dir.hasDatabase());
+      retention.put("more_to_do", more);
+      retention.put("pass_ms", elapsedMs);
+      doc.put("retention", retention);
+      Json.print(out, doc);
+    } else {
+      printRetention(out, deleted);
+      if (more) {
+        out.println("  more is beyond the policies: the next pass (or a full compact) goes on from here");
+      }
+      out.flush();
     }
     return ExitCode.OK;
   }

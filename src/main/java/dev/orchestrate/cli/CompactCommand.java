@@ -126,12 +126,9 @@ final class CompactCommand implements Callable<Integer> {
     if (dir.hasDatabase()) {
       Clock clock = Clock.systemUTC();
       try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
-        Path workDir = config.source().map(p -> p.toAbsolutePath().getParent()).orElse(Path.of("").toAbsolutePath());
-        ContextHistory history = ContextHistory.create(store.turnRepository(), config.context(), workDir, clock,
-            SummarizationListener.NONE, System::getenv);
         long started = System.nanoTime();
         SqliteRetention.Pass pass = store.retention().pass(config.retention(), keep, clock.instant(),
-            history::condense);
+            condenser(config, store, clock));
         elapsedMs = (System.nanoTime() - started) / 1_000_000;
         store.recordSample("compact", clock.instant());
         deleted = pass.deleted();
@@ -172,14 +169,21 @@ final class CompactCommand implements Callable<Integer> {
       if (eventsPruned) {
         store.retention().markPruned("events", clock.instant());
       }
-      Path workDir = config.source().map(p -> p.toAbsolutePath().getParent()).orElse(Path.of("").toAbsolutePath());
-      ContextHistory history = ContextHistory.create(store.turnRepository(), config.context(), workDir, clock,
-          SummarizationListener.NONE, System::getenv);
       SqliteRetention.Pass pass = store.retention().full(config.retention(), keep, clock.instant(),
-          history::condense, n -> { });
+          condenser(config, store, clock), n -> { });
       store.recordSample("compact", clock.instant());
       return pass.deleted();
     }
+  }
+
+  /**
+   * Summarize-then-prune with the configured summarizer (a {@code command} summarizer runs in the
+   * config file's directory), as the run does it.
+   */
+  private static SqliteRetention.Condenser condenser(Config config, SqliteStateRepository store, Clock clock) {
+    Path workDir = config.source().map(p -> p.toAbsolutePath().getParent()).orElse(Path.of("").toAbsolutePath());
+    return ContextHistory.create(store.turnRepository(), config.context(), workDir, clock,
+        SummarizationListener.NONE, System::getenv)::condense;
   }
 
   private static Map<String, Object> retentionJson(Map<String, Long> deleted) {

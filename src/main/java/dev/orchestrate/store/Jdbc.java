@@ -57,7 +57,11 @@ final class Jdbc {
   long insert(String sql, Object... params) {
     try (PreparedStatement ps = prepare(sql, params)) {
       ps.executeUpdate();
-      try (ResultSet rs = connection.createStatement().executeQuery("SELECT last_insert_rowid()")) {
+      // The statement is closed too, not only its result set: sqlite-jdbc keeps every open
+      // statement registered with the connection, so one left open per insert grows the heap of a
+      // long run (the soak test found ~0.2 KB per job).
+      try (java.sql.Statement st = connection.createStatement();
+          ResultSet rs = st.executeQuery("SELECT last_insert_rowid()")) {
         return rs.next() ? rs.getLong(1) : -1;
       }
     } catch (SQLException e) {

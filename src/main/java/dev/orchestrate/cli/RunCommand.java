@@ -25,6 +25,7 @@ import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -33,6 +34,7 @@ import java.util.Set;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.function.BooleanSupplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -247,10 +249,39 @@ final class RunCommand implements Callable<Integer> {
    */
   static MaintenanceSchedule maintenance(Config config, SqliteStateRepository store, ContextHistory history) {
     SqliteRetention retention = store.retention();
-    return new MaintenanceSchedule(config.retention().maintenanceInterval(), now -> {
-      retention.pass(config.retention(), config.memoryKeepRecent(), now, history::condense);
-      store.recordSample("run", now);
-    });
+    return new MaintenanceSchedule(config.retention().maintenanceInterval(),
+        now -> new RetentionPass(retention, config, now, history::condense, () -> store.recordSample("run", now)));
+  }
+
+  /** One run maintenance pass: retention, continued where it stepped aside, then the stats sample. */
+  private static final class RetentionPass implements MaintenanceSchedule.Pass {
+    private final SqliteRetention retention;
+    private final Config config;
+    private final Instant now;
+    private final SqliteRetention.Condenser condenser;
+    private final Runnable sample;
+    private SqliteRetention.Pass stepped;
+
+    RetentionPass(SqliteRetention retention, Config config, Instant now, SqliteRetention.Condenser condenser,
+        Runnable sample) {
+      this.retention = retention;
+      this.config = config;
+      this.now = now;
+      this.condenser = condenser;
+      this.sample = sample;
+    }
+
+    @Override
+    public boolean proceed(BooleanSupplier waiting) {
+      stepped = stepped == null
+          ? retention.pass(config.retention(), config.memoryKeepRecent(), now, condenser, waiting)
+          : retention.resume(stepped, config.retention(), now, condenser, waiting);
+      if (stepped.stepped()) {
+        return false;
+      }
+      sample.run();
+      return true;
+    }
   }
 
   static int exitCode(RunReport report) {

@@ -3,52 +3,85 @@ package dev.orchestrate.retention;
 import dev.orchestrate.scheduler.Housekeeping;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.function.Consumer;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * When a run's maintenance happens (DESIGN §5.7): at the end of a scheduler tick, at the first
- * tick and then whenever {@code interval} has elapsed since the last pass. The scheduler calls it
- * after the tick has spawned its agents, so a pass never delays an agent's start; the pass itself
- * is bounded by the retention budget, not by the size of the tables. A failing pass is logged and
- * retried at the next interval: maintenance never stops a run.
+ * tick and then whenever {@code interval} has elapsed since the last pass began. The scheduler
+ * calls it after the tick has spawned its agents, and a pass steps aside as soon as the scheduler
+ * has work waiting: a pass that did so is continued at the next tick (not the next interval), so
+ * maintenance runs in the scheduler's idle moments and still finishes its pass on a busy run. The
+ * pass itself is bounded by the retention budget, not by the size of the tables. A failing pass is
+ * logged and retried at the next interval: maintenance never stops a run.
  */
 public final class MaintenanceSchedule implements Housekeeping {
   private static final Logger LOG = LoggerFactory.getLogger(MaintenanceSchedule.class);
 
+  /** One pass, which may step aside for the scheduler and be continued. */
+  @FunctionalInterface
+  public interface Pass {
+    /**
+     * Does (the rest of) the pass, at least one unit of it, stepping aside when {@code waiting}
+     * says so; returns true when the pass is complete, false when it stepped aside.
+     */
+    boolean proceed(BooleanSupplier waiting);
+  }
+
   private final Duration interval;
-  private final Consumer<Instant> pass;
+  private final Function<Instant, Pass> begin;
   private Instant last;
+  private Pass current;
   private int passes;
+  private int continuations;
   private int failures;
 
-  /** @param pass one budgeted retention pass plus the run's stats sample, at {@code now} */
-  public MaintenanceSchedule(Duration interval, Consumer<Instant> pass) {
+  /** @param begin starts one pass at {@code now} (one budgeted retention pass plus the run's stats sample) */
+  public MaintenanceSchedule(Duration interval, Function<Instant, Pass> begin) {
     this.interval = interval;
-    this.pass = pass;
+    this.begin = begin;
   }
 
   @Override
-  public void afterTick(Instant now) {
-    if (last != null && now.isBefore(last.plus(interval))) {
-      return;
-    }
-    last = now;
-    passes++;
+  public void afterTick(Instant now, BooleanSupplier waiting) {
     try {
-      pass.accept(now);
+      if (current != null) {
+        continuations++;
+      } else if (last == null || !now.isBefore(last.plus(interval))) {
+        last = now;
+        passes++;
+        current = begin.apply(now);
+      } else {
+        return;
+      }
+      if (current.proceed(waiting)) {
+        current = null;
+      }
     } catch (RuntimeException e) {
+      current = null;
       failures++;
       LOG.warn("retention maintenance failed ({}); the run goes on, next try in {}", e.getMessage(), interval);
     }
   }
 
+  /** Passes begun. */
   public int passes() {
     return passes;
   }
 
+  /** Ticks that continued a pass which had stepped aside. */
+  public int continuations() {
+    return continuations;
+  }
+
   public int failures() {
     return failures;
+  }
+
+  /** Whether a pass stepped aside and waits to be continued. */
+  public boolean pending() {
+    return current != null;
   }
 }

@@ -1,15 +1,21 @@
 package dev.orchestrate.scheduler;
 
 import java.time.Instant;
+import java.util.function.BooleanSupplier;
 
 /**
- * Work the scheduler offers a slot to at the end of every tick (retention maintenance): it decides
- * itself whether its interval has elapsed, keeps each call short, and never throws.
+ * Work the scheduler offers a slot to at the end of every tick (retention maintenance), at the
+ * lowest priority: it decides itself whether its interval has elapsed, steps aside as soon as the
+ * scheduler has work waiting (a job ended, a stop was requested) and never throws.
  */
 @FunctionalInterface
 public interface Housekeeping {
-  Housekeeping NONE = now -> {
+  Housekeeping NONE = (now, waiting) -> {
   };
 
-  void afterTick(Instant now);
+  /**
+   * @param waiting true while the scheduler has work waiting: finish the current unit of work and
+   *                return, leaving the rest for a later tick
+   */
+  void afterTick(Instant now, BooleanSupplier waiting);
 }

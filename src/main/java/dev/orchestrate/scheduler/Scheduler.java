@@ -75,7 +75,7 @@ public final class Scheduler {
   /** Messages to the scheduler thread: job ends (from supervising threads) and stop requests. */
   private final BlockingQueue<Message> inbox = new LinkedBlockingQueue<>();
   private volatile boolean stopRequested;
-  /** The scheduler thread while it waits for a summarizer, so that a stop can cut the wait short. */
+  /** The scheduler thread while it may wait for a summarizer, so that a stop can cut the wait short. */
   private volatile Thread summarizing;
 
   public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
@@ -323,7 +323,14 @@ public final class Scheduler {
     if (swept > 0) {
       log.debug("swept {} phase summaries of items no longer active", swept);
     }
-    housekeeping.afterTick(clock.instant());
+    if (!stopRequested) {
+      // Lowest priority: it steps aside as soon as a job has ended (or a stop came), and a stop
+      // cuts short a summarizer it is waiting for, as while preparing a prompt.
+      interruptibly(() -> {
+        housekeeping.afterTick(clock.instant(), () -> stopRequested || !inbox.isEmpty());
+        return null;
+      });
+    }
   }
 
   /** Syncs an edited backlog file into the state and takes the items from there again. */
@@ -384,12 +391,14 @@ public final class Scheduler {
   }
 
   private PriorContext prepareContext(String itemId) {
+    return interruptibly(() -> stopRequested ? PriorContext.EMPTY : history.prepare(itemId));
+  }
+
+  /** Runs work that may wait for a summarizer so that {@link #requestStop} can cut the wait short. */
+  private <T> T interruptibly(java.util.function.Supplier<T> work) {
     summarizing = Thread.currentThread();
     try {
-      if (stopRequested) {
-        return PriorContext.EMPTY;
-      }
-      return history.prepare(itemId);
+      return work.get();
     } finally {
       summarizing = null;
       if (Thread.interrupted() && !stopRequested) {

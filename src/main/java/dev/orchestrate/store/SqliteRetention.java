@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -30,6 +31,13 @@ import org.slf4j.LoggerFactory;
  * item's persisted summary does not cover. Turns of finished (done or blocked) items that are
  * beyond the policy but not covered yet are handed to the {@link Condenser} first:
  * summarize-then-prune, in one transaction, and nothing is deleted when it fails.
+ *
+ * <p>A run's pass steps aside for the scheduler (DESIGN §5.7: maintenance never delays an agent):
+ * between two units of work — one structure's batch, or one finished item's condensing — it asks
+ * whether the scheduler has work waiting, and if so stops; the {@link Pass} it returns says which
+ * structures are left, and {@link #resume} continues it with what is left of each budget. A pass
+ * always does at least one unit before it steps aside, so maintenance makes progress however busy
+ * the run is.
  *
  * <p>Each pass records the policy it applied ({@code max_rows}, {@code max_age_ms}) and, when it
  * deleted something, {@code last_pruned_at}, so {@code orchestrate stats} shows limits without
@@ -51,14 +59,54 @@ public final class SqliteRetention implements AutoCloseable {
     int condense(String itemId);
   }
 
-  /** Rows deleted per structure by one pass, and whether each structure has more to delete. */
-  public record Pass(Map<String, Long> deleted, Set<String> unfinished) {
+  /**
+   * Rows deleted per structure by one pass, whether each structure has more to delete, and — for a
+   * pass that stepped aside for the scheduler — the structures it has not finished yet, in order.
+   */
+  public record Pass(Map<String, Long> deleted, Set<String> unfinished, List<String> left) {
+    public Pass {
+      deleted = Map.copyOf(deleted);
+      unfinished = Set.copyOf(unfinished);
+      left = List.copyOf(left);
+    }
+
+    public Pass(Map<String, Long> deleted, Set<String> unfinished) {
+      this(deleted, unfinished, List.of());
+    }
+
     public long total() {
       return deleted.values().stream().mapToLong(Long::longValue).sum();
     }
 
     public boolean finished() {
       return unfinished.isEmpty();
+    }
+
+    /** Whether the pass stepped aside before its end; {@link SqliteRetention#resume} continues it. */
+    public boolean stepped() {
+      return !left.isEmpty();
+    }
+  }
+
+  /** Asked between two units of a pass; true: the scheduler has work waiting, step aside. */
+  private static final BooleanSupplier NEVER = () -> false;
+
+  /** One pass's units of work so far in this call, and when to step aside. */
+  private static final class Units {
+    private final BooleanSupplier waiting;
+    private int done;
+
+    Units(BooleanSupplier waiting) {
+      this.waiting = waiting;
+    }
+
+    void done() {
+      done++;
+    }
+
+    /** At least one unit per call, so a busy scheduler never starves maintenance. */
+    boolean stepAside() {
+      return done > 0 && waiting.getAsBoolean();
     }
   }
 
@@ -102,17 +150,61 @@ public final class SqliteRetention implements AutoCloseable {
     jdbc.execute("UPDATE structures SET last_pruned_at = ? WHERE name = ?", now.toEpochMilli(), structure);
   }
 
-  /** One budgeted pass over every structure. */
+  /** One budgeted pass over every structure, to its end (what {@code compact} runs). */
   public Pass pass(RetentionConfig config, int memoryKeepRecent, Instant now, Condenser condenser) {
+    return pass(config, memoryKeepRecent, now, condenser, NEVER);
+  }
+
+  /**
+   * One budgeted pass over every structure that steps aside when {@code waiting} says the
+   * scheduler has work (see the class comment); continue a pass that {@link Pass#stepped()} with
+   * {@link #resume}.
+   */
+  public Pass pass(RetentionConfig config, int memoryKeepRecent, Instant now, Condenser condenser,
+      BooleanSupplier waiting) {
     recordPolicies(config, memoryKeepRecent);
-    Map<String, Long> deleted = new LinkedHashMap<>();
-    Set<String> unfinished = new HashSet<>();
-    int budget = config.budget();
-    record(deleted, unfinished, "jobs", jobs(config.jobs(), budget, now));
-    record(deleted, unfinished, "turns", turns(config.turns(), budget, now, condenser));
-    record(deleted, unfinished, "events", simple("events", config.events(), budget, now));
-    record(deleted, unfinished, "stats_samples", simple("stats_samples", config.statsSamples(), budget, now));
-    return new Pass(deleted, unfinished);
+    return run(config, now, condenser, waiting, new Pass(Map.of(), Set.of(), STRUCTURES));
+  }
+
+  /**
+   * Continues a pass that stepped aside, over the structures it left, each with what is left of its
+   * budget; the result counts the whole pass.
+   */
+  public Pass resume(Pass stepped, RetentionConfig config, Instant now, Condenser condenser,
+      BooleanSupplier waiting) {
+    return run(config, now, condenser, waiting, stepped);
+  }
+
+  private Pass run(RetentionConfig config, Instant now, Condenser condenser, BooleanSupplier waiting, Pass from) {
+    Map<String, Long> deleted = new LinkedHashMap<>(from.deleted());
+    Set<String> unfinished = new HashSet<>(from.unfinished());
+    Units units = new Units(waiting);
+    List<String> left = from.left();
+    for (int i = 0; i < left.size(); i++) {
+      String structure = left.get(i);
+      if (units.stepAside()) {
+        return new Pass(deleted, unfinished, left.subList(i, left.size()));
+      }
+      int budget = (int) Math.max(0, config.budget() - deleted.getOrDefault(structure, 0L));
+      long[] result = budget == 0 ? new long[] {0, 1} : switch (structure) { // spent: more next pass
+        case "jobs" -> jobs(config.jobs(), budget, now);
+        case "turns" -> turns(config.turns(), budget, now, condenser, units);
+        case "events" -> simple("events", config.events(), budget, now);
+        case "stats_samples" -> simple("stats_samples", config.statsSamples(), budget, now);
+        default -> throw new IllegalArgumentException("no retention for " + structure);
+      };
+      units.done();
+      deleted.merge(structure, result[0], Long::sum);
+      if (result[1] != 0) {
+        unfinished.add(structure);
+      } else {
+        unfinished.remove(structure);
+      }
+      if (result.length > 2 && result[2] != 0) { // stepped aside inside the structure: it comes first next time
+        return new Pass(deleted, unfinished, left.subList(i, left.size()));
+      }
+    }
+    return new Pass(deleted, unfinished, List.of());
   }
 
   /**
@@ -134,13 +226,6 @@ public final class SqliteRetention implements AutoCloseable {
       if (pass.finished()) {
         return new Pass(total, Set.of());
       }
-    }
-  }
-
-  private static void record(Map<String, Long> deleted, Set<String> unfinished, String name, long[] result) {
-    deleted.put(name, result[0]);
-    if (result[1] != 0) {
-      unfinished.add(name);
     }
   }
 
@@ -252,8 +337,8 @@ public final class SqliteRetention implements AutoCloseable {
     if (result[0] > 0) {
       jdbc.execute("UPDATE structures SET last_pruned_at = ? WHERE name = 'job_logs'", now.toEpochMilli());
     }
-    // The rows are gone first: a crash in between leaves a directory no row points to, which
-    // costs disk until the next compact --vacuum, never a row whose log was deleted under it.
+    // The rows are gone first: a crash in between leaves a directory no row points to (disk until
+    // the next full compact sweeps orphans), never a row whose log was deleted under it.
     for (Row row : walk.delete) {
       if (row.extra() != null) {
         deleteDirectory(jobDirectory(Path.of(row.extra())));
@@ -278,10 +363,15 @@ public final class SqliteRetention implements AutoCloseable {
   /**
    * Turns: covered by the item's summary → deleted; not covered, of a finished item → condensed
    * (summarize-then-prune) by {@code condenser}; not covered, of an active item → kept (the sliding
-   * window covers them as the item goes on).
+   * window covers them as the item goes on). Each condensing is a unit of the pass (it may call an
+   * external summarizer): before the next one, the pass may step aside; it then deletes what it
+   * walked so far and leaves the cursor before the first row it did not look at.
+   *
+   * @return {deleted, unfinished, stepped aside}
    */
-  private long[] turns(Policy policy, int budget, Instant now, Condenser condenser) {
+  private long[] turns(Policy policy, int budget, Instant now, Condenser condenser, Units units) {
     int scan = budget * SCAN_FACTOR;
+    long from = cursor("turns");
     Quota quota = new Quota(policy, rowsNow("turns", false), budget, now);
     List<Row> rows = jdbc.query("""
         SELECT t.id, t.created_at, t.seq <= COALESCE(s.to_seq, 0),
@@ -290,14 +380,22 @@ public final class SqliteRetention implements AutoCloseable {
           LEFT JOIN context_summaries s ON s.item_id = t.item_id
           LEFT JOIN items i ON i.id = t.item_id
          WHERE t.id > ? ORDER BY t.id LIMIT ?""",
-        rs -> new Row(rs.getLong(1), rs.getLong(2), rs.getInt(3) == 1, rs.getString(4)), cursor("turns"), scan);
+        rs -> new Row(rs.getLong(1), rs.getLong(2), rs.getInt(3) == 1, rs.getString(4)), from, scan);
     long condensed = 0;
     Set<String> tried = new HashSet<>();
     List<Row> walkable = new ArrayList<>();
-    for (Row row : rows) {
+    int looked = rows.size();
+    for (int i = 0; i < rows.size(); i++) {
+      Row row = rows.get(i);
       if (!row.prunable() && row.extra() != null && quota.beyond(row) && !quota.spent()) {
-        if (tried.add(row.extra())) {
+        if (!tried.contains(row.extra())) {
+          if (units.stepAside()) {
+            looked = i;
+            break;
+          }
+          tried.add(row.extra());
           int n = condenser.condense(row.extra());
+          units.done();
           condensed += n;
           quota.take(n);
         }
@@ -307,16 +405,17 @@ public final class SqliteRetention implements AutoCloseable {
         walkable.add(row);
       }
     }
-    Walk walk = walk(walkable, quota, walkable.size() < rows.size() ? Integer.MAX_VALUE : scan);
-    if (!walk.unfinished && !walk.boundary && rows.size() >= scan) {
+    boolean stepped = looked < rows.size();
+    Walk walk = walk(walkable, quota, stepped || walkable.size() < rows.size() ? Integer.MAX_VALUE : scan);
+    if (!walk.unfinished && !walk.boundary && (stepped || rows.size() >= scan)) {
       walk.unfinished = true;
-      walk.nextCursor = rows.get(rows.size() - 1).id();
+      walk.nextCursor = looked == 0 ? from : rows.get(looked - 1).id();
     }
     long[] result = commit("turns", "turns", walk, now);
     if (condensed > 0) {
       jdbc.execute("UPDATE structures SET last_pruned_at = ? WHERE name = 'turns'", now.toEpochMilli());
     }
-    return new long[] {result[0] + condensed, result[1]};
+    return new long[] {result[0] + condensed, result[1], stepped && !walk.boundary ? 1 : 0};
   }
 
   /**

@@ -1,25 +1,67 @@
 package dev.orchestrate.retention;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 
 class MaintenanceScheduleTest {
   private static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
+  private static final BooleanSupplier IDLE = () -> false;
+  private static final BooleanSupplier BUSY = () -> true;
+
+  /** A pass of {@code units} units that steps aside after each one while the scheduler is busy. */
+  private static MaintenanceSchedule.Pass units(int units, List<String> log, Instant began) {
+    int[] done = {0};
+    return waiting -> {
+      do {
+        log.add(began + " unit " + ++done[0]);
+      } while (done[0] < units && !waiting.getAsBoolean());
+      return done[0] == units;
+    };
+  }
 
   @Test
   void runs_at_the_first_tick_then_once_per_interval_whatever_the_tick_rate() {
     List<Instant> passes = new ArrayList<>();
-    MaintenanceSchedule schedule = new MaintenanceSchedule(Duration.ofMinutes(1), passes::add);
+    MaintenanceSchedule schedule = new MaintenanceSchedule(Duration.ofMinutes(1), now -> {
+      passes.add(now);
+      return waiting -> true;
+    });
     for (int second = 0; second <= 180; second += 7) {
-      schedule.afterTick(T0.plusSeconds(second));
+      schedule.afterTick(T0.plusSeconds(second), IDLE);
     }
     assertEquals(List.of(T0, T0.plusSeconds(63), T0.plusSeconds(126)), passes);
     assertEquals(3, schedule.passes());
+    assertEquals(0, schedule.continuations());
+  }
+
+  @Test
+  void a_pass_that_steps_aside_is_continued_at_the_next_tick_not_the_next_interval() {
+    List<String> log = new ArrayList<>();
+    MaintenanceSchedule schedule = new MaintenanceSchedule(Duration.ofMinutes(1), now -> units(3, log, now));
+
+    schedule.afterTick(T0, BUSY); // a job ended meanwhile: one unit, then it steps aside
+    assertEquals(List.of(T0 + " unit 1"), log);
+    assertTrue(schedule.pending());
+    schedule.afterTick(T0.plusSeconds(1), BUSY); // still busy: one more unit per tick, never starved
+    schedule.afterTick(T0.plusSeconds(2), IDLE);
+    assertEquals(List.of(T0 + " unit 1", T0 + " unit 2", T0 + " unit 3"), log, "the same pass, continued");
+    assertFalse(schedule.pending());
+    assertEquals(1, schedule.passes());
+    assertEquals(2, schedule.continuations());
+
+    schedule.afterTick(T0.plusSeconds(30), IDLE);
+    assertEquals(3, log.size(), "the next pass waits for the interval, counted from when this one began");
+    schedule.afterTick(T0.plusSeconds(60), IDLE);
+    assertEquals(6, log.size());
+    assertEquals(2, schedule.passes());
   }
 
   @Test
@@ -27,12 +69,15 @@ class MaintenanceScheduleTest {
     List<Instant> tries = new ArrayList<>();
     MaintenanceSchedule schedule = new MaintenanceSchedule(Duration.ofSeconds(10), now -> {
       tries.add(now);
-      throw new IllegalStateException("database is locked");
+      return waiting -> {
+        throw new IllegalStateException("database is locked");
+      };
     });
-    schedule.afterTick(T0);
-    schedule.afterTick(T0.plusSeconds(5));
-    schedule.afterTick(T0.plusSeconds(10));
+    schedule.afterTick(T0, IDLE);
+    schedule.afterTick(T0.plusSeconds(5), IDLE);
+    schedule.afterTick(T0.plusSeconds(10), IDLE);
     assertEquals(List.of(T0, T0.plusSeconds(10)), tries);
     assertEquals(2, schedule.failures());
+    assertFalse(schedule.pending(), "a failed pass is dropped, not continued");
   }
 }

@@ -233,6 +233,70 @@ class SqliteRetentionTest {
   }
 
   @Test
+  void a_pass_that_steps_aside_after_each_unit_ends_where_an_uninterrupted_pass_ends() throws Exception {
+    jobs(2_000, "completed");
+    for (int i = 0; i < 2_000; i++) {
+      jdbc.execute("INSERT INTO stats_samples (at, source, db_bytes, rows) VALUES (?, 'stats', 0, '{}')",
+          T0.toEpochMilli() + i);
+    }
+    RetentionConfig config = new RetentionConfig(Duration.ofMinutes(1), 500, Policy.of(1_000, null), Policy.NONE,
+        Policy.NONE, Policy.of(1_000, null));
+
+    SqliteRetention.Pass pass = retention.pass(config, 50, T0.plusSeconds(10_000), SqliteRetention.Condenser.NONE,
+        () -> true);
+    int calls = 1;
+    assertEquals(List.of("turns", "events", "stats_samples"), pass.left(), "one unit (jobs), then it stepped aside");
+    assertEquals(500L, pass.deleted().get("jobs"));
+    assertEquals(2_000, count("SELECT COUNT(*) FROM stats_samples"), "samples untouched so far");
+    while (pass.stepped()) {
+      pass = retention.resume(pass, config, T0.plusSeconds(10_000), SqliteRetention.Condenser.NONE, () -> true);
+      calls++;
+    }
+    assertEquals(4, calls, "one structure per call while the scheduler is busy");
+    assertEquals(500L, pass.deleted().get("jobs"), "the whole pass is counted, each structure within its budget");
+    assertEquals(500L, pass.deleted().get("stats_samples"));
+    assertEquals(1_500, count("SELECT COUNT(*) FROM jobs"));
+    assertEquals(1_500, count("SELECT COUNT(*) FROM stats_samples"));
+  }
+
+  @Test
+  void condensing_steps_aside_between_items_and_the_next_call_continues_where_it_stopped() {
+    TurnRepository repo = new SqliteTurnRepository(jdbc);
+    SlidingWindowSummarizer window = window(repo, new BuiltinSummarizer(4_000));
+    List<String> condensed = new java.util.ArrayList<>();
+    SqliteRetention.Condenser counting = itemId -> {
+      condensed.add(itemId);
+      return window.condense(itemId);
+    };
+    for (String id : List.of("A", "B", "C")) {
+      item(id, "done");
+      turns(repo, id, 4);
+    }
+    RetentionConfig config = only("turns", Policy.of(0, null), 100);
+
+    SqliteRetention.Pass pass = retention.pass(config, 50, T0, counting, () -> true);
+    assertEquals(List.of(), condensed, "jobs were this call's unit; the scheduler comes first");
+    assertEquals(List.of("turns", "events", "stats_samples"), pass.left());
+    pass = retention.resume(pass, config, T0, counting, () -> true);
+    assertEquals(List.of("A"), condensed, "one summarizer call per call while the scheduler is busy");
+    assertEquals(List.of("turns", "events", "stats_samples"), pass.left(), "turns continue first");
+    assertEquals(4L, pass.deleted().get("turns"));
+    assertEquals(8, count("SELECT COUNT(*) FROM turns"), "B and C untouched");
+    assertEquals(4, counter("turns", "cursor"), "after A's rows, before the first row not looked at");
+
+    pass = retention.resume(pass, config, T0, counting, () -> true);
+    assertEquals(List.of("A", "B"), condensed);
+    pass = retention.resume(pass, config, T0, counting, () -> false);
+    assertEquals(List.of("A", "B", "C"), condensed, "idle: the rest of the pass in one call");
+    assertFalse(pass.stepped());
+    assertEquals(12L, pass.deleted().get("turns"));
+    assertEquals(0, count("SELECT COUNT(*) FROM turns"));
+    for (String id : List.of("A", "B", "C")) {
+      assertEquals(4, repo.summary(id).orElseThrow().toSeq(), "every turn is in its item's summary");
+    }
+  }
+
+  @Test
   void lifetime_counters_survive_pruning_and_vacuum() throws Exception {
     jobs(500, "completed");
     retention.full(only("jobs", Policy.of(100, null), 50), 50, T0.plusSeconds(10_000),

@@ -32,7 +32,8 @@ import java.util.function.Predicate;
  *       {@code maxWip}, by priority (high first), then backlog order ({@code seq}). The count is
  *       of listed in_progress items that are running or admitted by the filter (items a
  *       {@code --target} or {@code --only} leaves out do not hold WIP; items held by a dependency
- *       do). A new item of a pipeline without pre-phases competes as if it were ready and gets
+ *       do, and lend their slot to the unfinished items they wait on, which are promoted even when
+ *       WIP is full, so a held item never stalls its own prerequisite). A new item of a pipeline without pre-phases competes as if it were ready and gets
  *       {@link Action.Advance} then {@link Action.Promote}.
  *   <li><b>Fill slots</b>: {@code maxConcurrent − running} jobs at most, candidates in this order:
  *       <ol>
@@ -107,7 +108,8 @@ public final class ActionSelection {
           wip++;
         }
       }
-      if (wip >= snapshot.maxWip()) {
+      Set<String> prerequisites = prerequisitesOfHeldItems();
+      if (wip >= snapshot.maxWip() && prerequisites.isEmpty()) {
         return;
       }
       List<ItemState> promotable = new ArrayList<>();
@@ -120,8 +122,8 @@ public final class ActionSelection {
       }
       promotable.sort(BY_PRIORITY_THEN_ORDER);
       for (ItemState item : promotable) {
-        if (wip >= snapshot.maxWip()) {
-          break;
+        if (wip >= snapshot.maxWip() && !prerequisites.contains(item.id())) {
+          continue;
         }
         ItemState ready = item;
         if (item.status() == ItemStatus.NEW) {
@@ -131,6 +133,30 @@ public final class ActionSelection {
         apply(new Action.Promote(item.id()), Transitions.advance(ready, pipeline(ready)).next());
         wip++;
       }
+    }
+
+    /**
+     * The unfinished items that in_progress items wait on, directly or through other unfinished
+     * items. Such a held item keeps its WIP slot, and lends it to what it waits on: without that, a
+     * backlog edit giving an in_progress item a dependency on a ready item while WIP is full would
+     * stall both for good. A blocked prerequisite cannot be promoted: it holds its dependents.
+     */
+    private Set<String> prerequisitesOfHeldItems() {
+      Set<String> out = new HashSet<>();
+      List<String> open = new ArrayList<>();
+      for (ItemState item : original.values()) {
+        if (item.inBacklog() && item.status() == ItemStatus.IN_PROGRESS) {
+          open.addAll(item.definition().dependsOn());
+        }
+      }
+      while (!open.isEmpty()) {
+        String id = open.remove(open.size() - 1);
+        ItemState dep = original.get(id);
+        if (dep != null && !dep.status().isTerminal() && out.add(id)) {
+          open.addAll(dep.definition().dependsOn());
+        }
+      }
+      return out;
     }
 
     private void fillSlots() {

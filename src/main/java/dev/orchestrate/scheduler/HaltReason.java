@@ -5,7 +5,7 @@ import java.util.Locale;
 /** Why a run stopped. */
 public enum HaltReason {
   ALL_DONE("every item is done or blocked"),
-  WAITING_ON_BLOCKED("the remaining items wait on blocked items"),
+  WAITING_ON_BLOCKED("the remaining items wait on blocked items (or on items this run leaves out)"),
   PHASE_CAP("the phase cap was reached"),
   TARGETS_DONE("every target is done or blocked"),
   CIRCUIT_BREAKER("the circuit breaker tripped: too many items in a row exhausted their retries"),

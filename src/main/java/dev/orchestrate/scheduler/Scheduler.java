@@ -202,7 +202,8 @@ public final class Scheduler {
       }
       if (halt != null) {
         if (s.jobs.activeCount() == 0) {
-          return halt;
+          // The cap-th phase may have been the last one needed: then the run is simply done.
+          return halt == HaltReason.PHASE_CAP && remaining(s).isEmpty() ? HaltReason.ALL_DONE : halt;
         }
         takeMessages(s, true); // running jobs finish (or are cancelled) and are recorded
         continue;
@@ -282,13 +283,12 @@ public final class Scheduler {
       }
       ItemState item = s.items.get(action.itemId());
       Pipeline pipeline = config.pipelines().get(item.definition().pipeline());
-      if (action instanceof Action.RunPhase) {
-        if (s.jobsStarted >= s.phaseCap) {
-          continue;
-        }
-        spawn(s, item, pipeline);
-      } else if (action instanceof Action.Realign) {
+      if (action instanceof Action.Realign) {
         commit(s, Transitions.realign(item, pipeline));
+      } else if (s.jobsStarted >= s.phaseCap) {
+        continue; // no phase can start in this run: leave statuses for the run that will work on them
+      } else if (action instanceof Action.RunPhase) {
+        spawn(s, item, pipeline);
       } else {
         commit(s, Transitions.advance(item, pipeline)); // Advance (new →) and Promote (ready →)
       }

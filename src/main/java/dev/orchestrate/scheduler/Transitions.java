@@ -69,7 +69,7 @@ public final class Transitions {
           ? move(item, p.atPhase(ItemStatus.READY, null), null)
           : move(item, p.atPhase(ItemStatus.SCOPING, pipeline.prePhases().get(0).name()), null);
       case READY -> move(item, p.atPhase(ItemStatus.IN_PROGRESS, pipeline.phases().get(0).name()), null);
-      default -> throw new IllegalStateException(
+      default -> throw new InvalidTransitionException(
           "item " + item.id() + " is " + p.status().key() + "; only new and ready items advance");
     };
   }
@@ -82,7 +82,7 @@ public final class Transitions {
   public static Step afterAttempt(ItemState item, Pipeline pipeline, AgentOutcome outcome, int maxRetries) {
     Progress p = item.progress();
     if (!p.status().isRunningPhases()) {
-      throw new IllegalStateException("item " + item.id() + " is " + p.status().key() + ", not in a phase");
+      throw new InvalidTransitionException("item " + item.id() + " is " + p.status().key() + ", not in a phase");
     }
     List<PhaseDef> stage = p.status() == ItemStatus.SCOPING ? pipeline.prePhases() : pipeline.phases();
     int index = indexOf(stage, p.phase());
@@ -150,9 +150,17 @@ public final class Transitions {
             "phase", stage.get(0).name(), "reason", "phase '" + p.phase() + "' no longer exists"))));
   }
 
-  /** Blocks an item at once, where it stands, for a reason the operator must resolve. */
+  /**
+   * Blocks an item at once, where it stands, for a reason the operator must resolve.
+   *
+   * @throws InvalidTransitionException when the item is already done or blocked (terminal)
+   */
   public static Step block(ItemState item, String reason) {
     Progress p = item.progress();
+    if (p.status().isTerminal()) {
+      throw new InvalidTransitionException("item " + item.id() + " is " + p.status().key()
+          + "; a done or blocked item cannot be blocked");
+    }
     Cuts cuts = new Cuts();
     Step step = move(item, Progress.blocked(p.status(), p.phase(), cuts.cap(reason, BLOCKED_REASON_MAX_CHARS)), null);
     return new Step(step.next(), step.events(), cuts.count());

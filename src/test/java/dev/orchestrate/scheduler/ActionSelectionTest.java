@@ -102,6 +102,26 @@ class ActionSelectionTest {
   }
 
   @Test
+  void an_in_progress_item_held_by_a_ready_dependency_lends_it_its_wip_slot() {
+    // A backlog edit gave A, already in progress, a dependency on B while WIP (1) was full.
+    SelectionWorld w = new SelectionWorld(1, 1)
+        .add("A", "feature", MEDIUM, IN_PROGRESS, "build", "B")
+        .add("C", "feature", HIGH, READY, null)
+        .add("B", "feature", LOW, READY, null);
+    assertEquals(List.of(promote("B"), run("B", "design")), w.select(),
+        "B is promoted past WIP (and past C, of higher priority: C waits for a free slot)");
+  }
+
+  @Test
+  void a_held_item_lends_its_slot_down_a_chain_of_unfinished_dependencies() {
+    SelectionWorld w = new SelectionWorld(1, 1)
+        .add("A", "feature", MEDIUM, IN_PROGRESS, "build", "B")
+        .add("B", "feature", MEDIUM, READY, null, "C")
+        .add("C", "feature", MEDIUM, READY, null);
+    assertEquals(List.of(promote("C"), run("C", "design")), w.select(), "C first: B waits on it");
+  }
+
+  @Test
   void promotion_happens_even_while_a_destructive_phase_runs_but_no_job_starts() {
     SelectionWorld w = new SelectionWorld(2, 2)
         .add("D", "deploy", MEDIUM, IN_PROGRESS, "deploy").running("D", true)

@@ -214,6 +214,28 @@ class ConcurrentSchedulerTest {
   }
 
   @Test
+  void a_run_whose_last_needed_phase_is_the_cap_th_is_all_done_not_capped() throws Exception {
+    try (InProcessLauncher launcher = InProcessLauncher.succeeding()) {
+      RunReport report = run(inProcess(twoPhases(), 0, 1, 1), List.of(item("A")), launcher, RunOptions.cap(3));
+      assertEquals(3, report.phasesRun(), "scope, design, build");
+      assertEquals(HaltReason.ALL_DONE, report.haltReason());
+    }
+  }
+
+  @Test
+  void at_the_cap_no_item_changes_status_without_a_job_to_show_for_it() throws Exception {
+    try (InProcessLauncher launcher = InProcessLauncher.succeeding()) {
+      // Two slots: the round that starts A's scope (the cap-th phase) also picks B to start scoping.
+      RunReport report = run(inProcess(twoPhases(), 0, 2, 2), List.of(item("A"), item("B")), launcher,
+          RunOptions.cap(1));
+      assertEquals(HaltReason.PHASE_CAP, report.haltReason());
+    }
+    assertEquals(List.of("A|ready", "B|new"), column("SELECT id || '|' || status FROM items ORDER BY seq"),
+        "B is not taken into scoping by a run that can start no phase of it");
+    assertEquals(List.of("0"), column("SELECT COUNT(*) FROM jobs WHERE item_id = 'B'"));
+  }
+
+  @Test
   void targets_run_in_order_with_their_dependencies_and_the_run_halts_when_they_are_done() throws Exception {
     ItemFilter filter = ItemFilter.parse(List.of(), List.of("C", "A"));
     try (InProcessLauncher launcher = InProcessLauncher.succeeding()) {

@@ -45,9 +45,33 @@ class TransitionsTest {
 
   @Test
   void only_new_and_ready_items_advance() {
-    assertThrows(IllegalStateException.class, () -> Transitions.advance(at(ItemStatus.IN_PROGRESS, "design"), FEATURE));
-    assertThrows(IllegalStateException.class,
+    assertThrows(InvalidTransitionException.class,
+        () -> Transitions.advance(at(ItemStatus.IN_PROGRESS, "design"), FEATURE));
+    assertThrows(InvalidTransitionException.class,
         () -> Transitions.advance(new ItemState(item("A"), 1, true, Progress.of(ItemStatus.DONE)), FEATURE));
+  }
+
+  @Test
+  void only_an_item_in_a_phase_takes_an_attempts_outcome() {
+    for (ItemStatus status : List.of(ItemStatus.NEW, ItemStatus.READY, ItemStatus.DONE)) {
+      assertThrows(InvalidTransitionException.class, () -> Transitions.afterAttempt(
+          new ItemState(item("A"), 1, true, Progress.of(status)), FEATURE,
+          outcome(AgentResult.PHASE_COMPLETE, "done", ""), 2), status.key());
+    }
+  }
+
+  @Test
+  void a_done_or_blocked_item_cannot_be_blocked_again_and_any_other_item_can() {
+    assertThrows(InvalidTransitionException.class,
+        () -> Transitions.block(new ItemState(item("A"), 1, true, Progress.of(ItemStatus.DONE)), "why"));
+    InvalidTransitionException e = assertThrows(InvalidTransitionException.class,
+        () -> Transitions.block(blockedAt(ItemStatus.IN_PROGRESS, "build"), "why"));
+    assertEquals("item A is blocked; a done or blocked item cannot be blocked", e.getMessage());
+    for (ItemStatus status : List.of(ItemStatus.NEW, ItemStatus.READY)) {
+      assertEquals(ItemStatus.BLOCKED,
+          Transitions.block(new ItemState(item("A"), 1, true, Progress.of(status)), "why").next().status());
+    }
+    assertEquals(ItemStatus.BLOCKED, Transitions.block(at(ItemStatus.IN_PROGRESS, "build"), "why").next().status());
   }
 
   @Test

@@ -55,28 +55,12 @@ class InterruptIT {
     assertEquals(130, runner.exitValue(), Files.readString(dir.resolve("err.txt")));
     for (String pidFile : List.of("agent.pid", "grandchild.pid")) {
       long pid = Long.parseLong(Files.readString(dir.resolve(pidFile)).strip());
-      assertFalse(running(pid), pidFile + " is gone");
+      assertFalse(Processes.running(pid), pidFile + " is gone");
     }
     assertTrue(Files.readString(dir.resolve("out.txt")).contains("stopped: interrupted"));
     Path db = dir.resolve("state/state.db");
     assertEquals(List.of("cancelled"), column(db, "SELECT state FROM jobs"));
     assertEquals(List.of("in_progress|build|0"), column(db, "SELECT status || '|' || phase || '|' || attempts FROM items"));
-  }
-
-  /**
-   * Alive and not a zombie: where PID 1 does not reap orphans (some containers), a killed
-   * grandchild stays a zombie, which ProcessHandle still reports as alive.
-   */
-  private static boolean running(long pid) throws Exception {
-    if (!ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) {
-      return false;
-    }
-    Path stat = Path.of("/proc/" + pid + "/stat");
-    if (!Files.exists(stat)) {
-      return true;
-    }
-    String text = Files.readString(stat);
-    return text.charAt(text.lastIndexOf(')') + 2) != 'Z';
   }
 
   @Test
@@ -130,7 +114,7 @@ class InterruptIT {
     assertEquals(130, runner.exitValue(), Files.readString(dir.resolve("err.txt")));
     for (String pidFile : pidFiles) {
       long pid = Long.parseLong(Files.readString(dir.resolve(pidFile)).strip());
-      assertFalse(running(pid), pidFile + " is gone");
+      assertFalse(Processes.running(pid), pidFile + " is gone");
     }
     Path db = dir.resolve("state/state.db");
     assertEquals(List.of("cancelled", "cancelled"), column(db, "SELECT state FROM jobs ORDER BY id"));

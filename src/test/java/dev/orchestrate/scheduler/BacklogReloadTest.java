@@ -111,6 +111,18 @@ class BacklogReloadTest {
   }
 
   @Test
+  void the_summary_of_an_item_removed_mid_phase_is_swept_from_the_map_though_the_item_never_finished()
+      throws Exception {
+    RunReport report = run(A_AND_B, at("A", "design", "printf 'items:\\n  - {id: B, title: b}\\n' > backlog.yaml"));
+
+    assertEquals(List.of("A scope 1", "A design 1", "B scope 1"), calls().subList(0, 3), "A stops after its design");
+    assertEquals(List.of("0|in_progress"), column("SELECT in_backlog || '|' || status FROM items WHERE id = 'A'"),
+        "A is neither done nor blocked: only the sweep can take its summary out of the map");
+    assertEquals(0, report.figures().summaryMapFinal(), "swept at the tick after the reload");
+    assertTrue(report.figures().summaryMapPeak() >= 1);
+  }
+
+  @Test
   void an_item_removed_mid_run_is_not_started_and_is_reported_as_no_longer_listed() throws Exception {
     String withoutC = "items:\\n  - {id: A, title: a}\\n  - {id: B, title: b}\\n";
     RunReport report = run("""

@@ -4,10 +4,15 @@ import static dev.orchestrate.testing.Fixtures.item;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 
 class PhaseSummaryMapTest {
   private final PhaseSummaryMap map = new PhaseSummaryMap();
@@ -62,5 +67,28 @@ class PhaseSummaryMapTest {
     assertEquals(1, map.size());
     assertEquals(Optional.of("designed"), map.get("A"));
     assertTrue(map.get("B").isEmpty());
+  }
+
+  @Test
+  void a_debug_line_says_so_when_it_holds_more_than_100_entries_and_only_then() {
+    Logger logger = (Logger) LoggerFactory.getLogger(PhaseSummaryMap.class);
+    ListAppender<ILoggingEvent> lines = new ListAppender<>();
+    lines.start();
+    Level before = logger.getLevel();
+    logger.addAppender(lines);
+    logger.setLevel(Level.DEBUG);
+    try {
+      for (int i = 1; i <= 100; i++) {
+        map.put("I" + i, "summary " + i);
+      }
+      assertEquals(List.of(), lines.list, "100 entries: nothing to say");
+      map.put("I101", "summary 101");
+      assertEquals(1, lines.list.size());
+      assertEquals(Level.DEBUG, lines.list.get(0).getLevel());
+      assertEquals("phase-summary map holds 101 entries (more than 100)", lines.list.get(0).getFormattedMessage());
+    } finally {
+      logger.detachAppender(lines);
+      logger.setLevel(before);
+    }
   }
 }

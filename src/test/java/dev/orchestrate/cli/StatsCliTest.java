@@ -143,6 +143,26 @@ class StatsCliTest {
   }
 
   @Test
+  void a_structure_at_75_percent_raises_pressure_to_elevated_with_a_warning_naming_it_and_check_exits_0()
+      throws Exception {
+    busy();
+    sql("UPDATE structures SET max_rows = 8 WHERE name = 'jobs'"); // 6 of 8: 75 %
+    CliRunner.Result check = cli("stats", "--check", "--json");
+    assertEquals(0, check.exitCode(), "elevated is not a warn status: " + check.out());
+    JsonNode doc = JSON.readTree(check.out());
+    assertEquals("ok", doc.get("status").asText());
+    assertEquals("elevated", doc.get("pressure").asText());
+    assertEquals("ok", structure(doc, "jobs").get("status").asText());
+    assertEquals(1, doc.get("warnings").size(), doc.toString());
+    JsonNode warning = doc.get("warnings").get(0);
+    assertEquals("jobs", warning.get("structure").asText());
+    assertEquals("elevated", warning.get("level").asText());
+    assertTrue(warning.get("message").asText().startsWith("jobs at 75% of max_rows 8: "), warning.toString());
+    assertTrue(warning.get("message").asText().contains("`orchestrate compact`"), warning.toString());
+    assertTrue(cli("stats").out().contains("elevated: jobs at 75% of max_rows 8"));
+  }
+
+  @Test
   void memory_counters_equal_a_real_count_over_30000_memories_after_compaction() throws Exception {
     StringBuilder lines = new StringBuilder();
     for (int i = 0; i < 30_000; i++) {
@@ -156,6 +176,9 @@ class StatsCliTest {
     assertEquals(30_000, structure(before, "memory").get("rows").asLong());
     assertEquals(29_700, before.get("memory").get("prunable").asLong());
     assertEquals(29_650, before.get("memory").get("over_keep_recent").asLong());
+    assertEquals("memory", before.get("warnings").get(0).get("structure").asText());
+    assertEquals("elevated", before.get("warnings").get(0).get("level").asText());
+    assertTrue(before.get("warnings").get(0).get("message").asText().contains("run `orchestrate compact`"));
 
     CliRunner.Result compact = cli("compact", "--keep-recent", "100");
     assertEquals(0, compact.exitCode(), compact.err());
@@ -170,5 +193,6 @@ class StatsCliTest {
     assertEquals(29_600, structure(after, "memory").get("rows_pruned").asLong());
     assertEquals(100, structure(after, "memory").get("limit").get("keep_recent").asLong(),
         "compact records the keep_recent it applied");
+    assertEquals(0, after.get("warnings").size(), "compact left the 100 most recent episodic memories: " + after.get("warnings"));
   }
 }

@@ -126,9 +126,7 @@ public record StatsReport(Instant generatedAt, boolean databaseExists, List<Row>
   public static final long DEFAULT_KEEP_RECENT = 50;
 
   public static StatsReport of(StatsInput input) {
-    Instant from = input.now().minus(TREND_WINDOW);
-    List<Sample> window = input.samples().stream().filter(s -> !s.at().isBefore(from)).toList();
-    Sample first = window.isEmpty() ? null : window.get(0);
+    Sample first = input.trend().oldest();
     boolean trendUsable = first != null && Duration.between(first.at(), input.now()).compareTo(TREND_MIN_SPAN) >= 0;
 
     List<Row> rows = new ArrayList<>();
@@ -169,7 +167,7 @@ public record StatsReport(Instant generatedAt, boolean databaseExists, List<Row>
       }
       rows.add(new Row(s, utilisation, status, perHour));
     }
-    Trend trend = first == null ? null : new Trend(first.at(), input.now(), window.size());
+    Trend trend = first == null ? null : new Trend(first.at(), input.now(), input.trend().samples());
     return new StatsReport(input.now(), input.databaseExists(), List.copyOf(rows), input.database(), memory,
         input.lastRun(), trend, Pressure.of(Double.isInfinite(highest) ? 1.0 : highest), worst,
         List.copyOf(warnings));

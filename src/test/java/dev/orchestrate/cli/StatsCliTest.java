@@ -91,9 +91,13 @@ class StatsCliTest {
 
   /** Inserts {@code n} stats samples written {@code ago} before now, with an empty rows object. */
   private void samples(int n, Duration ago) throws Exception {
+    samples(n, ago, "{}");
+  }
+
+  private void samples(int n, Duration ago, String rows) throws Exception {
     sql("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < " + n + ") "
         + "INSERT INTO stats_samples (at, source, db_bytes, rows) SELECT "
-        + (System.currentTimeMillis() - ago.toMillis()) + ", 'run', 0, '{}' FROM n");
+        + (System.currentTimeMillis() - ago.toMillis()) + ", 'run', 0, '" + rows + "' FROM n");
   }
 
   @Test
@@ -221,6 +225,22 @@ class StatsCliTest {
     samples(3, Duration.ofMinutes(10));
     assertEquals(0, cli("stats", "--json").exitCode());
     assertEquals(4, count("SELECT COUNT(*) FROM stats_samples"), "the 3 recent ones and this call's");
+  }
+
+  @Test
+  void the_trend_counts_the_samples_of_the_last_24_hours_and_measures_from_the_oldest_of_them() throws Exception {
+    freshDatabase();
+    samples(10, Duration.ofHours(30), "{\"stats_samples\": 0}");
+    samples(1, Duration.ofHours(2), "{\"stats_samples\": 1}");
+    samples(2, Duration.ofHours(1), "{\"stats_samples\": 100}");
+    JsonNode doc = stats();
+    assertEquals(3, doc.get("trend").get("samples").asInt());
+    JsonNode s = structure(doc, "stats_samples");
+    assertEquals(13, s.get("rows").asLong());
+    assertEquals(6.0, s.get("rows_per_hour").asDouble(), 0.01, "(13 - 1) rows over the 2 h since the oldest");
+
+    samples(5_010, Duration.ofMinutes(30));
+    assertEquals(5_000, stats().get("trend").get("samples").asInt(), "at most the newest 5,000 samples");
   }
 
   @Test

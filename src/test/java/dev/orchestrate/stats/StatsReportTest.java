@@ -17,7 +17,8 @@ class StatsReportTest {
   }
 
   private static StatsReport report(List<Structure> structures, List<Sample> samples) {
-    return StatsReport.of(new StatsInput(NOW, true, structures, DatabaseFigures.NONE, null, samples));
+    return StatsReport.of(new StatsInput(NOW, true, structures, DatabaseFigures.NONE, null,
+        SampleWindow.of(samples, NOW.minus(StatsReport.TREND_WINDOW))));
   }
 
   private static StatsReport.Row row(StatsReport r, String name) {

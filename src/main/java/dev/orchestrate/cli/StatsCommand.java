@@ -35,8 +35,13 @@ import picocli.CommandLine.Spec;
         "last run's in-memory figures, a trend (rows per hour over the samples of the last 24 h; run,",
         "stats and compact each record one), and the pressure: normal, elevated (>= 70 %), high",
         "(>= 85 %), critical (>= 95 %) of the fullest structure.",
+        "Warnings name every structure from 70 % with a remedy, at level elevated (70-85 %, status",
+        "still ok), warn or over; memory gets an elevated warning when the episodic memories over",
+        "keep_recent are at least as many as keep_recent (and at least 50).",
         "Reads only the state directory (no backlog or config needed); safe while a run is active; reads",
-        "counters, never counts the rows of a large table. Records one sample for the trend.",
+        "counters, never counts the rows of a large table. Records one sample for the trend and prunes",
+        "the oldest beyond retention.stats_samples as last applied (skipped if a run holds the write",
+        "lock for more than 200 ms: stats never waits for it).",
         "",
         "Exit codes with --check: 0 every structure ok, 4 some at warn, 5 some over its limit."})
 final class StatsCommand implements Callable<Integer> {
@@ -63,8 +68,11 @@ final class StatsCommand implements Callable<Integer> {
     if (dir.hasDatabase()) {
       try (SqliteStats stats = SqliteStats.open(dir.database())) {
         input = stats.read(now);
+        // After the read, and never in its way: a busy (or read-only) database costs the trend
+        // one sample, not the answer.
         try {
-          stats.recordSample("stats", now);
+          int pruned = stats.recordSample("stats", now);
+          LOG.debug("stats sample recorded, {} old samples pruned", pruned);
         } catch (StoreException e) {
           LOG.debug("no stats sample recorded: {}", e.getMessage());
         }

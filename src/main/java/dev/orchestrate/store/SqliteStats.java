@@ -3,6 +3,7 @@ package dev.orchestrate.store;
 import dev.orchestrate.stats.DatabaseFigures;
 import dev.orchestrate.stats.LastRun;
 import dev.orchestrate.stats.Sample;
+import dev.orchestrate.stats.SampleWindow;
 import dev.orchestrate.stats.StatsInput;
 import dev.orchestrate.stats.StatsReport;
 import dev.orchestrate.stats.Structure;
@@ -11,6 +12,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,10 +21,23 @@ import java.util.Map;
 /**
  * The reading side of {@code orchestrate stats}: the {@code structures} counters, SQLite's
  * pragmas, the last run's row and the samples of the trend window. Every query is a primary-key
- * or index look-up, or reads a table that retention bounds ({@code stats_samples}); nothing
- * counts the rows of a large table, so the time does not grow with the database.
+ * look-up or a bounded range of row ids; nothing counts the rows of a large table, so the time
+ * does not grow with the database.
  */
 public final class SqliteStats implements AutoCloseable {
+  /**
+   * The trend reads at most this many of the newest samples, as a range of row ids below the
+   * highest (a new sample takes an id above every existing one), so {@code at} needs no index:
+   * a day of one run sample and one cron {@code stats} a minute, with room to spare, whatever
+   * {@code retention.stats_samples} allows.
+   */
+  static final int TREND_MAX_SAMPLES = 5_000;
+  /**
+   * How long the sample write waits for a run's write lock before it is skipped: a reader of the
+   * figures must not wait up to {@link Database#BUSY_TIMEOUT_MS} for a sample it does not need.
+   */
+  static final int SAMPLE_BUSY_TIMEOUT_MS = 200;
+
   private final Connection connection;
   private final Jdbc jdbc;
   private final Path file;
@@ -53,15 +68,54 @@ public final class SqliteStats implements AutoCloseable {
                job_table_peak_inactive, job_table_final FROM runs ORDER BY id DESC LIMIT 1""",
         rs -> new LastRun(rs.getLong(1), instant(rs, 2), instant(rs, 3), rs.getString(4), nullableInt(rs, 5),
             nullableInt(rs, 6), nullableInt(rs, 7), nullableInt(rs, 8), nullableInt(rs, 9))).orElse(null);
-    List<Sample> samples = jdbc.query("SELECT at, source, db_bytes, rows FROM stats_samples WHERE at >= ? ORDER BY id",
-        rs -> new Sample(Instant.ofEpochMilli(rs.getLong(1)), rs.getString(2), rs.getLong(3),
-            counts(rs.getString(4))), now.minus(StatsReport.TREND_WINDOW).toEpochMilli());
-    return new StatsInput(now, true, structures, database, lastRun, samples);
+    return new StatsInput(now, true, structures, database, lastRun, trend(now));
   }
 
-  /** Records the {@code stats} sample; a busy database skips it (stats must answer, not wait). */
-  public void recordSample(String source, Instant at) {
-    StatsSamples.record(jdbc, file, source, at);
+  /**
+   * The trend window, counted by SQLite (reading thousands of samples through JDBC and parsing
+   * their JSON took 50 ms warm, 200 ms cold, for 5,000), then the oldest sample by its id.
+   */
+  private SampleWindow trend(Instant now) {
+    long[] window = jdbc.queryOne("""
+        SELECT COUNT(*), MIN(id) FROM stats_samples
+         WHERE id > (SELECT COALESCE(MAX(id), 0) FROM stats_samples) - ? AND at >= ?""",
+        rs -> new long[] {rs.getLong(1), rs.getLong(2)}, TREND_MAX_SAMPLES,
+        now.minus(StatsReport.TREND_WINDOW).toEpochMilli()).orElse(new long[] {0, 0});
+    if (window[0] == 0) {
+      return SampleWindow.EMPTY;
+    }
+    return jdbc.queryOne("SELECT at, source, db_bytes, rows FROM stats_samples WHERE id = ?",
+        rs -> new SampleWindow(new Sample(Instant.ofEpochMilli(rs.getLong(1)), rs.getString(2), rs.getLong(3),
+            counts(rs.getString(4))), (int) window[0]), window[1]).orElse(SampleWindow.EMPTY);
+  }
+
+  /**
+   * Records one sample and keeps the samples within their policy ({@link StatsSamples#prune}), in
+   * one transaction. Waits at most {@value #SAMPLE_BUSY_TIMEOUT_MS} ms for the write lock (a run
+   * or {@code compact} may hold it); when the database stays busy, nothing is written and it
+   * throws, and the caller goes on without the sample.
+   *
+   * @return the samples pruned
+   * @throws StoreException when the database is busy or cannot be written
+   */
+  public int recordSample(String source, Instant at) {
+    busyTimeout(SAMPLE_BUSY_TIMEOUT_MS);
+    try {
+      return jdbc.inTransaction(() -> {
+        StatsSamples.record(jdbc, file, source, at);
+        return StatsSamples.prune(jdbc, at);
+      });
+    } finally {
+      busyTimeout(Database.BUSY_TIMEOUT_MS);
+    }
+  }
+
+  private void busyTimeout(int ms) {
+    try (Statement st = connection.createStatement()) {
+      st.execute("PRAGMA busy_timeout = " + ms);
+    } catch (SQLException e) {
+      throw new StoreException("state database " + file + ": cannot set the busy timeout: " + e.getMessage(), e);
+    }
   }
 
   private static Map<String, Long> counts(String json) {

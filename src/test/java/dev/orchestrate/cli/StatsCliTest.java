@@ -2,16 +2,20 @@ package dev.orchestrate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.store.Database;
 import dev.orchestrate.testing.Db;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -72,6 +76,30 @@ class StatsCliTest {
     assertEquals(0, run.exitCode(), run.err());
   }
 
+  private long count(String query) throws Exception {
+    return Long.parseLong(Db.column(db(), query).get(0));
+  }
+
+  /** A state database as the first command creates it: migrated, nothing in it. */
+  private void freshDatabase() {
+    try (Connection c = Database.open(db())) {
+      assertTrue(c.isValid(1));
+    } catch (java.sql.SQLException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** Inserts {@code n} stats samples written {@code ago} before now, with an empty rows object. */
+  private void samples(int n, Duration ago) throws Exception {
+    samples(n, ago, "{}");
+  }
+
+  private void samples(int n, Duration ago, String rows) throws Exception {
+    sql("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < " + n + ") "
+        + "INSERT INTO stats_samples (at, source, db_bytes, rows) SELECT "
+        + (System.currentTimeMillis() - ago.toMillis()) + ", 'run', 0, '" + rows + "' FROM n");
+  }
+
   @Test
   void without_a_database_it_reports_nothing_grown_exits_0_and_creates_nothing() throws Exception {
     JsonNode doc = stats();
@@ -84,6 +112,160 @@ class StatsCliTest {
     assertFalse(Files.exists(state()), "stats never creates the state directory");
     assertEquals(0, cli("stats", "--check").exitCode());
     assertTrue(cli("stats").out().startsWith("no state database in "));
+  }
+
+  @Test
+  void on_an_existing_empty_database_every_structure_reads_0_with_no_limit_and_nothing_warns() throws Exception {
+    freshDatabase();
+    JsonNode doc = stats();
+    assertTrue(doc.get("database_exists").asBoolean());
+    assertEquals("ok", doc.get("status").asText());
+    assertEquals("normal", doc.get("pressure").asText());
+    assertEquals(8, doc.get("structures").size());
+    for (JsonNode s : doc.get("structures")) {
+      String name = s.get("name").asText();
+      assertEquals(0, s.get("rows").asLong(), name);
+      assertEquals(0, s.get("rows_ever").asLong(), name);
+      assertEquals(0, s.get("rows_pruned").asLong(), name);
+      assertTrue(s.get("last_pruned_at").isNull(), name);
+      assertTrue(s.get("utilisation").isNull(), name + ": no policy recorded yet");
+      assertTrue(s.get("rows_per_hour").isNull(), name);
+      assertEquals("ok", s.get("status").asText(), name);
+    }
+    assertTrue(structure(doc, "jobs").get("limit").get("max_rows").isNull());
+    assertTrue(structure(doc, "memory").get("limit").get("keep_recent").isNull());
+    assertEquals(0, doc.get("warnings").size());
+    assertEquals(0, doc.get("memory").get("prunable").asLong());
+    assertEquals(50, doc.get("memory").get("keep_recent").asLong(), "the default when none was recorded");
+    assertEquals(0, doc.get("memory").get("over_keep_recent").asLong());
+    assertTrue(doc.get("last_run").isNull());
+    assertEquals(0, doc.get("trend").get("samples").asInt());
+    assertTrue(doc.get("trend").get("from").isNull());
+    JsonNode db = doc.get("database");
+    assertTrue(db.get("page_size").asLong() > 0);
+    assertTrue(db.get("page_count").asLong() > 0);
+    assertTrue(db.get("file_bytes").asLong() > 0);
+
+    JsonNode second = stats();
+    assertEquals(1, second.get("trend").get("samples").asInt(), "the first call's sample");
+    assertEquals(1, structure(second, "stats_samples").get("rows").asLong());
+    assertEquals(0, cli("stats", "--check").exitCode());
+    assertTrue(cli("stats").out().startsWith("pressure: normal, status: ok"));
+  }
+
+  @Test
+  void database_reports_the_free_pages_left_by_deleted_rows_and_the_bytes_of_the_wal() throws Exception {
+    freshDatabase();
+    // This connection stays open, so nothing checkpoints the WAL away before stats reads it.
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db()); Statement st = c.createStatement()) {
+      st.executeUpdate("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) "
+          + "INSERT INTO events (at, kind, payload) SELECT i, 'phase.result', "
+          + "json_object('pad', hex(randomblob(200))) FROM n");
+      st.executeUpdate("DELETE FROM events");
+      long freePages;
+      try (ResultSet rs = st.executeQuery("PRAGMA freelist_count")) {
+        freePages = rs.next() ? rs.getLong(1) : 0;
+      }
+      long walBytes = Files.size(Path.of(db() + "-wal"));
+      long fileBytes = Files.size(db());
+      assertTrue(freePages > 100, "5,000 rows of 400+ bytes freed " + freePages + " pages");
+      assertTrue(walBytes > 0);
+
+      JsonNode db = stats().get("database");
+      assertEquals(freePages * db.get("page_size").asLong(), db.get("freelist_bytes").asLong());
+      assertEquals(walBytes, db.get("wal_bytes").asLong(), "the -wal file as it was when stats read it");
+      assertEquals(fileBytes, db.get("file_bytes").asLong());
+    }
+  }
+
+  @Test
+  void stats_alone_keeps_its_samples_within_the_recorded_max_rows_and_the_counters_exact() throws Exception {
+    freshDatabase();
+    sql("UPDATE structures SET max_rows = 10 WHERE name = 'stats_samples'");
+    for (int i = 0; i < 30; i++) {
+      assertEquals(0, cli("stats", "--json").exitCode());
+      assertTrue(count("SELECT COUNT(*) FROM stats_samples") <= 10, "after call " + (i + 1));
+    }
+    long samples = count("SELECT COUNT(*) FROM stats_samples");
+    assertEquals(6, samples, "pruned to 60 % of max_rows, like retention");
+    JsonNode doc = stats();
+    JsonNode s = structure(doc, "stats_samples");
+    assertEquals(samples, s.get("rows").asLong(), "rows now = COUNT(*)");
+    assertEquals(30, s.get("rows_ever").asLong());
+    assertEquals(30 - samples, s.get("rows_pruned").asLong(), "the trigger counted every deleted sample");
+    assertFalse(s.get("last_pruned_at").isNull());
+    assertEquals("ok", s.get("status").asText());
+    assertEquals(0.6, s.get("utilisation").asDouble(), 1e-9);
+    assertEquals(samples, doc.get("trend").get("samples").asInt());
+  }
+
+  @Test
+  void without_a_recorded_policy_stats_prunes_samples_to_the_default_in_budgeted_steps() throws Exception {
+    freshDatabase();
+    samples(300, Duration.ofDays(8)); // older than the default max_age of 7 days
+    samples(1_800, Duration.ofHours(1));
+    assertEquals(0, cli("stats", "--json").exitCode());
+    assertEquals(2_101 - 500, count("SELECT COUNT(*) FROM stats_samples"), "at most 500 rows per call");
+    assertEquals(0, count("SELECT COUNT(*) FROM stats_samples WHERE at < "
+        + (System.currentTimeMillis() - Duration.ofDays(7).toMillis())), "the too old went first");
+    assertEquals(0, cli("stats", "--json").exitCode());
+    assertEquals(1_200, count("SELECT COUNT(*) FROM stats_samples"), "60 % of the default max_rows 2,000");
+    JsonNode s = structure(stats(), "stats_samples");
+    assertEquals(1_200, s.get("rows").asLong());
+    assertEquals(2_102, s.get("rows_ever").asLong());
+    assertEquals(902, s.get("rows_pruned").asLong());
+    assertTrue(s.get("limit").get("max_rows").isNull(), "stats applies the default, it does not record it");
+  }
+
+  @Test
+  void a_recorded_max_age_alone_prunes_older_samples_and_keeps_the_rest() throws Exception {
+    freshDatabase();
+    sql("UPDATE structures SET max_rows = NULL, max_age_ms = 3600000 WHERE name = 'stats_samples'");
+    samples(20, Duration.ofHours(2));
+    samples(3, Duration.ofMinutes(10));
+    assertEquals(0, cli("stats", "--json").exitCode());
+    assertEquals(4, count("SELECT COUNT(*) FROM stats_samples"), "the 3 recent ones and this call's");
+  }
+
+  @Test
+  void the_trend_counts_the_samples_of_the_last_24_hours_and_measures_from_the_oldest_of_them() throws Exception {
+    freshDatabase();
+    samples(10, Duration.ofHours(30), "{\"stats_samples\": 0}");
+    samples(1, Duration.ofHours(2), "{\"stats_samples\": 1}");
+    samples(2, Duration.ofHours(1), "{\"stats_samples\": 100}");
+    JsonNode doc = stats();
+    assertEquals(3, doc.get("trend").get("samples").asInt());
+    JsonNode s = structure(doc, "stats_samples");
+    assertEquals(13, s.get("rows").asLong());
+    assertEquals(6.0, s.get("rows_per_hour").asDouble(), 0.01, "(13 - 1) rows over the 2 h since the oldest");
+
+    samples(5_010, Duration.ofMinutes(30));
+    assertEquals(5_000, stats().get("trend").get("samples").asInt(), "at most the newest 5,000 samples");
+  }
+
+  @Test
+  void stats_answers_at_once_and_skips_its_sample_while_another_connection_holds_the_write_lock()
+      throws Exception {
+    freshDatabase();
+    assertEquals(0, cli("stats", "--json").exitCode()); // warm the in-process CLI up
+    long before = count("SELECT COUNT(*) FROM stats_samples");
+    try (Connection holder = DriverManager.getConnection("jdbc:sqlite:" + db());
+        Statement st = holder.createStatement()) {
+      holder.setAutoCommit(false);
+      st.executeUpdate("INSERT INTO events (at, kind) VALUES (1, 'phase.result')"); // takes the write lock
+      long start = System.nanoTime();
+      CliRunner.Result r = cli("stats", "--json");
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      assertEquals(0, r.exitCode(), r.err());
+      assertTrue(took.compareTo(Duration.ofMillis(1_500)) < 0, "took " + took + "; the busy timeout is 10 s");
+      JsonNode doc = JSON.readTree(r.out());
+      assertTrue(doc.get("database_exists").asBoolean());
+      assertEquals("ok", doc.get("status").asText());
+      assertEquals(before, structure(doc, "stats_samples").get("rows").asLong());
+      assertEquals("", r.err(), "a skipped sample is not an error");
+      holder.rollback();
+    }
+    assertEquals(before, count("SELECT COUNT(*) FROM stats_samples"), "the sample was skipped, not queued");
   }
 
   @Test
@@ -143,6 +325,26 @@ class StatsCliTest {
   }
 
   @Test
+  void a_structure_at_75_percent_raises_pressure_to_elevated_with_a_warning_naming_it_and_check_exits_0()
+      throws Exception {
+    busy();
+    sql("UPDATE structures SET max_rows = 8 WHERE name = 'jobs'"); // 6 of 8: 75 %
+    CliRunner.Result check = cli("stats", "--check", "--json");
+    assertEquals(0, check.exitCode(), "elevated is not a warn status: " + check.out());
+    JsonNode doc = JSON.readTree(check.out());
+    assertEquals("ok", doc.get("status").asText());
+    assertEquals("elevated", doc.get("pressure").asText());
+    assertEquals("ok", structure(doc, "jobs").get("status").asText());
+    assertEquals(1, doc.get("warnings").size(), doc.toString());
+    JsonNode warning = doc.get("warnings").get(0);
+    assertEquals("jobs", warning.get("structure").asText());
+    assertEquals("elevated", warning.get("level").asText());
+    assertTrue(warning.get("message").asText().startsWith("jobs at 75% of max_rows 8: "), warning.toString());
+    assertTrue(warning.get("message").asText().contains("`orchestrate compact`"), warning.toString());
+    assertTrue(cli("stats").out().contains("elevated: jobs at 75% of max_rows 8"));
+  }
+
+  @Test
   void memory_counters_equal_a_real_count_over_30000_memories_after_compaction() throws Exception {
     StringBuilder lines = new StringBuilder();
     for (int i = 0; i < 30_000; i++) {
@@ -156,6 +358,9 @@ class StatsCliTest {
     assertEquals(30_000, structure(before, "memory").get("rows").asLong());
     assertEquals(29_700, before.get("memory").get("prunable").asLong());
     assertEquals(29_650, before.get("memory").get("over_keep_recent").asLong());
+    assertEquals("memory", before.get("warnings").get(0).get("structure").asText());
+    assertEquals("elevated", before.get("warnings").get(0).get("level").asText());
+    assertTrue(before.get("warnings").get(0).get("message").asText().contains("run `orchestrate compact`"));
 
     CliRunner.Result compact = cli("compact", "--keep-recent", "100");
     assertEquals(0, compact.exitCode(), compact.err());
@@ -170,5 +375,6 @@ class StatsCliTest {
     assertEquals(29_600, structure(after, "memory").get("rows_pruned").asLong());
     assertEquals(100, structure(after, "memory").get("limit").get("keep_recent").asLong(),
         "compact records the keep_recent it applied");
+    assertEquals(0, after.get("warnings").size(), "compact left the 100 most recent episodic memories: " + after.get("warnings"));
   }
 }

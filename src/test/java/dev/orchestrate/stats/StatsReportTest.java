@@ -17,7 +17,8 @@ class StatsReportTest {
   }
 
   private static StatsReport report(List<Structure> structures, List<Sample> samples) {
-    return StatsReport.of(new StatsInput(NOW, true, structures, DatabaseFigures.NONE, null, samples));
+    return StatsReport.of(new StatsInput(NOW, true, structures, DatabaseFigures.NONE, null,
+        SampleWindow.of(samples, NOW.minus(StatsReport.TREND_WINDOW))));
   }
 
   private static StatsReport.Row row(StatsReport r, String name) {
@@ -34,9 +35,55 @@ class StatsReportTest {
     assertEquals(StatsReport.Status.OVER, row(r, "d").status());
     assertEquals(StatsReport.Status.OVER, r.status());
     assertEquals(5, r.status().exitCode());
-    assertEquals(List.of("b", "c", "d"), r.warnings().stream().map(StatsReport.Warning::structure).toList());
-    assertTrue(r.warnings().get(2).message().startsWith("d at 101% of max_rows 100: run `orchestrate compact`"),
-        r.warnings().get(2).message());
+    assertEquals(List.of("a", "b", "c", "d"), r.warnings().stream().map(StatsReport.Warning::structure).toList(),
+        "84 % is elevated: a warning, status ok");
+    assertTrue(r.warnings().get(3).message().startsWith("d at 101% of max_rows 100: run `orchestrate compact`"),
+        r.warnings().get(3).message());
+  }
+
+  @Test
+  void every_structure_from_70_percent_gets_a_warning_at_the_level_of_its_band() {
+    StatsReport r = report(List.of(limited("a", 69, 0, 100L), limited("jobs", 75, 0, 100L), limited("c", 90, 0, 100L),
+        limited("d", 120, 0, 100L)), List.of());
+    assertEquals(List.of("jobs", "c", "d"), r.warnings().stream().map(StatsReport.Warning::structure).toList());
+    assertEquals(List.of(StatsReport.Level.ELEVATED, StatsReport.Level.WARN, StatsReport.Level.OVER),
+        r.warnings().stream().map(StatsReport.Warning::level).toList());
+    assertEquals("jobs at 75% of max_rows 100: a run's maintenance brings it back to 60% in budgeted passes; "
+        + "without a run, `orchestrate compact` does; raise retention.jobs.max_rows if it keeps climbing",
+        r.warnings().get(0).message());
+  }
+
+  @Test
+  void an_elevated_structure_warns_but_keeps_status_ok_and_exit_code_0() {
+    StatsReport r = report(List.of(limited("turns", 84, 0, 100L)), List.of());
+    assertEquals(StatsReport.Pressure.ELEVATED, r.pressure());
+    assertEquals(StatsReport.Status.OK, r.status());
+    assertEquals(0, r.status().exitCode());
+    assertEquals(StatsReport.Level.ELEVATED, r.warnings().get(0).level());
+    assertEquals("elevated", r.warnings().get(0).level().key());
+  }
+
+  @Test
+  void memory_warns_elevated_once_the_episodic_memories_over_keep_recent_reach_keep_recent() {
+    Structure below = new Structure("memory", 149, 0, null, 0, 0, 0, 100L, null); // 49 over 100
+    Structure at = new Structure("memory", 200, 0, null, 0, 0, 0, 100L, null); // 100 over 100
+    assertEquals(List.of(), report(List.of(below), List.of()).warnings());
+    StatsReport r = report(List.of(at), List.of());
+    assertEquals(1, r.warnings().size());
+    StatsReport.Warning w = r.warnings().get(0);
+    assertEquals("memory", w.structure());
+    assertEquals(StatsReport.Level.ELEVATED, w.level());
+    assertEquals("memory has 100 episodic memories over keep_recent 100 (200 prunable): run `orchestrate compact` "
+        + "(it keeps the 100 most recent and every load-bearing memory)", w.message());
+    assertEquals(StatsReport.Status.OK, r.status());
+  }
+
+  @Test
+  void memory_with_keep_recent_0_warns_only_from_50_prunable_episodic_memories() {
+    assertEquals(List.of(), report(List.of(new Structure("memory", 49, 0, null, 0, 0, 0, 0L, null)), List.of())
+        .warnings());
+    assertEquals(1, report(List.of(new Structure("memory", 50, 0, null, 0, 0, 0, 0L, null)), List.of())
+        .warnings().size());
   }
 
   @Test

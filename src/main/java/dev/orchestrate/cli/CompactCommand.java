@@ -8,6 +8,7 @@ import dev.orchestrate.memory.MemoryCompaction;
 import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.scheduler.EventLog;
 import dev.orchestrate.store.Database;
+import dev.orchestrate.store.OrphanJobDirectories;
 import dev.orchestrate.store.RecordedPolicies;
 import dev.orchestrate.store.SqliteEventLog;
 import dev.orchestrate.store.SqliteMemoryRepository;
@@ -32,7 +33,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "compact", mixinStandardHelpOptions = true,
     description = {"Delete old episodic memories (keeping the --keep-recent newest) and routine event-log rows",
         "(keeping retention.events.max_rows), then apply every retention policy in full: job history",
-        "and its log directories, turns (finished items' turns summarized first), events, stats samples.",
+        "and its log directories, turns (finished items' turns summarized first), events, stats samples;",
+        "and delete job log directories no job row refers to (left by a crash or a failed delete).",
         "Without a config file, the policies the last run or compact recorded in the state apply.",
         "Load-bearing memories (semantic, procedural, tagged rejected-path), load-bearing events and",
         "running jobs are never deleted. Safe while a run is active; idempotent."})
@@ -103,6 +105,8 @@ final class CompactCommand implements Callable<Integer> {
     }
     Map<String, Long> retained = dryRun || !dir.hasDatabase() ? Map.of()
         : retention(config, keep, dir, memory.deleted() > 0, events.deleted() > 0);
+    // After retention, so that a log directory whose delete failed just now is tried again.
+    OrphanJobDirectories.Sweep orphans = OrphanJobDirectories.sweep(dir, dryRun);
     long[] vacuumed = vacuum && !dryRun && dir.hasDatabase() ? Database.vacuum(dir.database()) : null;
     long bytesAfter = Database.bytes(dir.database());
 
@@ -112,11 +116,16 @@ final class CompactCommand implements Callable<Integer> {
           bytesAfter);
       Map<String, Object> retention = retentionJson(retained);
       retention.put("applied", !dryRun && dir.hasDatabase());
+      Map<String, Object> orphanDirs = new LinkedHashMap<>();
+      orphanDirs.put("found", orphans.found());
+      orphanDirs.put("deleted", orphans.deleted());
+      retention.put("orphan_job_dirs", orphanDirs);
       doc.put("retention", retention);
       Json.print(out, doc);
     } else {
       printText(out, keep, eventsKeep, memory, events, protectedItems, vacuumed);
       printRetention(out, retained);
+      printOrphans(out, orphans);
     }
     return ExitCode.OK;
   }
@@ -156,6 +165,19 @@ final class CompactCommand implements Callable<Integer> {
     return start + ": applying the retention policies the last run or compact recorded in the state"
         + (defaulted.isEmpty() ? "" : "; built-in defaults for " + String.join(", ", defaulted)
         + " (nothing recorded)");
+  }
+
+  private void printOrphans(PrintWriter out, OrphanJobDirectories.Sweep orphans) {
+    String what = "job log directories no job row refers to: ";
+    if (dryRun) {
+      out.println(what + "would delete " + orphans.found());
+    } else if (orphans.deleted() == orphans.found()) {
+      out.println(what + "deleted " + orphans.deleted());
+    } else {
+      out.println(what + "deleted " + orphans.deleted() + " of " + orphans.found()
+          + " (the rest could not be deleted: see the warnings; the next compact tries again)");
+    }
+    out.flush();
   }
 
   private int incremental(Config config, int keep) {

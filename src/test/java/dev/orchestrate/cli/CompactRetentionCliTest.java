@@ -195,4 +195,40 @@ class CompactRetentionCliTest {
     assertEquals(3, count("SELECT COUNT(*) FROM jobs"), "every finished job is beyond the 30-day default");
     assertEquals(List.of("10000 " + Duration.ofDays(30).toMillis()), recorded("jobs"));
   }
+
+  @Test
+  void a_full_compact_deletes_job_directories_no_row_refers_to_and_a_dry_run_counts_them() throws Exception {
+    Path jobs = dir.resolve("state/jobs");
+    Path orphan = Files.createDirectories(jobs.resolve("run1-0042-I-build-1"));
+    Files.writeString(orphan.resolve("output.log"), "left by a crash between the row's delete and the directory's");
+    Path running = Files.createDirectories(jobs.resolve("run1-0001-I-build-1"));
+    Files.writeString(running.resolve("output.log"), "still being written");
+    Path other = Files.createDirectories(jobs.resolve("keep-me"));
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db()); Statement st = c.createStatement()) {
+      st.executeUpdate("UPDATE jobs SET log_path = '" + running.resolve("output.log") + "' WHERE id = 1");
+    }
+
+    CliRunner.Result dry = cli("compact", "--dry-run", "--json");
+    assertEquals(0, dry.exitCode(), dry.err());
+    JsonNode dryDirs = JSON.readTree(dry.out()).get("retention").get("orphan_job_dirs");
+    assertEquals(1, dryDirs.get("found").asInt());
+    assertEquals(0, dryDirs.get("deleted").asInt());
+    assertTrue(Files.isDirectory(orphan), "a dry run deletes nothing");
+    assertTrue(cli("compact", "--dry-run").out().contains("job log directories no job row refers to: would delete 1"));
+
+    CliRunner.Result full = cli("compact", "--json");
+    assertEquals(0, full.exitCode(), full.err());
+    JsonNode dirs = JSON.readTree(full.out()).get("retention").get("orphan_job_dirs");
+    assertEquals(1, dirs.get("found").asInt());
+    assertEquals(1, dirs.get("deleted").asInt());
+    assertFalse(Files.exists(orphan));
+    assertTrue(Files.exists(running.resolve("output.log")), "a running job's directory stays");
+    assertTrue(Files.isDirectory(other), "not named like a job directory");
+    assertTrue(cli("compact").out().contains("job log directories no job row refers to: deleted 0"));
+
+    Files.createDirectories(jobs.resolve("run2-0001-I-build-1"));
+    CliRunner.Result incremental = cli("compact", "--incremental", "--json");
+    assertFalse(JSON.readTree(incremental.out()).get("retention").has("orphan_job_dirs"));
+    assertTrue(Files.isDirectory(jobs.resolve("run2-0001-I-build-1")), "an incremental pass does not sweep");
+  }
 }

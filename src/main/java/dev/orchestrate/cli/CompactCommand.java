@@ -8,9 +8,12 @@ import dev.orchestrate.memory.MemoryCompaction;
 import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.scheduler.EventLog;
 import dev.orchestrate.store.Database;
+import dev.orchestrate.store.OrphanJobDirectories;
+import dev.orchestrate.store.RecordedPolicies;
 import dev.orchestrate.store.SqliteEventLog;
 import dev.orchestrate.store.SqliteMemoryRepository;
 import dev.orchestrate.store.SqliteRetention;
+import dev.orchestrate.store.SqliteStateReader;
 import dev.orchestrate.store.SqliteStateRepository;
 import dev.orchestrate.store.StateDirectory;
 import java.io.PrintWriter;
@@ -30,7 +33,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "compact", mixinStandardHelpOptions = true,
     description = {"Delete old episodic memories (keeping the --keep-recent newest) and routine event-log rows",
         "(keeping retention.events.max_rows), then apply every retention policy in full: job history",
-        "and its log directories, turns (finished items' turns summarized first), events, stats samples.",
+        "and its log directories, turns (finished items' turns summarized first), events, stats samples;",
+        "and delete job log directories no job row refers to (left by a crash or a failed delete).",
+        "Without a config file, the policies the last run or compact recorded in the state apply.",
         "Load-bearing memories (semantic, procedural, tagged rejected-path), load-bearing events and",
         "running jobs are never deleted. Safe while a run is active; idempotent."})
 final class CompactCommand implements Callable<Integer> {
@@ -70,13 +75,13 @@ final class CompactCommand implements Callable<Integer> {
       throw CliException.usage("--incremental runs one retention pass only; it does not combine with "
           + "--dry-run, --vacuum or --keep-recent");
     }
-    Config config = root.loadConfig(null);
+    StateDirectory dir = root.stateDirectory();
+    Config config = withRecordedPolicies(root.loadConfig(null), dir);
     int keep = keepRecent != null ? keepRecent : config.memoryKeepRecent();
     if (incremental) {
       return incremental(config, keep);
     }
     int eventsKeep = config.retention().events().rows().orElse(Integer.MAX_VALUE);
-    StateDirectory dir = root.stateDirectory();
     boolean verbose = root.verbose.length > 0;
 
     MemoryCompaction memory;
@@ -100,6 +105,8 @@ final class CompactCommand implements Callable<Integer> {
     }
     Map<String, Long> retained = dryRun || !dir.hasDatabase() ? Map.of()
         : retention(config, keep, dir, memory.deleted() > 0, events.deleted() > 0);
+    // After retention, so that a log directory whose delete failed just now is tried again.
+    OrphanJobDirectories.Sweep orphans = OrphanJobDirectories.sweep(dir, dryRun);
     long[] vacuumed = vacuum && !dryRun && dir.hasDatabase() ? Database.vacuum(dir.database()) : null;
     long bytesAfter = Database.bytes(dir.database());
 
@@ -109,13 +116,68 @@ final class CompactCommand implements Callable<Integer> {
           bytesAfter);
       Map<String, Object> retention = retentionJson(retained);
       retention.put("applied", !dryRun && dir.hasDatabase());
+      Map<String, Object> orphanDirs = new LinkedHashMap<>();
+      orphanDirs.put("found", orphans.found());
+      orphanDirs.put("deleted", orphans.deleted());
+      retention.put("orphan_job_dirs", orphanDirs);
       doc.put("retention", retention);
       Json.print(out, doc);
     } else {
       printText(out, keep, eventsKeep, memory, events, protectedItems, vacuumed);
       printRetention(out, retained);
+      printOrphans(out, orphans);
     }
     return ExitCode.OK;
+  }
+
+  /**
+   * Without a config file (none given, none in the current directory), the retention policies and
+   * memory keep_recent the last run or compact recorded in the state, not the built-in defaults: a
+   * cron job run from elsewhere must not prune a project that chose {@code none} or larger
+   * limits down to the defaults (nor record the defaults as its policies). A structure with
+   * nothing recorded takes its default. Said in one line on stderr, unless --quiet.
+   */
+  private Config withRecordedPolicies(Config config, StateDirectory dir) {
+    if (config.source().isPresent() || !dir.hasDatabase()) {
+      return config;
+    }
+    RecordedPolicies recorded;
+    try (SqliteStateReader reader = SqliteStateReader.open(dir.database())) {
+      recorded = reader.recordedPolicies();
+    }
+    if (!root.quiet()) {
+      PrintWriter err = spec.commandLine().getErr();
+      err.println(recordedNote(recorded, keepRecent != null));
+      err.flush();
+    }
+    return new Config(config.source(), config.agent(), config.execution(), config.defaultPipeline(),
+        config.pipelines(), config.context(), recorded.memoryKeepRecent(), config.memoryBootContextChars(),
+        recorded.retention());
+  }
+
+  static String recordedNote(RecordedPolicies recorded, boolean keepRecentGiven) {
+    String start = "orchestrate: note: no config file (--config, $ORCHESTRATE_CONFIG, ./orchestrate.yaml)";
+    List<String> defaulted = recorded.defaulted().stream()
+        .filter(s -> !(keepRecentGiven && s.equals("memory"))).toList();
+    if (recorded.nothingRecorded()) {
+      return start + " and no policies recorded in the state yet: applying the built-in retention defaults";
+    }
+    return start + ": applying the retention policies the last run or compact recorded in the state"
+        + (defaulted.isEmpty() ? "" : "; built-in defaults for " + String.join(", ", defaulted)
+        + " (nothing recorded)");
+  }
+
+  private void printOrphans(PrintWriter out, OrphanJobDirectories.Sweep orphans) {
+    String what = "job log directories no job row refers to: ";
+    if (dryRun) {
+      out.println(what + "would delete " + orphans.found());
+    } else if (orphans.deleted() == orphans.found()) {
+      out.println(what + "deleted " + orphans.deleted());
+    } else {
+      out.println(what + "deleted " + orphans.deleted() + " of " + orphans.found()
+          + " (the rest could not be deleted: see the warnings; the next compact tries again)");
+    }
+    out.flush();
   }
 
   private int incremental(Config config, int keep) {

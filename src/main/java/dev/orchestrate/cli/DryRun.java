@@ -5,7 +5,8 @@ import dev.orchestrate.backlog.Config;
 import dev.orchestrate.scheduler.ItemFilter;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.Plan;
-import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.store.Database;
+import dev.orchestrate.store.SqliteStateReader;
 import dev.orchestrate.store.StateDirectory;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -15,17 +16,27 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-/** {@code run --dry-run}: the plan of a run, computed from the state and the backlog; nothing is written. */
+/**
+ * {@code run --dry-run}: the plan of a run, computed from the state and the backlog. Nothing is
+ * written: the state is read read-only, never created, and never migrated. A database of an older
+ * schema is read as it is (its items are all the plan needs) with a note that a run upgrades it.
+ */
 final class DryRun {
   private DryRun() {
   }
 
-  static int print(PrintWriter out, boolean json, StateDirectory dir, Config config, Backlog backlog,
-      ItemFilter filter, int phaseCap) {
+  static int print(PrintWriter out, PrintWriter err, boolean quiet, boolean json, StateDirectory dir, Config config,
+      Backlog backlog, ItemFilter filter, int phaseCap) {
     List<ItemState> stored = List.of();
     if (dir.hasDatabase()) {
-      try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
-        stored = store.items();
+      try (SqliteStateReader reader = SqliteStateReader.open(dir.database())) {
+        stored = reader.items();
+        if (!reader.isCurrent() && !quiet) {
+          err.println("orchestrate: note: the state database has schema version " + reader.schemaVersion()
+              + ", older than this orchestrate's " + Database.latestSchemaVersion()
+              + "; the plan reads it as it is and changes nothing, a run upgrades it first");
+          err.flush();
+        }
       }
     }
     List<ItemState> items = Plan.preview(stored, backlog.items());

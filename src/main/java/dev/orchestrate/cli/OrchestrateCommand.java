@@ -49,7 +49,8 @@ public final class OrchestrateCommand {
 
   @Option(names = "--config", paramLabel = "FILE", scope = ScopeType.INHERIT,
       description = "Config file. Default: $ORCHESTRATE_CONFIG, else orchestrate.yaml in the current "
-          + "directory, else the one next to the backlog, else built-in defaults")
+          + "directory, else the one next to the backlog, else built-in defaults (for compact: the retention "
+          + "policies the last run or compact recorded in the state)")
   Path config;
 
   @Option(names = "--log-level", paramLabel = "LEVEL", scope = ScopeType.INHERIT,

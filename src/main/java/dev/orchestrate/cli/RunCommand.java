@@ -19,6 +19,7 @@ import dev.orchestrate.scheduler.Scheduler;
 import dev.orchestrate.store.RunLock;
 import dev.orchestrate.store.SqliteMemoryRepository;
 import dev.orchestrate.store.SqliteRetention;
+import dev.orchestrate.store.SqliteStateReader;
 import dev.orchestrate.store.SqliteStateRepository;
 import dev.orchestrate.store.StateDirectory;
 import java.io.PrintWriter;
@@ -115,17 +116,19 @@ final class RunCommand implements Callable<Integer> {
     Config config = withOverrides(root.loadConfig(backlogFile));
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
     filter = checkFilter(filter, config, backlogs);
+    StateDirectory dir = root.stateDirectory();
     if (dryRun) {
-      return DryRun.print(spec.commandLine().getOut(), json, root.stateDirectory(), config,
-          backlogs.current(), filter, cap != null ? cap : config.execution().phaseCap());
+      return DryRun.print(spec.commandLine().getOut(), spec.commandLine().getErr(), root.quiet(), json, dir,
+          config, backlogs.current(), filter, cap != null ? cap : config.execution().phaseCap());
     }
     if (config.agent().command().isEmpty()) {
       throw CliException.usage("no agent command configured: set agent.command in "
           + config.source().map(Path::toString).orElse("orchestrate.yaml") + " (see 'orchestrate init')");
     }
     int phaseCap = cap != null ? cap : config.execution().phaseCap();
+    // Before the lock and the database: a mistyped --target must leave nothing behind.
+    filter = targetsKnown(filter, knownIds(backlogs, dir, filter.targets()));
 
-    StateDirectory dir = root.stateDirectory();
     Clock clock = Clock.systemUTC();
     PrintWriter err = spec.commandLine().getErr();
     ProgressMode mode = ProgressMode.choose(root.quiet(), json, noLive, ProgressMode.stderrIsTerminal(), root.env());
@@ -136,7 +139,7 @@ final class RunCommand implements Callable<Integer> {
       RunListener progress = progress(mode, err, clock, store);
       try {
         report = run(config, backlogs, dir, clock, store, memories, progress, err, root.quiet(),
-            new RunOptions(phaseCap, targetsKnown(filter, knownIds(backlogs, store))));
+            new RunOptions(phaseCap, filter));
       } finally {
         if (progress instanceof AutoCloseable view) {
           closeQuietly(view);
@@ -176,11 +179,19 @@ final class RunCommand implements Callable<Integer> {
     }
   }
 
-  /** Targets may name backlog items and follow-up items the state knows. */
-  private static Set<String> knownIds(WatchedBacklogFile backlogs, SqliteStateRepository store) {
+  /**
+   * Targets may name backlog items and the items the state knows (follow-ups, items no longer
+   * listed), read without migrating or creating the state; the state is read only when a target
+   * is not in the backlog. Items are never deleted, so an id known now is known under the lock.
+   */
+  private static Set<String> knownIds(WatchedBacklogFile backlogs, StateDirectory dir, List<String> targets) {
     Set<String> ids = new HashSet<>();
     backlogs.current().items().forEach(i -> ids.add(i.id()));
-    store.items().forEach(i -> ids.add(i.id()));
+    if (!ids.containsAll(targets) && dir.hasDatabase()) {
+      try (SqliteStateReader reader = SqliteStateReader.open(dir.database())) {
+        ids.addAll(reader.itemIds());
+      }
+    }
     return ids;
   }
 

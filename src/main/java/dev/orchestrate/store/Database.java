@@ -67,6 +67,56 @@ public final class Database {
     }
   }
 
+  /**
+   * Opens an existing database for reading only: no migration, no PRAGMA that writes, and no
+   * file created next to it, so a dry run leaves the state byte for byte as it found it. While a
+   * WAL file exists (a run or a command has the database open, or one crashed), the connection is
+   * an ordinary read-only one that shares the WAL index and so sees every commit. Without one,
+   * every committed page is in the main file, and the file is opened {@code immutable}: a
+   * read-only connection would create the {@code -wal} and {@code -shm} files and, unable to
+   * write, leave them behind. A run starting meanwhile writes to a new WAL, not to the main
+   * file, until a checkpoint, so the read stays consistent; it just does not see that run.
+   *
+   * @throws StoreException when the schema is newer than this orchestrate knows
+   */
+  static Connection openReadOnly(Path file) {
+    boolean walPresent = Files.exists(file.resolveSibling(file.getFileName() + "-wal"));
+    SQLiteConfig config = new SQLiteConfig();
+    config.setReadOnly(true);
+    config.setBusyTimeout(BUSY_TIMEOUT_MS);
+    Connection connection;
+    try {
+      connection = config.createConnection("jdbc:sqlite:" + file.toAbsolutePath().toUri()
+          + (walPresent ? "?mode=ro" : "?immutable=1"));
+    } catch (SQLException e) {
+      throw new StoreException(describe(file, e), e);
+    }
+    try {
+      int version = schemaVersion(connection, file);
+      if (version > MIGRATIONS.size()) {
+        throw newerSchema(file, version);
+      }
+      return connection;
+    } catch (RuntimeException e) {
+      closeQuietly(connection);
+      throw e;
+    }
+  }
+
+  /** {@code PRAGMA user_version}: the number of migrations applied. */
+  static int schemaVersion(Connection connection, Path file) {
+    try (Statement st = connection.createStatement(); var rs = st.executeQuery("PRAGMA user_version")) {
+      return rs.next() ? rs.getInt(1) : 0;
+    } catch (SQLException e) {
+      throw new StoreException(describe(file, e), e);
+    }
+  }
+
+  private static StoreException newerSchema(Path file, int version) {
+    return new StoreException("state database " + file + " has schema version " + version
+        + ", newer than this orchestrate knows (" + MIGRATIONS.size() + "); upgrade orchestrate");
+  }
+
   private static Connection connect(Path file) {
     SQLiteConfig config = new SQLiteConfig();
     config.setJournalMode(SQLiteConfig.JournalMode.WAL);
@@ -89,13 +139,9 @@ public final class Database {
 
   private static void migrate(Connection connection, Path file) {
     try (Statement st = connection.createStatement()) {
-      int version;
-      try (var rs = st.executeQuery("PRAGMA user_version")) {
-        version = rs.next() ? rs.getInt(1) : 0;
-      }
+      int version = schemaVersion(connection, file);
       if (version > MIGRATIONS.size()) {
-        throw new StoreException("state database " + file + " has schema version " + version
-            + ", newer than this orchestrate knows (" + MIGRATIONS.size() + "); upgrade orchestrate");
+        throw newerSchema(file, version);
       }
       for (int v = version; v < MIGRATIONS.size(); v++) {
         connection.setAutoCommit(false);

@@ -153,7 +153,7 @@ public final class SqliteStateRepository implements StateRepository {
     return jdbc.queryOne("SELECT * FROM items WHERE id = ?", SqliteStateRepository::item, id);
   }
 
-  private static ItemState item(ResultSet rs) throws SQLException {
+  static ItemState item(ResultSet rs) throws SQLException {
     BacklogItem def = new BacklogItem(rs.getString("id"), rs.getString("title"), rs.getString("pipeline"),
         Priority.valueOf(rs.getString("priority").toUpperCase(Locale.ROOT)),
         JsonText.parseArray(rs.getString("depends_on")), JsonText.parseArray(rs.getString("tags")),

@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.backlog.RetentionConfig;
+import dev.orchestrate.backlog.RetentionConfig.Policy;
 import dev.orchestrate.store.SqliteStateRepository;
 import dev.orchestrate.testing.Db;
 import java.nio.file.Files;
@@ -13,9 +15,11 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +40,28 @@ class CompactRetentionCliTest {
         dir.resolve("orchestrate.yaml").toString()));
     all.addAll(List.of(args));
     return CliRunner.run(all.toArray(String[]::new));
+  }
+
+  /** As a cron job run from another directory: --state only, no config file anywhere. */
+  private CliRunner.Result cliWithoutConfig(String... args) {
+    assertFalse(Files.exists(Path.of("orchestrate.yaml")), "the test needs a working directory without a config");
+    List<String> all = new ArrayList<>(List.of("--state", dir.resolve("state").toString()));
+    all.addAll(List.of(args));
+    return CliRunner.run(Map.of(), all.toArray(String[]::new));
+  }
+
+  /** What a run with {@code jobs: none} and {@code memory.keep_recent: 4} leaves recorded in the state. */
+  private void recordPoliciesLargerThanTheDefaults() {
+    RetentionConfig defaults = RetentionConfig.defaults();
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      store.retention().recordPolicies(new RetentionConfig(defaults.maintenanceInterval(), defaults.budget(),
+          Policy.NONE, Policy.of(1_000_000, null), Policy.of(null, Duration.ofDays(365)), defaults.statsSamples()), 4);
+    }
+  }
+
+  private List<String> recorded(String structure) throws Exception {
+    return Db.column(db(), "SELECT COALESCE(max_rows, 'null') || ' ' || COALESCE(max_age_ms, 'null') "
+        + "FROM structures WHERE name = '" + structure + "'");
   }
 
   private long count(String sql) throws Exception {
@@ -113,5 +139,96 @@ class CompactRetentionCliTest {
     assertEquals(2, r.exitCode());
     assertTrue(r.err().contains("retention.jobs.max_rows must be an integer, got 'lots'"), r.err());
     assertEquals(2_003, count("SELECT COUNT(*) FROM jobs"));
+  }
+
+  @Test
+  void without_a_config_file_compact_applies_the_policies_recorded_in_the_state_and_says_so() throws Exception {
+    recordPoliciesLargerThanTheDefaults();
+    for (int i = 1; i <= 6; i++) {
+      assertEquals(0, cliWithoutConfig("memory", "add", "--kind", "episodic", "episode " + i).exitCode());
+    }
+
+    CliRunner.Result r = cliWithoutConfig("compact", "--json");
+    assertEquals(0, r.exitCode(), r.err());
+    JsonNode doc = JSON.readTree(r.out());
+    assertEquals(0, doc.get("retention").get("jobs").get("deleted").asLong(), "jobs: none, not the 30-day default");
+    assertEquals(2_003, count("SELECT COUNT(*) FROM jobs"));
+    assertEquals(4, doc.get("memory").get("keep_recent").asInt(), "the recorded keep_recent, not 50");
+    assertEquals(2, doc.get("memory").get("deleted").asInt());
+    assertEquals(List.of("orchestrate: note: no config file (--config, $ORCHESTRATE_CONFIG, ./orchestrate.yaml): "
+        + "applying the retention policies the last run or compact recorded in the state"), r.err().lines().toList());
+    assertEquals(List.of("null null"), recorded("jobs"), "the recorded limits are not overwritten by defaults");
+    assertEquals(List.of("1000000 null"), recorded("turns"));
+    assertEquals(List.of("null " + Duration.ofDays(365).toMillis()), recorded("events"));
+    assertEquals(List.of("4 null"), recorded("memory"));
+
+    CliRunner.Result quiet = cliWithoutConfig("--quiet", "compact", "--keep-recent", "1", "--json");
+    assertEquals(0, quiet.exitCode(), quiet.err());
+    assertEquals("", quiet.err(), "no note with --quiet");
+    assertEquals(1, JSON.readTree(quiet.out()).get("memory").get("keep_recent").asInt(), "--keep-recent wins");
+    assertEquals(List.of("null null"), recorded("jobs"));
+
+    CliRunner.Result incremental = cliWithoutConfig("compact", "--incremental", "--json");
+    assertEquals(0, JSON.readTree(incremental.out()).get("retention").get("jobs").get("deleted").asLong());
+    assertEquals(2_003, count("SELECT COUNT(*) FROM jobs"), "one pass keeps to the recorded policies too");
+    assertTrue(incremental.err().startsWith("orchestrate: note: no config file"), incremental.err());
+  }
+
+  @Test
+  void with_a_config_file_its_policies_apply_whatever_the_state_recorded() throws Exception {
+    recordPoliciesLargerThanTheDefaults();
+    CliRunner.Result r = cli("compact", "--json");
+    assertEquals(0, r.exitCode(), r.err());
+    assertEquals("", r.err());
+    assertEquals(600, count("SELECT COUNT(*) FROM jobs"), "jobs max_rows 1000 from the file, down to 60 %");
+    assertEquals(List.of("1000 null"), recorded("jobs"));
+    assertEquals(List.of("50 null"), recorded("memory"), "the file's (default) keep_recent");
+  }
+
+  @Test
+  void without_a_config_file_or_recorded_policies_the_defaults_apply_and_the_note_says_so() throws Exception {
+    CliRunner.Result r = cliWithoutConfig("compact");
+    assertEquals(0, r.exitCode(), r.err());
+    assertEquals(List.of("orchestrate: note: no config file (--config, $ORCHESTRATE_CONFIG, ./orchestrate.yaml) "
+        + "and no policies recorded in the state yet: applying the built-in retention defaults"),
+        r.err().lines().toList());
+    assertEquals(3, count("SELECT COUNT(*) FROM jobs"), "every finished job is beyond the 30-day default");
+    assertEquals(List.of("10000 " + Duration.ofDays(30).toMillis()), recorded("jobs"));
+  }
+
+  @Test
+  void a_full_compact_deletes_job_directories_no_row_refers_to_and_a_dry_run_counts_them() throws Exception {
+    Path jobs = dir.resolve("state/jobs");
+    Path orphan = Files.createDirectories(jobs.resolve("run1-0042-I-build-1"));
+    Files.writeString(orphan.resolve("output.log"), "left by a crash between the row's delete and the directory's");
+    Path running = Files.createDirectories(jobs.resolve("run1-0001-I-build-1"));
+    Files.writeString(running.resolve("output.log"), "still being written");
+    Path other = Files.createDirectories(jobs.resolve("keep-me"));
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db()); Statement st = c.createStatement()) {
+      st.executeUpdate("UPDATE jobs SET log_path = '" + running.resolve("output.log") + "' WHERE id = 1");
+    }
+
+    CliRunner.Result dry = cli("compact", "--dry-run", "--json");
+    assertEquals(0, dry.exitCode(), dry.err());
+    JsonNode dryDirs = JSON.readTree(dry.out()).get("retention").get("orphan_job_dirs");
+    assertEquals(1, dryDirs.get("found").asInt());
+    assertEquals(0, dryDirs.get("deleted").asInt());
+    assertTrue(Files.isDirectory(orphan), "a dry run deletes nothing");
+    assertTrue(cli("compact", "--dry-run").out().contains("job log directories no job row refers to: would delete 1"));
+
+    CliRunner.Result full = cli("compact", "--json");
+    assertEquals(0, full.exitCode(), full.err());
+    JsonNode dirs = JSON.readTree(full.out()).get("retention").get("orphan_job_dirs");
+    assertEquals(1, dirs.get("found").asInt());
+    assertEquals(1, dirs.get("deleted").asInt());
+    assertFalse(Files.exists(orphan));
+    assertTrue(Files.exists(running.resolve("output.log")), "a running job's directory stays");
+    assertTrue(Files.isDirectory(other), "not named like a job directory");
+    assertTrue(cli("compact").out().contains("job log directories no job row refers to: deleted 0"));
+
+    Files.createDirectories(jobs.resolve("run2-0001-I-build-1"));
+    CliRunner.Result incremental = cli("compact", "--incremental", "--json");
+    assertFalse(JSON.readTree(incremental.out()).get("retention").has("orphan_job_dirs"));
+    assertTrue(Files.isDirectory(jobs.resolve("run2-0001-I-build-1")), "an incremental pass does not sweep");
   }
 }

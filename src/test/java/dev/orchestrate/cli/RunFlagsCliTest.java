@@ -6,11 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.store.Database;
+import dev.orchestrate.store.OldSchemas;
 import dev.orchestrate.testing.Db;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -52,6 +61,18 @@ class RunFlagsCliTest {
     return Db.column(dir.resolve("state/state.db"), "SELECT id || '|' || status FROM items ORDER BY seq");
   }
 
+  /** Every file under the state directory with a hash of its bytes: what "nothing changed" compares. */
+  private Map<String, Integer> stateFiles() throws Exception {
+    Path state = dir.resolve("state");
+    Map<String, Integer> out = new TreeMap<>();
+    try (Stream<Path> all = Files.walk(state)) {
+      for (Path p : all.toList()) {
+        out.put(state.relativize(p).toString(), Files.isRegularFile(p) ? Arrays.hashCode(Files.readAllBytes(p)) : 0);
+      }
+    }
+    return out;
+  }
+
   private static void assertUsageError(CliRunner.Result r, String message) {
     assertEquals(2, r.exitCode(), r.err());
     assertEquals("", r.out());
@@ -71,6 +92,30 @@ class RunFlagsCliTest {
     assertUsageError(cli("run", backlog.toString(), "--max-concurrent", "0"),
         "--max-concurrent must be at least 1, got 0");
     assertFalse(Files.exists(dir.resolve("calls.txt")), "no agent ran");
+    assertFalse(Files.exists(dir.resolve("state")), "no state directory, lock or database");
+  }
+
+  @Test
+  void an_unknown_target_leaves_an_existing_state_as_it_was() throws Exception {
+    assertEquals(0, cli("run", backlog.toString(), "--target", "A").exitCode());
+    Map<String, Integer> before = stateFiles();
+    assertUsageError(cli("run", backlog.toString(), "--target", "A,Z"), "--target: unknown item 'Z'");
+    assertEquals(before, stateFiles());
+  }
+
+  @Test
+  void a_target_may_name_a_follow_up_item_that_only_the_state_knows() throws Exception {
+    assertEquals(0, cli("run", backlog.toString(), "--target", "A").exitCode());
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("state/state.db"));
+        Statement st = c.createStatement()) {
+      st.executeUpdate("""
+          INSERT INTO items (id, seq, title, pipeline, priority, status, origin, created_at, updated_at)
+          VALUES ('F', 5, 'follow-up', 'two', 'medium', 'new', 'A/first', 0, 0)""");
+    }
+    CliRunner.Result r = cli("run", backlog.toString(), "--target", "F", "--json");
+    assertEquals(0, r.exitCode(), r.err());
+    assertEquals("targets_done", JSON.readTree(r.out()).get("halt_reason").asText());
+    assertTrue(statuses().contains("F|done"), statuses().toString());
   }
 
   @Test
@@ -118,7 +163,38 @@ class RunFlagsCliTest {
     List<String> steps = new ArrayList<>();
     plan.get("steps").forEach(s -> steps.add(s.get("item").asText() + " " + s.get("phase").asText()));
     assertEquals(List.of("A first", "A second", "B first", "B second"), steps);
-    assertFalse(Files.exists(dir.resolve("state/state.db")));
+    assertFalse(Files.exists(dir.resolve("state")), "not even the state directory");
+  }
+
+  @Test
+  void dry_run_leaves_an_existing_state_byte_for_byte_as_it_was() throws Exception {
+    assertEquals(0, cli("run", backlog.toString(), "--target", "A").exitCode());
+    Map<String, Integer> before = stateFiles();
+    assertTrue(before.containsKey("state.db") && !before.containsKey("state.db-wal"), before.toString());
+    assertEquals(0, cli("run", backlog.toString(), "--dry-run").exitCode());
+    assertEquals(0, cli("run", backlog.toString(), "--dry-run", "--json", "--target", "B").exitCode());
+    assertEquals(before, stateFiles(), "no write, no -wal or -shm file, no lock");
+  }
+
+  @Test
+  void dry_run_reads_an_older_schema_as_it_is_and_does_not_upgrade_it() throws Exception {
+    Files.createDirectories(dir.resolve("state"));
+    OldSchemas.create(dir.resolve("state/state.db"), 3, """
+        INSERT INTO items (id, seq, title, pipeline, priority, status, phase, created_at, updated_at)
+          VALUES ('A', 1, 'a', 'two', 'high', 'done', 'second', 0, 0)""");
+    Map<String, Integer> before = stateFiles();
+    CliRunner.Result r = cli("run", backlog.toString(), "--dry-run", "--json");
+    assertEquals(0, r.exitCode(), r.err());
+    List<String> items = new ArrayList<>();
+    JSON.readTree(r.out()).get("steps").forEach(s -> items.add(s.get("item").asText()));
+    assertFalse(items.contains("A"), "A is done in the old state: " + items);
+    assertEquals(6, items.size());
+    assertEquals(List.of("orchestrate: note: the state database has schema version 3, older than this orchestrate's "
+        + Database.latestSchemaVersion() + "; the plan reads it as it is and changes nothing, a run upgrades it first"),
+        r.err().lines().toList());
+    assertEquals(before, stateFiles());
+    assertEquals(List.of("3"), Db.column(dir.resolve("state/state.db"), "PRAGMA user_version"));
+    assertEquals("", cli("--quiet", "run", backlog.toString(), "--dry-run").err());
   }
 
   @Test

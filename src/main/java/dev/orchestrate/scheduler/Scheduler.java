@@ -60,6 +60,11 @@ public final class Scheduler {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
   /** How long an idle scheduler waits before it looks at the backlog file again. */
   private static final long IDLE_POLL_MS = 500;
+  /**
+   * How long housekeeping may go on while an ended job waits: long enough that a pass does not
+   * re-read its tables for every single unit on a busy run, short next to any real agent.
+   */
+  static final long HOUSEKEEPING_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
   private final StateRepository store;
   private final Config config;
@@ -324,10 +329,12 @@ public final class Scheduler {
       log.debug("swept {} phase summaries of items no longer active", swept);
     }
     if (!stopRequested) {
-      // Lowest priority: it steps aside as soon as a job has ended (or a stop came), and a stop
-      // cuts short a summarizer it is waiting for, as while preparing a prompt.
+      // Lowest priority: once a job has ended it gets what is left of its slice, then steps
+      // aside; a stop makes it step aside at once and cuts short a summarizer it waits for.
+      long sliceEnd = System.nanoTime() + HOUSEKEEPING_SLICE_NANOS;
       interruptibly(() -> {
-        housekeeping.afterTick(clock.instant(), () -> stopRequested || !inbox.isEmpty());
+        housekeeping.afterTick(clock.instant(),
+            () -> stopRequested || (!inbox.isEmpty() && System.nanoTime() - sliceEnd >= 0));
         return null;
       });
     }

@@ -54,20 +54,29 @@ public final class SizeCap {
   }
 
   private static String join(String head, String tail, long totalChars, String hash, int maxChars) {
-    // The marker's length depends on N, which depends on the marker's length: size it for the
-    // largest N possible (the whole text), then keep exactly what is left.
-    int keep = maxChars - marker(totalChars, hash).length();
-    int headEnd = Math.min(keep - keep / 3, head.length());
-    int tailStart = tail.length() - Math.min(keep / 3, tail.length());
-    // never split a surrogate pair
-    if (headEnd > 0 && Character.isHighSurrogate(head.charAt(headEnd - 1))) {
-      headEnd--;
+    // The marker's length depends on N, which depends on what is kept: start with the marker
+    // sized for the largest N possible (the whole text); when the real N has fewer digits, keep
+    // that much more and size again. Keeping more only shortens N, so this ends, and the result
+    // is exactly maxChars unless a surrogate pair or short ends (a stream) leave it shorter.
+    int markerLength = marker(totalChars, hash).length();
+    while (true) {
+      int keep = maxChars - markerLength;
+      int headEnd = Math.min(keep - keep / 3, head.length());
+      int tailStart = tail.length() - Math.min(keep / 3, tail.length());
+      // never split a surrogate pair
+      if (headEnd > 0 && Character.isHighSurrogate(head.charAt(headEnd - 1))) {
+        headEnd--;
+      }
+      if (tailStart < tail.length() && Character.isLowSurrogate(tail.charAt(tailStart))) {
+        tailStart++;
+      }
+      long cut = totalChars - headEnd - (tail.length() - tailStart);
+      String marker = marker(cut, hash);
+      if (marker.length() == markerLength) {
+        return head.substring(0, headEnd) + marker + tail.substring(tailStart);
+      }
+      markerLength = marker.length();
     }
-    if (tailStart < tail.length() && Character.isLowSurrogate(tail.charAt(tailStart))) {
-      tailStart++;
-    }
-    long cut = totalChars - headEnd - (tail.length() - tailStart);
-    return head.substring(0, headEnd) + marker(cut, hash) + tail.substring(tailStart);
   }
 
   static String marker(long cutChars, String hash) {

@@ -34,8 +34,8 @@ class SizeCapTest {
     String text = "BEGIN" + "x".repeat(10_000) + "END";
     String capped = SizeCap.cap(text, 300);
 
-    // at most one short of the cap: the marker was sized for N = 10008, five digits; N came to four
-    assertTrue(capped.length() == 300 || capped.length() == 299, capped.length() + "");
+    // exactly the cap, though N (four digits) is shorter than the whole length (five) it was first sized for
+    assertEquals(300, capped.length());
     assertTrue(capped.startsWith("BEGIN"), capped);
     assertTrue(capped.endsWith("END"), capped);
     Matcher m = MARKER.matcher(capped);
@@ -80,7 +80,7 @@ class SizeCapTest {
       for (int length : new int[] {cap, cap + 1, cap + 2, 999, 10_000, 123_456}) {
         String text = "a".repeat(length);
         String capped = SizeCap.cap(text, cap);
-        assertTrue(capped.length() <= cap, cap + "/" + length + ": " + capped.length());
+        assertEquals(Math.min(length, cap), capped.length(), cap + "/" + length + ": exactly the cap when cut");
         if (length > cap) {
           assertTrue(MARKER.matcher(capped).find(), capped);
           // the marker counts exactly what was cut
@@ -89,6 +89,18 @@ class SizeCapTest {
           assertEquals(length, capped.length() - m.group().length() + Integer.parseInt(m.group(1)));
         }
       }
+    }
+  }
+
+  @Test
+  void the_cut_is_exact_where_n_loses_a_digit_on_the_way() {
+    // 1,080 chars at cap 100: sized for N = 1080 (4 digits), N comes to 1,040ish; at 10,050, N crosses 10,000
+    for (int length : new int[] {1_080, 10_050, 10_079, 100_070}) {
+      String capped = SizeCap.cap("b".repeat(length), 100);
+      assertEquals(100, capped.length(), length + ": " + capped);
+      Matcher m = MARKER.matcher(capped);
+      assertTrue(m.find());
+      assertEquals(length, capped.length() - m.group().length() + Integer.parseInt(m.group(1)));
     }
   }
 

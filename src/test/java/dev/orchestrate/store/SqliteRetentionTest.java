@@ -153,6 +153,53 @@ class SqliteRetentionTest {
   }
 
   @Test
+  void the_next_pass_starts_after_the_cursor_not_from_the_oldest_row() throws Exception {
+    jobs(1, "running"); // id 1: never pruned while it runs
+    jobs(3, "completed"); // ids 2..4
+    RetentionConfig config = only("jobs", Policy.of(0, null), 1);
+    retention.pass(config, 50, T0.plusSeconds(100), SqliteRetention.Condenser.NONE);
+    assertEquals(List.of(1L, 3L, 4L), jdbc.query("SELECT id FROM jobs ORDER BY id", rs -> rs.getLong(1)),
+        "the running job is stepped over, job 2 goes");
+    assertEquals(2, counter("jobs", "cursor"));
+
+    jdbc.execute("UPDATE jobs SET state = 'completed', ended_at = ? WHERE id = 1", T0.toEpochMilli());
+    retention.pass(config, 50, T0.plusSeconds(100), SqliteRetention.Condenser.NONE);
+    assertEquals(List.of(1L, 4L), jdbc.query("SELECT id FROM jobs ORDER BY id", rs -> rs.getLong(1)),
+        "job 3, after the cursor: job 1, behind it, waits for the walk to start over");
+    retention.pass(config, 50, T0.plusSeconds(100), SqliteRetention.Condenser.NONE); // job 4
+    SqliteRetention.Pass end = retention.pass(config, 50, T0.plusSeconds(100), SqliteRetention.Condenser.NONE);
+    assertEquals(0L, end.deleted().get("jobs"), "nothing after the cursor any more");
+    assertEquals(0, counter("jobs", "cursor"), "the walk reached the end: it starts over from the oldest");
+    retention.pass(config, 50, T0.plusSeconds(100), SqliteRetention.Condenser.NONE);
+    assertEquals(List.of(), jdbc.query("SELECT id FROM jobs ORDER BY id", rs -> rs.getLong(1)), "and takes job 1");
+  }
+
+  @Test
+  void events_samples_and_covered_turns_older_than_max_age_go_and_younger_ones_stay() {
+    for (int i = 1; i <= 100; i++) {
+      Events.insert(jdbc, T0.toEpochMilli() + i * 1000L, "I", "item.status",
+          java.util.Map.of("from", "ready", "to", "in_progress"));
+      jdbc.execute("INSERT INTO stats_samples (at, source, db_bytes, rows) VALUES (?, 'stats', 0, '{}')",
+          T0.toEpochMilli() + i * 1000L);
+    }
+    TurnRepository repo = new SqliteTurnRepository(jdbc);
+    item("DONE", "done");
+    for (int i = 1; i <= 6; i++) {
+      repo.appendTurn("DONE", "build", 1, Turn.Role.USER, "turn " + i, T0.plusSeconds(i * 10L));
+    }
+    window(repo, new BuiltinSummarizer(4_000)).prepare("DONE"); // window 2: turns 1..4 covered
+    Policy minute = Policy.of(null, Duration.ofSeconds(60));
+    RetentionConfig config = new RetentionConfig(Duration.ofMinutes(1), 1_000, Policy.NONE, minute, minute, minute);
+
+    retention.pass(config, 50, T0.plusSeconds(100), SqliteRetention.Condenser.NONE);
+
+    assertEquals(40, count("SELECT MIN(id) FROM events"), "routine events written before T0+40s went");
+    assertEquals(61, count("SELECT COUNT(*) FROM stats_samples"), "samples at T0+40s..100s stay");
+    assertEquals(List.of(4L, 5L, 6L), jdbc.query("SELECT seq FROM turns ORDER BY seq", rs -> rs.getLong(1)),
+        "covered turns 1..3 are older than a minute; 4 (exactly a minute old) stays, and 5, 6, not covered");
+  }
+
+  @Test
   void events_keep_every_load_bearing_row_and_the_newest_however_low_max_rows_is() {
     for (int i = 0; i < 2_000; i++) {
       Events.insert(jdbc, T0.toEpochMilli() + i, "I" + i, "item.status", i % 10 == 0

@@ -31,13 +31,14 @@ import picocli.CommandLine.Spec;
 
 /** {@code orchestrate compact}: prune old episodic memories and routine events; optionally shrink the file. */
 @Command(name = "compact", mixinStandardHelpOptions = true,
-    description = {"Delete old episodic memories (keeping the --keep-recent newest) and routine event-log rows",
-        "(keeping retention.events.max_rows), then apply every retention policy in full: job history",
-        "and its log directories, turns (finished items' turns summarized first), events, stats samples;",
-        "and delete job log directories no job row refers to (left by a crash or a failed delete).",
-        "Without a config file, the policies the last run or compact recorded in the state apply.",
-        "Load-bearing memories (semantic, procedural, tagged rejected-path), load-bearing events and",
-        "running jobs are never deleted. Safe while a run is active; idempotent."})
+    description = {"Delete old episodic memories (keeping the --keep-recent newest) and routine event-log "
+            + "rows (keeping retention.events.max_rows), then apply every retention policy in full: job "
+            + "history and its log directories, turns (finished items' turns summarized first), events, "
+            + "stats samples; and delete job log directories no job row refers to (left by a crash or a "
+            + "failed delete). Without a config file, the policies the last run or compact recorded in "
+            + "the state apply. Load-bearing memories (semantic, procedural, tagged rejected-path), "
+            + "load-bearing events and running jobs are never deleted. Safe while a run is active; "
+            + "idempotent."})
 final class CompactCommand implements Callable<Integer> {
   /** Ids listed by a dry run (text and JSON); -v lists them all. */
   static final int DRY_RUN_SAMPLE = 100;

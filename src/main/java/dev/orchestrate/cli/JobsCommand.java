@@ -24,8 +24,9 @@ import picocli.CommandLine.Spec;
 
 /** {@code orchestrate jobs}: the job history, newest first, and the current or last run. */
 @Command(name = "jobs", mixinStandardHelpOptions = true,
-    description = {"Show the job history (one job per agent attempt), newest first, and the current or last run.",
-        "Reads only the state directory (no backlog or config needed); safe while a run is active."})
+    description = {"Show the job history (one job per agent attempt), newest first, and the current or last "
+            + "run. Reads only the state directory (no backlog or config needed); safe while a run is "
+            + "active."})
 final class JobsCommand implements Callable<Integer> {
   static final int DEFAULT_LIMIT = 50;
 

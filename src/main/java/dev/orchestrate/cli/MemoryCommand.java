@@ -26,9 +26,9 @@ import picocli.CommandLine.Spec;
 
 /** {@code orchestrate memory list|add|import|supersede}: the project memory. */
 @Command(name = "memory", mixinStandardHelpOptions = true,
-    description = {"Project memory: semantic (facts), procedural (how-tos) and episodic (what happened) items.",
-        "Semantic, procedural and rejected-path-tagged items are load-bearing: always in prompts, never compacted.",
-        "Needs only the state directory; safe while a run is active."},
+    description = {"Project memory: semantic (facts), procedural (how-tos) and episodic (what happened) "
+            + "items. Semantic, procedural and rejected-path-tagged items are load-bearing: always in "
+            + "prompts, never compacted. Needs only the state directory; safe while a run is active."},
     subcommands = {MemoryCommand.ListCommand.class, MemoryCommand.AddCommand.class,
         MemoryCommand.ImportCommand.class, MemoryCommand.SupersedeCommand.class})
 final class MemoryCommand implements Callable<Integer> {
@@ -176,8 +176,8 @@ final class MemoryCommand implements Callable<Integer> {
 
   @Command(name = "import", mixinStandardHelpOptions = true,
       description = {"Import memories from a JSON Lines file, one per line, in file order:",
-          "  {\"id\": \"optional\", \"kind\": \"semantic|procedural|episodic\", \"title\": \"optional\",",
-          "   \"content\": \"...\", \"tags\": [\"optional\"]}",
+          "  {\"id\": \"optional\", \"kind\": \"semantic|procedural|episodic\",",
+          "   \"title\": \"optional\", \"content\": \"...\", \"tags\": [\"optional\"]}",
           "Every line is checked first: a bad line is named and nothing is imported."})
   static final class ImportCommand implements Callable<Integer> {
     @ParentCommand

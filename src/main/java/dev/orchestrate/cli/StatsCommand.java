@@ -27,21 +27,21 @@ import picocli.CommandLine.Spec;
 
 /** {@code orchestrate stats}: how much every bounded structure has grown, its limit, and how close it is. */
 @Command(name = "stats", mixinStandardHelpOptions = true,
-    description = {"Show the growth of every bounded structure: rows now, rows ever written, rows pruned, last",
-        "pruned, the retention limit, utilisation (rows retention may delete / max_rows) and a status:",
-        "ok below 85 %, warn from 85 %, over above 100 % (retention keeps a structure at 60 % of",
-        "max_rows, so warn means growth outpaces maintenance). Also the database file (bytes, pages,",
-        "free pages reclaimable with `compact --vacuum`, WAL), episodic memories over keep_recent, the",
-        "last run's in-memory figures, a trend (rows per hour over the samples of the last 24 h; run,",
-        "stats and compact each record one), and the pressure: normal, elevated (>= 70 %), high",
-        "(>= 85 %), critical (>= 95 %) of the fullest structure.",
-        "Warnings name every structure from 70 % with a remedy, at level elevated (70-85 %, status",
-        "still ok), warn or over; memory gets an elevated warning when the episodic memories over",
-        "keep_recent are at least as many as keep_recent (and at least 50).",
-        "Reads only the state directory (no backlog or config needed); safe while a run is active; reads",
-        "counters, never counts the rows of a large table. Records one sample for the trend and prunes",
-        "the oldest beyond retention.stats_samples as last applied (skipped if a run holds the write",
-        "lock for more than 200 ms: stats never waits for it).",
+    description = {"Show the growth of every bounded structure: rows now, rows ever written, rows pruned, "
+            + "last pruned, the retention limit, utilisation (rows retention may delete / max_rows) and "
+            + "a status: ok below 85%%, warn from 85%%, over above 100%% (retention keeps a structure "
+            + "at 60%% of max_rows, so warn means growth outpaces maintenance). Also the database file "
+            + "(bytes, pages, free pages reclaimable with `compact --vacuum`, WAL), episodic memories "
+            + "over keep_recent, the last run's in-memory figures, a trend (rows per hour over the "
+            + "samples of the last 24 h; run, stats and compact each record one), and the pressure: "
+            + "normal, elevated (>= 70%%), high (>= 85%%), critical (>= 95%%) of the fullest structure.",
+        "Warnings name every structure from 70%% with a remedy, at level elevated (70-85%%, "
+            + "status still ok), warn or over; memory gets an elevated warning when the episodic "
+            + "memories over keep_recent are at least as many as keep_recent (and at least 50).",
+        "Reads only the state directory (no backlog or config needed); safe while a run is active; "
+            + "reads counters, never counts the rows of a large table. Records one sample for the trend "
+            + "and prunes the oldest beyond retention.stats_samples as last applied (skipped if a run "
+            + "holds the write lock for more than 200 ms: stats never waits for it).",
         "",
         "Exit codes with --check: 0 every structure ok, 4 some at warn, 5 some over its limit."})
 final class StatsCommand implements Callable<Integer> {

@@ -20,8 +20,8 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code orchestrate status}: every item with its status, phase, attempts and why it is stuck. */
 @Command(name = "status", mixinStandardHelpOptions = true,
-    description = {"Show every item: status, phase, attempts, blocked reason, what it waits on.",
-        "Reads only the state directory (no backlog or config needed); safe while a run is active."})
+    description = {"Show every item: status, phase, attempts, blocked reason, what it waits on. Reads only "
+            + "the state directory (no backlog or config needed); safe while a run is active."})
 final class StatusCommand implements Callable<Integer> {
   @ParentCommand
   OrchestrateCommand root;

@@ -18,4 +18,11 @@ public interface Housekeeping {
    *                return, leaving the rest for a later tick
    */
   void afterTick(Instant now, BooleanSupplier waiting);
+
+  /**
+   * The run has ended normally (not on a stop) and no agent runs: the last chance to leave the
+   * state within its policies, with nothing to step aside for.
+   */
+  default void atEnd(Instant now) {
+  }
 }

@@ -180,6 +180,14 @@ public final class Scheduler {
       throw e;
     }
     sync = s.sync;
+    if (halt != HaltReason.INTERRUPTED) {
+      // Nothing runs any more: leave the state within its retention policies (not after Ctrl-C,
+      // where the operator wants out at once).
+      interruptibly(() -> {
+        housekeeping.atEnd(clock.instant());
+        return null;
+      });
+    }
 
     Instant ended = clock.instant();
     RunFigures figures = new RunFigures(s.summaries.size(), s.summaries.peak(), s.jobs.peakActive(),

@@ -148,7 +148,8 @@ class SoakTest {
     assertEquals(0, stats.exitCode(), "stats --check stays ok:\n" + stats.out());
 
     Path db = state.database();
-    assertTrue(Long.parseLong(Db.column(db, "SELECT COUNT(*) FROM jobs").get(0)) <= JOBS_MAX_ROWS + 500, "jobs");
+    // the run's last maintenance pass leaves the job history at retention's target, 60 % of max_rows
+    assertTrue(Long.parseLong(Db.column(db, "SELECT COUNT(*) FROM jobs").get(0)) <= JOBS_MAX_ROWS * 60 / 100, "jobs");
     long slack = 500 + 2L * 6; // a pass's budget of rows can accumulate between passes, plus the active items' turns
     assertTrue(Long.parseLong(Db.column(db, "SELECT COUNT(*) FROM turns").get(0)) <= TURNS_MAX_ROWS + slack, "turns");
     assertTrue(Long.parseLong(Db.column(db, "SELECT COUNT(*) FROM events WHERE load_bearing = 0").get(0))

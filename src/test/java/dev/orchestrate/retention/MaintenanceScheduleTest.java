@@ -65,6 +65,22 @@ class MaintenanceScheduleTest {
   }
 
   @Test
+  void at_the_end_of_a_run_a_pass_that_stepped_aside_is_finished_and_one_more_is_made_whatever_the_interval() {
+    List<String> log = new ArrayList<>();
+    MaintenanceSchedule schedule = new MaintenanceSchedule(Duration.ofMinutes(1), now -> units(3, log, now));
+    schedule.afterTick(T0, BUSY);
+    assertEquals(List.of(T0 + " unit 1"), log);
+
+    schedule.atEnd(T0.plusSeconds(5));
+
+    assertEquals(List.of(T0 + " unit 1", T0 + " unit 2", T0 + " unit 3",
+        T0.plusSeconds(5) + " unit 1", T0.plusSeconds(5) + " unit 2", T0.plusSeconds(5) + " unit 3"), log,
+        "the pending pass to its end, never stepping aside, then a last pass five seconds into the interval");
+    assertFalse(schedule.pending());
+    assertEquals(2, schedule.passes());
+  }
+
+  @Test
   void a_failing_pass_never_reaches_the_scheduler_and_is_tried_again_next_interval() {
     List<Instant> tries = new ArrayList<>();
     MaintenanceSchedule schedule = new MaintenanceSchedule(Duration.ofSeconds(10), now -> {

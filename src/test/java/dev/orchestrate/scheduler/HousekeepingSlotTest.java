@@ -89,6 +89,40 @@ class HousekeepingSlotTest {
     assertTrue(sawAJobEnd[0], "an ended job is work waiting: housekeeping is told to step aside");
   }
 
+  /** Counts the end-of-run slots it is given. */
+  private static final class CountingEnds implements Housekeeping {
+    int ends;
+
+    @Override
+    public void afterTick(java.time.Instant now, java.util.function.BooleanSupplier waiting) {
+    }
+
+    @Override
+    public void atEnd(java.time.Instant now) {
+      ends++;
+    }
+  }
+
+  @Test
+  void a_run_that_ends_normally_gives_housekeeping_one_last_slot() {
+    CountingEnds housekeeping = new CountingEnds();
+    try (InProcessLauncher launcher = InProcessLauncher.succeeding()) {
+      RunReport report = run(twoAtOnce(), List.of(item("A"), item("B")), launcher, housekeeping, s -> { });
+      assertEquals(HaltReason.ALL_DONE, report.haltReason());
+    }
+    assertEquals(1, housekeeping.ends);
+  }
+
+  @Test
+  void a_stopped_run_ends_at_once_without_the_last_slot() {
+    CountingEnds housekeeping = new CountingEnds();
+    try (InProcessLauncher launcher = InProcessLauncher.succeeding()) {
+      RunReport report = run(twoAtOnce(), List.of(item("A")), launcher, housekeeping, Scheduler::requestStop);
+      assertEquals(HaltReason.INTERRUPTED, report.haltReason());
+    }
+    assertEquals(0, housekeeping.ends);
+  }
+
   @Test
   void a_stop_cuts_short_housekeeping_that_waits_for_a_summarizer() {
     CountDownLatch inHousekeeping = new CountDownLatch(1);

@@ -80,7 +80,7 @@ final class CompactCommand implements Callable<Integer> {
     Config config = withRecordedPolicies(root.loadConfig(null), dir);
     int keep = keepRecent != null ? keepRecent : config.memoryKeepRecent();
     if (incremental) {
-      return incremental(config, keep);
+      return incremental(config);
     }
     int eventsKeep = config.retention().events().rows().orElse(Integer.MAX_VALUE);
     boolean verbose = root.verbose.length > 0;
@@ -105,7 +105,7 @@ final class CompactCommand implements Callable<Integer> {
       events = new EventLog.EventCompaction(0, 0, 0);
     }
     Map<String, Long> retained = dryRun || !dir.hasDatabase() ? Map.of()
-        : retention(config, keep, dir, memory.deleted() > 0, events.deleted() > 0);
+        : retention(config, dir, memory.deleted() > 0, events.deleted() > 0);
     // After retention, so that a log directory whose delete failed just now is tried again.
     OrphanJobDirectories.Sweep orphans = OrphanJobDirectories.sweep(dir, dryRun);
     long[] vacuumed = vacuum && !dryRun && dir.hasDatabase() ? Database.vacuum(dir.database()) : null;
@@ -181,7 +181,7 @@ final class CompactCommand implements Callable<Integer> {
     out.flush();
   }
 
-  private int incremental(Config config, int keep) {
+  private int incremental(Config config) {
     StateDirectory dir = root.stateDirectory();
     Map<String, Long> deleted = Map.of();
     boolean more = false;
@@ -190,7 +190,8 @@ final class CompactCommand implements Callable<Integer> {
       Clock clock = Clock.systemUTC();
       try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
         long started = System.nanoTime();
-        SqliteRetention.Pass pass = store.retention().pass(config.retention(), keep, clock.instant(),
+        SqliteRetention.Pass pass = store.retention().pass(config.retention(), config.memoryKeepRecent(),
+            clock.instant(),
             condenser(config, store, clock));
         elapsedMs = (System.nanoTime() - started) / 1_000_000;
         store.recordSample("compact", clock.instant());
@@ -220,9 +221,12 @@ final class CompactCommand implements Callable<Integer> {
 
   /**
    * Every retention policy, in full (budgeted passes until nothing is beyond a policy), with the
-   * configured summarizer condensing finished items' turns; then one stats sample.
+   * configured summarizer condensing finished items' turns; then one stats sample. The policy
+   * recorded for memory is the configured (or recorded) keep_recent, never a one-off --keep-recent:
+   * a later compact without a config would keep applying it (--keep-recent 0 once, and every cron
+   * compact after it would delete every episode).
    */
-  private static Map<String, Long> retention(Config config, int keep, StateDirectory dir, boolean memoryPruned,
+  private static Map<String, Long> retention(Config config, StateDirectory dir, boolean memoryPruned,
       boolean eventsPruned) {
     Clock clock = Clock.systemUTC();
     try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
@@ -232,7 +236,7 @@ final class CompactCommand implements Callable<Integer> {
       if (eventsPruned) {
         store.retention().markPruned("events", clock.instant());
       }
-      SqliteRetention.Pass pass = store.retention().full(config.retention(), keep, clock.instant(),
+      SqliteRetention.Pass pass = store.retention().full(config.retention(), config.memoryKeepRecent(), clock.instant(),
           condenser(config, store, clock), n -> { });
       store.recordSample("compact", clock.instant());
       return pass.deleted();

@@ -167,6 +167,7 @@ class CompactRetentionCliTest {
     assertEquals("", quiet.err(), "no note with --quiet");
     assertEquals(1, JSON.readTree(quiet.out()).get("memory").get("keep_recent").asInt(), "--keep-recent wins");
     assertEquals(List.of("null null"), recorded("jobs"));
+    assertEquals(List.of("4 null"), recorded("memory"), "a one-off --keep-recent is not recorded as the policy");
 
     CliRunner.Result incremental = cliWithoutConfig("compact", "--incremental", "--json");
     assertEquals(0, JSON.readTree(incremental.out()).get("retention").get("jobs").get("deleted").asLong());
@@ -183,6 +184,19 @@ class CompactRetentionCliTest {
     assertEquals(600, count("SELECT COUNT(*) FROM jobs"), "jobs max_rows 1000 from the file, down to 60 %");
     assertEquals(List.of("1000 null"), recorded("jobs"));
     assertEquals(List.of("50 null"), recorded("memory"), "the file's (default) keep_recent");
+  }
+
+  @Test
+  void a_one_off_keep_recent_0_does_not_become_the_policy_of_the_next_compact() throws Exception {
+    recordPoliciesLargerThanTheDefaults(); // memory keep_recent 4
+    assertEquals(0, cliWithoutConfig("--quiet", "compact", "--keep-recent", "0").exitCode());
+    assertEquals(List.of("4 null"), recorded("memory"));
+    for (int i = 1; i <= 6; i++) {
+      assertEquals(0, cliWithoutConfig("memory", "add", "--kind", "episodic", "episode " + i).exitCode());
+    }
+    CliRunner.Result cron = cliWithoutConfig("--quiet", "compact", "--json");
+    assertEquals(4, JSON.readTree(cron.out()).get("memory").get("keep_recent").asInt());
+    assertEquals(2, JSON.readTree(cron.out()).get("memory").get("deleted").asInt(), "the 4 newest episodes stay");
   }
 
   @Test

@@ -293,6 +293,11 @@ final class RunCommand implements Callable<Integer> {
       sample.run();
       return true;
     }
+
+    @Override
+    public boolean moreToDo() {
+      return stepped != null && !stepped.stepped() && !stepped.finished();
+    }
   }
 
   static int exitCode(RunReport report) {

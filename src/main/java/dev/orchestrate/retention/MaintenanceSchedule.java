@@ -15,7 +15,8 @@ import org.slf4j.LoggerFactory;
  * has work waiting: a pass that did so is continued at the next tick (not the next interval), so
  * maintenance runs in the scheduler's idle moments and still finishes its pass on a busy run. The
  * pass itself is bounded by the retention budget, not by the size of the tables. When the run ends
- * normally, {@link #atEnd} finishes the pass and makes a last one. A failing pass is logged and
+ * normally, {@link #atEnd} finishes the pass and makes more until every structure is within its
+ * policy. A failing pass is logged and
  * retried at the next interval: maintenance never stops a run.
  */
 public final class MaintenanceSchedule implements Housekeeping {
@@ -29,7 +30,15 @@ public final class MaintenanceSchedule implements Housekeeping {
      * says so; returns true when the pass is complete, false when it stepped aside.
      */
     boolean proceed(BooleanSupplier waiting);
+
+    /** After the pass is complete: whether some structure still has rows beyond its policy. */
+    default boolean moreToDo() {
+      return false;
+    }
   }
+
+  /** Passes at most at the end of a run; anything beyond is left to the next run or compact. */
+  static final int MAX_END_PASSES = 100;
 
   private final Duration interval;
   private final Function<Instant, Pass> begin;
@@ -68,22 +77,34 @@ public final class MaintenanceSchedule implements Housekeeping {
   }
 
   /**
-   * The end of a run: finishes a pass that stepped aside, then makes one more whatever the
-   * interval, so that the run leaves every structure within its policy (what accumulated since the
-   * last pass would otherwise stay until the next run or compact, and {@code stats --check} right
-   * after the run could read the top of that sawtooth as a warning).
+   * The end of a run: finishes a pass that stepped aside, then makes passes whatever the interval
+   * until no structure has rows beyond its policy (at most {@value #MAX_END_PASSES}), so that the
+   * run leaves every structure within its policy: what accumulated since the last pass would
+   * otherwise stay until the next run or compact, and {@code stats --check} right after the run
+   * could read the top of that sawtooth as a warning. A stop makes it step aside at the next unit.
    */
   @Override
-  public void atEnd(Instant now) {
+  public void atEnd(Instant now, BooleanSupplier stop) {
     try {
       if (current != null) {
         continuations++;
-        current.proceed(() -> false);
+        if (!current.proceed(stop)) {
+          return; // stepped aside for a stop
+        }
+        current = null;
       }
-      current = null;
-      last = now;
-      passes++;
-      begin.apply(now).proceed(() -> false);
+      for (int i = 0; i < MAX_END_PASSES && !stop.getAsBoolean(); i++) {
+        last = now;
+        passes++;
+        Pass pass = begin.apply(now);
+        if (!pass.proceed(stop) || !pass.moreToDo()) {
+          return;
+        }
+      }
+      if (!stop.getAsBoolean()) {
+        LOG.info("retention: still rows beyond a policy after {} passes at the end of the run; the next run or "
+            + "compact goes on", MAX_END_PASSES);
+      }
     } catch (RuntimeException e) {
       current = null;
       failures++;

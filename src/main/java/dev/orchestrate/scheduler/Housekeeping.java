@@ -21,8 +21,8 @@ public interface Housekeeping {
 
   /**
    * The run has ended normally (not on a stop) and no agent runs: the last chance to leave the
-   * state within its policies, with nothing to step aside for.
+   * state within its policies. Only a stop (Ctrl-C during this slot) is reason to step aside.
    */
-  default void atEnd(Instant now) {
+  default void atEnd(Instant now, BooleanSupplier stop) {
   }
 }

@@ -182,11 +182,15 @@ public final class Scheduler {
     sync = s.sync;
     if (halt != HaltReason.INTERRUPTED) {
       // Nothing runs any more: leave the state within its retention policies (not after Ctrl-C,
-      // where the operator wants out at once).
+      // where the operator wants out at once; a Ctrl-C meanwhile cuts it short, and counts).
       interruptibly(() -> {
-        housekeeping.atEnd(clock.instant());
+        housekeeping.atEnd(clock.instant(), () -> stopRequested);
         return null;
       });
+      if (stopRequested) {
+        Thread.interrupted();
+        halt = HaltReason.INTERRUPTED;
+      }
     }
 
     Instant ended = clock.instant();

@@ -71,13 +71,48 @@ class MaintenanceScheduleTest {
     schedule.afterTick(T0, BUSY);
     assertEquals(List.of(T0 + " unit 1"), log);
 
-    schedule.atEnd(T0.plusSeconds(5));
+    schedule.atEnd(T0.plusSeconds(5), IDLE);
 
     assertEquals(List.of(T0 + " unit 1", T0 + " unit 2", T0 + " unit 3",
         T0.plusSeconds(5) + " unit 1", T0.plusSeconds(5) + " unit 2", T0.plusSeconds(5) + " unit 3"), log,
         "the pending pass to its end, never stepping aside, then a last pass five seconds into the interval");
     assertFalse(schedule.pending());
     assertEquals(2, schedule.passes());
+  }
+
+  @Test
+  void at_the_end_of_a_run_passes_go_on_until_no_structure_is_beyond_its_policy() {
+    int[] begun = {0};
+    MaintenanceSchedule schedule = new MaintenanceSchedule(Duration.ofMinutes(1), now -> {
+      int number = ++begun[0];
+      return new MaintenanceSchedule.Pass() {
+        @Override
+        public boolean proceed(BooleanSupplier waiting) {
+          return true;
+        }
+
+        @Override
+        public boolean moreToDo() {
+          return number < 3; // the third pass brings the last structure within its policy
+        }
+      };
+    });
+    schedule.atEnd(T0, IDLE);
+    assertEquals(3, begun[0]);
+
+    begun[0] = -1_000; // never within its policy: the end stops after MAX_END_PASSES
+    schedule.atEnd(T0, IDLE);
+    assertEquals(-1_000 + MaintenanceSchedule.MAX_END_PASSES, begun[0]);
+  }
+
+  @Test
+  void a_stop_at_the_end_of_a_run_cuts_the_last_passes_short() {
+    List<String> log = new ArrayList<>();
+    MaintenanceSchedule schedule = new MaintenanceSchedule(Duration.ofMinutes(1), now -> units(3, log, now));
+    schedule.afterTick(T0, BUSY);
+    schedule.atEnd(T0.plusSeconds(5), BUSY); // Ctrl-C came: one unit, then it stops
+    assertEquals(List.of(T0 + " unit 1", T0 + " unit 2"), log);
+    assertEquals(1, schedule.passes(), "no new pass after a stop");
   }
 
   @Test

@@ -97,9 +97,14 @@ class HousekeepingSlotTest {
     public void afterTick(java.time.Instant now, java.util.function.BooleanSupplier waiting) {
     }
 
+    Runnable duringEnd = () -> { };
+    boolean stopSeen;
+
     @Override
-    public void atEnd(java.time.Instant now) {
+    public void atEnd(java.time.Instant now, java.util.function.BooleanSupplier stop) {
       ends++;
+      duringEnd.run();
+      stopSeen = stop.getAsBoolean();
     }
   }
 
@@ -111,6 +116,18 @@ class HousekeepingSlotTest {
       assertEquals(HaltReason.ALL_DONE, report.haltReason());
     }
     assertEquals(1, housekeeping.ends);
+  }
+
+  @Test
+  void a_stop_during_the_last_slot_is_passed_on_and_the_run_counts_as_interrupted() {
+    CountingEnds housekeeping = new CountingEnds();
+    try (InProcessLauncher launcher = InProcessLauncher.succeeding()) {
+      RunReport report = run(twoAtOnce(), List.of(item("A")), launcher, housekeeping,
+          scheduler -> housekeeping.duringEnd = scheduler::requestStop);
+      assertEquals(HaltReason.INTERRUPTED, report.haltReason(), "exit 130: the operator pressed Ctrl-C");
+      assertEquals(1, report.done());
+    }
+    assertTrue(housekeeping.stopSeen, "the last slot is told, to step aside");
   }
 
   @Test

@@ -32,8 +32,9 @@ import java.util.function.Predicate;
  *       {@code maxWip}, by priority (high first), then backlog order ({@code seq}). The count is
  *       of listed in_progress items that are running or admitted by the filter (items a
  *       {@code --target} or {@code --only} leaves out do not hold WIP; items held by a dependency
- *       do, and lend their slot to the unfinished items they wait on, which are promoted even when
- *       WIP is full, so a held item never stalls its own prerequisite). A new item of a pipeline without pre-phases competes as if it were ready and gets
+ *       do, and each lends its slot to one unfinished item it waits on at a time, promoted even
+ *       when WIP is full, so a held item never stalls its own prerequisite: in_progress items
+ *       are then at most {@code maxWip} plus the held ones). A new item of a pipeline without pre-phases competes as if it were ready and gets
  *       {@link Action.Advance} then {@link Action.Promote}.
  *   <li><b>Fill slots</b>: {@code maxConcurrent − running} jobs at most, candidates in this order:
  *       <ol>
@@ -102,13 +103,17 @@ public final class ActionSelection {
 
     private void promote() {
       int wip = 0;
+      List<ItemState> held = new ArrayList<>();
       for (ItemState item : now.values()) {
         if (item.inBacklog() && item.status() == ItemStatus.IN_PROGRESS
             && (snapshot.running().containsKey(item.id()) || admitted.contains(item.id()))) {
           wip++;
+          if (waitsOnUnfinished(item)) {
+            held.add(item);
+          }
         }
       }
-      Set<String> prerequisites = prerequisitesOfHeldItems();
+      Set<String> prerequisites = prerequisitesOf(held);
       if (wip >= snapshot.maxWip() && prerequisites.isEmpty()) {
         return;
       }
@@ -122,7 +127,9 @@ public final class ActionSelection {
       }
       promotable.sort(BY_PRIORITY_THEN_ORDER);
       for (ItemState item : promotable) {
-        if (wip >= snapshot.maxWip() && !prerequisites.contains(item.id())) {
+        // Beyond max_wip, only a held item's prerequisite, one per held item (it lends its slot).
+        if (wip >= snapshot.maxWip()
+            && (!prerequisites.contains(item.id()) || wip >= snapshot.maxWip() + held.size())) {
           continue;
         }
         ItemState ready = item;
@@ -135,19 +142,28 @@ public final class ActionSelection {
       }
     }
 
+    /** Whether one of the item's dependencies is neither done nor blocked (so it may still be done). */
+    private boolean waitsOnUnfinished(ItemState item) {
+      for (String dep : item.definition().dependsOn()) {
+        ItemState d = original.get(dep);
+        if (d != null && !d.status().isTerminal()) {
+          return true;
+        }
+      }
+      return false;
+    }
+
     /**
-     * The unfinished items that in_progress items wait on, directly or through other unfinished
-     * items. Such a held item keeps its WIP slot, and lends it to what it waits on: without that, a
-     * backlog edit giving an in_progress item a dependency on a ready item while WIP is full would
-     * stall both for good. A blocked prerequisite cannot be promoted: it holds its dependents.
+     * The unfinished items that the held items wait on, directly or through other unfinished
+     * items. A held item keeps its WIP slot, and lends it to one of these at a time: without that,
+     * a backlog edit giving an in_progress item a dependency on a ready item while WIP is full
+     * would stall both for good. A blocked prerequisite cannot be promoted: it holds its dependents.
      */
-    private Set<String> prerequisitesOfHeldItems() {
+    private Set<String> prerequisitesOf(List<ItemState> held) {
       Set<String> out = new HashSet<>();
       List<String> open = new ArrayList<>();
-      for (ItemState item : original.values()) {
-        if (item.inBacklog() && item.status() == ItemStatus.IN_PROGRESS) {
-          open.addAll(item.definition().dependsOn());
-        }
+      for (ItemState item : held) {
+        open.addAll(item.definition().dependsOn());
       }
       while (!open.isEmpty()) {
         String id = open.remove(open.size() - 1);

@@ -113,6 +113,16 @@ class ActionSelectionTest {
   }
 
   @Test
+  void a_held_item_lends_one_slot_not_one_per_prerequisite() {
+    SelectionWorld w = new SelectionWorld(1, 1)
+        .add("A", "feature", MEDIUM, IN_PROGRESS, "build", "B", "C", "D")
+        .add("B", "feature", MEDIUM, READY, null)
+        .add("C", "feature", MEDIUM, READY, null)
+        .add("D", "feature", MEDIUM, READY, null);
+    assertEquals(List.of(promote("B"), run("B", "design")), w.select(), "max_wip 1 + 1 held: B only");
+  }
+
+  @Test
   void a_held_item_lends_its_slot_down_a_chain_of_unfinished_dependencies() {
     SelectionWorld w = new SelectionWorld(1, 1)
         .add("A", "feature", MEDIUM, IN_PROGRESS, "build", "B")

@@ -75,7 +75,10 @@ public final class Database {
    * every committed page is in the main file, and the file is opened {@code immutable}: a
    * read-only connection would create the {@code -wal} and {@code -shm} files and, unable to
    * write, leave them behind. A run starting meanwhile writes to a new WAL, not to the main
-   * file, until a checkpoint, so the read stays consistent; it just does not see that run.
+   * file, until its first checkpoint (1,000 pages, or its end), so a read of a few milliseconds
+   * stays consistent; it just does not see that run. Left alone: a {@code -wal} left without its
+   * {@code -shm} (a crash, or a copied state) is read the ordinary way, which recreates the
+   * {@code -shm} — reading it {@code immutable} would miss the commits in that WAL.
    *
    * @throws StoreException when the schema is newer than this orchestrate knows
    */

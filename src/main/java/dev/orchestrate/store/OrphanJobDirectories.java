@@ -82,7 +82,8 @@ public final class OrphanJobDirectories {
           out.put(name, entry);
         }
       }
-    } catch (IOException e) {
+    } catch (IOException | java.nio.file.DirectoryIteratorException e) {
+      // the iterator wraps an error met part-way in an unchecked exception: the same failure
       LOG.warn("could not list {} to look for orphaned job directories: {}", jobs, e.getMessage());
       return Map.of();
     }

@@ -445,8 +445,11 @@ public final class SqliteRetention implements AutoCloseable {
           LOG.warn("could not delete {} of a pruned job: {}", p, e.getMessage());
         }
       });
-    } catch (IOException e) {
-      LOG.warn("could not delete the log directory {} of a pruned job: {}", dir, e.getMessage());
+    } catch (IOException | java.io.UncheckedIOException e) {
+      // A run and a compact may prune the same job at once: the other one deleting it is no failure.
+      if (Files.exists(dir)) {
+        LOG.warn("could not delete the log directory {} of a pruned job: {}", dir, e.getMessage());
+      }
     }
   }
 

@@ -373,8 +373,14 @@ class StatsCliTest {
     assertEquals(prunable, after.get("memory").get("prunable").asLong());
     assertEquals(30_000, structure(after, "memory").get("rows_ever").asLong(), "lifetime counter survives");
     assertEquals(29_600, structure(after, "memory").get("rows_pruned").asLong());
-    assertEquals(100, structure(after, "memory").get("limit").get("keep_recent").asLong(),
-        "compact records the keep_recent it applied");
-    assertEquals(0, after.get("warnings").size(), "compact left the 100 most recent episodic memories: " + after.get("warnings"));
+    assertEquals(50, structure(after, "memory").get("limit").get("keep_recent").asLong(),
+        "the policy stays the configured keep_recent: a one-off --keep-recent 100 is not recorded");
+    assertEquals(50, after.get("memory").get("over_keep_recent").asLong());
+
+    assertEquals(0, cli("compact").exitCode());
+    JsonNode policy = stats();
+    assertEquals(0, policy.get("memory").get("over_keep_recent").asLong());
+    assertEquals(0, policy.get("warnings").size(), "compact left the 50 most recent episodic memories: "
+        + policy.get("warnings"));
   }
 }

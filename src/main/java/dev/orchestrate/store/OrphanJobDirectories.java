@@ -11,12 +11,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,7 +63,7 @@ public final class OrphanJobDirectories {
     }
     int deleted = 0;
     for (Path orphan : sorted(candidates)) {
-      if (delete(orphan)) {
+      if (JobDirectories.delete(orphan, "the orphaned job directory")) {
         deleted++;
       }
     }
@@ -122,19 +120,4 @@ public final class OrphanJobDirectories {
     return out;
   }
 
-  /** Deletes {@code dir} and what is in it (links themselves, never what they point to); true if it is gone. */
-  private static boolean delete(Path dir) {
-    try (Stream<Path> all = Files.walk(dir)) {
-      all.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.deleteIfExists(p);
-        } catch (IOException e) {
-          LOG.warn("could not delete {} of an orphaned job directory: {}", p, e.getMessage());
-        }
-      });
-    } catch (IOException | java.io.UncheckedIOException e) {
-      LOG.warn("could not delete the orphaned job directory {}: {}", dir, e.getMessage());
-    }
-    return !Files.exists(dir, LinkOption.NOFOLLOW_LINKS);
-  }
 }

@@ -2,22 +2,16 @@ package dev.orchestrate.store;
 
 import dev.orchestrate.backlog.RetentionConfig;
 import dev.orchestrate.backlog.RetentionConfig.Policy;
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
-import java.util.stream.Stream;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Incremental retention over the state database (DESIGN §5.7). One {@link #pass} deletes, per
@@ -44,7 +38,6 @@ import org.slf4j.LoggerFactory;
  * reading the config.
  */
 public final class SqliteRetention implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(SqliteRetention.class);
   /** Rows looked at per structure per pass, per row the budget allows deleting. */
   static final int SCAN_FACTOR = 4;
 
@@ -341,7 +334,10 @@ public final class SqliteRetention implements AutoCloseable {
     // the next full compact sweeps orphans), never a row whose log was deleted under it.
     for (Row row : walk.delete) {
       if (row.extra() != null) {
-        deleteDirectory(jobDirectory(Path.of(row.extra())));
+        Path dir = jobDirectory(Path.of(row.extra()));
+        if (dir != null) {
+          JobDirectories.delete(dir, "the log directory of a pruned job");
+        }
       }
     }
     return result;
@@ -431,26 +427,6 @@ public final class SqliteRetention implements AutoCloseable {
       return null;
     }
     return dir;
-  }
-
-  private static void deleteDirectory(Path dir) {
-    if (dir == null || !Files.isDirectory(dir)) {
-      return;
-    }
-    try (Stream<Path> all = Files.walk(dir)) {
-      all.sorted(Comparator.reverseOrder()).forEach(p -> {
-        try {
-          Files.deleteIfExists(p);
-        } catch (IOException e) {
-          LOG.warn("could not delete {} of a pruned job: {}", p, e.getMessage());
-        }
-      });
-    } catch (IOException | java.io.UncheckedIOException e) {
-      // A run and a compact may prune the same job at once: the other one deleting it is no failure.
-      if (Files.exists(dir)) {
-        LOG.warn("could not delete the log directory {} of a pruned job: {}", dir, e.getMessage());
-      }
-    }
   }
 
   @Override

@@ -28,10 +28,10 @@ public final class ConfigLoader {
   static final List<String> PHASE_KEYS = List.of("name", "instructions", "workflow", "destructive");
   /**
    * Earlier versions wrote {@code limits: {}} into every config; it is still accepted empty. The
-   * size caps are set where they apply, or fixed (README, "Size caps").
+   * size caps are set where they apply, or fixed (docs/how-it-works.md, "Size caps").
    */
   static final String LIMITS_MOVED = "limits takes no keys; size caps are set by agent.output_tail_chars, "
-      + "context.turn_max_chars and context.summary_max_chars, the others are fixed (README: Size caps)";
+      + "context.turn_max_chars and context.summary_max_chars, the others are fixed (docs/how-it-works.md: Size caps)";
   static final List<String> CONTEXT_KEYS = List.of("window_size", "turn_max_chars", "summary_max_chars",
       "summarizer");
   static final List<String> BUILTIN_KEYS = List.of("kind", "fallback", "prompt");

@@ -637,7 +637,7 @@ class ConfigLoaderTest {
         new Problem(name, 17, 16, "memory.keep_recent must be an integer, got 'many'"),
         new Problem(name, 19, 3, "unknown key 'cpu' in limits: limits takes no keys; size caps are set by "
             + "agent.output_tail_chars, context.turn_max_chars and context.summary_max_chars, the others are "
-            + "fixed (README: Size caps)")),
+            + "fixed (docs/how-it-works.md: Size caps)")),
         problems);
     assertEquals(name + ":6:12: execution.max_wip must be at least 1, got 0", problems.get(3).toString());
   }

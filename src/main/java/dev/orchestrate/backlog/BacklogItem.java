@@ -16,6 +16,13 @@ public record BacklogItem(
     List<String> tags,
     String description,
     InitialStatus initialStatus) {
+  /**
+   * The longest id. An id names its job directories, {@code run<R>-<NNNN>-<ID>-<PHASE>-<A>}: with
+   * at most 100 characters here and {@link Names#MAX_NAME_CHARS} for the phase, the name stays
+   * under the 255-byte file-name limit of common file systems (ids are ASCII) with room for the
+   * numbers.
+   */
+  public static final int MAX_ID_CHARS = 100;
 
   public BacklogItem {
     Objects.requireNonNull(id, "id");

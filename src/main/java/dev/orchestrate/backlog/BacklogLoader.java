@@ -1,5 +1,6 @@
 package dev.orchestrate.backlog;
 
+import dev.orchestrate.limits.Quote;
 import java.math.BigInteger;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,7 +46,8 @@ public final class BacklogLoader {
    */
   public static Backlog load(Path file, Config config) {
     Problems problems = new Problems(file.toString());
-    Optional<List<BacklogItem>> items = YamlReader.read(file, problems)
+    Optional<List<BacklogItem>> items = YamlReader.read(file, problems, YamlReader.MAX_BACKLOG_BYTES,
+            "split the backlog, or shorten the longest descriptions")
         .flatMap(root -> new BacklogLoader(config, problems).items(root));
     problems.throwIfAny();
     return new Backlog(file, items.orElseThrow());
@@ -128,7 +130,7 @@ public final class BacklogLoader {
     YamlNode idNode = map.get("id").orElseThrow();
     Draft first = byId.get(id.get());
     if (first != null) {
-      problems.at(idNode, "duplicate id '" + id.get() + "' (first defined at line "
+      problems.at(idNode, "duplicate id " + Quote.value(id.get()) + " (first defined at line "
           + first.idNode().line() + ")");
     }
     Optional<BacklogItem> item = Optional.empty();
@@ -151,8 +153,13 @@ public final class BacklogLoader {
       return Optional.empty();
     }
     Optional<String> id = values.text(node.get(), "id in " + path, "an id like WRK-001");
+    if (id.isPresent() && id.get().length() > BacklogItem.MAX_ID_CHARS) {
+      problems.at(node.get(), "id " + Quote.value(id.get()) + " is longer than " + BacklogItem.MAX_ID_CHARS
+          + " characters; shorten it (ids name the job directories)");
+      return Optional.empty();
+    }
     if (id.isPresent() && !Names.isValid(id.get())) {
-      problems.at(node.get(), "bad id '" + id.get() + "': " + Names.RULE);
+      problems.at(node.get(), "bad id " + Quote.value(id.get()) + ": " + Names.RULE);
       return Optional.empty();
     }
     return id;
@@ -175,7 +182,7 @@ public final class BacklogLoader {
   private Optional<String> pipeline(YamlNode node, String label) {
     Optional<String> name = values.nonBlank(node, "pipeline in " + label, "a pipeline name");
     if (name.isPresent() && !config.pipelines().containsKey(name.get())) {
-      problems.at(node, "unknown pipeline '" + name.get() + "' in " + label + "; defined pipelines: "
+      problems.at(node, "unknown pipeline " + Quote.value(name.get()) + " in " + label + "; defined pipelines: "
           + String.join(", ", config.pipelines().keySet()));
       return Optional.empty();
     }
@@ -197,7 +204,7 @@ public final class BacklogLoader {
         if (target.equals(draft.id())) {
           problems.at(dependency, draft.label() + " depends on itself");
         } else if (!byId.containsKey(target)) {
-          problems.at(dependency, draft.label() + " depends on unknown item '" + target + "'");
+          problems.at(dependency, draft.label() + " depends on unknown item " + Quote.value(target));
         }
       }
     }

@@ -1,5 +1,6 @@
 package dev.orchestrate.backlog;
 
+import dev.orchestrate.limits.Quote;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -65,7 +66,7 @@ public record Config(
   public Pipeline pipeline(String name) {
     Pipeline p = pipelines.get(name);
     if (p == null) {
-      throw new IllegalArgumentException("unknown pipeline '" + name + "'");
+      throw new IllegalArgumentException("unknown pipeline " + Quote.value(name));
     }
     return p;
   }

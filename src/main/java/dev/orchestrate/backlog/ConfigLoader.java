@@ -1,5 +1,6 @@
 package dev.orchestrate.backlog;
 
+import dev.orchestrate.limits.Quote;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -71,7 +72,8 @@ public final class ConfigLoader {
    */
   public static Config load(Path file) {
     Problems problems = new Problems(file.toString());
-    Optional<Config> config = YamlReader.read(file, problems)
+    Optional<Config> config = YamlReader.read(file, problems, YamlReader.MAX_CONFIG_BYTES,
+            "move long phase instructions into workflow files")
         .flatMap(root -> new ConfigLoader(file, problems).config(root, file));
     problems.throwIfAny();
     return config.orElseThrow();
@@ -238,8 +240,8 @@ public final class ConfigLoader {
     for (YamlNode.Entry entry : map.get().entries()) {
       String name = entry.key().name();
       if (!ENV_NAME.matcher(name).matches()) {
-        problems.at(entry.key(), "bad environment variable name '" + name
-            + "' in agent.env: use letters, digits and '_', not starting with a digit");
+        problems.at(entry.key(), "bad environment variable name " + Quote.value(name)
+            + " in agent.env: use letters, digits and '_', not starting with a digit");
         ok = false;
         continue;
       }
@@ -284,11 +286,11 @@ public final class ConfigLoader {
   private Optional<Pipeline> pipeline(YamlNode.Entry entry) {
     String name = entry.key().name();
     boolean ok = true;
-    if (!Names.isValid(name)) {
-      problems.at(entry.key(), "bad pipeline name '" + name + "': " + Names.RULE);
+    if (!Names.isValidName(name)) {
+      problems.at(entry.key(), "bad pipeline name " + Quote.value(name) + ": " + Names.NAME_RULE);
       ok = false;
     }
-    String label = "pipeline '" + name + "'";
+    String label = "pipeline " + Quote.value(name);
     if (entry.value() instanceof YamlNode.Scalar scalar && scalar.isNull()) {
       problems.at(entry.key(), label + " has no phases");
       return Optional.empty();
@@ -328,7 +330,7 @@ public final class ConfigLoader {
       return Optional.of(List.of());
     }
     if (!(node instanceof YamlNode.Sequence list)) {
-      problems.expected(node, key + " of pipeline '" + pipeline + "'", "a list of phases");
+      problems.expected(node, key + " of pipeline " + Quote.value(pipeline), "a list of phases");
       return Optional.empty();
     }
     List<PhaseDef> phases = new ArrayList<>();
@@ -348,7 +350,7 @@ public final class ConfigLoader {
       return Optional.empty();
     }
     Optional<String> name = phaseName(map, pipeline, path, seen);
-    String label = name.map(n -> "phase '" + n + "' of pipeline '" + pipeline + "'").orElse(path);
+    String label = name.map(n -> "phase " + Quote.value(n) + " of pipeline " + Quote.value(pipeline)).orElse(path);
     problems.unknownKeys(map, PHASE_KEYS, "key", label);
     Optional<YamlNode> instructionsNode = map.get("instructions");
     Optional<YamlNode> workflowNode = map.get("workflow");
@@ -383,15 +385,15 @@ public final class ConfigLoader {
     if (name.isEmpty()) {
       return Optional.empty();
     }
-    if (!Names.isValid(name.get())) {
-      problems.at(node.get(), "bad phase name '" + name.get() + "' in pipeline '" + pipeline + "': "
-          + Names.RULE);
+    if (!Names.isValidName(name.get())) {
+      problems.at(node.get(), "bad phase name " + Quote.value(name.get()) + " in pipeline " + Quote.value(pipeline)
+          + ": " + Names.NAME_RULE);
       return Optional.empty();
     }
     Integer first = seen.putIfAbsent(name.get(), node.get().line());
     if (first != null) {
-      problems.at(node.get(), "duplicate phase '" + name.get() + "' in pipeline '" + pipeline
-          + "' (first defined at line " + first + ")");
+      problems.at(node.get(), "duplicate phase " + Quote.value(name.get()) + " in pipeline " + Quote.value(pipeline)
+          + " (first defined at line " + first + ")");
       return Optional.empty();
     }
     return name;
@@ -404,15 +406,15 @@ public final class ConfigLoader {
       try {
         path = directory.resolve(text).normalize();
       } catch (java.nio.file.InvalidPathException e) {
-        problems.at(node, "workflow '" + text + "' is not a valid path");
+        problems.at(node, "workflow " + Quote.value(text) + " is not a valid path");
         return Optional.empty();
       }
       if (Files.isDirectory(path)) {
-        problems.at(node, "workflow '" + text + "' is a directory, not a file (" + path + ")");
+        problems.at(node, "workflow " + Quote.value(text) + " is a directory, not a file (" + path + ")");
         return Optional.empty();
       }
       if (!Files.isRegularFile(path)) {
-        problems.at(node, "workflow file '" + text + "' not found (looked for " + path + ")");
+        problems.at(node, "workflow file " + Quote.value(text) + " not found (looked for " + path + ")");
         return Optional.empty();
       }
       return Optional.of(path.toString());
@@ -438,7 +440,7 @@ public final class ConfigLoader {
     YamlNode node = entry.get().value();
     Optional<String> name = values.nonBlank(node, "default_pipeline", "a pipeline name");
     if (name.isPresent() && !declared.isEmpty() && !declared.contains(name.get())) {
-      problems.at(node, "default_pipeline '" + name.get() + "' is not a defined pipeline; defined "
+      problems.at(node, "default_pipeline " + Quote.value(name.get()) + " is not a defined pipeline; defined "
           + "pipelines: " + String.join(", ", declared));
     }
     return name.orElse(Config.DEFAULT_PIPELINE);
@@ -535,8 +537,8 @@ public final class ConfigLoader {
         // reported below
       }
     }
-    problems.at(node, "context.summarizer.base_url must be an http(s) URL like https://api.openai.com/v1, got '"
-        + url + "'");
+    problems.at(node, "context.summarizer.base_url must be an http(s) URL like https://api.openai.com/v1, got "
+        + Quote.value(url));
     return Optional.empty();
   }
 
@@ -545,7 +547,7 @@ public final class ConfigLoader {
       if (ENV_NAME.matcher(name).matches()) {
         return Optional.of(name);
       }
-      problems.at(node, "bad environment variable name '" + name + "' in context.summarizer.api_key_env: "
+      problems.at(node, "bad environment variable name " + Quote.value(name) + " in context.summarizer.api_key_env: "
           + "use letters, digits and '_', not starting with a digit");
       return Optional.empty();
     });
@@ -554,7 +556,7 @@ public final class ConfigLoader {
   /** A section that is accepted only empty, for configs written by earlier versions. */
   private void noKeys(YamlNode.Mapping map, String section, String why) {
     for (YamlNode.Entry entry : map.entries()) {
-      problems.at(entry.key(), "unknown key '" + entry.key().name() + "' in " + section + ": " + why);
+      problems.at(entry.key(), "unknown key " + Quote.value(entry.key().name()) + " in " + section + ": " + why);
     }
   }
 }

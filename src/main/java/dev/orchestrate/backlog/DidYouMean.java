@@ -13,7 +13,7 @@ final class DidYouMean {
     String best = null;
     int bestDistance = Integer.MAX_VALUE;
     for (String candidate : candidates) {
-      int distance = distance(lower, candidate.toLowerCase(Locale.ROOT));
+      int distance = boundedDistance(lower, candidate.toLowerCase(Locale.ROOT));
       if (isPlausible(lower, candidate.toLowerCase(Locale.ROOT), distance) && distance < bestDistance) {
         best = candidate;
         bestDistance = distance;
@@ -29,6 +29,21 @@ final class DidYouMean {
     }
     boolean prefix = candidate.startsWith(given) || given.startsWith(candidate);
     return prefix && Math.min(given.length(), candidate.length()) >= 4;
+  }
+
+  /**
+   * {@link #distance}, except that two words whose lengths differ by more than any typo can are
+   * not compared character by character (the table would be as large as their product: a
+   * megabyte-long key against a short one): one a prefix of the other are that difference apart,
+   * any other pair is too far apart to suggest.
+   */
+  private static int boundedDistance(String given, String candidate) {
+    int difference = Math.abs(given.length() - candidate.length());
+    if (difference <= Math.max(2, candidate.length() / 3)) {
+      return distance(given, candidate);
+    }
+    boolean prefix = candidate.startsWith(given) || given.startsWith(candidate);
+    return prefix ? difference : Integer.MAX_VALUE;
   }
 
   /** Optimal-string-alignment distance: Levenshtein plus adjacent transpositions. */

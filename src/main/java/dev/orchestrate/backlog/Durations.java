@@ -1,5 +1,6 @@
 package dev.orchestrate.backlog;
 
+import dev.orchestrate.limits.Quote;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -26,7 +27,7 @@ public final class Durations {
     String value = text == null ? "" : text.strip();
     Matcher m = FORM.matcher(value);
     if (value.isEmpty() || !m.matches()) {
-      throw new IllegalArgumentException("bad duration '" + text + "': " + HINT);
+      throw new IllegalArgumentException("bad duration " + Quote.value(text) + ": " + HINT);
     }
     Duration total;
     try {
@@ -36,10 +37,10 @@ public final class Durations {
           .plusSeconds(number(m.group(4)))
           .plusMillis(number(m.group(5)));
     } catch (ArithmeticException | NumberFormatException e) {
-      throw new IllegalArgumentException("bad duration '" + text + "': too large");
+      throw new IllegalArgumentException("bad duration " + Quote.value(text) + ": too large");
     }
     if (total.isZero()) {
-      throw new IllegalArgumentException("bad duration '" + text + "': must be more than zero");
+      throw new IllegalArgumentException("bad duration " + Quote.value(text) + ": must be more than zero");
     }
     return total;
   }

@@ -6,12 +6,20 @@ import java.util.regex.Pattern;
 /** The one rule for ids and names (items, pipelines, phases) and how lists of choices read. */
 final class Names {
   static final String RULE = "use only letters, digits, '.', '_' and '-'";
+  /** The longest pipeline or phase name: a phase's name is part of its job directories' names. */
+  static final int MAX_NAME_CHARS = 64;
+  static final String NAME_RULE = RULE + ", at most " + MAX_NAME_CHARS + " characters";
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._-]+");
 
   private Names() {}
 
   static boolean isValid(String name) {
     return NAME.matcher(name).matches();
+  }
+
+  /** A valid pipeline or phase name: the id rule, and short. */
+  static boolean isValidName(String name) {
+    return name.length() <= MAX_NAME_CHARS && isValid(name);
   }
 
   /** {@code high, medium or low}. */

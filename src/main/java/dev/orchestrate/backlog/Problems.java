@@ -1,5 +1,6 @@
 package dev.orchestrate.backlog;
 
+import dev.orchestrate.limits.Quote;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -49,7 +50,7 @@ final class Problems {
       Optional<String> close = DidYouMean.closest(name, allowed);
       String hint = close.map(c -> "did you mean '" + c + "'?")
           .orElseGet(() -> "expected one of: " + String.join(", ", allowed));
-      at(entry.key(), "unknown " + noun + " '" + name + "' in " + where + "; " + hint);
+      at(entry.key(), "unknown " + noun + " " + Quote.value(name) + " in " + where + "; " + hint);
     }
   }
 

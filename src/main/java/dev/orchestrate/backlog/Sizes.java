@@ -1,5 +1,6 @@
 package dev.orchestrate.backlog;
 
+import dev.orchestrate.limits.Quote;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -25,7 +26,7 @@ public final class Sizes {
     String value = text == null ? "" : text.strip();
     Matcher m = FORM.matcher(value.toLowerCase(Locale.ROOT));
     if (!m.matches()) {
-      throw new IllegalArgumentException("bad size '" + text + "': " + HINT);
+      throw new IllegalArgumentException("bad size " + Quote.value(text) + ": " + HINT);
     }
     long unit = switch (m.group(2)) {
       case "", "b" -> 1L;
@@ -35,12 +36,12 @@ public final class Sizes {
       case "kib" -> 1024L;
       case "mib" -> 1024L * 1024;
       case "gib" -> 1024L * 1024 * 1024;
-      default -> throw new IllegalArgumentException("bad size '" + text + "': " + HINT);
+      default -> throw new IllegalArgumentException("bad size " + Quote.value(text) + ": " + HINT);
     };
     try {
       return Math.multiplyExact(Long.parseLong(m.group(1)), unit);
     } catch (ArithmeticException | NumberFormatException e) {
-      throw new IllegalArgumentException("bad size '" + text + "': too large");
+      throw new IllegalArgumentException("bad size " + Quote.value(text) + ": too large");
     }
   }
 

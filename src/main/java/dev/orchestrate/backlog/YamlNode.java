@@ -1,5 +1,6 @@
 package dev.orchestrate.backlog;
 
+import dev.orchestrate.limits.Quote;
 import java.math.BigInteger;
 import java.util.List;
 import java.util.Optional;
@@ -72,7 +73,7 @@ sealed interface YamlNode permits YamlNode.Mapping, YamlNode.Sequence, YamlNode.
 
     @Override
     public String describe() {
-      return isNull() ? "nothing" : "'" + text + "'";
+      return isNull() ? "nothing" : Quote.value(text);
     }
   }
 }

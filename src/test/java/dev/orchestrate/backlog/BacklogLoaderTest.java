@@ -2,8 +2,10 @@ package dev.orchestrate.backlog;
 
 import static dev.orchestrate.backlog.TestFiles.problems;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -379,5 +381,47 @@ class BacklogLoaderTest {
   void a_duplicate_key_in_an_item_is_an_error() {
     assertEquals(List.of("4:5: duplicate key 'title' (first defined at line 3)"),
         problemsOf("items:\n  - id: A\n    title: a\n    title: b\n"));
+  }
+
+  // --- hostile input ---
+
+  @Test
+  void an_id_of_the_longest_length_loads_and_one_longer_is_a_problem_quoted_short() {
+    String longest = "A".repeat(BacklogItem.MAX_ID_CHARS);
+    assertEquals(longest, load("items:\n  - {id: " + longest + ", title: t}\n").items().get(0).id());
+    String tooLong = "B".repeat(300);
+    assertEquals(List.of("2:10: id 'BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB…' (300 characters) is longer "
+        + "than 100 characters; shorten it (ids name the job directories)"),
+        problemsOf("items:\n  - {id: " + tooLong + ", title: t}\n"));
+  }
+
+  @Test
+  void a_megabyte_bad_id_is_quoted_by_its_first_characters_only() {
+    List<String> problems = problemsOf("items:\n  - id: \"" + "x y".repeat(350_000) + "\"\n    title: t\n");
+    assertEquals(1, problems.size());
+    assertEquals("2:9: id 'x yx yx yx yx yx yx yx yx yx yx yx yx yx yx yx yx yx yx yx y…' (1050000 characters) "
+        + "is longer than 100 characters; shorten it (ids name the job directories)", problems.get(0));
+  }
+
+  @Test
+  void an_id_with_a_newline_is_one_line_with_the_newline_escaped() {
+    assertEquals(List.of("2:10: bad id 'A\\nB': use only letters, digits, '.', '_' and '-'"),
+        problemsOf("items:\n  - {id: \"A\\nB\", title: t}\n"));
+  }
+
+  @Test
+  void a_backlog_with_a_20_megabyte_title_is_refused_by_its_size() throws Exception {
+    Path file = files.write("backlog.yaml", "items:\n  - id: A\n    title: " + "x".repeat(20_000_000) + "\n");
+    assertEquals(List.of("0:0: file is 20000029 bytes, over the limit of 16MiB (16777216 bytes); split the "
+        + "backlog, or shorten the longest descriptions"), problems(() -> BacklogLoader.load(file, Config.defaults())));
+  }
+
+  @Test
+  void a_backlog_with_a_15_megabyte_title_and_one_error_validates_in_linear_time() {
+    Path file = files.write("backlog.yaml", "items:\n  - id: A\n    title: " + "x".repeat(15_000_000)
+        + "\n  - {id: B, title: t, depends_on: [Z]}\n");
+    assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertEquals(
+        List.of("4:36: item B depends on unknown item 'Z'"),
+        problems(() -> BacklogLoader.load(file, Config.defaults()))));
   }
 }

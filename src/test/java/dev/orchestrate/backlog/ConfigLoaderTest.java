@@ -393,7 +393,7 @@ class ConfigLoaderTest {
     files.write("flow.md", "x\n");
     assertEquals(List.of(
             "4:9: pipelines.feature.phases[0] has no name",
-            "5:15: bad phase name 'code review' in pipeline 'feature': use only letters, digits, '.', '_' and '-'",
+            "5:15: bad phase name 'code review' in pipeline 'feature': use only letters, digits, '.', '_' and '-', at most 64 characters",
             "7:9: phase 'both' of pipeline 'feature' has both instructions and workflow; keep one",
             "10:9: phase 'neither' of pipeline 'feature' needs instructions or a workflow",
             "11:53: destructive in phase 'maybe' of pipeline 'feature' must be true or false, got 'sometimes'",
@@ -418,7 +418,7 @@ class ConfigLoaderTest {
 
   @Test
   void pipeline_names_must_use_the_id_characters() {
-    assertEquals(List.of("2:3: bad pipeline name 'my pipe': use only letters, digits, '.', '_' and '-'"),
+    assertEquals(List.of("2:3: bad pipeline name 'my pipe': use only letters, digits, '.', '_' and '-', at most 64 characters"),
         problemsOf("""
             pipelines:
               my pipe:

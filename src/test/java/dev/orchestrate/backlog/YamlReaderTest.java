@@ -2,9 +2,14 @@ package dev.orchestrate.backlog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.RandomAccessFile;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -15,7 +20,7 @@ class YamlReaderTest {
   @TempDir Path dir;
 
   private Optional<YamlNode> read(Path file, Problems problems) {
-    return YamlReader.read(file, problems);
+    return YamlReader.read(file, problems, YamlReader.MAX_BACKLOG_BYTES, "split it");
   }
 
   private List<String> problemsOf(Path file) {
@@ -173,10 +178,102 @@ class YamlReaderTest {
   }
 
   @Test
-  void bytes_that_are_not_utf_8_are_a_problem() throws Exception {
+  void bytes_that_are_not_utf_8_are_a_problem_at_their_line_and_column() throws Exception {
     Path file = dir.resolve("a.yaml");
-    Files.write(file, new byte[] {'a', ':', ' ', (byte) 0xff, (byte) 0xfe, '\n'});
-    assertEquals(List.of("0:0: file is not valid UTF-8 text"), problemsOf(file));
+    Files.write(file, "items:\n  - id: é".getBytes(StandardCharsets.UTF_8));
+    Files.write(file, new byte[] {'x', (byte) 0xff, (byte) 0xfe, '\n'}, StandardOpenOption.APPEND);
+    assertEquals(List.of("2:11: not valid UTF-8 (byte 0xFF); save the file as UTF-8 text"), problemsOf(file));
+  }
+
+  @Test
+  void a_utf_16_file_is_a_problem_that_says_so() throws Exception {
+    Path file = dir.resolve("a.yaml");
+    Files.write(file, "\uFEFFa: 1\n".getBytes(StandardCharsets.UTF_16LE));
+    assertEquals(List.of("0:0: file is UTF-16 text (it starts with a UTF-16 byte order mark); save it as UTF-8"),
+        problemsOf(file));
+  }
+
+  @Test
+  void a_utf_8_byte_order_mark_is_skipped_and_columns_count_from_after_it() {
+    Path file = new TestFiles(dir).write("a.yaml", "\uFEFFa: 1\nb: [x, *y]\n");
+    assertEquals(List.of("2:8: YAML aliases are not supported (*y); write the value out"), problemsOf(file));
+  }
+
+  @Test
+  void crlf_line_ends_count_lines_as_editors_do() {
+    Path file = new TestFiles(dir).write("a.yaml", "a: 1\r\nb: 2\r\na: 3\r\n");
+    assertEquals(List.of("3:1: duplicate key 'a' (first defined at line 1)"), problemsOf(file));
+  }
+
+  @Test
+  void a_control_character_is_a_problem_at_its_line_and_column() {
+    Path file = new TestFiles(dir).write("a.yaml", "a: 1\nb: x\u0000y\n");
+    assertEquals(List.of("2:5: character U+0000 is not allowed in YAML (a control character: is this a binary "
+        + "file?); remove it"), problemsOf(file));
+  }
+
+  @Test
+  void nesting_deeper_than_the_limit_is_a_problem_at_the_first_level_too_deep() {
+    String open = "[".repeat(YamlReader.MAX_DEPTH + 1);
+    Path file = new TestFiles(dir).write("a.yaml", "a: " + open + "1" + "]".repeat(YamlReader.MAX_DEPTH + 1) + "\n");
+    assertEquals(List.of("1:" + (3 + YamlReader.MAX_DEPTH) + ": maps and lists nested more than "
+        + YamlReader.MAX_DEPTH + " levels deep; orchestrate files need a handful (check the indentation and the "
+        + "brackets)"), problemsOf(file));
+  }
+
+  @Test
+  void a_million_open_brackets_stop_at_the_depth_limit() {
+    Path file = new TestFiles(dir).write("a.yaml", "a: " + "[".repeat(1_000_000) + "\n");
+    assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertEquals(1, problemsOf(file).size()));
+  }
+
+  @Test
+  void a_file_over_the_limit_is_refused_unread_naming_its_size_and_the_limit() throws Exception {
+    Path file = dir.resolve("a.yaml");
+    try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+      f.setLength(YamlReader.MAX_BACKLOG_BYTES + 1);
+    }
+    assertEquals(List.of("0:0: file is 16777217 bytes, over the limit of 16MiB (16777216 bytes); split it"),
+        problemsOf(file));
+  }
+
+  @Test
+  void a_multi_megabyte_scalar_without_a_space_is_read_in_linear_time() {
+    // snakeyaml's own reader takes minutes over this (its buffer refills copy the whole token).
+    String title = "x".repeat(7_000_000);
+    Path file = new TestFiles(dir).write("a.yaml", "a: " + title + "\nb: \"" + title + "\"\nc: *z\n");
+    assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+      Problems problems = new Problems(file.toString());
+      YamlNode.Mapping root = (YamlNode.Mapping) read(file, problems).orElseThrow(
+          () -> new AssertionError(TestFiles.problems(problems::throwIfAny)));
+      assertEquals(title, ((YamlNode.Scalar) root.get("a").orElseThrow()).text());
+      assertEquals(title, ((YamlNode.Scalar) root.get("b").orElseThrow()).text());
+      assertEquals(List.of("3:4: YAML aliases are not supported (*z); write the value out"),
+          TestFiles.problems(problems::throwIfAny));
+    });
+  }
+
+  @Test
+  void integers_of_many_digits_read_as_huge_numbers_of_their_sign_without_parsing_them() {
+    Path file = new TestFiles(dir).write("a.yaml", "a: " + "9".repeat(41) + "\nb: -" + "9".repeat(41)
+        + "\nc: " + "9".repeat(1_000_000) + "\n");
+    assertTimeoutPreemptively(Duration.ofSeconds(30), () -> {
+      YamlNode.Mapping root = (YamlNode.Mapping) read(file, new Problems("a.yaml")).orElseThrow();
+      assertTrue(((YamlNode.Scalar) root.get("a").orElseThrow()).integer().bitLength() > 64);
+      assertTrue(((YamlNode.Scalar) root.get("b").orElseThrow()).integer().signum() < 0);
+      assertEquals(1_000_000, ((YamlNode.Scalar) root.get("c").orElseThrow()).text().length());
+    });
+  }
+
+  @Test
+  void a_key_of_a_megabyte_is_one_short_problem() {
+    Path file = new TestFiles(dir).write("a.yaml", "k" + "e".repeat(1_000_000) + ": 1\nk" + "e".repeat(1_000_000)
+        + ": 2\n");
+    List<String> problems = problemsOf(file);
+    assertEquals(1, problems.size());
+    assertTrue(problems.get(0).startsWith("1:1000002: invalid YAML: mapping values are not allowed"),
+        problems.get(0));
+    assertTrue(problems.get(0).length() < 200, problems.get(0));
   }
 
   @Test

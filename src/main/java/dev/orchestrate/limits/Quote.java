@@ -1,0 +1,68 @@
+package dev.orchestrate.limits;
+
+/**
+ * Quotes a value the user gave (an id, a key, a flag's value, a path) inside an error message. An
+ * error message is one line of reasonable length whatever the input: a value longer than
+ * {@link #MAX_CHARS} keeps only its beginning and says how long it was, and control characters
+ * (a newline in an id, an escape sequence) are written as escapes ({@code \n}, {@code \u001B}),
+ * so no value can split the message, forge another line, or reach the terminal raw.
+ */
+public final class Quote {
+  /** How much of a value a message shows: enough to recognise an id or a typo. */
+  public static final int MAX_CHARS = 60;
+
+  private Quote() {
+  }
+
+  /** {@code 'WRK-001'}; {@code 'aaaa…' (1048576 characters)} for a long one; {@code 'a\nb'}. */
+  public static String value(String text) {
+    if (text == null) {
+      return "nothing";
+    }
+    return "'" + escaped(text) + "'" + (text.length() > MAX_CHARS ? " (" + text.length() + " characters)" : "");
+  }
+
+  /**
+   * The text with control characters escaped and cut after {@link #MAX_CHARS} characters (marked
+   * with {@code …}), without quotes: for values that messages show unquoted, such as paths.
+   */
+  public static String escaped(String text) {
+    if (text == null) {
+      return "";
+    }
+    boolean cut = text.length() > MAX_CHARS;
+    int end = cut ? MAX_CHARS : text.length();
+    if (cut && Character.isHighSurrogate(text.charAt(end - 1))) {
+      end--;
+    }
+    StringBuilder out = new StringBuilder(end + 8);
+    for (int i = 0; i < end; i++) {
+      char c = text.charAt(i);
+      switch (c) {
+        case '\n' -> out.append("\\n");
+        case '\r' -> out.append("\\r");
+        case '\t' -> out.append("\\t");
+        default -> {
+          if (needsEscape(c)) {
+            out.append(String.format("\\u%04X", (int) c));
+          } else {
+            out.append(c);
+          }
+        }
+      }
+    }
+    if (cut) {
+      out.append('…');
+    }
+    return out.toString();
+  }
+
+  /**
+   * C0 and C1 controls, DEL, the line and paragraph separators and the bidirectional controls
+   * (which can reorder what a terminal shows).
+   */
+  private static boolean needsEscape(char c) {
+    return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0x2028 || c == 0x2029
+        || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0xFEFF;
+  }
+}

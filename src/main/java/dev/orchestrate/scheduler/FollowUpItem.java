@@ -57,8 +57,19 @@ public record FollowUpItem(BacklogItem definition, String origin, int truncatedV
     return List.copyOf(byId.values());
   }
 
-  /** {@code ITEM-fu-<first 8 hex digits of sha256(title)>}. */
+  /**
+   * {@code ITEM-fu-<first 8 hex digits of sha256(title)>}. A follow-up of a follow-up would add 12
+   * characters a generation and outgrow the id limit (ids name job directories): an id that would
+   * exceed {@link BacklogItem#MAX_ID_CHARS} keeps the start of the item's id and hashes the whole
+   * id with the title, {@code ITEM-PREFIX-fu-<16 hex digits>}, still the same for the same item and
+   * title.
+   */
   static String id(String itemId, String title) {
-    return itemId + "-fu-" + SizeCap.sha256Prefix(title).substring(0, 8);
+    String id = itemId + "-fu-" + SizeCap.sha256Prefix(title).substring(0, 8);
+    if (id.length() <= BacklogItem.MAX_ID_CHARS) {
+      return id;
+    }
+    String hash = SizeCap.sha256Prefix(itemId + "\n" + title).substring(0, 16);
+    return itemId.substring(0, BacklogItem.MAX_ID_CHARS - 20) + "-fu-" + hash;
   }
 }

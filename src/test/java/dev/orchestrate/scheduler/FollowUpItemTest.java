@@ -47,4 +47,21 @@ class FollowUpItemTest {
     assertTrue(item.definition().description().length() > FollowUpItem.DESCRIPTION_MAX_CHARS - 10);
     assertTrue(item.definition().title().contains("…[truncated"), item.definition().title());
   }
+
+  @Test
+  void follow_ups_of_follow_ups_keep_ids_within_the_limit_and_distinct_per_item() {
+    String id = "A".repeat(dev.orchestrate.backlog.BacklogItem.MAX_ID_CHARS);
+    for (int generation = 0; generation < 20; generation++) {
+      String next = FollowUpItem.of(id, "build", List.of(new FollowUp("Add retries", "d")), "feature").get(0).id();
+      assertTrue(next.length() <= dev.orchestrate.backlog.BacklogItem.MAX_ID_CHARS, next);
+      assertTrue(!next.equals(id), "each generation names a new item");
+      assertEquals(next, FollowUpItem.of(id, "review", List.of(new FollowUp("Add retries", "x")), "feature")
+          .get(0).id(), "the same item and title give the same id");
+      id = next;
+    }
+    String other = "A".repeat(dev.orchestrate.backlog.BacklogItem.MAX_ID_CHARS - 1) + "B";
+    assertTrue(!FollowUpItem.of(other, "build", List.of(new FollowUp("Add retries", "d")), "feature").get(0).id()
+        .equals(FollowUpItem.of("A".repeat(dev.orchestrate.backlog.BacklogItem.MAX_ID_CHARS), "build",
+            List.of(new FollowUp("Add retries", "d")), "feature").get(0).id()), "items sharing a prefix differ");
+  }
 }

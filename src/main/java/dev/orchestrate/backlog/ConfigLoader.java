@@ -95,10 +95,11 @@ public final class ConfigLoader {
     ContextConfig context = section(map, "context").map(this::context).orElse(ContextConfig.defaults());
     Optional<YamlNode.Mapping> memory = section(map, "memory");
     memory.ifPresent(m -> problems.unknownKeys(m, MEMORY_KEYS, "key", "memory"));
-    int keepRecent = setting(memory, "keep_recent", n -> values.integer(n, "memory.keep_recent", 0))
+    int keepRecent = setting(memory, "keep_recent", n -> values.integer(n, "memory.keep_recent", 0, Ranges.KEEP_RECENT))
         .orElse(Config.DEFAULT_KEEP_RECENT);
     int bootChars = setting(memory, "boot_context_chars",
-        n -> values.integer(n, "memory.boot_context_chars", 0)).orElse(Config.DEFAULT_BOOT_CONTEXT_CHARS);
+        n -> values.integer(n, "memory.boot_context_chars", 0, Ranges.BOOT_CONTEXT_CHARS))
+            .orElse(Config.DEFAULT_BOOT_CONTEXT_CHARS);
     RetentionConfig retention = section(map, "retention").map(this::retention).orElse(RetentionConfig.defaults());
     section(map, "limits").ifPresent(m -> noKeys(m, "limits", LIMITS_MOVED));
     return Optional.of(new Config(Optional.of(file), agent, execution, defaultPipeline, pipelines,
@@ -109,9 +110,11 @@ public final class ConfigLoader {
     problems.unknownKeys(map, RETENTION_KEYS, "key", "retention");
     RetentionConfig defaults = RetentionConfig.defaults();
     Optional<YamlNode.Mapping> section = Optional.of(map);
-    Duration interval = setting(section, "maintenance_interval", n -> duration(n, "retention.maintenance_interval"))
+    Duration interval = setting(section, "maintenance_interval",
+        n -> duration(n, "retention.maintenance_interval", Ranges.MAINTENANCE_INTERVAL))
         .orElse(defaults.maintenanceInterval());
-    int budget = setting(section, "budget", n -> values.integer(n, "retention.budget", 1)).orElse(defaults.budget());
+    int budget = setting(section, "budget", n -> values.integer(n, "retention.budget", 1, Ranges.RETENTION_BUDGET))
+        .orElse(defaults.budget());
     return new RetentionConfig(interval, budget,
         policy(map, "jobs", defaults.jobs()),
         policy(map, "turns", defaults.turns()),
@@ -142,12 +145,13 @@ public final class ConfigLoader {
       rows = entry.get().get(rowsKey);
     }
     if (rows.isPresent()) {
-      maxRows = off(rows.get()) ? null : values.integer(rows.get(), subject + "." + rowsKey, 0).orElse(maxRows);
+      maxRows = off(rows.get()) ? null : values.integer(rows.get(), subject + "." + rowsKey, 0, Ranges.MAX_ROWS)
+          .orElse(maxRows);
     }
     Duration maxAge = defaults.maxAge();
     Optional<YamlNode> age = entry.get().get("max_age");
     if (age.isPresent()) {
-      maxAge = off(age.get()) ? null : duration(age.get(), subject + ".max_age").orElse(maxAge);
+      maxAge = off(age.get()) ? null : duration(age.get(), subject + ".max_age", Ranges.MAX_AGE).orElse(maxAge);
     }
     return RetentionConfig.Policy.of(maxRows, maxAge);
   }
@@ -174,14 +178,15 @@ public final class ConfigLoader {
     Optional<YamlNode.Mapping> section = Optional.of(map);
     return new AgentConfig(
         setting(section, "command", this::command).orElse(defaults.command()),
-        setting(section, "timeout", n -> duration(n, "agent.timeout")).orElse(defaults.timeout()),
-        setting(section, "kill_grace", n -> duration(n, "agent.kill_grace")).orElse(defaults.killGrace()),
+        setting(section, "timeout", n -> duration(n, "agent.timeout", Ranges.AGENT_TIMEOUT)).orElse(defaults.timeout()),
+        setting(section, "kill_grace", n -> duration(n, "agent.kill_grace", Ranges.KILL_GRACE))
+            .orElse(defaults.killGrace()),
         setting(section, "env", this::env).orElse(defaults.env()),
         setting(section, "result_fallback", n -> values.choice(n, "agent.result_fallback",
             Values.words(ResultFallback.values()))).orElse(defaults.resultFallback()),
         setting(section, "log_max_bytes", this::logMaxBytes).orElse(defaults.logMaxBytes()),
         setting(section, "output_tail_chars",
-            n -> values.integer(n, "agent.output_tail_chars", MIN_OUTPUT_TAIL_CHARS))
+            n -> values.integer(n, "agent.output_tail_chars", MIN_OUTPUT_TAIL_CHARS, Ranges.OUTPUT_TAIL_CHARS))
             .orElse(defaults.outputTailChars()));
   }
 
@@ -203,6 +208,18 @@ public final class ConfigLoader {
     return command;
   }
 
+  private Optional<Duration> duration(YamlNode node, String subject, Duration max) {
+    return duration(node, subject).flatMap(d -> {
+      if (d.compareTo(max) <= 0) {
+        return Optional.of(d);
+      }
+      String limit = max.toHoursPart() == 0 && max.toMinutesPart() == 0 && max.toSecondsPart() == 0
+          && max.toMillisPart() == 0 ? max.toDays() + "d" : Durations.format(max);
+      problems.at(node, subject + " must be at most " + limit + ", got " + node.describe());
+      return Optional.empty();
+    });
+  }
+
   private Optional<Duration> duration(YamlNode node, String subject) {
     return values.text(node, subject, "a duration like 90s, 30m or 2h").flatMap(text -> {
       try {
@@ -219,6 +236,11 @@ public final class ConfigLoader {
     return values.text(node, subject, "a size like 10MiB").flatMap(text -> {
       try {
         long bytes = Sizes.parse(text);
+        if (bytes > Ranges.LOG_MAX_BYTES) {
+          problems.at(node, subject + " must be at most " + Sizes.format(Ranges.LOG_MAX_BYTES) + ", got "
+              + Quote.escaped(text));
+          return Optional.empty();
+        }
         if (bytes > 0) {
           return Optional.of(bytes);
         }
@@ -257,15 +279,16 @@ public final class ConfigLoader {
     problems.unknownKeys(map, EXECUTION_KEYS, "key", "execution");
     Optional<YamlNode.Mapping> section = Optional.of(map);
     return new ExecutionConfig(
-        setting(section, "max_wip", n -> values.integer(n, "execution.max_wip", 1))
+        setting(section, "max_wip", n -> values.integer(n, "execution.max_wip", 1, Ranges.MAX_WIP))
             .orElse(ExecutionConfig.DEFAULT_MAX_WIP),
-        setting(section, "max_concurrent", n -> values.integer(n, "execution.max_concurrent", 1))
+        setting(section, "max_concurrent", n -> values.integer(n, "execution.max_concurrent", 1, Ranges.MAX_CONCURRENT))
             .orElse(ExecutionConfig.DEFAULT_MAX_CONCURRENT),
-        setting(section, "max_retries", n -> values.integer(n, "execution.max_retries", 0))
+        setting(section, "max_retries", n -> values.integer(n, "execution.max_retries", 0, Ranges.MAX_RETRIES))
             .orElse(ExecutionConfig.DEFAULT_MAX_RETRIES),
-        setting(section, "circuit_breaker", n -> values.integer(n, "execution.circuit_breaker", 1))
+        setting(section, "circuit_breaker",
+            n -> values.integer(n, "execution.circuit_breaker", 1, Ranges.CIRCUIT_BREAKER))
             .orElse(ExecutionConfig.DEFAULT_CIRCUIT_BREAKER),
-        setting(section, "phase_cap", n -> values.integer(n, "execution.phase_cap", 1))
+        setting(section, "phase_cap", n -> values.integer(n, "execution.phase_cap", 1, Ranges.PHASE_CAP))
             .orElse(ExecutionConfig.DEFAULT_PHASE_CAP));
   }
 
@@ -451,11 +474,12 @@ public final class ConfigLoader {
     Optional<YamlNode.Mapping> section = Optional.of(map);
     int min = ContextConfig.MIN_MAX_CHARS;
     return new ContextConfig(
-        setting(section, "window_size", n -> values.integer(n, "context.window_size", 1))
+        setting(section, "window_size", n -> values.integer(n, "context.window_size", 1, Ranges.WINDOW_SIZE))
             .orElse(ContextConfig.DEFAULT_WINDOW_SIZE),
-        setting(section, "turn_max_chars", n -> values.integer(n, "context.turn_max_chars", min))
+        setting(section, "turn_max_chars", n -> values.integer(n, "context.turn_max_chars", min, Ranges.TURN_MAX_CHARS))
             .orElse(ContextConfig.DEFAULT_TURN_MAX_CHARS),
-        setting(section, "summary_max_chars", n -> values.integer(n, "context.summary_max_chars", min))
+        setting(section, "summary_max_chars",
+            n -> values.integer(n, "context.summary_max_chars", min, Ranges.SUMMARY_MAX_CHARS))
             .orElse(ContextConfig.DEFAULT_SUMMARY_MAX_CHARS),
         setting(section, "summarizer", this::summarizer).orElse(SummarizerConfig.defaults()));
   }
@@ -481,7 +505,8 @@ public final class ConfigLoader {
         .orElse(SummarizerConfig.Fallback.BUILTIN);
     String prompt = setting(section, "prompt", n -> values.nonBlank(n, "context.summarizer.prompt",
         "non-empty text")).orElse(null);
-    Duration timeout = setting(section, "timeout", n -> duration(n, "context.summarizer.timeout"))
+    Duration timeout = setting(section, "timeout",
+        n -> duration(n, "context.summarizer.timeout", Ranges.SUMMARIZER_TIMEOUT))
         .orElse(SummarizerConfig.DEFAULT_TIMEOUT);
     switch (kind.get()) {
       case BUILTIN -> {

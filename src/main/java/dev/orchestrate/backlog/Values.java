@@ -1,5 +1,6 @@
 package dev.orchestrate.backlog;
 
+import dev.orchestrate.limits.Quote;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -44,17 +45,22 @@ final class Values {
   }
 
   Optional<Integer> integer(YamlNode node, String subject, int min) {
+    return integer(node, subject, min, Integer.MAX_VALUE);
+  }
+
+  /** An integer within {@code min..max}; each knob's range is safe at its maximum. */
+  Optional<Integer> integer(YamlNode node, String subject, int min, int max) {
     if (!(node instanceof YamlNode.Scalar scalar) || scalar.kind() != YamlNode.Scalar.Kind.INTEGER) {
       problems.expected(node, subject, "an integer");
       return Optional.empty();
     }
     BigInteger value = scalar.integer();
     if (value.compareTo(BigInteger.valueOf(min)) < 0) {
-      problems.at(node, subject + " must be at least " + min + ", got " + scalar.text());
+      problems.at(node, subject + " must be at least " + min + ", got " + Quote.escaped(scalar.text()));
       return Optional.empty();
     }
-    if (value.bitLength() > 31) {
-      problems.at(node, subject + " must be at most " + Integer.MAX_VALUE + ", got " + scalar.text());
+    if (value.compareTo(BigInteger.valueOf(max)) > 0) {
+      problems.at(node, subject + " must be at most " + max + ", got " + Quote.escaped(scalar.text()));
       return Optional.empty();
     }
     return Optional.of(value.intValue());
@@ -100,7 +106,7 @@ final class Values {
       return Optional.of(List.of());
     }
     if (!(node instanceof YamlNode.Sequence list)) {
-      String example = node instanceof YamlNode.Scalar scalar ? ", e.g. [" + scalar.text() + "]" : "";
+      String example = node instanceof YamlNode.Scalar scalar ? ", e.g. [" + Quote.escaped(scalar.text()) + "]" : "";
       problems.expected(node, subject, "a list of " + noun + "s" + example);
       return Optional.empty();
     }

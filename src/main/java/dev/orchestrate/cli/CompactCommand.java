@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.backlog.Ranges;
 import dev.orchestrate.backlog.Config;
 import dev.orchestrate.context.ContextHistory;
 import dev.orchestrate.context.SummarizationListener;
@@ -72,6 +73,7 @@ final class CompactCommand implements Callable<Integer> {
     if (keepRecent != null && keepRecent < 0) {
       throw CliException.usage("--keep-recent must be 0 or more, got " + keepRecent);
     }
+    Flags.atMost("--keep-recent", keepRecent, Ranges.KEEP_RECENT);
     if (incremental && (dryRun || vacuum || keepRecent != null)) {
       throw CliException.usage("--incremental runs one retention pass only; it does not combine with "
           + "--dry-run, --vacuum or --keep-recent");

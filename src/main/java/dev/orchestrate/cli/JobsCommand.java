@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.backlog.Ranges;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.RunRecord;
 import dev.orchestrate.store.RunLock;
@@ -52,6 +53,7 @@ final class JobsCommand implements Callable<Integer> {
     if (limit < 1) {
       throw CliException.usage("--limit must be at least 1, got " + limit);
     }
+    Flags.atMost("--limit", limit, Ranges.JOBS_LIMIT);
     StateDirectory dir = root.stateDirectory();
     List<JobRecord> jobs = List.of();
     Optional<RunView> run = Optional.empty();

@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.backlog.Ranges;
 import dev.orchestrate.backlog.Config;
 import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.context.ContextHistory;
@@ -109,6 +110,9 @@ final class RunCommand implements Callable<Integer> {
     if (maxConcurrent != null && maxConcurrent < 1) {
       throw CliException.usage("--max-concurrent must be at least 1, got " + maxConcurrent);
     }
+    Flags.atMost("--cap", cap, Ranges.PHASE_CAP);
+    Flags.atMost("--max-wip", maxWip, Ranges.MAX_WIP);
+    Flags.atMost("--max-concurrent", maxConcurrent, Ranges.MAX_CONCURRENT);
     ItemFilter filter = parseFilter();
     if (!Files.isRegularFile(backlogFile)) {
       throw CliException.usage("backlog file " + backlogFile + " does not exist (create one with 'orchestrate init')");

@@ -17,9 +17,14 @@ final class TailBuffer {
   /** A ring that starts inside a character loses at most its 3 continuation bytes. */
   private static final int MAX_CONTINUATION_BYTES = 3;
 
+  /** The buffers start this small and double as output arrives, up to what maxChars needs. */
+  static final int INITIAL_BYTES = 8 * 1024;
+
   private final int maxChars;
-  private final byte[] head;
-  private final byte[] ring;
+  private final int capacity;
+  private final int headCapacity;
+  private byte[] head;
+  private byte[] ring;
   private final MessageDigest digest = SizeCap.sha256();
   private long total;
   /** UTF-16 chars of the stream decoded as UTF-8 (exact for valid UTF-8, close otherwise). */
@@ -30,12 +35,26 @@ final class TailBuffer {
       throw new IllegalArgumentException("maxChars must not be negative, got " + maxChars);
     }
     this.maxChars = maxChars;
-    long capacity = (long) maxChars * MAX_BYTES_PER_CHAR + MAX_CONTINUATION_BYTES;
-    this.ring = new byte[(int) Math.min(capacity, Integer.MAX_VALUE - 16)];
-    this.head = new byte[maxChars < SizeCap.MIN_CAP ? 0 : ring.length];
+    long bytes = (long) maxChars * MAX_BYTES_PER_CHAR + MAX_CONTINUATION_BYTES;
+    this.capacity = (int) Math.min(bytes, Integer.MAX_VALUE - 16);
+    this.headCapacity = maxChars < SizeCap.MIN_CAP ? 0 : capacity;
+    // Nothing in proportion to the cap before output arrives: a large cap costs only what is printed.
+    this.ring = new byte[Math.min(capacity, INITIAL_BYTES)];
+    this.head = new byte[Math.min(headCapacity, INITIAL_BYTES)];
+  }
+
+  /** Grows both buffers to hold {@code needed} bytes, up to their capacities; the ring has not wrapped. */
+  private void grow(long needed) {
+    if (ring.length < capacity && needed > ring.length) {
+      ring = java.util.Arrays.copyOf(ring, (int) Math.min(capacity, Math.max(needed, 2L * ring.length)));
+    }
+    if (head.length < headCapacity && needed > head.length) {
+      head = java.util.Arrays.copyOf(head, (int) Math.min(headCapacity, Math.max(needed, 2L * head.length)));
+    }
   }
 
   synchronized void append(byte[] bytes, int offset, int length) {
+    grow(total + length);
     digest.update(bytes, offset, length);
     for (int i = offset; i < offset + length; i++) {
       chars += charsStartingAt(bytes[i]);

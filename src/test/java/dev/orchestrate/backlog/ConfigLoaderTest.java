@@ -3,6 +3,7 @@ package dev.orchestrate.backlog;
 import static dev.orchestrate.backlog.TestFiles.problems;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,9 +11,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class ConfigLoaderTest {
   @TempDir Path dir;
@@ -331,7 +336,7 @@ class ConfigLoaderTest {
             "3:19: execution.max_concurrent must be an integer, got 'two'",
             "4:16: execution.max_retries must be at least 0, got -1",
             "5:20: execution.circuit_breaker must be an integer, got '1.5'",
-            "6:14: execution.phase_cap must be at most 2147483647, got 99999999999"),
+            "6:14: execution.phase_cap must be at most 1000000, got 99999999999"),
         problemsOf("""
             execution:
               max_wip: 0
@@ -669,5 +674,53 @@ class ConfigLoaderTest {
   @Test
   void an_empty_limits_section_from_an_earlier_init_is_still_accepted() {
     assertEquals(Config.defaults().context(), load("limits: {}\n").context());
+  }
+
+  // --- every numeric knob: safe at its maximum, refused just above ---
+
+  /** {@code section.key}, its maximum as written, and one step above it. */
+  static Stream<Arguments> numericKnobs() {
+    return Stream.of(
+        Arguments.of("agent", "timeout", "7d", "7d1ms", "7d"),
+        Arguments.of("agent", "kill_grace", "1h", "1h1ms", "1h"),
+        Arguments.of("agent", "log_max_bytes", "1GiB", "1073741825", "1GiB"),
+        Arguments.of("agent", "output_tail_chars", "100000", "100001", "100000"),
+        Arguments.of("execution", "max_wip", "10000", "10001", "10000"),
+        Arguments.of("execution", "max_concurrent", "64", "65", "64"),
+        Arguments.of("execution", "max_retries", "100", "101", "100"),
+        Arguments.of("execution", "circuit_breaker", "1000", "1001", "1000"),
+        Arguments.of("execution", "phase_cap", "1000000", "1000001", "1000000"),
+        Arguments.of("context", "window_size", "50", "51", "50"),
+        Arguments.of("context", "turn_max_chars", "100000", "100001", "100000"),
+        Arguments.of("context", "summary_max_chars", "100000", "100001", "100000"),
+        Arguments.of("memory", "keep_recent", "1000000", "1000001", "1000000"),
+        Arguments.of("memory", "boot_context_chars", "1000000", "1000001", "1000000"),
+        Arguments.of("retention", "maintenance_interval", "7d", "169h", "7d"),
+        Arguments.of("retention", "budget", "10000", "10001", "10000"),
+        Arguments.of("retention", "jobs: {max_rows", "1000000000}", "1000000001}", "1000000000"),
+        Arguments.of("retention", "turns: {max_age", "3650d}", "3651d}", "3650d"));
+  }
+
+  @ParameterizedTest(name = "{0}.{1}")
+  @MethodSource("numericKnobs")
+  void every_numeric_knob_loads_at_its_maximum_and_is_refused_just_above(String section, String key, String max,
+      String above, String limit) {
+    load(section + ":\n  " + key + ": " + max + "\n");
+    List<String> problems = problemsOf(section + ":\n  " + key + ": " + above + "\n");
+    assertEquals(1, problems.size(), problems.toString());
+    assertTrue(problems.get(0).contains(" must be at most " + limit + ", got "), problems.get(0));
+  }
+
+  @Test
+  void the_summarizer_timeout_has_a_maximum_too() {
+    load("context:\n  summarizer: {kind: command, command: [x], timeout: 1h}\n");
+    assertEquals(List.of("2:54: context.summarizer.timeout must be at most 1h, got '2h'"),
+        problemsOf("context:\n  summarizer: {kind: command, command: [x], timeout: 2h}\n"));
+  }
+
+  @Test
+  void output_tail_chars_of_2147483647_is_refused_at_load() {
+    assertEquals(List.of("2:22: agent.output_tail_chars must be at most 100000, got 2147483647"),
+        problemsOf("agent:\n  output_tail_chars: 2147483647\n"));
   }
 }

@@ -142,4 +142,16 @@ class TailBufferTest {
     assertEquals("abcdefghij", tail.capped());
     assertTrue(tail.truncated());
   }
+
+  @Test
+  void the_largest_cap_allocates_nothing_in_proportion_to_it_before_output_arrives() {
+    // Two buffers of 3 bytes per char each: 12 GB if allocated up front (the tests run in 512 MB).
+    TailBuffer buffer = new TailBuffer(Integer.MAX_VALUE);
+    byte[] line = "hello\n".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    for (int i = 0; i < 10_000; i++) {
+      buffer.append(line, 0, line.length);
+    }
+    assertEquals("hello\n".repeat(10_000), buffer.text());
+    assertEquals(false, buffer.truncated());
+  }
 }

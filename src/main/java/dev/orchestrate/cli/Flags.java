@@ -1,0 +1,14 @@
+package dev.orchestrate.cli;
+
+/** Range checks of numeric flags, worded like the config's: {@code --cap must be at most 1000000, got 2000000}. */
+final class Flags {
+  private Flags() {
+  }
+
+  /** Refuses a value above {@code max}; an absent flag (null) passes. */
+  static void atMost(String flag, Integer value, int max) {
+    if (value != null && value > max) {
+      throw CliException.usage(flag + " must be at most " + max + ", got " + value);
+    }
+  }
+}

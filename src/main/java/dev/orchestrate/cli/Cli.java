@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.limits.Quote;
 import java.io.PrintWriter;
 import java.util.Map;
 import picocli.CommandLine;
@@ -35,7 +36,8 @@ public final class Cli {
     CommandLine cl = ex.getCommandLine();
     PrintWriter err = cl.getErr();
     String name = cl.getCommandSpec().qualifiedName();
-    err.println("orchestrate: error: " + ex.getMessage() + " (see '" + name + " --help')");
+    // picocli's message quotes the bad value whole: keep its beginning, and the hint.
+    err.println(ErrorHandler.line(Quote.line(String.valueOf(ex.getMessage()), 300) + " (see '" + name + " --help')"));
     err.flush();
     return ExitCode.USAGE;
   }

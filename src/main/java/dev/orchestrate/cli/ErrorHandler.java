@@ -3,7 +3,9 @@ package dev.orchestrate.cli;
 import dev.orchestrate.backlog.Problem;
 import dev.orchestrate.backlog.ValidationException;
 import dev.orchestrate.store.StateLockedException;
+import dev.orchestrate.limits.Quote;
 import java.io.PrintWriter;
+import java.util.List;
 import picocli.CommandLine;
 
 /**
@@ -11,6 +13,11 @@ import picocli.CommandLine;
  * printed only at debug level ({@code -vv} or {@code --log-level debug}).
  */
 final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
+  /** The problems of one file shown at most; the rest are counted in one more line. */
+  static final int MAX_PROBLEMS = 50;
+  /** The longest error line: values are quoted short, this bounds paths and library messages. */
+  static final int MAX_LINE_CHARS = 2_000;
+
   private final OrchestrateCommand root;
 
   ErrorHandler(OrchestrateCommand root) {
@@ -22,20 +29,24 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
     PrintWriter err = cl.getErr();
     int code;
     if (ex instanceof ValidationException v) {
-      for (Problem p : v.problems()) {
-        err.println("orchestrate: error: " + p);
+      List<Problem> problems = v.problems();
+      for (Problem p : problems.subList(0, Math.min(problems.size(), MAX_PROBLEMS))) {
+        err.println(line(p.toString()));
+      }
+      if (problems.size() > MAX_PROBLEMS) {
+        err.println(line(problems.get(0).file() + ": " + (problems.size() - MAX_PROBLEMS)
+            + " more problems not shown; fix the ones above first"));
       }
       code = ExitCode.USAGE;
     } else if (ex instanceof CliException c) {
-      err.println("orchestrate: error: " + c.getMessage());
+      err.println(line(c.getMessage()));
       code = c.exitCode();
     } else if (ex instanceof StateLockedException) {
-      err.println("orchestrate: error: " + ex.getMessage());
+      err.println(line(ex.getMessage()));
       code = ExitCode.LOCKED;
     } else {
       String msg = ex.getMessage() == null ? ex.getClass().getSimpleName() : ex.getMessage();
-      err.println("orchestrate: error: " + oneLine(msg)
-          + (root.debug() ? "" : " (run with -vv for details)"));
+      err.println(line(msg) + (root.debug() ? "" : " (run with -vv for details)"));
       code = ExitCode.WORK_FAILED;
     }
     if (root.debug()) {
@@ -45,7 +56,8 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
     return code;
   }
 
-  private static String oneLine(String msg) {
-    return msg.replace('\n', ' ').replace('\r', ' ');
+  /** {@code orchestrate: error: <message>}, one line of bounded length whatever the message holds. */
+  static String line(String message) {
+    return "orchestrate: error: " + Quote.line(message == null ? "" : message.strip(), MAX_LINE_CHARS);
   }
 }

@@ -112,11 +112,23 @@ public final class OrchestrateCommand {
   }
 
   StateDirectory stateDirectory() {
+    return usable(unchecked());
+  }
+
+  private StateDirectory unchecked() {
     if (state != null) {
       return new StateDirectory(state);
     }
     String fromEnv = env.get("ORCHESTRATE_STATE");
     return new StateDirectory(Path.of(fromEnv != null && !fromEnv.isBlank() ? fromEnv : DEFAULT_STATE_DIR));
+  }
+
+  /** Refuses (exit 2) a state directory that is a file, or holds a state.db that is no database. */
+  private static StateDirectory usable(StateDirectory dir) {
+    dir.problem().ifPresent(problem -> {
+      throw CliException.usage(problem);
+    });
+    return dir;
   }
 
   /**

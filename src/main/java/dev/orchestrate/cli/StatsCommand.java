@@ -43,7 +43,8 @@ import picocli.CommandLine.Spec;
             + "and prunes the oldest beyond retention.stats_samples as last applied (skipped if a run "
             + "holds the write lock for more than 200 ms: stats never waits for it).",
         "",
-        "Exit codes with --check: 0 every structure ok, 4 some at warn, 5 some over its limit."})
+        "Exit codes with --check: 0 every structure ok, 4 some at warn, 5 some over its limit, 2 no state "
+            + "database where it looked (a check never passes on a state it could not find)."})
 final class StatsCommand implements Callable<Integer> {
   private static final Logger LOG = LoggerFactory.getLogger(StatsCommand.class);
 
@@ -63,6 +64,11 @@ final class StatsCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     StateDirectory dir = root.stateDirectory();
+    if (check && !dir.hasDatabase()) {
+      // A check of a mistyped path must fail, not pass for ever as "nothing has grown".
+      throw CliException.usage("no state database in " + dir.root() + ": nothing to check; point --state (or "
+          + "ORCHESTRATE_STATE) at the state directory of a project that has run");
+    }
     Instant now = Clock.systemUTC().instant();
     StatsInput input = StatsInput.empty(now);
     if (dir.hasDatabase()) {

@@ -1,11 +1,13 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.limits.Quote;
 import dev.orchestrate.scheduler.InvalidTransitionException;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
 import dev.orchestrate.scheduler.Step;
 import dev.orchestrate.scheduler.Transitions;
 import dev.orchestrate.store.RunLock;
+import dev.orchestrate.store.SqliteStateReader;
 import dev.orchestrate.store.SqliteStateRepository;
 import dev.orchestrate.store.StateDirectory;
 import java.io.PrintWriter;
@@ -54,13 +56,14 @@ final class UnblockCommand implements Callable<Integer> {
     }
     StateDirectory dir = root.stateDirectory();
     if (!dir.hasDatabase()) {
-      throw CliException.usage("unknown item '" + id + "': there is no state in " + dir.root() + " yet");
+      throw CliException.usage("unknown item " + Quote.value(id) + ": there is no state in " + dir.root() + " yet");
     }
+    refuseBeforeLocking(dir);
     Clock clock = Clock.systemUTC();
     ItemState unblocked;
     try (RunLock lock = RunLock.acquire(dir, clock.instant());
         SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
-      ItemState item = store.item(id).orElseThrow(() -> CliException.usage("unknown item '" + id + "'"));
+      ItemState item = store.item(id).orElseThrow(() -> CliException.usage("unknown item " + Quote.value(id)));
       Step step;
       try {
         step = Transitions.unblock(item, notes);
@@ -74,6 +77,24 @@ final class UnblockCommand implements Callable<Integer> {
     }
     print(spec.commandLine().getOut(), unblocked);
     return ExitCode.OK;
+  }
+
+  /**
+   * The refusals (unknown id, item not blocked) checked read-only, before the lock file is created
+   * and the database opened for writing: a refused unblock leaves the state as it found it. They
+   * are checked again under the lock, where a run may have changed the item meanwhile.
+   */
+  private void refuseBeforeLocking(StateDirectory dir) {
+    try (SqliteStateReader reader = SqliteStateReader.open(dir.database())) {
+      if (!reader.isCurrent()) {
+        return; // an older schema is read after its upgrade, under the lock
+      }
+      ItemState item = reader.items().stream().filter(i -> i.id().equals(id)).findFirst()
+          .orElseThrow(() -> CliException.usage("unknown item " + Quote.value(id)));
+      Transitions.unblock(item, notes);
+    } catch (InvalidTransitionException e) {
+      throw CliException.usage(e.getMessage());
+    }
   }
 
   private void print(PrintWriter out, ItemState item) {

@@ -30,11 +30,14 @@ public final class Quote {
     if (text == null) {
       return "";
     }
-    boolean cut = text.length() > MAX_CHARS;
-    int end = cut ? MAX_CHARS : text.length();
-    if (cut && Character.isHighSurrogate(text.charAt(end - 1))) {
-      end--;
+    if (text.length() <= MAX_CHARS) {
+      return escape(text, text.length());
     }
+    int end = Character.isHighSurrogate(text.charAt(MAX_CHARS - 1)) ? MAX_CHARS - 1 : MAX_CHARS;
+    return escape(text, end) + "…";
+  }
+
+  private static String escape(String text, int end) {
     StringBuilder out = new StringBuilder(end + 8);
     for (int i = 0; i < end; i++) {
       char c = text.charAt(i);
@@ -51,10 +54,21 @@ public final class Quote {
         }
       }
     }
-    if (cut) {
-      out.append('…');
-    }
     return out.toString();
+  }
+
+  /**
+   * A message made safe to print as one line: control characters escaped as in {@link #escaped},
+   * and cut after {@code maxChars} characters (marked with {@code …}). The last line of defence
+   * for text that names no value through {@link #value}: paths, messages of libraries.
+   */
+  public static String line(String text, int maxChars) {
+    String escaped = escape(text, text.length());
+    if (escaped.length() <= maxChars) {
+      return escaped;
+    }
+    int end = Character.isHighSurrogate(escaped.charAt(maxChars - 1)) ? maxChars - 1 : maxChars;
+    return escaped.substring(0, end) + "…";
   }
 
   /**

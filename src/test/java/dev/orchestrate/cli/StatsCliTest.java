@@ -101,7 +101,7 @@ class StatsCliTest {
   }
 
   @Test
-  void without_a_database_it_reports_nothing_grown_exits_0_and_creates_nothing() throws Exception {
+  void without_a_database_it_reports_nothing_grown_where_it_looked_exits_0_and_creates_nothing() throws Exception {
     JsonNode doc = stats();
     assertEquals(1, doc.get("schema_version").asInt());
     assertEquals("stats", doc.get("kind").asText());
@@ -110,8 +110,32 @@ class StatsCliTest {
     assertEquals("normal", doc.get("pressure").asText());
     assertEquals(0, doc.get("structures").size());
     assertFalse(Files.exists(state()), "stats never creates the state directory");
-    assertEquals(0, cli("stats", "--check").exitCode());
-    assertTrue(cli("stats").out().startsWith("no state database in "));
+    assertEquals("no state database in " + state().toAbsolutePath() + " yet: nothing has grown (status ok)\n",
+        cli("stats").out());
+  }
+
+  @Test
+  void check_exits_2_on_a_state_directory_that_does_not_exist_or_has_no_database() throws Exception {
+    for (int i = 0; i < 2; i++) {
+      CliRunner.Result r = cli("stats", "--check");
+      assertEquals(2, r.exitCode());
+      assertEquals("", r.out());
+      assertEquals(List.of("orchestrate: error: no state database in " + state().toAbsolutePath() + ": nothing to "
+          + "check; point --state (or ORCHESTRATE_STATE) at the state directory of a project that has run"),
+          r.err().lines().toList());
+      Files.createDirectories(state());
+    }
+    assertEquals(List.of(), Files.list(state()).toList(), "nothing created");
+  }
+
+  @Test
+  void check_exits_2_on_a_state_path_that_is_a_file() throws Exception {
+    Files.writeString(state(), "not a directory");
+    CliRunner.Result r = cli("stats", "--check");
+    assertEquals(2, r.exitCode());
+    assertEquals(List.of("orchestrate: error: " + state().toAbsolutePath() + " is not a directory; point --state "
+        + "(or ORCHESTRATE_STATE) at a state directory, or move the file away"), r.err().lines().toList());
+    assertEquals("not a directory", Files.readString(state()));
   }
 
   @Test

@@ -11,6 +11,7 @@ import dev.orchestrate.store.RunLock;
 import dev.orchestrate.store.SqliteStateRepository;
 import dev.orchestrate.store.StateDirectory;
 import dev.orchestrate.testing.Db;
+import dev.orchestrate.testing.TreeSnapshot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -257,6 +258,30 @@ class UnblockAndJobsCliTest {
     assertEquals(2, missing.exitCode());
     assertEquals("", missing.out());
     assertEquals("blocked", column("SELECT status FROM items WHERE id = 'A'"));
+  }
+
+  @Test
+  void a_refused_unblock_creates_no_lock_file_and_writes_nothing() throws Exception {
+    Path[] project = project();
+    run(project);
+    // A state copied elsewhere, or cleaned by hand, has no lock file; a refusal must not make one.
+    Files.deleteIfExists(state().resolve("run.lock"));
+    TreeSnapshot before = TreeSnapshot.of(state());
+    assertOneErrorLine(cli("unblock", "Z", "--notes", NOTES), 2, "unknown item 'Z'");
+    assertOneErrorLine(cli("unblock", "B", "--notes", NOTES), 2,
+        "item B is done, not blocked; only blocked items can be unblocked");
+    assertEquals(before, TreeSnapshot.of(state()));
+    assertFalse(Files.exists(state().resolve("run.lock")));
+  }
+
+  @Test
+  void an_unknown_id_of_a_megabyte_with_a_newline_is_quoted_short_on_one_line() throws Exception {
+    run(project());
+    String id = "Z\n" + "z".repeat(1_000_000);
+    CliRunner.Result r = cli("unblock", id, "--notes", NOTES);
+    assertEquals(2, r.exitCode());
+    assertEquals(List.of("orchestrate: error: unknown item 'Z\\n" + "z".repeat(58) + "…' (1000002 characters)"),
+        r.err().lines().toList());
   }
 
   @Test

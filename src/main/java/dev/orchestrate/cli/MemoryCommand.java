@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.limits.Quote;
 import dev.orchestrate.memory.JsonLinesImport;
 import dev.orchestrate.memory.MemoryException;
 import dev.orchestrate.memory.MemoryItem;
@@ -240,7 +241,7 @@ final class MemoryCommand implements Callable<Integer> {
     public Integer call() {
       StateDirectory dir = parent.root.stateDirectory();
       if (!dir.hasDatabase()) {
-        throw CliException.usage("no memory with id '" + id + "' (no state database in " + dir.root() + ")");
+        throw CliException.usage("no memory with id " + Quote.value(id) + " (no state database in " + dir.root() + ")");
       }
       try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(dir.database())) {
         repo.supersede(id, by, Clock.systemUTC().instant());

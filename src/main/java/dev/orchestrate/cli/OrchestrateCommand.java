@@ -72,8 +72,8 @@ public final class OrchestrateCommand {
     if (logLevel != null) {
       Level parsed = Level.toLevel(logLevel.toUpperCase(Locale.ROOT), null);
       if (parsed == null) {
-        throw CliException.usage("--log-level: unknown level '" + logLevel
-            + "' (use error, warn, info, debug or trace)");
+        throw CliException.usage("--log-level: unknown level " + dev.orchestrate.limits.Quote.value(logLevel)
+            + " (use error, warn, info, debug or trace)");
       }
       return parsed;
     }

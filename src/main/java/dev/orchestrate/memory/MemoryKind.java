@@ -1,5 +1,6 @@
 package dev.orchestrate.memory;
 
+import dev.orchestrate.limits.Quote;
 import java.util.Locale;
 
 /** What a memory is: a fact (semantic), a how-to (procedural) or a record of what happened (episodic). */
@@ -17,6 +18,6 @@ public enum MemoryKind {
         return k;
       }
     }
-    throw new IllegalArgumentException("unknown memory kind '" + key + "' (use semantic, procedural or episodic)");
+    throw new IllegalArgumentException("unknown memory kind " + Quote.value(key) + " (use semantic, procedural or episodic)");
   }
 }

@@ -1,0 +1,104 @@
+package dev.orchestrate.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real launcher, bin/orchestrate, against a missing or too old JVM and a few of the malformed
+ * inputs of {@code MalformedInputCorpusTest}: one line on stderr, exit 2, nothing written, and
+ * the whole process (JVM start included) within a generous bound.
+ */
+class LauncherHostileInputIT {
+  @TempDir
+  Path dir;
+
+  private Launcher.Result run(java.util.Map<String, String> env, String... args) throws Exception {
+    ProcessBuilder pb = Launcher.builder(dir, args)
+        .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile());
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    assertTrue(p.waitFor(120, TimeUnit.SECONDS), "orchestrate " + String.join(" ", args) + " finished in 120 s");
+    return new Launcher.Result(p.exitValue(), Files.readString(dir.resolve("out.txt"), StandardCharsets.UTF_8),
+        Files.readString(dir.resolve("err.txt"), StandardCharsets.UTF_8));
+  }
+
+  private static void assertOneErrorLine(Launcher.Result r, String expected) {
+    assertEquals(2, r.exitCode(), r.err());
+    assertEquals("", r.out());
+    assertEquals(List.of("orchestrate: error: " + expected), r.err().lines().toList());
+  }
+
+  /** A Java installation of the given version whose java only says it ran. */
+  private Path fakeJdk(String version) throws Exception {
+    Path home = Files.createDirectories(dir.resolve("jdk-" + version));
+    Path java = Files.createDirectories(home.resolve("bin")).resolve("java");
+    Files.writeString(java, "#!/bin/sh\necho fake java ran\n");
+    Files.setPosixFilePermissions(java, PosixFilePermissions.fromString("rwxr-xr-x"));
+    Files.writeString(home.resolve("release"), "IMPLEMENTOR=\"Test\"\nJAVA_VERSION=\"" + version + "\"\n");
+    return home;
+  }
+
+  @Test
+  void a_java_home_without_a_java_is_one_line_and_exit_2() throws Exception {
+    Path nowhere = dir.resolve("no-such-jdk");
+    assertOneErrorLine(run(java.util.Map.of("JAVA_HOME", nowhere.toString()), "status"),
+        "JAVA_HOME=" + nowhere + " has no bin/java; point JAVA_HOME at a Java 17 (or newer) installation, "
+            + "or unset it to use the java on PATH");
+  }
+
+  @Test
+  void a_java_older_than_17_is_one_line_and_exit_2_and_is_never_run() throws Exception {
+    for (String version : List.of("11.0.2", "1.8.0_292")) {
+      Path home = fakeJdk(version);
+      assertOneErrorLine(run(java.util.Map.of("JAVA_HOME", home.toString()), "status"),
+          home.resolve("bin/java") + " is Java " + version + "; orchestrate needs Java 17 or newer: set JAVA_HOME "
+              + "to one");
+    }
+    Path recent = fakeJdk("21.0.1");
+    assertEquals("fake java ran\n", run(java.util.Map.of("JAVA_HOME", recent.toString()), "status").out());
+  }
+
+  @Test
+  void a_20_megabyte_backlog_is_refused_by_its_size_at_once() throws Exception {
+    Path backlog = dir.resolve("backlog.yaml");
+    Files.writeString(backlog, "items:\n  - id: A\n    title: " + "x".repeat(20_000_000) + "\n");
+    Launcher.Result r = run(java.util.Map.of(), "--state", dir.resolve("state").toString(), "run", "--dry-run",
+        backlog.toString());
+    assertOneErrorLine(r, backlog + ": file is 20000029 bytes, over the limit of 16MiB (16777216 bytes); split the "
+        + "backlog, or shorten the longest descriptions");
+    assertFalse(Files.exists(dir.resolve("state")));
+  }
+
+  @Test
+  void a_15_megabyte_title_and_one_error_validates_in_seconds() throws Exception {
+    Path backlog = dir.resolve("backlog.yaml");
+    Files.writeString(backlog, "items:\n  - id: A\n    title: " + "x".repeat(15_000_000)
+        + "\n  - {id: B, title: t, depends_on: [Z]}\n");
+    Launcher.Result r = run(java.util.Map.of(), "--state", dir.resolve("state").toString(), "run", backlog.toString());
+    assertOneErrorLine(r, backlog + ":4:36: item B depends on unknown item 'Z'");
+    assertFalse(Files.exists(dir.resolve("state")));
+  }
+
+  @Test
+  void a_state_path_naming_a_file_is_refused_by_every_command() throws Exception {
+    Path file = dir.resolve("not-a-dir");
+    Files.writeString(file, "x");
+    for (List<String> args : List.of(List.of("status"), List.of("compact"), List.of("memory", "add", "--kind",
+        "semantic", "note"), List.of("stats", "--check"))) {
+      Launcher.Result r = run(java.util.Map.of("ORCHESTRATE_STATE", file.toString()), args.toArray(String[]::new));
+      assertOneErrorLine(r, file + " is not a directory; point --state (or ORCHESTRATE_STATE) at a state "
+          + "directory, or move the file away");
+    }
+    assertEquals("x", Files.readString(file));
+  }
+}

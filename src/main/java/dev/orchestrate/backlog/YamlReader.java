@@ -313,7 +313,8 @@ final class YamlReader {
     String text = parser.getText();
     if (parser instanceof YAMLParser yaml && yaml.isCurrentAlias()) {
       problems.add(line, column, "YAML aliases are not supported (*" + Quote.escaped(text) + "); write the value out");
-      return new YamlNode.Scalar(line, column, YamlNode.Scalar.Kind.NULL, "", null);
+      // A text stands in for the value, so that a title written as an alias is not also missing.
+      return new YamlNode.Scalar(line, column, YamlNode.Scalar.Kind.STRING, "*" + text, null);
     }
     YamlNode.Scalar.Kind kind = switch (token) {
       case VALUE_NUMBER_INT -> YamlNode.Scalar.Kind.INTEGER;

@@ -86,6 +86,9 @@ final class UnblockCommand implements Callable<Integer> {
    */
   private void refuseBeforeLocking(StateDirectory dir) {
     try (SqliteStateReader reader = SqliteStateReader.open(dir.database())) {
+      if (reader.schemaVersion() == 0) {
+        throw CliException.usage("unknown item " + Quote.value(id) + ": the state in " + dir.root() + " has no items");
+      }
       if (!reader.isCurrent()) {
         return; // an older schema is read after its upgrade, under the lock
       }

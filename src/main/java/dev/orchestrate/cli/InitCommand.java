@@ -47,6 +47,8 @@ final class InitCommand implements Callable<Integer> {
       throw CliException.usage("init would overwrite " + String.join(", ", existing)
           + "; nothing was written (move them away or init another directory)");
     }
+    Path state = root.state != null ? root.state : dir.resolve(OrchestrateCommand.DEFAULT_STATE_DIR);
+    refuseWhatCannotBeCreated(state);
     PrintWriter out = spec.commandLine().getOut();
     try {
       for (String f : FILES) {
@@ -63,7 +65,6 @@ final class InitCommand implements Callable<Integer> {
         }
         out.println("wrote " + target);
       }
-      Path state = root.state != null ? root.state : dir.resolve(OrchestrateCommand.DEFAULT_STATE_DIR);
       Files.createDirectories(state);
       out.println("created " + state + "/");
     } catch (IOException e) {
@@ -74,6 +75,28 @@ final class InitCommand implements Callable<Integer> {
     out.println("  orchestrate run" + (dir.equals(Path.of(".")) ? "" : " " + dir.resolve("backlog.yaml")));
     out.flush();
     return ExitCode.OK;
+  }
+
+  /**
+   * Every directory init creates or writes into, checked before the first file is written: a
+   * file where one of them belongs would otherwise stop init half-way, with some files written.
+   */
+  private void refuseWhatCannotBeCreated(Path state) {
+    List<Path> directories = new ArrayList<>();
+    for (String f : FILES) {
+      directories.add(dir.resolve(f).toAbsolutePath().getParent());
+    }
+    directories.add(state.toAbsolutePath());
+    for (Path directory : directories) {
+      Path existing = directory;
+      while (existing != null && !Files.exists(existing)) {
+        existing = existing.getParent();
+      }
+      if (existing != null && !Files.isDirectory(existing)) {
+        throw CliException.usage(existing + " is not a directory; nothing was written (move it away or init "
+            + "another directory)");
+      }
+    }
   }
 
   private static void makeExecutable(Path file) throws IOException {

@@ -409,6 +409,16 @@ class MalformedInputCorpusTest {
         flags("memory add of empty text", "TEXT is empty", "memory", "add", "--kind", "semantic", ""),
         flags("memory supersede without a state", "no memory with id 'x'", "memory", "supersede", "x", "--by", "y"),
 
+        make("flags: init over existing files", "init would overwrite", files("d/backlog.yaml", "x"), "init",
+            "{dir}/d"),
+        make("flags: init into a file", "d is not a directory", files("d", "x"), "init", "{dir}/d"),
+        make("flags: init where agents is a file", "agents is not a directory", files("d/agents", "x"), "init",
+            "{dir}/d"),
+        make("flags: init with --state a file", "s is not a directory", files("s", "x"), "--state", "{dir}/s",
+            "init", "{dir}/d"),
+        state("an existing state, memory supersede of an unknown id", database(""), "x", "memory", "supersede",
+            "x", "--by", "y"),
+
         // --- environment ---
         make("env: ORCHESTRATE_STATE a file, status", "is not a directory", files("f", "x"), "status")
             .env("ORCHESTRATE_STATE", "{dir}/f"),

@@ -2,6 +2,7 @@ package dev.orchestrate.cli;
 
 import dev.orchestrate.backlog.Problem;
 import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.limits.Quote;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.SyncResult;
@@ -34,8 +35,13 @@ final class BacklogNotices implements RunListener {
 
   @Override
   public void backlogRejected(List<Problem> problems) {
-    for (Problem problem : problems) {
-      line("orchestrate: warning: " + problem + " (edit ignored until fixed; the run goes on)");
+    for (Problem problem : problems.subList(0, Math.min(problems.size(), ErrorHandler.MAX_PROBLEMS))) {
+      line("orchestrate: warning: " + Quote.line(problem.toString(), ErrorHandler.MAX_LINE_CHARS)
+          + " (edit ignored until fixed; the run goes on)");
+    }
+    if (problems.size() > ErrorHandler.MAX_PROBLEMS) {
+      line("orchestrate: warning: " + problems.get(0).file() + ": " + (problems.size() - ErrorHandler.MAX_PROBLEMS)
+          + " more problems not shown");
     }
     progress.backlogRejected(problems);
   }

@@ -30,4 +30,13 @@ class DidYouMeanTest {
     assertEquals(1, DidYouMean.distance("tilte", "title"));
     assertEquals(3, DidYouMean.distance("depends", "depends_on"));
   }
+
+  @Test
+  void a_key_of_a_megabyte_is_compared_without_a_table_of_its_length_times_the_candidate() {
+    // The full table would be 16 million ints per candidate.
+    assertEquals(java.util.Optional.empty(), DidYouMean.closest("x".repeat(1_000_000), java.util.List.of("depends_on",
+        "title")));
+    assertEquals(java.util.Optional.of("depends_on"), DidYouMean.closest("depends_on" + "x".repeat(1_000_000),
+        java.util.List.of("depends_on", "title")));
+  }
 }

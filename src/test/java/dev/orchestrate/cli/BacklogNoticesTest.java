@@ -72,4 +72,21 @@ class BacklogNoticesTest {
         .backlogReloaded(new SyncResult(List.of("A"), List.of(), List.of()));
     assertTrue(err.toString().contains("backlog reloaded: 1 added"), err.toString());
   }
+
+  @Test
+  void a_rejected_edit_with_thousands_of_problems_warns_about_fifty_and_counts_the_rest() {
+    StringWriter err = new StringWriter();
+    BacklogNotices notices = new BacklogNotices(new RunListener() { }, new PrintWriter(err, true),
+        Clock.systemUTC(), false);
+    List<Problem> problems = new ArrayList<>();
+    for (int i = 1; i <= 5000; i++) {
+      problems.add(new Problem("backlog.yaml", i, 5, "bad id 'x\ny'"));
+    }
+    notices.backlogRejected(problems);
+    List<String> lines = err.toString().lines().toList();
+    assertEquals(ErrorHandler.MAX_PROBLEMS + 1, lines.size());
+    assertEquals("orchestrate: warning: backlog.yaml:1:5: bad id 'x\\ny' (edit ignored until fixed; the run goes on)",
+        lines.get(0));
+    assertEquals("orchestrate: warning: backlog.yaml: 4950 more problems not shown", lines.get(lines.size() - 1));
+  }
 }

@@ -116,6 +116,11 @@ public final class OrchestrateCommand {
   }
 
   private StateDirectory unchecked() {
+    if (state != null && state.toString().isBlank()) {
+      // An empty path is the current directory: state.db and jobs/ would land among the project's files.
+      throw CliException.usage("--state is empty; give the state directory, or leave the flag out for "
+          + DEFAULT_STATE_DIR);
+    }
     if (state != null) {
       return new StateDirectory(state);
     }

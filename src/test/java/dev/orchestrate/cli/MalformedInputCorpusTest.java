@@ -419,6 +419,11 @@ class MalformedInputCorpusTest {
         state("an existing state, memory supersede of an unknown id", database(""), "x", "memory", "supersede",
             "x", "--by", "y"),
 
+        make("flags: --state empty", "--state is empty", files(), "--state", "", "status"),
+        make("flags: --state empty for run", "--state is empty", files("backlog.yaml", VALID_BACKLOG,
+            "orchestrate.yaml", VALID_CONFIG), "--state", "", "--config", "{dir}/orchestrate.yaml", "run",
+            "{dir}/backlog.yaml"),
+
         // --- environment ---
         make("env: ORCHESTRATE_STATE a file, status", "is not a directory", files("f", "x"), "status")
             .env("ORCHESTRATE_STATE", "{dir}/f"),

@@ -1,6 +1,7 @@
 package dev.orchestrate.cli;
 
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.Map;
 import picocli.CommandLine;
 
@@ -14,7 +15,12 @@ public final class Cli {
   }
 
   public static CommandLine commandLine(Map<String, String> env) {
-    OrchestrateCommand root = new OrchestrateCommand(env);
+    return commandLine(env, Path.of(""));
+  }
+
+  /** As if started in {@code workingDir}: where the project is looked for (tests use their own). */
+  public static CommandLine commandLine(Map<String, String> env, Path workingDir) {
+    OrchestrateCommand root = new OrchestrateCommand(env, workingDir);
     CommandLine cl = new CommandLine(root);
     ErrorHandler errors = new ErrorHandler(root);
     cl.setExecutionStrategy(parseResult -> {

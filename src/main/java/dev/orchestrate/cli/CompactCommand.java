@@ -157,7 +157,7 @@ final class CompactCommand implements Callable<Integer> {
   }
 
   static String recordedNote(RecordedPolicies recorded, boolean keepRecentGiven) {
-    String start = "orchestrate: note: no config file (--config, $ORCHESTRATE_CONFIG, ./orchestrate.yaml)";
+    String start = "orchestrate: note: no config file (--config, $ORCHESTRATE_CONFIG, orchestrate.yaml here or above)";
     List<String> defaulted = recorded.defaulted().stream()
         .filter(s -> !(keepRecentGiven && s.equals("memory"))).toList();
     if (recorded.nothingRecorded()) {

@@ -116,7 +116,7 @@ final class RunCommand implements Callable<Integer> {
     Config config = withOverrides(root.loadConfig(backlogFile));
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
     filter = checkFilter(filter, config, backlogs);
-    StateDirectory dir = root.stateDirectory();
+    StateDirectory dir = root.stateDirectory(backlogFile);
     if (dryRun) {
       return DryRun.print(spec.commandLine().getOut(), spec.commandLine().getErr(), root.quiet(), json, dir,
           config, backlogs.current(), filter, cap != null ? cap : config.execution().phaseCap());

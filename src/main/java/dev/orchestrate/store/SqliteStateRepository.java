@@ -184,6 +184,32 @@ public final class SqliteStateRepository implements StateRepository {
     });
   }
 
+  /**
+   * Applies every step, each only while its item's status is {@code expected}, in one
+   * transaction: all of them or, when one item's status changed meanwhile, none (returns false).
+   */
+  public boolean applyAllIf(List<Step> steps, ItemStatus expected, Instant now) {
+    final class Changed extends RuntimeException {
+      Changed() {
+        super(null, null, false, false);
+      }
+    }
+    try {
+      jdbc.inTransaction(() -> {
+        for (Step step : steps) {
+          if (update(step, expected, now.toEpochMilli()) == 0) {
+            throw new Changed();
+          }
+          TruncatedWrites.countIf(jdbc, "items", step.truncatedValues() > 0);
+          events(step, now.toEpochMilli());
+        }
+      });
+      return true;
+    } catch (Changed e) {
+      return false;
+    }
+  }
+
   private void write(Step step, long at) {
     if (update(step, null, at) != 1) {
       throw new StoreException("item " + step.next().id() + " is not in the state database");

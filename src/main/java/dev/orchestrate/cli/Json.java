@@ -4,6 +4,10 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.io.PrintWriter;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.Locale;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -23,6 +27,17 @@ final class Json {
     doc.put("kind", kind);
     return doc;
   }
+
+  /**
+   * The one timestamp format of every {@code --json} document: ISO-8601 UTC with exactly three
+   * fraction digits, {@code 2026-11-23T17:29:03.123Z}; null stays null.
+   */
+  static String timestamp(Instant at) {
+    return at == null ? null : TIMESTAMP.format(at);
+  }
+
+  private static final DateTimeFormatter TIMESTAMP =
+      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
 
   static void print(PrintWriter out, Map<String, Object> doc) {
     // Built per call: only --json pays for the mapper.

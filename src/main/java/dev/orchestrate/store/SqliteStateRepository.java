@@ -299,7 +299,7 @@ public final class SqliteStateRepository implements StateRepository {
         FROM jobs ORDER BY id DESC LIMIT ?""", SqliteStateRepository::job, limit);
   }
 
-  private static JobRecord job(ResultSet rs) throws SQLException {
+  static JobRecord job(ResultSet rs) throws SQLException {
     String log = rs.getString("log_path");
     return new JobRecord(rs.getLong("id"), rs.getLong("run_id"), rs.getString("item_id"), rs.getString("phase"),
         rs.getInt("attempt"), JobState.valueOf(rs.getString("state").toUpperCase(Locale.ROOT)),

@@ -20,7 +20,7 @@ import picocli.CommandLine.ScopeType;
     description = "Drives a backlog of work items through phases (scope, design, build, review, ...), "
         + "each phase run by an agent subprocess.",
     subcommands = {InitCommand.class, RunCommand.class, StatusCommand.class, UnblockCommand.class,
-        JobsCommand.class, MemoryCommand.class, CompactCommand.class, StatsCommand.class},
+        JobsCommand.class, LogsCommand.class, MemoryCommand.class, CompactCommand.class, StatsCommand.class},
     footerHeading = "%nEnvironment:%n",
     footer = {"  ORCHESTRATE_STATE   state directory; --state wins",
         "  ORCHESTRATE_CONFIG  config file; --config wins",

@@ -34,14 +34,33 @@ public final class Cli {
     cl.setParameterExceptionHandler(Cli::onBadParameters);
     cl.setExecutionExceptionHandler(errors);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
+    hideConfigWhereUnread(cl);
     return cl;
+  }
+
+  /** The commands that read a config file; the others still accept --config, but their help leaves it out. */
+  static final java.util.Set<String> CONFIG_READERS = java.util.Set.of("orchestrate", "run", "compact");
+
+  private static void hideConfigWhereUnread(CommandLine cl) {
+    for (CommandLine sub : cl.getSubcommands().values()) {
+      hideConfigWhereUnread(sub);
+    }
+    CommandLine.Model.CommandSpec spec = cl.getCommandSpec();
+    CommandLine.Model.OptionSpec config = spec.findOption("--config");
+    if (config != null && !config.hidden() && !CONFIG_READERS.contains(spec.name())) {
+      spec.remove(config);
+      spec.addOption(CommandLine.Model.OptionSpec.builder(config).hidden(true)
+          .scopeType(CommandLine.ScopeType.LOCAL).build());
+    }
   }
 
   private static int onBadParameters(CommandLine.ParameterException ex, String[] args) {
     CommandLine cl = ex.getCommandLine();
     PrintWriter err = cl.getErr();
     String name = cl.getCommandSpec().qualifiedName();
-    err.println("orchestrate: error: " + ex.getMessage() + " (see '" + name + " --help')");
+    String message = ex instanceof CommandLine.UnmatchedArgumentException unmatched
+        ? Suggestions.describe(unmatched).orElse(ex.getMessage()) : ex.getMessage();
+    err.println("orchestrate: error: " + message + " (see '" + name + " --help')");
     err.flush();
     return ExitCode.USAGE;
   }

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
@@ -20,7 +21,8 @@ import picocli.CommandLine.ScopeType;
     description = "Drives a backlog of work items through phases (scope, design, build, review, ...), "
         + "each phase run by an agent subprocess.",
     subcommands = {InitCommand.class, RunCommand.class, StatusCommand.class, UnblockCommand.class,
-        JobsCommand.class, LogsCommand.class, MemoryCommand.class, CompactCommand.class, StatsCommand.class},
+        JobsCommand.class, LogsCommand.class, MemoryCommand.class, CompactCommand.class, StatsCommand.class,
+        VersionCommand.class, CommandLine.HelpCommand.class},
     footerHeading = "%nEnvironment:%n",
     footer = {"  ORCHESTRATE_STATE   state directory; --state wins",
         "  ORCHESTRATE_CONFIG  config file; --config wins",

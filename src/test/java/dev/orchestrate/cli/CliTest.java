@@ -64,7 +64,7 @@ class CliTest {
   void an_unknown_option_exits_2_with_one_line_on_stderr() {
     CliRunner.Result r = CliRunner.run("status", "--bogus");
     assertEquals(2, r.exitCode());
-    assertOneErrorLine(r, "Unknown option: '--bogus' (see 'orchestrate status --help')");
+    assertOneErrorLine(r, "unknown option '--bogus' (see 'orchestrate status --help')");
   }
 
   @Test

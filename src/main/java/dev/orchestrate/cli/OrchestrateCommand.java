@@ -22,7 +22,7 @@ import picocli.CommandLine.ScopeType;
         + "each phase run by an agent subprocess.",
     subcommands = {InitCommand.class, RunCommand.class, StatusCommand.class, UnblockCommand.class,
         JobsCommand.class, LogsCommand.class, MemoryCommand.class, CompactCommand.class, StatsCommand.class,
-        VersionCommand.class, CommandLine.HelpCommand.class},
+        VersionCommand.class, CommandLine.HelpCommand.class, CompletionCommand.class, CompleteCommand.class},
     footerHeading = "%nEnvironment:%n",
     footer = {"  ORCHESTRATE_STATE   state directory; --state wins",
         "  ORCHESTRATE_CONFIG  config file; --config wins",

@@ -13,10 +13,15 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import dev.orchestrate.testing.CapturedLogs;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 class CliTest {
+  @RegisterExtension
+  final CapturedLogs logs = CapturedLogs.of(dev.orchestrate.context.SlidingWindowSummarizer.class);
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   @TempDir
@@ -205,6 +210,8 @@ class CliTest {
     assertTrue(r.out().contains("1 done"), r.out());
     assertTrue(r.err().contains("A summarizing earlier turns failed: command summarizer: bash exited with code 3: "
         + "quota exceeded"), r.err());
+    assertEquals(List.of("summarization of item A failed (command summarizer: bash exited with code 3: quota "
+        + "exceeded); using the builtin summarizer"), logs.warnings());
     try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + state().resolve("state.db"));
         java.sql.Statement st = c.createStatement()) {
       try (java.sql.ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM turns")) {

@@ -110,7 +110,7 @@ class JsonConsistencyTest {
       List<String> keys = new ArrayList<>();
       node.fieldNames().forEachRemaining(keys::add);
       into.putIfAbsent(path, keys);
-      node.fields().forEachRemaining(e -> keyOrders(path + "." + e.getKey(), e.getValue(), into));
+      node.properties().forEach(e -> keyOrders(path + "." + e.getKey(), e.getValue(), into));
     } else if (node.isArray()) {
       node.forEach(element -> keyOrders(path + "[]", element, into));
     }
@@ -121,7 +121,7 @@ class JsonConsistencyTest {
         && !ONE_FORMAT.matcher(node.asText()).matches()) {
       bad.add(path + " = " + node.asText());
     }
-    node.fields().forEachRemaining(e -> timestamps(path + "." + e.getKey(), e.getValue(), bad));
+    node.properties().forEach(e -> timestamps(path + "." + e.getKey(), e.getValue(), bad));
     if (node.isArray()) {
       node.forEach(element -> timestamps(path + "[]", element, bad));
     }

@@ -217,7 +217,7 @@ public final class Scheduler {
     if (agents.isEmpty()) {
       return;
     }
-    log.warn("the run failed ({}); stopping {} running agent(s) first", cause.toString(), agents.size());
+    log.info("the run failed ({}); stopping {} running agent(s) first", cause.toString(), agents.size());
     agents.forEach(AgentHandle::cancel);
     long deadline = System.nanoTime() + config.agent().killGrace().plus(STOP_WAIT_MARGIN).toNanos();
     boolean interrupted = Thread.interrupted();

@@ -222,13 +222,24 @@ public final class Scheduler {
     long deadline = System.nanoTime() + config.agent().killGrace().plus(STOP_WAIT_MARGIN).toNanos();
     boolean interrupted = Thread.interrupted();
     for (AgentHandle agent : agents) {
-      try {
-        agent.finished().toCompletableFuture().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-      } catch (InterruptedException e) {
-        interrupted = true;
-        agents.forEach(AgentHandle::cancel); // a second cancel kills at once
-      } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-        log.warn("an agent was not confirmed stopped: {}", e.toString());
+      java.util.concurrent.CompletableFuture<AgentOutcome> finished = agent.finished().toCompletableFuture();
+      while (!finished.isDone() && deadline - System.nanoTime() > 0) {
+        try {
+          finished.get(Math.min(IDLE_POLL_MS, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()) + 1),
+              TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          interrupted = true;
+          agents.forEach(AgentHandle::cancel); // a second cancel kills at once
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+          // not over yet, or its supervisor failed (and killed it): see below
+        }
+        if (inbox.remove(Message.STOP)) {
+          agents.forEach(AgentHandle::cancel); // Ctrl-C meanwhile: the operator wants out now
+        }
+      }
+      if (!finished.isDone()) {
+        log.warn("an agent was not confirmed stopped within {} s",
+            config.agent().killGrace().plus(STOP_WAIT_MARGIN).toSeconds());
       }
     }
     if (interrupted) {

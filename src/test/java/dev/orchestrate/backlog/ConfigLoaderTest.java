@@ -702,7 +702,7 @@ class ConfigLoaderTest {
               stop_leftover_processes: sometimes
               pass_summarizer_key: 1
             """));
-    assertEquals(List.of("1:21: agent.secret_env must be a list of variable names, e.g. [DB_URL], got a string"),
+    assertEquals(List.of("1:21: agent.secret_env must be a list of variable names, e.g. [DB_URL], got 'DB_URL'"),
         problemsOf("agent: {secret_env: DB_URL}\n"));
   }
 }

@@ -117,6 +117,27 @@ class LeftoverProcessesTest {
   }
 
   @Test
+  void cancelling_an_agent_also_stops_the_daemon_it_detached_from_its_tree() throws Exception {
+    Path script = script("""
+        ( sleep 300 & echo $! >> "$1/pids" ) # re-parented to init at once: not a descendant any more
+        touch "$1/ready"
+        while true; do sleep 1; done
+        """);
+    RunningAgent running = runner().start(request(dir, config(List.of("bash", script.toString(), dir.toString()))));
+    pids.add(running.pid());
+    TestAgents.awaitFile(dir.resolve("ready"), GONE);
+    long daemon = pids(dir.resolve("pids")).get(0);
+    assertFalse(ProcessHandle.of(running.pid()).orElseThrow().descendants().anyMatch(p -> p.pid() == daemon),
+        "the sleeper left the agent's tree");
+
+    running.cancel();
+    AgentOutcome outcome = running.await();
+
+    assertEquals(Ending.CANCELLED, outcome.ending());
+    assertAllGone(dir.resolve("pids"), 1);
+  }
+
+  @Test
   void the_agent_leads_its_own_session_and_keeps_its_stdin_and_exit_code() throws Exception {
     Path report = dir.resolve("report");
     Path script = script("""

@@ -3,7 +3,6 @@ package dev.orchestrate.jobs;
 import dev.orchestrate.backlog.AgentConfig;
 import dev.orchestrate.jobs.AgentOutcome.FollowUp;
 import dev.orchestrate.jobs.AgentOutcome.MemoryNote;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -43,6 +42,8 @@ public final class Secrets {
   private final List<String> values;
   private final byte[][] bytes;
   private final int longestBytes;
+  /** Whether some secret starts with this byte: most bytes of a stream need no further look. */
+  private final boolean[] startsSome = new boolean[256];
 
   private Secrets(Collection<String> values) {
     Set<String> kept = new LinkedHashSet<>();
@@ -56,6 +57,9 @@ public final class Secrets {
     this.values = List.copyOf(sorted);
     this.bytes = sorted.stream().map(v -> v.getBytes(StandardCharsets.UTF_8)).toArray(byte[][]::new);
     this.longestBytes = Arrays.stream(bytes).mapToInt(b -> b.length).max().orElse(0);
+    for (byte[] secret : bytes) {
+      startsSome[secret[0] & 0xFF] = true;
+    }
   }
 
   /** These values (short ones dropped). */
@@ -197,31 +201,42 @@ public final class Secrets {
     }
 
     private byte[] drain(byte[] data, boolean last) {
-      ByteArrayOutputStream out = new ByteArrayOutputStream(data.length + MASK_BYTES.length);
+      byte[] out = new byte[data.length + MASK_BYTES.length];
+      int size = 0;
       int covered = coveredUntil;
       int i = 0;
       for (; i < data.length; i++) {
-        if (!last && mayStartSecret(data, i)) {
-          break; // undecided: a secret may begin here and run into the next chunk
-        }
-        for (byte[] secret : bytes) {
-          if (startsWith(data, i, secret)) {
-            covered = Math.max(covered, i + secret.length);
+        byte b = data[i];
+        if (startsSome[b & 0xFF]) {
+          if (!last && mayStartSecret(data, i)) {
+            break; // undecided: a secret may begin here and run into the next chunk
+          }
+          for (byte[] secret : bytes) {
+            if (startsWith(data, i, secret)) {
+              covered = Math.max(covered, i + secret.length);
+            }
           }
         }
         if (i < covered) {
           if (!inMask) {
-            out.write(MASK_BYTES, 0, MASK_BYTES.length);
+            if (size + MASK_BYTES.length > out.length) {
+              out = Arrays.copyOf(out, out.length * 2 + MASK_BYTES.length);
+            }
+            System.arraycopy(MASK_BYTES, 0, out, size, MASK_BYTES.length);
+            size += MASK_BYTES.length;
             inMask = true;
           }
         } else {
-          out.write(data[i]);
+          if (size == out.length) {
+            out = Arrays.copyOf(out, out.length * 2 + 1);
+          }
+          out[size++] = b;
           inMask = false;
         }
       }
       pending = Arrays.copyOfRange(data, i, data.length);
       coveredUntil = Math.max(0, covered - i);
-      return out.toByteArray();
+      return size == out.length ? out : Arrays.copyOf(out, size);
     }
 
     /** A secret longer than what is left of {@code data} from {@code at} begins with all of it. */
@@ -239,8 +254,15 @@ public final class Secrets {
     }
 
     private boolean startsWith(byte[] data, int at, byte[] secret) {
-      return at + secret.length <= data.length
-          && Arrays.equals(data, at, at + secret.length, secret, 0, secret.length);
+      if (at + secret.length > data.length) {
+        return false;
+      }
+      for (int j = 0; j < secret.length; j++) {
+        if (data[at + j] != secret[j]) {
+          return false;
+        }
+      }
+      return true;
     }
   }
 }

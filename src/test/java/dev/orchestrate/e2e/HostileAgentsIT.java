@@ -305,4 +305,36 @@ class HostileAgentsIT {
       assertEquals(0, files.count(), "nothing was written through the link");
     }
   }
+
+  @Test
+  void a_hangup_stops_the_agents_which_no_longer_share_the_terminals_session() throws Exception {
+    project("""
+        sleep 300 & echo $! >> pids
+        echo $$ >> pids
+        while true; do sleep 1; done
+        """, config("", ONE_PHASE));
+    Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: a, status: ready}\n");
+    Process runner = Launcher.builder(dir, "--state", "state", "run")
+        .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile()).start();
+    try {
+      assertTrue(Processes.await(Duration.ofSeconds(60), () -> lines(dir.resolve("pids")) == 2), "the agent started");
+      Processes.signal(runner, "HUP");
+      assertTrue(runner.waitFor(30, TimeUnit.SECONDS), "the runner ends on SIGHUP");
+      assertEquals(130, runner.exitValue(), Files.readString(dir.resolve("err.txt")));
+      for (long pid : pids()) {
+        assertFalse(Processes.running(pid), "agent process " + pid + " outlived the hangup");
+      }
+      assertEquals(List.of("cancelled"), column(dir.resolve("state/state.db"), "SELECT state FROM jobs"));
+    } finally {
+      runner.destroyForcibly();
+    }
+  }
+
+  private static long lines(Path file) {
+    try {
+      return Files.exists(file) ? Files.readAllLines(file).size() : 0;
+    } catch (IOException e) {
+      return 0;
+    }
+  }
 }

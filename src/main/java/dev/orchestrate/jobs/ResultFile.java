@@ -171,6 +171,7 @@ final class ResultFile {
       return new Loaded(read.get(timeout.toMillis(), TimeUnit.MILLISECONDS), null);
     } catch (TimeoutException e) {
       read.cancel(true);
+      releaseFifoReader(file);
       return new Loaded(null, "result file " + file + " could not be read within " + Outcomes.describe(timeout)
           + " (is it a FIFO or a device?); no usable result file");
     } catch (InterruptedException e) {
@@ -184,6 +185,24 @@ final class ResultFile {
       }
       return new Loaded(null, "result file " + file + " could not be read: " + cause.getMessage());
     }
+  }
+
+  /**
+   * A reader stuck opening a FIFO waits for a writer: opening it for writing (and closing at once)
+   * lets that open finish at end of file, so the thread does not stay blocked for the life of the
+   * run. Only for a FIFO, never creating or truncating anything; on a daemon thread of its own.
+   */
+  private static void releaseFifoReader(Path file) {
+    Daemon.start("result-file-release", () -> {
+      try {
+        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (attributes.isOther()) {
+          Files.newOutputStream(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS).close();
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("could not release the reader of {}: {}", file, e.toString());
+      }
+    });
   }
 
   /**

@@ -303,6 +303,8 @@ class ResultFileTest {
     assertEquals(null, loaded.bytes());
     assertTrue(loaded.problem().contains("could not be read within 300ms (is it a FIFO or a device?)"),
         loaded.problem());
+    assertTrue(awaitNoThread("result-file-reader", Duration.ofSeconds(10)),
+        "the reader blocked on the FIFO was released, not left blocked for the life of the run");
   }
 
   @Test
@@ -373,5 +375,16 @@ class ResultFileTest {
     try (var files = Files.list(dir)) {
       assertEquals(List.of(result), files.toList(), "no temporary copy left");
     }
+  }
+
+  private static boolean awaitNoThread(String name, Duration limit) throws InterruptedException {
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals(name) && t.isAlive())) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(20);
+    }
+    return true;
   }
 }

@@ -153,6 +153,20 @@ class LeftoverProcessesTest {
   }
 
   @Test
+  void a_program_that_cannot_be_started_is_the_same_spawn_failure_with_or_without_setsid() throws Exception {
+    Path notExecutable = dir.resolve("agent.sh");
+    Files.writeString(notExecutable, "#!/usr/bin/env bash\nexit 0\n");
+    AgentRunner noSetsid = new AgentRunner(Clock.systemUTC(), System.getenv(), null, Optional.empty());
+    for (List<String> command : List.of(List.of("./agent.sh"), List.of("no-such-agent-binary"),
+        List.of("./missing.sh"))) {
+      AgentOutcome viaSetsid = runner().start(request(dir, config(command))).await();
+      AgentOutcome direct = noSetsid.start(request(dir, config(command))).await();
+      assertEquals(Ending.SPAWN_FAILED, viaSetsid.ending(), viaSetsid.context());
+      assertEquals(direct.context(), viaSetsid.context());
+    }
+  }
+
+  @Test
   void without_setsid_leftovers_are_still_found_by_the_job_token() throws Exception {
     AgentRunner noSetsid = new AgentRunner(Clock.systemUTC(), System.getenv(), null, Optional.empty());
     AgentOutcome outcome = run(noSetsid, fiftySleepers("exit 0"));

@@ -249,7 +249,8 @@ final class RunCommand implements Callable<Integer> {
     ContextHistory history = ContextHistory.create(store.turnRepository(), config.context(),
         backlogs.current().directory(), clock,
         progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
-    return new Scheduler(store, config, backlogs, dir.jobs(), new AgentRunner(clock), clock,
+    return new Scheduler(store, config, backlogs, dir.jobs(),
+        new AgentRunner(clock, System.getenv(), config.context().summarizer().apiKeyEnv()), clock,
         new BacklogNotices(progress, err, clock, quiet), history,
         new MemoryService(memories, clock, config.memoryBootContextChars()), maintenance(config, store, history));
   }

@@ -522,13 +522,20 @@ public final class Scheduler {
     join(s, added);
   }
 
-  /** The bytes of the files directly in a job's directory (output log, prompt, result); 0 if unreadable. */
+  /**
+   * The bytes of the regular files directly in a job's directory (output log, prompt, result); 0 if
+   * unreadable. Links an agent planted there are not followed: they would count another file's size.
+   */
   static long directoryBytes(Path dir) {
     long bytes = 0;
     try (java.nio.file.DirectoryStream<Path> files = java.nio.file.Files.newDirectoryStream(dir)) {
       for (Path file : files) {
         try {
-          bytes += java.nio.file.Files.size(file);
+          java.nio.file.attribute.BasicFileAttributes attributes = java.nio.file.Files.readAttributes(file,
+              java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+          if (attributes.isRegularFile()) {
+            bytes += attributes.size();
+          }
         } catch (java.io.IOException e) {
           // gone in between: not counted
         }

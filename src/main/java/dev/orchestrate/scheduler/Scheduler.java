@@ -159,6 +159,10 @@ public final class Scheduler {
   public RunReport run(RunOptions options) {
     Instant started = clock.instant();
     long runId = store.runStarted(started, ProcessHandle.current().pid());
+    int leftovers = launcher.stopLeftovers(jobsRoot, config.agent().killGrace());
+    if (leftovers > 0) {
+      log.warn("stopped {} process(es) that agents of an earlier, killed run left running", leftovers);
+    }
     int interrupted = store.interruptRunningJobs(started);
     if (interrupted > 0) {
       log.info("{} job(s) left running by an earlier session were recorded as interrupted", interrupted);

@@ -2,6 +2,7 @@ package dev.orchestrate.cli;
 
 import dev.orchestrate.limits.Quote;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.Map;
 import picocli.CommandLine;
 
@@ -15,7 +16,12 @@ public final class Cli {
   }
 
   public static CommandLine commandLine(Map<String, String> env) {
-    OrchestrateCommand root = new OrchestrateCommand(env);
+    return commandLine(env, Path.of(""));
+  }
+
+  /** As if started in {@code workingDir}: where the project is looked for (tests use their own). */
+  public static CommandLine commandLine(Map<String, String> env, Path workingDir) {
+    OrchestrateCommand root = new OrchestrateCommand(env, workingDir);
     CommandLine cl = new CommandLine(root);
     ErrorHandler errors = new ErrorHandler(root);
     cl.setExecutionStrategy(parseResult -> {
@@ -29,15 +35,34 @@ public final class Cli {
     cl.setParameterExceptionHandler(Cli::onBadParameters);
     cl.setExecutionExceptionHandler(errors);
     cl.setCaseInsensitiveEnumValuesAllowed(true);
+    hideConfigWhereUnread(cl);
     return cl;
+  }
+
+  /** The commands that read a config file; the others still accept --config, but their help leaves it out. */
+  static final java.util.Set<String> CONFIG_READERS = java.util.Set.of("orchestrate", "run", "compact");
+
+  private static void hideConfigWhereUnread(CommandLine cl) {
+    for (CommandLine sub : cl.getSubcommands().values()) {
+      hideConfigWhereUnread(sub);
+    }
+    CommandLine.Model.CommandSpec spec = cl.getCommandSpec();
+    CommandLine.Model.OptionSpec config = spec.findOption("--config");
+    if (config != null && !config.hidden() && !CONFIG_READERS.contains(spec.name())) {
+      spec.remove(config);
+      spec.addOption(CommandLine.Model.OptionSpec.builder(config).hidden(true)
+          .scopeType(CommandLine.ScopeType.LOCAL).build());
+    }
   }
 
   private static int onBadParameters(CommandLine.ParameterException ex, String[] args) {
     CommandLine cl = ex.getCommandLine();
     PrintWriter err = cl.getErr();
     String name = cl.getCommandSpec().qualifiedName();
+    String message = ex instanceof CommandLine.UnmatchedArgumentException unmatched
+        ? Suggestions.describe(unmatched).orElse(ex.getMessage()) : ex.getMessage();
     // picocli's message quotes the bad value whole: keep its beginning, and the hint.
-    err.println(ErrorHandler.line(Quote.line(String.valueOf(ex.getMessage()), 300) + " (see '" + name + " --help')"));
+    err.println(ErrorHandler.line(Quote.line(String.valueOf(message), 300) + " (see '" + name + " --help')"));
     err.flush();
     return ExitCode.USAGE;
   }

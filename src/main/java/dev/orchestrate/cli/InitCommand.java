@@ -37,9 +37,10 @@ final class InitCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    Path base = root.workingDirectory().resolve(dir);
     List<String> existing = new ArrayList<>();
     for (String f : FILES) {
-      if (Files.exists(dir.resolve(f))) {
+      if (Files.exists(base.resolve(f))) {
         existing.add(dir.resolve(f).toString());
       }
     }
@@ -48,11 +49,11 @@ final class InitCommand implements Callable<Integer> {
           + "; nothing was written (move them away or init another directory)");
     }
     Path state = root.state != null ? root.state : dir.resolve(OrchestrateCommand.DEFAULT_STATE_DIR);
-    refuseWhatCannotBeCreated(state);
+    refuseWhatCannotBeCreated(base, root.workingDirectory().resolve(state));
     PrintWriter out = spec.commandLine().getOut();
     try {
       for (String f : FILES) {
-        Path target = dir.resolve(f);
+        Path target = base.resolve(f);
         Files.createDirectories(target.toAbsolutePath().getParent());
         try (InputStream in = InitCommand.class.getResourceAsStream("/init/" + f)) {
           if (in == null) {
@@ -63,15 +64,16 @@ final class InitCommand implements Callable<Integer> {
         if (f.endsWith(".sh")) {
           makeExecutable(target);
         }
-        out.println("wrote " + target);
+        out.println("wrote " + dir.resolve(f));
       }
-      Files.createDirectories(state);
+      Files.createDirectories(root.workingDirectory().resolve(state));
       out.println("created " + state + "/");
     } catch (IOException e) {
       throw new UncheckedIOException("init: " + e.getMessage(), e);
     }
     out.println();
     out.println("Next: edit backlog.yaml and agent.command in orchestrate.yaml, then run");
+    // Run from here, that backlog finds its project (the state and config written above).
     out.println("  orchestrate run" + (dir.equals(Path.of(".")) ? "" : " " + dir.resolve("backlog.yaml")));
     out.flush();
     return ExitCode.OK;
@@ -81,10 +83,10 @@ final class InitCommand implements Callable<Integer> {
    * Every directory init creates or writes into, checked before the first file is written: a
    * file where one of them belongs would otherwise stop init half-way, with some files written.
    */
-  private void refuseWhatCannotBeCreated(Path state) {
+  private static void refuseWhatCannotBeCreated(Path base, Path state) {
     List<Path> directories = new ArrayList<>();
     for (String f : FILES) {
-      directories.add(dir.resolve(f).toAbsolutePath().getParent());
+      directories.add(base.resolve(f).toAbsolutePath().getParent());
     }
     directories.add(state.toAbsolutePath());
     for (Path directory : directories) {

@@ -376,8 +376,10 @@ class MalformedInputCorpusTest {
         make("memory import: a missing file", "does not exist", files(), "memory", "import", "{dir}/import.jsonl"),
 
         // --- flags ---
-        flags("an unknown option", "Unknown option: '--bogus'", "status", "--bogus"),
-        flags("an unknown command", "Unmatched argument", "frobnicate"),
+        flags("an unknown option", "unknown option '--bogus'", "status", "--bogus"),
+        flags("an unknown command", "unknown command 'frobnicate'", "frobnicate"),
+        flags("an unknown option of a megabyte", "(see 'orchestrate status --help')", "status", "--" + big),
+        flags("an unknown command of a megabyte with a newline", "(see 'orchestrate --help')", "x\n" + big),
         flags("--cap 0", "--cap must be at least 1, got 0", "--config", "{dir}/orchestrate.yaml", "run", "--cap", "0",
             "{dir}/backlog.yaml"),
         flags("--cap over the range", "--cap must be at most 1000000", "--config", "{dir}/orchestrate.yaml", "run",

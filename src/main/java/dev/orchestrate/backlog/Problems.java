@@ -9,14 +9,25 @@ import java.util.Optional;
 /** Collects the problems of one file, so that a user sees all of them in one go. */
 final class Problems {
   private final String file;
+  /**
+   * Problems kept to report: far more than anyone reads (the CLI shows 50), few enough that a file
+   * of millions of wrong values cannot fill the heap with messages. The rest are only counted.
+   */
+  static final int MAX_KEPT = 1_000;
+
   private final List<Problem> problems = new ArrayList<>();
+  private long omitted;
 
   Problems(String file) {
     this.file = file;
   }
 
   void add(int line, int column, String message) {
-    problems.add(new Problem(file, line, column, message));
+    if (problems.size() < MAX_KEPT) {
+      problems.add(new Problem(file, line, column, message));
+    } else {
+      omitted++;
+    }
   }
 
   void at(YamlNode node, String message) {
@@ -63,7 +74,7 @@ final class Problems {
     if (!problems.isEmpty()) {
       List<Problem> sorted = new ArrayList<>(problems);
       sorted.sort(Comparator.comparingInt(Problem::line).thenComparingInt(Problem::column));
-      throw new ValidationException(sorted);
+      throw new ValidationException(sorted, omitted);
     }
   }
 }

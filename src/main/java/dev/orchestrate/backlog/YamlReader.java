@@ -51,6 +51,7 @@ final class YamlReader {
   private final JsonParser parser;
   private final Problems problems;
   private int depth;
+  private int values;
 
   private YamlReader(JsonParser parser, Problems problems) {
     this.parser = parser;
@@ -73,6 +74,12 @@ final class YamlReader {
    * mistake or an attack, and stopping early keeps the parser's work and stack small.
    */
   static final int MAX_DEPTH = 32;
+  /**
+   * How many values (maps, lists and scalars) a file may hold: about 100,000 items with every
+   * field. Each costs around a hundred bytes as a node, so a file of millions of tiny values (a
+   * 16 MiB list of "- x") would take gigabytes of heap.
+   */
+  static final int MAX_VALUES = 1_000_000;
   /** Integers longer than this are not converted (BigInteger parsing is quadratic in length). */
   private static final int MAX_INTEGER_DIGITS = 40;
 
@@ -89,7 +96,7 @@ final class YamlReader {
     }
     try (JsonParser parser = new Factory().parser(text.get())) {
       return new YamlReader(parser, problems).document();
-    } catch (TooDeep e) {
+    } catch (Abandoned e) {
       return Optional.empty();
     } catch (JsonProcessingException e) {
       syntaxError(e, problems);
@@ -236,12 +243,12 @@ final class YamlReader {
     }
   }
 
-  /** Ends the read of a document nested too deep, after its problem is reported. */
-  private static final class TooDeep extends IOException {
+  /** Ends the read of a document nested too deep or too large, after its problem is reported. */
+  private static final class Abandoned extends IOException {
     private static final long serialVersionUID = 1L;
 
-    TooDeep() {
-      super("nested too deep");
+    Abandoned() {
+      super("abandoned");
     }
   }
 
@@ -270,13 +277,18 @@ final class YamlReader {
     JsonLocation at = parser.currentTokenLocation();
     int line = at.getLineNr();
     int column = at.getColumnNr();
+    if (++values > MAX_VALUES) {
+      problems.add(line, column, "more than " + MAX_VALUES + " values (maps, lists and scalars) in the file; "
+          + "split it");
+      throw new Abandoned();
+    }
     if (token != JsonToken.START_OBJECT && token != JsonToken.START_ARRAY) {
       return scalar(token, line, column);
     }
     if (++depth > MAX_DEPTH) {
       problems.add(line, column, "maps and lists nested more than " + MAX_DEPTH
           + " levels deep; orchestrate files need a handful (check the indentation and the brackets)");
-      throw new TooDeep();
+      throw new Abandoned();
     }
     YamlNode node;
     if (token == JsonToken.START_OBJECT) {

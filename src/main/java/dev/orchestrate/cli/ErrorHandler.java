@@ -33,8 +33,8 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
       for (Problem p : problems.subList(0, Math.min(problems.size(), MAX_PROBLEMS))) {
         err.println(line(p.toString()));
       }
-      if (problems.size() > MAX_PROBLEMS) {
-        err.println(line(problems.get(0).file() + ": " + (problems.size() - MAX_PROBLEMS)
+      if (v.total() > MAX_PROBLEMS) {
+        err.println(line(problems.get(0).file() + ": " + (v.total() - Math.min(problems.size(), MAX_PROBLEMS))
             + " more problems not shown; fix the ones above first"));
       }
       code = ExitCode.USAGE;

@@ -424,4 +424,13 @@ class BacklogLoaderTest {
         List.of("4:36: item B depends on unknown item 'Z'"),
         problems(() -> BacklogLoader.load(file, Config.defaults()))));
   }
+
+  @Test
+  void problems_beyond_the_first_thousand_are_counted_not_kept() {
+    Path file = files.write("backlog.yaml", "items:\n" + "- x\n".repeat(5000));
+    ValidationException e = org.junit.jupiter.api.Assertions.assertThrows(ValidationException.class,
+        () -> BacklogLoader.load(file, Config.defaults()));
+    assertEquals(Problems.MAX_KEPT, e.problems().size());
+    assertEquals(5000, e.total());
+  }
 }

@@ -280,4 +280,12 @@ class YamlReaderTest {
   void a_directory_is_not_a_file() {
     assertEquals(List.of("0:0: is a directory, not a file"), problemsOf(dir));
   }
+
+  @Test
+  void a_file_of_more_values_than_the_limit_stops_at_the_first_one_over() {
+    Path file = new TestFiles(dir).write("a.yaml", "- x\n".repeat(YamlReader.MAX_VALUES + 10));
+    assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertEquals(List.of((YamlReader.MAX_VALUES) + ":3: "
+        + "more than " + YamlReader.MAX_VALUES + " values (maps, lists and scalars) in the file; split it"),
+        problemsOf(file)));
+  }
 }

@@ -278,6 +278,8 @@ class MalformedInputCorpusTest {
             + "\n  - {id: B, title: t, depends_on: [Z]}\n", "backlog.yaml:4:36: item B depends on unknown item 'Z'"),
         backlog("100,000 items and one error", manyItems(100_000, "  - {id: I0, title: again}\n"),
             "duplicate id 'I0'"),
+        backlog("four million values", "items:\n" + "- x\n".repeat(4_000_000), "more than 1000000 values"),
+        backlog("3,000 bad items", "items:\n" + "- x\n".repeat(3000), "2950 more problems not shown").lines(51),
         backlog("sixty errors", manyItems(0, "  - {id: A B, title: t}\n".repeat(60)), "bad id").lines(51),
         backlog("a number of 100,000 digits as priority", "items:\n  - {id: A, title: a, priority: "
             + "9".repeat(100_000) + "}\n", "(100000 characters)"),

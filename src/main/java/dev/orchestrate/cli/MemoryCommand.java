@@ -196,7 +196,7 @@ final class MemoryCommand implements Callable<Integer> {
     @Override
     public Integer call() {
       if (!Files.isRegularFile(file)) {
-        throw CliException.usage("import file " + file + " does not exist");
+        throw CliException.usage("import file " + file + " " + InputFiles.whyNotAFile(file));
       }
       long imported;
       try {

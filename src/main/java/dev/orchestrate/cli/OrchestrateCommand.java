@@ -198,7 +198,8 @@ public final class OrchestrateCommand {
     }
     if (explicit != null) {
       if (!Files.isRegularFile(workingDir.resolve(explicit))) {
-        throw CliException.usage("config file " + explicit + " does not exist");
+        throw CliException.usage("config file " + explicit + " "
+            + InputFiles.whyNotAFile(workingDir.resolve(explicit)));
       }
       return ConfigLoader.load(resolveShown(explicit));
     }

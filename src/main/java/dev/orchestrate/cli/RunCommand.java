@@ -115,7 +115,8 @@ final class RunCommand implements Callable<Integer> {
     Flags.atMost("--max-concurrent", maxConcurrent, Ranges.MAX_CONCURRENT);
     ItemFilter filter = parseFilter();
     if (!Files.isRegularFile(backlogFile)) {
-      throw CliException.usage("backlog file " + backlogFile + " does not exist (create one with 'orchestrate init')");
+      throw CliException.usage("backlog file " + backlogFile + " " + InputFiles.whyNotAFile(backlogFile)
+          + " (create one with 'orchestrate init')");
     }
     Config config = withOverrides(root.loadConfig(backlogFile));
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);

@@ -287,10 +287,10 @@ class MalformedInputCorpusTest {
         backlog("mapping values on one line", "items: a: b\n", "mapping values are not allowed here"),
         backlog("a title that is a map", "items:\n  - {id: A, title: {a: 1}}\n", "got a map"),
         backlog("a boolean id", "items:\n  - {id: A, title: a}\n  - {id: [true], title: b}\n", "got a list"),
-        make("backlog: a directory", "does not exist", files("backlog.yaml/x", "", "orchestrate.yaml", VALID_CONFIG),
+        make("backlog: a directory", "backlog.yaml is a directory, not a file", files("backlog.yaml/x", "", "orchestrate.yaml", VALID_CONFIG),
             RUN),
         make("backlog: missing", "does not exist", files("orchestrate.yaml", VALID_CONFIG), RUN),
-        make("backlog: a FIFO", "does not exist", both(files("orchestrate.yaml", VALID_CONFIG),
+        make("backlog: a FIFO", "backlog.yaml is not a regular file (a pipe, a device or a socket)", both(files("orchestrate.yaml", VALID_CONFIG),
             d -> mkfifo(d.resolve("backlog.yaml"))), RUN),
 
         // --- config YAML ---
@@ -357,7 +357,7 @@ class MalformedInputCorpusTest {
             "orchestrate.yaml:2:13: not valid UTF-8"),
         config("deep nesting", "agent:\n  env: " + "{a: ".repeat(100) + "1" + "}".repeat(100) + "\n",
             "nested more than 32 levels"),
-        make("config: a directory named by --config", "config file", files("orchestrate.yaml/x", "",
+        make("config: a directory named by --config", "orchestrate.yaml is a directory, not a file", files("orchestrate.yaml/x", "",
             "backlog.yaml", VALID_BACKLOG), RUN),
         make("config: a missing file named by --config", "does not exist", files("backlog.yaml", VALID_BACKLOG), RUN),
 
@@ -373,7 +373,7 @@ class MalformedInputCorpusTest {
         jsonl("an unclosed object on line 3", "{\"kind\": \"semantic\", \"content\": \"a\"}\n\n{\"kind\": \n",
             "import.jsonl:3:"),
         jsonl("deep nesting", "{\"kind\": \"semantic\", \"content\": " + "[".repeat(5000) + "\n", "import.jsonl:1:"),
-        make("memory import: a directory", "import file", files("import.jsonl/x", ""), "memory", "import",
+        make("memory import: a directory", "import.jsonl is a directory, not a file", files("import.jsonl/x", ""), "memory", "import",
             "{dir}/import.jsonl"),
         make("memory import: a missing file", "does not exist", files(), "memory", "import", "{dir}/import.jsonl"),
 
@@ -435,7 +435,7 @@ class MalformedInputCorpusTest {
             .env("ORCHESTRATE_STATE", "{dir}/f"),
         make("env: ORCHESTRATE_STATE under a file", "f is not a directory", files("f", "x"), "status")
             .env("ORCHESTRATE_STATE", "{dir}/f/state"),
-        make("env: ORCHESTRATE_CONFIG a directory", "config file", files("cfg/x", "", "backlog.yaml", VALID_BACKLOG),
+        make("env: ORCHESTRATE_CONFIG a directory", "cfg is a directory, not a file", files("cfg/x", "", "backlog.yaml", VALID_BACKLOG),
             "run", "{dir}/backlog.yaml").env("ORCHESTRATE_CONFIG", "{dir}/cfg"),
         make("env: ORCHESTRATE_CONFIG missing", "does not exist", files("backlog.yaml", VALID_BACKLOG), "run",
             "{dir}/backlog.yaml").env("ORCHESTRATE_CONFIG", "{dir}/nope.yaml"),

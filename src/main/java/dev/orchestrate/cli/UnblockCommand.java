@@ -86,8 +86,8 @@ final class UnblockCommand implements Callable<Integer> {
       Json.print(out, doc);
       return;
     }
-    out.println("Unblocked " + item.id() + ": " + item.status().key() + (phase == null ? "" : " at phase " + phase)
-        + "; the notes go into its next prompt. Continue with: orchestrate run");
+    out.println(TerminalText.safe("Unblocked " + item.id() + ": " + item.status().key()
+        + (phase == null ? "" : " at phase " + phase) + "; the notes go into its next prompt. Continue with: orchestrate run"));
     out.flush();
   }
 }

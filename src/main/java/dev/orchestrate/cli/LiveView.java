@@ -10,7 +10,11 @@ import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.SyncResult;
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -82,6 +86,7 @@ final class LiveView implements RunListener, SummarizationListener, AutoCloseabl
   private Terminal terminal;
   private ScheduledExecutorService ticker;
   private Object winch;
+  private PrintStream systemErr;
   private Predicate<ItemState> inRun;
   private int done;
   private int total;
@@ -164,9 +169,13 @@ final class LiveView implements RunListener, SummarizationListener, AutoCloseabl
         && size.getRows() >= 10 && size.getColumns() >= 20;
   }
 
-  /** Draws the area, then redraws it once a second and at once when the terminal's size changes. */
+  /**
+   * Draws the area, then redraws it once a second and at once when the terminal's size changes;
+   * log lines (logback writes to {@code System.err}) go above the area meanwhile.
+   */
   private void start() {
     show();
+    routeSystemErr();
     ticker = Executors.newSingleThreadScheduledExecutor(task -> {
       Thread t = new Thread(task, "orchestrate-live-view");
       t.setDaemon(true);
@@ -177,6 +186,50 @@ final class LiveView implements RunListener, SummarizationListener, AutoCloseabl
       winch = Signals.register("WINCH", () -> ticker.execute(this::tick));
     } catch (RuntimeException | LinkageError e) {
       winch = null; // no SIGWINCH here: the tick notices the new size within a second
+    }
+  }
+
+  /**
+   * Until {@link #close}, what is written to {@code System.err} (log lines) is printed above the
+   * area, line by line, instead of wherever the cursor was parked (which would garble the area).
+   */
+  synchronized void routeSystemErr() {
+    systemErr = System.err;
+    routed = new AboveTheArea();
+    System.setErr(new PrintStream(routed, true, StandardCharsets.UTF_8));
+  }
+
+  /** Collects bytes into lines and prints each complete one above the area. */
+  private final class AboveTheArea extends OutputStream {
+    private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+
+    @Override
+    public void write(int b) {
+      synchronized (LiveView.this) {
+        if (b == '\n') {
+          String text = line.toString(StandardCharsets.UTF_8);
+          line.reset();
+          printLine(text.endsWith("\r") ? text.substring(0, text.length() - 1) : text);
+        } else {
+          line.write(b);
+        }
+      }
+    }
+
+    @Override
+    public void write(byte[] bytes, int off, int len) {
+      synchronized (LiveView.this) {
+        for (int i = off; i < off + len; i++) {
+          write(bytes[i]);
+        }
+      }
+    }
+
+    /** What is left without a line end, as a last line. */
+    void drain() {
+      if (line.size() > 0) {
+        write('\n');
+      }
     }
   }
 
@@ -288,6 +341,12 @@ final class LiveView implements RunListener, SummarizationListener, AutoCloseabl
     if (closed) {
       return;
     }
+    if (systemErr != null) {
+      System.err.flush();
+      drainRouted();
+      System.setErr(systemErr);
+      systemErr = null;
+    }
     closed = true;
     if (ticker != null) {
       ticker.shutdownNow();
@@ -302,6 +361,15 @@ final class LiveView implements RunListener, SummarizationListener, AutoCloseabl
       }
     } catch (Exception e) {
       // the run's result matters more than a tidy terminal
+    }
+  }
+
+  private AboveTheArea routed;
+
+  private void drainRouted() {
+    if (routed != null) {
+      routed.drain();
+      routed = null;
     }
   }
 

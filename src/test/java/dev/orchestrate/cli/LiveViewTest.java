@@ -334,4 +334,25 @@ class LiveViewTest {
     assertFalse(bytes.contains("\033]"), "no OSC");
     assertFalse(bytes.contains("\033[2J"), "no clear screen");
   }
+
+  @Test
+  void log_lines_written_to_stderr_during_the_view_go_above_the_area_until_it_closes() {
+    Terminal terminal = new Terminal(20, 100);
+    List<ItemState> items = items(2);
+    java.io.PrintStream before = System.err;
+    LiveView view = view(terminal, items, 1, false);
+    try {
+      view.runStarted(items, ItemFilter.ALL);
+      view.routeSystemErr();
+      System.err.println("12:00:00.000 WARN  Something: a log line");
+      System.err.print("half a line");
+    } finally {
+      view.close();
+    }
+    assertEquals(before, System.err, "stderr is given back");
+    List<String> all = terminal.screen().everything();
+    assertEquals(1, count(all, "WARN  Something: a log line"), String.join("\n", all));
+    assertEquals(1, count(all, "half a line"), String.join("\n", all));
+    assertEquals(0, count(all, "orchestrate run · "), "the area is gone after close");
+  }
 }

@@ -52,6 +52,39 @@ class LiveViewInTmuxIT {
     watch(4, 8, true);
   }
 
+  @Test
+  void agent_text_cannot_retitle_the_window_clear_it_or_forge_a_line() throws Exception {
+    Path project = project(1);
+    Files.writeString(project.resolve("agent.sh"), """
+        if [ "$ORCHESTRATE_ATTEMPT" = 1 ]; then
+          printf '%s' '{"result": "failed", "context": "boom\\u001b]2;pwned\\u0007\\u001b[2J\\r\\n99:99:99 FORGED line"}' \\
+            > "$ORCHESTRATE_RESULT_FILE"
+          exit 1
+        fi
+        printf '{"result": "phase_complete"}' > "$ORCHESTRATE_RESULT_FILE"
+        """);
+    Path socket = dir.resolve("tmux.sock");
+    String command = "cd " + project + " && " + Launcher.BIN + " --state " + project.resolve("state")
+        + " run backlog.yaml; echo \"EXIT $?\"; sleep 600";
+    tmux(socket, "-f", "/dev/null", "new-session", "-d", "-s", "it", "-x", "120", "-y", "40", "bash", "-c", command);
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+      while (capture(socket, false).lines().noneMatch(l -> l.startsWith("EXIT "))) {
+        assertTrue(System.nanoTime() < deadline, "the run did not end in 120 s:\n" + capture(socket, false));
+        Thread.sleep(200);
+      }
+      String title = tmux(socket, "display-message", "-p", "-t", "it", "#{pane_title}").strip();
+      assertTrue(!title.contains("pwned"), "the pane's title is untouched: " + title);
+      List<String> all = capture(socket, true).lines().toList();
+      assertTrue(all.stream().noneMatch(l -> l.startsWith("99:99:99 FORGED")), String.join("\n", all));
+      assertTrue(all.stream().anyMatch(l -> l.contains("(will retry): boom\\x1b]2;pwned\\x07\\x1b[2J")),
+          String.join("\n", all));
+      assertTrue(all.stream().anyMatch(l -> l.startsWith("EXIT 0")), String.join("\n", all));
+    } finally {
+      tmux(socket, "kill-server");
+    }
+  }
+
   /** Runs {@code items} items, {@code jobs} at once, in a 120x40 pane, checking every screen it sees. */
   private void watch(int jobs, int items, boolean resize) throws Exception {
     Path project = project(items);

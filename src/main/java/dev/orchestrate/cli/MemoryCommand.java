@@ -167,7 +167,7 @@ final class MemoryCommand implements Callable<Integer> {
         doc.put("items", List.of(toJson(stored)));
         Json.print(out, doc);
       } else {
-        out.println(stored.id());
+        out.println(TerminalText.safe(stored.id()));
         out.flush();
       }
       return ExitCode.OK;
@@ -248,7 +248,7 @@ final class MemoryCommand implements Callable<Integer> {
         throw CliException.usage(e.getMessage());
       }
       PrintWriter out = spec.commandLine().getOut();
-      out.println(id + " superseded by " + by);
+      out.println(TerminalText.safe(id + " superseded by " + by));
       out.flush();
       return ExitCode.OK;
     }

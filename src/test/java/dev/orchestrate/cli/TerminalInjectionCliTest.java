@@ -113,6 +113,20 @@ class TerminalInjectionCliTest {
   }
 
   @Test
+  void an_error_line_quoting_what_was_typed_stays_one_harmless_line() throws Exception {
+    Path config = TwoPhaseProject.config(dir, dir.resolve("agent.sh"));
+    Path backlog = dir.resolve("backlog.yaml");
+    Files.writeString(backlog, "items:\n  - id: A\n    title: a\n");
+
+    CliRunner.Result r = cli("--config", config.toString(), "run", backlog.toString(), "--target", "X\u001b]0;pwned\u0007\nY");
+    assertEquals(2, r.exitCode(), r.err());
+    assertHarmless("the error line", r.err());
+    assertEquals(1, r.err().lines().count(), r.err());
+    assertTrue(r.err().startsWith("orchestrate: error: "), r.err());
+    assertTrue(r.err().contains("X\\x1b]0;pwned\\x07\\nY"), r.err());
+  }
+
+  @Test
   void terminal_text_shows_each_control_character_as_a_visible_escape() {
     assertEquals("a\\x1b[2Jb\\x07 c\\r\\nd\\x7f\\u009b\\u202e\\u2066e\\u2028", TerminalText.safe(
         "a\u001b[2Jb\u0007\tc\r\nd\u007f\u009b\u202e\u2066e\u2028"));

@@ -130,6 +130,9 @@ public final class ActionSelection {
           promotable.add(item);
         }
       }
+      if (promotable.isEmpty()) {
+        return;
+      }
       promotable.sort(BY_PRIORITY_THEN_ORDER);
       List<ItemState> onTheirWay = onTheirWayToReady();
       int before = 0;
@@ -168,6 +171,7 @@ public final class ActionSelection {
      * be waiting for a scoping slot that they take up, see {@link #newItems}.)
      */
     private List<ItemState> onTheirWayToReady() {
+      // The snapshot keeps items in backlog order: one list per priority avoids a sort per round.
       Map<Priority, List<ItemState>> byPriority = new EnumMap<>(Priority.class);
       for (ItemState item : now.values()) {
         boolean scoping = item.status() == ItemStatus.SCOPING

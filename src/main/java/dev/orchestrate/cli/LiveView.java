@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
@@ -183,7 +184,13 @@ final class LiveView implements RunListener, SummarizationListener, AutoCloseabl
     });
     ticker.scheduleAtFixedRate(this::tick, 1, 1, TimeUnit.SECONDS);
     try {
-      winch = Signals.register("WINCH", () -> ticker.execute(this::tick));
+      winch = Signals.register("WINCH", () -> {
+        try {
+          ticker.execute(this::tick);
+        } catch (RejectedExecutionException e) {
+          // closing: nothing to redraw
+        }
+      });
     } catch (RuntimeException | LinkageError e) {
       winch = null; // no SIGWINCH here: the tick notices the new size within a second
     }

@@ -39,17 +39,17 @@ class LiveViewInTmuxIT {
 
   @Test
   void one_job_at_a_time_keeps_one_header_and_one_job_line() throws Exception {
-    watch(1, 3, false);
+    watch(1, 3, false, false);
   }
 
   @Test
   void two_concurrent_jobs_each_keep_their_line_under_an_intact_header_through_a_resize() throws Exception {
-    watch(2, 4, true);
+    watch(2, 4, true, false);
   }
 
   @Test
   void four_concurrent_jobs_each_keep_their_line_under_an_intact_header_through_a_resize() throws Exception {
-    watch(4, 8, true);
+    watch(4, 8, true, false);
   }
 
   @Test
@@ -85,12 +85,22 @@ class LiveViewInTmuxIT {
     }
   }
 
-  /** Runs {@code items} items, {@code jobs} at once, in a 120x40 pane, checking every screen it sees. */
-  private void watch(int jobs, int items, boolean resize) throws Exception {
+  @Test
+  void with_only_the_header_counts_the_items_the_run_works_on() throws Exception {
+    watch(2, 6, false, true);
+  }
+
+  /**
+   * Runs {@code items} items, {@code jobs} at once, in a 120x40 pane, checking every screen it
+   * sees; with {@code evenOnly}, {@code --only tag=even} leaves the odd-numbered items out.
+   */
+  private void watch(int jobs, int items, boolean resize, boolean evenOnly) throws Exception {
     Path project = project(items);
+    int worked = evenOnly ? items / 2 : items;
     Path socket = dir.resolve("tmux.sock");
     String command = "cd " + project + " && " + Launcher.BIN + " --state " + project.resolve("state")
-        + " run --max-concurrent " + jobs + " --max-wip " + jobs + " backlog.yaml; echo \"EXIT $?\"; sleep 600";
+        + " run --max-concurrent " + jobs + " --max-wip " + jobs + (evenOnly ? " --only tag=even" : "")
+        + " backlog.yaml; echo \"EXIT $?\"; sleep 600";
     tmux(socket, "-f", "/dev/null", "new-session", "-d", "-s", "it", "-x", "120", "-y", "40", "bash", "-c", command);
     try {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
@@ -108,7 +118,7 @@ class LiveViewInTmuxIT {
         }
         if (screen.stream().anyMatch(l -> l.startsWith("orchestrate run · ") && !l.contains("loading"))) {
           screens++;
-          int shown = check(screen, jobs, items, text);
+          int shown = check(screen, jobs, worked, text);
           mostJobs = Math.max(mostJobs, shown);
           if (!resized && shown == jobs) {
             tmux(socket, "resize-window", "-t", "it", "-x", "90", "-y", "24");
@@ -128,7 +138,7 @@ class LiveViewInTmuxIT {
       List<String> all = capture(socket, true).lines().toList();
       assertEquals(0, all.stream().filter(l -> l.contains("orchestrate run · ")).count(),
           "the area is gone at the end and never went to the scrollback:\n" + String.join("\n", all));
-      for (int i = 1; i <= items; i++) {
+      for (int i = evenOnly ? 2 : 1; i <= items; i += evenOnly ? 2 : 1) {
         String id = "WRK-" + i;
         assertEquals(1, all.stream().filter(l -> l.matches("\\d\\d:\\d\\d:\\d\\d " + id + " work \\(attempt 1\\) started"))
             .count(), id + "'s start line, once, intact:\n" + String.join("\n", all));
@@ -136,7 +146,9 @@ class LiveViewInTmuxIT {
             + " work: phase_complete in \\d+\\.\\ds -> done")).count(), id + "'s end line, once, intact:\n"
             + String.join("\n", all));
       }
-      assertTrue(all.stream().anyMatch(l -> l.contains("items: " + items + " total, " + items + " done")),
+      assertTrue(all.stream().noneMatch(l -> l.matches("\\d\\d:\\d\\d:\\d\\d WRK-\\d*[13579] .*")) || !evenOnly,
+          "the odd items are left alone:\n" + String.join("\n", all));
+      assertTrue(all.stream().anyMatch(l -> l.contains("items: " + items + " total, " + worked + " done")),
           String.join("\n", all));
     } finally {
       tmux(socket, "kill-server");
@@ -195,7 +207,8 @@ class LiveViewInTmuxIT {
         """);
     StringBuilder backlog = new StringBuilder("items:\n");
     for (int i = 1; i <= items; i++) {
-      backlog.append("  - id: WRK-").append(i).append("\n    title: item ").append(i).append('\n');
+      backlog.append("  - id: WRK-").append(i).append("\n    title: item ").append(i)
+          .append("\n    tags: [").append(i % 2 == 0 ? "even" : "odd").append("]\n");
     }
     Files.writeString(project.resolve("backlog.yaml"), backlog.toString());
     return project;

@@ -142,4 +142,20 @@ class TerminalInjectionCliTest {
     table.print(new java.io.PrintWriter(out, true));
     assertEquals(List.of("ID  NOTE", "A   one\\nFORGED\\x1b[31m"), out.toString().lines().toList());
   }
+
+  @Test
+  void a_log_line_quoting_agent_text_reaches_stderr_made_visible() {
+    java.io.PrintStream before = System.err;
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      org.slf4j.LoggerFactory.getLogger("InjectionProbe").warn("summarizer said {}", EVIL);
+    } finally {
+      System.setErr(before);
+    }
+    String err = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+    assertHarmless("a log line", err);
+    assertEquals(1, err.lines().count(), err);
+    assertTrue(err.contains("InjectionProbe: summarizer said boom\\x1b]0;pwned\\x07\\x1b[2J\\r\\n99:99:99 FORGED"), err);
+  }
 }

@@ -86,6 +86,11 @@ class TerminalInjectionCliTest {
     assertHarmless("status", status.out());
     assertTrue(status.out().contains("boom\\x1b]0;pwned\\x07\\x1b[2J"), status.out());
 
+    CliRunner.Result one = cli("status", "A");
+    assertEquals(0, one.exitCode(), one.err());
+    assertHarmless("status A", one.out());
+    assertTrue(one.out().contains("boom\\x1b]0;pwned\\x07\\x1b[2J"), one.out());
+
     JsonNode items = JSON.readTree(cli("status", "--json").out()).get("items");
     JsonNode a = items.get(0);
     assertEquals("blocked", a.get("status").asText());

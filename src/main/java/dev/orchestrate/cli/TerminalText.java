@@ -22,17 +22,30 @@ final class TerminalText {
 
   /** {@code text} with every control character made visible; {@code null} as the empty string. */
   static String safe(String text) {
+    return safe(text, false);
+  }
+
+  /**
+   * Like {@link #safe(String)} but keeps line breaks and tabs as they are: for text shown as
+   * lines, such as a job's log ({@code orchestrate logs}). A lone CR is still made visible, so it
+   * cannot overwrite a line.
+   */
+  static String safeLines(String text) {
+    return safe(text, true);
+  }
+
+  private static String safe(String text, boolean keepLines) {
     if (text == null) {
       return "";
     }
-    int first = firstUnsafe(text);
+    int first = firstUnsafe(text, keepLines);
     if (first < 0) {
       return text;
     }
     StringBuilder out = new StringBuilder(text.length() + 16).append(text, 0, first);
     for (int i = first; i < text.length(); i++) {
       char c = text.charAt(i);
-      if (!unsafe(c)) {
+      if (!unsafe(c) || (keepLines && (c == '\n' || c == '\t'))) {
         out.append(c);
       } else if (c == '\t') {
         out.append(' ');
@@ -51,12 +64,13 @@ final class TerminalText {
 
   /** Whether {@code text} holds nothing that {@link #safe} would change. */
   static boolean isSafe(String text) {
-    return text == null || firstUnsafe(text) < 0;
+    return text == null || firstUnsafe(text, false) < 0;
   }
 
-  private static int firstUnsafe(String text) {
+  private static int firstUnsafe(String text, boolean keepLines) {
     for (int i = 0; i < text.length(); i++) {
-      if (unsafe(text.charAt(i))) {
+      char c = text.charAt(i);
+      if (unsafe(c) && !(keepLines && (c == '\n' || c == '\t'))) {
         return i;
       }
     }

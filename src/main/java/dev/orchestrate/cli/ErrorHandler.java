@@ -58,6 +58,7 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
 
   /** {@code orchestrate: error: <message>}, one line of bounded length whatever the message holds. */
   static String line(String message) {
-    return "orchestrate: error: " + Quote.line(message == null ? "" : message.strip(), MAX_LINE_CHARS);
+    return "orchestrate: error: " + TerminalText.safe(Quote.line(message == null ? "" : message.strip(),
+        MAX_LINE_CHARS));
   }
 }

@@ -4,7 +4,7 @@ package dev.orchestrate.limits;
  * Quotes a value the user gave (an id, a key, a flag's value, a path) inside an error message. An
  * error message is one line of reasonable length whatever the input: a value longer than
  * {@link #MAX_CHARS} keeps only its beginning and says how long it was, and control characters
- * (a newline in an id, an escape sequence) are written as escapes ({@code \n}, {@code \u001B}),
+ * (a newline in an id, an escape sequence) are written as escapes ({@code \n}, {@code \x1b}),
  * so no value can split the message, forge another line, or reach the terminal raw.
  */
 public final class Quote {
@@ -47,7 +47,8 @@ public final class Quote {
         case '\t' -> out.append("\\t");
         default -> {
           if (needsEscape(c)) {
-            out.append(String.format("\\u%04X", (int) c));
+            // The form of the terminal output (TerminalText): two hex digits for ASCII, four beyond.
+            out.append(c < 0x80 ? String.format("\\x%02x", (int) c) : String.format("\\u%04x", (int) c));
           } else {
             out.append(c);
           }

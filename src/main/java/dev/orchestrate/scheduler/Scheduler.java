@@ -171,6 +171,7 @@ public final class Scheduler {
     SyncResult sync = store.sync(backlogs.current().items(), started);
     load(s.items);
     s.filter = options.filter().asOfRunStart(s.items.values());
+    listener.runStarted(List.copyOf(s.items.values()), s.filter);
     s.summaries.restore(s.items.values());
 
     HaltReason halt;

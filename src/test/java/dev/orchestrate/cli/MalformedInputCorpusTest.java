@@ -224,7 +224,7 @@ class MalformedInputCorpusTest {
         backlog("an id that is a map", "items:\n  - {id: {a: 1}, title: t}\n", "got a map"),
         backlog("an id with a space", "items:\n  - {id: A B, title: t}\n", "bad id 'A B'"),
         backlog("an id with a newline", "items:\n  - {id: \"A\\nB\", title: t}\n", "bad id 'A\\nB'"),
-        backlog("an id with an escape sequence", "items:\n  - {id: \"A\\e[2J\", title: t}\n", "bad id 'A\\u001B[2J'"),
+        backlog("an id with an escape sequence", "items:\n  - {id: \"A\\e[2J\", title: t}\n", "bad id 'A\\x1b[2J'"),
         backlog("an id of 101 characters", "items:\n  - {id: " + "a".repeat(101) + ", title: t}\n",
             "(101 characters) is longer than 100 characters"),
         backlog("an id of 300 characters", "items:\n  - {id: " + "a".repeat(300) + ", title: t}\n",

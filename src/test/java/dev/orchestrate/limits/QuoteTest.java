@@ -19,7 +19,7 @@ class QuoteTest {
 
   @Test
   void control_characters_are_escaped_so_a_value_never_splits_a_line_or_reaches_the_terminal_raw() {
-    assertEquals("'A\\nB\\r\\tC\\u001B[2J\\u0000\\u2028\\u202E'", Quote.value("A\nB\r\tC\u001b[2J\u0000\u2028\u202e"));
+    assertEquals("'A\\nB\\r\\tC\\x1b[2J\\x00\\u2028\\u202e'", Quote.value("A\nB\r\tC\u001b[2J\u0000\u2028\u202e"));
   }
 
   @Test

@@ -76,7 +76,7 @@ class KnobsAtTheirMaximumCliTest {
     String state = dir.resolve("state").toString();
 
     CliRunner.Result run = assertTimeoutPreemptively(Duration.ofMinutes(3), () -> CliRunner.run(java.util.Map.of(),
-        "--state", state, "--config", config.toString(), "--quiet", "run", "--json", "--cap", "1000000",
+        "--state", state, "--config", config.toString(), "run", "--json", "--cap", "1000000",
         "--max-wip", "10000", "--max-concurrent", "64", backlog.toString()));
 
     assertEquals(0, run.exitCode(), run.err());

@@ -20,7 +20,7 @@ import org.sqlite.SQLiteConfig;
 public final class Database {
   /** Migration scripts in order; script N brings the schema to user_version N. */
   private static final List<String> MIGRATIONS = List.of("V1__initial.sql", "V2__memory.sql", "V3__turns.sql",
-      "V4__item_origin.sql", "V5__structures.sql", "V6__retention.sql");
+      "V4__item_origin.sql", "V5__structures.sql", "V6__retention.sql", "V7__relative_job_paths.sql");
   static final int BUSY_TIMEOUT_MS = 10_000;
 
   private Database() {
@@ -152,6 +152,7 @@ public final class Database {
           for (String sql : statements(load(MIGRATIONS.get(v)))) {
             st.executeUpdate(sql);
           }
+          codeStep(MIGRATIONS.get(v), connection, file);
           st.executeUpdate("PRAGMA user_version = " + (v + 1));
           connection.commit();
         } catch (SQLException | RuntimeException e) {
@@ -163,6 +164,13 @@ public final class Database {
       }
     } catch (SQLException e) {
       throw new StoreException(describe(file, e), e);
+    }
+  }
+
+  /** The part of a migration SQL cannot do, in the migration's transaction. */
+  private static void codeStep(String migration, Connection connection, Path file) throws SQLException {
+    if (migration.equals("V7__relative_job_paths.sql")) {
+      JobLogPaths.relativizeAll(connection, file.toAbsolutePath().getParent());
     }
   }
 

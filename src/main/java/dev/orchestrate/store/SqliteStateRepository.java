@@ -62,7 +62,7 @@ public final class SqliteStateRepository implements StateRepository {
 
   /** Retention maintenance on this repository's connection (the run's scheduler thread). */
   public SqliteRetention retention() {
-    return new SqliteRetention(jdbc);
+    return new SqliteRetention(jdbc, file);
   }
 
   /** Records one sample of every structure's size for the trend of {@code stats}. */
@@ -221,7 +221,7 @@ public final class SqliteStateRepository implements StateRepository {
         INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, log_path)
         VALUES (?, ?, ?, ?, 'running', ?, ?)""",
         start.runId(), start.itemId(), start.phase(), start.attempt(), start.startedAt().toEpochMilli(),
-        start.logPath() == null ? null : start.logPath().toString());
+        start.logPath() == null ? null : JobLogPaths.relative(stateRoot(), start.logPath()));
   }
 
   @Override
@@ -270,15 +270,21 @@ public final class SqliteStateRepository implements StateRepository {
     }
     return jdbc.query("""
         SELECT id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason
-        FROM jobs ORDER BY id DESC LIMIT ?""", SqliteStateRepository::job, limit);
+        FROM jobs ORDER BY id DESC LIMIT ?""", this::job, limit);
   }
 
-  private static JobRecord job(ResultSet rs) throws SQLException {
+  /** The state directory: the database's own, so a copy of it resolves its job logs in itself. */
+  private Path stateRoot() {
+    return file.toAbsolutePath().getParent();
+  }
+
+  /** A job row; its log path resolved against this state directory (the row stores it relative). */
+  private JobRecord job(ResultSet rs) throws SQLException {
     String log = rs.getString("log_path");
     return new JobRecord(rs.getLong("id"), rs.getLong("run_id"), rs.getString("item_id"), rs.getString("phase"),
         rs.getInt("attempt"), JobState.valueOf(rs.getString("state").toUpperCase(Locale.ROOT)),
         rs.getString("result"), Instant.ofEpochMilli(rs.getLong("started_at")), instant(rs, "ended_at"),
-        integer(rs, "exit_code"), log == null ? null : Path.of(log), rs.getString("reason"));
+        integer(rs, "exit_code"), log == null ? null : JobLogPaths.resolve(stateRoot(), log), rs.getString("reason"));
   }
 
   @Override

@@ -172,6 +172,11 @@ public final class SqliteMemoryRepository implements MemoryRepository {
   }
 
   @Override
+  public long size() {
+    return jdbc.queryLong("SELECT COUNT(*) FROM memories");
+  }
+
+  @Override
   public MemoryCompaction preview(int keepRecent, int sampleLimit) {
     requireKeep(keepRecent);
     long prunable = jdbc.queryLong("SELECT COUNT(*) FROM memories WHERE " + ACTIVE_PRUNABLE);

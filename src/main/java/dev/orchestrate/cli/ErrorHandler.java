@@ -3,6 +3,7 @@ package dev.orchestrate.cli;
 import dev.orchestrate.backlog.Problem;
 import dev.orchestrate.backlog.ValidationException;
 import dev.orchestrate.store.StateLockedException;
+import dev.orchestrate.store.StoreInterruptedException;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 
@@ -29,6 +30,9 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
     } else if (ex instanceof CliException c) {
       err.println("orchestrate: error: " + c.getMessage());
       code = c.exitCode();
+    } else if (ex instanceof StoreInterruptedException) {
+      err.println("orchestrate: error: " + ex.getMessage());
+      code = ExitCode.INTERRUPTED;
     } else if (ex instanceof StateLockedException) {
       err.println("orchestrate: error: " + ex.getMessage());
       code = ExitCode.LOCKED;

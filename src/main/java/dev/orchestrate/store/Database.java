@@ -210,15 +210,44 @@ public final class Database {
     }
   }
 
-  private static String describe(Path file, SQLException e) {
+  static String describe(Path file, SQLException e) {
+    String classified = classified(file, e);
+    return classified != null ? classified : "state database " + file + ": " + e.getMessage();
+  }
+
+  /**
+   * One line for the failures a user has to act on, saying what happened and where; null for
+   * the others. SQLite reports a full file system (or a database at its size limit) as
+   * SQLITE_FULL, a failed read or write (a file size limit, a disk gone) as SQLITE_IOERR_*, and a
+   * database file deleted or moved while open as SQLITE_READONLY_DBMOVED.
+   */
+  static String classified(Path file, SQLException e) {
     String msg = String.valueOf(e.getMessage());
+    String code = e instanceof org.sqlite.SQLiteException s && s.getResultCode() != null
+        ? s.getResultCode().name() : "";
+    String where = file == null ? "the state database" : "state database " + file;
+    Path dir = file == null ? null : file.toAbsolutePath().getParent();
+    if (code.startsWith("SQLITE_FULL") || msg.contains("database or disk is full")) {
+      return where + ": the disk is full (or the database reached its size limit), so the last change was not"
+          + " recorded; free space on the file system holding " + (dir == null ? "it" : dir)
+          + " and run the command again (everything recorded before is kept)";
+    }
+    if (code.startsWith("SQLITE_IOERR") || msg.contains("disk I/O error")) {
+      return where + ": disk I/O error (" + (code.isEmpty() ? "SQLITE_IOERR" : code) + "), so the last change was"
+          + " not recorded; check the file system holding " + (dir == null ? "it" : dir)
+          + " (full? a file size limit? read-only? unmounted?) and run the command again";
+    }
+    if (code.equals("SQLITE_READONLY_DBMOVED")) {
+      return where + " was moved or deleted while in use (an agent with write access to the state directory?);"
+          + " restore the state directory from a copy or start a new one (--state), and keep agents out of it";
+    }
     if (msg.contains("SQLITE_NOTADB") || msg.contains("not a database")) {
-      return "state database " + file + " is not a SQLite database (move it away or point --state elsewhere)";
+      return where + " is not a SQLite database (move it away or point --state elsewhere)";
     }
     if (msg.contains("SQLITE_CANTOPEN")) {
-      return "cannot open the state database " + file + " (check the directory exists and is writable)";
+      return "cannot open the " + where + " (check the directory exists and is writable)";
     }
-    return "state database " + file + ": " + msg;
+    return null;
   }
 
   /**

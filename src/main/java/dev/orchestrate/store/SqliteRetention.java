@@ -116,7 +116,7 @@ public final class SqliteRetention implements AutoCloseable {
 
   private SqliteRetention(Connection connection, Path file) {
     this.owned = connection;
-    this.jdbc = new Jdbc(connection, "state database " + file);
+    this.jdbc = new Jdbc(connection, file);
     this.root = file.toAbsolutePath().getParent();
   }
 

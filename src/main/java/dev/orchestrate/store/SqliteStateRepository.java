@@ -44,7 +44,7 @@ public final class SqliteStateRepository implements StateRepository {
   private SqliteStateRepository(Connection connection, Path file) {
     this.connection = connection;
     this.file = file;
-    this.jdbc = new Jdbc(connection, "state database " + file);
+    this.jdbc = new Jdbc(connection, file);
   }
 
   public static SqliteStateRepository open(Path file) {
@@ -57,7 +57,15 @@ public final class SqliteStateRepository implements StateRepository {
    * leaves the connection open; closing this repository closes it.
    */
   public SqliteMemoryRepository memoryRepository() {
-    return new SqliteMemoryRepository(connection, file, false);
+    return new SqliteMemoryRepository(jdbc, file, false);
+  }
+
+  /**
+   * How this repository waits when another process holds the database's write lock: a run passes
+   * its stop request, so that Ctrl-C ends a wait, and where to say that it waits.
+   */
+  public void busyWait(BusyWait wait) {
+    jdbc.busyWait(wait);
   }
 
   /** Retention maintenance on this repository's connection (the run's scheduler thread). */

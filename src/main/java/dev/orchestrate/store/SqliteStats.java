@@ -45,7 +45,7 @@ public final class SqliteStats implements AutoCloseable {
   private SqliteStats(Connection connection, Path file) {
     this.connection = connection;
     this.file = file;
-    this.jdbc = new Jdbc(connection, "state database " + file);
+    this.jdbc = new Jdbc(connection, file);
   }
 
   /** Opens (and migrates, like every command) an existing state database. */

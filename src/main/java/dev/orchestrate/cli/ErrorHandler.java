@@ -37,7 +37,7 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
       err.println("orchestrate: error: " + ex.getMessage());
       code = ExitCode.LOCKED;
     } else {
-      String msg = ex.getMessage() == null ? ex.getClass().getSimpleName() : ex.getMessage();
+      String msg = withIoCause(ex);
       err.println("orchestrate: error: " + oneLine(msg)
           + (root.debug() ? "" : " (run with -vv for details)"));
       code = ExitCode.WORK_FAILED;
@@ -47,6 +47,26 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
     }
     err.flush();
     return code;
+  }
+
+  /**
+   * The message, plus the I/O failure under it when the message does not say it already ("could
+   * not prepare job directory …" says where, its cause says why: "No space left on device").
+   */
+  static String withIoCause(Exception ex) {
+    String msg = ex.getMessage() == null ? ex.getClass().getSimpleName() : ex.getMessage();
+    for (Throwable c = ex.getCause(); c != null; c = c.getCause()) {
+      if (c instanceof java.io.IOException io && io.getMessage() != null) {
+        if (!msg.contains(io.getMessage())) {
+          msg += ": " + io.getMessage();
+        }
+        if (io.getMessage().contains("No space left on device")) {
+          msg += " (the disk is full: free space there and run the command again; everything recorded before is kept)";
+        }
+        break;
+      }
+    }
+    return msg;
   }
 
   private static String oneLine(String msg) {

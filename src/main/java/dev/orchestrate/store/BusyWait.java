@@ -17,11 +17,30 @@ public final class BusyWait {
   private final Consumer<String> notice;
   private final BooleanSupplier stop;
   private final long patienceMs;
+  private final boolean waits;
 
   BusyWait(Consumer<String> notice, BooleanSupplier stop, long patienceMs) {
+    this(notice, stop, patienceMs, true);
+  }
+
+  private BusyWait(Consumer<String> notice, BooleanSupplier stop, long patienceMs, boolean waits) {
     this.notice = notice;
     this.stop = stop;
     this.patienceMs = patienceMs;
+    this.waits = waits;
+  }
+
+  /**
+   * Waits at most {@code ms} (SQLite's own busy timeout) and then fails as busy: for a write that
+   * is only nice to have, like the trend sample {@code stats} records after answering.
+   */
+  static BusyWait atMost(int ms) {
+    return new BusyWait(line -> { }, null, ms, false);
+  }
+
+  /** Whether a busy database is waited out at all (else the write fails once the native timeout passed). */
+  boolean waits() {
+    return waits;
   }
 
   /** Waits as long as it takes, saying so on stderr; what every command's connection does by default. */

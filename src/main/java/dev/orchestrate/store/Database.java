@@ -140,30 +140,36 @@ public final class Database {
     }
   }
 
+  /**
+   * Applies the missing migrations, each in its own transaction, like every other write: a lock
+   * held by another process is waited out, and the version is read again under the lock, so two
+   * processes opening an old state at once migrate it once.
+   */
   private static void migrate(Connection connection, Path file) {
-    try (Statement st = connection.createStatement()) {
-      int version = schemaVersion(connection, file);
-      if (version > MIGRATIONS.size()) {
-        throw newerSchema(file, version);
-      }
-      for (int v = version; v < MIGRATIONS.size(); v++) {
-        connection.setAutoCommit(false);
-        try {
-          for (String sql : statements(load(MIGRATIONS.get(v)))) {
-            st.executeUpdate(sql);
-          }
-          codeStep(MIGRATIONS.get(v), connection, file);
-          st.executeUpdate("PRAGMA user_version = " + (v + 1));
-          connection.commit();
-        } catch (SQLException | RuntimeException e) {
-          connection.rollback();
-          throw e;
-        } finally {
-          connection.setAutoCommit(true);
+    int version = schemaVersion(connection, file);
+    if (version > MIGRATIONS.size()) {
+      throw newerSchema(file, version);
+    }
+    if (version == MIGRATIONS.size()) {
+      return;
+    }
+    Jdbc jdbc = new Jdbc(connection, file);
+    for (int v = version; v < MIGRATIONS.size(); v++) {
+      int next = v;
+      jdbc.inTransaction(() -> {
+        if (schemaVersion(connection, file) > next) {
+          return; // migrated by another process meanwhile
         }
-      }
-    } catch (SQLException e) {
-      throw new StoreException(describe(file, e), e);
+        for (String sql : statements(load(MIGRATIONS.get(next)))) {
+          jdbc.execute(sql);
+        }
+        try {
+          codeStep(MIGRATIONS.get(next), connection, file);
+        } catch (SQLException e) {
+          throw jdbc.failure(MIGRATIONS.get(next), e);
+        }
+        jdbc.execute("PRAGMA user_version = " + (next + 1));
+      });
     }
   }
 

@@ -212,7 +212,7 @@ final class Jdbc {
         }
         return result;
       } catch (SQLException e) {
-        if (depth > 0 || !busy(e)) {
+        if (depth > 0 || !busy(e) || !busy.waits()) {
           throw failure(sql, e);
         }
         long now = System.nanoTime();

@@ -57,6 +57,38 @@ class CompactCopiedStateCliTest {
   }
 
   @Test
+  void a_copy_of_a_state_written_before_schema_7_with_absolute_paths_compacts_only_its_own_job_directories()
+      throws Exception {
+    Path original = dir.resolve("original");
+    StringBuilder sql = new StringBuilder("INSERT INTO runs (id, started_at, pid) VALUES (1, 0, 1);");
+    List<String> names = new java.util.ArrayList<>();
+    for (int i = 1; i <= 5; i++) {
+      String name = "run1-000" + i + "-A-first-" + i;
+      names.add(name);
+      Path job = Files.createDirectories(original.resolve("jobs").resolve(name));
+      Files.writeString(job.resolve("output.log"), "log " + i);
+      sql.append("INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, ended_at, log_path) VALUES (1,"
+          + " 'A', 'first', " + i + ", 'failed', " + i + ", " + i + ", '" + job.resolve("output.log") + "');");
+    }
+    dev.orchestrate.store.OldSchemas.create(original.resolve("state.db"), 6, sql.toString());
+    Path copy = dir.resolve("copy");
+    Process cp = new ProcessBuilder("cp", "-a", original.toString(), copy.toString()).inheritIO().start();
+    assertEquals(0, cp.waitFor());
+    Path keepTwo = Files.writeString(dir.resolve("keep-two.yaml"), "retention:\n  jobs: {max_rows: 2, max_age: none}\n");
+
+    CliRunner.Result compact = CliRunner.run("--state", copy.toString(), "--config", keepTwo.toString(), "compact");
+
+    assertEquals(0, compact.exitCode(), compact.err());
+    assertEquals(names, jobDirectories(original), "the original keeps every job directory");
+    List<String> kept = Db.column(copy.resolve("state.db"),
+        "SELECT substr(log_path, 6, length(log_path) - 16) FROM jobs ORDER BY id");
+    assertTrue(kept.size() < names.size() && !kept.isEmpty(), compact.out());
+    assertEquals(kept, jobDirectories(copy), "the copy keeps the directories of its kept jobs, and only those");
+    assertEquals(List.of("jobs/" + kept.get(0) + "/output.log"), Db.column(copy.resolve("state.db"),
+        "SELECT log_path FROM jobs ORDER BY id LIMIT 1"), "migrated to a path relative to the copy");
+  }
+
+  @Test
   void jobs_shows_a_log_path_that_exists_in_the_state_directory_it_reads() throws Exception {
     Path agent = Files.writeString(dir.resolve("agent.sh"), "#!/usr/bin/env bash\necho hello\n");
     Path config = TwoPhaseProject.config(dir, agent);

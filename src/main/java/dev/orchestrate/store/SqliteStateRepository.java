@@ -192,6 +192,32 @@ public final class SqliteStateRepository implements StateRepository {
     });
   }
 
+  /**
+   * Applies every step, each only while its item's status is {@code expected}, in one
+   * transaction: all of them or, when one item's status changed meanwhile, none (returns false).
+   */
+  public boolean applyAllIf(List<Step> steps, ItemStatus expected, Instant now) {
+    final class Changed extends RuntimeException {
+      Changed() {
+        super(null, null, false, false);
+      }
+    }
+    try {
+      jdbc.inTransaction(() -> {
+        for (Step step : steps) {
+          if (update(step, expected, now.toEpochMilli()) == 0) {
+            throw new Changed();
+          }
+          TruncatedWrites.countIf(jdbc, "items", step.truncatedValues() > 0);
+          events(step, now.toEpochMilli());
+        }
+      });
+      return true;
+    } catch (Changed e) {
+      return false;
+    }
+  }
+
   private void write(Step step, long at) {
     if (update(step, null, at) != 1) {
       throw new StoreException("item " + step.next().id() + " is not in the state database");
@@ -286,13 +312,20 @@ public final class SqliteStateRepository implements StateRepository {
     return file.toAbsolutePath().getParent();
   }
 
-  /** A job row; its log path resolved against this state directory (the row stores it relative). */
   private JobRecord job(ResultSet rs) throws SQLException {
+    return job(rs, stateRoot());
+  }
+
+  /**
+   * A job row; its log path (stored relative to the state directory, see {@link JobLogPaths})
+   * resolved against {@code root}, the directory of the database it was read from.
+   */
+  static JobRecord job(ResultSet rs, Path root) throws SQLException {
     String log = rs.getString("log_path");
     return new JobRecord(rs.getLong("id"), rs.getLong("run_id"), rs.getString("item_id"), rs.getString("phase"),
         rs.getInt("attempt"), JobState.valueOf(rs.getString("state").toUpperCase(Locale.ROOT)),
         rs.getString("result"), Instant.ofEpochMilli(rs.getLong("started_at")), instant(rs, "ended_at"),
-        integer(rs, "exit_code"), log == null ? null : JobLogPaths.resolve(stateRoot(), log), rs.getString("reason"));
+        integer(rs, "exit_code"), log == null ? null : JobLogPaths.resolve(root, log), rs.getString("reason"));
   }
 
   @Override

@@ -20,18 +20,23 @@ class HostileStateIT {
   Path dir;
 
   private void project(String agent, int items) throws Exception {
+    project(agent, items, "");
+  }
+
+  private void project(String agent, int items, String execution) throws Exception {
     Files.writeString(dir.resolve("agent.sh"), agent);
     Files.writeString(dir.resolve("orchestrate.yaml"), """
         agent:
           command: ["bash", "agent.sh"]
           timeout: 60s
+        %s
         default_pipeline: two
         pipelines:
           two:
             phases:
               - {name: first, instructions: "One."}
               - {name: second, instructions: "Two."}
-        """);
+        """.formatted(execution));
     StringBuilder backlog = new StringBuilder("items:\n");
     for (int i = 1; i <= items; i++) {
       backlog.append("  - {id: I").append(i).append(", title: item ").append(i).append("}\n");
@@ -77,15 +82,17 @@ class HostileStateIT {
   void a_write_lock_held_by_an_agent_past_the_busy_timeout_is_waited_out_and_said_once() throws Exception {
     String java = ProcessHandle.current().info().command().orElse("java");
     String classpath = System.getProperty("java.class.path");
+    // I1's first phase holds the lock for 15 s (a sqlite3 shell left in a transaction, say) while
+    // I2's first phase ends at once: recording that end must wait, not fail after 10 s.
     project("""
         #!/usr/bin/env bash
         echo "$ORCHESTRATE_ITEM_ID $ORCHESTRATE_PHASE" >> calls.txt
-        if [ "$ORCHESTRATE_ITEM_ID $ORCHESTRATE_PHASE" = "I1 second" ]; then
-          "%s" -cp "%s" dev.orchestrate.e2e.HoldWriteLock state/state.db 15 holding </dev/null >/dev/null 2>&1 &
-          for i in $(seq 600); do [ -s holding ] && break; sleep 0.1; done
+        if [ "$ORCHESTRATE_ITEM_ID $ORCHESTRATE_PHASE" = "I1 first" ]; then
+          exec "%s" -cp "%s" dev.orchestrate.e2e.HoldWriteLock state/state.db 15 holding </dev/null
         fi
+        for i in $(seq 600); do [ -s holding ] && break; sleep 0.1; done
         exit 0
-        """.formatted(java, classpath), 3);
+        """.formatted(java, classpath), 3, "execution: {max_wip: 2, max_concurrent: 2}");
 
     Launcher.Result r = Launcher.run(dir, "--state", "state", "--quiet", "run", "--json");
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.testing.Db;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -105,6 +106,31 @@ class HostileStateIT {
     Path db = dir.resolve("state/state.db");
     assertEquals(List.of("3"), Db.column(db, "SELECT count(*) FROM items WHERE status = 'done'"));
     assertEquals(List.of("6"), Db.column(db, "SELECT count(*) FROM jobs WHERE state = 'completed'"), "nothing lost");
+  }
+
+  @Test
+  void memory_add_waits_for_a_lock_held_past_the_busy_timeout_says_so_once_and_adds() throws Exception {
+    Path db = dir.resolve("state/state.db");
+    assertEquals(0, Launcher.run(dir, "--state", "state", "memory", "add", "--kind", "semantic", "first").exitCode());
+    String java = ProcessHandle.current().info().command().orElse("java");
+    Process holder = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
+        "dev.orchestrate.e2e.HoldWriteLock", db.toString(), "13", dir.resolve("holding").toString())
+        .redirectErrorStream(true).redirectOutput(dir.resolve("holder.txt").toFile()).start();
+    try {
+      assertTrue(Processes.await(Duration.ofSeconds(60), () -> Files.exists(dir.resolve("holding"))),
+          "the lock is held");
+
+      Launcher.Result r = Launcher.run(dir, "--state", "state", "memory", "add", "--kind", "semantic", "--id", "m2",
+          "second");
+
+      assertEquals(0, r.exitCode(), r.err());
+      assertEquals(List.of("orchestrate: warning: state database " + db
+          + " is locked by another process; waiting\u2026"), r.err().lines().toList());
+      assertEquals("m2", r.out().strip());
+      assertEquals(List.of("2"), Db.column(db, "SELECT count(*) FROM memories"));
+    } finally {
+      holder.destroyForcibly();
+    }
   }
 
   @Test

@@ -324,10 +324,10 @@ final class CompactCommand implements Callable<Integer> {
       out.println(why);
     }
     for (MemoryItem item : protectedItems) {
-      out.println("    " + item.id() + " (" + CompactionPolicy.protectedBecause(item) + ")");
+      out.println(TerminalText.safe("    " + item.id() + " (" + CompactionPolicy.protectedBecause(item) + ")"));
     }
     if (dryRun && !m.deletedIds().isEmpty()) {
-      out.println("  would delete (oldest first): " + String.join(", ", m.deletedIds())
+      out.println("  would delete (oldest first): " + TerminalText.safe(String.join(", ", m.deletedIds()))
           + (m.deleted() > m.deletedIds().size() ? ", … " + (m.deleted() - m.deletedIds().size())
           + " more (-v lists all)" : ""));
     }

@@ -87,7 +87,7 @@ final class DryRun {
     for (Plan.PlanStep step : plan.steps()) {
       if (step.wave() != wave) {
         if (line.length() > 0) {
-          out.println(line);
+          out.println(TerminalText.safe(line.toString()));
         }
         wave = step.wave();
         line.setLength(0);
@@ -98,7 +98,7 @@ final class DryRun {
       line.append(step.itemId()).append(' ').append(step.phase()).append(step.destructive() ? " (alone)" : "");
     }
     if (line.length() > 0) {
-      out.println(line);
+      out.println(TerminalText.safe(line.toString()));
     }
     if (plan.steps().isEmpty()) {
       out.println("  nothing to run");
@@ -107,7 +107,7 @@ final class DryRun {
         + (plan.capped() ? "; the phase cap stops the run here" : ""));
     if (!plan.untouched().isEmpty()) {
       out.println("  left unfinished (filtered out, held by a blocked dependency, or capped): "
-          + String.join(", ", plan.untouched()));
+          + TerminalText.safe(String.join(", ", plan.untouched())));
     }
     out.flush();
   }

@@ -121,7 +121,7 @@ final class ItemView {
   private static void printText(PrintWriter out, Detail d, StateDirectory dir, Instant now) {
     ItemState item = d.item();
     var def = item.definition();
-    out.println(item.id() + ": " + StatusCommand.oneLine(def.title()));
+    out.println(TerminalText.safe(item.id() + ": " + StatusCommand.oneLine(def.title())));
     field(out, "status", item.status().key() + (item.progress().phase() == null ? ""
         : " at phase " + item.progress().phase() + ", attempts " + d.attempts()));
     field(out, "pipeline", def.pipeline() + ", priority " + def.priority().key()
@@ -172,7 +172,7 @@ final class ItemView {
   }
 
   private static void field(PrintWriter out, String name, String value) {
-    out.println(String.format("%-14s %s", name + ":", value));
+    out.println(String.format("%-14s %s", name + ":", TerminalText.safe(value)));
   }
 
   private static void optional(PrintWriter out, String name, String value) {

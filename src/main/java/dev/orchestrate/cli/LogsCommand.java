@@ -33,7 +33,7 @@ import picocli.CommandLine.Spec;
     description = {"Print the output of one of an item's jobs (its output.log: the agent's stdout and stderr, "
             + "capped at agent.log_max_bytes). Default: the item's latest job; --phase and --attempt pick "
             + "another. With --follow, keep printing while the job runs and stop when it ends.",
-        "Control characters the agent wrote (escape sequences) are shown as ^[ and the like, never sent "
+        "Control characters the agent wrote (escape sequences) are shown as \\x1b and the like, never sent "
             + "to the terminal. Reads only the state directory; safe while a run is active."},
     footerHeading = "%nExit codes:%n",
     footer = {"  0    printed", "  1    the job's log is gone (deleted by retention or by hand)",
@@ -172,9 +172,9 @@ final class LogsCommand implements Callable<Integer> {
   }
 
   /**
-   * UTF-8 decoding across reads, with every control character but newline and tab shown in caret
-   * notation ({@code ^[} for ESC) as {@code cat -v} does: what an agent wrote never reaches the
-   * terminal raw.
+   * UTF-8 decoding across reads, with every control character but newline and tab made visible
+   * by {@link TerminalText#safeLines} ({@code \\x1b} for ESC), as in every other human output: what
+   * an agent wrote never reaches the terminal raw.
    */
   static final class ControlCharacters {
     private final java.nio.charset.CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
@@ -193,20 +193,7 @@ final class LogsCommand implements Callable<Integer> {
     }
 
     static String visible(String text) {
-      StringBuilder shown = new StringBuilder(text.length());
-      for (int i = 0; i < text.length(); i++) {
-        char c = text.charAt(i);
-        if (c == '\n' || c == '\t') {
-          shown.append(c);
-        } else if (c < 0x20 || c == 0x7f) {
-          shown.append('^').append((char) (c ^ 0x40));
-        } else if (c >= 0x80 && c < 0xa0) {
-          shown.append("M-^").append((char) ((c - 0x80) ^ 0x40));
-        } else {
-          shown.append(c);
-        }
-      }
-      return shown.toString();
+      return TerminalText.safeLines(text);
     }
   }
 }

@@ -167,7 +167,7 @@ final class MemoryCommand implements Callable<Integer> {
         doc.put("items", List.of(toJson(stored)));
         Json.print(out, doc);
       } else {
-        out.println(stored.id());
+        out.println(TerminalText.safe(stored.id()));
         out.flush();
       }
       return ExitCode.OK;
@@ -265,7 +265,7 @@ final class MemoryCommand implements Callable<Integer> {
         Json.print(out, doc);
         return ExitCode.OK;
       }
-      out.println(id + " superseded by " + by);
+      out.println(TerminalText.safe(id + " superseded by " + by));
       out.flush();
       return ExitCode.OK;
     }

@@ -137,7 +137,7 @@ final class RunCommand implements Callable<Integer> {
     try (RunLock lock = RunLock.acquire(dir, clock.instant());
         SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
       SqliteMemoryRepository memories = store.memoryRepository();
-      RunListener progress = progress(mode, err, clock, store);
+      RunListener progress = progress(mode, err, clock, store, config, root.env());
       try {
         report = run(config, backlogs, dir, clock, store, memories, progress, err, root.quiet(),
             new RunOptions(phaseCap, filter));
@@ -212,12 +212,14 @@ final class RunCommand implements Callable<Integer> {
    * a signature, not even a lambda's, that picocli's reflection would load), so jline is loaded
    * only when it is chosen; if the terminal cannot keep a status area, plain lines it is.
    */
-  private static RunListener progress(ProgressMode mode, PrintWriter err, Clock clock, SqliteStateRepository store) {
+  private static RunListener progress(ProgressMode mode, PrintWriter err, Clock clock, SqliteStateRepository store,
+      Config config, Map<String, String> env) {
     return switch (mode) {
       case NONE -> RunListener.NONE;
       case PLAIN -> new RunProgress(err, clock);
       case LIVE -> {
-        Optional<? extends RunListener> live = LiveView.open(clock, store::items);
+        Optional<? extends RunListener> live = LiveView.open(clock, store::items, config.pipelines(),
+            config.execution().maxConcurrent(), env);
         yield live.isPresent() ? live.get() : new RunProgress(err, clock);
       }
     };
@@ -393,9 +395,10 @@ final class RunCommand implements Callable<Integer> {
   /** Ids for a report line: the first {@value #IDS_SHOWN}, then how many more (`--json` has them all). */
   static String ids(List<String> ids) {
     if (ids.size() <= IDS_SHOWN) {
-      return String.join(", ", ids);
+      return TerminalText.safe(String.join(", ", ids));
     }
-    return String.join(", ", ids.subList(0, IDS_SHOWN)) + " and " + (ids.size() - IDS_SHOWN) + " more (all in --json)";
+    return TerminalText.safe(String.join(", ", ids.subList(0, IDS_SHOWN))) + " and " + (ids.size() - IDS_SHOWN)
+        + " more (all in --json)";
   }
 
   private static final int IDS_SHOWN = 10;

@@ -137,8 +137,9 @@ final class UnblockCommand implements Callable<Integer> {
     }
     for (ItemState item : items) {
       String phase = item.progress().phase();
-      out.println("Unblocked " + item.id() + ": " + item.status().key() + (phase == null ? "" : " at phase " + phase)
-          + (items.size() == 1 ? "; the notes go into its next prompt. Continue with: orchestrate run" : ""));
+      out.println(TerminalText.safe("Unblocked " + item.id() + ": " + item.status().key()
+          + (phase == null ? "" : " at phase " + phase)
+          + (items.size() == 1 ? "; the notes go into its next prompt. Continue with: orchestrate run" : "")));
     }
     if (items.size() > 1) {
       out.println("The notes go into each one's next prompt. Continue with: orchestrate run");

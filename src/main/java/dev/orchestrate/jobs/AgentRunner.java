@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,7 +73,7 @@ public final class AgentRunner implements AgentLauncher {
     CappedLog log = prepareJobDir(request);
     Instant started = clock.instant();
     boolean ownSession = agent.stopLeftoverProcesses() && setsid.isPresent();
-    String token = UUID.randomUUID().toString();
+    String token = JobProcesses.newToken(request.jobDir().getParent());
     Process process;
     try {
       process = processBuilder(request, ownSession, token).start();
@@ -102,6 +101,27 @@ public final class AgentRunner implements AgentLauncher {
     CompletableFuture<AgentOutcome> outcome = new CompletableFuture<>();
     Daemon.start(name + "-supervisor", () -> supervisor.run(outcome));
     return new RunningAgent(process.toHandle(), stop, outcome);
+  }
+
+  /**
+   * Stops every process an agent of an earlier run on this state left running: after a
+   * {@code kill -9} of that run nobody stopped them, and a re-run of their phase would work beside
+   * them. Found by the state's key in their job token; only a run holding the state's lock calls
+   * this, so no living run's agent can be among them.
+   */
+  @Override
+  public int stopLeftovers(Path jobsRoot, Duration grace) {
+    JobProcesses leftovers = JobProcesses.ofState(jobsRoot);
+    List<ProcessHandle> found = leftovers.find();
+    if (found.isEmpty()) {
+      return 0;
+    }
+    try {
+      new ProcessTree(found.get(0), leftovers).terminate(grace, new java.util.concurrent.CountDownLatch(1));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return found.size();
   }
 
   private static void requireRunnable(AgentConfig agent) {

@@ -8,6 +8,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.HexFormat;
+import java.util.UUID;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 
 /**
  * Finds the processes a job started even after they left the agent's process tree: a child whose
@@ -29,6 +33,8 @@ final class JobProcesses {
 
   private final long sessionId;
   private final byte[] tokenEntry;
+  /** Whether {@link #tokenEntry} is the start of the entry (a whole state's jobs) or all of it. */
+  private final boolean prefix;
 
   /**
    * @param sessionId the session the agent leads (its pid), or -1 if it was not started in its
@@ -36,8 +42,39 @@ final class JobProcesses {
    * @param token     the job's token
    */
   JobProcesses(long sessionId, String token) {
+    this(sessionId, (TOKEN_VARIABLE + "=" + token).getBytes(StandardCharsets.UTF_8), false);
+  }
+
+  private JobProcesses(long sessionId, byte[] tokenEntry, boolean prefix) {
     this.sessionId = sessionId;
-    this.tokenEntry = (TOKEN_VARIABLE + "=" + token).getBytes(StandardCharsets.UTF_8);
+    this.tokenEntry = tokenEntry;
+    this.prefix = prefix;
+  }
+
+  /**
+   * A fresh token for a job whose directory is under {@code jobsRoot}: the state's key, a colon,
+   * then random. The key lets a later run find the agents of a run that was killed (see
+   * {@link #ofState}).
+   */
+  static String newToken(Path jobsRoot) {
+    return stateKey(jobsRoot) + ":" + UUID.randomUUID();
+  }
+
+  /** Every process carrying the token of any job of the state whose jobs are under {@code jobsRoot}. */
+  static JobProcesses ofState(Path jobsRoot) {
+    return new JobProcesses(-1, (TOKEN_VARIABLE + "=" + stateKey(jobsRoot) + ":")
+        .getBytes(StandardCharsets.UTF_8), true);
+  }
+
+  /** 16 hex digits of the SHA-256 of the jobs directory's absolute path. */
+  static String stateKey(Path jobsRoot) {
+    try {
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(
+          jobsRoot.toAbsolutePath().normalize().toString().getBytes(StandardCharsets.UTF_8));
+      return HexFormat.of().formatHex(digest, 0, 8);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("the JDK has no SHA-256", e);
+    }
   }
 
   /** The running processes carrying either mark, never this JVM. */
@@ -85,7 +122,9 @@ final class JobProcesses {
     int start = 0;
     for (int i = 0; i <= environ.length; i++) {
       if (i == environ.length || environ[i] == 0) {
-        if (i - start == tokenEntry.length && java.util.Arrays.equals(environ, start, i, tokenEntry, 0,
+        int length = i - start;
+        boolean fits = prefix ? length > tokenEntry.length : length == tokenEntry.length;
+        if (fits && java.util.Arrays.equals(environ, start, start + tokenEntry.length, tokenEntry, 0,
             tokenEntry.length)) {
           return true;
         }

@@ -159,6 +159,10 @@ public final class Scheduler {
   public RunReport run(RunOptions options) {
     Instant started = clock.instant();
     long runId = store.runStarted(started, ProcessHandle.current().pid());
+    int leftovers = launcher.stopLeftovers(jobsRoot, config.agent().killGrace());
+    if (leftovers > 0) {
+      log.warn("stopped {} process(es) that agents of an earlier, killed run left running", leftovers);
+    }
     int interrupted = store.interruptRunningJobs(started);
     if (interrupted > 0) {
       log.info("{} job(s) left running by an earlier session were recorded as interrupted", interrupted);
@@ -167,6 +171,7 @@ public final class Scheduler {
     SyncResult sync = store.sync(backlogs.current().items(), started);
     load(s.items);
     s.filter = options.filter().asOfRunStart(s.items.values());
+    listener.runStarted(List.copyOf(s.items.values()), s.filter);
     s.summaries.restore(s.items.values());
 
     HaltReason halt;
@@ -522,13 +527,20 @@ public final class Scheduler {
     join(s, added);
   }
 
-  /** The bytes of the files directly in a job's directory (output log, prompt, result); 0 if unreadable. */
+  /**
+   * The bytes of the regular files directly in a job's directory (output log, prompt, result); 0 if
+   * unreadable. Links an agent planted there are not followed: they would count another file's size.
+   */
   static long directoryBytes(Path dir) {
     long bytes = 0;
     try (java.nio.file.DirectoryStream<Path> files = java.nio.file.Files.newDirectoryStream(dir)) {
       for (Path file : files) {
         try {
-          bytes += java.nio.file.Files.size(file);
+          java.nio.file.attribute.BasicFileAttributes attributes = java.nio.file.Files.readAttributes(file,
+              java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+          if (attributes.isRegularFile()) {
+            bytes += attributes.size();
+          }
         } catch (java.io.IOException e) {
           // gone in between: not counted
         }

@@ -94,7 +94,7 @@ class LogsCliTest {
   void escape_sequences_an_agent_wrote_are_shown_not_sent_to_the_terminal() throws Exception {
     run("  - {id: E, title: e}\n");
     String out = cli("logs", "E").out();
-    assertTrue(out.contains("red ^[[31mtext"), out);
+    assertTrue(out.contains("red \\x1b[31mtext"), out);
     assertFalse(out.contains("\u001b"), out);
   }
 

@@ -109,6 +109,58 @@ class HostileStateIT {
   }
 
   @Test
+  void ctrl_c_while_a_run_waits_for_the_lock_ends_it_with_exit_130_and_the_next_run_finishes_the_work()
+      throws Exception {
+    String javaBin = ProcessHandle.current().info().command().orElse("java");
+    project("""
+        #!/usr/bin/env bash
+        echo "$ORCHESTRATE_ITEM_ID $ORCHESTRATE_PHASE" >> calls.txt
+        if [ "$ORCHESTRATE_ITEM_ID $ORCHESTRATE_PHASE" = "I1 first" ]; then
+          exec "%s" -cp "%s" dev.orchestrate.e2e.HoldWriteLock state/state.db 120 holding </dev/null
+        fi
+        for i in $(seq 600); do [ -s holding ] && break; sleep 0.1; done
+        exit 0
+        """.formatted(javaBin, System.getProperty("java.class.path")), 2, "execution: {max_wip: 2, max_concurrent: 2}");
+    Path err = dir.resolve("run.err");
+    Process run = Launcher.builder(dir, "--state", "state", "--quiet", "run").redirectError(err.toFile())
+        .redirectOutput(dir.resolve("run.out").toFile()).start();
+    try {
+      assertTrue(Processes.await(Duration.ofSeconds(90), () -> {
+        try {
+          return Files.exists(err) && Files.readString(err).contains("is locked by another process; waiting");
+        } catch (java.io.IOException e) {
+          return false;
+        }
+      }), "the run says it waits");
+
+      Processes.signal(run, "INT");
+
+      assertTrue(run.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "Ctrl-C ends the wait");
+      assertEquals(130, run.exitValue(), Files.readString(err));
+      List<String> lines = Files.readString(err).lines().toList();
+      assertEquals(2, lines.size(), lines.toString());
+      assertTrue(lines.get(1).startsWith("orchestrate: error: state database " + dir.resolve("state/state.db")
+          + " is locked by another process; stopped while waiting for it"), lines.get(1));
+    } finally {
+      run.destroyForcibly();
+      Processes.killIfRunning(dir.resolve("holding"));
+    }
+    assertTrue(Processes.await(Duration.ofSeconds(30), () -> {
+      try {
+        return !Processes.running(Processes.pid(dir.resolve("holding")));
+      } catch (java.io.IOException e) {
+        return true;
+      }
+    }), "the lock holder is gone");
+    Files.writeString(dir.resolve("agent.sh"), "#!/usr/bin/env bash\necho \"$ORCHESTRATE_ITEM_ID $ORCHESTRATE_PHASE\" >> calls.txt\n");
+
+    Launcher.Result again = Launcher.run(dir, "--state", "state", "--quiet", "run");
+
+    assertEquals(0, again.exitCode(), again.err());
+    assertEquals(List.of("2"), Db.column(dir.resolve("state/state.db"), "SELECT count(*) FROM items WHERE status = 'done'"));
+  }
+
+  @Test
   void memory_add_waits_for_a_lock_held_past_the_busy_timeout_says_so_once_and_adds() throws Exception {
     Path db = dir.resolve("state/state.db");
     assertEquals(0, Launcher.run(dir, "--state", "state", "memory", "add", "--kind", "semantic", "first").exitCode());

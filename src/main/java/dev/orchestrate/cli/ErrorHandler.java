@@ -4,6 +4,7 @@ import dev.orchestrate.backlog.Problem;
 import dev.orchestrate.backlog.ValidationException;
 import dev.orchestrate.store.StateLockedException;
 import dev.orchestrate.limits.Quote;
+import dev.orchestrate.store.StoreInterruptedException;
 import java.io.PrintWriter;
 import java.util.List;
 import picocli.CommandLine;
@@ -41,12 +42,14 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
     } else if (ex instanceof CliException c) {
       err.println(line(c.getMessage()));
       code = c.exitCode();
+    } else if (ex instanceof StoreInterruptedException) {
+      err.println(line(ex.getMessage()));
+      code = ExitCode.INTERRUPTED;
     } else if (ex instanceof StateLockedException) {
       err.println(line(ex.getMessage()));
       code = ExitCode.LOCKED;
     } else {
-      String msg = ex.getMessage() == null ? ex.getClass().getSimpleName() : ex.getMessage();
-      err.println(line(msg) + (root.debug() ? "" : " (run with -vv for details)"));
+      err.println(line(withIoCause(ex)) + (root.debug() ? "" : " (run with -vv for details)"));
       code = ExitCode.WORK_FAILED;
     }
     if (root.debug()) {
@@ -60,5 +63,25 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
   static String line(String message) {
     return "orchestrate: error: " + TerminalText.safe(Quote.line(message == null ? "" : message.strip(),
         MAX_LINE_CHARS));
+  }
+
+  /**
+   * The message, plus the I/O failure under it when the message does not say it already ("could
+   * not prepare job directory …" says where, its cause says why: "No space left on device").
+   */
+  static String withIoCause(Exception ex) {
+    String msg = ex.getMessage() == null ? ex.getClass().getSimpleName() : ex.getMessage();
+    for (Throwable c = ex.getCause(); c != null; c = c.getCause()) {
+      if (c instanceof java.io.IOException io && io.getMessage() != null) {
+        if (!msg.contains(io.getMessage())) {
+          msg += ": " + io.getMessage();
+        }
+        if (io.getMessage().contains("No space left on device")) {
+          msg += " (the disk is full: free space there and run the command again; everything recorded before is kept)";
+        }
+        break;
+      }
+    }
+    return msg;
   }
 }

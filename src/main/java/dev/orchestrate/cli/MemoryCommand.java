@@ -179,7 +179,9 @@ final class MemoryCommand implements Callable<Integer> {
       description = {"Import memories from a JSON Lines file, one per line, in file order:",
           "  {\"id\": \"optional\", \"kind\": \"semantic|procedural|episodic\",",
           "   \"title\": \"optional\", \"content\": \"...\", \"tags\": [\"optional\"]}",
-          "Every line is checked first: a bad line is named and nothing is imported."})
+          "Every line is checked first: a bad line is named and nothing is imported.",
+          "A line without an id gets one derived from its content: importing the same file again",
+          "(say after an import was killed part-way) updates those memories, it does not add them twice."})
   static final class ImportCommand implements Callable<Integer> {
     @ParentCommand
     MemoryCommand parent;
@@ -190,7 +192,7 @@ final class MemoryCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE", description = "The JSON Lines file")
     Path file;
 
-    @Option(names = "--json", description = "Print {\"kind\": \"memory_import\", \"imported\": N} on stdout")
+    @Option(names = "--json", description = "Print {\"kind\": \"memory_import\", \"imported\": N, \"added\": M} on stdout")
     boolean json;
 
     @Override
@@ -199,12 +201,15 @@ final class MemoryCommand implements Callable<Integer> {
         throw CliException.usage("import file " + file + " " + InputFiles.whyNotAFile(file));
       }
       long imported;
+      long added;
       try {
         JsonLinesImport.validate(file);
         StateDirectory dir = parent.root.stateDirectory();
         try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(dir.database());
             JsonLinesImport.Records records = JsonLinesImport.open(file)) {
+          long before = repo.size();
           imported = repo.importAll(records, Instant.now());
+          added = repo.size() - before;
         }
       } catch (MemoryException e) {
         throw CliException.usage(e.getMessage());
@@ -213,9 +218,11 @@ final class MemoryCommand implements Callable<Integer> {
       if (json) {
         Map<String, Object> doc = Json.envelope("memory_import");
         doc.put("imported", imported);
+        doc.put("added", added);
         Json.print(out, doc);
       } else {
-        out.println("imported " + imported + (imported == 1 ? " memory" : " memories") + " from " + file);
+        out.println("imported " + imported + (imported == 1 ? " memory" : " memories") + " from " + file
+            + (added == imported ? "" : ": " + added + " new, " + (imported - added) + " already there (updated)"));
         out.flush();
       }
       return ExitCode.OK;

@@ -17,6 +17,7 @@ import dev.orchestrate.scheduler.RunOptions;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.RunReport;
 import dev.orchestrate.scheduler.Scheduler;
+import dev.orchestrate.store.BusyWait;
 import dev.orchestrate.store.RunLock;
 import dev.orchestrate.store.SqliteMemoryRepository;
 import dev.orchestrate.store.SqliteRetention;
@@ -241,6 +242,11 @@ final class RunCommand implements Callable<Integer> {
       SqliteStateRepository store, SqliteMemoryRepository memories, RunListener progress, PrintWriter err,
       boolean quiet, RunOptions options) {
     Scheduler scheduler = scheduler(config, backlogs, dir, clock, store, memories, progress, err, quiet);
+    // A write lock held by another process is waited out, said once on stderr; Ctrl-C ends the wait.
+    store.busyWait(BusyWait.stoppable(line -> {
+      err.println(line);
+      err.flush();
+    }, scheduler::stopRequested));
     try (StopSignals signals = StopSignals.install(scheduler::requestStop)) {
       return scheduler.run(options);
     }

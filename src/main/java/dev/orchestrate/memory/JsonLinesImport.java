@@ -4,13 +4,22 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
-import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -18,10 +27,18 @@ import java.util.NoSuchElementException;
 /**
  * Reads {@code memory import} files: JSON Lines, one object per line
  * {@code {"id"?, "kind", "title"?, "content", "tags"?}}; blank lines are skipped. Streaming, so a
- * million lines never sit in memory at once.
+ * million lines never sit in memory at once: one line at a time, at most {@link #MAX_LINE_BYTES}.
+ *
+ * <p>A line without an id gets one derived from what it says ({@link #contentId}), so importing
+ * the same file again, after a kill part-way or not, updates the rows the first import wrote
+ * instead of adding them a second time: a re-import converges.
+ *
+ * <p>The file must be UTF-8; a byte sequence that is not is named by line and byte column.
  */
 public final class JsonLinesImport {
   private static final JsonFactory FACTORY = new JsonFactory();
+  /** The longest line read: far beyond a memory's capped content, small enough to hold. */
+  public static final int MAX_LINE_BYTES = 4 * 1024 * 1024;
 
   private JsonLinesImport() {
   }
@@ -41,9 +58,28 @@ public final class JsonLinesImport {
   /** The records of {@code file}, in order; close it when done. */
   public static Records open(Path file) {
     try {
-      return new Records(file, Files.newBufferedReader(file, StandardCharsets.UTF_8));
+      return new Records(file, Files.newInputStream(file));
     } catch (IOException e) {
       throw new MemoryException("cannot read " + file + ": " + e.getMessage());
+    }
+  }
+
+  /**
+   * The id of a memory imported without one: {@code i-} and 20 hex digits of the SHA-256 of its
+   * kind, title, content and tags. Two lines saying the same thing are one memory.
+   */
+  static String contentId(NewMemory m) {
+    try {
+      MessageDigest sha = MessageDigest.getInstance("SHA-256");
+      List<String> parts = new ArrayList<>(List.of(m.kind().key(), m.title(), m.content()));
+      parts.addAll(m.tags());
+      for (String part : parts) {
+        sha.update(part.getBytes(StandardCharsets.UTF_8));
+        sha.update((byte) 0xff); // in no UTF-8 text: parts cannot run into each other
+      }
+      return "i-" + HexFormat.of().formatHex(sha.digest(), 0, 10);
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
     }
   }
 
@@ -95,7 +131,9 @@ public final class JsonLinesImport {
     } catch (IllegalArgumentException e) {
       throw new MemoryException(where + e.getMessage());
     }
-    return new NewMemory(id, parsed, title, content, tags, null).capped();
+    NewMemory memory = new NewMemory(id, parsed, title, content, tags, null).capped();
+    return id != null ? memory : new NewMemory(contentId(memory), memory.kind(), memory.title(), memory.content(),
+        memory.tags(), null, memory.truncated());
   }
 
   private static String text(JsonParser p, JsonToken value, String where, String field) throws IOException {
@@ -129,13 +167,19 @@ public final class JsonLinesImport {
   /** An iterator over the records of a file that must be closed. */
   public static final class Records implements Iterator<NewMemory>, AutoCloseable {
     private final Path file;
-    private final BufferedReader reader;
+    private final InputStream in;
+    private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT);
+    private byte[] line = new byte[8192];
+    private final byte[] buffer = new byte[64 * 1024];
+    private int position;
+    private int limit;
     private long lineNumber;
     private NewMemory next;
 
-    private Records(Path file, BufferedReader reader) {
+    private Records(Path file, InputStream in) {
       this.file = file;
-      this.reader = reader;
+      this.in = in;
     }
 
     @Override
@@ -144,11 +188,12 @@ public final class JsonLinesImport {
         return true;
       }
       try {
-        String line;
-        while ((line = reader.readLine()) != null) {
+        int length;
+        while ((length = readLine()) >= 0) {
           lineNumber++;
-          if (!line.isBlank()) {
-            next = parse(line, file, lineNumber);
+          String text = decode(length);
+          if (!text.isBlank()) {
+            next = parse(text, file, lineNumber);
             return true;
           }
         }
@@ -156,6 +201,59 @@ public final class JsonLinesImport {
       } catch (IOException e) {
         throw new MemoryException("cannot read " + file + ": " + e.getMessage());
       }
+    }
+
+    /** Reads the next line's bytes (without its newline) into {@link #line}; -1 at the end of the file. */
+    private int readLine() throws IOException {
+      int length = 0;
+      while (true) {
+        if (position == limit) {
+          limit = Math.max(0, in.read(buffer));
+          position = 0;
+          if (limit == 0) {
+            return length == 0 ? -1 : length;
+          }
+        }
+        int end = position;
+        while (end < limit && buffer[end] != '\n') {
+          end++;
+        }
+        int n = end - position;
+        if (length + n > line.length) {
+          if (length + n > MAX_LINE_BYTES) {
+            throw new MemoryException(file + ":" + (lineNumber + 1) + ": the line is longer than "
+                + MAX_LINE_BYTES / (1024 * 1024) + " MiB (one memory per line; its content is capped at "
+                + NewMemory.CONTENT_CHARS + " characters anyway)");
+          }
+          line = Arrays.copyOf(line, Math.min(MAX_LINE_BYTES, Math.max(length + n, line.length * 2)));
+        }
+        System.arraycopy(buffer, position, line, length, n);
+        length += n;
+        position = end;
+        if (end < limit) {
+          position++; // the newline
+          return length;
+        }
+      }
+    }
+
+    /** The line as text; a byte sequence that is not UTF-8 is an error naming its line and byte column. */
+    private String decode(int length) {
+      int start = lineNumber == 1 && length >= 3 && (line[0] & 0xff) == 0xEF && (line[1] & 0xff) == 0xBB
+          && (line[2] & 0xff) == 0xBF ? 3 : 0; // a byte order mark some editors write
+      ByteBuffer bytes = ByteBuffer.wrap(line, start, length - start);
+      CharBuffer chars = CharBuffer.allocate(length - start);
+      decoder.reset();
+      CoderResult result = decoder.decode(bytes, chars, true);
+      if (!result.isError()) {
+        result = decoder.flush(chars);
+      }
+      if (result.isError()) {
+        throw new MemoryException(file + ":" + lineNumber + ":" + (bytes.position() + 1)
+            + ": not valid UTF-8 (byte 0x" + HexFormat.of().toHexDigits(line[bytes.position()])
+            + "); save the file as UTF-8");
+      }
+      return chars.flip().toString();
     }
 
     @Override
@@ -171,7 +269,7 @@ public final class JsonLinesImport {
     @Override
     public void close() {
       try {
-        reader.close();
+        in.close();
       } catch (IOException ignored) {
         // read-only; nothing to lose
       }

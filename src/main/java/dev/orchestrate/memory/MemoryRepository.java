@@ -35,9 +35,14 @@ public interface MemoryRepository extends AutoCloseable {
 
   /**
    * Writes memories in order, in large transactions with one reused statement; returns how many.
-   * The caller validates first: a failure part-way leaves the batches committed so far.
+   * The caller validates first: a failure part-way leaves the batches committed so far, and since
+   * every memory has an id (given, or derived from its content), writing the same ones again
+   * updates those rows instead of adding new ones.
    */
   long importAll(Iterator<NewMemory> memories, Instant now);
+
+  /** Every row of the store, superseded ones included (for what an import added). */
+  long size();
 
   /** What {@link #compact} would do, without changing anything; {@code sampleLimit} caps the ids listed. */
   MemoryCompaction preview(int keepRecent, int sampleLimit);

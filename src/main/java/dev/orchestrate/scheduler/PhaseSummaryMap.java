@@ -48,6 +48,19 @@ public final class PhaseSummaryMap {
   }
 
   /**
+   * The summary an item's next phase is given: the map's entry or, when the map has none, the
+   * summary persisted with the item, put back into the map as {@link #restore} does at the start
+   * of a session. An item removed from the backlog and listed again during a run was swept from
+   * the map meanwhile; its context is not lost with the entry.
+   */
+  public Optional<String> forSpawn(ItemState item) {
+    if (!summaries.containsKey(item.id())) {
+      restore(java.util.List.of(item));
+    }
+    return get(item.id());
+  }
+
+  /**
    * The one way out for an item that reached Done or Blocked: called as the last step, after the
    * status change is committed.
    */

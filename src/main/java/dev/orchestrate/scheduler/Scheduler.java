@@ -436,7 +436,7 @@ public final class Scheduler {
     }
     // The summary is copied into the job here: whatever happens to the map later, this phase
     // has what it started with.
-    String previousSummary = s.summaries.get(item.id()).orElse(null);
+    String previousSummary = s.summaries.forSpawn(item).orElse(null);
     JobRequest request = new JobRequest(item.id(), phase.name(), attempt,
         PromptBuilder.build(new PromptInput(item.definition(), phase,
             progress.status() == ItemStatus.SCOPING ? "pre-phase" : "phase", attempt,

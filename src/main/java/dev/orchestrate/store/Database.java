@@ -20,7 +20,7 @@ import org.sqlite.SQLiteConfig;
 public final class Database {
   /** Migration scripts in order; script N brings the schema to user_version N. */
   private static final List<String> MIGRATIONS = List.of("V1__initial.sql", "V2__memory.sql", "V3__turns.sql",
-      "V4__item_origin.sql", "V5__structures.sql", "V6__retention.sql");
+      "V4__item_origin.sql", "V5__structures.sql", "V6__retention.sql", "V7__relative_job_paths.sql");
   static final int BUSY_TIMEOUT_MS = 10_000;
 
   private Database() {
@@ -140,29 +140,43 @@ public final class Database {
     }
   }
 
+  /**
+   * Applies the missing migrations, each in its own transaction, like every other write: a lock
+   * held by another process is waited out, and the version is read again under the lock, so two
+   * processes opening an old state at once migrate it once.
+   */
   private static void migrate(Connection connection, Path file) {
-    try (Statement st = connection.createStatement()) {
-      int version = schemaVersion(connection, file);
-      if (version > MIGRATIONS.size()) {
-        throw newerSchema(file, version);
-      }
-      for (int v = version; v < MIGRATIONS.size(); v++) {
-        connection.setAutoCommit(false);
-        try {
-          for (String sql : statements(load(MIGRATIONS.get(v)))) {
-            st.executeUpdate(sql);
-          }
-          st.executeUpdate("PRAGMA user_version = " + (v + 1));
-          connection.commit();
-        } catch (SQLException | RuntimeException e) {
-          connection.rollback();
-          throw e;
-        } finally {
-          connection.setAutoCommit(true);
+    int version = schemaVersion(connection, file);
+    if (version > MIGRATIONS.size()) {
+      throw newerSchema(file, version);
+    }
+    if (version == MIGRATIONS.size()) {
+      return;
+    }
+    Jdbc jdbc = new Jdbc(connection, file);
+    for (int v = version; v < MIGRATIONS.size(); v++) {
+      int next = v;
+      jdbc.inTransaction(() -> {
+        if (schemaVersion(connection, file) > next) {
+          return; // migrated by another process meanwhile
         }
-      }
-    } catch (SQLException e) {
-      throw new StoreException(describe(file, e), e);
+        for (String sql : statements(load(MIGRATIONS.get(next)))) {
+          jdbc.execute(sql);
+        }
+        try {
+          codeStep(MIGRATIONS.get(next), connection, file);
+        } catch (SQLException e) {
+          throw jdbc.failure(MIGRATIONS.get(next), e);
+        }
+        jdbc.execute("PRAGMA user_version = " + (next + 1));
+      });
+    }
+  }
+
+  /** The part of a migration SQL cannot do, in the migration's transaction. */
+  private static void codeStep(String migration, Connection connection, Path file) throws SQLException {
+    if (migration.equals("V7__relative_job_paths.sql")) {
+      JobLogPaths.relativizeAll(connection, file.toAbsolutePath().getParent());
     }
   }
 
@@ -202,15 +216,44 @@ public final class Database {
     }
   }
 
-  private static String describe(Path file, SQLException e) {
+  static String describe(Path file, SQLException e) {
+    String classified = classified(file, e);
+    return classified != null ? classified : "state database " + file + ": " + e.getMessage();
+  }
+
+  /**
+   * One line for the failures a user has to act on, saying what happened and where; null for
+   * the others. SQLite reports a full file system (or a database at its size limit) as
+   * SQLITE_FULL, a failed read or write (a file size limit, a disk gone) as SQLITE_IOERR_*, and a
+   * database file deleted or moved while open as SQLITE_READONLY_DBMOVED.
+   */
+  static String classified(Path file, SQLException e) {
     String msg = String.valueOf(e.getMessage());
+    String code = e instanceof org.sqlite.SQLiteException s && s.getResultCode() != null
+        ? s.getResultCode().name() : "";
+    String where = file == null ? "the state database" : "state database " + file;
+    Path dir = file == null ? null : file.toAbsolutePath().getParent();
+    if (code.startsWith("SQLITE_FULL") || msg.contains("database or disk is full")) {
+      return where + ": the disk is full (or the database reached its size limit), so the last change was not"
+          + " recorded; free space on the file system holding " + (dir == null ? "it" : dir)
+          + " and run the command again (everything recorded before is kept)";
+    }
+    if (code.startsWith("SQLITE_IOERR") || msg.contains("disk I/O error")) {
+      return where + ": disk I/O error (" + (code.isEmpty() ? "SQLITE_IOERR" : code) + "), so the last change was"
+          + " not recorded; check the file system holding " + (dir == null ? "it" : dir)
+          + " (full? a file size limit? read-only? unmounted?) and run the command again";
+    }
+    if (code.equals("SQLITE_READONLY_DBMOVED")) {
+      return where + " was moved or deleted while in use (an agent with write access to the state directory?);"
+          + " restore the state directory from a copy or start a new one (--state), and keep agents out of it";
+    }
     if (msg.contains("SQLITE_NOTADB") || msg.contains("not a database")) {
-      return "state database " + file + " is not a SQLite database (move it away or point --state elsewhere)";
+      return where + " is not a SQLite database (move it away or point --state elsewhere)";
     }
     if (msg.contains("SQLITE_CANTOPEN")) {
-      return "cannot open the state database " + file + " (check the directory exists and is writable)";
+      return "cannot open the " + where + " (check the directory exists and is writable)";
     }
-    return "state database " + file + ": " + msg;
+    return null;
   }
 
   /**

@@ -63,7 +63,7 @@ public final class OrphanJobDirectories {
     }
     int deleted = 0;
     for (Path orphan : sorted(candidates)) {
-      if (JobDirectories.delete(orphan, "the orphaned job directory")) {
+      if (JobDirectories.delete(dir.jobs(), orphan, "the orphaned job directory")) {
         deleted++;
       }
     }

@@ -20,7 +20,7 @@ public final class SqliteEventLog implements EventLog {
 
   private SqliteEventLog(Connection connection, Path file) {
     this.connection = connection;
-    this.jdbc = new Jdbc(connection, "state database " + file);
+    this.jdbc = new Jdbc(connection, file);
   }
 
   public static SqliteEventLog open(Path file) {

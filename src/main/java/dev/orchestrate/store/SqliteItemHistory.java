@@ -19,6 +19,7 @@ public final class SqliteItemHistory implements AutoCloseable {
 
   private final Connection connection;
   private final Jdbc jdbc;
+  private final Path root;
 
   /** One agent answer kept as a turn: what the agent reported for an attempt of a phase. */
   public record Answer(String phase, int attempt, String text) {
@@ -26,7 +27,13 @@ public final class SqliteItemHistory implements AutoCloseable {
 
   private SqliteItemHistory(Connection connection, Path file) {
     this.connection = connection;
-    this.jdbc = new Jdbc(connection, "state database " + file);
+    this.jdbc = new Jdbc(connection, file);
+    this.root = file.toAbsolutePath().getParent();
+  }
+
+  /** A job row, its log path resolved against the state directory read (rows store it relative). */
+  private JobRecord job(java.sql.ResultSet rs) throws java.sql.SQLException {
+    return SqliteStateRepository.job(rs, root);
   }
 
   /** Opens the database at {@code file}, which must exist. */
@@ -36,19 +43,19 @@ public final class SqliteItemHistory implements AutoCloseable {
 
   /** The item's jobs that retention kept, oldest first. */
   public List<JobRecord> jobs(String itemId) {
-    return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id", SqliteStateRepository::job,
+    return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id", this::job,
         itemId);
   }
 
   public Optional<JobRecord> job(long id) {
-    return jdbc.queryOne("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?", SqliteStateRepository::job, id);
+    return jdbc.queryOne("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?", this::job, id);
   }
 
   /** Every item's latest job, by item id. */
   public Map<String, JobRecord> latestJobs() {
     Map<String, JobRecord> latest = new LinkedHashMap<>();
     jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id IN (SELECT MAX(id) FROM jobs GROUP BY item_id)",
-        SqliteStateRepository::job).forEach(job -> latest.put(job.itemId(), job));
+        this::job).forEach(job -> latest.put(job.itemId(), job));
     return latest;
   }
 

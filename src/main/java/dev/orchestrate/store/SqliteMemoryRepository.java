@@ -43,10 +43,15 @@ public final class SqliteMemoryRepository implements MemoryRepository {
   private final boolean ownsConnection;
 
   SqliteMemoryRepository(Connection connection, Path file, boolean ownsConnection) {
-    this.connection = connection;
+    this(new Jdbc(connection, file), file, ownsConnection);
+  }
+
+  /** On {@code jdbc}'s connection, sharing its transactions, file check and busy waiting. */
+  SqliteMemoryRepository(Jdbc jdbc, Path file, boolean ownsConnection) {
+    this.connection = jdbc.connection();
     this.file = file;
     this.ownsConnection = ownsConnection;
-    this.jdbc = new Jdbc(connection, "state database " + file);
+    this.jdbc = jdbc;
   }
 
   public static SqliteMemoryRepository open(Path file) {
@@ -132,7 +137,7 @@ public final class SqliteMemoryRepository implements MemoryRepository {
         total += jdbc.inTransaction(() -> importBatch(ps, memories, now));
       }
     } catch (SQLException e) {
-      throw new StoreException("state database " + file + ": import failed: " + e.getMessage(), e);
+      throw jdbc.failure("memory import", e);
     }
     long imported = total;
     if (imported > 0) {
@@ -167,8 +172,13 @@ public final class SqliteMemoryRepository implements MemoryRepository {
       TruncatedWrites.count(jdbc, "memory", truncated);
       return n;
     } catch (SQLException e) {
-      throw new StoreException("state database " + file + ": import failed: " + e.getMessage(), e);
+      throw jdbc.failure("memory import", e);
     }
+  }
+
+  @Override
+  public long size() {
+    return jdbc.queryLong("SELECT COUNT(*) FROM memories");
   }
 
   @Override

@@ -105,15 +105,19 @@ public final class SqliteRetention implements AutoCloseable {
 
   private final Connection owned;
   private final Jdbc jdbc;
+  /** The state directory the database is in: job log paths are relative to it, and only its jobs/ is deleted from. */
+  private final Path root;
 
-  SqliteRetention(Jdbc jdbc) {
+  SqliteRetention(Jdbc jdbc, Path file) {
     this.owned = null;
     this.jdbc = jdbc;
+    this.root = file.toAbsolutePath().getParent();
   }
 
   private SqliteRetention(Connection connection, Path file) {
     this.owned = connection;
-    this.jdbc = new Jdbc(connection, "state database " + file);
+    this.jdbc = new Jdbc(connection, file);
+    this.root = file.toAbsolutePath().getParent();
   }
 
   /** Opens its own connection (for {@code compact}); a run uses {@link SqliteStateRepository#retention()}. */
@@ -334,9 +338,9 @@ public final class SqliteRetention implements AutoCloseable {
     // the next full compact sweeps orphans), never a row whose log was deleted under it.
     for (Row row : walk.delete) {
       if (row.extra() != null) {
-        Path dir = jobDirectory(Path.of(row.extra()));
+        Path dir = jobDirectory(JobLogPaths.resolve(root, row.extra()));
         if (dir != null) {
-          JobDirectories.delete(dir, "the log directory of a pruned job");
+          JobDirectories.delete(root.resolve("jobs"), dir, "the log directory of a pruned job");
         }
       }
     }

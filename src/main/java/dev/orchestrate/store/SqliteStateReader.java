@@ -35,7 +35,7 @@ public final class SqliteStateReader implements AutoCloseable {
 
   private SqliteStateReader(Connection connection, Path file) {
     this.connection = connection;
-    this.jdbc = new Jdbc(connection, "state database " + file);
+    this.jdbc = new Jdbc(connection, file);
     this.schemaVersion = Database.schemaVersion(connection, file);
   }
 

@@ -44,7 +44,7 @@ public final class SqliteStateRepository implements StateRepository {
   private SqliteStateRepository(Connection connection, Path file) {
     this.connection = connection;
     this.file = file;
-    this.jdbc = new Jdbc(connection, "state database " + file);
+    this.jdbc = new Jdbc(connection, file);
   }
 
   public static SqliteStateRepository open(Path file) {
@@ -57,12 +57,20 @@ public final class SqliteStateRepository implements StateRepository {
    * leaves the connection open; closing this repository closes it.
    */
   public SqliteMemoryRepository memoryRepository() {
-    return new SqliteMemoryRepository(connection, file, false);
+    return new SqliteMemoryRepository(jdbc, file, false);
+  }
+
+  /**
+   * How this repository waits when another process holds the database's write lock: a run passes
+   * its stop request, so that Ctrl-C ends a wait, and where to say that it waits.
+   */
+  public void busyWait(BusyWait wait) {
+    jdbc.busyWait(wait);
   }
 
   /** Retention maintenance on this repository's connection (the run's scheduler thread). */
   public SqliteRetention retention() {
-    return new SqliteRetention(jdbc);
+    return new SqliteRetention(jdbc, file);
   }
 
   /** Records one sample of every structure's size for the trend of {@code stats}. */
@@ -247,7 +255,7 @@ public final class SqliteStateRepository implements StateRepository {
         INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, log_path)
         VALUES (?, ?, ?, ?, 'running', ?, ?)""",
         start.runId(), start.itemId(), start.phase(), start.attempt(), start.startedAt().toEpochMilli(),
-        start.logPath() == null ? null : start.logPath().toString());
+        start.logPath() == null ? null : JobLogPaths.relative(stateRoot(), start.logPath()));
   }
 
   @Override
@@ -296,15 +304,28 @@ public final class SqliteStateRepository implements StateRepository {
     }
     return jdbc.query("""
         SELECT id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason
-        FROM jobs ORDER BY id DESC LIMIT ?""", SqliteStateRepository::job, limit);
+        FROM jobs ORDER BY id DESC LIMIT ?""", this::job, limit);
   }
 
-  static JobRecord job(ResultSet rs) throws SQLException {
+  /** The state directory: the database's own, so a copy of it resolves its job logs in itself. */
+  private Path stateRoot() {
+    return file.toAbsolutePath().getParent();
+  }
+
+  private JobRecord job(ResultSet rs) throws SQLException {
+    return job(rs, stateRoot());
+  }
+
+  /**
+   * A job row; its log path (stored relative to the state directory, see {@link JobLogPaths})
+   * resolved against {@code root}, the directory of the database it was read from.
+   */
+  static JobRecord job(ResultSet rs, Path root) throws SQLException {
     String log = rs.getString("log_path");
     return new JobRecord(rs.getLong("id"), rs.getLong("run_id"), rs.getString("item_id"), rs.getString("phase"),
         rs.getInt("attempt"), JobState.valueOf(rs.getString("state").toUpperCase(Locale.ROOT)),
         rs.getString("result"), Instant.ofEpochMilli(rs.getLong("started_at")), instant(rs, "ended_at"),
-        integer(rs, "exit_code"), log == null ? null : Path.of(log), rs.getString("reason"));
+        integer(rs, "exit_code"), log == null ? null : JobLogPaths.resolve(root, log), rs.getString("reason"));
   }
 
   @Override

@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -45,7 +44,7 @@ public final class SqliteStats implements AutoCloseable {
   private SqliteStats(Connection connection, Path file) {
     this.connection = connection;
     this.file = file;
-    this.jdbc = new Jdbc(connection, "state database " + file);
+    this.jdbc = new Jdbc(connection, file);
   }
 
   /** Opens (and migrates, like every command) an existing state database. */
@@ -99,22 +98,14 @@ public final class SqliteStats implements AutoCloseable {
    * @throws StoreException when the database is busy or cannot be written
    */
   public int recordSample(String source, Instant at) {
-    busyTimeout(SAMPLE_BUSY_TIMEOUT_MS);
+    jdbc.busyWait(BusyWait.atMost(SAMPLE_BUSY_TIMEOUT_MS));
     try {
       return jdbc.inTransaction(() -> {
         StatsSamples.record(jdbc, file, source, at);
         return StatsSamples.prune(jdbc, at);
       });
     } finally {
-      busyTimeout(Database.BUSY_TIMEOUT_MS);
-    }
-  }
-
-  private void busyTimeout(int ms) {
-    try (Statement st = connection.createStatement()) {
-      st.execute("PRAGMA busy_timeout = " + ms);
-    } catch (SQLException e) {
-      throw new StoreException("state database " + file + ": cannot set the busy timeout: " + e.getMessage(), e);
+      jdbc.busyWait(BusyWait.standard());
     }
   }
 

@@ -1,7 +1,7 @@
 package dev.orchestrate.store;
 
 /** A failure of the state database that the user has to act on (corrupt file, newer schema, disk full). */
-public final class StoreException extends RuntimeException {
+public class StoreException extends RuntimeException {
   public StoreException(String message, Throwable cause) {
     super(message, cause);
   }

@@ -70,6 +70,19 @@ class PhaseSummaryMapTest {
   }
 
   @Test
+  void a_spawn_after_a_sweep_falls_back_to_the_persisted_summary_and_puts_it_back() {
+    ItemState relisted = new ItemState(item("A"), 1, true,
+        new Progress(ItemStatus.IN_PROGRESS, "build", 0, null, null, null, "designed", null));
+    map.put("A", "designed");
+    map.sweep(id -> false); // A was not listed for a tick
+
+    assertEquals(Optional.of("designed"), map.forSpawn(relisted));
+    assertEquals(1, map.size());
+    map.put("A", "built");
+    assertEquals(Optional.of("built"), map.forSpawn(relisted), "the map's newer entry wins over the item read earlier");
+  }
+
+  @Test
   void a_debug_line_says_so_when_it_holds_more_than_100_entries_and_only_then() {
     Logger logger = (Logger) LoggerFactory.getLogger(PhaseSummaryMap.class);
     ListAppender<ILoggingEvent> lines = new ListAppender<>();

@@ -41,7 +41,7 @@ class SqliteRetentionTest {
   void open() {
     connection = Database.open(dir.resolve("state/state.db"));
     jdbc = new Jdbc(connection, "test");
-    retention = new SqliteRetention(jdbc);
+    retention = new SqliteRetention(jdbc, dir.resolve("state/state.db"));
   }
 
   @AfterEach

@@ -1,0 +1,5 @@
+-- Job log paths become relative to the state directory (jobs/<job directory>/output.log), so a
+-- copied or moved state directory refers to its own job directories and `compact` on a copy can
+-- never delete the original's logs. SQL cannot know the directory the database is opened from:
+-- the rewrite of existing rows is the code step JobLogPaths.relativizeAll, run by Database.migrate
+-- in this migration's transaction. New rows are written relative by SqliteStateRepository.

@@ -15,6 +15,10 @@ import java.util.Map;
  * @param logMaxBytes    cap of each per-job log file
  * @param outputTailChars how much of the end of stdout/stderr is kept in memory and used as the
  *                       summary / failure context
+ * @param preset         which CLI this is and how its output reads; {@code command} is the whole
+ *                       argv then
+ * @param args           the user's own flags, already appended to {@code command}
+ * @param stallTimeout   stop an agent that wrote nothing to stdout or stderr for this long; null: off
  */
 public record AgentConfig(
     List<String> command,
@@ -23,7 +27,10 @@ public record AgentConfig(
     Map<String, String> env,
     ResultFallback resultFallback,
     long logMaxBytes,
-    int outputTailChars) {
+    int outputTailChars,
+    AgentPreset preset,
+    List<String> args,
+    Duration stallTimeout) {
 
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(30);
   public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(10);
@@ -33,6 +40,20 @@ public record AgentConfig(
   public AgentConfig {
     command = List.copyOf(command);
     env = Map.copyOf(env);
+    preset = preset == null ? AgentPreset.COMMAND : preset;
+    args = List.copyOf(args);
+  }
+
+  /** A plain command agent (no preset, no stall timeout). */
+  public AgentConfig(List<String> command, Duration timeout, Duration killGrace, Map<String, String> env,
+      ResultFallback resultFallback, long logMaxBytes, int outputTailChars) {
+    this(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, AgentPreset.COMMAND,
+        List.of(), null);
+  }
+
+  public AgentConfig withStallTimeout(Duration stall) {
+    return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
+        args, stall);
   }
 
   public static AgentConfig defaults() {

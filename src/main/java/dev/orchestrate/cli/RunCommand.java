@@ -5,6 +5,7 @@ import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.context.ContextHistory;
 import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.jobs.AgentRunner;
+import dev.orchestrate.jobs.Preflight;
 import dev.orchestrate.memory.MemoryService;
 import dev.orchestrate.backlog.ExecutionConfig;
 import dev.orchestrate.retention.MaintenanceSchedule;
@@ -117,9 +118,10 @@ final class RunCommand implements Callable<Integer> {
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
     filter = checkFilter(filter, config, backlogs);
     StateDirectory dir = root.stateDirectory();
+    Optional<Preflight.Found> agentProgram = preflight(config, backlogs);
     if (dryRun) {
       return DryRun.print(spec.commandLine().getOut(), spec.commandLine().getErr(), root.quiet(), json, dir,
-          config, backlogs.current(), filter, cap != null ? cap : config.execution().phaseCap());
+          config, backlogs.current(), filter, cap != null ? cap : config.execution().phaseCap(), agentProgram);
     }
     if (config.agent().command().isEmpty()) {
       throw CliException.usage("no agent command configured: set agent.command in "
@@ -153,6 +155,22 @@ final class RunCommand implements Callable<Integer> {
       printText(out, report);
     }
     return exitCode(report);
+  }
+
+  /**
+   * The agent program must start: checked before the lock and the database, so a mistyped command
+   * exits 2 with its fix instead of blocking every item. Empty when no agent is configured.
+   */
+  private Optional<Preflight.Found> preflight(Config config, WatchedBacklogFile backlogs) {
+    if (config.agent().command().isEmpty()) {
+      return Optional.empty();
+    }
+    Preflight.Check check = Preflight.check(config.agent(), root.env().getOrDefault("PATH", System.getenv("PATH")),
+        backlogs.current().directory());
+    if (check instanceof Preflight.Problem problem) {
+      throw CliException.usage(problem.message());
+    }
+    return Optional.of((Preflight.Found) check);
   }
 
   private ItemFilter parseFilter() {

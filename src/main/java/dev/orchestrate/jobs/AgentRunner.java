@@ -61,7 +61,8 @@ public final class AgentRunner implements AgentLauncher {
     LOG.debug("started {} for {} phase {} attempt {}: {} in {}", name, request.itemId(),
         request.phase(), request.attempt(), agent.command(), request.workDir());
 
-    OutputCapture capture = OutputCapture.start(process, log, agent.outputTailChars(), name);
+    OutputCapture capture = OutputCapture.start(process, log, agent.outputTailChars(), name,
+        dev.orchestrate.jobs.presets.OutputReaders.of(agent.preset()));
     feedPrompt(process, request.prompt(), name);
     StopSignal stop = new StopSignal();
     AgentSupervisor supervisor = new AgentSupervisor(request, process, capture, stop, resultFile,

@@ -25,7 +25,14 @@ public record Usage(Long inputTokens, Long outputTokens, Long cacheReadTokens, L
   public Usage plus(Usage other) {
     return new Usage(sum(inputTokens, other.inputTokens), sum(outputTokens, other.outputTokens),
         sum(cacheReadTokens, other.cacheReadTokens), sum(cacheWriteTokens, other.cacheWriteTokens),
-        costUsd == null ? other.costUsd : other.costUsd == null ? costUsd : costUsd + other.costUsd);
+        sum(costUsd, other.costUsd));
+  }
+
+  static Double sum(Double a, Double b) {
+    if (a == null) {
+      return b;
+    }
+    return b == null ? a : Double.valueOf(a + b);
   }
 
   static Long sum(Long a, Long b) {

@@ -33,7 +33,8 @@ final class CodexReader extends JsonEvents {
         Long input = count(u.get("input_tokens"));
         Long cached = count(u.get("cached_input_tokens"));
         Long fresh = input == null ? null : Math.max(0, input - (cached == null ? 0 : cached));
-        usage = usage.plus(new Usage(fresh, count(u.get("output_tokens")), cached, null, null));
+        usage = usage.plus(new Usage(fresh, count(u.get("output_tokens")), cached,
+            count(u.get("cache_write_input_tokens")), null));
         error = null; // a later turn that completes supersedes an error reported on the way
       }
       case "turn.failed" -> error = message(event.path("error").get("message"), "Codex reported a failed turn");
@@ -49,8 +50,24 @@ final class CodexReader extends JsonEvents {
     return new AgentReport(usage, answer, error);
   }
 
+  /** Codex passes an API error on as the provider's raw JSON body: its error.message is the readable part. */
   private static String message(JsonNode node, String otherwise) {
     String text = text(node);
-    return text != null ? text : otherwise;
+    if (text == null) {
+      return otherwise;
+    }
+    if (text.startsWith("{")) {
+      try {
+        String inner = text(JSON.readTree(text).path("error").get("message"));
+        if (inner != null) {
+          return inner;
+        }
+      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+        // not JSON after all: the text as it is
+      }
+    }
+    return text;
   }
+
+  private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
 }

@@ -1,5 +1,7 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.jobs.Usage;
+import java.util.Map;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.RunRecord;
 import dev.orchestrate.store.RunLock;
@@ -43,6 +45,9 @@ final class JobsCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON document (kind \"jobs\") on stdout")
   boolean json;
 
+  /** Each shown job's usage, by job id (schema 8); a job missing here reported none. */
+  private Map<Long, Usage> usage = Map.of();
+
   /** The run header: the recorded run and whether it is still working. */
   record RunView(RunRecord run, String state) {
   }
@@ -55,16 +60,25 @@ final class JobsCommand implements Callable<Integer> {
     StateDirectory dir = root.stateDirectory();
     List<JobRecord> jobs = List.of();
     Optional<RunView> run = Optional.empty();
+    usage = Map.of();
     if (dir.hasDatabase()) {
       try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
         jobs = store.recentJobs(limit);
+        usage = store.jobUsage(jobs.stream().map(JobRecord::id).toList());
         run = store.lastRun().map(r -> new RunView(r, runState(r, dir)));
       }
     }
     Instant now = Clock.systemUTC().instant();
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      Json.print(out, toJson(run, jobs, now));
+      Map<String, Object> doc = toJson(run, jobs, now);
+      // Each row gets its usage: tokens and cost as the agent reported them, null when it did not.
+      @SuppressWarnings("unchecked")
+      List<Map<String, Object>> rows = (List<Map<String, Object>>) doc.get("jobs");
+      for (int i = 0; i < rows.size(); i++) {
+        rows.get(i).put("usage", UsageView.json(usage.getOrDefault(jobs.get(i).id(), Usage.UNKNOWN)));
+      }
+      Json.print(out, doc);
     } else {
       printText(out, dir, run, jobs, now);
     }
@@ -116,7 +130,7 @@ final class JobsCommand implements Callable<Integer> {
     return run;
   }
 
-  private static void printText(PrintWriter out, StateDirectory dir, Optional<RunView> run, List<JobRecord> jobs,
+  private void printText(PrintWriter out, StateDirectory dir, Optional<RunView> run, List<JobRecord> jobs,
       Instant now) {
     run.ifPresent(view -> out.println(header(view, now)));
     if (jobs.isEmpty()) {
@@ -125,12 +139,15 @@ final class JobsCommand implements Callable<Integer> {
       return;
     }
     Table table = new Table("ID", "ITEM", "PHASE", "ATTEMPT", "STATE", "RESULT", "STARTED", "DURATION", "EXIT",
-        "LOG");
+        "TOKENS", "COST", "LOG");
     for (JobRecord job : jobs) {
       table.add(Long.toString(job.id()), job.itemId(), job.phase(), Integer.toString(job.attempt()),
           job.state().key(), job.result() == null ? "-" : job.result(), iso(job.startedAt()),
           human(duration(job, now)) + (job.endedAt() == null ? "+" : ""),
           job.exitCode() == null ? "-" : job.exitCode().toString(),
+          UsageView.tokens(usage.getOrDefault(job.id(), Usage.UNKNOWN).totalTokens()),
+          usage.getOrDefault(job.id(), Usage.UNKNOWN).costUsd() == null ? "-"
+              : UsageView.cost(usage.get(job.id()).costUsd()),
           job.logPath() == null ? "-" : job.logPath().toString());
     }
     table.print(out);

@@ -88,6 +88,16 @@ final class RunCommand implements Callable<Integer> {
       description = "Agents running at once (default: execution.max_concurrent)")
   Integer maxConcurrent;
 
+  @Option(names = "--max-cost", paramLabel = "USD",
+      description = "Halt the run (reason budget) once the spend its agents reported reaches USD; running jobs "
+          + "finish (default: execution.max_cost_usd, none)")
+  Double maxCost;
+
+  @Option(names = "--max-tokens", paramLabel = "N",
+      description = "Halt the run (reason budget) once its agents reported N tokens (input, output and cache) "
+          + "(default: execution.max_tokens, none)")
+  Long maxTokens;
+
   @Option(names = "--dry-run", description = "Print the plan (which phases would run, in which order, if every "
       + "phase succeeded at once) and change nothing: no lock, no agent, no write to the state")
   boolean dryRun;
@@ -109,6 +119,12 @@ final class RunCommand implements Callable<Integer> {
     }
     if (maxConcurrent != null && maxConcurrent < 1) {
       throw CliException.usage("--max-concurrent must be at least 1, got " + maxConcurrent);
+    }
+    if (maxCost != null && !(maxCost > 0 && maxCost <= 1_000_000)) {
+      throw CliException.usage("--max-cost must be more than 0 and at most 1000000 (US dollars), got " + maxCost);
+    }
+    if (maxTokens != null && (maxTokens < 1 || maxTokens > 1_000_000_000_000L)) {
+      throw CliException.usage("--max-tokens must be at least 1 and at most 1000000000000, got " + maxTokens);
     }
     ItemFilter filter = parseFilter();
     if (!Files.isRegularFile(backlogFile)) {
@@ -220,6 +236,12 @@ final class RunCommand implements Callable<Integer> {
     }
     if (maxConcurrent != null) {
       execution = execution.withMaxConcurrent(maxConcurrent);
+    }
+    if (maxCost != null) {
+      execution = execution.withMaxCostUsd(maxCost);
+    }
+    if (maxTokens != null) {
+      execution = execution.withMaxTokens(maxTokens);
     }
     return config.withExecution(execution);
   }
@@ -358,6 +380,11 @@ final class RunCommand implements Callable<Integer> {
     jobTable.put("peak_inactive", r.figures().jobTablePeakInactive());
     jobTable.put("final", r.figures().jobTableFinal());
     doc.put("job_table", jobTable);
+    doc.put("usage", UsageView.json(r.usage()));
+    Map<String, Object> budget = new LinkedHashMap<>();
+    budget.put("max_cost_usd", r.budget().maxCostUsd());
+    budget.put("max_tokens", r.budget().maxTokens());
+    doc.put("budget", budget);
     return doc;
   }
 
@@ -382,6 +409,9 @@ final class RunCommand implements Callable<Integer> {
     out.println("  summary map: " + f.summaryMapFinal() + " at the end, peak " + f.summaryMapPeak()
         + "; job table: peak " + f.jobTablePeakActive() + " active + " + f.jobTablePeakInactive() + " ended, "
         + f.jobTableFinal() + " at the end");
+    if (!r.usage().isUnknown() || r.budget().isLimited()) {
+      out.println("  usage: " + UsageView.text(r.usage()) + UsageView.budgetText(r.usage(), r.budget()));
+    }
     out.println("  details: orchestrate status");
     out.flush();
   }

@@ -32,6 +32,8 @@ final class StatusCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON document (kind \"status\") on stdout")
   boolean json;
 
+  private Map<String, dev.orchestrate.jobs.Usage> usage = Map.of();
+
   @Override
   public Integer call() {
     StateDirectory dir = root.stateDirectory();
@@ -39,11 +41,19 @@ final class StatusCommand implements Callable<Integer> {
     if (dir.hasDatabase()) {
       try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
         items = store.items();
+        usage = store.itemUsage();
       }
     }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      Json.print(out, toJson(items));
+      Map<String, Object> doc = toJson(items);
+      // Each item's usage over all its jobs (kept when job history is pruned); null: not reported.
+      @SuppressWarnings("unchecked")
+      List<Map<String, Object>> rows = (List<Map<String, Object>>) doc.get("items");
+      for (Map<String, Object> row : rows) {
+        row.put("usage", UsageView.json(usage.getOrDefault((String) row.get("id"), dev.orchestrate.jobs.Usage.UNKNOWN)));
+      }
+      Json.print(out, doc);
     } else {
       printText(out, dir, items);
     }

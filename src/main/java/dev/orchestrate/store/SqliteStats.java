@@ -71,6 +71,19 @@ public final class SqliteStats implements AutoCloseable {
     return new StatsInput(now, true, structures, database, lastRun, trend(now));
   }
 
+  /** Lifetime usage (schema 8's counters) and the last run's spend against its budget. */
+  public dev.orchestrate.stats.Spending spending() {
+    dev.orchestrate.jobs.Usage lifetime = jdbc.queryOne("SELECT " + UsageRows.COLUMNS + " FROM usage_totals WHERE id = 1",
+        UsageRows::read).orElse(dev.orchestrate.jobs.Usage.UNKNOWN);
+    long reported = jdbc.queryLong("SELECT jobs_reported FROM usage_totals WHERE id = 1");
+    return jdbc.queryOne("SELECT id, max_cost_usd, max_tokens, " + UsageRows.COLUMNS
+            + " FROM runs ORDER BY id DESC LIMIT 1",
+        rs -> new dev.orchestrate.stats.Spending(lifetime, reported, rs.getLong("id"), UsageRows.read(rs),
+            UsageRows.doubleOrNull(rs, "max_cost_usd"), UsageRows.longOrNull(rs, "max_tokens")))
+        .orElse(new dev.orchestrate.stats.Spending(lifetime, reported, null, dev.orchestrate.jobs.Usage.UNKNOWN, null,
+            null));
+  }
+
   /**
    * The trend window, counted by SQLite (reading thousands of samples through JDBC and parsing
    * their JSON took 50 ms warm, 200 ms cold, for 5,000), then the oldest sample by its id.

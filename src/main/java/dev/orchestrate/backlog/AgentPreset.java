@@ -16,8 +16,12 @@ public enum AgentPreset {
       "npm install -g @anthropic-ai/claude-code"),
   /** Codex: {@code codex exec} with no prompt argument reads it from stdin; --json prints JSONL events. */
   CODEX("codex", List.of("exec", "--json", "--skip-git-repo-check"), "npm install -g @openai/codex"),
-  /** Gemini CLI: -p runs headless and appends its (empty) value to the prompt read from stdin. */
-  GEMINI("gemini", List.of("--output-format", "stream-json", "-p", ""), "npm install -g @google/gemini-cli"),
+  /**
+   * Gemini CLI: -p runs headless and appends its (empty) value to the prompt read from stdin;
+   * headless, it refuses a folder it was never told to trust (exit 55) without --skip-trust.
+   */
+  GEMINI("gemini", List.of("--output-format", "stream-json", "--skip-trust", "-p", ""),
+      "npm install -g @google/gemini-cli"),
   /** opencode: {@code opencode run} reads piped stdin as the message; --format json prints JSONL events. */
   OPENCODE("opencode", List.of("run", "--format", "json"), "npm install -g opencode-ai"),
   /** Any program: agent.command is the whole argv, the prompt arrives on stdin (DESIGN §4). */

@@ -38,7 +38,7 @@ class AgentPresetConfigTest {
         "--allowedTools", "Bash"), config.agent().command());
     assertEquals(List.of("codex", "exec", "--json", "--skip-git-repo-check"),
         load("agent: {preset: codex}\n").agent().command());
-    assertEquals(List.of("gemini", "--output-format", "stream-json", "-p", ""),
+    assertEquals(List.of("gemini", "--output-format", "stream-json", "--skip-trust", "-p", ""),
         load("agent: {preset: gemini}\n").agent().command());
     assertEquals(List.of("opencode", "run", "--format", "json"),
         load("agent: {preset: opencode}\n").agent().command());

@@ -86,6 +86,30 @@ class OutputReadersTest {
   }
 
   @Test
+  void gemini_success_reports_the_assistant_text_and_result_stats_without_cost() throws IOException {
+    AgentReport report = read(AgentPreset.GEMINI, "gemini-success.jsonl");
+    assertNull(report.error());
+    assertEquals("Done: the result file is written.", report.finalText());
+    // input_tokens 2400 includes 300 cached: counted apart. The Gemini CLI reports no cost.
+    assertEquals(new Usage(2100L, 90L, 300L, null, null), report.usage());
+  }
+
+  @Test
+  void gemini_answer_only_reads_the_same_way() throws IOException {
+    AgentReport report = read(AgentPreset.GEMINI, "gemini-answer-only.jsonl");
+    assertEquals("Done: the result file is written.", report.finalText());
+    assertEquals(new Usage(1400L, 60L, 200L, null, null), report.usage());
+  }
+
+  @Test
+  void gemini_error_result_is_a_failure_with_its_message() throws IOException {
+    AgentReport report = read(AgentPreset.GEMINI, "gemini-api-error.jsonl");
+    assertEquals("[API Error: {\"error\":{\"code\":400,\"message\":\"scripted failure: the fake model refuses this "
+        + "request\",\"status\":\"INVALID_ARGUMENT\"}}]", report.error());
+    assertNull(report.finalText());
+  }
+
+  @Test
   void lines_that_are_not_events_are_skipped() {
     OutputReader reader = OutputReaders.of(AgentPreset.CLAUDE);
     reader.line("Warning: something on stdout");

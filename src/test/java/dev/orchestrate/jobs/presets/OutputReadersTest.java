@@ -110,6 +110,31 @@ class OutputReadersTest {
   }
 
   @Test
+  void opencode_success_sums_every_step_and_reports_the_last_text() throws IOException {
+    AgentReport report = read(AgentPreset.OPENCODE, "opencode-success.jsonl");
+    assertNull(report.error());
+    assertEquals("Done: the result file is written.", report.finalText());
+    Usage usage = report.usage();
+    // Two steps (the write_file call, then the answer) of 600 fresh input, 25 output, 100 cache-read tokens.
+    assertEquals(new Usage(1200L, 50L, 200L, 0L, usage.costUsd()), usage);
+    assertEquals(0.00441, usage.costUsd(), 1e-12);
+  }
+
+  @Test
+  void opencode_answer_only_reports_a_zero_cost_when_the_model_has_no_price() throws IOException {
+    AgentReport report = read(AgentPreset.OPENCODE, "opencode-answer-only.jsonl");
+    assertEquals("Done: the result file is written.", report.finalText());
+    assertEquals(new Usage(600L, 25L, 100L, 0L, 0.0), report.usage());
+  }
+
+  @Test
+  void opencode_error_event_is_a_failure_with_its_message() throws IOException {
+    AgentReport report = read(AgentPreset.OPENCODE, "opencode-api-error.jsonl");
+    assertEquals("scripted failure: the fake model refuses this request", report.error());
+    assertEquals(Usage.UNKNOWN, report.usage());
+  }
+
+  @Test
   void lines_that_are_not_events_are_skipped() {
     OutputReader reader = OutputReaders.of(AgentPreset.CLAUDE);
     reader.line("Warning: something on stdout");

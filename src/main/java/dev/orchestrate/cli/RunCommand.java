@@ -140,8 +140,9 @@ final class RunCommand implements Callable<Integer> {
           config, backlogs.current(), filter, cap != null ? cap : config.execution().phaseCap(), agentProgram);
     }
     if (config.agent().command().isEmpty()) {
-      throw CliException.usage("no agent command configured: set agent.command in "
-          + config.source().map(Path::toString).orElse("orchestrate.yaml") + " (see 'orchestrate init')");
+      throw CliException.usage("no agent command configured: set agent.preset (claude, codex, gemini, opencode) or "
+          + "agent.command in " + config.source().map(Path::toString).orElse("orchestrate.yaml")
+          + " (see 'orchestrate init --agent claude')");
     }
     int phaseCap = cap != null ? cap : config.execution().phaseCap();
     // Before the lock and the database: a mistyped --target must leave nothing behind.

@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.scheduler.Dependencies;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
@@ -32,7 +33,8 @@ final class StatusCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON document (kind \"status\") on stdout")
   boolean json;
 
-  private Map<String, dev.orchestrate.jobs.Usage> usage = Map.of();
+  /** Each item's usage over all its jobs (schema 8), read with the items. */
+  private Map<String, Usage> usage = Map.of();
 
   @Override
   public Integer call() {
@@ -51,7 +53,7 @@ final class StatusCommand implements Callable<Integer> {
       @SuppressWarnings("unchecked")
       List<Map<String, Object>> rows = (List<Map<String, Object>>) doc.get("items");
       for (Map<String, Object> row : rows) {
-        row.put("usage", UsageView.json(usage.getOrDefault((String) row.get("id"), dev.orchestrate.jobs.Usage.UNKNOWN)));
+        row.put("usage", UsageView.json(usage.getOrDefault((String) row.get("id"), Usage.UNKNOWN)));
       }
       Json.print(out, doc);
     } else {

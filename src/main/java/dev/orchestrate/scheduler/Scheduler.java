@@ -1,5 +1,6 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogSource;
 import dev.orchestrate.backlog.Config;
@@ -626,7 +627,7 @@ public final class Scheduler {
     int jobsStarted;
     int consecutiveExhaustions;
     /** What this run's agents reported spending, summed as their jobs end (the budget's measure). */
-    dev.orchestrate.jobs.Usage spend = dev.orchestrate.jobs.Usage.UNKNOWN;
+    Usage spend = Usage.UNKNOWN;
     int doneThisRun;
     int blockedThisRun;
 

@@ -1,5 +1,7 @@
 package dev.orchestrate.store;
 
+import dev.orchestrate.stats.Spending;
+import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.stats.DatabaseFigures;
 import dev.orchestrate.stats.LastRun;
 import dev.orchestrate.stats.Sample;
@@ -72,16 +74,15 @@ public final class SqliteStats implements AutoCloseable {
   }
 
   /** Lifetime usage (schema 8's counters) and the last run's spend against its budget. */
-  public dev.orchestrate.stats.Spending spending() {
-    dev.orchestrate.jobs.Usage lifetime = jdbc.queryOne("SELECT " + UsageRows.COLUMNS + " FROM usage_totals WHERE id = 1",
-        UsageRows::read).orElse(dev.orchestrate.jobs.Usage.UNKNOWN);
+  public Spending spending() {
+    Usage lifetime = jdbc.queryOne("SELECT " + UsageRows.COLUMNS + " FROM usage_totals WHERE id = 1",
+        UsageRows::read).orElse(Usage.UNKNOWN);
     long reported = jdbc.queryLong("SELECT jobs_reported FROM usage_totals WHERE id = 1");
     return jdbc.queryOne("SELECT id, max_cost_usd, max_tokens, " + UsageRows.COLUMNS
             + " FROM runs ORDER BY id DESC LIMIT 1",
-        rs -> new dev.orchestrate.stats.Spending(lifetime, reported, rs.getLong("id"), UsageRows.read(rs),
+        rs -> new Spending(lifetime, reported, rs.getLong("id"), UsageRows.read(rs),
             UsageRows.doubleOrNull(rs, "max_cost_usd"), UsageRows.longOrNull(rs, "max_tokens")))
-        .orElse(new dev.orchestrate.stats.Spending(lifetime, reported, null, dev.orchestrate.jobs.Usage.UNKNOWN, null,
-            null));
+        .orElse(new Spending(lifetime, reported, null, Usage.UNKNOWN, null, null));
   }
 
   /**

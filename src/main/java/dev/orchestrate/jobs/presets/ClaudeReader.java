@@ -1,5 +1,7 @@
 package dev.orchestrate.jobs.presets;
 
+import dev.orchestrate.jobs.AgentOutcome;
+import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.orchestrate.jobs.Usage;
 
@@ -66,7 +68,7 @@ final class ClaudeReader extends JsonEvents {
         all.append(all.length() == 0 ? "" : "; ").append(e.asText());
       }
     }
-    return text(new com.fasterxml.jackson.databind.node.TextNode(all.toString()));
+    return text(new TextNode(all.toString()));
   }
 
   private static String assistantText(JsonNode content) {
@@ -77,11 +79,11 @@ final class ClaudeReader extends JsonEvents {
     for (JsonNode block : content) {
       if ("text".equals(block.path("type").asText()) && block.path("text").isTextual()) {
         text.append(text.length() == 0 ? "" : "\n").append(block.path("text").asText());
-        if (text.length() > dev.orchestrate.jobs.AgentOutcome.TEXT_MAX_CHARS * 2) {
+        if (text.length() > AgentOutcome.TEXT_MAX_CHARS * 2) {
           break;
         }
       }
     }
-    return text(new com.fasterxml.jackson.databind.node.TextNode(text.toString()));
+    return text(new TextNode(text.toString()));
   }
 }

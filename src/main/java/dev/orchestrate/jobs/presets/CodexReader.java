@@ -1,5 +1,7 @@
 package dev.orchestrate.jobs.presets;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.orchestrate.jobs.Usage;
 
@@ -62,12 +64,12 @@ final class CodexReader extends JsonEvents {
         if (inner != null) {
           return inner;
         }
-      } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+      } catch (JsonProcessingException e) {
         // not JSON after all: the text as it is
       }
     }
     return text;
   }
 
-  private static final com.fasterxml.jackson.databind.ObjectMapper JSON = new com.fasterxml.jackson.databind.ObjectMapper();
+  private static final ObjectMapper JSON = new ObjectMapper();
 }

@@ -1,5 +1,7 @@
 package dev.orchestrate.jobs.presets;
 
+import dev.orchestrate.jobs.AgentOutcome;
+import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.orchestrate.jobs.Usage;
 
@@ -24,7 +26,7 @@ final class GeminiReader extends JsonEvents {
       if (!event.path("delta").asBoolean(false)) {
         answer.setLength(0);
       }
-      if (answer.length() < dev.orchestrate.jobs.AgentOutcome.TEXT_MAX_CHARS * 2) {
+      if (answer.length() < AgentOutcome.TEXT_MAX_CHARS * 2) {
         answer.append(event.path("content").asText(""));
       }
     } else if ("result".equals(type)) {
@@ -67,7 +69,7 @@ final class GeminiReader extends JsonEvents {
 
   @Override
   public AgentReport report() {
-    String text = answer.length() == 0 ? null : text(new com.fasterxml.jackson.databind.node.TextNode(answer.toString()));
+    String text = answer.length() == 0 ? null : text(new TextNode(answer.toString()));
     return new AgentReport(usage, text, error);
   }
 

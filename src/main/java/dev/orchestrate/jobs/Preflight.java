@@ -34,6 +34,36 @@ public final class Preflight {
    */
   public static Check check(AgentConfig agent, String path, Path workDir) {
     Objects.requireNonNull(agent, "agent");
+    Check check = program(agent, path, workDir);
+    if (check instanceof Found && agent.command().size() > 1) {
+      Check script = script(agent.command(), workDir);
+      if (script != null) {
+        return script;
+      }
+    }
+    return check;
+  }
+
+  /** Interpreters whose first argument is the script they run: ["bash", "agents/claude.sh"]. */
+  private static final java.util.Set<String> INTERPRETERS =
+      java.util.Set.of("bash", "sh", "zsh", "dash", "python", "python3", "node", "ruby", "perl");
+
+  /** The script an interpreter is told to run must exist; null when there is none or it does. */
+  private static Check script(java.util.List<String> command, Path workDir) {
+    String interpreter = Path.of(command.get(0)).getFileName().toString();
+    String script = command.get(1);
+    if (!INTERPRETERS.contains(interpreter) || script.startsWith("-")) {
+      return null;
+    }
+    Path file = workDir.resolve(script).normalize();
+    if (Files.isRegularFile(file)) {
+      return null;
+    }
+    return new Problem("agent script " + script + " (run by " + command.get(0) + ") does not exist (looked for "
+        + file + "): fix the path in agent.command; it is relative to the backlog's directory");
+  }
+
+  private static Check program(AgentConfig agent, String path, Path workDir) {
     String program = agent.command().get(0);
     AgentPreset preset = agent.preset();
     if (program.contains("/")) {

@@ -83,6 +83,19 @@ class PreflightCliTest {
   }
 
   @Test
+  void run_exits_2_when_the_script_an_interpreter_runs_does_not_exist() throws Exception {
+    assertRefused(run("  command: [\"bash\", \"agents/claud.sh\"]\n", Map.of()),
+        "agent script agents/claud.sh (run by bash) does not exist (looked for " + dir.resolve("agents/claud.sh")
+            + "): fix the path in agent.command; it is relative to the backlog's directory");
+  }
+
+  @Test
+  void an_interpreter_with_an_inline_program_is_not_mistaken_for_a_script() throws Exception {
+    CliRunner.Result r = run("  command: [\"bash\", \"-c\", \"echo done\"]\n", Map.of(), "--dry-run");
+    assertEquals(0, r.exitCode(), r.err());
+  }
+
+  @Test
   void a_preset_program_overridden_by_agent_command_is_checked_at_that_path() throws Exception {
     Path fake = dir.resolve("tools/claude");
     Files.createDirectories(fake.getParent());

@@ -149,6 +149,12 @@ public final class Database {
       for (int v = version; v < MIGRATIONS.size(); v++) {
         connection.setAutoCommit(false);
         try {
+          // Under the write lock now: another process (a compact or stats beside a run) may have
+          // applied this migration while we waited for it.
+          if (schemaVersion(connection, file) > v) {
+            connection.commit();
+            continue;
+          }
           for (String sql : statements(load(MIGRATIONS.get(v)))) {
             st.executeUpdate(sql);
           }

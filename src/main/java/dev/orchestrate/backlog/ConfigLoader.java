@@ -21,7 +21,8 @@ public final class ConfigLoader {
   static final List<String> TOP_KEYS = List.of("agent", "execution", "default_pipeline", "pipelines",
       "context", "memory", "retention", "limits");
   static final List<String> AGENT_KEYS = List.of("command", "timeout", "kill_grace", "env",
-      "result_fallback", "log_max_bytes", "output_tail_chars", "preset", "args", "stall_timeout");
+      "result_fallback", "log_max_bytes", "output_tail_chars", "preset", "args", "stall_timeout",
+      "secret_env", "stop_leftover_processes", "pass_summarizer_key");
   static final List<String> EXECUTION_KEYS = List.of("max_wip", "max_concurrent", "max_retries",
       "circuit_breaker", "phase_cap", "max_cost_usd", "max_tokens");
   static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases");
@@ -192,7 +193,13 @@ public final class ConfigLoader {
             n -> values.integer(n, "agent.output_tail_chars", MIN_OUTPUT_TAIL_CHARS))
             .orElse(defaults.outputTailChars()),
         preset, args,
-        setting(section, "stall_timeout", this::stallTimeout).orElse(null));
+        setting(section, "stall_timeout", this::stallTimeout).orElse(null))
+        .withSafety(
+            setting(section, "secret_env", this::secretEnv).orElse(defaults.secretEnv()),
+            setting(section, "stop_leftover_processes", n -> values.bool(n, "agent.stop_leftover_processes"))
+                .orElse(defaults.stopLeftoverProcesses()),
+            setting(section, "pass_summarizer_key", n -> values.bool(n, "agent.pass_summarizer_key"))
+                .orElse(defaults.passSummarizerKey()));
   }
 
   /** {@code off} (the default) or a duration of at least a second: shorter would stop agents that think. */
@@ -242,6 +249,24 @@ public final class ConfigLoader {
     }
     problems.expected(node, subject, "a number of tokens such as 2000000");
     return Optional.empty();
+  }
+
+  /** agent.secret_env: names of environment variables, checked like agent.env's. */
+  private Optional<List<String>> secretEnv(YamlNode node) {
+    Optional<List<String>> names = values.strings(node, "agent.secret_env", "", "variable name");
+    if (names.isEmpty() || !(node instanceof YamlNode.Sequence list)) {
+      return names;
+    }
+    boolean ok = true;
+    for (int i = 0; i < names.get().size(); i++) {
+      String name = names.get().get(i);
+      if (!ENV_NAME.matcher(name).matches()) {
+        problems.at(list.items().get(i), "bad environment variable name '" + name
+            + "' in agent.secret_env: use letters, digits and '_', not starting with a digit");
+        ok = false;
+      }
+    }
+    return ok ? names : Optional.empty();
   }
 
   private Optional<List<String>> command(YamlNode node) {

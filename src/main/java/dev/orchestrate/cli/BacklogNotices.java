@@ -2,6 +2,7 @@ package dev.orchestrate.cli;
 
 import dev.orchestrate.backlog.Problem;
 import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.scheduler.ItemFilter;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.SyncResult;
@@ -54,7 +55,7 @@ final class BacklogNotices implements RunListener {
     if (progress instanceof LineSink sink) {
       sink.printLine(text);
     } else {
-      err.println(text);
+      err.println(TerminalText.safe(text));
       err.flush();
     }
   }
@@ -71,6 +72,11 @@ final class BacklogNotices implements RunListener {
       parts.add(changes.vanished().size() + " no longer listed");
     }
     return parts.isEmpty() ? "no items added or removed" : String.join(", ", parts);
+  }
+
+  @Override
+  public void runStarted(List<ItemState> items, ItemFilter filter) {
+    progress.runStarted(items, filter);
   }
 
   @Override

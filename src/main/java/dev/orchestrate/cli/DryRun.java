@@ -63,8 +63,8 @@ final class DryRun {
       Json.print(out, doc);
     } else {
       printText(out, plan, config, phaseCap);
-      out.println("  agent: " + agent.map(a -> a.program() + " (" + config.agent().preset().key() + ") resolves to "
-          + a.resolved()).orElse("none configured (set agent.preset or agent.command before a run)"));
+      out.println("  agent: " + agent.map(a -> TerminalText.safe(a.program() + " (" + config.agent().preset().key()
+          + ") resolves to " + a.resolved())).orElse("none configured (set agent.preset or agent.command before a run)"));
       out.flush();
     }
     return ExitCode.OK;
@@ -108,7 +108,7 @@ final class DryRun {
     for (Plan.PlanStep step : plan.steps()) {
       if (step.wave() != wave) {
         if (line.length() > 0) {
-          out.println(line);
+          out.println(TerminalText.safe(line.toString()));
         }
         wave = step.wave();
         line.setLength(0);
@@ -119,7 +119,7 @@ final class DryRun {
       line.append(step.itemId()).append(' ').append(step.phase()).append(step.destructive() ? " (alone)" : "");
     }
     if (line.length() > 0) {
-      out.println(line);
+      out.println(TerminalText.safe(line.toString()));
     }
     if (plan.steps().isEmpty()) {
       out.println("  nothing to run");
@@ -128,7 +128,7 @@ final class DryRun {
         + (plan.capped() ? "; the phase cap stops the run here" : ""));
     if (!plan.untouched().isEmpty()) {
       out.println("  left unfinished (filtered out, held by a blocked dependency, or capped): "
-          + String.join(", ", plan.untouched()));
+          + TerminalText.safe(String.join(", ", plan.untouched())));
     }
     out.flush();
   }

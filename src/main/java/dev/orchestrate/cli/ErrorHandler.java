@@ -23,18 +23,18 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
     int code;
     if (ex instanceof ValidationException v) {
       for (Problem p : v.problems()) {
-        err.println("orchestrate: error: " + p);
+        err.println("orchestrate: error: " + TerminalText.safe(p.toString()));
       }
       code = ExitCode.USAGE;
     } else if (ex instanceof CliException c) {
-      err.println("orchestrate: error: " + c.getMessage());
+      err.println("orchestrate: error: " + TerminalText.safe(c.getMessage()));
       code = c.exitCode();
     } else if (ex instanceof StateLockedException) {
-      err.println("orchestrate: error: " + ex.getMessage());
+      err.println("orchestrate: error: " + TerminalText.safe(ex.getMessage()));
       code = ExitCode.LOCKED;
     } else {
       String msg = ex.getMessage() == null ? ex.getClass().getSimpleName() : ex.getMessage();
-      err.println("orchestrate: error: " + oneLine(msg)
+      err.println("orchestrate: error: " + TerminalText.safe(oneLine(msg))
           + (root.debug() ? "" : " (run with -vv for details)"));
       code = ExitCode.WORK_FAILED;
     }

@@ -56,9 +56,10 @@ final class InitCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     AgentPreset preset = preset();
+    Path base = root.workingDirectory().resolve(dir);
     List<String> existing = new ArrayList<>();
     for (String f : FILES) {
-      if (Files.exists(dir.resolve(f))) {
+      if (Files.exists(base.resolve(f))) {
         existing.add(dir.resolve(f).toString());
       }
     }
@@ -69,7 +70,7 @@ final class InitCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     try {
       for (String f : FILES) {
-        Path target = dir.resolve(f);
+        Path target = base.resolve(f);
         Files.createDirectories(target.toAbsolutePath().getParent());
         try (InputStream in = InitCommand.class.getResourceAsStream("/init/" + f)) {
           if (in == null) {
@@ -83,10 +84,10 @@ final class InitCommand implements Callable<Integer> {
         if (f.equals("orchestrate.yaml") && preset != null) {
           Files.writeString(target, withPreset(Files.readString(target), preset));
         }
-        out.println("wrote " + target);
+        out.println("wrote " + dir.resolve(f));
       }
       Path state = root.state != null ? root.state : dir.resolve(OrchestrateCommand.DEFAULT_STATE_DIR);
-      Files.createDirectories(state);
+      Files.createDirectories(root.workingDirectory().resolve(state));
       out.println("created " + state + "/");
     } catch (IOException e) {
       throw new UncheckedIOException("init: " + e.getMessage(), e);
@@ -94,6 +95,7 @@ final class InitCommand implements Callable<Integer> {
     out.println();
     out.println(preset == null ? "Next: edit backlog.yaml and agent.command in orchestrate.yaml, then run"
         : "Next: edit backlog.yaml (and agent.args in orchestrate.yaml: model, allowed tools), then run");
+    // Run from here, that backlog finds its project (the state and config written above).
     out.println("  orchestrate run" + (dir.equals(Path.of(".")) ? "" : " " + dir.resolve("backlog.yaml")));
     out.flush();
     return ExitCode.OK;

@@ -18,9 +18,13 @@ public final class LogConfigurator extends ContextAwareBase implements Configura
 
   @Override
   public ExecutionStatus configure(LoggerContext context) {
+    // %safeMsg: control characters in a message (quoting an agent, say) are shown, not obeyed.
+    java.util.Map<String, String> rules = new java.util.HashMap<>();
+    rules.put("safeMsg", SafeMessageConverter.class.getName());
+    context.putObject(ch.qos.logback.core.CoreConstants.PATTERN_RULE_REGISTRY, rules);
     PatternLayoutEncoder encoder = new PatternLayoutEncoder();
     encoder.setContext(context);
-    encoder.setPattern("%d{HH:mm:ss.SSS} %-5level %logger{0}: %msg%n");
+    encoder.setPattern("%d{HH:mm:ss.SSS} %-5level %logger{0}: %safeMsg%n");
     encoder.start();
 
     ConsoleAppender<ILoggingEvent> appender = new ConsoleAppender<>();

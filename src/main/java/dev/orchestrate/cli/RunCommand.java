@@ -133,7 +133,7 @@ final class RunCommand implements Callable<Integer> {
     Config config = withOverrides(root.loadConfig(backlogFile));
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
     filter = checkFilter(filter, config, backlogs);
-    StateDirectory dir = root.stateDirectory();
+    StateDirectory dir = root.stateDirectory(backlogFile);
     Optional<Preflight.Found> agentProgram = preflight(config, backlogs);
     if (dryRun) {
       return DryRun.print(spec.commandLine().getOut(), spec.commandLine().getErr(), root.quiet(), json, dir,
@@ -155,7 +155,7 @@ final class RunCommand implements Callable<Integer> {
     try (RunLock lock = RunLock.acquire(dir, clock.instant());
         SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
       SqliteMemoryRepository memories = store.memoryRepository();
-      RunListener progress = progress(mode, err, clock, store);
+      RunListener progress = progress(mode, err, clock, store, config, root.env());
       try {
         report = run(config, backlogs, dir, clock, store, memories, progress, err, root.quiet(),
             new RunOptions(phaseCap, filter));
@@ -167,9 +167,9 @@ final class RunCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      Json.print(out, toJson(report));
+      Json.print(out, withSelection(toJson(report), only));
     } else {
-      printText(out, report);
+      printText(out, report, only);
     }
     return exitCode(report);
   }
@@ -252,12 +252,14 @@ final class RunCommand implements Callable<Integer> {
    * a signature, not even a lambda's, that picocli's reflection would load), so jline is loaded
    * only when it is chosen; if the terminal cannot keep a status area, plain lines it is.
    */
-  private static RunListener progress(ProgressMode mode, PrintWriter err, Clock clock, SqliteStateRepository store) {
+  private static RunListener progress(ProgressMode mode, PrintWriter err, Clock clock, SqliteStateRepository store,
+      Config config, Map<String, String> env) {
     return switch (mode) {
       case NONE -> RunListener.NONE;
       case PLAIN -> new RunProgress(err, clock);
       case LIVE -> {
-        Optional<? extends RunListener> live = LiveView.open(clock, store::items);
+        Optional<? extends RunListener> live = LiveView.open(clock, store::items, config.pipelines(),
+            config.execution().maxConcurrent(), env);
         yield live.isPresent() ? live.get() : new RunProgress(err, clock);
       }
     };
@@ -290,7 +292,8 @@ final class RunCommand implements Callable<Integer> {
     ContextHistory history = ContextHistory.create(store.turnRepository(), config.context(),
         backlogs.current().directory(), clock,
         progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
-    return new Scheduler(store, config, backlogs, dir.jobs(), new AgentRunner(clock), clock,
+    return new Scheduler(store, config, backlogs, dir.jobs(),
+        new AgentRunner(clock, System.getenv(), config.context().summarizer().apiKeyEnv()), clock,
         new BacklogNotices(progress, err, clock, quiet), history,
         new MemoryService(memories, clock, config.memoryBootContextChars()), maintenance(config, store, history));
   }
@@ -389,12 +392,23 @@ final class RunCommand implements Callable<Integer> {
     return doc;
   }
 
-  private static void printText(PrintWriter out, RunReport r) {
-    out.println("run " + r.runId() + " stopped: " + r.haltReason().description() + " (" + RunProgress.seconds(r.duration())
+  /** The --only criteria as given, after the run's figures: the remaining ones include items they left out. */
+  private static Map<String, Object> withSelection(Map<String, Object> doc, List<String> only) {
+    doc.put("only", List.copyOf(only));
+    return doc;
+  }
+
+  private static void printText(PrintWriter out, RunReport r, List<String> only) {
+    // With --only, "every item" is every item --only selected; the others are still to do.
+    boolean selected = !only.isEmpty() && r.haltReason() == HaltReason.ALL_DONE;
+    String why = selected ? "every item selected by " + onlyFlags(only) + " is done or blocked"
+        : r.haltReason().description();
+    out.println("run " + r.runId() + " stopped: " + why + " (" + RunProgress.seconds(r.duration())
         + ", " + r.phasesRun() + (r.phasesRun() == 1 ? " phase run)" : " phases run)"));
     out.println("  items: " + r.total() + " total, " + r.done() + " done, " + r.blocked() + " blocked, "
-        + r.remaining() + " remaining (this run: " + r.doneThisRun() + " done, " + r.blockedThisRun() + " blocked)");
-    if (!r.waiting().isEmpty() && r.haltReason() != HaltReason.ALL_DONE) {
+        + r.remaining() + " remaining" + (selected && r.remaining() > 0 ? " outside the selection" : "")
+        + " (this run: " + r.doneThisRun() + " done, " + r.blockedThisRun() + " blocked)");
+    if (!r.waiting().isEmpty() && (r.haltReason() != HaltReason.ALL_DONE || selected)) {
       out.println("  remaining: " + ids(r.waiting()));
     }
     if (!r.sync().added().isEmpty()) {
@@ -417,12 +431,17 @@ final class RunCommand implements Callable<Integer> {
     out.flush();
   }
 
+  private static String onlyFlags(List<String> only) {
+    return String.join(" ", only.stream().map(o -> "--only " + o).toList());
+  }
+
   /** Ids for a report line: the first {@value #IDS_SHOWN}, then how many more (`--json` has them all). */
   static String ids(List<String> ids) {
     if (ids.size() <= IDS_SHOWN) {
-      return String.join(", ", ids);
+      return TerminalText.safe(String.join(", ", ids));
     }
-    return String.join(", ", ids.subList(0, IDS_SHOWN)) + " and " + (ids.size() - IDS_SHOWN) + " more (all in --json)";
+    return TerminalText.safe(String.join(", ", ids.subList(0, IDS_SHOWN))) + " and " + (ids.size() - IDS_SHOWN)
+        + " more (all in --json)";
   }
 
   private static final int IDS_SHOWN = 10;

@@ -51,7 +51,10 @@ final class RunProgress implements RunListener, SummarizationListener {
     line(text);
   }
 
-  /** The text of a finished job's line, without the time: {@code WRK-1 build: success in 3.2s -> test}. */
+  /**
+   * The text of a finished job's line, without the time: {@code WRK-1 build: success in 3.2s -> test}.
+   * Raw: the agent's words in it are made safe where it is shown.
+   */
   String finishedText(ItemState before, ItemState after, AgentOutcome outcome) {
     Instant started = jobStarts.getOrDefault(before.id(), clock.instant());
     Duration took = Duration.between(started, clock.instant());
@@ -94,7 +97,7 @@ final class RunProgress implements RunListener, SummarizationListener {
   }
 
   private void line(String text) {
-    sink.accept(TIME.format(clock.instant()) + " " + text);
+    sink.accept(TIME.format(clock.instant()) + " " + TerminalText.safe(text));
   }
 
   static String seconds(Duration d) {

@@ -12,8 +12,13 @@ final class Table {
     rows.add(header);
   }
 
+  /** A row; each cell is shown through {@link TerminalText#safe} (stored text is untrusted). */
   void add(String... cells) {
-    rows.add(cells);
+    String[] safe = new String[cells.length];
+    for (int i = 0; i < cells.length; i++) {
+      safe[i] = TerminalText.safe(cells[i]);
+    }
+    rows.add(safe);
   }
 
   void print(PrintWriter out) {

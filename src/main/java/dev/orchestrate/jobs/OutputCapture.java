@@ -52,11 +52,28 @@ final class OutputCapture {
   }
 
   static OutputCapture start(Process process, CappedLog log, int tailChars, String name) {
-    return start(process, log, tailChars, name, OutputReader.NONE);
+    return start(process, log, tailChars, name, Secrets.NONE, OutputReader.NONE);
+  }
+
+  /** As above, with every secret masked before the output reaches the tails or the log. */
+  static OutputCapture start(Process process, CappedLog log, int tailChars, String name, Secrets secrets) {
+    return start(process, log, tailChars, name, secrets, OutputReader.NONE);
   }
 
   /** As above, with every line of stdout also given to {@code reader} (a preset's event reader). */
   static OutputCapture start(Process process, CappedLog log, int tailChars, String name, OutputReader reader) {
+    return start(process, log, tailChars, name, Secrets.NONE, reader);
+  }
+
+  /**
+   * Drains both streams with every secret masked before the output reaches the tails, the log or
+   * {@code reader}, which is given every line of the masked stdout (a preset's event reader), so
+   * nothing it reports can carry a secret the stream showed. The masker only holds bytes back
+   * until it knows they are no secret, and {@value Secrets#MASK} holds no newline or quote, so the
+   * lines the reader sees are the agent's lines with the secrets replaced.
+   */
+  static OutputCapture start(Process process, CappedLog log, int tailChars, String name,
+      Secrets secrets, OutputReader reader) {
     TailBuffer stdout = new TailBuffer(tailChars);
     TailBuffer stderr = new TailBuffer(tailChars);
     AtomicLong last = new AtomicLong(System.nanoTime());
@@ -65,10 +82,10 @@ final class OutputCapture {
         reader.line(line);
       }
     });
-    Thread stdoutReader =
-        Daemon.start(name + "-stdout", () -> drain(process.getInputStream(), stdout, log, last, lines));
-    Thread stderrReader =
-        Daemon.start(name + "-stderr", () -> drain(process.getErrorStream(), stderr, log, last, null));
+    Thread stdoutReader = Daemon.start(name + "-stdout",
+        () -> drain(process.getInputStream(), stdout, log, secrets.streamMasker(), last, lines));
+    Thread stderrReader = Daemon.start(name + "-stderr",
+        () -> drain(process.getErrorStream(), stderr, log, secrets.streamMasker(), last, null));
     OutputCapture capture = new OutputCapture(process, log, stdout, stderr, stdoutReader, stderrReader);
     capture.reader = reader;
     capture.lastOutput = last;
@@ -107,18 +124,18 @@ final class OutputCapture {
     return new Tails(stdout.capped(), stderr.capped(), stdout.truncated(), stderr.truncated());
   }
 
-  private static void drain(InputStream in, TailBuffer tail, CappedLog log,
+  private static void drain(InputStream in, TailBuffer tail, CappedLog log, Secrets.StreamMasker masker,
       AtomicLong lastOutput, LineSplitter lines) {
     byte[] chunk = new byte[CHUNK_BYTES];
     try {
       int n;
       while ((n = in.read(chunk)) != -1) {
         lastOutput.set(System.nanoTime());
-        tail.append(chunk, 0, n);
-        log.write(chunk, 0, n);
-        lines = feed(lines, chunk, n);
+        lines = pass(masker.process(chunk, 0, n), tail, log, lines);
       }
+      lines = pass(masker.finish(), tail, log, lines);
     } catch (IOException e) {
+      // What the masker held back may be the start of a secret: it is dropped, not written.
       LOG.debug("stopped reading agent output: {}", e.getMessage());
     }
     if (lines != null) {
@@ -128,8 +145,8 @@ final class OutputCapture {
 
   /** Gives a chunk to the preset's reader; a reader that fails is dropped, the draining goes on. */
   private static LineSplitter feed(LineSplitter lines, byte[] chunk, int n) {
-    if (lines == null) {
-      return null;
+    if (lines == null || n == 0) {
+      return lines;
     }
     try {
       lines.append(chunk, 0, n);
@@ -146,6 +163,14 @@ final class OutputCapture {
     } catch (RuntimeException e) {
       LOG.warn("reading the agent's last event failed: {}", e.toString());
     }
+  }
+
+  private static LineSplitter pass(byte[] masked, TailBuffer tail, CappedLog log, LineSplitter lines) {
+    if (masked.length > 0) {
+      tail.append(masked, 0, masked.length);
+      log.write(masked, 0, masked.length);
+    }
+    return feed(lines, masked, masked.length);
   }
 
   private static void join(Thread reader, long deadline) throws InterruptedException {

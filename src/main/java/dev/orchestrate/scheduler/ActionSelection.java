@@ -35,7 +35,12 @@ import java.util.function.Predicate;
  *       do, and each lends its slot to one unfinished item it waits on at a time, promoted even
  *       when WIP is full, so a held item never stalls its own prerequisite: in_progress items
  *       are then at most {@code maxWip} plus the held ones). A new item of a pipeline without pre-phases competes as if it were ready and gets
- *       {@link Action.Advance} then {@link Action.Promote}.
+ *       {@link Action.Advance} then {@link Action.Promote}. Pre-phases never jump the queue: an
+ *       item ranked before (priority, then backlog order) that is still scoping keeps a WIP slot
+ *       from the ready items and new items without pre-phases ranked after it, and one still new
+ *       (with pre-phases, eligible) keeps one from the new items without pre-phases ranked after
+ *       it. (Not from ready items: the new item may be waiting for a scoping slot that those
+ *       ready items take up, and they would wait for each other.)
  *   <li><b>Fill slots</b>: {@code maxConcurrent − running} jobs at most, candidates in this order:
  *       <ol>
  *         <li>in_progress items, later phase index first, then priority, then backlog order;
@@ -125,11 +130,27 @@ public final class ActionSelection {
           promotable.add(item);
         }
       }
+      if (promotable.isEmpty()) {
+        return;
+      }
       promotable.sort(BY_PRIORITY_THEN_ORDER);
+      List<ItemState> onTheirWay = onTheirWayToReady();
+      int before = 0;
+      int newBefore = 0;
       for (ItemState item : promotable) {
+        while (before < onTheirWay.size() && BY_PRIORITY_THEN_ORDER.compare(onTheirWay.get(before), item) < 0) {
+          newBefore += onTheirWay.get(before).status() == ItemStatus.NEW ? 1 : 0;
+          before++;
+        }
+        int keptFromIt = item.status() == ItemStatus.NEW ? before : before - newBefore;
         // Beyond max_wip, only a held item's prerequisite, one per held item (it lends its slot).
         if (wip >= snapshot.maxWip()
             && (!prerequisites.contains(item.id()) || wip >= snapshot.maxWip() + held.size())) {
+          continue;
+        }
+        // Pre-phases never jump the queue: each item ranked before this one that is still on
+        // its way to ready keeps a WIP slot for when it gets there (see the class comment).
+        if (wip + keptFromIt >= snapshot.maxWip() && !prerequisites.contains(item.id())) {
           continue;
         }
         ItemState ready = item;
@@ -140,6 +161,30 @@ public final class ActionSelection {
         apply(new Action.Promote(item.id()), Transitions.advance(ready, pipeline(ready)).next());
         wip++;
       }
+    }
+
+    /**
+     * Items on their way to {@code ready} through their pre-phases, by priority then backlog
+     * order: new (with pre-phases) and eligible, or scoping and eligible or running a pre-phase.
+     * A new one keeps a WIP slot from the new items without pre-phases ranked after it, a scoping
+     * one also from the ready items ranked after it. (A new one cannot hold ready items: it may
+     * be waiting for a scoping slot that they take up, see {@link #newItems}.)
+     */
+    private List<ItemState> onTheirWayToReady() {
+      // The snapshot keeps items in backlog order: one list per priority avoids a sort per round.
+      Map<Priority, List<ItemState>> byPriority = new EnumMap<>(Priority.class);
+      for (ItemState item : now.values()) {
+        boolean scoping = item.status() == ItemStatus.SCOPING
+            && (snapshot.running().containsKey(item.id()) || eligible(item));
+        boolean newWithPrePhases = item.status() == ItemStatus.NEW && eligible(item)
+            && pipeline(item) != null && !pipeline(item).prePhases().isEmpty();
+        if (scoping || newWithPrePhases) {
+          byPriority.computeIfAbsent(item.definition().priority(), p -> new ArrayList<>()).add(item);
+        }
+      }
+      List<ItemState> out = new ArrayList<>();
+      byPriority.values().forEach(out::addAll);
+      return out;
     }
 
     /** Whether one of the item's dependencies is neither done nor blocked (so it may still be done). */

@@ -9,6 +9,13 @@ public interface RunListener {
   RunListener NONE = new RunListener() {
   };
 
+  /**
+   * The backlog is loaded into the state and the run begins: {@code items} are every stored item,
+   * {@code filter} is what the run works on (its {@code --only} statuses as of now).
+   */
+  default void runStarted(List<ItemState> items, ItemFilter filter) {
+  }
+
   default void jobStarted(ItemState item, String phase, int attempt) {
   }
 

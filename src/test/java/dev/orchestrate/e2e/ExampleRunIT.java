@@ -48,6 +48,11 @@ class ExampleRunIT {
     assertEquals(List.of("blocked"), column(db, "SELECT result FROM jobs WHERE item_id = 'WRK-005'"
         + " AND phase = 'design'"));
 
+    // High priority first, then backlog order, whether or not an item's pipeline has a scope
+    // pre-phase (WRK-007 is listed as ready, so it needs no scoping slot and goes first).
+    assertEquals(List.of("WRK-007", "WRK-001", "WRK-002", "WRK-003", "WRK-004", "WRK-006", "WRK-005", "WRK-008"),
+        column(db, "SELECT item_id FROM jobs GROUP BY item_id ORDER BY MIN(id)"));
+
     Launcher.Result text = Launcher.run(dir, "--state", state, "status");
     assertTrue(text.out().contains("agent reported blocked in phase design: Needs a product decision"), text.out());
 

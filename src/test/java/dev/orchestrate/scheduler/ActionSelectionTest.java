@@ -92,6 +92,86 @@ class ActionSelectionTest {
     assertEquals(List.of(advance("N"), promote("N"), run("N", "build")), w.select());
   }
 
+  // --- priority across pipelines with and without pre-phases ---------------------------------
+
+  @Test
+  void a_high_item_that_needs_a_pre_phase_starts_before_a_medium_item_without_pre_phases() {
+    SelectionWorld w = new SelectionWorld(1, 1)
+        .add("H", "feature", HIGH, NEW, null)
+        .add("M", "direct", MEDIUM, NEW, null);
+    assertEquals(List.of(advance("H"), run("H", "scope")), w.step(),
+        "H is ranked first: M, which needs no scoping, does not take the only WIP slot");
+    w.complete("H");
+    assertEquals(List.of(promote("H"), run("H", "design")), w.step());
+  }
+
+  @Test
+  void with_one_slot_each_item_runs_to_the_end_in_priority_then_backlog_order_whatever_its_pipeline() {
+    SelectionWorld w = new SelectionWorld(1, 1)
+        .add("M1", "direct", MEDIUM, NEW, null)
+        .add("H1", "feature", HIGH, NEW, null)
+        .add("L1", "direct", LOW, NEW, null)
+        .add("M2", "feature", MEDIUM, NEW, null)
+        .add("H2", "direct", HIGH, NEW, null)
+        .add("M3", "direct", MEDIUM, NEW, null);
+    assertEquals(List.of("H1", "H2", "M1", "M2", "M3", "L1"), itemsInTheOrderTheyRan(w));
+  }
+
+  @Test
+  void the_shipped_examples_items_run_high_first_then_in_backlog_order() {
+    // examples/backlog.yaml with its two pipelines: feature (a scope pre-phase) and bugfix (none).
+    SelectionWorld w = new SelectionWorld(1, 1)
+        .add("WRK-001", "feature", HIGH, NEW, null)
+        .add("WRK-002", "direct", HIGH, NEW, null)
+        .add("WRK-003", "feature", MEDIUM, NEW, null, "WRK-001")
+        .add("WRK-004", "direct", MEDIUM, NEW, null)
+        .add("WRK-005", "feature", LOW, NEW, null)
+        .add("WRK-006", "feature", MEDIUM, NEW, null)
+        .add("WRK-007", "direct", LOW, READY, null)
+        .add("WRK-008", "feature", LOW, NEW, null, "WRK-006");
+    // WRK-007 is listed as `status: ready`: scoped already, it goes before items still to scope.
+    assertEquals(List.of("WRK-007", "WRK-001", "WRK-002", "WRK-003", "WRK-004", "WRK-006", "WRK-005", "WRK-008"),
+        itemsInTheOrderTheyRan(w));
+  }
+
+  @Test
+  void a_ready_item_waits_for_a_higher_item_that_is_scoping() {
+    SelectionWorld w = new SelectionWorld(1, 2)
+        .add("H", "feature", HIGH, SCOPING, "scope").running("H", false)
+        .add("R", "feature", LOW, READY, null);
+    assertEquals(List.of(), w.select(), "H keeps the WIP slot while it scopes");
+    w.complete("H");
+    assertEquals(List.of(promote("H"), run("H", "design")), w.select());
+  }
+
+  @Test
+  void items_still_to_scope_keep_only_as_many_wip_slots_as_there_are_of_them() {
+    SelectionWorld w = new SelectionWorld(3, 1)
+        .add("H", "feature", HIGH, NEW, null)
+        .add("M1", "direct", MEDIUM, NEW, null)
+        .add("M2", "direct", MEDIUM, NEW, null)
+        .add("M3", "direct", MEDIUM, NEW, null);
+    List<Action> actions = w.select();
+    assertEquals(List.of(advance("M1"), promote("M1"), advance("M2"), promote("M2")),
+        actions.stream().filter(a -> !(a instanceof Action.RunPhase)).toList(), "H keeps the third slot");
+  }
+
+  /** Runs the world to the end, one job ending per round, and lists the items by their first job. */
+  private static List<String> itemsInTheOrderTheyRan(SelectionWorld w) {
+    List<String> order = new java.util.ArrayList<>();
+    for (int round = 0; round < 1_000 && !(w.running.isEmpty() && round > 0 && w.select().isEmpty()); round++) {
+      for (Action a : w.step()) {
+        if (a instanceof Action.RunPhase && !order.contains(a.itemId())) {
+          order.add(a.itemId());
+        }
+      }
+      if (!w.running.isEmpty()) {
+        w.complete(w.oldestRunning());
+      }
+    }
+    return order;
+  }
+
   @Test
   void an_in_progress_item_held_by_a_dependency_still_counts_toward_wip() {
     SelectionWorld w = new SelectionWorld(1, 2)

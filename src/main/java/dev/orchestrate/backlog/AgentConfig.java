@@ -15,6 +15,10 @@ import java.util.Map;
  * @param logMaxBytes    cap of each per-job log file
  * @param outputTailChars how much of the end of stdout/stderr is kept in memory and used as the
  *                       summary / failure context
+ * @param preset         which CLI this is and how its output reads; {@code command} is the whole
+ *                       argv then
+ * @param args           the user's own flags, already appended to {@code command}
+ * @param stallTimeout   stop an agent that wrote nothing to stdout or stderr for this long; null: off
  * @param secretEnv      names of variables whose values are masked as {@code ***} wherever
  *                       orchestrate writes agent text (on top of the built-in rules, see
  *                       docs/agents.md "Secrets")
@@ -32,6 +36,9 @@ public record AgentConfig(
     ResultFallback resultFallback,
     long logMaxBytes,
     int outputTailChars,
+    AgentPreset preset,
+    List<String> args,
+    Duration stallTimeout,
     List<String> secretEnv,
     boolean stopLeftoverProcesses,
     boolean passSummarizerKey) {
@@ -46,20 +53,43 @@ public record AgentConfig(
   public AgentConfig {
     command = List.copyOf(command);
     env = Map.copyOf(env);
+    preset = preset == null ? AgentPreset.COMMAND : preset;
+    args = List.copyOf(args);
     secretEnv = List.copyOf(secretEnv);
   }
 
-  /** The settings from before secrets and leftover processes had keys, with their defaults. */
+  /** A plain command agent (no preset, no stall timeout), with the default secret and process settings. */
   public AgentConfig(List<String> command, Duration timeout, Duration killGrace, Map<String, String> env,
       ResultFallback resultFallback, long logMaxBytes, int outputTailChars) {
-    this(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, List.of(),
-        DEFAULT_STOP_LEFTOVER_PROCESSES, DEFAULT_PASS_SUMMARIZER_KEY);
+    this(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, AgentPreset.COMMAND,
+        List.of(), null);
+  }
+
+  /** A preset agent with the default secret and process settings. */
+  public AgentConfig(List<String> command, Duration timeout, Duration killGrace, Map<String, String> env,
+      ResultFallback resultFallback, long logMaxBytes, int outputTailChars, AgentPreset preset,
+      List<String> args, Duration stallTimeout) {
+    this(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset, args,
+        stallTimeout, List.of(), DEFAULT_STOP_LEFTOVER_PROCESSES, DEFAULT_PASS_SUMMARIZER_KEY);
+  }
+
+  /** A plain command agent (no preset, no stall timeout) with the secret and process settings given. */
+  public AgentConfig(List<String> command, Duration timeout, Duration killGrace, Map<String, String> env,
+      ResultFallback resultFallback, long logMaxBytes, int outputTailChars, List<String> secretEnv,
+      boolean stopLeftoverProcesses, boolean passSummarizerKey) {
+    this(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, AgentPreset.COMMAND,
+        List.of(), null, secretEnv, stopLeftoverProcesses, passSummarizerKey);
+  }
+
+  public AgentConfig withStallTimeout(Duration stall) {
+    return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
+        args, stall, secretEnv, stopLeftoverProcesses, passSummarizerKey);
   }
 
   /** This config with the secret and process settings given. */
   public AgentConfig withSafety(List<String> secretEnv, boolean stopLeftoverProcesses, boolean passSummarizerKey) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars,
-        secretEnv, stopLeftoverProcesses, passSummarizerKey);
+        preset, args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey);
   }
 
   public static AgentConfig defaults() {

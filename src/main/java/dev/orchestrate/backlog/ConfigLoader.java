@@ -22,10 +22,10 @@ public final class ConfigLoader {
   static final List<String> TOP_KEYS = List.of("agent", "execution", "default_pipeline", "pipelines",
       "context", "memory", "retention", "limits");
   static final List<String> AGENT_KEYS = List.of("command", "timeout", "kill_grace", "env",
-      "result_fallback", "log_max_bytes", "output_tail_chars", "secret_env", "stop_leftover_processes",
-      "pass_summarizer_key");
+      "result_fallback", "log_max_bytes", "output_tail_chars", "preset", "args", "stall_timeout",
+      "secret_env", "stop_leftover_processes", "pass_summarizer_key");
   static final List<String> EXECUTION_KEYS = List.of("max_wip", "max_concurrent", "max_retries",
-      "circuit_breaker", "phase_cap");
+      "circuit_breaker", "phase_cap", "max_cost_usd", "max_tokens");
   static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases");
   static final List<String> PHASE_KEYS = List.of("name", "instructions", "workflow", "destructive");
   /**
@@ -177,8 +177,18 @@ public final class ConfigLoader {
     problems.unknownKeys(map, AGENT_KEYS, "key", "agent");
     AgentConfig defaults = AgentConfig.defaults();
     Optional<YamlNode.Mapping> section = Optional.of(map);
+    List<String> command = setting(section, "command", this::command).orElse(defaults.command());
+    AgentPreset preset = setting(section, "preset", n -> values.choice(n, "agent.preset",
+        Values.words(AgentPreset.values()))).orElse(AgentPreset.COMMAND);
+    if (map.get("preset").filter(n -> n instanceof YamlNode.Scalar p && "command".equals(p.text())).isPresent()
+        && map.get("command").isEmpty()) {
+      problems.at(map.get("preset").get(), "agent.preset: command needs agent.command (the program and its "
+          + "arguments, e.g. " + COMMAND_EXAMPLE + "), or name a preset: claude, codex, gemini or opencode");
+    }
+    List<String> args = setting(section, "args", n -> values.strings(n, "agent.args", "", "argument"))
+        .orElse(List.of());
     return new AgentConfig(
-        setting(section, "command", this::command).orElse(defaults.command()),
+        preset.argv(command, args),
         setting(section, "timeout", n -> duration(n, "agent.timeout", Ranges.AGENT_TIMEOUT)).orElse(defaults.timeout()),
         setting(section, "kill_grace", n -> duration(n, "agent.kill_grace", Ranges.KILL_GRACE))
             .orElse(defaults.killGrace()),
@@ -188,13 +198,64 @@ public final class ConfigLoader {
         setting(section, "log_max_bytes", this::logMaxBytes).orElse(defaults.logMaxBytes()),
         setting(section, "output_tail_chars",
             n -> values.integer(n, "agent.output_tail_chars", MIN_OUTPUT_TAIL_CHARS, Ranges.OUTPUT_TAIL_CHARS))
-            .orElse(defaults.outputTailChars()))
+            .orElse(defaults.outputTailChars()),
+        preset, args,
+        setting(section, "stall_timeout", this::stallTimeout).orElse(null))
         .withSafety(
             setting(section, "secret_env", this::secretEnv).orElse(defaults.secretEnv()),
             setting(section, "stop_leftover_processes", n -> values.bool(n, "agent.stop_leftover_processes"))
                 .orElse(defaults.stopLeftoverProcesses()),
             setting(section, "pass_summarizer_key", n -> values.bool(n, "agent.pass_summarizer_key"))
                 .orElse(defaults.passSummarizerKey()));
+  }
+
+  /** {@code off} (the default) or a duration of at least a second: shorter would stop agents that think. */
+  private Optional<Duration> stallTimeout(YamlNode node) {
+    if (node instanceof YamlNode.Scalar scalar && ("off".equals(scalar.text()) || scalar.isNull())) {
+      return Optional.empty();
+    }
+    return duration(node, "agent.stall_timeout", Ranges.AGENT_TIMEOUT).flatMap(d -> {
+      if (d.compareTo(Duration.ofSeconds(1)) < 0) {
+        problems.at(node, "agent.stall_timeout must be at least 1s (or off), got " + ((YamlNode.Scalar) node).text());
+        return Optional.empty();
+      }
+      return Optional.of(d);
+    });
+  }
+
+  /** A spend limit in US dollars: a positive number such as 5 or 0.50. */
+  private Optional<Double> maxCostUsd(YamlNode node) {
+    String subject = "execution.max_cost_usd";
+    if (node instanceof YamlNode.Scalar scalar
+        && (scalar.kind() == YamlNode.Scalar.Kind.INTEGER || scalar.kind() == YamlNode.Scalar.Kind.FLOAT)) {
+      try {
+        double usd = Double.parseDouble(scalar.text());
+        if (usd > 0 && usd <= 1_000_000) {
+          return Optional.of(usd);
+        }
+        problems.at(node, subject + " must be more than 0 and at most 1000000 (US dollars), got " + scalar.text());
+        return Optional.empty();
+      } catch (NumberFormatException e) {
+        // reported below
+      }
+    }
+    problems.expected(node, subject, "an amount in US dollars such as 5 or 0.50");
+    return Optional.empty();
+  }
+
+  /** A token limit: a positive whole number up to 10^12. */
+  private Optional<Long> maxTokens(YamlNode node) {
+    String subject = "execution.max_tokens";
+    if (node instanceof YamlNode.Scalar scalar && scalar.kind() == YamlNode.Scalar.Kind.INTEGER) {
+      java.math.BigInteger value = scalar.integer();
+      if (value.signum() > 0 && value.compareTo(java.math.BigInteger.TEN.pow(12)) <= 0) {
+        return Optional.of(value.longValue());
+      }
+      problems.at(node, subject + " must be at least 1 and at most 1000000000000, got " + scalar.text());
+      return Optional.empty();
+    }
+    problems.expected(node, subject, "a number of tokens such as 2000000");
+    return Optional.empty();
   }
 
   /** agent.secret_env: names of environment variables, checked like agent.env's. */
@@ -314,7 +375,9 @@ public final class ConfigLoader {
             n -> values.integer(n, "execution.circuit_breaker", 1, Ranges.CIRCUIT_BREAKER))
             .orElse(ExecutionConfig.DEFAULT_CIRCUIT_BREAKER),
         setting(section, "phase_cap", n -> values.integer(n, "execution.phase_cap", 1, Ranges.PHASE_CAP))
-            .orElse(ExecutionConfig.DEFAULT_PHASE_CAP));
+            .orElse(ExecutionConfig.DEFAULT_PHASE_CAP),
+        setting(section, "max_cost_usd", this::maxCostUsd).orElse(null),
+        setting(section, "max_tokens", this::maxTokens).orElse(null));
   }
 
   private Map<String, Pipeline> pipelines(YamlNode.Entry entry) {

@@ -1,12 +1,29 @@
 package dev.orchestrate.backlog;
 
-/** Scheduler limits. {@code maxRetries} 2 means 3 attempts per phase. */
-public record ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int circuitBreaker, int phaseCap) {
+/**
+ * Scheduler limits. {@code maxRetries} 2 means 3 attempts per phase. {@code maxCostUsd} and
+ * {@code maxTokens} are the run's budget (null: no limit): the run halts once recorded spend
+ * reaches either.
+ */
+public record ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int circuitBreaker, int phaseCap,
+    Double maxCostUsd, Long maxTokens) {
   public static final int DEFAULT_MAX_WIP = 1;
   public static final int DEFAULT_MAX_CONCURRENT = 1;
   public static final int DEFAULT_MAX_RETRIES = 2;
   public static final int DEFAULT_CIRCUIT_BREAKER = 2;
   public static final int DEFAULT_PHASE_CAP = 100;
+
+  public ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int circuitBreaker, int phaseCap) {
+    this(maxWip, maxConcurrent, maxRetries, circuitBreaker, phaseCap, null, null);
+  }
+
+  public ExecutionConfig withMaxCostUsd(Double usd) {
+    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, circuitBreaker, phaseCap, usd, maxTokens);
+  }
+
+  public ExecutionConfig withMaxTokens(Long tokens) {
+    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, circuitBreaker, phaseCap, maxCostUsd, tokens);
+  }
 
   public static ExecutionConfig defaults() {
     return new ExecutionConfig(DEFAULT_MAX_WIP, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_RETRIES,
@@ -14,22 +31,22 @@ public record ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int
   }
 
   public ExecutionConfig withMaxRetries(int retries) {
-    return new ExecutionConfig(maxWip, maxConcurrent, retries, circuitBreaker, phaseCap);
+    return new ExecutionConfig(maxWip, maxConcurrent, retries, circuitBreaker, phaseCap, maxCostUsd, maxTokens);
   }
 
   public ExecutionConfig withCircuitBreaker(int trips) {
-    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, trips, phaseCap);
+    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, trips, phaseCap, maxCostUsd, maxTokens);
   }
 
   public ExecutionConfig withPhaseCap(int cap) {
-    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, circuitBreaker, cap);
+    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, circuitBreaker, cap, maxCostUsd, maxTokens);
   }
 
   public ExecutionConfig withMaxWip(int wip) {
-    return new ExecutionConfig(wip, maxConcurrent, maxRetries, circuitBreaker, phaseCap);
+    return new ExecutionConfig(wip, maxConcurrent, maxRetries, circuitBreaker, phaseCap, maxCostUsd, maxTokens);
   }
 
   public ExecutionConfig withMaxConcurrent(int concurrent) {
-    return new ExecutionConfig(maxWip, concurrent, maxRetries, circuitBreaker, phaseCap);
+    return new ExecutionConfig(maxWip, concurrent, maxRetries, circuitBreaker, phaseCap, maxCostUsd, maxTokens);
   }
 }

@@ -1,5 +1,7 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.jobs.Preflight;
+import java.util.Optional;
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.Config;
 import dev.orchestrate.scheduler.ItemFilter;
@@ -27,6 +29,12 @@ final class DryRun {
 
   static int print(PrintWriter out, PrintWriter err, boolean quiet, boolean json, StateDirectory dir, Config config,
       Backlog backlog, ItemFilter filter, int phaseCap) {
+    return print(out, err, quiet, json, dir, config, backlog, filter, phaseCap, Optional.empty());
+  }
+
+  /** {@code agent}: the program the preflight check resolved (empty when no agent is configured). */
+  static int print(PrintWriter out, PrintWriter err, boolean quiet, boolean json, StateDirectory dir, Config config,
+      Backlog backlog, ItemFilter filter, int phaseCap, Optional<Preflight.Found> agent) {
     List<ItemState> stored = List.of();
     if (dir.hasDatabase()) {
       try (SqliteStateReader reader = SqliteStateReader.open(dir.database())) {
@@ -50,11 +58,24 @@ final class DryRun {
     Plan plan = Plan.simulate(items, config.pipelines(), config.execution().maxWip(),
         config.execution().maxConcurrent(), filter, phaseCap);
     if (json) {
-      Json.print(out, toJson(plan, config, phaseCap));
+      Map<String, Object> doc = toJson(plan, config, phaseCap);
+      doc.put("agent", agentJson(config, agent));
+      Json.print(out, doc);
     } else {
       printText(out, plan, config, phaseCap);
+      out.println("  agent: " + agent.map(a -> TerminalText.safe(a.program() + " (" + config.agent().preset().key()
+          + ") resolves to " + a.resolved())).orElse("none configured (set agent.preset or agent.command before a run)"));
+      out.flush();
     }
     return ExitCode.OK;
+  }
+
+  private static Map<String, Object> agentJson(Config config, Optional<Preflight.Found> agent) {
+    Map<String, Object> row = new LinkedHashMap<>();
+    row.put("preset", config.agent().preset().key());
+    row.put("program", agent.map(Preflight.Found::program).orElse(null));
+    row.put("resolved", agent.map(a -> a.resolved().toString()).orElse(null));
+    return row;
   }
 
   private static Map<String, Object> toJson(Plan plan, Config config, int phaseCap) {

@@ -1,5 +1,8 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.backlog.AgentPreset;
+import java.util.Map;
+import picocli.CommandLine.Option;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -35,8 +38,24 @@ final class InitCommand implements Callable<Integer> {
       description = "Directory to scaffold (default: the current directory)")
   Path dir;
 
+  @Option(names = "--agent", paramLabel = "PRESET",
+      description = "Configure a coding-agent CLI instead of the example script: claude, codex, gemini or opencode "
+          + "(agent.preset; see docs/agents.md)")
+  String agent;
+
+  /**
+   * The flags {@code init --agent} suggests with each preset: what the agent needs to write the
+   * result file and edit the project without asking (checked against each CLI's --help).
+   */
+  static final Map<AgentPreset, String> SUGGESTED_ARGS = Map.of(
+      AgentPreset.CLAUDE, "[\"--allowedTools\", \"Bash\", \"Edit\", \"Write\", \"Read\"]",
+      AgentPreset.CODEX, "[\"--sandbox\", \"workspace-write\"]",
+      AgentPreset.GEMINI, "[\"--approval-mode\", \"auto_edit\"]",
+      AgentPreset.OPENCODE, "[]");
+
   @Override
   public Integer call() {
+    AgentPreset preset = preset();
     Path base = root.workingDirectory().resolve(dir);
     List<String> existing = new ArrayList<>();
     for (String f : FILES) {
@@ -64,6 +83,9 @@ final class InitCommand implements Callable<Integer> {
         if (f.endsWith(".sh")) {
           makeExecutable(target);
         }
+        if (f.equals("orchestrate.yaml") && preset != null) {
+          Files.writeString(target, withPreset(Files.readString(target), preset));
+        }
         out.println("wrote " + dir.resolve(f));
       }
       Files.createDirectories(root.workingDirectory().resolve(state));
@@ -72,7 +94,8 @@ final class InitCommand implements Callable<Integer> {
       throw new UncheckedIOException("init: " + e.getMessage(), e);
     }
     out.println();
-    out.println("Next: edit backlog.yaml and agent.command in orchestrate.yaml, then run");
+    out.println(preset == null ? "Next: edit backlog.yaml and agent.command in orchestrate.yaml, then run"
+        : "Next: edit backlog.yaml (and agent.args in orchestrate.yaml: model, allowed tools), then run");
     // Run from here, that backlog finds its project (the state and config written above).
     out.println("  orchestrate run" + (dir.equals(Path.of(".")) ? "" : " " + dir.resolve("backlog.yaml")));
     out.flush();
@@ -99,6 +122,31 @@ final class InitCommand implements Callable<Integer> {
             + "another directory)");
       }
     }
+  }
+
+  private AgentPreset preset() {
+    if (agent == null) {
+      return null;
+    }
+    for (AgentPreset p : AgentPreset.values()) {
+      if (p != AgentPreset.COMMAND && p.key().equals(agent)) {
+        return p;
+      }
+    }
+    throw CliException.usage("--agent must be one of claude, codex, gemini, opencode, got '" + agent
+        + "' (for any other program, run init without --agent and set agent.command)");
+  }
+
+  /** The template with agent.command replaced by the preset and its suggested args. */
+  static String withPreset(String template, AgentPreset preset) {
+    String command = "  command: [\"bash\", \"agents/example-agent.sh\"]\n";
+    if (!template.contains(command)) {
+      throw new IllegalStateException("the config template has no agent.command line to replace");
+    }
+    return template.replace(command, "  preset: " + preset.key() + "                # runs: "
+        + String.join(" ", preset.argv(List.of(), List.of())).strip() + "\n"
+        + "  args: " + SUGGESTED_ARGS.get(preset) + "   # your flags, after the preset's\n"
+        + "  # command: [\"/path/to/" + preset.program() + "\"]   # only to override the program path\n");
   }
 
   private static void makeExecutable(Path file) throws IOException {

@@ -1,6 +1,7 @@
 package dev.orchestrate.cli;
 
 import dev.orchestrate.backlog.Ranges;
+import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.RunRecord;
 import dev.orchestrate.store.RunLock;
@@ -45,6 +46,9 @@ final class JobsCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON document (kind \"jobs\") on stdout")
   boolean json;
 
+  /** Each shown job's usage, by job id (schema 8); a job missing here reported none. */
+  private Map<Long, Usage> usage = Map.of();
+
   /** The run header: the recorded run and whether it is still working. */
   record RunView(RunRecord run, String state) {
   }
@@ -58,16 +62,25 @@ final class JobsCommand implements Callable<Integer> {
     StateDirectory dir = root.stateDirectory();
     List<JobRecord> jobs = List.of();
     Optional<RunView> run = Optional.empty();
+    usage = Map.of();
     if (dir.hasDatabase()) {
       try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
         jobs = store.recentJobs(limit);
+        usage = store.jobUsage(jobs.stream().map(JobRecord::id).toList());
         run = store.lastRun().map(r -> new RunView(r, runState(r, dir)));
       }
     }
     Instant now = Clock.systemUTC().instant();
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      Json.print(out, toJson(run, jobs, now, dir));
+      Map<String, Object> doc = toJson(run, jobs, now, dir);
+      // Each row gets its usage: tokens and cost as the agent reported them, null when it did not.
+      @SuppressWarnings("unchecked")
+      List<Map<String, Object>> rows = (List<Map<String, Object>>) doc.get("jobs");
+      for (int i = 0; i < rows.size(); i++) {
+        rows.get(i).put("usage", UsageView.json(usage.getOrDefault(jobs.get(i).id(), Usage.UNKNOWN)));
+      }
+      Json.print(out, doc);
     } else {
       printText(out, dir, run, jobs, now);
     }
@@ -146,7 +159,7 @@ final class JobsCommand implements Callable<Integer> {
     return run;
   }
 
-  private static void printText(PrintWriter out, StateDirectory dir, Optional<RunView> run, List<JobRecord> jobs,
+  private void printText(PrintWriter out, StateDirectory dir, Optional<RunView> run, List<JobRecord> jobs,
       Instant now) {
     run.ifPresent(view -> out.println(header(view, now)));
     if (jobs.isEmpty()) {
@@ -156,10 +169,14 @@ final class JobsCommand implements Callable<Integer> {
     }
     List<String> header = new ArrayList<>(List.of("ID", "ITEM"));
     header.addAll(List.of(JOB_COLUMNS));
+    header.addAll(header.size() - 1, List.of("TOKENS", "COST")); // before LOG
     Table table = new Table(header.toArray(String[]::new));
     for (JobRecord job : jobs) {
       List<String> row = new ArrayList<>(List.of(Long.toString(job.id()), job.itemId()));
       row.addAll(List.of(cells(job, now, dir)));
+      Usage spent = usage.getOrDefault(job.id(), Usage.UNKNOWN);
+      row.addAll(row.size() - 1, List.of(UsageView.tokens(spent.totalTokens()),
+          spent.costUsd() == null ? "-" : UsageView.cost(spent.costUsd())));
       table.add(row.toArray(String[]::new));
     }
     table.print(out);

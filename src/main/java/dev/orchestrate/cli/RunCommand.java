@@ -6,6 +6,7 @@ import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.context.ContextHistory;
 import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.jobs.AgentRunner;
+import dev.orchestrate.jobs.Preflight;
 import dev.orchestrate.memory.MemoryService;
 import dev.orchestrate.backlog.ExecutionConfig;
 import dev.orchestrate.retention.MaintenanceSchedule;
@@ -89,6 +90,16 @@ final class RunCommand implements Callable<Integer> {
       description = "Agents running at once (default: execution.max_concurrent)")
   Integer maxConcurrent;
 
+  @Option(names = "--max-cost", paramLabel = "USD",
+      description = "Halt the run (reason budget) once the spend its agents reported reaches USD; running jobs "
+          + "finish (default: execution.max_cost_usd, none)")
+  Double maxCost;
+
+  @Option(names = "--max-tokens", paramLabel = "N",
+      description = "Halt the run (reason budget) once its agents reported N tokens (input, output and cache) "
+          + "(default: execution.max_tokens, none)")
+  Long maxTokens;
+
   @Option(names = "--dry-run", description = "Print the plan (which phases would run, in which order, if every "
       + "phase succeeded at once) and change nothing: no lock, no agent, no write to the state")
   boolean dryRun;
@@ -114,6 +125,12 @@ final class RunCommand implements Callable<Integer> {
     Flags.atMost("--cap", cap, Ranges.PHASE_CAP);
     Flags.atMost("--max-wip", maxWip, Ranges.MAX_WIP);
     Flags.atMost("--max-concurrent", maxConcurrent, Ranges.MAX_CONCURRENT);
+    if (maxCost != null && !(maxCost > 0 && maxCost <= 1_000_000)) {
+      throw CliException.usage("--max-cost must be more than 0 and at most 1000000 (US dollars), got " + maxCost);
+    }
+    if (maxTokens != null && (maxTokens < 1 || maxTokens > 1_000_000_000_000L)) {
+      throw CliException.usage("--max-tokens must be at least 1 and at most 1000000000000, got " + maxTokens);
+    }
     ItemFilter filter = parseFilter();
     if (!Files.isRegularFile(backlogFile)) {
       throw CliException.usage("backlog file " + backlogFile + " " + InputFiles.whyNotAFile(backlogFile)
@@ -123,13 +140,15 @@ final class RunCommand implements Callable<Integer> {
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
     filter = checkFilter(filter, config, backlogs);
     StateDirectory dir = root.stateDirectory(backlogFile);
+    Optional<Preflight.Found> agentProgram = preflight(config, backlogs);
     if (dryRun) {
       return DryRun.print(spec.commandLine().getOut(), spec.commandLine().getErr(), root.quiet(), json, dir,
-          config, backlogs.current(), filter, cap != null ? cap : config.execution().phaseCap());
+          config, backlogs.current(), filter, cap != null ? cap : config.execution().phaseCap(), agentProgram);
     }
     if (config.agent().command().isEmpty()) {
-      throw CliException.usage("no agent command configured: set agent.command in "
-          + config.source().map(Path::toString).orElse("orchestrate.yaml") + " (see 'orchestrate init')");
+      throw CliException.usage("no agent command configured: set agent.preset (claude, codex, gemini, opencode) or "
+          + "agent.command in " + config.source().map(Path::toString).orElse("orchestrate.yaml")
+          + " (see 'orchestrate init --agent claude')");
     }
     int phaseCap = cap != null ? cap : config.execution().phaseCap();
     // Before the lock and the database: a mistyped --target must leave nothing behind.
@@ -159,6 +178,22 @@ final class RunCommand implements Callable<Integer> {
       printText(out, report, only);
     }
     return exitCode(report);
+  }
+
+  /**
+   * The agent program must start: checked before the lock and the database, so a mistyped command
+   * exits 2 with its fix instead of blocking every item. Empty when no agent is configured.
+   */
+  private Optional<Preflight.Found> preflight(Config config, WatchedBacklogFile backlogs) {
+    if (config.agent().command().isEmpty()) {
+      return Optional.empty();
+    }
+    Preflight.Check check = Preflight.check(config.agent(), root.env().getOrDefault("PATH", System.getenv("PATH")),
+        backlogs.current().directory());
+    if (check instanceof Preflight.Problem problem) {
+      throw CliException.usage(problem.message());
+    }
+    return Optional.of((Preflight.Found) check);
   }
 
   private ItemFilter parseFilter() {
@@ -208,6 +243,12 @@ final class RunCommand implements Callable<Integer> {
     }
     if (maxConcurrent != null) {
       execution = execution.withMaxConcurrent(maxConcurrent);
+    }
+    if (maxCost != null) {
+      execution = execution.withMaxCostUsd(maxCost);
+    }
+    if (maxTokens != null) {
+      execution = execution.withMaxTokens(maxTokens);
     }
     return config.withExecution(execution);
   }
@@ -354,6 +395,11 @@ final class RunCommand implements Callable<Integer> {
     jobTable.put("peak_inactive", r.figures().jobTablePeakInactive());
     jobTable.put("final", r.figures().jobTableFinal());
     doc.put("job_table", jobTable);
+    doc.put("usage", UsageView.json(r.usage()));
+    Map<String, Object> budget = new LinkedHashMap<>();
+    budget.put("max_cost_usd", r.budget().maxCostUsd());
+    budget.put("max_tokens", r.budget().maxTokens());
+    doc.put("budget", budget);
     return doc;
   }
 
@@ -389,6 +435,9 @@ final class RunCommand implements Callable<Integer> {
     out.println("  summary map: " + f.summaryMapFinal() + " at the end, peak " + f.summaryMapPeak()
         + "; job table: peak " + f.jobTablePeakActive() + " active + " + f.jobTablePeakInactive() + " ended, "
         + f.jobTableFinal() + " at the end");
+    if (!r.usage().isUnknown() || r.budget().isLimited()) {
+      out.println("  usage: " + UsageView.text(r.usage()) + UsageView.budgetText(r.usage(), r.budget()));
+    }
     out.println("  details: orchestrate status");
     out.flush();
   }

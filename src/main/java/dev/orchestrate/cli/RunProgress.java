@@ -64,6 +64,9 @@ final class RunProgress implements RunListener, SummarizationListener {
     if (outcome.ending() == AgentOutcome.Ending.TIMED_OUT) {
       text.append(" (timed out)");
     }
+    if (outcome.ending() == AgentOutcome.Ending.STALLED) {
+      text.append(" (stalled)");
+    }
     if (after.status() != before.status()) {
       text.append(" -> ").append(after.status().key());
     } else if (after.progress().phase() != null && !after.progress().phase().equals(before.progress().phase())) {

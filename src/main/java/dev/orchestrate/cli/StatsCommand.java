@@ -1,7 +1,9 @@
 package dev.orchestrate.cli;
 
 import dev.orchestrate.backlog.Durations;
+import dev.orchestrate.scheduler.Budget;
 import dev.orchestrate.stats.LastRun;
+import dev.orchestrate.stats.Spending;
 import dev.orchestrate.stats.StatsInput;
 import dev.orchestrate.stats.StatsReport;
 import dev.orchestrate.stats.Structure;
@@ -71,9 +73,11 @@ final class StatsCommand implements Callable<Integer> {
     }
     Instant now = Clock.systemUTC().instant();
     StatsInput input = StatsInput.empty(now);
+    Spending spending = Spending.NONE;
     if (dir.hasDatabase()) {
       try (SqliteStats stats = SqliteStats.open(dir.database())) {
         input = stats.read(now);
+        spending = stats.spending();
         // After the read, and never in its way: a busy (or read-only) database costs the trend
         // one sample, not the answer.
         try {
@@ -87,9 +91,12 @@ final class StatsCommand implements Callable<Integer> {
     StatsReport report = StatsReport.of(input);
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      Json.print(out, toJson(report, dir));
+      Map<String, Object> doc = toJson(report, dir);
+      doc.put("usage", usageJson(spending));
+      Json.print(out, doc);
     } else {
       printText(out, report, dir);
+      printSpending(out, spending);
     }
     return check ? report.status().exitCode() : ExitCode.OK;
   }
@@ -220,6 +227,38 @@ final class StatsCommand implements Callable<Integer> {
     List<StatsReport.Warning> warnings = r.warnings();
     for (StatsReport.Warning w : warnings) {
       out.println(w.level().key() + ": " + w.message());
+    }
+    out.flush();
+  }
+
+  /** Lifetime totals, and the last run's spend against its budget (null pressure: no budget or nothing reported). */
+  static Map<String, Object> usageJson(Spending s) {
+    Map<String, Object> usage = new LinkedHashMap<>();
+    Map<String, Object> lifetime = UsageView.json(s.lifetime());
+    lifetime.put("jobs_reported", s.jobsReported());
+    usage.put("lifetime", lifetime);
+    Map<String, Object> last = new LinkedHashMap<>();
+    last.put("run_id", s.lastRunId());
+    last.put("spend", UsageView.json(s.lastRun()));
+    Map<String, Object> budget = new LinkedHashMap<>();
+    budget.put("max_cost_usd", s.maxCostUsd());
+    budget.put("max_tokens", s.maxTokens());
+    budget.put("cost_pressure", s.costPressure());
+    budget.put("token_pressure", s.tokenPressure());
+    last.put("budget", budget);
+    usage.put("last_run", last);
+    return usage;
+  }
+
+  private static void printSpending(PrintWriter out, Spending s) {
+    if (s.jobsReported() == 0 && s.maxCostUsd() == null && s.maxTokens() == null) {
+      return; // no agent ever reported usage, no budget: nothing to say
+    }
+    out.println("usage, lifetime: " + UsageView.text(s.lifetime()) + " over " + s.jobsReported()
+        + (s.jobsReported() == 1 ? " job" : " jobs") + " that reported it");
+    if (s.lastRunId() != null) {
+      out.println("usage, last run " + s.lastRunId() + ": " + UsageView.text(s.lastRun())
+          + UsageView.budgetText(s.lastRun(), new Budget(s.maxCostUsd(), s.maxTokens())));
     }
     out.flush();
   }

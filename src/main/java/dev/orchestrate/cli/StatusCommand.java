@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.scheduler.Dependencies;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
@@ -46,6 +47,9 @@ final class StatusCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON document (kind \"status\", or \"item\" with ID) on stdout")
   boolean json;
 
+  /** Each item's usage over all its jobs (schema 8), read with the items. */
+  private Map<String, Usage> usage = Map.of();
+
   @Override
   public Integer call() {
     StateDirectory dir = root.stateDirectory();
@@ -54,6 +58,7 @@ final class StatusCommand implements Callable<Integer> {
     if (dir.hasDatabase()) {
       try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
         items = store.items();
+        usage = store.itemUsage();
       }
       try (SqliteItemHistory history = SqliteItemHistory.open(dir.database())) {
         if (id != null) {
@@ -66,7 +71,14 @@ final class StatusCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      Json.print(out, toJson(items, latestJobs));
+      Map<String, Object> doc = toJson(items, latestJobs);
+      // Each item's usage over all its jobs (kept when job history is pruned); null: not reported.
+      @SuppressWarnings("unchecked")
+      List<Map<String, Object>> rows = (List<Map<String, Object>>) doc.get("items");
+      for (Map<String, Object> row : rows) {
+        row.put("usage", UsageView.json(usage.getOrDefault((String) row.get("id"), Usage.UNKNOWN)));
+      }
+      Json.print(out, doc);
     } else {
       printText(out, dir, items, latestJobs);
     }

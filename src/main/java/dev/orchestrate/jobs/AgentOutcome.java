@@ -19,6 +19,7 @@ import java.util.OptionalInt;
  *                  follow-up titles and descriptions) were cut to their size cap when the result
  *                  file was read or the output captured; the job's end counts as one truncated
  *                  write when this is not 0
+ * @param usage     tokens and cost the agent reported (a preset's output); unknown figures are null
  */
 public record AgentOutcome(
     AgentResult result,
@@ -29,7 +30,8 @@ public record AgentOutcome(
     OptionalInt exitCode,
     Ending ending,
     Duration elapsed,
-    int truncatedValues) {
+    int truncatedValues,
+    Usage usage) {
 
   /**
    * Cap of each text an agent reports (summary, context, a memory's content, a follow-up's title
@@ -40,7 +42,9 @@ public record AgentOutcome(
 
   /** How the agent process ended, independent of the result it reported. */
   public enum Ending {
-    EXITED, TIMED_OUT, CANCELLED, SPAWN_FAILED
+    EXITED, TIMED_OUT, CANCELLED, SPAWN_FAILED,
+    /** Stopped because it wrote nothing to stdout or stderr for agent.stall_timeout. */
+    STALLED
   }
 
   public AgentOutcome {
@@ -50,9 +54,21 @@ public record AgentOutcome(
     context = context == null ? "" : context;
     memories = List.copyOf(memories);
     followUps = List.copyOf(followUps);
+    usage = usage == null ? Usage.UNKNOWN : usage;
     if (truncatedValues < 0) {
       throw new IllegalArgumentException("truncatedValues must not be negative, got " + truncatedValues);
     }
+  }
+
+  /** An outcome whose agent reported no usage. */
+  public AgentOutcome(AgentResult result, String summary, String context, List<MemoryNote> memories,
+      List<FollowUp> followUps, OptionalInt exitCode, Ending ending, Duration elapsed, int truncatedValues) {
+    this(result, summary, context, memories, followUps, exitCode, ending, elapsed, truncatedValues, Usage.UNKNOWN);
+  }
+
+  public AgentOutcome withUsage(Usage spent) {
+    return new AgentOutcome(result, summary, context, memories, followUps, exitCode, ending, elapsed,
+        truncatedValues, spent);
   }
 
   /** An outcome none of whose texts was cut. */

@@ -1,6 +1,7 @@
 package dev.orchestrate.jobs;
 
 import dev.orchestrate.backlog.AgentConfig;
+import dev.orchestrate.jobs.presets.OutputReaders;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -90,7 +91,8 @@ public final class AgentRunner implements AgentLauncher {
     LOG.debug("started {} for {} phase {} attempt {}: {} in {}", name, request.itemId(),
         request.phase(), request.attempt(), agent.command(), request.workDir());
 
-    OutputCapture capture = OutputCapture.start(process, log, agent.outputTailChars(), name, secrets);
+    OutputCapture capture = OutputCapture.start(process, log, agent.outputTailChars(), name, secrets,
+        OutputReaders.of(agent.preset()));
     feedPrompt(process, request.prompt(), name);
     StopSignal stop = new StopSignal();
     JobProcesses members = agent.stopLeftoverProcesses()

@@ -96,7 +96,10 @@ final class AgentSupervisor {
     OutputCapture.Tails tails = capture.finish(READER_WAIT);
     Duration elapsed = Duration.between(started, clock.instant());
     if (ending == Ending.TIMED_OUT) {
-      return Outcomes.timedOut(agent.timeout(), descendants, tails, elapsed);
+      return Outcomes.timedOut(agent.timeout(), descendants, tails, elapsed).withUsage(capture.report().usage());
+    }
+    if (ending == Ending.STALLED) {
+      return Outcomes.stalled(agent.stallTimeout(), descendants, tails, elapsed).withUsage(capture.report().usage());
     }
     if (ending == Ending.CANCELLED) {
       return Outcomes.cancelled(elapsed);
@@ -104,22 +107,32 @@ final class AgentSupervisor {
     int exitCode = process.exitValue();
     LOG.debug("agent pid {} exited with code {} after {}", process.pid(), exitCode, elapsed);
     return Outcomes.exited(exitCode, resultFile.read(request.resultFile(), secrets),
-        agent.resultFallback(), tails, elapsed);
+        agent.resultFallback(), tails, elapsed, capture.report());
   }
 
   private Ending awaitExitOrStop() throws InterruptedException {
-    long remaining = nanosOrMax(request.agent().timeout()) - (System.nanoTime() - spawnedNanos);
-    try {
-      CompletableFuture.anyOf(process.onExit(), stop.cancelRequested())
-          .get(Math.max(0, remaining), TimeUnit.NANOSECONDS);
-    } catch (TimeoutException e) {
-      // Fall through: the timeout is claimed below unless a cancel won the race.
-    } catch (ExecutionException e) {
-      throw new IllegalStateException("waiting for agent pid " + process.pid() + " failed",
-          e.getCause());
+    Duration stall = request.agent().stallTimeout();
+    while (true) {
+      long remaining = nanosOrMax(request.agent().timeout()) - (System.nanoTime() - spawnedNanos);
+      // With a stall timeout, also wake up when the agent would have been quiet for that long.
+      long wait = stall == null ? remaining : Math.min(remaining, nanosOrMax(stall) - capture.quietNanos());
+      try {
+        CompletableFuture.anyOf(process.onExit(), stop.cancelRequested())
+            .get(Math.max(0, wait), TimeUnit.NANOSECONDS);
+      } catch (TimeoutException e) {
+        if (wait < remaining && process.isAlive() && capture.quietNanos() < nanosOrMax(stall)) {
+          continue; // it wrote something meanwhile: not stalled
+        }
+        // Fall through: the timeout or stall is claimed below unless a cancel won the race.
+      } catch (ExecutionException e) {
+        throw new IllegalStateException("waiting for agent pid " + process.pid() + " failed",
+            e.getCause());
+      }
+      if (!process.isAlive()) {
+        return Ending.EXITED; // an agent that exited just as it was stopped did finish by itself
+      }
+      return wait < remaining ? stop.stall() : stop.timeOut();
     }
-    // An agent that exited just as it was cancelled or timed out did finish by itself.
-    return process.isAlive() ? stop.timeOut() : Ending.EXITED;
   }
 
   private void abandon() {

@@ -2,6 +2,7 @@ package dev.orchestrate.jobs;
 
 import dev.orchestrate.backlog.ResultFallback;
 import dev.orchestrate.jobs.AgentOutcome.Ending;
+import dev.orchestrate.jobs.presets.AgentReport;
 import dev.orchestrate.limits.SizeCap;
 import java.time.Duration;
 import java.util.List;
@@ -71,6 +72,40 @@ final class Outcomes {
     }
     return failed("agent exited with code " + exitCode + stderrSuffix(tails.stderr()),
         tails.stderrTruncated(), code, Ending.EXITED, elapsed);
+  }
+
+  /**
+   * The agent wrote nothing to stdout or stderr for {@code stallTimeout}. The context starts with
+   * "stalled", which the next attempt's prompt quotes under "Previous Failure".
+   */
+  static AgentOutcome stalled(Duration stallTimeout, int descendants, OutputCapture.Tails tails, Duration elapsed) {
+    String context = "stalled: no output for " + describe(stallTimeout) + " (agent.stall_timeout); terminated the agent"
+        + descendantsClause(descendants) + stderrSuffix(tails.stderr());
+    return failed(context, tails.stderrTruncated(), OptionalInt.empty(), Ending.STALLED, elapsed);
+  }
+
+  /**
+   * As {@link #exited(int, ResultFile.Reading, ResultFallback, OutputCapture.Tails, Duration)},
+   * with what a preset's agent said on stdout: the result file still wins; without one, an error
+   * the agent reported fails the attempt with its own message, and its final answer, not the raw
+   * tail of its event stream, is the summary. The usage it reported goes with every outcome.
+   */
+  static AgentOutcome exited(int exitCode, ResultFile.Reading reading, ResultFallback fallback,
+      OutputCapture.Tails tails, Duration elapsed, AgentReport said) {
+    AgentOutcome outcome;
+    if (reading instanceof ResultFile.Absent && said.failed()) {
+      outcome = failed("the agent reported an error" + (exitCode == 0 ? "" : " (exit code " + exitCode + ")")
+          + ": " + said.error(), false, OptionalInt.of(exitCode), Ending.EXITED, elapsed);
+    } else if (reading instanceof ResultFile.Absent && fallback != ResultFallback.STRICT && exitCode == 0
+        && said.finalText() != null) {
+      String summary = said.finalText();
+      outcome = new AgentOutcome(AgentResult.PHASE_COMPLETE, SizeCap.cap(summary, AgentOutcome.TEXT_MAX_CHARS), "",
+          List.of(), List.of(), OptionalInt.of(exitCode), Ending.EXITED, elapsed,
+          SizeCap.exceeds(summary, AgentOutcome.TEXT_MAX_CHARS) ? 1 : 0);
+    } else {
+      outcome = exited(exitCode, reading, fallback, tails, elapsed);
+    }
+    return outcome.withUsage(said.usage());
   }
 
   /** Compact human spelling of a configured duration: 30m, 1h30m, 1s500ms. */

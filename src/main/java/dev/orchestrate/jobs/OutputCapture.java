@@ -4,6 +4,9 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import dev.orchestrate.jobs.presets.AgentReport;
+import dev.orchestrate.jobs.presets.OutputReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -14,6 +17,8 @@ import org.slf4j.LoggerFactory;
 final class OutputCapture {
 
   private static final int CHUNK_BYTES = 16 * 1024;
+  /** The longest stdout line a preset's reader is given (a whole result event, answer included). */
+  static final int MAX_EVENT_LINE_BYTES = 2 * 1024 * 1024;
   private static final Logger LOG = LoggerFactory.getLogger(OutputCapture.class);
 
   /**
@@ -32,6 +37,9 @@ final class OutputCapture {
   private final TailBuffer stderr;
   private final Thread stdoutReader;
   private final Thread stderrReader;
+  private OutputReader reader = OutputReader.NONE;
+  /** System.nanoTime() of the last byte from either stream (or of the start): what a stall is measured from. */
+  private AtomicLong lastOutput = new AtomicLong(System.nanoTime());
 
   private OutputCapture(Process process, CappedLog log, TailBuffer stdout, TailBuffer stderr,
       Thread stdoutReader, Thread stderrReader) {
@@ -44,18 +52,56 @@ final class OutputCapture {
   }
 
   static OutputCapture start(Process process, CappedLog log, int tailChars, String name) {
-    return start(process, log, tailChars, name, Secrets.NONE);
+    return start(process, log, tailChars, name, Secrets.NONE, OutputReader.NONE);
   }
 
   /** As above, with every secret masked before the output reaches the tails or the log. */
   static OutputCapture start(Process process, CappedLog log, int tailChars, String name, Secrets secrets) {
+    return start(process, log, tailChars, name, secrets, OutputReader.NONE);
+  }
+
+  /** As above, with every line of stdout also given to {@code reader} (a preset's event reader). */
+  static OutputCapture start(Process process, CappedLog log, int tailChars, String name, OutputReader reader) {
+    return start(process, log, tailChars, name, Secrets.NONE, reader);
+  }
+
+  /**
+   * Drains both streams with every secret masked before the output reaches the tails, the log or
+   * {@code reader}, which is given every line of the masked stdout (a preset's event reader), so
+   * nothing it reports can carry a secret the stream showed. The masker only holds bytes back
+   * until it knows they are no secret, and {@value Secrets#MASK} holds no newline or quote, so the
+   * lines the reader sees are the agent's lines with the secrets replaced.
+   */
+  static OutputCapture start(Process process, CappedLog log, int tailChars, String name,
+      Secrets secrets, OutputReader reader) {
     TailBuffer stdout = new TailBuffer(tailChars);
     TailBuffer stderr = new TailBuffer(tailChars);
+    AtomicLong last = new AtomicLong(System.nanoTime());
+    LineSplitter lines = reader == OutputReader.NONE ? null : new LineSplitter(MAX_EVENT_LINE_BYTES, line -> {
+      synchronized (reader) {
+        reader.line(line);
+      }
+    });
     Thread stdoutReader = Daemon.start(name + "-stdout",
-        () -> drain(process.getInputStream(), stdout, log, secrets.streamMasker()));
+        () -> drain(process.getInputStream(), stdout, log, secrets.streamMasker(), last, lines));
     Thread stderrReader = Daemon.start(name + "-stderr",
-        () -> drain(process.getErrorStream(), stderr, log, secrets.streamMasker()));
-    return new OutputCapture(process, log, stdout, stderr, stdoutReader, stderrReader);
+        () -> drain(process.getErrorStream(), stderr, log, secrets.streamMasker(), last, null));
+    OutputCapture capture = new OutputCapture(process, log, stdout, stderr, stdoutReader, stderrReader);
+    capture.reader = reader;
+    capture.lastOutput = last;
+    return capture;
+  }
+
+  /** Nanoseconds since either stream last delivered output (or since the start). */
+  long quietNanos() {
+    return System.nanoTime() - lastOutput.get();
+  }
+
+  /** What the preset's reader made of stdout; call after {@link #finish}. */
+  AgentReport report() {
+    synchronized (reader) { // a leftover descendant may still be writing to the pipe
+      return reader.report();
+    }
   }
 
   /**
@@ -78,25 +124,53 @@ final class OutputCapture {
     return new Tails(stdout.capped(), stderr.capped(), stdout.truncated(), stderr.truncated());
   }
 
-  private static void drain(InputStream in, TailBuffer tail, CappedLog log, Secrets.StreamMasker masker) {
+  private static void drain(InputStream in, TailBuffer tail, CappedLog log, Secrets.StreamMasker masker,
+      AtomicLong lastOutput, LineSplitter lines) {
     byte[] chunk = new byte[CHUNK_BYTES];
     try {
       int n;
       while ((n = in.read(chunk)) != -1) {
-        pass(masker.process(chunk, 0, n), tail, log);
+        lastOutput.set(System.nanoTime());
+        lines = pass(masker.process(chunk, 0, n), tail, log, lines);
       }
-      pass(masker.finish(), tail, log);
+      lines = pass(masker.finish(), tail, log, lines);
     } catch (IOException e) {
       // What the masker held back may be the start of a secret: it is dropped, not written.
       LOG.debug("stopped reading agent output: {}", e.getMessage());
     }
+    if (lines != null) {
+      feedEnd(lines);
+    }
   }
 
-  private static void pass(byte[] masked, TailBuffer tail, CappedLog log) {
+  /** Gives a chunk to the preset's reader; a reader that fails is dropped, the draining goes on. */
+  private static LineSplitter feed(LineSplitter lines, byte[] chunk, int n) {
+    if (lines == null || n == 0) {
+      return lines;
+    }
+    try {
+      lines.append(chunk, 0, n);
+      return lines;
+    } catch (RuntimeException e) {
+      LOG.warn("reading the agent's events failed, its output is no longer read: {}", e.toString());
+      return null;
+    }
+  }
+
+  private static void feedEnd(LineSplitter lines) {
+    try {
+      lines.finish();
+    } catch (RuntimeException e) {
+      LOG.warn("reading the agent's last event failed: {}", e.toString());
+    }
+  }
+
+  private static LineSplitter pass(byte[] masked, TailBuffer tail, CappedLog log, LineSplitter lines) {
     if (masked.length > 0) {
       tail.append(masked, 0, masked.length);
       log.write(masked, 0, masked.length);
     }
+    return feed(lines, masked, masked.length);
   }
 
   private static void join(Thread reader, long deadline) throws InterruptedException {

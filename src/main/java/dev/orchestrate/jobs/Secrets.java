@@ -151,7 +151,8 @@ public final class Secrets {
       followUps.add(new FollowUp(mask(followUp.title()), mask(followUp.description())));
     }
     return new AgentOutcome(outcome.result(), mask(outcome.summary()), mask(outcome.context()), memories,
-        followUps, outcome.exitCode(), outcome.ending(), outcome.elapsed(), outcome.truncatedValues());
+        followUps, outcome.exitCode(), outcome.ending(), outcome.elapsed(), outcome.truncatedValues(),
+        outcome.usage());
   }
 
   /** A masker for one byte stream, such as an agent's stdout. */

@@ -29,6 +29,12 @@ final class StopSignal {
     return reason.get();
   }
 
+  /** Claims the stop for a stall unless a cancel got there first; returns the winner. */
+  Ending stall() {
+    reason.compareAndSet(null, Ending.STALLED);
+    return reason.get();
+  }
+
   CompletableFuture<Void> cancelRequested() {
     return cancelRequested;
   }

@@ -9,6 +9,7 @@ public enum HaltReason {
   PHASE_CAP("the phase cap was reached"),
   TARGETS_DONE("every target is done or blocked"),
   CIRCUIT_BREAKER("the circuit breaker tripped: too many items in a row exhausted their retries"),
+  BUDGET("the budget was reached: the spend the agents reported hit execution.max_cost_usd or max_tokens"),
   INTERRUPTED("interrupted");
 
   private final String description;

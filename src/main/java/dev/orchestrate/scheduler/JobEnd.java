@@ -2,6 +2,7 @@ package dev.orchestrate.scheduler;
 
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.jobs.Usage;
 import java.time.Instant;
 
 /**
@@ -13,14 +14,25 @@ import java.time.Instant;
  * @param truncatedValues how many of the agent's texts were cut to their size cap (see
  *                 {@link AgentOutcome#truncatedValues}); the store counts the job's end as one
  *                 truncated write of {@code jobs} when it is not 0
+ * @param usage    tokens and cost the agent reported; unknown figures are null
  */
 public record JobEnd(JobState state, String result, Integer exitCode, String reason, Instant endedAt,
-    int truncatedValues) {
+    int truncatedValues, Usage usage) {
 
   public JobEnd {
+    usage = usage == null ? Usage.UNKNOWN : usage;
     if (truncatedValues < 0) {
       throw new IllegalArgumentException("truncatedValues must not be negative, got " + truncatedValues);
     }
+  }
+
+  /** An end whose agent reported no usage. */
+  public JobEnd(JobState state, String result, Integer exitCode, String reason, Instant endedAt, int truncatedValues) {
+    this(state, result, exitCode, reason, endedAt, truncatedValues, Usage.UNKNOWN);
+  }
+
+  public JobEnd withUsage(Usage spent) {
+    return new JobEnd(state, result, exitCode, reason, endedAt, truncatedValues, spent);
   }
 
   /** An end with nothing truncated, such as a cancellation. */
@@ -32,6 +44,6 @@ public record JobEnd(JobState state, String result, Integer exitCode, String rea
     String reason = state == JobState.COMPLETED ? null : outcome.context();
     String result = state == JobState.CANCELLED ? null : outcome.result().key();
     Integer code = outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null;
-    return new JobEnd(state, result, code, reason, endedAt, outcome.truncatedValues());
+    return new JobEnd(state, result, code, reason, endedAt, outcome.truncatedValues(), outcome.usage());
   }
 }

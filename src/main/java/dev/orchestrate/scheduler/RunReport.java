@@ -1,5 +1,6 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.jobs.Usage;
 import java.time.Duration;
 import java.util.List;
 
@@ -13,6 +14,8 @@ import java.util.List;
  * @param blockedThisRun   items that became blocked during this run
  * @param interruptedJobs  jobs a previous, crashed run left running (recorded as interrupted)
  * @param figures          the phase-summary map and job table of this session, measured
+ * @param usage            the tokens and cost this run's agents reported, summed; unknown figures null
+ * @param budget           the budget it ran under
  */
 public record RunReport(
     long runId,
@@ -28,9 +31,21 @@ public record RunReport(
     int interruptedJobs,
     SyncResult sync,
     List<String> waiting,
-    RunFigures figures) {
+    RunFigures figures,
+    Usage usage,
+    Budget budget) {
 
   public RunReport {
     waiting = List.copyOf(waiting);
+    usage = usage == null ? Usage.UNKNOWN : usage;
+    budget = budget == null ? Budget.NONE : budget;
+  }
+
+  /** A report of a run whose agents reported no usage, without a budget. */
+  public RunReport(long runId, int total, int done, int blocked, int remaining, int doneThisRun, int blockedThisRun,
+      int phasesRun, HaltReason haltReason, Duration duration, int interruptedJobs, SyncResult sync,
+      List<String> waiting, RunFigures figures) {
+    this(runId, total, done, blocked, remaining, doneThisRun, blockedThisRun, phasesRun, haltReason, duration,
+        interruptedJobs, sync, waiting, figures, Usage.UNKNOWN, Budget.NONE);
   }
 }

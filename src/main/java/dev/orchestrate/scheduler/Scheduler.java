@@ -1,5 +1,6 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogSource;
 import dev.orchestrate.backlog.Config;
@@ -199,6 +200,7 @@ public final class Scheduler {
     Instant ended = clock.instant();
     RunFigures figures = new RunFigures(s.summaries.size(), s.summaries.peak(), s.jobs.peakActive(),
         s.jobs.peakInactive(), s.jobs.size());
+    store.runSpend(runId, s.spend, budget().maxCostUsd(), budget().maxTokens());
     store.runEnded(runId, ended, halt.key(), figures);
     Map<String, ItemState> items = s.items;
     int done = count(items, ItemStatus.DONE);
@@ -206,7 +208,11 @@ public final class Scheduler {
     int inBacklog = (int) items.values().stream().filter(ItemState::inBacklog).count();
     return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked,
         s.doneThisRun, s.blockedThisRun, s.jobsStarted, halt,
-        Duration.between(started, ended), interrupted, sync, remaining(items), figures);
+        Duration.between(started, ended), interrupted, sync, remaining(items), figures, s.spend, budget());
+  }
+
+  private Budget budget() {
+    return new Budget(config.execution().maxCostUsd(), config.execution().maxTokens());
   }
 
   /**
@@ -293,6 +299,9 @@ public final class Scheduler {
     }
     if (s.filter.hasTargets() && s.filter.targetsFinished(s.items)) {
       return HaltReason.TARGETS_DONE;
+    }
+    if (budget().reachedBy(s.spend)) {
+      return HaltReason.BUDGET;
     }
     if (s.jobsStarted >= s.phaseCap) {
       return HaltReason.PHASE_CAP;
@@ -487,10 +496,12 @@ public final class Scheduler {
         || ((entry.cancelRequested() || stopRequested) && outcome.result() == AgentResult.FAILED);
     List<FollowUpItem> followUps = FollowUpItem.of(item.id(), request.phase(), outcome.followUps(),
         config.defaultPipeline());
+    s.spend = s.spend.plus(outcome.usage()); // a cancelled job spent too
     if (cancelled) {
       List<ItemState> added = store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
           outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null,
-          "cancelled: the run was interrupted", clock.instant()), null, followUps, clock.instant());
+          "cancelled: the run was interrupted", clock.instant()).withUsage(outcome.usage()), null, followUps,
+          clock.instant());
       store.jobLogBytes(jobId, directoryBytes(request.logFile().getParent()));
       s.jobs.ended(jobId, JobTable.State.CANCELLED);
       s.jobs.cleanUp();
@@ -671,6 +682,8 @@ public final class Scheduler {
     int jobNumber;
     int jobsStarted;
     int consecutiveExhaustions;
+    /** What this run's agents reported spending, summed as their jobs end (the budget's measure). */
+    Usage spend = Usage.UNKNOWN;
     int doneThisRun;
     int blockedThisRun;
 

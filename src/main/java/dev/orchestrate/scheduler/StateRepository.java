@@ -1,5 +1,6 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.backlog.BacklogItem;
 import java.time.Instant;
 import java.util.List;
@@ -74,6 +75,13 @@ public interface StateRepository extends AutoCloseable {
 
   /** Records the end of a run session with the figures of its in-memory structures. */
   void runEnded(long runId, Instant now, String haltReason, RunFigures figures);
+
+  /**
+   * Records what a run spent (the usage its agents reported) and the budget it ran under (null:
+   * no limit), for {@code stats}. Written at its end, before {@link #runEnded}.
+   */
+  default void runSpend(long runId, Usage spend, Double maxCostUsd, Long maxTokens) {
+  }
 
   @Override
   void close();

@@ -18,6 +18,7 @@ import dev.orchestrate.scheduler.StateRepository;
 import dev.orchestrate.scheduler.Step;
 import dev.orchestrate.scheduler.SyncResult;
 import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.jobs.Usage;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -264,6 +265,10 @@ public final class SqliteStateRepository implements StateRepository {
       jdbc.execute("UPDATE jobs SET state = ?, result = ?, exit_code = ?, reason = ?, ended_at = ? WHERE id = ?",
           end.state().key(), end.result(), end.exitCode(), end.reason(), end.endedAt().toEpochMilli(), jobId);
       TruncatedWrites.countIf(jdbc, "jobs", end.truncatedValues() > 0);
+      if (!end.usage().isUnknown()) { // a trigger adds it to the item's and the lifetime totals
+        jdbc.execute("UPDATE jobs SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?,"
+            + " cost_usd = ? WHERE id = ?", withId(UsageRows.values(end.usage()), jobId));
+      }
       if (step != null) {
         write(step, now.toEpochMilli());
       }
@@ -357,6 +362,37 @@ public final class SqliteStateRepository implements StateRepository {
           job_table_peak_active = ?, job_table_peak_inactive = ?, job_table_final = ?
         WHERE id = ?""", now.toEpochMilli(), haltReason, f.summaryMapFinal(), f.summaryMapPeak(),
         f.jobTablePeakActive(), f.jobTablePeakInactive(), f.jobTableFinal(), runId);
+  }
+
+  @Override
+  public void runSpend(long runId, Usage spend, Double maxCostUsd, Long maxTokens) {
+    Object[] values = UsageRows.values(spend);
+    jdbc.execute("UPDATE runs SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?,"
+        + " cost_usd = ?, max_cost_usd = ?, max_tokens = ? WHERE id = ?",
+        values[0], values[1], values[2], values[3], values[4], maxCostUsd, maxTokens, runId);
+  }
+
+  /** The usage recorded for each of these jobs (unknown figures null); jobs not found are left out. */
+  public Map<Long, Usage> jobUsage(List<Long> jobIds) {
+    Map<Long, Usage> out = new LinkedHashMap<>();
+    for (Long id : jobIds) {
+      jdbc.queryOne("SELECT " + UsageRows.COLUMNS + " FROM jobs WHERE id = ?", UsageRows::read, id)
+          .ifPresent(u -> out.put(id, u));
+    }
+    return out;
+  }
+
+  /** Each item's usage over all its jobs, pruned ones included (kept by a trigger since schema 8). */
+  public Map<String, Usage> itemUsage() {
+    Map<String, Usage> out = new LinkedHashMap<>();
+    jdbc.query("SELECT id, " + UsageRows.COLUMNS + " FROM items", rs -> out.put(rs.getString("id"), UsageRows.read(rs)));
+    return out;
+  }
+
+  private static Object[] withId(Object[] values, long id) {
+    Object[] all = java.util.Arrays.copyOf(values, values.length + 1);
+    all[values.length] = id;
+    return all;
   }
 
   @Override

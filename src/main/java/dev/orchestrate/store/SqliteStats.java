@@ -1,5 +1,7 @@
 package dev.orchestrate.store;
 
+import dev.orchestrate.stats.Spending;
+import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.stats.DatabaseFigures;
 import dev.orchestrate.stats.LastRun;
 import dev.orchestrate.stats.Sample;
@@ -68,6 +70,18 @@ public final class SqliteStats implements AutoCloseable {
         rs -> new LastRun(rs.getLong(1), instant(rs, 2), instant(rs, 3), rs.getString(4), nullableInt(rs, 5),
             nullableInt(rs, 6), nullableInt(rs, 7), nullableInt(rs, 8), nullableInt(rs, 9))).orElse(null);
     return new StatsInput(now, true, structures, database, lastRun, trend(now));
+  }
+
+  /** Lifetime usage (schema 8's counters) and the last run's spend against its budget. */
+  public Spending spending() {
+    Usage lifetime = jdbc.queryOne("SELECT " + UsageRows.COLUMNS + " FROM usage_totals WHERE id = 1",
+        UsageRows::read).orElse(Usage.UNKNOWN);
+    long reported = jdbc.queryLong("SELECT jobs_reported FROM usage_totals WHERE id = 1");
+    return jdbc.queryOne("SELECT id, max_cost_usd, max_tokens, " + UsageRows.COLUMNS
+            + " FROM runs ORDER BY id DESC LIMIT 1",
+        rs -> new Spending(lifetime, reported, rs.getLong("id"), UsageRows.read(rs),
+            UsageRows.doubleOrNull(rs, "max_cost_usd"), UsageRows.longOrNull(rs, "max_tokens")))
+        .orElse(new Spending(lifetime, reported, null, Usage.UNKNOWN, null, null));
   }
 
   /**

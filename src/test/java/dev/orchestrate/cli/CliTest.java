@@ -110,7 +110,8 @@ class CliTest {
     CliRunner.Result r = CliRunner.run("--state", state().toString(), "--config", config.toString(), "run",
         backlog("items:\n  - id: A\n    title: a\n").toString());
     assertEquals(2, r.exitCode());
-    assertOneErrorLine(r, "no agent command configured: set agent.command in " + config + " (see 'orchestrate init')");
+    assertOneErrorLine(r, "no agent command configured: set agent.preset (claude, codex, gemini, opencode) or "
+        + "agent.command in " + config + " (see 'orchestrate init --agent claude')");
     assertFalse(Files.exists(state()));
   }
 

@@ -89,7 +89,7 @@ class ProjectDiscoveryCliTest {
         CliRunner.runIn(parent, Map.of("ORCHESTRATE_CONFIG", bare.toString()), "run",
             sub().resolve("backlog.yaml").toString()))) {
       assertEquals(2, r.exitCode(), r.err());
-      assertTrue(r.err().contains("set agent.command in " + bare), "the named config is the one read: " + r.err());
+      assertTrue(r.err().contains("or agent.command in " + bare), "the named config is the one read: " + r.err());
     }
   }
 

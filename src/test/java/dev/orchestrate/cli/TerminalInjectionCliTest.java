@@ -119,7 +119,9 @@ class TerminalInjectionCliTest {
 
   @Test
   void an_error_line_quoting_what_was_typed_stays_one_harmless_line() throws Exception {
-    Path config = TwoPhaseProject.config(dir, dir.resolve("agent.sh"));
+    Path agent = dir.resolve("agent.sh");
+    Files.writeString(agent, "exit 0\n"); // the preflight finds the agent; the typed --target is what is refused
+    Path config = TwoPhaseProject.config(dir, agent);
     Path backlog = dir.resolve("backlog.yaml");
     Files.writeString(backlog, "items:\n  - id: A\n    title: a\n");
 
@@ -154,7 +156,10 @@ class TerminalInjectionCliTest {
     java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
     System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
     try {
-      org.slf4j.LoggerFactory.getLogger("InjectionProbe").warn("summarizer said {}", EVIL);
+      org.slf4j.Logger probe = org.slf4j.LoggerFactory.getLogger("InjectionProbe");
+      // Its own level: an earlier test's -q in this JVM leaves the root logger at ERROR.
+      ((ch.qos.logback.classic.Logger) probe).setLevel(ch.qos.logback.classic.Level.WARN);
+      probe.warn("summarizer said {}", EVIL);
     } finally {
       System.setErr(before);
     }

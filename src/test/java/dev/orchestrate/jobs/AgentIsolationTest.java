@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.AgentConfig;
+import dev.orchestrate.backlog.AgentPreset;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -121,5 +122,35 @@ class AgentIsolationTest {
     AgentOutcome outcome = new AgentRunner(Clock.systemUTC(), env, "SUMMARIZER_KEY")
         .start(request(agent, "job-1")).await();
     assertEquals("key=***", outcome.summary(), "present, and masked");
+  }
+
+  @Test
+  void a_presets_answer_and_error_carry_no_secret_and_keep_the_usage_the_agent_reported() throws Exception {
+    Map<String, String> env = new HashMap<>(System.getenv());
+    env.put("OPENAI_API_KEY", "sk-openai-SECRET-1");
+    // The secret is split across two writes of one JSON line, and once more JSON-escaped (\\u0073 is 's'),
+    // which only the reader decodes; usage and cost ride on the same result event.
+    Path agentScript = script("""
+        printf '{"type":"assistant","message":{"content":[{"type":"text","text":"key sk-openai-SEC'
+        sleep 0.3
+        printf 'RET-1 seen"}]}}\\n'
+        printf '{"type":"result","subtype":"success","is_error":true,"result":"API Error: bad key \\\\u0073k-openai-SECRET-1",'
+        printf '"total_cost_usd":0.0042,"usage":{"input_tokens":10,"output_tokens":5,'
+        printf '"cache_read_input_tokens":3,"cache_creation_input_tokens":2}}\\n'
+        exit 1
+        """);
+    AgentConfig plain = config(List.of("bash", agentScript.toString()));
+    AgentConfig agent = new AgentConfig(plain.command(), plain.timeout(), plain.killGrace(), plain.env(),
+        plain.resultFallback(), plain.logMaxBytes(), plain.outputTailChars(), AgentPreset.CLAUDE, List.of(), null);
+    JobRequest request = request(agent, "job-1");
+
+    AgentOutcome outcome = new AgentRunner(Clock.systemUTC(), env, null).start(request).await();
+
+    assertEquals(AgentResult.FAILED, outcome.result(), outcome.context());
+    assertEquals("the agent reported an error (exit code 1): API Error: bad key ***", outcome.context());
+    assertEquals(new Usage(10L, 5L, 3L, 2L, 0.0042), outcome.usage());
+    String log = Files.readString(request.logFile());
+    assertFalse(log.contains("sk-openai-SECRET-1"), log);
+    assertTrue(log.contains("key *** seen"), log);
   }
 }

@@ -1,0 +1,61 @@
+package dev.orchestrate.cli;
+
+import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.scheduler.Budget;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/** How usage reads in every command's output: unknown figures stay null in JSON and "-" in text, never 0. */
+final class UsageView {
+  private UsageView() {
+  }
+
+  static Map<String, Object> json(Usage u) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("input_tokens", u.inputTokens());
+    m.put("output_tokens", u.outputTokens());
+    m.put("cache_read_tokens", u.cacheReadTokens());
+    m.put("cache_write_tokens", u.cacheWriteTokens());
+    m.put("total_tokens", u.totalTokens());
+    m.put("cost_usd", u.costUsd());
+    return m;
+  }
+
+  /** {@code 3,200 tokens (2,400 in, 70 out, 600 cache read, 100 cache write), $0.0116}. */
+  static String text(Usage u) {
+    if (u.isUnknown()) {
+      return "not reported";
+    }
+    return tokens(u.totalTokens()) + " tokens (" + tokens(u.inputTokens()) + " in, " + tokens(u.outputTokens())
+        + " out, " + tokens(u.cacheReadTokens()) + " cache read, " + tokens(u.cacheWriteTokens()) + " cache write), "
+        + cost(u.costUsd());
+  }
+
+  /** {@code ; budget $0.0500 (23%)}, or nothing without a budget. */
+  static String budgetText(Usage spend, Budget budget) {
+    StringBuilder text = new StringBuilder();
+    if (budget.maxCostUsd() != null) {
+      text.append("; budget ").append(cost(budget.maxCostUsd()))
+          .append(percent(spend.costUsd() == null ? null : spend.costUsd() / budget.maxCostUsd()));
+    }
+    if (budget.maxTokens() != null) {
+      Long total = spend.totalTokens();
+      text.append("; token budget ").append(tokens(budget.maxTokens()))
+          .append(percent(total == null ? null : (double) total / budget.maxTokens()));
+    }
+    return text.toString();
+  }
+
+  static String tokens(Long n) {
+    return n == null ? "-" : String.format(Locale.ROOT, "%,d", n);
+  }
+
+  static String cost(Double usd) {
+    return usd == null ? "$-" : String.format(Locale.ROOT, "$%.4f", usd);
+  }
+
+  private static String percent(Double ratio) {
+    return ratio == null ? " (spend not reported)" : String.format(Locale.ROOT, " (%.0f%% spent)", ratio * 100);
+  }
+}

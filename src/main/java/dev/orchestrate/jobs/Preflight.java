@@ -1,0 +1,108 @@
+package dev.orchestrate.jobs;
+
+import dev.orchestrate.backlog.AgentConfig;
+import dev.orchestrate.backlog.AgentPreset;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Objects;
+
+/**
+ * Checks, before a run takes the lock, that the agent program can be started: a bare name must
+ * resolve on PATH, a path (relative to the backlog's directory, where agents run) must be an
+ * executable file. A mistyped command would otherwise be found only after every item had been
+ * blocked three times over.
+ */
+public final class Preflight {
+
+  /** What the check found: the program's resolved path, or the one-line problem with its fix. */
+  public sealed interface Check permits Found, Problem {
+  }
+
+  public record Found(String program, Path resolved) implements Check {
+  }
+
+  public record Problem(String message) implements Check {
+  }
+
+  private Preflight() {
+  }
+
+  /**
+   * @param path    the PATH to search (the runner's own: that is where the JDK looks programs up)
+   * @param workDir the agents' working directory, against which a relative path resolves
+   */
+  public static Check check(AgentConfig agent, String path, Path workDir) {
+    Objects.requireNonNull(agent, "agent");
+    Check check = program(agent, path, workDir);
+    if (check instanceof Found && agent.command().size() > 1) {
+      Check script = script(agent.command(), workDir);
+      if (script != null) {
+        return script;
+      }
+    }
+    return check;
+  }
+
+  /** Interpreters whose first argument is the script they run: ["bash", "agents/claude.sh"]. */
+  private static final java.util.Set<String> INTERPRETERS =
+      java.util.Set.of("bash", "sh", "zsh", "dash", "python", "python3", "node", "ruby", "perl");
+
+  /** The script an interpreter is told to run must exist; null when there is none or it does. */
+  private static Check script(java.util.List<String> command, Path workDir) {
+    String interpreter = Path.of(command.get(0)).getFileName().toString();
+    String script = command.get(1);
+    if (!INTERPRETERS.contains(interpreter) || script.startsWith("-")) {
+      return null;
+    }
+    Path file = workDir.resolve(script).normalize();
+    if (Files.isRegularFile(file)) {
+      return null;
+    }
+    return new Problem("agent script " + script + " (run by " + command.get(0) + ") does not exist (looked for "
+        + file + "): fix the path in agent.command; it is relative to the backlog's directory");
+  }
+
+  private static Check program(AgentConfig agent, String path, Path workDir) {
+    String program = agent.command().get(0);
+    AgentPreset preset = agent.preset();
+    if (program.contains("/")) {
+      Path file = workDir.resolve(program).normalize();
+      if (!Files.exists(file)) {
+        return new Problem("agent program " + program + " does not exist (looked for " + file + ")"
+            + fix(preset, program));
+      }
+      if (Files.isDirectory(file)) {
+        return new Problem("agent program " + program + " is a directory, not a program: set agent.command to the "
+            + "program inside it");
+      }
+      if (!Files.isExecutable(file)) {
+        return new Problem("agent program " + program + " is not executable: run 'chmod +x " + program
+            + "', or start it through its interpreter, e.g. agent.command: [\"bash\", \"" + program + "\"]");
+      }
+      return new Found(program, file);
+    }
+    for (String dir : (path == null ? "" : path).split(File.pathSeparator)) {
+      if (dir.isEmpty()) {
+        continue;
+      }
+      Path candidate = Path.of(dir).resolve(program);
+      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+        return new Found(program, candidate);
+      }
+    }
+    return new Problem("agent program '" + program + "'"
+        + (preset == AgentPreset.COMMAND ? "" : " (agent.preset: " + preset.key() + ")") + " is not on PATH"
+        + fix(preset, program));
+  }
+
+  private static String fix(AgentPreset preset, String program) {
+    if (preset.installHint() != null && program.endsWith(preset.program())) {
+      return ": install it with '" + preset.installHint() + "', or set agent.command to where it is installed";
+    }
+    if (preset.installHint() != null) {
+      return ": install " + preset.program() + " with '" + preset.installHint() + "', or fix agent.command";
+    }
+    return ": install it, or set agent.command to its path (a script: [\"bash\", \"script.sh\"])";
+  }
+}

@@ -1,0 +1,24 @@
+package dev.orchestrate.jobs.presets;
+
+import dev.orchestrate.jobs.Usage;
+import java.util.Objects;
+
+/**
+ * What a preset's agent said about its own attempt, read from its machine-readable stdout.
+ *
+ * @param usage     tokens and cost it reported; {@link Usage#UNKNOWN} when it reported none
+ * @param finalText its final answer, null when it gave none
+ * @param error     the agent's own error message when it says the attempt failed (an error
+ *                  result, a failed turn, a budget or turn limit hit), else null
+ */
+public record AgentReport(Usage usage, String finalText, String error) {
+  public static final AgentReport NONE = new AgentReport(Usage.UNKNOWN, null, null);
+
+  public AgentReport {
+    Objects.requireNonNull(usage, "usage");
+  }
+
+  public boolean failed() {
+    return error != null;
+  }
+}

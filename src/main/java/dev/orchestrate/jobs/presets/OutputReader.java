@@ -1,0 +1,25 @@
+package dev.orchestrate.jobs.presets;
+
+/**
+ * Reads one attempt's stdout line by line as it is written, keeping only what the report needs
+ * (running usage totals, the last answer and error, each within a cap), so that no amount of output
+ * grows its memory. Lines come from one thread; {@link #report()} is called after the last line.
+ */
+public interface OutputReader {
+  /** For agents whose output is not read: every report is {@link AgentReport#NONE}. */
+  OutputReader NONE = new OutputReader() {
+    @Override
+    public void line(String line) {
+    }
+
+    @Override
+    public AgentReport report() {
+      return AgentReport.NONE;
+    }
+  };
+
+  /** One complete line of stdout, without its line break; lines over the reader's limit never arrive. */
+  void line(String line);
+
+  AgentReport report();
+}

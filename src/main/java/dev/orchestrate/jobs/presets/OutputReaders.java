@@ -1,0 +1,20 @@
+package dev.orchestrate.jobs.presets;
+
+import dev.orchestrate.backlog.AgentPreset;
+
+/** The reader of each preset's stdout; a plain command's output is not read (its tail is the summary). */
+public final class OutputReaders {
+  private OutputReaders() {
+  }
+
+  /** A fresh reader for one attempt. */
+  public static OutputReader of(AgentPreset preset) {
+    return switch (preset) {
+      case CLAUDE -> new ClaudeReader();
+      case CODEX -> new CodexReader();
+      case GEMINI -> new GeminiReader();
+      case OPENCODE -> new OpencodeReader();
+      case COMMAND -> OutputReader.NONE;
+    };
+  }
+}

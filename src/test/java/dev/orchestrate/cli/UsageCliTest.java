@@ -1,0 +1,130 @@
+package dev.orchestrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Usage and cost through the commands: a preset agent (a script standing in for Claude Code that
+ * prints output recorded from the real CLI) reports tokens and cost; jobs, status, run and stats
+ * show them; --max-cost halts the run.
+ */
+class UsageCliTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir
+  Path dir;
+
+  private Path config;
+  private Path backlog;
+
+  @BeforeEach
+  void project() throws Exception {
+    Path recording = Path.of(UsageCliTest.class.getResource("/agents/presets/claude-success.jsonl").toURI());
+    Path claude = dir.resolve("bin/claude");
+    Files.createDirectories(claude.getParent());
+    Files.writeString(claude, "#!/usr/bin/env bash\ncat > /dev/null\ncat '" + recording + "'\n"
+        + "printf '{\"result\":\"phase_complete\",\"summary\":\"did %s\"}' \"$ORCHESTRATE_PHASE\" > \"$ORCHESTRATE_RESULT_FILE\"\n");
+    Files.setPosixFilePermissions(claude, PosixFilePermissions.fromString("rwxr-xr-x"));
+    config = dir.resolve("orchestrate.yaml");
+    Files.writeString(config, """
+        agent:
+          preset: claude
+          command: ["./bin/claude"]
+          timeout: 20s
+        default_pipeline: two
+        pipelines:
+          two:
+            phases:
+              - name: first
+                instructions: "Do the first thing."
+              - name: second
+                instructions: "Do the second thing."
+        """);
+    backlog = dir.resolve("backlog.yaml");
+    Files.writeString(backlog, "items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n");
+  }
+
+  private CliRunner.Result cli(String... args) {
+    List<String> all = new ArrayList<>(List.of("--state", dir.resolve("state").toString(), "--config",
+        config.toString()));
+    all.addAll(List.of(args));
+    return CliRunner.run(all.toArray(String[]::new));
+  }
+
+  /** The recorded session: 2,400 in, 70 out, 600 cache read, 100 cache write tokens, $0.01162. */
+  private static void assertRecordedUsage(JsonNode usage, int jobs) {
+    assertEquals(2400L * jobs, usage.path("input_tokens").asLong(), usage.toString());
+    assertEquals(70L * jobs, usage.path("output_tokens").asLong());
+    assertEquals(600L * jobs, usage.path("cache_read_tokens").asLong());
+    assertEquals(100L * jobs, usage.path("cache_write_tokens").asLong());
+    assertEquals(3170L * jobs, usage.path("total_tokens").asLong());
+    assertEquals(0.01162 * jobs, usage.path("cost_usd").asDouble(), 1e-9);
+  }
+
+  @Test
+  void jobs_status_run_and_stats_show_the_tokens_and_cost_the_agent_reported() throws Exception {
+    CliRunner.Result run = cli("run", "--json", backlog.toString());
+    assertEquals(0, run.exitCode(), run.err());
+    JsonNode report = JSON.readTree(run.out());
+    assertRecordedUsage(report.path("usage"), 4);
+    assertTrue(report.path("budget").path("max_cost_usd").isNull());
+
+    JsonNode jobs = JSON.readTree(cli("jobs", "--json").out()).path("jobs");
+    assertEquals(4, jobs.size());
+    for (JsonNode job : jobs) {
+      assertRecordedUsage(job.path("usage"), 1);
+    }
+    CliRunner.Result text = cli("jobs");
+    assertTrue(text.out().contains("TOKENS") && text.out().contains("3,170") && text.out().contains("$0.0116"),
+        text.out());
+
+    JsonNode items = JSON.readTree(cli("status", "--json").out()).path("items");
+    assertRecordedUsage(items.get(0).path("usage"), 2);
+    assertRecordedUsage(items.get(1).path("usage"), 2);
+
+    JsonNode stats = JSON.readTree(cli("stats", "--json").out()).path("usage");
+    assertRecordedUsage(stats.path("lifetime"), 4);
+    assertEquals(4, stats.path("lifetime").path("jobs_reported").asInt());
+    assertRecordedUsage(stats.path("last_run").path("spend"), 4);
+    assertTrue(cli("stats").out().contains("usage, lifetime: 12,680 tokens (9,600 in, 280 out, 2,400 cache read, "
+        + "400 cache write), $0.0465 over 4 jobs that reported it"));
+  }
+
+  @Test
+  void max_cost_halts_the_run_with_reason_budget_exit_0_and_stats_shows_spend_against_it() throws Exception {
+    CliRunner.Result run = cli("run", "--max-cost", "0.02", backlog.toString());
+    assertEquals(0, run.exitCode(), run.err());
+    assertTrue(run.out().contains("stopped: the budget was reached"), run.out());
+    assertTrue(run.out().contains("  usage: 6,340 tokens (4,800 in, 140 out, 1,200 cache read, 200 cache write), "
+        + "$0.0232; budget $0.0200 (116% spent)"), run.out());
+    JsonNode items = JSON.readTree(cli("status", "--json").out()).path("items");
+    assertEquals("done", items.get(0).path("status").asText());
+    assertEquals("new", items.get(1).path("status").asText(), "items the budget stopped stay where they were");
+    JsonNode budget = JSON.readTree(cli("stats", "--json").out()).path("usage").path("last_run").path("budget");
+    assertEquals(0.02, budget.path("max_cost_usd").asDouble());
+    assertEquals(0.02324 / 0.02, budget.path("cost_pressure").asDouble(), 1e-9);
+  }
+
+  @Test
+  void max_cost_and_max_tokens_are_validated() {
+    CliRunner.Result cost = cli("run", "--max-cost", "0", backlog.toString());
+    assertEquals(2, cost.exitCode());
+    assertEquals("orchestrate: error: --max-cost must be more than 0 and at most 1000000 (US dollars), got 0.0",
+        cost.err().strip());
+    CliRunner.Result tokens = cli("run", "--max-tokens", "0", backlog.toString());
+    assertEquals(2, tokens.exitCode());
+    assertEquals("orchestrate: error: --max-tokens must be at least 1 and at most 1000000000000, got 0",
+        tokens.err().strip());
+  }
+}

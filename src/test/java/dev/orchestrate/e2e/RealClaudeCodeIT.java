@@ -1,0 +1,121 @@
+package dev.orchestrate.e2e;
+
+import static dev.orchestrate.e2e.AgentClis.column;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The real Claude Code CLI (pinned, from the npm registry) through {@code orchestrate run} with
+ * {@code preset: claude}, against a scripted model on 127.0.0.1 that speaks the Anthropic Messages
+ * API with streaming: each phase's first model turn is a Bash call that writes the result file,
+ * the second a final text. No other network: non-essential traffic is off and HOME is the temp dir.
+ */
+class RealClaudeCodeIT {
+  @TempDir
+  Path dir;
+
+  /** Runs {@code orchestrate run --json} on items A and B (phases design, build) with preset claude. */
+  private Path run(FakeAnthropic model, Path claude, String executionYaml, String... flags) throws Exception {
+    Files.writeString(dir.resolve("orchestrate.yaml"), """
+        agent:
+          preset: claude
+          command: ["%s"]
+          args: ["--allowedTools", "Bash"]
+          timeout: 3m
+        %s
+        default_pipeline: two
+        pipelines:
+          two:
+            phases:
+              - name: design
+                instructions: "Design it."
+              - name: build
+                instructions: "Build it."
+        """.formatted(claude, executionYaml));
+    Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n");
+    Path home = Files.createDirectories(dir.resolve("home"));
+    List<String> args = new java.util.ArrayList<>(List.of("--state", dir.resolve("state").toString(), "run", "--json",
+        "--no-live"));
+    args.addAll(List.of(flags));
+    args.add("backlog.yaml");
+    ProcessBuilder pb = Launcher.builder(dir, args.toArray(String[]::new));
+    Map<String, String> env = pb.environment();
+    env.put("HOME", home.toString());
+    env.put("CLAUDE_CONFIG_DIR", home.resolve(".claude").toString());
+    env.put("ANTHROPIC_BASE_URL", model.baseUrl());
+    env.put("ANTHROPIC_API_KEY", "sk-ant-test-dummy");
+    env.put("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+    env.put("PATH", AgentClis.nodeDir() + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
+    Path out = dir.resolve("run.out");
+    Path err = dir.resolve("run.err");
+    Process run = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    assertTrue(run.waitFor(10, TimeUnit.MINUTES), "the run finishes");
+    lastExit = run.exitValue();
+    lastErr = Files.readString(err);
+    return out;
+  }
+
+  private int lastExit;
+  private String lastErr;
+
+  @Test
+  void a_cost_budget_halts_the_run_on_the_cost_claude_code_reported() throws Exception {
+    Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
+    try (FakeAnthropic model = new FakeAnthropic()) {
+      JsonNode report = new ObjectMapper().readTree(Files.readString(run(model, claude, "", "--max-cost", "0.02")));
+      assertEquals(0, lastExit, lastErr);
+      assertEquals("budget", report.path("halt_reason").asText(), report.toString());
+      assertEquals(2, report.path("phases_run").asInt(), "two phases of $0.01162 reach $0.02");
+      assertEquals(List.of("done", "new"), column(dir.resolve("state/state.db"), "SELECT status FROM items ORDER BY seq"));
+    }
+  }
+
+  @Test
+  void an_api_error_fails_the_attempt_with_claude_codes_own_message() throws Exception {
+    Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
+    try (FakeAnthropic model = new FakeAnthropic()) {
+      model.mode = FakeAnthropic.Mode.API_ERROR;
+      JsonNode report = new ObjectMapper().readTree(Files.readString(
+          run(model, claude, "execution: {max_retries: 0, circuit_breaker: 5}")));
+      assertEquals(1, lastExit, "nothing done, something blocked: " + lastErr);
+      assertEquals(2, report.path("items").path("blocked").asInt(), report.toString());
+      assertEquals(List.of("the agent reported an error (exit code 1): API Error: 400 scripted failure: the fake model "
+          + "refuses this request"), column(dir.resolve("state/state.db"), "SELECT DISTINCT reason FROM jobs"));
+    }
+  }
+
+  @Test
+  void claude_code_runs_every_phase_of_several_items_to_done_and_the_jobs_carry_its_tokens_and_cost()
+      throws Exception {
+    Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
+    try (FakeAnthropic model = new FakeAnthropic()) {
+      Path out = run(model, claude, "");
+      assertEquals(0, lastExit, lastErr);
+      JsonNode report = new ObjectMapper().readTree(Files.readString(out));
+      assertEquals("all_done", report.path("halt_reason").asText(), report.toString());
+      assertEquals(2, report.path("items").path("done").asInt());
+      Path db = dir.resolve("state/state.db");
+      assertEquals(List.of("A|design|completed", "A|build|completed", "B|design|completed", "B|build|completed"),
+          column(db, "SELECT item_id || '|' || phase || '|' || state FROM jobs ORDER BY id"));
+      // The result files the model's Bash calls wrote are the phase summaries.
+      assertEquals(List.of("4"), column(db, "SELECT count(*) FROM turns WHERE role = 'assistant' "
+          + "AND text LIKE '%fake model did ' || phase || ' of ' || item_id || '%'"));
+      // Each phase: two model turns of 1,200 input, 35 output, 300 cache-read and 50 cache-write tokens,
+      // priced by Claude Code itself.
+      assertEquals(List.of("2400|70|600|100|0.01162"), column(db, "SELECT DISTINCT input_tokens || '|' || "
+          + "output_tokens || '|' || cache_read_tokens || '|' || cache_write_tokens || '|' || cost_usd FROM jobs"));
+      assertEquals(0.01162 * 4, report.path("usage").path("cost_usd").asDouble(), 1e-9);
+      assertEquals(8, model.agentTurns(), "two model turns per phase");
+    }
+  }
+}

@@ -1,0 +1,135 @@
+package dev.orchestrate.scheduler;
+
+import static dev.orchestrate.testing.Fixtures.item;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.backlog.Backlog;
+import dev.orchestrate.backlog.BacklogItem;
+import dev.orchestrate.backlog.Config;
+import dev.orchestrate.jobs.AgentResult;
+import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.testing.Db;
+import dev.orchestrate.testing.InProcessLauncher;
+import dev.orchestrate.testing.TestAgents;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Usage the agents report is recorded per job, per item, per run and for life; a budget halts the run. */
+class BudgetAndUsageTest {
+
+  /** Every attempt costs $0.25 and 1,000 tokens (600 in, 100 out, 200 cache read, 100 cache write). */
+  private static final Usage PER_JOB = new Usage(600L, 100L, 200L, 100L, 0.25);
+
+  @TempDir
+  Path dir;
+
+  private RunReport run(Config config, List<BacklogItem> items, InProcessLauncher launcher) {
+    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
+      return new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), items), dir.resolve("state/jobs"),
+          launcher, Clock.systemUTC(), RunListener.NONE).run(100);
+    }
+  }
+
+  private static InProcessLauncher paying(Usage usage) {
+    return new InProcessLauncher(r -> InProcessLauncher.outcome(AgentResult.PHASE_COMPLETE, r.itemId() + " done")
+        .withUsage(usage));
+  }
+
+  private Config config() {
+    return TestAgents.config(TestAgents.agent(dir.resolve("unused.sh")), 2);
+  }
+
+  private void execute(String sql) throws Exception {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("state/state.db"));
+        java.sql.Statement st = c.createStatement()) {
+      st.execute(sql);
+    }
+  }
+
+  private List<String> column(String sql) throws Exception {
+    return Db.column(dir.resolve("state/state.db"), sql);
+  }
+
+  @Test
+  void a_budget_reached_halts_the_run_with_reason_budget_and_leaves_items_where_they_are() throws Exception {
+    Config config = config().withExecution(config().execution().withMaxCostUsd(1.0));
+    try (InProcessLauncher launcher = paying(PER_JOB)) {
+      RunReport report = run(config, List.of(item("A"), item("B")), launcher);
+      assertEquals(HaltReason.BUDGET, report.haltReason());
+      assertEquals(4, report.phasesRun(), "the 4th $0.25 job reaches $1.00");
+      assertEquals(1.0, report.usage().costUsd());
+      assertEquals(4000L, report.usage().totalTokens());
+      assertEquals(new Budget(1.0, null), report.budget());
+    }
+    assertEquals(List.of("done", "new"), column("SELECT status FROM items ORDER BY seq"));
+    assertEquals(List.of("4"), column("SELECT count(*) FROM jobs"));
+  }
+
+  @Test
+  void a_token_budget_halts_likewise() {
+    Config config = config().withExecution(config().execution().withMaxTokens(2500L));
+    try (InProcessLauncher launcher = paying(PER_JOB)) {
+      RunReport report = run(config, List.of(item("A"), item("B")), launcher);
+      assertEquals(HaltReason.BUDGET, report.haltReason());
+      assertEquals(3, report.phasesRun());
+    }
+  }
+
+  @Test
+  void an_agent_that_reports_no_cost_is_not_held_to_a_cost_budget() {
+    Config config = config().withExecution(config().execution().withMaxCostUsd(0.01));
+    try (InProcessLauncher launcher = paying(new Usage(10L, 5L, null, null, null))) {
+      RunReport report = run(config, List.of(item("A")), launcher);
+      assertEquals(HaltReason.ALL_DONE, report.haltReason());
+      assertNull(report.usage().costUsd(), "unknown stays null, never 0");
+      assertEquals(60L, report.usage().totalTokens());
+    }
+  }
+
+  @Test
+  void usage_is_recorded_per_job_and_summed_per_item_and_for_life_surviving_pruning() throws Exception {
+    try (InProcessLauncher launcher = paying(PER_JOB)) {
+      run(config(), List.of(item("A")), launcher);
+    }
+    assertEquals(List.of("600|100|200|100|0.25"), column("SELECT DISTINCT input_tokens || '|' || output_tokens || '|' "
+        + "|| cache_read_tokens || '|' || cache_write_tokens || '|' || cost_usd FROM jobs"));
+    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
+      assertEquals(Map.of("A", new Usage(2400L, 400L, 800L, 400L, 1.0)), store.itemUsage());
+    }
+    execute("DELETE FROM jobs"); // what retention does to old job rows
+    assertEquals(List.of("4|2400|400|800|400|1.0"), column("SELECT jobs_reported || '|' || input_tokens || '|' "
+        + "|| output_tokens || '|' || cache_read_tokens || '|' || cache_write_tokens || '|' || cost_usd FROM usage_totals"));
+    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
+      assertEquals(new Usage(2400L, 400L, 800L, 400L, 1.0), store.itemUsage().get("A"));
+    }
+    assertEquals(List.of("1.0|"), column("SELECT cost_usd || '|' || COALESCE(max_cost_usd, '') FROM runs"));
+  }
+
+  @Test
+  void jobs_of_a_plain_command_record_null_usage_never_zero() throws Exception {
+    try (InProcessLauncher launcher = InProcessLauncher.succeeding()) {
+      RunReport report = run(config(), List.of(item("A")), launcher);
+      assertTrue(report.usage().isUnknown());
+    }
+    assertEquals(List.of("4"), column("SELECT count(*) FROM jobs WHERE input_tokens IS NULL AND cost_usd IS NULL"));
+    assertEquals(List.of("0|1"), column("SELECT jobs_reported || '|' || (cost_usd IS NULL) FROM usage_totals"));
+  }
+
+  @Test
+  void budget_is_pure() {
+    Budget budget = new Budget(1.0, 100L);
+    assertFalse(budget.reachedBy(Usage.UNKNOWN));
+    assertFalse(budget.reachedBy(new Usage(10L, 10L, null, null, 0.99)));
+    assertTrue(budget.reachedBy(new Usage(10L, 10L, null, null, 1.0)));
+    assertTrue(budget.reachedBy(new Usage(50L, 30L, 20L, null, null)));
+    assertFalse(Budget.NONE.reachedBy(new Usage(Long.MAX_VALUE / 4, 0L, 0L, 0L, 1e9)));
+  }
+}

@@ -1,0 +1,55 @@
+package dev.orchestrate.scheduler;
+
+import static dev.orchestrate.testing.Fixtures.item;
+import static dev.orchestrate.testing.TestAgents.agent;
+import static dev.orchestrate.testing.TestAgents.script;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.backlog.Backlog;
+import dev.orchestrate.backlog.Config;
+import dev.orchestrate.jobs.AgentRunner;
+import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.testing.Db;
+import dev.orchestrate.testing.TestAgents;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A stalled attempt is stopped, recorded as failed with reason "stalled", and the retry's prompt says so. */
+class StallRetryTest {
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void a_stalled_attempt_fails_as_stalled_and_the_next_prompt_says_so() throws Exception {
+    // The first build attempt goes quiet; every other attempt finishes at once.
+    Path agentScript = script(dir, "agent.sh", """
+        cat > "prompt-$ORCHESTRATE_PHASE-$ORCHESTRATE_ATTEMPT.md"
+        if [ "$ORCHESTRATE_PHASE" = build ] && [ "$ORCHESTRATE_ATTEMPT" = 1 ]; then
+          echo "thinking..."
+          sleep 60
+        fi
+        echo ok
+        """);
+    Config config = TestAgents.config(agent(agentScript).withStallTimeout(Duration.ofSeconds(1)), 2);
+    RunReport report;
+    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
+      report = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
+          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), RunListener.NONE).run(100);
+    }
+    assertEquals(HaltReason.ALL_DONE, report.haltReason());
+    List<String> reasons = Db.column(dir.resolve("state/state.db"),
+        "SELECT state || ': ' || reason FROM jobs WHERE phase = 'build' AND attempt = 1");
+    assertEquals(1, reasons.size());
+    assertTrue(reasons.get(0).startsWith("failed: stalled: no output for 1s (agent.stall_timeout); terminated the agent"),
+        reasons.get(0));
+    String retry = Files.readString(dir.resolve("prompt-build-2.md"));
+    assertTrue(retry.contains("## Previous Failure") && retry.contains("stalled: no output for 1s"), retry);
+  }
+}

@@ -1,12 +1,29 @@
 package dev.orchestrate.backlog;
 
-/** Scheduler limits. {@code maxRetries} 2 means 3 attempts per phase. */
-public record ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int circuitBreaker, int phaseCap) {
+/**
+ * Scheduler limits. {@code maxRetries} 2 means 3 attempts per phase. {@code workspace}: where
+ * agents work (shared directory or a git worktree per item).
+ */
+public record ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int circuitBreaker, int phaseCap,
+    WorkspaceConfig workspace) {
   public static final int DEFAULT_MAX_WIP = 1;
   public static final int DEFAULT_MAX_CONCURRENT = 1;
   public static final int DEFAULT_MAX_RETRIES = 2;
   public static final int DEFAULT_CIRCUIT_BREAKER = 2;
   public static final int DEFAULT_PHASE_CAP = 100;
+
+  public ExecutionConfig {
+    workspace = workspace == null ? WorkspaceConfig.defaults() : workspace;
+  }
+
+  /** Limits with the default workspace (shared). */
+  public ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int circuitBreaker, int phaseCap) {
+    this(maxWip, maxConcurrent, maxRetries, circuitBreaker, phaseCap, WorkspaceConfig.defaults());
+  }
+
+  public ExecutionConfig withWorkspace(WorkspaceConfig workspace) {
+    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, circuitBreaker, phaseCap, workspace);
+  }
 
   public static ExecutionConfig defaults() {
     return new ExecutionConfig(DEFAULT_MAX_WIP, DEFAULT_MAX_CONCURRENT, DEFAULT_MAX_RETRIES,
@@ -14,22 +31,22 @@ public record ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int
   }
 
   public ExecutionConfig withMaxRetries(int retries) {
-    return new ExecutionConfig(maxWip, maxConcurrent, retries, circuitBreaker, phaseCap);
+    return new ExecutionConfig(maxWip, maxConcurrent, retries, circuitBreaker, phaseCap, workspace);
   }
 
   public ExecutionConfig withCircuitBreaker(int trips) {
-    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, trips, phaseCap);
+    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, trips, phaseCap, workspace);
   }
 
   public ExecutionConfig withPhaseCap(int cap) {
-    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, circuitBreaker, cap);
+    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, circuitBreaker, cap, workspace);
   }
 
   public ExecutionConfig withMaxWip(int wip) {
-    return new ExecutionConfig(wip, maxConcurrent, maxRetries, circuitBreaker, phaseCap);
+    return new ExecutionConfig(wip, maxConcurrent, maxRetries, circuitBreaker, phaseCap, workspace);
   }
 
   public ExecutionConfig withMaxConcurrent(int concurrent) {
-    return new ExecutionConfig(maxWip, concurrent, maxRetries, circuitBreaker, phaseCap);
+    return new ExecutionConfig(maxWip, concurrent, maxRetries, circuitBreaker, phaseCap, workspace);
   }
 }

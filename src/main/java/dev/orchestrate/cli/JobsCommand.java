@@ -54,19 +54,21 @@ final class JobsCommand implements Callable<Integer> {
     }
     StateDirectory dir = root.stateDirectory();
     List<JobRecord> jobs = List.of();
+    Map<Long, String> commits = Map.of();
     Optional<RunView> run = Optional.empty();
     if (dir.hasDatabase()) {
       try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
         jobs = store.recentJobs(limit);
+        commits = store.workspaceStore().commits(jobs.stream().map(JobRecord::id).toList());
         run = store.lastRun().map(r -> new RunView(r, runState(r, dir)));
       }
     }
     Instant now = Clock.systemUTC().instant();
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      Json.print(out, toJson(run, jobs, now));
+      Json.print(out, toJson(run, jobs, commits, now));
     } else {
-      printText(out, dir, run, jobs, now);
+      printText(out, dir, run, jobs, commits, now);
     }
     return ExitCode.OK;
   }
@@ -79,7 +81,8 @@ final class JobsCommand implements Callable<Integer> {
     return RunLock.isHeld(dir) ? "running" : "died";
   }
 
-  private static Map<String, Object> toJson(Optional<RunView> run, List<JobRecord> jobs, Instant now) {
+  private static Map<String, Object> toJson(Optional<RunView> run, List<JobRecord> jobs, Map<Long, String> commits,
+      Instant now) {
     Map<String, Object> doc = Json.envelope("jobs");
     doc.put("run", run.map(JobsCommand::toJson).orElse(null));
     List<Map<String, Object>> rows = new ArrayList<>();
@@ -98,6 +101,7 @@ final class JobsCommand implements Callable<Integer> {
       row.put("exit_code", job.exitCode());
       row.put("log_path", job.logPath() == null ? null : job.logPath().toString());
       row.put("reason", job.reason());
+      row.put("commit", commits.get(job.id()));
       rows.add(row);
     }
     doc.put("jobs", rows);
@@ -117,21 +121,28 @@ final class JobsCommand implements Callable<Integer> {
   }
 
   private static void printText(PrintWriter out, StateDirectory dir, Optional<RunView> run, List<JobRecord> jobs,
-      Instant now) {
+      Map<Long, String> commits, Instant now) {
     run.ifPresent(view -> out.println(header(view, now)));
     if (jobs.isEmpty()) {
       out.println("No jobs yet in " + dir.root() + " (start with: orchestrate run [BACKLOG])");
       out.flush();
       return;
     }
-    Table table = new Table("ID", "ITEM", "PHASE", "ATTEMPT", "STATE", "RESULT", "STARTED", "DURATION", "EXIT",
-        "LOG");
+    // The COMMIT column appears with phase commits (execution.workspace: worktree) only.
+    Table table = commits.isEmpty()
+        ? new Table("ID", "ITEM", "PHASE", "ATTEMPT", "STATE", "RESULT", "STARTED", "DURATION", "EXIT", "LOG")
+        : new Table("ID", "ITEM", "PHASE", "ATTEMPT", "STATE", "RESULT", "STARTED", "DURATION", "EXIT", "LOG",
+            "COMMIT");
     for (JobRecord job : jobs) {
-      table.add(Long.toString(job.id()), job.itemId(), job.phase(), Integer.toString(job.attempt()),
-          job.state().key(), job.result() == null ? "-" : job.result(), iso(job.startedAt()),
-          human(duration(job, now)) + (job.endedAt() == null ? "+" : ""),
+      List<String> cells = new ArrayList<>(List.of(Long.toString(job.id()), job.itemId(), job.phase(),
+          Integer.toString(job.attempt()), job.state().key(), job.result() == null ? "-" : job.result(),
+          iso(job.startedAt()), human(duration(job, now)) + (job.endedAt() == null ? "+" : ""),
           job.exitCode() == null ? "-" : job.exitCode().toString(),
-          job.logPath() == null ? "-" : job.logPath().toString());
+          job.logPath() == null ? "-" : job.logPath().toString()));
+      if (!commits.isEmpty()) {
+        cells.add(commits.containsKey(job.id()) ? commits.get(job.id()).substring(0, 12) : "-");
+      }
+      table.add(cells.toArray(String[]::new));
     }
     table.print(out);
     out.flush();

@@ -4,6 +4,7 @@ import dev.orchestrate.scheduler.Dependencies;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
 import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.workspace.WorkspaceRecord;
 import dev.orchestrate.store.StateDirectory;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -36,21 +37,23 @@ final class StatusCommand implements Callable<Integer> {
   public Integer call() {
     StateDirectory dir = root.stateDirectory();
     List<ItemState> items = List.of();
+    Map<String, WorkspaceRecord> workspaces = Map.of();
     if (dir.hasDatabase()) {
       try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
         items = store.items();
+        workspaces = store.workspaceStore().all();
       }
     }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      Json.print(out, toJson(items));
+      Json.print(out, toJson(items, workspaces));
     } else {
-      printText(out, dir, items);
+      printText(out, dir, items, workspaces);
     }
     return ExitCode.OK;
   }
 
-  private static Map<String, Object> toJson(List<ItemState> items) {
+  private static Map<String, Object> toJson(List<ItemState> items, Map<String, WorkspaceRecord> workspaces) {
     Map<String, ItemState> byId = byId(items);
     List<Map<String, Object>> rows = new ArrayList<>();
     for (ItemState item : items) {
@@ -68,6 +71,7 @@ final class StatusCommand implements Callable<Integer> {
       row.put("tags", item.definition().tags());
       row.put("in_backlog", item.inBacklog());
       row.put("origin", item.origin());
+      row.put("workspace", workspaceJson(workspaces.get(item.id())));
       rows.add(row);
     }
     Map<String, Object> doc = Json.envelope("status");
@@ -79,7 +83,33 @@ final class StatusCommand implements Callable<Integer> {
     return doc;
   }
 
-  private static void printText(PrintWriter out, StateDirectory dir, List<ItemState> items) {
+  /** The item's worktree (execution.workspace: worktree), or null. */
+  private static Map<String, Object> workspaceJson(WorkspaceRecord ws) {
+    if (ws == null) {
+      return null;
+    }
+    Map<String, Object> w = new LinkedHashMap<>();
+    w.put("branch", ws.branch());
+    w.put("base_branch", ws.baseBranch());
+    w.put("path", ws.onDisk() ? ws.path().toString() : null);
+    w.put("commit", ws.headCommit().equals(ws.baseCommit()) ? null : ws.headCommit());
+    w.put("integration", ws.integration() == null ? null : ws.integration().key());
+    w.put("note", ws.note());
+    return w;
+  }
+
+  /** " [orchestrate/ID @ 1a2b3c4d5e6f, integrated]" for an item with a worktree. */
+  private static String workspaceNote(WorkspaceRecord ws) {
+    if (ws == null) {
+      return "";
+    }
+    String commit = ws.headCommit().equals(ws.baseCommit()) ? "no commit yet" : ws.headCommit().substring(0, 12);
+    String integration = ws.integration() == null ? "" : ", " + ws.integration().key();
+    return " [" + ws.branch() + " @ " + commit + integration + "]";
+  }
+
+  private static void printText(PrintWriter out, StateDirectory dir, List<ItemState> items,
+      Map<String, WorkspaceRecord> workspaces) {
     if (items.isEmpty()) {
       out.println("No items yet in " + dir.root() + " (start with: orchestrate run [BACKLOG])");
       out.flush();
@@ -101,6 +131,7 @@ final class StatusCommand implements Callable<Integer> {
       if (!item.inBacklog()) {
         note = ("[not in the backlog file] " + note).strip();
       }
+      note = (note + workspaceNote(workspaces.get(item.id()))).strip();
       table.add(item.id(), item.status().key(), item.progress().phase() == null ? "-" : item.progress().phase(),
           Integer.toString(item.progress().attempts()), note);
     }
@@ -114,6 +145,11 @@ final class StatusCommand implements Callable<Integer> {
       }
     }
     out.println(summary);
+    for (WorkspaceRecord ws : workspaces.values()) {
+      if (ws.integration() == WorkspaceRecord.Integration.DEFERRED && ws.note() != null) {
+        out.println(ws.itemId() + " is not integrated yet: " + oneLine(ws.note()));
+      }
+    }
     out.flush();
   }
 

@@ -28,7 +28,7 @@ public interface ItemWorkspaces {
    * @throws Unavailable when the workspace cannot be prepared; the item is blocked with the message
    */
   default Placement prepare(String itemId, Path backlogDir) {
-    return new Placement(backlogDir, null);
+    return new Placement(backlogDir, null, null);
   }
 
   /**
@@ -65,8 +65,14 @@ public interface ItemWorkspaces {
   default void maintain() {
   }
 
-  /** Where an agent runs. */
-  record Placement(Path workDir, Path workspace) {
+  /**
+   * Where an agent runs.
+   *
+   * @param workDir   the agent's working directory
+   * @param workspace the item's own worktree (ORCHESTRATE_WORKSPACE), or null when shared
+   * @param branch    the worktree's branch, or null
+   */
+  record Placement(Path workDir, Path workspace, String branch) {
   }
 
   /**

@@ -27,6 +27,15 @@ final class SqliteWorkspaceStore implements WorkspaceStore {
   }
 
   @Override
+  public Map<String, WorkspaceRecord> all() {
+    Map<String, WorkspaceRecord> out = new LinkedHashMap<>();
+    for (WorkspaceRecord r : jdbc.query("SELECT * FROM workspaces ORDER BY item_id", SqliteWorkspaceStore::record)) {
+      out.put(r.itemId(), r);
+    }
+    return out;
+  }
+
+  @Override
   public List<WorkspaceRecord> onDisk() {
     return jdbc.query("""
         SELECT * FROM workspaces WHERE removed_at IS NULL

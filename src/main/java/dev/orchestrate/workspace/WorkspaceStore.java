@@ -17,6 +17,9 @@ public interface WorkspaceStore {
 
   Optional<WorkspaceRecord> workspace(String itemId);
 
+  /** Every item's workspace record, by item id. */
+  Map<String, WorkspaceRecord> all();
+
   /** Every worktree on disk, oldest finished first, those at work last. */
   List<WorkspaceRecord> onDisk();
 

@@ -129,7 +129,7 @@ public final class Worktrees implements ItemWorkspaces {
       }
       Path workDir = ws.path().resolve(repo.subdirectory().toString());
       Files.createDirectories(workDir);
-      return new Placement(workDir, ws.path());
+      return new Placement(workDir, ws.path(), ws.branch());
     } catch (GitException | IOException | UncheckedIOException e) {
       throw new Unavailable("could not prepare the worktree of " + itemId + ": " + e.getMessage());
     }

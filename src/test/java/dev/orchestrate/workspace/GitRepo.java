@@ -8,10 +8,10 @@ import java.util.List;
 import java.util.Map;
 
 /** A real git repository in a test's temporary directory, driven through the git CLI. */
-final class GitRepo {
+public final class GitRepo {
   static final Map<String, String> AUTHOR = Map.of("GIT_AUTHOR_NAME", "Test User", "GIT_AUTHOR_EMAIL",
       "user@example.com", "GIT_COMMITTER_NAME", "Test User", "GIT_COMMITTER_EMAIL", "user@example.com");
-  final Path dir;
+  public final Path dir;
   final Git git = new Git();
 
   private GitRepo(Path dir) {
@@ -19,7 +19,7 @@ final class GitRepo {
   }
 
   /** A repository on branch main with one commit holding {@code README.md}. */
-  static GitRepo init(Path dir) {
+  public static GitRepo init(Path dir) {
     GitRepo repo = new GitRepo(dir);
     try {
       Files.createDirectories(dir);
@@ -33,11 +33,11 @@ final class GitRepo {
     return repo;
   }
 
-  String git(String... args) {
+  public String git(String... args) {
     return git(dir, args);
   }
 
-  String git(Path where, String... args) {
+  public String git(Path where, String... args) {
     Git.Result r = git.run(where, AUTHOR, List.of(args));
     if (!r.ok()) {
       throw new AssertionError("git " + String.join(" ", args) + " failed in " + where + ": " + r.err());
@@ -45,16 +45,16 @@ final class GitRepo {
     return r.out().strip();
   }
 
-  void commitAll(String message) {
+  public void commitAll(String message) {
     git("add", "--all");
     git("commit", "--quiet", "-m", message);
   }
 
-  void write(String file, String text) {
+  public void write(String file, String text) {
     write(dir, file, text);
   }
 
-  static void write(Path root, String file, String text) {
+  public static void write(Path root, String file, String text) {
     try {
       Path path = root.resolve(file);
       Files.createDirectories(path.getParent());
@@ -64,7 +64,7 @@ final class GitRepo {
     }
   }
 
-  static String read(Path file) {
+  public static String read(Path file) {
     try {
       return Files.readString(file);
     } catch (IOException e) {
@@ -72,12 +72,12 @@ final class GitRepo {
     }
   }
 
-  String head(String ref) {
+  public String head(String ref) {
     return git("rev-parse", ref);
   }
 
   /** Subjects of the commits on {@code range}, newest first. */
-  List<String> subjects(String range) {
+  public List<String> subjects(String range) {
     String out = git("log", "--format=%s", range);
     return out.isEmpty() ? List.of() : out.lines().toList();
   }

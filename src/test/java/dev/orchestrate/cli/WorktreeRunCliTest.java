@@ -215,7 +215,39 @@ class WorktreeRunCliTest {
     CliRunner.Result run = cli("run", repo.dir.resolve("backlog.yaml").toString());
     assertEquals(0, run.exitCode(), run.err() + problems());
     assertEquals(base, repo.head("main"));
-    assertEquals(3, repo.subjects("orchestrate/A").size() - 1, repo.subjects("orchestrate/A").toString());
+    assertEquals(2, repo.subjects("orchestrate/A").size() - 2, repo.subjects("orchestrate/A").toString());
+    assertTrue(Files.isDirectory(state.resolve("worktrees/A")) && Files.isDirectory(state.resolve("worktrees/B")));
+
+    // worktrees are a bounded structure: stats counts them and their bytes against retention.worktrees
+    JsonNode worktrees = structure(JSON.readTree(cli("stats", "--json").out()), "worktrees");
+    assertEquals(2, worktrees.get("rows").asLong(), worktrees.toString());
+    assertTrue(worktrees.get("bytes").asLong() > 0, worktrees.toString());
+    assertEquals(100, worktrees.at("/limit/max_rows").asLong(), worktrees.toString());
+    assertEquals("168h", worktrees.at("/limit/max_age").asText(), worktrees.toString());
+
+    // compact applies retention.worktrees: max_rows 0 removes both (clean) worktrees, never the branches
+    GitRepo.write(state.resolve("worktrees/B"), "uncommitted.txt", "someone's work in progress\n");
+    Path tight = tmp.resolve("tight.yaml");
+    Files.writeString(tight, "retention: {worktrees: {max_rows: 0}}\n");
+    CliRunner.Result compact = CliRunner.run(Map.of(), "--state", state.toString(), "--config", tight.toString(),
+        "compact", "--json");
+    assertEquals(0, compact.exitCode(), compact.err());
+    assertEquals(1, JSON.readTree(compact.out()).at("/retention/worktrees/removed").asLong(), compact.out());
+    assertFalse(Files.exists(state.resolve("worktrees/A")));
+    assertTrue(Files.exists(state.resolve("worktrees/B/uncommitted.txt")), "uncommitted work is never discarded");
+    assertNotNull(repo.head("orchestrate/A"));
+    JsonNode after = structure(JSON.readTree(cli("stats", "--json").out()), "worktrees");
+    assertEquals(1, after.get("rows").asLong(), after.toString());
+    assertEquals(1, after.get("rows_pruned").asLong(), after.toString());
+  }
+
+  private static JsonNode structure(JsonNode stats, String name) {
+    for (JsonNode s : stats.get("structures")) {
+      if (s.get("name").asText().equals(name)) {
+        return s;
+      }
+    }
+    throw new AssertionError("no structure " + name + " in " + stats);
   }
 
   @Test

@@ -118,15 +118,16 @@ public final class Worktrees implements ItemWorkspaces {
   public Placement prepare(String itemId, Path backlogDir) {
     try {
       WorkspaceRecord ws = store.workspace(itemId).orElse(null);
+      if (ws != null && ws.finishedAt() != null) {
+        store.finished(itemId, null, clock.instant()); // at work again: retention leaves it alone
+        ws = store.workspace(itemId).orElseThrow();
+      }
       if (ws == null) {
         ws = create(itemId);
       } else if (!ws.onDisk() || !Files.isDirectory(ws.path()) || !Files.exists(ws.gitDir())) {
         ws = recreate(ws);
       }
       reset(ws);
-      if (ws.finishedAt() != null) {
-        store.finished(itemId, null, clock.instant());
-      }
       Path workDir = ws.path().resolve(repo.subdirectory().toString());
       Files.createDirectories(workDir);
       return new Placement(workDir, ws.path(), ws.branch());

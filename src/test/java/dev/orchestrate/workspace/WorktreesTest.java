@@ -351,6 +351,36 @@ class WorktreesTest {
   }
 
   @Test
+  void an_unblocked_item_at_work_again_keeps_its_worktree_through_retention() {
+    RetentionConfig.Worktrees policy = new RetentionConfig.Worktrees(RetentionConfig.Policy.of(0, null), true);
+    Worktrees w = worktrees(worktree(), policy);
+    Path ws = w.prepare("A", backlogDir).workspace();
+    w.blocked("A");
+    w.prepare("A", backlogDir); // unblocked: the next attempt
+    w.maintain();
+    assertTrue(Files.isDirectory(ws));
+  }
+
+  @Test
+  void hooks_an_agent_planted_never_run_during_orchestrates_commits() throws Exception {
+    Worktrees w = worktrees(worktree());
+    Path ws = w.prepare("A", backlogDir).workspace();
+    Path marker = tmp.resolve("hook-ran");
+    Path hooks = tmp.resolve("evil-hooks");
+    for (String hook : java.util.List.of("pre-commit", "commit-msg", "post-commit", "post-checkout")) {
+      GitRepo.write(hooks, hook, "#!/bin/sh\ntouch " + marker + "\nexit 1\n");
+      hooks.resolve(hook).toFile().setExecutable(true);
+      GitRepo.write(repo.dir.resolve(".git/hooks"), hook, "#!/bin/sh\ntouch " + marker + "\nexit 1\n");
+      repo.dir.resolve(".git/hooks").resolve(hook).toFile().setExecutable(true);
+    }
+    repo.git("config", "core.hooksPath", hooks.toString());
+    GitRepo.write(ws, "a.txt", "a\n");
+    assertNotNull(succeed(w, "A", "build", 1, "built"));
+    w.prepare("A", backlogDir);
+    assertFalse(Files.exists(marker), "a hook ran");
+  }
+
+  @Test
   void a_backlog_outside_any_repository_is_refused_with_how_to_fix_it() {
     Path plain = tmp.resolve("plain");
     GitRepo.write(plain, "backlog.yaml", "items: []\n");

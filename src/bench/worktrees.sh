@@ -6,6 +6,8 @@
 #   shared      orchestrate run, N items of one phase each, agent writes one file (no worktrees)
 #   worktree    the same run with execution.workspace: worktree (create the worktree, reset it,
 #               commit the phase, rebase + fast-forward main in the user's checkout, remove it)
+#   no-merge    worktree with merge: none and retention.worktrees.max_rows: 0: create, reset,
+#               commit, and remove at the run's end; no integration (closest to add + remove)
 # The per-item cost of worktrees is (worktree - shared) / N: everything orchestrate adds to an
 # item, measured end to end through the launcher. Not a test: nothing here gates on a time.
 #
@@ -38,10 +40,12 @@ AGENT
   git -C "$repo" add -A && git -C "$repo" commit -q -m init
 }
 
-config() { # $1: shared | worktree
+config() { # $1: shared | worktree | no-merge
+  local workspace=$1 merge=rebase
+  if [ "$1" = no-merge ]; then workspace=worktree; merge=none; echo "retention: {worktrees: {max_rows: 0}}"; fi
   cat <<YAML
 agent: {command: ["bash", "$work/agent.sh"]}
-execution: {workspace: $1, max_wip: 1, max_concurrent: 1}
+execution: {workspace: $workspace, merge: $merge, max_wip: 1, max_concurrent: 1}
 default_pipeline: p
 pipelines: {p: {phases: [{name: build, instructions: "Build."}]}}
 YAML
@@ -58,19 +62,25 @@ done
 hand=$(( $(ms) - t0 ))
 
 declare -A total
-for mode in shared worktree; do
+for mode in shared worktree no-merge; do
   make_repo "$work/$mode"
   config "$mode" > "$work/$mode.yaml"
   t0=$(ms)
   "$launcher" --quiet --config "$work/$mode.yaml" --state "$work/$mode/.orchestrate" run "$work/$mode/backlog.yaml" >/dev/null
   total[$mode]=$(( $(ms) - t0 ))
-  [ "$mode" = shared ] || [ "$(git -C "$work/$mode" log --oneline main | wc -l)" -eq $(( items + 1 )) ] \
+  [ "$mode" != worktree ] || [ "$(git -C "$work/$mode" log --oneline main | wc -l)" -eq $(( items + 1 )) ] \
     || { echo "the worktree run did not integrate every item" >&2; exit 1; }
+  [ "$mode" != no-merge ] || [ -z "$(ls "$work/$mode/.orchestrate/worktrees")" ] \
+    || { echo "the no-merge run left worktrees on disk" >&2; exit 1; }
 done
 
 printf '| measure | total ms | per item ms |\n|---|---|---|\n'
 printf '| `git worktree add` + `git worktree remove` by hand | %d | %d |\n' "$hand" $(( hand / items ))
 printf '| `orchestrate run`, workspace: shared | %d | %d |\n' "${total[shared]}" $(( total[shared] / items ))
 printf '| `orchestrate run`, workspace: worktree | %d | %d |\n' "${total[worktree]}" $(( total[worktree] / items ))
-printf '| worktree - shared (what worktrees add per item) | %d | %d |\n' \
+printf '| `orchestrate run`, worktree, merge: none, removed at the end | %d | %d |\n' "${total[no-merge]}" \
+  $(( total[no-merge] / items ))
+printf '| worktree - shared (what worktrees add per item, integration included) | %d | %d |\n' \
   $(( total[worktree] - total[shared] )) $(( (total[worktree] - total[shared]) / items ))
+printf '| no-merge - shared (create, reset, commit, remove) | %d | %d |\n' \
+  $(( total[no-merge] - total[shared] )) $(( (total[no-merge] - total[shared]) / items ))

@@ -15,6 +15,14 @@ import java.util.Map;
  * @param logMaxBytes    cap of each per-job log file
  * @param outputTailChars how much of the end of stdout/stderr is kept in memory and used as the
  *                       summary / failure context
+ * @param secretEnv      names of variables whose values are masked as {@code ***} wherever
+ *                       orchestrate writes agent text (on top of the built-in rules, see
+ *                       docs/agents.md "Secrets")
+ * @param stopLeftoverProcesses whether everything an agent started is stopped when its job ends,
+ *                       however it ends (false: only a timed-out or cancelled agent's own process
+ *                       tree is, as before)
+ * @param passSummarizerKey whether agents inherit the variable named by
+ *                       {@code context.summarizer.api_key_env} (withheld by default)
  */
 public record AgentConfig(
     List<String> command,
@@ -23,16 +31,35 @@ public record AgentConfig(
     Map<String, String> env,
     ResultFallback resultFallback,
     long logMaxBytes,
-    int outputTailChars) {
+    int outputTailChars,
+    List<String> secretEnv,
+    boolean stopLeftoverProcesses,
+    boolean passSummarizerKey) {
 
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(30);
   public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(10);
   public static final long DEFAULT_LOG_MAX_BYTES = 10L * 1024 * 1024;
   public static final int DEFAULT_OUTPUT_TAIL_CHARS = 4000;
+  public static final boolean DEFAULT_STOP_LEFTOVER_PROCESSES = true;
+  public static final boolean DEFAULT_PASS_SUMMARIZER_KEY = false;
 
   public AgentConfig {
     command = List.copyOf(command);
     env = Map.copyOf(env);
+    secretEnv = List.copyOf(secretEnv);
+  }
+
+  /** The settings from before secrets and leftover processes had keys, with their defaults. */
+  public AgentConfig(List<String> command, Duration timeout, Duration killGrace, Map<String, String> env,
+      ResultFallback resultFallback, long logMaxBytes, int outputTailChars) {
+    this(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, List.of(),
+        DEFAULT_STOP_LEFTOVER_PROCESSES, DEFAULT_PASS_SUMMARIZER_KEY);
+  }
+
+  /** This config with the secret and process settings given. */
+  public AgentConfig withSafety(List<String> secretEnv, boolean stopLeftoverProcesses, boolean passSummarizerKey) {
+    return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars,
+        secretEnv, stopLeftoverProcesses, passSummarizerKey);
   }
 
   public static AgentConfig defaults() {

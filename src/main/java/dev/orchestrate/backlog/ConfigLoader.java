@@ -21,7 +21,8 @@ public final class ConfigLoader {
   static final List<String> TOP_KEYS = List.of("agent", "execution", "default_pipeline", "pipelines",
       "context", "memory", "retention", "limits");
   static final List<String> AGENT_KEYS = List.of("command", "timeout", "kill_grace", "env",
-      "result_fallback", "log_max_bytes", "output_tail_chars");
+      "result_fallback", "log_max_bytes", "output_tail_chars", "secret_env", "stop_leftover_processes",
+      "pass_summarizer_key");
   static final List<String> EXECUTION_KEYS = List.of("max_wip", "max_concurrent", "max_retries",
       "circuit_breaker", "phase_cap", "workspace", "base_branch", "merge", "delete_merged_branches",
       "commit_author", "destructive_runs_alone");
@@ -196,7 +197,31 @@ public final class ConfigLoader {
         setting(section, "log_max_bytes", this::logMaxBytes).orElse(defaults.logMaxBytes()),
         setting(section, "output_tail_chars",
             n -> values.integer(n, "agent.output_tail_chars", MIN_OUTPUT_TAIL_CHARS))
-            .orElse(defaults.outputTailChars()));
+            .orElse(defaults.outputTailChars()))
+        .withSafety(
+            setting(section, "secret_env", this::secretEnv).orElse(defaults.secretEnv()),
+            setting(section, "stop_leftover_processes", n -> values.bool(n, "agent.stop_leftover_processes"))
+                .orElse(defaults.stopLeftoverProcesses()),
+            setting(section, "pass_summarizer_key", n -> values.bool(n, "agent.pass_summarizer_key"))
+                .orElse(defaults.passSummarizerKey()));
+  }
+
+  /** agent.secret_env: names of environment variables, checked like agent.env's. */
+  private Optional<List<String>> secretEnv(YamlNode node) {
+    Optional<List<String>> names = values.strings(node, "agent.secret_env", "", "variable name");
+    if (names.isEmpty() || !(node instanceof YamlNode.Sequence list)) {
+      return names;
+    }
+    boolean ok = true;
+    for (int i = 0; i < names.get().size(); i++) {
+      String name = names.get().get(i);
+      if (!ENV_NAME.matcher(name).matches()) {
+        problems.at(list.items().get(i), "bad environment variable name '" + name
+            + "' in agent.secret_env: use letters, digits and '_', not starting with a digit");
+        ok = false;
+      }
+    }
+    return ok ? names : Optional.empty();
   }
 
   private Optional<List<String>> command(YamlNode node) {

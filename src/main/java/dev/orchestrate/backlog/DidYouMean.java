@@ -5,10 +5,10 @@ import java.util.Locale;
 import java.util.Optional;
 
 /** Suggests the intended word for a misspelt key: the closest candidate by edit distance. */
-final class DidYouMean {
+public final class DidYouMean {
   private DidYouMean() {}
 
-  static Optional<String> closest(String given, Collection<String> candidates) {
+  public static Optional<String> closest(String given, Collection<String> candidates) {
     String lower = given.toLowerCase(Locale.ROOT);
     String best = null;
     int bestDistance = Integer.MAX_VALUE;

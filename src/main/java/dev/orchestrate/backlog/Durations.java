@@ -45,18 +45,21 @@ public final class Durations {
   }
 
   /**
-   * The compact form {@link #parse} reads back: {@code 30m}, {@code 1h30m}, {@code 1m30s},
-   * {@code 500ms}; {@code 0s} for zero. Precision below a millisecond is dropped.
+   * The compact form {@link #parse} reads back, as a config writes it, from the largest unit
+   * down: {@code 30d}, {@code 1d12h}, {@code 30m}, {@code 1h30m}, {@code 1m30s}, {@code 500ms};
+   * {@code 0s} for zero. Precision below a millisecond is dropped.
    */
   public static String format(Duration duration) {
     if (duration.isNegative()) {
       return "-" + format(duration.negated());
     }
-    long hours = duration.toHours();
+    long days = duration.toDays();
+    int hours = duration.toHoursPart();
     int minutes = duration.toMinutesPart();
     int seconds = duration.toSecondsPart();
     int millis = duration.toMillisPart();
     StringBuilder text = new StringBuilder();
+    append(text, days, "d");
     append(text, hours, "h");
     append(text, minutes, "m");
     append(text, seconds, "s");

@@ -25,6 +25,7 @@ import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -160,7 +161,7 @@ final class CompactCommand implements Callable<Integer> {
   }
 
   static String recordedNote(RecordedPolicies recorded, boolean keepRecentGiven) {
-    String start = "orchestrate: note: no config file (--config, $ORCHESTRATE_CONFIG, ./orchestrate.yaml)";
+    String start = "orchestrate: note: no config file (--config, $ORCHESTRATE_CONFIG, orchestrate.yaml here or above)";
     List<String> defaulted = recorded.defaulted().stream()
         .filter(s -> !(keepRecentGiven && s.equals("memory"))).toList();
     if (recorded.nothingRecorded()) {
@@ -306,12 +307,16 @@ final class CompactCommand implements Callable<Integer> {
     memory.put("kept_recent", m.keptRecent());
     memory.put("keep_recent", keep);
     memory.put("superseded_untouched", m.superseded());
-    memory.put("protected_by", new LinkedHashMap<>(m.protectedBy()));
+    memory.put("protected_by", new TreeMap<>(m.protectedBy()));
     if (dryRun) {
       memory.put("would_delete_ids", m.deletedIds());
       if (!protectedItems.isEmpty()) {
-        memory.put("protected_items", protectedItems.stream().map(i -> Map.of("id", i.id(),
-            "because", CompactionPolicy.protectedBecause(i))).toList());
+        memory.put("protected_items", protectedItems.stream().map(i -> {
+          Map<String, Object> row = new LinkedHashMap<>();
+          row.put("id", i.id());
+          row.put("because", CompactionPolicy.protectedBecause(i));
+          return row;
+        }).toList());
       }
     }
     doc.put("memory", memory);
@@ -332,12 +337,14 @@ final class CompactCommand implements Callable<Integer> {
   private void printText(PrintWriter out, int keep, int eventsKeep, MemoryCompaction m, EventLog.EventCompaction e,
       List<MemoryItem> protectedItems, long[] vacuumed) {
     String verb = dryRun ? "would delete " : "deleted ";
-    out.println("memory: " + verb + m.deleted() + " episodic; kept " + m.keptRecent() + " recent (keep-recent "
+    // The flag's name when the flag set it, the config key's otherwise.
+    String keepSource = keepRecent != null ? "--keep-recent " : "memory.keep_recent ";
+    out.println("memory: " + verb + m.deleted() + " episodic; kept " + m.keptRecent() + " recent (" + keepSource
         + keep + ") and " + m.keptLoadBearing() + " load-bearing" + (m.superseded() > 0
         ? "; " + m.superseded() + " superseded left as they are" : ""));
     if (m.keptLoadBearing() > 0) {
       StringBuilder why = new StringBuilder("  load-bearing, never deleted:");
-      m.protectedBy().forEach((reason, n) -> why.append(' ').append(n).append(' ').append(reason));
+      new TreeMap<>(m.protectedBy()).forEach((reason, n) -> why.append(' ').append(n).append(' ').append(reason));
       out.println(why);
     }
     for (MemoryItem item : protectedItems) {
@@ -348,8 +355,9 @@ final class CompactCommand implements Callable<Integer> {
           + (m.deleted() > m.deletedIds().size() ? ", … " + (m.deleted() - m.deletedIds().size())
           + " more (-v lists all)" : ""));
     }
-    out.println("events: " + verb + e.deleted() + " routine; kept " + e.keptRecent() + " recent (keep_recent "
-        + eventsKeep + ") and " + e.keptLoadBearing() + " load-bearing");
+    out.println("events: " + verb + e.deleted() + " routine; kept " + e.keptRecent() + " recent ("
+        + (eventsKeep == Integer.MAX_VALUE ? "retention.events.max_rows none" : "retention.events.max_rows " + eventsKeep)
+        + ") and " + e.keptLoadBearing() + " load-bearing");
     if (vacuumed != null) {
       out.println("vacuum: " + vacuumed[0] + " -> " + vacuumed[1] + " bytes");
     }

@@ -37,9 +37,10 @@ final class InitCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    Path base = root.workingDirectory().resolve(dir);
     List<String> existing = new ArrayList<>();
     for (String f : FILES) {
-      if (Files.exists(dir.resolve(f))) {
+      if (Files.exists(base.resolve(f))) {
         existing.add(dir.resolve(f).toString());
       }
     }
@@ -50,7 +51,7 @@ final class InitCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     try {
       for (String f : FILES) {
-        Path target = dir.resolve(f);
+        Path target = base.resolve(f);
         Files.createDirectories(target.toAbsolutePath().getParent());
         try (InputStream in = InitCommand.class.getResourceAsStream("/init/" + f)) {
           if (in == null) {
@@ -61,16 +62,17 @@ final class InitCommand implements Callable<Integer> {
         if (f.endsWith(".sh")) {
           makeExecutable(target);
         }
-        out.println("wrote " + target);
+        out.println("wrote " + dir.resolve(f));
       }
       Path state = root.state != null ? root.state : dir.resolve(OrchestrateCommand.DEFAULT_STATE_DIR);
-      Files.createDirectories(state);
+      Files.createDirectories(root.workingDirectory().resolve(state));
       out.println("created " + state + "/");
     } catch (IOException e) {
       throw new UncheckedIOException("init: " + e.getMessage(), e);
     }
     out.println();
     out.println("Next: edit backlog.yaml and agent.command in orchestrate.yaml, then run");
+    // Run from here, that backlog finds its project (the state and config written above).
     out.println("  orchestrate run" + (dir.equals(Path.of(".")) ? "" : " " + dir.resolve("backlog.yaml")));
     out.flush();
     return ExitCode.OK;

@@ -6,6 +6,7 @@ import dev.orchestrate.store.RunLock;
 import dev.orchestrate.store.SqliteStateRepository;
 import dev.orchestrate.store.StateDirectory;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -66,7 +67,7 @@ final class JobsCommand implements Callable<Integer> {
     Instant now = Clock.systemUTC().instant();
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      Json.print(out, toJson(run, jobs, commits, now));
+      Json.print(out, toJson(run, jobs, now, dir, commits));
     } else {
       printText(out, dir, run, jobs, commits, now);
     }
@@ -81,31 +82,58 @@ final class JobsCommand implements Callable<Integer> {
     return RunLock.isHeld(dir) ? "running" : "died";
   }
 
-  private static Map<String, Object> toJson(Optional<RunView> run, List<JobRecord> jobs, Map<Long, String> commits,
-      Instant now) {
+  private static Map<String, Object> toJson(Optional<RunView> run, List<JobRecord> jobs, Instant now,
+      StateDirectory dir, Map<Long, String> commits) {
     Map<String, Object> doc = Json.envelope("jobs");
     doc.put("run", run.map(JobsCommand::toJson).orElse(null));
     List<Map<String, Object>> rows = new ArrayList<>();
     for (JobRecord job : jobs) {
-      Map<String, Object> row = new LinkedHashMap<>();
-      row.put("id", job.id());
-      row.put("run_id", job.runId());
-      row.put("item_id", job.itemId());
-      row.put("phase", job.phase());
-      row.put("attempt", job.attempt());
-      row.put("state", job.state().key());
-      row.put("result", job.result());
-      row.put("started_at", iso(job.startedAt()));
-      row.put("ended_at", iso(job.endedAt()));
-      row.put("duration_ms", duration(job, now).toMillis());
-      row.put("exit_code", job.exitCode());
-      row.put("log_path", job.logPath() == null ? null : job.logPath().toString());
-      row.put("reason", job.reason());
-      row.put("commit", commits.get(job.id()));
+      Map<String, Object> row = toJson(job, now, dir);
+      row.put("commit", commits.get(job.id())); // the phase commit (execution.workspace: worktree)
       rows.add(row);
     }
     doc.put("jobs", rows);
     return doc;
+  }
+
+  /** One job as {@code jobs --json} and {@code status ID --json} show it. */
+  static Map<String, Object> toJson(JobRecord job, Instant now, StateDirectory dir) {
+    Map<String, Object> row = new LinkedHashMap<>();
+    row.put("id", job.id());
+    row.put("run_id", job.runId());
+    row.put("item_id", job.itemId());
+    row.put("phase", job.phase());
+    row.put("attempt", job.attempt());
+    row.put("state", job.state().key());
+    row.put("result", job.result());
+    row.put("started_at", Json.timestamp(job.startedAt()));
+    row.put("ended_at", Json.timestamp(job.endedAt()));
+    row.put("duration_ms", duration(job, now).toMillis());
+    row.put("exit_code", job.exitCode());
+    row.put("log_path", job.logPath() == null ? null : logPath(dir, job.logPath()));
+    row.put("reason", job.reason());
+    return row;
+  }
+
+  /** The cells of one job row of a table ({@code jobs}, {@code status ID}), after its ID column. */
+  static String[] cells(JobRecord job, Instant now, StateDirectory dir) {
+    return new String[] {job.phase(), Integer.toString(job.attempt()), job.state().key(),
+        job.result() == null ? "-" : job.result(), iso(job.startedAt()),
+        human(duration(job, now)) + (job.endedAt() == null ? "+" : ""),
+        job.exitCode() == null ? "-" : job.exitCode().toString(),
+        job.logPath() == null ? "-" : logPath(dir, job.logPath())};
+  }
+
+  static final String[] JOB_COLUMNS = {"PHASE", "ATTEMPT", "STATE", "RESULT", "STARTED", "DURATION", "EXIT", "LOG"};
+
+  /**
+   * A job's log as a path relative to the state directory ({@code jobs/17/output.log}), whether
+   * the store keeps it absolute (schema before relative job paths) or relative to the state
+   * directory; a path outside the state directory stays as stored.
+   */
+  static String logPath(StateDirectory dir, Path stored) {
+    Path absolute = dir.root().resolve(stored).normalize();
+    return absolute.startsWith(dir.root()) ? dir.root().relativize(absolute).toString() : stored.toString();
   }
 
   private static Map<String, Object> toJson(RunView view) {
@@ -113,8 +141,8 @@ final class JobsCommand implements Callable<Integer> {
     Map<String, Object> run = new LinkedHashMap<>();
     run.put("id", r.id());
     run.put("state", view.state());
-    run.put("started_at", iso(r.startedAt()));
-    run.put("ended_at", iso(r.endedAt()));
+    run.put("started_at", Json.timestamp(r.startedAt()));
+    run.put("ended_at", Json.timestamp(r.endedAt()));
     run.put("pid", r.pid());
     run.put("halt_reason", r.haltReason());
     return run;
@@ -128,23 +156,22 @@ final class JobsCommand implements Callable<Integer> {
       out.flush();
       return;
     }
-    // The COMMIT column appears with phase commits (execution.workspace: worktree) only.
-    Table table = commits.isEmpty()
-        ? new Table("ID", "ITEM", "PHASE", "ATTEMPT", "STATE", "RESULT", "STARTED", "DURATION", "EXIT", "LOG")
-        : new Table("ID", "ITEM", "PHASE", "ATTEMPT", "STATE", "RESULT", "STARTED", "DURATION", "EXIT", "LOG",
-            "COMMIT");
+    List<String> header = new ArrayList<>(List.of("ID", "ITEM"));
+    header.addAll(List.of(JOB_COLUMNS));
+    if (!commits.isEmpty()) {
+      header.add("COMMIT"); // phase commits (execution.workspace: worktree) only
+    }
+    Table table = new Table(header.toArray(String[]::new));
     for (JobRecord job : jobs) {
-      List<String> cells = new ArrayList<>(List.of(Long.toString(job.id()), job.itemId(), job.phase(),
-          Integer.toString(job.attempt()), job.state().key(), job.result() == null ? "-" : job.result(),
-          iso(job.startedAt()), human(duration(job, now)) + (job.endedAt() == null ? "+" : ""),
-          job.exitCode() == null ? "-" : job.exitCode().toString(),
-          job.logPath() == null ? "-" : job.logPath().toString()));
+      List<String> row = new ArrayList<>(List.of(Long.toString(job.id()), job.itemId()));
+      row.addAll(List.of(cells(job, now, dir)));
       if (!commits.isEmpty()) {
-        cells.add(commits.containsKey(job.id()) ? commits.get(job.id()).substring(0, 12) : "-");
+        row.add(commits.containsKey(job.id()) ? commits.get(job.id()).substring(0, 12) : "-");
       }
-      table.add(cells.toArray(String[]::new));
+      table.add(row.toArray(String[]::new));
     }
     table.print(out);
+    out.println("LOG is relative to " + dir.root() + "; print one with: orchestrate logs ITEM");
     out.flush();
   }
 
@@ -165,7 +192,7 @@ final class JobsCommand implements Callable<Integer> {
     return d.isNegative() ? Duration.ZERO : d;
   }
 
-  /** ISO-8601 UTC, to the millisecond, or null. */
+  /** For text: ISO-8601 UTC to the millisecond, trailing zeros of the fraction left out; or null. */
   static String iso(Instant at) {
     return at == null ? null : at.truncatedTo(ChronoUnit.MILLIS).toString();
   }

@@ -55,7 +55,7 @@ final class MemoryCommand implements Callable<Integer> {
     row.put("title", item.title());
     row.put("content", item.content());
     row.put("tags", item.tags());
-    row.put("created_at", item.createdAt().toString());
+    row.put("created_at", Json.timestamp(item.createdAt()));
     row.put("load_bearing", item.isLoadBearing());
     return row;
   }
@@ -236,6 +236,9 @@ final class MemoryCommand implements Callable<Integer> {
     @Option(names = "--by", paramLabel = "ID", required = true, description = "The memory that replaces it")
     String by;
 
+    @Option(names = "--json", description = "Print one JSON document (kind \"memory_supersede\") on stdout")
+    boolean json;
+
     @Override
     public Integer call() {
       StateDirectory dir = parent.root.stateDirectory();
@@ -248,6 +251,13 @@ final class MemoryCommand implements Callable<Integer> {
         throw CliException.usage(e.getMessage());
       }
       PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        Map<String, Object> doc = Json.envelope("memory_supersede");
+        doc.put("id", id);
+        doc.put("superseded_by", by);
+        Json.print(out, doc);
+        return ExitCode.OK;
+      }
       out.println(id + " superseded by " + by);
       out.flush();
       return ExitCode.OK;

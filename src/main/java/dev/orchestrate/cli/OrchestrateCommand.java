@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
@@ -20,10 +21,17 @@ import picocli.CommandLine.ScopeType;
     description = "Drives a backlog of work items through phases (scope, design, build, review, ...), "
         + "each phase run by an agent subprocess.",
     subcommands = {InitCommand.class, RunCommand.class, StatusCommand.class, UnblockCommand.class,
-        JobsCommand.class, MemoryCommand.class, CompactCommand.class, StatsCommand.class},
+        JobsCommand.class, LogsCommand.class, MemoryCommand.class, CompactCommand.class, StatsCommand.class,
+        VersionCommand.class, CommandLine.HelpCommand.class, CompletionCommand.class, CompleteCommand.class},
     footerHeading = "%nEnvironment:%n",
-    footer = {"  ORCHESTRATE_STATE   state directory (default ./.orchestrate); --state wins",
-        "  ORCHESTRATE_CONFIG  config file (default ./orchestrate.yaml); --config wins",
+    footer = {"  ORCHESTRATE_STATE   state directory; --state wins",
+        "  ORCHESTRATE_CONFIG  config file; --config wins",
+        "",
+        "Project discovery (as git finds a repository):",
+        "  the project is the nearest directory, from the backlog's directory (run",
+        "  BACKLOG) or the current one (other commands) upwards, that holds",
+        "  orchestrate.yaml or .orchestrate/. Its .orchestrate/ is the state and its",
+        "  orchestrate.yaml the config. None found: ./.orchestrate, built-in defaults.",
         "",
         "Exit codes:",
         "  0    success",
@@ -43,13 +51,14 @@ public final class OrchestrateCommand {
   private final Map<String, String> env;
 
   @Option(names = "--state", paramLabel = "DIR", scope = ScopeType.INHERIT,
-      description = "State directory (database, job logs, lock). Default: $ORCHESTRATE_STATE or ./.orchestrate")
+      description = "State directory (database, job logs, lock). Default: $ORCHESTRATE_STATE, else the "
+          + "project's .orchestrate/ (see Project discovery)")
   Path state;
 
   @Option(names = "--config", paramLabel = "FILE", scope = ScopeType.INHERIT,
-      description = "Config file. Default: $ORCHESTRATE_CONFIG, else orchestrate.yaml in the current "
-          + "directory, else the one next to the backlog, else built-in defaults (for compact: the retention "
-          + "policies the last run or compact recorded in the state)")
+      description = "Config file (read by run and compact). Default: $ORCHESTRATE_CONFIG, else the "
+          + "project's orchestrate.yaml (see Project discovery), else built-in defaults (for compact: the "
+          + "retention policies the last run or compact recorded in the state)")
   Path config;
 
   @Option(names = "--log-level", paramLabel = "LEVEL", scope = ScopeType.INHERIT,
@@ -64,8 +73,11 @@ public final class OrchestrateCommand {
       description = "Only errors on stderr: no progress lines, log level error")
   boolean quiet;
 
-  OrchestrateCommand(Map<String, String> env) {
+  private final Path workingDir;
+
+  OrchestrateCommand(Map<String, String> env, Path workingDir) {
     this.env = Map.copyOf(env);
+    this.workingDir = workingDir.toAbsolutePath().normalize();
   }
 
   Level level() {
@@ -111,18 +123,53 @@ public final class OrchestrateCommand {
     return env;
   }
 
-  StateDirectory stateDirectory() {
-    if (state != null) {
-      return new StateDirectory(state);
-    }
-    String fromEnv = env.get("ORCHESTRATE_STATE");
-    return new StateDirectory(Path.of(fromEnv != null && !fromEnv.isBlank() ? fromEnv : DEFAULT_STATE_DIR));
+  /** The directory commands run in: the process's, or a test's. */
+  Path workingDirectory() {
+    return workingDir;
   }
 
   /**
-   * Loads the config: --config, else $ORCHESTRATE_CONFIG, else ./orchestrate.yaml, else
-   * orchestrate.yaml next to the backlog, else the built-in defaults. A file named explicitly
-   * must exist.
+   * The state directory of the project the current directory belongs to: --state, else
+   * $ORCHESTRATE_STATE, else {@code .orchestrate/} in the nearest directory at or above the current
+   * one holding orchestrate.yaml or .orchestrate/, else ./.orchestrate.
+   */
+  StateDirectory stateDirectory() {
+    return stateDirectoryFrom(workingDir);
+  }
+
+  /** As {@link #stateDirectory()}, but the project is looked for from the backlog's directory up. */
+  StateDirectory stateDirectory(Path backlogFile) {
+    return stateDirectoryFrom(backlogDirectory(backlogFile));
+  }
+
+  private StateDirectory stateDirectoryFrom(Path start) {
+    if (state != null) {
+      return new StateDirectory(workingDir.resolve(state));
+    }
+    String fromEnv = env.get("ORCHESTRATE_STATE");
+    if (fromEnv != null && !fromEnv.isBlank()) {
+      return new StateDirectory(workingDir.resolve(fromEnv));
+    }
+    return new StateDirectory(projectDirectory(start).resolve(DEFAULT_STATE_DIR));
+  }
+
+  /** The nearest project directory at or above {@code start}; the working directory when none is. */
+  private Path projectDirectory(Path start) {
+    return ProjectLocation.find(start).orElse(workingDir);
+  }
+
+  private Path backlogDirectory(Path backlogFile) {
+    if (backlogFile == null) {
+      return workingDir;
+    }
+    Path parent = workingDir.resolve(backlogFile).normalize().getParent();
+    return parent == null ? workingDir : parent;
+  }
+
+  /**
+   * Loads the config: --config, else $ORCHESTRATE_CONFIG, else orchestrate.yaml in the project
+   * directory (found from the backlog's directory, or the current one without a backlog), else the
+   * built-in defaults. A file named explicitly must exist.
    */
   Config loadConfig(Path backlogFile) {
     Path explicit = config;
@@ -131,22 +178,31 @@ public final class OrchestrateCommand {
       explicit = fromEnv != null && !fromEnv.isBlank() ? Path.of(fromEnv) : null;
     }
     if (explicit != null) {
-      if (!Files.isRegularFile(explicit)) {
+      if (!Files.isRegularFile(workingDir.resolve(explicit))) {
         throw CliException.usage("config file " + explicit + " does not exist");
       }
-      return ConfigLoader.load(explicit);
+      return ConfigLoader.load(resolveShown(explicit));
     }
-    Path local = Path.of(DEFAULT_CONFIG);
-    if (Files.isRegularFile(local)) {
-      return ConfigLoader.load(local);
-    }
-    if (backlogFile != null) {
-      Path parent = backlogFile.getParent();
-      Path beside = parent == null ? local : parent.resolve(DEFAULT_CONFIG);
-      if (Files.isRegularFile(beside)) {
-        return ConfigLoader.load(beside);
-      }
+    Path found = projectDirectory(backlogDirectory(backlogFile)).resolve(DEFAULT_CONFIG);
+    if (Files.isRegularFile(found)) {
+      return ConfigLoader.load(shown(found));
     }
     return Config.defaults();
+  }
+
+  /** A path as the user typed it when it means the same file; resolved against a test's directory otherwise. */
+  private Path resolveShown(Path path) {
+    return path.isAbsolute() || workingDir.equals(Path.of("").toAbsolutePath()) ? path : workingDir.resolve(path);
+  }
+
+  /**
+   * A found file, relative to the current directory when it is at or below it (so that config
+   * errors read {@code orchestrate.yaml:3:5}, not an absolute path), absolute otherwise.
+   */
+  private Path shown(Path found) {
+    if (found.startsWith(workingDir) && workingDir.equals(Path.of("").toAbsolutePath())) {
+      return workingDir.relativize(found);
+    }
+    return found;
   }
 }

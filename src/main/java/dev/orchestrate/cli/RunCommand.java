@@ -122,7 +122,7 @@ final class RunCommand implements Callable<Integer> {
     Config config = withOverrides(root.loadConfig(backlogFile));
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
     filter = checkFilter(filter, config, backlogs);
-    StateDirectory dir = root.stateDirectory();
+    StateDirectory dir = root.stateDirectory(backlogFile);
     if (dryRun) {
       return DryRun.print(spec.commandLine().getOut(), spec.commandLine().getErr(), root.quiet(), json, dir,
           config, backlogs.current(), filter, cap != null ? cap : config.execution().phaseCap());
@@ -155,9 +155,9 @@ final class RunCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      Json.print(out, toJson(report));
+      Json.print(out, withSelection(toJson(report), only));
     } else {
-      printText(out, report);
+      printText(out, report, only);
     }
     return exitCode(report);
   }
@@ -276,7 +276,8 @@ final class RunCommand implements Callable<Integer> {
     ContextHistory history = ContextHistory.create(store.turnRepository(), config.context(),
         backlogs.current().directory(), clock,
         progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
-    return new Scheduler(store, config, backlogs, dir.jobs(), new AgentRunner(clock), clock,
+    return new Scheduler(store, config, backlogs, dir.jobs(),
+        new AgentRunner(clock, System.getenv(), config.context().summarizer().apiKeyEnv()), clock,
         new BacklogNotices(progress, err, clock, quiet), history,
         new MemoryService(memories, clock, config.memoryBootContextChars()), maintenance(config, store, history));
   }
@@ -370,12 +371,23 @@ final class RunCommand implements Callable<Integer> {
     return doc;
   }
 
-  private static void printText(PrintWriter out, RunReport r) {
-    out.println("run " + r.runId() + " stopped: " + r.haltReason().description() + " (" + RunProgress.seconds(r.duration())
+  /** The --only criteria as given, after the run's figures: the remaining ones include items they left out. */
+  private static Map<String, Object> withSelection(Map<String, Object> doc, List<String> only) {
+    doc.put("only", List.copyOf(only));
+    return doc;
+  }
+
+  private static void printText(PrintWriter out, RunReport r, List<String> only) {
+    // With --only, "every item" is every item --only selected; the others are still to do.
+    boolean selected = !only.isEmpty() && r.haltReason() == HaltReason.ALL_DONE;
+    String why = selected ? "every item selected by " + onlyFlags(only) + " is done or blocked"
+        : r.haltReason().description();
+    out.println("run " + r.runId() + " stopped: " + why + " (" + RunProgress.seconds(r.duration())
         + ", " + r.phasesRun() + (r.phasesRun() == 1 ? " phase run)" : " phases run)"));
     out.println("  items: " + r.total() + " total, " + r.done() + " done, " + r.blocked() + " blocked, "
-        + r.remaining() + " remaining (this run: " + r.doneThisRun() + " done, " + r.blockedThisRun() + " blocked)");
-    if (!r.waiting().isEmpty() && r.haltReason() != HaltReason.ALL_DONE) {
+        + r.remaining() + " remaining" + (selected && r.remaining() > 0 ? " outside the selection" : "")
+        + " (this run: " + r.doneThisRun() + " done, " + r.blockedThisRun() + " blocked)");
+    if (!r.waiting().isEmpty() && (r.haltReason() != HaltReason.ALL_DONE || selected)) {
       out.println("  remaining: " + ids(r.waiting()));
     }
     if (!r.sync().added().isEmpty()) {
@@ -393,6 +405,10 @@ final class RunCommand implements Callable<Integer> {
         + f.jobTableFinal() + " at the end");
     out.println("  details: orchestrate status");
     out.flush();
+  }
+
+  private static String onlyFlags(List<String> only) {
+    return String.join(" ", only.stream().map(o -> "--only " + o).toList());
   }
 
   /** Ids for a report line: the first {@value #IDS_SHOWN}, then how many more (`--json` has them all). */

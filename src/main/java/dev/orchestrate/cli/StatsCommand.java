@@ -90,7 +90,7 @@ final class StatsCommand implements Callable<Integer> {
 
   static Map<String, Object> toJson(StatsReport r, StateDirectory dir) {
     Map<String, Object> doc = Json.envelope("stats");
-    doc.put("generated_at", r.generatedAt().toString());
+    doc.put("generated_at", Json.timestamp(r.generatedAt()));
     doc.put("state", dir.root().toAbsolutePath().toString());
     doc.put("database_exists", r.databaseExists());
     doc.put("status", r.status().key());
@@ -112,7 +112,7 @@ final class StatsCommand implements Callable<Integer> {
     Map<String, Object> trend = new LinkedHashMap<>();
     trend.put("window_hours", StatsReport.TREND_WINDOW.toHours());
     trend.put("samples", r.trend() == null ? 0 : r.trend().samples());
-    trend.put("from", r.trend() == null ? null : r.trend().from().toString());
+    trend.put("from", r.trend() == null ? null : Json.timestamp(r.trend().from()));
     doc.put("trend", trend);
     doc.put("warnings", r.warnings().stream().map(w -> {
       Map<String, Object> m = new LinkedHashMap<>();
@@ -132,7 +132,7 @@ final class StatsCommand implements Callable<Integer> {
     m.put("rows_ever", s.rowsWritten());
     m.put("rows_pruned", s.rowsPruned());
     m.put("rows_kept_always", s.keptRows());
-    m.put("last_pruned_at", s.lastPrunedAt() == null ? null : s.lastPrunedAt().toString());
+    m.put("last_pruned_at", Json.timestamp(s.lastPrunedAt()));
     Map<String, Object> limit = new LinkedHashMap<>();
     limit.put(s.name().equals("memory") ? "keep_recent" : "max_rows", s.maxRows());
     limit.put("max_age", s.maxAgeMs() == null ? null : Durations.format(Duration.ofMillis(s.maxAgeMs())));
@@ -153,8 +153,8 @@ final class StatsCommand implements Callable<Integer> {
     }
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("id", run.id());
-    m.put("started_at", run.startedAt() == null ? null : run.startedAt().toString());
-    m.put("ended_at", run.endedAt() == null ? null : run.endedAt().toString());
+    m.put("started_at", Json.timestamp(run.startedAt()));
+    m.put("ended_at", Json.timestamp(run.endedAt()));
     m.put("halt_reason", run.haltReason());
     Map<String, Object> map = new LinkedHashMap<>();
     map.put("peak", run.summaryMapPeak());

@@ -3,6 +3,8 @@ package dev.orchestrate.cli;
 import dev.orchestrate.scheduler.Dependencies;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
+import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.store.SqliteItemHistory;
 import dev.orchestrate.store.SqliteStateRepository;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import dev.orchestrate.store.StateDirectory;
@@ -15,45 +17,88 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
 
-/** {@code orchestrate status}: every item with its status, phase, attempts and why it is stuck. */
+/**
+ * {@code orchestrate status [ID]}: every item with its status, phase, attempts and why it is
+ * stuck; or one item in full.
+ */
 @Command(name = "status", mixinStandardHelpOptions = true,
-    description = {"Show every item: status, phase, attempts, blocked reason, what it waits on. Reads only "
-            + "the state directory (no backlog or config needed); safe while a run is active."})
+    description = {"Show every item: status, phase, attempts of the current (or last) phase, title, blocked "
+            + "reason, what it waits on. With ID: that item in full (phases with their summaries, attempts, "
+            + "jobs, follow-ups, blocked reason, unblock notes). Reads only the state directory (no backlog "
+            + "or config needed); safe while a run is active."})
 final class StatusCommand implements Callable<Integer> {
+  /** Titles longer than this are cut in the table (status ID and --json have them whole). */
+  static final int TITLE_COLUMN_MAX = 40;
+
   @ParentCommand
   OrchestrateCommand root;
 
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--json", description = "Print one JSON document (kind \"status\") on stdout")
+  @Parameters(index = "0", arity = "0..1", paramLabel = "ID", description = "Show this item in full")
+  String id;
+
+  @Option(names = "--json", description = "Print one JSON document (kind \"status\", or \"item\" with ID) on stdout")
   boolean json;
 
   @Override
   public Integer call() {
     StateDirectory dir = root.stateDirectory();
     List<ItemState> items = List.of();
+    Map<String, JobRecord> latestJobs = Map.of();
     Map<String, WorkspaceRecord> workspaces = Map.of();
     if (dir.hasDatabase()) {
       try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
         items = store.items();
         workspaces = store.workspaceStore().all();
       }
+      try (SqliteItemHistory history = SqliteItemHistory.open(dir.database())) {
+        if (id != null) {
+          return ItemView.show(spec.commandLine().getOut(), dir, items, history, id, json);
+        }
+        latestJobs = history.latestJobs();
+      }
+    } else if (id != null) {
+      throw CliException.usage("unknown item '" + id + "': there is no state in " + dir.root() + " yet");
     }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      Json.print(out, toJson(items, workspaces));
+      Json.print(out, toJson(items, latestJobs, workspaces));
     } else {
-      printText(out, dir, items, workspaces);
+      printText(out, dir, items, latestJobs, workspaces);
     }
     return ExitCode.OK;
   }
 
-  private static Map<String, Object> toJson(List<ItemState> items, Map<String, WorkspaceRecord> workspaces) {
+  /**
+   * The attempts of the item's current phase; for a done or blocked item (whose count the state
+   * resets or keeps at the phase it stopped in), those of its last job's phase when retention kept it.
+   */
+  static int attempts(ItemState item, Map<String, JobRecord> latestJobs) {
+    int recorded = item.progress().attempts();
+    JobRecord last = latestJobs.get(item.id());
+    if (item.status().isTerminal() && last != null) {
+      return Math.max(recorded, last.attempt());
+    }
+    return recorded;
+  }
+
+  /**
+   * Listed in the backlog file: a follow-up lives only in the state (the runner keeps it among
+   * the items to work on, which is what the stored flag means).
+   */
+  static boolean inBacklogFile(ItemState item) {
+    return item.inBacklog() && item.origin() == null;
+  }
+
+  private static Map<String, Object> toJson(List<ItemState> items, Map<String, JobRecord> latestJobs,
+      Map<String, WorkspaceRecord> workspaces) {
     Map<String, ItemState> byId = byId(items);
     List<Map<String, Object>> rows = new ArrayList<>();
     for (ItemState item : items) {
@@ -62,14 +107,14 @@ final class StatusCommand implements Callable<Integer> {
       row.put("title", item.definition().title());
       row.put("status", item.status().key());
       row.put("phase", item.progress().phase());
-      row.put("attempts", item.progress().attempts());
+      row.put("attempts", attempts(item, latestJobs));
       row.put("blocked_reason", item.progress().blockedReason());
       row.put("waiting_on", item.status().isTerminal() ? List.of() : Dependencies.unmet(item, byId));
       row.put("pipeline", item.definition().pipeline());
       row.put("priority", item.definition().priority().key());
       row.put("depends_on", item.definition().dependsOn());
       row.put("tags", item.definition().tags());
-      row.put("in_backlog", item.inBacklog());
+      row.put("in_backlog", inBacklogFile(item));
       row.put("origin", item.origin());
       row.put("workspace", workspaceJson(workspaces.get(item.id())));
       rows.add(row);
@@ -109,14 +154,14 @@ final class StatusCommand implements Callable<Integer> {
   }
 
   private static void printText(PrintWriter out, StateDirectory dir, List<ItemState> items,
-      Map<String, WorkspaceRecord> workspaces) {
+      Map<String, JobRecord> latestJobs, Map<String, WorkspaceRecord> workspaces) {
     if (items.isEmpty()) {
       out.println("No items yet in " + dir.root() + " (start with: orchestrate run [BACKLOG])");
       out.flush();
       return;
     }
     Map<String, ItemState> byId = byId(items);
-    Table table = new Table("ID", "STATUS", "PHASE", "ATTEMPTS", "NOTE");
+    Table table = new Table("ID", "STATUS", "PHASE", "ATTEMPTS", "TITLE", "NOTE");
     for (ItemState item : items) {
       String note = "";
       if (item.status() == ItemStatus.BLOCKED) {
@@ -133,7 +178,8 @@ final class StatusCommand implements Callable<Integer> {
       }
       note = (note + workspaceNote(workspaces.get(item.id()))).strip();
       table.add(item.id(), item.status().key(), item.progress().phase() == null ? "-" : item.progress().phase(),
-          Integer.toString(item.progress().attempts()), note);
+          Integer.toString(attempts(item, latestJobs)), cut(oneLine(item.definition().title()), TITLE_COLUMN_MAX),
+          note);
     }
     table.print(out);
     StringBuilder summary = new StringBuilder().append(items.size()).append(items.size() == 1 ? " item" : " items");
@@ -164,10 +210,15 @@ final class StatusCommand implements Callable<Integer> {
     return counts;
   }
 
-  private static Map<String, ItemState> byId(List<ItemState> items) {
+  static Map<String, ItemState> byId(List<ItemState> items) {
     Map<String, ItemState> byId = new LinkedHashMap<>();
     items.forEach(i -> byId.put(i.id(), i));
     return byId;
+  }
+
+  /** {@code text} cut to {@code max} characters, the last one an ellipsis when cut. */
+  static String cut(String text, int max) {
+    return text.length() > max ? text.substring(0, max - 1) + "…" : text;
   }
 
   /** A multi-line reason folded into one line of at most 120 characters, for tables and progress. */

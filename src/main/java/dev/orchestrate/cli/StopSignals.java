@@ -11,20 +11,38 @@ import sun.misc.SignalHandler;
 final class StopSignals implements AutoCloseable {
   private final SignalHandler previousInt;
   private final SignalHandler previousTerm;
+  private final SignalHandler previousHup;
 
-  private StopSignals(SignalHandler previousInt, SignalHandler previousTerm) {
+  private StopSignals(SignalHandler previousInt, SignalHandler previousTerm, SignalHandler previousHup) {
     this.previousInt = previousInt;
     this.previousTerm = previousTerm;
+    this.previousHup = previousHup;
   }
 
+  /**
+   * Also SIGHUP (the terminal closed): agents run in sessions of their own, so the hangup no
+   * longer reaches them; the run stops them itself. Under nohup the JVM keeps HUP ignored.
+   */
   static StopSignals install(Runnable stop) {
     SignalHandler handler = signal -> stop.run();
-    return new StopSignals(Signal.handle(new Signal("INT"), handler), Signal.handle(new Signal("TERM"), handler));
+    return new StopSignals(Signal.handle(new Signal("INT"), handler), Signal.handle(new Signal("TERM"), handler),
+        hangup(handler));
+  }
+
+  private static SignalHandler hangup(SignalHandler handler) {
+    try {
+      return Signal.handle(new Signal("HUP"), handler);
+    } catch (IllegalArgumentException e) {
+      return null; // no SIGHUP here (or the JVM reserves it): nothing to route
+    }
   }
 
   @Override
   public void close() {
     Signal.handle(new Signal("INT"), previousInt);
     Signal.handle(new Signal("TERM"), previousTerm);
+    if (previousHup != null) {
+      Signal.handle(new Signal("HUP"), previousHup);
+    }
   }
 }

@@ -10,7 +10,13 @@ import dev.orchestrate.store.SqliteStateRepository;
 import dev.orchestrate.store.StateDirectory;
 import java.io.PrintWriter;
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -19,15 +25,19 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
-/** {@code orchestrate unblock ID --notes TEXT}: return a blocked item to where it was blocked. */
+/**
+ * {@code orchestrate unblock ID... --notes TEXT}: return blocked items to where they were blocked.
+ * All or nothing: one unknown or not-blocked id refuses them all.
+ */
 @Command(name = "unblock", mixinStandardHelpOptions = true,
-    description = {"Return a blocked item to the status and phase it was blocked in, with 0 attempts.",
-        "The notes appear in the item's next prompt as '## Unblock Context' and are cleared once that "
-            + "phase succeeds.",
+    description = {"Return blocked items to the status and phase each was blocked in, with 0 attempts.",
+        "The notes appear in each item's next prompt as '## Unblock Context' and are cleared once that "
+            + "phase succeeds. Several ids are all or nothing: one unknown or not-blocked id refuses them "
+            + "all and changes nothing.",
         "Needs only the state directory. Refused (exit 3) while a run works on the same state: the run "
             + "holds the items in memory and would overwrite the change; run it between runs."},
     footerHeading = "%nExit codes:%n",
-    footer = {"  0    unblocked", "  2    unknown id, item not blocked, or empty notes",
+    footer = {"  0    unblocked", "  2    an unknown id, an item not blocked, or empty notes (nothing changed)",
         "  3    a run holds the state directory"})
 final class UnblockCommand implements Callable<Integer> {
   @ParentCommand
@@ -36,11 +46,11 @@ final class UnblockCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Parameters(index = "0", paramLabel = "ID", description = "The blocked item's id")
-  String id;
+  @Parameters(index = "0..*", arity = "1..*", paramLabel = "ID", description = "The blocked items' ids")
+  List<String> ids;
 
   @Option(names = "--notes", paramLabel = "TEXT", required = true,
-      description = "What the agent needs to know to get on (capped at "
+      description = "What the agents need to know to get on, the same for every id (capped at "
           + Transitions.UNBLOCK_NOTES_MAX_CHARS + " characters)")
   String notes;
 
@@ -52,42 +62,87 @@ final class UnblockCommand implements Callable<Integer> {
     if (notes.isBlank()) {
       throw CliException.usage("--notes must not be empty: tell the agent what changed");
     }
+    List<String> wanted = List.copyOf(new LinkedHashSet<>(ids));
     StateDirectory dir = root.stateDirectory();
     if (!dir.hasDatabase()) {
-      throw CliException.usage("unknown item '" + id + "': there is no state in " + dir.root() + " yet");
+      throw CliException.usage("unknown item " + quoted(wanted) + ": there is no state in " + dir.root() + " yet");
     }
     Clock clock = Clock.systemUTC();
-    ItemState unblocked;
+    List<ItemState> unblocked = new ArrayList<>();
     try (RunLock lock = RunLock.acquire(dir, clock.instant());
         SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
-      ItemState item = store.item(id).orElseThrow(() -> CliException.usage("unknown item '" + id + "'"));
-      Step step;
-      try {
-        step = Transitions.unblock(item, notes);
-      } catch (InvalidTransitionException e) {
-        throw CliException.usage(e.getMessage());
+      List<Step> steps = steps(store, wanted);
+      if (!store.applyAllIf(steps, ItemStatus.BLOCKED, clock.instant())) {
+        throw CliException.usage("an item stopped being blocked while unblocking; nothing was unblocked; check "
+            + "'orchestrate status'");
       }
-      if (!store.applyIf(step, ItemStatus.BLOCKED, clock.instant())) {
-        throw CliException.usage("item " + id + " stopped being blocked while unblocking it; check 'orchestrate status'");
-      }
-      unblocked = step.next();
+      steps.forEach(step -> unblocked.add(step.next()));
     }
     print(spec.commandLine().getOut(), unblocked);
     return ExitCode.OK;
   }
 
-  private void print(PrintWriter out, ItemState item) {
-    String phase = item.progress().phase();
+  /** Every id's step, or one line naming every id that cannot be unblocked. */
+  private List<Step> steps(SqliteStateRepository store, List<String> wanted) {
+    List<Step> steps = new ArrayList<>();
+    List<String> unknown = new ArrayList<>();
+    List<String> refused = new ArrayList<>();
+    for (String id : wanted) {
+      Optional<ItemState> item = store.item(id);
+      if (item.isEmpty()) {
+        unknown.add(id);
+        continue;
+      }
+      try {
+        steps.add(Transitions.unblock(item.get(), notes));
+      } catch (InvalidTransitionException e) {
+        refused.add(e.getMessage());
+      }
+    }
+    List<String> problems = new ArrayList<>();
+    if (!unknown.isEmpty()) {
+      problems.add("unknown item " + quoted(unknown));
+    }
+    problems.addAll(refused);
+    if (!problems.isEmpty()) {
+      throw CliException.usage(String.join("; ", problems) + (wanted.size() > 1 ? " (nothing was unblocked)" : ""));
+    }
+    return steps;
+  }
+
+  private static String quoted(List<String> ids) {
+    return ids.stream().map(id -> "'" + id + "'").collect(Collectors.joining(", "));
+  }
+
+  private void print(PrintWriter out, List<ItemState> items) {
     if (json) {
       Map<String, Object> doc = Json.envelope("unblock");
-      doc.put("id", item.id());
-      doc.put("status", item.status().key());
-      doc.put("phase", phase);
+      if (items.size() == 1) {
+        // The one-id form of schema 1, kept: scripts read these three keys.
+        doc.put("id", items.get(0).id());
+        doc.put("status", items.get(0).status().key());
+        doc.put("phase", items.get(0).progress().phase());
+      }
+      List<Map<String, Object>> rows = new ArrayList<>();
+      for (ItemState item : items) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("id", item.id());
+        row.put("status", item.status().key());
+        row.put("phase", item.progress().phase());
+        rows.add(row);
+      }
+      doc.put("items", rows);
       Json.print(out, doc);
       return;
     }
-    out.println("Unblocked " + item.id() + ": " + item.status().key() + (phase == null ? "" : " at phase " + phase)
-        + "; the notes go into its next prompt. Continue with: orchestrate run");
+    for (ItemState item : items) {
+      String phase = item.progress().phase();
+      out.println("Unblocked " + item.id() + ": " + item.status().key() + (phase == null ? "" : " at phase " + phase)
+          + (items.size() == 1 ? "; the notes go into its next prompt. Continue with: orchestrate run" : ""));
+    }
+    if (items.size() > 1) {
+      out.println("The notes go into each one's next prompt. Continue with: orchestrate run");
+    }
     out.flush();
   }
 }

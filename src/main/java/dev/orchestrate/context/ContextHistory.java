@@ -3,7 +3,10 @@ package dev.orchestrate.context;
 import dev.orchestrate.limits.SizeCap;
 import dev.orchestrate.backlog.ContextConfig;
 import java.io.IOException;
-import java.io.RandomAccessFile;
+import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.LinkOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -77,18 +80,25 @@ public final class ContextHistory implements TurnHistory {
     return text.toString();
   }
 
-  /** The last {@code maxChars} bytes of the log, decoded leniently (a split character becomes U+FFFD). */
+  /**
+   * The last {@code maxChars} bytes of the log, decoded leniently (a split character becomes U+FFFD).
+   * The job directory is the agent's to write in: a link, FIFO or device it planted in place of the
+   * log is not followed or opened, so nothing outside the state directory is read into a turn.
+   */
   static String tail(Path log, int maxChars) {
-    if (log == null || maxChars <= 0 || !Files.isRegularFile(log)) {
+    if (log == null || maxChars <= 0 || !Files.isRegularFile(log, LinkOption.NOFOLLOW_LINKS)) {
       return "";
     }
-    try (RandomAccessFile file = new RandomAccessFile(log.toFile(), "r")) {
-      long length = file.length();
+    try (SeekableByteChannel file = Files.newByteChannel(log, StandardOpenOption.READ,
+        LinkOption.NOFOLLOW_LINKS)) {
+      long length = file.size();
       int size = (int) Math.min(length, maxChars);
-      byte[] bytes = new byte[size];
-      file.seek(length - size);
-      file.readFully(bytes);
-      return new String(bytes, StandardCharsets.UTF_8);
+      ByteBuffer bytes = ByteBuffer.allocate(size);
+      file.position(length - size);
+      while (bytes.hasRemaining() && file.read(bytes) >= 0) {
+        // read until full or the end
+      }
+      return new String(bytes.array(), 0, bytes.position(), StandardCharsets.UTF_8);
     } catch (IOException e) {
       return ""; // the tail is a convenience; the summary and context are what matter
     }

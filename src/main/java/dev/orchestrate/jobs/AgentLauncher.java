@@ -7,4 +7,13 @@ package dev.orchestrate.jobs;
 public interface AgentLauncher {
   /** Starts one attempt and returns at once; a failure to spawn is an outcome, not an exception. */
   AgentHandle start(JobRequest request);
+
+  /**
+   * Stops what agents of an earlier, killed run on the same state left running, waiting at most
+   * {@code grace} before killing; returns how many processes were found. Called once when a run
+   * starts, holding the state's lock. Launchers that start no processes have nothing to stop.
+   */
+  default int stopLeftovers(java.nio.file.Path jobsRoot, java.time.Duration grace) {
+    return 0;
+  }
 }

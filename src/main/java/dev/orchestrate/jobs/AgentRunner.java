@@ -10,7 +10,11 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,9 +30,31 @@ public final class AgentRunner implements AgentLauncher {
 
   private final Clock clock;
   private final ResultFile resultFile = new ResultFile();
+  private final Map<String, String> runnerEnv;
+  private final String summarizerKeyEnv;
+  private final Optional<Path> setsid;
 
+  /** Agents inherit this JVM's environment; no summarizer key is withheld. */
   public AgentRunner(Clock clock) {
+    this(clock, System.getenv(), null);
+  }
+
+  /**
+   * @param runnerEnv        the environment agents inherit (orchestrate's own)
+   * @param summarizerKeyEnv {@code context.summarizer.api_key_env}, withheld from agents unless
+   *                         {@code agent.pass_summarizer_key} or {@code agent.env} sets it; null
+   *                         if there is none
+   */
+  public AgentRunner(Clock clock, Map<String, String> runnerEnv, String summarizerKeyEnv) {
+    this(clock, runnerEnv, summarizerKeyEnv, Executables.find("setsid", runnerEnv.get("PATH")));
+  }
+
+  /** {@code setsid}: the program that starts an agent in its own session, if there is one. */
+  AgentRunner(Clock clock, Map<String, String> runnerEnv, String summarizerKeyEnv, Optional<Path> setsid) {
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.runnerEnv = Map.copyOf(runnerEnv);
+    this.summarizerKeyEnv = summarizerKeyEnv;
+    this.setsid = setsid;
   }
 
   /**
@@ -43,13 +69,16 @@ public final class AgentRunner implements AgentLauncher {
   public RunningAgent start(JobRequest request) {
     AgentConfig agent = request.agent();
     requireRunnable(agent);
+    Secrets secrets = Secrets.forAgent(runnerEnv, agent, summarizerKeyEnv);
     CappedLog log = prepareJobDir(request);
     Instant started = clock.instant();
+    boolean ownSession = agent.stopLeftoverProcesses() && setsid.isPresent();
+    String token = JobProcesses.newToken(request.jobDir().getParent());
     Process process;
     try {
-      process = processBuilder(request).start();
+      process = processBuilder(request, ownSession, token).start();
     } catch (IOException | IllegalArgumentException e) {
-      String context = spawnFailure(request, e);
+      String context = secrets.mask(spawnFailure(request, e));
       LOG.debug("{} ({})", context, e.toString());
       log.writeLine(context);
       log.close("");
@@ -61,14 +90,38 @@ public final class AgentRunner implements AgentLauncher {
     LOG.debug("started {} for {} phase {} attempt {}: {} in {}", name, request.itemId(),
         request.phase(), request.attempt(), agent.command(), request.workDir());
 
-    OutputCapture capture = OutputCapture.start(process, log, agent.outputTailChars(), name);
+    OutputCapture capture = OutputCapture.start(process, log, agent.outputTailChars(), name, secrets);
     feedPrompt(process, request.prompt(), name);
     StopSignal stop = new StopSignal();
+    JobProcesses members = agent.stopLeftoverProcesses()
+        ? new JobProcesses(ownSession ? process.pid() : -1, token)
+        : null;
     AgentSupervisor supervisor = new AgentSupervisor(request, process, capture, stop, resultFile,
-        clock, started, spawnedNanos);
+        clock, started, spawnedNanos, members, secrets);
     CompletableFuture<AgentOutcome> outcome = new CompletableFuture<>();
     Daemon.start(name + "-supervisor", () -> supervisor.run(outcome));
     return new RunningAgent(process.toHandle(), stop, outcome);
+  }
+
+  /**
+   * Stops every process an agent of an earlier run on this state left running: after a
+   * {@code kill -9} of that run nobody stopped them, and a re-run of their phase would work beside
+   * them. Found by the state's key in their job token; only a run holding the state's lock calls
+   * this, so no living run's agent can be among them.
+   */
+  @Override
+  public int stopLeftovers(Path jobsRoot, Duration grace) {
+    JobProcesses leftovers = JobProcesses.ofState(jobsRoot);
+    List<ProcessHandle> found = leftovers.find();
+    if (found.isEmpty()) {
+      return 0;
+    }
+    try {
+      new ProcessTree(found.get(0), leftovers).terminate(grace, new java.util.concurrent.CountDownLatch(1));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return found.size();
   }
 
   private static void requireRunnable(AgentConfig agent) {
@@ -82,23 +135,45 @@ public final class AgentRunner implements AgentLauncher {
     }
   }
 
+  /**
+   * Creates the job's directory and files afresh, never through a link: an agent of an earlier job
+   * may have planted a symbolic link where this job's directory, prompt or log will be, to make
+   * orchestrate write outside the state directory. A planted entry is removed (the link itself,
+   * not what it points to); a {@code jobs/} directory that is itself a link is refused.
+   */
   private static CappedLog prepareJobDir(JobRequest request) {
     try {
-      Files.createDirectories(request.jobDir());
-      Files.writeString(request.promptFile(), request.prompt(), StandardCharsets.UTF_8);
-      // A result file left by an earlier run in the same directory must not speak for this one.
-      Files.deleteIfExists(request.resultFile());
+      JobDirectory.create(request.jobDir());
+      JobDirectory.writeNew(request.promptFile(), request.prompt().getBytes(StandardCharsets.UTF_8));
       return CappedLog.create(request.logFile(), request.agent().logMaxBytes());
     } catch (IOException e) {
-      throw new UncheckedIOException("could not prepare job directory " + request.jobDir(), e);
+      throw new UncheckedIOException("could not prepare job directory " + request.jobDir() + ": "
+          + e.getMessage(), e);
     }
   }
 
-  private static ProcessBuilder processBuilder(JobRequest request) {
-    ProcessBuilder builder = new ProcessBuilder(request.agent().command())
-        .directory(request.workDir().toFile());
-    builder.environment().putAll(request.protocolEnv());
-    builder.environment().putAll(request.agent().env());
+  private ProcessBuilder processBuilder(JobRequest request, boolean ownSession, String token)
+      throws IOException {
+    AgentConfig agent = request.agent();
+    List<String> argv = new ArrayList<>(agent.command());
+    if (ownSession) {
+      // setsid reports a missing program as its own exit 1; resolve it first, as Java would, so
+      // that it stays a spawn failure.
+      argv.set(0, Executables.resolve(argv.get(0), request.workDir(), runnerEnv.get("PATH")).toString());
+      argv.add(0, setsid.get().toString());
+    }
+    ProcessBuilder builder = new ProcessBuilder(argv).directory(request.workDir().toFile());
+    Map<String, String> env = builder.environment();
+    env.clear();
+    env.putAll(runnerEnv);
+    if (summarizerKeyEnv != null && !agent.passSummarizerKey()) {
+      env.remove(summarizerKeyEnv);
+    }
+    env.putAll(request.protocolEnv());
+    env.putAll(agent.env());
+    if (agent.stopLeftoverProcesses()) {
+      env.put(JobProcesses.TOKEN_VARIABLE, token);
+    }
     return builder;
   }
 

@@ -31,9 +31,20 @@ final class AgentSupervisor {
   private final Clock clock;
   private final Instant started;
   private final long spawnedNanos;
+  /** Null when {@code agent.stop_leftover_processes} is off. */
+  private final JobProcesses members;
+  private final Secrets secrets;
 
   AgentSupervisor(JobRequest request, Process process, OutputCapture capture, StopSignal stop,
       ResultFile resultFile, Clock clock, Instant started, long spawnedNanos) {
+    this(request, process, capture, stop, resultFile, clock, started, spawnedNanos, null, Secrets.NONE);
+  }
+
+  AgentSupervisor(JobRequest request, Process process, OutputCapture capture, StopSignal stop,
+      ResultFile resultFile, Clock clock, Instant started, long spawnedNanos, JobProcesses members,
+      Secrets secrets) {
+    this.members = members;
+    this.secrets = secrets;
     this.request = request;
     this.process = process;
     this.capture = capture;
@@ -64,13 +75,23 @@ final class AgentSupervisor {
 
   /** Blocks until the attempt is over. */
   AgentOutcome supervise() throws InterruptedException {
+    return secrets.mask(outcome());
+  }
+
+  private AgentOutcome outcome() throws InterruptedException {
     AgentConfig agent = request.agent();
     Ending ending = awaitExitOrStop();
     int descendants = 0;
+    ProcessTree tree = new ProcessTree(process.toHandle(), members);
     if (ending != Ending.EXITED) {
       LOG.debug("stopping agent pid {} ({}), grace {}", process.pid(), ending, agent.killGrace());
-      descendants = new ProcessTree(process.toHandle()).terminate(agent.killGrace(), stop.hurry());
+      descendants = tree.terminate(agent.killGrace(), stop.hurry());
       process.waitFor(EXIT_WAIT_AFTER_KILL.toMillis(), TimeUnit.MILLISECONDS);
+    } else if (members != null && tree.anyRunning()) {
+      // Before the output is drained and the result file read: leftovers hold the pipes and may
+      // still write the file.
+      int left = tree.terminate(agent.killGrace(), stop.hurry());
+      LOG.debug("agent pid {} exited and left {} process(es) running; stopped them", process.pid(), left);
     }
     OutputCapture.Tails tails = capture.finish(READER_WAIT);
     Duration elapsed = Duration.between(started, clock.instant());
@@ -82,7 +103,7 @@ final class AgentSupervisor {
     }
     int exitCode = process.exitValue();
     LOG.debug("agent pid {} exited with code {} after {}", process.pid(), exitCode, elapsed);
-    return Outcomes.exited(exitCode, resultFile.read(request.resultFile()),
+    return Outcomes.exited(exitCode, resultFile.read(request.resultFile(), secrets),
         agent.resultFallback(), tails, elapsed);
   }
 
@@ -105,6 +126,9 @@ final class AgentSupervisor {
     ProcessHandle agent = process.toHandle();
     agent.descendants().forEach(ProcessHandle::destroyForcibly);
     agent.destroyForcibly();
+    if (members != null) {
+      members.find().forEach(ProcessHandle::destroyForcibly);
+    }
   }
 
   private static long nanosOrMax(Duration duration) {

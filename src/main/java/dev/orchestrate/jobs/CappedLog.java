@@ -36,9 +36,9 @@ final class CappedLog {
     this.out = out;
   }
 
-  /** Creates or truncates {@code file}. */
+  /** Creates {@code file}, which must be new: never through a link (see {@link JobDirectory}). */
   static CappedLog create(Path file, long maxBytes) throws IOException {
-    return new CappedLog(file, Math.max(0, maxBytes), Files.newOutputStream(file));
+    return new CappedLog(file, Math.max(0, maxBytes), JobDirectory.openNew(file));
   }
 
   /** Ignored once closed: a grandchild that outlived the agent may still be printing. */

@@ -44,12 +44,17 @@ final class OutputCapture {
   }
 
   static OutputCapture start(Process process, CappedLog log, int tailChars, String name) {
+    return start(process, log, tailChars, name, Secrets.NONE);
+  }
+
+  /** As above, with every secret masked before the output reaches the tails or the log. */
+  static OutputCapture start(Process process, CappedLog log, int tailChars, String name, Secrets secrets) {
     TailBuffer stdout = new TailBuffer(tailChars);
     TailBuffer stderr = new TailBuffer(tailChars);
-    Thread stdoutReader =
-        Daemon.start(name + "-stdout", () -> drain(process.getInputStream(), stdout, log));
-    Thread stderrReader =
-        Daemon.start(name + "-stderr", () -> drain(process.getErrorStream(), stderr, log));
+    Thread stdoutReader = Daemon.start(name + "-stdout",
+        () -> drain(process.getInputStream(), stdout, log, secrets.streamMasker()));
+    Thread stderrReader = Daemon.start(name + "-stderr",
+        () -> drain(process.getErrorStream(), stderr, log, secrets.streamMasker()));
     return new OutputCapture(process, log, stdout, stderr, stdoutReader, stderrReader);
   }
 
@@ -73,16 +78,24 @@ final class OutputCapture {
     return new Tails(stdout.capped(), stderr.capped(), stdout.truncated(), stderr.truncated());
   }
 
-  private static void drain(InputStream in, TailBuffer tail, CappedLog log) {
+  private static void drain(InputStream in, TailBuffer tail, CappedLog log, Secrets.StreamMasker masker) {
     byte[] chunk = new byte[CHUNK_BYTES];
     try {
       int n;
       while ((n = in.read(chunk)) != -1) {
-        tail.append(chunk, 0, n);
-        log.write(chunk, 0, n);
+        pass(masker.process(chunk, 0, n), tail, log);
       }
+      pass(masker.finish(), tail, log);
     } catch (IOException e) {
+      // What the masker held back may be the start of a secret: it is dropped, not written.
       LOG.debug("stopped reading agent output: {}", e.getMessage());
+    }
+  }
+
+  private static void pass(byte[] masked, TailBuffer tail, CappedLog log) {
+    if (masked.length > 0) {
+      tail.append(masked, 0, masked.length);
+      log.write(masked, 0, masked.length);
     }
   }
 

@@ -29,9 +29,19 @@ final class ProcessTree {
   private static final Duration KILL_WAIT = Duration.ofSeconds(2);
 
   private final ProcessHandle root;
+  private final JobProcesses members;
 
   ProcessTree(ProcessHandle root) {
+    this(root, null);
+  }
+
+  /**
+   * @param members finds the job's processes that left the tree (its session, its token); null
+   *                for the tree alone
+   */
+  ProcessTree(ProcessHandle root, JobProcesses members) {
     this.root = root;
+    this.members = members;
   }
 
   /**
@@ -44,18 +54,47 @@ final class ProcessTree {
     Map<Long, ProcessHandle> tree = new LinkedHashMap<>();
     tree.put(root.pid(), root);
     root.descendants().forEach(p -> tree.put(p.pid(), p));
+    addMembers(tree);
+    int others = tree.size() - 1;
     tree.values().forEach(ProcessHandle::destroy);
     LOG.debug("sent TERM to pid {} and its descendants {}", root.pid(), otherPids(tree.values()));
 
     awaitGone(tree.values(), grace, hurry);
 
-    Collection<ProcessHandle> survivors = survivorsAndTheirChildren(tree.values());
-    if (!survivors.isEmpty()) {
-      survivors.forEach(ProcessHandle::destroyForcibly);
-      LOG.debug("sent KILL to {} after the grace period", pids(survivors));
-      awaitGone(survivors, KILL_WAIT, new CountDownLatch(1));
+    // Twice: a member may fork between the listing and its KILL.
+    for (int round = 0; round < 2; round++) {
+      Map<Long, ProcessHandle> left = new LinkedHashMap<>();
+      survivorsAndTheirChildren(tree.values()).forEach(p -> left.put(p.pid(), p));
+      addMembers(left);
+      left.values().removeIf(p -> !isRunning(p));
+      if (left.isEmpty()) {
+        break;
+      }
+      left.values().forEach(ProcessHandle::destroyForcibly);
+      LOG.debug("sent KILL to {} after the grace period", pids(left.values()));
+      awaitGone(left.values(), KILL_WAIT, new CountDownLatch(1));
+      tree.putAll(left);
     }
-    return tree.size() - 1;
+    return others;
+  }
+
+  /** Whether the tree has anything left to stop (the root itself included while it runs). */
+  boolean anyRunning() {
+    if (isRunning(root) || root.descendants().anyMatch(ProcessTree::isRunning)) {
+      return true;
+    }
+    return members != null && !members.find().isEmpty();
+  }
+
+  private void addMembers(Map<Long, ProcessHandle> processes) {
+    if (members == null) {
+      return;
+    }
+    for (ProcessHandle member : members.find()) {
+      processes.putIfAbsent(member.pid(), member);
+      member.descendants().forEach(p -> processes.putIfAbsent(p.pid(), p));
+    }
+    processes.remove(ProcessHandle.current().pid());
   }
 
   /**

@@ -13,15 +13,27 @@ import dev.orchestrate.jobs.AgentOutcome.MemoryNote;
 import dev.orchestrate.limits.Cuts;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The JSON an agent may leave at {@code ORCHESTRATE_RESULT_FILE} (DESIGN §4). Read strictly, so a
@@ -34,6 +46,9 @@ final class ResultFile {
 
   /** A report is a few paragraphs; a file this large is a runaway agent, not a report. */
   static final int MAX_BYTES = 4 * 1024 * 1024;
+  /** A regular file of MAX_BYTES reads in milliseconds; longer means it is not one any more. */
+  static final Duration READ_TIMEOUT = Duration.ofSeconds(5);
+  private static final Logger LOG = LoggerFactory.getLogger(ResultFile.class);
 
   static final List<String> MEMORY_KINDS = List.of("semantic", "procedural", "episodic");
 
@@ -81,19 +96,168 @@ final class ResultFile {
       .build();
 
   Reading read(Path file) {
-    byte[] json;
-    try (InputStream in = Files.newInputStream(file)) {
-      json = in.readNBytes(MAX_BYTES + 1);
+    return read(file, Secrets.NONE);
+  }
+
+  /**
+   * Reads the file the agent left, if it is a regular file of at most {@link #MAX_BYTES} bytes,
+   * and parses it. Never follows a symbolic link and never opens a FIFO, socket or device on
+   * purpose; the read itself runs on a daemon thread and is given up after {@link #READ_TIMEOUT},
+   * so a file swapped for a FIFO between the check and the open cannot hang the caller. A file
+   * holding a secret is rewritten with the secrets masked, so what stays on disk is masked too.
+   */
+  Reading read(Path file, Secrets secrets) {
+    Path jobDir = file.toAbsolutePath().getParent();
+    BasicFileAttributes attributes;
+    try {
+      if (jobDir != null && Files.isSymbolicLink(jobDir)) {
+        return new Invalid("result file " + file + " was not read: its job directory was replaced by a"
+            + " symbolic link");
+      }
+      attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
     } catch (NoSuchFileException e) {
       return new Absent();
     } catch (IOException e) {
       return new Invalid("result file " + file + " could not be read: " + e.getMessage());
     }
-    if (json.length > MAX_BYTES) {
-      return new Invalid("result file " + file + " is larger than the limit of " + MAX_BYTES
-          + " bytes");
+    if (attributes.isSymbolicLink()) {
+      return new Invalid("result file " + file + " is a symbolic link; orchestrate reads only a regular"
+          + " file written in place, never through a link");
     }
+    if (attributes.isDirectory()) {
+      return new Invalid("result file " + file + " is a directory; write the JSON report to a regular file");
+    }
+    if (!attributes.isRegularFile()) {
+      return new Invalid("result file " + file + " is not a regular file (a FIFO, socket or device);"
+          + " write the JSON report to a regular file");
+    }
+    if (attributes.size() > MAX_BYTES) {
+      maskStored(file, secrets, null);
+      return tooLarge(file);
+    }
+    Loaded loaded = readBounded(file, READ_TIMEOUT);
+    if (loaded.problem() != null) {
+      return new Invalid(loaded.problem());
+    }
+    byte[] json = loaded.bytes();
+    if (json.length > MAX_BYTES) {
+      maskStored(file, secrets, json); // it grew while it was read
+      return tooLarge(file);
+    }
+    maskStored(file, secrets, json);
     return parse(json, file);
+  }
+
+  private static Invalid tooLarge(Path file) {
+    return new Invalid("result file " + file + " is larger than the limit of " + MAX_BYTES + " bytes");
+  }
+
+  /** What a bounded read got: the bytes (at most MAX_BYTES + 1), or why there are none. */
+  record Loaded(byte[] bytes, String problem) {}
+
+  /**
+   * Reads at most {@code MAX_BYTES + 1} bytes of {@code file} without following a link, on a daemon
+   * thread, waiting at most {@code timeout}: a FIFO without a writer blocks its open for good, and
+   * that thread is then left to it.
+   */
+  static Loaded readBounded(Path file, Duration timeout) {
+    FutureTask<byte[]> read = new FutureTask<>(() -> {
+      try (InputStream in = Files.newInputStream(file, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+        return in.readNBytes(MAX_BYTES + 1);
+      }
+    });
+    Daemon.start("result-file-reader", read);
+    try {
+      return new Loaded(read.get(timeout.toMillis(), TimeUnit.MILLISECONDS), null);
+    } catch (TimeoutException e) {
+      read.cancel(true);
+      releaseFifoReader(file);
+      return new Loaded(null, "result file " + file + " could not be read within " + Outcomes.describe(timeout)
+          + " (is it a FIFO or a device?); no usable result file");
+    } catch (InterruptedException e) {
+      read.cancel(true);
+      Thread.currentThread().interrupt();
+      return new Loaded(null, "result file " + file + " was not read: interrupted");
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof NoSuchFileException) {
+        return new Loaded(new byte[0], null); // removed after the check: nothing to report
+      }
+      return new Loaded(null, "result file " + file + " could not be read: " + cause.getMessage());
+    }
+  }
+
+  /**
+   * A reader stuck opening a FIFO waits for a writer: opening it for writing (and closing at once)
+   * lets that open finish at end of file, so the thread does not stay blocked for the life of the
+   * run. Only for a FIFO, never creating or truncating anything; on a daemon thread of its own.
+   */
+  private static void releaseFifoReader(Path file) {
+    Daemon.start("result-file-release", () -> {
+      try {
+        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        if (attributes.isOther()) {
+          Files.newOutputStream(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS).close();
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.debug("could not release the reader of {}: {}", file, e.toString());
+      }
+    });
+  }
+
+  /**
+   * Replaces the stored file by a masked copy when it holds a secret: written beside it, never
+   * through a link, and renamed over it (which replaces a link put there since, not its target).
+   * {@code read} null: the file was too large to be read whole, so its first bytes are kept.
+   */
+  private static void maskStored(Path file, Secrets secrets, byte[] read) {
+    if (secrets.isEmpty()) {
+      return;
+    }
+    byte[] content = read;
+    if (content == null) {
+      Loaded loaded = readBounded(file, READ_TIMEOUT);
+      if (loaded.bytes() == null) {
+        return;
+      }
+      content = loaded.bytes();
+    }
+    boolean whole = content.length <= MAX_BYTES;
+    if (whole && !secrets.occursIn(content)) {
+      return;
+    }
+    byte[] masked;
+    if (whole) {
+      Secrets.StreamMasker masker = secrets.streamMasker();
+      byte[] head = masker.process(content, 0, content.length);
+      byte[] rest = masker.finish();
+      masked = Arrays.copyOf(head, head.length + rest.length);
+      System.arraycopy(rest, 0, masked, head.length, rest.length);
+    } else {
+      // Cut at MAX_BYTES: what may be the start of a secret at the cut is dropped, not given out.
+      masked = secrets.streamMasker().process(content, 0, MAX_BYTES);
+    }
+    Path copy = file.resolveSibling(file.getFileName() + ".masked-" + ProcessHandle.current().pid()
+        + "-" + System.nanoTime());
+    try {
+      try (OutputStream out = Files.newOutputStream(copy, StandardOpenOption.CREATE_NEW,
+          StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+        out.write(masked);
+      }
+      Files.move(copy, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      LOG.warn("could not mask the secrets in result file {}; removing it: {}", file, e.getMessage());
+      deleteQuietly(copy);
+      deleteQuietly(file);
+    }
+  }
+
+  private static void deleteQuietly(Path file) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      LOG.warn("could not remove {}: {}", file, e.getMessage());
+    }
   }
 
   /** Pure: {@code file} is only used to name the file in messages. */

@@ -167,6 +167,10 @@ public final class Scheduler {
   public RunReport run(RunOptions options) {
     Instant started = clock.instant();
     long runId = store.runStarted(started, ProcessHandle.current().pid());
+    int leftovers = launcher.stopLeftovers(jobsRoot, config.agent().killGrace());
+    if (leftovers > 0) {
+      log.warn("stopped {} process(es) that agents of an earlier, killed run left running", leftovers);
+    }
     int interrupted = store.interruptRunningJobs(started);
     if (interrupted > 0) {
       log.info("{} job(s) left running by an earlier session were recorded as interrupted", interrupted);
@@ -184,9 +188,7 @@ public final class Scheduler {
       halt = loop(s, sync);
     } catch (RuntimeException | Error e) {
       // A failure of our own (the store, say) must not leave agents running on their own.
-      for (JobTable.Entry<Job> entry : s.jobs.active()) {
-        entry.handle().agent().cancel();
-      }
+      stopAgents(s, e);
       throw e;
     }
     sync = s.sync;
@@ -217,6 +219,52 @@ public final class Scheduler {
         s.doneThisRun, s.blockedThisRun, s.jobsStarted, halt,
         Duration.between(started, ended), interrupted, sync, remaining(items), figures);
   }
+
+  /**
+   * Cancels every running agent (TERM, grace, KILL of everything it started) and waits until each
+   * is over, so that a run ended by an error leaves no agent behind once it returns. The wait is
+   * bounded: kill_grace plus {@link #STOP_WAIT_MARGIN}.
+   */
+  private void stopAgents(Session s, Throwable cause) {
+    List<AgentHandle> agents = new ArrayList<>();
+    for (JobTable.Entry<Job> entry : s.jobs.active()) {
+      agents.add(entry.handle().agent());
+    }
+    if (agents.isEmpty()) {
+      return;
+    }
+    log.info("the run failed ({}); stopping {} running agent(s) first", cause.toString(), agents.size());
+    agents.forEach(AgentHandle::cancel);
+    long deadline = System.nanoTime() + config.agent().killGrace().plus(STOP_WAIT_MARGIN).toNanos();
+    boolean interrupted = Thread.interrupted();
+    for (AgentHandle agent : agents) {
+      java.util.concurrent.CompletableFuture<AgentOutcome> finished = agent.finished().toCompletableFuture();
+      while (!finished.isDone() && deadline - System.nanoTime() > 0) {
+        try {
+          finished.get(Math.min(IDLE_POLL_MS, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()) + 1),
+              TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          interrupted = true;
+          agents.forEach(AgentHandle::cancel); // a second cancel kills at once
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+          // not over yet, or its supervisor failed (and killed it): see below
+        }
+        if (inbox.remove(Message.STOP)) {
+          agents.forEach(AgentHandle::cancel); // Ctrl-C meanwhile: the operator wants out now
+        }
+      }
+      if (!finished.isDone()) {
+        log.warn("an agent was not confirmed stopped within {} s",
+            config.agent().killGrace().plus(STOP_WAIT_MARGIN).toSeconds());
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Beyond kill_grace: the KILL, its confirmation and the output drain of a stopped agent. */
+  static final Duration STOP_WAIT_MARGIN = Duration.ofSeconds(15);
 
   private HaltReason loop(Session s, SyncResult initialSync) {
     s.sync = initialSync;
@@ -570,13 +618,20 @@ public final class Scheduler {
     return phases.stream().map(p -> new PhaseDef(p.name(), p.instructions(), p.workflow(), false)).toList();
   }
 
-  /** The bytes of the files directly in a job's directory (output log, prompt, result); 0 if unreadable. */
+  /**
+   * The bytes of the regular files directly in a job's directory (output log, prompt, result); 0 if
+   * unreadable. Links an agent planted there are not followed: they would count another file's size.
+   */
   static long directoryBytes(Path dir) {
     long bytes = 0;
     try (java.nio.file.DirectoryStream<Path> files = java.nio.file.Files.newDirectoryStream(dir)) {
       for (Path file : files) {
         try {
-          bytes += java.nio.file.Files.size(file);
+          java.nio.file.attribute.BasicFileAttributes attributes = java.nio.file.Files.readAttributes(file,
+              java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+          if (attributes.isRegularFile()) {
+            bytes += attributes.size();
+          }
         } catch (java.io.IOException e) {
           // gone in between: not counted
         }

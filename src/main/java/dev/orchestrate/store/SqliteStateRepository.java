@@ -189,6 +189,32 @@ public final class SqliteStateRepository implements StateRepository {
     });
   }
 
+  /**
+   * Applies every step, each only while its item's status is {@code expected}, in one
+   * transaction: all of them or, when one item's status changed meanwhile, none (returns false).
+   */
+  public boolean applyAllIf(List<Step> steps, ItemStatus expected, Instant now) {
+    final class Changed extends RuntimeException {
+      Changed() {
+        super(null, null, false, false);
+      }
+    }
+    try {
+      jdbc.inTransaction(() -> {
+        for (Step step : steps) {
+          if (update(step, expected, now.toEpochMilli()) == 0) {
+            throw new Changed();
+          }
+          TruncatedWrites.countIf(jdbc, "items", step.truncatedValues() > 0);
+          events(step, now.toEpochMilli());
+        }
+      });
+      return true;
+    } catch (Changed e) {
+      return false;
+    }
+  }
+
   private void write(Step step, long at) {
     if (update(step, null, at) != 1) {
       throw new StoreException("item " + step.next().id() + " is not in the state database");
@@ -278,7 +304,7 @@ public final class SqliteStateRepository implements StateRepository {
         FROM jobs ORDER BY id DESC LIMIT ?""", SqliteStateRepository::job, limit);
   }
 
-  private static JobRecord job(ResultSet rs) throws SQLException {
+  static JobRecord job(ResultSet rs) throws SQLException {
     String log = rs.getString("log_path");
     return new JobRecord(rs.getLong("id"), rs.getLong("run_id"), rs.getString("item_id"), rs.getString("phase"),
         rs.getInt("attempt"), JobState.valueOf(rs.getString("state").toUpperCase(Locale.ROOT)),

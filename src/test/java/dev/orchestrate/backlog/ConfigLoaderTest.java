@@ -204,7 +204,7 @@ class ConfigLoaderTest {
   @Test
   void an_unknown_key_is_an_error_at_its_location_listing_the_expected_keys() {
     assertEquals(List.of("3:3: unknown key 'depends' in agent; expected one of: command, timeout, "
-            + "kill_grace, env, result_fallback, log_max_bytes, output_tail_chars"),
+            + "kill_grace, env, result_fallback, log_max_bytes, output_tail_chars, secret_env, stop_leftover_processes, pass_summarizer_key"),
         problemsOf("""
             agent:
               command: [bash, a.sh]
@@ -672,7 +672,7 @@ class ConfigLoaderTest {
         new Problem(name, 3, 12, "agent.timeout: bad duration 'soon': use a number with ms, s, m, h or d, "
             + "e.g. 90s, 30m, 2h, 7d"),
         new Problem(name, 4, 3, "unknown key 'color' in agent; expected one of: command, timeout, "
-            + "kill_grace, env, result_fallback, log_max_bytes, output_tail_chars"),
+            + "kill_grace, env, result_fallback, log_max_bytes, output_tail_chars, secret_env, stop_leftover_processes, pass_summarizer_key"),
         new Problem(name, 6, 12, "execution.max_wip must be at least 1, got 0"),
         new Problem(name, 14, 15, "duplicate phase 'build' in pipeline 'feature' (first defined at line 12)"),
         new Problem(name, 17, 16, "memory.keep_recent must be an integer, got 'many'"),
@@ -710,5 +710,40 @@ class ConfigLoaderTest {
   @Test
   void an_empty_limits_section_from_an_earlier_init_is_still_accepted() {
     assertEquals(Config.defaults().context(), load("limits: {}\n").context());
+  }
+
+  @Test
+  void secret_env_stop_leftover_processes_and_pass_summarizer_key_are_read_with_safe_defaults() {
+    AgentConfig defaults = load("agent: {command: [a]}\n").agent();
+    assertEquals(List.of(), defaults.secretEnv());
+    assertEquals(true, defaults.stopLeftoverProcesses());
+    assertEquals(false, defaults.passSummarizerKey());
+    AgentConfig set = load("""
+        agent:
+          command: [a]
+          secret_env: [DB_URL, deploy_key]
+          stop_leftover_processes: false
+          pass_summarizer_key: true
+        """).agent();
+    assertEquals(List.of("DB_URL", "deploy_key"), set.secretEnv());
+    assertEquals(false, set.stopLeftoverProcesses());
+    assertEquals(true, set.passSummarizerKey());
+  }
+
+  @Test
+  void secret_env_must_list_valid_names_and_the_switches_must_be_booleans() {
+    assertEquals(List.of(
+            "2:22: bad environment variable name 'MY-KEY' in agent.secret_env: use letters, digits and '_', "
+                + "not starting with a digit",
+            "3:28: agent.stop_leftover_processes must be true or false, got 'sometimes'",
+            "4:24: agent.pass_summarizer_key must be true or false, got '1'"),
+        problemsOf("""
+            agent:
+              secret_env: [GOOD, MY-KEY]
+              stop_leftover_processes: sometimes
+              pass_summarizer_key: 1
+            """));
+    assertEquals(List.of("1:21: agent.secret_env must be a list of variable names, e.g. [DB_URL], got 'DB_URL'"),
+        problemsOf("agent: {secret_env: DB_URL}\n"));
   }
 }

@@ -58,7 +58,9 @@ class DurationsTest {
       "PT1M30S, 1m30s",
       "PT0.5S, 500ms",
       "PT2H, 2h",
-      "PT50H, 50h",
+      "PT50H, 2d2h",
+      "PT720H, 30d",
+      "PT24H, 1d",
       "PT1H0.001S, 1h1ms",
       "PT0S, 0s",
       "-PT5M, -5m",
@@ -68,7 +70,7 @@ class DurationsTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"500ms", "90s", "30m", "2h", "1h30m", "2h15m10s250ms"})
+  @ValueSource(strings = {"500ms", "90s", "30m", "2h", "1h30m", "2h15m10s250ms", "30d", "1d12h"})
   void format_reads_back_to_the_same_duration(String text) {
     Duration d = Durations.parse(text);
     assertEquals(d, Durations.parse(Durations.format(d)));

@@ -30,6 +30,15 @@ class ShippedFilesTest {
   }
 
   @Test
+  void the_reference_config_documents_the_agent_safety_defaults() {
+    AgentConfig agent = ConfigLoader.load(HOME.resolve("config/orchestrate.yaml")).agent();
+    AgentConfig defaults = Config.defaults().agent();
+    assertEquals(defaults.secretEnv(), agent.secretEnv());
+    assertEquals(defaults.stopLeftoverProcesses(), agent.stopLeftoverProcesses());
+    assertEquals(defaults.passSummarizerKey(), agent.passSummarizerKey());
+  }
+
+  @Test
   void the_shipped_example_has_8_items_over_2_pipelines() {
     Config config = ConfigLoader.load(HOME.resolve("examples/orchestrate.yaml"));
     Backlog backlog = BacklogLoader.load(HOME.resolve("examples/backlog.yaml"), config);

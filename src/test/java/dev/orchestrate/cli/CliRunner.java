@@ -2,6 +2,7 @@ package dev.orchestrate.cli;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.file.Path;
 import java.util.Map;
 import picocli.CommandLine;
 
@@ -11,7 +12,15 @@ final class CliRunner {
   }
 
   static Result run(Map<String, String> env, String... args) {
-    CommandLine cl = Cli.commandLine(env);
+    return run(Cli.commandLine(env), args);
+  }
+
+  /** As if started in {@code workingDir} (where the project is looked for). */
+  static Result runIn(Path workingDir, Map<String, String> env, String... args) {
+    return run(Cli.commandLine(env, workingDir), args);
+  }
+
+  private static Result run(CommandLine cl, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     cl.setOut(new PrintWriter(out, true));

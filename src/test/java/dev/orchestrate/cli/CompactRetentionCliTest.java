@@ -155,7 +155,7 @@ class CompactRetentionCliTest {
     assertEquals(2_003, count("SELECT COUNT(*) FROM jobs"));
     assertEquals(4, doc.get("memory").get("keep_recent").asInt(), "the recorded keep_recent, not 50");
     assertEquals(2, doc.get("memory").get("deleted").asInt());
-    assertEquals(List.of("orchestrate: note: no config file (--config, $ORCHESTRATE_CONFIG, ./orchestrate.yaml): "
+    assertEquals(List.of("orchestrate: note: no config file (--config, $ORCHESTRATE_CONFIG, orchestrate.yaml here or above): "
         + "applying the retention policies the last run or compact recorded in the state"), r.err().lines().toList());
     assertEquals(List.of("null null"), recorded("jobs"), "the recorded limits are not overwritten by defaults");
     assertEquals(List.of("1000000 null"), recorded("turns"));
@@ -203,7 +203,7 @@ class CompactRetentionCliTest {
   void without_a_config_file_or_recorded_policies_the_defaults_apply_and_the_note_says_so() throws Exception {
     CliRunner.Result r = cliWithoutConfig("compact");
     assertEquals(0, r.exitCode(), r.err());
-    assertEquals(List.of("orchestrate: note: no config file (--config, $ORCHESTRATE_CONFIG, ./orchestrate.yaml) "
+    assertEquals(List.of("orchestrate: note: no config file (--config, $ORCHESTRATE_CONFIG, orchestrate.yaml here or above) "
         + "and no policies recorded in the state yet: applying the built-in retention defaults"),
         r.err().lines().toList());
     assertEquals(3, count("SELECT COUNT(*) FROM jobs"), "every finished job is beyond the 30-day default");

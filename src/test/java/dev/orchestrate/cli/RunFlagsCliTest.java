@@ -137,6 +137,21 @@ class RunFlagsCliTest {
   }
 
   @Test
+  void the_report_of_an_only_run_says_the_selection_is_done_and_the_rest_remains() throws Exception {
+    CliRunner.Result r = cli("run", backlog.toString(), "--only", "tag=api");
+    assertEquals(0, r.exitCode(), r.err());
+    List<String> lines = r.out().lines().toList();
+    assertTrue(lines.get(0).startsWith("run 1 stopped: every item selected by --only tag=api is done or blocked ("),
+        lines.get(0));
+    assertTrue(lines.get(1).startsWith("  items: 4 total, 2 done, 0 blocked, 2 remaining outside the selection "),
+        lines.get(1));
+    assertEquals("  remaining: B, D", lines.get(2));
+
+    JsonNode json = JSON.readTree(cli("run", backlog.toString(), "--only", "tag=db", "--json").out());
+    assertEquals("[\"tag=db\"]", json.get("only").toString());
+  }
+
+  @Test
   void max_wip_and_max_concurrent_override_the_config() throws Exception {
     CliRunner.Result r = cli("run", backlog.toString(), "--max-wip", "3", "--max-concurrent", "3", "--json");
     assertEquals(0, r.exitCode(), r.err());

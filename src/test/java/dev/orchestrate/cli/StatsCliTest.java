@@ -287,7 +287,7 @@ class StatsCliTest {
     assertEquals(6, structure(doc, "job_logs").get("rows").asLong());
     assertTrue(structure(doc, "job_logs").get("bytes").asLong() > 0, "bytes of the job directories");
     assertEquals(10_000, structure(doc, "jobs").get("limit").get("max_rows").asLong(), "the run's policy");
-    assertEquals("720h", structure(doc, "jobs").get("limit").get("max_age").asText());
+    assertEquals("30d", structure(doc, "jobs").get("limit").get("max_age").asText(), "as a config writes it");
     assertEquals(6.0E-4, structure(doc, "jobs").get("utilisation").asDouble(), 1e-9);
     assertEquals(3, structure(doc, "events").get("rows_kept_always").asLong() - 3,
         "3 done transitions and 3 memory events are load-bearing");

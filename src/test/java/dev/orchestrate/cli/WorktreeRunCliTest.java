@@ -223,7 +223,7 @@ class WorktreeRunCliTest {
     assertEquals(2, worktrees.get("rows").asLong(), worktrees.toString());
     assertTrue(worktrees.get("bytes").asLong() > 0, worktrees.toString());
     assertEquals(100, worktrees.at("/limit/max_rows").asLong(), worktrees.toString());
-    assertEquals("168h", worktrees.at("/limit/max_age").asText(), worktrees.toString());
+    assertEquals("7d", worktrees.at("/limit/max_age").asText(), worktrees.toString());
 
     // compact applies retention.worktrees: max_rows 0 removes both (clean) worktrees, never the branches
     GitRepo.write(state.resolve("worktrees/B"), "uncommitted.txt", "someone's work in progress\n");

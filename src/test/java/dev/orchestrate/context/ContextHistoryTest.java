@@ -52,6 +52,25 @@ class ContextHistoryTest {
   }
 
   @Test
+  void a_link_an_agent_planted_in_place_of_its_log_is_not_read_into_the_turn() throws Exception {
+    Path outside = Files.writeString(dir.resolve("outside-secret.txt"), "the operator's private notes\n");
+    Path jobDir = Files.createDirectory(dir.resolve("job"));
+    Path log = Files.createSymbolicLink(jobDir.resolve("output.log"), outside);
+    history(8000).recordAnswer("A", "build", 1, new TurnHistory.Answer("failed", "", "tests are red", log));
+    String text = turns.turns.get(0).text();
+    assertEquals("result: failed\ncontext: tests are red\n", text);
+  }
+
+  @Test
+  void a_fifo_in_place_of_the_log_is_not_opened() throws Exception {
+    Path log = dir.resolve("output.log");
+    Process mkfifo = new ProcessBuilder("mkfifo", log.toString()).start();
+    assertEquals(0, mkfifo.waitFor());
+    // Opening a FIFO for reading blocks until a writer comes: the tail must not even open it.
+    assertEquals("", ContextHistory.tail(log, 100));
+  }
+
+  @Test
   void a_long_turn_is_capped_with_the_truncation_marker() {
     history(300).recordAnswer("A", "build", 1,
         new TurnHistory.Answer("phase_complete", "x".repeat(5000), "", dir.resolve("missing.log")));

@@ -114,4 +114,58 @@ class CrashResumeIT {
           "SELECT count(*) FROM jobs WHERE item_id = '" + item + "' AND phase = 'design'"));
     }
   }
+
+  @Test
+  void the_next_run_stops_what_the_agents_of_a_killed_run_left_running_before_it_reruns_their_phase()
+      throws Exception {
+    // The first build call leaves a background child behind and hangs; later calls finish.
+    Files.writeString(dir.resolve("agent.sh"), """
+        #!/usr/bin/env bash
+        echo "$ORCHESTRATE_ITEM_ID $ORCHESTRATE_PHASE $ORCHESTRATE_ATTEMPT" >> calls.txt
+        if [ ! -f built-once ]; then
+          sleep 300 & echo $! > child.pid
+          echo $$ > agent.pid
+          touch built-once; sleep 300
+        fi
+        exit 0
+        """);
+    Files.writeString(dir.resolve("orchestrate.yaml"), """
+        agent:
+          command: ["bash", "agent.sh"]
+          kill_grace: 2s
+        default_pipeline: p
+        pipelines:
+          p:
+            phases:
+              - {name: build, instructions: "Build."}
+        """);
+    Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: a}\n");
+
+    Process runner = Launcher.builder(dir, "--state", "state", "run").redirectErrorStream(true)
+        .redirectOutput(dir.resolve("first-run.txt").toFile()).start();
+    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    while (!Files.exists(dir.resolve("built-once")) && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertTrue(Files.exists(dir.resolve("built-once")), "the first run reached the build phase");
+    runner.toHandle().destroyForcibly(); // SIGKILL: nobody stops the agent
+    assertTrue(runner.waitFor(10, TimeUnit.SECONDS));
+    long agent = Long.parseLong(Files.readString(dir.resolve("agent.pid")).strip());
+    long child = Long.parseLong(Files.readString(dir.resolve("child.pid")).strip());
+    try {
+      assertTrue(Processes.running(agent), "the killed run's agent runs on");
+      assertTrue(Processes.running(child), "and so does its child");
+
+      Launcher.Result second = Launcher.run(dir, "--state", "state", "run");
+      assertEquals(0, second.exitCode(), second.err());
+      // bash, its foreground sleep and the background child
+      assertTrue(second.err().contains("stopped 3 process(es) that agents of an earlier, killed run left"
+          + " running"), second.err());
+      assertTrue(!Processes.running(agent) && !Processes.running(child), "both were stopped");
+      assertEquals(List.of("A build 1", "A build 1"), Files.readAllLines(dir.resolve("calls.txt")));
+    } finally {
+      ProcessHandle.of(agent).ifPresent(ProcessHandle::destroyForcibly);
+      ProcessHandle.of(child).ifPresent(ProcessHandle::destroyForcibly);
+    }
+  }
 }

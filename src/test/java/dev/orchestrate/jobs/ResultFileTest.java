@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -270,5 +271,120 @@ class ResultFileTest {
     ResultFile.Reported report = reported("{\"result\": \"failed\", \"context\": \"" + fits + "\"}");
     assertEquals(fits, report.context());
     assertEquals(0, report.truncatedValues());
+  }
+
+  // --- files that are not what they seem: none may hang the read or be followed (issue 13.1)
+
+  private static String invalid(ResultFile.Reading reading) {
+    return assertInstanceOf(ResultFile.Invalid.class, reading).problem();
+  }
+
+  private static void mkfifo(Path fifo) throws IOException, InterruptedException {
+    assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor(), "mkfifo");
+  }
+
+  @Test
+  void a_fifo_is_refused_at_once_without_opening_it(@TempDir Path dir) throws Exception {
+    Path fifo = dir.resolve("result.json");
+    mkfifo(fifo);
+    long start = System.nanoTime();
+    String problem = invalid(resultFile.read(fifo));
+    assertTrue(problem.endsWith("is not a regular file (a FIFO, socket or device); write the JSON report"
+        + " to a regular file"), problem);
+    assertTrue(Duration.ofNanos(System.nanoTime() - start).compareTo(ResultFile.READ_TIMEOUT) < 0,
+        "refused before any read could block");
+  }
+
+  @Test
+  void a_read_that_blocks_is_given_up_after_the_timeout(@TempDir Path dir) throws Exception {
+    Path fifo = dir.resolve("result.json");
+    mkfifo(fifo); // opening a FIFO without a writer blocks: the race a checked file could lose
+    ResultFile.Loaded loaded = ResultFile.readBounded(fifo, Duration.ofMillis(300));
+    assertEquals(null, loaded.bytes());
+    assertTrue(loaded.problem().contains("could not be read within 300ms (is it a FIFO or a device?)"),
+        loaded.problem());
+    assertTrue(awaitNoThread("result-file-reader", Duration.ofSeconds(10)),
+        "the reader blocked on the FIFO was released, not left blocked for the life of the run");
+  }
+
+  @Test
+  void a_symbolic_link_is_not_followed_inside_or_out_of_the_job_directory(@TempDir Path dir) throws Exception {
+    Path outside = dir.resolve("outside.json");
+    Files.writeString(outside, "{\"result\": \"phase_complete\", \"summary\": \"from outside\"}");
+    Path jobDir = Files.createDirectories(dir.resolve("job"));
+    for (Path target : List.of(Path.of("/etc/passwd"), outside, jobDir.resolve("real.json"))) {
+      Files.writeString(jobDir.resolve("real.json"), "{\"result\": \"phase_complete\"}");
+      Path link = jobDir.resolve("result.json");
+      Files.deleteIfExists(link);
+      Files.createSymbolicLink(link, target);
+      assertTrue(invalid(resultFile.read(link)).endsWith("is a symbolic link; orchestrate reads only a regular"
+          + " file written in place, never through a link"), target.toString());
+    }
+  }
+
+  @Test
+  void a_job_directory_replaced_by_a_link_is_not_read_through(@TempDir Path dir) throws Exception {
+    Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
+    Files.writeString(elsewhere.resolve("result.json"), "{\"result\": \"phase_complete\"}");
+    Path jobDir = Files.createSymbolicLink(dir.resolve("job"), elsewhere);
+    assertTrue(invalid(resultFile.read(jobDir.resolve("result.json")))
+        .endsWith("its job directory was replaced by a symbolic link"));
+  }
+
+  @Test
+  void a_directory_is_refused(@TempDir Path dir) throws Exception {
+    Path result = Files.createDirectories(dir.resolve("result.json"));
+    assertTrue(invalid(resultFile.read(result)).endsWith("is a directory; write the JSON report to a regular file"));
+  }
+
+  @Test
+  void a_huge_sparse_file_is_refused_by_its_size_before_any_read(@TempDir Path dir) throws Exception {
+    Path result = dir.resolve("result.json");
+    try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(result.toFile(), "rw")) {
+      file.setLength(64L * 1024 * 1024 * 1024); // 64 GiB of holes
+    }
+    long start = System.nanoTime();
+    assertTrue(invalid(resultFile.read(result)).endsWith("is larger than the limit of " + ResultFile.MAX_BYTES
+        + " bytes"));
+    assertTrue(Duration.ofNanos(System.nanoTime() - start).compareTo(Duration.ofSeconds(5)) < 0);
+  }
+
+  @Test
+  void a_file_that_grows_forever_is_read_only_up_to_the_cap(@TempDir Path dir) throws Exception {
+    Path result = dir.resolve("result.json");
+    Files.writeString(result, "{");
+    Process writer = new ProcessBuilder("bash", "-c", "yes '\"x\",' >> " + result).start();
+    try {
+      // small when checked, then growing while it is read
+      String problem = invalid(resultFile.read(result));
+      assertTrue(problem.endsWith("is larger than the limit of " + ResultFile.MAX_BYTES + " bytes")
+          || problem.contains("is not valid JSON"), problem);
+    } finally {
+      writer.destroyForcibly().waitFor();
+    }
+  }
+
+  @Test
+  void a_stored_file_holding_a_secret_is_rewritten_masked_and_still_parses(@TempDir Path dir) throws Exception {
+    Path result = dir.resolve("result.json");
+    Files.writeString(result, "{\"result\": \"phase_complete\", \"summary\": \"key sk-live-9876 used\"}");
+    ResultFile.Reported report = assertInstanceOf(ResultFile.Reported.class,
+        resultFile.read(result, Secrets.of(List.of("sk-live-9876"))));
+    assertEquals("key sk-live-9876 used", report.summary(), "the outcome is masked where it leaves jobs/");
+    assertEquals("{\"result\": \"phase_complete\", \"summary\": \"key *** used\"}", Files.readString(result));
+    try (var files = Files.list(dir)) {
+      assertEquals(List.of(result), files.toList(), "no temporary copy left");
+    }
+  }
+
+  private static boolean awaitNoThread(String name, Duration limit) throws InterruptedException {
+    long deadline = System.nanoTime() + limit.toNanos();
+    while (Thread.getAllStackTraces().keySet().stream().anyMatch(t -> t.getName().equals(name) && t.isAlive())) {
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      Thread.sleep(20);
+    }
+    return true;
   }
 }

@@ -9,9 +9,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BooleanSupplier;
+import dev.orchestrate.testing.CapturedLogs;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class MaintenanceScheduleTest {
+  @RegisterExtension
+  final CapturedLogs logs = CapturedLogs.of(MaintenanceSchedule.class);
+
   private static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
   private static final BooleanSupplier IDLE = () -> false;
   private static final BooleanSupplier BUSY = () -> true;
@@ -130,5 +135,7 @@ class MaintenanceScheduleTest {
     assertEquals(List.of(T0, T0.plusSeconds(10)), tries);
     assertEquals(2, schedule.failures());
     assertFalse(schedule.pending(), "a failed pass is dropped, not continued");
+    assertEquals(List.of("retention maintenance failed (database is locked); the run goes on, next try in PT10S",
+        "retention maintenance failed (database is locked); the run goes on, next try in PT10S"), logs.warnings());
   }
 }

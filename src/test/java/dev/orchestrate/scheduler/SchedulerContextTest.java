@@ -32,7 +32,9 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
+import dev.orchestrate.testing.CapturedLogs;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -40,6 +42,9 @@ import org.junit.jupiter.api.io.TempDir;
  * phases, one of which fails once, so the item gets 11 prompts.
  */
 class SchedulerContextTest {
+  @RegisterExtension
+  final CapturedLogs logs = CapturedLogs.of(dev.orchestrate.context.SlidingWindowSummarizer.class);
+
   /** Saves each prompt as prompts/N.md; p3 fails its first attempt; the others report a decision. */
   private static final String AGENT = """
       mkdir -p prompts
@@ -174,6 +179,10 @@ class SchedulerContextTest {
     assertEquals(List.of("22"), column("SELECT COUNT(*) FROM turns"));
     assertEquals("failed", heard.get(0));
     assertEquals("complete 1 degraded", heard.get(1));
+    assertEquals(8, logs.warnings().size(), logs.warnings().toString());
+    assertTrue(logs.warnings().stream().allMatch(w -> w.startsWith("summarization of item A failed (openai "
+        + "summarizer: cannot connect to http://127.0.0.1:" + port) && w.endsWith("using the builtin summarizer")),
+        logs.warnings().toString());
   }
 
   @Test
@@ -187,6 +196,9 @@ class SchedulerContextTest {
     assertEquals(IntStream.rangeClosed(1, 20).boxed().toList(), turnsIn(eleventh));
     assertEquals(List.of("0"), column("SELECT COUNT(*) FROM context_summaries"));
     assertEquals(List.of("22"), column("SELECT COUNT(*) FROM turns"));
+    assertFalse(logs.warnings().isEmpty());
+    assertTrue(logs.warnings().stream().allMatch(w -> w.endsWith("keeping every turn verbatim")),
+        logs.warnings().toString());
   }
 
   @Test
@@ -233,5 +245,7 @@ class SchedulerContextTest {
     assertEquals(List.of("2"), column("SELECT COUNT(*) FROM turns"));
     assertEquals(List.of("1"), column("SELECT COUNT(*) FROM events WHERE kind = 'summarization:failed'"));
     assertEquals(List.of("1"), column("SELECT degraded FROM context_summaries"));
+    assertEquals(List.of("summarization of item A failed (command summarizer: interrupted); using the builtin "
+        + "summarizer"), logs.warnings());
   }
 }

@@ -1,0 +1,46 @@
+package dev.orchestrate.cli;
+
+import dev.orchestrate.store.SqliteStateReader;
+import dev.orchestrate.store.StateDirectory;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code orchestrate __complete ids}: the item ids of the current project, one a line, for the
+ * completion scripts. Hidden; reads the state without changing or creating it; prints nothing and
+ * exits 0 when there is no state (a completion must never print an error into the command line).
+ */
+@Command(name = "__complete", hidden = true, description = "Completion candidates for the shell scripts.")
+final class CompleteCommand implements Callable<Integer> {
+  @ParentCommand
+  OrchestrateCommand root;
+
+  @Spec
+  CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "WHAT", description = "ids")
+  String what;
+
+  @Override
+  public Integer call() {
+    if (!what.equals("ids")) {
+      throw CliException.usage("__complete: unknown candidates '" + what + "' (use ids)");
+    }
+    StateDirectory dir = root.stateDirectory();
+    PrintWriter out = spec.commandLine().getOut();
+    if (dir.hasDatabase()) {
+      try (SqliteStateReader reader = SqliteStateReader.open(dir.database())) {
+        reader.itemIds().forEach(out::println);
+      } catch (RuntimeException e) {
+        // a locked, damaged or newer state: no candidates, no noise on the command line
+      }
+    }
+    out.flush();
+    return ExitCode.OK;
+  }
+}

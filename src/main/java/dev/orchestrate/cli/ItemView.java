@@ -1,0 +1,183 @@
+package dev.orchestrate.cli;
+
+import dev.orchestrate.backlog.DidYouMean;
+import dev.orchestrate.scheduler.Dependencies;
+import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.store.SqliteItemHistory;
+import dev.orchestrate.store.StateDirectory;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * {@code orchestrate status ID}: one item in full, built once and rendered as text or JSON. The
+ * job rows come from {@link JobsCommand#cells} and {@link JobsCommand#toJson(JobRecord, Instant,
+ * StateDirectory)}, so columns added there (usage, cost) appear here too.
+ */
+final class ItemView {
+  /** A phase the item's jobs went through, in the order first run. */
+  record PhaseView(String name, int attempts, String lastResult, boolean completed, String summary) {
+  }
+
+  record Detail(ItemState item, int attempts, List<String> waitingOn, List<PhaseView> phases, List<JobRecord> jobs,
+      List<ItemState> followUps, String contextSummary) {
+  }
+
+  private ItemView() {
+  }
+
+  static int show(PrintWriter out, StateDirectory dir, List<ItemState> items, SqliteItemHistory history, String id,
+      boolean json) {
+    Map<String, ItemState> byId = StatusCommand.byId(items);
+    ItemState item = byId.get(id);
+    if (item == null) {
+      throw CliException.usage("unknown item '" + id + "'"
+          + DidYouMean.closest(id, byId.keySet()).map(s -> "; did you mean '" + s + "'?").orElse("")
+          + " (orchestrate status lists them)");
+    }
+    Detail detail = detail(item, byId, history);
+    Instant now = Clock.systemUTC().instant();
+    if (json) {
+      Json.print(out, toJson(detail, dir, now));
+    } else {
+      printText(out, detail, dir, now);
+    }
+    return ExitCode.OK;
+  }
+
+  static Detail detail(ItemState item, Map<String, ItemState> byId, SqliteItemHistory history) {
+    List<JobRecord> jobs = history.jobs(item.id());
+    Map<String, String> lastAnswer = new LinkedHashMap<>();
+    history.answers(item.id()).forEach(a -> lastAnswer.put(a.phase(), a.text()));
+    Map<String, List<JobRecord>> byPhase = new LinkedHashMap<>();
+    jobs.forEach(job -> byPhase.computeIfAbsent(job.phase(), p -> new ArrayList<>()).add(job));
+    List<PhaseView> phases = new ArrayList<>();
+    byPhase.forEach((phase, runs) -> {
+      JobRecord last = runs.get(runs.size() - 1);
+      boolean completed = runs.stream().anyMatch(j -> "phase_complete".equals(j.result()));
+      int attempts = runs.stream().mapToInt(JobRecord::attempt).max().orElse(0);
+      phases.add(new PhaseView(phase, attempts, last.result() == null ? last.state().key() : last.result(),
+          completed, lastAnswer.get(phase)));
+    });
+    List<ItemState> followUps = byId.values().stream()
+        .filter(i -> i.origin() != null && (i.origin().equals(item.id()) || i.origin().startsWith(item.id() + "/")))
+        .toList();
+    Map<String, JobRecord> latest = jobs.isEmpty() ? Map.of() : Map.of(item.id(), jobs.get(jobs.size() - 1));
+    return new Detail(item, StatusCommand.attempts(item, latest),
+        item.status().isTerminal() ? List.of() : Dependencies.unmet(item, byId), phases, jobs, followUps,
+        history.contextSummary(item.id()).orElse(null));
+  }
+
+  private static Map<String, Object> toJson(Detail d, StateDirectory dir, Instant now) {
+    ItemState item = d.item();
+    Map<String, Object> doc = Json.envelope("item");
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("id", item.id());
+    m.put("title", item.definition().title());
+    m.put("status", item.status().key());
+    m.put("phase", item.progress().phase());
+    m.put("attempts", d.attempts());
+    m.put("pipeline", item.definition().pipeline());
+    m.put("priority", item.definition().priority().key());
+    m.put("depends_on", item.definition().dependsOn());
+    m.put("waiting_on", d.waitingOn());
+    m.put("tags", item.definition().tags());
+    m.put("in_backlog", StatusCommand.inBacklogFile(item));
+    m.put("origin", item.origin());
+    m.put("description", item.definition().description());
+    m.put("blocked_reason", item.progress().blockedReason());
+    m.put("unblock_notes", item.progress().unblockNotes());
+    m.put("last_failure", item.progress().lastFailure());
+    doc.put("item", m);
+    List<Map<String, Object>> phases = new ArrayList<>();
+    for (PhaseView p : d.phases()) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("name", p.name());
+      row.put("attempts", p.attempts());
+      row.put("last_result", p.lastResult());
+      row.put("completed", p.completed());
+      row.put("summary", p.summary());
+      phases.add(row);
+    }
+    doc.put("phases", phases);
+    doc.put("jobs", d.jobs().stream().map(job -> JobsCommand.toJson(job, now, dir)).toList());
+    doc.put("follow_ups", d.followUps().stream().map(f -> {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("id", f.id());
+      row.put("status", f.status().key());
+      row.put("origin", f.origin());
+      return row;
+    }).toList());
+    doc.put("context_summary", d.contextSummary());
+    return doc;
+  }
+
+  private static void printText(PrintWriter out, Detail d, StateDirectory dir, Instant now) {
+    ItemState item = d.item();
+    var def = item.definition();
+    out.println(item.id() + ": " + StatusCommand.oneLine(def.title()));
+    field(out, "status", item.status().key() + (item.progress().phase() == null ? ""
+        : " at phase " + item.progress().phase() + ", attempts " + d.attempts()));
+    field(out, "pipeline", def.pipeline() + ", priority " + def.priority().key()
+        + (def.tags().isEmpty() ? "" : ", tags " + String.join(", ", def.tags())));
+    if (!def.dependsOn().isEmpty()) {
+      field(out, "depends on", String.join(", ", def.dependsOn())
+          + (d.waitingOn().isEmpty() ? "" : " (waiting on " + String.join(", ", d.waitingOn()) + ")"));
+    }
+    if (item.origin() != null) {
+      field(out, "follow-up of", item.origin() + " (lives only in the state, not in the backlog file)");
+    } else if (!item.inBacklog()) {
+      field(out, "backlog", "no longer listed in the backlog file (kept in the state, not run)");
+    }
+    optional(out, "blocked", item.progress().blockedReason());
+    optional(out, "unblock notes", item.progress().unblockNotes());
+    optional(out, "last failure", item.progress().lastFailure());
+    if (!d.phases().isEmpty()) {
+      out.println();
+      Table phases = new Table("PHASE", "ATTEMPTS", "RESULT", "SUMMARY");
+      for (PhaseView p : d.phases()) {
+        phases.add(p.name(), Integer.toString(p.attempts()), p.lastResult(),
+            p.summary() == null ? "-" : StatusCommand.oneLine(p.summary()));
+      }
+      phases.print(out);
+    }
+    if (!d.jobs().isEmpty()) {
+      out.println();
+      List<String> header = new ArrayList<>(List.of("JOB"));
+      header.addAll(List.of(JobsCommand.JOB_COLUMNS));
+      Table jobs = new Table(header.toArray(String[]::new));
+      for (JobRecord job : d.jobs()) {
+        List<String> row = new ArrayList<>(List.of(Long.toString(job.id())));
+        row.addAll(List.of(JobsCommand.cells(job, now, dir)));
+        jobs.add(row.toArray(String[]::new));
+      }
+      jobs.print(out);
+    }
+    if (!d.followUps().isEmpty()) {
+      out.println();
+      field(out, "follow-ups", String.join(", ", d.followUps().stream()
+          .map(f -> f.id() + " (" + f.status().key() + ")").toList()));
+    }
+    Optional.ofNullable(d.contextSummary()).ifPresent(summary -> {
+      out.println();
+      field(out, "context summary", StatusCommand.oneLine(summary));
+    });
+    out.flush();
+  }
+
+  private static void field(PrintWriter out, String name, String value) {
+    out.println(String.format("%-14s %s", name + ":", value));
+  }
+
+  private static void optional(PrintWriter out, String name, String value) {
+    if (value != null && !value.isBlank()) {
+      field(out, name, StatusCommand.oneLine(value));
+    }
+  }
+}

@@ -1,0 +1,212 @@
+package dev.orchestrate.cli;
+
+import dev.orchestrate.backlog.DidYouMean;
+import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.store.RunLock;
+import dev.orchestrate.store.SqliteItemHistory;
+import dev.orchestrate.store.SqliteStateReader;
+import dev.orchestrate.store.StateDirectory;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/** {@code orchestrate logs ID}: a job's output.log, found by item (and phase, attempt), not by path. */
+@Command(name = "logs", mixinStandardHelpOptions = true,
+    description = {"Print the output of one of an item's jobs (its output.log: the agent's stdout and stderr, "
+            + "capped at agent.log_max_bytes). Default: the item's latest job; --phase and --attempt pick "
+            + "another. With --follow, keep printing while the job runs and stop when it ends.",
+        "Control characters the agent wrote (escape sequences) are shown as ^[ and the like, never sent "
+            + "to the terminal. Reads only the state directory; safe while a run is active."},
+    footerHeading = "%nExit codes:%n",
+    footer = {"  0    printed", "  1    the job's log is gone (deleted by retention or by hand)",
+        "  2    unknown item, or no job of it matches --phase/--attempt"})
+final class LogsCommand implements Callable<Integer> {
+  /** How often --follow looks for new output and for the job's end. */
+  static final long FOLLOW_POLL_MS = 200;
+
+  @ParentCommand
+  OrchestrateCommand root;
+
+  @Spec
+  CommandSpec spec;
+
+  @Parameters(index = "0", paramLabel = "ID", description = "The item")
+  String id;
+
+  @Option(names = "--phase", paramLabel = "P", description = "The latest job of this phase")
+  String phase;
+
+  @Option(names = "--attempt", paramLabel = "N", description = "The job of this attempt (of --phase, or of the "
+      + "latest job's phase)")
+  Integer attempt;
+
+  @Option(names = {"-f", "--follow"}, description = "Keep printing new output until the job ends")
+  boolean follow;
+
+  @Override
+  public Integer call() {
+    if (attempt != null && attempt < 1) {
+      throw CliException.usage("--attempt must be at least 1, got " + attempt);
+    }
+    StateDirectory dir = root.stateDirectory();
+    if (!dir.hasDatabase()) {
+      throw CliException.usage("unknown item '" + id + "': there is no state in " + dir.root() + " yet");
+    }
+    JobRecord job;
+    try (SqliteItemHistory history = SqliteItemHistory.open(dir.database())) {
+      job = pick(history.jobs(id), dir);
+    }
+    if (job.logPath() == null) {
+      throw CliException.failure("job " + job.id() + " of " + id + " has no log");
+    }
+    Path log = dir.root().resolve(job.logPath());
+    PrintWriter out = spec.commandLine().getOut();
+    ControlCharacters visible = new ControlCharacters();
+    long offset;
+    try {
+      offset = copy(log, 0, out, visible);
+    } catch (NoSuchFileException e) {
+      throw CliException.failure("the log of job " + job.id() + " (" + JobsCommand.logPath(dir, job.logPath())
+          + ") is gone: retention deletes old jobs' logs (retention.jobs), or it was deleted by hand");
+    }
+    if (follow) {
+      follow(dir, job, log, offset, out, visible);
+    }
+    out.flush();
+    return ExitCode.OK;
+  }
+
+  private JobRecord pick(List<JobRecord> jobs, StateDirectory dir) {
+    if (jobs.isEmpty()) {
+      Set<String> known;
+      try (SqliteStateReader reader = SqliteStateReader.open(dir.database())) {
+        known = reader.itemIds();
+      }
+      if (!known.contains(id)) {
+        throw CliException.usage("unknown item '" + id + "'"
+            + DidYouMean.closest(id, known).map(s -> "; did you mean '" + s + "'?").orElse("")
+            + " (orchestrate status lists them)");
+      }
+      throw CliException.usage("item " + id + " has no jobs (yet, or retention deleted them)");
+    }
+    String wantedPhase = phase != null ? phase : attempt != null ? jobs.get(jobs.size() - 1).phase() : null;
+    Optional<JobRecord> match = Optional.empty();
+    for (JobRecord job : jobs) {
+      if ((wantedPhase == null || job.phase().equals(wantedPhase)) && (attempt == null || job.attempt() == attempt)) {
+        match = Optional.of(job);
+      }
+    }
+    return match.orElseThrow(() -> CliException.usage("item " + id + " has no job"
+        + (wantedPhase == null ? "" : " in phase " + wantedPhase) + (attempt == null ? "" : ", attempt " + attempt)
+        + "; its jobs: " + String.join(", ", jobs.stream().map(j -> j.phase() + "#" + j.attempt()).toList())));
+  }
+
+  /**
+   * Prints what the job adds to its log until its row says it ended, then the rest. A job whose
+   * run died (no run holds the lock) never ends: following stops there too.
+   */
+  private void follow(StateDirectory dir, JobRecord job, Path log, long offset, PrintWriter out,
+      ControlCharacters visible) {
+    long at = offset;
+    try {
+      while (running(dir, job.id())) {
+        out.flush();
+        Thread.sleep(FOLLOW_POLL_MS);
+        at = copy(log, at, out, visible);
+      }
+      copy(log, at, out, visible);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (NoSuchFileException e) {
+      // deleted meanwhile: nothing more to print
+    }
+  }
+
+  private static boolean running(StateDirectory dir, long jobId) {
+    Optional<JobRecord> row;
+    try (SqliteItemHistory history = SqliteItemHistory.open(dir.database())) {
+      row = history.job(jobId);
+    }
+    return row.isPresent() && row.get().state() == JobState.RUNNING && RunLock.isHeld(dir);
+  }
+
+  /** Prints the log from byte {@code from} on (from the start if it was cut shorter); returns where it ended. */
+  private static long copy(Path log, long from, PrintWriter out, ControlCharacters visible)
+      throws NoSuchFileException {
+    try (FileChannel channel = FileChannel.open(log, StandardOpenOption.READ)) {
+      long start = channel.size() < from ? 0 : from;
+      channel.position(start);
+      ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);
+      long at = start;
+      int n;
+      while ((n = channel.read(buffer)) > 0) {
+        buffer.flip();
+        out.print(visible.decode(buffer));
+        buffer.clear();
+        at += n;
+      }
+      return at;
+    } catch (NoSuchFileException e) {
+      throw e;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read " + log + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * UTF-8 decoding across reads, with every control character but newline and tab shown in caret
+   * notation ({@code ^[} for ESC) as {@code cat -v} does: what an agent wrote never reaches the
+   * terminal raw.
+   */
+  static final class ControlCharacters {
+    private final java.nio.charset.CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+        .onMalformedInput(java.nio.charset.CodingErrorAction.REPLACE)
+        .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPLACE);
+    private ByteBuffer pending = ByteBuffer.allocate(0);
+
+    String decode(ByteBuffer bytes) {
+      ByteBuffer all = ByteBuffer.allocate(pending.remaining() + bytes.remaining());
+      all.put(pending).put(bytes).flip();
+      java.nio.CharBuffer chars = java.nio.CharBuffer.allocate(all.remaining() + 1);
+      decoder.decode(all, chars, false);
+      pending = ByteBuffer.allocate(all.remaining()).put(all).flip();
+      chars.flip();
+      return visible(chars.toString());
+    }
+
+    static String visible(String text) {
+      StringBuilder shown = new StringBuilder(text.length());
+      for (int i = 0; i < text.length(); i++) {
+        char c = text.charAt(i);
+        if (c == '\n' || c == '\t') {
+          shown.append(c);
+        } else if (c < 0x20 || c == 0x7f) {
+          shown.append('^').append((char) (c ^ 0x40));
+        } else if (c >= 0x80 && c < 0xa0) {
+          shown.append("M-^").append((char) ((c - 0x80) ^ 0x40));
+        } else {
+          shown.append(c);
+        }
+      }
+      return shown.toString();
+    }
+  }
+}

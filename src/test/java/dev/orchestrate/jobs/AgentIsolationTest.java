@@ -1,0 +1,125 @@
+package dev.orchestrate.jobs;
+
+import static dev.orchestrate.jobs.TestAgents.config;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.backlog.AgentConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Planted links (issue 13.5) and secrets (issue 13.3) at the level of one job. */
+class AgentIsolationTest {
+
+  @TempDir
+  Path dir;
+
+  private Path script(String body) throws IOException {
+    Path script = dir.resolve("agent.sh");
+    Files.writeString(script, "#!/usr/bin/env bash\n" + body);
+    return script;
+  }
+
+  private JobRequest request(AgentConfig agent, String jobName) {
+    return new JobRequest("A", "build", 1, "The prompt.\n", agent, dir, dir.resolve("state/jobs/" + jobName));
+  }
+
+  @Test
+  void links_planted_at_the_next_jobs_directory_prompt_and_log_are_not_written_through() throws Exception {
+    Path outside = dir.resolve("outside.txt");
+    Files.writeString(outside, "precious\n");
+    Path jobs = Files.createDirectories(dir.resolve("state/jobs"));
+    // the next job's directory is a link out of the state directory
+    Files.createSymbolicLink(jobs.resolve("job-2"), dir);
+    // and the one after has its directory, with links at its prompt and log
+    Path third = Files.createDirectories(jobs.resolve("job-3"));
+    Files.createSymbolicLink(third.resolve("prompt.md"), outside);
+    Files.createSymbolicLink(third.resolve("output.log"), outside);
+    Files.createSymbolicLink(third.resolve("result.json"), outside);
+    AgentRunner runner = new AgentRunner(Clock.systemUTC());
+    AgentConfig agent = config(List.of("bash", script("echo hello from the agent\n").toString()));
+
+    for (String job : List.of("job-2", "job-3")) {
+      AgentOutcome outcome = runner.start(request(agent, job)).await();
+      assertEquals(AgentResult.PHASE_COMPLETE, outcome.result(), outcome.context());
+      Path jobDir = jobs.resolve(job);
+      assertFalse(Files.isSymbolicLink(jobDir));
+      assertFalse(Files.isSymbolicLink(jobDir.resolve("prompt.md")));
+      assertEquals("The prompt.\n", Files.readString(jobDir.resolve("prompt.md")));
+      assertEquals("hello from the agent\n", Files.readString(jobDir.resolve("output.log")));
+    }
+    assertEquals("precious\n", Files.readString(outside));
+    assertFalse(Files.exists(dir.resolve("prompt.md")), "nothing written where the planted link pointed");
+  }
+
+  @Test
+  void a_jobs_directory_replaced_by_a_link_is_refused_and_nothing_is_written_through_it() throws Exception {
+    Path elsewhere = Files.createDirectories(dir.resolve("elsewhere"));
+    Files.createDirectories(dir.resolve("state"));
+    Files.createSymbolicLink(dir.resolve("state/jobs"), elsewhere);
+    AgentRunner runner = new AgentRunner(Clock.systemUTC());
+    UncheckedIOException e = assertThrows(UncheckedIOException.class,
+        () -> runner.start(request(config(List.of("true")), "job-1")));
+    assertTrue(e.getMessage().contains("is a symbolic link"), e.getMessage());
+    try (var files = Files.list(elsewhere)) {
+      assertEquals(0, files.count());
+    }
+  }
+
+  @Test
+  void an_agent_printing_its_environment_leaves_no_secret_in_its_log_outcome_or_result_file() throws Exception {
+    Map<String, String> env = new HashMap<>(System.getenv());
+    env.put("OPENAI_API_KEY", "sk-openai-SECRET-1");
+    env.put("SUMMARIZER_KEY", "summarizer-SECRET-2");
+    env.put("PLAIN_SETTING", "visible-value");
+    AgentConfig agent = TestAgents.withEnv(config(List.of("bash", script("""
+        env
+        echo "spread: sk-openai-""SECRET-1"
+        printf '{"result": "blocked", "summary": "%s", "context": "%s", "memories": [{"kind": "semantic", "content": "%s"}]}' \
+          "$OPENAI_API_KEY" "$DEPLOY_TOKEN" "$LISTED" > "$ORCHESTRATE_RESULT_FILE"
+        env >&2
+        exit 1
+        """).toString())), Map.of("DEPLOY_TOKEN", "deploy-SECRET-3", "LISTED", "listed-SECRET-4"))
+        .withSafety(List.of("LISTED"), true, false);
+    AgentRunner runner = new AgentRunner(Clock.systemUTC(), env, "SUMMARIZER_KEY");
+    JobRequest request = request(agent, "job-1");
+
+    AgentOutcome outcome = runner.start(request).await();
+
+    assertEquals(AgentResult.BLOCKED, outcome.result(), outcome.context());
+    assertEquals("***", outcome.summary());
+    assertEquals("***", outcome.context());
+    assertEquals("***", outcome.memories().get(0).content());
+    String log = Files.readString(request.logFile());
+    String result = Files.readString(request.resultFile());
+    for (String secret : List.of("sk-openai-SECRET-1", "summarizer-SECRET-2", "deploy-SECRET-3", "listed-SECRET-4")) {
+      assertFalse(log.contains(secret), secret + " in output.log");
+      assertFalse(result.contains(secret), secret + " in result.json");
+    }
+    assertTrue(log.contains("OPENAI_API_KEY=***"), log);
+    assertTrue(log.contains("spread: ***"), log);
+    assertTrue(log.contains("PLAIN_SETTING=visible-value"), "other variables stay readable");
+    assertFalse(log.contains("SUMMARIZER_KEY="), "the summarizer's key is not passed to agents");
+  }
+
+  @Test
+  void the_summarizer_key_is_passed_when_asked() throws Exception {
+    Map<String, String> env = new HashMap<>(System.getenv());
+    env.put("SUMMARIZER_KEY", "summarizer-SECRET-2");
+    AgentConfig agent = config(List.of("bash", script("echo \"key=${SUMMARIZER_KEY:-none}\"\n").toString()))
+        .withSafety(List.of(), true, true);
+    AgentOutcome outcome = new AgentRunner(Clock.systemUTC(), env, "SUMMARIZER_KEY")
+        .start(request(agent, "job-1")).await();
+    assertEquals("key=***", outcome.summary(), "present, and masked");
+  }
+}

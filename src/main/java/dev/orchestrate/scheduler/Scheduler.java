@@ -571,12 +571,19 @@ public final class Scheduler {
     }
   }
 
-  /** An item that just reached Done is integrated; one that reached Blocked keeps its workspace. */
+  /**
+   * An item that just reached Done is integrated; one that reached Blocked keeps its workspace.
+   * Either way the workspaces' retention runs then, so that finished items' worktrees stay within
+   * their policy during a long run too (with merge: none every done item keeps one).
+   */
   private void finished(Session s, ItemState item) {
     if (item.status() == ItemStatus.DONE) {
       integrate(s, item);
     } else if (item.status() == ItemStatus.BLOCKED) {
       workspaces.blocked(item.id());
+    }
+    if (item.status().isTerminal()) {
+      workspaces.maintain();
     }
   }
 

@@ -251,6 +251,36 @@ class WorktreeRunCliTest {
   }
 
   @Test
+  void finished_items_worktrees_stay_within_retention_during_the_run_not_only_at_its_end() throws Exception {
+    repo = GitRepo.init(tmp.resolve("project"));
+    state = repo.dir.resolve(".orchestrate");
+    Path agent = tmp.resolve("count.sh");
+    // each agent counts the worktrees on disk while it runs (its own included)
+    Files.writeString(agent, "#!/usr/bin/env bash\nls \"$(dirname \"$ORCHESTRATE_WORKSPACE\")\" | wc -l >> "
+        + tmp.resolve("counts.txt") + "\necho $ORCHESTRATE_ITEM_ID > item-$ORCHESTRATE_ITEM_ID.txt\n");
+    StringBuilder backlog = new StringBuilder("schema_version: 1\nitems:\n");
+    for (int i = 1; i <= 5; i++) {
+      backlog.append("  - {id: I").append(i).append(", title: item ").append(i).append("}\n");
+    }
+    repo.write("backlog.yaml", backlog.toString());
+    repo.write("orchestrate.yaml", "agent: {command: [\"bash\", \"" + agent + "\"]}\n"
+        + "execution: {workspace: worktree, merge: none}\n"
+        + "retention: {worktrees: {max_rows: 2}}\n"
+        + "pipelines: {one: {phases: [{name: only, instructions: go}]}}\ndefault_pipeline: one\n");
+    repo.commitAll("backlog");
+    CliRunner.Result run = cli("run", repo.dir.resolve("backlog.yaml").toString());
+    assertEquals(0, run.exitCode(), run.err());
+    List<Integer> counts = Files.readAllLines(tmp.resolve("counts.txt")).stream().map(String::strip)
+        .map(Integer::parseInt).toList();
+    assertEquals(5, counts.size());
+    assertTrue(counts.stream().allMatch(n -> n <= 2), "worktrees on disk while each item ran: " + counts);
+    for (int i = 1; i <= 5; i++) {
+      assertEquals("I" + i + " only: phase complete", repo.subjects("orchestrate/I" + i).get(0),
+          "every branch stays for its pull request");
+    }
+  }
+
+  @Test
   void run_refuses_a_backlog_outside_git_before_taking_the_lock() throws Exception {
     Path plain = tmp.resolve("plain");
     Files.createDirectories(plain);

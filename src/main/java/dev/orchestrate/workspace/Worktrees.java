@@ -138,7 +138,13 @@ public final class Worktrees implements ItemWorkspaces {
 
   private WorkspaceRecord create(String itemId) throws IOException {
     String branch = BRANCH_PREFIX + itemId;
-    Path path = root.resolve(itemId);
+    Path path = root.resolve(itemId).normalize();
+    // Item ids allow '.' and '..', and dots where git refuses them ("a..b", "x.lock"): such an id
+    // names neither a worktree under <state>/worktrees nor a branch.
+    if (!root.equals(path.getParent()) || !git.run(repo.top(), "check-ref-format", "refs/heads/" + branch).ok()) {
+      throw new Unavailable("item id '" + itemId + "' cannot name a git branch (" + branch + ") or a worktree "
+          + "directory: give the item an id without '..', a leading or trailing '.', or a '.lock' ending");
+    }
     String baseCommit = git.ok(repo.top(), "rev-parse", "--verify", "refs/heads/" + repo.baseBranch() + "^{commit}")
         .line();
     String existing = revParse(repo.top(), "refs/heads/" + branch);

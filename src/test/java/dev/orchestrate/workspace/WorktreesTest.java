@@ -381,6 +381,17 @@ class WorktreesTest {
   }
 
   @Test
+  void an_item_id_git_cannot_take_as_a_branch_is_refused_without_touching_the_state_directory() {
+    Worktrees w = worktrees(worktree());
+    for (String id : java.util.List.of("..", ".", "a..b", "x.lock")) {
+      ItemWorkspaces.Unavailable e = assertThrows(ItemWorkspaces.Unavailable.class, () -> w.prepare(id, backlogDir));
+      assertTrue(e.getMessage().contains("cannot name a git branch"), e.getMessage());
+    }
+    assertTrue(Files.isRegularFile(repo.dir.resolve(".orchestrate/state.db")));
+    assertTrue(Files.isDirectory(repo.dir.resolve(".orchestrate/worktrees")));
+  }
+
+  @Test
   void a_backlog_outside_any_repository_is_refused_with_how_to_fix_it() {
     Path plain = tmp.resolve("plain");
     GitRepo.write(plain, "backlog.yaml", "items: []\n");

@@ -282,6 +282,27 @@ class WorktreeRunCliTest {
   }
 
   @Test
+  void destructive_runs_alone_keeps_destructive_phases_one_at_a_time_under_worktrees() throws Exception {
+    repo = GitRepo.init(tmp.resolve("project"));
+    state = repo.dir.resolve(".orchestrate");
+    Path running = tmp.resolve("running");
+    Files.createDirectories(running);
+    Path agent = tmp.resolve("alone.sh");
+    Files.writeString(agent, "#!/usr/bin/env bash\ntouch " + running + "/$ORCHESTRATE_ITEM_ID\nsleep 1\n"
+        + "ls " + running + " | wc -l >> " + tmp.resolve("together.txt") + "\nrm " + running + "/$ORCHESTRATE_ITEM_ID\n");
+    repo.write("backlog.yaml", "schema_version: 1\nitems:\n  - {id: A, title: a}\n  - {id: B, title: b}\n"
+        + "  - {id: C, title: c}\n");
+    repo.write("orchestrate.yaml", "agent: {command: [\"bash\", \"" + agent + "\"]}\n"
+        + "execution: {workspace: worktree, destructive_runs_alone: true, max_wip: 3, max_concurrent: 3}\n"
+        + "pipelines: {one: {phases: [{name: only, instructions: go, destructive: true}]}}\ndefault_pipeline: one\n");
+    repo.commitAll("backlog");
+    CliRunner.Result run = cli("run", repo.dir.resolve("backlog.yaml").toString());
+    assertEquals(0, run.exitCode(), run.err());
+    assertEquals(List.of("1", "1", "1"), Files.readAllLines(tmp.resolve("together.txt")).stream()
+        .map(String::strip).toList(), "each destructive phase ran alone");
+  }
+
+  @Test
   void run_refuses_a_backlog_outside_git_before_taking_the_lock() throws Exception {
     Path plain = tmp.resolve("plain");
     Files.createDirectories(plain);

@@ -190,8 +190,12 @@ public final class Worktrees implements ItemWorkspaces {
     if (Files.exists(path)) {
       git.run(repo.top(), "worktree", "remove", "--force", "--force", path.toString());
       DiskUsage.delete(path);
+      git.run(repo.top(), "worktree", "prune");
+    } else if (store.onDisk().stream().noneMatch(ws -> ws.path().equals(path))) {
+      return; // never registered, or removed through git: open() pruned what a crash left
+    } else {
+      git.run(repo.top(), "worktree", "prune");
     }
-    git.run(repo.top(), "worktree", "prune");
   }
 
   /** Tracked files back at the last phase commit, untracked ones gone, HEAD on the item's branch. */

@@ -25,7 +25,8 @@ public final class ConfigLoader {
       "result_fallback", "log_max_bytes", "output_tail_chars", "preset", "args", "stall_timeout",
       "secret_env", "stop_leftover_processes", "pass_summarizer_key");
   static final List<String> EXECUTION_KEYS = List.of("max_wip", "max_concurrent", "max_retries",
-      "circuit_breaker", "phase_cap", "max_cost_usd", "max_tokens");
+      "circuit_breaker", "phase_cap", "max_cost_usd", "max_tokens", "workspace", "base_branch", "merge",
+      "delete_merged_branches", "commit_author", "destructive_runs_alone");
   static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases");
   static final List<String> PHASE_KEYS = List.of("name", "instructions", "workflow", "destructive");
   /**
@@ -44,7 +45,10 @@ public final class ConfigLoader {
   /** The structures that have a retention entry; each takes {@link #STRUCTURE_RETENTION_KEYS}. */
   static final List<String> RETENTION_STRUCTURES = List.of("jobs", "turns", "events", "stats_samples");
   static final List<String> RETENTION_KEYS = List.of("maintenance_interval", "budget", "jobs", "turns", "events",
-      "stats_samples");
+      "stats_samples", "worktrees");
+  static final List<String> WORKTREES_RETENTION_KEYS = List.of("max_rows", "max_age", "discard_uncommitted");
+  /** A git branch name we accept in execution.base_branch: no spaces, no leading '-', no "..". */
+  private static final Pattern BRANCH = Pattern.compile("(?!-)(?!.*\\.\\.)(?!.*//)[A-Za-z0-9._/-]+(?<![./])");
   static final List<String> STRUCTURE_RETENTION_KEYS = List.of("max_rows", "max_age");
   /** events.keep_recent, from before max_rows existed, still reads as events.max_rows. */
   static final List<String> EVENTS_RETENTION_KEYS = List.of("max_rows", "max_age", "keep_recent");
@@ -120,7 +124,19 @@ public final class ConfigLoader {
         policy(map, "jobs", defaults.jobs()),
         policy(map, "turns", defaults.turns()),
         policy(map, "events", defaults.events()),
-        policy(map, "stats_samples", defaults.statsSamples()));
+        policy(map, "stats_samples", defaults.statsSamples()),
+        worktreesRetention(map, defaults.worktrees()));
+  }
+
+  /** retention.worktrees: a policy like the others, plus discard_uncommitted. */
+  private RetentionConfig.Worktrees worktreesRetention(YamlNode.Mapping retention,
+      RetentionConfig.Worktrees defaults) {
+    RetentionConfig.Policy policy = policy(retention, "worktrees", defaults.policy());
+    boolean discard = retention.get("worktrees").filter(YamlNode.Mapping.class::isInstance)
+        .flatMap(n -> ((YamlNode.Mapping) n).get("discard_uncommitted"))
+        .flatMap(n -> values.bool(n, "retention.worktrees.discard_uncommitted"))
+        .orElse(defaults.discardUncommitted());
+    return new RetentionConfig.Worktrees(policy, discard);
   }
 
   /**
@@ -136,8 +152,8 @@ public final class ConfigLoader {
     if (entry.isEmpty()) {
       return defaults;
     }
-    problems.unknownKeys(entry.get(), structure.equals("events") ? EVENTS_RETENTION_KEYS : STRUCTURE_RETENTION_KEYS,
-        "key", subject);
+    problems.unknownKeys(entry.get(), structure.equals("events") ? EVENTS_RETENTION_KEYS
+        : structure.equals("worktrees") ? WORKTREES_RETENTION_KEYS : STRUCTURE_RETENTION_KEYS, "key", subject);
     Integer maxRows = defaults.maxRows();
     String rowsKey = "max_rows";
     Optional<YamlNode> rows = entry.get().get(rowsKey);
@@ -377,7 +393,50 @@ public final class ConfigLoader {
         setting(section, "phase_cap", n -> values.integer(n, "execution.phase_cap", 1, Ranges.PHASE_CAP))
             .orElse(ExecutionConfig.DEFAULT_PHASE_CAP),
         setting(section, "max_cost_usd", this::maxCostUsd).orElse(null),
-        setting(section, "max_tokens", this::maxTokens).orElse(null));
+        setting(section, "max_tokens", this::maxTokens).orElse(null),
+        workspace(section));
+  }
+
+  /** The execution.workspace keys (docs/workspaces.md). */
+  private WorkspaceConfig workspace(Optional<YamlNode.Mapping> section) {
+    WorkspaceConfig defaults = WorkspaceConfig.defaults();
+    return new WorkspaceConfig(
+        setting(section, "workspace", n -> values.choice(n, "execution.workspace",
+            Values.words(WorkspaceConfig.Mode.values()))).orElse(defaults.mode()),
+        setting(section, "base_branch", this::branch).orElse(defaults.baseBranch()),
+        setting(section, "merge", n -> values.choice(n, "execution.merge",
+            Values.words(WorkspaceConfig.Merge.values()))).orElse(defaults.merge()),
+        setting(section, "delete_merged_branches", n -> values.bool(n, "execution.delete_merged_branches"))
+            .orElse(defaults.deleteMergedBranches()),
+        setting(section, "commit_author", this::author).orElse(defaults.commitAuthor()),
+        setting(section, "destructive_runs_alone", n -> values.bool(n, "execution.destructive_runs_alone"))
+            .orElse(defaults.destructiveRunsAlone()));
+  }
+
+  private Optional<String> branch(YamlNode node) {
+    if (off(node)) {
+      return Optional.empty(); // null: the branch checked out when the run starts
+    }
+    return values.nonBlank(node, "execution.base_branch", "a branch name like main").flatMap(name -> {
+      String branch = name.startsWith("refs/heads/") ? name.substring("refs/heads/".length()) : name;
+      if (BRANCH.matcher(branch).matches() && !branch.endsWith(".lock")) {
+        return Optional.of(branch);
+      }
+      problems.at(node, "execution.base_branch '" + name + "' is not a branch name git accepts here: use letters, "
+          + "digits and . _ / - (like main or release/2.x)");
+      return Optional.empty();
+    });
+  }
+
+  private Optional<WorkspaceConfig.Author> author(YamlNode node) {
+    return values.nonBlank(node, "execution.commit_author", "\"Name <email>\"").flatMap(text -> {
+      Optional<WorkspaceConfig.Author> author = WorkspaceConfig.Author.parse(text);
+      if (author.isEmpty()) {
+        problems.at(node, "execution.commit_author must read \"Name <email>\", like \"orchestrate "
+            + "<orchestrate@localhost>\", got '" + text + "'");
+      }
+      return author;
+    });
   }
 
   private Map<String, Pipeline> pipelines(YamlNode.Entry entry) {

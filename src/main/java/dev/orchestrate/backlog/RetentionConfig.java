@@ -17,9 +17,11 @@ import java.util.OptionalInt;
  *                            deleted (summarize-then-prune)
  * @param events              the event log's routine rows; load-bearing events are never deleted
  * @param statsSamples        the samples behind the trend of {@code orchestrate stats}
+ * @param worktrees           the git worktrees of items that are done or blocked (execution.workspace:
+ *                            worktree); a worktree of an item still at work is never removed
  */
 public record RetentionConfig(Duration maintenanceInterval, int budget, Policy jobs, Policy turns, Policy events,
-    Policy statsSamples) {
+    Policy statsSamples, Worktrees worktrees) {
   public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(1);
   /**
    * {@code max_rows} is a ceiling: maintenance prunes a structure down to this share of it, so that
@@ -37,6 +39,31 @@ public record RetentionConfig(Duration maintenanceInterval, int budget, Policy j
     if (budget < 1) {
       throw new IllegalArgumentException("budget must be at least 1, got " + budget);
     }
+    worktrees = worktrees == null ? Worktrees.DEFAULT : worktrees;
+  }
+
+  /** The policies with the default worktree retention. */
+  public RetentionConfig(Duration maintenanceInterval, int budget, Policy jobs, Policy turns, Policy events,
+      Policy statsSamples) {
+    this(maintenanceInterval, budget, jobs, turns, events, statsSamples, Worktrees.DEFAULT);
+  }
+
+  public RetentionConfig withWorktrees(Worktrees worktrees) {
+    return new RetentionConfig(maintenanceInterval, budget, jobs, turns, events, statsSamples, worktrees);
+  }
+
+  /**
+   * How many worktrees of finished items are kept, and for how long after the item finished.
+   *
+   * @param discardUncommitted whether retention may remove a blocked item's worktree that holds
+   *                           uncommitted changes (someone's fix in progress); off by default
+   */
+  public record Worktrees(Policy policy, boolean discardUncommitted) {
+    public static final Worktrees DEFAULT = new Worktrees(Policy.of(100, Duration.ofDays(7)), false);
+
+    public Worktrees {
+      java.util.Objects.requireNonNull(policy, "policy");
+    }
   }
 
   /** Defaults that keep a session of any length bounded. */
@@ -49,7 +76,7 @@ public record RetentionConfig(Duration maintenanceInterval, int budget, Policy j
   }
 
   public RetentionConfig withBudget(int budget) {
-    return new RetentionConfig(maintenanceInterval, budget, jobs, turns, events, statsSamples);
+    return new RetentionConfig(maintenanceInterval, budget, jobs, turns, events, statsSamples, worktrees);
   }
 
   /**

@@ -2,6 +2,9 @@ package dev.orchestrate.cli;
 
 import dev.orchestrate.backlog.Ranges;
 import dev.orchestrate.backlog.Config;
+import dev.orchestrate.workspace.Git;
+import dev.orchestrate.workspace.GitException;
+import dev.orchestrate.workspace.WorktreeRetention;
 import dev.orchestrate.context.ContextHistory;
 import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.memory.CompactionPolicy;
@@ -241,8 +244,10 @@ final class CompactCommand implements Callable<Integer> {
       }
       SqliteRetention.Pass pass = store.retention().full(config.retention(), config.memoryKeepRecent(), clock.instant(),
           condenser(config, store, clock), n -> { });
+      Map<String, Long> deleted = new LinkedHashMap<>(pass.deleted());
+      deleted.put("worktrees", worktrees(config, store, clock));
       store.recordSample("compact", clock.instant());
-      return pass.deleted();
+      return deleted;
     }
   }
 
@@ -256,11 +261,27 @@ final class CompactCommand implements Callable<Integer> {
         SummarizationListener.NONE, System::getenv)::condense;
   }
 
+  /**
+   * Worktrees of finished items past retention.worktrees, removed from disk (their branches stay);
+   * never one with uncommitted work unless discard_uncommitted. Returns how many were removed.
+   */
+  private static long worktrees(Config config, SqliteStateRepository store, Clock clock) {
+    try {
+      return new WorktreeRetention(new Git(), store.workspaceStore(), config.retention().worktrees(), clock)
+          .sweep(clock.instant()).removed();
+    } catch (GitException e) {
+      org.slf4j.LoggerFactory.getLogger(CompactCommand.class).warn("worktrees were left as they are: {}",
+          e.getMessage());
+      return 0;
+    }
+  }
+
   private static Map<String, Object> retentionJson(Map<String, Long> deleted) {
     Map<String, Object> out = new LinkedHashMap<>();
     for (String structure : SqliteRetention.STRUCTURES) {
       out.put(structure, Map.of("deleted", deleted.getOrDefault(structure, 0L)));
     }
+    out.put("worktrees", Map.of("removed", deleted.getOrDefault("worktrees", 0L)));
     return out;
   }
 
@@ -271,6 +292,9 @@ final class CompactCommand implements Callable<Integer> {
       out.println("retention: deleted " + deleted.getOrDefault("jobs", 0L) + " jobs (with their log directories), "
           + deleted.getOrDefault("turns", 0L) + " turns, " + deleted.getOrDefault("events", 0L) + " events, "
           + deleted.getOrDefault("stats_samples", 0L) + " stats samples");
+      if (deleted.getOrDefault("worktrees", 0L) > 0) {
+        out.println("retention: removed " + deleted.get("worktrees") + " worktrees of finished items (branches kept)");
+      }
     }
     out.flush();
   }

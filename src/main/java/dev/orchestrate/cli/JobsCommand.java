@@ -61,19 +61,21 @@ final class JobsCommand implements Callable<Integer> {
     Flags.atMost("--limit", limit, Ranges.JOBS_LIMIT);
     StateDirectory dir = root.stateDirectory();
     List<JobRecord> jobs = List.of();
+    Map<Long, String> commits = Map.of();
     Optional<RunView> run = Optional.empty();
     usage = Map.of();
     if (dir.hasDatabase()) {
       try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
         jobs = store.recentJobs(limit);
         usage = store.jobUsage(jobs.stream().map(JobRecord::id).toList());
+        commits = store.workspaceStore().commits(jobs.stream().map(JobRecord::id).toList());
         run = store.lastRun().map(r -> new RunView(r, runState(r, dir)));
       }
     }
     Instant now = Clock.systemUTC().instant();
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      Map<String, Object> doc = toJson(run, jobs, now, dir);
+      Map<String, Object> doc = toJson(run, jobs, now, dir, commits);
       // Each row gets its usage: tokens and cost as the agent reported them, null when it did not.
       @SuppressWarnings("unchecked")
       List<Map<String, Object>> rows = (List<Map<String, Object>>) doc.get("jobs");
@@ -82,7 +84,7 @@ final class JobsCommand implements Callable<Integer> {
       }
       Json.print(out, doc);
     } else {
-      printText(out, dir, run, jobs, now);
+      printText(out, dir, run, jobs, commits, now);
     }
     return ExitCode.OK;
   }
@@ -96,12 +98,14 @@ final class JobsCommand implements Callable<Integer> {
   }
 
   private static Map<String, Object> toJson(Optional<RunView> run, List<JobRecord> jobs, Instant now,
-      StateDirectory dir) {
+      StateDirectory dir, Map<Long, String> commits) {
     Map<String, Object> doc = Json.envelope("jobs");
     doc.put("run", run.map(JobsCommand::toJson).orElse(null));
     List<Map<String, Object>> rows = new ArrayList<>();
     for (JobRecord job : jobs) {
-      rows.add(toJson(job, now, dir));
+      Map<String, Object> row = toJson(job, now, dir);
+      row.put("commit", commits.get(job.id())); // the phase commit (execution.workspace: worktree)
+      rows.add(row);
     }
     doc.put("jobs", rows);
     return doc;
@@ -160,7 +164,7 @@ final class JobsCommand implements Callable<Integer> {
   }
 
   private void printText(PrintWriter out, StateDirectory dir, Optional<RunView> run, List<JobRecord> jobs,
-      Instant now) {
+      Map<Long, String> commits, Instant now) {
     run.ifPresent(view -> out.println(header(view, now)));
     if (jobs.isEmpty()) {
       out.println("No jobs yet in " + dir.root() + " (start with: orchestrate run [BACKLOG])");
@@ -170,6 +174,9 @@ final class JobsCommand implements Callable<Integer> {
     List<String> header = new ArrayList<>(List.of("ID", "ITEM"));
     header.addAll(List.of(JOB_COLUMNS));
     header.addAll(header.size() - 1, List.of("TOKENS", "COST")); // before LOG
+    if (!commits.isEmpty()) {
+      header.add("COMMIT"); // phase commits (execution.workspace: worktree) only
+    }
     Table table = new Table(header.toArray(String[]::new));
     for (JobRecord job : jobs) {
       List<String> row = new ArrayList<>(List.of(Long.toString(job.id()), job.itemId()));
@@ -177,6 +184,9 @@ final class JobsCommand implements Callable<Integer> {
       Usage spent = usage.getOrDefault(job.id(), Usage.UNKNOWN);
       row.addAll(row.size() - 1, List.of(UsageView.tokens(spent.totalTokens()),
           spent.costUsd() == null ? "-" : UsageView.cost(spent.costUsd())));
+      if (!commits.isEmpty()) {
+        row.add(commits.containsKey(job.id()) ? commits.get(job.id()).substring(0, 12) : "-");
+      }
       table.add(row.toArray(String[]::new));
     }
     table.print(out);

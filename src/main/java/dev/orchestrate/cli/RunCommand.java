@@ -9,6 +9,12 @@ import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.jobs.Preflight;
 import dev.orchestrate.memory.MemoryService;
 import dev.orchestrate.backlog.ExecutionConfig;
+import dev.orchestrate.backlog.WorkspaceConfig;
+import dev.orchestrate.workspace.Git;
+import dev.orchestrate.workspace.GitException;
+import dev.orchestrate.workspace.Repository;
+import dev.orchestrate.workspace.WorkspaceSetupException;
+import dev.orchestrate.workspace.Worktrees;
 import dev.orchestrate.retention.MaintenanceSchedule;
 import dev.orchestrate.scheduler.HaltReason;
 import dev.orchestrate.scheduler.ItemFilter;
@@ -153,6 +159,7 @@ final class RunCommand implements Callable<Integer> {
     int phaseCap = cap != null ? cap : config.execution().phaseCap();
     // Before the lock and the database: a mistyped --target must leave nothing behind.
     filter = targetsKnown(filter, knownIds(backlogs, dir, filter.targets()));
+    Repository repository = repository(config, backlogs);
 
     Clock clock = Clock.systemUTC();
     PrintWriter err = spec.commandLine().getErr();
@@ -164,7 +171,7 @@ final class RunCommand implements Callable<Integer> {
       RunListener progress = progress(mode, err, clock, store, config, root.env());
       try {
         report = run(config, backlogs, dir, clock, store, memories, progress, err, root.quiet(),
-            new RunOptions(phaseCap, filter));
+            new RunOptions(phaseCap, filter), repository);
       } finally {
         if (progress instanceof AutoCloseable view) {
           closeQuietly(view);
@@ -194,6 +201,22 @@ final class RunCommand implements Callable<Integer> {
       throw CliException.usage(problem.message());
     }
     return Optional.of((Preflight.Found) check);
+  }
+
+  /**
+   * With execution.workspace: worktree, the repository and base branch items work from, found
+   * before the lock: a backlog outside git or a detached HEAD is a usage error that leaves nothing.
+   */
+  private static Repository repository(Config config, WatchedBacklogFile backlogs) {
+    WorkspaceConfig workspace = config.execution().workspace();
+    if (!workspace.worktrees()) {
+      return null;
+    }
+    try {
+      return Repository.discover(new Git(), backlogs.current().directory(), workspace.baseBranch());
+    } catch (WorkspaceSetupException | GitException e) {
+      throw CliException.usage(e.getMessage());
+    }
   }
 
   private ItemFilter parseFilter() {
@@ -281,13 +304,17 @@ final class RunCommand implements Callable<Integer> {
 
   private static RunReport run(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
       SqliteStateRepository store, SqliteMemoryRepository memories, RunListener progress, PrintWriter err,
-      boolean quiet, RunOptions options) {
+      boolean quiet, RunOptions options, Repository repository) {
     Scheduler scheduler = scheduler(config, backlogs, dir, clock, store, memories, progress, err, quiet);
     // A write lock held by another process is waited out, said once on stderr; Ctrl-C ends the wait.
     store.busyWait(BusyWait.stoppable(line -> {
       err.println(line);
       err.flush();
     }, scheduler::stopRequested));
+    if (repository != null) {
+      scheduler.workspaces(new Worktrees(new Git(), repository, config.execution().workspace(),
+          config.retention().worktrees(), store.workspaceStore(), dir.root().resolve("worktrees"), clock).open());
+    }
     try (StopSignals signals = StopSignals.install(scheduler::requestStop)) {
       return scheduler.run(options);
     }

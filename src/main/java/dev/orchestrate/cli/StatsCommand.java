@@ -154,7 +154,7 @@ final class StatsCommand implements Callable<Integer> {
     m.put("status", row.status().key());
     m.put("rows_per_hour", row.perHour() == null ? null : round(row.perHour()));
     m.put("truncated_writes", s.truncatedWrites());
-    if (s.name().equals("job_logs")) {
+    if (s.name().equals("job_logs") || s.name().equals("worktrees")) {
       m.put("bytes", s.bytes());
     }
     return m;
@@ -208,6 +208,9 @@ final class StatsCommand implements Callable<Integer> {
     r.structures().stream().filter(row -> row.name().equals("job_logs")).findFirst()
         .ifPresent(row -> out.println("job logs on disk: " + row.figures().rowsNow() + " directories, "
             + row.figures().bytes() + " bytes"));
+    r.structures().stream().filter(row -> row.name().equals("worktrees") && row.figures().rowsWritten() > 0)
+        .findFirst().ifPresent(row -> out.println("worktrees on disk: " + row.figures().rowsNow() + ", "
+            + row.figures().bytes() + " bytes (measured at creation and at each phase commit)"));
     out.println("memory: " + r.memory().prunable() + " prunable episodic, " + r.memory().overKeepRecent()
         + " over keep_recent " + r.memory().keepRecent()
         + (r.memory().overKeepRecent() > 0 ? " (orchestrate compact deletes them)" : ""));

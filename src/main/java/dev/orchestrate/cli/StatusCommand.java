@@ -7,6 +7,7 @@ import dev.orchestrate.scheduler.ItemStatus;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.store.SqliteItemHistory;
 import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.workspace.WorkspaceRecord;
 import dev.orchestrate.store.StateDirectory;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -55,10 +56,12 @@ final class StatusCommand implements Callable<Integer> {
     StateDirectory dir = root.stateDirectory();
     List<ItemState> items = List.of();
     Map<String, JobRecord> latestJobs = Map.of();
+    Map<String, WorkspaceRecord> workspaces = Map.of();
     if (dir.hasDatabase()) {
       try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
         items = store.items();
         usage = store.itemUsage();
+        workspaces = store.workspaceStore().all();
       }
       try (SqliteItemHistory history = SqliteItemHistory.open(dir.database())) {
         if (id != null) {
@@ -71,7 +74,7 @@ final class StatusCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      Map<String, Object> doc = toJson(items, latestJobs);
+      Map<String, Object> doc = toJson(items, latestJobs, workspaces);
       // Each item's usage over all its jobs (kept when job history is pruned); null: not reported.
       @SuppressWarnings("unchecked")
       List<Map<String, Object>> rows = (List<Map<String, Object>>) doc.get("items");
@@ -80,7 +83,7 @@ final class StatusCommand implements Callable<Integer> {
       }
       Json.print(out, doc);
     } else {
-      printText(out, dir, items, latestJobs);
+      printText(out, dir, items, latestJobs, workspaces);
     }
     return ExitCode.OK;
   }
@@ -106,7 +109,8 @@ final class StatusCommand implements Callable<Integer> {
     return item.inBacklog() && item.origin() == null;
   }
 
-  private static Map<String, Object> toJson(List<ItemState> items, Map<String, JobRecord> latestJobs) {
+  private static Map<String, Object> toJson(List<ItemState> items, Map<String, JobRecord> latestJobs,
+      Map<String, WorkspaceRecord> workspaces) {
     Map<String, ItemState> byId = byId(items);
     List<Map<String, Object>> rows = new ArrayList<>();
     for (ItemState item : items) {
@@ -124,6 +128,7 @@ final class StatusCommand implements Callable<Integer> {
       row.put("tags", item.definition().tags());
       row.put("in_backlog", inBacklogFile(item));
       row.put("origin", item.origin());
+      row.put("workspace", workspaceJson(workspaces.get(item.id())));
       rows.add(row);
     }
     Map<String, Object> doc = Json.envelope("status");
@@ -135,8 +140,33 @@ final class StatusCommand implements Callable<Integer> {
     return doc;
   }
 
+  /** The item's worktree (execution.workspace: worktree), or null. */
+  private static Map<String, Object> workspaceJson(WorkspaceRecord ws) {
+    if (ws == null) {
+      return null;
+    }
+    Map<String, Object> w = new LinkedHashMap<>();
+    w.put("branch", ws.branch());
+    w.put("base_branch", ws.baseBranch());
+    w.put("path", ws.onDisk() ? ws.path().toString() : null);
+    w.put("commit", ws.headCommit().equals(ws.baseCommit()) ? null : ws.headCommit());
+    w.put("integration", ws.integration() == null ? null : ws.integration().key());
+    w.put("note", ws.note());
+    return w;
+  }
+
+  /** " [orchestrate/ID @ 1a2b3c4d5e6f, integrated]" for an item with a worktree. */
+  private static String workspaceNote(WorkspaceRecord ws) {
+    if (ws == null) {
+      return "";
+    }
+    String commit = ws.headCommit().equals(ws.baseCommit()) ? "no commit yet" : ws.headCommit().substring(0, 12);
+    String integration = ws.integration() == null ? "" : ", " + ws.integration().key();
+    return " [" + ws.branch() + " @ " + commit + integration + "]";
+  }
+
   private static void printText(PrintWriter out, StateDirectory dir, List<ItemState> items,
-      Map<String, JobRecord> latestJobs) {
+      Map<String, JobRecord> latestJobs, Map<String, WorkspaceRecord> workspaces) {
     if (items.isEmpty()) {
       out.println("No items yet in " + dir.root() + " (start with: orchestrate run [BACKLOG])");
       out.flush();
@@ -158,6 +188,7 @@ final class StatusCommand implements Callable<Integer> {
       if (!item.inBacklog()) {
         note = ("[not in the backlog file] " + note).strip();
       }
+      note = (note + workspaceNote(workspaces.get(item.id()))).strip();
       table.add(item.id(), item.status().key(), item.progress().phase() == null ? "-" : item.progress().phase(),
           Integer.toString(attempts(item, latestJobs)), cut(oneLine(item.definition().title()), TITLE_COLUMN_MAX),
           note);
@@ -172,6 +203,11 @@ final class StatusCommand implements Callable<Integer> {
       }
     }
     out.println(summary);
+    for (WorkspaceRecord ws : workspaces.values()) {
+      if (ws.integration() == WorkspaceRecord.Integration.DEFERRED && ws.note() != null) {
+        out.println(ws.itemId() + " is not integrated yet: " + oneLine(ws.note()));
+      }
+    }
     out.flush();
   }
 

@@ -34,6 +34,7 @@ public final class PromptBuilder {
       out.append('\n').append(item.description().strip()).append('\n');
     }
 
+    workspace(out, in.workspace());
     section(out, "Project Memory", in.projectMemory());
     priorContext(out, in);
     section(out, "Previous Phase Summary", in.previousPhaseSummary());
@@ -84,6 +85,19 @@ public final class PromptBuilder {
     for (Turn turn : in.recentTurns()) {
       out.append("\n### ").append(turn.heading()).append("\n\n").append(turn.text().strip()).append('\n');
     }
+  }
+
+  /** The line that tells an agent it has a tree of its own, and that orchestrate commits. */
+  private static void workspace(StringBuilder out, PromptInput.Workspace workspace) {
+    if (workspace == null) {
+      return;
+    }
+    out.append("\n## Workspace\n\n")
+        .append("You work in your own git worktree `").append(workspace.path()).append("` (also in ")
+        .append("$ORCHESTRATE_WORKSPACE) on branch `").append(workspace.branch()).append("`; no other item's ")
+        .append("agent works there. Do not commit, switch branches or rewrite history: when this phase succeeds, ")
+        .append("orchestrate commits everything in the worktree, and an attempt that fails is discarded before ")
+        .append("the next one starts.\n");
   }
 
   private static void section(StringBuilder out, String title, String text) {

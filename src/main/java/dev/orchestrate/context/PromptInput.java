@@ -14,6 +14,7 @@ import java.util.Objects;
  * @param projectMemory the boot context (DESIGN §4), rendered under {@code ## Project Memory}
  * @param priorContextSummary the summary of the item's older turns, or null
  * @param recentTurns   the item's most recent turns, verbatim, oldest first
+ * @param workspace     the item's own git worktree and branch, or null when agents share a directory
  */
 public record PromptInput(
     BacklogItem item,
@@ -27,7 +28,24 @@ public record PromptInput(
     Path resultFile,
     String projectMemory,
     String priorContextSummary,
-    List<Turn> recentTurns) {
+    List<Turn> recentTurns,
+    Workspace workspace) {
+
+  /** An item's own worktree, as the prompt names it. */
+  public record Workspace(Path path, String branch) {
+  }
+
+  public PromptInput(BacklogItem item, PhaseDef phase, String stage, int attempt, int maxAttempts,
+      String previousPhaseSummary, String unblockNotes, String previousFailure, Path resultFile,
+      String projectMemory, String priorContextSummary, List<Turn> recentTurns) {
+    this(item, phase, stage, attempt, maxAttempts, previousPhaseSummary, unblockNotes, previousFailure, resultFile,
+        projectMemory, priorContextSummary, recentTurns, null);
+  }
+
+  public PromptInput withWorkspace(Workspace workspace) {
+    return new PromptInput(item, phase, stage, attempt, maxAttempts, previousPhaseSummary, unblockNotes,
+        previousFailure, resultFile, projectMemory, priorContextSummary, recentTurns, workspace);
+  }
 
   public PromptInput {
     recentTurns = recentTurns == null ? List.of() : List.copyOf(recentTurns);
@@ -46,11 +64,11 @@ public record PromptInput(
 
   public PromptInput withProjectMemory(String memory) {
     return new PromptInput(item, phase, stage, attempt, maxAttempts, previousPhaseSummary, unblockNotes,
-        previousFailure, resultFile, memory, priorContextSummary, recentTurns);
+        previousFailure, resultFile, memory, priorContextSummary, recentTurns, workspace);
   }
 
   public PromptInput withPriorContext(PriorContext prior) {
     return new PromptInput(item, phase, stage, attempt, maxAttempts, previousPhaseSummary, unblockNotes,
-        previousFailure, resultFile, projectMemory, prior.summary(), prior.recentTurns());
+        previousFailure, resultFile, projectMemory, prior.summary(), prior.recentTurns(), workspace);
   }
 }

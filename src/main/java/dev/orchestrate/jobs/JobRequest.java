@@ -12,6 +12,8 @@ import java.util.Objects;
  * @param workDir  the agent's working directory (the backlog's directory)
  * @param jobDir   a fresh directory owned by this job: prompt.md, result.json and output.log live here
  * @param attempt  1-based
+ * @param workspace the item's own git worktree (execution.workspace: worktree), named to the agent by
+ *                  ORCHESTRATE_WORKSPACE; null when agents share the backlog's directory
  */
 public record JobRequest(
     String itemId,
@@ -20,7 +22,8 @@ public record JobRequest(
     String prompt,
     AgentConfig agent,
     Path workDir,
-    Path jobDir) {
+    Path jobDir,
+    Path workspace) {
 
   public JobRequest {
     Objects.requireNonNull(itemId, "itemId");
@@ -37,6 +40,12 @@ public record JobRequest(
     }
   }
 
+  /** A request for the shared workspace (no worktree of its own). */
+  public JobRequest(String itemId, String phase, int attempt, String prompt, AgentConfig agent, Path workDir,
+      Path jobDir) {
+    this(itemId, phase, attempt, prompt, agent, workDir, jobDir, null);
+  }
+
   public Path promptFile() {
     return jobDir.resolve("prompt.md");
   }
@@ -51,6 +60,15 @@ public record JobRequest(
 
   /** The ORCHESTRATE_* variables, on top of which agent.env is laid. */
   public Map<String, String> protocolEnv() {
+    if (workspace != null) {
+      return Map.of(
+          "ORCHESTRATE_ITEM_ID", itemId,
+          "ORCHESTRATE_PHASE", phase,
+          "ORCHESTRATE_ATTEMPT", Integer.toString(attempt),
+          "ORCHESTRATE_PROMPT_FILE", promptFile().toString(),
+          "ORCHESTRATE_RESULT_FILE", resultFile().toString(),
+          "ORCHESTRATE_WORKSPACE", workspace.toString());
+    }
     return Map.of(
         "ORCHESTRATE_ITEM_ID", itemId,
         "ORCHESTRATE_PHASE", phase,

@@ -15,11 +15,14 @@ public final class EventLogPolicy {
    * Known kinds whose rows are routine (status changes only when not terminal and not a
    * block/unblock). Summarization events come once per phase beyond the context window; what
    * they describe is kept in the item's persisted summary (with its degraded flag), so they are
-   * routine too, or the log would grow with every phase forever.
+   * routine too, or the log would grow with every phase forever. The workspace events (a done
+   * item's branch integrated, deferred, left for a pull request) are routine as well: the
+   * {@code workspaces} table keeps each item's current integration and its note, and a deferred
+   * integration is reported again by every run until it succeeds.
    */
   private static final Set<String> ROUTINE = Set.of(Event.ITEM_ADDED, Event.ITEM_VANISHED, Event.ITEM_RETURNED,
       Event.ITEM_STATUS, Event.PHASE_RESULT, SlidingWindowSummarizer.EVENT_COMPLETE,
-      SlidingWindowSummarizer.EVENT_FAILED);
+      SlidingWindowSummarizer.EVENT_FAILED, "workspace.integrated", "workspace.deferred", "workspace.skipped");
   public static final String MEMORY_PREFIX = "memory.";
 
   private EventLogPolicy() {

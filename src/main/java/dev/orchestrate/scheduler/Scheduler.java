@@ -83,6 +83,8 @@ public final class Scheduler {
   private volatile boolean stopRequested;
   /** The scheduler thread while it may wait for a summarizer, so that a stop can cut the wait short. */
   private volatile Thread summarizing;
+  /** Where each item's agents work (the backlog's directory unless execution.workspace is worktree). */
+  private ItemWorkspaces workspaces = ItemWorkspaces.SHARED;
 
   public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
       AgentLauncher launcher, Clock clock, RunListener listener) {
@@ -133,6 +135,12 @@ public final class Scheduler {
     this.housekeeping = housekeeping;
   }
 
+  /** Gives each item its own workspace (a git worktree); call before {@link #run}. */
+  public Scheduler workspaces(ItemWorkspaces workspaces) {
+    this.workspaces = java.util.Objects.requireNonNull(workspaces, "workspaces");
+    return this;
+  }
+
   /**
    * Asks the run to stop: no new work starts and every running agent is terminated (TERM, grace,
    * KILL). Calling it again while agents are in their grace period kills them at once. Safe to
@@ -174,6 +182,8 @@ public final class Scheduler {
     s.filter = options.filter().asOfRunStart(s.items.values());
     listener.runStarted(List.copyOf(s.items.values()), s.filter);
     s.summaries.restore(s.items.values());
+    integratePending(s);
+    workspaces.maintain();
 
     HaltReason halt;
     try {
@@ -194,6 +204,8 @@ public final class Scheduler {
       if (stopRequested) {
         Thread.interrupted();
         halt = HaltReason.INTERRUPTED;
+      } else {
+        workspaces.maintain();
       }
     }
 
@@ -350,7 +362,7 @@ public final class Scheduler {
    */
   private boolean act(Session s) {
     boolean acted = blockOrphans(s);
-    Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), config.pipelines(),
+    Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), selectionPipelines(),
         config.execution().maxWip(), config.execution().maxConcurrent(), s.running(), s.filter);
     for (Action action : ActionSelection.select(snapshot)) {
       if (stopRequested) {
@@ -432,6 +444,13 @@ public final class Scheduler {
 
   private void spawn(Session s, ItemState item, Pipeline pipeline) {
     PhaseDef phase = Transitions.currentPhase(item, pipeline);
+    ItemWorkspaces.Placement placement;
+    try {
+      placement = workspaces.prepare(item.id(), backlogs.current().directory());
+    } catch (ItemWorkspaces.Unavailable e) {
+      commit(s, Transitions.block(item, e.getMessage()));
+      return;
+    }
     Progress progress = item.progress();
     int attempt = progress.attempts() + 1;
     int jobNumber = ++s.jobNumber;
@@ -451,8 +470,10 @@ public final class Scheduler {
             progress.status() == ItemStatus.SCOPING ? "pre-phase" : "phase", attempt,
             config.execution().maxRetries() + 1, previousSummary, progress.unblockNotes(),
             progress.lastFailure(), jobDir.resolve("result.json"))
-            .withProjectMemory(memory.bootContext()).withPriorContext(prior)),
-        config.agent(), backlogs.current().directory(), jobDir);
+            .withProjectMemory(memory.bootContext()).withPriorContext(prior)
+            .withWorkspace(placement.workspace() == null ? null
+                : new PromptInput.Workspace(placement.workspace(), placement.branch()))),
+        config.agent(), placement.workDir(), jobDir, placement.workspace());
 
     s.jobs.cleanUp();
     long jobId = store.jobStarted(new JobStart(s.runId, item.id(), phase.name(), attempt,
@@ -462,7 +483,7 @@ public final class Scheduler {
     AgentHandle agent = launcher.start(request);
     s.jobs.started(jobId, item.id(), phase.name(), attempt, clock.instant(),
         new Job(agent, request, pipeline, phase.destructive()));
-    s.runningItems.put(item.id(), phase.destructive());
+    s.runningItems.put(item.id(), phase.destructive() && workspaces.destructiveRunsAlone());
     s.jobsStarted++;
     agent.finished().whenComplete((outcome, error) -> inbox.add(new Message.Ended(jobId, outcome, error)));
   }
@@ -514,12 +535,16 @@ public final class Scheduler {
       join(s, added);
       return;
     }
+    outcome = commitWork(jobId, request, outcome);
     Step step = Transitions.afterAttempt(item, job.pipeline(), outcome, config.execution().maxRetries());
     trackExhaustion(outcome, step, s);
     JobState state = JobState.of(outcome);
     List<ItemState> added = store.jobEnded(jobId, JobEnd.of(outcome, state, clock.instant()), step,
         followUps, clock.instant());
     store.jobLogBytes(jobId, directoryBytes(request.logFile().getParent()));
+    if (state == JobState.COMPLETED) {
+      workspaces.committed(item.id());
+    }
     s.jobs.ended(jobId, state == JobState.COMPLETED ? JobTable.State.COMPLETED : JobTable.State.FAILED);
     s.jobs.cleanUp();
     history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer(
@@ -535,7 +560,81 @@ public final class Scheduler {
       s.summaries.put(item.id(), step.next().progress().phaseSummary());
     }
     listener.jobFinished(item, step.next(), outcome);
+    finished(s, step.next());
     join(s, added);
+  }
+
+  /**
+   * A successful attempt's work becomes the item's phase commit (before the job is recorded); a
+   * commit that fails turns the attempt into a failed one, retried like any other.
+   */
+  private AgentOutcome commitWork(long jobId, JobRequest request, AgentOutcome outcome) {
+    if (outcome.result() != AgentResult.PHASE_COMPLETE && outcome.result() != AgentResult.SUBPHASE_COMPLETE) {
+      return outcome;
+    }
+    try {
+      workspaces.commit(request.itemId(), request.phase(), request.attempt(), jobId, outcome.summary());
+      return outcome;
+    } catch (RuntimeException e) {
+      log.warn("{}: could not commit the work of phase {}: {}", request.itemId(), request.phase(), e.getMessage());
+      return new AgentOutcome(AgentResult.FAILED, outcome.summary(), "orchestrate could not commit the phase's work: "
+          + e.getMessage(), outcome.memories(), outcome.followUps(), outcome.exitCode(), outcome.ending(),
+          outcome.elapsed());
+    }
+  }
+
+  /**
+   * An item that just reached Done is integrated; one that reached Blocked keeps its workspace.
+   * Either way the workspaces' retention runs then, so that finished items' worktrees stay within
+   * their policy during a long run too (with merge: none every done item keeps one).
+   */
+  private void finished(Session s, ItemState item) {
+    if (item.status() == ItemStatus.DONE) {
+      integrate(s, item);
+    } else if (item.status() == ItemStatus.BLOCKED) {
+      workspaces.blocked(item.id());
+    }
+    if (item.status().isTerminal()) {
+      workspaces.maintain();
+    }
+  }
+
+  /** Done items whose integration a crash, a deferral or a conflict left to do (after unblock: done again). */
+  private void integratePending(Session s) {
+    for (String id : workspaces.integrationPending()) {
+      ItemState item = s.items.get(id);
+      if (item != null && item.status() == ItemStatus.DONE) {
+        integrate(s, item);
+      }
+    }
+  }
+
+  private void integrate(Session s, ItemState item) {
+    ItemWorkspaces.Integration result = workspaces.integrate(item.id(), item.definition().title());
+    if (result.conflict()) {
+      commit(s, Transitions.integrationConflict(item, result.message()));
+    } else if (result.message() != null) {
+      store.apply(new Step(item, List.of(new Event(item.id(), "workspace." + result.kind(),
+          Map.of("message", result.message())))), clock.instant());
+    }
+  }
+
+  /**
+   * The pipelines as action selection sees them: with a worktree per item, a destructive phase no
+   * longer needs the tree to itself, so it runs alone only if execution.destructive_runs_alone.
+   */
+  private Map<String, Pipeline> selectionPipelines() {
+    if (workspaces.destructiveRunsAlone()) {
+      return config.pipelines();
+    }
+    Map<String, Pipeline> shared = new LinkedHashMap<>();
+    config.pipelines().forEach((name, p) -> shared.put(name, new Pipeline(name, notDestructive(p.prePhases()),
+        notDestructive(p.phases()))));
+    return shared;
+  }
+
+  private static List<PhaseDef> notDestructive(List<PhaseDef> phases) {
+    return phases.stream().map(p -> new PhaseDef(p.name(), p.instructions(), p.workflow(), false)).toList();
   }
 
   /**
@@ -580,6 +679,9 @@ public final class Scheduler {
       s.summaries.finished(before.id());
     }
     listener.statusChanged(before, step.next());
+    if (step.next().status() == ItemStatus.BLOCKED) {
+      workspaces.blocked(before.id());
+    }
   }
 
   /** Records the outcome memory when an item has just reached Done or Blocked. */

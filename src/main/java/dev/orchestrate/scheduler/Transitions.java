@@ -166,6 +166,20 @@ public final class Transitions {
     return new Step(step.next(), step.events(), cuts.count());
   }
 
+  /**
+   * Blocks a done item whose work could not be integrated (execution.workspace: worktree): it was
+   * done, and {@code unblock} returns it to done, after which the next run integrates it again.
+   */
+  public static Step integrationConflict(ItemState item, String reason) {
+    if (item.status() != ItemStatus.DONE) {
+      throw new InvalidTransitionException("item " + item.id() + " is " + item.status().key()
+          + "; only a done item waits for integration");
+    }
+    Cuts cuts = new Cuts();
+    Step step = move(item, Progress.blocked(ItemStatus.DONE, null, cuts.cap(reason, BLOCKED_REASON_MAX_CHARS)), null);
+    return new Step(step.next(), step.events(), cuts.count());
+  }
+
   private static Step move(ItemState item, Progress next, String reason) {
     ItemStatus from = item.status();
     String why = reason != null ? reason : next.blockedReason();

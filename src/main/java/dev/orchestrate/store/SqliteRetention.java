@@ -133,6 +133,7 @@ public final class SqliteRetention implements AutoCloseable {
       policy("turns", config.turns());
       policy("events", config.events());
       policy("stats_samples", config.statsSamples());
+      policy("worktrees", config.worktrees().policy());
       jdbc.execute("UPDATE structures SET max_rows = ?, max_age_ms = NULL WHERE name = 'memory'", memoryKeepRecent);
     });
   }

@@ -87,7 +87,7 @@ public final class SqliteStateReader implements AutoCloseable {
     Map<String, Limits> rows = new HashMap<>();
     if (schemaVersion >= STRUCTURES_SCHEMA) {
       jdbc.query("SELECT name, max_rows, max_age_ms FROM structures WHERE name IN "
-              + "('jobs', 'turns', 'events', 'stats_samples', 'memory')",
+              + "('jobs', 'turns', 'events', 'stats_samples', 'memory', 'worktrees')",
           rs -> rows.put(rs.getString(1), new Limits(nullableLong(rs, 2), nullableLong(rs, 3))));
     }
     Limits memory = rows.get("memory");
@@ -104,8 +104,13 @@ public final class SqliteStateReader implements AutoCloseable {
     } else {
       defaulted.add("memory");
     }
+    // worktrees (schema 9): its recorded limits when there are any; discard_uncommitted is never
+    // recorded, so a compact without a config keeps every worktree with uncommitted work.
+    Limits worktrees = rows.get("worktrees");
+    RetentionConfig.Worktrees worktreesPolicy = recorded && worktrees != null && worktrees.valid()
+        ? new RetentionConfig.Worktrees(worktrees.policy(), false) : defaults.worktrees();
     return new RecordedPolicies(new RetentionConfig(defaults.maintenanceInterval(), defaults.budget(), jobs, turns,
-        events, samples), keepRecent, defaulted);
+        events, samples, worktreesPolicy), keepRecent, defaulted);
   }
 
   private record Limits(Long maxRows, Long maxAgeMs) {

@@ -84,6 +84,11 @@ public final class SqliteStateRepository implements StateRepository {
     jdbc.execute("UPDATE jobs SET log_bytes = ? WHERE id = ?", bytes, jobId);
   }
 
+  /** The items' git worktrees (execution.workspace: worktree), on this repository's connection. */
+  public dev.orchestrate.workspace.WorkspaceStore workspaceStore() {
+    return new SqliteWorkspaceStore(jdbc);
+  }
+
   /** Turn history and summaries, on this repository's connection. */
   public TurnRepository turnRepository() {
     return new SqliteTurnRepository(jdbc);

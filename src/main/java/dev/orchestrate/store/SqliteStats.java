@@ -58,7 +58,8 @@ public final class SqliteStats implements AutoCloseable {
     List<Structure> structures = jdbc.query("""
         SELECT name, rows_written, rows_pruned, last_pruned_at, kept_rows, truncated_writes, bytes, max_rows, max_age_ms
           FROM structures ORDER BY CASE name WHEN 'items' THEN 0 WHEN 'jobs' THEN 1 WHEN 'job_logs' THEN 2
-            WHEN 'turns' THEN 3 WHEN 'summaries' THEN 4 WHEN 'events' THEN 5 WHEN 'memory' THEN 6 ELSE 7 END""",
+            WHEN 'turns' THEN 3 WHEN 'summaries' THEN 4 WHEN 'events' THEN 5 WHEN 'memory' THEN 6
+            WHEN 'worktrees' THEN 8 ELSE 7 END""",
         rs -> new Structure(rs.getString(1), rs.getLong(2), rs.getLong(3), instant(rs, 4), rs.getLong(5),
             rs.getLong(6), rs.getLong(7), nullableLong(rs, 8), nullableLong(rs, 9)));
     DatabaseFigures database = new DatabaseFigures(size(file), size(Path.of(file + "-wal")),

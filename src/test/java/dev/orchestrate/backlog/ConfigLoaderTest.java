@@ -543,10 +543,51 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void the_workspace_keys_read_into_the_workspace_config() {
+    WorkspaceConfig w = load("""
+        execution:
+          workspace: worktree
+          base_branch: release/2.x
+          merge: merge
+          delete_merged_branches: false
+          commit_author: "Robot Builder <robot@example.com>"
+          destructive_runs_alone: true
+        retention:
+          worktrees: {max_rows: 20, max_age: 2d, discard_uncommitted: true}
+        """).execution().workspace();
+    assertEquals(new WorkspaceConfig(WorkspaceConfig.Mode.WORKTREE, "release/2.x", WorkspaceConfig.Merge.MERGE, false,
+        new WorkspaceConfig.Author("Robot Builder", "robot@example.com"), true), w);
+    RetentionConfig.Worktrees r = load("retention: {worktrees: {max_rows: 20, max_age: 2d, discard_uncommitted: true}}\n")
+        .retention().worktrees();
+    assertEquals(new RetentionConfig.Worktrees(RetentionConfig.Policy.of(20, java.time.Duration.ofDays(2)), true), r);
+    assertEquals(WorkspaceConfig.defaults(), load("execution: {max_wip: 2}\n").execution().workspace());
+  }
+
+  @Test
+  void bad_workspace_keys_are_reported_at_their_place() {
+    assertEquals(List.of(
+            "2:14: execution.workspace must be shared or worktree, got 'tree'",
+            "3:10: execution.merge must be rebase, merge or none, got 'squash'",
+            "4:16: execution.base_branch '-x..y' is not a branch name git accepts here: use letters, digits and "
+                + ". _ / - (like main or release/2.x)",
+            "5:18: execution.commit_author must read \"Name <email>\", like \"orchestrate <orchestrate@localhost>\", "
+                + "got 'robot'",
+            "6:38: unknown key 'keep' in retention.worktrees; expected one of: max_rows, max_age, discard_uncommitted"),
+        problemsOf("""
+            execution:
+              workspace: tree
+              merge: squash
+              base_branch: "-x..y"
+              commit_author: robot
+            retention: {worktrees: {max_rows: 5, keep: 1}}
+            """));
+  }
+
+  @Test
   void retention_knows_only_events_keep_recent_and_limits_must_be_empty_in_this_version() {
     assertEquals(List.of(
             "2:3: unknown key 'max_age' in retention; expected one of: maintenance_interval, budget, jobs, "
-                + "turns, events, stats_samples",
+                + "turns, events, stats_samples, worktrees",
             "4:3: unknown key 'log_bytes' in limits: " + ConfigLoader.LIMITS_MOVED),
         problemsOf("""
             retention:

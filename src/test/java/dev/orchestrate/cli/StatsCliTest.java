@@ -145,7 +145,7 @@ class StatsCliTest {
     assertTrue(doc.get("database_exists").asBoolean());
     assertEquals("ok", doc.get("status").asText());
     assertEquals("normal", doc.get("pressure").asText());
-    assertEquals(8, doc.get("structures").size());
+    assertEquals(9, doc.get("structures").size());
     for (JsonNode s : doc.get("structures")) {
       String name = s.get("name").asText();
       assertEquals(0, s.get("rows").asLong(), name);
@@ -300,8 +300,8 @@ class StatsCliTest {
     assertEquals("ok", doc.get("status").asText());
     List<String> names = new ArrayList<>();
     doc.get("structures").forEach(s -> names.add(s.get("name").asText()));
-    assertEquals(List.of("items", "jobs", "job_logs", "turns", "summaries", "events", "memory", "stats_samples"),
-        names);
+    assertEquals(List.of("items", "jobs", "job_logs", "turns", "summaries", "events", "memory", "stats_samples",
+        "worktrees"), names);
     for (String table : List.of("items", "jobs", "turns", "events")) {
       long count = Long.parseLong(Db.column(db(), "SELECT COUNT(*) FROM " + table).get(0));
       assertEquals(count, structure(doc, table).get("rows").asLong(), table + " rows = COUNT(*)");

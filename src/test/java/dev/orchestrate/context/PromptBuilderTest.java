@@ -53,4 +53,15 @@ class PromptBuilderTest {
     assertFalse(prompt.contains("SUMMARY_OF_PRIOR_CONTEXT"), prompt);
     assertTrue(prompt.contains("## Recent Turns\n\n### Turn 1 · user · design attempt 1"), prompt);
   }
+
+  @Test
+  void an_item_with_its_own_worktree_is_told_where_it_works_and_that_orchestrate_commits() {
+    String prompt = PromptBuilder.build(input().withWorkspace(
+        new PromptInput.Workspace(java.nio.file.Path.of("/repo/.orchestrate/worktrees/A"), "orchestrate/A")));
+    assertTrue(prompt.contains("\n## Workspace\n\nYou work in your own git worktree `/repo/.orchestrate/worktrees/A`"
+        + " (also in $ORCHESTRATE_WORKSPACE) on branch `orchestrate/A`"), prompt);
+    assertTrue(prompt.contains("Do not commit"), prompt);
+    assertTrue(prompt.indexOf("## Workspace") < prompt.indexOf("## Task: build"), prompt);
+    assertFalse(PromptBuilder.build(input()).contains("## Workspace"));
+  }
 }

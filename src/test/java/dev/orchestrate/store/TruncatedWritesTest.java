@@ -61,7 +61,7 @@ class TruncatedWritesTest {
       store.sync(List.of(item("A")), T0);
     }
     assertEquals(Map.of("events", 0L, "items", 0L, "job_logs", 0L, "jobs", 0L, "memory", 0L, "stats_samples", 0L,
-        "summaries", 0L, "turns", 0L), counts());
+        "summaries", 0L, "turns", 0L, "worktrees", 0L), counts());
   }
 
   @Test

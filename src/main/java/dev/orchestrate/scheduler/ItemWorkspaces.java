@@ -1,0 +1,98 @@
+package dev.orchestrate.scheduler;
+
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Where each item's agents work, and what happens to that place as the item moves on: the
+ * scheduler calls it at spawn, after a successful attempt, and when an item finishes. The shared
+ * workspace (the default) does nothing: every agent runs in the backlog's directory. The git
+ * worktree implementation lives in {@code workspace/}.
+ *
+ * <p>Called on the scheduler thread only.
+ */
+public interface ItemWorkspaces {
+  ItemWorkspaces SHARED = new ItemWorkspaces() {
+  };
+
+  /** Whether a destructive phase still runs alone (always true for the shared workspace). */
+  default boolean destructiveRunsAlone() {
+    return true;
+  }
+
+  /**
+   * Before an attempt: the item's workspace exists and holds exactly its last phase commit.
+   *
+   * @param backlogDir the backlog's directory, where agents work in the shared workspace
+   * @return where the agent runs; {@code workspace} null for the shared workspace
+   * @throws Unavailable when the workspace cannot be prepared; the item is blocked with the message
+   */
+  default Placement prepare(String itemId, Path backlogDir) {
+    return new Placement(backlogDir, null, null);
+  }
+
+  /**
+   * A successful attempt ended: its work is committed (before the job is recorded). Returns the
+   * commit, or null when there was nothing to commit.
+   */
+  default String commit(String itemId, String phase, int attempt, long jobId, String summary) {
+    return null;
+  }
+
+  /** The job of the commit just made is recorded as completed: the commit is the item's new start. */
+  default void committed(String itemId) {
+  }
+
+  /**
+   * The item is recorded as done: its work goes to the base branch.
+   *
+   * @return what happened; a {@link Integration#conflict} blocks the item
+   */
+  default Integration integrate(String itemId, String title) {
+    return Integration.NONE;
+  }
+
+  /** The item is recorded as blocked (its workspace is kept for a person to look at). */
+  default void blocked(String itemId) {
+  }
+
+  /** Done items whose integration is still to do (after a crash, a deferral, an unblock). */
+  default List<String> integrationPending() {
+    return List.of();
+  }
+
+  /** Applies the retention of workspaces (finished items' worktrees past their policy). */
+  default void maintain() {
+  }
+
+  /**
+   * Where an agent runs.
+   *
+   * @param workDir   the agent's working directory
+   * @param workspace the item's own worktree (ORCHESTRATE_WORKSPACE), or null when shared
+   * @param branch    the worktree's branch, or null
+   */
+  record Placement(Path workDir, Path workspace, String branch) {
+  }
+
+  /**
+   * The result of integrating a done item.
+   *
+   * @param kind    none (shared workspace), integrated, skipped (merge: none), deferred, conflict
+   * @param message for the event log and the operator; the block reason for a conflict
+   */
+  record Integration(String kind, String message) {
+    public static final Integration NONE = new Integration("none", null);
+
+    public boolean conflict() {
+      return kind.equals("conflict");
+    }
+  }
+
+  /** The workspace of an item cannot be prepared; the message says why and what to do. */
+  final class Unavailable extends RuntimeException {
+    public Unavailable(String message) {
+      super(message);
+    }
+  }
+}

@@ -1,0 +1,53 @@
+package dev.orchestrate.workspace;
+
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * What the state knows of one item's worktree (table {@code workspaces}).
+ *
+ * @param headCommit    the last phase commit; every attempt starts from it
+ * @param pendingCommit a phase commit whose job is not recorded as completed yet (null: none)
+ * @param integration   null until the item is done and integration was tried
+ * @param note          why the branch is not integrated (conflicting files, local changes), or null
+ * @param finishedAt    when the item reached done or blocked, or null while it is at work
+ * @param removedAt     when the worktree was removed from disk, or null while it exists
+ */
+public record WorkspaceRecord(String itemId, Path path, String branch, String baseBranch, Path gitDir,
+    String baseCommit, String headCommit, String pendingCommit, Long pendingJobId, Integration integration,
+    String note, long bytes, Instant createdAt, Instant finishedAt, Instant removedAt) {
+
+  public WorkspaceRecord {
+    Objects.requireNonNull(itemId, "itemId");
+    Objects.requireNonNull(path, "path");
+    Objects.requireNonNull(branch, "branch");
+    Objects.requireNonNull(baseBranch, "baseBranch");
+    Objects.requireNonNull(gitDir, "gitDir");
+    Objects.requireNonNull(headCommit, "headCommit");
+  }
+
+  public boolean onDisk() {
+    return removedAt == null;
+  }
+
+  /** How a done item's branch stands with its base branch. */
+  public enum Integration {
+    /** The base branch has the item's commits. */
+    INTEGRATED,
+    /** Rebase or merge conflicted: the item is blocked, its worktree kept. */
+    CONFLICT,
+    /** Not safe now (local changes in the checkout of the base branch, a dirty worktree): tried again next run. */
+    DEFERRED,
+    /** execution.merge: none; the branch is left for a pull request. */
+    SKIPPED;
+
+    public String key() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+
+    public static Integration fromKey(String key) {
+      return key == null ? null : valueOf(key.toUpperCase(java.util.Locale.ROOT));
+    }
+  }
+}

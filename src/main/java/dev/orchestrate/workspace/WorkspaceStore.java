@@ -1,0 +1,52 @@
+package dev.orchestrate.workspace;
+
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What the workspace manager persists. Each method is one transaction. The phase commit follows a
+ * two-step protocol so that the last phase commit never runs ahead of the job that made it: the
+ * commit is first recorded as pending ({@link #commitPending}), and becomes the head only once
+ * its job is recorded as completed ({@link #commitConfirmed}); a pending commit whose job did not
+ * complete (a crash in between) is dropped by {@link #settlePending}.
+ */
+public interface WorkspaceStore {
+
+  Optional<WorkspaceRecord> workspace(String itemId);
+
+  /** Every item's workspace record, by item id. */
+  Map<String, WorkspaceRecord> all();
+
+  /** Every worktree on disk, oldest finished first, those at work last. */
+  List<WorkspaceRecord> onDisk();
+
+  /** Inserts or replaces the item's row (creation, recreation after removal). */
+  void save(WorkspaceRecord record, Instant now);
+
+  void commitPending(String itemId, String commit, long jobId, long bytes, Instant now);
+
+  /** The pending commit becomes the head and is written on its job. */
+  void commitConfirmed(String itemId, Instant now);
+
+  /**
+   * For every pending commit: confirmed if its job completed, dropped otherwise. Returns how many
+   * were dropped.
+   */
+  int settlePending(Instant now);
+
+  /** The branch was rewritten (rebased) or moved by integration: its new head. */
+  void headMoved(String itemId, String commit, Instant now);
+
+  void integration(String itemId, WorkspaceRecord.Integration integration, String note, Instant now);
+
+  /** The item reached done or blocked (null: it is at work again). */
+  void finished(String itemId, Instant at, Instant now);
+
+  void removed(String itemId, Instant now);
+
+  /** The phase commits of these jobs (jobs without one are left out). */
+  Map<Long, String> commits(Collection<Long> jobIds);
+}

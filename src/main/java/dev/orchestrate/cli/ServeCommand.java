@@ -1,16 +1,11 @@
 package dev.orchestrate.cli;
 
 import dev.orchestrate.serve.DashboardServer;
-import dev.orchestrate.store.StateDirectory;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
-import java.security.SecureRandom;
-import java.time.Clock;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -63,35 +58,12 @@ final class ServeCommand implements Callable<Integer> {
     } catch (UnknownHostException e) {
       throw CliException.usage("--bind: unknown address '" + bind + "' (use an IP address such as 127.0.0.1 or 0.0.0.0)");
     }
-    PrintWriter err = spec.commandLine().getErr();
-    String access = token;
-    if (access == null && !address.isLoopbackAddress()) {
-      access = dev.orchestrate.serve.DashboardServer.generateToken(new SecureRandom());
-      err.println("orchestrate: access token for this dashboard (shown once): " + access);
-      err.flush();
-    }
-    StateDirectory dir = root.stateDirectory();
-    DashboardServer server;
     try {
-      server = DashboardServer.start(dir, new InetSocketAddress(address, port), access, Clock.systemUTC());
+      return DashboardServer.serveUntilStopped(root.stateDirectory(), new InetSocketAddress(address, port), token,
+          spec.commandLine().getOut(), spec.commandLine().getErr());
     } catch (IOException e) {
       throw CliException.usage("cannot listen on " + bind + ":" + port + ": " + e.getMessage()
           + " (choose another --port, or 0 for any free one)");
     }
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      server.close();
-      stopped.countDown();
-    }, "serve-stop"));
-    PrintWriter out = spec.commandLine().getOut();
-    String host = address.isAnyLocalAddress() ? "127.0.0.1" : address.getHostAddress();
-    if (host.contains(":")) {
-      host = "[" + host + "]";
-    }
-    out.println("Serving " + dir.root().toAbsolutePath() + " read-only at http://" + host + ":" + server.port() + "/"
-        + (access == null ? "" : " (token required)"));
-    out.flush();
-    stopped.await();
-    return ExitCode.INTERRUPTED;
   }
 }

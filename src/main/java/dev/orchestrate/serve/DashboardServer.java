@@ -9,6 +9,9 @@ import dev.orchestrate.store.StoreException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.security.SecureRandom;
+import java.util.concurrent.CountDownLatch;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
@@ -69,9 +72,39 @@ public final class DashboardServer implements AutoCloseable {
     return dashboard;
   }
 
-  /** A fresh access token (24 random bytes, URL-safe). */
-  public static String generateToken(java.security.SecureRandom random) {
-    return AccessToken.generate(random).value();
+  /**
+   * {@code orchestrate serve} once its flags are checked: starts, says where on {@code out} (and
+   * the generated token, once, on {@code err}), and serves until the JVM is stopped. Kept here
+   * rather than in the command so that the command's class names nothing of this package the
+   * verifier would load at start-up.
+   *
+   * @param token null: none asked for on loopback, one generated on any other address
+   * @return 130, the interrupted exit code, when stopped
+   * @throws IOException when the address cannot be bound
+   */
+  public static int serveUntilStopped(StateDirectory dir, InetSocketAddress address, String token, PrintWriter out,
+      PrintWriter err) throws IOException, InterruptedException {
+    String access = token;
+    if (access == null && !address.getAddress().isLoopbackAddress()) {
+      access = AccessToken.generate(new SecureRandom()).value();
+      err.println("orchestrate: access token for this dashboard (shown once): " + access);
+      err.flush();
+    }
+    DashboardServer server = start(dir, address, access, Clock.systemUTC());
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      server.close();
+      stopped.countDown();
+    }, "serve-stop"));
+    String host = address.getAddress().isAnyLocalAddress() ? "127.0.0.1" : address.getAddress().getHostAddress();
+    if (host.contains(":")) {
+      host = "[" + host + "]";
+    }
+    out.println("Serving " + dir.root().toAbsolutePath() + " read-only at http://" + host + ":" + server.port() + "/"
+        + (access == null ? "" : " (token required)"));
+    out.flush();
+    stopped.await();
+    return 130;
   }
 
   public int port() {
@@ -169,6 +202,7 @@ public final class DashboardServer implements AutoCloseable {
       page(ex, pages.noState(), head);
       return;
     }
+    long started = System.nanoTime();
     Pages.Rendered rendered;
     try (SqliteDashboard db = SqliteDashboard.open(dir.database())) {
       if (db.schemaVersion() < SqliteDashboard.MIN_SCHEMA) {
@@ -187,6 +221,9 @@ public final class DashboardServer implements AutoCloseable {
       rendered = new Pages.Rendered(503, Pages.layout("Unavailable", "",
           "<h1>Unavailable</h1><p>" + Html.esc(e.getMessage()) + "</p>"));
     }
+    // The server's own time for the page (database and rendering), for the benchmark and the browser's tools.
+    ex.getResponseHeaders().set("Server-Timing",
+        String.format(java.util.Locale.ROOT, "render;dur=%.1f", (System.nanoTime() - started) / 1e6));
     page(ex, rendered, head);
   }
 

@@ -40,7 +40,8 @@ final class Pages {
   static final int RUNS = 10;
   static final int MEMORY_ROWS = 50;
   private static final String[] STATUSES = {"new", "scoping", "ready", "in_progress", "done", "blocked"};
-  private static final DateTimeFormatter TIME = DateTimeFormatter.ISO_INSTANT;
+  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss'Z'", Locale.ROOT)
+      .withZone(java.time.ZoneOffset.UTC);
 
   private final StateDirectory dir;
   private final Clock clock;
@@ -150,6 +151,7 @@ final class Pages {
     b.append("<label>tag <input name=\"tag\" value=\"").append(esc(filter.tag())).append("\"></label>");
     b.append("<label>text <input name=\"q\" value=\"").append(esc(filter.text())).append("\"></label>");
     b.append("<button type=\"submit\">Filter</button></form>");
+    Map<String, Integer> lastAttempts = db.latestAttempts(page.rows().stream().map(ItemState::id).toList());
     b.append("<p><span data-figure=\"matching\">").append(page.total()).append("</span> items match.</p>");
     b.append("<table class=\"list\"><thead><tr><th>ID</th><th>Status</th><th>Phase</th><th>Attempts</th>"
         + "<th>Priority</th><th>Title</th><th>Note</th></tr></thead><tbody>");
@@ -157,7 +159,8 @@ final class Pages {
       b.append("<tr><td><a href=\"/item?id=").append(esc(Query.encode(item.id()))).append("\">").append(esc(item.id()))
           .append("</a></td><td class=\"st s-").append(esc(item.status().key())).append("\">")
           .append(esc(item.status().key())).append("</td><td>").append(esc(item.progress().phase())).append("</td><td>")
-          .append(item.progress().attempts()).append("</td><td>").append(esc(item.definition().priority().key()))
+          .append(attempts(item, lastAttempts.get(item.id()))).append("</td><td>")
+          .append(esc(item.definition().priority().key()))
           .append("</td><td>").append(esc(item.definition().title())).append("</td><td>")
           .append(esc(item.status() == ItemStatus.BLOCKED ? cut(item.progress().blockedReason(), 120)
               : item.origin() == null ? "" : "follow-up of " + item.origin()))
@@ -190,11 +193,12 @@ final class Pages {
           new StringBuilder("<h1>Not found</h1><p>No item ").append(esc(id)).append(".</p>")));
     }
     ItemState item = found.get();
+    List<JobRecord> jobs = db.itemJobs(item.id(), ITEM_JOBS);
     StringBuilder b = new StringBuilder("<h1>").append(esc(item.id())).append("</h1>");
     b.append("<p class=\"title\">").append(esc(item.definition().title())).append("</p><dl class=\"item\">");
     dt(b, "Status", item.status().key());
     dt(b, "Phase", item.progress().phase());
-    dt(b, "Attempts", Integer.toString(item.progress().attempts()));
+    dt(b, "Attempts", Integer.toString(attempts(item, jobs.isEmpty() ? null : jobs.get(0).attempt())));
     dt(b, "Pipeline", item.definition().pipeline());
     dt(b, "Priority", item.definition().priority().key());
     dt(b, "Tags", String.join(", ", item.definition().tags()));
@@ -231,7 +235,6 @@ final class Pages {
       }
       b.append("</ul></section>");
     }
-    List<JobRecord> jobs = db.itemJobs(item.id(), ITEM_JOBS);
     b.append("<section><h2>Jobs</h2>");
     if (jobs.isEmpty()) {
       b.append("<p>None kept.</p>");
@@ -450,6 +453,15 @@ final class Pages {
     if (text != null && !text.isBlank()) {
       b.append("<section><h2>").append(esc(name)).append("</h2><pre class=\"text\">").append(esc(text)).append("</pre></section>");
     }
+  }
+
+  /**
+   * As {@code status} counts them: the attempts of the current phase; for a done or blocked item
+   * (whose count the state resets or keeps), those of its last job when retention kept it.
+   */
+  private static int attempts(ItemState item, Integer lastJobAttempt) {
+    int recorded = item.progress().attempts();
+    return item.status().isTerminal() && lastJobAttempt != null ? Math.max(recorded, lastJobAttempt) : recorded;
   }
 
   private static String n(Long v) {

@@ -116,6 +116,16 @@ public final class SqliteDashboard implements AutoCloseable {
         SqliteStateRepository::job, itemId, limit);
   }
 
+  /** The attempt of each listed item's latest job (items without a kept job are left out). */
+  public Map<String, Integer> latestAttempts(List<String> itemIds) {
+    Map<String, Integer> attempts = new LinkedHashMap<>();
+    for (String id : itemIds) {
+      jdbc.queryOne("SELECT attempt FROM jobs WHERE item_id = ? ORDER BY id DESC LIMIT 1", rs -> rs.getInt(1), id)
+          .ifPresent(a -> attempts.put(id, a));
+    }
+    return attempts;
+  }
+
   /** The agents' answers kept as turns, in order, at most the last {@code limit}. */
   public List<SqliteItemHistory.Answer> answers(String itemId, int limit) {
     List<SqliteItemHistory.Answer> answers = new ArrayList<>(jdbc.query("""
@@ -177,14 +187,14 @@ public final class SqliteDashboard implements AutoCloseable {
     return SqliteStats.readOnly(connection, file).read(now);
   }
 
-  /** The most recent {@code limit} stats samples, oldest first. */
+  /** The most recent {@code limit} stats samples, in time order. */
   public List<Sample> samples(int limit) {
-    List<Sample> samples = new ArrayList<>(jdbc.query(
-        "SELECT at, source, db_bytes, rows FROM stats_samples ORDER BY id DESC LIMIT ?",
+    // The newest by id (the primary key), drawn in time order: a sample recorded with a clock set back stays on the axis.
+    return jdbc.query("""
+        SELECT at, source, db_bytes, rows FROM (SELECT * FROM stats_samples ORDER BY id DESC LIMIT ?)
+         ORDER BY at, id""",
         rs -> new Sample(Instant.ofEpochMilli(rs.getLong(1)), rs.getString(2), rs.getLong(3),
-            SqliteStats.counts(rs.getString(4))), limit));
-    Collections.reverse(samples);
-    return samples;
+            SqliteStats.counts(rs.getString(4))), limit);
   }
 
   /** The summary-map and job-table bounds of the last {@code limit} runs, newest first. */

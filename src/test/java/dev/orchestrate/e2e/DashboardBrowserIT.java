@@ -62,7 +62,7 @@ class DashboardBrowserIT {
     Path go = dir.resolve("go");
     Path agent = Files.writeString(dir.resolve("agent.sh"), """
         #!/usr/bin/env bash
-        echo "log: %1$s %2$s"
+        echo "log: %1$s %3$s"
         case "$ORCHESTRATE_ITEM_ID" in
           H) printf '%%s' '{"result": "phase_complete", "summary": "summary %1$s %3$s"}' > "$ORCHESTRATE_RESULT_FILE" ;;
           X) printf '%%s' '{"result": "blocked", "context": "context %3$s %1$s"}' > "$ORCHESTRATE_RESULT_FILE" ;;

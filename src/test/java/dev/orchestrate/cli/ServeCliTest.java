@@ -211,7 +211,7 @@ class ServeCliTest {
     String base = base(null);
     String first = get(base + "/items").body();
     assertEquals("123", figure(first, "data-figure=\"matching\">"));
-    assertEquals(Pages_PAGE_SIZE, count(first, "<tr><td><a href=\"/item?id="));
+    assertEquals(PAGE_SIZE, count(first, "<tr><td><a href=\"/item?id="));
     assertTrue(first.contains("rel=\"next\" href=\"/items?offset=50\""), first);
     String last = get(base + "/items?offset=100").body();
     assertEquals(23, count(last, "<tr><td><a href=\"/item?id="));
@@ -257,6 +257,29 @@ class ServeCliTest {
   }
 
   @Test
+  void a_link_an_agent_planted_in_place_of_its_log_is_not_followed() throws Exception {
+    JsonNode item = JSON.readTree(cli("status", "P", "--json").out());
+    Path log = dir.resolve("state").resolve(item.get("jobs").get(0).get("log_path").asText());
+    Path secret = Files.writeString(dir.resolve("outside.txt"), "a file outside the state directory");
+    Files.delete(log);
+    Files.createSymbolicLink(log, secret);
+    String body = get(base(null) + "/item?id=P").body();
+    assertFalse(body.contains("outside the state directory"), body);
+    assertTrue(body.contains("(the log is not a regular file: not shown)"), body);
+  }
+
+  @Test
+  void without_a_state_the_overview_says_so_and_nothing_is_created() throws Exception {
+    Path none = dir.resolve("no-state-here");
+    server = DashboardServer.start(new StateDirectory(none), new InetSocketAddress("127.0.0.1", 0), null,
+        Clock.systemUTC());
+    HttpResponse<String> r = get("http://127.0.0.1:" + server.port() + "/items");
+    assertEquals(200, r.statusCode());
+    assertTrue(r.body().contains("No state yet"), r.body());
+    assertFalse(Files.exists(none), "serve created the state directory");
+  }
+
+  @Test
   void serve_refuses_a_bad_port_a_short_token_and_an_unknown_address() {
     assertEquals(ExitCode.USAGE, cli("serve", "--port", "70000").exitCode());
     CliRunner.Result shortToken = cli("serve", "--token", "short");
@@ -265,7 +288,8 @@ class ServeCliTest {
     assertEquals(ExitCode.USAGE, cli("serve", "--bind", "no-such-host.invalid").exitCode());
   }
 
-  private static final int Pages_PAGE_SIZE = 50;
+  /** Rows per page of the items and jobs lists (Pages.PAGE_SIZE). */
+  private static final int PAGE_SIZE = 50;
 
   private static String figure(String body, String marker) {
     int at = body.indexOf(marker);

@@ -111,8 +111,8 @@ final class Pages {
     List<String> parts = new ArrayList<>();
     results.forEach((k, v) -> parts.add(esc(k) + " " + v));
     b.append(parts.isEmpty() ? "none yet" : String.join(", ", parts)).append("</dd>");
-    long finished = db.itemsFinishedSince(run.startedAt());
-    if (active && finished > 0 && remaining > 0) {
+    long finished = active && remaining > 0 ? db.itemsFinishedSince(run.startedAt()) : 0;
+    if (finished > 0) {
       Duration eta = elapsed.multipliedBy(remaining).dividedBy(finished);
       b.append("<dt>ETA</dt><dd>about ").append(esc(duration(eta))).append(" (").append(remaining)
           .append(" items left at this run's pace)</dd>");

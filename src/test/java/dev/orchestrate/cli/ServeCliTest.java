@@ -15,6 +15,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -277,6 +282,26 @@ class ServeCliTest {
     assertEquals(200, r.statusCode());
     assertTrue(r.body().contains("No state yet"), r.body());
     assertFalse(Files.exists(none), "serve created the state directory");
+  }
+
+  @Test
+  void while_a_run_works_the_overview_gives_its_eta_at_the_pace_of_the_items_it_finished() throws Exception {
+    Instant start = Instant.parse("2026-03-01T10:00:00Z");
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("state/state.db"));
+        Statement st = c.createStatement()) {
+      long ms = start.toEpochMilli();
+      st.executeUpdate("UPDATE runs SET started_at = " + ms + ", ended_at = NULL, halt_reason = NULL");
+      st.executeUpdate("UPDATE items SET updated_at = " + (ms - 1));
+      st.executeUpdate("UPDATE items SET updated_at = " + (ms + 1) + " WHERE id IN ('H', 'X')");
+      st.executeUpdate("UPDATE items SET status = 'new' WHERE id IN ('P', 'D1', 'D2', 'D3')");
+    }
+    server = DashboardServer.start(new StateDirectory(dir.resolve("state")), new InetSocketAddress("127.0.0.1", 0),
+        null, Clock.fixed(start.plus(Duration.ofMinutes(10)), ZoneOffset.UTC));
+    String body = get("http://127.0.0.1:" + server.port() + "/").body();
+    assertTrue(body.contains("<dt>Elapsed</dt><dd>10m 0s</dd>"), body);
+    assertTrue(body.contains("<dt>ETA</dt><dd>about 20m 0s (4 items left at this run's pace)</dd>"),
+        "2 items finished in 10 minutes, 4 left: " + body);
+    assertFalse(body.contains("halt-reason"), "no halt reason while it runs");
   }
 
   @Test

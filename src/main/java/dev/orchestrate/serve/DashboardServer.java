@@ -181,7 +181,9 @@ public final class DashboardServer implements AutoCloseable {
         }
       }
     }
-    return uri.getRawPath() + rest;
+    // Only a path of this server: "//host/..." would send the browser elsewhere.
+    String path = uri.getRawPath().startsWith("/") && !uri.getRawPath().startsWith("//") ? uri.getRawPath() : "/";
+    return path + rest;
   }
 
   private void route(HttpExchange ex, String path, Query query, boolean head) throws IOException {
@@ -194,7 +196,7 @@ public final class DashboardServer implements AutoCloseable {
       return;
     }
     if (!path.equals("/") && !path.equals("/items") && !path.equals("/item") && !path.equals("/jobs")
-        && !path.equals("/growth") && !path.equals("/memory")) {
+        && !path.equals("/growth") && !path.equals("/memory") && !path.equals("/log")) {
       page(ex, Pages.notFound(), head);
       return;
     }
@@ -212,6 +214,7 @@ public final class DashboardServer implements AutoCloseable {
           case "/items" -> pages.items(db, query);
           case "/item" -> pages.item(db, query);
           case "/jobs" -> pages.jobs(db, query);
+          case "/log" -> pages.log(db, query);
           case "/growth" -> pages.growth(db);
           case "/memory" -> pages.memory(db, query);
           default -> pages.overview(db);

@@ -35,6 +35,8 @@ import java.util.Optional;
 final class Pages {
   static final int PAGE_SIZE = 50;
   static final int ITEM_JOBS = 20;
+  /** Jobs whose log tail the item page shows inline (each is up to 64 KiB, and the page refreshes). */
+  static final int ITEM_LOGS = 3;
   static final int ITEM_ANSWERS = 20;
   static final int SAMPLES = 500;
   static final int RUNS = 10;
@@ -240,7 +242,7 @@ final class Pages {
       b.append("<p>None kept.</p>");
     } else {
       jobTable(b, jobs);
-      for (JobRecord job : jobs) {
+      for (JobRecord job : jobs.subList(0, Math.min(ITEM_LOGS, jobs.size()))) {
         b.append("<details><summary>Log of job ").append(job.id()).append(" (").append(esc(job.phase()))
             .append(", attempt ").append(job.attempt()).append(")</summary><pre class=\"log\">")
             .append(esc(LogTail.read(dir.root(), job.logPath()))).append("</pre></details>");
@@ -248,6 +250,22 @@ final class Pages {
     }
     b.append("</section>");
     return ok(item.id(), "/items", b);
+  }
+
+  Rendered log(SqliteDashboard db, Query q) {
+    long id = q.number("job", -1);
+    Optional<JobRecord> found = id < 0 ? Optional.empty() : db.job(id);
+    if (found.isEmpty()) {
+      return new Rendered(404, layout("Not found", "/jobs", new StringBuilder("<h1>Not found</h1><p>No job ")
+          .append(esc(q.get("job"))).append(".</p>")));
+    }
+    JobRecord job = found.get();
+    StringBuilder b = new StringBuilder("<h1>Log of job ").append(job.id()).append("</h1><p><a href=\"/item?id=")
+        .append(esc(Query.encode(job.itemId()))).append("\">").append(esc(job.itemId())).append("</a>, ")
+        .append(esc(job.phase())).append(", attempt ").append(job.attempt()).append(", ")
+        .append(esc(job.state().name().toLowerCase(Locale.ROOT))).append(" (the last 64 KiB)</p>");
+    b.append("<pre class=\"log\">").append(esc(LogTail.read(dir.root(), job.logPath()))).append("</pre>");
+    return ok("Log of job " + job.id(), "/jobs", b);
   }
 
   Rendered jobs(SqliteDashboard db, Query q) {
@@ -271,7 +289,8 @@ final class Pages {
     b.append("<table class=\"list\"><thead><tr><th>Job</th><th>Run</th><th>Item</th><th>Phase</th><th>Attempt</th>"
         + "<th>State</th><th>Result</th><th>Started</th><th>Took</th><th>Exit</th><th>Reason</th></tr></thead><tbody>");
     for (JobRecord j : jobs) {
-      b.append("<tr><td>").append(j.id()).append("</td><td>").append(j.runId()).append("</td><td><a href=\"/item?id=")
+      b.append("<tr><td><a href=\"/log?job=").append(j.id()).append("\" title=\"log\">").append(j.id())
+          .append("</a></td><td>").append(j.runId()).append("</td><td><a href=\"/item?id=")
           .append(esc(Query.encode(j.itemId()))).append("\">").append(esc(j.itemId())).append("</a></td><td>")
           .append(esc(j.phase())).append("</td><td>").append(j.attempt()).append("</td><td>")
           .append(esc(j.state().name().toLowerCase(Locale.ROOT))).append("</td><td>").append(esc(j.result()))

@@ -126,6 +126,10 @@ public final class SqliteDashboard implements AutoCloseable {
     return attempts;
   }
 
+  public Optional<JobRecord> job(long id) {
+    return jdbc.queryOne("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?", SqliteStateRepository::job, id);
+  }
+
   /** The agents' answers kept as turns, in order, at most the last {@code limit}. */
   public List<SqliteItemHistory.Answer> answers(String itemId, int limit) {
     List<SqliteItemHistory.Answer> answers = new ArrayList<>(jdbc.query("""

@@ -122,8 +122,8 @@ class ServeCliTest {
   @Test
   void every_page_answers_200_with_the_security_headers() throws Exception {
     String base = base(null);
-    for (String path : List.of("/", "/items", "/items?status=done&offset=50", "/item?id=H", "/jobs", "/growth",
-        "/memory", "/memory?keep=0")) {
+    for (String path : List.of("/", "/items", "/items?status=done&offset=50", "/item?id=H", "/jobs", "/log?job=1",
+        "/growth", "/memory", "/memory?keep=0")) {
       HttpResponse<String> r = get(base + path);
       assertEquals(200, r.statusCode(), path + ": " + r.body());
       assertEquals(DashboardServerHeaders.CSP, r.headers().firstValue("Content-Security-Policy").orElse(""), path);
@@ -231,7 +231,10 @@ class ServeCliTest {
     String jobs = get(base + "/jobs").body();
     JsonNode json = JSON.readTree(cli("jobs", "--json", "--limit", "1000").out());
     assertEquals(json.get("jobs").size(), Integer.parseInt(figure(jobs, "data-figure=\"jobs\">")));
-    assertEquals(json.get("jobs").size(), count(jobs, "<tr><td>") - count(jobs, "<tr><td><a"));
+    assertEquals(json.get("jobs").size(), count(jobs, "<tr><td><a href=\"/log?job="));
+    String log = get(base + "/log?job=" + json.get("jobs").get(0).get("id").asText()).body();
+    assertTrue(log.contains("<pre class=\"log\">"), log);
+    assertEquals(404, get(base + "/log?job=999999").statusCode());
   }
 
   @Test
@@ -259,6 +262,8 @@ class ServeCliTest {
     assertTrue(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), cookie);
     assertEquals(200, get(base + "/items?status=done", "Cookie", cookie.split(";")[0]).statusCode());
     assertEquals(401, get(base + "/?token=wrong").statusCode());
+    assertEquals("/", get(base + "//elsewhere.example/?token=" + token).headers().firstValue("Location").orElse(""),
+        "the redirect stays on this server");
   }
 
   @Test

@@ -89,7 +89,7 @@ final class Pages {
     if (running.isEmpty()) {
       b.append("<p>None.</p>");
     } else {
-      jobTable(b, running);
+      jobTable(b, db, running);
     }
     b.append("</section>");
     return ok("Overview", "/", b);
@@ -113,6 +113,14 @@ final class Pages {
     List<String> parts = new ArrayList<>();
     results.forEach((k, v) -> parts.add(esc(k) + " " + v));
     b.append(parts.isEmpty() ? "none yet" : String.join(", ", parts)).append("</dd>");
+    db.runSpend(run.id()).ifPresent(spend -> {
+      b.append("<dt>Spend</dt><dd data-figure=\"spend\">").append(usd(spend.costUsd()));
+      if (spend.budgetUsd() != null) {
+        b.append(" of ").append(usd(spend.budgetUsd())).append(" budget (")
+            .append(percent(spend.costUsd() / spend.budgetUsd())).append(')');
+      }
+      b.append(", reported by ").append(spend.jobsReported()).append(" jobs</dd>");
+    });
     long finished = active && remaining > 0 ? db.itemsFinishedSince(run.startedAt()) : 0;
     if (finished > 0) {
       Duration eta = elapsed.multipliedBy(remaining).dividedBy(finished);
@@ -241,7 +249,7 @@ final class Pages {
     if (jobs.isEmpty()) {
       b.append("<p>None kept.</p>");
     } else {
-      jobTable(b, jobs);
+      jobTable(b, db, jobs);
       for (JobRecord job : jobs.subList(0, Math.min(ITEM_LOGS, jobs.size()))) {
         b.append("<details><summary>Log of job ").append(job.id()).append(" (").append(esc(job.phase()))
             .append(", attempt ").append(job.attempt()).append(")</summary><pre class=\"log\">")
@@ -273,7 +281,7 @@ final class Pages {
     Page<JobRecord> page = db.jobs(before, PAGE_SIZE);
     StringBuilder b = new StringBuilder("<h1>Jobs</h1><p><span data-figure=\"jobs\">").append(page.total())
         .append("</span> jobs kept, newest first.</p>");
-    jobTable(b, page.rows());
+    jobTable(b, db, page.rows());
     b.append("<nav class=\"pager\">");
     if (before != Long.MAX_VALUE) {
       b.append("<a href=\"/jobs\">newest</a> ");
@@ -285,9 +293,12 @@ final class Pages {
     return ok("Jobs", "/jobs", b);
   }
 
-  private static void jobTable(StringBuilder b, List<JobRecord> jobs) {
+  private static void jobTable(StringBuilder b, SqliteDashboard db, List<JobRecord> jobs) {
+    Map<Long, Double> costs = db.jobCosts(jobs.stream().map(JobRecord::id).toList());
+    boolean withCost = db.hasColumn("jobs", "cost_usd");
     b.append("<table class=\"list\"><thead><tr><th>Job</th><th>Run</th><th>Item</th><th>Phase</th><th>Attempt</th>"
-        + "<th>State</th><th>Result</th><th>Started</th><th>Took</th><th>Exit</th><th>Reason</th></tr></thead><tbody>");
+        + "<th>State</th><th>Result</th><th>Started</th><th>Took</th><th>Exit</th>")
+        .append(withCost ? "<th>Cost</th>" : "").append("<th>Reason</th></tr></thead><tbody>");
     for (JobRecord j : jobs) {
       b.append("<tr><td><a href=\"/log?job=").append(j.id()).append("\" title=\"log\">").append(j.id())
           .append("</a></td><td>").append(j.runId()).append("</td><td><a href=\"/item?id=")
@@ -296,8 +307,12 @@ final class Pages {
           .append(esc(j.state().name().toLowerCase(Locale.ROOT))).append("</td><td>").append(esc(j.result()))
           .append("</td><td>").append(TIME.format(j.startedAt())).append("</td><td>")
           .append(j.endedAt() == null ? "" : esc(duration(Duration.between(j.startedAt(), j.endedAt()))))
-          .append("</td><td>").append(j.exitCode() == null ? "" : j.exitCode()).append("</td><td>")
-          .append(esc(cut(j.reason(), 160))).append("</td></tr>");
+          .append("</td><td>").append(j.exitCode() == null ? "" : j.exitCode()).append("</td><td>");
+      if (withCost) {
+        Double cost = costs.get(j.id());
+        b.append(cost == null ? "" : usd(cost)).append("</td><td>");
+      }
+      b.append(esc(cut(j.reason(), 160))).append("</td></tr>");
     }
     b.append("</tbody></table>");
   }
@@ -481,6 +496,10 @@ final class Pages {
   private static int attempts(ItemState item, Integer lastJobAttempt) {
     int recorded = item.progress().attempts();
     return item.status().isTerminal() && lastJobAttempt != null ? Math.max(recorded, lastJobAttempt) : recorded;
+  }
+
+  private static String usd(double v) {
+    return String.format(Locale.ROOT, "$%.2f", v);
   }
 
   private static String n(Long v) {

@@ -172,6 +172,45 @@ public final class SqliteDashboard implements AutoCloseable {
         });
   }
 
+  /**
+   * Whether {@code table} has {@code column}: figures that later schemas add (usage and cost per
+   * job and run) are shown only when the state has them.
+   */
+  public boolean hasColumn(String table, String column) {
+    return !jdbc.query("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", rs -> 1, table, column).isEmpty();
+  }
+
+  /** What a run's agents reported spending, and the budget it ran under when recorded. */
+  public record Spend(double costUsd, long jobsReported, Double budgetUsd) {
+  }
+
+  /** The run's spend so far (its jobs' reported cost), or empty when this state records no cost. */
+  public Optional<Spend> runSpend(long runId) {
+    if (!hasColumn("jobs", "cost_usd")) {
+      return Optional.empty();
+    }
+    boolean budget = hasColumn("runs", "max_cost_usd");
+    Object[] params = budget ? new Object[] {runId, runId} : new Object[] {runId};
+    return jdbc.queryOne("SELECT COALESCE(SUM(cost_usd), 0), COUNT(cost_usd), "
+            + (budget ? "(SELECT max_cost_usd FROM runs WHERE id = ?)" : "NULL") + " FROM jobs WHERE run_id = ?",
+        rs -> {
+          double limit = rs.getDouble(3);
+          return new Spend(rs.getDouble(1), rs.getLong(2), rs.wasNull() ? null : limit);
+        }, params);
+  }
+
+  /** The reported cost of each of these jobs that has one, or empty when this state records no cost. */
+  public Map<Long, Double> jobCosts(List<Long> jobIds) {
+    Map<Long, Double> costs = new LinkedHashMap<>();
+    if (jobIds.isEmpty() || !hasColumn("jobs", "cost_usd")) {
+      return costs;
+    }
+    String marks = String.join(", ", Collections.nCopies(jobIds.size(), "?"));
+    jdbc.query("SELECT id, cost_usd FROM jobs WHERE cost_usd IS NOT NULL AND id IN (" + marks + ")",
+        rs -> costs.put(rs.getLong(1), rs.getDouble(2)), jobIds.toArray());
+    return costs;
+  }
+
   /** Items done or blocked since {@code at} (their last change came after it): a run's pace. */
   public long itemsFinishedSince(Instant at) {
     return jdbc.queryLong("SELECT COUNT(*) FROM items WHERE status IN ('done', 'blocked') AND updated_at >= ?",

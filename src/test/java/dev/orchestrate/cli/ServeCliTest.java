@@ -310,6 +310,25 @@ class ServeCliTest {
   }
 
   @Test
+  void spend_against_budget_and_job_costs_appear_once_the_state_records_them() throws Exception {
+    String base = base(null);
+    assertFalse(get(base + "/").body().contains("Spend"), "no cost columns, no spend");
+    assertFalse(get(base + "/jobs").body().contains("<th>Cost</th>"));
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("state/state.db"));
+        Statement st = c.createStatement()) {
+      // The columns issue 15's migration adds (V8__job_usage.sql), filled as a run would.
+      st.executeUpdate("ALTER TABLE jobs ADD COLUMN cost_usd REAL");
+      st.executeUpdate("ALTER TABLE runs ADD COLUMN max_cost_usd REAL");
+      st.executeUpdate("UPDATE jobs SET cost_usd = 0.5 WHERE item_id IN ('H', 'X')");
+      st.executeUpdate("UPDATE runs SET max_cost_usd = 2.0");
+    }
+    String overview = get(base + "/").body();
+    assertTrue(overview.contains("data-figure=\"spend\">$1.50 of $2.00 budget (75 %), reported by 3 jobs"), overview);
+    String jobs = get(base + "/jobs").body();
+    assertTrue(jobs.contains("<th>Cost</th>") && jobs.contains("<td>$0.50</td>"), jobs);
+  }
+
+  @Test
   void serve_refuses_a_bad_port_a_short_token_and_an_unknown_address() {
     assertEquals(ExitCode.USAGE, cli("serve", "--port", "70000").exitCode());
     CliRunner.Result shortToken = cli("serve", "--token", "short");

@@ -102,6 +102,8 @@ class DashboardBrowserIT {
     try (WebDriver browser = new WebDriver(dir.resolve("profile"))) {
       browser.open(base);
       browser.script("window.notReloaded = 42; return 1;");
+      assertEquals("rgb(29, 36, 48)", browser.text("return getComputedStyle(document.querySelector('header')).backgroundColor;"),
+          "the stylesheet from the jar applies under the Content-Security-Policy");
       browser.await("W1's job running and X blocked, shown without reloading",
           "return [document.querySelector('[data-count=blocked]').textContent,"
               + " document.querySelectorAll('table.list a[href=\"/item?id=W1\"]').length].join(' ')",

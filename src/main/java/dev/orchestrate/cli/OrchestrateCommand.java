@@ -21,7 +21,7 @@ import picocli.CommandLine.ScopeType;
     description = "Drives a backlog of work items through phases (scope, design, build, review, ...), "
         + "each phase run by an agent subprocess.",
     subcommands = {InitCommand.class, RunCommand.class, StatusCommand.class, UnblockCommand.class,
-        JobsCommand.class, LogsCommand.class, MemoryCommand.class, CompactCommand.class, StatsCommand.class,
+        JobsCommand.class, LogsCommand.class, MemoryCommand.class, CompactCommand.class, StatsCommand.class, ServeCommand.class,
         VersionCommand.class, CommandLine.HelpCommand.class, CompletionCommand.class, CompleteCommand.class},
     footerHeading = "%nEnvironment:%n",
     footer = {"  ORCHESTRATE_STATE   state directory; --state wins",

@@ -54,6 +54,11 @@ public final class SqliteStats implements AutoCloseable {
     return new SqliteStats(Database.open(file), file);
   }
 
+  /** Over a connection someone else opened and closes (the dashboard's read-only one): not to be closed. */
+  static SqliteStats readOnly(Connection connection, Path file) {
+    return new SqliteStats(connection, file);
+  }
+
   public StatsInput read(Instant now) {
     List<Structure> structures = jdbc.query("""
         SELECT name, rows_written, rows_pruned, last_pruned_at, kept_rows, truncated_writes, bytes, max_rows, max_age_ms
@@ -124,7 +129,7 @@ public final class SqliteStats implements AutoCloseable {
     }
   }
 
-  private static Map<String, Long> counts(String json) {
+  static Map<String, Long> counts(String json) {
     Map<String, Long> out = new LinkedHashMap<>();
     JsonText.parseObject(json).forEach((k, v) -> {
       try {

@@ -1,0 +1,69 @@
+package dev.orchestrate.cli;
+
+import dev.orchestrate.serve.DashboardServer;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParentCommand;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code orchestrate serve}: the read-only dashboard. Parses and checks its flags, then hands
+ * over to {@link DashboardServer}, which nothing else loads (start-up of the other commands).
+ */
+@Command(name = "serve", mixinStandardHelpOptions = true,
+    description = {"Serve a read-only dashboard of the state in a browser: overview, items, jobs, growth of every "
+        + "bounded structure, memory. Changes nothing; safe while a run is active. Binds 127.0.0.1; binding any "
+        + "other address needs an access token (--token, or one generated and printed on stderr). Runs until "
+        + "interrupted (Ctrl-C)."})
+final class ServeCommand implements Callable<Integer> {
+  static final int DEFAULT_PORT = 8765;
+  static final int MIN_TOKEN_CHARS = 16;
+
+  @ParentCommand
+  OrchestrateCommand root;
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--port", paramLabel = "N", defaultValue = "" + DEFAULT_PORT,
+      description = "Port to listen on (0: any free port; default: ${DEFAULT-VALUE})")
+  int port;
+
+  @Option(names = "--bind", paramLabel = "ADDR", defaultValue = "127.0.0.1",
+      description = "Address to listen on (default: ${DEFAULT-VALUE}); any non-loopback address needs a token")
+  String bind;
+
+  @Option(names = "--token", paramLabel = "TOKEN",
+      description = "Access token the browser must present (at least " + MIN_TOKEN_CHARS + " characters)")
+  String token;
+
+  @Override
+  public Integer call() throws IOException, InterruptedException {
+    if (port < 0 || port > 65_535) {
+      throw CliException.usage("--port must be between 0 and 65535, got " + port);
+    }
+    if (token != null && (token.length() < MIN_TOKEN_CHARS || !token.chars().allMatch(c -> c > 0x20 && c < 0x7f))) {
+      throw CliException.usage("--token must be at least " + MIN_TOKEN_CHARS
+          + " printable characters without spaces (or leave it out to have one generated)");
+    }
+    InetAddress address;
+    try {
+      address = InetAddress.getByName(bind);
+    } catch (UnknownHostException e) {
+      throw CliException.usage("--bind: unknown address '" + bind + "' (use an IP address such as 127.0.0.1 or 0.0.0.0)");
+    }
+    try {
+      return DashboardServer.serveUntilStopped(root.stateDirectory(), new InetSocketAddress(address, port), token,
+          spec.commandLine().getOut(), spec.commandLine().getErr());
+    } catch (IOException e) {
+      throw CliException.usage("cannot listen on " + bind + ":" + port + ": " + e.getMessage()
+          + " (choose another --port, or 0 for any free one)");
+    }
+  }
+}

@@ -1,0 +1,273 @@
+package dev.orchestrate.serve;
+
+import com.sun.net.httpserver.Headers;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import dev.orchestrate.store.SqliteDashboard;
+import dev.orchestrate.store.StateDirectory;
+import dev.orchestrate.store.StoreException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.security.SecureRandom;
+import java.util.concurrent.CountDownLatch;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code orchestrate serve}: the JDK's own HTTP server (no dependency, nothing loaded by the other
+ * commands) on a small fixed pool. It changes nothing: each request opens the state read-only
+ * ({@link SqliteDashboard}), only GET and HEAD are answered, and every response carries a strict
+ * Content-Security-Policy. Bound beyond loopback, every request must carry the access token.
+ */
+public final class DashboardServer implements AutoCloseable {
+  static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+      + "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+  static final int THREADS = 4;
+  static final int MAX_URI_CHARS = 4096;
+  private static final Logger LOG = LoggerFactory.getLogger(DashboardServer.class);
+
+  private final HttpServer server;
+  private final ExecutorService pool;
+  private final StateDirectory dir;
+  private final Pages pages;
+  private final AccessToken token;
+
+  private DashboardServer(HttpServer server, ExecutorService pool, StateDirectory dir, Clock clock, AccessToken token) {
+    this.server = server;
+    this.pool = pool;
+    this.dir = dir;
+    this.pages = new Pages(dir, clock);
+    this.token = token;
+  }
+
+  /**
+   * Binds and starts serving.
+   *
+   * @param token null to serve without one (only sensible on loopback; the command enforces that)
+   */
+  public static DashboardServer start(StateDirectory dir, InetSocketAddress address, String token, Clock clock)
+      throws IOException {
+    // Bounds on a request's time, read once by the JDK's server: a slow client does not hold a thread.
+    System.setProperty("sun.net.httpserver.maxReqTime", System.getProperty("sun.net.httpserver.maxReqTime", "30"));
+    System.setProperty("sun.net.httpserver.maxRspTime", System.getProperty("sun.net.httpserver.maxRspTime", "60"));
+    HttpServer server = HttpServer.create(address, 32);
+    ExecutorService pool = Executors.newFixedThreadPool(THREADS, r -> {
+      Thread t = new Thread(r, "serve");
+      t.setDaemon(true);
+      return t;
+    });
+    DashboardServer dashboard = new DashboardServer(server, pool, dir, clock, token == null ? null : new AccessToken(token));
+    server.createContext("/", dashboard::handle);
+    server.setExecutor(pool);
+    server.start();
+    return dashboard;
+  }
+
+  /**
+   * {@code orchestrate serve} once its flags are checked: starts, says where on {@code out} (and
+   * the generated token, once, on {@code err}), and serves until the JVM is stopped. Kept here
+   * rather than in the command so that the command's class names nothing of this package the
+   * verifier would load at start-up.
+   *
+   * @param token null: none asked for on loopback, one generated on any other address
+   * @return 130, the interrupted exit code, when stopped
+   * @throws IOException when the address cannot be bound
+   */
+  public static int serveUntilStopped(StateDirectory dir, InetSocketAddress address, String token, PrintWriter out,
+      PrintWriter err) throws IOException, InterruptedException {
+    String access = token;
+    if (access == null && !address.getAddress().isLoopbackAddress()) {
+      access = AccessToken.generate(new SecureRandom()).value();
+      err.println("orchestrate: access token for this dashboard (shown once): " + access);
+      err.flush();
+    }
+    DashboardServer server = start(dir, address, access, Clock.systemUTC());
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      server.close();
+      stopped.countDown();
+    }, "serve-stop"));
+    String host = address.getAddress().isAnyLocalAddress() ? "127.0.0.1" : address.getAddress().getHostAddress();
+    if (host.contains(":")) {
+      host = "[" + host + "]";
+    }
+    out.println("Serving " + dir.root().toAbsolutePath() + " read-only at http://" + host + ":" + server.port() + "/"
+        + (access == null ? "" : " (token required)"));
+    out.flush();
+    stopped.await();
+    return 130;
+  }
+
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  public InetSocketAddress address() {
+    return server.getAddress();
+  }
+
+  private void handle(HttpExchange ex) throws IOException {
+    try (ex) {
+      Headers h = ex.getResponseHeaders();
+      h.set("Content-Security-Policy", CSP);
+      h.set("X-Content-Type-Options", "nosniff");
+      h.set("Referrer-Policy", "no-referrer");
+      h.set("X-Frame-Options", "DENY");
+      h.set("Cache-Control", "no-store");
+      String method = ex.getRequestMethod();
+      boolean head = method.equals("HEAD");
+      if (!method.equals("GET") && !head) {
+        h.set("Allow", "GET, HEAD");
+        send(ex, 405, "text/plain; charset=utf-8", "method not allowed: the dashboard is read-only\n", false);
+        return;
+      }
+      URI uri = ex.getRequestURI();
+      if (uri.getRawPath() == null || uri.toString().length() > MAX_URI_CHARS) {
+        send(ex, 414, "text/plain; charset=utf-8", "request URI too long\n", head);
+        return;
+      }
+      Query query = Query.parse(uri.getRawQuery());
+      if (token != null && !authorised(ex, query, head)) {
+        return;
+      }
+      route(ex, uri.getPath(), query, head);
+    } catch (RuntimeException e) {
+      LOG.warn("serve: {} {} failed: {}", ex.getRequestMethod(), ex.getRequestURI().getPath(), e.toString());
+      try {
+        send(ex, 500, "text/plain; charset=utf-8", "the page could not be rendered: " + e.getMessage() + "\n", false);
+      } catch (IOException | RuntimeException ignored) {
+        // the response had started; the connection is closed with the exchange
+      }
+    }
+  }
+
+  /** True when the request may go on; otherwise the response (401, or a redirect setting the cookie) is sent. */
+  private boolean authorised(HttpExchange ex, Query query, boolean head) throws IOException {
+    String inQuery = query.params().get("token");
+    if (inQuery != null && token.matches(inQuery)) {
+      // Trade the token in the address for a cookie, and drop it from the address bar and history.
+      ex.getResponseHeaders().add("Set-Cookie", AccessToken.COOKIE + "=" + token.value()
+          + "; Path=/; HttpOnly; SameSite=Strict");
+      ex.getResponseHeaders().set("Location", withoutToken(ex.getRequestURI()));
+      send(ex, 303, "text/plain; charset=utf-8", "", true);
+      return false;
+    }
+    Headers in = ex.getRequestHeaders();
+    if (token.matches(AccessToken.presented(in.getFirst("Authorization"), in.get("Cookie")))) {
+      return true;
+    }
+    ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"orchestrate\"");
+    send(ex, 401, "text/plain; charset=utf-8",
+        "this dashboard needs its access token: open it with ?token=TOKEN once, or send Authorization: Bearer TOKEN\n",
+        head);
+    return false;
+  }
+
+  private static String withoutToken(URI uri) {
+    StringBuilder rest = new StringBuilder();
+    if (uri.getRawQuery() != null) {
+      for (String pair : uri.getRawQuery().split("&")) {
+        if (!pair.startsWith("token=") && !pair.equals("token")) {
+          rest.append(rest.length() == 0 ? "?" : "&").append(pair);
+        }
+      }
+    }
+    // Only a path of this server: "//host/..." would send the browser elsewhere.
+    String path = uri.getRawPath().startsWith("/") && !uri.getRawPath().startsWith("//") ? uri.getRawPath() : "/";
+    return path + rest;
+  }
+
+  private void route(HttpExchange ex, String path, Query query, boolean head) throws IOException {
+    if (path.equals("/static/dashboard.css")) {
+      resource(ex, "dashboard.css", "text/css; charset=utf-8", head);
+      return;
+    }
+    if (path.equals("/static/dashboard.js")) {
+      resource(ex, "dashboard.js", "text/javascript; charset=utf-8", head);
+      return;
+    }
+    if (!path.equals("/") && !path.equals("/items") && !path.equals("/item") && !path.equals("/jobs")
+        && !path.equals("/growth") && !path.equals("/memory") && !path.equals("/log")) {
+      page(ex, Pages.notFound(), head);
+      return;
+    }
+    if (!dir.hasDatabase()) {
+      page(ex, pages.noState(), head);
+      return;
+    }
+    long started = System.nanoTime();
+    Pages.Rendered rendered;
+    try (SqliteDashboard db = SqliteDashboard.open(dir.database())) {
+      if (db.schemaVersion() < SqliteDashboard.MIN_SCHEMA) {
+        rendered = pages.oldSchema(db.schemaVersion());
+      } else {
+        rendered = switch (path) {
+          case "/items" -> pages.items(db, query);
+          case "/item" -> pages.item(db, query);
+          case "/jobs" -> pages.jobs(db, query);
+          case "/log" -> pages.log(db, query);
+          case "/growth" -> pages.growth(db);
+          case "/memory" -> pages.memory(db, query);
+          default -> pages.overview(db);
+        };
+      }
+    } catch (StoreException e) {
+      rendered = new Pages.Rendered(503, Pages.layout("Unavailable", "",
+          "<h1>Unavailable</h1><p>" + Html.esc(e.getMessage()) + "</p>"));
+    }
+    // The server's own time for the page (database and rendering), for the benchmark and the browser's tools.
+    ex.getResponseHeaders().set("Server-Timing",
+        String.format(java.util.Locale.ROOT, "render;dur=%.1f", (System.nanoTime() - started) / 1e6));
+    page(ex, rendered, head);
+  }
+
+  private static void page(HttpExchange ex, Pages.Rendered rendered, boolean head) throws IOException {
+    send(ex, rendered.status(), "text/html; charset=utf-8", rendered.html(), head);
+  }
+
+  private static void resource(HttpExchange ex, String name, String type, boolean head) throws IOException {
+    try (InputStream in = DashboardServer.class.getResourceAsStream("/serve/" + name)) {
+      if (in == null) {
+        page(ex, Pages.notFound(), head);
+        return;
+      }
+      byte[] body = in.readAllBytes();
+      ex.getResponseHeaders().set("Content-Type", type);
+      ex.sendResponseHeaders(200, head ? -1 : body.length);
+      if (!head) {
+        ex.getResponseBody().write(body);
+      }
+    }
+  }
+
+  private static void send(HttpExchange ex, int status, String type, String body, boolean head) throws IOException {
+    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+    ex.getResponseHeaders().set("Content-Type", type);
+    ex.sendResponseHeaders(status, head || bytes.length == 0 ? -1 : bytes.length);
+    if (!head && bytes.length > 0) {
+      try (OutputStream out = ex.getResponseBody()) {
+        out.write(bytes);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    pool.shutdownNow();
+    try {
+      pool.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}

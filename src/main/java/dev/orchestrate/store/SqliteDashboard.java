@@ -113,7 +113,7 @@ public final class SqliteDashboard implements AutoCloseable {
   /** The item's jobs retention kept, newest first, at most {@code limit}. */
   public List<JobRecord> itemJobs(String itemId, int limit) {
     return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id DESC LIMIT ?",
-        SqliteStateRepository::job, itemId, limit);
+        rs -> SqliteStateRepository.job(rs, file.toAbsolutePath().getParent()), itemId, limit);
   }
 
   /** The attempt of each listed item's latest job (items without a kept job are left out). */
@@ -127,7 +127,7 @@ public final class SqliteDashboard implements AutoCloseable {
   }
 
   public Optional<JobRecord> job(long id) {
-    return jdbc.queryOne("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?", SqliteStateRepository::job, id);
+    return jdbc.queryOne("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?", rs -> SqliteStateRepository.job(rs, file.toAbsolutePath().getParent()), id);
   }
 
   /** The agents' answers kept as turns, in order, at most the last {@code limit}. */
@@ -153,13 +153,13 @@ public final class SqliteDashboard implements AutoCloseable {
   public Page<JobRecord> jobs(long beforeId, int limit) {
     long total = jdbc.queryLong("SELECT COUNT(*) FROM jobs");
     return new Page<>(jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id < ? ORDER BY id DESC LIMIT ?",
-        SqliteStateRepository::job, beforeId, limit), total);
+        rs -> SqliteStateRepository.job(rs, file.toAbsolutePath().getParent()), beforeId, limit), total);
   }
 
   /** The jobs still marked running (a partial index holds exactly these). */
   public List<JobRecord> runningJobs(int limit) {
     return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE state = 'running' ORDER BY id LIMIT ?",
-        SqliteStateRepository::job, limit);
+        rs -> SqliteStateRepository.job(rs, file.toAbsolutePath().getParent()), limit);
   }
 
   public Optional<RunRecord> lastRun() {

@@ -10,8 +10,9 @@
 # JVM options> -cp DIR Hello` (the JDK's own CDS archive, no application archive).
 # Build first: ./mvnw -DskipTests package (and JAVA_HOME=<jdk 25> bin/build-cds for its AOT cache).
 #
-# Output: per command, the median wall time and the ratio to the floor of the same round: min,
-# median, max over the rounds.
+# Output: per command, the median wall time and CPU time (user + sys), and each as a ratio to the
+# floor of the same round: min, median, max over the rounds. On a loaded machine the wall time is
+# mostly waiting for a core; the CPU time is the work start-up does, and varies far less.
 set -euo pipefail
 home=$(cd -P "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 runs=${1:-15}
@@ -51,29 +52,36 @@ ${cmds[5]} >/dev/null 2>&1 || true
 
 n=${#cmds[@]}
 for i in $(seq 0 $((n - 1))); do for _ in 1 2; do ${cmds[$i]} >/dev/null 2>&1 || true; done; done
+TIMEFORMAT='%3R %3U %3S'
 for r in $(seq 0 $((runs - 1))); do
   for k in $(seq 0 $((n - 1))); do
     i=$(((k + r) % n))
-    t0=$EPOCHREALTIME
-    ${cmds[$i]} >/dev/null 2>"$work/err" || { echo "failed: ${cmds[$i]}" >&2; cat "$work/err" >&2; exit 1; }
-    t1=$EPOCHREALTIME
-    echo "$r $i $(((${t1/./} - ${t0/./}) / 1000))" >>"$work/times"
+    # shellcheck disable=SC2086 # the command is a list of words
+    { time ${cmds[$i]} >/dev/null 2>"$work/err"; } 2>"$work/time" || { echo "failed: ${cmds[$i]}" >&2; cat "$work/err" >&2; exit 1; }
+    # round, command, wall ms, CPU ms (user + sys of the process and its children)
+    awk -v r="$r" -v i="$i" '{ printf "%d %d %.0f %.0f\n", r, i, $1 * 1000, ($2 + $3) * 1000 }' "$work/time" >>"$work/times"
   done
 done
 
 echo "java: $(head -n 1 "$work/version"); $(sed -n 2p "$work/version")"
 echo "cpus: $(nproc); rounds: $runs; load average: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo ?)"
 echo
-echo "| command | median ms | ratio to floor: min | median | max |"
-echo "|:---|---:|---:|---:|---:|"
+echo "| command | wall ms (median) | wall ratio: min | median | max | CPU ms (median) | CPU ratio: min | median | max |"
+echo "|:---|---:|---:|---:|---:|---:|---:|---:|---:|"
 # median of a column of numbers (one per line)
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+stats() { # column of the row file -> "min median max"
+  echo "$(cut -d' ' -f"$1" "$work/row" | sort -g | head -n 1) $(cut -d' ' -f"$1" "$work/row" | median)" \
+    "$(cut -d' ' -f"$1" "$work/row" | sort -g | tail -n 1)"
+}
 for i in $(seq 0 $((n - 1))); do
-  awk -v i="$i" '$2 == 0 { floor[$1] = $3 } $2 == i { t[$1] = $3 }
-    END { for (r in t) printf "%d %.4f\n", t[r], t[r] / floor[r] }' "$work/times" >"$work/row"
-  ms=$(cut -d' ' -f1 "$work/row" | median)
-  lo=$(cut -d' ' -f2 "$work/row" | sort -g | head -n 1)
-  mid=$(cut -d' ' -f2 "$work/row" | median)
-  hi=$(cut -d' ' -f2 "$work/row" | sort -g | tail -n 1)
-  printf '| `%s` | %.0f | %.2f | %.2f | %.2f |\n' "${names[$i]}" "$ms" "$lo" "$mid" "$hi"
+  awk -v i="$i" '$2 == 0 { wf[$1] = $3; cf[$1] = $4 } $2 == i { w[$1] = $3; c[$1] = $4 }
+    END { for (r in w) printf "%d %.4f %d %.4f\n", w[r], w[r] / wf[r], c[r], (cf[r] > 0 ? c[r] / cf[r] : 0) }' \
+    "$work/times" >"$work/row"
+  read -r _ wall _ <<<"$(stats 1)"
+  read -r wlo wmid whi <<<"$(stats 2)"
+  read -r _ cpu _ <<<"$(stats 3)"
+  read -r clo cmid chi <<<"$(stats 4)"
+  printf '| `%s` | %.0f | %.2f | %.2f | %.2f | %.0f | %.2f | %.2f | %.2f |\n' "${names[$i]}" \
+    "$wall" "$wlo" "$wmid" "$whi" "$cpu" "$clo" "$cmid" "$chi"
 done

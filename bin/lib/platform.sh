@@ -73,11 +73,14 @@ orchestrate_platform() {
   if [ -n "$java_release" ] && [ -f "$jar" ]; then
     local jar_key
     case ${OSTYPE:-} in
-      darwin* | *bsd*) jar_key=$(stat -f '%z-%m' "$jar" 2>/dev/null) ;;
-      *) jar_key=$(stat -c '%s-%Y' "$jar" 2>/dev/null) ;;
+      darwin* | *bsd*) jar_key=$(stat -f '%z-%m' "$jar" 2>/dev/null) || jar_key= ;;
+      *) jar_key=$(stat -c '%s-%Y' "$jar" 2>/dev/null) || jar_key= ;;
     esac
-    [ -n "$jar_key" ] && archive=$archive_dir/orchestrate-$jar_key-java${java_release//[^A-Za-z0-9.-]/_}
+    if [ -n "$jar_key" ]; then
+      archive=$archive_dir/orchestrate-$jar_key-java${java_release//[^A-Za-z0-9.-]/_}
+    fi
   fi
+  return 0
 }
 
 # The options that make the JVM use the archive for this jar and JVM when one was built, and

@@ -9,8 +9,8 @@
 #   java_opts     the JVM options every start uses (array)
 #   jar           HOME/target/orchestrate.jar
 #   archive_dir   HOME/target/cds
-#   archive       the archive for this jar and this JVM, without extension: .jsa (static CDS,
-#                 JDK < 25) or .aot (AOT cache, JDK 25+) is appended by the caller. Its name holds
+#   archive       the archive for this jar and this JVM, without extension: .jsa (static CDS)
+#                 or .aot (JDK 25+ AOT cache) is appended by the caller. Its name holds
 #                 the jar's size and modification time and the JVM's release, so an archive made
 #                 for another jar or another JVM is never even offered to the JVM.
 

@@ -3,7 +3,11 @@ package dev.orchestrate.cli;
 import dev.orchestrate.limits.Quote;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
 import picocli.CommandLine;
 
 /** Wires picocli once: commands, exit-code mapping, one-line errors. */
@@ -11,8 +15,41 @@ public final class Cli {
   private Cli() {
   }
 
+  /**
+   * The subcommands in the order help lists them. picocli builds a command's model by reflection
+   * over its class (and loads the classes its fields and methods name), so a process builds only
+   * the one it runs when the arguments say which (see {@link #invoked}).
+   */
+  private static final Map<String, Class<?>> SUBCOMMANDS = subcommands();
+
+  private static Map<String, Class<?>> subcommands() {
+    Map<String, Class<?>> all = new LinkedHashMap<>();
+    all.put("init", InitCommand.class);
+    all.put("run", RunCommand.class);
+    all.put("status", StatusCommand.class);
+    all.put("unblock", UnblockCommand.class);
+    all.put("jobs", JobsCommand.class);
+    all.put("logs", LogsCommand.class);
+    all.put("memory", MemoryCommand.class);
+    all.put("compact", CompactCommand.class);
+    all.put("stats", StatsCommand.class);
+    all.put("serve", ServeCommand.class);
+    all.put("version", VersionCommand.class);
+    all.put("help", CommandLine.HelpCommand.class);
+    all.put("completion", CompletionCommand.class);
+    all.put("__complete", CompleteCommand.class);
+    return all;
+  }
+
+  /** Commands that read the other commands' models: help, the completion script, completion itself. */
+  private static final Set<String> NEED_ALL = Set.of("help", "completion", "__complete");
+
+  /** The root's options that take a value, and the root's flags, as they may precede the command. */
+  private static final Set<String> ROOT_VALUE_OPTIONS = Set.of("--state", "--config", "--log-level");
+  private static final Pattern ROOT_FLAGS = Pattern.compile("-[vq]+|--verbose|--quiet");
+
   public static int execute(String[] args, Map<String, String> env) {
-    return commandLine(env).execute(args);
+    return commandLine(env, Path.of(""), invoked(args)).execute(args);
   }
 
   public static CommandLine commandLine(Map<String, String> env) {
@@ -21,8 +58,41 @@ public final class Cli {
 
   /** As if started in {@code workingDir}: where the project is looked for (tests use their own). */
   public static CommandLine commandLine(Map<String, String> env, Path workingDir) {
+    return commandLine(env, workingDir, Optional.empty());
+  }
+
+  /**
+   * The subcommand these arguments run, when that is certain without parsing: the first argument
+   * after the root's own options names one, and it needs no other command's model. Empty (build
+   * them all) for anything else: no command, help, an unknown option or a mistyped command, so
+   * that usage, help and did-you-mean see every command.
+   */
+  static Optional<String> invoked(String[] args) {
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      if (ROOT_VALUE_OPTIONS.contains(arg)) {
+        i++;
+      } else if (arg.startsWith("-")) {
+        int eq = arg.indexOf('=');
+        boolean valued = eq > 0 && ROOT_VALUE_OPTIONS.contains(arg.substring(0, eq));
+        if (!valued && !ROOT_FLAGS.matcher(arg).matches()) {
+          return Optional.empty();
+        }
+      } else {
+        return SUBCOMMANDS.containsKey(arg) && !NEED_ALL.contains(arg) ? Optional.of(arg) : Optional.empty();
+      }
+    }
+    return Optional.empty();
+  }
+
+  static CommandLine commandLine(Map<String, String> env, Path workingDir, Optional<String> only) {
     OrchestrateCommand root = new OrchestrateCommand(env, workingDir);
     CommandLine cl = new CommandLine(root);
+    SUBCOMMANDS.forEach((name, command) -> {
+      if (only.isEmpty() || only.get().equals(name)) {
+        cl.addSubcommand(name, command);
+      }
+    });
     ErrorHandler errors = new ErrorHandler(root);
     cl.setExecutionStrategy(parseResult -> {
       try {

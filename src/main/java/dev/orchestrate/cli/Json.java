@@ -1,9 +1,15 @@
 package dev.orchestrate.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
@@ -65,13 +71,87 @@ final class Json {
   }
 
   static void print(PrintWriter out, Map<String, Object> doc) {
-    // Built per call: only --json pays for the mapper.
-    ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    out.println(render(stable(doc)));
+    out.flush();
+  }
+
+  /**
+   * The document as ObjectMapper with INDENT_OUTPUT writes it. Documents of maps, lists, strings,
+   * numbers, booleans and nulls (all of today's) are written with jackson-core's generator alone:
+   * jackson-databind's ObjectMapper and serializer lookup cost a short command about 20-30 ms of
+   * CPU at start-up (docs/benchmarks.md). Anything else goes through the ObjectMapper.
+   */
+  static String render(Object doc) {
     try {
-      out.println(mapper.writeValueAsString(stable(doc)));
-      out.flush();
-    } catch (JsonProcessingException e) {
+      if (plain(doc)) {
+        StringWriter text = new StringWriter();
+        try (JsonGenerator gen = new JsonFactory().createGenerator(text)) {
+          gen.setPrettyPrinter(new DefaultPrettyPrinter());
+          write(gen, doc);
+        }
+        return text.toString();
+      }
+      // Built per call: only --json pays for the mapper.
+      return new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc);
+    } catch (IOException e) {
       throw new IllegalStateException("cannot render JSON output", e);
+    }
+  }
+
+  private static boolean plain(Object value) {
+    if (value instanceof Map<?, ?> map) {
+      for (Map.Entry<?, ?> e : map.entrySet()) {
+        if (!(e.getKey() instanceof String) || !plain(e.getValue())) {
+          return false;
+        }
+      }
+      return true;
+    }
+    if (value instanceof List<?> list) {
+      for (Object v : list) {
+        if (!plain(v)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    return value == null || value instanceof String || value instanceof Boolean || value instanceof Integer
+        || value instanceof Long || value instanceof Double || value instanceof Float || value instanceof Short
+        || value instanceof Byte || value instanceof BigDecimal || value instanceof BigInteger;
+  }
+
+  private static void write(JsonGenerator gen, Object value) throws IOException {
+    if (value instanceof Map<?, ?> map) {
+      gen.writeStartObject();
+      for (Map.Entry<?, ?> e : map.entrySet()) {
+        gen.writeFieldName((String) e.getKey());
+        write(gen, e.getValue());
+      }
+      gen.writeEndObject();
+    } else if (value instanceof List<?> list) {
+      gen.writeStartArray();
+      for (Object v : list) {
+        write(gen, v);
+      }
+      gen.writeEndArray();
+    } else if (value == null) {
+      gen.writeNull();
+    } else if (value instanceof String text) {
+      gen.writeString(text);
+    } else if (value instanceof Boolean bool) {
+      gen.writeBoolean(bool);
+    } else if (value instanceof Double d) {
+      gen.writeNumber(d);
+    } else if (value instanceof Float f) {
+      gen.writeNumber(f);
+    } else if (value instanceof BigDecimal big) {
+      gen.writeNumber(big);
+    } else if (value instanceof BigInteger big) {
+      gen.writeNumber(big);
+    } else if (value instanceof Long l) {
+      gen.writeNumber(l);
+    } else {
+      gen.writeNumber(((Number) value).intValue());
     }
   }
 }

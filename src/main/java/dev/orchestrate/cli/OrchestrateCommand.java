@@ -20,9 +20,7 @@ import picocli.CommandLine.ScopeType;
     usageHelpAutoWidth = true,
     description = "Drives a backlog of work items through phases (scope, design, build, review, ...), "
         + "each phase run by an agent subprocess.",
-    subcommands = {InitCommand.class, RunCommand.class, StatusCommand.class, UnblockCommand.class,
-        JobsCommand.class, LogsCommand.class, MemoryCommand.class, CompactCommand.class, StatsCommand.class, ServeCommand.class,
-        VersionCommand.class, CommandLine.HelpCommand.class, CompletionCommand.class, CompleteCommand.class},
+    // The subcommands are added by Cli (all of them, or only the one invoked: start-up time).
     footerHeading = "%nEnvironment:%n",
     footer = {"  ORCHESTRATE_STATE   state directory; --state wins",
         "  ORCHESTRATE_CONFIG  config file; --config wins",

@@ -113,7 +113,7 @@ final class Pages {
     List<String> parts = new ArrayList<>();
     results.forEach((k, v) -> parts.add(esc(k) + " " + v));
     b.append(parts.isEmpty() ? "none yet" : String.join(", ", parts)).append("</dd>");
-    db.runSpend(run.id()).ifPresent(spend -> {
+    db.runSpend(run.id()).filter(s -> s.jobsReported() > 0 || s.budgetUsd() != null).ifPresent(spend -> {
       b.append("<dt>Spend</dt><dd data-figure=\"spend\">").append(usd(spend.costUsd()));
       if (spend.budgetUsd() != null) {
         b.append(" of ").append(usd(spend.budgetUsd())).append(" budget (")
@@ -220,6 +220,14 @@ final class Pages {
     if (!item.inBacklog()) {
       dt(b, "Backlog", "not in the backlog file");
     }
+    db.workspace(item.id()).ifPresent(w -> {
+      dt(b, "Branch", w.branch() + " (from " + w.baseBranch() + ")");
+      dt(b, "Last phase commit", w.headCommit());
+      dt(b, "Worktree", w.onDisk() ? w.path().toString() : "removed");
+      if (w.integration() != null) {
+        dt(b, "Integration", w.integration().key() + (w.note() == null ? "" : ": " + w.note()));
+      }
+    });
     b.append("</dl>");
     pre(b, "Description", item.definition().description());
     pre(b, "Blocked reason", item.progress().blockedReason());

@@ -180,6 +180,14 @@ public final class SqliteDashboard implements AutoCloseable {
     return !jdbc.query("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", rs -> 1, table, column).isEmpty();
   }
 
+  /** The item's git worktree (execution.workspace: worktree), or empty when it has none or the state predates them. */
+  public Optional<dev.orchestrate.workspace.WorkspaceRecord> workspace(String itemId) {
+    if (!hasColumn("workspaces", "item_id")) {
+      return Optional.empty();
+    }
+    return jdbc.queryOne("SELECT * FROM workspaces WHERE item_id = ?", SqliteWorkspaceStore::record, itemId);
+  }
+
   /** What a run's agents reported spending, and the budget it ran under when recorded. */
   public record Spend(double costUsd, long jobsReported, Double budgetUsd) {
   }

@@ -140,7 +140,7 @@ final class SqliteWorkspaceStore implements WorkspaceStore {
     return out;
   }
 
-  private static WorkspaceRecord record(ResultSet rs) throws SQLException {
+  static WorkspaceRecord record(ResultSet rs) throws SQLException {
     long pendingJob = rs.getLong("pending_job_id");
     Long pending = rs.wasNull() ? null : pendingJob;
     return new WorkspaceRecord(rs.getString("item_id"), Path.of(rs.getString("path")), rs.getString("branch"),

@@ -12,12 +12,13 @@ final class CliRunner {
   }
 
   static Result run(Map<String, String> env, String... args) {
-    return run(Cli.commandLine(env), args);
+    return runIn(Path.of(""), env, args);
   }
 
   /** As if started in {@code workingDir} (where the project is looked for). */
   static Result runIn(Path workingDir, Map<String, String> env, String... args) {
-    return run(Cli.commandLine(env, workingDir), args);
+    // As Cli.execute: only the invoked command's model when the arguments name it.
+    return run(Cli.commandLine(env, workingDir, Cli.invoked(args)), args);
   }
 
   private static Result run(CommandLine cl, String... args) {

@@ -310,15 +310,13 @@ class ServeCliTest {
   }
 
   @Test
-  void spend_against_budget_and_job_costs_appear_once_the_state_records_them() throws Exception {
+  void spend_against_budget_and_job_costs_appear_once_agents_report_them() throws Exception {
     String base = base(null);
-    assertFalse(get(base + "/").body().contains("Spend"), "no cost columns, no spend");
+    assertFalse(get(base + "/").body().contains("Spend"), "no cost reported and no budget, no spend");
     assertFalse(get(base + "/jobs").body().contains("<th>Cost</th>"));
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("state/state.db"));
         Statement st = c.createStatement()) {
-      // The columns issue 15's migration adds (V8__job_usage.sql), filled as a run would.
-      st.executeUpdate("ALTER TABLE jobs ADD COLUMN cost_usd REAL");
-      st.executeUpdate("ALTER TABLE runs ADD COLUMN max_cost_usd REAL");
+      // What a run of an agent that reports its cost records (the script agent here reports none).
       st.executeUpdate("UPDATE jobs SET cost_usd = 0.5 WHERE item_id IN ('H', 'X')");
       st.executeUpdate("UPDATE runs SET max_cost_usd = 2.0");
     }

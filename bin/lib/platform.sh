@@ -1,0 +1,105 @@
+# shellcheck shell=bash
+# Sourced by bin/orchestrate and bin/build-cds, so that the launcher and the archive build agree
+# on the JVM, its options and the archive's name. No subprocess except one `stat` (the jar key)
+# and, when java comes from PATH, one `readlink -f`: this runs before every command.
+#
+# orchestrate_platform HOME sets:
+#   java          the java binary ($JAVA_HOME/bin/java, else java on PATH)
+#   java_feature  its feature release (17, 25, ...; 8 for 1.8; 0 when unknown), from $java_home/release
+#   java_version  its JAVA_VERSION as the release file says it ("17.0.15", "1.8.0_292"), or empty
+#   java_opts     the JVM options every start uses (array)
+#   jar           HOME/target/orchestrate.jar
+#   archive_dir   HOME/target/cds
+#   archive       the archive for this jar and this JVM, without extension: .jsa (static CDS)
+#                 or .aot (JDK 25+ AOT cache) is appended by the caller. Its name holds
+#                 the jar's size and modification time and the JVM's release, so an archive made
+#                 for another jar or another JVM is never even offered to the JVM.
+
+orchestrate_platform() {
+  local home=$1
+  jar=$home/target/orchestrate.jar
+  archive_dir=$home/target/cds
+
+  local java_home=
+  if [ -n "${JAVA_HOME:-}" ]; then
+    java=$JAVA_HOME/bin/java
+    java_home=$JAVA_HOME
+  else
+    java=java
+    local on_path
+    if on_path=$(command -v java) && on_path=$(readlink -f "$on_path" 2>/dev/null); then
+      java_home=${on_path%/bin/java}
+    fi
+  fi
+
+  # The release file: JAVA_VERSION="17.0.15", JAVA_RUNTIME_VERSION="17.0.15+6-Debian-1deb12u1".
+  java_feature=0
+  java_version=
+  local java_release= key value
+  if [ -n "$java_home" ] && [ -r "$java_home/release" ]; then
+    while IFS='=' read -r key value; do
+      value=${value//\"/}
+      case $key in
+        JAVA_VERSION)
+          java_version=$value
+          java_feature=${value%%[.+_-]*}
+          if [ "$java_feature" = 1 ]; then # 1.8.0_292 is Java 8
+            java_feature=${value#1.}
+            java_feature=${java_feature%%[.+_-]*}
+          fi ;;
+        JAVA_RUNTIME_VERSION) java_release=$value ;;
+      esac
+    done <"$java_home/release"
+    [[ $java_feature =~ ^[0-9]+$ ]] || java_feature=0
+    [ -n "$java_release" ] || java_release=$java_feature
+  fi
+
+  java_opts=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData)
+
+  # sqlite-jdbc's native library, unpacked at build time (pom.xml), loaded from there instead of
+  # being extracted to the temp directory on every start.
+  local os_dir= lib= arch=${HOSTTYPE:-}
+  case $arch in
+    x86_64 | amd64) arch=x86_64 ;;
+    aarch64 | arm64) arch=aarch64 ;;
+  esac
+  case ${OSTYPE:-} in
+    linux*)
+      os_dir=Linux
+      if [[ $OSTYPE == *musl* ]] || [ -e /lib/ld-musl-x86_64.so.1 ] || [ -e /lib/ld-musl-aarch64.so.1 ]; then
+        os_dir=Linux-Musl
+      fi
+      lib=libsqlitejdbc.so ;;
+    darwin*) os_dir=Mac lib=libsqlitejdbc.dylib ;;
+  esac
+  local native=$home/target/native/org/sqlite/native/$os_dir/$arch
+  if [ -n "$os_dir" ] && [ -f "$native/$lib" ]; then
+    java_opts+=("-Dorg.sqlite.lib.path=$native" "-Dorg.sqlite.lib.name=$lib")
+  fi
+
+  archive=
+  if [ -n "$java_release" ] && [ -f "$jar" ]; then
+    local jar_key
+    case ${OSTYPE:-} in
+      darwin* | *bsd*) jar_key=$(stat -f '%z-%m' "$jar" 2>/dev/null) || jar_key= ;;
+      *) jar_key=$(stat -c '%s-%Y' "$jar" 2>/dev/null) || jar_key= ;;
+    esac
+    if [ -n "$jar_key" ]; then
+      archive=$archive_dir/orchestrate-$jar_key-java${java_release//[^A-Za-z0-9.-]/_}
+    fi
+  fi
+  return 0
+}
+
+# The options that make the JVM use the archive for this jar and JVM when one was built, and
+# keep it silent if it still does not fit (the JVM then starts without it). Appends to java_opts.
+orchestrate_archive_opts() {
+  if [ -z "$archive" ]; then
+    return 0
+  fi
+  if [ "$java_feature" -ge 25 ] && [ -f "$archive.aot" ]; then
+    java_opts+=("-XX:AOTCache=$archive.aot" -Xlog:aot=off -Xlog:cds=off)
+  elif [ -f "$archive.jsa" ]; then
+    java_opts+=("-XX:SharedArchiveFile=$archive.jsa" -Xshare:auto -Xlog:cds=off -Xlog:cds+dynamic=off)
+  fi
+}

@@ -1,0 +1,38 @@
+package dev.orchestrate;
+
+import dev.orchestrate.cli.Cli;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The training workload of bin/build-cds: runs several orchestrate commands, separated by a lone
+ * {@code ";"} argument, one after the other in this one JVM, so that a single class list
+ * (JDK 17-24) or AOT cache (JDK 25+) covers every short command. Exit codes are ignored: the
+ * classes a command loads are the point, not its outcome.
+ */
+public final class Training {
+  private Training() {
+  }
+
+  public static void main(String[] args) {
+    Class<?> entry = Main.class; // loaded, so archived too: every real start begins there
+    assert entry != null;
+    List<String> command = new ArrayList<>();
+    for (String arg : Arrays.asList(args)) {
+      if (arg.equals(";")) {
+        run(command);
+      } else {
+        command.add(arg);
+      }
+    }
+    run(command);
+  }
+
+  private static void run(List<String> command) {
+    if (!command.isEmpty()) {
+      Cli.execute(command.toArray(String[]::new), System.getenv());
+      command.clear();
+    }
+  }
+}

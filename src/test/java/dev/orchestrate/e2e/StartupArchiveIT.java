@@ -1,0 +1,175 @@
+package dev.orchestrate.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The start-up archive (bin/build-cds, bin/lib/platform.sh) on the JDK running the tests and on a
+ * JDK 25+ when one is installed under /usr/lib/jvm (there also its AOT cache): the launcher uses it, never prints a warning,
+ * and after the jar changes it neither uses a stale archive nor complains; build-cds makes the
+ * new one. Works on a copy of the built jar, so target/ is left alone.
+ */
+class StartupArchiveIT {
+  @TempDir
+  Path dir;
+
+  static Stream<Path> jdks() throws IOException {
+    List<Path> jdks = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"))));
+    Path jvms = Path.of("/usr/lib/jvm");
+    if (Files.isDirectory(jvms)) {
+      try (Stream<Path> all = Files.list(jvms)) {
+        all.filter(j -> feature(j) >= 25 && Files.isExecutable(j.resolve("bin/java"))).sorted().findFirst()
+            .ifPresent(jdks::add);
+      }
+    }
+    return jdks.stream();
+  }
+
+  private static int feature(Path jdk) {
+    try {
+      for (String line : Files.readAllLines(jdk.resolve("release"))) {
+        if (line.startsWith("JAVA_VERSION=")) {
+          return Integer.parseInt(line.replaceAll("JAVA_VERSION=\"(\\d+).*", "$1"));
+        }
+      }
+    } catch (IOException | NumberFormatException e) {
+      return 0;
+    }
+    return 0;
+  }
+
+  @ParameterizedTest
+  @MethodSource("jdks")
+  void the_archive_is_used_silently_and_a_stale_one_is_ignored_until_build_cds_makes_the_new_one(Path jdk)
+      throws Exception {
+    Path home = install();
+    String archiveKind = ".jsa";
+    Result build = run(home, jdk, Map.of(), home.resolve("bin/build-cds").toString());
+    assertEquals(0, build.exitCode(), build.err());
+    List<Path> archives = archives(home);
+    assertEquals(1, archives.size(), archives.toString());
+    assertTrue(archives.get(0).toString().endsWith(archiveKind), archives.toString());
+
+    Path state = dir.resolve("state");
+    Result fresh = orchestrate(home, jdk, "--state", state.toString(), "status", "--json");
+    assertEquals(0, fresh.exitCode(), fresh.err());
+    assertEquals("", fresh.err());
+    assertTrue(fresh.out().contains("\"kind\" : \"status\""), fresh.out());
+    assertTrue(mainComesFromTheArchive(home, jdk, state), "the archive is used");
+
+    // The jar changes (a rebuild without build-cds): its key changes, the archive is not offered.
+    Path jar = home.resolve("target/orchestrate.jar");
+    Files.setLastModifiedTime(jar, FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() + 60_000));
+    assertSilentStatus(home, jdk, state);
+    assertFalse(mainComesFromTheArchive(home, jdk, state), "a stale archive is not used");
+
+    // Worse: an archive of another jar under this jar's name. The JVM rejects it, silently.
+    Result keyed = run(home, jdk, Map.of(), "bash", "-c",
+        ". bin/lib/platform.sh && orchestrate_platform \"$PWD\" && printf %s \"$archive\"");
+    Files.move(archives.get(0), Path.of(keyed.out() + archiveKind));
+    assertSilentStatus(home, jdk, state);
+
+    Result rebuild = run(home, jdk, Map.of(), home.resolve("bin/build-cds").toString());
+    assertEquals(0, rebuild.exitCode(), rebuild.err());
+    assertEquals(1, archives(home).size(), archives(home).toString());
+    assertSilentStatus(home, jdk, state);
+    assertTrue(mainComesFromTheArchive(home, jdk, state), "the rebuilt archive is used");
+
+    if (feature(jdk) >= 25) {
+      // The JDK 25 AOT cache, on request: it replaces the static archive, and is used silently.
+      Result aot = run(home, jdk, Map.of("ORCHESTRATE_ARCHIVE", "aot"), home.resolve("bin/build-cds").toString());
+      assertEquals(0, aot.exitCode(), aot.err());
+      assertEquals(1, archives(home).size(), archives(home).toString());
+      assertTrue(archives(home).get(0).toString().endsWith(".aot"), archives(home).toString());
+      assertSilentStatus(home, jdk, state);
+      assertTrue(mainComesFromTheArchive(home, jdk, state), "the AOT cache is used");
+      Files.setLastModifiedTime(jar, FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() + 60_000));
+      assertSilentStatus(home, jdk, state);
+      assertFalse(mainComesFromTheArchive(home, jdk, state), "a stale AOT cache is not used");
+    }
+  }
+
+  private void assertSilentStatus(Path home, Path jdk, Path state) throws Exception {
+    Result r = orchestrate(home, jdk, "--state", state.toString(), "status", "--json");
+    assertEquals(0, r.exitCode(), r.err());
+    assertEquals("", r.err());
+    assertTrue(r.out().contains("\"kind\" : \"status\""), r.out());
+  }
+
+  /** Whether dev.orchestrate.cli.Cli was loaded from the archive (the JVM's class-load log says so). */
+  private boolean mainComesFromTheArchive(Path home, Path jdk, Path state) throws Exception {
+    Path log = dir.resolve("class-load.log");
+    Result r = run(home, jdk, Map.of("ORCHESTRATE_JAVA_OPTS", "-Xlog:class+load=info:file=" + log),
+        home.resolve("bin/orchestrate").toString(), "--state", state.toString(), "status", "--json");
+    assertEquals(0, r.exitCode(), r.err());
+    String main = Files.readAllLines(log).stream().filter(l -> l.contains(" dev.orchestrate.cli.Cli ")).findFirst()
+        .orElseThrow();
+    return main.contains("shared objects file");
+  }
+
+  /** A copy of the built launcher: bin/, the jar and the sqlite natives. */
+  private Path install() throws IOException {
+    Path home = dir.resolve("home");
+    Launcher.copyTree(Launcher.HOME.resolve("bin"), home.resolve("bin"));
+    for (String script : List.of("bin/orchestrate", "bin/build-cds")) {
+      home.resolve(script).toFile().setExecutable(true);
+    }
+    Files.createDirectories(home.resolve("target"));
+    Files.copy(Launcher.HOME.resolve("target/orchestrate.jar"), home.resolve("target/orchestrate.jar"));
+    Launcher.copyTree(Launcher.HOME.resolve("target/native"), home.resolve("target/native"));
+    return home;
+  }
+
+  private static List<Path> archives(Path home) throws IOException {
+    Path cds = home.resolve("target/cds");
+    if (!Files.isDirectory(cds)) {
+      return List.of();
+    }
+    try (Stream<Path> files = Files.list(cds)) {
+      return files.sorted().toList();
+    }
+  }
+
+  record Result(int exitCode, String out, String err) {
+  }
+
+  private Result orchestrate(Path home, Path jdk, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(home.resolve("bin/orchestrate").toString()));
+    command.addAll(List.of(args));
+    return run(home, jdk, Map.of(), command.toArray(String[]::new));
+  }
+
+  private Result run(Path home, Path jdk, Map<String, String> env, String... command) throws Exception {
+    Path out = dir.resolve("out.txt");
+    Path err = dir.resolve("err.txt");
+    ProcessBuilder pb = new ProcessBuilder(command).directory(home.toFile())
+        .redirectOutput(out.toFile()).redirectError(err.toFile());
+    pb.environment().put("JAVA_HOME", jdk.toString());
+    pb.environment().remove("ORCHESTRATE_JAVA_OPTS");
+    pb.environment().remove("ORCHESTRATE_STATE");
+    pb.environment().remove("ORCHESTRATE_CONFIG");
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    if (!p.waitFor(300, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new AssertionError(String.join(" ", command) + " did not finish in 300 s");
+    }
+    return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
+  }
+}

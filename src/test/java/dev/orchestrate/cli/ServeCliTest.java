@@ -312,7 +312,8 @@ class ServeCliTest {
   @Test
   void spend_against_budget_and_job_costs_appear_once_agents_report_them() throws Exception {
     String base = base(null);
-    assertFalse(get(base + "/").body().contains("Spend"), "no cost reported and no budget, no spend");
+    String before = get(base + "/").body();
+    assertFalse(before.contains("Spend"), before);
     assertFalse(get(base + "/jobs").body().contains("<th>Cost</th>"));
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("state/state.db"));
         Statement st = c.createStatement()) {

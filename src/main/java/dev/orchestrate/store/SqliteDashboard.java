@@ -203,8 +203,8 @@ public final class SqliteDashboard implements AutoCloseable {
             + (budget ? "(SELECT max_cost_usd FROM runs WHERE id = ?)" : "NULL") + " FROM jobs WHERE run_id = ?",
         rs -> {
           double limit = rs.getDouble(3);
-          Double budget = rs.wasNull() ? null : limit; // wasNull speaks of the column read last
-          return new Spend(rs.getDouble(1), rs.getLong(2), budget);
+          Double limitUsd = rs.wasNull() ? null : limit; // wasNull speaks of the column read last
+          return new Spend(rs.getDouble(1), rs.getLong(2), limitUsd);
         }, params);
   }
 

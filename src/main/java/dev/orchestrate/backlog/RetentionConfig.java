@@ -5,7 +5,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * The {@code retention} section (DESIGN §5.7): how much of each growing structure is kept, and
+ * The {@code retention} section (docs/how-it-works.md): how much of each growing structure is kept, and
  * how maintenance removes the rest — incrementally, at most {@code budget} rows per structure per
  * pass, one pass at the end of a scheduler tick when {@code maintenanceInterval} has elapsed, and
  * every pass it takes to finish in {@code orchestrate compact}.

@@ -10,7 +10,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The jobs of this run session, in memory (DESIGN §5, bounded structure 2). Owned by the
+ * The jobs of this run session, in memory (docs/architecture.md). Owned by the
  * scheduler thread; not thread-safe, on purpose. Job history lives in the database; this table
  * holds what the session needs at hand: the running jobs (to cancel them on Ctrl-C) and the last
  * few that ended.

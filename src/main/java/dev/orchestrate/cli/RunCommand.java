@@ -118,6 +118,7 @@ final class RunCommand implements Callable<Integer> {
   boolean noLive;
 
   @Override
+  @SuppressWarnings("try") // the RunLock is held, never read: closing it releases the run lease
   public Integer call() {
     if (cap != null && cap < 1) {
       throw CliException.usage("--cap must be at least 1, got " + cap);
@@ -302,6 +303,7 @@ final class RunCommand implements Callable<Integer> {
     }
   }
 
+  @SuppressWarnings("try") // StopSignals is held, never read: closing it restores the handlers
   private static RunReport run(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
       SqliteStateRepository store, SqliteMemoryRepository memories, RunListener progress, PrintWriter err,
       boolean quiet, RunOptions options, Repository repository) {

@@ -224,7 +224,7 @@ final class RunCommand implements Callable<Integer> {
     try {
       return ItemFilter.parse(only, targets);
     } catch (ItemFilterException e) {
-      throw CliException.usage(e.getMessage());
+      throw Flags.filterError(e);
     }
   }
 
@@ -232,7 +232,7 @@ final class RunCommand implements Callable<Integer> {
     try {
       return filter.checkPipelines(config.pipelines().keySet());
     } catch (ItemFilterException e) {
-      throw CliException.usage(e.getMessage());
+      throw Flags.filterError(e);
     }
   }
 
@@ -240,7 +240,7 @@ final class RunCommand implements Callable<Integer> {
     try {
       return filter.checkTargets(ids);
     } catch (ItemFilterException e) {
-      throw CliException.usage(e.getMessage());
+      throw Flags.filterError(e);
     }
   }
 

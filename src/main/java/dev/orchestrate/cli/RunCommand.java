@@ -145,7 +145,7 @@ final class RunCommand implements Callable<Integer> {
     }
     Config config = withOverrides(root.loadConfig(backlogFile));
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
-    filter = checkFilter(filter, config, backlogs);
+    filter = checkFilter(filter, config);
     StateDirectory dir = root.stateDirectory(backlogFile);
     Optional<Preflight.Found> agentProgram = preflight(config, backlogs);
     if (dryRun) {
@@ -228,7 +228,7 @@ final class RunCommand implements Callable<Integer> {
     }
   }
 
-  private ItemFilter checkFilter(ItemFilter filter, Config config, WatchedBacklogFile backlogs) {
+  private ItemFilter checkFilter(ItemFilter filter, Config config) {
     try {
       return filter.checkPipelines(config.pipelines().keySet());
     } catch (ItemFilterException e) {

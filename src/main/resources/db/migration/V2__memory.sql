@@ -1,4 +1,4 @@
--- Schema 2: project memory (DESIGN §5.3). Times are epoch milliseconds (UTC).
+-- Schema 2: project memory (docs/how-it-works.md). Times are epoch milliseconds (UTC).
 
 CREATE TABLE memories (
   seq           INTEGER PRIMARY KEY,               -- insertion order; compaction keeps the highest

@@ -1,4 +1,4 @@
--- Schema 3: turn history and rolling summaries of prior context (DESIGN §5.6). Times are epoch ms.
+-- Schema 3: turn history and rolling summaries of prior context (docs/agents.md). Times are epoch ms.
 
 CREATE TABLE turns (
   id             INTEGER PRIMARY KEY,

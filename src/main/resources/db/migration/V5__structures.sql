@@ -1,4 +1,4 @@
--- Schema 5: growth accounting, retention and stats (DESIGN §5.7, §5.8, §6). Times are epoch ms.
+-- Schema 5: growth accounting, retention and stats (docs/how-it-works.md: retention, size caps, stats). Times are epoch ms.
 
 -- One row per bounded structure. Triggers below keep rows_written and rows_pruned exact for the
 -- SQLite tables, so `stats` reads "rows now" as rows_written - rows_pruned without a COUNT(*)
@@ -36,7 +36,7 @@ CREATE TABLE stats_samples (
   rows     TEXT NOT NULL                 -- JSON object: structure name -> rows now
 );
 
--- The last run's in-memory figures (DESIGN §5, bounded structures 1 and 2), written at its end.
+-- The last run's in-memory figures (docs/architecture.md: summary map, job table), written at its end.
 ALTER TABLE runs ADD COLUMN summary_map_peak INTEGER;
 ALTER TABLE runs ADD COLUMN summary_map_final INTEGER;
 ALTER TABLE runs ADD COLUMN job_table_peak_active INTEGER;

@@ -1,4 +1,4 @@
--- Schema 6: retention (DESIGN §5.7) and the figures `stats` needs to judge it.
+-- Schema 6: retention (docs/how-it-works.md) and the figures `stats` needs to judge it.
 
 -- Whether an event is load-bearing (kept by every compaction: EventLogPolicy), decided in Java
 -- when the row is written. Rows written before schema 6 are classified here once, by the same

@@ -24,7 +24,7 @@ public enum AgentPreset {
       "npm install -g @google/gemini-cli"),
   /** opencode: {@code opencode run} reads piped stdin as the message; --format json prints JSONL events. */
   OPENCODE("opencode", List.of("run", "--format", "json"), "npm install -g opencode-ai"),
-  /** Any program: agent.command is the whole argv, the prompt arrives on stdin (DESIGN §4). */
+  /** Any program: agent.command is the whole argv, the prompt arrives on stdin (docs/agents.md). */
   COMMAND(null, List.of(), null);
 
   private final String program;

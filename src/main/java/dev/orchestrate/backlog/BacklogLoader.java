@@ -12,7 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Reads a backlog file (DESIGN §3) into a validated {@link Backlog}: every item checked, every
+ * Reads a backlog file (docs/backlog.md) into a validated {@link Backlog}: every item checked, every
  * dependency resolved, cycles named. All problems of the file are reported at once, each at its
  * line and column, before any work starts.
  */

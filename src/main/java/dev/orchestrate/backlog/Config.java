@@ -40,7 +40,7 @@ public record Config(
         memoryBootContextChars, RetentionConfig.defaults());
   }
 
-  /** Built-in defaults: the {@code feature} pipeline of DESIGN §3 and no agent command. */
+  /** Built-in defaults: the {@code feature} pipeline and no agent command. */
   public static Config defaults() {
     Pipeline feature = new Pipeline(DEFAULT_PIPELINE,
         List.of(new PhaseDef("scope", "Decide what this item needs; record assumptions.", null, false)),

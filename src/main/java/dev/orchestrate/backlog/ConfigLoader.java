@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * Reads {@code orchestrate.yaml} (DESIGN §3) into a validated {@link Config}. Every key is
+ * Reads {@code orchestrate.yaml} (docs/configuration.md) into a validated {@link Config}. Every key is
  * checked; missing keys take the published defaults; every problem in the file is reported at
  * once, each at its line and column.
  */

@@ -48,10 +48,6 @@ public record ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int
     return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, trips, phaseCap, maxCostUsd, maxTokens, workspace);
   }
 
-  public ExecutionConfig withPhaseCap(int cap) {
-    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, circuitBreaker, cap, maxCostUsd, maxTokens, workspace);
-  }
-
   public ExecutionConfig withMaxWip(int wip) {
     return new ExecutionConfig(wip, maxConcurrent, maxRetries, circuitBreaker, phaseCap, maxCostUsd, maxTokens, workspace);
   }

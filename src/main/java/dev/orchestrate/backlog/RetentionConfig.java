@@ -5,7 +5,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
- * The {@code retention} section (DESIGN §5.7): how much of each growing structure is kept, and
+ * The {@code retention} section (docs/how-it-works.md): how much of each growing structure is kept, and
  * how maintenance removes the rest — incrementally, at most {@code budget} rows per structure per
  * pass, one pass at the end of a scheduler tick when {@code maintenanceInterval} has elapsed, and
  * every pass it takes to finish in {@code orchestrate compact}.
@@ -48,10 +48,6 @@ public record RetentionConfig(Duration maintenanceInterval, int budget, Policy j
     this(maintenanceInterval, budget, jobs, turns, events, statsSamples, Worktrees.DEFAULT);
   }
 
-  public RetentionConfig withWorktrees(Worktrees worktrees) {
-    return new RetentionConfig(maintenanceInterval, budget, jobs, turns, events, statsSamples, worktrees);
-  }
-
   /**
    * How many worktrees of finished items are kept, and for how long after the item finished.
    *
@@ -73,10 +69,6 @@ public record RetentionConfig(Duration maintenanceInterval, int budget, Policy j
         Policy.of(50_000, Duration.ofDays(30)),
         Policy.of(DEFAULT_EVENTS_KEEP_RECENT, Duration.ofDays(30)),
         Policy.of(2_000, Duration.ofDays(7)));
-  }
-
-  public RetentionConfig withBudget(int budget) {
-    return new RetentionConfig(maintenanceInterval, budget, jobs, turns, events, statsSamples, worktrees);
   }
 
   /**

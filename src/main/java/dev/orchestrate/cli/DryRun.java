@@ -53,7 +53,7 @@ final class DryRun {
     try {
       filter.checkTargets(known);
     } catch (dev.orchestrate.scheduler.ItemFilterException e) {
-      throw CliException.usage(e.getMessage());
+      throw Flags.filterError(e);
     }
     Plan plan = Plan.simulate(items, config.pipelines(), config.execution().maxWip(),
         config.execution().maxConcurrent(), filter, phaseCap);

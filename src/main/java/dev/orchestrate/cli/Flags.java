@@ -11,4 +11,10 @@ final class Flags {
       throw CliException.usage(flag + " must be at most " + max + ", got " + value);
     }
   }
+
+  /** A filter value the run cannot use, as a usage error naming the flag it came from. */
+  static CliException filterError(dev.orchestrate.scheduler.ItemFilterException e) {
+    String flag = e.part() == dev.orchestrate.scheduler.ItemFilterException.Part.TARGET ? "--target" : "--only";
+    return CliException.usage(flag + ": " + e.getMessage());
+  }
 }

@@ -297,7 +297,7 @@ final class LiveView implements RunListener, SummarizationListener, AutoCloseabl
       jobsFinished++;
       jobsTime = jobsTime.plus(Duration.between(job.started(), clock.instant()));
     }
-    finished.addFirst(new LiveStatus.Finished(text, tone(before, after, outcome)));
+    finished.addFirst(new LiveStatus.Finished(text, tone(after, outcome)));
     while (finished.size() > LiveStatus.FINISHED_SHOWN) {
       finished.removeLast();
     }
@@ -306,7 +306,7 @@ final class LiveView implements RunListener, SummarizationListener, AutoCloseabl
     lines.jobFinished(before, after, outcome);
   }
 
-  static LiveStatus.Tone tone(ItemState before, ItemState after, AgentOutcome outcome) {
+  static LiveStatus.Tone tone(ItemState after, AgentOutcome outcome) {
     if (after.status() == ItemStatus.BLOCKED) {
       return LiveStatus.Tone.BAD;
     }

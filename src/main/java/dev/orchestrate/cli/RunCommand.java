@@ -118,6 +118,7 @@ final class RunCommand implements Callable<Integer> {
   boolean noLive;
 
   @Override
+  @SuppressWarnings("try") // the RunLock is held, never read: closing it releases the run lease
   public Integer call() {
     if (cap != null && cap < 1) {
       throw CliException.usage("--cap must be at least 1, got " + cap);
@@ -144,7 +145,7 @@ final class RunCommand implements Callable<Integer> {
     }
     Config config = withOverrides(root.loadConfig(backlogFile));
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
-    filter = checkFilter(filter, config, backlogs);
+    filter = checkFilter(filter, config);
     StateDirectory dir = root.stateDirectory(backlogFile);
     Optional<Preflight.Found> agentProgram = preflight(config, backlogs);
     if (dryRun) {
@@ -223,15 +224,15 @@ final class RunCommand implements Callable<Integer> {
     try {
       return ItemFilter.parse(only, targets);
     } catch (ItemFilterException e) {
-      throw CliException.usage(e.getMessage());
+      throw Flags.filterError(e);
     }
   }
 
-  private ItemFilter checkFilter(ItemFilter filter, Config config, WatchedBacklogFile backlogs) {
+  private ItemFilter checkFilter(ItemFilter filter, Config config) {
     try {
       return filter.checkPipelines(config.pipelines().keySet());
     } catch (ItemFilterException e) {
-      throw CliException.usage(e.getMessage());
+      throw Flags.filterError(e);
     }
   }
 
@@ -239,7 +240,7 @@ final class RunCommand implements Callable<Integer> {
     try {
       return filter.checkTargets(ids);
     } catch (ItemFilterException e) {
-      throw CliException.usage(e.getMessage());
+      throw Flags.filterError(e);
     }
   }
 
@@ -302,6 +303,7 @@ final class RunCommand implements Callable<Integer> {
     }
   }
 
+  @SuppressWarnings("try") // StopSignals is held, never read: closing it restores the handlers
   private static RunReport run(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
       SqliteStateRepository store, SqliteMemoryRepository memories, RunListener progress, PrintWriter err,
       boolean quiet, RunOptions options, Repository repository) {

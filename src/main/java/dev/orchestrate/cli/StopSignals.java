@@ -7,6 +7,13 @@ import sun.misc.SignalHandler;
  * Routes SIGINT and SIGTERM to a stop action instead of killing the JVM, so the run can cancel
  * its agents, record them, print its report and exit 130. The handlers in place before are put
  * back on close.
+ *
+ * <p>{@code sun.misc.Signal} is the JDK's only supported way to handle a signal (module
+ * {@code jdk.unsupported}, kept for exactly this use; there is no public replacement). So this
+ * class is where the build's remaining compile warnings come from ("internal proprietary API"):
+ * javac 17 reports them unconditionally, {@code @SuppressWarnings} cannot silence them, and
+ * hiding the use behind reflection would only make it harder to see. They are expected here and
+ * nowhere else.
  */
 final class StopSignals implements AutoCloseable {
   private final SignalHandler previousInt;

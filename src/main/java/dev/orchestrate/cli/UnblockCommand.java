@@ -62,6 +62,7 @@ final class UnblockCommand implements Callable<Integer> {
   boolean json;
 
   @Override
+  @SuppressWarnings("try") // the RunLock is held, never read: closing it releases the run lease
   public Integer call() {
     if (notes.isBlank()) {
       throw CliException.usage("--notes must not be empty: tell the agent what changed");

@@ -4,7 +4,7 @@ import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.PhaseDef;
 
 /**
- * Assembles the markdown prompt of one attempt, in the order of DESIGN §4: preamble, item, project
+ * Assembles the markdown prompt of one attempt, in the order of docs/agents.md: preamble, item, project
  * memory, the summary of prior context, the recent turns verbatim, previous phase summary, unblock
  * context, previous failure, the phase task, and how to report the result.
  */

@@ -11,7 +11,7 @@ import java.util.Objects;
  *
  * @param stage         "pre-phase" while scoping, "phase" otherwise
  * @param maxAttempts   max_retries + 1
- * @param projectMemory the boot context (DESIGN §4), rendered under {@code ## Project Memory}
+ * @param projectMemory the boot context (docs/agents.md), rendered under {@code ## Project Memory}
  * @param priorContextSummary the summary of the item's older turns, or null
  * @param recentTurns   the item's most recent turns, verbatim, oldest first
  * @param workspace     the item's own git worktree and branch, or null when agents share a directory

@@ -7,7 +7,7 @@ import java.util.List;
  * replace), the previous summary, and only the turns that aged out since it was written.
  */
 public final class SummaryPrompt {
-  /** Always in the prompt (issue 5, DESIGN §5.6). */
+  /** Always in the prompt (issue 5, docs/agents.md). */
   public static final String PRESERVE = "Preserve all technical decisions, file paths, error messages, "
       + "and architectural constraints. Omit conversational filler.";
   static final String PREVIOUS_OPEN = "<PREVIOUS_SUMMARY>";

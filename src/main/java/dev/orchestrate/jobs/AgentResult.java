@@ -3,7 +3,7 @@ package dev.orchestrate.jobs;
 import java.util.Locale;
 import java.util.Optional;
 
-/** The four results an agent can report (DESIGN §4). */
+/** The four results an agent can report (docs/agents.md). */
 public enum AgentResult {
   PHASE_COMPLETE, SUBPHASE_COMPLETE, FAILED, BLOCKED;
 

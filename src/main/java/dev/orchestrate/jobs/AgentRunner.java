@@ -21,7 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Starts agent attempts as subprocesses following the agent protocol (DESIGN §4). A failure of
+ * Starts agent attempts as subprocesses following the agent protocol (docs/agents.md). A failure of
  * the agent itself, including a binary that cannot be started, is an {@link AgentOutcome}, never
  * an exception.
  */

@@ -33,7 +33,7 @@ final class JobDirectory {
     Path root = jobDir.toAbsolutePath().getParent();
     if (Files.isSymbolicLink(root)) {
       throw new IOException("the jobs directory " + root + " is a symbolic link; orchestrate writes"
-          + " job files only into a real directory (remove the link, or use a fresh --state)");
+          + " job files only into a real directory (remove the link, or use a fresh state directory)");
     }
     Files.createDirectories(root);
     try {

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.OptionalInt;
 
 /**
- * The rules that turn how an agent ended into an {@link AgentOutcome} (DESIGN §4). Pure, so the
+ * The rules that turn how an agent ended into an {@link AgentOutcome} (docs/agents.md). Pure, so the
  * exact wording of each failure, which the next attempt's prompt quotes, is tested without
  * processes. Every summary and context leaves here within {@link AgentOutcome#TEXT_MAX_CHARS},
  * and the outcome counts the values that were cut on the way (output tails included).

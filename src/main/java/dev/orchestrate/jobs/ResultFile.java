@@ -36,7 +36,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The JSON an agent may leave at {@code ORCHESTRATE_RESULT_FILE} (DESIGN §4). Read strictly, so a
+ * The JSON an agent may leave at {@code ORCHESTRATE_RESULT_FILE} (docs/agents.md). Read strictly, so a
  * typo becomes a specific failure instead of a silent default, but unknown fields are ignored so
  * that agents written against a newer protocol keep working with this version. Each text field
  * (summary, context, memory content, follow-up title and description) is cut to

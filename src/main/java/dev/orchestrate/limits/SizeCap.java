@@ -6,7 +6,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * Caps text at write time (DESIGN §5.8): a text over the cap keeps its beginning and its end,
+ * Caps text at write time (docs/how-it-works.md): a text over the cap keeps its beginning and its end,
  * joined by {@code …[truncated N chars sha256:<16 hex>]}, where N is how many characters were
  * cut and the hash is of the whole original, so a copy of the original can be recognised.
  * The result is never longer than the cap and never splits a surrogate pair. One class for every

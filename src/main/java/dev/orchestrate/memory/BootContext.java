@@ -4,7 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The project memory section of every prompt (DESIGN §4), chosen purely: every active
+ * The project memory section of every prompt (docs/agents.md), chosen purely: every active
  * load-bearing item first (insertion order), then the most recent episodic ones (newest first),
  * while they fit in the character budget. When load-bearing items alone do not fit, the text
  * says how many were left out.

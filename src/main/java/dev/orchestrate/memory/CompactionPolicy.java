@@ -5,7 +5,7 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * The compaction rule as a pure function (DESIGN §5.4): among active items that are not
+ * The compaction rule as a pure function (docs/how-it-works.md): among active items that are not
  * load-bearing, keep the K most recent by insertion order and delete the rest; never delete a
  * load-bearing item; superseded items are not active and are left alone. The SQLite store
  * runs the same rule as one DELETE over the persisted {@link MemoryItem#isLoadBearing()} value;

@@ -96,7 +96,7 @@ public final class JsonLinesImport {
         throw new MemoryException(where + "expected a JSON object like {\"kind\": \"semantic\", \"content\": \"...\"}");
       }
       while (p.nextToken() == JsonToken.FIELD_NAME) {
-        String field = p.getCurrentName();
+        String field = p.currentName();
         JsonToken value = p.nextToken();
         switch (field) {
           case "id" -> id = text(p, value, where, field);

@@ -9,7 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * When a run's maintenance happens (DESIGN §5.7): at the end of a scheduler tick, at the first
+ * When a run's maintenance happens (docs/how-it-works.md): at the end of a scheduler tick, at the first
  * tick and then whenever {@code interval} has elapsed since the last pass began. The scheduler
  * calls it after the tick has spawned its agents, and a pass steps aside as soon as the scheduler
  * has work waiting: a pass that did so is continued at the next tick (not the next interval), so

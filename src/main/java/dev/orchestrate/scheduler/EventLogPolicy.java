@@ -5,7 +5,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Which events of the log compaction must keep (DESIGN §5.5): terminal transitions (to done or
+ * Which events of the log compaction must keep (docs/how-it-works.md): terminal transitions (to done or
  * blocked), blocks and unblocks (any transition from or to blocked), every memory change
  * ({@code memory.*}), and any kind this version does not know, since its meaning may matter to
  * whoever wrote it. The other known kinds are routine and may be pruned beyond the retention.

@@ -1,7 +1,7 @@
 package dev.orchestrate.scheduler;
 
 /**
- * A transition that the item's current state does not allow (DESIGN §5: invalid transitions are
+ * A transition that the item's current state does not allow (docs/architecture.md: invalid transitions are
  * errors): asked for from outside the run loop (e.g. {@code unblock} of an item that is not
  * blocked), or a bug of the run loop itself. The message is one line for the user.
  */

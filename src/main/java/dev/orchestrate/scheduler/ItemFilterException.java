@@ -1,11 +1,25 @@
 package dev.orchestrate.scheduler;
 
 /**
- * A {@code --only} or {@code --target} value that cannot be used. The message is one line, ready
- * for the CLI's error output, e.g. {@code --only: unknown key 'colour' (use status, priority, tag or pipeline)}.
+ * A filter value that cannot be used: a criterion ({@link Part#CRITERION}, e.g. {@code status=new})
+ * or a target item id ({@link Part#TARGET}). The message is one line about the value, e.g.
+ * {@code unknown key 'colour' (use status, priority, tag or pipeline)}; it does not name a
+ * command-line flag: the CLI says which of its flags the value came from.
  */
 public final class ItemFilterException extends RuntimeException {
-  public ItemFilterException(String message) {
+  /** Which part of the filter the value belongs to. */
+  public enum Part {
+    CRITERION, TARGET
+  }
+
+  private final Part part;
+
+  public ItemFilterException(Part part, String message) {
     super(message);
+    this.part = java.util.Objects.requireNonNull(part, "part");
+  }
+
+  public Part part() {
+    return part;
   }
 }

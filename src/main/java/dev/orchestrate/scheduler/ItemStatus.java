@@ -3,7 +3,7 @@ package dev.orchestrate.scheduler;
 import java.util.Locale;
 import java.util.Optional;
 
-/** Item statuses of DESIGN §5. {@code new → scoping → ready → in_progress → done}, any non-terminal → blocked. */
+/** Item statuses. {@code new → scoping → ready → in_progress → done}, any non-terminal → blocked. */
 public enum ItemStatus {
   NEW, SCOPING, READY, IN_PROGRESS, DONE, BLOCKED;
 

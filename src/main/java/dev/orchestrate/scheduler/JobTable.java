@@ -1,5 +1,6 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.jobs.JobState;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -10,7 +11,7 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The jobs of this run session, in memory (DESIGN §5, bounded structure 2). Owned by the
+ * The jobs of this run session, in memory (docs/architecture.md). Owned by the
  * scheduler thread; not thread-safe, on purpose. Job history lives in the database; this table
  * holds what the session needs at hand: the running jobs (to cancel them on Ctrl-C) and the last
  * few that ended.
@@ -18,7 +19,7 @@ import java.util.Optional;
  * <p>Its bound: {@link #cleanUp} runs before every spawn and keeps every active job and the
  * {@value #KEEP_INACTIVE} most recently started inactive ones, dropping older inactive jobs first.
  * A job whose cancellation was requested but whose process has not exited is still
- * {@link State#ACTIVE} and is never dropped. So the table never holds more than
+ * {@link JobState#RUNNING} (active) and is never dropped. So the table never holds more than
  * {@code active + 3} jobs, however long the session. The scheduler also cleans up right after a
  * job ends, so the bound holds between spawns too; the peaks are taken at starts and clean-ups.
  *
@@ -27,14 +28,6 @@ import java.util.Optional;
 public final class JobTable<H> {
   /** Inactive jobs kept for display (the live view's last finished jobs). */
   public static final int KEEP_INACTIVE = 3;
-
-  public enum State {
-    ACTIVE, COMPLETED, CANCELLED, FAILED;
-
-    public boolean isActive() {
-      return this == ACTIVE;
-    }
-  }
 
   /** One job of the session; {@code seq} orders jobs by start. */
   public static final class Entry<H> {
@@ -45,7 +38,7 @@ public final class JobTable<H> {
     private final int attempt;
     private final Instant startedAt;
     private final H handle;
-    private State state = State.ACTIVE;
+    private JobState state = JobState.RUNNING;
     private boolean cancelRequested;
 
     Entry(long jobId, long seq, String itemId, String phase, int attempt, Instant startedAt, H handle) {
@@ -82,7 +75,8 @@ public final class JobTable<H> {
       return handle;
     }
 
-    public State state() {
+    /** As recorded in job history: {@link JobState#RUNNING} until {@link JobTable#ended}. */
+    public JobState state() {
       return state;
     }
 
@@ -139,9 +133,9 @@ public final class JobTable<H> {
   }
 
   /** Records how a job ended (its process has exited). */
-  public void ended(long jobId, State state) {
-    if (state.isActive()) {
-      throw new IllegalArgumentException("a job ends completed, cancelled or failed, not active");
+  public void ended(long jobId, JobState state) {
+    if (state.isActive() || state == JobState.INTERRUPTED) {
+      throw new IllegalArgumentException("a job of this session ends completed, cancelled or failed, not " + state.key());
     }
     Entry<H> e = jobs.get(jobId);
     if (e == null) {

@@ -9,7 +9,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The phase-summary map of a run session (DESIGN §5, bounded structure 1): item id → the latest
+ * The phase-summary map of a run session (docs/architecture.md): item id → the latest
  * successful phase summary, read when the item's next phase is spawned. Owned by the scheduler
  * thread; not thread-safe, on purpose.
  *

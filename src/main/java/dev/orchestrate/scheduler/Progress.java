@@ -52,8 +52,8 @@ public record Progress(
 
   /**
    * Blocked from {@code from} while at {@code phase} (null when not in a phase). The phase is kept
-   * so that {@code unblock} resumes where the item stopped; the phase summary is dropped (DESIGN
-   * §5: it is removed at every transition to Done or Blocked).
+   * so that {@code unblock} resumes where the item stopped; the phase summary is dropped (it is
+   * removed at every transition to Done or Blocked: docs/architecture.md).
    */
   public static Progress blocked(ItemStatus from, String phase, String reason) {
     return new Progress(ItemStatus.BLOCKED, phase, 0, reason, from, null, null, null);

@@ -1,7 +1,7 @@
 package dev.orchestrate.scheduler;
 
 /**
- * The in-memory bounded structures of a run session, as measured (DESIGN §5): recorded with the
+ * The in-memory bounded structures of a run session, as measured (docs/architecture.md): recorded with the
  * run so that {@code stats} can show them after the session has ended.
  *
  * @param summaryMapFinal      phase-summary map entries at the end of the run

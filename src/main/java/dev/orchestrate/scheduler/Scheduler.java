@@ -524,7 +524,7 @@ public final class Scheduler {
           "cancelled: the run was interrupted", clock.instant()).withUsage(outcome.usage()), null, followUps,
           clock.instant());
       store.jobLogBytes(jobId, directoryBytes(request.logFile().getParent()));
-      s.jobs.ended(jobId, JobTable.State.CANCELLED);
+      s.jobs.ended(jobId, JobState.CANCELLED);
       s.jobs.cleanUp();
       history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer("cancelled",
           outcome.summary(), outcome.context(), request.logFile()));
@@ -545,7 +545,7 @@ public final class Scheduler {
     if (state == JobState.COMPLETED) {
       workspaces.committed(item.id());
     }
-    s.jobs.ended(jobId, state == JobState.COMPLETED ? JobTable.State.COMPLETED : JobTable.State.FAILED);
+    s.jobs.ended(jobId, state);
     s.jobs.cleanUp();
     history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer(
         outcome.result().key(), outcome.summary(), outcome.context(), request.logFile()));

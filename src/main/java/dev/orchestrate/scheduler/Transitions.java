@@ -42,7 +42,7 @@ public final class Transitions {
           + ", not blocked; only blocked items can be unblocked");
     }
     if (notes == null || notes.isBlank()) {
-      throw new InvalidTransitionException("unblock needs notes for the agent (--notes TEXT)");
+      throw new InvalidTransitionException("unblock needs notes for the agent");
     }
     // An item marked blocked in the backlog was never started: it starts from the beginning.
     ItemStatus to = p.blockedFrom() == null ? ItemStatus.NEW : p.blockedFrom();

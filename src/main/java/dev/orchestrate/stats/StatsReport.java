@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What {@code orchestrate stats} concludes (DESIGN §6), computed from a {@link StatsInput} and
+ * What {@code orchestrate stats} concludes (docs/how-it-works.md), computed from a {@link StatsInput} and
  * nothing else: per structure its utilisation against its row limit and a status, an overall
  * pressure level, warnings naming the structure and a remedy, and the growth trend.
  *

@@ -87,7 +87,7 @@ final class JsonText {
         return out;
       }
       while (p.nextToken() == JsonToken.FIELD_NAME) {
-        String key = p.getCurrentName();
+        String key = p.currentName();
         JsonToken value = p.nextToken();
         if (value.isScalarValue()) {
           out.put(key, value == JsonToken.VALUE_NULL ? null : p.getText());

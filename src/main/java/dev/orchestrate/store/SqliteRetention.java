@@ -14,7 +14,7 @@ import java.util.Set;
 import java.util.function.BooleanSupplier;
 
 /**
- * Incremental retention over the state database (DESIGN §5.7). One {@link #pass} deletes, per
+ * Incremental retention over the state database (docs/how-it-works.md). One {@link #pass} deletes, per
  * structure, at most {@code budget} rows that are beyond its policy (the oldest rows beyond
  * {@link RetentionConfig#TARGET_PERCENT} % of {@code max_rows}, and rows older than {@code max_age}), walking the table by id from the cursor
  * saved in {@code structures.cursor}, so its cost depends on the budget and not on the table size.
@@ -26,7 +26,7 @@ import java.util.function.BooleanSupplier;
  * beyond the policy but not covered yet are handed to the {@link Condenser} first:
  * summarize-then-prune, in one transaction, and nothing is deleted when it fails.
  *
- * <p>A run's pass steps aside for the scheduler (DESIGN §5.7: maintenance never delays an agent):
+ * <p>A run's pass steps aside for the scheduler (maintenance never delays an agent):
  * between two units of work — one structure's batch, or one finished item's condensing — it asks
  * whether the scheduler has work waiting, and if so stops; the {@link Pass} it returns says which
  * structures are left, and {@link #resume} continues it with what is left of each budget. A pass

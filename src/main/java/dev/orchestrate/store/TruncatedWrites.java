@@ -1,7 +1,7 @@
 package dev.orchestrate.store;
 
 /**
- * Counts writes whose values were cut to their size cap (DESIGN §5.8) in
+ * Counts writes whose values were cut to their size cap (docs/how-it-works.md) in
  * {@code structures.truncated_writes}, for {@code stats}. Called inside the transaction of the
  * write it counts, so the count and the data never disagree after a crash.
  */

@@ -191,6 +191,7 @@ class UnblockAndJobsCliTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the lock is held, never read: that is the point of the test
   void jobs_shows_a_run_without_an_end_as_running_while_it_holds_the_lock_and_as_died_after() throws Exception {
     StateDirectory dir = new StateDirectory(state());
     try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {

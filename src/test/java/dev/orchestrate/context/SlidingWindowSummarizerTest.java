@@ -10,7 +10,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class SlidingWindowSummarizerTest {
@@ -219,7 +219,8 @@ class SlidingWindowSummarizerTest {
     assertEquals(List.of(1L, 2L), seqs(window.prepare("B")));
     assertNull(window.prepare("B").summary());
     assertEquals("- S", window.prepare("A").summary());
-    assertEquals(Map.of(), Map.of());
+    assertEquals(Set.of("A"), turns.summaries.keySet(), "B's two turns fit its window: no summary for B");
+    assertEquals(3, turns.summaries.get("A").toSeq(), "A's summary condenses A's turns only");
   }
 
   @Test

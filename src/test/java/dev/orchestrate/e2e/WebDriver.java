@@ -150,16 +150,24 @@ final class WebDriver implements AutoCloseable {
     throw new AssertionError(what + ": not within 30 s");
   }
 
+  /** Never throws InterruptedException (an AutoCloseable should not): the flag is kept instead. */
   @Override
-  public void close() throws Exception {
+  public void close() throws IOException {
     try {
       if (session != null) {
         call("DELETE", "/session/" + session, null);
       }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     } finally {
       driver.destroy();
-      if (!driver.waitFor(10, TimeUnit.SECONDS)) {
+      try {
+        if (!driver.waitFor(10, TimeUnit.SECONDS)) {
+          driver.destroyForcibly();
+        }
+      } catch (InterruptedException e) {
         driver.destroyForcibly();
+        Thread.currentThread().interrupt();
       }
     }
   }

@@ -25,8 +25,10 @@ class ItemFilterTest {
     return ItemFilter.parse(List.of(), List.of(ids));
   }
 
+  /** The part of the filter at fault and the message; the CLI turns the part into its flag. */
   private static String error(Runnable parse) {
-    return assertThrows(ItemFilterException.class, parse::run).getMessage();
+    ItemFilterException e = assertThrows(ItemFilterException.class, parse::run);
+    return e.part() + ": " + e.getMessage();
   }
 
   private static ItemState item(String id, ItemStatus status, Priority priority, String pipeline, String... tags) {
@@ -110,31 +112,31 @@ class ItemFilterTest {
 
   @Test
   void a_flag_without_an_equals_sign_is_rejected() {
-    assertEquals("--only: expected KEY=VALUE, got 'status'", error(() -> only("status")));
-    assertEquals("--only: expected KEY=VALUE, got '=new'", error(() -> only("=new")));
+    assertEquals("CRITERION: expected KEY=VALUE, got 'status'", error(() -> only("status")));
+    assertEquals("CRITERION: expected KEY=VALUE, got '=new'", error(() -> only("=new")));
   }
 
   @Test
   void an_unknown_key_is_rejected_with_the_known_ones() {
-    assertEquals("--only: unknown key 'colour' (use status, priority, tag or pipeline)", error(() -> only("colour=red")));
+    assertEquals("CRITERION: unknown key 'colour' (use status, priority, tag or pipeline)", error(() -> only("colour=red")));
   }
 
   @Test
   void a_bad_priority_is_rejected_with_the_known_ones() {
-    assertEquals("--only: bad value 'urgent' for priority (use high, medium or low)",
+    assertEquals("CRITERION: bad value 'urgent' for priority (use high, medium or low)",
         error(() -> only("priority=high,urgent")));
   }
 
   @Test
   void a_bad_status_is_rejected_with_the_known_ones() {
-    assertEquals("--only: bad value 'doing' for status (use new, scoping, ready, in_progress, done or blocked)",
+    assertEquals("CRITERION: bad value 'doing' for status (use new, scoping, ready, in_progress, done or blocked)",
         error(() -> only("status=doing")));
   }
 
   @Test
   void an_empty_value_is_rejected() {
-    assertEquals("--only: empty value in 'status=' (expected KEY=VALUE[,VALUE])", error(() -> only("status=")));
-    assertEquals("--only: empty value in 'tag=a,,b' (expected KEY=VALUE[,VALUE])", error(() -> only("tag=a,,b")));
+    assertEquals("CRITERION: empty value in 'status=' (expected KEY=VALUE[,VALUE])", error(() -> only("status=")));
+    assertEquals("CRITERION: empty value in 'tag=a,,b' (expected KEY=VALUE[,VALUE])", error(() -> only("tag=a,,b")));
   }
 
   @Test
@@ -146,7 +148,7 @@ class ItemFilterTest {
 
   @Test
   void an_unknown_pipeline_is_rejected_when_checked_against_the_config() {
-    assertEquals("--only: unknown pipeline 'fast' (use direct or feature)",
+    assertEquals("CRITERION: unknown pipeline 'fast' (use direct or feature)",
         error(() -> only("pipeline=feature,fast").checkPipelines(Set.of("feature", "direct"))));
     ItemFilter ok = only("pipeline=feature");
     assertEquals(ok, ok.checkPipelines(Set.of("feature")));
@@ -156,12 +158,12 @@ class ItemFilterTest {
 
   @Test
   void an_empty_target_is_rejected() {
-    assertEquals("--target: expected an item id, got ''", error(() -> targets("")));
+    assertEquals("TARGET: expected an item id, got ''", error(() -> targets("")));
   }
 
   @Test
   void an_unknown_target_is_rejected_when_checked_against_the_known_ids() {
-    assertEquals("--target: unknown item 'X'", error(() -> targets("A", "X").checkTargets(Set.of("A", "B"))));
+    assertEquals("TARGET: unknown item 'X'", error(() -> targets("A", "X").checkTargets(Set.of("A", "B"))));
     ItemFilter ok = targets("A");
     assertEquals(ok, ok.checkTargets(Set.of("A")));
   }

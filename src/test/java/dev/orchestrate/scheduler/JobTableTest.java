@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.scheduler.JobTable.State;
+import dev.orchestrate.jobs.JobState;
 import java.time.Instant;
 import java.util.List;
 import java.util.Random;
@@ -22,7 +22,7 @@ class JobTableTest {
     return id;
   }
 
-  private long finished(State state) {
+  private long finished(JobState state) {
     long id = start();
     table.ended(id, state);
     return id;
@@ -34,8 +34,8 @@ class JobTableTest {
 
   @Test
   void three_jobs_are_all_kept() {
-    long a = finished(State.COMPLETED);
-    long b = finished(State.FAILED);
+    long a = finished(JobState.COMPLETED);
+    long b = finished(JobState.FAILED);
     long c = start();
     assertEquals(0, table.cleanUp());
     assertEquals(List.of(a, b, c), ids());
@@ -44,7 +44,7 @@ class JobTableTest {
   @Test
   void of_five_finished_jobs_the_three_most_recently_started_are_kept() {
     for (int i = 0; i < 5; i++) {
-      finished(i % 2 == 0 ? State.COMPLETED : State.CANCELLED);
+      finished(i % 2 == 0 ? JobState.COMPLETED : JobState.CANCELLED);
     }
     assertEquals(2, table.cleanUp());
     assertEquals(List.of(3L, 4L, 5L), ids());
@@ -54,7 +54,7 @@ class JobTableTest {
   void one_active_and_four_inactive_keep_the_active_one_and_three_inactive() {
     long active = start();
     for (int i = 0; i < 4; i++) {
-      finished(State.COMPLETED);
+      finished(JobState.COMPLETED);
     }
     assertEquals(1, table.cleanUp());
     assertEquals(List.of(active, 3L, 4L, 5L), ids());
@@ -63,12 +63,12 @@ class JobTableTest {
 
   @Test
   void two_active_and_four_inactive_keep_both_active_and_three_inactive() {
-    finished(State.FAILED);
+    finished(JobState.FAILED);
     long a = start();
-    finished(State.COMPLETED);
+    finished(JobState.COMPLETED);
     long b = start();
-    finished(State.COMPLETED);
-    finished(State.COMPLETED);
+    finished(JobState.COMPLETED);
+    finished(JobState.COMPLETED);
     assertEquals(1, table.cleanUp());
     assertEquals(List.of(a, 3L, b, 5L, 6L), ids());
     assertEquals(2, table.activeCount());
@@ -80,10 +80,10 @@ class JobTableTest {
     long second = start();
     long third = start();
     long fourth = start();
-    table.ended(fourth, State.COMPLETED);
-    table.ended(third, State.COMPLETED);
-    table.ended(second, State.COMPLETED);
-    table.ended(first, State.COMPLETED); // ended last, but started first: it goes
+    table.ended(fourth, JobState.COMPLETED);
+    table.ended(third, JobState.COMPLETED);
+    table.ended(second, JobState.COMPLETED);
+    table.ended(first, JobState.COMPLETED); // ended last, but started first: it goes
     table.cleanUp();
     assertEquals(List.of(second, third, fourth), ids());
   }
@@ -93,34 +93,36 @@ class JobTableTest {
     long cancelling = start();
     table.cancelRequested(cancelling);
     for (int i = 0; i < 10; i++) {
-      finished(State.CANCELLED);
+      finished(JobState.CANCELLED);
       table.cleanUp();
     }
     assertTrue(ids().contains(cancelling));
     JobTable.Entry<String> entry = table.get(cancelling).orElseThrow();
-    assertEquals(State.ACTIVE, entry.state());
+    assertEquals(JobState.RUNNING, entry.state());
     assertTrue(entry.cancelRequested());
     assertEquals(4, table.size());
-    table.ended(cancelling, State.CANCELLED);
+    table.ended(cancelling, JobState.CANCELLED);
     table.cleanUp();
     assertEquals(3, table.size());
   }
 
   @Test
   void exactly_three_inactive_is_a_no_op() {
-    finished(State.COMPLETED);
-    finished(State.FAILED);
-    finished(State.CANCELLED);
+    finished(JobState.COMPLETED);
+    finished(JobState.FAILED);
+    finished(JobState.CANCELLED);
     List<Long> before = ids();
     assertEquals(0, table.cleanUp());
     assertEquals(before, ids());
   }
 
   @Test
-  void a_job_cannot_end_active_or_end_without_being_started() {
+  void a_job_cannot_end_active_or_interrupted_or_end_without_being_started() {
     long id = start();
-    assertThrows(IllegalArgumentException.class, () -> table.ended(id, State.ACTIVE));
-    assertThrows(IllegalStateException.class, () -> table.ended(999, State.COMPLETED));
+    assertThrows(IllegalArgumentException.class, () -> table.ended(id, JobState.RUNNING));
+    // interrupted is what the next run records for a job a crash left running, never a session's end
+    assertThrows(IllegalArgumentException.class, () -> table.ended(id, JobState.INTERRUPTED));
+    assertThrows(IllegalStateException.class, () -> table.ended(999, JobState.COMPLETED));
     assertThrows(IllegalArgumentException.class, () -> table.started(id, "X", "p", 1, T0, "h"));
   }
 
@@ -137,7 +139,7 @@ class JobTableTest {
         spawned++;
       } else {
         long id = running.remove(random.nextInt(running.size()));
-        table.ended(id, State.values()[1 + random.nextInt(3)]);
+        table.ended(id, JobState.values()[1 + random.nextInt(3)]);
         table.cleanUp();
       }
       assertTrue(table.size() <= table.activeCount() + JobTable.KEEP_INACTIVE,

@@ -26,7 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Retention passes over a real SQLite file, on a settable clock (DESIGN §5.7). */
+/** Retention passes over a real SQLite file, on a settable clock (docs/how-it-works.md). */
 class SqliteRetentionTest {
   private static final Instant T0 = Instant.parse("2026-11-01T00:00:00Z");
 

@@ -303,7 +303,7 @@ final class Pages {
 
   private static void jobTable(StringBuilder b, SqliteDashboard db, List<JobRecord> jobs) {
     Map<Long, Double> costs = db.jobCosts(jobs.stream().map(JobRecord::id).toList());
-    boolean withCost = db.hasColumn("jobs", "cost_usd");
+    boolean withCost = !costs.isEmpty(); // a column only when some agent reported a cost
     b.append("<table class=\"list\"><thead><tr><th>Job</th><th>Run</th><th>Item</th><th>Phase</th><th>Attempt</th>"
         + "<th>State</th><th>Result</th><th>Started</th><th>Took</th><th>Exit</th>")
         .append(withCost ? "<th>Cost</th>" : "").append("<th>Reason</th></tr></thead><tbody>");

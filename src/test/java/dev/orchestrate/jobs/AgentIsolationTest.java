@@ -1,5 +1,7 @@
 package dev.orchestrate.jobs;
 
+import dev.orchestrate.testing.CapturedLogs;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import static dev.orchestrate.jobs.TestAgents.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -21,6 +23,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Planted links (issue 13.5) and secrets (issue 13.3) at the level of one job. */
 class AgentIsolationTest {
+  /** Expected warnings (a job directory that already exists, a deferred integration) are asserted, not printed. */
+  @RegisterExtension
+  final CapturedLogs logs = CapturedLogs.of(JobDirectory.class);
+
 
   @TempDir
   Path dir;
@@ -61,6 +67,9 @@ class AgentIsolationTest {
     }
     assertEquals("precious\n", Files.readString(outside));
     assertFalse(Files.exists(dir.resolve("prompt.md")), "nothing written where the planted link pointed");
+    List<String> warnings = logs.warnings();
+    assertEquals(2, warnings.size(), warnings.toString());
+    assertTrue(warnings.stream().allMatch(w -> w.contains("already existed (planted by an agent")), warnings.toString());
   }
 
   @Test

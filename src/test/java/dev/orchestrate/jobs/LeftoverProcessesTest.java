@@ -1,5 +1,7 @@
 package dev.orchestrate.jobs;
 
+import dev.orchestrate.testing.CapturedLogs;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import static dev.orchestrate.jobs.TestAgents.config;
 import static dev.orchestrate.jobs.TestAgents.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -22,6 +24,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Whatever an agent started is stopped when its job ends, however it ends (issue 13.2). */
 class LeftoverProcessesTest {
+  /** Expected warnings (a job directory that already exists, a deferred integration) are asserted, not printed. */
+  @RegisterExtension
+  final CapturedLogs logs = CapturedLogs.of(JobDirectory.class);
+
 
   private static final Duration GONE = Duration.ofSeconds(10);
 

@@ -1,5 +1,7 @@
 package dev.orchestrate.jobs;
 
+import dev.orchestrate.testing.CapturedLogs;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import static dev.orchestrate.jobs.TestAgents.command;
 import static dev.orchestrate.jobs.TestAgents.config;
 import static dev.orchestrate.jobs.TestAgents.request;
@@ -23,6 +25,10 @@ import org.junit.jupiter.api.io.TempDir;
  * the outcome (error, answer, usage) unless a result file speaks; and stalls.
  */
 class PresetAgentRunnerTest {
+  /** Expected warnings (a job directory that already exists, a deferred integration) are asserted, not printed. */
+  @RegisterExtension
+  final CapturedLogs logs = CapturedLogs.of(JobDirectory.class);
+
 
   @TempDir
   Path dir;

@@ -1,5 +1,7 @@
 package dev.orchestrate.workspace;
 
+import dev.orchestrate.testing.CapturedLogs;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -24,6 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Worktrees on real git repositories in temporary directories, with a real state database. */
 class WorktreesTest {
+  /** Expected warnings (a job directory that already exists, a deferred integration) are asserted, not printed. */
+  @RegisterExtension
+  final CapturedLogs logs = CapturedLogs.of(Worktrees.class);
+
   private static final Instant T0 = Instant.parse("2026-11-01T00:00:00Z");
 
   @TempDir

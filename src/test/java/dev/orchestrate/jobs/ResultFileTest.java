@@ -353,13 +353,17 @@ class ResultFileTest {
   void a_file_that_grows_forever_is_read_only_up_to_the_cap(@TempDir Path dir) throws Exception {
     Path result = dir.resolve("result.json");
     Files.writeString(result, "{");
-    Process writer = new ProcessBuilder("bash", "-c", "yes '\"x\",' >> " + result).start();
+    // yes itself appends, no shell between: a shell's orphaned child would go on filling the disk
+    // through the deleted file after the test (it filled it once and failed a later test with ENOSPC).
+    Process writer = new ProcessBuilder("yes", "\"x\",").redirectOutput(ProcessBuilder.Redirect.appendTo(result.toFile()))
+        .start();
     try {
       // small when checked, then growing while it is read
       String problem = invalid(resultFile.read(result));
       assertTrue(problem.endsWith("is larger than the limit of " + ResultFile.MAX_BYTES + " bytes")
           || problem.contains("is not valid JSON"), problem);
     } finally {
+      writer.descendants().forEach(ProcessHandle::destroyForcibly);
       writer.destroyForcibly().waitFor();
     }
   }

@@ -1,5 +1,7 @@
 package dev.orchestrate.backlog;
 
+import dev.orchestrate.yaml.Names;
+
 import java.util.List;
 import java.util.Objects;
 

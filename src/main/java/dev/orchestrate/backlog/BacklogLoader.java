@@ -1,5 +1,14 @@
 package dev.orchestrate.backlog;
 
+import dev.orchestrate.config.Config;
+
+import dev.orchestrate.yaml.Names;
+import dev.orchestrate.yaml.Problems;
+import dev.orchestrate.yaml.ValidationException;
+import dev.orchestrate.yaml.Values;
+import dev.orchestrate.yaml.YamlNode;
+import dev.orchestrate.yaml.YamlReader;
+
 import dev.orchestrate.limits.Quote;
 import java.math.BigInteger;
 import java.nio.file.Path;
@@ -21,7 +30,7 @@ public final class BacklogLoader {
   /** Longer cycles are shortened in their message (see {@link #describe}). */
   static final int MAX_NAMED_IN_CYCLE = 50;
   static final List<String> TOP_KEYS = List.of("schema_version", "items");
-  static final List<String> ITEM_KEYS = List.of("id", "title", "pipeline", "priority", "depends_on",
+  public static final List<String> ITEM_KEYS = List.of("id", "title", "pipeline", "priority", "depends_on",
       "tags", "description", "status");
 
   private final Config config;

@@ -1,5 +1,7 @@
 package dev.orchestrate.backlog;
 
+import dev.orchestrate.yaml.Problem;
+
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;

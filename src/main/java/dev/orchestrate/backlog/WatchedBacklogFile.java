@@ -1,5 +1,10 @@
 package dev.orchestrate.backlog;
 
+import dev.orchestrate.config.Config;
+
+import dev.orchestrate.yaml.Problem;
+import dev.orchestrate.yaml.ValidationException;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;

@@ -1,6 +1,6 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.backlog.Problem;
+import dev.orchestrate.yaml.Problem;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.limits.Quote;
 import dev.orchestrate.scheduler.ItemFilter;

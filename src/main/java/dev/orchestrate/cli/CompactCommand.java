@@ -1,7 +1,7 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.backlog.Ranges;
-import dev.orchestrate.backlog.Config;
+import dev.orchestrate.config.Ranges;
+import dev.orchestrate.config.Config;
 import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.GitException;
 import dev.orchestrate.workspace.WorktreeRetention;

@@ -3,7 +3,7 @@ package dev.orchestrate.cli;
 import dev.orchestrate.jobs.Preflight;
 import java.util.Optional;
 import dev.orchestrate.backlog.Backlog;
-import dev.orchestrate.backlog.Config;
+import dev.orchestrate.config.Config;
 import dev.orchestrate.scheduler.ItemFilter;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.Plan;

@@ -1,7 +1,7 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.backlog.Problem;
-import dev.orchestrate.backlog.ValidationException;
+import dev.orchestrate.yaml.Problem;
+import dev.orchestrate.yaml.ValidationException;
 import dev.orchestrate.store.StateLockedException;
 import dev.orchestrate.limits.Quote;
 import dev.orchestrate.store.StoreInterruptedException;

@@ -1,6 +1,6 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.backlog.AgentPreset;
+import dev.orchestrate.config.AgentPreset;
 import java.util.Map;
 import picocli.CommandLine.Option;
 import java.io.IOException;

@@ -1,6 +1,6 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.backlog.DidYouMean;
+import dev.orchestrate.yaml.DidYouMean;
 import dev.orchestrate.scheduler.Dependencies;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.JobRecord;

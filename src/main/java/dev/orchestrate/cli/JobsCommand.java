@@ -1,6 +1,6 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.backlog.Ranges;
+import dev.orchestrate.config.Ranges;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.RunRecord;

@@ -1,6 +1,6 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.backlog.DidYouMean;
+import dev.orchestrate.yaml.DidYouMean;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.store.RunLock;

@@ -1,8 +1,8 @@
 package dev.orchestrate.cli;
 
 import ch.qos.logback.classic.Level;
-import dev.orchestrate.backlog.Config;
-import dev.orchestrate.backlog.ConfigLoader;
+import dev.orchestrate.config.Config;
+import dev.orchestrate.config.ConfigLoader;
 import dev.orchestrate.store.StateDirectory;
 import java.nio.file.Files;
 import java.nio.file.Path;

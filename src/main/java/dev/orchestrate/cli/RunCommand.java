@@ -1,15 +1,15 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.backlog.Ranges;
-import dev.orchestrate.backlog.Config;
+import dev.orchestrate.config.Ranges;
+import dev.orchestrate.config.Config;
 import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.context.ContextHistory;
 import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.jobs.Preflight;
 import dev.orchestrate.memory.MemoryService;
-import dev.orchestrate.backlog.ExecutionConfig;
-import dev.orchestrate.backlog.WorkspaceConfig;
+import dev.orchestrate.config.ExecutionConfig;
+import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.GitException;
 import dev.orchestrate.workspace.Repository;

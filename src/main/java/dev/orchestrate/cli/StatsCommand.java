@@ -1,6 +1,6 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.backlog.Durations;
+import dev.orchestrate.config.Durations;
 import dev.orchestrate.scheduler.Budget;
 import dev.orchestrate.stats.LastRun;
 import dev.orchestrate.stats.Spending;

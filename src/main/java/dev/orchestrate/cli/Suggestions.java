@@ -1,6 +1,6 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.backlog.DidYouMean;
+import dev.orchestrate.yaml.DidYouMean;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

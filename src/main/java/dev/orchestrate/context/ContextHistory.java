@@ -1,7 +1,7 @@
 package dev.orchestrate.context;
 
 import dev.orchestrate.limits.SizeCap;
-import dev.orchestrate.backlog.ContextConfig;
+import dev.orchestrate.config.ContextConfig;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;

@@ -1,7 +1,7 @@
 package dev.orchestrate.context;
 
 import dev.orchestrate.backlog.BacklogItem;
-import dev.orchestrate.backlog.PhaseDef;
+import dev.orchestrate.config.PhaseDef;
 
 /**
  * Assembles the markdown prompt of one attempt, in the order of docs/agents.md: preamble, item, project

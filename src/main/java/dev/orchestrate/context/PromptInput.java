@@ -1,7 +1,7 @@
 package dev.orchestrate.context;
 
 import dev.orchestrate.backlog.BacklogItem;
-import dev.orchestrate.backlog.PhaseDef;
+import dev.orchestrate.config.PhaseDef;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;

@@ -1,6 +1,6 @@
 package dev.orchestrate.context;
 
-import dev.orchestrate.backlog.SummarizerConfig;
+import dev.orchestrate.config.SummarizerConfig;
 import java.nio.file.Path;
 import java.util.function.Function;
 

@@ -1,6 +1,6 @@
 package dev.orchestrate.jobs;
 
-import dev.orchestrate.backlog.AgentConfig;
+import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.jobs.presets.OutputReaders;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -1,6 +1,6 @@
 package dev.orchestrate.jobs;
 
-import dev.orchestrate.backlog.AgentConfig;
+import dev.orchestrate.config.AgentConfig;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Objects;

@@ -1,6 +1,6 @@
 package dev.orchestrate.jobs;
 
-import dev.orchestrate.backlog.ResultFallback;
+import dev.orchestrate.config.ResultFallback;
 import dev.orchestrate.jobs.AgentOutcome.Ending;
 import dev.orchestrate.jobs.presets.AgentReport;
 import dev.orchestrate.limits.SizeCap;

@@ -1,7 +1,7 @@
 package dev.orchestrate.jobs;
 
-import dev.orchestrate.backlog.AgentConfig;
-import dev.orchestrate.backlog.AgentPreset;
+import dev.orchestrate.config.AgentConfig;
+import dev.orchestrate.config.AgentPreset;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;

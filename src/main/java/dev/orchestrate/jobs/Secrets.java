@@ -1,6 +1,6 @@
 package dev.orchestrate.jobs;
 
-import dev.orchestrate.backlog.AgentConfig;
+import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.jobs.AgentOutcome.FollowUp;
 import dev.orchestrate.jobs.AgentOutcome.MemoryNote;
 import java.nio.charset.StandardCharsets;

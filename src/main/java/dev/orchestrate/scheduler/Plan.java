@@ -1,7 +1,7 @@
 package dev.orchestrate.scheduler;
 
 import dev.orchestrate.backlog.BacklogItem;
-import dev.orchestrate.backlog.Pipeline;
+import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentResult;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package dev.orchestrate.scheduler;
 
-import dev.orchestrate.backlog.Problem;
+import dev.orchestrate.yaml.Problem;
 import dev.orchestrate.jobs.AgentOutcome;
 import java.util.List;
 

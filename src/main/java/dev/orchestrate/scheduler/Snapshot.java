@@ -1,6 +1,6 @@
 package dev.orchestrate.scheduler;
 
-import dev.orchestrate.backlog.Pipeline;
+import dev.orchestrate.config.Pipeline;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;

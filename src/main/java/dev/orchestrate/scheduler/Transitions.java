@@ -1,7 +1,7 @@
 package dev.orchestrate.scheduler;
 
-import dev.orchestrate.backlog.PhaseDef;
-import dev.orchestrate.backlog.Pipeline;
+import dev.orchestrate.config.PhaseDef;
+import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.limits.Cuts;
 import java.util.ArrayList;

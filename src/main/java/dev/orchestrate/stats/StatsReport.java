@@ -1,6 +1,6 @@
 package dev.orchestrate.stats;
 
-import dev.orchestrate.backlog.RetentionConfig;
+import dev.orchestrate.config.RetentionConfig;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.orchestrate.store;
 
-import dev.orchestrate.backlog.RetentionConfig;
+import dev.orchestrate.config.RetentionConfig;
 import java.util.List;
 
 /**

@@ -1,8 +1,8 @@
 package dev.orchestrate.store;
 
-import dev.orchestrate.backlog.Config;
-import dev.orchestrate.backlog.RetentionConfig;
-import dev.orchestrate.backlog.RetentionConfig.Policy;
+import dev.orchestrate.config.Config;
+import dev.orchestrate.config.RetentionConfig;
+import dev.orchestrate.config.RetentionConfig.Policy;
 import dev.orchestrate.scheduler.ItemState;
 import java.nio.file.Path;
 import java.sql.Connection;

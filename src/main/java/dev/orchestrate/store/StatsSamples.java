@@ -1,7 +1,7 @@
 package dev.orchestrate.store;
 
-import dev.orchestrate.backlog.RetentionConfig;
-import dev.orchestrate.backlog.RetentionConfig.Policy;
+import dev.orchestrate.config.RetentionConfig;
+import dev.orchestrate.config.RetentionConfig.Policy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

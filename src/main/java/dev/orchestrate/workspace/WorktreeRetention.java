@@ -1,6 +1,6 @@
 package dev.orchestrate.workspace;
 
-import dev.orchestrate.backlog.RetentionConfig;
+import dev.orchestrate.config.RetentionConfig;
 import java.nio.file.Files;
 import java.time.Clock;
 import java.time.Instant;

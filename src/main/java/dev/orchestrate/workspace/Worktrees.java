@@ -1,7 +1,7 @@
 package dev.orchestrate.workspace;
 
-import dev.orchestrate.backlog.RetentionConfig;
-import dev.orchestrate.backlog.WorkspaceConfig;
+import dev.orchestrate.config.RetentionConfig;
+import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.scheduler.ItemWorkspaces;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,6 +1,15 @@
 package dev.orchestrate.backlog;
 
-import static dev.orchestrate.backlog.TestFiles.problems;
+import dev.orchestrate.config.Config;
+import dev.orchestrate.config.PhaseDef;
+import dev.orchestrate.config.Pipeline;
+
+import dev.orchestrate.yaml.Problem;
+import dev.orchestrate.yaml.Problems;
+import dev.orchestrate.yaml.TestFiles;
+import dev.orchestrate.yaml.ValidationException;
+
+import static dev.orchestrate.yaml.TestFiles.problems;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 

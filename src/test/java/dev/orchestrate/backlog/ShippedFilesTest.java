@@ -1,5 +1,9 @@
 package dev.orchestrate.backlog;
 
+import dev.orchestrate.config.AgentConfig;
+import dev.orchestrate.config.Config;
+import dev.orchestrate.config.ConfigLoader;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Path;

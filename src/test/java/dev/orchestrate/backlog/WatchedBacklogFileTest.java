@@ -1,5 +1,9 @@
 package dev.orchestrate.backlog;
 
+import dev.orchestrate.config.Config;
+
+import dev.orchestrate.yaml.Problem;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 

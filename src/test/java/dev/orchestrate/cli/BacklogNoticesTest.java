@@ -3,7 +3,7 @@ package dev.orchestrate.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.backlog.Problem;
+import dev.orchestrate.yaml.Problem;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.SyncResult;
 import java.io.PrintWriter;

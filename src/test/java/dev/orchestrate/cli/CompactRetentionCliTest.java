@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.orchestrate.backlog.RetentionConfig;
-import dev.orchestrate.backlog.RetentionConfig.Policy;
+import dev.orchestrate.config.RetentionConfig;
+import dev.orchestrate.config.RetentionConfig.Policy;
 import dev.orchestrate.store.SqliteStateRepository;
 import dev.orchestrate.testing.Db;
 import java.nio.file.Files;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.backlog.AgentPreset;
-import dev.orchestrate.backlog.Config;
-import dev.orchestrate.backlog.ConfigLoader;
+import dev.orchestrate.config.AgentPreset;
+import dev.orchestrate.config.Config;
+import dev.orchestrate.config.ConfigLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

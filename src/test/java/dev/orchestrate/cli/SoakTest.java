@@ -3,8 +3,8 @@ package dev.orchestrate.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.backlog.Config;
-import dev.orchestrate.backlog.ConfigLoader;
+import dev.orchestrate.config.Config;
+import dev.orchestrate.config.ConfigLoader;
 import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.scheduler.HaltReason;

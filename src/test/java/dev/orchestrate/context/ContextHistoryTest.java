@@ -3,7 +3,7 @@ package dev.orchestrate.context;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.backlog.ContextConfig;
+import dev.orchestrate.config.ContextConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.backlog.AgentConfig;
-import dev.orchestrate.backlog.AgentPreset;
+import dev.orchestrate.config.AgentConfig;
+import dev.orchestrate.config.AgentPreset;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

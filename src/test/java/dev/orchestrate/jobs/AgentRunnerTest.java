@@ -11,8 +11,8 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.backlog.AgentConfig;
-import dev.orchestrate.backlog.ResultFallback;
+import dev.orchestrate.config.AgentConfig;
+import dev.orchestrate.config.ResultFallback;
 import dev.orchestrate.jobs.AgentOutcome.Ending;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -3,7 +3,7 @@ package dev.orchestrate.jobs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.backlog.ResultFallback;
+import dev.orchestrate.config.ResultFallback;
 import dev.orchestrate.jobs.AgentOutcome.Ending;
 import java.time.Duration;
 import java.util.List;

@@ -8,8 +8,8 @@ import static dev.orchestrate.jobs.TestAgents.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.backlog.AgentConfig;
-import dev.orchestrate.backlog.AgentPreset;
+import dev.orchestrate.config.AgentConfig;
+import dev.orchestrate.config.AgentPreset;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Clock;

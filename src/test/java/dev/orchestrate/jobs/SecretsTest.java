@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.backlog.AgentConfig;
+import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.jobs.AgentOutcome.Ending;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;

@@ -2,8 +2,8 @@ package dev.orchestrate.jobs;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-import dev.orchestrate.backlog.AgentConfig;
-import dev.orchestrate.backlog.ResultFallback;
+import dev.orchestrate.config.AgentConfig;
+import dev.orchestrate.config.ResultFallback;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.backlog.Pipeline;
+import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.backlog.Priority;
 import java.util.List;
 import java.util.Map;

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.backlog.Config;
-import dev.orchestrate.backlog.Problem;
+import dev.orchestrate.config.Config;
+import dev.orchestrate.yaml.Problem;
 import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.jobs.AgentRunner;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogItem;
-import dev.orchestrate.backlog.Config;
+import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.store.SqliteStateRepository;

@@ -13,9 +13,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogItem;
-import dev.orchestrate.backlog.Config;
-import dev.orchestrate.backlog.PhaseDef;
-import dev.orchestrate.backlog.Pipeline;
+import dev.orchestrate.config.Config;
+import dev.orchestrate.config.PhaseDef;
+import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.jobs.AgentLauncher;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.AgentRunner;

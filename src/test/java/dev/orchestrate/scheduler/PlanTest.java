@@ -8,8 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.InitialStatus;
-import dev.orchestrate.backlog.PhaseDef;
-import dev.orchestrate.backlog.Pipeline;
+import dev.orchestrate.config.PhaseDef;
+import dev.orchestrate.config.Pipeline;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

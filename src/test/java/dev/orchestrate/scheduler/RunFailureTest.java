@@ -15,8 +15,8 @@ import static org.mockito.Mockito.doThrow;
 import static org.mockito.Mockito.mock;
 
 import dev.orchestrate.backlog.Backlog;
-import dev.orchestrate.backlog.Config;
-import dev.orchestrate.backlog.Pipeline;
+import dev.orchestrate.config.Config;
+import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.store.SqliteStateRepository;
 import java.nio.file.Files;

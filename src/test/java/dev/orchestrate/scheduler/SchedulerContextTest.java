@@ -10,11 +10,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.Backlog;
-import dev.orchestrate.backlog.Config;
-import dev.orchestrate.backlog.ContextConfig;
-import dev.orchestrate.backlog.PhaseDef;
-import dev.orchestrate.backlog.Pipeline;
-import dev.orchestrate.backlog.SummarizerConfig;
+import dev.orchestrate.config.Config;
+import dev.orchestrate.config.ContextConfig;
+import dev.orchestrate.config.PhaseDef;
+import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.config.SummarizerConfig;
 import dev.orchestrate.context.ContextHistory;
 import dev.orchestrate.context.PromptBuilder;
 import dev.orchestrate.context.SummarizationListener;

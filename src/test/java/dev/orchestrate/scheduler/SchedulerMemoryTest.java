@@ -12,8 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogItem;
-import dev.orchestrate.backlog.Config;
-import dev.orchestrate.backlog.Pipeline;
+import dev.orchestrate.config.Config;
+import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.memory.MemoryCompaction;
 import dev.orchestrate.memory.MemoryItem;

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogItem;
-import dev.orchestrate.backlog.Config;
+import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.store.SqliteStateRepository;

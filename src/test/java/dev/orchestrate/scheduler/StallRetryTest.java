@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.Backlog;
-import dev.orchestrate.backlog.Config;
+import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.store.SqliteStateRepository;
 import dev.orchestrate.testing.Db;

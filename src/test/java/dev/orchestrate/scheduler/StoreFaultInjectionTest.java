@@ -11,7 +11,7 @@ import static org.mockito.Mockito.mock;
 import static org.mockito.Mockito.withSettings;
 
 import dev.orchestrate.backlog.Backlog;
-import dev.orchestrate.backlog.Config;
+import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.store.SqliteStateRepository;

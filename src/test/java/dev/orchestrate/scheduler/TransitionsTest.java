@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.backlog.Pipeline;
+import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.jobs.AgentResult;
 import java.util.List;
 import org.junit.jupiter.api.Test;

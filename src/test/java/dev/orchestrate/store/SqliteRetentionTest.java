@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.backlog.RetentionConfig;
-import dev.orchestrate.backlog.RetentionConfig.Policy;
+import dev.orchestrate.config.RetentionConfig;
+import dev.orchestrate.config.RetentionConfig.Policy;
 import dev.orchestrate.context.BuiltinSummarizer;
 import dev.orchestrate.context.SlidingWindowSummarizer;
 import dev.orchestrate.context.SummarizationException;

@@ -1,11 +1,11 @@
 package dev.orchestrate.testing;
 
-import dev.orchestrate.backlog.AgentConfig;
-import dev.orchestrate.backlog.Config;
-import dev.orchestrate.backlog.ContextConfig;
-import dev.orchestrate.backlog.ExecutionConfig;
-import dev.orchestrate.backlog.Pipeline;
-import dev.orchestrate.backlog.ResultFallback;
+import dev.orchestrate.config.AgentConfig;
+import dev.orchestrate.config.Config;
+import dev.orchestrate.config.ContextConfig;
+import dev.orchestrate.config.ExecutionConfig;
+import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.config.ResultFallback;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -9,8 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.backlog.RetentionConfig;
-import dev.orchestrate.backlog.WorkspaceConfig;
+import dev.orchestrate.config.RetentionConfig;
+import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.scheduler.ItemWorkspaces;
 import dev.orchestrate.store.SqliteStateRepository;
 import java.nio.file.Files;

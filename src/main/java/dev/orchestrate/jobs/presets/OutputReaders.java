@@ -1,6 +1,6 @@
 package dev.orchestrate.jobs.presets;
 
-import dev.orchestrate.backlog.AgentPreset;
+import dev.orchestrate.config.AgentPreset;
 
 /** The reader of each preset's stdout; a plain command's output is not read (its tail is the summary). */
 public final class OutputReaders {

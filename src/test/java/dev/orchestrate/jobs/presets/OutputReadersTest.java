@@ -3,7 +3,7 @@ package dev.orchestrate.jobs.presets;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
-import dev.orchestrate.backlog.AgentPreset;
+import dev.orchestrate.config.AgentPreset;
 import dev.orchestrate.jobs.Usage;
 import java.io.BufferedReader;
 import java.io.IOException;

@@ -1,0 +1,99 @@
+package dev.orchestrate.config;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How agents are run.
+ *
+ * @param command        argv, no shell; empty when no config provides one
+ * @param timeout        per attempt
+ * @param killGrace      time between TERM and KILL when an agent is stopped
+ * @param env            extra environment for the agent
+ * @param resultFallback meaning of an attempt without a result file
+ * @param logMaxBytes    cap of each per-job log file
+ * @param outputTailChars how much of the end of stdout/stderr is kept in memory and used as the
+ *                       summary / failure context
+ * @param preset         which CLI this is and how its output reads; {@code command} is the whole
+ *                       argv then
+ * @param args           the user's own flags, already appended to {@code command}
+ * @param stallTimeout   stop an agent that wrote nothing to stdout or stderr for this long; null: off
+ * @param secretEnv      names of variables whose values are masked as {@code ***} wherever
+ *                       orchestrate writes agent text (on top of the built-in rules, see
+ *                       docs/agents.md "Secrets")
+ * @param stopLeftoverProcesses whether everything an agent started is stopped when its job ends,
+ *                       however it ends (false: only a timed-out or cancelled agent's own process
+ *                       tree is, as before)
+ * @param passSummarizerKey whether agents inherit the variable named by
+ *                       {@code context.summarizer.api_key_env} (withheld by default)
+ */
+public record AgentConfig(
+    List<String> command,
+    Duration timeout,
+    Duration killGrace,
+    Map<String, String> env,
+    ResultFallback resultFallback,
+    long logMaxBytes,
+    int outputTailChars,
+    AgentPreset preset,
+    List<String> args,
+    Duration stallTimeout,
+    List<String> secretEnv,
+    boolean stopLeftoverProcesses,
+    boolean passSummarizerKey) {
+
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(30);
+  public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(10);
+  public static final long DEFAULT_LOG_MAX_BYTES = 10L * 1024 * 1024;
+  public static final int DEFAULT_OUTPUT_TAIL_CHARS = 4000;
+  public static final boolean DEFAULT_STOP_LEFTOVER_PROCESSES = true;
+  public static final boolean DEFAULT_PASS_SUMMARIZER_KEY = false;
+
+  public AgentConfig {
+    command = List.copyOf(command);
+    env = Map.copyOf(env);
+    preset = preset == null ? AgentPreset.COMMAND : preset;
+    args = List.copyOf(args);
+    secretEnv = List.copyOf(secretEnv);
+  }
+
+  /** A plain command agent (no preset, no stall timeout), with the default secret and process settings. */
+  public AgentConfig(List<String> command, Duration timeout, Duration killGrace, Map<String, String> env,
+      ResultFallback resultFallback, long logMaxBytes, int outputTailChars) {
+    this(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, AgentPreset.COMMAND,
+        List.of(), null);
+  }
+
+  /** A preset agent with the default secret and process settings. */
+  public AgentConfig(List<String> command, Duration timeout, Duration killGrace, Map<String, String> env,
+      ResultFallback resultFallback, long logMaxBytes, int outputTailChars, AgentPreset preset,
+      List<String> args, Duration stallTimeout) {
+    this(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset, args,
+        stallTimeout, List.of(), DEFAULT_STOP_LEFTOVER_PROCESSES, DEFAULT_PASS_SUMMARIZER_KEY);
+  }
+
+  /** A plain command agent (no preset, no stall timeout) with the secret and process settings given. */
+  public AgentConfig(List<String> command, Duration timeout, Duration killGrace, Map<String, String> env,
+      ResultFallback resultFallback, long logMaxBytes, int outputTailChars, List<String> secretEnv,
+      boolean stopLeftoverProcesses, boolean passSummarizerKey) {
+    this(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, AgentPreset.COMMAND,
+        List.of(), null, secretEnv, stopLeftoverProcesses, passSummarizerKey);
+  }
+
+  public AgentConfig withStallTimeout(Duration stall) {
+    return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
+        args, stall, secretEnv, stopLeftoverProcesses, passSummarizerKey);
+  }
+
+  /** This config with the secret and process settings given. */
+  public AgentConfig withSafety(List<String> secretEnv, boolean stopLeftoverProcesses, boolean passSummarizerKey) {
+    return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars,
+        preset, args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey);
+  }
+
+  public static AgentConfig defaults() {
+    return new AgentConfig(List.of(), DEFAULT_TIMEOUT, DEFAULT_KILL_GRACE, Map.of(),
+        ResultFallback.EXIT_CODE, DEFAULT_LOG_MAX_BYTES, DEFAULT_OUTPUT_TAIL_CHARS);
+  }
+}

@@ -1,0 +1,75 @@
+package dev.orchestrate.config;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * A known coding-agent CLI (agent.preset): its program, the flags that make it run headless with
+ * machine-readable output, and where it comes from. Every preset takes the prompt on stdin (no
+ * argv length limit for large prompts). The flags were checked against each CLI's {@code --help}
+ * (versions in docs/agents.md).
+ */
+public enum AgentPreset {
+  /** Claude Code: {@code claude -p} reads the prompt from stdin; stream-json needs --verbose. */
+  CLAUDE("claude", List.of("-p", "--output-format", "stream-json", "--verbose"),
+      "npm install -g @anthropic-ai/claude-code"),
+  /** Codex: {@code codex exec} with no prompt argument reads it from stdin; --json prints JSONL events. */
+  CODEX("codex", List.of("exec", "--json", "--skip-git-repo-check"), "npm install -g @openai/codex"),
+  /**
+   * Gemini CLI: -p runs headless and appends its (empty) value to the prompt read from stdin;
+   * headless, it refuses a folder it was never told to trust (exit 55) without --skip-trust.
+   */
+  GEMINI("gemini", List.of("--output-format", "stream-json", "--skip-trust", "-p", ""),
+      "npm install -g @google/gemini-cli"),
+  /** opencode: {@code opencode run} reads piped stdin as the message; --format json prints JSONL events. */
+  OPENCODE("opencode", List.of("run", "--format", "json"), "npm install -g opencode-ai"),
+  /** Any program: agent.command is the whole argv, the prompt arrives on stdin (docs/agents.md). */
+  COMMAND(null, List.of(), null);
+
+  private final String program;
+  private final List<String> headlessArgs;
+  private final String installHint;
+
+  AgentPreset(String program, List<String> headlessArgs, String installHint) {
+    this.program = program;
+    this.headlessArgs = headlessArgs;
+    this.installHint = installHint;
+  }
+
+  public String key() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /** The program name looked up on PATH; null for {@link #COMMAND}. */
+  public String program() {
+    return program;
+  }
+
+  public List<String> headlessArgs() {
+    return headlessArgs;
+  }
+
+  /** How to install the program, e.g. {@code npm install -g @openai/codex}; null for {@link #COMMAND}. */
+  public String installHint() {
+    return installHint;
+  }
+
+  /**
+   * The argv to spawn: {@code command} (the program, or a launcher such as {@code ["npx", "claude"]};
+   * the preset's program when empty), the preset's headless flags, then the user's {@code args}.
+   */
+  public List<String> argv(List<String> command, List<String> args) {
+    List<String> argv = new ArrayList<>();
+    if (command.isEmpty() && program != null) {
+      argv.add(program);
+    } else {
+      argv.addAll(command);
+    }
+    if (!argv.isEmpty()) {
+      argv.addAll(headlessArgs);
+      argv.addAll(args);
+    }
+    return List.copyOf(argv);
+  }
+}

@@ -1,0 +1,78 @@
+package dev.orchestrate.config;
+
+import dev.orchestrate.limits.Quote;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The validated, immutable configuration. {@code source} is the file it came from, or empty for
+ * the built-in defaults.
+ */
+public record Config(
+    Optional<Path> source,
+    AgentConfig agent,
+    ExecutionConfig execution,
+    String defaultPipeline,
+    Map<String, Pipeline> pipelines,
+    ContextConfig context,
+    int memoryKeepRecent,
+    int memoryBootContextChars,
+    RetentionConfig retention) {
+
+  public static final String DEFAULT_PIPELINE = "feature";
+  public static final int DEFAULT_WINDOW_SIZE = ContextConfig.DEFAULT_WINDOW_SIZE;
+  public static final int DEFAULT_KEEP_RECENT = 50;
+  public static final int DEFAULT_BOOT_CONTEXT_CHARS = 20_000;
+
+  public Config {
+    java.util.Objects.requireNonNull(context, "context");
+    pipelines = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(pipelines));
+    retention = retention == null ? RetentionConfig.defaults() : retention;
+  }
+
+  /** A config with the default retention. */
+  public Config(Optional<Path> source, AgentConfig agent, ExecutionConfig execution, String defaultPipeline,
+      Map<String, Pipeline> pipelines, ContextConfig context, int memoryKeepRecent, int memoryBootContextChars) {
+    this(source, agent, execution, defaultPipeline, pipelines, context, memoryKeepRecent,
+        memoryBootContextChars, RetentionConfig.defaults());
+  }
+
+  /** Built-in defaults: the {@code feature} pipeline and no agent command. */
+  public static Config defaults() {
+    Pipeline feature = new Pipeline(DEFAULT_PIPELINE,
+        List.of(new PhaseDef("scope", "Decide what this item needs; record assumptions.", null, false)),
+        List.of(
+            new PhaseDef("design", "Design the change: the approach, the files to touch, the risks.", null, false),
+            new PhaseDef("build", "Implement the design.", null, true),
+            new PhaseDef("review", "Review the change.", null, false)));
+    return new Config(Optional.empty(), AgentConfig.defaults(), ExecutionConfig.defaults(),
+        DEFAULT_PIPELINE, Map.of(DEFAULT_PIPELINE, feature), ContextConfig.defaults(),
+        DEFAULT_KEEP_RECENT, DEFAULT_BOOT_CONTEXT_CHARS);
+  }
+
+  /** Recent turns kept verbatim in prompts ({@code context.window_size}). */
+  public int contextWindowSize() {
+    return context.windowSize();
+  }
+
+  public Config withContext(ContextConfig context) {
+    return new Config(source, agent, execution, defaultPipeline, pipelines, context,
+        memoryKeepRecent, memoryBootContextChars, retention);
+  }
+
+  public Pipeline pipeline(String name) {
+    Pipeline p = pipelines.get(name);
+    if (p == null) {
+      throw new IllegalArgumentException("unknown pipeline " + Quote.value(name));
+    }
+    return p;
+  }
+
+  public Config withExecution(ExecutionConfig execution) {
+    return new Config(source, agent, execution, defaultPipeline, pipelines, context,
+        memoryKeepRecent, memoryBootContextChars, retention);
+  }
+}

@@ -1,0 +1,97 @@
+package dev.orchestrate.config;
+
+import java.util.Locale;
+import java.util.Objects;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Where agents work (the {@code execution.workspace*} keys): in the backlog's directory, shared by
+ * every item ({@code shared}, the default), or each item in its own git worktree and branch
+ * ({@code worktree}), with a commit per successful phase and the branch integrated at Done.
+ *
+ * @param mode                 shared or worktree
+ * @param baseBranch           the branch items start from and are integrated into; null: the branch
+ *                             checked out when the run starts
+ * @param merge                how a done item's branch reaches the base branch
+ * @param deleteMergedBranches delete {@code orchestrate/<ID>} once integrated (the base has its commits)
+ * @param commitAuthor         name and email of orchestrate's phase commits
+ * @param destructiveRunsAlone under worktree, whether a destructive phase still runs alone
+ */
+public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches,
+    Author commitAuthor, boolean destructiveRunsAlone) {
+  public static final Author DEFAULT_AUTHOR = new Author("orchestrate", "orchestrate@localhost");
+
+  public WorkspaceConfig {
+    Objects.requireNonNull(mode, "mode");
+    Objects.requireNonNull(merge, "merge");
+    Objects.requireNonNull(commitAuthor, "commitAuthor");
+  }
+
+  public static WorkspaceConfig defaults() {
+    return new WorkspaceConfig(Mode.SHARED, null, Merge.REBASE, true, DEFAULT_AUTHOR, false);
+  }
+
+  public boolean worktrees() {
+    return mode == Mode.WORKTREE;
+  }
+
+  public WorkspaceConfig withMode(Mode mode) {
+    return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone);
+  }
+
+  public WorkspaceConfig withMerge(Merge merge) {
+    return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone);
+  }
+
+  public WorkspaceConfig withBaseBranch(String branch) {
+    return new WorkspaceConfig(mode, branch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone);
+  }
+
+  public WorkspaceConfig withDeleteMergedBranches(boolean delete) {
+    return new WorkspaceConfig(mode, baseBranch, merge, delete, commitAuthor, destructiveRunsAlone);
+  }
+
+  /** {@code execution.workspace}. */
+  public enum Mode {
+    SHARED, WORKTREE;
+
+    public String key() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /** {@code execution.merge}. */
+  public enum Merge {
+    REBASE, MERGE, NONE;
+
+    public String key() {
+      return name().toLowerCase(Locale.ROOT);
+    }
+  }
+
+  /** A commit identity, written {@code Name <email>} in the config. */
+  public record Author(String name, String email) {
+    private static final Pattern FORM = Pattern.compile("\\s*([^<>\\n]*?)\\s*<([^<>\\s]+)>\\s*");
+
+    public Author {
+      if (name == null || name.isBlank() || email == null || email.isBlank()) {
+        throw new IllegalArgumentException("an author needs a name and an email");
+      }
+    }
+
+    /** {@code "Name <email>"}, or empty when the text is not of that form. */
+    public static java.util.Optional<Author> parse(String text) {
+      Matcher m = FORM.matcher(text);
+      if (!m.matches() || m.group(1).isBlank()) {
+        return java.util.Optional.empty();
+      }
+      return java.util.Optional.of(new Author(m.group(1), m.group(2)));
+    }
+
+    @Override
+    public String toString() {
+      return name + " <" + email + ">";
+    }
+  }
+}

@@ -1,7 +1,7 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.store.SqliteStateReader;
-import dev.orchestrate.store.StateDirectory;
+import dev.orchestrate.state.sqlite.SqliteStateReader;
+import dev.orchestrate.state.StateDirectory;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;

@@ -2,9 +2,9 @@ package dev.orchestrate.cli;
 
 import dev.orchestrate.yaml.Problem;
 import dev.orchestrate.yaml.ValidationException;
-import dev.orchestrate.store.StateLockedException;
+import dev.orchestrate.state.StateLockedException;
 import dev.orchestrate.limits.Quote;
-import dev.orchestrate.store.StoreInterruptedException;
+import dev.orchestrate.state.StoreInterruptedException;
 import java.io.PrintWriter;
 import java.util.List;
 import picocli.CommandLine;

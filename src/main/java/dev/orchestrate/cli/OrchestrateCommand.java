@@ -3,7 +3,7 @@ package dev.orchestrate.cli;
 import ch.qos.logback.classic.Level;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ConfigLoader;
-import dev.orchestrate.store.StateDirectory;
+import dev.orchestrate.state.StateDirectory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;

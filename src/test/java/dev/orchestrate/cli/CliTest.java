@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.orchestrate.store.RunLock;
-import dev.orchestrate.store.StateDirectory;
+import dev.orchestrate.state.sqlite.RunLock;
+import dev.orchestrate.state.StateDirectory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;

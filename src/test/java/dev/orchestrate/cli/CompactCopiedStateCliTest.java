@@ -70,7 +70,7 @@ class CompactCopiedStateCliTest {
       sql.append("INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, ended_at, log_path) VALUES (1,"
           + " 'A', 'first', " + i + ", 'failed', " + i + ", " + i + ", '" + job.resolve("output.log") + "');");
     }
-    dev.orchestrate.store.OldSchemas.create(original.resolve("state.db"), 6, sql.toString());
+    dev.orchestrate.state.sqlite.OldSchemas.create(original.resolve("state.db"), 6, sql.toString());
     Path copy = dir.resolve("copy");
     Process cp = new ProcessBuilder("cp", "-a", original.toString(), copy.toString()).inheritIO().start();
     assertEquals(0, cp.waitFor());

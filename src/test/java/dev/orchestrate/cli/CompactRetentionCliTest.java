@@ -8,7 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.RetentionConfig.Policy;
-import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.state.sqlite.SqliteStateRepository;
 import dev.orchestrate.testing.Db;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.store.Database;
+import dev.orchestrate.state.sqlite.Database;
 import dev.orchestrate.testing.TreeSnapshot;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

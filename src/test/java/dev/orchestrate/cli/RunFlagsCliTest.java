@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.orchestrate.store.Database;
-import dev.orchestrate.store.OldSchemas;
+import dev.orchestrate.state.sqlite.Database;
+import dev.orchestrate.state.sqlite.OldSchemas;
 import dev.orchestrate.testing.Db;
 import java.nio.file.Files;
 import java.nio.file.Path;

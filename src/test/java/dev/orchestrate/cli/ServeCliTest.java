@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.orchestrate.serve.DashboardServer;
-import dev.orchestrate.store.StateDirectory;
+import dev.orchestrate.state.StateDirectory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.serve.DashboardServer;
-import dev.orchestrate.store.StateDirectory;
+import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.workspace.GitRepo;
 import java.net.InetSocketAddress;
 import java.net.URI;

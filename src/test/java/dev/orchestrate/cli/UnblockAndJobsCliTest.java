@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.orchestrate.store.RunLock;
-import dev.orchestrate.store.SqliteStateRepository;
-import dev.orchestrate.store.StateDirectory;
+import dev.orchestrate.state.sqlite.RunLock;
+import dev.orchestrate.state.sqlite.SqliteStateRepository;
+import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.testing.Db;
 import dev.orchestrate.testing.TreeSnapshot;
 import java.nio.file.Files;

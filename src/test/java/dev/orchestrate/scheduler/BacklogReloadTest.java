@@ -13,7 +13,7 @@ import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.memory.ProjectMemory;
-import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.state.sqlite.SqliteStateRepository;
 import dev.orchestrate.testing.Db;
 import java.nio.file.Files;
 import java.nio.file.Path;

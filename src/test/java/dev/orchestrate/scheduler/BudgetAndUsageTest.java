@@ -11,7 +11,7 @@ import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.Usage;
-import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.state.sqlite.SqliteStateRepository;
 import dev.orchestrate.testing.Db;
 import dev.orchestrate.testing.InProcessLauncher;
 import dev.orchestrate.testing.TestAgents;

@@ -19,7 +19,7 @@ import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.jobs.AgentLauncher;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.AgentRunner;
-import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.state.sqlite.SqliteStateRepository;
 import dev.orchestrate.testing.Db;
 import dev.orchestrate.testing.InProcessLauncher;
 import java.nio.file.Path;

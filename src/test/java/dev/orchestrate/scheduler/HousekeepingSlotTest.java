@@ -17,7 +17,7 @@ import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.memory.ProjectMemory;
-import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.state.sqlite.SqliteStateRepository;
 import dev.orchestrate.testing.InProcessLauncher;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -18,7 +18,7 @@ import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.jobs.AgentRunner;
-import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.state.sqlite.SqliteStateRepository;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -19,7 +19,7 @@ import dev.orchestrate.context.ContextHistory;
 import dev.orchestrate.context.PromptBuilder;
 import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.jobs.AgentRunner;
-import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.state.sqlite.SqliteStateRepository;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;

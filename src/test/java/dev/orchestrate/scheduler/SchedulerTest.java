@@ -14,7 +14,7 @@ import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.jobs.JobState;
-import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.state.sqlite.SqliteStateRepository;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;

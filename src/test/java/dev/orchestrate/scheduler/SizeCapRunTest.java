@@ -12,7 +12,7 @@ import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentRunner;
-import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.state.sqlite.SqliteStateRepository;
 import dev.orchestrate.testing.Db;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentRunner;
-import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.state.sqlite.SqliteStateRepository;
 import dev.orchestrate.testing.Db;
 import dev.orchestrate.testing.TestAgents;
 import java.nio.file.Files;

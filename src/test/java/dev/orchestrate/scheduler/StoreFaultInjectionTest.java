@@ -14,7 +14,7 @@ import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.jobs.JobState;
-import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.state.sqlite.SqliteStateRepository;
 import dev.orchestrate.testing.Fixtures;
 import java.lang.reflect.InvocationTargetException;
 import java.nio.file.Files;

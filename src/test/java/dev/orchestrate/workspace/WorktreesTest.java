@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.scheduler.ItemWorkspaces;
-import dev.orchestrate.store.SqliteStateRepository;
+import dev.orchestrate.state.sqlite.SqliteStateRepository;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;

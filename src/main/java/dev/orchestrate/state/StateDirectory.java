@@ -1,0 +1,89 @@
+package dev.orchestrate.state;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Optional;
+
+/** The layout of the state directory ({@code .orchestrate/} by default). */
+public record StateDirectory(Path root) {
+  /** The first 16 bytes of every SQLite database file. */
+  private static final byte[] SQLITE_HEADER = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
+  private static final String ELSEWHERE = "point --state (or ORCHESTRATE_STATE) at a state directory";
+
+  /** Absolute, because agents run in the backlog's directory and get paths inside this one. */
+  public StateDirectory {
+    root = root.toAbsolutePath().normalize();
+  }
+
+  public Path database() {
+    return root.resolve("state.db");
+  }
+
+  public Path jobs() {
+    return root.resolve("jobs");
+  }
+
+  public Path lockFile() {
+    return root.resolve("run.lock");
+  }
+
+  public boolean hasDatabase() {
+    return Files.isRegularFile(database());
+  }
+
+  /**
+   * Why this state directory cannot be used, or empty when it can: checked before a command reads
+   * or creates anything in it, so a mistyped {@code --state} naming a file, or a {@code state.db}
+   * that is a directory or some other file, is refused at once instead of reading as "no state
+   * yet" or failing half-way. A missing directory is fine (commands that need one create it).
+   */
+  public Optional<String> problem() {
+    Path existing = root;
+    while (existing != null && !Files.exists(existing)) {
+      existing = existing.getParent();
+    }
+    if (existing != null && !Files.isDirectory(existing)) {
+      return Optional.of(existing + " is not a directory; " + ELSEWHERE + ", or move the file away");
+    }
+    Path db = database();
+    if (Files.exists(db, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(db)) {
+      return Optional.of(db + " is not a database file (" + kind(db) + "); move it away or " + ELSEWHERE);
+    }
+    if (Files.isRegularFile(db) && !startsWithSqliteHeader(db)) {
+      return Optional.of(db + " is not a database file (it does not start with the SQLite header); move it away "
+          + "or " + ELSEWHERE);
+    }
+    Path lock = lockFile();
+    if (Files.exists(lock, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(lock, LinkOption.NOFOLLOW_LINKS)) {
+      return Optional.of(lock + " is not a regular file (" + kind(lock) + "); remove it: it is the run lock, "
+          + "which orchestrate recreates");
+    }
+    Path jobs = jobs();
+    if (Files.exists(jobs) && !Files.isDirectory(jobs)) {
+      return Optional.of(jobs + " is not a directory (it holds the job logs); move it away or " + ELSEWHERE);
+    }
+    return Optional.empty();
+  }
+
+  private static String kind(Path path) {
+    if (Files.isSymbolicLink(path)) {
+      return "a symbolic link";
+    }
+    return Files.isDirectory(path) ? "a directory" : "a pipe, a device or a socket";
+  }
+
+  /** An empty file is a database SQLite has created but not yet written: it passes. */
+  private static boolean startsWithSqliteHeader(Path file) {
+    try (InputStream in = Files.newInputStream(file)) {
+      byte[] head = in.readNBytes(SQLITE_HEADER.length);
+      return head.length == 0 || Arrays.equals(head, SQLITE_HEADER);
+    } catch (IOException e) {
+      return true; // unreadable: opening it reports the reason
+    }
+  }
+}

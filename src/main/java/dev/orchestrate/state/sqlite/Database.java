@@ -1,0 +1,304 @@
+package dev.orchestrate.state.sqlite;
+
+import dev.orchestrate.state.BusyWait;
+
+import dev.orchestrate.state.StoreException;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.sqlite.SQLiteConfig;
+
+/**
+ * Opens the state database: WAL (readers never block the runner), a busy timeout (short waits
+ * instead of "database is locked"), foreign keys on, and forward-only migrations keyed by
+ * {@code PRAGMA user_version}.
+ */
+public final class Database {
+  /** Migration scripts in order; script N brings the schema to user_version N. */
+  private static final List<String> MIGRATIONS = List.of("V1__initial.sql", "V2__memory.sql", "V3__turns.sql",
+      "V4__item_origin.sql", "V5__structures.sql", "V6__retention.sql", "V7__relative_job_paths.sql",
+      "V8__job_usage.sql", "V9__workspaces.sql");
+  static final int BUSY_TIMEOUT_MS = BusyWait.PATIENCE_MS;
+
+  private Database() {
+  }
+
+  public static int latestSchemaVersion() {
+    return MIGRATIONS.size();
+  }
+
+  /**
+   * Opens the database for bulk maintenance (compaction, imports): the same settings, plus a
+   * memory-mapped read path and a larger page cache, which shorten a million-row DELETE (and so
+   * the time a concurrent run waits for the write lock) by about a third on our measurements.
+   */
+  static Connection openForMaintenance(Path file) {
+    Connection connection = open(file);
+    try (Statement st = connection.createStatement()) {
+      st.execute("PRAGMA mmap_size = " + MAINTENANCE_MMAP_BYTES);
+      st.execute("PRAGMA cache_size = -" + MAINTENANCE_CACHE_KIB);
+      return connection;
+    } catch (SQLException e) {
+      closeQuietly(connection);
+      throw new StoreException(describe(file, e), e);
+    }
+  }
+
+  static final long MAINTENANCE_MMAP_BYTES = 1L << 30;
+  static final int MAINTENANCE_CACHE_KIB = 65_536;
+
+  /** Opens (creating if needed) and migrates the database at {@code file}. */
+  public static Connection open(Path file) {
+    try {
+      Files.createDirectories(file.toAbsolutePath().getParent());
+    } catch (IOException e) {
+      throw new StoreException("cannot create the state directory " + file.getParent() + ": " + e.getMessage(), e);
+    }
+    Connection connection = connect(file);
+    try {
+      migrate(connection, file);
+      return connection;
+    } catch (RuntimeException e) {
+      closeQuietly(connection);
+      throw e;
+    }
+  }
+
+  /**
+   * Opens an existing database for reading only: no migration, no PRAGMA that writes, and no
+   * file created next to it, so a dry run leaves the state byte for byte as it found it. While a
+   * WAL file exists (a run or a command has the database open, or one crashed), the connection is
+   * an ordinary read-only one that shares the WAL index and so sees every commit. Without one,
+   * every committed page is in the main file, and the file is opened {@code immutable}: a
+   * read-only connection would create the {@code -wal} and {@code -shm} files and, unable to
+   * write, leave them behind. A run starting meanwhile writes to a new WAL, not to the main
+   * file, until its first checkpoint (1,000 pages, or its end), so a read of a few milliseconds
+   * stays consistent; it just does not see that run. Left alone: a {@code -wal} left without its
+   * {@code -shm} (a crash, or a copied state) is read the ordinary way, which recreates the
+   * {@code -shm} — reading it {@code immutable} would miss the commits in that WAL.
+   *
+   * @throws StoreException when the schema is newer than this orchestrate knows
+   */
+  static Connection openReadOnly(Path file) {
+    boolean walPresent = Files.exists(file.resolveSibling(file.getFileName() + "-wal"));
+    SQLiteConfig config = new SQLiteConfig();
+    config.setReadOnly(true);
+    config.setBusyTimeout(BUSY_TIMEOUT_MS);
+    Connection connection;
+    try {
+      connection = config.createConnection("jdbc:sqlite:" + file.toAbsolutePath().toUri()
+          + (walPresent ? "?mode=ro" : "?immutable=1"));
+    } catch (SQLException e) {
+      throw new StoreException(describe(file, e), e);
+    }
+    try {
+      int version = schemaVersion(connection, file);
+      if (version > MIGRATIONS.size()) {
+        throw newerSchema(file, version);
+      }
+      return connection;
+    } catch (RuntimeException e) {
+      closeQuietly(connection);
+      throw e;
+    }
+  }
+
+  /** {@code PRAGMA user_version}: the number of migrations applied. */
+  static int schemaVersion(Connection connection, Path file) {
+    try (Statement st = connection.createStatement(); var rs = st.executeQuery("PRAGMA user_version")) {
+      return rs.next() ? rs.getInt(1) : 0;
+    } catch (SQLException e) {
+      throw new StoreException(describe(file, e), e);
+    }
+  }
+
+  private static StoreException newerSchema(Path file, int version) {
+    return new StoreException("state database " + file + " has schema version " + version
+        + ", newer than this orchestrate knows (" + MIGRATIONS.size() + "); upgrade orchestrate");
+  }
+
+  private static Connection connect(Path file) {
+    SQLiteConfig config = new SQLiteConfig();
+    config.setJournalMode(SQLiteConfig.JournalMode.WAL);
+    // NORMAL is durable against a crash of this process in WAL mode (only power loss can lose the
+    // last commits), and avoids an fsync per state change.
+    config.setSynchronous(SQLiteConfig.SynchronousMode.NORMAL);
+    config.setBusyTimeout(BUSY_TIMEOUT_MS);
+    config.enforceForeignKeys(true);
+    // Take the write lock when a transaction begins, not at its first write: a transaction that
+    // reads first and then writes would otherwise fail at once with SQLITE_BUSY (the busy
+    // timeout cannot help an upgrade) whenever another connection - `compact` or `memory` next
+    // to a `run` - wrote in between.
+    config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
+    try {
+      return config.createConnection("jdbc:sqlite:" + file.toAbsolutePath());
+    } catch (SQLException e) {
+      throw new StoreException(describe(file, e), e);
+    }
+  }
+
+  /**
+   * Applies the missing migrations, each in its own transaction, like every other write: a lock
+   * held by another process is waited out, and the version is read again under the lock, so two
+   * processes opening an old state at once migrate it once.
+   */
+  private static void migrate(Connection connection, Path file) {
+    int version = schemaVersion(connection, file);
+    if (version > MIGRATIONS.size()) {
+      throw newerSchema(file, version);
+    }
+    if (version == MIGRATIONS.size()) {
+      return;
+    }
+    Jdbc jdbc = new Jdbc(connection, file);
+    for (int v = version; v < MIGRATIONS.size(); v++) {
+      int next = v;
+      jdbc.inTransaction(() -> {
+        if (schemaVersion(connection, file) > next) {
+          return; // migrated by another process meanwhile
+        }
+        for (String sql : statements(load(MIGRATIONS.get(next)))) {
+          jdbc.execute(sql);
+        }
+        try {
+          codeStep(MIGRATIONS.get(next), connection, file);
+        } catch (SQLException e) {
+          throw jdbc.failure(MIGRATIONS.get(next), e);
+        }
+        jdbc.execute("PRAGMA user_version = " + (next + 1));
+      });
+    }
+  }
+
+  /** The part of a migration SQL cannot do, in the migration's transaction. */
+  private static void codeStep(String migration, Connection connection, Path file) throws SQLException {
+    if (migration.equals("V7__relative_job_paths.sql")) {
+      JobLogPaths.relativizeAll(connection, file.toAbsolutePath().getParent());
+    }
+  }
+
+  static List<String> statements(String script) {
+    StringBuilder body = new StringBuilder();
+    for (String line : script.split("\n")) {
+      int comment = line.indexOf("--");
+      body.append(comment < 0 ? line : line.substring(0, comment)).append('\n');
+    }
+    List<String> out = new ArrayList<>();
+    StringBuilder statement = new StringBuilder();
+    for (String part : body.toString().split(";")) {
+      statement.append(part);
+      String text = statement.toString().strip();
+      // A trigger's body has statements of its own: it ends at its END, not at the first ';'.
+      if (text.toUpperCase(java.util.Locale.ROOT).startsWith("CREATE TRIGGER")
+          && !text.toUpperCase(java.util.Locale.ROOT).endsWith("END")) {
+        statement.append(';');
+        continue;
+      }
+      if (!text.isEmpty()) {
+        out.add(text);
+      }
+      statement.setLength(0);
+    }
+    return out;
+  }
+
+  private static String load(String name) {
+    try (InputStream in = Database.class.getResourceAsStream("/db/migration/" + name)) {
+      if (in == null) {
+        throw new StoreException("migration " + name + " is missing from the build");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new StoreException("cannot read migration " + name + ": " + e.getMessage(), e);
+    }
+  }
+
+  static String describe(Path file, SQLException e) {
+    String classified = classified(file, e);
+    return classified != null ? classified : "state database " + file + ": " + e.getMessage();
+  }
+
+  /**
+   * One line for the failures a user has to act on, saying what happened and where; null for
+   * the others. SQLite reports a full file system (or a database at its size limit) as
+   * SQLITE_FULL, a failed read or write (a file size limit, a disk gone) as SQLITE_IOERR_*, and a
+   * database file deleted or moved while open as SQLITE_READONLY_DBMOVED.
+   */
+  static String classified(Path file, SQLException e) {
+    String msg = String.valueOf(e.getMessage());
+    String code = e instanceof org.sqlite.SQLiteException s && s.getResultCode() != null
+        ? s.getResultCode().name() : "";
+    String where = file == null ? "the state database" : "state database " + file;
+    Path dir = file == null ? null : file.toAbsolutePath().getParent();
+    if (code.startsWith("SQLITE_FULL") || msg.contains("database or disk is full")) {
+      return where + ": the disk is full (or the database reached its size limit), so the last change was not"
+          + " recorded; free space on the file system holding " + (dir == null ? "it" : dir)
+          + " and run the command again (everything recorded before is kept)";
+    }
+    if (code.startsWith("SQLITE_IOERR") || msg.contains("disk I/O error")) {
+      return where + ": disk I/O error (" + (code.isEmpty() ? "SQLITE_IOERR" : code) + "), so the last change was"
+          + " not recorded; check the file system holding " + (dir == null ? "it" : dir)
+          + " (full? a file size limit? read-only? unmounted?) and run the command again";
+    }
+    if (code.equals("SQLITE_READONLY_DBMOVED")) {
+      return where + " was moved or deleted while in use (an agent with write access to the state directory?);"
+          + " restore the state directory from a copy or start a new one (--state), and keep agents out of it";
+    }
+    if (msg.contains("SQLITE_NOTADB") || msg.contains("not a database")) {
+      return where + " is not a SQLite database (move it away or point --state elsewhere)";
+    }
+    if (msg.contains("SQLITE_CANTOPEN")) {
+      return "cannot open the " + where + " (check the directory exists and is writable)";
+    }
+    return null;
+  }
+
+  /**
+   * Rewrites the database with {@code VACUUM} and truncates the WAL, so the file shrinks to its
+   * live pages. Plain VACUUM rather than VACUUM INTO + swap (a running `run` keeps its handle on
+   * the old file, so a swap would lose its writes) or auto_vacuum=INCREMENTAL (it must be chosen
+   * before the tables exist, costs bookkeeping on every commit, and fragments the file). VACUUM
+   * is an ordinary write transaction: a concurrent run waits for it within its busy timeout.
+   *
+   * @return the bytes of the database file plus its WAL, before and after
+   */
+  public static long[] vacuum(Path file) {
+    long before = bytes(file);
+    try (Connection connection = connect(file); Statement st = connection.createStatement()) {
+      st.executeUpdate("VACUUM");
+      st.execute("PRAGMA wal_checkpoint(TRUNCATE)");
+    } catch (SQLException e) {
+      throw new StoreException(describe(file, e), e);
+    }
+    return new long[] {before, bytes(file)};
+  }
+
+  /** The database file plus its WAL, in bytes. */
+  public static long bytes(Path file) {
+    return size(file) + size(file.resolveSibling(file.getFileName() + "-wal"));
+  }
+
+  private static long size(Path file) {
+    try {
+      return Files.exists(file) ? Files.size(file) : 0;
+    } catch (IOException e) {
+      return 0;
+    }
+  }
+
+  static void closeQuietly(Connection connection) {
+    try {
+      connection.close();
+    } catch (SQLException ignored) {
+      // nothing useful to do; the process is failing anyway
+    }
+  }
+}

@@ -1,0 +1,303 @@
+package dev.orchestrate.state.sqlite;
+
+import dev.orchestrate.memory.MemoryCompaction;
+import dev.orchestrate.memory.MemoryItem;
+import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.scheduler.RunRecord;
+import dev.orchestrate.stats.Sample;
+import dev.orchestrate.stats.StatsInput;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What {@code orchestrate serve} shows, read without changing the database (see
+ * {@link Database#openReadOnly}: no migration, no {@code -wal}/{@code -shm} created beside a state
+ * that has none). One instance serves one request: a connection opened {@code immutable} must not
+ * outlive the moment it was opened for. Every list is bounded (LIMIT on the primary key or
+ * {@code seq}, which are indexed); only the item filter's count scans the items table.
+ */
+public final class SqliteDashboard implements AutoCloseable {
+  /** The oldest schema whose tables the dashboard reads (stats samples and run bounds came in 6). */
+  public static final int MIN_SCHEMA = 6;
+  private static final String JOB_COLUMNS =
+      "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason";
+
+  private final Connection connection;
+  private final Path file;
+  private final Jdbc jdbc;
+  private final int schemaVersion;
+
+  private SqliteDashboard(Connection connection, Path file) {
+    this.connection = connection;
+    this.file = file;
+    this.jdbc = new Jdbc(connection, "state database " + file);
+    this.schemaVersion = Database.schemaVersion(connection, file);
+  }
+
+  /** Opens the database at {@code file}, which must exist, for reading only. */
+  public static SqliteDashboard open(Path file) {
+    Connection connection = Database.openReadOnly(file);
+    try {
+      return new SqliteDashboard(connection, file);
+    } catch (RuntimeException e) {
+      Database.closeQuietly(connection);
+      throw e;
+    }
+  }
+
+  public int schemaVersion() {
+    return schemaVersion;
+  }
+
+  /** Which items to list: each criterion null when not filtered on. */
+  public record ItemFilter(String status, String priority, String tag, String text) {
+  }
+
+  /** One page of a list and the number of rows the whole list has. */
+  public record Page<T>(List<T> rows, long total) {
+    public Page {
+      rows = List.copyOf(rows);
+    }
+  }
+
+  /** Items per status key, every status the items table holds. */
+  public Map<String, Long> statusCounts() {
+    Map<String, Long> counts = new LinkedHashMap<>();
+    jdbc.query("SELECT status, COUNT(*) FROM items GROUP BY status",
+        rs -> counts.put(rs.getString(1), rs.getLong(2)));
+    return counts;
+  }
+
+  /** The items that pass {@code filter}, in backlog order, {@code limit} from {@code offset}. */
+  public Page<ItemState> items(ItemFilter filter, int limit, int offset) {
+    StringBuilder where = new StringBuilder(" WHERE 1 = 1");
+    List<Object> params = new ArrayList<>();
+    if (filter.status() != null) {
+      where.append(" AND status = ?");
+      params.add(filter.status());
+    }
+    if (filter.priority() != null) {
+      where.append(" AND priority = ?");
+      params.add(filter.priority());
+    }
+    if (filter.tag() != null) {
+      where.append(" AND EXISTS (SELECT 1 FROM json_each(items.tags) WHERE value = ?)");
+      params.add(filter.tag());
+    }
+    if (filter.text() != null) {
+      where.append(" AND (instr(lower(id), lower(?)) > 0 OR instr(lower(title), lower(?)) > 0)");
+      params.add(filter.text());
+      params.add(filter.text());
+    }
+    long total = jdbc.queryLong("SELECT COUNT(*) FROM items" + where, params.toArray());
+    List<Object> paged = new ArrayList<>(params);
+    paged.add(limit);
+    paged.add(offset);
+    List<ItemState> rows = jdbc.query("SELECT * FROM items" + where + " ORDER BY seq LIMIT ? OFFSET ?",
+        SqliteStateRepository::item, paged.toArray());
+    return new Page<>(rows, total);
+  }
+
+  public Optional<ItemState> item(String id) {
+    return jdbc.queryOne("SELECT * FROM items WHERE id = ?", SqliteStateRepository::item, id);
+  }
+
+  /** The item's jobs retention kept, newest first, at most {@code limit}. */
+  public List<JobRecord> itemJobs(String itemId, int limit) {
+    return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id DESC LIMIT ?",
+        rs -> SqliteStateRepository.job(rs, file.toAbsolutePath().getParent()), itemId, limit);
+  }
+
+  /** The attempt of each listed item's latest job (items without a kept job are left out). */
+  public Map<String, Integer> latestAttempts(List<String> itemIds) {
+    Map<String, Integer> attempts = new LinkedHashMap<>();
+    for (String id : itemIds) {
+      jdbc.queryOne("SELECT attempt FROM jobs WHERE item_id = ? ORDER BY id DESC LIMIT 1", rs -> rs.getInt(1), id)
+          .ifPresent(a -> attempts.put(id, a));
+    }
+    return attempts;
+  }
+
+  public Optional<JobRecord> job(long id) {
+    return jdbc.queryOne("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?", rs -> SqliteStateRepository.job(rs, file.toAbsolutePath().getParent()), id);
+  }
+
+  /** The agents' answers kept as turns, in order, at most the last {@code limit}. */
+  public List<SqliteItemHistory.Answer> answers(String itemId, int limit) {
+    List<SqliteItemHistory.Answer> answers = new ArrayList<>(jdbc.query("""
+        SELECT phase, attempt, text FROM turns WHERE item_id = ? AND role = 'assistant' ORDER BY seq DESC LIMIT ?""",
+        rs -> new SqliteItemHistory.Answer(rs.getString(1), rs.getInt(2), rs.getString(3)), itemId, limit));
+    Collections.reverse(answers);
+    return answers;
+  }
+
+  public Optional<String> contextSummary(String itemId) {
+    return jdbc.queryOne("SELECT text FROM context_summaries WHERE item_id = ?", rs -> rs.getString(1), itemId);
+  }
+
+  /** The follow-ups an item's agents reported, in backlog order, at most {@code limit}. */
+  public List<ItemState> followUps(String itemId, int limit) {
+    return jdbc.query("SELECT * FROM items WHERE origin = ? OR origin LIKE ? ESCAPE '\\' ORDER BY seq LIMIT ?",
+        SqliteStateRepository::item, itemId, likePrefix(itemId) + "/%", limit);
+  }
+
+  /** Jobs newest first: those with an id below {@code beforeId} (keyset paging), at most {@code limit}. */
+  public Page<JobRecord> jobs(long beforeId, int limit) {
+    long total = jdbc.queryLong("SELECT COUNT(*) FROM jobs");
+    return new Page<>(jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id < ? ORDER BY id DESC LIMIT ?",
+        rs -> SqliteStateRepository.job(rs, file.toAbsolutePath().getParent()), beforeId, limit), total);
+  }
+
+  /** The jobs still marked running (a partial index holds exactly these). */
+  public List<JobRecord> runningJobs(int limit) {
+    return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE state = 'running' ORDER BY id LIMIT ?",
+        rs -> SqliteStateRepository.job(rs, file.toAbsolutePath().getParent()), limit);
+  }
+
+  public Optional<RunRecord> lastRun() {
+    return jdbc.queryOne("SELECT id, started_at, ended_at, pid, halt_reason FROM runs ORDER BY id DESC LIMIT 1",
+        rs -> {
+          long ended = rs.getLong(3);
+          Instant endedAt = rs.wasNull() ? null : Instant.ofEpochMilli(ended);
+          return new RunRecord(rs.getLong(1), Instant.ofEpochMilli(rs.getLong(2)), endedAt, rs.getLong(4),
+              rs.getString(5));
+        });
+  }
+
+  /**
+   * Whether {@code table} has {@code column}: figures that later schemas add (usage and cost per
+   * job and run) are shown only when the state has them.
+   */
+  public boolean hasColumn(String table, String column) {
+    return !jdbc.query("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", rs -> 1, table, column).isEmpty();
+  }
+
+  /** The item's git worktree (execution.workspace: worktree), or empty when it has none or the state predates them. */
+  public Optional<dev.orchestrate.workspace.WorkspaceRecord> workspace(String itemId) {
+    if (!hasColumn("workspaces", "item_id")) {
+      return Optional.empty();
+    }
+    return jdbc.queryOne("SELECT * FROM workspaces WHERE item_id = ?", SqliteWorkspaceStore::record, itemId);
+  }
+
+  /** What a run's agents reported spending, and the budget it ran under when recorded. */
+  public record Spend(double costUsd, long jobsReported, Double budgetUsd) {
+  }
+
+  /** The run's spend so far (its jobs' reported cost), or empty when this state records no cost. */
+  public Optional<Spend> runSpend(long runId) {
+    if (!hasColumn("jobs", "cost_usd")) {
+      return Optional.empty();
+    }
+    boolean budget = hasColumn("runs", "max_cost_usd");
+    Object[] params = budget ? new Object[] {runId, runId} : new Object[] {runId};
+    return jdbc.queryOne("SELECT COALESCE(SUM(cost_usd), 0), COUNT(cost_usd), "
+            + (budget ? "(SELECT max_cost_usd FROM runs WHERE id = ?)" : "NULL") + " FROM jobs WHERE run_id = ?",
+        rs -> {
+          double limit = rs.getDouble(3);
+          Double limitUsd = rs.wasNull() ? null : limit; // wasNull speaks of the column read last
+          return new Spend(rs.getDouble(1), rs.getLong(2), limitUsd);
+        }, params);
+  }
+
+  /** The reported cost of each of these jobs that has one, or empty when this state records no cost. */
+  public Map<Long, Double> jobCosts(List<Long> jobIds) {
+    Map<Long, Double> costs = new LinkedHashMap<>();
+    if (jobIds.isEmpty() || !hasColumn("jobs", "cost_usd")) {
+      return costs;
+    }
+    String marks = String.join(", ", Collections.nCopies(jobIds.size(), "?"));
+    jdbc.query("SELECT id, cost_usd FROM jobs WHERE cost_usd IS NOT NULL AND id IN (" + marks + ")",
+        rs -> costs.put(rs.getLong(1), rs.getDouble(2)), jobIds.toArray());
+    return costs;
+  }
+
+  /** Items done or blocked since {@code at} (their last change came after it): a run's pace. */
+  public long itemsFinishedSince(Instant at) {
+    return jdbc.queryLong("SELECT COUNT(*) FROM items WHERE status IN ('done', 'blocked') AND updated_at >= ?",
+        at.toEpochMilli());
+  }
+
+  /** Jobs of the run per result key ({@code running} for those without a result yet). */
+  public Map<String, Long> runJobResults(long runId) {
+    Map<String, Long> results = new LinkedHashMap<>();
+    jdbc.query("SELECT COALESCE(result, state), COUNT(*) FROM jobs WHERE run_id = ? GROUP BY 1 ORDER BY 1",
+        rs -> results.put(rs.getString(1), rs.getLong(2)), runId);
+    return results;
+  }
+
+  /** The figures {@code stats} reads, read the same way but without migrating or sampling. */
+  public StatsInput stats(Instant now) {
+    return SqliteStats.readOnly(connection, file).read(now);
+  }
+
+  /** The most recent {@code limit} stats samples, in time order. */
+  public List<Sample> samples(int limit) {
+    // The newest by id (the primary key), drawn in time order: a sample recorded with a clock set back stays on the axis.
+    return jdbc.query("""
+        SELECT at, source, db_bytes, rows FROM (SELECT * FROM stats_samples ORDER BY id DESC LIMIT ?)
+         ORDER BY at, id""",
+        rs -> new Sample(Instant.ofEpochMilli(rs.getLong(1)), rs.getString(2), rs.getLong(3),
+            SqliteStats.counts(rs.getString(4))), limit);
+  }
+
+  /** The summary-map and job-table bounds of the last {@code limit} runs, newest first. */
+  public List<RunBounds> runBounds(int limit) {
+    return jdbc.query("""
+        SELECT id, started_at, ended_at, halt_reason, summary_map_peak, summary_map_final, job_table_peak_active,
+               job_table_peak_inactive, job_table_final FROM runs ORDER BY id DESC LIMIT ?""",
+        rs -> new RunBounds(rs.getLong(1), Instant.ofEpochMilli(rs.getLong(2)), nullableLong(rs, 3),
+            rs.getString(4), nullableLong(rs, 5), nullableLong(rs, 6), nullableLong(rs, 7), nullableLong(rs, 8),
+            nullableLong(rs, 9)), limit);
+  }
+
+  /** One run's bounds as recorded at its end; nulls while it runs or when it crashed. */
+  public record RunBounds(long id, Instant startedAt, Long endedAtMs, String haltReason, Long summaryMapPeak,
+      Long summaryMapFinal, Long jobTablePeakActive, Long jobTablePeakInactive, Long jobTableFinal) {
+  }
+
+  /** Memory as {@code memory list} and {@code compact --dry-run} see it. */
+  public record MemoryView(List<MemoryItem> loadBearing, List<MemoryItem> recentEpisodic, MemoryCompaction preview,
+      int keepRecent) {
+  }
+
+  /**
+   * The load-bearing items, the most recent prunable ones and what {@code compact --keep-recent
+   * keepRecent} would delete: {@link SqliteMemoryRepository#preview}, the dry run itself.
+   */
+  public MemoryView memory(int keepRecent, int limit) {
+    SqliteMemoryRepository memories = new SqliteMemoryRepository(connection, file, false);
+    List<MemoryItem> loadBearing = memories.activeLoadBearing();
+    return new MemoryView(loadBearing.subList(0, Math.min(limit, loadBearing.size())),
+        memories.recentPrunable(limit), memories.preview(keepRecent, limit), keepRecent);
+  }
+
+  /** The keep_recent the last run or compact recorded, or the default. */
+  public int recordedKeepRecent() {
+    try (SqliteStateReader reader = SqliteStateReader.open(file)) {
+      return reader.recordedPolicies().memoryKeepRecent();
+    }
+  }
+
+  private static String likePrefix(String s) {
+    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
+  }
+
+  private static Long nullableLong(java.sql.ResultSet rs, int column) throws java.sql.SQLException {
+    long v = rs.getLong(column);
+    return rs.wasNull() ? null : v;
+  }
+
+  @Override
+  public void close() {
+    Database.closeQuietly(connection);
+  }
+}

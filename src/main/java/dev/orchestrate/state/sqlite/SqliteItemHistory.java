@@ -1,0 +1,77 @@
+package dev.orchestrate.state.sqlite;
+
+import dev.orchestrate.scheduler.JobRecord;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What one item went through, read without changing the database (see
+ * {@link Database#openReadOnly}): its jobs, the agents' answers per phase and attempt, its
+ * rolling context summary. For {@code status ID}, {@code logs} and the status table.
+ */
+public final class SqliteItemHistory implements AutoCloseable {
+  private static final String JOB_COLUMNS =
+      "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason";
+
+  private final Connection connection;
+  private final Jdbc jdbc;
+  private final Path root;
+
+  /** One agent answer kept as a turn: what the agent reported for an attempt of a phase. */
+  public record Answer(String phase, int attempt, String text) {
+  }
+
+  private SqliteItemHistory(Connection connection, Path file) {
+    this.connection = connection;
+    this.jdbc = new Jdbc(connection, file);
+    this.root = file.toAbsolutePath().getParent();
+  }
+
+  /** A job row, its log path resolved against the state directory read (rows store it relative). */
+  private JobRecord job(java.sql.ResultSet rs) throws java.sql.SQLException {
+    return SqliteStateRepository.job(rs, root);
+  }
+
+  /** Opens the database at {@code file}, which must exist. */
+  public static SqliteItemHistory open(Path file) {
+    return new SqliteItemHistory(Database.openReadOnly(file), file);
+  }
+
+  /** The item's jobs that retention kept, oldest first. */
+  public List<JobRecord> jobs(String itemId) {
+    return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id", this::job,
+        itemId);
+  }
+
+  public Optional<JobRecord> job(long id) {
+    return jdbc.queryOne("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?", this::job, id);
+  }
+
+  /** Every item's latest job, by item id. */
+  public Map<String, JobRecord> latestJobs() {
+    Map<String, JobRecord> latest = new LinkedHashMap<>();
+    jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id IN (SELECT MAX(id) FROM jobs GROUP BY item_id)",
+        this::job).forEach(job -> latest.put(job.itemId(), job));
+    return latest;
+  }
+
+  /** The agents' answers the item's turns kept (finished items' turns are condensed in time), in order. */
+  public List<Answer> answers(String itemId) {
+    return jdbc.query("SELECT phase, attempt, text FROM turns WHERE item_id = ? AND role = 'assistant' ORDER BY seq",
+        rs -> new Answer(rs.getString(1), rs.getInt(2), rs.getString(3)), itemId);
+  }
+
+  /** The rolling summary of the item's condensed turns, if any. */
+  public Optional<String> contextSummary(String itemId) {
+    return jdbc.queryOne("SELECT text FROM context_summaries WHERE item_id = ?", rs -> rs.getString(1), itemId);
+  }
+
+  @Override
+  public void close() {
+    Database.closeQuietly(connection);
+  }
+}

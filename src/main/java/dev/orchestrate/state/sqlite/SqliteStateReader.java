@@ -1,0 +1,149 @@
+package dev.orchestrate.state.sqlite;
+
+import dev.orchestrate.state.RecordedPolicies;
+
+import dev.orchestrate.config.Config;
+import dev.orchestrate.config.RetentionConfig;
+import dev.orchestrate.config.RetentionConfig.Policy;
+import dev.orchestrate.scheduler.ItemState;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads an existing state database without changing it: no migration and no file created (see
+ * {@link Database#openReadOnly}). For what must not write: {@code run --dry-run}, and the checks
+ * {@code run} makes before it takes the lock. A database of an older schema is read as it is,
+ * as far as it goes: items from schema 1 (follow-up origins from schema 4), recorded policies
+ * from schema 5.
+ */
+public final class SqliteStateReader implements AutoCloseable {
+  /** The structures whose policies {@link #recordedPolicies} reads, memory's being keep_recent. */
+  static final List<String> POLICY_STRUCTURES = List.of("jobs", "turns", "events", "stats_samples", "memory");
+  private static final int ORIGIN_SCHEMA = 4;
+  private static final int STRUCTURES_SCHEMA = 5;
+
+  private final Connection connection;
+  private final Jdbc jdbc;
+  private final int schemaVersion;
+
+  private SqliteStateReader(Connection connection, Path file) {
+    this.connection = connection;
+    this.jdbc = new Jdbc(connection, file);
+    this.schemaVersion = Database.schemaVersion(connection, file);
+  }
+
+  /** Opens the database at {@code file}, which must exist. */
+  public static SqliteStateReader open(Path file) {
+    Connection connection = Database.openReadOnly(file);
+    try {
+      return new SqliteStateReader(connection, file);
+    } catch (RuntimeException e) {
+      Database.closeQuietly(connection);
+      throw e;
+    }
+  }
+
+  /** The migrations applied to the file; below {@link Database#latestSchemaVersion()} a run upgrades it first. */
+  public int schemaVersion() {
+    return schemaVersion;
+  }
+
+  public boolean isCurrent() {
+    return schemaVersion == Database.latestSchemaVersion();
+  }
+
+  /** Every stored item in backlog order, as {@link SqliteStateRepository#items()} reads them. */
+  public List<ItemState> items() {
+    if (schemaVersion < 1) {
+      return List.of();
+    }
+    String sql = schemaVersion >= ORIGIN_SCHEMA ? "SELECT * FROM items ORDER BY seq"
+        : "SELECT *, NULL AS origin FROM items ORDER BY seq";
+    return jdbc.query(sql, SqliteStateRepository::item);
+  }
+
+  /** The ids of every stored item: backlog items, those no longer listed, and follow-ups. */
+  public Set<String> itemIds() {
+    if (schemaVersion < 1) {
+      return Set.of();
+    }
+    return new LinkedHashSet<>(jdbc.query("SELECT id FROM items ORDER BY seq", rs -> rs.getString(1)));
+  }
+
+  /**
+   * The policies the last run or compact recorded. {@code SqliteRetention.recordPolicies} writes
+   * every structure's limits and memory's keep_recent (never NULL) in one transaction, so a
+   * memory {@code max_rows} that is not NULL tells that the NULLs beside it mean {@code none};
+   * without it (never recorded, or a schema before 5), every structure takes its built-in default.
+   */
+  public RecordedPolicies recordedPolicies() {
+    Map<String, Limits> rows = new HashMap<>();
+    if (schemaVersion >= STRUCTURES_SCHEMA) {
+      jdbc.query("SELECT name, max_rows, max_age_ms FROM structures WHERE name IN "
+              + "('jobs', 'turns', 'events', 'stats_samples', 'memory', 'worktrees')",
+          rs -> rows.put(rs.getString(1), new Limits(nullableLong(rs, 2), nullableLong(rs, 3))));
+    }
+    Limits memory = rows.get("memory");
+    boolean recorded = memory != null && memory.maxRows() != null && memory.maxRows() >= 0;
+    RetentionConfig defaults = RetentionConfig.defaults();
+    List<String> defaulted = new ArrayList<>();
+    Policy jobs = policy("jobs", recorded, rows, defaults.jobs(), defaulted);
+    Policy turns = policy("turns", recorded, rows, defaults.turns(), defaulted);
+    Policy events = policy("events", recorded, rows, defaults.events(), defaulted);
+    Policy samples = policy("stats_samples", recorded, rows, defaults.statsSamples(), defaulted);
+    int keepRecent = Config.DEFAULT_KEEP_RECENT;
+    if (recorded) {
+      keepRecent = (int) Math.min(Integer.MAX_VALUE, memory.maxRows());
+    } else {
+      defaulted.add("memory");
+    }
+    // worktrees (schema 9): its recorded limits when there are any; discard_uncommitted is never
+    // recorded, so a compact without a config keeps every worktree with uncommitted work.
+    Limits worktrees = rows.get("worktrees");
+    RetentionConfig.Worktrees worktreesPolicy = recorded && worktrees != null && worktrees.valid()
+        ? new RetentionConfig.Worktrees(worktrees.policy(), false) : defaults.worktrees();
+    return new RecordedPolicies(new RetentionConfig(defaults.maintenanceInterval(), defaults.budget(), jobs, turns,
+        events, samples, worktreesPolicy), keepRecent, defaulted);
+  }
+
+  private record Limits(Long maxRows, Long maxAgeMs) {
+    /** A value this version would never have written (negative, or an age of 0) is not a policy. */
+    boolean valid() {
+      return (maxRows == null || maxRows >= 0) && (maxAgeMs == null || maxAgeMs > 0);
+    }
+
+    Policy policy() {
+      return Policy.of(maxRows == null ? null : (int) Math.min(Integer.MAX_VALUE, maxRows),
+          maxAgeMs == null ? null : Duration.ofMillis(maxAgeMs));
+    }
+  }
+
+  private static Policy policy(String structure, boolean recorded, Map<String, Limits> rows, Policy fallback,
+      List<String> defaulted) {
+    Limits limits = rows.get(structure);
+    if (recorded && limits != null && limits.valid()) {
+      return limits.policy();
+    }
+    defaulted.add(structure);
+    return fallback;
+  }
+
+  private static Long nullableLong(ResultSet rs, int column) throws SQLException {
+    long v = rs.getLong(column);
+    return rs.wasNull() ? null : v;
+  }
+
+  @Override
+  public void close() {
+    Database.closeQuietly(connection);
+  }
+}

@@ -1,8 +1,0 @@
-package dev.orchestrate.store;
-
-/** Another {@code run} holds the state directory. */
-public final class StateLockedException extends RuntimeException {
-  public StateLockedException(String message) {
-    super(message);
-  }
-}

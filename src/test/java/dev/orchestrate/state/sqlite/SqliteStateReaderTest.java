@@ -1,0 +1,143 @@
+package dev.orchestrate.state.sqlite;
+
+import dev.orchestrate.state.RecordedPolicies;
+import dev.orchestrate.state.StoreException;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.backlog.BacklogItem;
+import dev.orchestrate.backlog.InitialStatus;
+import dev.orchestrate.backlog.Priority;
+import dev.orchestrate.config.RetentionConfig;
+import dev.orchestrate.config.RetentionConfig.Policy;
+import dev.orchestrate.scheduler.ItemState;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Reading the state without changing it: no migration, no file created, older schemas read as they are. */
+class SqliteStateReaderTest {
+  private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
+
+  @TempDir
+  Path dir;
+
+  private Path db() {
+    return dir.resolve("state.db");
+  }
+
+  private static BacklogItem item(String id) {
+    return new BacklogItem(id, "title " + id, "feature", Priority.MEDIUM, List.of(), List.of(), "", InitialStatus.NEW);
+  }
+
+  private List<String> files() throws Exception {
+    try (Stream<Path> all = Files.list(dir)) {
+      return all.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  @Test
+  void a_closed_database_is_read_without_a_byte_changed_or_a_file_created_beside_it() throws Exception {
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      store.sync(List.of(item("A"), item("B")), T0);
+    }
+    List<String> before = files();
+    byte[] bytes = Files.readAllBytes(db());
+    try (SqliteStateReader reader = SqliteStateReader.open(db())) {
+      assertTrue(reader.isCurrent());
+      assertEquals(List.of("A", "B"), reader.items().stream().map(ItemState::id).toList());
+      assertEquals(Set.of("A", "B"), reader.itemIds());
+      assertEquals(before, files(), "no -wal, -shm or journal while reading");
+    }
+    assertEquals(List.of("state.db"), files());
+    assertArrayEquals(bytes, Files.readAllBytes(db()));
+  }
+
+  @Test
+  void beside_an_open_writer_the_reader_sees_its_commits_and_cannot_write() throws Exception {
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      store.sync(List.of(item("A")), T0);
+      try (SqliteStateReader reader = SqliteStateReader.open(db())) {
+        assertEquals(Set.of("A"), reader.itemIds());
+      }
+      store.sync(List.of(item("A"), item("B")), T0);
+      try (SqliteStateReader reader = SqliteStateReader.open(db())) {
+        assertEquals(Set.of("A", "B"), reader.itemIds(), "commits still in the WAL are seen");
+      }
+    }
+  }
+
+  @Test
+  void a_schema_3_database_is_read_as_it_is_and_not_migrated() throws Exception {
+    OldSchemas.create(db(), 3, """
+        INSERT INTO items (id, seq, title, pipeline, priority, status, phase, created_at, updated_at)
+          VALUES ('A', 1, 'a', 'feature', 'high', 'done', 'review', 0, 0);
+        INSERT INTO items (id, seq, title, pipeline, priority, status, created_at, updated_at)
+          VALUES ('B', 2, 'b', 'feature', 'medium', 'new', 0, 0)""");
+    byte[] bytes = Files.readAllBytes(db());
+    try (SqliteStateReader reader = SqliteStateReader.open(db())) {
+      assertEquals(3, reader.schemaVersion());
+      assertFalse(reader.isCurrent());
+      List<ItemState> items = reader.items();
+      assertEquals(List.of("A", "B"), items.stream().map(ItemState::id).toList());
+      assertEquals("done", items.get(0).progress().status().key());
+      assertNull(items.get(0).origin(), "no follow-ups before schema 4");
+      assertTrue(reader.recordedPolicies().nothingRecorded(), "no structures table before schema 5");
+    }
+    assertArrayEquals(bytes, Files.readAllBytes(db()));
+    assertEquals(List.of("state.db"), files());
+  }
+
+  @Test
+  void a_newer_schema_is_refused_with_the_same_message_as_open() throws Exception {
+    SqliteStateRepository.open(db()).close();
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db()); Statement st = c.createStatement()) {
+      st.executeUpdate("PRAGMA user_version = 99");
+    }
+    StoreException e = assertThrows(StoreException.class, () -> SqliteStateReader.open(db()));
+    assertTrue(e.getMessage().contains("has schema version 99, newer than this orchestrate knows"), e.getMessage());
+  }
+
+  @Test
+  void without_recorded_policies_every_structure_takes_its_default() {
+    SqliteStateRepository.open(db()).close();
+    try (SqliteStateReader reader = SqliteStateReader.open(db())) {
+      RecordedPolicies recorded = reader.recordedPolicies();
+      assertTrue(recorded.nothingRecorded());
+      assertEquals(List.of("jobs", "turns", "events", "stats_samples", "memory"), recorded.defaulted());
+      assertEquals(RetentionConfig.defaults(), recorded.retention());
+      assertEquals(50, recorded.memoryKeepRecent());
+    }
+  }
+
+  @Test
+  void recorded_policies_are_read_back_with_null_limits_as_none() {
+    RetentionConfig applied = new RetentionConfig(RetentionConfig.DEFAULT_INTERVAL, RetentionConfig.DEFAULT_BUDGET,
+        Policy.NONE, Policy.of(100_000, null), Policy.of(null, Duration.ofDays(90)),
+        Policy.of(5, Duration.ofHours(1)));
+    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+      store.retention().recordPolicies(applied, 7);
+    }
+    try (SqliteStateReader reader = SqliteStateReader.open(db())) {
+      RecordedPolicies recorded = reader.recordedPolicies();
+      assertEquals(List.of(), recorded.defaulted());
+      assertFalse(recorded.nothingRecorded());
+      assertEquals(applied, recorded.retention());
+      assertEquals(7, recorded.memoryKeepRecent());
+    }
+  }
+}

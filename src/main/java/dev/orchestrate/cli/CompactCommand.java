@@ -2,26 +2,18 @@ package dev.orchestrate.cli;
 
 import dev.orchestrate.config.Ranges;
 import dev.orchestrate.config.Config;
-import dev.orchestrate.workspace.Git;
-import dev.orchestrate.workspace.GitException;
-import dev.orchestrate.workspace.WorktreeRetention;
-import dev.orchestrate.context.ContextHistory;
-import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.memory.CompactionPolicy;
 import dev.orchestrate.memory.MemoryCompaction;
 import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.scheduler.EventLog;
-import dev.orchestrate.state.sqlite.Database;
-import dev.orchestrate.state.sqlite.OrphanJobDirectories;
 import dev.orchestrate.state.RecordedPolicies;
-import dev.orchestrate.state.sqlite.SqliteEventLog;
-import dev.orchestrate.state.sqlite.SqliteMemoryRepository;
-import dev.orchestrate.state.sqlite.SqliteRetention;
-import dev.orchestrate.state.sqlite.SqliteStateReader;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
-import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.app.Compaction;
+import dev.orchestrate.limits.StructureName;
+import dev.orchestrate.retention.RetentionStore.OrphanSweep;
+import dev.orchestrate.state.RecordedPolicies;
+import dev.orchestrate.state.StateBackend;
+import java.util.Optional;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -82,84 +74,45 @@ final class CompactCommand implements Callable<Integer> {
       throw CliException.usage("--incremental runs one retention pass only; it does not combine with "
           + "--dry-run, --vacuum or --keep-recent");
     }
-    StateDirectory dir = root.stateDirectory();
-    Config config = withRecordedPolicies(root.loadConfig(null), dir);
-    int keep = keepRecent != null ? keepRecent : config.memoryKeepRecent();
-    if (incremental) {
-      return incremental(config);
-    }
-    int eventsKeep = config.retention().events().rows().orElse(Integer.MAX_VALUE);
-    boolean verbose = root.verbose.length > 0;
-
-    MemoryCompaction memory;
-    EventLog.EventCompaction events;
-    List<MemoryItem> protectedItems = List.of();
-    long bytesBefore = Database.bytes(dir.database());
-    if (dir.hasDatabase()) {
-      try (SqliteMemoryRepository memories = SqliteMemoryRepository.open(dir.database());
-          SqliteEventLog log = SqliteEventLog.open(dir.database())) {
-        if (dryRun) {
-          memory = memories.preview(keep, verbose ? Integer.MAX_VALUE : DRY_RUN_SAMPLE);
-          protectedItems = verbose ? memories.activeLoadBearing() : List.of();
-        } else {
-          memory = memories.compact(keep, Clock.systemUTC().instant());
+    StateBackend backend = root.backend();
+    Config config = root.loadConfig(null);
+    Clock clock = Clock.systemUTC();
+    if (config.source().isEmpty()) {
+      Optional<RecordedPolicies> recorded = new Compaction(backend, config, clock).recordedPolicies();
+      if (recorded.isPresent()) {
+        config = Compaction.withRecorded(config, recorded.get());
+        if (!root.quiet()) {
+          PrintWriter err = spec.commandLine().getErr();
+          err.println(recordedNote(recorded.get(), keepRecent != null));
+          err.flush();
         }
-        events = log.compact(eventsKeep, dryRun);
       }
-    } else {
-      memory = new MemoryCompaction(dryRun, 0, 0, 0, 0, Map.of(), List.of());
-      events = new EventLog.EventCompaction(0, 0, 0);
     }
-    Map<String, Long> retained = dryRun || !dir.hasDatabase() ? Map.of()
-        : retention(config, dir, memory.deleted() > 0, events.deleted() > 0);
-    // After retention, so that a log directory whose delete failed just now is tried again.
-    OrphanJobDirectories.Sweep orphans = OrphanJobDirectories.sweep(dir, dryRun);
-    long[] vacuumed = vacuum && !dryRun && dir.hasDatabase() ? Database.vacuum(dir.database()) : null;
-    long bytesAfter = Database.bytes(dir.database());
-
+    Compaction compaction = new Compaction(backend, config, clock);
+    if (incremental) {
+      return incremental(compaction.incremental());
+    }
+    int keep = keepRecent != null ? keepRecent : config.memoryKeepRecent();
+    boolean verbose = root.verbose.length > 0;
+    Compaction.Report report = compaction.compact(new Compaction.Request(keep, dryRun, vacuum,
+        verbose ? Integer.MAX_VALUE : DRY_RUN_SAMPLE, verbose));
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      Map<String, Object> doc = toJson(keep, eventsKeep, memory, events, protectedItems, vacuumed, bytesBefore,
-          bytesAfter);
-      Map<String, Object> retention = retentionJson(retained);
-      retention.put("applied", !dryRun && dir.hasDatabase());
+      Map<String, Object> doc = toJson(keep, report);
+      Map<String, Object> retention = retentionJson(report.retention());
+      retention.put("applied", report.applied());
       Map<String, Object> orphanDirs = new LinkedHashMap<>();
-      orphanDirs.put("found", orphans.found());
-      orphanDirs.put("deleted", orphans.deleted());
+      orphanDirs.put("found", report.orphans().found());
+      orphanDirs.put("deleted", report.orphans().deleted());
       retention.put("orphan_job_dirs", orphanDirs);
       doc.put("retention", retention);
       Json.print(out, doc);
     } else {
-      printText(out, keep, eventsKeep, memory, events, protectedItems, vacuumed);
-      printRetention(out, retained);
-      printOrphans(out, orphans);
+      printText(out, keep, report);
+      printRetention(out, report.retention());
+      printOrphans(out, report.orphans());
     }
     return ExitCode.OK;
-  }
-
-  /**
-   * Without a config file (none given, none in the current directory), the retention policies and
-   * memory keep_recent the last run or compact recorded in the state, not the built-in defaults: a
-   * cron job run from elsewhere must not prune a project that chose {@code none} or larger
-   * limits down to the defaults (nor record the defaults as its policies). A structure with
-   * nothing recorded takes its default. Said in one line on stderr, unless --quiet.
-   */
-  private Config withRecordedPolicies(Config config, StateDirectory dir) {
-    if (config.source().isPresent() || !dir.hasDatabase()) {
-      return config;
-    }
-    RecordedPolicies recorded;
-    try (SqliteStateReader reader = SqliteStateReader.open(dir.database())) {
-      recorded = reader.recordedPolicies();
-    }
-    if (!root.quiet()) {
-      PrintWriter err = spec.commandLine().getErr();
-      err.println(recordedNote(recorded, keepRecent != null));
-      err.flush();
-    }
-    return new Config(config.source(), config.agent(), config.execution(), config.defaultPipeline(),
-        config.pipelines(), config.context(), recorded.memoryKeepRecent(), config.memoryBootContextChars(),
-        recorded.retention());
   }
 
   static String recordedNote(RecordedPolicies recorded, boolean keepRecentGiven) {
@@ -174,7 +127,7 @@ final class CompactCommand implements Callable<Integer> {
         + " (nothing recorded)");
   }
 
-  private void printOrphans(PrintWriter out, OrphanJobDirectories.Sweep orphans) {
+  private void printOrphans(PrintWriter out, OrphanSweep orphans) {
     String what = "job log directories no job row refers to: ";
     if (dryRun) {
       out.println(what + "would delete " + orphans.found());
@@ -187,37 +140,20 @@ final class CompactCommand implements Callable<Integer> {
     out.flush();
   }
 
-  private int incremental(Config config) {
-    StateDirectory dir = root.stateDirectory();
-    Map<String, Long> deleted = Map.of();
-    boolean more = false;
-    long elapsedMs = 0;
-    if (dir.hasDatabase()) {
-      Clock clock = Clock.systemUTC();
-      try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
-        long started = System.nanoTime();
-        SqliteRetention.Pass pass = store.retention().pass(config.retention(), config.memoryKeepRecent(),
-            clock.instant(),
-            condenser(config, store, clock));
-        elapsedMs = (System.nanoTime() - started) / 1_000_000;
-        store.recordSample("compact", clock.instant());
-        deleted = pass.deleted();
-        more = !pass.finished();
-      }
-    }
+  private int incremental(Compaction.IncrementalReport report) {
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       Map<String, Object> doc = Json.envelope("compact");
       doc.put("incremental", true);
-      Map<String, Object> retention = retentionJson(deleted);
-      retention.put("applied", dir.hasDatabase());
-      retention.put("more_to_do", more);
-      retention.put("pass_ms", elapsedMs);
+      Map<String, Object> retention = retentionJson(report.deleted());
+      retention.put("applied", report.applied());
+      retention.put("more_to_do", report.moreToDo());
+      retention.put("pass_ms", report.passMs());
       doc.put("retention", retention);
       Json.print(out, doc);
     } else {
-      printRetention(out, deleted);
-      if (more) {
+      printRetention(out, report.deleted());
+      if (report.moreToDo()) {
         out.println("  more is beyond the policies: the next pass (or a full compact) goes on from here");
       }
       out.flush();
@@ -225,82 +161,34 @@ final class CompactCommand implements Callable<Integer> {
     return ExitCode.OK;
   }
 
-  /**
-   * Every retention policy, in full (budgeted passes until nothing is beyond a policy), with the
-   * configured summarizer condensing finished items' turns; then one stats sample. The policy
-   * recorded for memory is the configured (or recorded) keep_recent, never a one-off --keep-recent:
-   * a later compact without a config would keep applying it (--keep-recent 0 once, and every cron
-   * compact after it would delete every episode).
-   */
-  private static Map<String, Long> retention(Config config, StateDirectory dir, boolean memoryPruned,
-      boolean eventsPruned) {
-    Clock clock = Clock.systemUTC();
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
-      if (memoryPruned) {
-        store.retention().markPruned("memory", clock.instant());
-      }
-      if (eventsPruned) {
-        store.retention().markPruned("events", clock.instant());
-      }
-      SqliteRetention.Pass pass = store.retention().full(config.retention(), config.memoryKeepRecent(), clock.instant(),
-          condenser(config, store, clock), n -> { });
-      Map<String, Long> deleted = new LinkedHashMap<>(pass.deleted());
-      deleted.put("worktrees", worktrees(config, store, clock));
-      store.recordSample("compact", clock.instant());
-      return deleted;
-    }
-  }
-
-  /**
-   * Summarize-then-prune with the configured summarizer (a {@code command} summarizer runs in the
-   * config file's directory), as the run does it.
-   */
-  private static SqliteRetention.Condenser condenser(Config config, SqliteStateRepository store, Clock clock) {
-    Path workDir = config.source().map(p -> p.toAbsolutePath().getParent()).orElse(Path.of("").toAbsolutePath());
-    return ContextHistory.create(store.turnRepository(), config.context(), workDir, clock,
-        SummarizationListener.NONE, System::getenv)::condense;
-  }
-
-  /**
-   * Worktrees of finished items past retention.worktrees, removed from disk (their branches stay);
-   * never one with uncommitted work unless discard_uncommitted. Returns how many were removed.
-   */
-  private static long worktrees(Config config, SqliteStateRepository store, Clock clock) {
-    try {
-      return new WorktreeRetention(new Git(), store.workspaceStore(), config.retention().worktrees(), clock)
-          .sweep(clock.instant()).removed();
-    } catch (GitException e) {
-      org.slf4j.LoggerFactory.getLogger(CompactCommand.class).warn("worktrees were left as they are: {}",
-          e.getMessage());
-      return 0;
-    }
-  }
-
-  private static Map<String, Object> retentionJson(Map<String, Long> deleted) {
+  private static Map<String, Object> retentionJson(Map<StructureName, Long> deleted) {
     Map<String, Object> out = new LinkedHashMap<>();
-    for (String structure : SqliteRetention.STRUCTURES) {
-      out.put(structure, Map.of("deleted", deleted.getOrDefault(structure, 0L)));
+    for (StructureName structure : StructureName.RETAINED) {
+      out.put(structure.key(), Map.of("deleted", deleted.getOrDefault(structure, 0L)));
     }
-    out.put("worktrees", Map.of("removed", deleted.getOrDefault("worktrees", 0L)));
+    out.put("worktrees", Map.of("removed", deleted.getOrDefault(StructureName.WORKTREES, 0L)));
     return out;
   }
 
-  private void printRetention(PrintWriter out, Map<String, Long> deleted) {
+  private void printRetention(PrintWriter out, Map<StructureName, Long> deleted) {
     if (dryRun) {
       out.println("retention: not applied in a dry run (orchestrate stats shows what is over its policy)");
     } else {
-      out.println("retention: deleted " + deleted.getOrDefault("jobs", 0L) + " jobs (with their log directories), "
-          + deleted.getOrDefault("turns", 0L) + " turns, " + deleted.getOrDefault("events", 0L) + " events, "
-          + deleted.getOrDefault("stats_samples", 0L) + " stats samples");
-      if (deleted.getOrDefault("worktrees", 0L) > 0) {
-        out.println("retention: removed " + deleted.get("worktrees") + " worktrees of finished items (branches kept)");
+      out.println("retention: deleted " + deleted.getOrDefault(StructureName.JOBS, 0L) + " jobs (with their log directories), "
+          + deleted.getOrDefault(StructureName.TURNS, 0L) + " turns, " + deleted.getOrDefault(StructureName.EVENTS, 0L) + " events, "
+          + deleted.getOrDefault(StructureName.STATS_SAMPLES, 0L) + " stats samples");
+      if (deleted.getOrDefault(StructureName.WORKTREES, 0L) > 0) {
+        out.println("retention: removed " + deleted.get(StructureName.WORKTREES) + " worktrees of finished items (branches kept)");
       }
     }
     out.flush();
   }
 
-  private Map<String, Object> toJson(int keep, int eventsKeep, MemoryCompaction m, EventLog.EventCompaction e,
-      List<MemoryItem> protectedItems, long[] vacuumed, long bytesBefore, long bytesAfter) {
+  private Map<String, Object> toJson(int keep, Compaction.Report report) {
+    MemoryCompaction m = report.memory();
+    EventLog.EventCompaction e = report.events();
+    int eventsKeep = report.eventsKeep();
+    List<MemoryItem> protectedItems = report.protectedItems();
     Map<String, Object> doc = Json.envelope("compact");
     doc.put("dry_run", dryRun);
     Map<String, Object> memory = new LinkedHashMap<>();
@@ -329,15 +217,18 @@ final class CompactCommand implements Callable<Integer> {
     ev.put("keep_recent", eventsKeep);
     doc.put("events", ev);
     Map<String, Object> database = new LinkedHashMap<>();
-    database.put("bytes_before", bytesBefore);
-    database.put("bytes_after", bytesAfter);
-    database.put("vacuumed", vacuumed != null);
+    database.put("bytes_before", report.bytesBefore());
+    database.put("bytes_after", report.bytesAfter());
+    database.put("vacuumed", report.vacuumed().isPresent());
     doc.put("database", database);
     return doc;
   }
 
-  private void printText(PrintWriter out, int keep, int eventsKeep, MemoryCompaction m, EventLog.EventCompaction e,
-      List<MemoryItem> protectedItems, long[] vacuumed) {
+  private void printText(PrintWriter out, int keep, Compaction.Report report) {
+    MemoryCompaction m = report.memory();
+    EventLog.EventCompaction e = report.events();
+    int eventsKeep = report.eventsKeep();
+    List<MemoryItem> protectedItems = report.protectedItems();
     String verb = dryRun ? "would delete " : "deleted ";
     // The flag's name when the flag set it, the config key's otherwise.
     String keepSource = keepRecent != null ? "--keep-recent " : "memory.keep_recent ";
@@ -360,9 +251,7 @@ final class CompactCommand implements Callable<Integer> {
     out.println("events: " + verb + e.deleted() + " routine; kept " + e.keptRecent() + " recent ("
         + (eventsKeep == Integer.MAX_VALUE ? "retention.events.max_rows none" : "retention.events.max_rows " + eventsKeep)
         + ") and " + e.keptLoadBearing() + " load-bearing");
-    if (vacuumed != null) {
-      out.println("vacuum: " + vacuumed[0] + " -> " + vacuumed[1] + " bytes");
-    }
+    report.vacuumed().ifPresent(v -> out.println("vacuum: " + v.bytesBefore() + " -> " + v.bytesAfter() + " bytes"));
     out.flush();
   }
 }

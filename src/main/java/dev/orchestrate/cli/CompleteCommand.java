@@ -1,7 +1,7 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.state.sqlite.SqliteStateReader;
-import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.state.StateBackend;
+import dev.orchestrate.state.StateStore;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -31,11 +31,11 @@ final class CompleteCommand implements Callable<Integer> {
     if (!what.equals("ids")) {
       throw CliException.usage("__complete: unknown candidates '" + what + "' (use ids)");
     }
-    StateDirectory dir = root.stateDirectory();
+    StateBackend backend = root.backend();
     PrintWriter out = spec.commandLine().getOut();
-    if (dir.hasDatabase()) {
-      try (SqliteStateReader reader = SqliteStateReader.open(dir.database())) {
-        reader.itemIds().forEach(out::println);
+    if (backend.exists()) {
+      try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
+        store.itemIds().forEach(out::println);
       } catch (RuntimeException e) {
         // a locked, damaged or newer state: no candidates, no noise on the command line
       }

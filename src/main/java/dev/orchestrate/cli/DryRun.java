@@ -7,9 +7,8 @@ import dev.orchestrate.config.Config;
 import dev.orchestrate.scheduler.ItemFilter;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.Plan;
-import dev.orchestrate.state.sqlite.Database;
-import dev.orchestrate.state.sqlite.SqliteStateReader;
-import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.state.StateBackend;
+import dev.orchestrate.state.StateStore;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -27,21 +26,21 @@ final class DryRun {
   private DryRun() {
   }
 
-  static int print(PrintWriter out, PrintWriter err, boolean quiet, boolean json, StateDirectory dir, Config config,
+  static int print(PrintWriter out, PrintWriter err, boolean quiet, boolean json, StateBackend backend, Config config,
       Backlog backlog, ItemFilter filter, int phaseCap) {
-    return print(out, err, quiet, json, dir, config, backlog, filter, phaseCap, Optional.empty());
+    return print(out, err, quiet, json, backend, config, backlog, filter, phaseCap, Optional.empty());
   }
 
   /** {@code agent}: the program the preflight check resolved (empty when no agent is configured). */
-  static int print(PrintWriter out, PrintWriter err, boolean quiet, boolean json, StateDirectory dir, Config config,
+  static int print(PrintWriter out, PrintWriter err, boolean quiet, boolean json, StateBackend backend, Config config,
       Backlog backlog, ItemFilter filter, int phaseCap, Optional<Preflight.Found> agent) {
     List<ItemState> stored = List.of();
-    if (dir.hasDatabase()) {
-      try (SqliteStateReader reader = SqliteStateReader.open(dir.database())) {
-        stored = reader.items();
-        if (!reader.isCurrent() && !quiet) {
-          err.println("orchestrate: note: the state database has schema version " + reader.schemaVersion()
-              + ", older than this orchestrate's " + Database.latestSchemaVersion()
+    if (backend.exists()) {
+      try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
+        stored = store.items().items();
+        if (store.schemaVersion() != store.latestSchemaVersion() && !quiet) {
+          err.println("orchestrate: note: the state database has schema version " + store.schemaVersion()
+              + ", older than this orchestrate's " + store.latestSchemaVersion()
               + "; the plan reads it as it is and changes nothing, a run upgrades it first");
           err.flush();
         }

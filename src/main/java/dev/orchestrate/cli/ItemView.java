@@ -4,7 +4,7 @@ import dev.orchestrate.yaml.DidYouMean;
 import dev.orchestrate.scheduler.Dependencies;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.JobRecord;
-import dev.orchestrate.state.sqlite.SqliteItemHistory;
+import dev.orchestrate.state.ItemHistory;
 import dev.orchestrate.state.StateDirectory;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -32,7 +32,7 @@ final class ItemView {
   private ItemView() {
   }
 
-  static int show(PrintWriter out, StateDirectory dir, List<ItemState> items, SqliteItemHistory history, String id,
+  static int show(PrintWriter out, StateDirectory dir, List<ItemState> items, ItemHistory history, String id,
       boolean json) {
     Map<String, ItemState> byId = StatusCommand.byId(items);
     ItemState item = byId.get(id);
@@ -51,7 +51,7 @@ final class ItemView {
     return ExitCode.OK;
   }
 
-  static Detail detail(ItemState item, Map<String, ItemState> byId, SqliteItemHistory history) {
+  static Detail detail(ItemState item, Map<String, ItemState> byId, ItemHistory history) {
     List<JobRecord> jobs = history.jobs(item.id());
     Map<String, String> lastAnswer = new LinkedHashMap<>();
     history.answers(item.id()).forEach(a -> lastAnswer.put(a.phase(), a.text()));

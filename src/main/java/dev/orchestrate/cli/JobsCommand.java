@@ -4,8 +4,8 @@ import dev.orchestrate.config.Ranges;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.RunRecord;
-import dev.orchestrate.state.sqlite.RunLock;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
+import dev.orchestrate.state.StateBackend;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.StateDirectory;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -59,17 +59,18 @@ final class JobsCommand implements Callable<Integer> {
       throw CliException.usage("--limit must be at least 1, got " + limit);
     }
     Flags.atMost("--limit", limit, Ranges.JOBS_LIMIT);
-    StateDirectory dir = root.stateDirectory();
+    StateBackend backend = root.backend();
+    StateDirectory dir = backend.directory();
     List<JobRecord> jobs = List.of();
     Map<Long, String> commits = Map.of();
     Optional<RunView> run = Optional.empty();
     usage = Map.of();
-    if (dir.hasDatabase()) {
-      try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
-        jobs = store.recentJobs(limit);
-        usage = store.jobUsage(jobs.stream().map(JobRecord::id).toList());
-        commits = store.workspaceStore().commits(jobs.stream().map(JobRecord::id).toList());
-        run = store.lastRun().map(r -> new RunView(r, runState(r, dir)));
+    if (backend.exists()) {
+      try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
+        jobs = store.items().recentJobs(limit);
+        usage = store.items().jobUsage(jobs.stream().map(JobRecord::id).toList());
+        commits = store.workspaces().commits(jobs.stream().map(JobRecord::id).toList());
+        run = store.items().lastRun().map(r -> new RunView(r, runState(r, backend)));
       }
     }
     Instant now = Clock.systemUTC().instant();
@@ -90,11 +91,11 @@ final class JobsCommand implements Callable<Integer> {
   }
 
   /** running, ended, or died (no end recorded and nobody holds the lock: the process was killed). */
-  private static String runState(RunRecord run, StateDirectory dir) {
+  private static String runState(RunRecord run, StateBackend backend) {
     if (run.ended()) {
       return "ended";
     }
-    return RunLock.isHeld(dir) ? "running" : "died";
+    return backend.leaseHeld() ? "running" : "died";
   }
 
   private static Map<String, Object> toJson(Optional<RunView> run, List<JobRecord> jobs, Instant now,

@@ -3,9 +3,8 @@ package dev.orchestrate.cli;
 import dev.orchestrate.yaml.DidYouMean;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.scheduler.JobRecord;
-import dev.orchestrate.state.sqlite.RunLock;
-import dev.orchestrate.state.sqlite.SqliteItemHistory;
-import dev.orchestrate.state.sqlite.SqliteStateReader;
+import dev.orchestrate.state.StateBackend;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.StateDirectory;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -13,7 +12,6 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -66,13 +64,14 @@ final class LogsCommand implements Callable<Integer> {
     if (attempt != null && attempt < 1) {
       throw CliException.usage("--attempt must be at least 1, got " + attempt);
     }
-    StateDirectory dir = root.stateDirectory();
-    if (!dir.hasDatabase()) {
+    StateBackend backend = root.backend();
+    StateDirectory dir = backend.directory();
+    if (!backend.exists()) {
       throw CliException.usage("unknown item '" + id + "': there is no state in " + dir.root() + " yet");
     }
     JobRecord job;
-    try (SqliteItemHistory history = SqliteItemHistory.open(dir.database())) {
-      job = pick(history.jobs(id), dir);
+    try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
+      job = pick(store.history().jobs(id), store);
     }
     if (job.logPath() == null) {
       throw CliException.failure("job " + job.id() + " of " + id + " has no log");
@@ -88,18 +87,15 @@ final class LogsCommand implements Callable<Integer> {
           + ") is gone: retention deletes old jobs' logs (retention.jobs), or it was deleted by hand");
     }
     if (follow) {
-      follow(dir, job, log, offset, out, visible);
+      follow(backend, job, log, offset, out, visible);
     }
     out.flush();
     return ExitCode.OK;
   }
 
-  private JobRecord pick(List<JobRecord> jobs, StateDirectory dir) {
+  private JobRecord pick(List<JobRecord> jobs, StateStore store) {
     if (jobs.isEmpty()) {
-      Set<String> known;
-      try (SqliteStateReader reader = SqliteStateReader.open(dir.database())) {
-        known = reader.itemIds();
-      }
+      Set<String> known = store.itemIds();
       if (!known.contains(id)) {
         throw CliException.usage("unknown item '" + id + "'"
             + DidYouMean.closest(id, known).map(s -> "; did you mean '" + s + "'?").orElse("")
@@ -123,11 +119,11 @@ final class LogsCommand implements Callable<Integer> {
    * Prints what the job adds to its log until its row says it ended, then the rest. A job whose
    * run died (no run holds the lock) never ends: following stops there too.
    */
-  private void follow(StateDirectory dir, JobRecord job, Path log, long offset, PrintWriter out,
+  private void follow(StateBackend backend, JobRecord job, Path log, long offset, PrintWriter out,
       ControlCharacters visible) {
     long at = offset;
     try {
-      while (running(dir, job.id())) {
+      while (running(backend, job.id())) {
         out.flush();
         Thread.sleep(FOLLOW_POLL_MS);
         at = copy(log, at, out, visible);
@@ -140,12 +136,12 @@ final class LogsCommand implements Callable<Integer> {
     }
   }
 
-  private static boolean running(StateDirectory dir, long jobId) {
+  private static boolean running(StateBackend backend, long jobId) {
     Optional<JobRecord> row;
-    try (SqliteItemHistory history = SqliteItemHistory.open(dir.database())) {
-      row = history.job(jobId);
+    try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
+      row = store.history().job(jobId);
     }
-    return row.isPresent() && row.get().state() == JobState.RUNNING && RunLock.isHeld(dir);
+    return row.isPresent() && row.get().state() == JobState.RUNNING && backend.leaseHeld();
   }
 
   /** Prints the log from byte {@code from} on (from the start if it was cut shorter); returns where it ended. */

@@ -6,7 +6,9 @@ import dev.orchestrate.memory.MemoryException;
 import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.memory.MemoryKind;
 import dev.orchestrate.memory.NewMemory;
-import dev.orchestrate.state.sqlite.SqliteMemoryRepository;
+import dev.orchestrate.memory.MemoryRepository;
+import dev.orchestrate.state.StateBackend;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.StateDirectory;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -82,11 +84,12 @@ final class MemoryCommand implements Callable<Integer> {
     @Override
     public Integer call() {
       MemoryKind k = kind == null ? null : kind(kind);
-      StateDirectory dir = parent.root.stateDirectory();
+      StateBackend backend = parent.root.backend();
+      StateDirectory dir = backend.directory();
       List<MemoryItem> items = List.of();
-      if (dir.hasDatabase()) {
-        try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(dir.database())) {
-          items = repo.listActive(k, tag);
+      if (backend.exists()) {
+        try (StateStore store = backend.open(StateStore.Mode.MAINTENANCE)) {
+          items = store.memory().listActive(k, tag);
         }
       }
       PrintWriter out = spec.commandLine().getOut();
@@ -157,10 +160,9 @@ final class MemoryCommand implements Callable<Integer> {
           throw CliException.usage("--tag is empty");
         }
       }
-      StateDirectory dir = parent.root.stateDirectory();
       MemoryItem stored;
-      try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(dir.database())) {
-        stored = repo.put(new NewMemory(id, k, title, text, tags, null).capped(), Clock.systemUTC().instant());
+      try (StateStore store = parent.root.backend().open(StateStore.Mode.MAINTENANCE)) {
+        stored = store.memory().put(new NewMemory(id, k, title, text, tags, null).capped(), Clock.systemUTC().instant());
       }
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
@@ -204,9 +206,9 @@ final class MemoryCommand implements Callable<Integer> {
       long added;
       try {
         JsonLinesImport.validate(file);
-        StateDirectory dir = parent.root.stateDirectory();
-        try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(dir.database());
+        try (StateStore store = parent.root.backend().open(StateStore.Mode.MAINTENANCE);
             JsonLinesImport.Records records = JsonLinesImport.open(file)) {
+          MemoryRepository repo = store.memory();
           long before = repo.size();
           imported = repo.importAll(records, Instant.now());
           added = repo.size() - before;
@@ -249,12 +251,13 @@ final class MemoryCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      StateDirectory dir = parent.root.stateDirectory();
-      if (!dir.hasDatabase()) {
-        throw CliException.usage("no memory with id " + Quote.value(id) + " (no state database in " + dir.root() + ")");
+      StateBackend backend = parent.root.backend();
+      if (!backend.exists()) {
+        throw CliException.usage("no memory with id " + Quote.value(id) + " (no state database in "
+            + backend.directory().root() + ")");
       }
-      try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(dir.database())) {
-        repo.supersede(id, by, Clock.systemUTC().instant());
+      try (StateStore store = backend.open(StateStore.Mode.MAINTENANCE)) {
+        store.memory().supersede(id, by, Clock.systemUTC().instant());
       } catch (MemoryException e) {
         throw CliException.usage(e.getMessage());
       }

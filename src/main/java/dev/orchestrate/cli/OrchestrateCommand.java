@@ -3,12 +3,13 @@ package dev.orchestrate.cli;
 import ch.qos.logback.classic.Level;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ConfigLoader;
+import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.state.select.StateBackends;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
@@ -140,6 +141,16 @@ public final class OrchestrateCommand {
   /** As {@link #stateDirectory()}, but the project is looked for from the backlog's directory up. */
   StateDirectory stateDirectory(Path backlogFile) {
     return stateDirectoryFrom(backlogDirectory(backlogFile));
+  }
+
+  /** The backend of {@link #stateDirectory()}: what opens the state store and holds the run lease. */
+  StateBackend backend() {
+    return StateBackends.at(stateDirectory());
+  }
+
+  /** The backend of {@link #stateDirectory(Path)}. */
+  StateBackend backend(Path backlogFile) {
+    return StateBackends.at(stateDirectory(backlogFile));
   }
 
   private StateDirectory stateDirectoryFrom(Path start) {

@@ -3,19 +3,13 @@ package dev.orchestrate.cli;
 import dev.orchestrate.config.Ranges;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.backlog.WatchedBacklogFile;
-import dev.orchestrate.context.ContextHistory;
-import dev.orchestrate.context.SummarizationListener;
-import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.jobs.Preflight;
-import dev.orchestrate.memory.MemoryService;
 import dev.orchestrate.config.ExecutionConfig;
 import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.GitException;
 import dev.orchestrate.workspace.Repository;
 import dev.orchestrate.workspace.WorkspaceSetupException;
-import dev.orchestrate.workspace.Worktrees;
-import dev.orchestrate.retention.MaintenanceSchedule;
 import dev.orchestrate.scheduler.HaltReason;
 import dev.orchestrate.scheduler.ItemFilter;
 import dev.orchestrate.scheduler.ItemFilterException;
@@ -23,28 +17,20 @@ import dev.orchestrate.scheduler.RunFigures;
 import dev.orchestrate.scheduler.RunOptions;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.RunReport;
-import dev.orchestrate.scheduler.Scheduler;
-import dev.orchestrate.state.BusyWait;
-import dev.orchestrate.state.sqlite.RunLock;
-import dev.orchestrate.state.sqlite.SqliteMemoryRepository;
-import dev.orchestrate.state.sqlite.SqliteRetention;
-import dev.orchestrate.state.sqlite.SqliteStateReader;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
-import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.app.RunSession;
+import dev.orchestrate.scheduler.StateRepository;
+import dev.orchestrate.state.StateBackend;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.function.BooleanSupplier;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -146,10 +132,10 @@ final class RunCommand implements Callable<Integer> {
     Config config = withOverrides(root.loadConfig(backlogFile));
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
     filter = checkFilter(filter, config);
-    StateDirectory dir = root.stateDirectory(backlogFile);
+    StateBackend backend = root.backend(backlogFile);
     Optional<Preflight.Found> agentProgram = preflight(config, backlogs);
     if (dryRun) {
-      return DryRun.print(spec.commandLine().getOut(), spec.commandLine().getErr(), root.quiet(), json, dir,
+      return DryRun.print(spec.commandLine().getOut(), spec.commandLine().getErr(), root.quiet(), json, backend,
           config, backlogs.current(), filter, cap != null ? cap : config.execution().phaseCap(), agentProgram);
     }
     if (config.agent().command().isEmpty()) {
@@ -159,26 +145,15 @@ final class RunCommand implements Callable<Integer> {
     }
     int phaseCap = cap != null ? cap : config.execution().phaseCap();
     // Before the lock and the database: a mistyped --target must leave nothing behind.
-    filter = targetsKnown(filter, knownIds(backlogs, dir, filter.targets()));
+    Clock clock = Clock.systemUTC();
+    RunSession session = new RunSession(backend, config, clock);
+    filter = targetsKnown(filter, session.knownIds(backlogs, filter.targets()));
     Repository repository = repository(config, backlogs);
 
-    Clock clock = Clock.systemUTC();
     PrintWriter err = spec.commandLine().getErr();
     ProgressMode mode = ProgressMode.choose(root.quiet(), json, noLive, ProgressMode.stderrIsTerminal(), root.env());
-    RunReport report;
-    try (RunLock lock = RunLock.acquire(dir, clock.instant());
-        SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
-      SqliteMemoryRepository memories = store.memoryRepository();
-      RunListener progress = progress(mode, err, clock, store, config, root.env());
-      try {
-        report = run(config, backlogs, dir, clock, store, memories, progress, err, root.quiet(),
-            new RunOptions(phaseCap, filter), repository);
-      } finally {
-        if (progress instanceof AutoCloseable view) {
-          closeQuietly(view);
-        }
-      }
-    }
+    RunReport report = session.run(backlogs, repository, new RunOptions(phaseCap, filter),
+        new TerminalUi(mode, err, clock, config, root.env(), root.quiet()));
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       Json.print(out, withSelection(toJson(report), only));
@@ -244,22 +219,6 @@ final class RunCommand implements Callable<Integer> {
     }
   }
 
-  /**
-   * Targets may name backlog items and the items the state knows (follow-ups, items no longer
-   * listed), read without migrating or creating the state; the state is read only when a target
-   * is not in the backlog. Items are never deleted, so an id known now is known under the lock.
-   */
-  private static Set<String> knownIds(WatchedBacklogFile backlogs, StateDirectory dir, List<String> targets) {
-    Set<String> ids = new HashSet<>();
-    backlogs.current().items().forEach(i -> ids.add(i.id()));
-    if (!ids.containsAll(targets) && dir.hasDatabase()) {
-      try (SqliteStateReader reader = SqliteStateReader.open(dir.database())) {
-        ids.addAll(reader.itemIds());
-      }
-    }
-    return ids;
-  }
-
   private Config withOverrides(Config config) {
     ExecutionConfig execution = config.execution();
     if (maxWip != null) {
@@ -277,110 +236,57 @@ final class RunCommand implements Callable<Integer> {
     return config.withExecution(execution);
   }
 
-  /**
-   * The listener for {@code mode}. The live view is named only inside this method body (never in
-   * a signature, not even a lambda's, that picocli's reflection would load), so jline is loaded
-   * only when it is chosen; if the terminal cannot keep a status area, plain lines it is.
-   */
-  private static RunListener progress(ProgressMode mode, PrintWriter err, Clock clock, SqliteStateRepository store,
-      Config config, Map<String, String> env) {
-    return switch (mode) {
-      case NONE -> RunListener.NONE;
-      case PLAIN -> new RunProgress(err, clock);
-      case LIVE -> {
-        Optional<? extends RunListener> live = LiveView.open(clock, store::items, config.pipelines(),
-            config.execution().maxConcurrent(), env);
-        yield live.isPresent() ? live.get() : new RunProgress(err, clock);
-      }
-    };
-  }
+  /** The terminal's side of a run: progress on stderr as {@code mode} says, and Ctrl-C. */
+  private static final class TerminalUi implements RunSession.Ui {
+    private final ProgressMode mode;
+    private final PrintWriter err;
+    private final Clock clock;
+    private final Config config;
+    private final Map<String, String> env;
+    private final boolean quiet;
 
-  private static void closeQuietly(AutoCloseable closeable) {
-    try {
-      closeable.close();
-    } catch (Exception e) {
-      // restoring the terminal must not hide the run's result or its error
+    TerminalUi(ProgressMode mode, PrintWriter err, Clock clock, Config config, Map<String, String> env,
+        boolean quiet) {
+      this.mode = mode;
+      this.err = err;
+      this.clock = clock;
+      this.config = config;
+      this.env = env;
+      this.quiet = quiet;
     }
-  }
 
-  @SuppressWarnings("try") // StopSignals is held, never read: closing it restores the handlers
-  private static RunReport run(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
-      SqliteStateRepository store, SqliteMemoryRepository memories, RunListener progress, PrintWriter err,
-      boolean quiet, RunOptions options, Repository repository) {
-    Scheduler scheduler = scheduler(config, backlogs, dir, clock, store, memories, progress, err, quiet);
-    // A write lock held by another process is waited out, said once on stderr; Ctrl-C ends the wait.
-    store.busyWait(BusyWait.stoppable(line -> {
+    /**
+     * The listener for {@code mode}. The live view is named only inside this method body (never in
+     * a signature, not even a lambda's, that picocli's reflection would load), so jline is loaded
+     * only when it is chosen; if the terminal cannot keep a status area, plain lines it is.
+     */
+    @Override
+    public RunListener progress(StateRepository items) {
+      return switch (mode) {
+        case NONE -> RunListener.NONE;
+        case PLAIN -> new RunProgress(err, clock);
+        case LIVE -> {
+          Optional<? extends RunListener> live = LiveView.open(clock, items::items, config.pipelines(),
+              config.execution().maxConcurrent(), env);
+          yield live.isPresent() ? live.get() : new RunProgress(err, clock);
+        }
+      };
+    }
+
+    @Override
+    public RunListener withNotices(RunListener progress) {
+      return new BacklogNotices(progress, err, clock, quiet);
+    }
+
+    @Override
+    public void notice(String line) {
       err.println(line);
       err.flush();
-    }, scheduler::stopRequested));
-    if (repository != null) {
-      scheduler.workspaces(new Worktrees(new Git(), repository, config.execution().workspace(),
-          config.retention().worktrees(), store.workspaceStore(), dir.root().resolve("worktrees"), clock).open());
-    }
-    try (StopSignals signals = StopSignals.install(scheduler::requestStop)) {
-      return scheduler.run(options);
-    }
-  }
-
-  /**
-   * The scheduler exactly as {@code run} wires it: real agents, the context history, project
-   * memory and retention maintenance. The soak test drives the same object with its own listener.
-   */
-  static Scheduler scheduler(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
-      SqliteStateRepository store, SqliteMemoryRepository memories, RunListener progress, PrintWriter err,
-      boolean quiet) {
-    ContextHistory history = ContextHistory.create(store.turnRepository(), config.context(),
-        backlogs.current().directory(), clock,
-        progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
-    return new Scheduler(store, config, backlogs, dir.jobs(),
-        new AgentRunner(clock, System.getenv(), config.context().summarizer().apiKeyEnv()), clock,
-        new BacklogNotices(progress, err, clock, quiet), history,
-        new MemoryService(memories, clock, config.memoryBootContextChars()), maintenance(config, store, history));
-  }
-
-  /**
-   * Retention during the run: one budgeted pass per maintenance interval (finished items' turns
-   * condensed with the run's own summarizer), and one stats sample with it.
-   */
-  static MaintenanceSchedule maintenance(Config config, SqliteStateRepository store, ContextHistory history) {
-    SqliteRetention retention = store.retention();
-    return new MaintenanceSchedule(config.retention().maintenanceInterval(),
-        now -> new RetentionPass(retention, config, now, history::condense, () -> store.recordSample("run", now)));
-  }
-
-  /** One run maintenance pass: retention, continued where it stepped aside, then the stats sample. */
-  private static final class RetentionPass implements MaintenanceSchedule.Pass {
-    private final SqliteRetention retention;
-    private final Config config;
-    private final Instant now;
-    private final SqliteRetention.Condenser condenser;
-    private final Runnable sample;
-    private SqliteRetention.Pass stepped;
-
-    RetentionPass(SqliteRetention retention, Config config, Instant now, SqliteRetention.Condenser condenser,
-        Runnable sample) {
-      this.retention = retention;
-      this.config = config;
-      this.now = now;
-      this.condenser = condenser;
-      this.sample = sample;
     }
 
     @Override
-    public boolean proceed(BooleanSupplier waiting) {
-      stepped = stepped == null
-          ? retention.pass(config.retention(), config.memoryKeepRecent(), now, condenser, waiting)
-          : retention.resume(stepped, config.retention(), now, condenser, waiting);
-      if (stepped.stepped()) {
-        return false;
-      }
-      sample.run();
-      return true;
-    }
-
-    @Override
-    public boolean moreToDo() {
-      return stepped != null && !stepped.stepped() && !stepped.finished();
+    public RunSession.StopHook onStop(Runnable requestStop) {
+      return StopSignals.install(requestStop)::close;
     }
   }
 

@@ -59,7 +59,7 @@ final class ServeCommand implements Callable<Integer> {
       throw CliException.usage("--bind: unknown address '" + bind + "' (use an IP address such as 127.0.0.1 or 0.0.0.0)");
     }
     try {
-      return DashboardServer.serveUntilStopped(root.stateDirectory(), new InetSocketAddress(address, port), token,
+      return DashboardServer.serveUntilStopped(root.backend(), new InetSocketAddress(address, port), token,
           spec.commandLine().getOut(), spec.commandLine().getErr());
     } catch (IOException e) {
       throw CliException.usage("cannot listen on " + bind + ":" + port + ": " + e.getMessage()

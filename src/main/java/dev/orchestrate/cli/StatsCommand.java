@@ -7,7 +7,9 @@ import dev.orchestrate.stats.Spending;
 import dev.orchestrate.stats.StatsInput;
 import dev.orchestrate.stats.StatsReport;
 import dev.orchestrate.stats.Structure;
-import dev.orchestrate.state.sqlite.SqliteStats;
+import dev.orchestrate.state.StateBackend;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.stats.StatsSource;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StoreException;
 import java.io.PrintWriter;
@@ -65,8 +67,9 @@ final class StatsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    StateDirectory dir = root.stateDirectory();
-    if (check && !dir.hasDatabase()) {
+    StateBackend backend = root.backend();
+    StateDirectory dir = backend.directory();
+    if (check && !backend.exists()) {
       // A check of a mistyped path must fail, not pass for ever as "nothing has grown".
       throw CliException.usage("no state database in " + dir.root() + ": nothing to check; point --state (or "
           + "ORCHESTRATE_STATE) at the state directory of a project that has run");
@@ -74,14 +77,15 @@ final class StatsCommand implements Callable<Integer> {
     Instant now = Clock.systemUTC().instant();
     StatsInput input = StatsInput.empty(now);
     Spending spending = Spending.NONE;
-    if (dir.hasDatabase()) {
-      try (SqliteStats stats = SqliteStats.open(dir.database())) {
+    if (backend.exists()) {
+      try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
+        StatsSource stats = store.stats();
         input = stats.read(now);
         spending = stats.spending();
         // After the read, and never in its way: a busy (or read-only) database costs the trend
         // one sample, not the answer.
         try {
-          int pruned = stats.recordSample("stats", now);
+          int pruned = stats.recordSampleIfFree("stats", now);
           LOG.debug("stats sample recorded, {} old samples pruned", pruned);
         } catch (StoreException e) {
           LOG.debug("no stats sample recorded: {}", e.getMessage());

@@ -5,8 +5,8 @@ import dev.orchestrate.scheduler.Dependencies;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
 import dev.orchestrate.scheduler.JobRecord;
-import dev.orchestrate.state.sqlite.SqliteItemHistory;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
+import dev.orchestrate.state.StateBackend;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import dev.orchestrate.state.StateDirectory;
 import java.io.PrintWriter;
@@ -53,21 +53,20 @@ final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    StateDirectory dir = root.stateDirectory();
+    StateBackend backend = root.backend();
+    StateDirectory dir = backend.directory();
     List<ItemState> items = List.of();
     Map<String, JobRecord> latestJobs = Map.of();
     Map<String, WorkspaceRecord> workspaces = Map.of();
-    if (dir.hasDatabase()) {
-      try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
-        items = store.items();
-        usage = store.itemUsage();
-        workspaces = store.workspaceStore().all();
-      }
-      try (SqliteItemHistory history = SqliteItemHistory.open(dir.database())) {
+    if (backend.exists()) {
+      try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
+        items = store.items().items();
+        usage = store.items().itemUsage();
+        workspaces = store.workspaces().all();
         if (id != null) {
-          return ItemView.show(spec.commandLine().getOut(), dir, items, history, id, json);
+          return ItemView.show(spec.commandLine().getOut(), dir, items, store.history(), id, json);
         }
-        latestJobs = history.latestJobs();
+        latestJobs = store.history().latestJobs();
       }
     } else if (id != null) {
       throw CliException.usage("unknown item '" + id + "': there is no state in " + dir.root() + " yet");

@@ -1,27 +1,16 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.limits.Quote;
-import dev.orchestrate.scheduler.InvalidTransitionException;
 import dev.orchestrate.scheduler.ItemState;
-import dev.orchestrate.scheduler.ItemStatus;
-import dev.orchestrate.scheduler.Step;
 import dev.orchestrate.scheduler.Transitions;
-import dev.orchestrate.state.sqlite.RunLock;
-import dev.orchestrate.state.sqlite.SqliteStateReader;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
-import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.app.UnblockRefusedException;
+import dev.orchestrate.app.Unblocking;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.function.Function;
-import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -62,81 +51,18 @@ final class UnblockCommand implements Callable<Integer> {
   boolean json;
 
   @Override
-  @SuppressWarnings("try") // the RunLock is held, never read: closing it releases the run lease
   public Integer call() {
     if (notes.isBlank()) {
       throw CliException.usage("--notes must not be empty: tell the agent what changed");
     }
-    List<String> wanted = List.copyOf(new LinkedHashSet<>(ids));
-    StateDirectory dir = root.stateDirectory();
-    if (!dir.hasDatabase()) {
-      throw CliException.usage("unknown item " + quoted(wanted) + ": there is no state in " + dir.root() + " yet");
-    }
-    refuseBeforeLocking(dir, wanted);
-    Clock clock = Clock.systemUTC();
-    List<ItemState> unblocked = new ArrayList<>();
-    try (RunLock lock = RunLock.acquire(dir, clock.instant());
-        SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
-      List<Step> steps = steps(store::item, wanted);
-      if (!store.applyAllIf(steps, ItemStatus.BLOCKED, clock.instant())) {
-        throw CliException.usage("an item stopped being blocked while unblocking; nothing was unblocked; check "
-            + "'orchestrate status'");
-      }
-      steps.forEach(step -> unblocked.add(step.next()));
+    List<ItemState> unblocked;
+    try {
+      unblocked = new Unblocking(root.backend(), Clock.systemUTC()).unblock(ids, notes);
+    } catch (UnblockRefusedException e) {
+      throw CliException.usage(e.getMessage());
     }
     print(spec.commandLine().getOut(), unblocked);
     return ExitCode.OK;
-  }
-
-  /**
-   * The refusals (unknown id, item not blocked) checked read-only, before the lock file is created
-   * and the database opened for writing: a refused unblock leaves the state as it found it. They
-   * are checked again under the lock, where a run may have changed an item meanwhile.
-   */
-  private void refuseBeforeLocking(StateDirectory dir, List<String> wanted) {
-    try (SqliteStateReader reader = SqliteStateReader.open(dir.database())) {
-      if (reader.schemaVersion() == 0) {
-        throw CliException.usage("unknown item " + quoted(wanted) + ": the state in " + dir.root() + " has no items");
-      }
-      if (!reader.isCurrent()) {
-        return; // an older schema is read after its upgrade, under the lock
-      }
-      Map<String, ItemState> items = new HashMap<>();
-      reader.items().forEach(item -> items.put(item.id(), item));
-      steps(id -> Optional.ofNullable(items.get(id)), wanted);
-    }
-  }
-
-  /** Every id's step, or one line naming every id that cannot be unblocked. */
-  private List<Step> steps(Function<String, Optional<ItemState>> lookup, List<String> wanted) {
-    List<Step> steps = new ArrayList<>();
-    List<String> unknown = new ArrayList<>();
-    List<String> refused = new ArrayList<>();
-    for (String id : wanted) {
-      Optional<ItemState> item = lookup.apply(id);
-      if (item.isEmpty()) {
-        unknown.add(id);
-        continue;
-      }
-      try {
-        steps.add(Transitions.unblock(item.get(), notes));
-      } catch (InvalidTransitionException e) {
-        refused.add(e.getMessage());
-      }
-    }
-    List<String> problems = new ArrayList<>();
-    if (!unknown.isEmpty()) {
-      problems.add("unknown item " + quoted(unknown));
-    }
-    problems.addAll(refused);
-    if (!problems.isEmpty()) {
-      throw CliException.usage(String.join("; ", problems) + (wanted.size() > 1 ? " (nothing was unblocked)" : ""));
-    }
-    return steps;
-  }
-
-  private static String quoted(List<String> ids) {
-    return ids.stream().map(Quote::value).collect(Collectors.joining(", "));
   }
 
   private void print(PrintWriter out, List<ItemState> items) {

@@ -10,7 +10,7 @@ import java.util.Optional;
  * write is its own short transaction, and every change writes a {@code memory.*} event, which
  * event-log compaction always keeps.
  */
-public interface MemoryRepository extends AutoCloseable {
+public interface MemoryRepository {
 
   /** Inserts, or with a known id replaces kind/title/content/tags in place (idempotent upsert). */
   MemoryItem put(NewMemory memory, Instant now);
@@ -53,6 +53,4 @@ public interface MemoryRepository extends AutoCloseable {
    */
   MemoryCompaction compact(int keepRecent, Instant now);
 
-  @Override
-  void close();
 }

@@ -1,7 +1,7 @@
 package dev.orchestrate.scheduler;
 
 /** Compaction of the event log; implemented in {@code store/}. */
-public interface EventLog extends AutoCloseable {
+public interface EventLog {
 
   /**
    * Keeps every load-bearing event ({@link EventLogPolicy}), the newest event, and the
@@ -10,8 +10,6 @@ public interface EventLog extends AutoCloseable {
    */
   EventCompaction compact(int keepRecent, boolean dryRun);
 
-  @Override
-  void close();
 
   /** Counts of one pass; {@code deleted} is what the DELETEs reported (or would delete). */
   record EventCompaction(long deleted, long keptLoadBearing, long keptRecent) {

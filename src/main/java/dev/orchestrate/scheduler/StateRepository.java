@@ -4,6 +4,7 @@ import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.backlog.BacklogItem;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -11,7 +12,7 @@ import java.util.Optional;
  * it returns, the change is committed, so a crash after it loses nothing (docs/architecture.md).
  * Implemented in {@code store/}; the scheduler never sees SQL.
  */
-public interface StateRepository extends AutoCloseable {
+public interface StateRepository {
 
   /**
    * Brings the stored items in line with the backlog file: new ids are added (with their initial
@@ -83,6 +84,16 @@ public interface StateRepository extends AutoCloseable {
   default void runSpend(long runId, Usage spend, Double maxCostUsd, Long maxTokens) {
   }
 
-  @Override
-  void close();
+
+  /**
+   * Applies every step in one transaction if every item is still {@code expected}; nothing is
+   * applied (false) when one is not, so that a command's all-or-nothing promise holds beside a run.
+   */
+  boolean applyAllIf(List<Step> steps, ItemStatus expected, Instant now);
+
+  /** Reported usage per job, for the given jobs (unknown usage is {@link Usage#UNKNOWN}). */
+  Map<Long, Usage> jobUsage(List<Long> jobIds);
+
+  /** Reported usage per item id, summed over the item's jobs. */
+  Map<String, Usage> itemUsage();
 }

@@ -3,7 +3,9 @@ package dev.orchestrate.serve;
 import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import dev.orchestrate.state.sqlite.SqliteDashboard;
+import dev.orchestrate.state.DashboardQueries;
+import dev.orchestrate.state.StateBackend;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StoreException;
 import java.io.IOException;
@@ -25,7 +27,7 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code orchestrate serve}: the JDK's own HTTP server (no dependency, nothing loaded by the other
  * commands) on a small fixed pool. It changes nothing: each request opens the state read-only
- * ({@link SqliteDashboard}), only GET and HEAD are answered, and every response carries a strict
+ * ({@link DashboardQueries}), only GET and HEAD are answered, and every response carries a strict
  * Content-Security-Policy. Bound beyond loopback, every request must carry the access token.
  */
 public final class DashboardServer implements AutoCloseable {
@@ -38,13 +40,16 @@ public final class DashboardServer implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService pool;
   private final StateDirectory dir;
+  private final StateBackend backend;
   private final Pages pages;
   private final AccessToken token;
 
-  private DashboardServer(HttpServer server, ExecutorService pool, StateDirectory dir, Clock clock, AccessToken token) {
+  private DashboardServer(HttpServer server, ExecutorService pool, StateBackend backend, Clock clock,
+      AccessToken token) {
     this.server = server;
     this.pool = pool;
-    this.dir = dir;
+    this.backend = backend;
+    this.dir = backend.directory();
     this.pages = new Pages(dir, clock);
     this.token = token;
   }
@@ -54,7 +59,7 @@ public final class DashboardServer implements AutoCloseable {
    *
    * @param token null to serve without one (only sensible on loopback; the command enforces that)
    */
-  public static DashboardServer start(StateDirectory dir, InetSocketAddress address, String token, Clock clock)
+  public static DashboardServer start(StateBackend backend, InetSocketAddress address, String token, Clock clock)
       throws IOException {
     // Bounds on a request's time, read once by the JDK's server: a slow client does not hold a thread.
     System.setProperty("sun.net.httpserver.maxReqTime", System.getProperty("sun.net.httpserver.maxReqTime", "30"));
@@ -65,7 +70,7 @@ public final class DashboardServer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    DashboardServer dashboard = new DashboardServer(server, pool, dir, clock, token == null ? null : new AccessToken(token));
+    DashboardServer dashboard = new DashboardServer(server, pool, backend, clock, token == null ? null : new AccessToken(token));
     server.createContext("/", dashboard::handle);
     server.setExecutor(pool);
     server.start();
@@ -82,7 +87,7 @@ public final class DashboardServer implements AutoCloseable {
    * @return 130, the interrupted exit code, when stopped
    * @throws IOException when the address cannot be bound
    */
-  public static int serveUntilStopped(StateDirectory dir, InetSocketAddress address, String token, PrintWriter out,
+  public static int serveUntilStopped(StateBackend backend, InetSocketAddress address, String token, PrintWriter out,
       PrintWriter err) throws IOException, InterruptedException {
     String access = token;
     if (access == null && !address.getAddress().isLoopbackAddress()) {
@@ -90,7 +95,7 @@ public final class DashboardServer implements AutoCloseable {
       err.println("orchestrate: access token for this dashboard (shown once): " + access);
       err.flush();
     }
-    DashboardServer server = start(dir, address, access, Clock.systemUTC());
+    DashboardServer server = start(backend, address, access, Clock.systemUTC());
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       server.close();
@@ -100,7 +105,7 @@ public final class DashboardServer implements AutoCloseable {
     if (host.contains(":")) {
       host = "[" + host + "]";
     }
-    out.println("Serving " + dir.root().toAbsolutePath() + " read-only at http://" + host + ":" + server.port() + "/"
+    out.println("Serving " + backend.directory().root().toAbsolutePath() + " read-only at http://" + host + ":" + server.port() + "/"
         + (access == null ? "" : " (token required)"));
     out.flush();
     stopped.await();
@@ -200,15 +205,16 @@ public final class DashboardServer implements AutoCloseable {
       page(ex, Pages.notFound(), head);
       return;
     }
-    if (!dir.hasDatabase()) {
+    if (!backend.exists()) {
       page(ex, pages.noState(), head);
       return;
     }
     long started = System.nanoTime();
     Pages.Rendered rendered;
-    try (SqliteDashboard db = SqliteDashboard.open(dir.database())) {
-      if (db.schemaVersion() < SqliteDashboard.MIN_SCHEMA) {
-        rendered = pages.oldSchema(db.schemaVersion());
+    try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
+      DashboardQueries db = store.dashboard();
+      if (store.schemaVersion() < DashboardQueries.MIN_SCHEMA) {
+        rendered = pages.oldSchema(store.schemaVersion());
       } else {
         rendered = switch (path) {
           case "/items" -> pages.items(db, query);

@@ -12,11 +12,11 @@ import dev.orchestrate.stats.DatabaseFigures;
 import dev.orchestrate.stats.Sample;
 import dev.orchestrate.stats.StatsReport;
 import dev.orchestrate.stats.Structure;
-import dev.orchestrate.state.sqlite.SqliteDashboard;
-import dev.orchestrate.state.sqlite.SqliteDashboard.ItemFilter;
-import dev.orchestrate.state.sqlite.SqliteDashboard.Page;
-import dev.orchestrate.state.sqlite.SqliteDashboard.RunBounds;
-import dev.orchestrate.state.sqlite.SqliteItemHistory.Answer;
+import dev.orchestrate.state.DashboardQueries;
+import dev.orchestrate.state.DashboardQueries.ItemFilter;
+import dev.orchestrate.state.DashboardQueries.Page;
+import dev.orchestrate.state.DashboardQueries.RunBounds;
+import dev.orchestrate.state.ItemHistory.Answer;
 import dev.orchestrate.state.StateDirectory;
 import java.time.Clock;
 import java.time.Duration;
@@ -30,7 +30,7 @@ import java.util.Optional;
 
 /**
  * The dashboard's pages, rendered on the server. Each reads what it shows through one read-only
- * {@link SqliteDashboard} and bounds every list; every value goes through {@link Html#esc}.
+ * {@link DashboardQueries} and bounds every list; every value goes through {@link Html#esc}.
  */
 final class Pages {
   static final int PAGE_SIZE = 50;
@@ -57,7 +57,7 @@ final class Pages {
   record Rendered(int status, String html) {
   }
 
-  Rendered overview(SqliteDashboard db) {
+  Rendered overview(DashboardQueries db) {
     StringBuilder b = new StringBuilder();
     Map<String, Long> counts = db.statusCounts();
     long total = counts.values().stream().mapToLong(Long::longValue).sum();
@@ -95,7 +95,7 @@ final class Pages {
     return ok("Overview", "/", b);
   }
 
-  private void run(StringBuilder b, SqliteDashboard db, RunRecord run, long remaining) {
+  private void run(StringBuilder b, DashboardQueries db, RunRecord run, long remaining) {
     Instant now = clock.instant();
     boolean active = run.endedAt() == null;
     Duration elapsed = Duration.between(run.startedAt(), active ? now : run.endedAt());
@@ -148,7 +148,7 @@ final class Pages {
     return svg.append("</svg>").toString();
   }
 
-  Rendered items(SqliteDashboard db, Query q) {
+  Rendered items(DashboardQueries db, Query q) {
     String status = oneOf(q.get("status"), STATUSES);
     String priority = oneOf(q.get("priority"), new String[] {"high", "medium", "low"});
     ItemFilter filter = new ItemFilter(status, priority, q.get("tag"), q.get("q"));
@@ -195,7 +195,7 @@ final class Pages {
     return ok("Items", "/items", b);
   }
 
-  Rendered item(SqliteDashboard db, Query q) {
+  Rendered item(DashboardQueries db, Query q) {
     String id = q.get("id");
     Optional<ItemState> found = id == null ? Optional.empty() : db.item(id);
     if (found.isEmpty()) {
@@ -268,7 +268,7 @@ final class Pages {
     return ok(item.id(), "/items", b);
   }
 
-  Rendered log(SqliteDashboard db, Query q) {
+  Rendered log(DashboardQueries db, Query q) {
     long id = q.number("job", -1);
     Optional<JobRecord> found = id < 0 ? Optional.empty() : db.job(id);
     if (found.isEmpty()) {
@@ -284,7 +284,7 @@ final class Pages {
     return ok("Log of job " + job.id(), "/jobs", b);
   }
 
-  Rendered jobs(SqliteDashboard db, Query q) {
+  Rendered jobs(DashboardQueries db, Query q) {
     long before = q.number("before", Long.MAX_VALUE);
     Page<JobRecord> page = db.jobs(before, PAGE_SIZE);
     StringBuilder b = new StringBuilder("<h1>Jobs</h1><p><span data-figure=\"jobs\">").append(page.total())
@@ -301,7 +301,7 @@ final class Pages {
     return ok("Jobs", "/jobs", b);
   }
 
-  private static void jobTable(StringBuilder b, SqliteDashboard db, List<JobRecord> jobs) {
+  private static void jobTable(StringBuilder b, DashboardQueries db, List<JobRecord> jobs) {
     Map<Long, Double> costs = db.jobCosts(jobs.stream().map(JobRecord::id).toList());
     boolean withCost = !costs.isEmpty(); // a column only when some agent reported a cost
     b.append("<table class=\"list\"><thead><tr><th>Job</th><th>Run</th><th>Item</th><th>Phase</th><th>Attempt</th>"
@@ -325,7 +325,7 @@ final class Pages {
     b.append("</tbody></table>");
   }
 
-  Rendered growth(SqliteDashboard db) {
+  Rendered growth(DashboardQueries db) {
     StatsReport report = StatsReport.of(db.stats(clock.instant()));
     List<Sample> samples = db.samples(SAMPLES);
     StringBuilder b = new StringBuilder("<h1>Growth</h1>");
@@ -387,9 +387,9 @@ final class Pages {
     return ok("Growth", "/growth", b);
   }
 
-  Rendered memory(SqliteDashboard db, Query q) {
+  Rendered memory(DashboardQueries db, Query q) {
     int keep = (int) Math.min(Integer.MAX_VALUE, q.number("keep", db.recordedKeepRecent()));
-    SqliteDashboard.MemoryView m = db.memory(keep, MEMORY_ROWS);
+    DashboardQueries.MemoryView m = db.memory(keep, MEMORY_ROWS);
     StringBuilder b = new StringBuilder("<h1>Memory</h1>");
     b.append("<form class=\"filter\" method=\"get\" action=\"/memory\"><label>keep recent <input name=\"keep\" value=\"")
         .append(keep).append("\" inputmode=\"numeric\"></label><button type=\"submit\">Preview</button></form>");
@@ -433,7 +433,7 @@ final class Pages {
 
   Rendered oldSchema(int version) {
     return new Rendered(503, layout("Older state", "/", new StringBuilder("<h1>Older state</h1><p>This state has schema ")
-        .append(version).append("; the dashboard reads ").append(SqliteDashboard.MIN_SCHEMA)
+        .append(version).append("; the dashboard reads ").append(DashboardQueries.MIN_SCHEMA)
         .append(" and later. A run upgrades it.</p>")));
   }
 

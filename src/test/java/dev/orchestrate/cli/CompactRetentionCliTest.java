@@ -1,5 +1,8 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.TestStores;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -53,7 +56,7 @@ class CompactRetentionCliTest {
   /** What a run with {@code jobs: none} and {@code memory.keep_recent: 4} leaves recorded in the state. */
   private void recordPoliciesLargerThanTheDefaults() {
     RetentionConfig defaults = RetentionConfig.defaults();
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (StateStore store = TestStores.open(db().getParent())) {
       store.retention().recordPolicies(new RetentionConfig(defaults.maintenanceInterval(), defaults.budget(),
           Policy.NONE, Policy.of(1_000_000, null), Policy.of(null, Duration.ofDays(365)), defaults.statsSamples()), 4);
     }

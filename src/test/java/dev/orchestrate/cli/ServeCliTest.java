@@ -1,14 +1,14 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.testing.TestStores;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.orchestrate.serve.DashboardServer;
-import dev.orchestrate.state.StateDirectory;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -101,7 +101,7 @@ class ServeCliTest {
   }
 
   private String base(String token) throws IOException {
-    server = DashboardServer.start(new StateDirectory(dir.resolve("state")), new InetSocketAddress("127.0.0.1", 0),
+    server = DashboardServer.start(TestStores.backend(dir.resolve("state")), new InetSocketAddress("127.0.0.1", 0),
         token, Clock.systemUTC());
     return "http://127.0.0.1:" + server.port();
   }
@@ -281,7 +281,7 @@ class ServeCliTest {
   @Test
   void without_a_state_the_overview_says_so_and_nothing_is_created() throws Exception {
     Path none = dir.resolve("no-state-here");
-    server = DashboardServer.start(new StateDirectory(none), new InetSocketAddress("127.0.0.1", 0), null,
+    server = DashboardServer.start(TestStores.backend(none), new InetSocketAddress("127.0.0.1", 0), null,
         Clock.systemUTC());
     HttpResponse<String> r = get("http://127.0.0.1:" + server.port() + "/items");
     assertEquals(200, r.statusCode());
@@ -300,7 +300,7 @@ class ServeCliTest {
       st.executeUpdate("UPDATE items SET updated_at = " + (ms + 1) + " WHERE id IN ('H', 'X')");
       st.executeUpdate("UPDATE items SET status = 'new' WHERE id IN ('P', 'D1', 'D2', 'D3')");
     }
-    server = DashboardServer.start(new StateDirectory(dir.resolve("state")), new InetSocketAddress("127.0.0.1", 0),
+    server = DashboardServer.start(TestStores.backend(dir.resolve("state")), new InetSocketAddress("127.0.0.1", 0),
         null, Clock.fixed(start.plus(Duration.ofMinutes(10)), ZoneOffset.UTC));
     String body = get("http://127.0.0.1:" + server.port() + "/").body();
     assertTrue(body.contains("<dt>Elapsed</dt><dd>10m 0s</dd>"), body);

@@ -1,10 +1,11 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.testing.TestStores;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.serve.DashboardServer;
-import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.workspace.GitRepo;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -50,7 +51,7 @@ class ServeWorkspaceTest {
     assertEquals(0, run.exitCode(), run.err());
     String head = repo.git("rev-parse", "orchestrate/W").strip();
 
-    try (DashboardServer server = DashboardServer.start(new StateDirectory(state),
+    try (DashboardServer server = DashboardServer.start(TestStores.backend(state),
         new InetSocketAddress("127.0.0.1", 0), null, Clock.systemUTC())) {
       HttpResponse<String> page = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
               URI.create("http://127.0.0.1:" + server.port() + "/item?id=W")).timeout(Duration.ofSeconds(30)).build(),

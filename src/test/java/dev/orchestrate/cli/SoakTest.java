@@ -16,7 +16,9 @@ import dev.orchestrate.scheduler.RunOptions;
 import dev.orchestrate.scheduler.RunReport;
 import dev.orchestrate.scheduler.Scheduler;
 import dev.orchestrate.state.sqlite.Database;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
+import dev.orchestrate.app.RunSession;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.testing.Db;
 import java.io.IOException;
@@ -84,7 +86,7 @@ class SoakTest {
     RunReport report;
     StringWriter err = new StringWriter();
     long[] peakJobRows = {0};
-    try (SqliteStateRepository store = SqliteStateRepository.open(state.database())) {
+    try (StateStore store = TestStores.open(state.root())) {
       RunListener measure = new RunListener() {
         int done;
 
@@ -106,8 +108,8 @@ class SoakTest {
           }
         }
       };
-      Scheduler scheduler = RunCommand.scheduler(config, backlogs, state, clock, store, store.memoryRepository(),
-          measure, new PrintWriter(err), true);
+      Scheduler scheduler = RunSession.scheduler(config, backlogs, state, clock, store, measure,
+          new BacklogNotices(measure, new PrintWriter(err), clock, true));
       report = scheduler.run(new RunOptions(items * 3 + 10, ItemFilter.ALL));
     }
     System.out.println("soak: " + items + " items, 3 phases, max_concurrent 2, " + report.duration().toSeconds() + " s");

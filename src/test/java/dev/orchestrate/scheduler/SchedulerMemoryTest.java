@@ -18,7 +18,9 @@ import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.memory.MemoryCompaction;
 import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.memory.MemoryService;
-import dev.orchestrate.state.sqlite.SqliteEventLog;
+import dev.orchestrate.memory.MemoryRepository;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.state.sqlite.SqliteMemoryRepository;
 import dev.orchestrate.state.sqlite.SqliteStateRepository;
 import java.nio.file.Files;
@@ -135,11 +137,10 @@ class SchedulerMemoryTest {
     ExecutorService compactor = Executors.newSingleThreadExecutor();
     Future<?> loop = compactor.submit(() -> {
       while (running.get()) {
-        try (SqliteMemoryRepository memories = SqliteMemoryRepository.open(db());
-            SqliteEventLog log = SqliteEventLog.open(db())) {
-          MemoryCompaction m = memories.compact(5, Clock.systemUTC().instant());
+        try (StateStore store = TestStores.backend(db().getParent()).open(StateStore.Mode.MAINTENANCE)) {
+          MemoryCompaction m = store.memory().compact(5, Clock.systemUTC().instant());
           deleted.addAndGet(m.deleted());
-          log.compact(10, false);
+          store.events().compact(10, false);
           passes.incrementAndGet();
         }
       }
@@ -158,8 +159,9 @@ class SchedulerMemoryTest {
     assertEquals(HaltReason.ALL_DONE, report.haltReason());
     assertEquals(200, report.done());
     assertTrue(passes.get() > 1, "compaction ran during the run: " + passes.get());
-    try (SqliteMemoryRepository memories = SqliteMemoryRepository.open(db());
-        SqliteEventLog log = SqliteEventLog.open(db())) {
+    try (StateStore store = TestStores.backend(db().getParent()).open(StateStore.Mode.MAINTENANCE)) {
+      MemoryRepository memories = store.memory();
+      EventLog log = store.events();
       long left = memories.listActive(null, null).size();
       assertEquals(200, deleted.get() + left, "every outcome memory was either deleted or is still there");
       deleted.addAndGet(memories.compact(5, Clock.systemUTC().instant()).deleted());

@@ -41,6 +41,11 @@ final class Jdbc {
   }
 
   @FunctionalInterface
+  interface RowConsumer {
+    void accept(ResultSet rs) throws SQLException;
+  }
+
+  @FunctionalInterface
   private interface Call<T> {
     T run() throws SQLException;
   }
@@ -89,6 +94,18 @@ final class Jdbc {
           rows.add(mapper.map(rs));
         }
         return rows;
+      }
+    });
+  }
+
+  /** Streams the rows to {@code each}, holding none of them: for scans over tables of any size. */
+  void forEach(String sql, RowConsumer each, Object... params) {
+    attempt(sql, () -> {
+      try (PreparedStatement ps = prepare(sql, params); ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          each.accept(rs);
+        }
+        return null;
       }
     });
   }

@@ -1,5 +1,6 @@
 package dev.orchestrate.state.sqlite;
 
+import dev.orchestrate.retention.RetentionStore.OrphanSweep;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StoreException;
 
@@ -10,8 +11,6 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -35,42 +34,47 @@ import org.slf4j.LoggerFactory;
  * Rows are matched by the directory's name, not its full path, so a state directory that was
  * moved or reached through another path keeps its logs.
  */
-public final class OrphanJobDirectories {
+final class OrphanJobDirectories {
   private static final Logger LOG = LoggerFactory.getLogger(OrphanJobDirectories.class);
   /** {@code run%d-%04d-%s-%s-%d}: run id, job number, item id, phase, attempt (ids and names: [A-Za-z0-9._-]+). */
   static final Pattern JOB_DIRECTORY = Pattern.compile("run\\d+-\\d+-[A-Za-z0-9._-]+-[A-Za-z0-9._-]+-\\d+");
-
-  /**
-   * @param found   orphaned directories found (what a dry run would delete)
-   * @param deleted of them, deleted (0 in a dry run); the others could not be, and are logged
-   */
-  public record Sweep(int found, int deleted) {
-    public static final Sweep NONE = new Sweep(0, 0);
-  }
 
   private OrphanJobDirectories() {
   }
 
   /** Finds the orphaned job directories of {@code dir} and, unless {@code dryRun}, deletes them. */
-  public static Sweep sweep(StateDirectory dir, boolean dryRun) {
-    if (!dir.hasDatabase() || !Files.isDirectory(dir.jobs(), LinkOption.NOFOLLOW_LINKS)) {
-      return Sweep.NONE; // without a database nothing says which directories are orphans
+  static OrphanSweep sweep(StateDirectory dir, boolean dryRun) {
+    if (!dir.hasDatabase()) {
+      return OrphanSweep.NONE; // without a database nothing says which directories are orphans
     }
-    Map<String, Path> candidates = candidates(dir.jobs());
+    try (Connection connection = Database.open(dir.database())) {
+      return sweep(new Jdbc(connection, dir.database()), dir.root(), dryRun);
+    } catch (SQLException e) {
+      throw new StoreException(Database.describe(dir.database(), e), e);
+    }
+  }
+
+  /** The same over a store's connection; {@code root} is the state directory holding {@code jobs/}. */
+  static OrphanSweep sweep(Jdbc jdbc, Path root, boolean dryRun) {
+    Path jobs = root.resolve("jobs");
+    if (!Files.isDirectory(jobs, LinkOption.NOFOLLOW_LINKS)) {
+      return OrphanSweep.NONE;
+    }
+    Map<String, Path> candidates = candidates(jobs);
     if (candidates.isEmpty()) {
-      return Sweep.NONE;
+      return OrphanSweep.NONE;
     }
-    dropReferenced(dir.database(), candidates);
+    dropReferenced(jdbc, candidates);
     if (dryRun) {
-      return new Sweep(candidates.size(), 0);
+      return new OrphanSweep(candidates.size(), 0);
     }
     int deleted = 0;
     for (Path orphan : sorted(candidates)) {
-      if (JobDirectories.delete(dir.jobs(), orphan, "the orphaned job directory")) {
+      if (JobDirectories.delete(jobs, orphan, "the orphaned job directory")) {
         deleted++;
       }
     }
-    return new Sweep(candidates.size(), deleted);
+    return new OrphanSweep(candidates.size(), deleted);
   }
 
   /** Directory name -> path, of every entry of {@code jobs} that looks like a job directory. */
@@ -92,19 +96,13 @@ public final class OrphanJobDirectories {
   }
 
   /** Removes from {@code candidates} every directory a job row's log path is in, streaming the rows. */
-  private static void dropReferenced(Path file, Map<String, Path> candidates) {
-    try (Connection connection = Database.open(file);
-        PreparedStatement ps = connection.prepareStatement("SELECT log_path FROM jobs WHERE log_path IS NOT NULL");
-        ResultSet rs = ps.executeQuery()) {
-      while (rs.next() && !candidates.isEmpty()) {
-        String directory = directoryName(rs.getString(1));
-        if (directory != null) {
-          candidates.remove(directory);
-        }
+  private static void dropReferenced(Jdbc jdbc, Map<String, Path> candidates) {
+    jdbc.forEach("SELECT log_path FROM jobs WHERE log_path IS NOT NULL", rs -> {
+      String directory = directoryName(rs.getString(1));
+      if (directory != null) {
+        candidates.remove(directory);
       }
-    } catch (SQLException e) {
-      throw new StoreException("state database " + file + ": cannot read the job log paths: " + e.getMessage(), e);
-    }
+    });
   }
 
   /** The name of the directory holding {@code logPath}; null when there is none. */

@@ -1,12 +1,14 @@
 package dev.orchestrate.state.sqlite;
 
-import dev.orchestrate.memory.MemoryCompaction;
 import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.RunRecord;
 import dev.orchestrate.stats.Sample;
 import dev.orchestrate.stats.StatsInput;
+import dev.orchestrate.state.DashboardQueries;
+import dev.orchestrate.state.ItemHistory;
+import dev.orchestrate.workspace.WorkspaceRecord;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Instant;
@@ -24,9 +26,8 @@ import java.util.Optional;
  * outlive the moment it was opened for. Every list is bounded (LIMIT on the primary key or
  * {@code seq}, which are indexed); only the item filter's count scans the items table.
  */
-public final class SqliteDashboard implements AutoCloseable {
+final class SqliteDashboard implements DashboardQueries, AutoCloseable {
   /** The oldest schema whose tables the dashboard reads (stats samples and run bounds came in 6). */
-  public static final int MIN_SCHEMA = 6;
   private static final String JOB_COLUMNS =
       "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason";
 
@@ -35,7 +36,8 @@ public final class SqliteDashboard implements AutoCloseable {
   private final Jdbc jdbc;
   private final int schemaVersion;
 
-  private SqliteDashboard(Connection connection, Path file) {
+  /** Over a store's connection, which the store closes. */
+  SqliteDashboard(Connection connection, Path file) {
     this.connection = connection;
     this.file = file;
     this.jdbc = new Jdbc(connection, "state database " + file);
@@ -57,18 +59,10 @@ public final class SqliteDashboard implements AutoCloseable {
     return schemaVersion;
   }
 
-  /** Which items to list: each criterion null when not filtered on. */
-  public record ItemFilter(String status, String priority, String tag, String text) {
-  }
 
-  /** One page of a list and the number of rows the whole list has. */
-  public record Page<T>(List<T> rows, long total) {
-    public Page {
-      rows = List.copyOf(rows);
-    }
-  }
 
   /** Items per status key, every status the items table holds. */
+  @Override
   public Map<String, Long> statusCounts() {
     Map<String, Long> counts = new LinkedHashMap<>();
     jdbc.query("SELECT status, COUNT(*) FROM items GROUP BY status",
@@ -77,6 +71,7 @@ public final class SqliteDashboard implements AutoCloseable {
   }
 
   /** The items that pass {@code filter}, in backlog order, {@code limit} from {@code offset}. */
+  @Override
   public Page<ItemState> items(ItemFilter filter, int limit, int offset) {
     StringBuilder where = new StringBuilder(" WHERE 1 = 1");
     List<Object> params = new ArrayList<>();
@@ -106,17 +101,20 @@ public final class SqliteDashboard implements AutoCloseable {
     return new Page<>(rows, total);
   }
 
+  @Override
   public Optional<ItemState> item(String id) {
     return jdbc.queryOne("SELECT * FROM items WHERE id = ?", SqliteStateRepository::item, id);
   }
 
   /** The item's jobs retention kept, newest first, at most {@code limit}. */
+  @Override
   public List<JobRecord> itemJobs(String itemId, int limit) {
     return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id DESC LIMIT ?",
         rs -> SqliteStateRepository.job(rs, file.toAbsolutePath().getParent()), itemId, limit);
   }
 
   /** The attempt of each listed item's latest job (items without a kept job are left out). */
+  @Override
   public Map<String, Integer> latestAttempts(List<String> itemIds) {
     Map<String, Integer> attempts = new LinkedHashMap<>();
     for (String id : itemIds) {
@@ -126,30 +124,35 @@ public final class SqliteDashboard implements AutoCloseable {
     return attempts;
   }
 
+  @Override
   public Optional<JobRecord> job(long id) {
     return jdbc.queryOne("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?", rs -> SqliteStateRepository.job(rs, file.toAbsolutePath().getParent()), id);
   }
 
   /** The agents' answers kept as turns, in order, at most the last {@code limit}. */
-  public List<SqliteItemHistory.Answer> answers(String itemId, int limit) {
-    List<SqliteItemHistory.Answer> answers = new ArrayList<>(jdbc.query("""
+  @Override
+  public List<ItemHistory.Answer> answers(String itemId, int limit) {
+    List<ItemHistory.Answer> answers = new ArrayList<>(jdbc.query("""
         SELECT phase, attempt, text FROM turns WHERE item_id = ? AND role = 'assistant' ORDER BY seq DESC LIMIT ?""",
-        rs -> new SqliteItemHistory.Answer(rs.getString(1), rs.getInt(2), rs.getString(3)), itemId, limit));
+        rs -> new ItemHistory.Answer(rs.getString(1), rs.getInt(2), rs.getString(3)), itemId, limit));
     Collections.reverse(answers);
     return answers;
   }
 
+  @Override
   public Optional<String> contextSummary(String itemId) {
     return jdbc.queryOne("SELECT text FROM context_summaries WHERE item_id = ?", rs -> rs.getString(1), itemId);
   }
 
   /** The follow-ups an item's agents reported, in backlog order, at most {@code limit}. */
+  @Override
   public List<ItemState> followUps(String itemId, int limit) {
     return jdbc.query("SELECT * FROM items WHERE origin = ? OR origin LIKE ? ESCAPE '\\' ORDER BY seq LIMIT ?",
         SqliteStateRepository::item, itemId, likePrefix(itemId) + "/%", limit);
   }
 
   /** Jobs newest first: those with an id below {@code beforeId} (keyset paging), at most {@code limit}. */
+  @Override
   public Page<JobRecord> jobs(long beforeId, int limit) {
     long total = jdbc.queryLong("SELECT COUNT(*) FROM jobs");
     return new Page<>(jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id < ? ORDER BY id DESC LIMIT ?",
@@ -157,11 +160,13 @@ public final class SqliteDashboard implements AutoCloseable {
   }
 
   /** The jobs still marked running (a partial index holds exactly these). */
+  @Override
   public List<JobRecord> runningJobs(int limit) {
     return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE state = 'running' ORDER BY id LIMIT ?",
         rs -> SqliteStateRepository.job(rs, file.toAbsolutePath().getParent()), limit);
   }
 
+  @Override
   public Optional<RunRecord> lastRun() {
     return jdbc.queryOne("SELECT id, started_at, ended_at, pid, halt_reason FROM runs ORDER BY id DESC LIMIT 1",
         rs -> {
@@ -176,23 +181,22 @@ public final class SqliteDashboard implements AutoCloseable {
    * Whether {@code table} has {@code column}: figures that later schemas add (usage and cost per
    * job and run) are shown only when the state has them.
    */
-  public boolean hasColumn(String table, String column) {
+  private boolean hasColumn(String table, String column) {
     return !jdbc.query("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", rs -> 1, table, column).isEmpty();
   }
 
   /** The item's git worktree (execution.workspace: worktree), or empty when it has none or the state predates them. */
-  public Optional<dev.orchestrate.workspace.WorkspaceRecord> workspace(String itemId) {
+  @Override
+  public Optional<WorkspaceRecord> workspace(String itemId) {
     if (!hasColumn("workspaces", "item_id")) {
       return Optional.empty();
     }
     return jdbc.queryOne("SELECT * FROM workspaces WHERE item_id = ?", SqliteWorkspaceStore::record, itemId);
   }
 
-  /** What a run's agents reported spending, and the budget it ran under when recorded. */
-  public record Spend(double costUsd, long jobsReported, Double budgetUsd) {
-  }
 
   /** The run's spend so far (its jobs' reported cost), or empty when this state records no cost. */
+  @Override
   public Optional<Spend> runSpend(long runId) {
     if (!hasColumn("jobs", "cost_usd")) {
       return Optional.empty();
@@ -209,6 +213,7 @@ public final class SqliteDashboard implements AutoCloseable {
   }
 
   /** The reported cost of each of these jobs that has one, or empty when this state records no cost. */
+  @Override
   public Map<Long, Double> jobCosts(List<Long> jobIds) {
     Map<Long, Double> costs = new LinkedHashMap<>();
     if (jobIds.isEmpty() || !hasColumn("jobs", "cost_usd")) {
@@ -221,12 +226,14 @@ public final class SqliteDashboard implements AutoCloseable {
   }
 
   /** Items done or blocked since {@code at} (their last change came after it): a run's pace. */
+  @Override
   public long itemsFinishedSince(Instant at) {
     return jdbc.queryLong("SELECT COUNT(*) FROM items WHERE status IN ('done', 'blocked') AND updated_at >= ?",
         at.toEpochMilli());
   }
 
   /** Jobs of the run per result key ({@code running} for those without a result yet). */
+  @Override
   public Map<String, Long> runJobResults(long runId) {
     Map<String, Long> results = new LinkedHashMap<>();
     jdbc.query("SELECT COALESCE(result, state), COUNT(*) FROM jobs WHERE run_id = ? GROUP BY 1 ORDER BY 1",
@@ -235,11 +242,13 @@ public final class SqliteDashboard implements AutoCloseable {
   }
 
   /** The figures {@code stats} reads, read the same way but without migrating or sampling. */
+  @Override
   public StatsInput stats(Instant now) {
     return SqliteStats.readOnly(connection, file).read(now);
   }
 
   /** The most recent {@code limit} stats samples, in time order. */
+  @Override
   public List<Sample> samples(int limit) {
     // The newest by id (the primary key), drawn in time order: a sample recorded with a clock set back stays on the axis.
     return jdbc.query("""
@@ -250,6 +259,7 @@ public final class SqliteDashboard implements AutoCloseable {
   }
 
   /** The summary-map and job-table bounds of the last {@code limit} runs, newest first. */
+  @Override
   public List<RunBounds> runBounds(int limit) {
     return jdbc.query("""
         SELECT id, started_at, ended_at, halt_reason, summary_map_peak, summary_map_final, job_table_peak_active,
@@ -259,20 +269,13 @@ public final class SqliteDashboard implements AutoCloseable {
             nullableLong(rs, 9)), limit);
   }
 
-  /** One run's bounds as recorded at its end; nulls while it runs or when it crashed. */
-  public record RunBounds(long id, Instant startedAt, Long endedAtMs, String haltReason, Long summaryMapPeak,
-      Long summaryMapFinal, Long jobTablePeakActive, Long jobTablePeakInactive, Long jobTableFinal) {
-  }
 
-  /** Memory as {@code memory list} and {@code compact --dry-run} see it. */
-  public record MemoryView(List<MemoryItem> loadBearing, List<MemoryItem> recentEpisodic, MemoryCompaction preview,
-      int keepRecent) {
-  }
 
   /**
    * The load-bearing items, the most recent prunable ones and what {@code compact --keep-recent
    * keepRecent} would delete: {@link SqliteMemoryRepository#preview}, the dry run itself.
    */
+  @Override
   public MemoryView memory(int keepRecent, int limit) {
     SqliteMemoryRepository memories = new SqliteMemoryRepository(connection, file, false);
     List<MemoryItem> loadBearing = memories.activeLoadBearing();
@@ -281,6 +284,7 @@ public final class SqliteDashboard implements AutoCloseable {
   }
 
   /** The keep_recent the last run or compact recorded, or the default. */
+  @Override
   public int recordedKeepRecent() {
     try (SqliteStateReader reader = SqliteStateReader.open(file)) {
       return reader.recordedPolicies().memoryKeepRecent();

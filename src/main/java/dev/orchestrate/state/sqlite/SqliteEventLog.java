@@ -12,13 +12,14 @@ import java.util.List;
  * is read newest first in pages and the prunable ids of each page are deleted in their own short
  * transaction: a concurrent run waits at most one page's DELETE.
  */
-public final class SqliteEventLog implements EventLog {
+final class SqliteEventLog implements EventLog, AutoCloseable {
   static final int PAGE = 5_000;
 
   private final Connection connection;
   private final Jdbc jdbc;
 
-  private SqliteEventLog(Connection connection, Path file) {
+  /** Over a store's connection, which the store closes. */
+  SqliteEventLog(Connection connection, Path file) {
     this.connection = connection;
     this.jdbc = new Jdbc(connection, file);
   }

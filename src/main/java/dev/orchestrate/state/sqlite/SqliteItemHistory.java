@@ -1,6 +1,7 @@
 package dev.orchestrate.state.sqlite;
 
 import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.state.ItemHistory;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.LinkedHashMap;
@@ -13,7 +14,7 @@ import java.util.Optional;
  * {@link Database#openReadOnly}): its jobs, the agents' answers per phase and attempt, its
  * rolling context summary. For {@code status ID}, {@code logs} and the status table.
  */
-public final class SqliteItemHistory implements AutoCloseable {
+final class SqliteItemHistory implements ItemHistory, AutoCloseable {
   private static final String JOB_COLUMNS =
       "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason";
 
@@ -21,11 +22,8 @@ public final class SqliteItemHistory implements AutoCloseable {
   private final Jdbc jdbc;
   private final Path root;
 
-  /** One agent answer kept as a turn: what the agent reported for an attempt of a phase. */
-  public record Answer(String phase, int attempt, String text) {
-  }
-
-  private SqliteItemHistory(Connection connection, Path file) {
+  /** Over a store's connection, which the store closes. */
+  SqliteItemHistory(Connection connection, Path file) {
     this.connection = connection;
     this.jdbc = new Jdbc(connection, file);
     this.root = file.toAbsolutePath().getParent();
@@ -42,16 +40,19 @@ public final class SqliteItemHistory implements AutoCloseable {
   }
 
   /** The item's jobs that retention kept, oldest first. */
+  @Override
   public List<JobRecord> jobs(String itemId) {
     return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id", this::job,
         itemId);
   }
 
+  @Override
   public Optional<JobRecord> job(long id) {
     return jdbc.queryOne("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?", this::job, id);
   }
 
   /** Every item's latest job, by item id. */
+  @Override
   public Map<String, JobRecord> latestJobs() {
     Map<String, JobRecord> latest = new LinkedHashMap<>();
     jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id IN (SELECT MAX(id) FROM jobs GROUP BY item_id)",
@@ -60,12 +61,14 @@ public final class SqliteItemHistory implements AutoCloseable {
   }
 
   /** The agents' answers the item's turns kept (finished items' turns are condensed in time), in order. */
+  @Override
   public List<Answer> answers(String itemId) {
     return jdbc.query("SELECT phase, attempt, text FROM turns WHERE item_id = ? AND role = 'assistant' ORDER BY seq",
         rs -> new Answer(rs.getString(1), rs.getInt(2), rs.getString(3)), itemId);
   }
 
   /** The rolling summary of the item's condensed turns, if any. */
+  @Override
   public Optional<String> contextSummary(String itemId) {
     return jdbc.queryOne("SELECT text FROM context_summaries WHERE item_id = ?", rs -> rs.getString(1), itemId);
   }

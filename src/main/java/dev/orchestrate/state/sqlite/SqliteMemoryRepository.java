@@ -24,7 +24,7 @@ import java.util.Optional;
  * ({@code compact}, {@code import}: a maintenance connection it owns and closes), or borrowed from
  * {@link SqliteStateRepository#memoryRepository()} for the run, on the run's connection.
  */
-public final class SqliteMemoryRepository implements MemoryRepository {
+public final class SqliteMemoryRepository implements MemoryRepository, AutoCloseable {
   /** Rows per import transaction: large enough to amortise the commit, small enough not to hold the lock long. */
   static final int IMPORT_BATCH = 50_000;
 

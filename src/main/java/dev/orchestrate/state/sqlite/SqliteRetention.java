@@ -1,6 +1,9 @@
 package dev.orchestrate.state.sqlite;
 
 import dev.orchestrate.config.RetentionConfig;
+import dev.orchestrate.limits.StructureName;
+import dev.orchestrate.retention.RetentionPass;
+import dev.orchestrate.retention.RetentionStore;
 import dev.orchestrate.config.RetentionConfig.Policy;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -37,52 +40,12 @@ import java.util.function.BooleanSupplier;
  * deleted something, {@code last_pruned_at}, so {@code orchestrate stats} shows limits without
  * reading the config.
  */
-public final class SqliteRetention implements AutoCloseable {
+final class SqliteRetention implements RetentionStore, AutoCloseable {
   /** Rows looked at per structure per pass, per row the budget allows deleting. */
   static final int SCAN_FACTOR = 4;
 
-  /** The structures a pass prunes, in pass order. */
-  public static final List<String> STRUCTURES = List.of("jobs", "turns", "events", "stats_samples");
-
-  /** Summarize-then-prune of one finished item's turns; returns the turns deleted (0: failed or nothing). */
-  @FunctionalInterface
-  public interface Condenser {
-    Condenser NONE = itemId -> 0;
-
-    int condense(String itemId);
-  }
-
-  /**
-   * Rows deleted per structure by one pass, whether each structure has more to delete, and — for a
-   * pass that stepped aside for the scheduler — the structures it has not finished yet, in order.
-   */
-  public record Pass(Map<String, Long> deleted, Set<String> unfinished, List<String> left) {
-    public Pass {
-      deleted = Map.copyOf(deleted);
-      unfinished = Set.copyOf(unfinished);
-      left = List.copyOf(left);
-    }
-
-    public Pass(Map<String, Long> deleted, Set<String> unfinished) {
-      this(deleted, unfinished, List.of());
-    }
-
-    public long total() {
-      return deleted.values().stream().mapToLong(Long::longValue).sum();
-    }
-
-    public boolean finished() {
-      return unfinished.isEmpty();
-    }
-
-    /** Whether the pass stepped aside before its end; {@link SqliteRetention#resume} continues it. */
-    public boolean stepped() {
-      return !left.isEmpty();
-    }
-  }
-
   /** Asked between two units of a pass; true: the scheduler has work waiting, step aside. */
-  private static final BooleanSupplier NEVER = () -> false;
+
 
   /** One pass's units of work so far in this call, and when to step aside. */
   private static final class Units {
@@ -120,12 +83,18 @@ public final class SqliteRetention implements AutoCloseable {
     this.root = file.toAbsolutePath().getParent();
   }
 
+  @Override
+  public OrphanSweep sweepOrphanJobDirectories(boolean dryRun) {
+    return OrphanJobDirectories.sweep(jdbc, root, dryRun);
+  }
+
   /** Opens its own connection (for {@code compact}); a run uses {@link SqliteStateRepository#retention()}. */
   public static SqliteRetention open(Path file) {
     return new SqliteRetention(Database.openForMaintenance(file), file);
   }
 
   /** Records the policies (and memory's keep_recent) in {@code structures} without deleting anything. */
+  @Override
   public void recordPolicies(RetentionConfig config, int memoryKeepRecent) {
     jdbc.inTransaction(() -> {
       policy("jobs", config.jobs());
@@ -144,51 +113,49 @@ public final class SqliteRetention implements AutoCloseable {
   }
 
   /** Records that {@code structure} was pruned at {@code now} (by memory or event-log compaction). */
-  public void markPruned(String structure, Instant now) {
-    jdbc.execute("UPDATE structures SET last_pruned_at = ? WHERE name = ?", now.toEpochMilli(), structure);
-  }
-
-  /** One budgeted pass over every structure, to its end (what {@code compact} runs). */
-  public Pass pass(RetentionConfig config, int memoryKeepRecent, Instant now, Condenser condenser) {
-    return pass(config, memoryKeepRecent, now, condenser, NEVER);
+  @Override
+  public void markPruned(StructureName structure, Instant now) {
+    jdbc.execute("UPDATE structures SET last_pruned_at = ? WHERE name = ?", now.toEpochMilli(), structure.key());
   }
 
   /**
    * One budgeted pass over every structure that steps aside when {@code waiting} says the
-   * scheduler has work (see the class comment); continue a pass that {@link Pass#stepped()} with
+   * scheduler has work (see the class comment); continue a pass that {@link RetentionPass#stepped()} with
    * {@link #resume}.
    */
-  public Pass pass(RetentionConfig config, int memoryKeepRecent, Instant now, Condenser condenser,
+  @Override
+  public RetentionPass pass(RetentionConfig config, int memoryKeepRecent, Instant now, Condenser condenser,
       BooleanSupplier waiting) {
     recordPolicies(config, memoryKeepRecent);
-    return run(config, now, condenser, waiting, new Pass(Map.of(), Set.of(), STRUCTURES));
+    return run(config, now, condenser, waiting, new RetentionPass(Map.of(), Set.of(), StructureName.RETAINED));
   }
 
   /**
    * Continues a pass that stepped aside, over the structures it left, each with what is left of its
    * budget; the result counts the whole pass.
    */
-  public Pass resume(Pass stepped, RetentionConfig config, Instant now, Condenser condenser,
+  @Override
+  public RetentionPass resume(RetentionPass stepped, RetentionConfig config, Instant now, Condenser condenser,
       BooleanSupplier waiting) {
     return run(config, now, condenser, waiting, stepped);
   }
 
-  private Pass run(RetentionConfig config, Instant now, Condenser condenser, BooleanSupplier waiting, Pass from) {
-    Map<String, Long> deleted = new LinkedHashMap<>(from.deleted());
-    Set<String> unfinished = new HashSet<>(from.unfinished());
+  private RetentionPass run(RetentionConfig config, Instant now, Condenser condenser, BooleanSupplier waiting, RetentionPass from) {
+    Map<StructureName, Long> deleted = new LinkedHashMap<>(from.deleted());
+    Set<StructureName> unfinished = new HashSet<>(from.unfinished());
     Units units = new Units(waiting);
-    List<String> left = from.left();
+    List<StructureName> left = from.left();
     for (int i = 0; i < left.size(); i++) {
-      String structure = left.get(i);
+      StructureName structure = left.get(i);
       if (units.stepAside()) {
-        return new Pass(deleted, unfinished, left.subList(i, left.size()));
+        return new RetentionPass(deleted, unfinished, left.subList(i, left.size()));
       }
       int budget = (int) Math.max(0, config.budget() - deleted.getOrDefault(structure, 0L));
       long[] result = budget == 0 ? new long[] {0, 1} : switch (structure) { // spent: more next pass
-        case "jobs" -> jobs(config.jobs(), budget, now);
-        case "turns" -> turns(config.turns(), budget, now, condenser, units);
-        case "events" -> simple("events", config.events(), budget, now);
-        case "stats_samples" -> simple("stats_samples", config.statsSamples(), budget, now);
+        case JOBS -> jobs(config.jobs(), budget, now);
+        case TURNS -> turns(config.turns(), budget, now, condenser, units);
+        case EVENTS -> simple("events", config.events(), budget, now);
+        case STATS_SAMPLES -> simple("stats_samples", config.statsSamples(), budget, now);
         default -> throw new IllegalArgumentException("no retention for " + structure);
       };
       units.done();
@@ -199,30 +166,31 @@ public final class SqliteRetention implements AutoCloseable {
         unfinished.remove(structure);
       }
       if (result.length > 2 && result[2] != 0) { // stepped aside inside the structure: it comes first next time
-        return new Pass(deleted, unfinished, left.subList(i, left.size()));
+        return new RetentionPass(deleted, unfinished, left.subList(i, left.size()));
       }
     }
-    return new Pass(deleted, unfinished, List.of());
+    return new RetentionPass(deleted, unfinished, List.of());
   }
 
   /**
    * Passes until every structure is within its policy (what {@code compact} runs), calling
    * {@code progress} after each pass with the rows deleted so far.
    */
-  public Pass full(RetentionConfig config, int memoryKeepRecent, Instant now, Condenser condenser,
+  @Override
+  public RetentionPass full(RetentionConfig config, int memoryKeepRecent, Instant now, Condenser condenser,
       java.util.function.LongConsumer progress) {
-    Map<String, Long> total = new LinkedHashMap<>();
-    STRUCTURES.forEach(s -> total.put(s, 0L));
+    Map<StructureName, Long> total = new LinkedHashMap<>();
+    StructureName.RETAINED.forEach(s -> total.put(s, 0L));
     // A whole pass over the table from cursor 0; a pass that deletes nothing and reaches the end is the last.
-    STRUCTURES.forEach(s -> jdbc.execute("UPDATE structures SET cursor = 0 WHERE name = ?", s));
+    StructureName.RETAINED.forEach(s -> jdbc.execute("UPDATE structures SET cursor = 0 WHERE name = ?", s.key()));
     long sum = 0;
     while (true) {
-      Pass pass = pass(config, memoryKeepRecent, now, condenser);
+      RetentionPass pass = pass(config, memoryKeepRecent, now, condenser);
       pass.deleted().forEach((k, v) -> total.merge(k, v, Long::sum));
       sum += pass.total();
       progress.accept(sum);
       if (pass.finished()) {
-        return new Pass(total, Set.of());
+        return new RetentionPass(total, Set.of());
       }
     }
   }

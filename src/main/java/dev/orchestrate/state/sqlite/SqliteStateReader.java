@@ -25,9 +25,7 @@ import java.util.Set;
  * as far as it goes: items from schema 1 (follow-up origins from schema 4), recorded policies
  * from schema 5.
  */
-public final class SqliteStateReader implements AutoCloseable {
-  /** The structures whose policies {@link #recordedPolicies} reads, memory's being keep_recent. */
-  static final List<String> POLICY_STRUCTURES = List.of("jobs", "turns", "events", "stats_samples", "memory");
+final class SqliteStateReader implements AutoCloseable {
   private static final int ORIGIN_SCHEMA = 4;
   private static final int STRUCTURES_SCHEMA = 5;
 
@@ -35,7 +33,8 @@ public final class SqliteStateReader implements AutoCloseable {
   private final Jdbc jdbc;
   private final int schemaVersion;
 
-  private SqliteStateReader(Connection connection, Path file) {
+  /** Over a store's connection, which the store closes. */
+  SqliteStateReader(Connection connection, Path file) {
     this.connection = connection;
     this.jdbc = new Jdbc(connection, file);
     this.schemaVersion = Database.schemaVersion(connection, file);

@@ -39,16 +39,24 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /** The SQLite implementation of {@link StateRepository}. One instance owns one connection. */
-public final class SqliteStateRepository implements StateRepository {
+public final class SqliteStateRepository implements StateRepository, AutoCloseable {
   private final Connection connection;
   private final Jdbc jdbc;
 
   private final Path file;
 
-  private SqliteStateRepository(Connection connection, Path file) {
+  /** Reads items as the schema found allows (a read-only store may hold an older one). */
+  private final SqliteStateReader reader;
+
+  SqliteStateRepository(Connection connection, Path file) {
     this.connection = connection;
     this.file = file;
     this.jdbc = new Jdbc(connection, file);
+    this.reader = new SqliteStateReader(connection, file);
+  }
+
+  SqliteStateReader reader() {
+    return reader;
   }
 
   public static SqliteStateRepository open(Path file) {
@@ -60,7 +68,7 @@ public final class SqliteStateRepository implements StateRepository {
    * migration check, none of the bulk settings of {@link SqliteMemoryRepository#open}. Closing it
    * leaves the connection open; closing this repository closes it.
    */
-  public SqliteMemoryRepository memoryRepository() {
+  SqliteMemoryRepository memoryRepository() {
     return new SqliteMemoryRepository(jdbc, file, false);
   }
 
@@ -73,7 +81,7 @@ public final class SqliteStateRepository implements StateRepository {
   }
 
   /** Retention maintenance on this repository's connection (the run's scheduler thread). */
-  public SqliteRetention retention() {
+  SqliteRetention retention() {
     return new SqliteRetention(jdbc, file);
   }
 
@@ -162,7 +170,7 @@ public final class SqliteStateRepository implements StateRepository {
 
   @Override
   public List<ItemState> items() {
-    return jdbc.query("SELECT * FROM items ORDER BY seq", SqliteStateRepository::item);
+    return reader.items();
   }
 
   @Override
@@ -205,6 +213,7 @@ public final class SqliteStateRepository implements StateRepository {
    * Applies every step, each only while its item's status is {@code expected}, in one
    * transaction: all of them or, when one item's status changed meanwhile, none (returns false).
    */
+  @Override
   public boolean applyAllIf(List<Step> steps, ItemStatus expected, Instant now) {
     final class Changed extends RuntimeException {
       Changed() {
@@ -381,6 +390,7 @@ public final class SqliteStateRepository implements StateRepository {
   }
 
   /** The usage recorded for each of these jobs (unknown figures null); jobs not found are left out. */
+  @Override
   public Map<Long, Usage> jobUsage(List<Long> jobIds) {
     Map<Long, Usage> out = new LinkedHashMap<>();
     for (Long id : jobIds) {
@@ -391,6 +401,7 @@ public final class SqliteStateRepository implements StateRepository {
   }
 
   /** Each item's usage over all its jobs, pruned ones included (kept by a trigger since schema 8). */
+  @Override
   public Map<String, Usage> itemUsage() {
     Map<String, Usage> out = new LinkedHashMap<>();
     jdbc.query("SELECT id, " + UsageRows.COLUMNS + " FROM items", rs -> out.put(rs.getString("id"), UsageRows.read(rs)));

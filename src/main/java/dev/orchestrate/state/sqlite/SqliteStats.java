@@ -4,6 +4,7 @@ import dev.orchestrate.state.BusyWait;
 import dev.orchestrate.state.StoreException;
 
 import dev.orchestrate.stats.Spending;
+import dev.orchestrate.stats.StatsSource;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.stats.DatabaseFigures;
 import dev.orchestrate.stats.LastRun;
@@ -28,7 +29,7 @@ import java.util.Map;
  * look-up or a bounded range of row ids; nothing counts the rows of a large table, so the time
  * does not grow with the database.
  */
-public final class SqliteStats implements AutoCloseable {
+final class SqliteStats implements StatsSource, AutoCloseable {
   /**
    * The trend reads at most this many of the newest samples, as a range of row ids below the
    * highest (a new sample takes an id above every existing one), so {@code at} needs no index:
@@ -46,7 +47,8 @@ public final class SqliteStats implements AutoCloseable {
   private final Jdbc jdbc;
   private final Path file;
 
-  private SqliteStats(Connection connection, Path file) {
+  /** Over a store's connection, which the store closes. */
+  SqliteStats(Connection connection, Path file) {
     this.connection = connection;
     this.file = file;
     this.jdbc = new Jdbc(connection, file);
@@ -62,6 +64,7 @@ public final class SqliteStats implements AutoCloseable {
     return new SqliteStats(connection, file);
   }
 
+  @Override
   public StatsInput read(Instant now) {
     List<Structure> structures = jdbc.query("""
         SELECT name, rows_written, rows_pruned, last_pruned_at, kept_rows, truncated_writes, bytes, max_rows, max_age_ms
@@ -82,6 +85,7 @@ public final class SqliteStats implements AutoCloseable {
   }
 
   /** Lifetime usage (schema 8's counters) and the last run's spend against its budget. */
+  @Override
   public Spending spending() {
     Usage lifetime = jdbc.queryOne("SELECT " + UsageRows.COLUMNS + " FROM usage_totals WHERE id = 1",
         UsageRows::read).orElse(Usage.UNKNOWN);
@@ -120,7 +124,13 @@ public final class SqliteStats implements AutoCloseable {
    * @return the samples pruned
    * @throws StoreException when the database is busy or cannot be written
    */
-  public int recordSample(String source, Instant at) {
+  @Override
+  public void recordSample(String source, Instant at) {
+    StatsSamples.record(jdbc, file, source, at);
+  }
+
+  @Override
+  public int recordSampleIfFree(String source, Instant at) {
     jdbc.busyWait(BusyWait.atMost(SAMPLE_BUSY_TIMEOUT_MS));
     try {
       return jdbc.inTransaction(() -> {

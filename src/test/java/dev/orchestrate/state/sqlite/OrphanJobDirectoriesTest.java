@@ -1,5 +1,7 @@
 package dev.orchestrate.state.sqlite;
 
+import dev.orchestrate.retention.RetentionStore.OrphanSweep;
+
 import dev.orchestrate.state.StateDirectory;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -47,17 +49,17 @@ class OrphanJobDirectoriesTest {
       store.jobStarted(new JobStart(2, "WRK-2", "build", 1, T0, running.resolve("output.log")));
     }
 
-    assertEquals(new OrphanJobDirectories.Sweep(1, 0), OrphanJobDirectories.sweep(state, true));
+    assertEquals(new OrphanSweep(1, 0), OrphanJobDirectories.sweep(state, true));
     assertTrue(Files.isDirectory(orphan), "a dry run deletes nothing");
 
-    assertEquals(new OrphanJobDirectories.Sweep(1, 1), OrphanJobDirectories.sweep(state, false));
+    assertEquals(new OrphanSweep(1, 1), OrphanJobDirectories.sweep(state, false));
     assertFalse(Files.exists(orphan));
     assertTrue(Files.exists(finished.resolve("output.log")), "a job row refers to it");
     assertTrue(Files.exists(running.resolve("output.log")), "a running job's directory");
     assertTrue(Files.isDirectory(foreign), "not named like a job directory");
     assertTrue(Files.isDirectory(almost), "not named like a job directory");
     assertTrue(Files.isRegularFile(file), "not a directory");
-    assertEquals(OrphanJobDirectories.Sweep.NONE, OrphanJobDirectories.sweep(state, false), "idempotent");
+    assertEquals(OrphanSweep.NONE, OrphanJobDirectories.sweep(state, false), "idempotent");
   }
 
   @Test
@@ -68,7 +70,7 @@ class OrphanJobDirectoriesTest {
       store.jobStarted(new JobStart(3, "A", "review", 2, T0,
           dir.resolve("where-it-was/jobs/run3-0007-A-review-2/output.log")));
     }
-    assertEquals(OrphanJobDirectories.Sweep.NONE, OrphanJobDirectories.sweep(state, false));
+    assertEquals(OrphanSweep.NONE, OrphanJobDirectories.sweep(state, false));
     assertTrue(Files.isDirectory(kept));
   }
 
@@ -80,7 +82,7 @@ class OrphanJobDirectoriesTest {
     Files.writeString(elsewhere.resolve("precious.txt"), "keep me");
     Files.createDirectories(state.jobs());
     Path link = Files.createSymbolicLink(state.jobs().resolve("run1-0001-A-build-1"), elsewhere);
-    assertEquals(OrphanJobDirectories.Sweep.NONE, OrphanJobDirectories.sweep(state, false));
+    assertEquals(OrphanSweep.NONE, OrphanJobDirectories.sweep(state, false));
     assertTrue(Files.isSymbolicLink(link));
     assertTrue(Files.exists(elsewhere.resolve("precious.txt")));
   }
@@ -89,7 +91,7 @@ class OrphanJobDirectoriesTest {
   void without_a_database_nothing_is_an_orphan() throws Exception {
     StateDirectory state = new StateDirectory(dir.resolve("state"));
     Path job = jobDir(state, "run1-0001-A-build-1");
-    assertEquals(OrphanJobDirectories.Sweep.NONE, OrphanJobDirectories.sweep(state, false));
+    assertEquals(OrphanSweep.NONE, OrphanJobDirectories.sweep(state, false));
     assertTrue(Files.isDirectory(job));
     assertFalse(state.hasDatabase(), "and none was created");
   }

@@ -1,5 +1,9 @@
 package dev.orchestrate.state.sqlite;
 
+import dev.orchestrate.limits.StructureName;
+import dev.orchestrate.retention.RetentionPass;
+import dev.orchestrate.retention.RetentionStore;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -102,8 +106,8 @@ class SqliteRetentionTest {
     int passes = 0;
     long deleted;
     do {
-      SqliteRetention.Pass pass = retention.pass(config, 50, T0.plusSeconds(100_000), SqliteRetention.Condenser.NONE);
-      deleted = pass.deleted().get("jobs");
+      RetentionPass pass = retention.pass(config, 50, T0.plusSeconds(100_000), RetentionStore.Condenser.NONE);
+      deleted = pass.deleted(StructureName.JOBS);
       assertTrue(deleted <= 500, "a pass deletes at most the budget: " + deleted);
       passes++;
     } while (deleted > 0);
@@ -123,12 +127,12 @@ class SqliteRetentionTest {
   void jobs_and_samples_older_than_max_age_go_on_a_settable_clock_and_younger_ones_stay() throws Exception {
     jobs(100, "completed"); // ended at T0+1s .. T0+100s
     RetentionConfig config = only("jobs", Policy.of(null, Duration.ofSeconds(60)), 1_000);
-    retention.pass(config, 50, T0.plusSeconds(100), SqliteRetention.Condenser.NONE);
+    retention.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
     assertEquals(61, count("SELECT COUNT(*) FROM jobs"), "ended before T0+40s (60 s before T0+100s): 1..39 go");
     assertEquals(40, count("SELECT MIN(id) FROM jobs"));
-    retention.pass(config, 50, T0.plusSeconds(100), SqliteRetention.Condenser.NONE);
+    retention.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
     assertEquals(61, count("SELECT COUNT(*) FROM jobs"), "nothing more is old enough");
-    retention.pass(config, 50, T0.plusSeconds(1_000), SqliteRetention.Condenser.NONE);
+    retention.pass(config, 50, T0.plusSeconds(1_000), RetentionStore.Condenser.NONE);
     assertEquals(0, count("SELECT COUNT(*) FROM jobs"), "a day later, all");
   }
 
@@ -139,16 +143,16 @@ class SqliteRetentionTest {
           T0.toEpochMilli() + i);
     }
     RetentionConfig config = only("stats_samples", Policy.of(0, null), 1);
-    SqliteRetention.Pass first = retention.pass(config, 50, T0, SqliteRetention.Condenser.NONE);
-    assertEquals(1L, first.deleted().get("stats_samples"));
+    RetentionPass first = retention.pass(config, 50, T0, RetentionStore.Condenser.NONE);
+    assertEquals(1L, first.deleted(StructureName.STATS_SAMPLES));
     assertEquals(1, counter("stats_samples", "cursor"), "cursor after the deleted row 1");
     assertFalse(first.finished());
-    retention.pass(config, 50, T0, SqliteRetention.Condenser.NONE);
+    retention.pass(config, 50, T0, RetentionStore.Condenser.NONE);
     assertEquals(List.of(3L), jdbc.query("SELECT id FROM stats_samples", rs -> rs.getLong(1)), "continued at row 2");
-    retention.pass(config, 50, T0, SqliteRetention.Condenser.NONE);
+    retention.pass(config, 50, T0, RetentionStore.Condenser.NONE);
     assertEquals(0, count("SELECT COUNT(*) FROM stats_samples"));
-    SqliteRetention.Pass after = retention.pass(config, 50, T0, SqliteRetention.Condenser.NONE);
-    assertEquals(0L, after.deleted().get("stats_samples"), "a pass after the end deletes nothing");
+    RetentionPass after = retention.pass(config, 50, T0, RetentionStore.Condenser.NONE);
+    assertEquals(0L, after.deleted(StructureName.STATS_SAMPLES), "a pass after the end deletes nothing");
     assertEquals(0, counter("stats_samples", "cursor"), "and starts over from the oldest next time");
   }
 
@@ -157,20 +161,20 @@ class SqliteRetentionTest {
     jobs(1, "running"); // id 1: never pruned while it runs
     jobs(3, "completed"); // ids 2..4
     RetentionConfig config = only("jobs", Policy.of(0, null), 1);
-    retention.pass(config, 50, T0.plusSeconds(100), SqliteRetention.Condenser.NONE);
+    retention.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
     assertEquals(List.of(1L, 3L, 4L), jdbc.query("SELECT id FROM jobs ORDER BY id", rs -> rs.getLong(1)),
         "the running job is stepped over, job 2 goes");
     assertEquals(2, counter("jobs", "cursor"));
 
     jdbc.execute("UPDATE jobs SET state = 'completed', ended_at = ? WHERE id = 1", T0.toEpochMilli());
-    retention.pass(config, 50, T0.plusSeconds(100), SqliteRetention.Condenser.NONE);
+    retention.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
     assertEquals(List.of(1L, 4L), jdbc.query("SELECT id FROM jobs ORDER BY id", rs -> rs.getLong(1)),
         "job 3, after the cursor: job 1, behind it, waits for the walk to start over");
-    retention.pass(config, 50, T0.plusSeconds(100), SqliteRetention.Condenser.NONE); // job 4
-    SqliteRetention.Pass end = retention.pass(config, 50, T0.plusSeconds(100), SqliteRetention.Condenser.NONE);
-    assertEquals(0L, end.deleted().get("jobs"), "nothing after the cursor any more");
+    retention.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE); // job 4
+    RetentionPass end = retention.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
+    assertEquals(0L, end.deleted(StructureName.JOBS), "nothing after the cursor any more");
     assertEquals(0, counter("jobs", "cursor"), "the walk reached the end: it starts over from the oldest");
-    retention.pass(config, 50, T0.plusSeconds(100), SqliteRetention.Condenser.NONE);
+    retention.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
     assertEquals(List.of(), jdbc.query("SELECT id FROM jobs ORDER BY id", rs -> rs.getLong(1)), "and takes job 1");
   }
 
@@ -191,7 +195,7 @@ class SqliteRetentionTest {
     Policy minute = Policy.of(null, Duration.ofSeconds(60));
     RetentionConfig config = new RetentionConfig(Duration.ofMinutes(1), 1_000, Policy.NONE, minute, minute, minute);
 
-    retention.pass(config, 50, T0.plusSeconds(100), SqliteRetention.Condenser.NONE);
+    retention.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
 
     assertEquals(40, count("SELECT MIN(id) FROM events"), "routine events written before T0+40s went");
     assertEquals(61, count("SELECT COUNT(*) FROM stats_samples"), "samples at T0+40s..100s stay");
@@ -207,7 +211,7 @@ class SqliteRetentionTest {
     }
     assertEquals(200, counter("events", "kept_rows"));
     RetentionConfig config = only("events", Policy.of(50, null), 10_000); // keeps 30 routine rows
-    retention.pass(config, 50, T0, SqliteRetention.Condenser.NONE);
+    retention.pass(config, 50, T0, RetentionStore.Condenser.NONE);
     assertEquals(200, count("SELECT COUNT(*) FROM events WHERE load_bearing = 1"));
     assertEquals(30, count("SELECT COUNT(*) FROM events WHERE load_bearing = 0"), "the 30 newest routine rows");
     assertEquals(1_999, count("SELECT MAX(id) - 1 FROM events"));
@@ -244,13 +248,13 @@ class SqliteRetentionTest {
     turns(repo, "DONE", 6);
     RetentionConfig config = only("turns", Policy.of(0, null), 100);
 
-    SqliteRetention.Pass pass = retention.pass(config, 50, T0, window::condense);
+    RetentionPass pass = retention.pass(config, 50, T0, window::condense);
 
     assertEquals(List.of(5L, 6L), jdbc.query("SELECT seq FROM turns WHERE item_id = 'ACTIVE' ORDER BY seq",
         rs -> rs.getLong(1)), "covered turns pruned, the active item's window kept");
     assertEquals(0, count("SELECT COUNT(*) FROM turns WHERE item_id = 'DONE'"), "condensed into its summary");
     assertEquals(6, repo.summary("DONE").orElseThrow().toSeq());
-    assertEquals(10L, pass.deleted().get("turns"));
+    assertEquals(10L, pass.deleted(StructureName.TURNS));
     assertEquals(6, repo.lastTurnSeq("DONE"), "numbering goes on after pruned turns");
     repo.appendTurn("DONE", "build", 2, Turn.Role.USER, "after an unblock", T0);
     assertEquals(7, repo.lastTurnSeq("DONE"));
@@ -272,9 +276,9 @@ class SqliteRetentionTest {
     };
     item("DONE", "done");
     turns(repo, "DONE", 6);
-    SqliteRetention.Pass pass = retention.pass(only("turns", Policy.of(0, null), 100), 50, T0,
+    RetentionPass pass = retention.pass(only("turns", Policy.of(0, null), 100), 50, T0,
         window(repo, failing)::condense);
-    assertEquals(0L, pass.deleted().get("turns"));
+    assertEquals(0L, pass.deleted(StructureName.TURNS));
     assertEquals(6, count("SELECT COUNT(*) FROM turns"));
     assertTrue(repo.summary("DONE").isEmpty());
   }
@@ -289,19 +293,19 @@ class SqliteRetentionTest {
     RetentionConfig config = new RetentionConfig(Duration.ofMinutes(1), 500, Policy.of(1_000, null), Policy.NONE,
         Policy.NONE, Policy.of(1_000, null));
 
-    SqliteRetention.Pass pass = retention.pass(config, 50, T0.plusSeconds(10_000), SqliteRetention.Condenser.NONE,
+    RetentionPass pass = retention.pass(config, 50, T0.plusSeconds(10_000), RetentionStore.Condenser.NONE,
         () -> true);
     int calls = 1;
-    assertEquals(List.of("turns", "events", "stats_samples"), pass.left(), "one unit (jobs), then it stepped aside");
-    assertEquals(500L, pass.deleted().get("jobs"));
+    assertEquals(List.of(StructureName.TURNS, StructureName.EVENTS, StructureName.STATS_SAMPLES), pass.left(), "one unit (jobs), then it stepped aside");
+    assertEquals(500L, pass.deleted(StructureName.JOBS));
     assertEquals(2_000, count("SELECT COUNT(*) FROM stats_samples"), "samples untouched so far");
     while (pass.stepped()) {
-      pass = retention.resume(pass, config, T0.plusSeconds(10_000), SqliteRetention.Condenser.NONE, () -> true);
+      pass = retention.resume(pass, config, T0.plusSeconds(10_000), RetentionStore.Condenser.NONE, () -> true);
       calls++;
     }
     assertEquals(4, calls, "one structure per call while the scheduler is busy");
-    assertEquals(500L, pass.deleted().get("jobs"), "the whole pass is counted, each structure within its budget");
-    assertEquals(500L, pass.deleted().get("stats_samples"));
+    assertEquals(500L, pass.deleted(StructureName.JOBS), "the whole pass is counted, each structure within its budget");
+    assertEquals(500L, pass.deleted(StructureName.STATS_SAMPLES));
     assertEquals(1_500, count("SELECT COUNT(*) FROM jobs"));
     assertEquals(1_500, count("SELECT COUNT(*) FROM stats_samples"));
   }
@@ -311,7 +315,7 @@ class SqliteRetentionTest {
     TurnRepository repo = new SqliteTurnRepository(jdbc);
     SlidingWindowSummarizer window = window(repo, new BuiltinSummarizer(4_000));
     List<String> condensed = new java.util.ArrayList<>();
-    SqliteRetention.Condenser counting = itemId -> {
+    RetentionStore.Condenser counting = itemId -> {
       condensed.add(itemId);
       return window.condense(itemId);
     };
@@ -321,13 +325,13 @@ class SqliteRetentionTest {
     }
     RetentionConfig config = only("turns", Policy.of(0, null), 100);
 
-    SqliteRetention.Pass pass = retention.pass(config, 50, T0, counting, () -> true);
+    RetentionPass pass = retention.pass(config, 50, T0, counting, () -> true);
     assertEquals(List.of(), condensed, "jobs were this call's unit; the scheduler comes first");
-    assertEquals(List.of("turns", "events", "stats_samples"), pass.left());
+    assertEquals(List.of(StructureName.TURNS, StructureName.EVENTS, StructureName.STATS_SAMPLES), pass.left());
     pass = retention.resume(pass, config, T0, counting, () -> true);
     assertEquals(List.of("A"), condensed, "one summarizer call per call while the scheduler is busy");
-    assertEquals(List.of("turns", "events", "stats_samples"), pass.left(), "turns continue first");
-    assertEquals(4L, pass.deleted().get("turns"));
+    assertEquals(List.of(StructureName.TURNS, StructureName.EVENTS, StructureName.STATS_SAMPLES), pass.left(), "turns continue first");
+    assertEquals(4L, pass.deleted(StructureName.TURNS));
     assertEquals(8, count("SELECT COUNT(*) FROM turns"), "B and C untouched");
     assertEquals(4, counter("turns", "cursor"), "after A's rows, before the first row not looked at");
 
@@ -336,7 +340,7 @@ class SqliteRetentionTest {
     pass = retention.resume(pass, config, T0, counting, () -> false);
     assertEquals(List.of("A", "B", "C"), condensed, "idle: the rest of the pass in one call");
     assertFalse(pass.stepped());
-    assertEquals(12L, pass.deleted().get("turns"));
+    assertEquals(12L, pass.deleted(StructureName.TURNS));
     assertEquals(0, count("SELECT COUNT(*) FROM turns"));
     for (String id : List.of("A", "B", "C")) {
       assertEquals(4, repo.summary(id).orElseThrow().toSeq(), "every turn is in its item's summary");
@@ -347,7 +351,7 @@ class SqliteRetentionTest {
   void lifetime_counters_survive_pruning_and_vacuum() throws Exception {
     jobs(500, "completed");
     retention.full(only("jobs", Policy.of(100, null), 50), 50, T0.plusSeconds(10_000),
-        SqliteRetention.Condenser.NONE, n -> { });
+        RetentionStore.Condenser.NONE, n -> { });
     connection.close();
     Database.vacuum(dir.resolve("state/state.db"));
     connection = Database.open(dir.resolve("state/state.db"));

@@ -1,0 +1,140 @@
+package dev.orchestrate.app;
+
+import dev.orchestrate.backlog.WatchedBacklogFile;
+import dev.orchestrate.config.Config;
+import dev.orchestrate.context.ContextHistory;
+import dev.orchestrate.context.SummarizationListener;
+import dev.orchestrate.jobs.AgentRunner;
+import dev.orchestrate.memory.MemoryService;
+import dev.orchestrate.retention.MaintenanceSchedule;
+import dev.orchestrate.scheduler.RunListener;
+import dev.orchestrate.scheduler.RunOptions;
+import dev.orchestrate.scheduler.RunReport;
+import dev.orchestrate.scheduler.Scheduler;
+import dev.orchestrate.scheduler.StateRepository;
+import dev.orchestrate.state.BusyWait;
+import dev.orchestrate.state.RunLease;
+import dev.orchestrate.state.StateBackend;
+import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.workspace.Git;
+import dev.orchestrate.workspace.Repository;
+import dev.orchestrate.workspace.Worktrees;
+import java.time.Clock;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * One {@code orchestrate run}: takes the run lease, opens the store, wires the scheduler (real
+ * agents, the context history, project memory, retention maintenance, worktrees) and runs it until
+ * it halts. What the operator sees and how a stop reaches the run are the caller's ({@link Ui}).
+ */
+public final class RunSession {
+  /** The CLI's side of a run. */
+  public interface Ui {
+    /** The progress listener (a live view, plain lines or nothing), given the items to draw from. */
+    RunListener progress(StateRepository items);
+
+    /** The listener the scheduler reports to: {@code progress} plus what the run says besides it. */
+    RunListener withNotices(RunListener progress);
+
+    /** One line for the operator, e.g. that a write waits for another process's lock. */
+    void notice(String line);
+
+    /** Routes the operator's stop (Ctrl-C, TERM) to {@code requestStop} until closed. */
+    StopHook onStop(Runnable requestStop);
+  }
+
+  /** A registration of {@link Ui#onStop}; closing it restores what was there before. */
+  @FunctionalInterface
+  public interface StopHook extends AutoCloseable {
+    @Override
+    void close();
+  }
+
+  private final StateBackend backend;
+  private final Config config;
+  private final Clock clock;
+
+  public RunSession(StateBackend backend, Config config, Clock clock) {
+    this.backend = backend;
+    this.config = config;
+    this.clock = clock;
+  }
+
+  /**
+   * Ids a target may name: the backlog's, and those the state knows (follow-ups, items no longer
+   * listed), read without migrating or creating the state, and only when a target is not in the
+   * backlog. Items are never deleted, so an id known now is known under the lease.
+   */
+  public Set<String> knownIds(WatchedBacklogFile backlogs, List<String> targets) {
+    Set<String> ids = new HashSet<>();
+    backlogs.current().items().forEach(i -> ids.add(i.id()));
+    if (!ids.containsAll(targets) && backend.exists()) {
+      try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
+        ids.addAll(store.itemIds());
+      }
+    }
+    return ids;
+  }
+
+  /**
+   * Runs until every item (or target) is done or blocked, the phase cap, the circuit breaker, the
+   * budget or a stop.
+   *
+   * @param repository the git repository items get worktrees in, or null without worktrees
+   * @throws dev.orchestrate.state.StateLockedException when another run holds the lease
+   */
+  @SuppressWarnings("try") // the lease and the stop hook are held, never read
+  public RunReport run(WatchedBacklogFile backlogs, Repository repository, RunOptions options, Ui ui) {
+    try (RunLease lease = backend.acquireLease(clock.instant());
+        StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
+      RunListener progress = ui.progress(store.items());
+      try {
+        Scheduler scheduler = scheduler(config, backlogs, backend.directory(), clock, store, progress,
+            ui.withNotices(progress));
+        // A write lock held by another process is waited out, said once; a stop ends the wait.
+        store.busyWait(BusyWait.stoppable(ui::notice, scheduler::stopRequested));
+        if (repository != null) {
+          scheduler.workspaces(new Worktrees(new Git(), repository, config.execution().workspace(),
+              config.retention().worktrees(), store.workspaces(), backend.directory().root().resolve("worktrees"),
+              clock).open());
+        }
+        try (StopHook stop = ui.onStop(scheduler::requestStop)) {
+          return scheduler.run(options);
+        }
+      } finally {
+        if (progress instanceof AutoCloseable view) {
+          closeQuietly(view);
+        }
+      }
+    }
+  }
+
+  /**
+   * The scheduler exactly as a run wires it: real agents, the context history (summarizing with
+   * {@code progress} told when it is a {@link SummarizationListener}), project memory and retention
+   * maintenance. The soak test drives the same object with its own listener.
+   */
+  public static Scheduler scheduler(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
+      StateStore store, RunListener progress, RunListener listener) {
+    ContextHistory history = ContextHistory.create(store.turns(), config.context(),
+        backlogs.current().directory(), clock,
+        progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
+    MaintenanceSchedule maintenance = new MaintenanceSchedule(config.retention().maintenanceInterval(),
+        now -> new RunMaintenance(store.retention(), config, now, history::condense,
+            () -> store.stats().recordSample("run", now)));
+    return new Scheduler(store.items(), config, backlogs, dir.jobs(),
+        new AgentRunner(clock, System.getenv(), config.context().summarizer().apiKeyEnv()), clock, listener, history,
+        new MemoryService(store.memory(), clock, config.memoryBootContextChars()), maintenance);
+  }
+
+  private static void closeQuietly(AutoCloseable closeable) {
+    try {
+      closeable.close();
+    } catch (Exception e) {
+      // restoring the terminal must not hide the run's result or its error
+    }
+  }
+}

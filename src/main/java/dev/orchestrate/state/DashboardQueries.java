@@ -1,0 +1,110 @@
+package dev.orchestrate.state;
+
+import dev.orchestrate.memory.MemoryCompaction;
+import dev.orchestrate.memory.MemoryItem;
+import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.scheduler.RunRecord;
+import dev.orchestrate.stats.Sample;
+import dev.orchestrate.stats.StatsInput;
+import dev.orchestrate.workspace.WorkspaceRecord;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The read-only views of {@code orchestrate serve}: paged and filtered lists, so that no page reads
+ * more than it shows. Figures that later schemas add (usage and cost, worktrees) are empty on a
+ * state that predates them.
+ */
+public interface DashboardQueries {
+  /** The oldest schema the dashboard reads. */
+  int MIN_SCHEMA = 6;
+
+  /** Which items to list: each criterion null when not filtered on. */
+  record ItemFilter(String status, String priority, String tag, String text) {
+  }
+
+  /** One page of a list and the number of rows the whole list has. */
+  record Page<T>(List<T> rows, long total) {
+    public Page {
+      rows = List.copyOf(rows);
+    }
+  }
+
+  /** What a run's agents reported spending, and the budget it ran under when recorded. */
+  record Spend(double costUsd, long jobsReported, Double budgetUsd) {
+  }
+
+  /** One run's bounds as recorded at its end; nulls while it runs or when it crashed. */
+  record RunBounds(long id, Instant startedAt, Long endedAtMs, String haltReason, Long summaryMapPeak,
+      Long summaryMapFinal, Long jobTablePeakActive, Long jobTablePeakInactive, Long jobTableFinal) {
+  }
+
+  /** Memory as {@code memory list} and {@code compact --dry-run} see it. */
+  record MemoryView(List<MemoryItem> loadBearing, List<MemoryItem> recentEpisodic, MemoryCompaction preview,
+      int keepRecent) {
+  }
+
+  /** Items per status key, every status the items table holds. */
+  Map<String, Long> statusCounts();
+
+  /** One page of the items that match {@code filter}, in backlog order. */
+  Page<ItemState> items(ItemFilter filter, int limit, int offset);
+
+  Optional<ItemState> item(String id);
+
+  /** The item's most recent {@code limit} jobs, newest first. */
+  List<JobRecord> itemJobs(String itemId, int limit);
+
+  /** The attempts of each item's latest job. */
+  Map<String, Integer> latestAttempts(List<String> itemIds);
+
+  Optional<JobRecord> job(long id);
+
+  /** The item's most recent {@code limit} answers, newest first. */
+  List<ItemHistory.Answer> answers(String itemId, int limit);
+
+  Optional<String> contextSummary(String itemId);
+
+  /** Items that {@code itemId}'s agents proposed as follow-ups. */
+  List<ItemState> followUps(String itemId, int limit);
+
+  /** One page of jobs with ids below {@code beforeId}, newest first. */
+  Page<JobRecord> jobs(long beforeId, int limit);
+
+  List<JobRecord> runningJobs(int limit);
+
+  Optional<RunRecord> lastRun();
+
+  /** The item's git worktree, or empty when it has none or the state predates them. */
+  Optional<WorkspaceRecord> workspace(String itemId);
+
+  /** The run's spend so far (its jobs' reported cost), or empty when this state records no cost. */
+  Optional<Spend> runSpend(long runId);
+
+  /** The reported cost of each job that has one. */
+  Map<Long, Double> jobCosts(List<Long> jobIds);
+
+  /** Items that reached done or blocked at or after {@code at}. */
+  long itemsFinishedSince(Instant at);
+
+  /** The run's jobs per result. */
+  Map<String, Long> runJobResults(long runId);
+
+  /** The figures {@code stats} reports, read without writing. */
+  StatsInput stats(Instant now);
+
+  /** The most recent {@code limit} stats samples, in time order. */
+  List<Sample> samples(int limit);
+
+  /** The summary-map and job-table bounds of the last {@code limit} runs, newest first. */
+  List<RunBounds> runBounds(int limit);
+
+  /** The load-bearing items, the most recent prunable ones and what a compact with {@code keepRecent} would delete. */
+  MemoryView memory(int keepRecent, int limit);
+
+  /** The {@code memory.keep_recent} the last run or compact recorded. */
+  int recordedKeepRecent();
+}

@@ -1,0 +1,86 @@
+package dev.orchestrate.state;
+
+import dev.orchestrate.context.TurnRepository;
+import dev.orchestrate.memory.MemoryRepository;
+import dev.orchestrate.retention.RetentionStore;
+import dev.orchestrate.scheduler.EventLog;
+import dev.orchestrate.scheduler.StateRepository;
+import dev.orchestrate.stats.StatsSource;
+import dev.orchestrate.workspace.WorkspaceStore;
+import java.util.Set;
+
+/**
+ * The one port between orchestrate and where its state is kept: everything the domain reads or
+ * writes goes through a store opened by a {@link StateBackend}. The repositories it hands out share
+ * the store's connection (and its transactions, busy waiting and file checks) and are closed with
+ * it: close the store, never one of its parts.
+ *
+ * <p>A backend implements this interface once and passes the store contract test suite
+ * ({@code StateStoreContract} in the tests); docs/architecture.md shows where each part is used.
+ */
+public interface StateStore extends AutoCloseable {
+  /** How a store is opened; a command opens the least it needs. */
+  enum Mode {
+    /** Reads only, never migrates or writes; for commands that only look ({@code logs}, {@code serve}, dry runs). */
+    READ_ONLY,
+    /** Reads and writes (migrating an older schema first); what a run and the editing commands open. */
+    READ_WRITE,
+    /** Read-write, tuned for large batch deletes and imports ({@code compact}, {@code memory import}). */
+    MAINTENANCE
+  }
+
+  /** The schema version of the state as it was found; 0 for a state nothing has been written to yet. */
+  int schemaVersion();
+
+  /** The schema version this orchestrate writes; a state at an older one is migrated when opened for writing. */
+  int latestSchemaVersion();
+
+  /** Items, jobs and runs: what the scheduler writes. */
+  StateRepository items();
+
+  /** Project memory (semantic, procedural and episodic items). */
+  MemoryRepository memory();
+
+  /** Turn history and the rolling summaries of prior context. */
+  TurnRepository turns();
+
+  /** The event log (transitions and other events), and its compaction. */
+  EventLog events();
+
+  /** Per-item git worktrees. */
+  WorkspaceStore workspaces();
+
+  /** What retention scans and deletes, batch by batch, as {@code retention/} decides. */
+  RetentionStore retention();
+
+  /** The figures {@code stats} reports, and its trend samples. */
+  StatsSource stats();
+
+  /** Read models of one item's history: its jobs, answers and summary. */
+  ItemHistory history();
+
+  /** The read-only views of the dashboard ({@code orchestrate serve}). */
+  DashboardQueries dashboard();
+
+  /** Every item id the state knows, in no particular order (for completion and dry runs). */
+  Set<String> itemIds();
+
+  /**
+   * The retention policies and {@code memory.keep_recent} the last run or compact recorded, for a
+   * command that runs without a config file.
+   */
+  RecordedPolicies recordedPolicies();
+
+  /** How a write waits while another process holds the state's write lock. */
+  void busyWait(BusyWait wait);
+
+  /** Rewrites the storage so that it shrinks to its live data; returns the bytes before and after. */
+  Vacuum vacuum();
+
+  @Override
+  void close();
+
+  /** Bytes of the state's storage before and after a {@link #vacuum()}. */
+  record Vacuum(long bytesBefore, long bytesAfter) {
+  }
+}

@@ -7,6 +7,7 @@ import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.memory.MemoryCompaction;
 import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.memory.MemoryRepository;
+import dev.orchestrate.retention.Retention;
 import dev.orchestrate.retention.RetentionPass;
 import dev.orchestrate.retention.RetentionStore;
 import dev.orchestrate.retention.RetentionStore.OrphanSweep;
@@ -144,7 +145,7 @@ public final class Compaction {
     }
     try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
       long started = System.nanoTime();
-      RetentionPass pass = store.retention().pass(config.retention(), config.memoryKeepRecent(), clock.instant(),
+      RetentionPass pass = new Retention(store.retention()).pass(config.retention(), config.memoryKeepRecent(), clock.instant(),
           condenser(store));
       long elapsedMs = (System.nanoTime() - started) / 1_000_000;
       store.stats().recordSample("compact", clock.instant());
@@ -166,7 +167,7 @@ public final class Compaction {
     if (eventsPruned) {
       retention.markPruned(StructureName.EVENTS, clock.instant());
     }
-    RetentionPass pass = retention.full(config.retention(), config.memoryKeepRecent(), clock.instant(),
+    RetentionPass pass = new Retention(retention).full(config.retention(), config.memoryKeepRecent(), clock.instant(),
         condenser(store), n -> { });
     Map<StructureName, Long> deleted = new EnumMap<>(StructureName.class);
     deleted.putAll(pass.deleted());

@@ -2,6 +2,7 @@ package dev.orchestrate.app;
 
 import dev.orchestrate.config.Config;
 import dev.orchestrate.retention.MaintenanceSchedule;
+import dev.orchestrate.retention.Retention;
 import dev.orchestrate.retention.RetentionPass;
 import dev.orchestrate.retention.RetentionStore;
 import java.time.Instant;
@@ -12,14 +13,14 @@ import java.util.function.BooleanSupplier;
  * one stats sample. {@link MaintenanceSchedule} decides when; this is what it runs.
  */
 final class RunMaintenance implements MaintenanceSchedule.Pass {
-  private final RetentionStore retention;
+  private final Retention retention;
   private final Config config;
   private final Instant now;
   private final RetentionStore.Condenser condenser;
   private final Runnable sample;
   private RetentionPass stepped;
 
-  RunMaintenance(RetentionStore retention, Config config, Instant now, RetentionStore.Condenser condenser,
+  RunMaintenance(Retention retention, Config config, Instant now, RetentionStore.Condenser condenser,
       Runnable sample) {
     this.retention = retention;
     this.config = config;

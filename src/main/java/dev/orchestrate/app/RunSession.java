@@ -7,6 +7,7 @@ import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.memory.MemoryService;
 import dev.orchestrate.retention.MaintenanceSchedule;
+import dev.orchestrate.retention.Retention;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.RunOptions;
 import dev.orchestrate.scheduler.RunReport;
@@ -123,7 +124,7 @@ public final class RunSession {
         backlogs.current().directory(), clock,
         progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
     MaintenanceSchedule maintenance = new MaintenanceSchedule(config.retention().maintenanceInterval(),
-        now -> new RunMaintenance(store.retention(), config, now, history::condense,
+        now -> new RunMaintenance(new Retention(store.retention()), config, now, history::condense,
             () -> store.stats().recordSample("run", now)));
     return new Scheduler(store.items(), config, backlogs, dir.jobs(),
         new AgentRunner(clock, System.getenv(), config.context().summarizer().apiKeyEnv()), clock, listener, history,

@@ -1,6 +1,7 @@
 package dev.orchestrate.state.sqlite;
 
 import dev.orchestrate.limits.StructureName;
+import dev.orchestrate.retention.Retention;
 import dev.orchestrate.retention.RetentionPass;
 import dev.orchestrate.retention.RetentionStore;
 
@@ -40,12 +41,15 @@ class SqliteRetentionTest {
   private Connection connection;
   private Jdbc jdbc;
   private SqliteRetention retention;
+  /** The policy decisions, over the SQLite rows. */
+  private Retention walk;
 
   @BeforeEach
   void open() {
     connection = Database.open(dir.resolve("state/state.db"));
     jdbc = new Jdbc(connection, "test");
     retention = new SqliteRetention(jdbc, dir.resolve("state/state.db"));
+    walk = new Retention(retention);
   }
 
   @AfterEach
@@ -106,7 +110,7 @@ class SqliteRetentionTest {
     int passes = 0;
     long deleted;
     do {
-      RetentionPass pass = retention.pass(config, 50, T0.plusSeconds(100_000), RetentionStore.Condenser.NONE);
+      RetentionPass pass = walk.pass(config, 50, T0.plusSeconds(100_000), RetentionStore.Condenser.NONE);
       deleted = pass.deleted(StructureName.JOBS);
       assertTrue(deleted <= 500, "a pass deletes at most the budget: " + deleted);
       passes++;
@@ -127,12 +131,12 @@ class SqliteRetentionTest {
   void jobs_and_samples_older_than_max_age_go_on_a_settable_clock_and_younger_ones_stay() throws Exception {
     jobs(100, "completed"); // ended at T0+1s .. T0+100s
     RetentionConfig config = only("jobs", Policy.of(null, Duration.ofSeconds(60)), 1_000);
-    retention.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
+    walk.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
     assertEquals(61, count("SELECT COUNT(*) FROM jobs"), "ended before T0+40s (60 s before T0+100s): 1..39 go");
     assertEquals(40, count("SELECT MIN(id) FROM jobs"));
-    retention.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
+    walk.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
     assertEquals(61, count("SELECT COUNT(*) FROM jobs"), "nothing more is old enough");
-    retention.pass(config, 50, T0.plusSeconds(1_000), RetentionStore.Condenser.NONE);
+    walk.pass(config, 50, T0.plusSeconds(1_000), RetentionStore.Condenser.NONE);
     assertEquals(0, count("SELECT COUNT(*) FROM jobs"), "a day later, all");
   }
 
@@ -143,15 +147,15 @@ class SqliteRetentionTest {
           T0.toEpochMilli() + i);
     }
     RetentionConfig config = only("stats_samples", Policy.of(0, null), 1);
-    RetentionPass first = retention.pass(config, 50, T0, RetentionStore.Condenser.NONE);
+    RetentionPass first = walk.pass(config, 50, T0, RetentionStore.Condenser.NONE);
     assertEquals(1L, first.deleted(StructureName.STATS_SAMPLES));
     assertEquals(1, counter("stats_samples", "cursor"), "cursor after the deleted row 1");
     assertFalse(first.finished());
-    retention.pass(config, 50, T0, RetentionStore.Condenser.NONE);
+    walk.pass(config, 50, T0, RetentionStore.Condenser.NONE);
     assertEquals(List.of(3L), jdbc.query("SELECT id FROM stats_samples", rs -> rs.getLong(1)), "continued at row 2");
-    retention.pass(config, 50, T0, RetentionStore.Condenser.NONE);
+    walk.pass(config, 50, T0, RetentionStore.Condenser.NONE);
     assertEquals(0, count("SELECT COUNT(*) FROM stats_samples"));
-    RetentionPass after = retention.pass(config, 50, T0, RetentionStore.Condenser.NONE);
+    RetentionPass after = walk.pass(config, 50, T0, RetentionStore.Condenser.NONE);
     assertEquals(0L, after.deleted(StructureName.STATS_SAMPLES), "a pass after the end deletes nothing");
     assertEquals(0, counter("stats_samples", "cursor"), "and starts over from the oldest next time");
   }
@@ -161,20 +165,20 @@ class SqliteRetentionTest {
     jobs(1, "running"); // id 1: never pruned while it runs
     jobs(3, "completed"); // ids 2..4
     RetentionConfig config = only("jobs", Policy.of(0, null), 1);
-    retention.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
+    walk.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
     assertEquals(List.of(1L, 3L, 4L), jdbc.query("SELECT id FROM jobs ORDER BY id", rs -> rs.getLong(1)),
         "the running job is stepped over, job 2 goes");
     assertEquals(2, counter("jobs", "cursor"));
 
     jdbc.execute("UPDATE jobs SET state = 'completed', ended_at = ? WHERE id = 1", T0.toEpochMilli());
-    retention.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
+    walk.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
     assertEquals(List.of(1L, 4L), jdbc.query("SELECT id FROM jobs ORDER BY id", rs -> rs.getLong(1)),
         "job 3, after the cursor: job 1, behind it, waits for the walk to start over");
-    retention.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE); // job 4
-    RetentionPass end = retention.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
+    walk.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE); // job 4
+    RetentionPass end = walk.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
     assertEquals(0L, end.deleted(StructureName.JOBS), "nothing after the cursor any more");
     assertEquals(0, counter("jobs", "cursor"), "the walk reached the end: it starts over from the oldest");
-    retention.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
+    walk.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
     assertEquals(List.of(), jdbc.query("SELECT id FROM jobs ORDER BY id", rs -> rs.getLong(1)), "and takes job 1");
   }
 
@@ -195,7 +199,7 @@ class SqliteRetentionTest {
     Policy minute = Policy.of(null, Duration.ofSeconds(60));
     RetentionConfig config = new RetentionConfig(Duration.ofMinutes(1), 1_000, Policy.NONE, minute, minute, minute);
 
-    retention.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
+    walk.pass(config, 50, T0.plusSeconds(100), RetentionStore.Condenser.NONE);
 
     assertEquals(40, count("SELECT MIN(id) FROM events"), "routine events written before T0+40s went");
     assertEquals(61, count("SELECT COUNT(*) FROM stats_samples"), "samples at T0+40s..100s stay");
@@ -211,7 +215,7 @@ class SqliteRetentionTest {
     }
     assertEquals(200, counter("events", "kept_rows"));
     RetentionConfig config = only("events", Policy.of(50, null), 10_000); // keeps 30 routine rows
-    retention.pass(config, 50, T0, RetentionStore.Condenser.NONE);
+    walk.pass(config, 50, T0, RetentionStore.Condenser.NONE);
     assertEquals(200, count("SELECT COUNT(*) FROM events WHERE load_bearing = 1"));
     assertEquals(30, count("SELECT COUNT(*) FROM events WHERE load_bearing = 0"), "the 30 newest routine rows");
     assertEquals(1_999, count("SELECT MAX(id) - 1 FROM events"));
@@ -248,7 +252,7 @@ class SqliteRetentionTest {
     turns(repo, "DONE", 6);
     RetentionConfig config = only("turns", Policy.of(0, null), 100);
 
-    RetentionPass pass = retention.pass(config, 50, T0, window::condense);
+    RetentionPass pass = walk.pass(config, 50, T0, window::condense);
 
     assertEquals(List.of(5L, 6L), jdbc.query("SELECT seq FROM turns WHERE item_id = 'ACTIVE' ORDER BY seq",
         rs -> rs.getLong(1)), "covered turns pruned, the active item's window kept");
@@ -276,7 +280,7 @@ class SqliteRetentionTest {
     };
     item("DONE", "done");
     turns(repo, "DONE", 6);
-    RetentionPass pass = retention.pass(only("turns", Policy.of(0, null), 100), 50, T0,
+    RetentionPass pass = walk.pass(only("turns", Policy.of(0, null), 100), 50, T0,
         window(repo, failing)::condense);
     assertEquals(0L, pass.deleted(StructureName.TURNS));
     assertEquals(6, count("SELECT COUNT(*) FROM turns"));
@@ -293,14 +297,14 @@ class SqliteRetentionTest {
     RetentionConfig config = new RetentionConfig(Duration.ofMinutes(1), 500, Policy.of(1_000, null), Policy.NONE,
         Policy.NONE, Policy.of(1_000, null));
 
-    RetentionPass pass = retention.pass(config, 50, T0.plusSeconds(10_000), RetentionStore.Condenser.NONE,
+    RetentionPass pass = walk.pass(config, 50, T0.plusSeconds(10_000), RetentionStore.Condenser.NONE,
         () -> true);
     int calls = 1;
     assertEquals(List.of(StructureName.TURNS, StructureName.EVENTS, StructureName.STATS_SAMPLES), pass.left(), "one unit (jobs), then it stepped aside");
     assertEquals(500L, pass.deleted(StructureName.JOBS));
     assertEquals(2_000, count("SELECT COUNT(*) FROM stats_samples"), "samples untouched so far");
     while (pass.stepped()) {
-      pass = retention.resume(pass, config, T0.plusSeconds(10_000), RetentionStore.Condenser.NONE, () -> true);
+      pass = walk.resume(pass, config, T0.plusSeconds(10_000), RetentionStore.Condenser.NONE, () -> true);
       calls++;
     }
     assertEquals(4, calls, "one structure per call while the scheduler is busy");
@@ -325,19 +329,19 @@ class SqliteRetentionTest {
     }
     RetentionConfig config = only("turns", Policy.of(0, null), 100);
 
-    RetentionPass pass = retention.pass(config, 50, T0, counting, () -> true);
+    RetentionPass pass = walk.pass(config, 50, T0, counting, () -> true);
     assertEquals(List.of(), condensed, "jobs were this call's unit; the scheduler comes first");
     assertEquals(List.of(StructureName.TURNS, StructureName.EVENTS, StructureName.STATS_SAMPLES), pass.left());
-    pass = retention.resume(pass, config, T0, counting, () -> true);
+    pass = walk.resume(pass, config, T0, counting, () -> true);
     assertEquals(List.of("A"), condensed, "one summarizer call per call while the scheduler is busy");
     assertEquals(List.of(StructureName.TURNS, StructureName.EVENTS, StructureName.STATS_SAMPLES), pass.left(), "turns continue first");
     assertEquals(4L, pass.deleted(StructureName.TURNS));
     assertEquals(8, count("SELECT COUNT(*) FROM turns"), "B and C untouched");
     assertEquals(4, counter("turns", "cursor"), "after A's rows, before the first row not looked at");
 
-    pass = retention.resume(pass, config, T0, counting, () -> true);
+    pass = walk.resume(pass, config, T0, counting, () -> true);
     assertEquals(List.of("A", "B"), condensed);
-    pass = retention.resume(pass, config, T0, counting, () -> false);
+    pass = walk.resume(pass, config, T0, counting, () -> false);
     assertEquals(List.of("A", "B", "C"), condensed, "idle: the rest of the pass in one call");
     assertFalse(pass.stepped());
     assertEquals(12L, pass.deleted(StructureName.TURNS));
@@ -350,7 +354,7 @@ class SqliteRetentionTest {
   @Test
   void lifetime_counters_survive_pruning_and_vacuum() throws Exception {
     jobs(500, "completed");
-    retention.full(only("jobs", Policy.of(100, null), 50), 50, T0.plusSeconds(10_000),
+    walk.full(only("jobs", Policy.of(100, null), 50), 50, T0.plusSeconds(10_000),
         RetentionStore.Condenser.NONE, n -> { });
     connection.close();
     Database.vacuum(dir.resolve("state/state.db"));

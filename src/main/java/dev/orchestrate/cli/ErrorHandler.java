@@ -4,6 +4,7 @@ import dev.orchestrate.yaml.Problem;
 import dev.orchestrate.yaml.ValidationException;
 import dev.orchestrate.state.StateLockedException;
 import dev.orchestrate.limits.Quote;
+import dev.orchestrate.state.StoreException;
 import dev.orchestrate.state.StoreInterruptedException;
 import java.io.PrintWriter;
 import java.util.List;
@@ -14,6 +15,9 @@ import picocli.CommandLine;
  * printed only at debug level ({@code -vv} or {@code --log-level debug}).
  */
 final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
+  /** How the command line chooses another state directory, added where the state suggests one. */
+  static final String ANOTHER_STATE = " (--state or ORCHESTRATE_STATE)";
+
   /** The problems of one file shown at most; the rest are counted in one more line. */
   static final int MAX_PROBLEMS = 50;
   /** The longest error line: values are quoted short, this bounds paths and library messages. */
@@ -45,6 +49,9 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
     } else if (ex instanceof StoreInterruptedException) {
       err.println(line(ex.getMessage()));
       code = ExitCode.INTERRUPTED;
+    } else if (ex instanceof StoreException s && s.suggestsAnotherState()) {
+      err.println(line(withIoCause(ex) + ANOTHER_STATE) + (root.debug() ? "" : " (run with -vv for details)"));
+      code = ExitCode.WORK_FAILED;
     } else if (ex instanceof StateLockedException) {
       err.println(line(ex.getMessage()));
       code = ExitCode.LOCKED;

@@ -160,7 +160,7 @@ public final class OrchestrateCommand {
   /** Refuses (exit 2) a state directory that is a file, or holds a state.db that is no database. */
   private static StateDirectory usable(StateDirectory dir) {
     dir.problem().ifPresent(problem -> {
-      throw CliException.usage(problem);
+      throw CliException.usage(problem + ErrorHandler.ANOTHER_STATE);
     });
     return dir;
   }

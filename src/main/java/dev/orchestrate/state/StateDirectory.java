@@ -13,7 +13,8 @@ import java.util.Optional;
 public record StateDirectory(Path root) {
   /** The first 16 bytes of every SQLite database file. */
   private static final byte[] SQLITE_HEADER = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
-  private static final String ELSEWHERE = "point --state (or ORCHESTRATE_STATE) at a state directory";
+  /** The remedy every problem ends with; the command line adds how to choose the directory. */
+  public static final String ELSEWHERE = "use another state directory";
 
   /** Absolute, because agents run in the backlog's directory and get paths inside this one. */
   public StateDirectory {
@@ -48,7 +49,7 @@ public record StateDirectory(Path root) {
       existing = existing.getParent();
     }
     if (existing != null && !Files.isDirectory(existing)) {
-      return Optional.of(existing + " is not a directory; " + ELSEWHERE + ", or move the file away");
+      return Optional.of(existing + " is not a directory; move the file away or " + ELSEWHERE);
     }
     Path db = database();
     if (Files.exists(db, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(db)) {

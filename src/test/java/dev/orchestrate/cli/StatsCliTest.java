@@ -133,8 +133,8 @@ class StatsCliTest {
     Files.writeString(state(), "not a directory");
     CliRunner.Result r = cli("stats", "--check");
     assertEquals(2, r.exitCode());
-    assertEquals(List.of("orchestrate: error: " + state().toAbsolutePath() + " is not a directory; point --state "
-        + "(or ORCHESTRATE_STATE) at a state directory, or move the file away"), r.err().lines().toList());
+    assertEquals(List.of("orchestrate: error: " + state().toAbsolutePath() + " is not a directory; move the file away or "
+        + "use another state directory (--state or ORCHESTRATE_STATE)"), r.err().lines().toList());
     assertEquals("not a directory", Files.readString(state()));
   }
 

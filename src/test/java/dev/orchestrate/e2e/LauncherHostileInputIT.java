@@ -96,8 +96,8 @@ class LauncherHostileInputIT {
     for (List<String> args : List.of(List.of("status"), List.of("compact"), List.of("memory", "add", "--kind",
         "semantic", "note"), List.of("stats", "--check"))) {
       Launcher.Result r = run(java.util.Map.of("ORCHESTRATE_STATE", file.toString()), args.toArray(String[]::new));
-      assertOneErrorLine(r, file + " is not a directory; point --state (or ORCHESTRATE_STATE) at a state "
-          + "directory, or move the file away");
+      assertOneErrorLine(r, file + " is not a directory; move the file away or use another state "
+          + "directory (--state or ORCHESTRATE_STATE)");
     }
     assertEquals("x", Files.readString(file));
   }

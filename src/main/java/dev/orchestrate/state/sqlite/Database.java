@@ -2,6 +2,7 @@ package dev.orchestrate.state.sqlite;
 
 import dev.orchestrate.state.BusyWait;
 
+import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StoreException;
 
 import java.io.IOException;
@@ -250,10 +251,10 @@ public final class Database {
     }
     if (code.equals("SQLITE_READONLY_DBMOVED")) {
       return where + " was moved or deleted while in use (an agent with write access to the state directory?);"
-          + " restore the state directory from a copy or start a new one (--state), and keep agents out of it";
+          + " keep agents out of it, and restore the state directory from a copy or " + StateDirectory.ELSEWHERE;
     }
     if (msg.contains("SQLITE_NOTADB") || msg.contains("not a database")) {
-      return where + " is not a SQLite database (move it away or point --state elsewhere)";
+      return where + " is not a SQLite database; move it away or " + StateDirectory.ELSEWHERE;
     }
     if (msg.contains("SQLITE_CANTOPEN")) {
       return "cannot open the " + where + " (check the directory exists and is writable)";

@@ -1,5 +1,6 @@
 package dev.orchestrate.state.sqlite;
 
+import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StoreException;
 
 import java.io.IOException;
@@ -102,8 +103,8 @@ final class DatabaseFile {
     if (magic != WAL_MAGIC_LE && magic != WAL_MAGIC_BE) {
       throw new StoreException("state database " + file + ": its write-ahead log " + wal.getFileName()
           + " was truncated or overwritten by something else while in use (an agent with write access to the state"
-          + " directory?); the changes in it are lost: stop, restore the state directory from a copy or start a new one"
-          + " (--state), and keep agents out of it");
+          + " directory?); the changes in it are lost: stop, keep agents out of it, and restore the state directory"
+          + " from a copy or " + StateDirectory.ELSEWHERE);
     }
     log = now;
   }
@@ -119,8 +120,8 @@ final class DatabaseFile {
   }
 
   private StoreException destroyed(String what) {
-    return new StoreException("state database " + file + " " + what + " while in use (an agent with write access"
-        + " to the state directory?); this process stopped rather than go on writing into it: restore the state"
-        + " directory from a copy or start a new one (--state), and keep agents out of it");
+    return new StoreException("state database " + file + " " + what + " while in use (an agent with write"
+        + " access to the state directory?); this process stopped rather than go on writing into it: keep agents out"
+        + " of it, and restore the state directory from a copy or " + StateDirectory.ELSEWHERE);
   }
 }

@@ -148,7 +148,7 @@ class SqliteStateRepositoryTest {
   void a_file_that_is_not_a_database_gives_a_clear_error() throws Exception {
     Files.writeString(db(), "this is not sqlite ".repeat(100));
     StoreException e = assertThrows(StoreException.class, () -> SqliteStateRepository.open(db()));
-    assertTrue(e.getMessage().endsWith("is not a SQLite database (move it away or point --state elsewhere)"),
+    assertTrue(e.getMessage().endsWith("is not a SQLite database; move it away or use another state directory"),
         e.getMessage());
   }
 

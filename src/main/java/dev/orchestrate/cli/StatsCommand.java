@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.config.Durations;
 import dev.orchestrate.scheduler.Budget;
 import dev.orchestrate.stats.LastRun;
@@ -158,7 +159,7 @@ final class StatsCommand implements Callable<Integer> {
     m.put("status", row.status().key());
     m.put("rows_per_hour", row.perHour() == null ? null : round(row.perHour()));
     m.put("truncated_writes", s.truncatedWrites());
-    if (s.name().equals("job_logs") || s.name().equals("worktrees")) {
+    if (s.name().equals(StructureName.JOB_LOGS.key()) || s.name().equals(StructureName.WORKTREES.key())) {
       m.put("bytes", s.bytes());
     }
     return m;
@@ -209,10 +210,10 @@ final class StatsCommand implements Callable<Integer> {
     var db = r.database();
     out.println("database: " + db.fileBytes() + " bytes (" + db.pageCount() + " pages of " + db.pageSize()
         + "), WAL " + db.walBytes() + " bytes, " + db.freelistBytes() + " bytes free (compact --vacuum reclaims)");
-    r.structures().stream().filter(row -> row.name().equals("job_logs")).findFirst()
+    r.structures().stream().filter(row -> row.name().equals(StructureName.JOB_LOGS.key())).findFirst()
         .ifPresent(row -> out.println("job logs on disk: " + row.figures().rowsNow() + " directories, "
             + row.figures().bytes() + " bytes"));
-    r.structures().stream().filter(row -> row.name().equals("worktrees") && row.figures().rowsWritten() > 0)
+    r.structures().stream().filter(row -> row.name().equals(StructureName.WORKTREES.key()) && row.figures().rowsWritten() > 0)
         .findFirst().ifPresent(row -> out.println("worktrees on disk: " + row.figures().rowsNow() + ", "
             + row.figures().bytes() + " bytes (measured at creation and at each phase commit)"));
     out.println("memory: " + r.memory().prunable() + " prunable episodic, " + r.memory().overKeepRecent()

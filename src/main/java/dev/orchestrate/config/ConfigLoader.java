@@ -1,5 +1,6 @@
 package dev.orchestrate.config;
 
+import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.yaml.Names;
 import dev.orchestrate.yaml.Problems;
 import dev.orchestrate.yaml.Sizes;
@@ -51,9 +52,10 @@ public final class ConfigLoader {
   public static final List<String> COMMAND_KEYS = List.of("kind", "command", "timeout", "fallback", "prompt");
   public static final List<String> MEMORY_KEYS = List.of("keep_recent", "boot_context_chars");
   /** The structures that have a retention entry; each takes {@link #STRUCTURE_RETENTION_KEYS}. */
-  public static final List<String> RETENTION_STRUCTURES = List.of("jobs", "turns", "events", "stats_samples");
-  public static final List<String> RETENTION_KEYS = List.of("maintenance_interval", "budget", "jobs", "turns", "events",
-      "stats_samples", "worktrees");
+  public static final List<String> RETENTION_STRUCTURES = StructureName.RETAINED.stream().map(StructureName::key).toList();
+  public static final List<String> RETENTION_KEYS = List.of("maintenance_interval", "budget", StructureName.JOBS.key(),
+      StructureName.TURNS.key(), StructureName.EVENTS.key(), StructureName.STATS_SAMPLES.key(),
+      StructureName.WORKTREES.key());
   public static final List<String> WORKTREES_RETENTION_KEYS = List.of("max_rows", "max_age", "discard_uncommitted");
   /** A git branch name we accept in execution.base_branch: no spaces, no leading '-', no "..". */
   private static final Pattern BRANCH = Pattern.compile("(?!-)(?!.*\\.\\.)(?!.*//)[A-Za-z0-9._/-]+(?<![./])");
@@ -129,10 +131,10 @@ public final class ConfigLoader {
     int budget = setting(section, "budget", n -> values.integer(n, "retention.budget", 1, Ranges.RETENTION_BUDGET))
         .orElse(defaults.budget());
     return new RetentionConfig(interval, budget,
-        policy(map, "jobs", defaults.jobs()),
-        policy(map, "turns", defaults.turns()),
-        policy(map, "events", defaults.events()),
-        policy(map, "stats_samples", defaults.statsSamples()),
+        policy(map, StructureName.JOBS.key(), defaults.jobs()),
+        policy(map, StructureName.TURNS.key(), defaults.turns()),
+        policy(map, StructureName.EVENTS.key(), defaults.events()),
+        policy(map, StructureName.STATS_SAMPLES.key(), defaults.statsSamples()),
         worktreesRetention(map, defaults.worktrees()));
   }
 
@@ -160,8 +162,8 @@ public final class ConfigLoader {
     if (entry.isEmpty()) {
       return defaults;
     }
-    problems.unknownKeys(entry.get(), structure.equals("events") ? EVENTS_RETENTION_KEYS
-        : structure.equals("worktrees") ? WORKTREES_RETENTION_KEYS : STRUCTURE_RETENTION_KEYS, "key", subject);
+    problems.unknownKeys(entry.get(), structure.equals(StructureName.EVENTS.key()) ? EVENTS_RETENTION_KEYS
+        : structure.equals(StructureName.WORKTREES.key()) ? WORKTREES_RETENTION_KEYS : STRUCTURE_RETENTION_KEYS, "key", subject);
     Integer maxRows = defaults.maxRows();
     String rowsKey = "max_rows";
     Optional<YamlNode> rows = entry.get().get(rowsKey);

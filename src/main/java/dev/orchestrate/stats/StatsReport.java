@@ -1,5 +1,6 @@
 package dev.orchestrate.stats;
 
+import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.config.RetentionConfig;
 import java.time.Duration;
 import java.time.Instant;
@@ -176,7 +177,7 @@ public record StatsReport(Instant generatedAt, boolean databaseExists, List<Row>
   private static String warning(Structure s, double utilisation, Level level) {
     String what = Double.isInfinite(utilisation) ? "has rows beyond max_rows 0"
         : String.format(java.util.Locale.ROOT, "at %.0f%% of max_rows %d", utilisation * 100, s.maxRows());
-    String key = s.name().equals("job_logs") ? "jobs" : s.name();
+    String key = s.name().equals(StructureName.JOB_LOGS.key()) ? StructureName.JOBS.key() : s.name();
     String remedy = switch (level) {
       case OVER -> "run `orchestrate compact` (retention catches up in budgeted passes during a run), or raise "
           + "retention." + key + ".max_rows";

@@ -1,5 +1,6 @@
 package dev.orchestrate.state.sqlite;
 
+import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.state.RecordedPolicies;
 
 import dev.orchestrate.config.Config;
@@ -91,23 +92,23 @@ final class SqliteStateReader implements AutoCloseable {
               + "('jobs', 'turns', 'events', 'stats_samples', 'memory', 'worktrees')",
           rs -> rows.put(rs.getString(1), new Limits(nullableLong(rs, 2), nullableLong(rs, 3))));
     }
-    Limits memory = rows.get("memory");
+    Limits memory = rows.get(StructureName.MEMORY.key());
     boolean recorded = memory != null && memory.maxRows() != null && memory.maxRows() >= 0;
     RetentionConfig defaults = RetentionConfig.defaults();
     List<String> defaulted = new ArrayList<>();
-    Policy jobs = policy("jobs", recorded, rows, defaults.jobs(), defaulted);
-    Policy turns = policy("turns", recorded, rows, defaults.turns(), defaulted);
-    Policy events = policy("events", recorded, rows, defaults.events(), defaulted);
-    Policy samples = policy("stats_samples", recorded, rows, defaults.statsSamples(), defaulted);
+    Policy jobs = policy(StructureName.JOBS, recorded, rows, defaults.jobs(), defaulted);
+    Policy turns = policy(StructureName.TURNS, recorded, rows, defaults.turns(), defaulted);
+    Policy events = policy(StructureName.EVENTS, recorded, rows, defaults.events(), defaulted);
+    Policy samples = policy(StructureName.STATS_SAMPLES, recorded, rows, defaults.statsSamples(), defaulted);
     int keepRecent = Config.DEFAULT_KEEP_RECENT;
     if (recorded) {
       keepRecent = (int) Math.min(Integer.MAX_VALUE, memory.maxRows());
     } else {
-      defaulted.add("memory");
+      defaulted.add(StructureName.MEMORY.key());
     }
     // worktrees (schema 9): its recorded limits when there are any; discard_uncommitted is never
     // recorded, so a compact without a config keeps every worktree with uncommitted work.
-    Limits worktrees = rows.get("worktrees");
+    Limits worktrees = rows.get(StructureName.WORKTREES.key());
     RetentionConfig.Worktrees worktreesPolicy = recorded && worktrees != null && worktrees.valid()
         ? new RetentionConfig.Worktrees(worktrees.policy(), false) : defaults.worktrees();
     return new RecordedPolicies(new RetentionConfig(defaults.maintenanceInterval(), defaults.budget(), jobs, turns,
@@ -126,13 +127,13 @@ final class SqliteStateReader implements AutoCloseable {
     }
   }
 
-  private static Policy policy(String structure, boolean recorded, Map<String, Limits> rows, Policy fallback,
+  private static Policy policy(StructureName structure, boolean recorded, Map<String, Limits> rows, Policy fallback,
       List<String> defaulted) {
-    Limits limits = rows.get(structure);
+    Limits limits = rows.get(structure.key());
     if (recorded && limits != null && limits.valid()) {
       return limits.policy();
     }
-    defaulted.add(structure);
+    defaulted.add(structure.key());
     return fallback;
   }
 

@@ -176,6 +176,43 @@ public abstract class StateStoreContract {
     }
   }
 
+  @Test
+  void a_read_only_store_refuses_writes_and_leaves_the_state_as_it_was() {
+    try (StateStore store = open()) {
+      store.items().sync(List.of(item("A")), T0);
+    }
+    try (StateStore store = openReadOnly()) {
+      assertThrows(StoreException.class, () -> store.items().sync(List.of(item("A"), item("B")), at(1)));
+      assertThrows(StoreException.class, () -> store.memory().put(memory("m", MemoryKind.SEMANTIC), at(1)));
+    }
+    try (StateStore store = open()) {
+      assertEquals(List.of("A"), ids(store.items().items()));
+      assertEquals(0, store.memory().size());
+    }
+  }
+
+  @Test
+  void two_stores_of_one_backend_see_each_others_committed_writes() {
+    try (StateStore writer = open(); StateStore reader = open()) {
+      writer.items().sync(List.of(item("A")), T0);
+      assertEquals(List.of("A"), ids(reader.items().items()));
+      reader.memory().put(memory("fact", MemoryKind.SEMANTIC), T0);
+      assertTrue(writer.memory().get("fact").isPresent());
+    }
+  }
+
+  @Test
+  void opening_a_fresh_state_read_only_creates_nothing() {
+    try (StateStore store = openReadOnly()) {
+      assertEquals(0, store.schemaVersion());
+      assertEquals(List.of(), store.items().items());
+      assertEquals(Set.of(), store.itemIds());
+    } catch (StoreException e) {
+      // a backend may refuse to open a state that does not exist; it must still create nothing
+    }
+    assertFalse(backend.exists());
+  }
+
   // ---------------------------------------------------------------- lease
 
   @Test
@@ -209,6 +246,7 @@ public abstract class StateStoreContract {
     assertFalse(backend.leaseHeld());
     RunLease first = backend.acquireLease(T0);
     assertTrue(backend.leaseHeld());
+    assertFalse(backend.exists(), "a lease is not state");
     first.close();
     assertFalse(backend.leaseHeld());
     try (RunLease second = backend.acquireLease(at(1))) {
@@ -301,6 +339,38 @@ public abstract class StateStoreContract {
       assertEquals("build", a.progress().phase());
       assertEquals("needs a decision", a.progress().blockedReason());
       assertEquals(List.of("Z"), a.definition().dependsOn());
+    }
+  }
+
+  @Test
+  void applying_a_step_to_an_unknown_item_fails_and_writes_nothing() {
+    try (StateStore store = open()) {
+      store.items().sync(List.of(item("A")), T0);
+      ItemState ghost = new ItemState(item("GHOST"), 99, true, Progress.of(ItemStatus.NEW));
+      assertThrows(StoreException.class, () -> store.items().apply(to(ghost, Progress.of(ItemStatus.DONE)), at(1)));
+      assertFalse(store.items().applyIf(to(ghost, Progress.of(ItemStatus.DONE)), ItemStatus.NEW, at(1)));
+      ItemState a = store.items().item("A").orElseThrow();
+      assertFalse(store.items().applyAllIf(List.of(to(a, Progress.of(ItemStatus.READY)),
+          to(ghost, Progress.of(ItemStatus.READY))), ItemStatus.NEW, at(1)));
+      assertEquals(ItemStatus.NEW, store.items().item("A").orElseThrow().status(), "all or nothing");
+      assertEquals(Set.of("A"), store.itemIds());
+    }
+  }
+
+  @Test
+  void a_follow_up_listed_in_the_file_takes_its_definition_and_keeps_its_origin() {
+    try (StateStore store = open()) {
+      store.items().sync(List.of(item("A")), T0);
+      long job = store.items().jobStarted(new JobStart(store.items().runStarted(T0, 1), "A", "build", 1, T0, null));
+      String id = store.items().jobEnded(job, completed(at(1)), null, followUps("A", "build", "Add retries"), at(1))
+          .get(0).id();
+      SyncResult listed = store.items().sync(List.of(item("A"), item(id)), at(2));
+      assertEquals(List.of(), listed.added());
+      ItemState followUp = store.items().item(id).orElseThrow();
+      assertEquals("Title of " + id, followUp.definition().title(), "the file's definition wins");
+      assertEquals("A/build", followUp.origin());
+      assertEquals(List.of(), store.items().sync(List.of(item("A")), at(3)).vanished(), "dropped from the file again");
+      assertTrue(store.items().item(id).orElseThrow().inBacklog());
     }
   }
 
@@ -942,6 +1012,34 @@ public abstract class StateStoreContract {
     }
   }
 
+  @Test
+  void a_workspace_records_head_moves_integration_its_finish_and_removal() {
+    try (StateStore store = open()) {
+      store.workspaces().save(workspace("A", "aaa111"), T0);
+      store.workspaces().save(workspace("B", "bbb111"), T0);
+      store.workspaces().save(workspace("C", "ccc111"), T0);
+      store.workspaces().headMoved("A", "aaa999", at(1));
+      store.workspaces().integration("A", WorkspaceRecord.Integration.CONFLICT, "src/Main.java", at(2));
+      store.workspaces().finished("A", at(3), at(3));
+      store.workspaces().finished("C", at(2), at(3));
+      WorkspaceRecord a = store.workspaces().workspace("A").orElseThrow();
+      assertEquals("aaa999", a.headCommit());
+      assertEquals(WorkspaceRecord.Integration.CONFLICT, a.integration());
+      assertEquals("src/Main.java", a.note());
+      assertEquals(at(3), a.finishedAt());
+      assertTrue(a.onDisk());
+      assertEquals(List.of("C", "A", "B"), store.workspaces().onDisk().stream().map(WorkspaceRecord::itemId).toList(),
+          "oldest finished first, those at work last");
+
+      store.workspaces().finished("A", null, at(4));
+      assertNull(store.workspaces().workspace("A").orElseThrow().finishedAt(), "at work again");
+      store.workspaces().removed("C", at(5));
+      store.workspaces().removed("C", at(6));
+      assertEquals(at(5), store.workspaces().workspace("C").orElseThrow().removedAt(), "the first removal counts");
+      assertEquals(List.of("A", "B"), store.workspaces().onDisk().stream().map(WorkspaceRecord::itemId).sorted().toList());
+    }
+  }
+
   // ---------------------------------------------------------------- stats
 
   @Test
@@ -981,6 +1079,39 @@ public abstract class StateStoreContract {
       assertTrue(structure(stats, "events").rowsWritten() >= 3, "at least the three item.added");
       assertEquals(run, stats.lastRun().id());
       assertEquals(stats.structures(), store.dashboard().stats(at(1)).structures());
+    }
+  }
+
+  @Test
+  void job_logs_memory_kept_rows_and_truncated_writes_are_counted() {
+    try (StateStore store = open()) {
+      store.items().sync(List.of(item("A")), T0);
+      long run = store.items().runStarted(T0, 1);
+      long logged = store.items().jobStarted(new JobStart(run, "A", "build", 1, T0, log("a-build-1")));
+      store.items().jobStarted(new JobStart(run, "A", "build", 2, T0, null));
+      store.items().jobEnded(logged, new JobEnd(JobState.COMPLETED, "phase_complete", 0, null, at(1), 2), null, at(1));
+      store.items().jobLogBytes(logged, 4_096);
+      store.turns().appendTurn("A", "build", 1, Turn.Role.ASSISTANT, "cut", true, at(2));
+      ItemState a = store.items().item("A").orElseThrow();
+      store.items().apply(new Step(a.with(Progress.of(ItemStatus.READY)), List.of(), 1), at(3));
+      store.memory().put(new NewMemory("big", MemoryKind.EPISODIC, null, "x".repeat(20_000), List.of(), null).capped(),
+          at(4));
+      store.memory().put(memory("fact", MemoryKind.SEMANTIC), at(4));
+      store.memory().put(memory("old", MemoryKind.EPISODIC), at(4));
+      store.memory().supersede("old", "fact", at(5));
+
+      StatsInput stats = store.stats().read(at(6));
+      Structure logs = structure(stats, "job_logs");
+      assertEquals(1, logs.rowsNow(), "the job with a log");
+      assertEquals(4_096, logs.bytes());
+      assertEquals(1, structure(stats, "jobs").truncatedWrites());
+      assertEquals(1, structure(stats, "turns").truncatedWrites());
+      assertEquals(1, structure(stats, "items").truncatedWrites());
+      assertEquals(1, structure(stats, "memory").truncatedWrites());
+      Structure memory = structure(stats, "memory");
+      assertEquals(3, memory.rowsNow());
+      assertEquals(2, memory.keptRows(), "the load-bearing fact and the superseded episode");
+      assertEquals(1, memory.prunableRows());
     }
   }
 

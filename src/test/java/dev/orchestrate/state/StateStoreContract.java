@@ -1,5 +1,13 @@
 package dev.orchestrate.state;
 
+import dev.orchestrate.config.RetentionConfig;
+import dev.orchestrate.config.RetentionConfig.Policy;
+import dev.orchestrate.limits.StructureName;
+import dev.orchestrate.retention.Retention;
+import dev.orchestrate.retention.RetentionPass;
+import dev.orchestrate.retention.RetentionStore;
+import java.time.Duration;
+import java.nio.file.Files;
 import static dev.orchestrate.testing.Fixtures.item;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -64,8 +72,9 @@ import org.junit.jupiter.api.io.TempDir;
  * subclass that says how to make a backend over an empty state. Each test starts from a fresh,
  * empty state.
  *
- * <p>The retention pass ({@code retention()}: batches, cursors, resume) is not covered here yet:
- * its API is being reshaped, and its contract tests come with that change.
+ * <p>Retention is covered as the port offers it (scans from a cursor, deletes of given ids) and
+ * through {@code retention/Retention}'s full pass over it; the pass's decisions have their own
+ * unit tests over an in-memory store.
  */
 public abstract class StateStoreContract {
   protected static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
@@ -1375,6 +1384,117 @@ public abstract class StateStoreContract {
     }
   }
 
-  // Retention (retention(): its batches, cursors and resume, pass and full) is left out on purpose:
-  // its API is being reshaped, and its contract tests are added with that change.
+  // Retention: what the store offers a pass and what it deletes; the decisions are retention/Retention's.
+
+  @Test
+  void an_event_scan_offers_routine_events_oldest_first_never_a_load_bearing_one_nor_the_newest() {
+    try (StateStore store = open()) {
+      int loadBearing = writeEvents(store, 1_000);
+      RetentionStore retention = store.retention();
+      List<RetentionStore.Row> rows = retention.scan(StructureName.EVENTS, 0, 10_000);
+
+      assertEquals(1_001 - loadBearing - 1, rows.size(), "every routine event but the newest");
+      assertTrue(rows.stream().allMatch(RetentionStore.Row::prunable));
+      for (int i = 1; i < rows.size(); i++) {
+        assertTrue(rows.get(i).id() > rows.get(i - 1).id(), "oldest first, by id");
+      }
+      assertEquals(rows.subList(10, 15), retention.scan(StructureName.EVENTS, rows.get(9).id(), 5),
+          "from after the cursor, at most the limit");
+      assertEquals(1_001 - loadBearing, retention.prunableRows(StructureName.EVENTS),
+          "the rows its limit is about: load-bearing events are not counted");
+    }
+  }
+
+  @Test
+  void a_delete_removes_exactly_the_ids_given_and_saves_the_cursor_in_one_step() {
+    try (StateStore store = open()) {
+      writeEvents(store, 100);
+      RetentionStore retention = store.retention();
+      List<RetentionStore.Row> rows = retention.scan(StructureName.EVENTS, 0, 10);
+      long before = retention.prunableRows(StructureName.EVENTS);
+
+      assertEquals(10, retention.delete(StructureName.EVENTS, rows.stream().map(RetentionStore.Row::id).toList(),
+          rows.get(9).id(), at(100)));
+      assertEquals(rows.get(9).id(), retention.cursor(StructureName.EVENTS));
+      assertEquals(before - 10, retention.prunableRows(StructureName.EVENTS));
+      assertEquals(0, retention.delete(StructureName.EVENTS, List.of(rows.get(0).id()), 0, at(101)),
+          "an id already gone deletes nothing");
+      Structure events = structure(store.stats().read(at(102)), "events");
+      assertEquals(10, events.rowsPruned());
+      assertEquals(at(100), events.lastPrunedAt(), "the prune is recorded when a row went, not after");
+
+      retention.resetCursors();
+      assertEquals(0, retention.cursor(StructureName.EVENTS));
+    }
+  }
+
+  @Test
+  void a_running_job_is_never_offered_as_prunable_and_a_deleted_job_takes_its_log_directory_with_it()
+      throws Exception {
+    Path ended = log("run1-0001-A-build-1");
+    Files.createDirectories(ended.getParent());
+    Files.writeString(ended, "output");
+    try (StateStore store = open()) {
+      StateRepository items = store.items();
+      items.sync(List.of(item("A"), item("B")), T0);
+      long run = items.runStarted(T0, 1);
+      long done = items.jobStarted(new JobStart(run, "A", "build", 1, at(1), ended));
+      items.jobEnded(done, completed(at(2)), null, at(2));
+      long running = items.jobStarted(new JobStart(run, "B", "build", 1, at(3), null));
+      RetentionStore retention = store.retention();
+
+      List<RetentionStore.Row> rows = retention.scan(StructureName.JOBS, 0, 10);
+      assertEquals(List.of(done, running), rows.stream().map(RetentionStore.Row::id).toList());
+      assertTrue(rows.get(0).prunable());
+      assertFalse(rows.get(1).prunable(), "a running job");
+      assertEquals(at(2).toEpochMilli(), rows.get(0).at(), "an ended job's age is its end");
+
+      assertEquals(1, retention.delete(StructureName.JOBS, List.of(done), 0, at(10)));
+      assertFalse(Files.exists(ended.getParent()), "the log directory went with its row");
+      assertEquals(List.of(running), items.recentJobs(10).stream().map(JobRecord::id).toList());
+    }
+  }
+
+  @Test
+  void a_turn_scan_offers_covered_turns_as_prunable_and_a_finished_items_uncovered_ones_as_condensable() {
+    try (StateStore store = open()) {
+      store.items().sync(List.of(item("A"), item("B")), T0);
+      TurnRepository turns = store.turns();
+      for (int i = 0; i < 4; i++) {
+        turns.appendTurn("A", "design", 1, Turn.Role.USER, "A " + i, at(i));
+        turns.appendTurn("B", "design", 1, Turn.Role.USER, "B " + i, at(i));
+      }
+      turns.saveSummary(new ContextSummary("A", "- two", 1, 2, 2, "builtin", at(10), false, 1),
+          "summarization:complete", Map.of());
+      ItemState a = store.items().item("A").orElseThrow();
+      store.items().apply(to(a, Progress.of(ItemStatus.DONE)), at(11));
+
+      List<RetentionStore.Row> rows = store.retention().scan(StructureName.TURNS, 0, 100);
+      assertEquals(8, rows.size());
+      long prunable = rows.stream().filter(RetentionStore.Row::prunable).count();
+      assertEquals(2, prunable, "A's two turns its summary covers");
+      assertEquals(List.of("A", "A"), rows.stream().filter(r -> !r.prunable() && r.condensable() != null)
+          .map(RetentionStore.Row::condensable).toList(), "A is done: its uncovered turns are condensed first");
+      assertEquals(4, rows.stream().filter(r -> !r.prunable() && r.condensable() == null).count(),
+          "B is active: the sliding window keeps its turns");
+    }
+  }
+
+  @Test
+  void a_full_retention_of_5000_events_keeps_its_target_every_load_bearing_event_and_the_newest() {
+    try (StateStore store = open()) {
+      int loadBearing = writeEvents(store, 5_000);
+      RetentionConfig config = new RetentionConfig(Duration.ofMinutes(1), 500, Policy.NONE, Policy.NONE,
+          Policy.of(1_000, null), Policy.NONE);
+      RetentionPass pass = new Retention(store.retention()).full(config, 50, at(100), RetentionStore.Condenser.NONE,
+          n -> { });
+
+      // max_rows 1,000 keeps 60 % of it; the newest event is kept beyond that (never offered).
+      assertEquals(600, store.retention().prunableRows(StructureName.EVENTS));
+      assertEquals(5_001 - loadBearing - 600, pass.deleted(StructureName.EVENTS));
+      assertTrue(pass.finished());
+      assertEquals(0, new Retention(store.retention()).full(config, 50, at(200), RetentionStore.Condenser.NONE,
+          n -> { }).total(), "idempotent");
+    }
+  }
 }

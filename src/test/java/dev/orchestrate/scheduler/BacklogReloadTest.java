@@ -10,9 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.yaml.Problem;
 import dev.orchestrate.backlog.WatchedBacklogFile;
-import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.jobs.AgentRunner;
-import dev.orchestrate.memory.ProjectMemory;
 import dev.orchestrate.state.sqlite.SqliteStateRepository;
 import dev.orchestrate.testing.Db;
 import java.nio.file.Files;
@@ -51,9 +49,8 @@ class BacklogReloadTest {
     Path file = Files.writeString(dir.resolve("backlog.yaml"), backlog);
     Config config = config(agent(script(dir, "agent.sh", RECORD + agentBody)), 0);
     try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      Scheduler scheduler = new Scheduler(store, config, WatchedBacklogFile.load(file, config),
-          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), listener,
-          TurnHistory.NONE, ProjectMemory.NONE);
+      Scheduler scheduler = Scheduler.builder(store, config, WatchedBacklogFile.load(file, config),
+          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC()).listener(listener).build();
       return scheduler.run(100);
     }
   }

@@ -33,8 +33,8 @@ class BudgetAndUsageTest {
 
   private RunReport run(Config config, List<BacklogItem> items, InProcessLauncher launcher) {
     try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      return new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), items), dir.resolve("state/jobs"),
-          launcher, Clock.systemUTC(), RunListener.NONE).run(100);
+      return Scheduler.builder(store, config, new Backlog(dir.resolve("backlog.yaml"), items), dir.resolve("state/jobs"),
+          launcher, Clock.systemUTC()).build().run(100);
     }
   }
 

@@ -52,8 +52,8 @@ class ConcurrentSchedulerTest {
 
   private RunReport run(Config config, List<BacklogItem> items, AgentLauncher launcher, RunOptions options) {
     try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      Scheduler scheduler = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), items),
-          dir.resolve("state/jobs"), launcher, Clock.systemUTC(), RunListener.NONE);
+      Scheduler scheduler = Scheduler.builder(store, config, new Backlog(dir.resolve("backlog.yaml"), items),
+          dir.resolve("state/jobs"), launcher, Clock.systemUTC()).build();
       return scheduler.run(options);
     }
   }
@@ -283,8 +283,9 @@ class ConcurrentSchedulerTest {
     long started = System.nanoTime();
     RunReport report;
     try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      holder[0] = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"), item("B"))),
-          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), stopWhenBothRun);
+      holder[0] = Scheduler.builder(store, config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"), item("B"))),
+          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC())
+          .listener(stopWhenBothRun).build();
       report = holder[0].run(100);
     }
     assertTrue(Duration.ofNanos(System.nanoTime() - started).toSeconds() < 15, "no agent was left running");

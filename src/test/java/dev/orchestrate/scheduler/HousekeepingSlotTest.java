@@ -11,12 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogItem;
-import dev.orchestrate.backlog.BacklogSource;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.Pipeline;
-import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.jobs.AgentResult;
-import dev.orchestrate.memory.ProjectMemory;
 import dev.orchestrate.state.sqlite.SqliteStateRepository;
 import dev.orchestrate.testing.InProcessLauncher;
 import java.nio.file.Path;
@@ -40,9 +37,8 @@ class HousekeepingSlotTest {
   private RunReport run(Config config, List<BacklogItem> items, InProcessLauncher launcher, Housekeeping housekeeping,
       java.util.function.Consumer<Scheduler> during) {
     try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      Scheduler scheduler = new Scheduler(store, config,
-          BacklogSource.fixed(new Backlog(dir.resolve("backlog.yaml"), items)), dir.resolve("state/jobs"), launcher,
-          Clock.systemUTC(), RunListener.NONE, TurnHistory.NONE, ProjectMemory.NONE, housekeeping);
+      Scheduler scheduler = Scheduler.builder(store, config, new Backlog(dir.resolve("backlog.yaml"), items),
+          dir.resolve("state/jobs"), launcher, Clock.systemUTC()).housekeeping(housekeeping).build();
       during.accept(scheduler);
       return scheduler.run(100);
     }

@@ -66,9 +66,9 @@ class RunFailureTest {
       StateRepository store = mock(StateRepository.class, AdditionalAnswers.delegatesTo(real));
       doThrow(new IllegalStateException("[SQLITE_IOERR] disk I/O error"))
           .when(store).jobEnded(anyLong(), any(), any(), anyList(), any());
-      Scheduler scheduler = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"),
+      Scheduler scheduler = Scheduler.builder(store, config, new Backlog(dir.resolve("backlog.yaml"),
           List.of(item("A"), item("B"))), dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()),
-          Clock.systemUTC(), RunListener.NONE);
+          Clock.systemUTC()).build();
 
       IllegalStateException e = assertThrows(IllegalStateException.class, () -> scheduler.run(10));
 

@@ -87,8 +87,8 @@ class SchedulerContextTest {
       Backlog backlog = new Backlog(dir.resolve("backlog.yaml"), List.of(item("A")));
       ContextHistory history = ContextHistory.create(store.turnRepository(), config.context(), backlog.directory(),
           Clock.systemUTC(), listener, name -> null);
-      Scheduler scheduler = new Scheduler(store, config, backlog, dir.resolve("state/jobs"),
-          new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), RunListener.NONE, history);
+      Scheduler scheduler = Scheduler.builder(store, config, backlog, dir.resolve("state/jobs"),
+          new AgentRunner(Clock.systemUTC()), Clock.systemUTC()).history(history).build();
       return scheduler.run(100);
     }
   }
@@ -217,10 +217,11 @@ class SchedulerContextTest {
     config = config.withContext(config.context().withWindowSize(1));
     try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
       Backlog backlog = new Backlog(dir.resolve("backlog.yaml"), List.of(item("A")));
-      Scheduler scheduler = new Scheduler(store, config, backlog, dir.resolve("state/jobs"),
-          new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), RunListener.NONE,
-          ContextHistory.create(store.turnRepository(), config.context(), backlog.directory(), Clock.systemUTC(),
-              SummarizationListener.NONE, name -> null));
+      Scheduler scheduler = Scheduler.builder(store, config, backlog, dir.resolve("state/jobs"),
+          new AgentRunner(Clock.systemUTC()), Clock.systemUTC())
+          .history(ContextHistory.create(store.turnRepository(), config.context(), backlog.directory(),
+              Clock.systemUTC(), SummarizationListener.NONE, name -> null))
+          .build();
       Thread stopper = new Thread(() -> {
         try {
           while (!Files.exists(started)) {

@@ -49,9 +49,10 @@ class SchedulerMemoryTest {
   private RunReport run(Config config, List<BacklogItem> items) {
     try (SqliteStateRepository store = SqliteStateRepository.open(db());
         SqliteMemoryRepository memories = SqliteMemoryRepository.open(db())) {
-      Scheduler scheduler = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), items),
-          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), RunListener.NONE,
-          new MemoryService(memories, Clock.systemUTC(), config.memoryBootContextChars()));
+      Scheduler scheduler = Scheduler.builder(store, config, new Backlog(dir.resolve("backlog.yaml"), items),
+          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC())
+          .memory(new MemoryService(memories, Clock.systemUTC(), config.memoryBootContextChars()))
+          .build();
       return scheduler.run(10_000);
     }
   }
@@ -112,8 +113,8 @@ class SchedulerMemoryTest {
   void without_project_memory_the_prompt_has_no_memory_section() throws Exception {
     Path agent = script(dir, "agent.sh", "cat > prompt.md");
     try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
-      new Scheduler(store, onePhase(agent), new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
-          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), RunListener.NONE).run(10);
+      Scheduler.builder(store, onePhase(agent), new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
+          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC()).build().run(10);
     }
     assertFalse(Files.readString(dir.resolve("prompt.md")).contains("## Project Memory"));
     try (SqliteMemoryRepository memories = SqliteMemoryRepository.open(db())) {

@@ -37,8 +37,8 @@ class SchedulerTest {
 
   private RunReport run(Config config, List<BacklogItem> items, int cap) {
     try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      Scheduler scheduler = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), items),
-          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), RunListener.NONE);
+      Scheduler scheduler = Scheduler.builder(store, config, new Backlog(dir.resolve("backlog.yaml"), items),
+          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC()).build();
       return scheduler.run(cap);
     }
   }
@@ -212,8 +212,9 @@ class SchedulerTest {
     long started = System.nanoTime();
     RunReport report;
     try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      holder[0] = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
-          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), stopOnStart);
+      holder[0] = Scheduler.builder(store, config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
+          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC())
+          .listener(stopOnStart).build();
       report = holder[0].run(100);
     }
     assertTrue(Duration.ofNanos(System.nanoTime() - started).toSeconds() < 15, "the agent was not left running");

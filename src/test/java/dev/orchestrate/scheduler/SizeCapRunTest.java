@@ -27,8 +27,8 @@ class SizeCapRunTest {
 
   private RunReport run(Config config, List<BacklogItem> items) {
     try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      Scheduler scheduler = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), items),
-          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), RunListener.NONE);
+      Scheduler scheduler = Scheduler.builder(store, config, new Backlog(dir.resolve("backlog.yaml"), items),
+          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC()).build();
       return scheduler.run(100);
     }
   }

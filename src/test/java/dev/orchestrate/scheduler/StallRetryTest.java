@@ -40,8 +40,8 @@ class StallRetryTest {
     Config config = TestAgents.config(agent(agentScript).withStallTimeout(Duration.ofSeconds(1)), 2);
     RunReport report;
     try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      report = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
-          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), RunListener.NONE).run(100);
+      report = Scheduler.builder(store, config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
+          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC()).build().run(100);
     }
     assertEquals(HaltReason.ALL_DONE, report.haltReason());
     List<String> reasons = Db.column(dir.resolve("state/state.db"),

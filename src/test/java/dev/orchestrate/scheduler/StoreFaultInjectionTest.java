@@ -116,7 +116,7 @@ class StoreFaultInjectionTest {
   }
 
   private Scheduler scheduler(StateRepository store, Config config, Backlog backlog) {
-    return new Scheduler(store, config, backlog, dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()),
-        Clock.systemUTC(), RunListener.NONE);
+    return Scheduler.builder(store, config, backlog, dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()),
+        Clock.systemUTC()).build();
   }
 }

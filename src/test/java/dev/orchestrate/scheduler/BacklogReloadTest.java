@@ -8,10 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.Config;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.yaml.Problem;
 import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.jobs.AgentRunner;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
 import dev.orchestrate.testing.Db;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -48,8 +49,8 @@ class BacklogReloadTest {
   private RunReport run(String backlog, String agentBody) throws Exception {
     Path file = Files.writeString(dir.resolve("backlog.yaml"), backlog);
     Config config = config(agent(script(dir, "agent.sh", RECORD + agentBody)), 0);
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      Scheduler scheduler = Scheduler.builder(store, config, WatchedBacklogFile.load(file, config),
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      Scheduler scheduler = Scheduler.builder(store.items(), config, WatchedBacklogFile.load(file, config),
           dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC()).listener(listener).build();
       return scheduler.run(100);
     }

@@ -19,9 +19,10 @@ import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.jobs.AgentLauncher;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.AgentRunner;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.Db;
 import dev.orchestrate.testing.InProcessLauncher;
+import dev.orchestrate.testing.TestStores;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -51,8 +52,8 @@ class ConcurrentSchedulerTest {
   }
 
   private RunReport run(Config config, List<BacklogItem> items, AgentLauncher launcher, RunOptions options) {
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      Scheduler scheduler = Scheduler.builder(store, config, new Backlog(dir.resolve("backlog.yaml"), items),
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      Scheduler scheduler = Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), items),
           dir.resolve("state/jobs"), launcher, Clock.systemUTC()).build();
       return scheduler.run(options);
     }
@@ -282,9 +283,9 @@ class ConcurrentSchedulerTest {
     };
     long started = System.nanoTime();
     RunReport report;
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      holder[0] = Scheduler.builder(store, config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"), item("B"))),
-          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC())
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      holder[0] = Scheduler.builder(store.items(), config,
+          new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"), item("B"))), dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC())
           .listener(stopWhenBothRun).build();
       report = holder[0].run(100);
     }

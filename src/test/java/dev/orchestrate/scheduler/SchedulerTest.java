@@ -1,5 +1,6 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.Db;
 import static dev.orchestrate.testing.Fixtures.item;
 import static dev.orchestrate.testing.TestAgents.agent;
@@ -14,7 +15,7 @@ import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.jobs.JobState;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
+import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -36,8 +37,8 @@ class SchedulerTest {
   Path dir;
 
   private RunReport run(Config config, List<BacklogItem> items, int cap) {
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      Scheduler scheduler = Scheduler.builder(store, config, new Backlog(dir.resolve("backlog.yaml"), items),
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      Scheduler scheduler = Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), items),
           dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC()).build();
       return scheduler.run(cap);
     }
@@ -184,9 +185,9 @@ class SchedulerTest {
     Config config = config(agent(script(dir, "agent.sh", RECORD)), 2);
     List<BacklogItem> items = List.of(item("A"));
     run(config, items, 2); // scope and design complete
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
       // What a kill -9 during "build" leaves behind: the job recorded as running.
-      store.jobStarted(new JobStart(1, "A", "build", 1, Instant.now(), null));
+      store.items().jobStarted(new JobStart(1, "A", "build", 1, Instant.now(), null));
     }
     RunReport report = run(config, items, 100);
 
@@ -211,8 +212,8 @@ class SchedulerTest {
     };
     long started = System.nanoTime();
     RunReport report;
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      holder[0] = Scheduler.builder(store, config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      holder[0] = Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
           dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC())
           .listener(stopOnStart).build();
       report = holder[0].run(100);
@@ -292,10 +293,12 @@ class SchedulerTest {
   @Test
   void a_follow_up_whose_pipeline_left_the_config_is_blocked_with_the_reason_and_the_run_goes_on()
       throws Exception {
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      store.sync(List.of(item("A")), Instant.now());
-      long job = store.jobStarted(new JobStart(store.runStarted(Instant.now(), 1), "A", "scope", 1, Instant.now(), null));
-      store.jobEnded(job, new JobEnd(JobState.FAILED, "failed", 1, "boom", Instant.now()), null,
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      StateRepository items = store.items();
+      items.sync(List.of(item("A")), Instant.now());
+      long run = items.runStarted(Instant.now(), 1);
+      long job = items.jobStarted(new JobStart(run, "A", "scope", 1, Instant.now(), null));
+      items.jobEnded(job, new JobEnd(JobState.FAILED, "failed", 1, "boom", Instant.now()), null,
           FollowUpItem.of("A", "scope", List.of(new AgentOutcome.FollowUp("Old", "")), "retired"),
           Instant.now());
     }

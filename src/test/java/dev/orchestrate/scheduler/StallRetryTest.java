@@ -9,9 +9,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentRunner;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.Db;
 import dev.orchestrate.testing.TestAgents;
+import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -39,8 +40,8 @@ class StallRetryTest {
         """);
     Config config = TestAgents.config(agent(agentScript).withStallTimeout(Duration.ofSeconds(1)), 2);
     RunReport report;
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      report = Scheduler.builder(store, config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      report = Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
           dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC()).build().run(100);
     }
     assertEquals(HaltReason.ALL_DONE, report.haltReason());

@@ -19,6 +19,7 @@ import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.jobs.AgentLauncher;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.AgentRunner;
+import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.Db;
 import dev.orchestrate.testing.InProcessLauncher;
@@ -63,6 +64,11 @@ class ConcurrentSchedulerTest {
     return Db.column(dir.resolve("state/state.db"), query);
   }
 
+  /** The states of the jobs {@code which} admits, oldest first. */
+  private List<String> jobStates(java.util.function.Predicate<JobRecord> which) {
+    return StateRows.jobs(dir.resolve("state")).stream().filter(which).map(j -> j.state().key()).toList();
+  }
+
   @Test
   void two_thousand_items_at_max_wip_2_and_max_concurrent_2_leave_an_empty_summary_map_that_never_held_more_than_4()
       throws Exception {
@@ -88,7 +94,7 @@ class ConcurrentSchedulerTest {
     assertEquals(List.of("0|" + f.summaryMapPeak() + "|" + f.jobTablePeakActive() + "|3|3"), column(
         "SELECT summary_map_final || '|' || summary_map_peak || '|' || job_table_peak_active || '|' "
             + "|| job_table_peak_inactive || '|' || job_table_final FROM runs"));
-    assertEquals(List.of("6000"), column("SELECT COUNT(*) FROM jobs WHERE state = 'completed'"));
+    assertEquals(List.of("6000"), List.of(String.valueOf(jobStates(j -> j.state() == JobState.COMPLETED).size())));
   }
 
   @Test
@@ -109,7 +115,7 @@ class ConcurrentSchedulerTest {
         RunOptions.cap(10));
     assertEquals(2, report.doneThisRun(), "both agents saw each other running");
     assertTrue(Duration.ofNanos(System.nanoTime() - started).toSeconds() < 9);
-    assertEquals(List.of("completed", "completed"), column("SELECT state FROM jobs ORDER BY id"));
+    assertEquals(List.of("completed", "completed"), jobStates(j -> true));
   }
 
   @Test
@@ -211,7 +217,7 @@ class ConcurrentSchedulerTest {
       assertEquals(4, report.phasesRun());
       assertEquals(4, launcher.started());
     }
-    assertEquals(List.of("4"), column("SELECT COUNT(*) FROM jobs WHERE state = 'completed'"));
+    assertEquals(List.of("4"), List.of(String.valueOf(jobStates(j -> j.state() == JobState.COMPLETED).size())));
   }
 
   @Test
@@ -231,9 +237,9 @@ class ConcurrentSchedulerTest {
           RunOptions.cap(1));
       assertEquals(HaltReason.PHASE_CAP, report.haltReason());
     }
-    assertEquals(List.of("A|ready", "B|new"), column("SELECT id || '|' || status FROM items ORDER BY seq"),
+    assertEquals(List.of("A|ready", "B|new"), StateRows.items(dir.resolve("state")).stream().map(i -> i.id() + "|" + i.status().key()).toList(),
         "B is not taken into scoping by a run that can start no phase of it");
-    assertEquals(List.of("0"), column("SELECT COUNT(*) FROM jobs WHERE item_id = 'B'"));
+    assertEquals(List.of("0"), List.of(String.valueOf(jobStates(j -> j.itemId().equals("B")).size())));
   }
 
   @Test
@@ -245,7 +251,7 @@ class ConcurrentSchedulerTest {
       assertEquals(HaltReason.TARGETS_DONE, report.haltReason());
     }
     assertEquals(List.of("A|done", "B|new", "C|done", "D|done", "E|new"),
-        column("SELECT id || '|' || status FROM items ORDER BY seq"));
+        StateRows.items(dir.resolve("state")).stream().map(i -> i.id() + "|" + i.status().key()).toList());
   }
 
   @Test
@@ -256,7 +262,7 @@ class ConcurrentSchedulerTest {
       RunReport report = run(inProcess(twoPhases(), 0, 2, 2), items, launcher, new RunOptions(100, filter));
       assertEquals(HaltReason.ALL_DONE, report.haltReason());
     }
-    assertEquals(List.of("A|done", "B|ready", "C|done"), column("SELECT id || '|' || status FROM items ORDER BY seq"));
+    assertEquals(List.of("A|done", "B|ready", "C|done"), StateRows.items(dir.resolve("state")).stream().map(i -> i.id() + "|" + i.status().key()).toList());
   }
 
   @Test
@@ -291,9 +297,10 @@ class ConcurrentSchedulerTest {
     }
     assertTrue(Duration.ofNanos(System.nanoTime() - started).toSeconds() < 15, "no agent was left running");
     assertEquals(HaltReason.INTERRUPTED, report.haltReason());
-    assertEquals(List.of("cancelled", "cancelled"), column("SELECT state FROM jobs ORDER BY id"));
+    assertEquals(List.of("cancelled", "cancelled"), jobStates(j -> true));
     assertEquals(List.of("in_progress|work|0", "in_progress|work|0"),
-        column("SELECT status || '|' || phase || '|' || attempts FROM items ORDER BY seq"));
+        StateRows.items(dir.resolve("state")).stream()
+            .map(i -> i.status().key() + "|" + i.progress().phase() + "|" + i.progress().attempts()).toList());
     assertEquals(2, report.figures().jobTablePeakActive());
   }
 

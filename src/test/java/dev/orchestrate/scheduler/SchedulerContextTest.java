@@ -1,6 +1,5 @@
 package dev.orchestrate.scheduler;
 
-import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.Db;
 import static dev.orchestrate.testing.Fixtures.item;
 import static dev.orchestrate.testing.Fixtures.phase;
@@ -20,6 +19,7 @@ import dev.orchestrate.context.ContextHistory;
 import dev.orchestrate.context.PromptBuilder;
 import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.jobs.AgentRunner;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.TestStores;
 import java.io.IOException;
 import java.net.InetAddress;

@@ -10,7 +10,6 @@ import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.state.StateStore;
-import dev.orchestrate.testing.Db;
 import dev.orchestrate.testing.TestAgents;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
@@ -45,8 +44,9 @@ class StallRetryTest {
           dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC()).build().run(100);
     }
     assertEquals(HaltReason.ALL_DONE, report.haltReason());
-    List<String> reasons = Db.column(dir.resolve("state/state.db"),
-        "SELECT state || ': ' || reason FROM jobs WHERE phase = 'build' AND attempt = 1");
+    List<String> reasons = StateRows.jobs(dir.resolve("state")).stream()
+        .filter(j -> j.phase().equals("build") && j.attempt() == 1)
+        .map(j -> j.state().key() + ": " + j.reason()).toList();
     assertEquals(1, reasons.size());
     assertTrue(reasons.get(0).startsWith("failed: stalled: no output for 1s (agent.stall_timeout); terminated the agent"),
         reasons.get(0));

@@ -1,8 +1,6 @@
 package dev.orchestrate.workspace;
 
-import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.CapturedLogs;
-import dev.orchestrate.testing.TestStores;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -14,6 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.scheduler.ItemWorkspaces;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -126,9 +126,13 @@ public final class RunSession {
     MaintenanceSchedule maintenance = new MaintenanceSchedule(config.retention().maintenanceInterval(),
         now -> new RunMaintenance(new Retention(store.retention()), config, now, history::condense,
             () -> store.stats().recordSample("run", now)));
-    return new Scheduler(store.items(), config, backlogs, dir.jobs(),
-        new AgentRunner(clock, System.getenv(), config.context().summarizer().apiKeyEnv()), clock, listener, history,
-        new MemoryService(store.memory(), clock, config.memoryBootContextChars()), maintenance);
+    return Scheduler.builder(store.items(), config, backlogs, dir.jobs(),
+            new AgentRunner(clock, System.getenv(), config.context().summarizer().apiKeyEnv()), clock)
+        .listener(listener)
+        .history(history)
+        .memory(new MemoryService(store.memory(), clock, config.memoryBootContextChars()))
+        .housekeeping(maintenance)
+        .build();
   }
 
   private static void closeQuietly(AutoCloseable closeable) {

@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -86,58 +87,104 @@ public final class Scheduler {
   /** Where each item's agents work (the backlog's directory unless execution.workspace is worktree). */
   private ItemWorkspaces workspaces = ItemWorkspaces.SHARED;
 
-  public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
-      AgentLauncher launcher, Clock clock, RunListener listener) {
-    this(store, config, backlog, jobsRoot, launcher, clock, listener, TurnHistory.NONE, ProjectMemory.NONE);
-  }
-
-  public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
-      AgentLauncher launcher, Clock clock, RunListener listener, TurnHistory history) {
-    this(store, config, backlog, jobsRoot, launcher, clock, listener, history, ProjectMemory.NONE);
-  }
-
-  public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
-      AgentLauncher launcher, Clock clock, RunListener listener, ProjectMemory memory) {
-    this(store, config, backlog, jobsRoot, launcher, clock, listener, TurnHistory.NONE, memory);
-  }
-
-  public Scheduler(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
-      AgentLauncher launcher, Clock clock, RunListener listener, TurnHistory history, ProjectMemory memory) {
-    this(store, config, BacklogSource.fixed(backlog), jobsRoot, launcher, clock, listener, history, memory,
-        Housekeeping.NONE);
-  }
-
-  public Scheduler(StateRepository store, Config config, BacklogSource backlogs, Path jobsRoot,
-      AgentLauncher launcher, Clock clock, RunListener listener, TurnHistory history, ProjectMemory memory) {
-    this(store, config, backlogs, jobsRoot, launcher, clock, listener, history, memory, Housekeeping.NONE);
+  private Scheduler(Builder b) {
+    this.store = b.store;
+    this.config = b.config;
+    this.backlogs = b.backlogs;
+    this.jobsRoot = b.jobsRoot;
+    this.launcher = b.launcher;
+    this.clock = b.clock;
+    this.listener = b.listener;
+    this.history = b.history;
+    this.memory = b.memory;
+    this.housekeeping = b.housekeeping;
   }
 
   /**
-   * @param backlogs     where the backlog comes from; asked for changes every tick, so edits to the
-   *                     file during the run are picked up
-   * @param history      turn history: records each attempt's turns and supplies the prior context
-   *                     of each prompt (summarizing older turns just before a phase is spawned)
-   * @param memory       project memory: boot context in every prompt, outcome and agent memories
-   * @param housekeeping called at the end of every tick (retention maintenance)
+   * Starts a scheduler for a backlog read once, as tests and one-off runs have it; the same as
+   * {@link #builder(StateRepository, Config, BacklogSource, Path, AgentLauncher, Clock)} with
+   * {@link BacklogSource#fixed}.
    */
-  public Scheduler(StateRepository store, Config config, BacklogSource backlogs, Path jobsRoot,
-      AgentLauncher launcher, Clock clock, RunListener listener, TurnHistory history, ProjectMemory memory,
-      Housekeeping housekeeping) {
-    this.history = history;
-    this.memory = memory;
-    this.store = store;
-    this.config = config;
-    this.backlogs = backlogs;
-    this.jobsRoot = jobsRoot;
-    this.launcher = launcher;
-    this.clock = clock;
-    this.listener = listener;
-    this.housekeeping = housekeeping;
+  public static Builder builder(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
+      AgentLauncher launcher, Clock clock) {
+    return builder(store, config, BacklogSource.fixed(backlog), jobsRoot, launcher, clock);
+  }
+
+  /**
+   * Starts a scheduler with what every run needs; the rest is optional and defaults to doing
+   * nothing (see {@link Builder}).
+   *
+   * @param backlogs where the backlog comes from; asked for changes every tick, so edits to the
+   *                 file during the run are picked up
+   */
+  public static Builder builder(StateRepository store, Config config, BacklogSource backlogs, Path jobsRoot,
+      AgentLauncher launcher, Clock clock) {
+    return new Builder(store, config, backlogs, jobsRoot, launcher, clock);
+  }
+
+  /**
+   * The optional collaborators of a scheduler. A run wires all of them, while most tests need only
+   * one or none; a builder lets each caller name just the ones it cares about, where a constructor
+   * per combination had grown to six. Each one left out is a no-op: no listener, no turn history
+   * (prompts carry no prior context), no project memory, no housekeeping.
+   */
+  public static final class Builder {
+    private final StateRepository store;
+    private final Config config;
+    private final BacklogSource backlogs;
+    private final Path jobsRoot;
+    private final AgentLauncher launcher;
+    private final Clock clock;
+    private RunListener listener = RunListener.NONE;
+    private TurnHistory history = TurnHistory.NONE;
+    private ProjectMemory memory = ProjectMemory.NONE;
+    private Housekeeping housekeeping = Housekeeping.NONE;
+
+    private Builder(StateRepository store, Config config, BacklogSource backlogs, Path jobsRoot,
+        AgentLauncher launcher, Clock clock) {
+      this.store = Objects.requireNonNull(store, "store");
+      this.config = Objects.requireNonNull(config, "config");
+      this.backlogs = Objects.requireNonNull(backlogs, "backlogs");
+      this.jobsRoot = Objects.requireNonNull(jobsRoot, "jobsRoot");
+      this.launcher = Objects.requireNonNull(launcher, "launcher");
+      this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /** Told of the run's progress (the terminal view, or a test watching it). */
+    public Builder listener(RunListener listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    /**
+     * Records each attempt's turns and supplies the prior context of each prompt (summarizing
+     * older turns just before a phase is spawned).
+     */
+    public Builder history(TurnHistory history) {
+      this.history = Objects.requireNonNull(history, "history");
+      return this;
+    }
+
+    /** Boot context in every prompt; outcome and agent memories afterwards. */
+    public Builder memory(ProjectMemory memory) {
+      this.memory = Objects.requireNonNull(memory, "memory");
+      return this;
+    }
+
+    /** Given a slot at the end of every tick and once after the run (retention maintenance). */
+    public Builder housekeeping(Housekeeping housekeeping) {
+      this.housekeeping = Objects.requireNonNull(housekeeping, "housekeeping");
+      return this;
+    }
+
+    public Scheduler build() {
+      return new Scheduler(this);
+    }
   }
 
   /** Gives each item its own workspace (a git worktree); call before {@link #run}. */
   public Scheduler workspaces(ItemWorkspaces workspaces) {
-    this.workspaces = java.util.Objects.requireNonNull(workspaces, "workspaces");
+    this.workspaces = Objects.requireNonNull(workspaces, "workspaces");
     return this;
   }
 

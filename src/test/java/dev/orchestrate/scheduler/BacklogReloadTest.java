@@ -8,13 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.Config;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.yaml.Problem;
 import dev.orchestrate.backlog.WatchedBacklogFile;
-import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.jobs.AgentRunner;
-import dev.orchestrate.memory.ProjectMemory;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
-import dev.orchestrate.testing.Db;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -50,10 +48,9 @@ class BacklogReloadTest {
   private RunReport run(String backlog, String agentBody) throws Exception {
     Path file = Files.writeString(dir.resolve("backlog.yaml"), backlog);
     Config config = config(agent(script(dir, "agent.sh", RECORD + agentBody)), 0);
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      Scheduler scheduler = new Scheduler(store, config, WatchedBacklogFile.load(file, config),
-          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), listener,
-          TurnHistory.NONE, ProjectMemory.NONE);
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      Scheduler scheduler = Scheduler.builder(store.items(), config, WatchedBacklogFile.load(file, config),
+          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC()).listener(listener).build();
       return scheduler.run(100);
     }
   }
@@ -62,8 +59,13 @@ class BacklogReloadTest {
     return Files.readAllLines(dir.resolve("calls.txt"));
   }
 
-  private List<String> column(String query) throws Exception {
-    return Db.column(dir.resolve("state/state.db"), query);
+  private ItemState stored(String id) {
+    return StateRows.item(dir.resolve("state"), id);
+  }
+
+  /** {@code 1|done}: whether the item is in the backlog file, and its status. */
+  private static String backlogAndStatus(ItemState item) {
+    return (item.inBacklog() ? 1 : 0) + "|" + item.status().key();
   }
 
   private static final String A_AND_B = """
@@ -88,7 +90,7 @@ class BacklogReloadTest {
     assertEquals(1, reloaded.size());
     assertEquals(List.of("N"), reloaded.get(0).added());
     assertEquals(List.of(), rejected);
-    assertEquals(List.of("done", "done", "done"), column("SELECT status FROM items ORDER BY seq"));
+    assertEquals(List.of("done", "done", "done"), StateRows.items(dir.resolve("state")).stream().map(i -> i.status().key()).toList());
   }
 
   @Test
@@ -107,7 +109,7 @@ class BacklogReloadTest {
         "the run went on with the last good backlog");
     assertTrue(calls.contains("X review 1"), calls.toString());
     assertEquals(List.of("A", "B", "X"), report.sync().added());
-    assertEquals(List.of("fixed at last"), column("SELECT title FROM items WHERE id = 'X'"));
+    assertEquals(List.of("fixed at last"), List.of(stored("X").definition().title()));
   }
 
   @Test
@@ -116,7 +118,7 @@ class BacklogReloadTest {
     RunReport report = run(A_AND_B, at("A", "design", "printf 'items:\\n  - {id: B, title: b}\\n' > backlog.yaml"));
 
     assertEquals(List.of("A scope 1", "A design 1", "B scope 1"), calls().subList(0, 3), "A stops after its design");
-    assertEquals(List.of("0|in_progress"), column("SELECT in_backlog || '|' || status FROM items WHERE id = 'A'"),
+    assertEquals(List.of("0|in_progress"), List.of(backlogAndStatus(stored("A"))),
         "A is neither done nor blocked: only the sweep can take its summary out of the map");
     assertEquals(0, report.figures().summaryMapFinal(), "swept at the tick after the reload");
     assertTrue(report.figures().summaryMapPeak() >= 1);
@@ -138,7 +140,7 @@ class BacklogReloadTest {
     assertEquals(List.of("C"), report.sync().vanished());
     assertEquals(List.of("A", "B"), report.sync().added(), "C is no longer listed, so it is not reported as added");
     assertEquals(List.of("C"), reloaded.get(0).vanished());
-    assertEquals(List.of("0|new"), column("SELECT in_backlog || '|' || status FROM items WHERE id = 'C'"));
+    assertEquals(List.of("0|new"), List.of(backlogAndStatus(stored("C"))));
   }
 
   @Test
@@ -157,7 +159,7 @@ class BacklogReloadTest {
     assertEquals(List.of(), report.sync().vanished());
     assertEquals(List.of("C"), report.sync().returned());
     assertEquals(List.of("C"), reloaded.get(1).returned());
-    assertEquals(List.of("c again"), column("SELECT title FROM items WHERE id = 'C'"));
+    assertEquals(List.of("c again"), List.of(stored("C").definition().title()));
   }
 
   @Test
@@ -185,6 +187,6 @@ class BacklogReloadTest {
     assertEquals(HaltReason.ALL_DONE, report.haltReason());
     assertEquals(2, report.doneThisRun());
     assertEquals(List.of(), report.sync().vanished());
-    assertEquals(List.of("1", "1"), column("SELECT in_backlog FROM items ORDER BY seq"));
+    assertEquals(List.of("1", "1"), StateRows.items(dir.resolve("state")).stream().map(i -> i.inBacklog() ? "1" : "0").toList());
   }
 }

@@ -11,10 +11,11 @@ import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.Usage;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.Db;
 import dev.orchestrate.testing.InProcessLauncher;
 import dev.orchestrate.testing.TestAgents;
+import dev.orchestrate.testing.TestStores;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
@@ -32,9 +33,9 @@ class BudgetAndUsageTest {
   Path dir;
 
   private RunReport run(Config config, List<BacklogItem> items, InProcessLauncher launcher) {
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      return new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), items), dir.resolve("state/jobs"),
-          launcher, Clock.systemUTC(), RunListener.NONE).run(100);
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      return Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), items),
+          dir.resolve("state/jobs"), launcher, Clock.systemUTC()).build().run(100);
     }
   }
 
@@ -69,8 +70,8 @@ class BudgetAndUsageTest {
       assertEquals(4000L, report.usage().totalTokens());
       assertEquals(new Budget(1.0, null), report.budget());
     }
-    assertEquals(List.of("done", "new"), column("SELECT status FROM items ORDER BY seq"));
-    assertEquals(List.of("4"), column("SELECT count(*) FROM jobs"));
+    assertEquals(List.of("done", "new"), StateRows.items(dir.resolve("state")).stream().map(i -> i.status().key()).toList());
+    assertEquals(List.of("4"), List.of(String.valueOf(StateRows.jobs(dir.resolve("state")).size())));
   }
 
   @Test
@@ -101,14 +102,14 @@ class BudgetAndUsageTest {
     }
     assertEquals(List.of("600|100|200|100|0.25"), column("SELECT DISTINCT input_tokens || '|' || output_tokens || '|' "
         + "|| cache_read_tokens || '|' || cache_write_tokens || '|' || cost_usd FROM jobs"));
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      assertEquals(Map.of("A", new Usage(2400L, 400L, 800L, 400L, 1.0)), store.itemUsage());
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      assertEquals(Map.of("A", new Usage(2400L, 400L, 800L, 400L, 1.0)), store.items().itemUsage());
     }
     execute("DELETE FROM jobs"); // what retention does to old job rows
     assertEquals(List.of("4|2400|400|800|400|1.0"), column("SELECT jobs_reported || '|' || input_tokens || '|' "
         + "|| output_tokens || '|' || cache_read_tokens || '|' || cache_write_tokens || '|' || cost_usd FROM usage_totals"));
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      assertEquals(new Usage(2400L, 400L, 800L, 400L, 1.0), store.itemUsage().get("A"));
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      assertEquals(new Usage(2400L, 400L, 800L, 400L, 1.0), store.items().itemUsage().get("A"));
     }
     assertEquals(List.of("1.0|"), column("SELECT cost_usd || '|' || COALESCE(max_cost_usd, '') FROM runs"));
   }

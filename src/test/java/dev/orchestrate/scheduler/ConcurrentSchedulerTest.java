@@ -19,9 +19,11 @@ import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.jobs.AgentLauncher;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.AgentRunner;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
+import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.Db;
 import dev.orchestrate.testing.InProcessLauncher;
+import dev.orchestrate.testing.TestStores;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -51,15 +53,20 @@ class ConcurrentSchedulerTest {
   }
 
   private RunReport run(Config config, List<BacklogItem> items, AgentLauncher launcher, RunOptions options) {
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      Scheduler scheduler = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), items),
-          dir.resolve("state/jobs"), launcher, Clock.systemUTC(), RunListener.NONE);
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      Scheduler scheduler = Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), items),
+          dir.resolve("state/jobs"), launcher, Clock.systemUTC()).build();
       return scheduler.run(options);
     }
   }
 
   private List<String> column(String query) throws Exception {
     return Db.column(dir.resolve("state/state.db"), query);
+  }
+
+  /** The states of the jobs {@code which} admits, oldest first. */
+  private List<String> jobStates(java.util.function.Predicate<JobRecord> which) {
+    return StateRows.jobs(dir.resolve("state")).stream().filter(which).map(j -> j.state().key()).toList();
   }
 
   @Test
@@ -87,7 +94,7 @@ class ConcurrentSchedulerTest {
     assertEquals(List.of("0|" + f.summaryMapPeak() + "|" + f.jobTablePeakActive() + "|3|3"), column(
         "SELECT summary_map_final || '|' || summary_map_peak || '|' || job_table_peak_active || '|' "
             + "|| job_table_peak_inactive || '|' || job_table_final FROM runs"));
-    assertEquals(List.of("6000"), column("SELECT COUNT(*) FROM jobs WHERE state = 'completed'"));
+    assertEquals(List.of("6000"), List.of(String.valueOf(jobStates(j -> j.state() == JobState.COMPLETED).size())));
   }
 
   @Test
@@ -108,7 +115,7 @@ class ConcurrentSchedulerTest {
         RunOptions.cap(10));
     assertEquals(2, report.doneThisRun(), "both agents saw each other running");
     assertTrue(Duration.ofNanos(System.nanoTime() - started).toSeconds() < 9);
-    assertEquals(List.of("completed", "completed"), column("SELECT state FROM jobs ORDER BY id"));
+    assertEquals(List.of("completed", "completed"), jobStates(j -> true));
   }
 
   @Test
@@ -210,7 +217,7 @@ class ConcurrentSchedulerTest {
       assertEquals(4, report.phasesRun());
       assertEquals(4, launcher.started());
     }
-    assertEquals(List.of("4"), column("SELECT COUNT(*) FROM jobs WHERE state = 'completed'"));
+    assertEquals(List.of("4"), List.of(String.valueOf(jobStates(j -> j.state() == JobState.COMPLETED).size())));
   }
 
   @Test
@@ -230,9 +237,9 @@ class ConcurrentSchedulerTest {
           RunOptions.cap(1));
       assertEquals(HaltReason.PHASE_CAP, report.haltReason());
     }
-    assertEquals(List.of("A|ready", "B|new"), column("SELECT id || '|' || status FROM items ORDER BY seq"),
+    assertEquals(List.of("A|ready", "B|new"), StateRows.items(dir.resolve("state")).stream().map(i -> i.id() + "|" + i.status().key()).toList(),
         "B is not taken into scoping by a run that can start no phase of it");
-    assertEquals(List.of("0"), column("SELECT COUNT(*) FROM jobs WHERE item_id = 'B'"));
+    assertEquals(List.of("0"), List.of(String.valueOf(jobStates(j -> j.itemId().equals("B")).size())));
   }
 
   @Test
@@ -244,7 +251,7 @@ class ConcurrentSchedulerTest {
       assertEquals(HaltReason.TARGETS_DONE, report.haltReason());
     }
     assertEquals(List.of("A|done", "B|new", "C|done", "D|done", "E|new"),
-        column("SELECT id || '|' || status FROM items ORDER BY seq"));
+        StateRows.items(dir.resolve("state")).stream().map(i -> i.id() + "|" + i.status().key()).toList());
   }
 
   @Test
@@ -255,7 +262,7 @@ class ConcurrentSchedulerTest {
       RunReport report = run(inProcess(twoPhases(), 0, 2, 2), items, launcher, new RunOptions(100, filter));
       assertEquals(HaltReason.ALL_DONE, report.haltReason());
     }
-    assertEquals(List.of("A|done", "B|ready", "C|done"), column("SELECT id || '|' || status FROM items ORDER BY seq"));
+    assertEquals(List.of("A|done", "B|ready", "C|done"), StateRows.items(dir.resolve("state")).stream().map(i -> i.id() + "|" + i.status().key()).toList());
   }
 
   @Test
@@ -282,16 +289,18 @@ class ConcurrentSchedulerTest {
     };
     long started = System.nanoTime();
     RunReport report;
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      holder[0] = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"), item("B"))),
-          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), stopWhenBothRun);
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      holder[0] = Scheduler.builder(store.items(), config,
+          new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"), item("B"))), dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC())
+          .listener(stopWhenBothRun).build();
       report = holder[0].run(100);
     }
     assertTrue(Duration.ofNanos(System.nanoTime() - started).toSeconds() < 15, "no agent was left running");
     assertEquals(HaltReason.INTERRUPTED, report.haltReason());
-    assertEquals(List.of("cancelled", "cancelled"), column("SELECT state FROM jobs ORDER BY id"));
+    assertEquals(List.of("cancelled", "cancelled"), jobStates(j -> true));
     assertEquals(List.of("in_progress|work|0", "in_progress|work|0"),
-        column("SELECT status || '|' || phase || '|' || attempts FROM items ORDER BY seq"));
+        StateRows.items(dir.resolve("state")).stream()
+            .map(i -> i.status().key() + "|" + i.progress().phase() + "|" + i.progress().attempts()).toList());
     assertEquals(2, report.figures().jobTablePeakActive());
   }
 

@@ -11,14 +11,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogItem;
-import dev.orchestrate.backlog.BacklogSource;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.Pipeline;
-import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.jobs.AgentResult;
-import dev.orchestrate.memory.ProjectMemory;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.InProcessLauncher;
+import dev.orchestrate.testing.TestStores;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -39,10 +37,9 @@ class HousekeepingSlotTest {
 
   private RunReport run(Config config, List<BacklogItem> items, InProcessLauncher launcher, Housekeeping housekeeping,
       java.util.function.Consumer<Scheduler> during) {
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      Scheduler scheduler = new Scheduler(store, config,
-          BacklogSource.fixed(new Backlog(dir.resolve("backlog.yaml"), items)), dir.resolve("state/jobs"), launcher,
-          Clock.systemUTC(), RunListener.NONE, TurnHistory.NONE, ProjectMemory.NONE, housekeeping);
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      Scheduler scheduler = Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), items),
+          dir.resolve("state/jobs"), launcher, Clock.systemUTC()).housekeeping(housekeeping).build();
       during.accept(scheduler);
       return scheduler.run(100);
     }

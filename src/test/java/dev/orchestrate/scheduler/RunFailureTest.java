@@ -18,7 +18,8 @@ import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.jobs.AgentRunner;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -62,13 +63,13 @@ class RunFailureTest {
     Config base = config(agent(agent), 0, one);
     Config config = base.withExecution(base.execution().withMaxWip(2).withMaxConcurrent(2));
 
-    try (SqliteStateRepository real = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      StateRepository store = mock(StateRepository.class, AdditionalAnswers.delegatesTo(real));
+    try (StateStore real = TestStores.open(dir.resolve("state"))) {
+      StateRepository store = mock(StateRepository.class, AdditionalAnswers.delegatesTo(real.items()));
       doThrow(new IllegalStateException("[SQLITE_IOERR] disk I/O error"))
           .when(store).jobEnded(anyLong(), any(), any(), anyList(), any());
-      Scheduler scheduler = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"),
+      Scheduler scheduler = Scheduler.builder(store, config, new Backlog(dir.resolve("backlog.yaml"),
           List.of(item("A"), item("B"))), dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()),
-          Clock.systemUTC(), RunListener.NONE);
+          Clock.systemUTC()).build();
 
       IllegalStateException e = assertThrows(IllegalStateException.class, () -> scheduler.run(10));
 

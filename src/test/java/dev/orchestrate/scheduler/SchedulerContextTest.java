@@ -19,7 +19,8 @@ import dev.orchestrate.context.ContextHistory;
 import dev.orchestrate.context.PromptBuilder;
 import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.jobs.AgentRunner;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.TestStores;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -72,7 +73,7 @@ class SchedulerContextTest {
   }
 
   private RunReport run(Config config) {
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
       SummarizationListener listener = new SummarizationListener() {
         @Override
         public void summarizationComplete(String itemId, int condensed, int tokens, boolean degraded) {
@@ -85,10 +86,10 @@ class SchedulerContextTest {
         }
       };
       Backlog backlog = new Backlog(dir.resolve("backlog.yaml"), List.of(item("A")));
-      ContextHistory history = ContextHistory.create(store.turnRepository(), config.context(), backlog.directory(),
+      ContextHistory history = ContextHistory.create(store.turns(), config.context(), backlog.directory(),
           Clock.systemUTC(), listener, name -> null);
-      Scheduler scheduler = new Scheduler(store, config, backlog, dir.resolve("state/jobs"),
-          new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), RunListener.NONE, history);
+      Scheduler scheduler = Scheduler.builder(store.items(), config, backlog, dir.resolve("state/jobs"),
+          new AgentRunner(Clock.systemUTC()), Clock.systemUTC()).history(history).build();
       return scheduler.run(100);
     }
   }
@@ -215,12 +216,13 @@ class SchedulerContextTest {
     Config config = config(SummarizerConfig.command(List.of("bash", "-c", "touch '" + started + "'; sleep 60"),
         Duration.ofSeconds(60), SummarizerConfig.Fallback.BUILTIN, null));
     config = config.withContext(config.context().withWindowSize(1));
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
       Backlog backlog = new Backlog(dir.resolve("backlog.yaml"), List.of(item("A")));
-      Scheduler scheduler = new Scheduler(store, config, backlog, dir.resolve("state/jobs"),
-          new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), RunListener.NONE,
-          ContextHistory.create(store.turnRepository(), config.context(), backlog.directory(), Clock.systemUTC(),
-              SummarizationListener.NONE, name -> null));
+      Scheduler scheduler = Scheduler.builder(store.items(), config, backlog, dir.resolve("state/jobs"),
+          new AgentRunner(Clock.systemUTC()), Clock.systemUTC())
+          .history(ContextHistory.create(store.turns(), config.context(), backlog.directory(),
+              Clock.systemUTC(), SummarizationListener.NONE, name -> null))
+          .build();
       Thread stopper = new Thread(() -> {
         try {
           while (!Files.exists(started)) {

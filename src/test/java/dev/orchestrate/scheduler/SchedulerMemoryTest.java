@@ -21,8 +21,6 @@ import dev.orchestrate.memory.MemoryService;
 import dev.orchestrate.memory.MemoryRepository;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.TestStores;
-import dev.orchestrate.state.sqlite.SqliteMemoryRepository;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -42,16 +40,16 @@ class SchedulerMemoryTest {
   @TempDir
   Path dir;
 
-  private Path db() {
-    return dir.resolve("state/state.db");
+  private Path stateDir() {
+    return dir.resolve("state");
   }
 
   private RunReport run(Config config, List<BacklogItem> items) {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db());
-        SqliteMemoryRepository memories = SqliteMemoryRepository.open(db())) {
-      Scheduler scheduler = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), items),
-          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), RunListener.NONE,
-          new MemoryService(memories, Clock.systemUTC(), config.memoryBootContextChars()));
+    try (StateStore store = TestStores.open(stateDir())) {
+      Scheduler scheduler = Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), items),
+          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC())
+          .memory(new MemoryService(store.memory(), Clock.systemUTC(), config.memoryBootContextChars()))
+          .build();
       return scheduler.run(10_000);
     }
   }
@@ -75,7 +73,8 @@ class SchedulerMemoryTest {
     assertEquals(2, report.done());
     assertEquals(1, report.blocked());
 
-    try (SqliteMemoryRepository memories = SqliteMemoryRepository.open(db())) {
+    try (StateStore store = TestStores.open(stateDir())) {
+      MemoryRepository memories = store.memory();
       List<String> ids = memories.listActive(null, null).stream().map(MemoryItem::id).toList();
       assertEquals(4, ids.size(), ids.toString());
       assertTrue(ids.containsAll(List.of("outcome:A:done", "outcome:B:blocked", "outcome:C:done")), ids.toString());
@@ -102,7 +101,8 @@ class SchedulerMemoryTest {
     Path agent = script(dir, "agent.sh", "exit 0");
     run(onePhase(agent), List.of(item("A")));
     run(onePhase(agent), List.of(item("A"), item("B")));
-    try (SqliteMemoryRepository memories = SqliteMemoryRepository.open(db())) {
+    try (StateStore store = TestStores.open(stateDir())) {
+      MemoryRepository memories = store.memory();
       assertEquals(List.of("outcome:A:done", "outcome:B:done"),
           memories.listActive(null, null).stream().map(MemoryItem::id).toList());
     }
@@ -111,12 +111,13 @@ class SchedulerMemoryTest {
   @Test
   void without_project_memory_the_prompt_has_no_memory_section() throws Exception {
     Path agent = script(dir, "agent.sh", "cat > prompt.md");
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
-      new Scheduler(store, onePhase(agent), new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
-          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), RunListener.NONE).run(10);
+    try (StateStore store = TestStores.open(stateDir())) {
+      Scheduler.builder(store.items(), onePhase(agent), new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
+          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC()).build().run(10);
     }
     assertFalse(Files.readString(dir.resolve("prompt.md")).contains("## Project Memory"));
-    try (SqliteMemoryRepository memories = SqliteMemoryRepository.open(db())) {
+    try (StateStore store = TestStores.open(stateDir())) {
+      MemoryRepository memories = store.memory();
       assertNull(memories.get("outcome:A:done").orElse(null));
     }
   }
@@ -130,14 +131,14 @@ class SchedulerMemoryTest {
       items.add(item(String.format("W%03d", i)));
     }
     // the run's connection must exist (and migrate) before the compactor opens its own
-    SqliteStateRepository.open(db()).close();
+    TestStores.open(stateDir()).close();
     AtomicBoolean running = new AtomicBoolean(true);
     AtomicLong deleted = new AtomicLong();
     AtomicLong passes = new AtomicLong();
     ExecutorService compactor = Executors.newSingleThreadExecutor();
     Future<?> loop = compactor.submit(() -> {
       while (running.get()) {
-        try (StateStore store = TestStores.backend(db().getParent()).open(StateStore.Mode.MAINTENANCE)) {
+        try (StateStore store = TestStores.backend(stateDir()).open(StateStore.Mode.MAINTENANCE)) {
           MemoryCompaction m = store.memory().compact(5, Clock.systemUTC().instant());
           deleted.addAndGet(m.deleted());
           store.events().compact(10, false);
@@ -159,7 +160,7 @@ class SchedulerMemoryTest {
     assertEquals(HaltReason.ALL_DONE, report.haltReason());
     assertEquals(200, report.done());
     assertTrue(passes.get() > 1, "compaction ran during the run: " + passes.get());
-    try (StateStore store = TestStores.backend(db().getParent()).open(StateStore.Mode.MAINTENANCE)) {
+    try (StateStore store = TestStores.backend(stateDir()).open(StateStore.Mode.MAINTENANCE)) {
       MemoryRepository memories = store.memory();
       EventLog log = store.events();
       long left = memories.listActive(null, null).size();
@@ -169,8 +170,8 @@ class SchedulerMemoryTest {
       assertEquals(195, deleted.get());
       log.compact(10, false);
     }
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
-      assertTrue(store.items().stream().allMatch(i -> i.status() == ItemStatus.DONE));
+    try (StateStore store = TestStores.open(stateDir())) {
+      assertTrue(store.items().items().stream().allMatch(i -> i.status() == ItemStatus.DONE));
     }
   }
 }

@@ -14,7 +14,8 @@ import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.jobs.JobState;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -36,9 +37,9 @@ class SchedulerTest {
   Path dir;
 
   private RunReport run(Config config, List<BacklogItem> items, int cap) {
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      Scheduler scheduler = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), items),
-          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), RunListener.NONE);
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      Scheduler scheduler = Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), items),
+          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC()).build();
       return scheduler.run(cap);
     }
   }
@@ -49,6 +50,28 @@ class SchedulerTest {
 
   private List<String> column(String query) throws Exception {
     return Db.column(dir.resolve("state/state.db"), query);
+  }
+
+  private List<ItemState> items() {
+    return StateRows.items(dir.resolve("state"));
+  }
+
+  private ItemState stored(String id) {
+    return StateRows.item(dir.resolve("state"), id);
+  }
+
+  /** Items added as follow-ups, in the order they were added. */
+  private List<ItemState> followUps() {
+    return items().stream().filter(i -> i.origin() != null).toList();
+  }
+
+  private List<String> statuses() {
+    return items().stream().map(i -> i.status().key()).toList();
+  }
+
+  /** The states of the jobs {@code which} admits, oldest first. */
+  private List<String> jobStates(java.util.function.Predicate<JobRecord> which) {
+    return StateRows.jobs(dir.resolve("state")).stream().filter(which).map(j -> j.state().key()).toList();
   }
 
   @Test
@@ -64,7 +87,7 @@ class SchedulerTest {
         "A scope 1", "A design 1", "A build 1", "A review 1",
         "C scope 1", "C design 1", "C build 1", "C review 1",
         "B scope 1", "B design 1", "B build 1", "B review 1"), calls());
-    assertEquals(List.of("done", "done", "done"), column("SELECT status FROM items ORDER BY seq"));
+    assertEquals(List.of("done", "done", "done"), statuses());
   }
 
   @Test
@@ -85,7 +108,7 @@ class SchedulerTest {
     assertTrue(retryPrompt.contains("error: src/Main.java:12: cannot find symbol"), retryPrompt);
     assertTrue(retryPrompt.contains("attempt 2 of 3"), retryPrompt);
     assertEquals(List.of("failed", "completed"),
-        column("SELECT state FROM jobs WHERE item_id = 'A' AND phase = 'build' ORDER BY id"));
+        jobStates(j -> j.itemId().equals("A") && j.phase().equals("build")));
   }
 
   @Test
@@ -98,10 +121,11 @@ class SchedulerTest {
     assertEquals(1, report.done());
     assertEquals(1, report.blocked());
     assertEquals(HaltReason.ALL_DONE, report.haltReason());
-    List<String> reason = column("SELECT blocked_reason FROM items WHERE id = 'A'");
+    List<String> reason = List.of(stored("A").progress().blockedReason());
     assertTrue(reason.get(0).startsWith("retries exhausted in phase design after 3 attempts: agent exited with code 3"),
         reason.get(0));
-    assertEquals(List.of("in_progress|design"), column("SELECT blocked_from || '|' || phase FROM items WHERE id = 'A'"));
+    Progress a = stored("A").progress();
+    assertEquals(List.of("in_progress|design"), List.of(a.blockedFrom().key() + "|" + a.phase()));
     assertEquals(3, calls().stream().filter(c -> c.startsWith("A design")).count());
   }
 
@@ -118,7 +142,7 @@ class SchedulerTest {
     assertEquals(HaltReason.CIRCUIT_BREAKER, report.haltReason());
     // A exhausted (1), C's phases reset the count, B exhausted (1), D exhausted (2): halt before E.
     assertEquals(List.of("blocked", "done", "blocked", "blocked", "new", "new"),
-        column("SELECT status FROM items ORDER BY seq"));
+        statuses());
     assertEquals(1, report.doneThisRun());
   }
 
@@ -135,7 +159,7 @@ class SchedulerTest {
     assertEquals(List.of("B"), report.waiting());
     assertEquals(List.of("A scope 1"), calls());
     assertEquals(List.of("agent reported blocked in phase scope: which provider?"),
-        column("SELECT blocked_reason FROM items WHERE id = 'A'"));
+        List.of(stored("A").progress().blockedReason()));
   }
 
   @Test
@@ -168,7 +192,8 @@ class SchedulerTest {
     RunReport first = run(config, items, 3);
     assertEquals(HaltReason.PHASE_CAP, first.haltReason());
     assertEquals(List.of("A scope 1", "A design 1", "A build 1"), calls());
-    assertEquals(List.of("in_progress|review"), column("SELECT status || '|' || phase FROM items WHERE id = 'A'"));
+    ItemState a = stored("A");
+    assertEquals(List.of("in_progress|review"), List.of(a.status().key() + "|" + a.progress().phase()));
 
     RunReport second = run(config, items, 100);
     assertEquals(HaltReason.ALL_DONE, second.haltReason());
@@ -176,7 +201,7 @@ class SchedulerTest {
     assertEquals(2, second.doneThisRun(), "A and B both finish in the second run");
     assertEquals(List.of("A scope 1", "A design 1", "A build 1", "A review 1",
         "B scope 1", "B design 1", "B build 1", "B review 1"), calls());
-    assertEquals(List.of("8"), column("SELECT count(*) FROM jobs WHERE state = 'completed'"));
+    assertEquals(List.of("8"), List.of(String.valueOf(jobStates(j -> j.state() == JobState.COMPLETED).size())));
   }
 
   @Test
@@ -184,16 +209,16 @@ class SchedulerTest {
     Config config = config(agent(script(dir, "agent.sh", RECORD)), 2);
     List<BacklogItem> items = List.of(item("A"));
     run(config, items, 2); // scope and design complete
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
       // What a kill -9 during "build" leaves behind: the job recorded as running.
-      store.jobStarted(new JobStart(1, "A", "build", 1, Instant.now(), null));
+      store.items().jobStarted(new JobStart(1, "A", "build", 1, Instant.now(), null));
     }
     RunReport report = run(config, items, 100);
 
     assertEquals(1, report.interruptedJobs());
     assertEquals(List.of("A scope 1", "A design 1", "A build 1", "A review 1"), calls());
     assertEquals(List.of("interrupted", "completed"),
-        column("SELECT state FROM jobs WHERE phase = 'build' ORDER BY id"));
+        jobStates(j -> j.phase().equals("build")));
   }
 
   @Test
@@ -211,15 +236,16 @@ class SchedulerTest {
     };
     long started = System.nanoTime();
     RunReport report;
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      holder[0] = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
-          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), stopOnStart);
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      holder[0] = Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
+          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC())
+          .listener(stopOnStart).build();
       report = holder[0].run(100);
     }
     assertTrue(Duration.ofNanos(System.nanoTime() - started).toSeconds() < 15, "the agent was not left running");
     assertEquals(HaltReason.INTERRUPTED, report.haltReason());
-    assertEquals(List.of("cancelled"), column("SELECT state FROM jobs"));
-    assertEquals(List.of("scoping|scope|0"), column("SELECT status || '|' || phase || '|' || attempts FROM items"));
+    assertEquals(List.of("cancelled"), jobStates(j -> true));
+    assertEquals(List.of("scoping|scope|0"), items().stream().map(i -> i.status().key() + "|" + i.progress().phase() + "|" + i.progress().attempts()).toList());
   }
 
   @Test
@@ -235,15 +261,16 @@ class SchedulerTest {
 
     assertEquals(HaltReason.ALL_DONE, report.haltReason());
     assertEquals(4, report.doneThisRun());
-    List<String> ids = column("SELECT id FROM items ORDER BY seq");
+    List<String> ids = items().stream().map(ItemState::id).toList();
     assertEquals(4, ids.size());
     assertEquals(List.of("A", "B"), ids.subList(0, 2));
     String retries = ids.get(2);
     assertTrue(retries.matches("A-fu-[0-9a-f]{8}"), retries);
     assertEquals(List.of("Add retries|too eager|A/build|feature|medium|done|1",
             "Document the flag||A/build|feature|medium|done|1"),
-        column("SELECT title || '|' || description || '|' || origin || '|' || pipeline || '|' || priority || '|' "
-            + "|| status || '|' || in_backlog FROM items WHERE origin IS NOT NULL ORDER BY seq"));
+        followUps().stream().map(i -> i.definition().title() + "|" + i.definition().description() + "|" + i.origin()
+            + "|" + i.definition().pipeline() + "|" + i.definition().priority().key() + "|" + i.status().key() + "|"
+            + (i.inBacklog() ? 1 : 0)).toList());
     // The follow-ups run after the backlog items, in the order they were reported.
     List<String> calls = calls();
     assertEquals(retries + " scope 1", calls.get(8));
@@ -264,7 +291,7 @@ class SchedulerTest {
 
     assertEquals(HaltReason.ALL_DONE, report.haltReason());
     assertTrue(calls().containsAll(List.of("A build 1", "A build 2")));
-    assertEquals(List.of("A/build|done"), column("SELECT origin || '|' || status FROM items WHERE origin IS NOT NULL"));
+    assertEquals(List.of("A/build|done"), followUps().stream().map(i -> i.origin() + "|" + i.status().key()).toList());
   }
 
   @Test
@@ -284,17 +311,19 @@ class SchedulerTest {
     assertEquals(2, second.total());
     assertEquals(2, second.done());
     assertEquals(List.of("A/review|1|done"),
-        column("SELECT origin || '|' || in_backlog || '|' || status FROM items WHERE origin IS NOT NULL"));
+        followUps().stream().map(i -> i.origin() + "|" + (i.inBacklog() ? 1 : 0) + "|" + i.status().key()).toList());
     assertEquals(List.of("0"), column("SELECT count(*) FROM events WHERE kind = 'item.vanished'"));
   }
 
   @Test
   void a_follow_up_whose_pipeline_left_the_config_is_blocked_with_the_reason_and_the_run_goes_on()
       throws Exception {
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      store.sync(List.of(item("A")), Instant.now());
-      long job = store.jobStarted(new JobStart(store.runStarted(Instant.now(), 1), "A", "scope", 1, Instant.now(), null));
-      store.jobEnded(job, new JobEnd(JobState.FAILED, "failed", 1, "boom", Instant.now()), null,
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      StateRepository items = store.items();
+      items.sync(List.of(item("A")), Instant.now());
+      long run = items.runStarted(Instant.now(), 1);
+      long job = items.jobStarted(new JobStart(run, "A", "scope", 1, Instant.now(), null));
+      items.jobEnded(job, new JobEnd(JobState.FAILED, "failed", 1, "boom", Instant.now()), null,
           FollowUpItem.of("A", "scope", List.of(new AgentOutcome.FollowUp("Old", "")), "retired"),
           Instant.now());
     }
@@ -304,7 +333,7 @@ class SchedulerTest {
     assertEquals(1, report.done());
     assertEquals(1, report.blocked());
     assertEquals(List.of("new|unknown pipeline 'retired' (the config changed since this follow-up was added)"),
-        column("SELECT blocked_from || '|' || blocked_reason FROM items WHERE origin IS NOT NULL"));
+        followUps().stream().map(i -> i.progress().blockedFrom().key() + "|" + i.progress().blockedReason()).toList());
   }
 
   private static void sleepQuietly(long millis) {

@@ -9,9 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentRunner;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
-import dev.orchestrate.testing.Db;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.TestAgents;
+import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -39,13 +39,14 @@ class StallRetryTest {
         """);
     Config config = TestAgents.config(agent(agentScript).withStallTimeout(Duration.ofSeconds(1)), 2);
     RunReport report;
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state/state.db"))) {
-      report = new Scheduler(store, config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
-          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC(), RunListener.NONE).run(100);
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      report = Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
+          dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC()).build().run(100);
     }
     assertEquals(HaltReason.ALL_DONE, report.haltReason());
-    List<String> reasons = Db.column(dir.resolve("state/state.db"),
-        "SELECT state || ': ' || reason FROM jobs WHERE phase = 'build' AND attempt = 1");
+    List<String> reasons = StateRows.jobs(dir.resolve("state")).stream()
+        .filter(j -> j.phase().equals("build") && j.attempt() == 1)
+        .map(j -> j.state().key() + ": " + j.reason()).toList();
     assertEquals(1, reasons.size());
     assertTrue(reasons.get(0).startsWith("failed: stalled: no output for 1s (agent.stall_timeout); terminated the agent"),
         reasons.get(0));

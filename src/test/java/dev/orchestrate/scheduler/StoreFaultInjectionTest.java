@@ -14,8 +14,9 @@ import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.jobs.JobState;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.Fixtures;
+import dev.orchestrate.testing.TestStores;
 import java.lang.reflect.InvocationTargetException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,12 +64,13 @@ class StoreFaultInjectionTest {
     Path agent = script(dir, "agent.sh", "echo \"$ORCHESTRATE_ITEM_ID $ORCHESTRATE_PHASE\" >> '" + log + "'");
     Config base = config(agent(agent), 0, Fixtures.feature());
     Config config = base.withExecution(base.execution().withMaxWip(1).withMaxConcurrent(1));
-    Path database = dir.resolve("state/state.db");
+    Path stateDir = dir.resolve("state");
     Backlog backlog = new Backlog(dir.resolve("backlog.yaml"), ITEMS.stream().map(id -> item(id)).toList());
 
     List<String> writes = new ArrayList<>();
     Set<String> recordedBefore;
-    try (SqliteStateRepository real = SqliteStateRepository.open(database)) {
+    try (StateStore state = TestStores.open(stateDir)) {
+      StateRepository real = state.items();
       StateRepository failing = mock(StateRepository.class, withSettings().defaultAnswer(failingWrite(real, n, writes)));
       RuntimeException e = assertThrows(RuntimeException.class, () -> scheduler(failing, config, backlog).run(100));
       assertEquals("injected: write " + n + " fails", e.getMessage(), "writes before: " + writes);
@@ -76,9 +78,9 @@ class StoreFaultInjectionTest {
           .map(j -> j.itemId() + " " + j.phase()).collect(Collectors.toSet());
     }
 
-    try (SqliteStateRepository again = SqliteStateRepository.open(database)) {
-      scheduler(again, config, backlog).run(100);
-      for (ItemState item : again.items()) {
+    try (StateStore again = TestStores.open(stateDir)) {
+      scheduler(again.items(), config, backlog).run(100);
+      for (ItemState item : again.items().items()) {
         assertEquals(ItemStatus.DONE, item.progress().status(), item.definition().id() + " after " + writes);
       }
     }
@@ -116,7 +118,7 @@ class StoreFaultInjectionTest {
   }
 
   private Scheduler scheduler(StateRepository store, Config config, Backlog backlog) {
-    return new Scheduler(store, config, backlog, dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()),
-        Clock.systemUTC(), RunListener.NONE);
+    return Scheduler.builder(store, config, backlog, dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()),
+        Clock.systemUTC()).build();
   }
 }

@@ -12,7 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.scheduler.ItemWorkspaces;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -36,7 +37,7 @@ class WorktreesTest {
   Path tmp;
 
   private GitRepo repo;
-  private SqliteStateRepository state;
+  private StateStore state;
   private WorkspaceStore store;
   private Path backlogDir;
   private Clock clock = Clock.fixed(T0, ZoneOffset.UTC);
@@ -45,8 +46,8 @@ class WorktreesTest {
   void setUp() {
     repo = GitRepo.init(tmp.resolve("project"));
     backlogDir = repo.dir;
-    state = SqliteStateRepository.open(repo.dir.resolve(".orchestrate/state.db"));
-    store = state.workspaceStore();
+    state = TestStores.open(repo.dir.resolve(".orchestrate"));
+    store = state.workspaces();
   }
 
   @AfterEach

@@ -6,8 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.orchestrate.state.sqlite.RunLock;
-import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.context.ContextSummary;
+import dev.orchestrate.state.RunLease;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -213,17 +215,12 @@ class CliTest {
         + "quota exceeded"), r.err());
     assertEquals(List.of("summarization of item A failed (command summarizer: bash exited with code 3: quota "
         + "exceeded); using the builtin summarizer"), logs.warnings());
-    try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + state().resolve("state.db"));
-        java.sql.Statement st = c.createStatement()) {
-      try (java.sql.ResultSet rs = st.executeQuery("SELECT COUNT(*) FROM turns")) {
-        assertEquals(4, rs.getInt(1));
-      }
-      try (java.sql.ResultSet rs = st.executeQuery("SELECT to_seq, generator, degraded FROM context_summaries")) {
-        assertTrue(rs.next());
-        assertEquals(1, rs.getInt(1));
-        assertEquals("builtin", rs.getString(2));
-        assertEquals(1, rs.getInt(3));
-      }
+    try (StateStore store = TestStores.backend(state()).open(StateStore.Mode.READ_ONLY)) {
+      assertEquals(4, store.turns().turns("A", 0, Long.MAX_VALUE).size(), "A is the only item");
+      ContextSummary summary = store.turns().summary("A").orElseThrow();
+      assertEquals(1, summary.toSeq());
+      assertEquals("builtin", summary.generator());
+      assertTrue(summary.degraded());
     }
   }
 
@@ -232,7 +229,7 @@ class CliTest {
   void run_exits_3_when_another_run_holds_the_state_directory() throws Exception {
     Path config = config("exit 0");
     Path backlog = backlog("items:\n  - id: A\n    title: a\n");
-    try (RunLock held = RunLock.acquire(new StateDirectory(state()), Instant.parse("2026-11-22T09:00:00Z"))) {
+    try (RunLease held = TestStores.backend(state()).acquireLease(Instant.parse("2026-11-22T09:00:00Z"))) {
       CliRunner.Result r = CliRunner.run("--state", state().toString(), "--config", config.toString(), "run",
           backlog.toString());
       assertEquals(3, r.exitCode());

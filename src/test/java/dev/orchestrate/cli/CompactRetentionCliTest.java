@@ -1,8 +1,5 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.state.StateStore;
-import dev.orchestrate.testing.TestStores;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,13 +8,16 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.RetentionConfig.Policy;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
-import dev.orchestrate.testing.Db;
+import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.scheduler.JobEnd;
+import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.scheduler.JobStart;
+import dev.orchestrate.scheduler.StateRepository;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.stats.Structure;
+import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -62,13 +62,33 @@ class CompactRetentionCliTest {
     }
   }
 
-  private List<String> recorded(String structure) throws Exception {
-    return Db.column(db(), "SELECT COALESCE(max_rows, 'null') || ' ' || COALESCE(max_age_ms, 'null') "
-        + "FROM structures WHERE name = '" + structure + "'");
+  private StateStore readOnly() {
+    return TestStores.backend(db().getParent()).open(StateStore.Mode.READ_ONLY);
   }
 
-  private long count(String sql) throws Exception {
-    return Long.parseLong(Db.column(db(), sql).get(0));
+  /** The structure's counters and recorded limits, as {@code stats} reads them. */
+  private Structure structure(String name) {
+    try (StateStore store = readOnly()) {
+      return store.stats().read(Instant.now()).structures().stream()
+          .filter(s -> s.name().equals(name)).findFirst().orElseThrow();
+    }
+  }
+
+  /** The recorded {@code max_rows} and {@code max_age_ms} of a structure, "null" for none. */
+  private List<String> recorded(String name) {
+    Structure s = structure(name);
+    return List.of(s.maxRows() + " " + s.maxAgeMs());
+  }
+
+  /** Every job row in the state. */
+  private List<JobRecord> jobs() {
+    try (StateStore store = readOnly()) {
+      return store.items().recentJobs(Integer.MAX_VALUE);
+    }
+  }
+
+  private long jobCount() {
+    return jobs().size();
   }
 
   /** 2,000 finished jobs from 1970 (beyond any max_age) and 3 running ones; budget 100, jobs max_rows 1000. */
@@ -79,13 +99,15 @@ class CompactRetentionCliTest {
           budget: 100
           jobs: {max_rows: 1000, max_age: none}
         """);
-    SqliteStateRepository.open(db()).close();
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db()); Statement st = c.createStatement()) {
-      st.executeUpdate("""
-          WITH RECURSIVE i(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM i WHERE x < 2003)
-          INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, ended_at)
-          SELECT 1, 'I', 'build', 1, CASE WHEN x <= 3 THEN 'running' ELSE 'completed' END, x,
-                 CASE WHEN x <= 3 THEN NULL ELSE x + 1 END FROM i""");
+    try (StateStore store = TestStores.open(db().getParent())) {
+      StateRepository items = store.items();
+      for (int x = 1; x <= 2003; x++) {
+        long id = items.jobStarted(new JobStart(1, "I", "build", 1, Instant.ofEpochMilli(x), null));
+        if (x > 3) {
+          items.jobEnded(id, new JobEnd(JobState.COMPLETED, null, null, null, Instant.ofEpochMilli(x + 1), 0), null,
+              Instant.ofEpochMilli(x + 1));
+        }
+      }
     }
   }
 
@@ -98,19 +120,19 @@ class CompactRetentionCliTest {
     assertTrue(doc.get("incremental").asBoolean());
     assertEquals(100, doc.get("retention").get("jobs").get("deleted").asLong());
     assertTrue(doc.get("retention").get("more_to_do").asBoolean());
-    assertEquals(1_903, count("SELECT COUNT(*) FROM jobs"));
+    assertEquals(1_903, jobCount());
 
     CliRunner.Result full = cli("compact", "--json");
     assertEquals(0, full.exitCode(), full.err());
     JsonNode fullDoc = JSON.readTree(full.out());
     assertEquals(1_303, fullDoc.get("retention").get("jobs").get("deleted").asLong(), "down to 60 % of 1,000");
     assertTrue(fullDoc.get("retention").get("applied").asBoolean());
-    assertEquals(600, count("SELECT COUNT(*) FROM jobs"));
-    assertEquals(3, count("SELECT COUNT(*) FROM jobs WHERE state = 'running'"), "running jobs are never pruned");
-    assertEquals(2_003, count("SELECT rows_written FROM structures WHERE name = 'jobs'"));
-    assertEquals(1_403, count("SELECT rows_pruned FROM structures WHERE name = 'jobs'"));
-    assertTrue(count("SELECT last_pruned_at FROM structures WHERE name = 'jobs'")
-        > Instant.parse("2026-01-01T00:00:00Z").toEpochMilli());
+    assertEquals(600, jobCount());
+    assertEquals(3, jobs().stream().filter(j -> j.state() == JobState.RUNNING).count(),
+        "running jobs are never pruned");
+    assertEquals(2_003, structure("jobs").rowsWritten());
+    assertEquals(1_403, structure("jobs").rowsPruned());
+    assertTrue(structure("jobs").lastPrunedAt().isAfter(Instant.parse("2026-01-01T00:00:00Z")));
     assertEquals(0, JSON.readTree(cli("compact", "--json").out()).get("retention").get("jobs").get("deleted").asLong(),
         "idempotent");
     assertTrue(cli("compact").out().contains("retention: deleted 0 jobs"));
@@ -121,7 +143,7 @@ class CompactRetentionCliTest {
     CliRunner.Result dry = cli("compact", "--dry-run", "--json");
     assertEquals(0, dry.exitCode(), dry.err());
     assertFalse(JSON.readTree(dry.out()).get("retention").get("applied").asBoolean());
-    assertEquals(2_003, count("SELECT COUNT(*) FROM jobs"));
+    assertEquals(2_003, jobCount());
     assertTrue(cli("compact", "--dry-run").out().contains("retention: not applied in a dry run"));
   }
 
@@ -141,7 +163,7 @@ class CompactRetentionCliTest {
     CliRunner.Result r = cli("compact");
     assertEquals(2, r.exitCode());
     assertTrue(r.err().contains("retention.jobs.max_rows must be an integer, got 'lots'"), r.err());
-    assertEquals(2_003, count("SELECT COUNT(*) FROM jobs"));
+    assertEquals(2_003, jobCount());
   }
 
   @Test
@@ -155,7 +177,7 @@ class CompactRetentionCliTest {
     assertEquals(0, r.exitCode(), r.err());
     JsonNode doc = JSON.readTree(r.out());
     assertEquals(0, doc.get("retention").get("jobs").get("deleted").asLong(), "jobs: none, not the 30-day default");
-    assertEquals(2_003, count("SELECT COUNT(*) FROM jobs"));
+    assertEquals(2_003, jobCount());
     assertEquals(4, doc.get("memory").get("keep_recent").asInt(), "the recorded keep_recent, not 50");
     assertEquals(2, doc.get("memory").get("deleted").asInt());
     assertEquals(List.of("orchestrate: note: no config file (--config, $ORCHESTRATE_CONFIG, orchestrate.yaml here or above): "
@@ -174,7 +196,7 @@ class CompactRetentionCliTest {
 
     CliRunner.Result incremental = cliWithoutConfig("compact", "--incremental", "--json");
     assertEquals(0, JSON.readTree(incremental.out()).get("retention").get("jobs").get("deleted").asLong());
-    assertEquals(2_003, count("SELECT COUNT(*) FROM jobs"), "one pass keeps to the recorded policies too");
+    assertEquals(2_003, jobCount(), "one pass keeps to the recorded policies too");
     assertTrue(incremental.err().startsWith("orchestrate: note: no config file"), incremental.err());
   }
 
@@ -184,7 +206,7 @@ class CompactRetentionCliTest {
     CliRunner.Result r = cli("compact", "--json");
     assertEquals(0, r.exitCode(), r.err());
     assertEquals("", r.err());
-    assertEquals(600, count("SELECT COUNT(*) FROM jobs"), "jobs max_rows 1000 from the file, down to 60 %");
+    assertEquals(600, jobCount(), "jobs max_rows 1000 from the file, down to 60 %");
     assertEquals(List.of("1000 null"), recorded("jobs"));
     assertEquals(List.of("50 null"), recorded("memory"), "the file's (default) keep_recent");
   }
@@ -209,7 +231,7 @@ class CompactRetentionCliTest {
     assertEquals(List.of("orchestrate: note: no config file (--config, $ORCHESTRATE_CONFIG, orchestrate.yaml here or above) "
         + "and no policies recorded in the state yet: applying the built-in retention defaults"),
         r.err().lines().toList());
-    assertEquals(3, count("SELECT COUNT(*) FROM jobs"), "every finished job is beyond the 30-day default");
+    assertEquals(3, jobCount(), "every finished job is beyond the 30-day default");
     assertEquals(List.of("10000 " + Duration.ofDays(30).toMillis()), recorded("jobs"));
   }
 
@@ -221,8 +243,8 @@ class CompactRetentionCliTest {
     Path running = Files.createDirectories(jobs.resolve("run1-0001-I-build-1"));
     Files.writeString(running.resolve("output.log"), "still being written");
     Path other = Files.createDirectories(jobs.resolve("keep-me"));
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db()); Statement st = c.createStatement()) {
-      st.executeUpdate("UPDATE jobs SET log_path = '" + running.resolve("output.log") + "' WHERE id = 1");
+    try (StateStore store = TestStores.open(db().getParent())) { // one more running job, whose log is in running/
+      store.items().jobStarted(new JobStart(1, "I", "build", 1, Instant.ofEpochMilli(1), running.resolve("output.log")));
     }
 
     CliRunner.Result dry = cli("compact", "--dry-run", "--json");

@@ -3,8 +3,9 @@ package dev.orchestrate.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.Fixtures;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
+import dev.orchestrate.testing.TestStores;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -59,8 +60,8 @@ class CompletionTest {
   private Path projectWithItems(String... ids) throws IOException {
     Path project = Files.createDirectories(dir.resolve("project"));
     Path state = Files.createDirectories(project.resolve(".orchestrate"));
-    try (SqliteStateRepository store = SqliteStateRepository.open(state.resolve("state.db"))) {
-      store.sync(Arrays.stream(ids).map(id -> Fixtures.item(id)).toList(), Instant.parse("2026-11-23T10:00:00Z"));
+    try (StateStore store = TestStores.open(state)) {
+      store.items().sync(Arrays.stream(ids).map(id -> Fixtures.item(id)).toList(), Instant.parse("2026-11-23T10:00:00Z"));
     }
     return project;
   }

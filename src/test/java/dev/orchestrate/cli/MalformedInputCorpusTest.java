@@ -5,7 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.backlog.BacklogItem;
+import dev.orchestrate.backlog.InitialStatus;
+import dev.orchestrate.backlog.Priority;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.sqlite.Database;
+import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.testing.TreeSnapshot;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,6 +19,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -185,6 +191,16 @@ class MalformedInputCorpusTest {
             Statement st = c.createStatement()) {
           st.execute(sql);
         }
+      }
+    };
+  }
+
+  /** A real state database (made by {@code memory add}), with {@code change} written to it through the port. */
+  private static Setup database(java.util.function.Consumer<StateStore> change) {
+    return dir -> {
+      database("").apply(dir);
+      try (StateStore store = TestStores.open(dir.resolve("state"))) {
+        change.accept(store);
       }
     };
   }
@@ -478,9 +494,9 @@ class MalformedInputCorpusTest {
             files("state/run.lock", garbage(300, 9))), "unknown item 'Z'", "unblock", "Z", "--notes", "n"),
         state("an existing state, unblock of an unknown id", database(""), "unknown item 'Z'", "unblock", "Z",
             "--notes", "n"),
-        state("an existing state, unblock of an item not blocked", database("INSERT INTO items (id, title, "
-            + "pipeline, priority, seq, status, created_at, updated_at) VALUES ('A', 'a', 'feature', 'medium', 1, "
-            + "'new', 0, 0)"),
+        state("an existing state, unblock of an item not blocked", database(store -> store.items().sync(
+            List.of(new BacklogItem("A", "a", "feature", Priority.MEDIUM, List.of(), List.of(), "", InitialStatus.NEW)),
+            Instant.EPOCH)),
             "not blocked", "unblock", "A", "--notes", "n"),
         state("jobs a file", files("state/jobs", "x"), "jobs is not a directory", "status"),
         state("the state's parent a file", files("p", "x"), "p is not a directory", "--state", "{dir}/p/state",

@@ -6,14 +6,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.backlog.BacklogItem;
+import dev.orchestrate.backlog.InitialStatus;
+import dev.orchestrate.backlog.Priority;
+import dev.orchestrate.scheduler.FollowUpItem;
+import dev.orchestrate.scheduler.JobEnd;
+import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.scheduler.StateRepository;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.sqlite.Database;
 import dev.orchestrate.state.sqlite.OldSchemas;
 import dev.orchestrate.testing.Db;
+import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -106,11 +112,15 @@ class RunFlagsCliTest {
   @Test
   void a_target_may_name_a_follow_up_item_that_only_the_state_knows() throws Exception {
     assertEquals(0, cli("run", backlog.toString(), "--target", "A").exitCode());
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("state/state.db"));
-        Statement st = c.createStatement()) {
-      st.executeUpdate("""
-          INSERT INTO items (id, seq, title, pipeline, priority, status, origin, created_at, updated_at)
-          VALUES ('F', 5, 'follow-up', 'two', 'medium', 'new', 'A/first', 0, 0)""");
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      // F as A's first phase reported it: recorded with the job's end, in the state only.
+      StateRepository items = store.items();
+      JobRecord job = items.recentJobs(Integer.MAX_VALUE).stream()
+          .filter(j -> j.itemId().equals("A") && j.phase().equals("first")).findFirst().orElseThrow();
+      BacklogItem followUp = new BacklogItem("F", "follow-up", "two", Priority.MEDIUM, List.of(), List.of(), "",
+          InitialStatus.NEW);
+      items.jobEnded(job.id(), new JobEnd(job.state(), job.result(), job.exitCode(), job.reason(), job.endedAt(), 0),
+          null, List.of(new FollowUpItem(followUp, "A/first")), job.endedAt());
     }
     CliRunner.Result r = cli("run", backlog.toString(), "--target", "F", "--json");
     assertEquals(0, r.exitCode(), r.err());

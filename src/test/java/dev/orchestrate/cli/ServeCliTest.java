@@ -1,23 +1,28 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.testing.TestStores;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.scheduler.ItemStatus;
+import dev.orchestrate.scheduler.JobEnd;
+import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.scheduler.Progress;
+import dev.orchestrate.scheduler.StateRepository;
+import dev.orchestrate.scheduler.Step;
 import dev.orchestrate.serve.DashboardServer;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.TestStores;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.Statement;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.nio.file.Files;
@@ -27,6 +32,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -292,13 +298,16 @@ class ServeCliTest {
   @Test
   void while_a_run_works_the_overview_gives_its_eta_at_the_pace_of_the_items_it_finished() throws Exception {
     Instant start = Instant.parse("2026-03-01T10:00:00Z");
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("state/state.db"));
-        Statement st = c.createStatement()) {
-      long ms = start.toEpochMilli();
-      st.executeUpdate("UPDATE runs SET started_at = " + ms + ", ended_at = NULL, halt_reason = NULL");
-      st.executeUpdate("UPDATE items SET updated_at = " + (ms - 1));
-      st.executeUpdate("UPDATE items SET updated_at = " + (ms + 1) + " WHERE id IN ('H', 'X')");
-      st.executeUpdate("UPDATE items SET status = 'new' WHERE id IN ('P', 'D1', 'D2', 'D3')");
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      // A run that started at start and has not ended; H and X finished since, P and D1-D3 are back to new.
+      StateRepository items = store.items();
+      items.runStarted(start, ProcessHandle.current().pid());
+      for (ItemState item : items.items()) {
+        boolean finishedInTheRun = Set.of("H", "X").contains(item.id());
+        Progress progress = Set.of("P", "D1", "D2", "D3").contains(item.id()) ? Progress.of(ItemStatus.NEW)
+            : item.progress();
+        items.apply(new Step(item.with(progress), List.of()), start.plusMillis(finishedInTheRun ? 1 : -1));
+      }
     }
     server = DashboardServer.start(TestStores.backend(dir.resolve("state")), new InetSocketAddress("127.0.0.1", 0),
         null, Clock.fixed(start.plus(Duration.ofMinutes(10)), ZoneOffset.UTC));
@@ -315,11 +324,16 @@ class ServeCliTest {
     String before = get(base + "/").body();
     assertFalse(before.contains("Spend"), before);
     assertFalse(get(base + "/jobs").body().contains("<th>Cost</th>"));
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("state/state.db"));
-        Statement st = c.createStatement()) {
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
       // What a run of an agent that reports its cost records (the script agent here reports none).
-      st.executeUpdate("UPDATE jobs SET cost_usd = 0.5 WHERE item_id IN ('H', 'X')");
-      st.executeUpdate("UPDATE runs SET max_cost_usd = 2.0");
+      StateRepository items = store.items();
+      for (JobRecord job : items.recentJobs(Integer.MAX_VALUE)) {
+        if (Set.of("H", "X").contains(job.itemId())) {
+          items.jobEnded(job.id(), new JobEnd(job.state(), job.result(), job.exitCode(), job.reason(), job.endedAt(), 0,
+              new Usage(null, null, null, null, 0.5)), null, job.endedAt());
+        }
+      }
+      items.runSpend(items.lastRun().orElseThrow().id(), Usage.UNKNOWN, 2.0, null);
     }
     String overview = get(base + "/").body();
     assertTrue(overview.contains("data-figure=\"spend\">$1.50 of $2.00 budget (75 %), reported by 3 jobs"), overview);

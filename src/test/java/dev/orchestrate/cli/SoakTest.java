@@ -15,7 +15,6 @@ import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.RunOptions;
 import dev.orchestrate.scheduler.RunReport;
 import dev.orchestrate.scheduler.Scheduler;
-import dev.orchestrate.state.sqlite.Database;
 import dev.orchestrate.app.RunSession;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.TestStores;
@@ -29,6 +28,7 @@ import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -207,11 +207,9 @@ class SoakTest {
 
   /** Rows in the job history now, from its trigger-kept counter (as stats reads it). */
   private static long jobRows(StateDirectory state) {
-    try {
-      return Long.parseLong(Db.column(state.database(),
-          "SELECT rows_written - rows_pruned FROM structures WHERE name = 'jobs'").get(0));
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
+    try (StateStore store = TestStores.backend(state.root()).open(StateStore.Mode.READ_ONLY)) {
+      return store.stats().read(Instant.now()).structures().stream().filter(s -> s.name().equals("jobs"))
+          .findFirst().orElseThrow().rowsNow();
     }
   }
 
@@ -220,7 +218,7 @@ class SoakTest {
       System.gc();
     }
     long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-    long db = Database.bytes(state.database());
+    long db = TestStores.backend(state.root()).bytes();
     long[] logs = directories(state.jobs());
     return new Point(done, heap, db, logs[0], logs[1]);
   }

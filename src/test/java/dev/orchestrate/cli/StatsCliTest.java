@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.orchestrate.state.sqlite.Database;
 import dev.orchestrate.testing.Db;
+import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -82,11 +82,8 @@ class StatsCliTest {
 
   /** A state database as the first command creates it: migrated, nothing in it. */
   private void freshDatabase() {
-    try (Connection c = Database.open(db())) {
-      assertTrue(c.isValid(1));
-    } catch (java.sql.SQLException e) {
-      throw new AssertionError(e);
-    }
+    TestStores.open(state()).close();
+    assertTrue(Files.isRegularFile(db()));
   }
 
   /** Inserts {@code n} stats samples written {@code ago} before now, with an empty rows object. */

@@ -7,10 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.orchestrate.state.sqlite.RunLock;
-import dev.orchestrate.state.sqlite.SqliteStateRepository;
-import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.state.RunLease;
+import dev.orchestrate.state.StateBackend;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.Db;
+import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.testing.TreeSnapshot;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -193,11 +194,11 @@ class UnblockAndJobsCliTest {
   @Test
   @SuppressWarnings("try") // the lock is held, never read: that is the point of the test
   void jobs_shows_a_run_without_an_end_as_running_while_it_holds_the_lock_and_as_died_after() throws Exception {
-    StateDirectory dir = new StateDirectory(state());
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.database())) {
-      store.runStarted(Instant.parse("2026-11-22T09:00:00Z"), 4242);
+    StateBackend backend = TestStores.backend(state());
+    try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
+      store.items().runStarted(Instant.parse("2026-11-22T09:00:00Z"), 4242);
     }
-    try (RunLock held = RunLock.acquire(dir, Instant.parse("2026-11-22T09:00:00Z"))) {
+    try (RunLease held = backend.acquireLease(Instant.parse("2026-11-22T09:00:00Z"))) {
       JsonNode run = JSON.readTree(cli("jobs", "--json").out()).get("run");
       assertEquals("running", run.get("state").asText());
       assertTrue(run.get("ended_at").isNull());
@@ -231,7 +232,7 @@ class UnblockAndJobsCliTest {
   void unblock_is_refused_with_exit_3_while_a_run_holds_the_state() throws Exception {
     Path[] project = project();
     run(project);
-    try (RunLock held = RunLock.acquire(new StateDirectory(state()), Instant.parse("2026-11-22T09:00:00Z"))) {
+    try (RunLease held = TestStores.backend(state()).acquireLease(Instant.parse("2026-11-22T09:00:00Z"))) {
       assertOneErrorLine(cli("unblock", "A", "--notes", NOTES), 3, "state directory " + state()
           + " is in use by another run (pid " + ProcessHandle.current().pid()
           + ", started 2026-11-22T09:00:00Z); wait for it to finish or stop it first");

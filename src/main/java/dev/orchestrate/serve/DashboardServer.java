@@ -6,7 +6,6 @@ import com.sun.net.httpserver.HttpServer;
 import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
-import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StoreException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -39,7 +38,6 @@ public final class DashboardServer implements AutoCloseable {
 
   private final HttpServer server;
   private final ExecutorService pool;
-  private final StateDirectory dir;
   private final StateBackend backend;
   private final Pages pages;
   private final AccessToken token;
@@ -49,8 +47,7 @@ public final class DashboardServer implements AutoCloseable {
     this.server = server;
     this.pool = pool;
     this.backend = backend;
-    this.dir = backend.directory();
-    this.pages = new Pages(dir, clock);
+    this.pages = new Pages(backend.directory(), clock);
     this.token = token;
   }
 

@@ -26,7 +26,7 @@ import java.util.Optional;
  * outlive the moment it was opened for. Every list is bounded (LIMIT on the primary key or
  * {@code seq}, which are indexed); only the item filter's count scans the items table.
  */
-final class SqliteDashboard implements DashboardQueries, AutoCloseable {
+final class SqliteDashboard implements DashboardQueries {
   /** The oldest schema whose tables the dashboard reads (stats samples and run bounds came in 6). */
   private static final String JOB_COLUMNS =
       "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason";
@@ -42,17 +42,6 @@ final class SqliteDashboard implements DashboardQueries, AutoCloseable {
     this.file = file;
     this.jdbc = new Jdbc(connection, "state database " + file);
     this.schemaVersion = Database.schemaVersion(connection, file);
-  }
-
-  /** Opens the database at {@code file}, which must exist, for reading only. */
-  public static SqliteDashboard open(Path file) {
-    Connection connection = Database.openReadOnly(file);
-    try {
-      return new SqliteDashboard(connection, file);
-    } catch (RuntimeException e) {
-      Database.closeQuietly(connection);
-      throw e;
-    }
   }
 
   public int schemaVersion() {
@@ -244,7 +233,7 @@ final class SqliteDashboard implements DashboardQueries, AutoCloseable {
   /** The figures {@code stats} reads, read the same way but without migrating or sampling. */
   @Override
   public StatsInput stats(Instant now) {
-    return SqliteStats.readOnly(connection, file).read(now);
+    return new SqliteStats(connection, file).read(now);
   }
 
   /** The most recent {@code limit} stats samples, in time order. */
@@ -286,9 +275,7 @@ final class SqliteDashboard implements DashboardQueries, AutoCloseable {
   /** The keep_recent the last run or compact recorded, or the default. */
   @Override
   public int recordedKeepRecent() {
-    try (SqliteStateReader reader = SqliteStateReader.open(file)) {
-      return reader.recordedPolicies().memoryKeepRecent();
-    }
+    return new SqliteStateReader(connection, file).recordedPolicies().memoryKeepRecent();
   }
 
   private static String likePrefix(String s) {
@@ -300,8 +287,4 @@ final class SqliteDashboard implements DashboardQueries, AutoCloseable {
     return rs.wasNull() ? null : v;
   }
 
-  @Override
-  public void close() {
-    Database.closeQuietly(connection);
-  }
 }

@@ -14,7 +14,7 @@ import java.util.Optional;
  * {@link Database#openReadOnly}): its jobs, the agents' answers per phase and attempt, its
  * rolling context summary. For {@code status ID}, {@code logs} and the status table.
  */
-final class SqliteItemHistory implements ItemHistory, AutoCloseable {
+final class SqliteItemHistory implements ItemHistory {
   private static final String JOB_COLUMNS =
       "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason";
 
@@ -32,11 +32,6 @@ final class SqliteItemHistory implements ItemHistory, AutoCloseable {
   /** A job row, its log path resolved against the state directory read (rows store it relative). */
   private JobRecord job(java.sql.ResultSet rs) throws java.sql.SQLException {
     return SqliteStateRepository.job(rs, root);
-  }
-
-  /** Opens the database at {@code file}, which must exist. */
-  public static SqliteItemHistory open(Path file) {
-    return new SqliteItemHistory(Database.openReadOnly(file), file);
   }
 
   /** The item's jobs that retention kept, oldest first. */
@@ -73,8 +68,4 @@ final class SqliteItemHistory implements ItemHistory, AutoCloseable {
     return jdbc.queryOne("SELECT text FROM context_summaries WHERE item_id = ?", rs -> rs.getString(1), itemId);
   }
 
-  @Override
-  public void close() {
-    Database.closeQuietly(connection);
-  }
 }

@@ -5,7 +5,6 @@ import dev.orchestrate.config.RetentionConfig.Policy;
 import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.retention.RetentionStore;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.time.Instant;
 import java.util.List;
 
@@ -19,32 +18,20 @@ import java.util.List;
  * event; a turn its item's persisted summary does not cover (offered as condensable when its item
  * is done, blocked or gone).
  */
-final class SqliteRetention implements RetentionStore, AutoCloseable {
-  private final Connection owned;
+final class SqliteRetention implements RetentionStore {
   private final Jdbc jdbc;
   /** The state directory the database is in: job log paths are relative to it, and only its jobs/ is deleted from. */
   private final Path root;
 
+  /** On a store's {@link Jdbc}, sharing its transactions, busy waiting and file check. */
   SqliteRetention(Jdbc jdbc, Path file) {
-    this.owned = null;
     this.jdbc = jdbc;
-    this.root = file.toAbsolutePath().getParent();
-  }
-
-  private SqliteRetention(Connection connection, Path file) {
-    this.owned = connection;
-    this.jdbc = new Jdbc(connection, file);
     this.root = file.toAbsolutePath().getParent();
   }
 
   @Override
   public OrphanSweep sweepOrphanJobDirectories(boolean dryRun) {
     return OrphanJobDirectories.sweep(jdbc, root, dryRun);
-  }
-
-  /** Opens its own connection; a store uses {@link SqliteStateRepository#retention()}. */
-  public static SqliteRetention open(Path file) {
-    return new SqliteRetention(Database.openForMaintenance(file), file);
   }
 
   /** Records the policies (and memory's keep_recent) in {@code structures} without deleting anything. */
@@ -165,16 +152,5 @@ final class SqliteRetention implements RetentionStore, AutoCloseable {
       return null;
     }
     return dir;
-  }
-
-  @Override
-  public void close() {
-    if (owned != null) {
-      try {
-        owned.close();
-      } catch (java.sql.SQLException e) {
-        // closing a connection we only read and deleted through: nothing to lose
-      }
-    }
   }
 }

@@ -29,7 +29,7 @@ import java.util.Map;
  * look-up or a bounded range of row ids; nothing counts the rows of a large table, so the time
  * does not grow with the database.
  */
-final class SqliteStats implements StatsSource, AutoCloseable {
+final class SqliteStats implements StatsSource {
   /**
    * The trend reads at most this many of the newest samples, as a range of row ids below the
    * highest (a new sample takes an id above every existing one), so {@code at} needs no index:
@@ -52,16 +52,6 @@ final class SqliteStats implements StatsSource, AutoCloseable {
     this.connection = connection;
     this.file = file;
     this.jdbc = new Jdbc(connection, file);
-  }
-
-  /** Opens (and migrates, like every command) an existing state database. */
-  public static SqliteStats open(Path file) {
-    return new SqliteStats(Database.open(file), file);
-  }
-
-  /** Over a connection someone else opened and closes (the dashboard's read-only one): not to be closed. */
-  static SqliteStats readOnly(Connection connection, Path file) {
-    return new SqliteStats(connection, file);
   }
 
   @Override
@@ -177,12 +167,4 @@ final class SqliteStats implements StatsSource, AutoCloseable {
     return rs.wasNull() ? null : v;
   }
 
-  @Override
-  public void close() {
-    try {
-      connection.close();
-    } catch (SQLException e) {
-      // read-mostly connection: nothing to lose
-    }
-  }
 }

@@ -145,7 +145,8 @@ public final class Compaction {
     }
     try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
       long started = System.nanoTime();
-      RetentionPass pass = new Retention(store.retention()).pass(config.retention(), config.memoryKeepRecent(), clock.instant(),
+      RetentionPass pass = new Retention(store.retention()).pass(config.retention(), config.memoryKeepRecent(),
+          clock.instant(),
           condenser(store));
       long elapsedMs = (System.nanoTime() - started) / 1_000_000;
       store.stats().recordSample("compact", clock.instant());
@@ -168,7 +169,7 @@ public final class Compaction {
       retention.markPruned(StructureName.EVENTS, clock.instant());
     }
     RetentionPass pass = new Retention(retention).full(config.retention(), config.memoryKeepRecent(), clock.instant(),
-        condenser(store), n -> { });
+        condenser(store), n -> {});
     Map<StructureName, Long> deleted = new EnumMap<>(StructureName.class);
     deleted.putAll(pass.deleted());
     deleted.put(StructureName.WORKTREES, worktrees(store));

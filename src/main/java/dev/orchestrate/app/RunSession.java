@@ -127,7 +127,7 @@ public final class RunSession {
         now -> new RunMaintenance(new Retention(store.retention()), config, now, history::condense,
             () -> store.stats().recordSample("run", now)));
     return Scheduler.builder(store.items(), config, backlogs, dir.jobs(),
-            new AgentRunner(clock, System.getenv(), config.context().summarizer().apiKeyEnv()), clock)
+        new AgentRunner(clock, System.getenv(), config.context().summarizer().apiKeyEnv()), clock)
         .listener(listener)
         .history(history)
         .memory(new MemoryService(store.memory(), clock, config.memoryBootContextChars()))

@@ -1,15 +1,13 @@
 package dev.orchestrate.backlog;
 
 import dev.orchestrate.config.Config;
-
+import dev.orchestrate.limits.Quote;
 import dev.orchestrate.yaml.Names;
 import dev.orchestrate.yaml.Problems;
 import dev.orchestrate.yaml.ValidationException;
 import dev.orchestrate.yaml.Values;
 import dev.orchestrate.yaml.YamlNode;
 import dev.orchestrate.yaml.YamlReader;
-
-import dev.orchestrate.limits.Quote;
 import java.math.BigInteger;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -56,7 +54,7 @@ public final class BacklogLoader {
   public static Backlog load(Path file, Config config) {
     Problems problems = new Problems(file.toString());
     Optional<List<BacklogItem>> items = YamlReader.read(file, problems, YamlReader.MAX_BACKLOG_BYTES,
-            "split the backlog, or shorten the longest descriptions")
+        "split the backlog, or shorten the longest descriptions")
         .flatMap(root -> new BacklogLoader(config, problems).items(root));
     problems.throwIfAny();
     return new Backlog(file, items.orElseThrow());

@@ -1,12 +1,12 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.yaml.Problem;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.limits.Quote;
 import dev.orchestrate.scheduler.ItemFilter;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.SyncResult;
+import dev.orchestrate.yaml.Problem;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.ZoneId;
@@ -20,7 +20,8 @@ import java.util.List;
  * {@code --quiet}); a reload is one progress line. Everything else goes to the progress display.
  */
 final class BacklogNotices implements RunListener {
-  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
+  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss")
+      .withZone(ZoneId.systemDefault());
 
   private final RunListener progress;
   private final PrintWriter err;

@@ -1,23 +1,22 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.config.Ranges;
+import dev.orchestrate.app.Compaction;
 import dev.orchestrate.config.Config;
+import dev.orchestrate.config.Ranges;
+import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.memory.CompactionPolicy;
 import dev.orchestrate.memory.MemoryCompaction;
 import dev.orchestrate.memory.MemoryItem;
+import dev.orchestrate.retention.RetentionStore.OrphanSweep;
 import dev.orchestrate.scheduler.EventLog;
 import dev.orchestrate.state.RecordedPolicies;
-import dev.orchestrate.app.Compaction;
-import dev.orchestrate.limits.StructureName;
-import dev.orchestrate.retention.RetentionStore.OrphanSweep;
-import dev.orchestrate.state.RecordedPolicies;
 import dev.orchestrate.state.StateBackend;
-import java.util.Optional;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -29,13 +28,13 @@ import picocli.CommandLine.Spec;
 /** {@code orchestrate compact}: prune old episodic memories and routine events; optionally shrink the file. */
 @Command(name = "compact", mixinStandardHelpOptions = true,
     description = {"Delete old episodic memories (keeping the --keep-recent newest) and routine event-log "
-            + "rows (keeping retention.events.max_rows), then apply every retention policy in full: job "
-            + "history and its log directories, turns (finished items' turns summarized first), events, "
-            + "stats samples; and delete job log directories no job row refers to (left by a crash or a "
-            + "failed delete). Without a config file, the policies the last run or compact recorded in "
-            + "the state apply. Load-bearing memories (semantic, procedural, tagged rejected-path), "
-            + "load-bearing events and running jobs are never deleted. Safe while a run is active; "
-            + "idempotent."})
+        + "rows (keeping retention.events.max_rows), then apply every retention policy in full: job "
+        + "history and its log directories, turns (finished items' turns summarized first), events, "
+        + "stats samples; and delete job log directories no job row refers to (left by a crash or a "
+        + "failed delete). Without a config file, the policies the last run or compact recorded in "
+        + "the state apply. Load-bearing memories (semantic, procedural, tagged rejected-path), "
+        + "load-bearing events and running jobs are never deleted. Safe while a run is active; "
+        + "idempotent."})
 final class CompactCommand implements Callable<Integer> {
   /** Ids listed by a dry run (text and JSON); -v lists them all. */
   static final int DRY_RUN_SAMPLE = 100;
@@ -124,7 +123,7 @@ final class CompactCommand implements Callable<Integer> {
     }
     return start + ": applying the retention policies the last run or compact recorded in the state"
         + (defaulted.isEmpty() ? "" : "; built-in defaults for " + String.join(", ", defaulted)
-        + " (nothing recorded)");
+            + " (nothing recorded)");
   }
 
   private void printOrphans(PrintWriter out, OrphanSweep orphans) {
@@ -174,11 +173,14 @@ final class CompactCommand implements Callable<Integer> {
     if (dryRun) {
       out.println("retention: not applied in a dry run (orchestrate stats shows what is over its policy)");
     } else {
-      out.println("retention: deleted " + deleted.getOrDefault(StructureName.JOBS, 0L) + " jobs (with their log directories), "
-          + deleted.getOrDefault(StructureName.TURNS, 0L) + " turns, " + deleted.getOrDefault(StructureName.EVENTS, 0L) + " events, "
-          + deleted.getOrDefault(StructureName.STATS_SAMPLES, 0L) + " stats samples");
+      out.println(
+          "retention: deleted " + deleted.getOrDefault(StructureName.JOBS, 0L) + " jobs (with their log directories), "
+              + deleted.getOrDefault(StructureName.TURNS, 0L) + " turns, "
+              + deleted.getOrDefault(StructureName.EVENTS, 0L) + " events, "
+              + deleted.getOrDefault(StructureName.STATS_SAMPLES, 0L) + " stats samples");
       if (deleted.getOrDefault(StructureName.WORKTREES, 0L) > 0) {
-        out.println("retention: removed " + deleted.get(StructureName.WORKTREES) + " worktrees of finished items (branches kept)");
+        out.println("retention: removed " + deleted.get(StructureName.WORKTREES)
+            + " worktrees of finished items (branches kept)");
       }
     }
     out.flush();
@@ -234,7 +236,7 @@ final class CompactCommand implements Callable<Integer> {
     String keepSource = keepRecent != null ? "--keep-recent " : "memory.keep_recent ";
     out.println("memory: " + verb + m.deleted() + " episodic; kept " + m.keptRecent() + " recent (" + keepSource
         + keep + ") and " + m.keptLoadBearing() + " load-bearing" + (m.superseded() > 0
-        ? "; " + m.superseded() + " superseded left as they are" : ""));
+            ? "; " + m.superseded() + " superseded left as they are" : ""));
     if (m.keptLoadBearing() > 0) {
       StringBuilder why = new StringBuilder("  load-bearing, never deleted:");
       new TreeMap<>(m.protectedBy()).forEach((reason, n) -> why.append(' ').append(n).append(' ').append(reason));
@@ -246,10 +248,11 @@ final class CompactCommand implements Callable<Integer> {
     if (dryRun && !m.deletedIds().isEmpty()) {
       out.println("  would delete (oldest first): " + TerminalText.safe(String.join(", ", m.deletedIds()))
           + (m.deleted() > m.deletedIds().size() ? ", … " + (m.deleted() - m.deletedIds().size())
-          + " more (-v lists all)" : ""));
+              + " more (-v lists all)" : ""));
     }
     out.println("events: " + verb + e.deleted() + " routine; kept " + e.keptRecent() + " recent ("
-        + (eventsKeep == Integer.MAX_VALUE ? "retention.events.max_rows none" : "retention.events.max_rows " + eventsKeep)
+        + (eventsKeep == Integer.MAX_VALUE ? "retention.events.max_rows none"
+            : "retention.events.max_rows " + eventsKeep)
         + ") and " + e.keptLoadBearing() + " load-bearing");
     report.vacuumed().ifPresent(v -> out.println("vacuum: " + v.bytesBefore() + " -> " + v.bytesAfter() + " bytes"));
     out.flush();

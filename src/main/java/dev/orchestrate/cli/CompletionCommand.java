@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -22,7 +21,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "completion", mixinStandardHelpOptions = true,
     description = {"Print a shell completion script: commands, options, file names for --state and --config, "
-            + "and the item ids of the current project for status, unblock and logs.",
+        + "and the item ids of the current project for status, unblock and logs.",
         "  bash:  source <(orchestrate completion bash)        (e.g. in ~/.bashrc)",
         "  zsh:   source <(orchestrate completion zsh)         (e.g. in ~/.zshrc)",
         "  fish:  orchestrate completion fish | source"})

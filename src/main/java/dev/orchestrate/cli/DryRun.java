@@ -1,9 +1,8 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.jobs.Preflight;
-import java.util.Optional;
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.config.Config;
+import dev.orchestrate.jobs.Preflight;
 import dev.orchestrate.scheduler.ItemFilter;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.Plan;
@@ -15,6 +14,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -63,7 +63,8 @@ final class DryRun {
     } else {
       printText(out, plan, config, phaseCap);
       out.println("  agent: " + agent.map(a -> TerminalText.safe(a.program() + " (" + config.agent().preset().key()
-          + ") resolves to " + a.resolved())).orElse("none configured (set agent.preset or agent.command before a run)"));
+          + ") resolves to " + a.resolved()))
+          .orElse("none configured (set agent.preset or agent.command before a run)"));
       out.flush();
     }
     return ExitCode.OK;

@@ -1,11 +1,11 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.yaml.Problem;
-import dev.orchestrate.yaml.ValidationException;
-import dev.orchestrate.state.StateLockedException;
 import dev.orchestrate.limits.Quote;
+import dev.orchestrate.state.StateLockedException;
 import dev.orchestrate.state.StoreException;
 import dev.orchestrate.state.StoreInterruptedException;
+import dev.orchestrate.yaml.Problem;
+import dev.orchestrate.yaml.ValidationException;
 import java.io.PrintWriter;
 import java.util.List;
 import picocli.CommandLine;

@@ -1,11 +1,11 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.yaml.DidYouMean;
 import dev.orchestrate.scheduler.Dependencies;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.state.ItemHistory;
 import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.yaml.DidYouMean;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Instant;

@@ -5,8 +5,8 @@ import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.RunRecord;
 import dev.orchestrate.state.StateBackend;
-import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.state.StateStore;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -28,8 +28,8 @@ import picocli.CommandLine.Spec;
 /** {@code orchestrate jobs}: the job history, newest first, and the current or last run. */
 @Command(name = "jobs", mixinStandardHelpOptions = true,
     description = {"Show the job history (one job per agent attempt), newest first, and the current or last "
-            + "run. Reads only the state directory (no backlog or config needed); safe while a run is "
-            + "active."})
+        + "run. Reads only the state directory (no backlog or config needed); safe while a run is "
+        + "active."})
 final class JobsCommand implements Callable<Integer> {
   static final int DEFAULT_LIMIT = 50;
 

@@ -13,14 +13,14 @@ import java.math.BigInteger;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
-import java.util.Locale;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
-import java.util.Map;
 
 /**
  * The {@code --json} documents: one JSON object on stdout with {@code schema_version} and
@@ -47,8 +47,8 @@ final class Json {
     return at == null ? null : TIMESTAMP.format(at);
   }
 
-  private static final DateTimeFormatter TIMESTAMP =
-      DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
+  private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter
+      .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
 
   /**
    * The document with every map whose iteration order is not fixed (a {@code Map.of} or

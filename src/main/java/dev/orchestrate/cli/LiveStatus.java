@@ -176,7 +176,7 @@ record LiveStatus(Instant started, int done, int total, int blocked, int phasesR
     for (Seg seg : row) {
       String safe = TerminalText.safe(seg.text());
       StringBuilder part = new StringBuilder();
-      for (int i = 0; i < safe.length() && used < budget; ) {
+      for (int i = 0; i < safe.length() && used < budget;) {
         int cp = safe.codePointAt(i);
         int w = columns(cp);
         if (used + w > budget) {
@@ -216,7 +216,7 @@ record LiveStatus(Instant started, int done, int total, int blocked, int phasesR
   /** Columns {@code text} takes on a terminal (roughly: wide East Asian characters take two). */
   static int columns(String text) {
     int n = 0;
-    for (int i = 0; i < text.length(); ) {
+    for (int i = 0; i < text.length();) {
       int cp = text.codePointAt(i);
       n += columns(cp);
       i += Character.charCount(cp);

@@ -1,11 +1,11 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.yaml.DidYouMean;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.state.StateBackend;
-import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.yaml.DidYouMean;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
@@ -29,8 +29,8 @@ import picocli.CommandLine.Spec;
 /** {@code orchestrate logs ID}: a job's output.log, found by item (and phase, attempt), not by path. */
 @Command(name = "logs", mixinStandardHelpOptions = true,
     description = {"Print the output of one of an item's jobs (its output.log: the agent's stdout and stderr, "
-            + "capped at agent.log_max_bytes). Default: the item's latest job; --phase and --attempt pick "
-            + "another. With --follow, keep printing while the job runs and stop when it ends.",
+        + "capped at agent.log_max_bytes). Default: the item's latest job; --phase and --attempt pick "
+        + "another. With --follow, keep printing while the job runs and stop when it ends.",
         "Control characters the agent wrote (escape sequences) are shown as \\x1b and the like, never sent "
             + "to the terminal. Reads only the state directory; safe while a run is active."},
     footerHeading = "%nExit codes:%n",

@@ -5,11 +5,11 @@ import dev.orchestrate.memory.JsonLinesImport;
 import dev.orchestrate.memory.MemoryException;
 import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.memory.MemoryKind;
-import dev.orchestrate.memory.NewMemory;
 import dev.orchestrate.memory.MemoryRepository;
+import dev.orchestrate.memory.NewMemory;
 import dev.orchestrate.state.StateBackend;
-import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.state.StateStore;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -30,8 +30,8 @@ import picocli.CommandLine.Spec;
 /** {@code orchestrate memory list|add|import|supersede}: the project memory. */
 @Command(name = "memory", mixinStandardHelpOptions = true,
     description = {"Project memory: semantic (facts), procedural (how-tos) and episodic (what happened) "
-            + "items. Semantic, procedural and rejected-path-tagged items are load-bearing: always in "
-            + "prompts, never compacted. Needs only the state directory; safe while a run is active."},
+        + "items. Semantic, procedural and rejected-path-tagged items are load-bearing: always in "
+        + "prompts, never compacted. Needs only the state directory; safe while a run is active."},
     subcommands = {MemoryCommand.ListCommand.class, MemoryCommand.AddCommand.class,
         MemoryCommand.ImportCommand.class, MemoryCommand.SupersedeCommand.class})
 final class MemoryCommand implements Callable<Integer> {
@@ -40,7 +40,8 @@ final class MemoryCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    throw CliException.usage("memory needs a subcommand: list, add, import or supersede (see 'orchestrate memory --help')");
+    throw CliException
+        .usage("memory needs a subcommand: list, add, import or supersede (see 'orchestrate memory --help')");
   }
 
   static MemoryKind kind(String key) {
@@ -131,7 +132,8 @@ final class MemoryCommand implements Callable<Integer> {
         description = "semantic, procedural or episodic")
     String kind;
 
-    @Option(names = "--tag", paramLabel = "TAG", description = "A tag (repeatable); rejected-path makes it load-bearing")
+    @Option(names = "--tag", paramLabel = "TAG",
+        description = "A tag (repeatable); rejected-path makes it load-bearing")
     List<String> tags = new ArrayList<>();
 
     @Option(names = "--title", paramLabel = "TITLE", description = "A short title")
@@ -162,7 +164,8 @@ final class MemoryCommand implements Callable<Integer> {
       }
       MemoryItem stored;
       try (StateStore store = parent.root.backend().open(StateStore.Mode.MAINTENANCE)) {
-        stored = store.memory().put(new NewMemory(id, k, title, text, tags, null).capped(), Clock.systemUTC().instant());
+        stored = store.memory().put(new NewMemory(id, k, title, text, tags, null).capped(),
+            Clock.systemUTC().instant());
       }
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
@@ -194,7 +197,8 @@ final class MemoryCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "FILE", description = "The JSON Lines file")
     Path file;
 
-    @Option(names = "--json", description = "Print {\"kind\": \"memory_import\", \"imported\": N, \"added\": M} on stdout")
+    @Option(names = "--json",
+        description = "Print {\"kind\": \"memory_import\", \"imported\": N, \"added\": M} on stdout")
     boolean json;
 
     @Override

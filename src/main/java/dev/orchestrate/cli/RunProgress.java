@@ -19,7 +19,8 @@ import java.util.function.Consumer;
  * view prints the same lines above its status area, through {@link #RunProgress(Consumer, Clock)}.
  */
 final class RunProgress implements RunListener, SummarizationListener {
-  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
+  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss")
+      .withZone(ZoneId.systemDefault());
 
   private final Consumer<String> sink;
   private final Clock clock;

@@ -56,7 +56,8 @@ final class ServeCommand implements Callable<Integer> {
     try {
       address = InetAddress.getByName(bind);
     } catch (UnknownHostException e) {
-      throw CliException.usage("--bind: unknown address '" + bind + "' (use an IP address such as 127.0.0.1 or 0.0.0.0)");
+      throw CliException
+          .usage("--bind: unknown address '" + bind + "' (use an IP address such as 127.0.0.1 or 0.0.0.0)");
     }
     try {
       return DashboardServer.serveUntilStopped(root.backend(), new InetSocketAddress(address, port), token,

@@ -1,18 +1,18 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.config.Durations;
+import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.scheduler.Budget;
+import dev.orchestrate.state.StateBackend;
+import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.state.StoreException;
 import dev.orchestrate.stats.LastRun;
 import dev.orchestrate.stats.Spending;
 import dev.orchestrate.stats.StatsInput;
 import dev.orchestrate.stats.StatsReport;
-import dev.orchestrate.stats.Structure;
-import dev.orchestrate.state.StateBackend;
-import dev.orchestrate.state.StateStore;
 import dev.orchestrate.stats.StatsSource;
-import dev.orchestrate.state.StateDirectory;
-import dev.orchestrate.state.StoreException;
+import dev.orchestrate.stats.Structure;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.time.Duration;
@@ -33,13 +33,13 @@ import picocli.CommandLine.Spec;
 /** {@code orchestrate stats}: how much every bounded structure has grown, its limit, and how close it is. */
 @Command(name = "stats", mixinStandardHelpOptions = true,
     description = {"Show the growth of every bounded structure: rows now, rows ever written, rows pruned, "
-            + "last pruned, the retention limit, utilisation (rows retention may delete / max_rows) and "
-            + "a status: ok below 85%%, warn from 85%%, over above 100%% (retention keeps a structure "
-            + "at 60%% of max_rows, so warn means growth outpaces maintenance). Also the database file "
-            + "(bytes, pages, free pages reclaimable with `compact --vacuum`, WAL), episodic memories "
-            + "over keep_recent, the last run's in-memory figures, a trend (rows per hour over the "
-            + "samples of the last 24 h; run, stats and compact each record one), and the pressure: "
-            + "normal, elevated (>= 70%%), high (>= 85%%), critical (>= 95%%) of the fullest structure.",
+        + "last pruned, the retention limit, utilisation (rows retention may delete / max_rows) and "
+        + "a status: ok below 85%%, warn from 85%%, over above 100%% (retention keeps a structure "
+        + "at 60%% of max_rows, so warn means growth outpaces maintenance). Also the database file "
+        + "(bytes, pages, free pages reclaimable with `compact --vacuum`, WAL), episodic memories "
+        + "over keep_recent, the last run's in-memory figures, a trend (rows per hour over the "
+        + "samples of the last 24 h; run, stats and compact each record one), and the pressure: "
+        + "normal, elevated (>= 70%%), high (>= 85%%), critical (>= 95%%) of the fullest structure.",
         "Warnings name every structure from 70%% with a remedy, at level elevated (70-85%%, "
             + "status still ok), warn or over; memory gets an elevated warning when the episodic "
             + "memories over keep_recent are at least as many as keep_recent (and at least 50).",
@@ -213,7 +213,8 @@ final class StatsCommand implements Callable<Integer> {
     r.structures().stream().filter(row -> row.name().equals(StructureName.JOB_LOGS.key())).findFirst()
         .ifPresent(row -> out.println("job logs on disk: " + row.figures().rowsNow() + " directories, "
             + row.figures().bytes() + " bytes"));
-    r.structures().stream().filter(row -> row.name().equals(StructureName.WORKTREES.key()) && row.figures().rowsWritten() > 0)
+    r.structures().stream()
+        .filter(row -> row.name().equals(StructureName.WORKTREES.key()) && row.figures().rowsWritten() > 0)
         .findFirst().ifPresent(row -> out.println("worktrees on disk: " + row.figures().rowsNow() + ", "
             + row.figures().bytes() + " bytes (measured at creation and at each phase commit)"));
     out.println("memory: " + r.memory().prunable() + " prunable episodic, " + r.memory().overKeepRecent()

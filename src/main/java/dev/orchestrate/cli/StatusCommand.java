@@ -6,9 +6,9 @@ import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.state.StateBackend;
+import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.workspace.WorkspaceRecord;
-import dev.orchestrate.state.StateDirectory;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -17,11 +17,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * {@code orchestrate status [ID]}: every item with its status, phase, attempts and why it is
@@ -29,9 +29,9 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 @Command(name = "status", mixinStandardHelpOptions = true,
     description = {"Show every item: status, phase, attempts of the current (or last) phase, title, blocked "
-            + "reason, what it waits on. With ID: that item in full (phases with their summaries, attempts, "
-            + "jobs, follow-ups, blocked reason, unblock notes). Reads only the state directory (no backlog "
-            + "or config needed); safe while a run is active."})
+        + "reason, what it waits on. With ID: that item in full (phases with their summaries, attempts, "
+        + "jobs, follow-ups, blocked reason, unblock notes). Reads only the state directory (no backlog "
+        + "or config needed); safe while a run is active."})
 final class StatusCommand implements Callable<Integer> {
   /** Titles longer than this are cut in the table (status ID and --json have them whole). */
   static final int TITLE_COLUMN_MAX = 40;

@@ -1,9 +1,9 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.scheduler.ItemState;
-import dev.orchestrate.scheduler.Transitions;
 import dev.orchestrate.app.UnblockRefusedException;
 import dev.orchestrate.app.Unblocking;
+import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.scheduler.Transitions;
 import java.io.PrintWriter;
 import java.time.Clock;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package dev.orchestrate.config;
 
+import dev.orchestrate.limits.Quote;
 import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.yaml.Names;
 import dev.orchestrate.yaml.Problems;
@@ -8,8 +9,6 @@ import dev.orchestrate.yaml.ValidationException;
 import dev.orchestrate.yaml.Values;
 import dev.orchestrate.yaml.YamlNode;
 import dev.orchestrate.yaml.YamlReader;
-
-import dev.orchestrate.limits.Quote;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -52,7 +51,8 @@ public final class ConfigLoader {
   public static final List<String> COMMAND_KEYS = List.of("kind", "command", "timeout", "fallback", "prompt");
   public static final List<String> MEMORY_KEYS = List.of("keep_recent", "boot_context_chars");
   /** The structures that have a retention entry; each takes {@link #STRUCTURE_RETENTION_KEYS}. */
-  public static final List<String> RETENTION_STRUCTURES = StructureName.RETAINED.stream().map(StructureName::key).toList();
+  public static final List<String> RETENTION_STRUCTURES = StructureName.RETAINED.stream().map(StructureName::key)
+      .toList();
   public static final List<String> RETENTION_KEYS = List.of("maintenance_interval", "budget", StructureName.JOBS.key(),
       StructureName.TURNS.key(), StructureName.EVENTS.key(), StructureName.STATS_SAMPLES.key(),
       StructureName.WORKTREES.key());
@@ -88,7 +88,7 @@ public final class ConfigLoader {
   public static Config load(Path file) {
     Problems problems = new Problems(file.toString());
     Optional<Config> config = YamlReader.read(file, problems, YamlReader.MAX_CONFIG_BYTES,
-            "move long phase instructions into workflow files")
+        "move long phase instructions into workflow files")
         .flatMap(root -> new ConfigLoader(file, problems).config(root, file));
     problems.throwIfAny();
     return config.orElseThrow();
@@ -114,7 +114,7 @@ public final class ConfigLoader {
         .orElse(Config.DEFAULT_KEEP_RECENT);
     int bootChars = setting(memory, "boot_context_chars",
         n -> values.integer(n, "memory.boot_context_chars", 0, Ranges.BOOT_CONTEXT_CHARS))
-            .orElse(Config.DEFAULT_BOOT_CONTEXT_CHARS);
+        .orElse(Config.DEFAULT_BOOT_CONTEXT_CHARS);
     RetentionConfig retention = section(map, "retention").map(this::retention).orElse(RetentionConfig.defaults());
     section(map, "limits").ifPresent(m -> noKeys(m, "limits", LIMITS_MOVED));
     return Optional.of(new Config(Optional.of(file), agent, execution, defaultPipeline, pipelines,
@@ -163,7 +163,8 @@ public final class ConfigLoader {
       return defaults;
     }
     problems.unknownKeys(entry.get(), structure.equals(StructureName.EVENTS.key()) ? EVENTS_RETENTION_KEYS
-        : structure.equals(StructureName.WORKTREES.key()) ? WORKTREES_RETENTION_KEYS : STRUCTURE_RETENTION_KEYS, "key", subject);
+        : structure.equals(StructureName.WORKTREES.key()) ? WORKTREES_RETENTION_KEYS : STRUCTURE_RETENTION_KEYS, "key",
+        subject);
     Integer maxRows = defaults.maxRows();
     String rowsKey = "max_rows";
     Optional<YamlNode> rows = entry.get().get(rowsKey);

@@ -12,8 +12,7 @@ import java.util.regex.Pattern;
  */
 public final class Durations {
   private static final String HINT = "use a number with ms, s, m, h or d, e.g. 90s, 30m, 2h, 7d";
-  private static final Pattern FORM =
-      Pattern.compile("(?:(\\d+)d)?(?:(\\d+)h)?(?:(\\d+)m)?(?:(\\d+)s)?(?:(\\d+)ms)?");
+  private static final Pattern FORM = Pattern.compile("(?:(\\d+)d)?(?:(\\d+)h)?(?:(\\d+)m)?(?:(\\d+)s)?(?:(\\d+)ms)?");
 
   private Durations() {}
 

@@ -28,11 +28,13 @@ public record ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int
   }
 
   public ExecutionConfig withMaxTokens(Long tokens) {
-    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, circuitBreaker, phaseCap, maxCostUsd, tokens, workspace);
+    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, circuitBreaker, phaseCap, maxCostUsd, tokens,
+        workspace);
   }
 
   public ExecutionConfig withWorkspace(WorkspaceConfig workspace) {
-    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, circuitBreaker, phaseCap, maxCostUsd, maxTokens, workspace);
+    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, circuitBreaker, phaseCap, maxCostUsd, maxTokens,
+        workspace);
   }
 
   public static ExecutionConfig defaults() {
@@ -41,7 +43,8 @@ public record ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int
   }
 
   public ExecutionConfig withMaxRetries(int retries) {
-    return new ExecutionConfig(maxWip, maxConcurrent, retries, circuitBreaker, phaseCap, maxCostUsd, maxTokens, workspace);
+    return new ExecutionConfig(maxWip, maxConcurrent, retries, circuitBreaker, phaseCap, maxCostUsd, maxTokens,
+        workspace);
   }
 
   public ExecutionConfig withCircuitBreaker(int trips) {
@@ -49,10 +52,12 @@ public record ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int
   }
 
   public ExecutionConfig withMaxWip(int wip) {
-    return new ExecutionConfig(wip, maxConcurrent, maxRetries, circuitBreaker, phaseCap, maxCostUsd, maxTokens, workspace);
+    return new ExecutionConfig(wip, maxConcurrent, maxRetries, circuitBreaker, phaseCap, maxCostUsd, maxTokens,
+        workspace);
   }
 
   public ExecutionConfig withMaxConcurrent(int concurrent) {
-    return new ExecutionConfig(maxWip, concurrent, maxRetries, circuitBreaker, phaseCap, maxCostUsd, maxTokens, workspace);
+    return new ExecutionConfig(maxWip, concurrent, maxRetries, circuitBreaker, phaseCap, maxCostUsd, maxTokens,
+        workspace);
   }
 }

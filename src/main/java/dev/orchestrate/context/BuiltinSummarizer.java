@@ -23,8 +23,8 @@ public final class BuiltinSummarizer implements Summarizer {
       + "|instead|prefer\\w*|avoid\\w*|do not|don't|use|uses|using)\\b");
   private static final Pattern HEADING = Pattern.compile("^### Turn \\d+ · (\\w+) · (\\S+) attempt \\d+$");
 
-  private static final Pattern NOTHING_KEPT =
-      Pattern.compile("- \\d+ earlier line\\(s\\) carried no file paths, errors or decisions\\.");
+  private static final Pattern NOTHING_KEPT = Pattern
+      .compile("- \\d+ earlier line\\(s\\) carried no file paths, errors or decisions\\.");
 
   private final int maxChars;
 

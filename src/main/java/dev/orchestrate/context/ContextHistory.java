@@ -1,15 +1,15 @@
 package dev.orchestrate.context;
 
-import dev.orchestrate.limits.SizeCap;
 import dev.orchestrate.config.ContextConfig;
+import dev.orchestrate.limits.SizeCap;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SeekableByteChannel;
-import java.nio.file.LinkOption;
-import java.nio.file.StandardOpenOption;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.function.Function;
 

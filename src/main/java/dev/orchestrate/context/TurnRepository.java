@@ -42,7 +42,8 @@ public interface TurnRepository {
    * Like {@link #saveSummary}, and in the same transaction deletes the item's turns the summary
    * covers ({@code seq <= summary.toSeq()}); returns how many were deleted.
    */
-  int saveSummaryAndPrune(ContextSummary summary, boolean truncated, String eventKind, Map<String, Object> eventPayload);
+  int saveSummaryAndPrune(ContextSummary summary, boolean truncated, String eventKind,
+      Map<String, Object> eventPayload);
 
   /** Saves a summary whose text was not cut. */
   default void saveSummary(ContextSummary summary, String eventKind, Map<String, Object> eventPayload) {

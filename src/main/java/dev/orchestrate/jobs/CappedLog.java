@@ -3,7 +3,6 @@ package dev.orchestrate.jobs;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import org.slf4j.Logger;

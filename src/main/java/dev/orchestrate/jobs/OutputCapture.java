@@ -1,12 +1,12 @@
 package dev.orchestrate.jobs;
 
+import dev.orchestrate.jobs.presets.AgentReport;
+import dev.orchestrate.jobs.presets.OutputReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import dev.orchestrate.jobs.presets.AgentReport;
-import dev.orchestrate.jobs.presets.OutputReader;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -45,8 +45,8 @@ public final class Preflight {
   }
 
   /** Interpreters whose first argument is the script they run: ["bash", "agents/claude.sh"]. */
-  private static final java.util.Set<String> INTERPRETERS =
-      java.util.Set.of("bash", "sh", "zsh", "dash", "python", "python3", "node", "ruby", "perl");
+  private static final java.util.Set<String> INTERPRETERS = java.util.Set.of("bash", "sh", "zsh", "dash", "python",
+      "python3", "node", "ruby", "perl");
 
   /** The script an interpreter is told to run must exist; null when there is none or it does. */
   private static Check script(java.util.List<String> command, Path workDir) {

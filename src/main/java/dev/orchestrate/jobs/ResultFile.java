@@ -195,7 +195,8 @@ final class ResultFile {
   private static void releaseFifoReader(Path file) {
     Daemon.start("result-file-release", () -> {
       try {
-        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class,
+            LinkOption.NOFOLLOW_LINKS);
         if (attributes.isOther()) {
           Files.newOutputStream(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS).close();
         }

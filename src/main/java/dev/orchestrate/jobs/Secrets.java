@@ -32,8 +32,7 @@ public final class Secrets {
   /** Shorter values are not masked (see the class comment). */
   public static final int MIN_CHARS = 4;
   /** Name endings that make a variable secret without being listed. */
-  public static final List<String> SECRET_NAME_SUFFIXES =
-      List.of("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD");
+  public static final List<String> SECRET_NAME_SUFFIXES = List.of("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD");
 
   public static final Secrets NONE = new Secrets(List.of());
 
@@ -161,8 +160,7 @@ public final class Secrets {
   }
 
   private static int indexOf(byte[] data, byte[] secret) {
-    outer:
-    for (int i = 0; i + secret.length <= data.length; i++) {
+    outer : for (int i = 0; i + secret.length <= data.length; i++) {
       for (int j = 0; j < secret.length; j++) {
         if (data[i + j] != secret[j]) {
           continue outer;

@@ -9,15 +9,8 @@ import java.util.Optional;
  * {@link #key()} is the name written everywhere outside Java (YAML keys, table rows, JSON keys).
  */
 public enum StructureName {
-  ITEMS("items"),
-  EVENTS("events"),
-  TURNS("turns"),
-  SUMMARIES("summaries"),
-  JOBS("jobs"),
-  MEMORY("memory"),
-  STATS_SAMPLES("stats_samples"),
-  JOB_LOGS("job_logs"),
-  WORKTREES("worktrees");
+  ITEMS("items"), EVENTS("events"), TURNS("turns"), SUMMARIES("summaries"), JOBS("jobs"), MEMORY(
+      "memory"), STATS_SAMPLES("stats_samples"), JOB_LOGS("job_logs"), WORKTREES("worktrees");
 
   /** What a retention pass prunes, in pass order. */
   public static final List<StructureName> RETAINED = List.of(JOBS, TURNS, EVENTS, STATS_SAMPLES);

@@ -18,6 +18,7 @@ public enum MemoryKind {
         return k;
       }
     }
-    throw new IllegalArgumentException("unknown memory kind " + Quote.value(key) + " (use semantic, procedural or episodic)");
+    throw new IllegalArgumentException(
+        "unknown memory kind " + Quote.value(key) + " (use semantic, procedural or episodic)");
   }
 }

@@ -1,8 +1,8 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.backlog.Priority;
 import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;
-import dev.orchestrate.backlog.Priority;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -326,8 +326,8 @@ public final class ActionSelection {
     }
   }
 
-  private static final Comparator<ItemState> BY_PRIORITY_THEN_ORDER =
-      Comparator.comparing((ItemState i) -> i.definition().priority()).thenComparingLong(ItemState::seq);
+  private static final Comparator<ItemState> BY_PRIORITY_THEN_ORDER = Comparator
+      .comparing((ItemState i) -> i.definition().priority()).thenComparingLong(ItemState::seq);
 
   private record Candidate(ItemState item, PhaseDef phase, int index) {
   }

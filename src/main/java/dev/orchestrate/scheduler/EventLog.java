@@ -10,7 +10,6 @@ public interface EventLog {
    */
   EventCompaction compact(int keepRecent, boolean dryRun);
 
-
   /** Counts of one pass; {@code deleted} is what the DELETEs reported (or would delete). */
   record EventCompaction(long deleted, long keptLoadBearing, long keptRecent) {
   }

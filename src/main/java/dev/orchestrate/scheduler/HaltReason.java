@@ -4,13 +4,12 @@ import java.util.Locale;
 
 /** Why a run stopped. */
 public enum HaltReason {
-  ALL_DONE("every item is done or blocked"),
-  WAITING_ON_BLOCKED("the remaining items wait on blocked items (or on items this run leaves out)"),
-  PHASE_CAP("the phase cap was reached"),
-  TARGETS_DONE("every target is done or blocked"),
-  CIRCUIT_BREAKER("the circuit breaker tripped: too many items in a row exhausted their retries"),
-  BUDGET("the budget was reached: the spend the agents reported hit execution.max_cost_usd or max_tokens"),
-  INTERRUPTED("interrupted");
+  ALL_DONE("every item is done or blocked"), WAITING_ON_BLOCKED(
+      "the remaining items wait on blocked items (or on items this run leaves out)"), PHASE_CAP(
+          "the phase cap was reached"), TARGETS_DONE("every target is done or blocked"), CIRCUIT_BREAKER(
+              "the circuit breaker tripped: too many items in a row exhausted their retries"), BUDGET(
+                  "the budget was reached: the spend the agents reported hit execution.max_cost_usd or max_tokens"), INTERRUPTED(
+                      "interrupted");
 
   private final String description;
 

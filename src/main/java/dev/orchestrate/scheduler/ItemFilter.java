@@ -94,7 +94,8 @@ public record ItemFilter(List<Criterion> criteria, List<String> targets, Map<Str
     }
     for (String target : targets) {
       if (target == null || target.isBlank()) {
-        throw new ItemFilterException(ItemFilterException.Part.TARGET, "expected an item id, got " + Quote.value(target == null ? "" : target));
+        throw new ItemFilterException(ItemFilterException.Part.TARGET,
+            "expected an item id, got " + Quote.value(target == null ? "" : target));
       }
     }
     return new ItemFilter(criteria, targets.stream().map(String::strip).toList(), Map.of());
@@ -130,7 +131,8 @@ public record ItemFilter(List<Criterion> criteria, List<String> targets, Map<Str
       }
       for (String value : c.values().stream().sorted().toList()) {
         if (!names.contains(value)) {
-          throw new ItemFilterException(ItemFilterException.Part.CRITERION, "unknown pipeline " + Quote.value(value) + " (use " + alternatives(names) + ")");
+          throw new ItemFilterException(ItemFilterException.Part.CRITERION,
+              "unknown pipeline " + Quote.value(value) + " (use " + alternatives(names) + ")");
         }
       }
     }
@@ -227,17 +229,20 @@ public record ItemFilter(List<Criterion> criteria, List<String> targets, Map<Str
   private static Criterion criterion(String flag) {
     int eq = flag == null ? -1 : flag.indexOf('=');
     if (eq <= 0) {
-      throw new ItemFilterException(ItemFilterException.Part.CRITERION, "expected KEY=VALUE, got " + Quote.value(flag == null ? "" : flag));
+      throw new ItemFilterException(ItemFilterException.Part.CRITERION,
+          "expected KEY=VALUE, got " + Quote.value(flag == null ? "" : flag));
     }
     String rawKey = flag.substring(0, eq).strip();
     Key key = Arrays.stream(Key.values()).filter(k -> k.key().equals(rawKey)).findFirst()
-        .orElseThrow(() -> new ItemFilterException(ItemFilterException.Part.CRITERION, "unknown key " + Quote.value(rawKey) + " (use "
-            + alternatives(Arrays.stream(Key.values()).map(Key::key).toList()) + ")"));
+        .orElseThrow(() -> new ItemFilterException(ItemFilterException.Part.CRITERION,
+            "unknown key " + Quote.value(rawKey) + " (use "
+                + alternatives(Arrays.stream(Key.values()).map(Key::key).toList()) + ")"));
     Set<String> values = new LinkedHashSet<>();
     for (String raw : flag.substring(eq + 1).split(",", -1)) {
       String value = raw.strip();
       if (value.isEmpty()) {
-        throw new ItemFilterException(ItemFilterException.Part.CRITERION, "empty value in " + Quote.value(flag) + " (expected KEY=VALUE[,VALUE])");
+        throw new ItemFilterException(ItemFilterException.Part.CRITERION,
+            "empty value in " + Quote.value(flag) + " (expected KEY=VALUE[,VALUE])");
       }
       checkValue(key, value);
       values.add(value);
@@ -252,8 +257,9 @@ public record ItemFilter(List<Criterion> criteria, List<String> targets, Map<Str
       case TAG, PIPELINE -> null;
     };
     if (allowed != null && !allowed.contains(value)) {
-      throw new ItemFilterException(ItemFilterException.Part.CRITERION, "bad value " + Quote.value(value) + " for " + key.key()
-          + " (use " + alternatives(allowed) + ")");
+      throw new ItemFilterException(ItemFilterException.Part.CRITERION,
+          "bad value " + Quote.value(value) + " for " + key.key()
+              + " (use " + alternatives(allowed) + ")");
     }
   }
 

@@ -135,7 +135,8 @@ public final class JobTable<H> {
   /** Records how a job ended (its process has exited). */
   public void ended(long jobId, JobState state) {
     if (state.isActive() || state == JobState.INTERRUPTED) {
-      throw new IllegalArgumentException("a job of this session ends completed, cancelled or failed, not " + state.key());
+      throw new IllegalArgumentException(
+          "a job of this session ends completed, cancelled or failed, not " + state.key());
     }
     Entry<H> e = jobs.get(jobId);
     if (e == null) {

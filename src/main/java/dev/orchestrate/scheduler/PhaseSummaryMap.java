@@ -71,7 +71,7 @@ public final class PhaseSummaryMap {
   /** Drops the entries of items that are no longer active; returns how many it dropped. */
   public int sweep(Predicate<String> active) {
     int dropped = 0;
-    for (Iterator<String> it = summaries.keySet().iterator(); it.hasNext(); ) {
+    for (Iterator<String> it = summaries.keySet().iterator(); it.hasNext();) {
       if (!active.test(it.next())) {
         it.remove();
         dropped++;

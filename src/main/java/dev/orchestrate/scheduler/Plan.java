@@ -67,7 +67,7 @@ public record Plan(List<PlanStep> steps, List<String> untouched, boolean capped)
     ItemFilter pinned = filter.asOfRunStart(items);
     List<PlanStep> steps = new ArrayList<>();
     boolean capped = false;
-    for (int wave = 1; ; wave++) {
+    for (int wave = 1;; wave++) {
       if (pinned.hasTargets() && pinned.targetsFinished(now)) {
         break;
       }

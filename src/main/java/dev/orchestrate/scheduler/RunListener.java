@@ -1,7 +1,7 @@
 package dev.orchestrate.scheduler;
 
-import dev.orchestrate.yaml.Problem;
 import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.yaml.Problem;
 import java.util.List;
 
 /** Progress callbacks for the user interface; called on the scheduler thread. */

@@ -1,6 +1,5 @@
 package dev.orchestrate.scheduler;
 
-import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogSource;
 import dev.orchestrate.config.Config;
@@ -10,12 +9,13 @@ import dev.orchestrate.context.PriorContext;
 import dev.orchestrate.context.PromptBuilder;
 import dev.orchestrate.context.PromptInput;
 import dev.orchestrate.context.TurnHistory;
-import dev.orchestrate.jobs.AgentOutcome;
-import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.AgentHandle;
 import dev.orchestrate.jobs.AgentLauncher;
+import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.JobRequest;
 import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.memory.MemoryKind;
 import dev.orchestrate.memory.NewMemory;
 import dev.orchestrate.memory.ProjectMemory;

@@ -1,7 +1,7 @@
 package dev.orchestrate.scheduler;
 
-import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.backlog.BacklogItem;
+import dev.orchestrate.jobs.Usage;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -83,7 +83,6 @@ public interface StateRepository {
    */
   default void runSpend(long runId, Usage spend, Double maxCostUsd, Long maxTokens) {
   }
-
 
   /**
    * Applies every step in one transaction if every item is still {@code expected}; nothing is

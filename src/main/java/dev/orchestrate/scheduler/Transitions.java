@@ -106,7 +106,8 @@ public final class Transitions {
           List.of()));
       case BLOCKED -> withResult(result, move(item,
           Progress.blocked(p.status(), p.phase(), cuts.cap("agent reported blocked in phase " + p.phase()
-              + reasonSuffix(outcome.context()), BLOCKED_REASON_MAX_CHARS)), null));
+              + reasonSuffix(outcome.context()), BLOCKED_REASON_MAX_CHARS)),
+          null));
       case FAILED -> {
         int attempts = p.attempts() + 1;
         if (attempts > maxRetries) {

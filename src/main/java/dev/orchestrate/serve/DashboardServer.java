@@ -11,12 +11,12 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.security.SecureRandom;
-import java.util.concurrent.CountDownLatch;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.time.Clock;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -67,7 +67,8 @@ public final class DashboardServer implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    DashboardServer dashboard = new DashboardServer(server, pool, backend, clock, token == null ? null : new AccessToken(token));
+    DashboardServer dashboard = new DashboardServer(server, pool, backend, clock,
+        token == null ? null : new AccessToken(token));
     server.createContext("/", dashboard::handle);
     server.setExecutor(pool);
     server.start();
@@ -102,7 +103,8 @@ public final class DashboardServer implements AutoCloseable {
     if (host.contains(":")) {
       host = "[" + host + "]";
     }
-    out.println("Serving " + backend.directory().root().toAbsolutePath() + " read-only at http://" + host + ":" + server.port() + "/"
+    out.println("Serving " + backend.directory().root().toAbsolutePath() + " read-only at http://" + host + ":"
+        + server.port() + "/"
         + (access == null ? "" : " (token required)"));
     out.flush();
     stopped.await();

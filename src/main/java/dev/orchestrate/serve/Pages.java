@@ -8,16 +8,16 @@ import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.RunRecord;
-import dev.orchestrate.stats.DatabaseFigures;
-import dev.orchestrate.stats.Sample;
-import dev.orchestrate.stats.StatsReport;
-import dev.orchestrate.stats.Structure;
 import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.DashboardQueries.ItemFilter;
 import dev.orchestrate.state.DashboardQueries.Page;
 import dev.orchestrate.state.DashboardQueries.RunBounds;
 import dev.orchestrate.state.ItemHistory.Answer;
 import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.stats.DatabaseFigures;
+import dev.orchestrate.stats.Sample;
+import dev.orchestrate.stats.StatsReport;
+import dev.orchestrate.stats.Structure;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -141,7 +141,8 @@ final class Pages {
       }
       double w = n * 1000.0 / total;
       svg.append("<rect class=\"s-").append(s).append("\" x=\"").append(String.format(Locale.ROOT, "%.2f", x))
-          .append("\" y=\"0\" height=\"16\" width=\"").append(String.format(Locale.ROOT, "%.2f", w)).append("\"><title>")
+          .append("\" y=\"0\" height=\"16\" width=\"").append(String.format(Locale.ROOT, "%.2f", w))
+          .append("\"><title>")
           .append(s).append(": ").append(n).append("</title></rect>");
       x += w;
     }
@@ -184,7 +185,8 @@ final class Pages {
     param(base, "q", filter.text());
     b.append("<nav class=\"pager\">");
     if (offset > 0) {
-      b.append("<a rel=\"prev\" href=\"").append(esc(base + "offset=" + Math.max(0, offset - PAGE_SIZE))).append("\">previous</a> ");
+      b.append("<a rel=\"prev\" href=\"").append(esc(base + "offset=" + Math.max(0, offset - PAGE_SIZE)))
+          .append("\">previous</a> ");
     }
     b.append("<span>").append(page.total() == 0 ? 0 : offset + 1).append("–").append(offset + page.rows().size())
         .append(" of ").append(page.total()).append("</span>");
@@ -239,7 +241,8 @@ final class Pages {
     if (!answers.isEmpty()) {
       b.append("<section><h2>Summaries by phase and attempt</h2>");
       for (Answer a : answers) {
-        b.append("<h3>").append(esc(a.phase())).append(", attempt ").append(a.attempt()).append("</h3><pre class=\"text\">")
+        b.append("<h3>").append(esc(a.phase())).append(", attempt ").append(a.attempt())
+            .append("</h3><pre class=\"text\">")
             .append(esc(a.text())).append("</pre>");
       }
       b.append("</section>");
@@ -249,7 +252,8 @@ final class Pages {
       b.append("<section><h2>Follow-ups</h2><ul>");
       for (ItemState f : followUps) {
         b.append("<li><a href=\"/item?id=").append(esc(Query.encode(f.id()))).append("\">").append(esc(f.id()))
-            .append("</a> ").append(esc(f.status().key())).append(" — ").append(esc(f.definition().title())).append("</li>");
+            .append("</a> ").append(esc(f.status().key())).append(" — ").append(esc(f.definition().title()))
+            .append("</li>");
       }
       b.append("</ul></section>");
     }
@@ -295,7 +299,8 @@ final class Pages {
       b.append("<a href=\"/jobs\">newest</a> ");
     }
     if (page.rows().size() == PAGE_SIZE) {
-      b.append("<a rel=\"next\" href=\"/jobs?before=").append(page.rows().get(PAGE_SIZE - 1).id()).append("\">older</a>");
+      b.append("<a rel=\"next\" href=\"/jobs?before=").append(page.rows().get(PAGE_SIZE - 1).id())
+          .append("\">older</a>");
     }
     b.append("</nav>");
     return ok("Jobs", "/jobs", b);
@@ -345,7 +350,8 @@ final class Pages {
           .append("</td><td>").append(row.utilisation() == null ? "" : percent(row.utilisation())).append("</td><td>")
           .append(esc(row.status().key())).append("</td><td>")
           .append(row.perHour() == null ? "" : String.format(Locale.ROOT, "%+.1f", row.perHour()))
-          .append("</td><td data-figure=\"pruned\">").append(s.rowsPruned()).append("</td><td>").append(s.truncatedWrites())
+          .append("</td><td data-figure=\"pruned\">").append(s.rowsPruned()).append("</td><td>")
+          .append(s.truncatedWrites())
           .append("</td></tr>");
     }
     b.append("</tbody></table>");
@@ -367,7 +373,8 @@ final class Pages {
     for (Sample sample : samples) {
       bytes.add(new Charts.Point(sample.at(), sample.dbBytes()));
     }
-    b.append("<figure><figcaption>database bytes (file + WAL)</figcaption>").append(Charts.line("database bytes", bytes, null))
+    b.append("<figure><figcaption>database bytes (file + WAL)</figcaption>")
+        .append(Charts.line("database bytes", bytes, null))
         .append("</figure></div>");
     DatabaseFigures d = report.database();
     b.append("<h2>Database</h2><dl class=\"run\">");
@@ -375,8 +382,9 @@ final class Pages {
     dt(b, "WAL bytes", Long.toString(d.walBytes()));
     dt(b, "Free pages bytes", Long.toString(d.freelistBytes()));
     b.append("</dl><h2>Summary map and job table of the last runs</h2>");
-    b.append("<table class=\"list\"><thead><tr><th>Run</th><th>Started</th><th>Halt reason</th><th>Summary map peak</th>"
-        + "<th>final</th><th>Job table peak active</th><th>peak inactive</th><th>final</th></tr></thead><tbody>");
+    b.append(
+        "<table class=\"list\"><thead><tr><th>Run</th><th>Started</th><th>Halt reason</th><th>Summary map peak</th>"
+            + "<th>final</th><th>Job table peak active</th><th>peak inactive</th><th>final</th></tr></thead><tbody>");
     for (RunBounds r : db.runBounds(RUNS)) {
       b.append("<tr><td>").append(r.id()).append("</td><td>").append(TIME.format(r.startedAt())).append("</td><td>")
           .append(esc(r.haltReason())).append("</td><td>").append(n(r.summaryMapPeak())).append("</td><td>")
@@ -391,9 +399,11 @@ final class Pages {
     int keep = (int) Math.min(Integer.MAX_VALUE, q.number("keep", db.recordedKeepRecent()));
     DashboardQueries.MemoryView m = db.memory(keep, MEMORY_ROWS);
     StringBuilder b = new StringBuilder("<h1>Memory</h1>");
-    b.append("<form class=\"filter\" method=\"get\" action=\"/memory\"><label>keep recent <input name=\"keep\" value=\"")
+    b.append(
+        "<form class=\"filter\" method=\"get\" action=\"/memory\"><label>keep recent <input name=\"keep\" value=\"")
         .append(keep).append("\" inputmode=\"numeric\"></label><button type=\"submit\">Preview</button></form>");
-    b.append("<p><code>compact --keep-recent ").append(keep).append("</code> would delete <strong data-figure=\"would-delete\">")
+    b.append("<p><code>compact --keep-recent ").append(keep)
+        .append("</code> would delete <strong data-figure=\"would-delete\">")
         .append(m.preview().deleted()).append("</strong> episodic items and keep ").append(m.preview().keptRecent())
         .append(" recent ones, ").append(m.preview().keptLoadBearing()).append(" load-bearing ones (")
         .append(m.preview().superseded()).append(" superseded are not counted).</p>");
@@ -412,7 +422,8 @@ final class Pages {
       b.append("<p>None.</p>");
       return;
     }
-    b.append("<table class=\"list\"><thead><tr><th>ID</th><th>Kind</th><th>Title</th><th>Tags</th><th>Item</th><th>Created</th>")
+    b.append(
+        "<table class=\"list\"><thead><tr><th>ID</th><th>Kind</th><th>Title</th><th>Tags</th><th>Item</th><th>Created</th>")
         .append(why ? "<th>Kept because</th>" : "").append("</tr></thead><tbody>");
     for (MemoryItem i : items) {
       b.append("<tr><td>").append(esc(i.id())).append("</td><td>").append(esc(i.kind().key())).append("</td><td>")
@@ -432,9 +443,10 @@ final class Pages {
   }
 
   Rendered oldSchema(int version) {
-    return new Rendered(503, layout("Older state", "/", new StringBuilder("<h1>Older state</h1><p>This state has schema ")
-        .append(version).append("; the dashboard reads ").append(DashboardQueries.MIN_SCHEMA)
-        .append(" and later. A run upgrades it.</p>")));
+    return new Rendered(503,
+        layout("Older state", "/", new StringBuilder("<h1>Older state</h1><p>This state has schema ")
+            .append(version).append("; the dashboard reads ").append(DashboardQueries.MIN_SCHEMA)
+            .append(" and later. A run upgrades it.</p>")));
   }
 
   static Rendered notFound() {
@@ -451,7 +463,8 @@ final class Pages {
         .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
         .append("<title>").append(esc(title)).append(" · orchestrate</title>")
         .append("<link rel=\"stylesheet\" href=\"/static/dashboard.css\">")
-        .append("<script src=\"/static/dashboard.js\" defer></script></head><body><header><span class=\"brand\">orchestrate</span><nav>");
+        .append(
+            "<script src=\"/static/dashboard.js\" defer></script></head><body><header><span class=\"brand\">orchestrate</span><nav>");
     for (String[] link : new String[][] {{"/", "Overview"}, {"/items", "Items"}, {"/jobs", "Jobs"},
         {"/growth", "Growth"}, {"/memory", "Memory"}}) {
       b.append("<a href=\"").append(link[0]).append('"').append(link[0].equals(active) ? " class=\"active\"" : "")
@@ -463,7 +476,8 @@ final class Pages {
   }
 
   private static void select(StringBuilder b, String name, String chosen, String[] options) {
-    b.append("<label>").append(name).append(" <select name=\"").append(name).append("\"><option value=\"\">any</option>");
+    b.append("<label>").append(name).append(" <select name=\"").append(name)
+        .append("\"><option value=\"\">any</option>");
     for (String o : options) {
       b.append("<option").append(o.equals(chosen) ? " selected" : "").append(">").append(o).append("</option>");
     }
@@ -493,7 +507,8 @@ final class Pages {
 
   private static void pre(StringBuilder b, String name, String text) {
     if (text != null && !text.isBlank()) {
-      b.append("<section><h2>").append(esc(name)).append("</h2><pre class=\"text\">").append(esc(text)).append("</pre></section>");
+      b.append("<section><h2>").append(esc(name)).append("</h2><pre class=\"text\">").append(esc(text))
+          .append("</pre></section>");
     }
   }
 

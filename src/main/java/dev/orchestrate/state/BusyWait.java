@@ -38,7 +38,7 @@ public final class BusyWait {
    * is only nice to have, like the trend sample {@code stats} records after answering.
    */
   public static BusyWait atMost(int ms) {
-    return new BusyWait(line -> { }, null, ms, false);
+    return new BusyWait(line -> {}, null, ms, false);
   }
 
   /** Whether a busy database is waited out at all (else the write fails once the native timeout passed). */

@@ -1,8 +1,7 @@
 package dev.orchestrate.state;
 
-import dev.orchestrate.limits.StructureName;
-
 import dev.orchestrate.config.RetentionConfig;
+import dev.orchestrate.limits.StructureName;
 import java.util.List;
 
 /**

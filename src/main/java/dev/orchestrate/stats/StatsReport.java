@@ -1,7 +1,7 @@
 package dev.orchestrate.stats;
 
-import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.config.RetentionConfig;
+import dev.orchestrate.limits.StructureName;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -272,8 +272,9 @@ public final class Worktrees implements ItemWorkspaces {
   public List<String> integrationPending() {
     List<String> ids = new ArrayList<>();
     for (WorkspaceRecord ws : store.onDisk()) {
-      if (ws.finishedAt() != null && (ws.integration() == null || ws.integration() == WorkspaceRecord.Integration.DEFERRED
-          || ws.integration() == WorkspaceRecord.Integration.CONFLICT)) {
+      if (ws.finishedAt() != null
+          && (ws.integration() == null || ws.integration() == WorkspaceRecord.Integration.DEFERRED
+              || ws.integration() == WorkspaceRecord.Integration.CONFLICT)) {
         ids.add(ws.itemId());
       }
     }
@@ -310,7 +311,8 @@ public final class Worktrees implements ItemWorkspaces {
             ? merge(ws, base, title)
             : rebase(ws, base);
         if (result.conflicts() != null) {
-          String reason = "integration into " + ws.baseBranch() + " conflicts in " + String.join(", ", result.conflicts())
+          String reason = "integration into " + ws.baseBranch() + " conflicts in "
+              + String.join(", ", result.conflicts())
               + ": resolve it on branch " + ws.branch() + " in " + ws.path() + " (e.g. git rebase " + ws.baseBranch()
               + "), commit, then unblock " + itemId;
           store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, reason, now);
@@ -325,7 +327,8 @@ public final class Worktrees implements ItemWorkspaces {
         }
         // the base branch moved meanwhile: rebase again onto its new tip
       }
-      return deferred(ws, "the base branch " + ws.baseBranch() + " kept moving during integration; the next run tries again");
+      return deferred(ws,
+          "the base branch " + ws.baseBranch() + " kept moving during integration; the next run tries again");
     } catch (GitException | IOException | UncheckedIOException e) {
       return deferred(ws, "integration failed: " + e.getMessage());
     }

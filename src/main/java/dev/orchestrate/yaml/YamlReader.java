@@ -191,7 +191,7 @@ public final class YamlReader {
   private static boolean allowedCharacters(String text, Problems problems) {
     int line = 1;
     int column = 1;
-    for (int i = 0; i < text.length(); ) {
+    for (int i = 0; i < text.length();) {
       int c = text.codePointAt(i);
       if (!StreamReader.isPrintable(c)) {
         problems.add(line, column, String.format("character U+%04X is not allowed in YAML%s; remove it", c,

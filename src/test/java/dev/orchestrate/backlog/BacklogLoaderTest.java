@@ -1,18 +1,16 @@
 package dev.orchestrate.backlog;
 
-import dev.orchestrate.config.Config;
-import dev.orchestrate.config.PhaseDef;
-import dev.orchestrate.config.Pipeline;
-
-import dev.orchestrate.yaml.Problem;
-import dev.orchestrate.yaml.Problems;
-import dev.orchestrate.yaml.TestFiles;
-import dev.orchestrate.yaml.ValidationException;
-
 import static dev.orchestrate.yaml.TestFiles.problems;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import dev.orchestrate.config.Config;
+import dev.orchestrate.config.PhaseDef;
+import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.yaml.Problem;
+import dev.orchestrate.yaml.Problems;
+import dev.orchestrate.yaml.TestFiles;
+import dev.orchestrate.yaml.ValidationException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -23,7 +21,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class BacklogLoaderTest {
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
   private TestFiles files;
 
   /** The built-in config plus a second pipeline, {@code hotfix}, and {@code hotfix} as the default. */
@@ -64,7 +63,8 @@ class BacklogLoaderTest {
         new BacklogItem("WRK-000", "Set up the project", "feature", Priority.MEDIUM, List.of(), List.of(),
             "", InitialStatus.DONE),
         new BacklogItem("WRK-001", "Add login rate limiting", "feature", Priority.HIGH, List.of("WRK-000"),
-            List.of("auth"), "Free text for the agent.\n", InitialStatus.READY))), backlog);
+            List.of("auth"), "Free text for the agent.\n", InitialStatus.READY))),
+        backlog);
     assertEquals(dir.toAbsolutePath(), backlog.directory());
   }
 
@@ -148,8 +148,8 @@ class BacklogLoaderTest {
   @Test
   void an_unknown_top_level_key_is_an_error_with_a_suggestion() {
     assertEquals(List.of(
-            "1:1: unknown key 'itemz' in the backlog; did you mean 'items'?",
-            "1:1: missing key 'items' (the list of work items)"),
+        "1:1: unknown key 'itemz' in the backlog; did you mean 'items'?",
+        "1:1: missing key 'items' (the list of work items)"),
         problemsOf("itemz: []\n"));
   }
 
@@ -157,8 +157,8 @@ class BacklogLoaderTest {
   void items_must_be_a_list_of_maps() {
     assertEquals(List.of("1:8: items must be a list of items, got a map"), problemsOf("items: {id: A}\n"));
     assertEquals(List.of(
-            "2:5: items[0] must be a map with id and title, got 'WRK-001'",
-            "3:5: items[1] must be a map with id and title, got a list"),
+        "2:5: items[0] must be a map with id and title, got 'WRK-001'",
+        "3:5: items[1] must be a map with id and title, got a list"),
         problemsOf("items:\n  - WRK-001\n  - [a]\n"));
     assertEquals(List.of("1:1: a backlog file must be a map with an items list, got a list"),
         problemsOf("- id: A\n"));
@@ -180,7 +180,7 @@ class BacklogLoaderTest {
   @Test
   void an_unknown_field_without_a_close_match_lists_the_fields() {
     assertEquals(List.of("3:5: unknown field 'owner' in item A; expected one of: id, title, pipeline, "
-            + "priority, depends_on, tags, description, status"),
+        + "priority, depends_on, tags, description, status"),
         problemsOf("""
             items:
               - id: A
@@ -192,11 +192,11 @@ class BacklogLoaderTest {
   @Test
   void an_item_needs_an_id_made_of_the_allowed_characters() {
     assertEquals(List.of(
-            "2:5: items[0] has no id",
-            "3:9: items[1] has no id",
-            "5:10: bad id 'WRK 002': use only letters, digits, '.', '_' and '-'",
-            "6:10: id in items[3] must be an id like WRK-001, got a list",
-            "7:10: items[4] has no id"),
+        "2:5: items[0] has no id",
+        "3:9: items[1] has no id",
+        "5:10: bad id 'WRK 002': use only letters, digits, '.', '_' and '-'",
+        "6:10: id in items[3] must be an id like WRK-001, got a list",
+        "7:10: items[4] has no id"),
         problemsOf("""
             items:
               - title: no id
@@ -211,10 +211,10 @@ class BacklogLoaderTest {
   @Test
   void an_item_needs_a_title() {
     assertEquals(List.of(
-            "2:5: item A has no title",
-            "3:20: item B has a blank title",
-            "4:19: item C has no title",
-            "5:20: title in item D must be text, got a map"),
+        "2:5: item A has no title",
+        "3:20: item B has a blank title",
+        "4:19: item C has no title",
+        "5:20: title in item D must be text, got a map"),
         problemsOf("""
             items:
               - id: A
@@ -241,9 +241,9 @@ class BacklogLoaderTest {
   @Test
   void bad_priority_and_status_values_list_the_allowed_ones() {
     assertEquals(List.of(
-            "2:33: priority in item A must be high, medium or low, got 'urgent'",
-            "3:31: status in item B must be new, ready, done or blocked, got 'todo'",
-            "4:31: status in item C must be new, ready, done or blocked, got 'in_progress'"),
+        "2:33: priority in item A must be high, medium or low, got 'urgent'",
+        "3:31: status in item B must be new, ready, done or blocked, got 'todo'",
+        "4:31: status in item C must be new, ready, done or blocked, got 'in_progress'"),
         problemsOf("""
             items:
               - {id: A, title: a, priority: urgent}
@@ -262,11 +262,11 @@ class BacklogLoaderTest {
   @Test
   void fields_of_the_wrong_type_are_errors() {
     assertEquals(List.of(
-            "4:17: depends_on in item A must be a list of item ids, e.g. [B], got 'B'",
-            "5:11: tags in item A must be a list of tags, got a map",
-            "6:18: description in item A must be text, got a list",
-            "7:15: pipeline in item A must be a pipeline name, got a list",
-            "10:21: depends_on[1] in item B must be a non-empty item id, got a map"),
+        "4:17: depends_on in item A must be a list of item ids, e.g. [B], got 'B'",
+        "5:11: tags in item A must be a list of tags, got a map",
+        "6:18: description in item A must be text, got a list",
+        "7:15: pipeline in item A must be a pipeline name, got a list",
+        "10:21: depends_on[1] in item B must be a non-empty item id, got a map"),
         problemsOf("""
             items:
               - id: A
@@ -314,9 +314,9 @@ class BacklogLoaderTest {
   @Test
   void each_distinct_cycle_is_reported_once() {
     assertEquals(List.of(
-            "2:36: dependency cycle: A -> B -> A",
-            "4:36: dependency cycle: C -> D -> E -> C",
-            "6:39: dependency cycle: E -> F -> E"),
+        "2:36: dependency cycle: A -> B -> A",
+        "4:36: dependency cycle: C -> D -> E -> C",
+        "6:39: dependency cycle: E -> F -> E"),
         problemsOf("""
             items:
               - {id: A, title: a, depends_on: [B]}
@@ -377,7 +377,7 @@ class BacklogLoaderTest {
   @Test
   void a_syntax_error_is_reported_alone_as_one_line() {
     assertEquals(List.of("3:3: invalid YAML: expected <block end>, but found '?' "
-            + "(while parsing a block collection that starts at line 2); check the indentation"),
+        + "(while parsing a block collection that starts at line 2); check the indentation"),
         problemsOf("items:\n  - id: A\n  title: x\n"));
   }
 
@@ -399,8 +399,9 @@ class BacklogLoaderTest {
     String longest = "A".repeat(BacklogItem.MAX_ID_CHARS);
     assertEquals(longest, load("items:\n  - {id: " + longest + ", title: t}\n").items().get(0).id());
     String tooLong = "B".repeat(300);
-    assertEquals(List.of("2:10: id 'BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB…' (300 characters) is longer "
-        + "than 100 characters; shorten it (ids name the job directories)"),
+    assertEquals(
+        List.of("2:10: id 'BBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBBB…' (300 characters) is longer "
+            + "than 100 characters; shorten it (ids name the job directories)"),
         problemsOf("items:\n  - {id: " + tooLong + ", title: t}\n"));
   }
 

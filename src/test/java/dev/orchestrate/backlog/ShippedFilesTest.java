@@ -1,11 +1,10 @@
 package dev.orchestrate.backlog;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ConfigLoader;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

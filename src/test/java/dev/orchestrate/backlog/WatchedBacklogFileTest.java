@@ -1,12 +1,10 @@
 package dev.orchestrate.backlog;
 
-import dev.orchestrate.config.Config;
-
-import dev.orchestrate.yaml.Problem;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.config.Config;
+import dev.orchestrate.yaml.Problem;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;

@@ -3,9 +3,9 @@ package dev.orchestrate.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.yaml.Problem;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.SyncResult;
+import dev.orchestrate.yaml.Problem;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.lang.reflect.Method;
@@ -76,7 +76,7 @@ class BacklogNoticesTest {
   @Test
   void a_rejected_edit_with_thousands_of_problems_warns_about_fifty_and_counts_the_rest() {
     StringWriter err = new StringWriter();
-    BacklogNotices notices = new BacklogNotices(new RunListener() { }, new PrintWriter(err, true),
+    BacklogNotices notices = new BacklogNotices(new RunListener() {}, new PrintWriter(err, true),
         Clock.systemUTC(), false);
     List<Problem> problems = new ArrayList<>();
     for (int i = 1; i <= 5000; i++) {

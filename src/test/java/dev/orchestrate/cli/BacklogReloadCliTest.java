@@ -29,7 +29,8 @@ class BacklogReloadCliTest {
         exit 0
         """);
     Path config = TwoPhaseProject.config(dir, agent);
-    Path backlog = Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n");
+    Path backlog = Files.writeString(dir.resolve("backlog.yaml"),
+        "items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n");
 
     CliRunner.Result r = CliRunner.run("--state", dir.resolve("state").toString(), "--config", config.toString(),
         "run", "--json", backlog.toString());
@@ -56,15 +57,16 @@ class BacklogReloadCliTest {
         exit 0
         """);
     Path config = TwoPhaseProject.config(dir, agent);
-    Path backlog = Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n");
+    Path backlog = Files.writeString(dir.resolve("backlog.yaml"),
+        "items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n");
 
     CliRunner.Result r = CliRunner.run("--state", dir.resolve("state").toString(), "--config", config.toString(),
         "--quiet", "run", backlog.toString());
 
     assertEquals(0, r.exitCode(), r.err());
     assertEquals(List.of("orchestrate: warning: " + backlog
-            + ": the file was deleted; the run goes on with the items it listed before"
-            + " (edit ignored until fixed; the run goes on)"),
+        + ": the file was deleted; the run goes on with the items it listed before"
+        + " (edit ignored until fixed; the run goes on)"),
         r.err().lines().toList());
     assertTrue(r.out().contains("2 done"), r.out());
   }

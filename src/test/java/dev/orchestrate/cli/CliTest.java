@@ -9,13 +9,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.orchestrate.context.ContextSummary;
 import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.CapturedLogs;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import dev.orchestrate.testing.CapturedLogs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -277,7 +277,8 @@ class CliTest {
     CliRunner.Result r = CliRunner.run("--state", state().toString(), "--config", config.toString(),
         "run", backlog.toString());
     assertEquals(0, r.exitCode(), r.err());
-    assertTrue(r.err().lines().anyMatch(l -> l.matches(".* A-fu-[0-9a-f]{8} added, follow-up of A/second: Add retries")),
+    assertTrue(
+        r.err().lines().anyMatch(l -> l.matches(".* A-fu-[0-9a-f]{8} added, follow-up of A/second: Add retries")),
         r.err());
     assertEquals(yaml, Files.readString(backlog), "follow-ups are never written into the backlog file");
 

@@ -40,7 +40,8 @@ class CompactCopiedStateCliTest {
     Path copy = dir.resolve("copy");
     Process cp = new ProcessBuilder("cp", "-a", original.toString(), copy.toString()).inheritIO().start();
     assertEquals(0, cp.waitFor());
-    Path keepTwo = Files.writeString(dir.resolve("keep-two.yaml"), "retention:\n  jobs: {max_rows: 2, max_age: none}\n");
+    Path keepTwo = Files.writeString(dir.resolve("keep-two.yaml"),
+        "retention:\n  jobs: {max_rows: 2, max_age: none}\n");
     CliRunner.Result compact = CliRunner.run("--state", copy.toString(), "--config", keepTwo.toString(), "compact");
 
     assertEquals(0, compact.exitCode(), compact.err());
@@ -74,7 +75,8 @@ class CompactCopiedStateCliTest {
     Path copy = dir.resolve("copy");
     Process cp = new ProcessBuilder("cp", "-a", original.toString(), copy.toString()).inheritIO().start();
     assertEquals(0, cp.waitFor());
-    Path keepTwo = Files.writeString(dir.resolve("keep-two.yaml"), "retention:\n  jobs: {max_rows: 2, max_age: none}\n");
+    Path keepTwo = Files.writeString(dir.resolve("keep-two.yaml"),
+        "retention:\n  jobs: {max_rows: 2, max_age: none}\n");
 
     CliRunner.Result compact = CliRunner.run("--state", copy.toString(), "--config", keepTwo.toString(), "compact");
 

@@ -180,8 +180,10 @@ class CompactRetentionCliTest {
     assertEquals(2_003, jobCount());
     assertEquals(4, doc.get("memory").get("keep_recent").asInt(), "the recorded keep_recent, not 50");
     assertEquals(2, doc.get("memory").get("deleted").asInt());
-    assertEquals(List.of("orchestrate: note: no config file (--config, $ORCHESTRATE_CONFIG, orchestrate.yaml here or above): "
-        + "applying the retention policies the last run or compact recorded in the state"), r.err().lines().toList());
+    assertEquals(
+        List.of("orchestrate: note: no config file (--config, $ORCHESTRATE_CONFIG, orchestrate.yaml here or above): "
+            + "applying the retention policies the last run or compact recorded in the state"),
+        r.err().lines().toList());
     assertEquals(List.of("null null"), recorded("jobs"), "the recorded limits are not overwritten by defaults");
     assertEquals(List.of("1000000 null"), recorded("turns"));
     assertEquals(List.of("null " + Duration.ofDays(365).toMillis()), recorded("events"));
@@ -228,8 +230,9 @@ class CompactRetentionCliTest {
   void without_a_config_file_or_recorded_policies_the_defaults_apply_and_the_note_says_so() throws Exception {
     CliRunner.Result r = cliWithoutConfig("compact");
     assertEquals(0, r.exitCode(), r.err());
-    assertEquals(List.of("orchestrate: note: no config file (--config, $ORCHESTRATE_CONFIG, orchestrate.yaml here or above) "
-        + "and no policies recorded in the state yet: applying the built-in retention defaults"),
+    assertEquals(
+        List.of("orchestrate: note: no config file (--config, $ORCHESTRATE_CONFIG, orchestrate.yaml here or above) "
+            + "and no policies recorded in the state yet: applying the built-in retention defaults"),
         r.err().lines().toList());
     assertEquals(3, jobCount(), "every finished job is beyond the 30-day default");
     assertEquals(List.of("10000 " + Duration.ofDays(30).toMillis()), recorded("jobs"));
@@ -244,7 +247,8 @@ class CompactRetentionCliTest {
     Files.writeString(running.resolve("output.log"), "still being written");
     Path other = Files.createDirectories(jobs.resolve("keep-me"));
     try (StateStore store = TestStores.open(db().getParent())) { // one more running job, whose log is in running/
-      store.items().jobStarted(new JobStart(1, "I", "build", 1, Instant.ofEpochMilli(1), running.resolve("output.log")));
+      store.items()
+          .jobStarted(new JobStart(1, "I", "build", 1, Instant.ofEpochMilli(1), running.resolve("output.log")));
     }
 
     CliRunner.Result dry = cli("compact", "--dry-run", "--json");

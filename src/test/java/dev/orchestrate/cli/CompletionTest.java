@@ -61,7 +61,8 @@ class CompletionTest {
     Path project = Files.createDirectories(dir.resolve("project"));
     Path state = Files.createDirectories(project.resolve(".orchestrate"));
     try (StateStore store = TestStores.open(state)) {
-      store.items().sync(Arrays.stream(ids).map(id -> Fixtures.item(id)).toList(), Instant.parse("2026-11-23T10:00:00Z"));
+      store.items().sync(Arrays.stream(ids).map(id -> Fixtures.item(id)).toList(),
+          Instant.parse("2026-11-23T10:00:00Z"));
     }
     return project;
   }

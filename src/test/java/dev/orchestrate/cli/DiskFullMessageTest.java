@@ -22,7 +22,7 @@ class DiskFullMessageTest {
         "could not prepare job directory /state/jobs/run1-0001-A-build-1", enospc);
 
     assertEquals("could not prepare job directory /state/jobs/run1-0001-A-build-1: No space left on device"
-            + " (the disk is full: free space there and run the command again; everything recorded before is kept)",
+        + " (the disk is full: free space there and run the command again; everything recorded before is kept)",
         ErrorHandler.withIoCause(failure));
   }
 

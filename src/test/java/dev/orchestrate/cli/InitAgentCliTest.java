@@ -24,8 +24,10 @@ class InitAgentCliTest {
     assertEquals(0, r.exitCode(), r.err());
     Config config = ConfigLoader.load(dir.resolve("orchestrate.yaml"));
     assertEquals(AgentPreset.CLAUDE, config.agent().preset());
-    assertEquals(List.of("claude", "-p", "--output-format", "stream-json", "--verbose", "--allowedTools", "Bash", "Edit",
-        "Write", "Read"), config.agent().command());
+    assertEquals(
+        List.of("claude", "-p", "--output-format", "stream-json", "--verbose", "--allowedTools", "Bash", "Edit",
+            "Write", "Read"),
+        config.agent().command());
     assertTrue(r.out().contains("agent.args"), r.out());
   }
 

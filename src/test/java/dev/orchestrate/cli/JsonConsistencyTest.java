@@ -56,7 +56,8 @@ class JsonConsistencyTest {
         exit 0
         """);
     Path config = TwoPhaseProject.config(dir, agent);
-    Path backlog = Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n");
+    Path backlog = Files.writeString(dir.resolve("backlog.yaml"),
+        "items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n");
     cli("--config", config.toString(), "--quiet", "run", backlog.toString());
     cli("memory", "add", "--kind", "semantic", "--id", "s1", "a fact");
     cli("memory", "add", "--kind", "procedural", "--id", "p1", "a how-to");

@@ -19,7 +19,8 @@ class LiveStatusTest {
     LiveStatus status = new LiveStatus(T0.minusSeconds(100), 5, 8, 1, 12, T0.plusSeconds(100),
         List.of(new ActiveJob("WRK-003", "build", 2, T0), new ActiveJob("WRK-007", "fix", 1, T0.plusSeconds(30))), 2,
         List.of(new Finished("WRK-002 review: phase_complete in 3.1s -> done", Tone.GOOD),
-            new Finished("WRK-005 design: blocked in 0.4s -> blocked", Tone.BAD)), false);
+            new Finished("WRK-005 design: blocked in 0.4s -> blocked", Tone.BAD)),
+        false);
 
     assertEquals(List.of(
         "orchestrate run · 5/8 done · 1 blocked · 12 phases · 2:21 elapsed · ETA 0:59",

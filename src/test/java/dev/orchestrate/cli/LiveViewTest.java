@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.InitialStatus;
-import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.backlog.Priority;
+import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.scheduler.ItemFilter;

@@ -153,7 +153,8 @@ class MalformedInputCorpusTest {
   }
 
   private static String billionLaughs() {
-    StringBuilder yaml = new StringBuilder("a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
+    StringBuilder yaml = new StringBuilder(
+        "a: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n");
     for (char c = 'b'; c <= 'i'; c++) {
       char p = (char) (c - 1);
       yaml.append(c).append(": &").append(c).append(" [");
@@ -219,7 +220,8 @@ class MalformedInputCorpusTest {
 
   private static final List<List<String>> STATE_COMMANDS = List.of(
       List.of("status"), List.of("compact"), List.of("--config", "{dir}/orchestrate.yaml", "run",
-          "{dir}/backlog.yaml"), List.of("memory", "add", "--kind", "semantic", "a note"), List.of("jobs"),
+          "{dir}/backlog.yaml"),
+      List.of("memory", "add", "--kind", "semantic", "a note"), List.of("jobs"),
       List.of("stats"), List.of("stats", "--check"), List.of("unblock", "A", "--notes", "n"), List.of("memory",
           "list"));
 
@@ -271,13 +273,15 @@ class MalformedInputCorpusTest {
             "description in item A must be text"),
         backlog("a newer schema_version", "schema_version: 2\nitems: []\n", "unsupported schema_version 2"),
         backlog("a schema_version that is a word", "schema_version: one\nitems: []\n", "unsupported schema_version"),
-        backlog("a duplicate key in an item", "items:\n  - id: A\n    title: a\n    title: b\n", "duplicate key 'title'"),
+        backlog("a duplicate key in an item", "items:\n  - id: A\n    title: a\n    title: b\n",
+            "duplicate key 'title'"),
         backlog("an alias", "x: &t hello\nitems:\n  - {id: A, title: *t}\n", "YAML aliases are not supported").lines(2),
         backlog("a billion laughs", billionLaughs(), "YAML aliases are not supported").lines(0),
         backlog("a tab for indentation", "items:\n\t- id: A\n", "(TAB)"),
         backlog("CRLF line ends and a bad id", "items:\r\n  - id: A B\r\n    title: t\r\n", "backlog.yaml:2:9: bad id"),
         backlog("a byte order mark and a bad id", "\uFEFFitems:\n  - {id: A B, title: t}\n", "backlog.yaml:2:10:"),
-        backlog("UTF-16", concat(new byte[] {(byte) 0xFF, (byte) 0xFE}, "items: []\n".getBytes(StandardCharsets.UTF_16LE)),
+        backlog("UTF-16",
+            concat(new byte[] {(byte) 0xFF, (byte) 0xFE}, "items: []\n".getBytes(StandardCharsets.UTF_16LE)),
             "file is UTF-16 text"),
         backlog("invalid UTF-8", concat(bytes("items:\n  - {id: A, title: "), new byte[] {(byte) 0xC3, (byte) 0x28},
             bytes("}\n")), "backlog.yaml:2:20: not valid UTF-8 (byte 0xC3)"),
@@ -303,11 +307,14 @@ class MalformedInputCorpusTest {
         backlog("mapping values on one line", "items: a: b\n", "mapping values are not allowed here"),
         backlog("a title that is a map", "items:\n  - {id: A, title: {a: 1}}\n", "got a map"),
         backlog("a boolean id", "items:\n  - {id: A, title: a}\n  - {id: [true], title: b}\n", "got a list"),
-        make("backlog: a directory", "backlog.yaml is a directory, not a file", files("backlog.yaml/x", "", "orchestrate.yaml", VALID_CONFIG),
+        make("backlog: a directory", "backlog.yaml is a directory, not a file",
+            files("backlog.yaml/x", "", "orchestrate.yaml", VALID_CONFIG),
             RUN),
         make("backlog: missing", "does not exist", files("orchestrate.yaml", VALID_CONFIG), RUN),
-        make("backlog: a FIFO", "backlog.yaml is not a regular file (a pipe, a device or a socket)", both(files("orchestrate.yaml", VALID_CONFIG),
-            d -> mkfifo(d.resolve("backlog.yaml"))), RUN),
+        make("backlog: a FIFO", "backlog.yaml is not a regular file (a pipe, a device or a socket)",
+            both(files("orchestrate.yaml", VALID_CONFIG),
+                d -> mkfifo(d.resolve("backlog.yaml"))),
+            RUN),
 
         // --- config YAML ---
         config("empty", "", "orchestrate.yaml: file is empty"),
@@ -373,8 +380,10 @@ class MalformedInputCorpusTest {
             "orchestrate.yaml:2:13: not valid UTF-8"),
         config("deep nesting", "agent:\n  env: " + "{a: ".repeat(100) + "1" + "}".repeat(100) + "\n",
             "nested more than 32 levels"),
-        make("config: a directory named by --config", "orchestrate.yaml is a directory, not a file", files("orchestrate.yaml/x", "",
-            "backlog.yaml", VALID_BACKLOG), RUN),
+        make("config: a directory named by --config", "orchestrate.yaml is a directory, not a file",
+            files("orchestrate.yaml/x", "",
+                "backlog.yaml", VALID_BACKLOG),
+            RUN),
         make("config: a missing file named by --config", "does not exist", files("backlog.yaml", VALID_BACKLOG), RUN),
 
         // --- JSON Lines for memory import ---
@@ -389,7 +398,8 @@ class MalformedInputCorpusTest {
         jsonl("an unclosed object on line 3", "{\"kind\": \"semantic\", \"content\": \"a\"}\n\n{\"kind\": \n",
             "import.jsonl:3:"),
         jsonl("deep nesting", "{\"kind\": \"semantic\", \"content\": " + "[".repeat(5000) + "\n", "import.jsonl:1:"),
-        make("memory import: a directory", "import.jsonl is a directory, not a file", files("import.jsonl/x", ""), "memory", "import",
+        make("memory import: a directory", "import.jsonl is a directory, not a file", files("import.jsonl/x", ""),
+            "memory", "import",
             "{dir}/import.jsonl"),
         make("memory import: a missing file", "does not exist", files(), "memory", "import", "{dir}/import.jsonl"),
 
@@ -451,7 +461,8 @@ class MalformedInputCorpusTest {
             .env("ORCHESTRATE_STATE", "{dir}/f"),
         make("env: ORCHESTRATE_STATE under a file", "f is not a directory", files("f", "x"), "status")
             .env("ORCHESTRATE_STATE", "{dir}/f/state"),
-        make("env: ORCHESTRATE_CONFIG a directory", "cfg is a directory, not a file", files("cfg/x", "", "backlog.yaml", VALID_BACKLOG),
+        make("env: ORCHESTRATE_CONFIG a directory", "cfg is a directory, not a file",
+            files("cfg/x", "", "backlog.yaml", VALID_BACKLOG),
             "run", "{dir}/backlog.yaml").env("ORCHESTRATE_CONFIG", "{dir}/cfg"),
         make("env: ORCHESTRATE_CONFIG missing", "does not exist", files("backlog.yaml", VALID_BACKLOG), "run",
             "{dir}/backlog.yaml").env("ORCHESTRATE_CONFIG", "{dir}/nope.yaml"),

@@ -45,9 +45,13 @@ class ProgressModeTest {
 
   @Test
   void orchestrate_no_live_turns_the_live_view_off_unless_empty_or_zero() {
-    assertEquals(PLAIN, ProgressMode.choose(false, false, false, true, Map.of("TERM", "xterm", "ORCHESTRATE_NO_LIVE", "1")));
-    assertEquals(PLAIN, ProgressMode.choose(false, false, false, true, Map.of("TERM", "xterm", "ORCHESTRATE_NO_LIVE", "yes")));
-    assertEquals(LIVE, ProgressMode.choose(false, false, false, true, Map.of("TERM", "xterm", "ORCHESTRATE_NO_LIVE", "0")));
-    assertEquals(LIVE, ProgressMode.choose(false, false, false, true, Map.of("TERM", "xterm", "ORCHESTRATE_NO_LIVE", "")));
+    assertEquals(PLAIN,
+        ProgressMode.choose(false, false, false, true, Map.of("TERM", "xterm", "ORCHESTRATE_NO_LIVE", "1")));
+    assertEquals(PLAIN,
+        ProgressMode.choose(false, false, false, true, Map.of("TERM", "xterm", "ORCHESTRATE_NO_LIVE", "yes")));
+    assertEquals(LIVE,
+        ProgressMode.choose(false, false, false, true, Map.of("TERM", "xterm", "ORCHESTRATE_NO_LIVE", "0")));
+    assertEquals(LIVE,
+        ProgressMode.choose(false, false, false, true, Map.of("TERM", "xterm", "ORCHESTRATE_NO_LIVE", "")));
   }
 }

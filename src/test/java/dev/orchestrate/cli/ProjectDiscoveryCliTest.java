@@ -35,7 +35,8 @@ class ProjectDiscoveryCliTest {
     assertEquals(0, CliRunner.runIn(parent, Map.of(), "init", parent.toString()).exitCode());
     CliRunner.Result init = CliRunner.runIn(parent, Map.of(), "init", "sub");
     assertEquals(0, init.exitCode(), init.err());
-    CliRunner.Result run = CliRunner.runIn(parent, Map.of(), "--quiet", "run", sub().resolve("backlog.yaml").toString());
+    CliRunner.Result run = CliRunner.runIn(parent, Map.of(), "--quiet", "run",
+        sub().resolve("backlog.yaml").toString());
     assertEquals(0, run.exitCode(), run.err());
   }
 
@@ -52,7 +53,8 @@ class ProjectDiscoveryCliTest {
     CliRunner.Result init = CliRunner.runIn(parent, Map.of(), "init", "sub");
     assertTrue(init.out().contains("orchestrate run sub/backlog.yaml"), init.out());
 
-    CliRunner.Result run = CliRunner.runIn(parent, Map.of(), "--quiet", "run", sub().resolve("backlog.yaml").toString());
+    CliRunner.Result run = CliRunner.runIn(parent, Map.of(), "--quiet", "run",
+        sub().resolve("backlog.yaml").toString());
     assertEquals(0, run.exitCode(), run.err());
     assertTrue(Files.isRegularFile(sub().resolve(".orchestrate/state.db")), "sub's state holds the run");
     assertFalse(Files.exists(parent.resolve(".orchestrate/state.db")), "the parent's state is left alone");

@@ -1,11 +1,10 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.testing.TestStores;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.serve.DashboardServer;
+import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.workspace.GitRepo;
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -54,7 +53,7 @@ class ServeWorkspaceTest {
     try (DashboardServer server = DashboardServer.start(TestStores.backend(state),
         new InetSocketAddress("127.0.0.1", 0), null, Clock.systemUTC())) {
       HttpResponse<String> page = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-              URI.create("http://127.0.0.1:" + server.port() + "/item?id=W")).timeout(Duration.ofSeconds(30)).build(),
+          URI.create("http://127.0.0.1:" + server.port() + "/item?id=W")).timeout(Duration.ofSeconds(30)).build(),
           HttpResponse.BodyHandlers.ofString());
       assertEquals(200, page.statusCode());
       String body = page.body();

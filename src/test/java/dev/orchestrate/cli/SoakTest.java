@@ -3,9 +3,10 @@ package dev.orchestrate.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.app.RunSession;
+import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ConfigLoader;
-import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.scheduler.HaltReason;
 import dev.orchestrate.scheduler.ItemFilter;
@@ -15,11 +16,10 @@ import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.RunOptions;
 import dev.orchestrate.scheduler.RunReport;
 import dev.orchestrate.scheduler.Scheduler;
-import dev.orchestrate.app.RunSession;
-import dev.orchestrate.state.StateStore;
-import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.Db;
+import dev.orchestrate.testing.TestStores;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -112,7 +112,8 @@ class SoakTest {
           new BacklogNotices(measure, new PrintWriter(err), clock, true));
       report = scheduler.run(new RunOptions(items * 3 + 10, ItemFilter.ALL));
     }
-    System.out.println("soak: " + items + " items, 3 phases, max_concurrent 2, " + report.duration().toSeconds() + " s");
+    System.out
+        .println("soak: " + items + " items, 3 phases, max_concurrent 2, " + report.duration().toSeconds() + " s");
     System.out.println("| items done | heap after GC | database + WAL bytes | job log dirs | their bytes |");
     points.forEach(System.out::println);
     System.out.println("job history rows at most " + peakJobRows[0] + " (sampled every 10 items; max_rows "
@@ -154,8 +155,10 @@ class SoakTest {
     assertTrue(Long.parseLong(Db.column(db, "SELECT COUNT(*) FROM jobs").get(0)) <= JOBS_MAX_ROWS * 60 / 100, "jobs");
     long slack = 500 + 2L * 6; // a pass's budget of rows can accumulate between passes, plus the active items' turns
     assertTrue(Long.parseLong(Db.column(db, "SELECT COUNT(*) FROM turns").get(0)) <= TURNS_MAX_ROWS + slack, "turns");
-    assertTrue(Long.parseLong(Db.column(db, "SELECT COUNT(*) FROM events WHERE load_bearing = 0").get(0))
-        <= EVENTS_MAX_ROWS + slack, "routine events");
+    assertTrue(
+        Long.parseLong(Db.column(db, "SELECT COUNT(*) FROM events WHERE load_bearing = 0").get(0)) <= EVENTS_MAX_ROWS
+            + slack,
+        "routine events");
     assertTrue(Long.parseLong(Db.column(db, "SELECT COUNT(*) FROM stats_samples").get(0)) <= SAMPLES_MAX_ROWS + 1,
         "stats samples");
   }
@@ -195,7 +198,7 @@ class SoakTest {
               - name: review
                 instructions: "Review it."
         """.formatted(agent, items * 3 + 10, System.getProperty("soak.interval", "1s"), JOBS_MAX_ROWS,
-            TURNS_MAX_ROWS, EVENTS_MAX_ROWS, SAMPLES_MAX_ROWS));
+        TURNS_MAX_ROWS, EVENTS_MAX_ROWS, SAMPLES_MAX_ROWS));
     StringBuilder yaml = new StringBuilder("items:\n");
     for (int i = 1; i <= items; i++) {
       yaml.append(String.format("  - {id: S%05d, title: soak item %d}%n", i, i));

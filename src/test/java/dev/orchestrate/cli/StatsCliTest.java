@@ -2,7 +2,6 @@ package dev.orchestrate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -130,8 +129,10 @@ class StatsCliTest {
     Files.writeString(state(), "not a directory");
     CliRunner.Result r = cli("stats", "--check");
     assertEquals(2, r.exitCode());
-    assertEquals(List.of("orchestrate: error: " + state().toAbsolutePath() + " is not a directory; move the file away or "
-        + "use another state directory (--state or ORCHESTRATE_STATE)"), r.err().lines().toList());
+    assertEquals(
+        List.of("orchestrate: error: " + state().toAbsolutePath() + " is not a directory; move the file away or "
+            + "use another state directory (--state or ORCHESTRATE_STATE)"),
+        r.err().lines().toList());
     assertEquals("not a directory", Files.readString(state()));
   }
 

@@ -35,22 +35,24 @@ class StatusItemCliTest {
   @BeforeEach
   void project() throws Exception {
     Path agent = dir.resolve("agent.sh");
-    Files.writeString(agent, """
-        #!/usr/bin/env bash
-        if [ "$ORCHESTRATE_ITEM_ID" = A ] && [ "$ORCHESTRATE_PHASE" = first ] && [ ! -e '%1$s' ]; then
-          touch '%1$s'; echo 'flaky network' >&2; exit 3
-        fi
-        if [ "$ORCHESTRATE_ITEM_ID" = A ] && [ "$ORCHESTRATE_PHASE" = second ]; then
-          printf '{"result": "phase_complete", "summary": "wired the retries", "follow_ups": [{"title": "Add jitter"}]}' \\
-            > "$ORCHESTRATE_RESULT_FILE"
-          exit 0
-        fi
-        if [ "$ORCHESTRATE_ITEM_ID" = B ]; then
-          printf '{"result": "blocked", "context": "needs the staging key"}' > "$ORCHESTRATE_RESULT_FILE"
-          exit 0
-        fi
-        echo "$ORCHESTRATE_PHASE of $ORCHESTRATE_ITEM_ID done"
-        """.formatted(dir.resolve("a-failed-once")));
+    Files.writeString(agent,
+        """
+            #!/usr/bin/env bash
+            if [ "$ORCHESTRATE_ITEM_ID" = A ] && [ "$ORCHESTRATE_PHASE" = first ] && [ ! -e '%1$s' ]; then
+              touch '%1$s'; echo 'flaky network' >&2; exit 3
+            fi
+            if [ "$ORCHESTRATE_ITEM_ID" = A ] && [ "$ORCHESTRATE_PHASE" = second ]; then
+              printf '{"result": "phase_complete", "summary": "wired the retries", "follow_ups": [{"title": "Add jitter"}]}' \\
+                > "$ORCHESTRATE_RESULT_FILE"
+              exit 0
+            fi
+            if [ "$ORCHESTRATE_ITEM_ID" = B ]; then
+              printf '{"result": "blocked", "context": "needs the staging key"}' > "$ORCHESTRATE_RESULT_FILE"
+              exit 0
+            fi
+            echo "$ORCHESTRATE_PHASE of $ORCHESTRATE_ITEM_ID done"
+            """
+            .formatted(dir.resolve("a-failed-once")));
     Path config = TwoPhaseProject.config(dir, agent);
     Path backlog = Files.writeString(dir.resolve("backlog.yaml"), """
         items:
@@ -102,7 +104,8 @@ class StatusItemCliTest {
     assertTrue(lines.contains("unblock notes: the key is in the vault"), r.out());
     assertTrue(lines.stream().anyMatch(l -> l.matches("PHASE +ATTEMPTS +RESULT +SUMMARY")), r.out());
     assertTrue(lines.stream().anyMatch(l -> l.matches("first +1 +blocked +.*")), r.out());
-    assertTrue(lines.stream().anyMatch(l -> l.matches("JOB +PHASE +ATTEMPT +STATE +RESULT +STARTED +DURATION +EXIT +LOG")),
+    assertTrue(
+        lines.stream().anyMatch(l -> l.matches("JOB +PHASE +ATTEMPT +STATE +RESULT +STARTED +DURATION +EXIT +LOG")),
         r.out());
     assertTrue(lines.stream().anyMatch(l -> l.matches("\\d+ +first +1 +failed +blocked +.* jobs/.*output\\.log")),
         r.out());

@@ -35,7 +35,8 @@ class SummaryAfterRelistCliTest {
         exit 0
         """);
     Path config = TwoPhaseProject.config(dir, agent);
-    Path backlog = Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n");
+    Path backlog = Files.writeString(dir.resolve("backlog.yaml"),
+        "items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n");
 
     CliRunner.Result r = CliRunner.run("--state", dir.resolve("state").toString(),
         "--config", config.toString(), "run", "--json", "--max-wip", "1", backlog.toString());

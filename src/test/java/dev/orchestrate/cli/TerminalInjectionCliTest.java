@@ -125,7 +125,8 @@ class TerminalInjectionCliTest {
     Path backlog = dir.resolve("backlog.yaml");
     Files.writeString(backlog, "items:\n  - id: A\n    title: a\n");
 
-    CliRunner.Result r = cli("--config", config.toString(), "run", backlog.toString(), "--target", "X\u001b]0;pwned\u0007\nY");
+    CliRunner.Result r = cli("--config", config.toString(), "run", backlog.toString(), "--target",
+        "X\u001b]0;pwned\u0007\nY");
     assertEquals(2, r.exitCode(), r.err());
     assertHarmless("the error line", r.err());
     assertEquals(1, r.err().lines().count(), r.err());
@@ -166,6 +167,7 @@ class TerminalInjectionCliTest {
     String err = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
     assertHarmless("a log line", err);
     assertEquals(1, err.lines().count(), err);
-    assertTrue(err.contains("InjectionProbe: summarizer said boom\\x1b]0;pwned\\x07\\x1b[2J\\r\\n99:99:99 FORGED"), err);
+    assertTrue(err.contains("InjectionProbe: summarizer said boom\\x1b]0;pwned\\x07\\x1b[2J\\r\\n99:99:99 FORGED"),
+        err);
   }
 }

@@ -116,7 +116,8 @@ class UnblockAndJobsCliTest {
     assertEquals("in_progress|first|0||" + NOTES, column(
         "SELECT status || '|' || phase || '|' || attempts || '|' || IFNULL(blocked_reason, '') || '|' || unblock_notes"
             + " FROM items WHERE id = 'A'"));
-    assertEquals("{\"from\":\"blocked\",\"to\":\"in_progress\",\"phase\":\"first\",\"reason\":\"unblocked with notes\"}",
+    assertEquals(
+        "{\"from\":\"blocked\",\"to\":\"in_progress\",\"phase\":\"first\",\"reason\":\"unblocked with notes\"}",
         column("SELECT payload FROM events WHERE kind = 'item.status' ORDER BY id DESC LIMIT 1"));
 
     // One phase only: the unblocked one. Its prompt has the notes; once it succeeds they are gone.
@@ -186,9 +187,11 @@ class UnblockAndJobsCliTest {
     List<String> lines = text.out().lines().toList();
     assertTrue(lines.get(0).matches("Run 1 \\(pid \\d+\\), started \\S+Z: ended \\S+Z after \\S+, all_done"),
         lines.get(0));
-    assertTrue(lines.get(1).matches("ID +ITEM +PHASE +ATTEMPT +STATE +RESULT +STARTED +DURATION +EXIT +TOKENS +COST +LOG"),
+    assertTrue(
+        lines.get(1).matches("ID +ITEM +PHASE +ATTEMPT +STATE +RESULT +STARTED +DURATION +EXIT +TOKENS +COST +LOG"),
         lines.get(1));
-    assertTrue(lines.get(5).matches("1 +A +first +1 +failed +blocked +\\S+Z +\\S+ +0 +- +- +jobs/\\S+/output\\.log"), lines.get(5));
+    assertTrue(lines.get(5).matches("1 +A +first +1 +failed +blocked +\\S+Z +\\S+ +0 +- +- +jobs/\\S+/output\\.log"),
+        lines.get(5));
   }
 
   @Test

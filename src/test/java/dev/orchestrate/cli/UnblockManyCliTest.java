@@ -42,7 +42,8 @@ class UnblockManyCliTest {
         exit 0
         """);
     Path config = TwoPhaseProject.config(dir, agent);
-    Path backlog = Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n  - {id: C, title: c}\n");
+    Path backlog = Files.writeString(dir.resolve("backlog.yaml"),
+        "items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n  - {id: C, title: c}\n");
     CliRunner.Result run = cli("--config", config.toString(), "--quiet", "run", backlog.toString());
     assertEquals(0, run.exitCode(), run.err());
     assertEquals(List.of("A:blocked", "B:blocked", "C:done"), statuses());

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.orchestrate.testing.Db;
 import dev.orchestrate.workspace.GitRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -289,7 +288,8 @@ class WorktreeRunCliTest {
     Files.createDirectories(running);
     Path agent = tmp.resolve("alone.sh");
     Files.writeString(agent, "#!/usr/bin/env bash\ntouch " + running + "/$ORCHESTRATE_ITEM_ID\nsleep 1\n"
-        + "ls " + running + " | wc -l >> " + tmp.resolve("together.txt") + "\nrm " + running + "/$ORCHESTRATE_ITEM_ID\n");
+        + "ls " + running + " | wc -l >> " + tmp.resolve("together.txt") + "\nrm " + running
+        + "/$ORCHESTRATE_ITEM_ID\n");
     repo.write("backlog.yaml", "schema_version: 1\nitems:\n  - {id: A, title: a}\n  - {id: B, title: b}\n"
         + "  - {id: C, title: c}\n");
     repo.write("orchestrate.yaml", "agent: {command: [\"bash\", \"" + agent + "\"]}\n"

@@ -1,11 +1,10 @@
 package dev.orchestrate.config;
 
-import dev.orchestrate.yaml.TestFiles;
-
 import static dev.orchestrate.yaml.TestFiles.problems;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import dev.orchestrate.yaml.TestFiles;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -15,7 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** agent.preset, agent.args, agent.stall_timeout, execution.max_cost_usd and execution.max_tokens. */
 class AgentPresetConfigTest {
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
   private TestFiles files;
 
   @BeforeEach
@@ -63,7 +63,7 @@ class AgentPresetConfigTest {
   @Test
   void the_command_preset_needs_a_command_and_unknown_presets_are_named() {
     assertEquals(List.of("2:11: agent.preset: command needs agent.command (the program and its arguments, e.g. "
-            + "[\"bash\", \"agent.sh\"]), or name a preset: claude, codex, gemini or opencode"),
+        + "[\"bash\", \"agent.sh\"]), or name a preset: claude, codex, gemini or opencode"),
         problemsOf("agent:\n  preset: command\n"));
     List<String> problems = problemsOf("agent:\n  preset: cursor\n");
     assertEquals(1, problems.size());
@@ -75,7 +75,8 @@ class AgentPresetConfigTest {
   void stall_timeout_is_off_by_default_and_at_least_a_second() {
     assertNull(load("agent: {command: [\"true\"]}\n").agent().stallTimeout());
     assertNull(load("agent: {command: [\"true\"], stall_timeout: off}\n").agent().stallTimeout());
-    assertEquals(Duration.ofMinutes(5), load("agent: {command: [\"true\"], stall_timeout: 5m}\n").agent().stallTimeout());
+    assertEquals(Duration.ofMinutes(5),
+        load("agent: {command: [\"true\"], stall_timeout: 5m}\n").agent().stallTimeout());
     assertEquals(List.of("2:18: agent.stall_timeout must be at least 1s (or off), got 500ms"),
         problemsOf("agent:\n  stall_timeout: 500ms\n"));
   }
@@ -90,8 +91,8 @@ class AgentPresetConfigTest {
     assertEquals(2_000_000L, set.maxTokens());
     assertEquals(5.0, load("execution: {max_cost_usd: 5}\n").execution().maxCostUsd());
     assertEquals(List.of(
-            "2:17: execution.max_cost_usd must be more than 0 and at most 1000000 (US dollars), got 0",
-            "3:15: execution.max_tokens must be at least 1 and at most 1000000000000, got -5"),
+        "2:17: execution.max_cost_usd must be more than 0 and at most 1000000 (US dollars), got 0",
+        "3:15: execution.max_tokens must be at least 1 and at most 1000000000000, got -5"),
         problemsOf("execution:\n  max_cost_usd: 0\n  max_tokens: -5\n"));
     List<String> words = problemsOf("execution:\n  max_cost_usd: lots\n");
     assertEquals(1, words.size());

@@ -1,14 +1,13 @@
 package dev.orchestrate.config;
 
-import dev.orchestrate.yaml.Problem;
-import dev.orchestrate.yaml.TestFiles;
-import dev.orchestrate.yaml.ValidationException;
-
 import static dev.orchestrate.yaml.TestFiles.problems;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.yaml.Problem;
+import dev.orchestrate.yaml.TestFiles;
+import dev.orchestrate.yaml.ValidationException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -24,7 +23,8 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 class ConfigLoaderTest {
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
   private TestFiles files;
 
   @BeforeEach
@@ -213,8 +213,8 @@ class ConfigLoaderTest {
   @Test
   void an_unknown_key_is_an_error_at_its_location_listing_the_expected_keys() {
     assertEquals(List.of("3:3: unknown key 'depends' in agent; expected one of: command, timeout, "
-            + "kill_grace, env, result_fallback, log_max_bytes, output_tail_chars, preset, args, stall_timeout, "
-            + "secret_env, stop_leftover_processes, pass_summarizer_key"),
+        + "kill_grace, env, result_fallback, log_max_bytes, output_tail_chars, preset, args, stall_timeout, "
+        + "secret_env, stop_leftover_processes, pass_summarizer_key"),
         problemsOf("""
             agent:
               command: [bash, a.sh]
@@ -225,14 +225,14 @@ class ConfigLoaderTest {
   @Test
   void a_misspelt_key_gets_a_suggestion_in_every_section() {
     assertEquals(List.of(
-            "1:1: unknown key 'pipeline' in the config; did you mean 'pipelines'?",
-            "3:3: unknown key 'timout' in agent; did you mean 'timeout'?",
-            "5:3: unknown key 'max_wp' in execution; did you mean 'max_wip'?",
-            "7:3: unknown key 'windowsize' in context; did you mean 'window_size'?",
-            "9:3: unknown key 'keep' in memory; did you mean 'keep_recent'?",
-            "12:7: unknown key 'phase' in pipeline 'feature'; did you mean 'phases'?",
-            "15:11: unknown key 'instruction' in phase 'build' of pipeline 'feature'; "
-                + "did you mean 'instructions'?"),
+        "1:1: unknown key 'pipeline' in the config; did you mean 'pipelines'?",
+        "3:3: unknown key 'timout' in agent; did you mean 'timeout'?",
+        "5:3: unknown key 'max_wp' in execution; did you mean 'max_wip'?",
+        "7:3: unknown key 'windowsize' in context; did you mean 'window_size'?",
+        "9:3: unknown key 'keep' in memory; did you mean 'keep_recent'?",
+        "12:7: unknown key 'phase' in pipeline 'feature'; did you mean 'phases'?",
+        "15:11: unknown key 'instruction' in phase 'build' of pipeline 'feature'; "
+            + "did you mean 'instructions'?"),
         problemsOf("""
             pipeline: feature
             agent:
@@ -258,7 +258,7 @@ class ConfigLoaderTest {
   @Test
   void a_command_written_as_a_string_is_an_error_that_shows_the_list_form() {
     assertEquals(List.of("2:12: agent.command must be a list (argv, no shell), not a string: "
-            + "write it as [\"bash\", \"agents/claude.sh\", \"--fast\"]"),
+        + "write it as [\"bash\", \"agents/claude.sh\", \"--fast\"]"),
         problemsOf("""
             agent:
               command: bash agents/claude.sh --fast
@@ -270,8 +270,8 @@ class ConfigLoaderTest {
     assertEquals(List.of("1:18: agent.command is empty: give the program and its arguments, "
         + "e.g. [\"bash\", \"agent.sh\"]"), problemsOf("agent: {command: []}\n"));
     assertEquals(List.of(
-            "1:25: agent.command[1] must be a non-empty argument, got ''",
-            "1:29: agent.command[2] must be a non-empty argument, got a list"),
+        "1:25: agent.command[1] must be a non-empty argument, got ''",
+        "1:29: agent.command[2] must be a non-empty argument, got a list"),
         problemsOf("agent: {command: [bash, \"\", [x]]}\n"));
     assertEquals(List.of("1:18: agent.command must be a list of arguments, got a map"),
         problemsOf("agent: {command: {bash: x}}\n"));
@@ -280,11 +280,11 @@ class ConfigLoaderTest {
   @Test
   void bad_durations_are_errors_naming_the_key_and_the_accepted_forms() {
     assertEquals(List.of(
-            "2:12: agent.timeout: bad duration '3 minutes': use a number with ms, s, m, h or d, e.g. "
-                + "90s, 30m, 2h, 7d",
-            "3:15: agent.kill_grace: bad duration '0s': must be more than zero",
-            "4:1: unknown key 'x' in the config; expected one of: agent, execution, default_pipeline, "
-                + "pipelines, context, memory, retention, limits"),
+        "2:12: agent.timeout: bad duration '3 minutes': use a number with ms, s, m, h or d, e.g. "
+            + "90s, 30m, 2h, 7d",
+        "3:15: agent.kill_grace: bad duration '0s': must be more than zero",
+        "4:1: unknown key 'x' in the config; expected one of: agent, execution, default_pipeline, "
+            + "pipelines, context, memory, retention, limits"),
         problemsOf("""
             agent:
               timeout: 3 minutes
@@ -300,10 +300,10 @@ class ConfigLoaderTest {
   @Test
   void env_values_must_be_scalars_under_valid_names() {
     assertEquals(List.of(
-            "3:5: bad environment variable name 'MY-VAR' in agent.env: use letters, digits and '_', "
-                + "not starting with a digit",
-            "4:11: agent.env.EMPTY must be a string (write \"\" for an empty value), got nothing",
-            "5:13: agent.env.NESTED must be a string (write \"\" for an empty value), got a map"),
+        "3:5: bad environment variable name 'MY-VAR' in agent.env: use letters, digits and '_', "
+            + "not starting with a digit",
+        "4:11: agent.env.EMPTY must be a string (write \"\" for an empty value), got nothing",
+        "5:13: agent.env.NESTED must be a string (write \"\" for an empty value), got a map"),
         problemsOf("""
             agent:
               env:
@@ -318,10 +318,10 @@ class ConfigLoaderTest {
   @Test
   void result_fallback_log_max_bytes_and_output_tail_chars_are_checked() {
     assertEquals(List.of(
-            "2:20: agent.result_fallback must be exit_code or strict, got 'lenient'",
-            "3:18: agent.log_max_bytes: bad size '10 megs': use a whole number of bytes, optionally "
-                + "followed by B, KB, MB, GB (x1000) or KiB, MiB, GiB (x1024), e.g. 10MiB",
-            "4:22: agent.output_tail_chars must be at least 100, got 99"),
+        "2:20: agent.result_fallback must be exit_code or strict, got 'lenient'",
+        "3:18: agent.log_max_bytes: bad size '10 megs': use a whole number of bytes, optionally "
+            + "followed by B, KB, MB, GB (x1000) or KiB, MiB, GiB (x1024), e.g. 10MiB",
+        "4:22: agent.output_tail_chars must be at least 100, got 99"),
         problemsOf("""
             agent:
               result_fallback: lenient
@@ -337,11 +337,11 @@ class ConfigLoaderTest {
   @Test
   void execution_limits_must_be_integers_in_range_and_each_error_names_its_key() {
     assertEquals(List.of(
-            "2:12: execution.max_wip must be at least 1, got 0",
-            "3:19: execution.max_concurrent must be an integer, got 'two'",
-            "4:16: execution.max_retries must be at least 0, got -1",
-            "5:20: execution.circuit_breaker must be an integer, got '1.5'",
-            "6:14: execution.phase_cap must be at most 1000000, got 99999999999"),
+        "2:12: execution.max_wip must be at least 1, got 0",
+        "3:19: execution.max_concurrent must be an integer, got 'two'",
+        "4:16: execution.max_retries must be at least 0, got -1",
+        "5:20: execution.circuit_breaker must be an integer, got '1.5'",
+        "6:14: execution.phase_cap must be at most 1000000, got 99999999999"),
         problemsOf("""
             execution:
               max_wip: 0
@@ -368,9 +368,9 @@ class ConfigLoaderTest {
   @Test
   void a_pipeline_without_phases_is_an_error() {
     assertEquals(List.of(
-            "2:3: pipeline 'missing' has no phases",
-            "5:13: pipeline 'empty' has no phases",
-            "6:3: pipeline 'blank' has no phases"),
+        "2:3: pipeline 'missing' has no phases",
+        "5:13: pipeline 'empty' has no phases",
+        "6:3: pipeline 'blank' has no phases"),
         problemsOf("""
             pipelines:
               missing:
@@ -402,13 +402,13 @@ class ConfigLoaderTest {
   void a_phase_needs_a_valid_name_and_exactly_one_of_instructions_and_workflow() {
     files.write("flow.md", "x\n");
     assertEquals(List.of(
-            "4:9: pipelines.feature.phases[0] has no name",
-            "5:15: bad phase name 'code review' in pipeline 'feature': use only letters, digits, '.', '_' and '-', at most 64 characters",
-            "7:9: phase 'both' of pipeline 'feature' has both instructions and workflow; keep one",
-            "10:9: phase 'neither' of pipeline 'feature' needs instructions or a workflow",
-            "11:53: destructive in phase 'maybe' of pipeline 'feature' must be true or false, got 'sometimes'",
-            "12:9: pipelines.feature.phases[5] must be a map with name and instructions or workflow, got 'build'",
-            "13:37: instructions in phase 'blank' of pipeline 'feature' must be non-empty text, got ' '"),
+        "4:9: pipelines.feature.phases[0] has no name",
+        "5:15: bad phase name 'code review' in pipeline 'feature': use only letters, digits, '.', '_' and '-', at most 64 characters",
+        "7:9: phase 'both' of pipeline 'feature' has both instructions and workflow; keep one",
+        "10:9: phase 'neither' of pipeline 'feature' needs instructions or a workflow",
+        "11:53: destructive in phase 'maybe' of pipeline 'feature' must be true or false, got 'sometimes'",
+        "12:9: pipelines.feature.phases[5] must be a map with name and instructions or workflow, got 'build'",
+        "13:37: instructions in phase 'blank' of pipeline 'feature' must be non-empty text, got ' '"),
         problemsOf("""
             pipelines:
               feature:
@@ -428,7 +428,8 @@ class ConfigLoaderTest {
 
   @Test
   void pipeline_names_must_use_the_id_characters() {
-    assertEquals(List.of("2:3: bad pipeline name 'my pipe': use only letters, digits, '.', '_' and '-', at most 64 characters"),
+    assertEquals(
+        List.of("2:3: bad pipeline name 'my pipe': use only letters, digits, '.', '_' and '-', at most 64 characters"),
         problemsOf("""
             pipelines:
               my pipe:
@@ -441,13 +442,13 @@ class ConfigLoaderTest {
   @Test
   void pipelines_and_phase_lists_must_have_the_right_shape() {
     assertEquals(List.of(
-            "1:12: pipelines must be a map of pipeline names to pipelines, got a list"),
+        "1:12: pipelines must be a map of pipeline names to pipelines, got a list"),
         problemsOf("pipelines: [feature]\n"));
     assertEquals(List.of(
-            "2:12: pipeline 'feature' must be a map with phases and optional pre_phases, got 'build'"),
+        "2:12: pipeline 'feature' must be a map with phases and optional pre_phases, got 'build'"),
         problemsOf("pipelines:\n  feature: build\n"));
     assertEquals(List.of(
-            "3:13: phases of pipeline 'feature' must be a list of phases, got a map"),
+        "3:13: phases of pipeline 'feature' must be a list of phases, got a map"),
         problemsOf("pipelines:\n  feature:\n    phases: {name: a, instructions: A.}\n"));
     assertEquals(List.of("1:1: pipelines is empty: define at least one pipeline, or remove the key "
         + "to use the built-in 'feature' pipeline"), problemsOf("pipelines: {}\n"));
@@ -456,7 +457,7 @@ class ConfigLoaderTest {
   @Test
   void default_pipeline_must_name_a_defined_pipeline() {
     assertEquals(List.of("1:19: default_pipeline 'bugfix' is not a defined pipeline; defined pipelines: "
-            + "quick, careful"),
+        + "quick, careful"),
         problemsOf("""
             default_pipeline: bugfix
             pipelines:
@@ -470,7 +471,7 @@ class ConfigLoaderTest {
   @Test
   void without_default_pipeline_a_pipeline_named_feature_must_exist() {
     assertEquals(List.of("1:1: default_pipeline is not set and no pipeline is named 'feature'; "
-            + "set default_pipeline to one of: quick"),
+        + "set default_pipeline to one of: quick"),
         problemsOf("""
             pipelines:
               quick: {phases: [{name: a, instructions: A.}]}
@@ -482,9 +483,9 @@ class ConfigLoaderTest {
   @Test
   void context_and_memory_values_are_checked() {
     assertEquals(List.of(
-            "2:16: context.window_size must be at least 1, got 0",
-            "4:16: memory.keep_recent must be at least 0, got -1",
-            "5:23: memory.boot_context_chars must be an integer, got 'lots'"),
+        "2:16: context.window_size must be at least 1, got 0",
+        "4:16: memory.keep_recent must be at least 0, got -1",
+        "5:23: memory.boot_context_chars must be an integer, got 'lots'"),
         problemsOf("""
             context:
               window_size: 0
@@ -498,7 +499,7 @@ class ConfigLoaderTest {
   void reads_every_kind_of_summarizer() {
     assertEquals(ContextConfig.defaults(), load("context: {summarizer: {kind: builtin}}\n").context());
     assertEquals(new ContextConfig(3, 500, 600, SummarizerConfig.openai("http://127.0.0.1:8080/v1", "small",
-            "SUMMARY_KEY", Duration.ofSeconds(5), SummarizerConfig.Fallback.NONE, "Keep ticket numbers.")),
+        "SUMMARY_KEY", Duration.ofSeconds(5), SummarizerConfig.Fallback.NONE, "Keep ticket numbers.")),
         load("""
             context:
               window_size: 3
@@ -514,7 +515,7 @@ class ConfigLoaderTest {
                 prompt: Keep ticket numbers.
             """).context());
     assertEquals(SummarizerConfig.command(List.of("llm", "-m", "mini"), SummarizerConfig.DEFAULT_TIMEOUT,
-            SummarizerConfig.Fallback.BUILTIN, null),
+        SummarizerConfig.Fallback.BUILTIN, null),
         load("context: {summarizer: {kind: command, command: [llm, -m, mini]}}\n").context().summarizer());
   }
 
@@ -523,7 +524,7 @@ class ConfigLoaderTest {
     assertEquals(List.of("1:30: context.summarizer.kind must be builtin, openai or command, got 'magic'"),
         problemsOf("context: {summarizer: {kind: magic}}\n"));
     assertEquals(List.of("1:39: unknown key 'model' in context.summarizer of kind builtin; expected one of: "
-            + "kind, fallback, prompt"),
+        + "kind, fallback, prompt"),
         problemsOf("context: {summarizer: {kind: builtin, model: m}}\n"));
     assertEquals(List.of("1:23: context.summarizer has no kind; write {kind: builtin}"),
         problemsOf("context: {summarizer: {model: m}}\n"));
@@ -532,15 +533,15 @@ class ConfigLoaderTest {
     assertEquals(List.of("1:23: context.summarizer of kind openai needs model (a model name)"),
         problemsOf("context: {summarizer: {kind: openai, base_url: \"http://x\"}}\n"));
     assertEquals(List.of("1:48: context.summarizer.base_url must be an http(s) URL like "
-            + "https://api.openai.com/v1, got 'ftp://x'"),
+        + "https://api.openai.com/v1, got 'ftp://x'"),
         problemsOf("context: {summarizer: {kind: openai, base_url: \"ftp://x\", model: m}}\n"));
     assertEquals(List.of("1:23: context.summarizer of kind command needs command: a list (argv), e.g. "
-            + "[\"llm\", \"-m\", \"gpt-4o-mini\"]"),
+        + "[\"llm\", \"-m\", \"gpt-4o-mini\"]"),
         problemsOf("context: {summarizer: {kind: command}}\n"));
     assertEquals(List.of("1:49: context.summarizer.fallback must be builtin or none, got 'retry'"),
         problemsOf("context: {summarizer: {kind: builtin, fallback: retry}}\n"));
     assertEquals(List.of("1:83: bad environment variable name '1KEY' in context.summarizer.api_key_env: "
-            + "use letters, digits and '_', not starting with a digit"),
+        + "use letters, digits and '_', not starting with a digit"),
         problemsOf("context: {summarizer: {kind: openai, base_url: \"http://x\", model: m, api_key_env: 1KEY}}\n"));
     assertEquals(List.of("1:27: context.turn_max_chars must be at least 200, got 10"),
         problemsOf("context: {turn_max_chars: 10}\n"));
@@ -561,7 +562,8 @@ class ConfigLoaderTest {
         """).execution().workspace();
     assertEquals(new WorkspaceConfig(WorkspaceConfig.Mode.WORKTREE, "release/2.x", WorkspaceConfig.Merge.MERGE, false,
         new WorkspaceConfig.Author("Robot Builder", "robot@example.com"), true), w);
-    RetentionConfig.Worktrees r = load("retention: {worktrees: {max_rows: 20, max_age: 2d, discard_uncommitted: true}}\n")
+    RetentionConfig.Worktrees r = load(
+        "retention: {worktrees: {max_rows: 20, max_age: 2d, discard_uncommitted: true}}\n")
         .retention().worktrees();
     assertEquals(new RetentionConfig.Worktrees(RetentionConfig.Policy.of(20, java.time.Duration.ofDays(2)), true), r);
     assertEquals(WorkspaceConfig.defaults(), load("execution: {max_wip: 2}\n").execution().workspace());
@@ -570,13 +572,13 @@ class ConfigLoaderTest {
   @Test
   void bad_workspace_keys_are_reported_at_their_place() {
     assertEquals(List.of(
-            "2:14: execution.workspace must be shared or worktree, got 'tree'",
-            "3:10: execution.merge must be rebase, merge or none, got 'squash'",
-            "4:16: execution.base_branch '-x..y' is not a branch name git accepts here: use letters, digits and "
-                + ". _ / - (like main or release/2.x)",
-            "5:18: execution.commit_author must read \"Name <email>\", like \"orchestrate <orchestrate@localhost>\", "
-                + "got 'robot'",
-            "6:38: unknown key 'keep' in retention.worktrees; expected one of: max_rows, max_age, discard_uncommitted"),
+        "2:14: execution.workspace must be shared or worktree, got 'tree'",
+        "3:10: execution.merge must be rebase, merge or none, got 'squash'",
+        "4:16: execution.base_branch '-x..y' is not a branch name git accepts here: use letters, digits and "
+            + ". _ / - (like main or release/2.x)",
+        "5:18: execution.commit_author must read \"Name <email>\", like \"orchestrate <orchestrate@localhost>\", "
+            + "got 'robot'",
+        "6:38: unknown key 'keep' in retention.worktrees; expected one of: max_rows, max_age, discard_uncommitted"),
         problemsOf("""
             execution:
               workspace: tree
@@ -590,9 +592,9 @@ class ConfigLoaderTest {
   @Test
   void retention_knows_only_events_keep_recent_and_limits_must_be_empty_in_this_version() {
     assertEquals(List.of(
-            "2:3: unknown key 'max_age' in retention; expected one of: maintenance_interval, budget, jobs, "
-                + "turns, events, stats_samples, worktrees",
-            "4:3: unknown key 'log_bytes' in limits: " + ConfigLoader.LIMITS_MOVED),
+        "2:3: unknown key 'max_age' in retention; expected one of: maintenance_interval, budget, jobs, "
+            + "turns, events, stats_samples, worktrees",
+        "4:3: unknown key 'log_bytes' in limits: " + ConfigLoader.LIMITS_MOVED),
         problemsOf("""
             retention:
               max_age: 30d
@@ -628,11 +630,11 @@ class ConfigLoaderTest {
   @Test
   void bad_retention_values_are_reported_where_they_are() {
     assertEquals(List.of(
-            "2:25: retention.maintenance_interval: bad duration '0s': must be more than zero",
-            "3:11: retention.budget must be at least 1, got 0",
-            "4:20: retention.jobs.max_rows must be at least 0, got -5",
-            "5:20: retention.turns.max_age: bad duration '3 weeks': use a number with ms, s, m, h or d, "
-                + "e.g. 90s, 30m, 2h, 7d"),
+        "2:25: retention.maintenance_interval: bad duration '0s': must be more than zero",
+        "3:11: retention.budget must be at least 1, got 0",
+        "4:20: retention.jobs.max_rows must be at least 0, got -5",
+        "5:20: retention.turns.max_age: bad duration '3 weeks': use a number with ms, s, m, h or d, "
+            + "e.g. 90s, 30m, 2h, 7d"),
         problemsOf("""
             retention:
               maintenance_interval: 0s
@@ -792,10 +794,10 @@ class ConfigLoaderTest {
   @Test
   void secret_env_must_list_valid_names_and_the_switches_must_be_booleans() {
     assertEquals(List.of(
-            "2:22: bad environment variable name 'MY-KEY' in agent.secret_env: use letters, digits and '_', "
-                + "not starting with a digit",
-            "3:28: agent.stop_leftover_processes must be true or false, got 'sometimes'",
-            "4:24: agent.pass_summarizer_key must be true or false, got '1'"),
+        "2:22: bad environment variable name 'MY-KEY' in agent.secret_env: use letters, digits and '_', "
+            + "not starting with a digit",
+        "3:28: agent.stop_leftover_processes must be true or false, got 'sometimes'",
+        "4:24: agent.pass_summarizer_key must be true or false, got '1'"),
         problemsOf("""
             agent:
               secret_env: [GOOD, MY-KEY]

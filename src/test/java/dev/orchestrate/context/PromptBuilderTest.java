@@ -27,7 +27,8 @@ class PromptBuilderTest {
         List.of(turn(7, Turn.Role.USER, "Design the change."), turn(8, Turn.Role.ASSISTANT, "result: failed")))));
 
     List<String> order = List.of("## Item", "<SUMMARY_OF_PRIOR_CONTEXT>\n- decided: Postgres 16\n"
-            + "</SUMMARY_OF_PRIOR_CONTEXT>", "## Recent Turns", "### Turn 7 · user · design attempt 1\n\nDesign the change.",
+        + "</SUMMARY_OF_PRIOR_CONTEXT>", "## Recent Turns",
+        "### Turn 7 · user · design attempt 1\n\nDesign the change.",
         "### Turn 8 · assistant · design attempt 1\n\nresult: failed", "## Previous Phase Summary",
         "## Unblock Context", "## Previous Failure", "## Task: build", "## Reporting the result");
     int at = -1;

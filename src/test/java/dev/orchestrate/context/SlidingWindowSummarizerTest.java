@@ -172,7 +172,8 @@ class SlidingWindowSummarizerTest {
     assertEquals(before, prior.recentTurns());
     assertEquals(before, turns.turns);
     assertTrue(turns.summaries.isEmpty());
-    assertEquals(List.of("summarization:failed"), turns.events.stream().map(InMemoryTurns.RecordedEvent::kind).toList());
+    assertEquals(List.of("summarization:failed"),
+        turns.events.stream().map(InMemoryTurns.RecordedEvent::kind).toList());
     assertEquals("none", turns.events.get(0).payload().get("fallback"));
   }
 

@@ -67,7 +67,8 @@ final class AgentClis {
 
   static List<String> column(Path db, String sql) throws Exception {
     try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);
-        java.sql.Statement st = c.createStatement(); java.sql.ResultSet rs = st.executeQuery(sql)) {
+        java.sql.Statement st = c.createStatement();
+        java.sql.ResultSet rs = st.executeQuery(sql)) {
       List<String> out = new java.util.ArrayList<>();
       while (rs.next()) {
         out.add(rs.getString(1));

@@ -47,7 +47,8 @@ class CliHabitsIT {
     assertEquals(List.of("orchestrate: error: unknown command 'stauts'; did you mean 'status'? "
         + "(see 'orchestrate --help')"), typo.err().lines().toList());
 
-    Path script = Files.writeString(parent.resolve("orchestrate.bash"), Launcher.run(parent, "completion", "bash").out());
+    Path script = Files.writeString(parent.resolve("orchestrate.bash"),
+        Launcher.run(parent, "completion", "bash").out());
     Process bash = new ProcessBuilder("bash", "-c", "source '" + script + "'; COMP_WORDS=('" + Launcher.BIN
         + "' unblock TASK); COMP_CWORD=2; _orchestrate; printf '%s\\n' \"${COMPREPLY[@]}\"")
         .directory(deeper.toFile()).redirectErrorStream(true).start();

@@ -102,7 +102,8 @@ class DashboardBrowserIT {
     try (WebDriver browser = new WebDriver(dir.resolve("profile"))) {
       browser.open(base);
       browser.script("window.notReloaded = 42; return 1;");
-      assertEquals("rgb(29, 36, 48)", browser.text("return getComputedStyle(document.querySelector('header')).backgroundColor;"),
+      assertEquals("rgb(29, 36, 48)",
+          browser.text("return getComputedStyle(document.querySelector('header')).backgroundColor;"),
           "the stylesheet from the jar applies under the Content-Security-Policy");
       browser.await("W1's job running and X blocked, shown without reloading",
           "return [document.querySelector('[data-count=blocked]').textContent,"
@@ -112,7 +113,8 @@ class DashboardBrowserIT {
       browser.await("a refresh without reloading", "return +document.documentElement.getAttribute('data-refreshes');",
           v -> v.asInt() > 0, 30);
       Files.writeString(go, "go");
-      browser.await("the overview shows W1 and W2 done", "return document.querySelector('[data-count=done]').textContent",
+      browser.await("the overview shows W1 and W2 done",
+          "return document.querySelector('[data-count=done]').textContent",
           v -> v.asText().equals("3"), 120);
       assertEquals(42, browser.script("return window.notReloaded;").asInt(), "still the same page");
       assertTrue(run.waitFor(120, TimeUnit.SECONDS), "the run ended");
@@ -150,7 +152,8 @@ class DashboardBrowserIT {
         noScriptRan(browser);
       }
       browser.click("header nav a[href='/growth']");
-      browser.await("the growth charts", "return document.querySelectorAll('svg.chart').length", v -> v.asInt() >= 7, 30);
+      browser.await("the growth charts", "return document.querySelectorAll('svg.chart').length", v -> v.asInt() >= 7,
+          30);
       browser.click("header nav a[href='/jobs']");
       browser.await("the jobs table", "return document.querySelectorAll('table.list tbody tr').length",
           v -> v.asInt() == 4, 30);

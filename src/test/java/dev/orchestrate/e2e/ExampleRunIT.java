@@ -1,11 +1,11 @@
 package dev.orchestrate.e2e;
 
-import dev.orchestrate.testing.Db;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.testing.Db;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;

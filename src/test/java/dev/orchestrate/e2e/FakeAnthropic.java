@@ -78,7 +78,8 @@ final class FakeAnthropic implements AutoCloseable {
         return;
       }
       if (!path.endsWith("/v1/messages")) {
-        respond(exchange, 404, "application/json", "{\"type\":\"error\",\"error\":{\"type\":\"not_found_error\",\"message\":\"no such endpoint\"}}");
+        respond(exchange, 404, "application/json",
+            "{\"type\":\"error\",\"error\":{\"type\":\"not_found_error\",\"message\":\"no such endpoint\"}}");
         return;
       }
       JsonNode request = JSON.readTree(body);
@@ -121,7 +122,8 @@ final class FakeAnthropic implements AutoCloseable {
     if (!stream) {
       respond(exchange, 200, "application/json", message(model, "tool_use").set("content",
           JSON.createArrayNode().add(JSON.createObjectNode().put("type", "tool_use").put("id", id).put("name", "Bash")
-              .set("input", input))).toString());
+              .set("input", input)))
+          .toString());
       return;
     }
     StringBuilder sse = new StringBuilder();
@@ -144,7 +146,8 @@ final class FakeAnthropic implements AutoCloseable {
     }
     StringBuilder sse = new StringBuilder();
     messageStart(sse, model);
-    event(sse, "content_block_start", "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
+    event(sse, "content_block_start",
+        "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
     event(sse, "content_block_delta", JSON.createObjectNode().put("type", "content_block_delta").put("index", 0)
         .set("delta", JSON.createObjectNode().put("type", "text_delta").put("text", text)).toString());
     event(sse, "content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}");

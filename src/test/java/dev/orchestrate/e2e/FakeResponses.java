@@ -57,8 +57,10 @@ final class FakeResponses implements AutoCloseable {
       byte[] body = exchange.getRequestBody().readAllBytes();
       String path = exchange.getRequestURI().getPath();
       if (requestLog != null) {
-        Files.writeString(requestLog, exchange.getRequestMethod() + " " + path + " " + new String(body, StandardCharsets.UTF_8)
-            + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        Files.writeString(requestLog,
+            exchange.getRequestMethod() + " " + path + " " + new String(body, StandardCharsets.UTF_8)
+                + "\n",
+            StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
       }
       if (!path.endsWith("/responses")) {
         respond(exchange, 404, "application/json", "{\"error\":{\"message\":\"no such endpoint\"}}");
@@ -67,8 +69,9 @@ final class FakeResponses implements AutoCloseable {
       JsonNode request = JSON.readTree(body);
       requests.add(request);
       if (mode == Mode.API_ERROR) {
-        respond(exchange, 400, "application/json", "{\"error\":{\"type\":\"invalid_request_error\",\"code\":\"scripted\","
-            + "\"message\":\"scripted failure: the fake model refuses this request\"}}");
+        respond(exchange, 400, "application/json",
+            "{\"error\":{\"type\":\"invalid_request_error\",\"code\":\"scripted\","
+                + "\"message\":\"scripted failure: the fake model refuses this request\"}}");
         return;
       }
       String tool = shellTool(request);
@@ -77,7 +80,8 @@ final class FakeResponses implements AutoCloseable {
       if (mode == Mode.WRITE_RESULT && !answered && tool != null) {
         item = shellCall(tool);
       } else {
-        item = JSON.createObjectNode().put("type", "message").put("role", "assistant").put("id", "msg_" + ids.incrementAndGet());
+        item = JSON.createObjectNode().put("type", "message").put("role", "assistant").put("id",
+            "msg_" + ids.incrementAndGet());
         item.set("content", JSON.createArrayNode().add(JSON.createObjectNode().put("type", "output_text")
             .put("text", "Done: the result file is written.").set("annotations", JSON.createArrayNode())));
       }
@@ -92,8 +96,9 @@ final class FakeResponses implements AutoCloseable {
       usage.set("output_tokens_details", JSON.createObjectNode().put("reasoning_tokens", 0));
       ObjectNode response = JSON.createObjectNode().put("id", id);
       response.set("usage", usage);
-      event(sse, "response.completed", JSON.createObjectNode().put("type", "response.completed").set("response", response)
-          .toString());
+      event(sse, "response.completed",
+          JSON.createObjectNode().put("type", "response.completed").set("response", response)
+              .toString());
       respond(exchange, 200, "text/event-stream", sse.toString());
     }
   }
@@ -135,7 +140,8 @@ final class FakeResponses implements AutoCloseable {
     String script = "printf '%s' '{\"result\":\"phase_complete\",\"summary\":\"fake model did '\"$ORCHESTRATE_PHASE\"' of '\"$ORCHESTRATE_ITEM_ID\"'\"}' > \"$ORCHESTRATE_RESULT_FILE\"";
     String callId = "call_" + ids.incrementAndGet();
     if (tool.equals("exec")) {
-      String js = "const r = await tools.exec_command({cmd: " + JSON.getNodeFactory().textNode(script) + ", login: false});\ntext(r);";
+      String js = "const r = await tools.exec_command({cmd: " + JSON.getNodeFactory().textNode(script)
+          + ", login: false});\ntext(r);";
       return JSON.createObjectNode().put("type", "custom_tool_call").put("id", "ctc_" + ids.incrementAndGet())
           .put("call_id", callId).put("namespace", "functions").put("name", "exec").put("input", js);
     }

@@ -251,7 +251,7 @@ class HostileAgentsIT {
         echo "agent output"
         exit 0
         """, config("  env: {OUTSIDE_DIR: \"" + dir + "\"}", TWO_PHASES
-            + "\n      - {name: check, instructions: \"Check.\"}"));
+        + "\n      - {name: check, instructions: \"Check.\"}"));
     Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: a, status: ready}\n");
 
     Launcher.Result result = Launcher.run(dir, "--state", "state", "run");
@@ -285,7 +285,7 @@ class HostileAgentsIT {
         mv "$jobs" "$jobs.moved" && ln -s "$ELSEWHERE" "$jobs"
         exit 0
         """, config("  env: {ELSEWHERE: \"" + elsewhere + "\"}\nexecution: {max_wip: 2, max_concurrent: 2}",
-            TWO_PHASES).replace("execution: {max_retries: 0}\n", ""));
+        TWO_PHASES).replace("execution: {max_retries: 0}\n", ""));
     Files.writeString(dir.resolve("backlog.yaml"),
         "items:\n  - {id: A, title: a, status: ready}\n  - {id: B, title: b, status: ready}\n");
 

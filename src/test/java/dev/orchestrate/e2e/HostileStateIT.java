@@ -50,7 +50,8 @@ class HostileStateIT {
     Path out = dir.resolve("limited.out");
     Path err = dir.resolve("limited.err");
     ProcessBuilder pb = Launcher.builder(dir, args);
-    List<String> command = new java.util.ArrayList<>(List.of("bash", "-c", "ulimit -f " + kib + " && exec \"$@\"", "-"));
+    List<String> command = new java.util.ArrayList<>(
+        List.of("bash", "-c", "ulimit -f " + kib + " && exec \"$@\"", "-"));
     command.addAll(pb.command());
     Process p = pb.command(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
     assertTrue(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS), "finished in 120 s");
@@ -152,12 +153,14 @@ class HostileStateIT {
         return true;
       }
     }), "the lock holder is gone");
-    Files.writeString(dir.resolve("agent.sh"), "#!/usr/bin/env bash\necho \"$ORCHESTRATE_ITEM_ID $ORCHESTRATE_PHASE\" >> calls.txt\n");
+    Files.writeString(dir.resolve("agent.sh"),
+        "#!/usr/bin/env bash\necho \"$ORCHESTRATE_ITEM_ID $ORCHESTRATE_PHASE\" >> calls.txt\n");
 
     Launcher.Result again = Launcher.run(dir, "--state", "state", "--quiet", "run");
 
     assertEquals(0, again.exitCode(), again.err());
-    assertEquals(List.of("2"), Db.column(dir.resolve("state/state.db"), "SELECT count(*) FROM items WHERE status = 'done'"));
+    assertEquals(List.of("2"),
+        Db.column(dir.resolve("state/state.db"), "SELECT count(*) FROM items WHERE status = 'done'"));
   }
 
   @Test

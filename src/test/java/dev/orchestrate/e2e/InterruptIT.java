@@ -60,7 +60,8 @@ class InterruptIT {
     assertTrue(Files.readString(dir.resolve("out.txt")).contains("stopped: interrupted"));
     Path db = dir.resolve("state/state.db");
     assertEquals(List.of("cancelled"), column(db, "SELECT state FROM jobs"));
-    assertEquals(List.of("in_progress|build|0"), column(db, "SELECT status || '|' || phase || '|' || attempts FROM items"));
+    assertEquals(List.of("in_progress|build|0"),
+        column(db, "SELECT status || '|' || phase || '|' || attempts FROM items"));
   }
 
   @Test

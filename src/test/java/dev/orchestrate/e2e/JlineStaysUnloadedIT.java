@@ -32,7 +32,8 @@ class JlineStaysUnloadedIT {
     assertFalse(run.contains("dev.orchestrate.cli.LiveView"), "run with piped stderr loaded LiveView");
 
     assertFalse(loadedClasses("--version").contains("org.jline"), "--version loaded jline");
-    assertFalse(loadedClasses("--state", state, "status", "--json").contains("org.jline"), "status --json loaded jline");
+    assertFalse(loadedClasses("--state", state, "status", "--json").contains("org.jline"),
+        "status --json loaded jline");
   }
 
   /** The class-load log of {@code java -jar target/orchestrate.jar ARGS}, stdout and stderr piped. */

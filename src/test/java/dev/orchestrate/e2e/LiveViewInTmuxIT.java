@@ -55,14 +55,15 @@ class LiveViewInTmuxIT {
   @Test
   void agent_text_cannot_retitle_the_window_clear_it_or_forge_a_line() throws Exception {
     Path project = project(1);
-    Files.writeString(project.resolve("agent.sh"), """
-        if [ "$ORCHESTRATE_ATTEMPT" = 1 ]; then
-          printf '%s' '{"result": "failed", "context": "boom\\u001b]2;pwned\\u0007\\u001b[2J\\r\\n99:99:99 FORGED line"}' \\
-            > "$ORCHESTRATE_RESULT_FILE"
-          exit 1
-        fi
-        printf '{"result": "phase_complete"}' > "$ORCHESTRATE_RESULT_FILE"
-        """);
+    Files.writeString(project.resolve("agent.sh"),
+        """
+            if [ "$ORCHESTRATE_ATTEMPT" = 1 ]; then
+              printf '%s' '{"result": "failed", "context": "boom\\u001b]2;pwned\\u0007\\u001b[2J\\r\\n99:99:99 FORGED line"}' \\
+                > "$ORCHESTRATE_RESULT_FILE"
+              exit 1
+            fi
+            printf '{"result": "phase_complete"}' > "$ORCHESTRATE_RESULT_FILE"
+            """);
     Path socket = dir.resolve("tmux.sock");
     String command = "cd " + project + " && " + Launcher.BIN + " --state " + project.resolve("state")
         + " run backlog.yaml; echo \"EXIT $?\"; sleep 600";
@@ -140,11 +141,13 @@ class LiveViewInTmuxIT {
           "the area is gone at the end and never went to the scrollback:\n" + String.join("\n", all));
       for (int i = evenOnly ? 2 : 1; i <= items; i += evenOnly ? 2 : 1) {
         String id = "WRK-" + i;
-        assertEquals(1, all.stream().filter(l -> l.matches("\\d\\d:\\d\\d:\\d\\d " + id + " work \\(attempt 1\\) started"))
-            .count(), id + "'s start line, once, intact:\n" + String.join("\n", all));
+        assertEquals(1,
+            all.stream().filter(l -> l.matches("\\d\\d:\\d\\d:\\d\\d " + id + " work \\(attempt 1\\) started"))
+                .count(),
+            id + "'s start line, once, intact:\n" + String.join("\n", all));
         assertEquals(1, all.stream().filter(l -> l.matches("\\d\\d:\\d\\d:\\d\\d " + id
             + " work: phase_complete in \\d+\\.\\ds -> done")).count(), id + "'s end line, once, intact:\n"
-            + String.join("\n", all));
+                + String.join("\n", all));
       }
       assertTrue(all.stream().noneMatch(l -> l.matches("\\d\\d:\\d\\d:\\d\\d WRK-\\d*[13579] .*")) || !evenOnly,
           "the odd items are left alone:\n" + String.join("\n", all));

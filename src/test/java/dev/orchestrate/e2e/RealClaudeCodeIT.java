@@ -76,7 +76,8 @@ class RealClaudeCodeIT {
       assertEquals(0, lastExit, lastErr);
       assertEquals("budget", report.path("halt_reason").asText(), report.toString());
       assertEquals(2, report.path("phases_run").asInt(), "two phases of $0.01162 reach $0.02");
-      assertEquals(List.of("done", "new"), column(dir.resolve("state/state.db"), "SELECT status FROM items ORDER BY seq"));
+      assertEquals(List.of("done", "new"),
+          column(dir.resolve("state/state.db"), "SELECT status FROM items ORDER BY seq"));
     }
   }
 

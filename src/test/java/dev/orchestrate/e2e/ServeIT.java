@@ -42,7 +42,8 @@ class ServeIT {
     assertTrue(run.exitCode() <= 1, run.err());
     Process serve = Launcher.builder(dir, "--state", state, "serve", "--port", "0", "--bind", "0.0.0.0")
         .redirectError(dir.resolve("serve-err.txt").toFile()).start();
-    try (BufferedReader out = new BufferedReader(new InputStreamReader(serve.getInputStream(), StandardCharsets.UTF_8))) {
+    try (BufferedReader out = new BufferedReader(
+        new InputStreamReader(serve.getInputStream(), StandardCharsets.UTF_8))) {
       String line = out.readLine();
       assertNotNull(line, "serve printed where it listens");
       Matcher url = URL.matcher(line);

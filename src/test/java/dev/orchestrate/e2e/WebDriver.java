@@ -88,7 +88,8 @@ final class WebDriver implements AutoCloseable {
   }
 
   void click(String css) throws Exception {
-    JsonNode found = command("POST", "/element", JSON.createObjectNode().put("using", "css selector").put("value", css));
+    JsonNode found = command("POST", "/element",
+        JSON.createObjectNode().put("using", "css selector").put("value", css));
     command("POST", "/element/" + found.path(ELEMENT).asText() + "/click", JSON.createObjectNode());
   }
 

@@ -1,7 +1,5 @@
 package dev.orchestrate.jobs;
 
-import dev.orchestrate.testing.CapturedLogs;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import static dev.orchestrate.jobs.TestAgents.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -10,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.AgentPreset;
+import dev.orchestrate.testing.CapturedLogs;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -19,6 +18,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Planted links (issue 13.5) and secrets (issue 13.3) at the level of one job. */
@@ -26,7 +26,6 @@ class AgentIsolationTest {
   /** Expected warnings (a job directory that already exists, a deferred integration) are asserted, not printed. */
   @RegisterExtension
   final CapturedLogs logs = CapturedLogs.of(JobDirectory.class);
-
 
   @TempDir
   Path dir;
@@ -69,7 +68,8 @@ class AgentIsolationTest {
     assertFalse(Files.exists(dir.resolve("prompt.md")), "nothing written where the planted link pointed");
     List<String> warnings = logs.warnings();
     assertEquals(2, warnings.size(), warnings.toString());
-    assertTrue(warnings.stream().allMatch(w -> w.contains("already existed (planted by an agent")), warnings.toString());
+    assertTrue(warnings.stream().allMatch(w -> w.contains("already existed (planted by an agent")),
+        warnings.toString());
   }
 
   @Test
@@ -92,14 +92,19 @@ class AgentIsolationTest {
     env.put("OPENAI_API_KEY", "sk-openai-SECRET-1");
     env.put("SUMMARIZER_KEY", "summarizer-SECRET-2");
     env.put("PLAIN_SETTING", "visible-value");
-    AgentConfig agent = TestAgents.withEnv(config(List.of("bash", script("""
-        env
-        echo "spread: sk-openai-""SECRET-1"
-        printf '{"result": "blocked", "summary": "%s", "context": "%s", "memories": [{"kind": "semantic", "content": "%s"}]}' \
-          "$OPENAI_API_KEY" "$DEPLOY_TOKEN" "$LISTED" > "$ORCHESTRATE_RESULT_FILE"
-        env >&2
-        exit 1
-        """).toString())), Map.of("DEPLOY_TOKEN", "deploy-SECRET-3", "LISTED", "listed-SECRET-4"))
+    AgentConfig agent = TestAgents
+        .withEnv(config(List.of("bash",
+            script(
+                """
+                    env
+                    echo "spread: sk-openai-""SECRET-1"
+                    printf '{"result": "blocked", "summary": "%s", "context": "%s", "memories": [{"kind": "semantic", "content": "%s"}]}' \
+                      "$OPENAI_API_KEY" "$DEPLOY_TOKEN" "$LISTED" > "$ORCHESTRATE_RESULT_FILE"
+                    env >&2
+                    exit 1
+                    """)
+                .toString())),
+            Map.of("DEPLOY_TOKEN", "deploy-SECRET-3", "LISTED", "listed-SECRET-4"))
         .withSafety(List.of("LISTED"), true, false);
     AgentRunner runner = new AgentRunner(Clock.systemUTC(), env, "SUMMARIZER_KEY");
     JobRequest request = request(agent, "job-1");
@@ -139,15 +144,16 @@ class AgentIsolationTest {
     env.put("OPENAI_API_KEY", "sk-openai-SECRET-1");
     // The secret is split across two writes of one JSON line, and once more JSON-escaped (\\u0073 is 's'),
     // which only the reader decodes; usage and cost ride on the same result event.
-    Path agentScript = script("""
-        printf '{"type":"assistant","message":{"content":[{"type":"text","text":"key sk-openai-SEC'
-        sleep 0.3
-        printf 'RET-1 seen"}]}}\\n'
-        printf '{"type":"result","subtype":"success","is_error":true,"result":"API Error: bad key \\\\u0073k-openai-SECRET-1",'
-        printf '"total_cost_usd":0.0042,"usage":{"input_tokens":10,"output_tokens":5,'
-        printf '"cache_read_input_tokens":3,"cache_creation_input_tokens":2}}\\n'
-        exit 1
-        """);
+    Path agentScript = script(
+        """
+            printf '{"type":"assistant","message":{"content":[{"type":"text","text":"key sk-openai-SEC'
+            sleep 0.3
+            printf 'RET-1 seen"}]}}\\n'
+            printf '{"type":"result","subtype":"success","is_error":true,"result":"API Error: bad key \\\\u0073k-openai-SECRET-1",'
+            printf '"total_cost_usd":0.0042,"usage":{"input_tokens":10,"output_tokens":5,'
+            printf '"cache_read_input_tokens":3,"cache_creation_input_tokens":2}}\\n'
+            exit 1
+            """);
     AgentConfig plain = config(List.of("bash", agentScript.toString()));
     AgentConfig agent = new AgentConfig(plain.command(), plain.timeout(), plain.killGrace(), plain.env(),
         plain.resultFallback(), plain.logMaxBytes(), plain.outputTailChars(), AgentPreset.CLAUDE, List.of(), null);

@@ -1,7 +1,5 @@
 package dev.orchestrate.jobs;
 
-import dev.orchestrate.testing.CapturedLogs;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import static dev.orchestrate.jobs.TestAgents.command;
 import static dev.orchestrate.jobs.TestAgents.config;
 import static dev.orchestrate.jobs.TestAgents.request;
@@ -14,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.ResultFallback;
 import dev.orchestrate.jobs.AgentOutcome.Ending;
+import dev.orchestrate.testing.CapturedLogs;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,13 +27,13 @@ import java.util.Map;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 class AgentRunnerTest {
   /** Expected warnings (a job directory that already exists, a deferred integration) are asserted, not printed. */
   @RegisterExtension
   final CapturedLogs logs = CapturedLogs.of(JobDirectory.class);
-
 
   private static final Duration SHORT = Duration.ofSeconds(5);
 

@@ -1,7 +1,5 @@
 package dev.orchestrate.jobs;
 
-import dev.orchestrate.testing.CapturedLogs;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import static dev.orchestrate.jobs.TestAgents.config;
 import static dev.orchestrate.jobs.TestAgents.request;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -10,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.jobs.AgentOutcome.Ending;
+import dev.orchestrate.testing.CapturedLogs;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Whatever an agent started is stopped when its job ends, however it ends (issue 13.2). */
@@ -27,7 +27,6 @@ class LeftoverProcessesTest {
   /** Expected warnings (a job directory that already exists, a deferred integration) are asserted, not printed. */
   @RegisterExtension
   final CapturedLogs logs = CapturedLogs.of(JobDirectory.class);
-
 
   private static final Duration GONE = Duration.ofSeconds(10);
 

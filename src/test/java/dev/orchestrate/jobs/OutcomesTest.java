@@ -37,15 +37,13 @@ class OutcomesTest {
 
   @Test
   void a_non_zero_exit_with_silent_stderr_says_only_the_code() {
-    AgentOutcome outcome =
-        Outcomes.exited(1, NO_FILE, ResultFallback.EXIT_CODE, "", "  \n", ELAPSED);
+    AgentOutcome outcome = Outcomes.exited(1, NO_FILE, ResultFallback.EXIT_CODE, "", "  \n", ELAPSED);
     assertEquals("agent exited with code 1", outcome.context());
   }
 
   @Test
   void strict_mode_fails_a_successful_exit_without_a_result_file() {
-    AgentOutcome outcome =
-        Outcomes.exited(0, NO_FILE, ResultFallback.STRICT, "did it", "", ELAPSED);
+    AgentOutcome outcome = Outcomes.exited(0, NO_FILE, ResultFallback.STRICT, "did it", "", ELAPSED);
     assertEquals(AgentResult.FAILED, outcome.result());
     assertEquals("agent wrote no result file (agent.result_fallback: strict); exit code 0",
         outcome.context());
@@ -55,8 +53,7 @@ class OutcomesTest {
   void the_result_file_wins_over_the_exit_code() {
     ResultFile.Reported report = new ResultFile.Reported(AgentResult.BLOCKED, "half", "need key",
         List.of(), List.of());
-    AgentOutcome outcome =
-        Outcomes.exited(9, report, ResultFallback.EXIT_CODE, "", "err", ELAPSED);
+    AgentOutcome outcome = Outcomes.exited(9, report, ResultFallback.EXIT_CODE, "", "err", ELAPSED);
     assertEquals(AgentResult.BLOCKED, outcome.result());
     assertEquals("need key", outcome.context());
     assertEquals(OptionalInt.of(9), outcome.exitCode());

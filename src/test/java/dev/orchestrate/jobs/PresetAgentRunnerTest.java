@@ -1,7 +1,5 @@
 package dev.orchestrate.jobs;
 
-import dev.orchestrate.testing.CapturedLogs;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import static dev.orchestrate.jobs.TestAgents.command;
 import static dev.orchestrate.jobs.TestAgents.config;
 import static dev.orchestrate.jobs.TestAgents.request;
@@ -10,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.AgentPreset;
+import dev.orchestrate.testing.CapturedLogs;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -18,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,7 +28,6 @@ class PresetAgentRunnerTest {
   /** Expected warnings (a job directory that already exists, a deferred integration) are asserted, not printed. */
   @RegisterExtension
   final CapturedLogs logs = CapturedLogs.of(JobDirectory.class);
-
 
   @TempDir
   Path dir;
@@ -104,7 +103,8 @@ class PresetAgentRunnerTest {
   @Test
   void an_agent_quiet_for_the_stall_timeout_is_stopped_and_fails_as_stalled() throws Exception {
     Path pidFile = dir.resolve("pid");
-    AgentConfig agent = config(command("quiet_after_hello.sh", pidFile.toString())).withStallTimeout(Duration.ofSeconds(1));
+    AgentConfig agent = config(command("quiet_after_hello.sh", pidFile.toString()))
+        .withStallTimeout(Duration.ofSeconds(1));
     AgentOutcome outcome = run(agent);
     assertEquals(AgentResult.FAILED, outcome.result());
     assertEquals(AgentOutcome.Ending.STALLED, outcome.ending());

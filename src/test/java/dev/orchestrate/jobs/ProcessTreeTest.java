@@ -61,8 +61,7 @@ class ProcessTreeTest {
     TestAgents.awaitFile(ready, SHORT);
 
     long start = System.nanoTime();
-    int descendants =
-        new ProcessTree(agent.toHandle()).terminate(Duration.ofSeconds(30), new CountDownLatch(1));
+    int descendants = new ProcessTree(agent.toHandle()).terminate(Duration.ofSeconds(30), new CountDownLatch(1));
     Duration took = Duration.ofNanos(System.nanoTime() - start);
 
     assertEquals(1, descendants, "bash and its foreground sleep");

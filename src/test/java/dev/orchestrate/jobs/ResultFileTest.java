@@ -85,8 +85,7 @@ class ResultFileTest {
 
   @Test
   void null_optional_fields_count_as_absent() {
-    ResultFile.Reported report =
-        reported("{\"result\": \"failed\", \"summary\": null, \"memories\": null}");
+    ResultFile.Reported report = reported("{\"result\": \"failed\", \"summary\": null, \"memories\": null}");
     assertEquals("", report.summary());
     assertEquals(List.of(), report.memories());
   }
@@ -163,9 +162,9 @@ class ResultFileTest {
   void a_bad_memory_kind_is_an_error() {
     assertEquals("result file /x/result.json: \"memories[1].kind\" must be one of semantic,"
         + " procedural, episodic, got \"feeling\"", problem("""
-        {"result": "phase_complete", "memories": [
-          {"kind": "semantic", "content": "ok"}, {"kind": "feeling", "content": "meh"}]}
-        """));
+            {"result": "phase_complete", "memories": [
+              {"kind": "semantic", "content": "ok"}, {"kind": "feeling", "content": "meh"}]}
+            """));
   }
 
   @Test
@@ -198,8 +197,9 @@ class ResultFileTest {
   @Test
   void a_follow_up_description_of_the_wrong_type_is_an_error() {
     assertEquals("result file /x/result.json: \"follow_ups[0].description\" must be a string,"
-        + " got an array", problem("{\"result\": \"failed\", \"follow_ups\": [{\"title\": \"t\","
-        + " \"description\": [\"d\"]}]}"));
+        + " got an array",
+        problem("{\"result\": \"failed\", \"follow_ups\": [{\"title\": \"t\","
+            + " \"description\": [\"d\"]}]}"));
   }
 
   @Test
@@ -229,8 +229,7 @@ class ResultFileTest {
   void a_file_is_read_from_disk(@TempDir Path dir) throws IOException {
     Path file = Files.writeString(dir.resolve("result.json"),
         "{\"result\": \"subphase_complete\", \"summary\": \"step 1 of 3 ✓\"}");
-    ResultFile.Reported report =
-        assertInstanceOf(ResultFile.Reported.class, resultFile.read(file));
+    ResultFile.Reported report = assertInstanceOf(ResultFile.Reported.class, resultFile.read(file));
     assertEquals("step 1 of 3 ✓", report.summary());
   }
 
@@ -355,7 +354,8 @@ class ResultFileTest {
     Files.writeString(result, "{");
     // yes itself appends, no shell between: a shell's orphaned child would go on filling the disk
     // through the deleted file after the test (it filled it once and failed a later test with ENOSPC).
-    Process writer = new ProcessBuilder("yes", "\"x\",").redirectOutput(ProcessBuilder.Redirect.appendTo(result.toFile()))
+    Process writer = new ProcessBuilder("yes", "\"x\",")
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(result.toFile()))
         .start();
     try {
       // small when checked, then growing while it is read

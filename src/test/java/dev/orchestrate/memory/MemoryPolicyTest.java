@@ -1,11 +1,11 @@
 package dev.orchestrate.memory;
 
-import dev.orchestrate.limits.SizeCap;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.limits.SizeCap;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

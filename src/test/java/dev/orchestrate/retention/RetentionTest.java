@@ -115,7 +115,7 @@ class RetentionTest {
     InMemoryRetention store = new InMemoryRetention();
     store.add(StructureName.JOBS, 500, 0, false, null); // running
     store.add(StructureName.JOBS, 500, 0, true, null);
-    new Retention(store).full(only(StructureName.JOBS, Policy.of(0, null), 100), 50, NOW, Condenser.NONE, n -> { });
+    new Retention(store).full(only(StructureName.JOBS, Policy.of(0, null), 100), 50, NOW, Condenser.NONE, n -> {});
 
     assertEquals(500, store.rows.get(StructureName.JOBS).size());
     assertTrue(store.rows.get(StructureName.JOBS).values().stream().noneMatch(Row::prunable));
@@ -189,7 +189,7 @@ class RetentionTest {
     InMemoryRetention store = new InMemoryRetention();
     store.add(StructureName.EVENTS, 100_000, 0, true, null);
     RetentionPass pass = new Retention(store).full(only(StructureName.EVENTS, Policy.of(10_000, null), 500), 50, NOW,
-        Condenser.NONE, n -> { });
+        Condenser.NONE, n -> {});
 
     // max_rows 10,000 keeps its target: 60 %.
     assertEquals(6_000, store.rows.get(StructureName.EVENTS).size());

@@ -10,8 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.backlog.Priority;
+import dev.orchestrate.config.Pipeline;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

@@ -7,12 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.config.Config;
+import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.yaml.Problem;
-import dev.orchestrate.backlog.WatchedBacklogFile;
-import dev.orchestrate.jobs.AgentRunner;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -75,7 +75,8 @@ class BacklogReloadTest {
       """;
 
   private static String at(String item, String phase, String command) {
-    return "if [ \"$ORCHESTRATE_ITEM_ID $ORCHESTRATE_PHASE\" = '" + item + " " + phase + "' ]; then " + command + "; fi\n";
+    return "if [ \"$ORCHESTRATE_ITEM_ID $ORCHESTRATE_PHASE\" = '" + item + " " + phase + "' ]; then " + command
+        + "; fi\n";
   }
 
   @Test
@@ -90,7 +91,8 @@ class BacklogReloadTest {
     assertEquals(1, reloaded.size());
     assertEquals(List.of("N"), reloaded.get(0).added());
     assertEquals(List.of(), rejected);
-    assertEquals(List.of("done", "done", "done"), StateRows.items(dir.resolve("state")).stream().map(i -> i.status().key()).toList());
+    assertEquals(List.of("done", "done", "done"),
+        StateRows.items(dir.resolve("state")).stream().map(i -> i.status().key()).toList());
   }
 
   @Test
@@ -187,6 +189,7 @@ class BacklogReloadTest {
     assertEquals(HaltReason.ALL_DONE, report.haltReason());
     assertEquals(2, report.doneThisRun());
     assertEquals(List.of(), report.sync().vanished());
-    assertEquals(List.of("1", "1"), StateRows.items(dir.resolve("state")).stream().map(i -> i.inBacklog() ? "1" : "0").toList());
+    assertEquals(List.of("1", "1"),
+        StateRows.items(dir.resolve("state")).stream().map(i -> i.inBacklog() ? "1" : "0").toList());
   }
 }

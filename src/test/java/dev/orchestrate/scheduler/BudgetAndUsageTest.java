@@ -70,7 +70,8 @@ class BudgetAndUsageTest {
       assertEquals(4000L, report.usage().totalTokens());
       assertEquals(new Budget(1.0, null), report.budget());
     }
-    assertEquals(List.of("done", "new"), StateRows.items(dir.resolve("state")).stream().map(i -> i.status().key()).toList());
+    assertEquals(List.of("done", "new"),
+        StateRows.items(dir.resolve("state")).stream().map(i -> i.status().key()).toList());
     assertEquals(List.of("4"), List.of(String.valueOf(StateRows.jobs(dir.resolve("state")).size())));
   }
 

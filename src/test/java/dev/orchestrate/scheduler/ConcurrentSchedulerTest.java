@@ -184,8 +184,8 @@ class ConcurrentSchedulerTest {
   void a_subphase_keeps_the_item_in_the_map_with_its_new_summary() {
     try (InProcessLauncher launcher = new InProcessLauncher(r -> r.phase().equals("design") && r.attempt() == 1
         && !r.prompt().contains("design part 1")
-        ? outcome(AgentResult.SUBPHASE_COMPLETE, "design part 1")
-        : outcome(AgentResult.PHASE_COMPLETE, r.phase() + " ok"))) {
+            ? outcome(AgentResult.SUBPHASE_COMPLETE, "design part 1")
+            : outcome(AgentResult.PHASE_COMPLETE, r.phase() + " ok"))) {
       RunReport report = run(inProcess(twoPhases(), 0, 1, 1), List.of(item("A")), launcher, RunOptions.cap(10));
       assertEquals(1, report.done());
       assertEquals(4, report.phasesRun());
@@ -237,7 +237,8 @@ class ConcurrentSchedulerTest {
           RunOptions.cap(1));
       assertEquals(HaltReason.PHASE_CAP, report.haltReason());
     }
-    assertEquals(List.of("A|ready", "B|new"), StateRows.items(dir.resolve("state")).stream().map(i -> i.id() + "|" + i.status().key()).toList(),
+    assertEquals(List.of("A|ready", "B|new"),
+        StateRows.items(dir.resolve("state")).stream().map(i -> i.id() + "|" + i.status().key()).toList(),
         "B is not taken into scoping by a run that can start no phase of it");
     assertEquals(List.of("0"), List.of(String.valueOf(jobStates(j -> j.itemId().equals("B")).size())));
   }
@@ -262,7 +263,8 @@ class ConcurrentSchedulerTest {
       RunReport report = run(inProcess(twoPhases(), 0, 2, 2), items, launcher, new RunOptions(100, filter));
       assertEquals(HaltReason.ALL_DONE, report.haltReason());
     }
-    assertEquals(List.of("A|done", "B|ready", "C|done"), StateRows.items(dir.resolve("state")).stream().map(i -> i.id() + "|" + i.status().key()).toList());
+    assertEquals(List.of("A|done", "B|ready", "C|done"),
+        StateRows.items(dir.resolve("state")).stream().map(i -> i.id() + "|" + i.status().key()).toList());
   }
 
   @Test
@@ -291,7 +293,8 @@ class ConcurrentSchedulerTest {
     RunReport report;
     try (StateStore store = TestStores.open(dir.resolve("state"))) {
       holder[0] = Scheduler.builder(store.items(), config,
-          new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"), item("B"))), dir.resolve("state/jobs"), new AgentRunner(Clock.systemUTC()), Clock.systemUTC())
+          new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"), item("B"))), dir.resolve("state/jobs"),
+          new AgentRunner(Clock.systemUTC()), Clock.systemUTC())
           .listener(stopWhenBothRun).build();
       report = holder[0].run(100);
     }

@@ -62,6 +62,7 @@ class FollowUpItemTest {
     String other = "A".repeat(dev.orchestrate.backlog.BacklogItem.MAX_ID_CHARS - 1) + "B";
     assertTrue(!FollowUpItem.of(other, "build", List.of(new FollowUp("Add retries", "d")), "feature").get(0).id()
         .equals(FollowUpItem.of("A".repeat(dev.orchestrate.backlog.BacklogItem.MAX_ID_CHARS), "build",
-            List.of(new FollowUp("Add retries", "d")), "feature").get(0).id()), "items sharing a prefix differ");
+            List.of(new FollowUp("Add retries", "d")), "feature").get(0).id()),
+        "items sharing a prefix differ");
   }
 }

@@ -78,7 +78,7 @@ class HousekeepingSlotTest {
       sawAJobEnd[0] = waiting.getAsBoolean();
     };
     try (launcher) {
-      RunReport report = run(twoAtOnce(), List.of(item("A"), item("B")), launcher, housekeeping, s -> { });
+      RunReport report = run(twoAtOnce(), List.of(item("A"), item("B")), launcher, housekeeping, s -> {});
       assertEquals(HaltReason.ALL_DONE, report.haltReason());
       assertEquals(2, report.done());
     }
@@ -94,7 +94,7 @@ class HousekeepingSlotTest {
     public void afterTick(java.time.Instant now, java.util.function.BooleanSupplier waiting) {
     }
 
-    Runnable duringEnd = () -> { };
+    Runnable duringEnd = () -> {};
     boolean stopSeen;
 
     @Override
@@ -109,7 +109,7 @@ class HousekeepingSlotTest {
   void a_run_that_ends_normally_gives_housekeeping_one_last_slot() {
     CountingEnds housekeeping = new CountingEnds();
     try (InProcessLauncher launcher = InProcessLauncher.succeeding()) {
-      RunReport report = run(twoAtOnce(), List.of(item("A"), item("B")), launcher, housekeeping, s -> { });
+      RunReport report = run(twoAtOnce(), List.of(item("A"), item("B")), launcher, housekeeping, s -> {});
       assertEquals(HaltReason.ALL_DONE, report.haltReason());
     }
     assertEquals(1, housekeeping.ends);

@@ -118,7 +118,8 @@ class ItemFilterTest {
 
   @Test
   void an_unknown_key_is_rejected_with_the_known_ones() {
-    assertEquals("CRITERION: unknown key 'colour' (use status, priority, tag or pipeline)", error(() -> only("colour=red")));
+    assertEquals("CRITERION: unknown key 'colour' (use status, priority, tag or pipeline)",
+        error(() -> only("colour=red")));
   }
 
   @Test

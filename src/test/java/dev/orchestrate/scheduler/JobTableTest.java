@@ -131,7 +131,7 @@ class JobTableTest {
     Random random = new Random(42);
     List<Long> running = new java.util.ArrayList<>();
     int maxSize = 0;
-    for (int spawned = 0; spawned < 2_000 || !running.isEmpty(); ) {
+    for (int spawned = 0; spawned < 2_000 || !running.isEmpty();) {
       boolean spawn = spawned < 2_000 && (running.size() < 4 && (running.isEmpty() || random.nextBoolean()));
       if (spawn) {
         table.cleanUp();

@@ -1,6 +1,5 @@
 package dev.orchestrate.scheduler;
 
-import dev.orchestrate.testing.Db;
 import static dev.orchestrate.testing.Fixtures.item;
 import static dev.orchestrate.testing.Fixtures.phase;
 import static dev.orchestrate.testing.TestAgents.agent;
@@ -20,6 +19,8 @@ import dev.orchestrate.context.PromptBuilder;
 import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.CapturedLogs;
+import dev.orchestrate.testing.Db;
 import dev.orchestrate.testing.TestStores;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -33,7 +34,6 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
-import dev.orchestrate.testing.CapturedLogs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;

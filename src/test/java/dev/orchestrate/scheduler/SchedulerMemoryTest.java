@@ -17,8 +17,8 @@ import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.memory.MemoryCompaction;
 import dev.orchestrate.memory.MemoryItem;
-import dev.orchestrate.memory.MemoryService;
 import dev.orchestrate.memory.MemoryRepository;
+import dev.orchestrate.memory.MemoryService;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
@@ -93,7 +93,8 @@ class SchedulerMemoryTest {
     int task = promptC.indexOf("## Task");
     assertTrue(item < memory && memory < task, promptC);
     assertTrue(promptC.contains("- [semantic, db] We use Postgres 16"), promptC);
-    assertTrue(promptC.contains("B blocked: Title of B — agent reported blocked in phase build: needs an API key"), promptC);
+    assertTrue(promptC.contains("B blocked: Title of B — agent reported blocked in phase build: needs an API key"),
+        promptC);
   }
 
   @Test

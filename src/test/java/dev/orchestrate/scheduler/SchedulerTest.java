@@ -1,6 +1,5 @@
 package dev.orchestrate.scheduler;
 
-import dev.orchestrate.testing.Db;
 import static dev.orchestrate.testing.Fixtures.item;
 import static dev.orchestrate.testing.TestAgents.agent;
 import static dev.orchestrate.testing.TestAgents.config;
@@ -15,6 +14,7 @@ import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.Db;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -164,14 +164,18 @@ class SchedulerTest {
 
   @Test
   void the_summary_of_a_phase_reaches_the_next_phase_prompt_and_subphases_rerun_the_phase() throws Exception {
-    Config config = config(agent(script(dir, "agent.sh", RECORD + """
-        if [ "$ORCHESTRATE_PHASE" = build ] && [ "$ORCHESTRATE_ATTEMPT" = 1 ] && [ ! -f sub-done ]; then
-          touch sub-done
-          printf '{"result": "subphase_complete", "summary": "half of the build: src/a.c"}' > "$ORCHESTRATE_RESULT_FILE"
-          exit 0
-        fi
-        printf '{"result": "phase_complete", "summary": "summary of %s"}' "$ORCHESTRATE_PHASE" > "$ORCHESTRATE_RESULT_FILE"
-        """)), 2);
+    Config config = config(
+        agent(script(dir, "agent.sh",
+            RECORD
+                + """
+                    if [ "$ORCHESTRATE_PHASE" = build ] && [ "$ORCHESTRATE_ATTEMPT" = 1 ] && [ ! -f sub-done ]; then
+                      touch sub-done
+                      printf '{"result": "subphase_complete", "summary": "half of the build: src/a.c"}' > "$ORCHESTRATE_RESULT_FILE"
+                      exit 0
+                    fi
+                    printf '{"result": "phase_complete", "summary": "summary of %s"}' "$ORCHESTRATE_PHASE" > "$ORCHESTRATE_RESULT_FILE"
+                    """)),
+        2);
     run(config, List.of(item("A")), 100);
 
     assertEquals(List.of("A scope 1", "A design 1", "A build 1", "A build 1", "A review 1"), calls());
@@ -245,7 +249,8 @@ class SchedulerTest {
     assertTrue(Duration.ofNanos(System.nanoTime() - started).toSeconds() < 15, "the agent was not left running");
     assertEquals(HaltReason.INTERRUPTED, report.haltReason());
     assertEquals(List.of("cancelled"), jobStates(j -> true));
-    assertEquals(List.of("scoping|scope|0"), items().stream().map(i -> i.status().key() + "|" + i.progress().phase() + "|" + i.progress().attempts()).toList());
+    assertEquals(List.of("scoping|scope|0"), items().stream()
+        .map(i -> i.status().key() + "|" + i.progress().phase() + "|" + i.progress().attempts()).toList());
   }
 
   @Test
@@ -267,7 +272,7 @@ class SchedulerTest {
     String retries = ids.get(2);
     assertTrue(retries.matches("A-fu-[0-9a-f]{8}"), retries);
     assertEquals(List.of("Add retries|too eager|A/build|feature|medium|done|1",
-            "Document the flag||A/build|feature|medium|done|1"),
+        "Document the flag||A/build|feature|medium|done|1"),
         followUps().stream().map(i -> i.definition().title() + "|" + i.definition().description() + "|" + i.origin()
             + "|" + i.definition().pipeline() + "|" + i.definition().priority().key() + "|" + i.status().key() + "|"
             + (i.inBacklog() ? 1 : 0)).toList());

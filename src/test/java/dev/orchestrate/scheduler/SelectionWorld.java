@@ -5,9 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.InitialStatus;
+import dev.orchestrate.backlog.Priority;
 import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;
-import dev.orchestrate.backlog.Priority;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.testing.Fixtures;
 import java.util.ArrayList;

@@ -48,7 +48,8 @@ class StallRetryTest {
         .filter(j -> j.phase().equals("build") && j.attempt() == 1)
         .map(j -> j.state().key() + ": " + j.reason()).toList();
     assertEquals(1, reasons.size());
-    assertTrue(reasons.get(0).startsWith("failed: stalled: no output for 1s (agent.stall_timeout); terminated the agent"),
+    assertTrue(
+        reasons.get(0).startsWith("failed: stalled: no output for 1s (agent.stall_timeout); terminated the agent"),
         reasons.get(0));
     String retry = Files.readString(dir.resolve("prompt-build-2.md"));
     assertTrue(retry.contains("## Previous Failure") && retry.contains("stalled: no output for 1s"), retry);

@@ -71,7 +71,8 @@ class StoreFaultInjectionTest {
     Set<String> recordedBefore;
     try (StateStore state = TestStores.open(stateDir)) {
       StateRepository real = state.items();
-      StateRepository failing = mock(StateRepository.class, withSettings().defaultAnswer(failingWrite(real, n, writes)));
+      StateRepository failing = mock(StateRepository.class,
+          withSettings().defaultAnswer(failingWrite(real, n, writes)));
       RuntimeException e = assertThrows(RuntimeException.class, () -> scheduler(failing, config, backlog).run(100));
       assertEquals("injected: write " + n + " fails", e.getMessage(), "writes before: " + writes);
       recordedBefore = real.recentJobs(100).stream().filter(j -> j.state() == JobState.COMPLETED)

@@ -223,14 +223,17 @@ class TransitionsTest {
 
   @Test
   void unblock_needs_notes_that_are_not_blank() {
-    assertThrows(InvalidTransitionException.class, () -> Transitions.unblock(blockedAt(ItemStatus.IN_PROGRESS, "build"), " "));
-    assertThrows(InvalidTransitionException.class, () -> Transitions.unblock(blockedAt(ItemStatus.IN_PROGRESS, "build"), null));
+    assertThrows(InvalidTransitionException.class,
+        () -> Transitions.unblock(blockedAt(ItemStatus.IN_PROGRESS, "build"), " "));
+    assertThrows(InvalidTransitionException.class,
+        () -> Transitions.unblock(blockedAt(ItemStatus.IN_PROGRESS, "build"), null));
   }
 
   @Test
   void unblock_notes_are_capped_keeping_their_beginning_and_end() {
     String notes = "start " + "x".repeat(20_000) + " end";
-    String stored = Transitions.unblock(blockedAt(ItemStatus.IN_PROGRESS, "build"), notes).next().progress().unblockNotes();
+    String stored = Transitions.unblock(blockedAt(ItemStatus.IN_PROGRESS, "build"), notes).next().progress()
+        .unblockNotes();
     assertEquals(Transitions.UNBLOCK_NOTES_MAX_CHARS, stored.length());
     assertTrue(stored.startsWith("start ") && stored.endsWith(" end") && stored.contains("…[truncated "), stored);
   }
@@ -240,7 +243,8 @@ class TransitionsTest {
     ItemState unblocked = Transitions.unblock(blockedAt(ItemStatus.IN_PROGRESS, "build"), "notes").next();
     ItemState failed = Transitions.afterAttempt(unblocked, FEATURE, outcome(AgentResult.FAILED, "", "boom"), 2).next();
     assertEquals("notes", failed.progress().unblockNotes());
-    ItemState next = Transitions.afterAttempt(failed, FEATURE, outcome(AgentResult.PHASE_COMPLETE, "built", ""), 2).next();
+    ItemState next = Transitions.afterAttempt(failed, FEATURE, outcome(AgentResult.PHASE_COMPLETE, "built", ""), 2)
+        .next();
     assertEquals("review", next.progress().phase());
     assertNull(next.progress().unblockNotes());
   }

@@ -1,13 +1,5 @@
 package dev.orchestrate.state;
 
-import dev.orchestrate.config.RetentionConfig;
-import dev.orchestrate.config.RetentionConfig.Policy;
-import dev.orchestrate.limits.StructureName;
-import dev.orchestrate.retention.Retention;
-import dev.orchestrate.retention.RetentionPass;
-import dev.orchestrate.retention.RetentionStore;
-import java.time.Duration;
-import java.nio.file.Files;
 import static dev.orchestrate.testing.Fixtures.item;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -19,18 +11,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.InitialStatus;
 import dev.orchestrate.backlog.Priority;
+import dev.orchestrate.config.RetentionConfig;
+import dev.orchestrate.config.RetentionConfig.Policy;
 import dev.orchestrate.context.ContextSummary;
 import dev.orchestrate.context.Turn;
 import dev.orchestrate.context.TurnRepository;
 import dev.orchestrate.jobs.AgentOutcome.FollowUp;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.memory.MemoryCompaction;
 import dev.orchestrate.memory.MemoryException;
 import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.memory.MemoryKind;
 import dev.orchestrate.memory.MemoryRepository;
 import dev.orchestrate.memory.NewMemory;
+import dev.orchestrate.retention.Retention;
+import dev.orchestrate.retention.RetentionPass;
+import dev.orchestrate.retention.RetentionStore;
 import dev.orchestrate.scheduler.Event;
 import dev.orchestrate.scheduler.EventLog.EventCompaction;
 import dev.orchestrate.scheduler.FollowUpItem;
@@ -52,7 +50,9 @@ import dev.orchestrate.stats.Spending;
 import dev.orchestrate.stats.StatsInput;
 import dev.orchestrate.stats.Structure;
 import dev.orchestrate.workspace.WorkspaceRecord;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -108,7 +108,8 @@ public abstract class StateStoreContract {
     return T0.plusSeconds(seconds);
   }
 
-  private static BacklogItem backlogItem(String id, String title, Priority priority, List<String> tags, InitialStatus status) {
+  private static BacklogItem backlogItem(String id, String title, Priority priority, List<String> tags,
+      InitialStatus status) {
     return new BacklogItem(id, title, "feature", priority, List.of(), tags, "", status);
   }
 
@@ -433,7 +434,8 @@ public abstract class StateStoreContract {
   // ---------------------------------------------------------------- jobs and runs
 
   private static List<FollowUpItem> followUps(String itemId, String phase, String... titles) {
-    return FollowUpItem.of(itemId, phase, java.util.Arrays.stream(titles).map(t -> new FollowUp(t, "why: " + t)).toList(),
+    return FollowUpItem.of(itemId, phase,
+        java.util.Arrays.stream(titles).map(t -> new FollowUp(t, "why: " + t)).toList(),
         "feature");
   }
 
@@ -866,7 +868,8 @@ public abstract class StateStoreContract {
       assertEquals(5, turns.turns("A", 0, 100).size(), "saving alone deletes nothing");
 
       ContextSummary second = new ContextSummary("A", "- second", 1, 3, 3, "openai:m", at(20), true, 3);
-      assertEquals(3, turns.saveSummaryAndPrune(second, false, "summarization:complete", Map.<String, Object>of("turnsCondensed", 3)));
+      assertEquals(3, turns.saveSummaryAndPrune(second, false, "summarization:complete",
+          Map.<String, Object>of("turnsCondensed", 3)));
       assertEquals(second, turns.summary("A").orElseThrow());
       assertEquals(List.of(4L, 5L), turns.turns("A", 0, 100).stream().map(Turn::seq).toList());
       assertEquals(1, turns.turns("B", 0, 100).size(), "another item's turns stay");
@@ -1045,7 +1048,8 @@ public abstract class StateStoreContract {
       store.workspaces().removed("C", at(5));
       store.workspaces().removed("C", at(6));
       assertEquals(at(5), store.workspaces().workspace("C").orElseThrow().removedAt(), "the first removal counts");
-      assertEquals(List.of("A", "B"), store.workspaces().onDisk().stream().map(WorkspaceRecord::itemId).sorted().toList());
+      assertEquals(List.of("A", "B"),
+          store.workspaces().onDisk().stream().map(WorkspaceRecord::itemId).sorted().toList());
     }
   }
 
@@ -1487,14 +1491,14 @@ public abstract class StateStoreContract {
       RetentionConfig config = new RetentionConfig(Duration.ofMinutes(1), 500, Policy.NONE, Policy.NONE,
           Policy.of(1_000, null), Policy.NONE);
       RetentionPass pass = new Retention(store.retention()).full(config, 50, at(100), RetentionStore.Condenser.NONE,
-          n -> { });
+          n -> {});
 
       // max_rows 1,000 keeps 60 % of it; the newest event is kept beyond that (never offered).
       assertEquals(600, store.retention().prunableRows(StructureName.EVENTS));
       assertEquals(5_001 - loadBearing - 600, pass.deleted(StructureName.EVENTS));
       assertTrue(pass.finished());
       assertEquals(0, new Retention(store.retention()).full(config, 50, at(200), RetentionStore.Condenser.NONE,
-          n -> { }).total(), "idempotent");
+          n -> {}).total(), "idempotent");
     }
   }
 }

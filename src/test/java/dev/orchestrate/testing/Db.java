@@ -16,7 +16,8 @@ public final class Db {
   /** The first column of every row {@code query} returns, as text. */
   public static List<String> column(Path db, String query) throws Exception {
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
-        Statement st = c.createStatement(); ResultSet rs = st.executeQuery(query)) {
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(query)) {
       List<String> out = new ArrayList<>();
       while (rs.next()) {
         out.add(rs.getString(1));

@@ -2,9 +2,9 @@ package dev.orchestrate.testing;
 
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.InitialStatus;
+import dev.orchestrate.backlog.Priority;
 import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;
-import dev.orchestrate.backlog.Priority;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentResult;
 import java.time.Duration;

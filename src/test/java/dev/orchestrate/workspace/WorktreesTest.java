@@ -1,7 +1,5 @@
 package dev.orchestrate.workspace;
 
-import dev.orchestrate.testing.CapturedLogs;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -13,6 +11,7 @@ import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.scheduler.ItemWorkspaces;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.CapturedLogs;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,6 +22,7 @@ import java.time.ZoneOffset;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Worktrees on real git repositories in temporary directories, with a real state database. */

@@ -1,10 +1,8 @@
 package dev.orchestrate.yaml;
 
-import dev.orchestrate.backlog.BacklogLoader;
-import dev.orchestrate.backlog.Priority;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.orchestrate.backlog.BacklogLoader;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;

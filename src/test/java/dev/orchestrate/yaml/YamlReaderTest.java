@@ -8,16 +8,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.io.RandomAccessFile;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class YamlReaderTest {
-  @TempDir Path dir;
+  @TempDir
+  Path dir;
 
   private Optional<YamlNode> read(Path file, Problems problems) {
     return YamlReader.read(file, problems, YamlReader.MAX_BACKLOG_BYTES, "split it");

@@ -1,8 +1,8 @@
 package dev.orchestrate.jobs.presets;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.orchestrate.jobs.Usage;
 
 /**

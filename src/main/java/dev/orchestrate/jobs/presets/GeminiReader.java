@@ -1,8 +1,8 @@
 package dev.orchestrate.jobs.presets;
 
-import dev.orchestrate.jobs.AgentOutcome;
-import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.Usage;
 
 /**

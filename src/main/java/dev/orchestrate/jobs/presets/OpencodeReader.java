@@ -37,7 +37,8 @@ final class OpencodeReader extends JsonEvents {
       if (message == null) {
         message = text(e.get("message"));
       }
-      error = message != null ? message : "opencode reported an error" + (e.has("name") ? " (" + e.path("name").asText() + ")" : "");
+      error = message != null ? message
+          : "opencode reported an error" + (e.has("name") ? " (" + e.path("name").asText() + ")" : "");
     }
   }
 

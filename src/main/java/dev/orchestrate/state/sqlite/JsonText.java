@@ -1,11 +1,10 @@
 package dev.orchestrate.state.sqlite;
 
-import dev.orchestrate.state.StoreException;
-
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import dev.orchestrate.state.StoreException;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;

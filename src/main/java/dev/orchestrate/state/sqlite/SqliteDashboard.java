@@ -4,10 +4,10 @@ import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.RunRecord;
-import dev.orchestrate.stats.Sample;
-import dev.orchestrate.stats.StatsInput;
 import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.ItemHistory;
+import dev.orchestrate.stats.Sample;
+import dev.orchestrate.stats.StatsInput;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -28,8 +28,7 @@ import java.util.Optional;
  */
 final class SqliteDashboard implements DashboardQueries {
   /** The oldest schema whose tables the dashboard reads (stats samples and run bounds came in 6). */
-  private static final String JOB_COLUMNS =
-      "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason";
+  private static final String JOB_COLUMNS = "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason";
 
   private final Connection connection;
   private final Path file;
@@ -47,8 +46,6 @@ final class SqliteDashboard implements DashboardQueries {
   public int schemaVersion() {
     return schemaVersion;
   }
-
-
 
   /** Items per status key, every status the items table holds. */
   @Override
@@ -115,7 +112,8 @@ final class SqliteDashboard implements DashboardQueries {
 
   @Override
   public Optional<JobRecord> job(long id) {
-    return jdbc.queryOne("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?", rs -> SqliteStateRepository.job(rs, file.toAbsolutePath().getParent()), id);
+    return jdbc.queryOne("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?",
+        rs -> SqliteStateRepository.job(rs, file.toAbsolutePath().getParent()), id);
   }
 
   /** The agents' answers kept as turns, in order, at most the last {@code limit}. */
@@ -183,7 +181,6 @@ final class SqliteDashboard implements DashboardQueries {
     return jdbc.queryOne("SELECT * FROM workspaces WHERE item_id = ?", SqliteWorkspaceStore::record, itemId);
   }
 
-
   /** The run's spend so far (its jobs' reported cost), or empty when this state records no cost. */
   @Override
   public Optional<Spend> runSpend(long runId) {
@@ -193,7 +190,7 @@ final class SqliteDashboard implements DashboardQueries {
     boolean budget = hasColumn("runs", "max_cost_usd");
     Object[] params = budget ? new Object[] {runId, runId} : new Object[] {runId};
     return jdbc.queryOne("SELECT COALESCE(SUM(cost_usd), 0), COUNT(cost_usd), "
-            + (budget ? "(SELECT max_cost_usd FROM runs WHERE id = ?)" : "NULL") + " FROM jobs WHERE run_id = ?",
+        + (budget ? "(SELECT max_cost_usd FROM runs WHERE id = ?)" : "NULL") + " FROM jobs WHERE run_id = ?",
         rs -> {
           double limit = rs.getDouble(3);
           Double limitUsd = rs.wasNull() ? null : limit; // wasNull speaks of the column read last
@@ -244,7 +241,8 @@ final class SqliteDashboard implements DashboardQueries {
         SELECT at, source, db_bytes, rows FROM (SELECT * FROM stats_samples ORDER BY id DESC LIMIT ?)
          ORDER BY at, id""",
         rs -> new Sample(Instant.ofEpochMilli(rs.getLong(1)), rs.getString(2), rs.getLong(3),
-            SqliteStats.counts(rs.getString(4))), limit);
+            SqliteStats.counts(rs.getString(4))),
+        limit);
   }
 
   /** The summary-map and job-table bounds of the last {@code limit} runs, newest first. */
@@ -255,10 +253,9 @@ final class SqliteDashboard implements DashboardQueries {
                job_table_peak_inactive, job_table_final FROM runs ORDER BY id DESC LIMIT ?""",
         rs -> new RunBounds(rs.getLong(1), Instant.ofEpochMilli(rs.getLong(2)), nullableLong(rs, 3),
             rs.getString(4), nullableLong(rs, 5), nullableLong(rs, 6), nullableLong(rs, 7), nullableLong(rs, 8),
-            nullableLong(rs, 9)), limit);
+            nullableLong(rs, 9)),
+        limit);
   }
-
-
 
   /**
    * The load-bearing items, the most recent prunable ones and what {@code compact --keep-recent

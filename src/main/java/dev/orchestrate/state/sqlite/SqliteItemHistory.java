@@ -15,8 +15,7 @@ import java.util.Optional;
  * rolling context summary. For {@code status ID}, {@code logs} and the status table.
  */
 final class SqliteItemHistory implements ItemHistory {
-  private static final String JOB_COLUMNS =
-      "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason";
+  private static final String JOB_COLUMNS = "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason";
 
   private final Connection connection;
   private final Jdbc jdbc;

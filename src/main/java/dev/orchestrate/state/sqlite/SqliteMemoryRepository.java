@@ -234,8 +234,7 @@ public final class SqliteMemoryRepository implements MemoryRepository, AutoClose
   static final int BULK_MIN_ROWS = 20_000;
   /** Exactly as in V2__memory.sql (a test compares them with the schema). */
   static final String ID_INDEX = "CREATE UNIQUE INDEX memories_id ON memories(id)";
-  static final String PRUNABLE_INDEX =
-      "CREATE INDEX memories_prunable ON memories(seq) WHERE load_bearing = 0 AND superseded_by IS NULL";
+  static final String PRUNABLE_INDEX = "CREATE INDEX memories_prunable ON memories(seq) WHERE load_bearing = 0 AND superseded_by IS NULL";
 
   /** The one DELETE of a compaction; {@code docs/benchmarks.md} runs the same text in the sqlite3 tool. */
   public static String deleteStatement(int keepRecent) {

@@ -1,12 +1,11 @@
 package dev.orchestrate.state.sqlite;
 
-import dev.orchestrate.limits.StructureName;
-import dev.orchestrate.state.RecordedPolicies;
-
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.RetentionConfig.Policy;
+import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.state.RecordedPolicies;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -89,7 +88,7 @@ final class SqliteStateReader implements AutoCloseable {
     Map<String, Limits> rows = new HashMap<>();
     if (schemaVersion >= STRUCTURES_SCHEMA) {
       jdbc.query("SELECT name, max_rows, max_age_ms FROM structures WHERE name IN "
-              + "('jobs', 'turns', 'events', 'stats_samples', 'memory', 'worktrees')",
+          + "('jobs', 'turns', 'events', 'stats_samples', 'memory', 'worktrees')",
           rs -> rows.put(rs.getString(1), new Limits(nullableLong(rs, 2), nullableLong(rs, 3))));
     }
     Limits memory = rows.get(StructureName.MEMORY.key());

@@ -1,12 +1,11 @@
 package dev.orchestrate.state.sqlite;
 
-import dev.orchestrate.state.BusyWait;
-import dev.orchestrate.state.StoreException;
-
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.InitialStatus;
 import dev.orchestrate.backlog.Priority;
 import dev.orchestrate.context.TurnRepository;
+import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.scheduler.Event;
 import dev.orchestrate.scheduler.FollowUpItem;
 import dev.orchestrate.scheduler.ItemState;
@@ -20,8 +19,8 @@ import dev.orchestrate.scheduler.RunRecord;
 import dev.orchestrate.scheduler.StateRepository;
 import dev.orchestrate.scheduler.Step;
 import dev.orchestrate.scheduler.SyncResult;
-import dev.orchestrate.jobs.JobState;
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.state.BusyWait;
+import dev.orchestrate.state.StoreException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -283,8 +282,10 @@ public final class SqliteStateRepository implements StateRepository, AutoCloseab
           end.state().key(), end.result(), end.exitCode(), end.reason(), end.endedAt().toEpochMilli(), jobId);
       TruncatedWrites.countIf(jdbc, "jobs", end.truncatedValues() > 0);
       if (!end.usage().isUnknown()) { // a trigger adds it to the item's and the lifetime totals
-        jdbc.execute("UPDATE jobs SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?,"
-            + " cost_usd = ? WHERE id = ?", withId(UsageRows.values(end.usage()), jobId));
+        jdbc.execute(
+            "UPDATE jobs SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?,"
+                + " cost_usd = ? WHERE id = ?",
+            withId(UsageRows.values(end.usage()), jobId));
       }
       if (step != null) {
         write(step, now.toEpochMilli());
@@ -404,7 +405,8 @@ public final class SqliteStateRepository implements StateRepository, AutoCloseab
   @Override
   public Map<String, Usage> itemUsage() {
     Map<String, Usage> out = new LinkedHashMap<>();
-    jdbc.query("SELECT id, " + UsageRows.COLUMNS + " FROM items", rs -> out.put(rs.getString("id"), UsageRows.read(rs)));
+    jdbc.query("SELECT id, " + UsageRows.COLUMNS + " FROM items",
+        rs -> out.put(rs.getString("id"), UsageRows.read(rs)));
     return out;
   }
 

@@ -1,17 +1,16 @@
 package dev.orchestrate.state.sqlite;
 
+import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.state.BusyWait;
 import dev.orchestrate.state.StoreException;
-
-import dev.orchestrate.stats.Spending;
-import dev.orchestrate.stats.StatsSource;
-import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.stats.DatabaseFigures;
 import dev.orchestrate.stats.LastRun;
 import dev.orchestrate.stats.Sample;
 import dev.orchestrate.stats.SampleWindow;
+import dev.orchestrate.stats.Spending;
 import dev.orchestrate.stats.StatsInput;
 import dev.orchestrate.stats.StatsReport;
+import dev.orchestrate.stats.StatsSource;
 import dev.orchestrate.stats.Structure;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -70,7 +69,8 @@ final class SqliteStats implements StatsSource {
         SELECT id, started_at, ended_at, halt_reason, summary_map_peak, summary_map_final, job_table_peak_active,
                job_table_peak_inactive, job_table_final FROM runs ORDER BY id DESC LIMIT 1""",
         rs -> new LastRun(rs.getLong(1), instant(rs, 2), instant(rs, 3), rs.getString(4), nullableInt(rs, 5),
-            nullableInt(rs, 6), nullableInt(rs, 7), nullableInt(rs, 8), nullableInt(rs, 9))).orElse(null);
+            nullableInt(rs, 6), nullableInt(rs, 7), nullableInt(rs, 8), nullableInt(rs, 9)))
+        .orElse(null);
     return new StatsInput(now, true, structures, database, lastRun, trend(now));
   }
 
@@ -81,7 +81,7 @@ final class SqliteStats implements StatsSource {
         UsageRows::read).orElse(Usage.UNKNOWN);
     long reported = jdbc.queryLong("SELECT jobs_reported FROM usage_totals WHERE id = 1");
     return jdbc.queryOne("SELECT id, max_cost_usd, max_tokens, " + UsageRows.COLUMNS
-            + " FROM runs ORDER BY id DESC LIMIT 1",
+        + " FROM runs ORDER BY id DESC LIMIT 1",
         rs -> new Spending(lifetime, reported, rs.getLong("id"), UsageRows.read(rs),
             UsageRows.doubleOrNull(rs, "max_cost_usd"), UsageRows.longOrNull(rs, "max_tokens")))
         .orElse(new Spending(lifetime, reported, null, Usage.UNKNOWN, null, null));
@@ -102,7 +102,8 @@ final class SqliteStats implements StatsSource {
     }
     return jdbc.queryOne("SELECT at, source, db_bytes, rows FROM stats_samples WHERE id = ?",
         rs -> new SampleWindow(new Sample(Instant.ofEpochMilli(rs.getLong(1)), rs.getString(2), rs.getLong(3),
-            counts(rs.getString(4))), (int) window[0]), window[1]).orElse(SampleWindow.EMPTY);
+            counts(rs.getString(4))), (int) window[0]),
+        window[1]).orElse(SampleWindow.EMPTY);
   }
 
   /**

@@ -80,7 +80,8 @@ final class StatsSamples {
    * ever recorded, while NULLs next to recorded limits mean the config switched them off.
    */
   private static Policy recordedPolicy(Jdbc jdbc) {
-    long recorded = jdbc.queryLong("SELECT COUNT(*) FROM structures WHERE max_rows IS NOT NULL OR max_age_ms IS NOT NULL");
+    long recorded = jdbc
+        .queryLong("SELECT COUNT(*) FROM structures WHERE max_rows IS NOT NULL OR max_age_ms IS NOT NULL");
     if (recorded == 0) {
       return RetentionConfig.defaults().statsSamples();
     }

@@ -1,12 +1,11 @@
 package dev.orchestrate.state.sqlite;
 
-import dev.orchestrate.state.BusyWait;
-import dev.orchestrate.state.StoreInterruptedException;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.state.BusyWait;
+import dev.orchestrate.state.StoreInterruptedException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -81,7 +80,7 @@ class BusyDatabaseTest {
     Connection connection = Database.open(file);
     Jdbc jdbc = new Jdbc(connection, file);
     AtomicBoolean stop = new AtomicBoolean();
-    jdbc.busyWait(new BusyWait(line -> { }, stop::get, 10_000));
+    jdbc.busyWait(new BusyWait(line -> {}, stop::get, 10_000));
     CountDownLatch held = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     Thread holder = holdLock(file, held, release);

@@ -1,12 +1,11 @@
 package dev.orchestrate.state.sqlite;
 
-import dev.orchestrate.state.StoreException;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.state.StoreException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -65,7 +64,8 @@ class DiskFullTest {
     }
     StoreException e = assertThrows(StoreException.class, () -> jdbc.execute(
         "INSERT INTO memories (seq, id, kind, title, content, tags, created_at, load_bearing)"
-            + " VALUES (1, 'big', 'semantic', '', ?, '[]', 0, 1)", "x".repeat(100_000)));
+            + " VALUES (1, 'big', 'semantic', '', ?, '[]', 0, 1)",
+        "x".repeat(100_000)));
     assertTrue(e.getMessage().startsWith("state database " + file + ": the disk is full"), e.getMessage());
     connection.close();
   }

@@ -52,7 +52,7 @@ class JobLogPathsTest {
 
     try (SqliteStateRepository store = SqliteStateRepository.open(copy.resolve("state.db"))) {
       assertEquals(List.of("null", "/somewhere/else/output.log",
-              copy.resolve("jobs/run1-0001-A-build-1/output.log").toString()),
+          copy.resolve("jobs/run1-0001-A-build-1/output.log").toString()),
           store.recentJobs(10).stream().map(j -> String.valueOf(j.logPath())).toList());
     }
     assertEquals(List.of("jobs/run1-0001-A-build-1/output.log", "/somewhere/else/output.log"),

@@ -1,17 +1,15 @@
 package dev.orchestrate.state.sqlite;
 
-import dev.orchestrate.retention.RetentionStore.OrphanSweep;
-
-import dev.orchestrate.state.StateDirectory;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.retention.RetentionStore.OrphanSweep;
 import dev.orchestrate.scheduler.JobEnd;
 import dev.orchestrate.scheduler.JobStart;
+import dev.orchestrate.state.StateDirectory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;

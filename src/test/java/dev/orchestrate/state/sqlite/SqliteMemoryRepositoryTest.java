@@ -1,7 +1,5 @@
 package dev.orchestrate.state.sqlite;
 
-import dev.orchestrate.state.StoreException;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -16,6 +14,7 @@ import dev.orchestrate.memory.MemoryKind;
 import dev.orchestrate.memory.MemoryService;
 import dev.orchestrate.memory.NewMemory;
 import dev.orchestrate.memory.ProjectMemory;
+import dev.orchestrate.state.StoreException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -236,7 +235,8 @@ class SqliteMemoryRepositoryTest {
     int n = SqliteMemoryRepository.IMPORT_BATCH + 10;
     List<NewMemory> all = new ArrayList<>();
     for (int i = 0; i < n; i++) {
-      all.add(new NewMemory(i % 1000 == 0 ? "fixed-" + i : null, MemoryKind.EPISODIC, null, "line " + i, List.of(), null));
+      all.add(
+          new NewMemory(i % 1000 == 0 ? "fixed-" + i : null, MemoryKind.EPISODIC, null, "line " + i, List.of(), null));
     }
     try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
       assertEquals(n, repo.importAll(all.iterator(), T));
@@ -296,7 +296,8 @@ class SqliteMemoryRepositoryTest {
     }
     List<String> schemaBefore;
     try (java.sql.Connection c = Database.open(db)) {
-      schemaBefore = new Jdbc(c, "test").query("SELECT name || ': ' || sql FROM sqlite_master WHERE tbl_name = 'memories' ORDER BY name",
+      schemaBefore = new Jdbc(c, "test").query(
+          "SELECT name || ': ' || sql FROM sqlite_master WHERE tbl_name = 'memories' ORDER BY name",
           rs -> rs.getString(1));
     }
     try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
@@ -311,7 +312,8 @@ class SqliteMemoryRepositoryTest {
     try (java.sql.Connection c = Database.open(db)) {
       Jdbc jdbc = new Jdbc(c, "test");
       assertEquals(schemaBefore, jdbc.query(
-          "SELECT name || ': ' || sql FROM sqlite_master WHERE tbl_name = 'memories' ORDER BY name", rs -> rs.getString(1)));
+          "SELECT name || ': ' || sql FROM sqlite_master WHERE tbl_name = 'memories' ORDER BY name",
+          rs -> rs.getString(1)));
       assertThrows(StoreException.class, () -> jdbc.execute("INSERT INTO memories (seq, id, kind, content, created_at, "
           + "load_bearing) VALUES (999999, 'fact', 'semantic', 'dup', 0, 1)"), "the rebuilt unique index on id holds");
     }

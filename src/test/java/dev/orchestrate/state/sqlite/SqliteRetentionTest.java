@@ -1,10 +1,5 @@
 package dev.orchestrate.state.sqlite;
 
-import dev.orchestrate.limits.StructureName;
-import dev.orchestrate.retention.Retention;
-import dev.orchestrate.retention.RetentionPass;
-import dev.orchestrate.retention.RetentionStore;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -18,6 +13,10 @@ import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.context.Summarizer;
 import dev.orchestrate.context.Turn;
 import dev.orchestrate.context.TurnRepository;
+import dev.orchestrate.limits.StructureName;
+import dev.orchestrate.retention.Retention;
+import dev.orchestrate.retention.RetentionPass;
+import dev.orchestrate.retention.RetentionStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -211,7 +210,8 @@ class SqliteRetentionTest {
   void events_keep_every_load_bearing_row_and_the_newest_however_low_max_rows_is() {
     for (int i = 0; i < 2_000; i++) {
       Events.insert(jdbc, T0.toEpochMilli() + i, "I" + i, "item.status", i % 10 == 0
-          ? java.util.Map.of("from", "in_progress", "to", "done") : java.util.Map.of("from", "ready", "to", "in_progress"));
+          ? java.util.Map.of("from", "in_progress", "to", "done")
+          : java.util.Map.of("from", "ready", "to", "in_progress"));
     }
     assertEquals(200, counter("events", "kept_rows"));
     RetentionConfig config = only("events", Policy.of(50, null), 10_000); // keeps 30 routine rows
@@ -300,7 +300,8 @@ class SqliteRetentionTest {
     RetentionPass pass = walk.pass(config, 50, T0.plusSeconds(10_000), RetentionStore.Condenser.NONE,
         () -> true);
     int calls = 1;
-    assertEquals(List.of(StructureName.TURNS, StructureName.EVENTS, StructureName.STATS_SAMPLES), pass.left(), "one unit (jobs), then it stepped aside");
+    assertEquals(List.of(StructureName.TURNS, StructureName.EVENTS, StructureName.STATS_SAMPLES), pass.left(),
+        "one unit (jobs), then it stepped aside");
     assertEquals(500L, pass.deleted(StructureName.JOBS));
     assertEquals(2_000, count("SELECT COUNT(*) FROM stats_samples"), "samples untouched so far");
     while (pass.stepped()) {
@@ -334,7 +335,8 @@ class SqliteRetentionTest {
     assertEquals(List.of(StructureName.TURNS, StructureName.EVENTS, StructureName.STATS_SAMPLES), pass.left());
     pass = walk.resume(pass, config, T0, counting, () -> true);
     assertEquals(List.of("A"), condensed, "one summarizer call per call while the scheduler is busy");
-    assertEquals(List.of(StructureName.TURNS, StructureName.EVENTS, StructureName.STATS_SAMPLES), pass.left(), "turns continue first");
+    assertEquals(List.of(StructureName.TURNS, StructureName.EVENTS, StructureName.STATS_SAMPLES), pass.left(),
+        "turns continue first");
     assertEquals(4L, pass.deleted(StructureName.TURNS));
     assertEquals(8, count("SELECT COUNT(*) FROM turns"), "B and C untouched");
     assertEquals(4, counter("turns", "cursor"), "after A's rows, before the first row not looked at");
@@ -355,7 +357,7 @@ class SqliteRetentionTest {
   void lifetime_counters_survive_pruning_and_vacuum() throws Exception {
     jobs(500, "completed");
     walk.full(only("jobs", Policy.of(100, null), 50), 50, T0.plusSeconds(10_000),
-        RetentionStore.Condenser.NONE, n -> { });
+        RetentionStore.Condenser.NONE, n -> {});
     connection.close();
     Database.vacuum(dir.resolve("state/state.db"));
     connection = Database.open(dir.resolve("state/state.db"));

@@ -1,8 +1,5 @@
 package dev.orchestrate.state.sqlite;
 
-import dev.orchestrate.state.RecordedPolicies;
-import dev.orchestrate.state.StoreException;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -16,6 +13,8 @@ import dev.orchestrate.backlog.Priority;
 import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.RetentionConfig.Policy;
 import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.state.RecordedPolicies;
+import dev.orchestrate.state.StoreException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -1,9 +1,5 @@
 package dev.orchestrate.state.sqlite;
 
-import dev.orchestrate.state.StateDirectory;
-import dev.orchestrate.state.StateLockedException;
-import dev.orchestrate.state.StoreException;
-
 import static dev.orchestrate.testing.Fixtures.item;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.InitialStatus;
-import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.jobs.AgentOutcome.FollowUp;
+import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.scheduler.Event;
 import dev.orchestrate.scheduler.FollowUpItem;
 import dev.orchestrate.scheduler.ItemState;
@@ -22,9 +18,12 @@ import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.JobStart;
 import dev.orchestrate.scheduler.Progress;
 import dev.orchestrate.scheduler.RunRecord;
-import dev.orchestrate.scheduler.Transitions;
 import dev.orchestrate.scheduler.Step;
 import dev.orchestrate.scheduler.SyncResult;
+import dev.orchestrate.scheduler.Transitions;
+import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.state.StateLockedException;
+import dev.orchestrate.state.StoreException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -65,7 +64,8 @@ class SqliteStateRepositoryTest {
     try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
       store.sync(List.of(item("A"), item("B")), T0);
       ItemState a = store.items().get(0);
-      store.apply(new Step(a.with(Progress.of(ItemStatus.NEW).atPhase(ItemStatus.IN_PROGRESS, "build")), List.of()), T0);
+      store.apply(new Step(a.with(Progress.of(ItemStatus.NEW).atPhase(ItemStatus.IN_PROGRESS, "build")), List.of()),
+          T0);
 
       SyncResult second = store.sync(List.of(item("A", InitialStatus.DONE), item("C")), T0);
       assertEquals(List.of("C"), second.added());
@@ -165,7 +165,8 @@ class SqliteStateRepositoryTest {
 
   @Test
   void migration_scripts_split_into_statements_without_comments() {
-    List<String> statements = Database.statements("-- a; comment\nCREATE TABLE a (x INT); -- trailing;\nCREATE INDEX i ON a(x);\n");
+    List<String> statements = Database
+        .statements("-- a; comment\nCREATE TABLE a (x INT); -- trailing;\nCREATE INDEX i ON a(x);\n");
     assertEquals(List.of("CREATE TABLE a (x INT)", "CREATE INDEX i ON a(x)"), statements);
   }
 
@@ -196,7 +197,8 @@ class SqliteStateRepositoryTest {
 
   private String sql(String query) throws Exception {
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db());
-        Statement st = c.createStatement(); ResultSet rs = st.executeQuery(query)) {
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(query)) {
       return rs.next() ? rs.getString(1) : null;
     }
   }

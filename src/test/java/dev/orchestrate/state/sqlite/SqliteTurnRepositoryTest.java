@@ -1,12 +1,12 @@
 package dev.orchestrate.state.sqlite;
 
-import dev.orchestrate.testing.Db;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.context.ContextSummary;
 import dev.orchestrate.context.Turn;
 import dev.orchestrate.context.TurnRepository;
+import dev.orchestrate.testing.Db;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -65,9 +65,9 @@ class SqliteTurnRepositoryTest {
     }
     assertEquals(List.of("1"), column("SELECT COUNT(*) FROM context_summaries"));
     assertEquals(List.of(
-            "summarization:complete {\"turnsCondensed\":3,\"summaryTokenEstimate\":7}",
-            "summarization:complete {\"turnsCondensed\":3,\"summaryTokenEstimate\":7}",
-            "summarization:failed {\"error\":\"HTTP 500\"}"),
+        "summarization:complete {\"turnsCondensed\":3,\"summaryTokenEstimate\":7}",
+        "summarization:complete {\"turnsCondensed\":3,\"summaryTokenEstimate\":7}",
+        "summarization:failed {\"error\":\"HTTP 500\"}"),
         column("SELECT kind || ' ' || payload FROM events WHERE item_id = 'A' ORDER BY id"));
     assertEquals(List.of(String.valueOf(Database.latestSchemaVersion())), column("PRAGMA user_version"));
   }

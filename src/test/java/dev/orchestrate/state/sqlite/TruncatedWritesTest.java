@@ -131,7 +131,8 @@ class TruncatedWritesTest {
       long run = store.runStarted(T0, 1);
       List<FollowUpItem> followUps = FollowUpItem.of("A", "build",
           List.of(new AgentOutcome.FollowUp("T".repeat(FollowUpItem.TITLE_MAX_CHARS + 1), LONG),
-              new AgentOutcome.FollowUp("Short", "fits")), "feature");
+              new AgentOutcome.FollowUp("Short", "fits")),
+          "feature");
       store.jobEnded(store.jobStarted(new JobStart(run, "A", "build", 1, T0, null)),
           new JobEnd(JobState.FAILED, "failed", 1, "boom", T0), null, followUps, T0);
       assertEquals(1, count("items"), "title and description of one follow-up cut: one item written");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.testing.Db;
+import dev.orchestrate.testing.TestStores;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -49,12 +50,12 @@ class CompactCopiedStateCliTest {
     for (String name : before) {
       assertTrue(Files.isRegularFile(original.resolve("jobs").resolve(name).resolve("output.log")), name);
     }
-    List<String> kept = Db.column(copy.resolve("state.db"),
-        "SELECT substr(log_path, 6, length(log_path) - 16) FROM jobs ORDER BY id");
+    List<String> kept = TestStores.read(copy, store -> TestStores.jobs(store).stream()
+        .map(j -> j.logPath().getParent().getFileName().toString()).toList());
     assertTrue(kept.size() < before.size() && !kept.isEmpty(), compact.out());
     assertEquals(before.subList(before.size() - kept.size(), before.size()), kept, "the newest jobs are kept");
     assertEquals(kept, jobDirectories(copy), "the copy keeps the directories of its kept jobs, and only those");
-    assertEquals(List.of("6"), Db.column(original.resolve("state.db"), "SELECT count(*) FROM jobs"));
+    assertEquals(6, (int) TestStores.read(original, store -> TestStores.jobs(store).size()));
   }
 
   @Test

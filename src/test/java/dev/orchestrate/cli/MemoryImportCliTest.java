@@ -7,7 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.orchestrate.memory.JsonLinesImport;
-import dev.orchestrate.testing.Db;
+import dev.orchestrate.memory.MemoryItem;
+import dev.orchestrate.testing.TestStores;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -31,8 +32,9 @@ class MemoryImportCliTest {
     return CliRunner.run(all);
   }
 
-  private long rows() throws Exception {
-    return Long.parseLong(Db.column(dir.resolve("state/state.db"), "SELECT count(*) FROM memories").get(0));
+  /** Every memory stored, superseded ones included. */
+  private long rows() {
+    return TestStores.read(dir.resolve("state"), store -> store.memory().size());
   }
 
   @Test
@@ -60,7 +62,9 @@ class MemoryImportCliTest {
         "\uFEFF{\"kind\": \"semantic\", \"content\": \"café ☕ 𝄞\"}\n", StandardCharsets.UTF_8);
     CliRunner.Result r = run("memory", "import", file.toString());
     assertEquals(0, r.exitCode(), r.err());
-    assertEquals(List.of("café ☕ 𝄞"), Db.column(dir.resolve("state/state.db"), "SELECT content FROM memories"));
+    assertEquals(1, rows());
+    assertEquals(List.of("café ☕ 𝄞"), TestStores.read(dir.resolve("state"),
+        store -> store.memory().listActive(null, null).stream().map(MemoryItem::content).toList()));
   }
 
   @Test
@@ -71,7 +75,7 @@ class MemoryImportCliTest {
     assertEquals(2, r.exitCode());
     assertEquals(1, r.err().lines().count(), r.err());
     assertTrue(r.err().startsWith("orchestrate: error: " + file + ":2: the line is longer than 4 MiB"), r.err());
-    assertFalse(Files.exists(dir.resolve("state/state.db")) && rows() > 0);
+    assertFalse(TestStores.backend(dir.resolve("state")).exists() && rows() > 0);
   }
 
   @Test

@@ -63,8 +63,10 @@ class RunFlagsCliTest {
     return CliRunner.run(all.toArray(String[]::new));
   }
 
-  private List<String> statuses() throws Exception {
-    return Db.column(dir.resolve("state/state.db"), "SELECT id || '|' || status FROM items ORDER BY seq");
+  /** Every item as {@code id|status}, in backlog order, read without writing. */
+  private List<String> statuses() {
+    return TestStores.read(dir.resolve("state"),
+        store -> store.items().items().stream().map(i -> i.id() + "|" + i.status().key()).toList());
   }
 
   /** Every file under the state directory with a hash of its bytes: what "nothing changed" compares. */

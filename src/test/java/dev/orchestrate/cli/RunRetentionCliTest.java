@@ -3,7 +3,7 @@ package dev.orchestrate.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.testing.Db;
+import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -41,7 +41,7 @@ class RunRetentionCliTest {
         backlog.toString());
     assertEquals(0, run.exitCode(), run.err());
 
-    long jobs = Long.parseLong(Db.column(dir.resolve("state/state.db"), "SELECT COUNT(*) FROM jobs").get(0));
+    long jobs = TestStores.read(dir.resolve("state"), store -> TestStores.jobs(store).size());
     assertTrue(jobs <= 12, "60 % of max_rows 20 after the run, not " + jobs);
     CliRunner.Result check = CliRunner.run("--state", state, "stats", "--check");
     assertEquals(0, check.exitCode(), check.out());

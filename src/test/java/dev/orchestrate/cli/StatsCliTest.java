@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.orchestrate.testing.Db;
+import dev.orchestrate.stats.Sample;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,8 +15,10 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -75,8 +77,9 @@ class StatsCliTest {
     assertEquals(0, run.exitCode(), run.err());
   }
 
-  private long count(String query) throws Exception {
-    return Long.parseLong(Db.column(db(), query).get(0));
+  /** Every stats sample stored, in time order, read without writing. */
+  private List<Sample> samples() {
+    return TestStores.read(state(), store -> store.dashboard().samples(Integer.MAX_VALUE));
   }
 
   /** A state database as the first command creates it: migrated, nothing in it. */
@@ -206,9 +209,9 @@ class StatsCliTest {
     sql("UPDATE structures SET max_rows = 10 WHERE name = 'stats_samples'");
     for (int i = 0; i < 30; i++) {
       assertEquals(0, cli("stats", "--json").exitCode());
-      assertTrue(count("SELECT COUNT(*) FROM stats_samples") <= 10, "after call " + (i + 1));
+      assertTrue(samples().size() <= 10, "after call " + (i + 1));
     }
-    long samples = count("SELECT COUNT(*) FROM stats_samples");
+    long samples = samples().size();
     assertEquals(6, samples, "pruned to 60 % of max_rows, like retention");
     JsonNode doc = stats();
     JsonNode s = structure(doc, "stats_samples");
@@ -227,11 +230,11 @@ class StatsCliTest {
     samples(300, Duration.ofDays(8)); // older than the default max_age of 7 days
     samples(1_800, Duration.ofHours(1));
     assertEquals(0, cli("stats", "--json").exitCode());
-    assertEquals(2_101 - 500, count("SELECT COUNT(*) FROM stats_samples"), "at most 500 rows per call");
-    assertEquals(0, count("SELECT COUNT(*) FROM stats_samples WHERE at < "
-        + (System.currentTimeMillis() - Duration.ofDays(7).toMillis())), "the too old went first");
+    assertEquals(2_101 - 500, samples().size(), "at most 500 rows per call");
+    Instant weekAgo = Instant.now().minus(Duration.ofDays(7));
+    assertEquals(0, samples().stream().filter(s -> s.at().isBefore(weekAgo)).count(), "the too old went first");
     assertEquals(0, cli("stats", "--json").exitCode());
-    assertEquals(1_200, count("SELECT COUNT(*) FROM stats_samples"), "60 % of the default max_rows 2,000");
+    assertEquals(1_200, samples().size(), "60 % of the default max_rows 2,000");
     JsonNode s = structure(stats(), "stats_samples");
     assertEquals(1_200, s.get("rows").asLong());
     assertEquals(2_102, s.get("rows_ever").asLong());
@@ -246,7 +249,7 @@ class StatsCliTest {
     samples(20, Duration.ofHours(2));
     samples(3, Duration.ofMinutes(10));
     assertEquals(0, cli("stats", "--json").exitCode());
-    assertEquals(4, count("SELECT COUNT(*) FROM stats_samples"), "the 3 recent ones and this call's");
+    assertEquals(4, samples().size(), "the 3 recent ones and this call's");
   }
 
   @Test
@@ -270,7 +273,7 @@ class StatsCliTest {
       throws Exception {
     freshDatabase();
     assertEquals(0, cli("stats", "--json").exitCode()); // warm the in-process CLI up
-    long before = count("SELECT COUNT(*) FROM stats_samples");
+    long before = samples().size();
     try (Connection holder = DriverManager.getConnection("jdbc:sqlite:" + db());
         Statement st = holder.createStatement()) {
       holder.setAutoCommit(false);
@@ -287,7 +290,7 @@ class StatsCliTest {
       assertEquals("", r.err(), "a skipped sample is not an error");
       holder.rollback();
     }
-    assertEquals(before, count("SELECT COUNT(*) FROM stats_samples"), "the sample was skipped, not queued");
+    assertEquals(before, samples().size(), "the sample was skipped, not queued");
   }
 
   @Test
@@ -300,9 +303,12 @@ class StatsCliTest {
     doc.get("structures").forEach(s -> names.add(s.get("name").asText()));
     assertEquals(List.of("items", "jobs", "job_logs", "turns", "summaries", "events", "memory", "stats_samples",
         "worktrees"), names);
-    for (String table : List.of("items", "jobs", "turns", "events")) {
-      long count = Long.parseLong(Db.column(db(), "SELECT COUNT(*) FROM " + table).get(0));
-      assertEquals(count, structure(doc, table).get("rows").asLong(), table + " rows = COUNT(*)");
+    Map<String, Integer> stored = TestStores.read(state(), store -> Map.of("items", store.items().items().size(),
+        "jobs", TestStores.jobs(store).size(), "turns", TestStores.turns(store).size(), "events",
+        TestStores.events(store).size()));
+    for (String name : List.of("items", "jobs", "turns", "events")) {
+      assertEquals((long) stored.get(name), structure(doc, name).get("rows").asLong(),
+          name + " rows = the rows stored");
     }
     assertEquals(3, structure(doc, "items").get("rows").asLong());
     assertEquals(6, structure(doc, "jobs").get("rows").asLong());
@@ -387,9 +393,8 @@ class StatsCliTest {
     CliRunner.Result compact = cli("compact", "--keep-recent", "100");
     assertEquals(0, compact.exitCode(), compact.err());
     JsonNode after = stats();
-    long count = Long.parseLong(Db.column(db(), "SELECT COUNT(*) FROM memories").get(0));
-    long prunable = Long.parseLong(Db.column(db(),
-        "SELECT COUNT(*) FROM memories WHERE load_bearing = 0 AND superseded_by IS NULL").get(0));
+    long count = TestStores.read(state(), store -> store.memory().size());
+    long prunable = TestStores.read(state(), store -> store.memory().recentPrunable(Integer.MAX_VALUE).size());
     assertEquals(400, count);
     assertEquals(count, structure(after, "memory").get("rows").asLong());
     assertEquals(prunable, after.get("memory").get("prunable").asLong());

@@ -7,10 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.scheduler.EventLog;
+import dev.orchestrate.scheduler.Progress;
 import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
-import dev.orchestrate.testing.Db;
 import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.testing.TreeSnapshot;
 import java.nio.file.Files;
@@ -18,6 +19,7 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -93,9 +95,18 @@ class UnblockAndJobsCliTest {
     }
   }
 
-  private String column(String query) throws Exception {
-    List<String> rows = Db.column(state().resolve("state.db"), query);
-    return rows.isEmpty() ? null : rows.get(0);
+  /** Item {@code id}'s progress as the state holds it, read without writing. */
+  private Progress progress(String id) {
+    return TestStores.read(state(), store -> store.items().item(id)).orElseThrow().progress();
+  }
+
+  private String status(String id) {
+    return progress(id).status().key();
+  }
+
+  /** What memory {@code id} was superseded by, or null; the memory must exist. */
+  private String supersededBy(String id) {
+    return TestStores.read(state(), store -> store.memory().get(id)).orElseThrow().supersededBy();
   }
 
   @Test
@@ -103,7 +114,7 @@ class UnblockAndJobsCliTest {
     Path[] project = project();
     CliRunner.Result first = run(project);
     assertEquals(0, first.exitCode(), first.err());
-    assertEquals("blocked", column("SELECT status FROM items WHERE id = 'A'"));
+    assertEquals("blocked", status("A"));
 
     CliRunner.Result unblocked = cli("unblock", "A", "--notes", NOTES, "--json");
     assertEquals(0, unblocked.exitCode(), unblocked.err());
@@ -113,12 +124,13 @@ class UnblockAndJobsCliTest {
     assertEquals("A", doc.get("id").asText());
     assertEquals("in_progress", doc.get("status").asText());
     assertEquals("first", doc.get("phase").asText());
-    assertEquals("in_progress|first|0||" + NOTES, column(
-        "SELECT status || '|' || phase || '|' || attempts || '|' || IFNULL(blocked_reason, '') || '|' || unblock_notes"
-            + " FROM items WHERE id = 'A'"));
-    assertEquals(
-        "{\"from\":\"blocked\",\"to\":\"in_progress\",\"phase\":\"first\",\"reason\":\"unblocked with notes\"}",
-        column("SELECT payload FROM events WHERE kind = 'item.status' ORDER BY id DESC LIMIT 1"));
+    Progress a = progress("A");
+    assertEquals("in_progress|first|0||" + NOTES, a.status().key() + "|" + a.phase() + "|" + a.attempts() + "|"
+        + (a.blockedReason() == null ? "" : a.blockedReason()) + "|" + a.unblockNotes());
+    assertEquals(Map.of("from", "blocked", "to", "in_progress", "phase", "first", "reason", "unblocked with notes"),
+        TestStores.read(state(), store -> store.events().recent(Integer.MAX_VALUE)).stream()
+            .map(EventLog.Entry::event).filter(e -> e.kind().equals("item.status")).findFirst().orElseThrow()
+            .payload());
 
     // One phase only: the unblocked one. Its prompt has the notes; once it succeeds they are gone.
     CliRunner.Result second = run(project, "--cap", "1");
@@ -128,17 +140,18 @@ class UnblockAndJobsCliTest {
     assertTrue(resumed.getFileName().toString().endsWith("-A-first.md"), resumed.toString());
     String prompt = Files.readString(resumed);
     assertTrue(prompt.contains("## Unblock Context\n\n" + NOTES), prompt);
-    assertEquals("in_progress|second|", column(
-        "SELECT status || '|' || phase || '|' || IFNULL(unblock_notes, '') FROM items WHERE id = 'A'"));
+    a = progress("A");
+    assertEquals("in_progress|second|",
+        a.status().key() + "|" + a.phase() + "|" + (a.unblockNotes() == null ? "" : a.unblockNotes()));
 
     CliRunner.Result third = run(project);
     assertEquals(0, third.exitCode(), third.err());
     String last = Files.readString(savedPrompts().get(savedPrompts().size() - 1));
     assertTrue(last.contains("## Task: second"), last);
     assertFalse(last.contains("## Unblock Context"), "the notes were cleared after the phase succeeded");
-    assertEquals("done", column("SELECT status FROM items WHERE id = 'A'"));
-    assertEquals("outcome:A:done", column("SELECT superseded_by FROM memories WHERE id = 'outcome:A:blocked'"));
-    assertNull(column("SELECT superseded_by FROM memories WHERE id = 'outcome:A:done'"));
+    assertEquals("done", status("A"));
+    assertEquals("outcome:A:done", supersededBy("outcome:A:blocked"));
+    assertNull(supersededBy("outcome:A:done"));
   }
 
   @Test
@@ -240,7 +253,7 @@ class UnblockAndJobsCliTest {
           + " is in use by another run (pid " + ProcessHandle.current().pid()
           + ", started 2026-11-22T09:00:00Z); wait for it to finish or stop it first");
     }
-    assertEquals("blocked", column("SELECT status FROM items WHERE id = 'A'"));
+    assertEquals("blocked", status("A"));
     CliRunner.Result after = cli("unblock", "A", "--notes", NOTES);
     assertEquals(0, after.exitCode(), after.err());
     assertEquals("Unblocked A: in_progress at phase first; the notes go into its next prompt. "
@@ -263,7 +276,7 @@ class UnblockAndJobsCliTest {
     CliRunner.Result missing = cli("unblock", "A");
     assertEquals(2, missing.exitCode());
     assertEquals("", missing.out());
-    assertEquals("blocked", column("SELECT status FROM items WHERE id = 'A'"));
+    assertEquals("blocked", status("A"));
   }
 
   @Test

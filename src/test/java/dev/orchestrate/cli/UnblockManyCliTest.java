@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.orchestrate.testing.Db;
+import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,8 +26,10 @@ class UnblockManyCliTest {
     return CliRunner.run(all.toArray(String[]::new));
   }
 
-  private List<String> statuses() throws Exception {
-    return Db.column(dir.resolve("state/state.db"), "SELECT id || ':' || status FROM items ORDER BY seq");
+  /** Every item as {@code id:status}, in backlog order. */
+  private List<String> statuses() {
+    return TestStores.read(dir.resolve("state"),
+        store -> store.items().items().stream().map(i -> i.id() + ":" + i.status().key()).toList());
   }
 
   /** A and B block in their first phase (until unblocked with notes); C completes. */

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Assumptions;
 
@@ -63,17 +62,5 @@ final class AgentClis {
       }
     }
     return null;
-  }
-
-  static List<String> column(Path db, String sql) throws Exception {
-    try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + db);
-        java.sql.Statement st = c.createStatement();
-        java.sql.ResultSet rs = st.executeQuery(sql)) {
-      List<String> out = new java.util.ArrayList<>();
-      while (rs.next()) {
-        out.add(rs.getString(1));
-      }
-      return out;
-    }
   }
 }

@@ -1,17 +1,22 @@
 package dev.orchestrate.e2e;
 
-import static dev.orchestrate.e2e.ExampleRunIT.column;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.scheduler.RunRecord;
+import dev.orchestrate.testing.TestStores;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Tag;
@@ -70,9 +75,12 @@ class CrashLoopIT {
     StringBuilder backlog = new StringBuilder("items:\n");
     ITEMS.forEach(id -> backlog.append("  - {id: ").append(id).append(", title: ").append(id).append("}\n"));
     Files.writeString(dir.resolve("backlog.yaml"), backlog);
-    Path db = dir.resolve("state/state.db");
+    Path state = dir.resolve("state");
+    // as the SQL of ORDER BY item_id, phase in the pipeline's order would list them
+    Comparator<JobRecord> byItemAndPhase = Comparator.comparing(JobRecord::itemId)
+        .thenComparing(j -> PHASES.indexOf(j.phase()));
 
-    Set<String> leftRunning = new TreeSet<>();
+    Set<Long> leftRunning = new TreeSet<>();
     int kills = 0;
     for (KillMoment moment : MOMENTS) {
       int callsBefore = calls();
@@ -93,12 +101,12 @@ class CrashLoopIT {
         runner.destroyForcibly();
         killOrphanedAgents();
       }
-      if (Files.exists(db)) {
+      if (TestStores.backend(state).exists()) {
         // What the killed session left behind, as the next run will find it.
-        leftRunning.addAll(column(db, "SELECT id FROM jobs WHERE state = 'running'"));
-        for (String count : column(db, "SELECT count(*) FROM jobs WHERE state = 'completed'"
-            + " GROUP BY item_id, phase")) {
-          assertEquals("1", count, "a completed phase ran again before kill " + kills);
+        List<JobRecord> jobs = Stored.jobs(state);
+        jobs.stream().filter(j -> j.state() == JobState.RUNNING).forEach(j -> leftRunning.add(j.id()));
+        for (long count : Stored.completedPerPhase(jobs, byItemAndPhase).values()) {
+          assertEquals(1, count, "a completed phase ran again before kill " + kills);
         }
       }
     }
@@ -115,16 +123,18 @@ class CrashLoopIT {
         everyPhaseOnce.add(item + "|" + phase + "|1");
       }
     }
-    assertEquals(everyPhaseOnce, column(db, "SELECT item_id || '|' || phase || '|' || count(*) FROM jobs"
-        + " WHERE state = 'completed' GROUP BY item_id, phase ORDER BY item_id, "
-        + "CASE phase WHEN 'design' THEN 1 WHEN 'build' THEN 2 ELSE 3 END"));
+    List<JobRecord> jobs = Stored.jobs(state);
+    assertEquals(everyPhaseOnce, Stored.completedPerPhase(jobs, byItemAndPhase).entrySet().stream()
+        .map(e -> e.getKey() + "|" + e.getValue()).toList());
     assertEquals(ITEMS.stream().map(id -> id + "|done").toList(),
-        column(db, "SELECT id || '|' || status FROM items ORDER BY seq"));
-    assertEquals(leftRunning, new TreeSet<>(column(db, "SELECT id FROM jobs WHERE state = 'interrupted'")),
-        "exactly the jobs the killed sessions left running are recorded as interrupted");
-    assertEquals(List.of(), column(db, "SELECT id FROM jobs WHERE state NOT IN ('completed', 'interrupted')"),
+        Stored.items(state).stream().map(i -> i.id() + "|" + i.status().key()).toList());
+    assertEquals(leftRunning, new TreeSet<>(jobs.stream().filter(j -> j.state() == JobState.INTERRUPTED)
+        .map(JobRecord::id).toList()), "exactly the jobs the killed sessions left running are recorded as interrupted");
+    assertEquals(List.of(), jobs.stream()
+        .filter(j -> j.state() != JobState.COMPLETED && j.state() != JobState.INTERRUPTED).toList(),
         "no job is still running, and none failed or was cancelled");
-    assertEquals(List.of("all_done"), column(db, "SELECT halt_reason FROM runs ORDER BY id DESC LIMIT 1"));
+    assertEquals(Optional.of("all_done"),
+        TestStores.read(state, store -> store.items().lastRun()).map(RunRecord::haltReason));
   }
 
   private int calls() {

@@ -1,6 +1,5 @@
 package dev.orchestrate.e2e;
 
-import static dev.orchestrate.e2e.ExampleRunIT.column;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -59,10 +58,9 @@ class CrashResumeIT {
 
     assertEquals(List.of("A design 1", "A build 1", "A build 1", "A review 1", "B design 1", "B build 1",
         "B review 1"), Files.readAllLines(dir.resolve("calls.txt")));
-    Path db = dir.resolve("state/state.db");
-    assertEquals(List.of("interrupted", "completed"),
-        column(db, "SELECT state FROM jobs WHERE item_id = 'A' AND phase = 'build' ORDER BY id"));
-    assertEquals(List.of("1"), column(db, "SELECT count(*) FROM jobs WHERE item_id = 'A' AND phase = 'design'"));
+    Path state = dir.resolve("state");
+    assertEquals(List.of("interrupted", "completed"), Stored.states(Stored.jobs(state, "A", "build")));
+    assertEquals(1, Stored.jobs(state, "A", "design").size());
   }
 
   @Test
@@ -106,12 +104,10 @@ class CrashResumeIT {
     assertEquals(0, second.exitCode(), second.err());
     assertTrue(second.out().contains("2 done"), second.out());
     assertTrue(second.out().contains("2 job(s) of an earlier, interrupted run were re-queued"), second.out());
-    Path db = dir.resolve("state/state.db");
+    Path state = dir.resolve("state");
     for (String item : List.of("A", "B")) {
-      assertEquals(List.of("interrupted", "completed"), column(db,
-          "SELECT state FROM jobs WHERE item_id = '" + item + "' AND phase = 'build' ORDER BY id"));
-      assertEquals(List.of("1"), column(db,
-          "SELECT count(*) FROM jobs WHERE item_id = '" + item + "' AND phase = 'design'"));
+      assertEquals(List.of("interrupted", "completed"), Stored.states(Stored.jobs(state, item, "build")));
+      assertEquals(1, Stored.jobs(state, item, "design").size());
     }
   }
 

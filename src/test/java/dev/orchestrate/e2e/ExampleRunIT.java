@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.orchestrate.testing.Db;
+import dev.orchestrate.scheduler.JobRecord;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
@@ -39,19 +39,18 @@ class ExampleRunIT {
         "WRK-005", "blocked", "WRK-006", "done", "WRK-007", "done", "WRK-008", "done"), statuses);
 
     // Every outcome of the agent protocol happened.
-    Path db = dir.resolve("state/state.db");
-    assertEquals(List.of("failed|failed|1", "completed|phase_complete|0"),
-        column(db, "SELECT state || '|' || result || '|' || exit_code FROM jobs "
-            + "WHERE item_id = 'WRK-004' AND phase = 'fix' ORDER BY id"));
+    Path stateDir = dir.resolve("state");
+    assertEquals(List.of("failed|failed|1", "completed|phase_complete|0"), Stored.jobs(stateDir, "WRK-004", "fix")
+        .stream().map(j -> j.state().key() + "|" + j.result() + "|" + j.exitCode()).toList());
     assertEquals(List.of("subphase_complete", "phase_complete"),
-        column(db, "SELECT result FROM jobs WHERE item_id = 'WRK-003' AND phase = 'build' ORDER BY id"));
-    assertEquals(List.of("blocked"), column(db, "SELECT result FROM jobs WHERE item_id = 'WRK-005'"
-        + " AND phase = 'design'"));
+        Stored.jobs(stateDir, "WRK-003", "build").stream().map(JobRecord::result).toList());
+    assertEquals(List.of("blocked"),
+        Stored.jobs(stateDir, "WRK-005", "design").stream().map(JobRecord::result).toList());
 
     // High priority first, then backlog order, whether or not an item's pipeline has a scope
     // pre-phase (WRK-007 is listed as ready, so it needs no scoping slot and goes first).
     assertEquals(List.of("WRK-007", "WRK-001", "WRK-002", "WRK-003", "WRK-004", "WRK-006", "WRK-005", "WRK-008"),
-        column(db, "SELECT item_id FROM jobs GROUP BY item_id ORDER BY MIN(id)"));
+        Stored.jobs(stateDir).stream().map(JobRecord::itemId).distinct().toList());
 
     Launcher.Result text = Launcher.run(dir, "--state", state, "status");
     assertTrue(text.out().contains("agent reported blocked in phase design: Needs a product decision"), text.out());
@@ -72,9 +71,5 @@ class ExampleRunIT {
     Launcher.Result bad = Launcher.run(dir, "frobnicate");
     assertEquals(2, bad.exitCode());
     assertEquals(1, bad.err().lines().count(), bad.err());
-  }
-
-  static List<String> column(Path db, String query) throws Exception {
-    return Db.column(db, query);
   }
 }

@@ -1,6 +1,5 @@
 package dev.orchestrate.e2e;
 
-import static dev.orchestrate.e2e.ExampleRunIT.column;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -58,10 +57,9 @@ class InterruptIT {
       assertFalse(Processes.running(pid), pidFile + " is gone");
     }
     assertTrue(Files.readString(dir.resolve("out.txt")).contains("stopped: interrupted"));
-    Path db = dir.resolve("state/state.db");
-    assertEquals(List.of("cancelled"), column(db, "SELECT state FROM jobs"));
-    assertEquals(List.of("in_progress|build|0"),
-        column(db, "SELECT status || '|' || phase || '|' || attempts FROM items"));
+    Path state = dir.resolve("state");
+    assertEquals(List.of("cancelled"), Stored.states(Stored.jobs(state)));
+    assertEquals(List.of("in_progress|build|0"), Stored.progress(state));
   }
 
   @Test
@@ -117,9 +115,8 @@ class InterruptIT {
       long pid = Long.parseLong(Files.readString(dir.resolve(pidFile)).strip());
       assertFalse(Processes.running(pid), pidFile + " is gone");
     }
-    Path db = dir.resolve("state/state.db");
-    assertEquals(List.of("cancelled", "cancelled"), column(db, "SELECT state FROM jobs ORDER BY id"));
-    assertEquals(List.of("in_progress|build|0", "in_progress|build|0"),
-        column(db, "SELECT status || '|' || phase || '|' || attempts FROM items ORDER BY seq"));
+    Path state = dir.resolve("state");
+    assertEquals(List.of("cancelled", "cancelled"), Stored.states(Stored.jobs(state)));
+    assertEquals(List.of("in_progress|build|0", "in_progress|build|0"), Stored.progress(state));
   }
 }

@@ -3,7 +3,7 @@ package dev.orchestrate.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.testing.Db;
+import dev.orchestrate.testing.TestStores;
 import java.io.BufferedWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -32,10 +32,11 @@ class MemoryImportCrashIT {
     return file;
   }
 
+  /** Every memory stored, read as the next command finds them. */
   private long rows() {
     try {
-      return Long.parseLong(Db.column(dir.resolve("state/state.db"), "SELECT count(*) FROM memories").get(0));
-    } catch (Exception e) {
+      return TestStores.read(dir.resolve("state"), store -> store.memory().size());
+    } catch (RuntimeException e) {
       return 0; // not created yet, or the table not yet migrated
     }
   }

@@ -1,16 +1,20 @@
 package dev.orchestrate.e2e;
 
-import static dev.orchestrate.e2e.AgentClis.column;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.scheduler.JobRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -77,7 +81,7 @@ class RealClaudeCodeIT {
       assertEquals("budget", report.path("halt_reason").asText(), report.toString());
       assertEquals(2, report.path("phases_run").asInt(), "two phases of $0.01162 reach $0.02");
       assertEquals(List.of("done", "new"),
-          column(dir.resolve("state/state.db"), "SELECT status FROM items ORDER BY seq"));
+          Stored.items(dir.resolve("state")).stream().map(i -> i.status().key()).toList());
     }
   }
 
@@ -91,7 +95,8 @@ class RealClaudeCodeIT {
       assertEquals(1, lastExit, "nothing done, something blocked: " + lastErr);
       assertEquals(2, report.path("items").path("blocked").asInt(), report.toString());
       assertEquals(List.of("the agent reported an error (exit code 1): API Error: 400 scripted failure: the fake model "
-          + "refuses this request"), column(dir.resolve("state/state.db"), "SELECT DISTINCT reason FROM jobs"));
+          + "refuses this request"), Stored.jobs(dir.resolve("state")).stream().map(JobRecord::reason).distinct()
+              .toList());
     }
   }
 
@@ -105,16 +110,18 @@ class RealClaudeCodeIT {
       JsonNode report = new ObjectMapper().readTree(Files.readString(out));
       assertEquals("all_done", report.path("halt_reason").asText(), report.toString());
       assertEquals(2, report.path("items").path("done").asInt());
-      Path db = dir.resolve("state/state.db");
+      Path state = dir.resolve("state");
+      List<JobRecord> jobs = Stored.jobs(state);
       assertEquals(List.of("A|design|completed", "A|build|completed", "B|design|completed", "B|build|completed"),
-          column(db, "SELECT item_id || '|' || phase || '|' || state FROM jobs ORDER BY id"));
+          jobs.stream().map(j -> j.itemId() + "|" + j.phase() + "|" + j.state().key()).toList());
       // The result files the model's Bash calls wrote are the phase summaries.
-      assertEquals(List.of("4"), column(db, "SELECT count(*) FROM turns WHERE role = 'assistant' "
-          + "AND text LIKE '%fake model did ' || phase || ' of ' || item_id || '%'"));
+      assertEquals(4, Stored.assistantTurnsSaying(state, t -> "fake model did " + t.phase() + " of " + t.itemId()));
       // Each phase: two model turns of 1,200 input, 35 output, 300 cache-read and 50 cache-write tokens,
       // priced by Claude Code itself.
-      assertEquals(List.of("2400|70|600|100|0.01162"), column(db, "SELECT DISTINCT input_tokens || '|' || "
-          + "output_tokens || '|' || cache_read_tokens || '|' || cache_write_tokens || '|' || cost_usd FROM jobs"));
+      Collection<Usage> usage = Stored.usage(state).values();
+      assertEquals(Set.of("2400|70|600|100"), usage.stream().map(u -> u.inputTokens() + "|" + u.outputTokens() + "|"
+          + u.cacheReadTokens() + "|" + u.cacheWriteTokens()).collect(Collectors.toSet()));
+      usage.forEach(u -> assertEquals(0.01162, u.costUsd(), 1e-15, "the cost of every job"));
       assertEquals(0.01162 * 4, report.path("usage").path("cost_usd").asDouble(), 1e-9);
       assertEquals(8, model.agentTurns(), "two model turns per phase");
     }

@@ -1,6 +1,5 @@
 package dev.orchestrate.e2e;
 
-import static dev.orchestrate.e2e.AgentClis.column;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -10,7 +9,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -62,15 +63,15 @@ class RealCodexIT {
       JsonNode report = new ObjectMapper().readTree(Files.readString(out));
       assertEquals("all_done", report.path("halt_reason").asText(), report.toString());
       assertEquals(2, report.path("items").path("done").asInt());
-      Path db = dir.resolve("state/state.db");
+      Path state = dir.resolve("state");
       assertEquals(List.of("A|design|completed", "A|build|completed", "B|design|completed", "B|build|completed"),
-          column(db, "SELECT item_id || '|' || phase || '|' || state FROM jobs ORDER BY id"));
-      assertEquals(List.of("4"), column(db, "SELECT count(*) FROM turns WHERE role = 'assistant' "
-          + "AND text LIKE '%fake model did ' || phase || ' of ' || item_id || '%'"));
+          Stored.jobs(state).stream().map(j -> j.itemId() + "|" + j.phase() + "|" + j.state().key()).toList());
+      assertEquals(4, Stored.assistantTurnsSaying(state, t -> "fake model did " + t.phase() + " of " + t.itemId()));
       // Two model turns per phase of 900 input (200 of them cached) and 40 output tokens; Codex
       // reports no cost, which stays NULL.
-      assertEquals(List.of("1400|80|400|0|1"), column(db, "SELECT DISTINCT input_tokens || '|' || output_tokens "
-          + "|| '|' || cache_read_tokens || '|' || cache_write_tokens || '|' || (cost_usd IS NULL) FROM jobs"));
+      assertEquals(Set.of("1400|80|400|0|null"), Stored.usage(state).values().stream().map(u -> u.inputTokens() + "|"
+          + u.outputTokens() + "|" + u.cacheReadTokens() + "|" + u.cacheWriteTokens() + "|" + u.costUsd())
+          .collect(Collectors.toSet()));
       assertTrue(report.path("usage").path("cost_usd").isNull());
       assertEquals(8, model.requests.size(), "two model turns per phase");
     }

@@ -1,12 +1,13 @@
 package dev.orchestrate.e2e;
 
-import static dev.orchestrate.e2e.ExampleRunIT.column;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.scheduler.JobRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
@@ -97,13 +98,14 @@ class ResumeWithPhaseSummaryIT {
     String rerunPrompt = Files.readString(dir.resolve("prompt-3-A-build.md"));
     assertEquals(DESIGN_SUMMARY_OF_A, section(rerunPrompt, "Previous Phase Summary"), rerunPrompt);
 
-    Path db = dir.resolve("state/state.db");
-    assertEquals(List.of(stoppedJobState, "completed"),
-        column(db, "SELECT state FROM jobs WHERE item_id = 'A' AND phase = 'build' ORDER BY id"));
+    Path state = dir.resolve("state");
+    assertEquals(List.of(stoppedJobState, "completed"), Stored.states(Stored.jobs(state, "A", "build")));
     assertEquals(List.of("A|build|1", "A|design|1", "A|review|1", "B|build|1", "B|design|1", "B|review|1"),
-        column(db, "SELECT item_id || '|' || phase || '|' || count(*) FROM jobs WHERE state = 'completed'"
-            + " GROUP BY item_id, phase ORDER BY item_id, phase"));
-    assertEquals(List.of("A|done", "B|done"), column(db, "SELECT id || '|' || status FROM items ORDER BY seq"));
+        Stored.completedPerPhase(Stored.jobs(state),
+            Comparator.comparing(JobRecord::itemId).thenComparing(JobRecord::phase)).entrySet().stream()
+            .map(e -> e.getKey() + "|" + e.getValue()).toList());
+    assertEquals(List.of("A|done", "B|done"),
+        Stored.items(state).stream().map(i -> i.id() + "|" + i.status().key()).toList());
   }
 
   /** The text of a prompt's {@code ## title} section, or null if the prompt has none. */

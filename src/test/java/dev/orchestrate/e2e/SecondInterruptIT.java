@@ -1,6 +1,5 @@
 package dev.orchestrate.e2e;
 
-import static dev.orchestrate.e2e.ExampleRunIT.column;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -52,9 +51,8 @@ class SecondInterruptIT {
     try {
       assertTrue(Processes.await(Duration.ofSeconds(60),
           () -> Files.exists(agentPid) && Files.exists(grandchildPid)), "the build agent started");
-      Path db = dir.resolve("state/state.db");
-      String itemQuery = "SELECT status || '|' || phase || '|' || attempts FROM items";
-      List<String> itemBefore = column(db, itemQuery);
+      Path state = dir.resolve("state");
+      List<String> itemBefore = Stored.progress(state);
       assertEquals(List.of("in_progress|build|0"), itemBefore);
 
       Processes.signal(runner, "INT");
@@ -74,8 +72,8 @@ class SecondInterruptIT {
       assertTrue(Files.readString(dir.resolve("out.txt")).contains("stopped: interrupted"));
 
       assertEquals(List.of("design|completed", "build|cancelled"),
-          column(db, "SELECT phase || '|' || state FROM jobs ORDER BY id"));
-      assertEquals(itemBefore, column(db, itemQuery), "the item stays where it was");
+          Stored.jobs(state).stream().map(j -> j.phase() + "|" + j.state().key()).toList());
+      assertEquals(itemBefore, Stored.progress(state), "the item stays where it was");
     } finally {
       runner.destroyForcibly();
       Processes.killIfRunning(agentPid);

@@ -11,15 +11,18 @@ import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.state.StateStore;
-import dev.orchestrate.testing.Db;
+import dev.orchestrate.stats.Spending;
 import dev.orchestrate.testing.InProcessLauncher;
 import dev.orchestrate.testing.TestAgents;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,15 +51,9 @@ class BudgetAndUsageTest {
     return TestAgents.config(TestAgents.agent(dir.resolve("unused.sh")), 2);
   }
 
-  private void execute(String sql) throws Exception {
-    try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("state/state.db"));
-        java.sql.Statement st = c.createStatement()) {
-      st.execute(sql);
-    }
-  }
-
-  private List<String> column(String sql) throws Exception {
-    return Db.column(dir.resolve("state/state.db"), sql);
+  /** The ids of every job recorded, oldest first. */
+  private static List<Long> jobIds(StateStore store) {
+    return TestStores.jobs(store).stream().map(JobRecord::id).toList();
   }
 
   @Test
@@ -97,32 +94,44 @@ class BudgetAndUsageTest {
   }
 
   @Test
-  void usage_is_recorded_per_job_and_summed_per_item_and_for_life_surviving_pruning() throws Exception {
+  void usage_is_recorded_per_job_and_summed_per_item_and_for_life_surviving_pruning() {
     try (InProcessLauncher launcher = paying(PER_JOB)) {
       run(config(), List.of(item("A")), launcher);
     }
-    assertEquals(List.of("600|100|200|100|0.25"), column("SELECT DISTINCT input_tokens || '|' || output_tokens || '|' "
-        + "|| cache_read_tokens || '|' || cache_write_tokens || '|' || cost_usd FROM jobs"));
     try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      List<Long> jobs = jobIds(store);
+      Map<Long, Usage> perJob = store.items().jobUsage(jobs);
+      assertEquals(Set.copyOf(jobs), perJob.keySet());
+      assertEquals(Set.of(PER_JOB), Set.copyOf(perJob.values()));
       assertEquals(Map.of("A", new Usage(2400L, 400L, 800L, 400L, 1.0)), store.items().itemUsage());
+      // what retention does to old job rows
+      assertEquals(4, store.retention().delete(StructureName.JOBS, jobs, 0, Instant.now()));
     }
-    execute("DELETE FROM jobs"); // what retention does to old job rows
-    assertEquals(List.of("4|2400|400|800|400|1.0"), column("SELECT jobs_reported || '|' || input_tokens || '|' "
-        + "|| output_tokens || '|' || cache_read_tokens || '|' || cache_write_tokens || '|' || cost_usd FROM usage_totals"));
     try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      assertEquals(List.of(), jobIds(store));
+      Spending spending = store.stats().spending();
+      assertEquals(4, spending.jobsReported());
+      assertEquals(new Usage(2400L, 400L, 800L, 400L, 1.0), spending.lifetime());
       assertEquals(new Usage(2400L, 400L, 800L, 400L, 1.0), store.items().itemUsage().get("A"));
+      assertEquals(1, store.dashboard().runBounds(10).size(), "one run");
+      assertEquals(1.0, spending.lastRun().costUsd());
+      assertNull(spending.maxCostUsd());
     }
-    assertEquals(List.of("1.0|"), column("SELECT cost_usd || '|' || COALESCE(max_cost_usd, '') FROM runs"));
   }
 
   @Test
-  void jobs_of_a_plain_command_record_null_usage_never_zero() throws Exception {
+  void jobs_of_a_plain_command_record_null_usage_never_zero() {
     try (InProcessLauncher launcher = InProcessLauncher.succeeding()) {
       RunReport report = run(config(), List.of(item("A")), launcher);
       assertTrue(report.usage().isUnknown());
     }
-    assertEquals(List.of("4"), column("SELECT count(*) FROM jobs WHERE input_tokens IS NULL AND cost_usd IS NULL"));
-    assertEquals(List.of("0|1"), column("SELECT jobs_reported || '|' || (cost_usd IS NULL) FROM usage_totals"));
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      assertEquals(4, store.items().jobUsage(jobIds(store)).values().stream()
+          .filter(u -> u.inputTokens() == null && u.costUsd() == null).count());
+      Spending spending = store.stats().spending();
+      assertEquals(0, spending.jobsReported());
+      assertNull(spending.lifetime().costUsd());
+    }
   }
 
   @Test

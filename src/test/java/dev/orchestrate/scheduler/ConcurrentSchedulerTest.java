@@ -20,8 +20,8 @@ import dev.orchestrate.jobs.AgentLauncher;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.StateStore;
-import dev.orchestrate.testing.Db;
 import dev.orchestrate.testing.InProcessLauncher;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Path;
@@ -60,10 +60,6 @@ class ConcurrentSchedulerTest {
     }
   }
 
-  private List<String> column(String query) throws Exception {
-    return Db.column(dir.resolve("state/state.db"), query);
-  }
-
   /** The states of the jobs {@code which} admits, oldest first. */
   private List<String> jobStates(java.util.function.Predicate<JobRecord> which) {
     return StateRows.jobs(dir.resolve("state")).stream().filter(which).map(j -> j.state().key()).toList();
@@ -91,9 +87,11 @@ class ConcurrentSchedulerTest {
     assertTrue(f.jobTablePeakActive() <= 2, "peak active " + f.jobTablePeakActive());
     assertEquals(3, f.jobTablePeakInactive());
     assertEquals(3, f.jobTableFinal());
-    assertEquals(List.of("0|" + f.summaryMapPeak() + "|" + f.jobTablePeakActive() + "|3|3"), column(
-        "SELECT summary_map_final || '|' || summary_map_peak || '|' || job_table_peak_active || '|' "
-            + "|| job_table_peak_inactive || '|' || job_table_final FROM runs"));
+    List<DashboardQueries.RunBounds> runs = TestStores.read(dir.resolve("state"),
+        store -> store.dashboard().runBounds(10));
+    assertEquals(List.of("0|" + f.summaryMapPeak() + "|" + f.jobTablePeakActive() + "|3|3"),
+        runs.stream().map(r -> r.summaryMapFinal() + "|" + r.summaryMapPeak() + "|" + r.jobTablePeakActive() + "|"
+            + r.jobTablePeakInactive() + "|" + r.jobTableFinal()).toList());
     assertEquals(List.of("6000"), List.of(String.valueOf(jobStates(j -> j.state() == JobState.COMPLETED).size())));
   }
 

@@ -15,12 +15,13 @@ import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.config.SummarizerConfig;
 import dev.orchestrate.context.ContextHistory;
+import dev.orchestrate.context.ContextSummary;
 import dev.orchestrate.context.PromptBuilder;
 import dev.orchestrate.context.SummarizationListener;
+import dev.orchestrate.context.Turn;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.CapturedLogs;
-import dev.orchestrate.testing.Db;
 import dev.orchestrate.testing.TestStores;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -31,6 +32,8 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
@@ -39,8 +42,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Turn history end to end: a real scheduler, SQLite file and bash agent over a pipeline of 10
- * phases, one of which fails once, so the item gets 11 prompts.
+ * Turn history end to end: a real scheduler, store and bash agent over a pipeline of 10 phases, one
+ * of which fails once, so the item gets 11 prompts. What the run left is read back through the port.
  */
 class SchedulerContextTest {
   @RegisterExtension
@@ -107,8 +110,27 @@ class SchedulerContextTest {
     return seqs;
   }
 
-  private List<String> column(String query) throws Exception {
-    return Db.column(dir.resolve("state/state.db"), query);
+  /** What {@code query} reads from the state the run left. */
+  private <T> T stored(Function<StateStore, T> query) {
+    return TestStores.read(dir.resolve("state"), query);
+  }
+
+  /** Every turn stored, of every item. */
+  private List<Turn> turns() {
+    return stored(TestStores::turns);
+  }
+
+  /** The events of {@code kind}, oldest first. */
+  private List<Event> events(String kind) {
+    return stored(
+        store -> TestStores.events(store).stream().map(EventLog.Entry::event).filter(e -> e.kind().equals(kind))
+            .toList());
+  }
+
+  /** The rolling summary of every item that has one. */
+  private List<ContextSummary> summaries() {
+    return stored(store -> store.itemIds().stream().sorted().map(id -> store.turns().summary(id))
+        .flatMap(Optional::stream).toList());
   }
 
   private static int closedPort() throws IOException {
@@ -144,14 +166,14 @@ class SchedulerContextTest {
 
     assertTrue(turnsIn(prompt(1)).isEmpty());
     assertFalse(prompt(3).contains(PromptBuilder.SUMMARY_OPEN), "4 turns fit in the window");
-    assertEquals(List.of("22"), column("SELECT COUNT(*) FROM turns WHERE item_id = 'A'"));
-    assertEquals(List.of("11"), column("SELECT COUNT(*) FROM turns WHERE role = 'user'"));
-    assertEquals(List.of("1|15|15|builtin|0"),
-        column("SELECT from_seq || '|' || to_seq || '|' || source_count || '|' || generator || '|' || degraded "
-            + "FROM context_summaries WHERE item_id = 'A'"));
+    assertEquals(22, stored(store -> store.turns().turns("A", 0, Long.MAX_VALUE)).size());
+    assertEquals(11, turns().stream().filter(t -> t.role() == Turn.Role.USER).count());
+    ContextSummary ofA = stored(store -> store.turns().summary("A")).orElseThrow();
+    assertEquals("1|15|15|builtin|false",
+        ofA.fromSeq() + "|" + ofA.toSeq() + "|" + ofA.sourceCount() + "|" + ofA.generator() + "|" + ofA.degraded());
     // prompts 4..11 each found turns that had aged out of the window (2 per attempt, 1 on the 4th)
-    assertEquals(List.of("8"), column("SELECT COUNT(*) FROM events WHERE kind = 'summarization:complete'"));
-    assertEquals(List.of("0"), column("SELECT COUNT(*) FROM events WHERE kind = 'summarization:failed'"));
+    assertEquals(8, events("summarization:complete").size());
+    assertEquals(0, events("summarization:failed").size());
     assertEquals(8, heard.size());
     assertEquals("complete 1", heard.get(0));
   }
@@ -170,14 +192,15 @@ class SchedulerContextTest {
     String eleventh = prompt(11);
     assertTrue(eleventh.indexOf(PromptBuilder.SUMMARY_CLOSE) < eleventh.indexOf("\n### Turn 16 · "), eleventh);
     assertEquals(List.of(16, 17, 18, 19, 20), turnsIn(eleventh));
-    assertEquals(List.of("15|builtin|1"),
-        column("SELECT to_seq || '|' || generator || '|' || degraded FROM context_summaries"));
-    assertEquals(List.of("8"), column("SELECT COUNT(*) FROM events WHERE kind = 'summarization:failed'"));
-    assertEquals(List.of("8"), column("SELECT COUNT(*) FROM events WHERE kind = 'summarization:complete' "
-        + "AND payload LIKE '%\"degraded\":true%'"));
-    String error = column("SELECT payload FROM events WHERE kind = 'summarization:failed' LIMIT 1").get(0);
+    assertEquals(List.of("15|builtin|true"),
+        summaries().stream().map(s -> s.toSeq() + "|" + s.generator() + "|" + s.degraded()).toList());
+    List<Event> failed = events("summarization:failed");
+    assertEquals(8, failed.size());
+    assertEquals(8, events("summarization:complete").stream().filter(e -> Boolean.TRUE.equals(e.payload()
+        .get("degraded"))).count());
+    String error = String.valueOf(failed.get(0).payload().get("error"));
     assertTrue(error.contains("cannot connect to http://127.0.0.1:" + port), error);
-    assertEquals(List.of("22"), column("SELECT COUNT(*) FROM turns"));
+    assertEquals(22, turns().size());
     assertEquals("failed", heard.get(0));
     assertEquals("complete 1 degraded", heard.get(1));
     assertEquals(8, logs.warnings().size(), logs.warnings().toString());
@@ -195,8 +218,8 @@ class SchedulerContextTest {
     String eleventh = prompt(11);
     assertFalse(eleventh.contains(PromptBuilder.SUMMARY_OPEN), eleventh);
     assertEquals(IntStream.rangeClosed(1, 20).boxed().toList(), turnsIn(eleventh));
-    assertEquals(List.of("0"), column("SELECT COUNT(*) FROM context_summaries"));
-    assertEquals(List.of("22"), column("SELECT COUNT(*) FROM turns"));
+    assertEquals(List.of(), summaries());
+    assertEquals(22, turns().size());
     assertFalse(logs.warnings().isEmpty());
     assertTrue(logs.warnings().stream().allMatch(w -> w.endsWith("keeping every turn verbatim")),
         logs.warnings().toString());
@@ -244,9 +267,9 @@ class SchedulerContextTest {
       assertEquals(1, report.phasesRun(), "the second phase was never spawned");
       assertFalse(Thread.currentThread().isInterrupted());
     }
-    assertEquals(List.of("2"), column("SELECT COUNT(*) FROM turns"));
-    assertEquals(List.of("1"), column("SELECT COUNT(*) FROM events WHERE kind = 'summarization:failed'"));
-    assertEquals(List.of("1"), column("SELECT degraded FROM context_summaries"));
+    assertEquals(2, turns().size());
+    assertEquals(1, events("summarization:failed").size());
+    assertEquals(List.of(true), summaries().stream().map(ContextSummary::degraded).toList());
     assertEquals(List.of("summarization of item A failed (command summarizer: interrupted); using the builtin "
         + "summarizer"), logs.warnings());
   }

@@ -13,15 +13,15 @@ import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.state.StateStore;
-import dev.orchestrate.testing.Db;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Size caps through a real run: bash agents, the real store, the counters in {@code structures}. */
+/** Size caps through a real run: bash agents, the real store, the truncated-write counters {@code stats} reads. */
 class SizeCapRunTest {
   @TempDir
   Path dir;
@@ -34,12 +34,9 @@ class SizeCapRunTest {
     }
   }
 
-  private String sql(String query) throws Exception {
-    return Db.column(dir.resolve("state/state.db"), query).get(0);
-  }
-
-  private long truncatedWrites(String structure) throws Exception {
-    return Long.parseLong(sql("SELECT truncated_writes FROM structures WHERE name = '" + structure + "'"));
+  private long truncatedWrites(String structure) {
+    return TestStores.read(dir.resolve("state"), store -> store.stats().read(Instant.now())).structures().stream()
+        .filter(s -> s.name().equals(structure)).findFirst().orElseThrow().truncatedWrites();
   }
 
   @Test

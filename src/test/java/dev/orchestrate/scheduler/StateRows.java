@@ -3,8 +3,6 @@ package dev.orchestrate.scheduler;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 
 /**
@@ -32,9 +30,7 @@ final class StateRows {
   /** Every job recorded, oldest first. */
   static List<JobRecord> jobs(Path stateDir) {
     try (StateStore store = TestStores.open(stateDir)) {
-      List<JobRecord> jobs = new ArrayList<>(store.items().recentJobs(Integer.MAX_VALUE));
-      Collections.reverse(jobs);
-      return jobs;
+      return TestStores.jobs(store);
     }
   }
 }

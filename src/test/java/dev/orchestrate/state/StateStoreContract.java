@@ -30,6 +30,7 @@ import dev.orchestrate.retention.Retention;
 import dev.orchestrate.retention.RetentionPass;
 import dev.orchestrate.retention.RetentionStore;
 import dev.orchestrate.scheduler.Event;
+import dev.orchestrate.scheduler.EventLog;
 import dev.orchestrate.scheduler.EventLog.EventCompaction;
 import dev.orchestrate.scheduler.FollowUpItem;
 import dev.orchestrate.scheduler.ItemState;
@@ -55,6 +56,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -903,6 +905,39 @@ public abstract class StateStoreContract {
     }
     store.items().apply(new Step(a, events), at(1));
     return loadBearing;
+  }
+
+  @Test
+  void recent_events_are_read_back_newest_first_with_their_time_item_kind_and_payload() {
+    try (StateStore store = open()) {
+      store.items().sync(List.of(item("A")), T0);
+      Map<String, Object> payload = new LinkedHashMap<>();
+      payload.put("phase", "build");
+      payload.put("n", 3L);
+      payload.put("ok", true);
+      payload.put("none", null);
+      Event result = new Event("A", Event.PHASE_RESULT, payload);
+      store.items().apply(new Step(store.items().item("A").orElseThrow(), List.of(result)), at(1));
+      store.turns().recordEvent("A", "summarization:complete", Map.of("turnsCondensed", 2, "degraded", false), at(2));
+      store.memory().put(memory("fact", MemoryKind.SEMANTIC), at(3));
+
+      List<EventLog.Entry> all = store.events().recent(100);
+      assertEquals(List.of("memory.put", "summarization:complete", Event.PHASE_RESULT, Event.ITEM_ADDED),
+          all.stream().map(e -> e.event().kind()).toList());
+      assertEquals(new EventLog.Entry(at(1), result), all.get(2), "as it was written");
+      assertEquals(Map.of("turnsCondensed", 2L, "degraded", false), all.get(1).event().payload(),
+          "numbers read back as Long");
+      assertEquals("A", all.get(1).event().itemId());
+      assertEquals(at(2), all.get(1).at());
+      assertNull(all.get(0).event().itemId(), "a memory change is of no item");
+      assertEquals(at(3), all.get(0).at());
+      assertEquals("A", all.get(3).event().itemId());
+      assertEquals(all.subList(0, 2), store.events().recent(2), "at most the limit, the newest");
+      assertThrows(IllegalArgumentException.class, () -> store.events().recent(0));
+    }
+    try (StateStore store = openReadOnly()) {
+      assertEquals(4, store.events().recent(100).size(), "a read-only store reads the log");
+    }
   }
 
   @Test

@@ -8,7 +8,11 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Reads a state database the way a user would with sqlite3: plain SQL, own connection. */
+/**
+ * Reads a state database the way a user would with sqlite3: plain SQL, own connection. Only for
+ * tests about the SQLite file itself (old schemas and their migration); a test of behaviour reads
+ * the state through the port ({@link TestStores}), so that it runs against any backend.
+ */
 public final class Db {
   private Db() {
   }

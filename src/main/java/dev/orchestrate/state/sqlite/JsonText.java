@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -74,6 +75,37 @@ final class JsonText {
       return out.toString();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * A flat JSON object's scalar values as written: strings, {@code Long} or {@code Double} numbers,
+   * booleans and nulls, in the object's order; nested values are skipped.
+   */
+  static Map<String, Object> parseScalars(String json) {
+    Map<String, Object> out = new LinkedHashMap<>();
+    if (json == null || json.isBlank()) {
+      return out;
+    }
+    try (JsonParser p = FACTORY.createParser(json)) {
+      if (p.nextToken() != JsonToken.START_OBJECT) {
+        throw new StoreException("expected a JSON object, got: " + json);
+      }
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String key = p.currentName();
+        JsonToken value = p.nextToken();
+        switch (value) {
+          case VALUE_STRING -> out.put(key, p.getText());
+          case VALUE_NUMBER_INT -> out.put(key, p.getLongValue());
+          case VALUE_NUMBER_FLOAT -> out.put(key, p.getDoubleValue());
+          case VALUE_TRUE, VALUE_FALSE -> out.put(key, value == JsonToken.VALUE_TRUE);
+          case VALUE_NULL -> out.put(key, null);
+          default -> p.skipChildren();
+        }
+      }
+      return out;
+    } catch (IOException e) {
+      throw new StoreException("malformed JSON object in the state database: " + json, e);
     }
   }
 

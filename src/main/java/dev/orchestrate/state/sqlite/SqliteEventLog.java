@@ -1,16 +1,19 @@
 package dev.orchestrate.state.sqlite;
 
+import dev.orchestrate.scheduler.Event;
 import dev.orchestrate.scheduler.EventLog;
 import dev.orchestrate.scheduler.EventLogPolicy;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Event-log compaction over SQLite. The rule lives in {@link EventLogPolicy} (Java), so the log
- * is read newest first in pages and the prunable ids of each page are deleted in their own short
- * transaction: a concurrent run waits at most one page's DELETE.
+ * The event log over SQLite: read back newest first, and compacted. Compaction's rule lives in
+ * {@link EventLogPolicy} (Java), so the log is read newest first in pages and the prunable ids of
+ * each page are deleted in their own short transaction: a concurrent run waits at most one page's
+ * DELETE.
  */
 final class SqliteEventLog implements EventLog, AutoCloseable {
   static final int PAGE = 5_000;
@@ -29,6 +32,17 @@ final class SqliteEventLog implements EventLog, AutoCloseable {
   }
 
   private record Row(long id, String kind, String payload) {
+  }
+
+  @Override
+  public List<Entry> recent(int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+    }
+    return jdbc.query("SELECT at, item_id, kind, payload FROM events ORDER BY id DESC LIMIT ?",
+        rs -> new Entry(Instant.ofEpochMilli(rs.getLong(1)),
+            new Event(rs.getString(2), rs.getString(3), JsonText.parseScalars(rs.getString(4)))),
+        limit);
   }
 
   @Override

@@ -9,7 +9,6 @@ import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.InitialStatus;
 import dev.orchestrate.backlog.Priority;
 import dev.orchestrate.state.StateStore;
-import dev.orchestrate.state.sqlite.Database;
 import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.testing.TreeSnapshot;
 import java.nio.charset.StandardCharsets;
@@ -483,7 +482,7 @@ class MalformedInputCorpusTest {
             "compact"),
         state("state.db a symbolic link to a directory", stateDb(db -> Files.createSymbolicLink(db, db.getParent())),
             "is not a database file (a symbolic link)", "status"),
-        state("state.db of a newer schema", database("PRAGMA user_version = " + (Database.latestSchemaVersion() + 1)),
+        state("state.db of a newer schema", database("PRAGMA user_version = " + (TestStores.latestSchemaVersion() + 1)),
             "newer than this orchestrate knows", "status").exit(1),
         state("state.db truncated after its header", dir -> {
           database("").apply(dir);

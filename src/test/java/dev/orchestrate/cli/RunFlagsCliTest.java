@@ -14,7 +14,6 @@ import dev.orchestrate.scheduler.JobEnd;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.StateRepository;
 import dev.orchestrate.state.StateStore;
-import dev.orchestrate.state.sqlite.Database;
 import dev.orchestrate.state.sqlite.OldSchemas;
 import dev.orchestrate.testing.Db;
 import dev.orchestrate.testing.TestStores;
@@ -217,7 +216,8 @@ class RunFlagsCliTest {
     assertFalse(items.contains("A"), "A is done in the old state: " + items);
     assertEquals(6, items.size());
     assertEquals(List.of("orchestrate: note: the state database has schema version 3, older than this orchestrate's "
-        + Database.latestSchemaVersion() + "; the plan reads it as it is and changes nothing, a run upgrades it first"),
+        + TestStores.latestSchemaVersion()
+        + "; the plan reads it as it is and changes nothing, a run upgrades it first"),
         r.err().lines().toList());
     assertEquals(before, stateFiles());
     assertEquals(List.of("3"), Db.column(dir.resolve("state/state.db"), "PRAGMA user_version"));

@@ -7,9 +7,13 @@ import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.select.StateBackends;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.Function;
 
@@ -19,6 +23,22 @@ public final class TestStores {
   }
 
   /** The backend of the state directory {@code stateDir} (which need not exist yet). */
+  /** The schema version this build writes, read through the port (a scratch state, deleted again). */
+  public static int latestSchemaVersion() {
+    try {
+      Path scratch = Files.createTempDirectory("orchestrate-schema");
+      try (StateStore store = open(scratch)) {
+        return store.latestSchemaVersion();
+      } finally {
+        try (var files = Files.walk(scratch)) {
+          files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
   public static StateBackend backend(Path stateDir) {
     return StateBackends.at(new StateDirectory(stateDir));
   }

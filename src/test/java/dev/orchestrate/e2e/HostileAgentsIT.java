@@ -3,6 +3,7 @@ package dev.orchestrate.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -323,7 +324,11 @@ class HostileAgentsIT {
     try {
       assertTrue(Processes.await(Duration.ofSeconds(60), () -> lines(dir.resolve("pids")) == 2), "the agent started");
       Processes.signal(runner, "HUP");
-      assertTrue(runner.waitFor(30, TimeUnit.SECONDS), "the runner ends on SIGHUP");
+      if (!runner.waitFor(30, TimeUnit.SECONDS)) {
+        // Seen once, on a loaded machine: keep what the runner was doing for the next time.
+        fail("the runner did not end within 30 s of SIGHUP; its stderr:\n" + Files.readString(dir.resolve("err.txt"))
+            + "\nits threads:\n" + Processes.threadDump(runner));
+      }
       assertEquals(130, runner.exitValue(), Files.readString(dir.resolve("err.txt")));
       for (long pid : pids()) {
         assertFalse(Processes.running(pid), "agent process " + pid + " outlived the hangup");

@@ -1,6 +1,7 @@
 package dev.orchestrate.e2e;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -63,6 +64,29 @@ final class Processes {
       return text.charAt(text.lastIndexOf(')') + 2) != 'Z';
     } catch (IOException e) {
       return false; // gone between the two checks
+    }
+  }
+
+  /**
+   * What a runner that did not end in time is doing: its threads ({@code jcmd PID Thread.print},
+   * from the JDK running the tests), for the failure message of a wait that timed out.
+   */
+  static String threadDump(Process runner) {
+    Path java = Path.of(ProcessHandle.current().info().command().orElse("java"));
+    Path jcmd = java.resolveSibling("jcmd");
+    try {
+      Process dump = new ProcessBuilder(jcmd.toString(), Long.toString(runner.pid()), "Thread.print")
+          .redirectErrorStream(true).start();
+      if (!dump.waitFor(30, TimeUnit.SECONDS)) {
+        dump.destroyForcibly();
+        return "(jcmd did not answer within 30 s)";
+      }
+      return new String(dump.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      return "(no thread dump: " + e.getMessage() + ")";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "(interrupted while taking a thread dump)";
     }
   }
 

@@ -22,7 +22,6 @@ public final class TestStores {
   private TestStores() {
   }
 
-  /** The backend of the state directory {@code stateDir} (which need not exist yet). */
   /** The schema version this build writes, read through the port (a scratch state, deleted again). */
   public static int latestSchemaVersion() {
     try {
@@ -39,6 +38,7 @@ public final class TestStores {
     }
   }
 
+  /** The backend of the state directory {@code stateDir} (which need not exist yet). */
   public static StateBackend backend(Path stateDir) {
     return StateBackends.at(new StateDirectory(stateDir));
   }

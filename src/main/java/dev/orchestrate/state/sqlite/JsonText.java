@@ -84,24 +84,9 @@ final class JsonText {
    */
   static Map<String, Object> parseScalars(String json) {
     Map<String, Object> out = new LinkedHashMap<>();
-    if (json == null || json.isBlank()) {
-      return out;
-    }
-    try (JsonParser p = FACTORY.createParser(json)) {
-      if (p.nextToken() != JsonToken.START_OBJECT) {
+    try {
+      if (!fields(json, out, JsonText::typed)) {
         throw new StoreException("expected a JSON object, got: " + json);
-      }
-      while (p.nextToken() == JsonToken.FIELD_NAME) {
-        String key = p.currentName();
-        JsonToken value = p.nextToken();
-        switch (value) {
-          case VALUE_STRING -> out.put(key, p.getText());
-          case VALUE_NUMBER_INT -> out.put(key, p.getLongValue());
-          case VALUE_NUMBER_FLOAT -> out.put(key, p.getDoubleValue());
-          case VALUE_TRUE, VALUE_FALSE -> out.put(key, value == JsonToken.VALUE_TRUE);
-          case VALUE_NULL -> out.put(key, null);
-          default -> p.skipChildren();
-        }
       }
       return out;
     } catch (IOException e) {
@@ -112,25 +97,51 @@ final class JsonText {
   /** A flat JSON object's scalar values as text (numbers and booleans as written); nested values are skipped. */
   static Map<String, String> parseObject(String json) {
     Map<String, String> out = new java.util.HashMap<>();
+    try {
+      fields(json, out, (p, value) -> value == JsonToken.VALUE_NULL ? null : p.getText());
+    } catch (IOException e) {
+      // unreadable payload: the policy then sees the fields read so far and treats it by kind
+    }
+    return out;
+  }
+
+  @FunctionalInterface
+  private interface ScalarReader<V> {
+    V read(JsonParser p, JsonToken value) throws IOException;
+  }
+
+  /**
+   * Puts each scalar field of the flat object {@code json} into {@code out}, read by {@code read},
+   * skipping nested values; false when {@code json} is not an object (blank counts as empty).
+   */
+  private static <V> boolean fields(String json, Map<String, V> out, ScalarReader<V> read) throws IOException {
     if (json == null || json.isBlank()) {
-      return out;
+      return true;
     }
     try (JsonParser p = FACTORY.createParser(json)) {
       if (p.nextToken() != JsonToken.START_OBJECT) {
-        return out;
+        return false;
       }
       while (p.nextToken() == JsonToken.FIELD_NAME) {
         String key = p.currentName();
         JsonToken value = p.nextToken();
         if (value.isScalarValue()) {
-          out.put(key, value == JsonToken.VALUE_NULL ? null : p.getText());
+          out.put(key, read.read(p, value));
         } else {
           p.skipChildren();
         }
       }
-      return out;
-    } catch (IOException e) {
-      return out; // unreadable payload: the policy then sees no fields and treats it by kind
+      return true;
     }
+  }
+
+  private static Object typed(JsonParser p, JsonToken value) throws IOException {
+    return switch (value) {
+      case VALUE_NUMBER_INT -> p.getLongValue();
+      case VALUE_NUMBER_FLOAT -> p.getDoubleValue();
+      case VALUE_TRUE, VALUE_FALSE -> value == JsonToken.VALUE_TRUE;
+      case VALUE_NULL -> null;
+      default -> p.getText(); // VALUE_STRING (and an embedded object, which flat JSON text never holds)
+    };
   }
 }

@@ -238,7 +238,7 @@ final class SqliteDashboard implements DashboardQueries {
   public List<Sample> samples(int limit) {
     // The newest by id (the primary key), drawn in time order: a sample recorded with a clock set back stays on the axis.
     return jdbc.query("""
-        SELECT at, source, db_bytes, rows FROM (SELECT * FROM stats_samples ORDER BY id DESC LIMIT ?)
+        SELECT at, source, db_bytes, rows FROM (SELECT * FROM stats_samples ORDER BY id DESC LIMIT ?) AS newest
          ORDER BY at, id""",
         rs -> new Sample(Instant.ofEpochMilli(rs.getLong(1)), rs.getString(2), rs.getLong(3),
             SqliteStats.counts(rs.getString(4))),

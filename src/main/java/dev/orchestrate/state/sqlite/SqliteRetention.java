@@ -89,7 +89,7 @@ final class SqliteRetention implements RetentionStore {
       case STATS_SAMPLES -> jdbc.query("SELECT id, at FROM stats_samples WHERE id > ? ORDER BY id LIMIT ?",
           rs -> new Row(rs.getLong(1), rs.getLong(2), true, null), afterId, limit);
       case TURNS -> jdbc.query("""
-          SELECT t.id, t.created_at, t.seq <= COALESCE(s.to_seq, 0),
+          SELECT t.id, t.created_at, CASE WHEN t.seq <= COALESCE(s.to_seq, 0) THEN 1 ELSE 0 END,
                  CASE WHEN i.status IS NULL OR i.status IN ('done', 'blocked') THEN t.item_id END
             FROM turns t
             LEFT JOIN context_summaries s ON s.item_id = t.item_id

@@ -246,14 +246,21 @@ public final class SqliteStateRepository implements StateRepository, AutoCloseab
   /** Writes the item's progress, only while its status is {@code expected} when one is given. */
   private int update(Step step, ItemStatus expected, long at) {
     Progress p = step.next().progress();
-    return jdbc.execute("""
+    // Two statements rather than "? IS NULL OR status = ?": a parameter only ever compared with NULL
+    // has no type, which PostgreSQL refuses.
+    String sql = """
         UPDATE items SET status = ?, phase = ?, attempts = ?, blocked_reason = ?, blocked_from = ?,
                last_failure = ?, phase_summary = ?, unblock_notes = ?, updated_at = ?
-        WHERE id = ? AND (? IS NULL OR status = ?)""",
-        p.status().key(), p.phase(), p.attempts(), p.blockedReason(),
+        WHERE id = ?""";
+    Object[] values = {p.status().key(), p.phase(), p.attempts(), p.blockedReason(),
         p.blockedFrom() == null ? null : p.blockedFrom().key(), p.lastFailure(), p.phaseSummary(),
-        p.unblockNotes(), at, step.next().id(), expected == null ? null : expected.key(),
-        expected == null ? null : expected.key());
+        p.unblockNotes(), at, step.next().id()};
+    if (expected == null) {
+      return jdbc.execute(sql, values);
+    }
+    Object[] withExpected = java.util.Arrays.copyOf(values, values.length + 1);
+    withExpected[values.length] = expected.key();
+    return jdbc.execute(sql + " AND status = ?", withExpected);
   }
 
   private void events(Step step, long at) {

@@ -37,9 +37,10 @@ final class SqliteTurnRepository implements TurnRepository {
   @Override
   public long lastTurnSeq(String itemId) {
     // Turns covered by the summary may have been pruned: numbering goes on after them.
-    return jdbc.queryLong("""
-        SELECT MAX(COALESCE((SELECT MAX(seq) FROM turns WHERE item_id = ?1), 0),
-                   COALESCE((SELECT to_seq FROM context_summaries WHERE item_id = ?1), 0))""", itemId);
+    return jdbc.queryOne("""
+        SELECT COALESCE((SELECT MAX(seq) FROM turns WHERE item_id = ?), 0),
+               COALESCE((SELECT to_seq FROM context_summaries WHERE item_id = ?), 0)""",
+        rs -> Math.max(rs.getLong(1), rs.getLong(2)), itemId, itemId).orElse(0L);
   }
 
   @Override

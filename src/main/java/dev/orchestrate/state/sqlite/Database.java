@@ -1,10 +1,9 @@
 package dev.orchestrate.state.sqlite;
 
 import dev.orchestrate.state.BusyWait;
-
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StoreException;
-
+import dev.orchestrate.state.sql.Jdbc;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -233,7 +232,7 @@ public final class Database {
    * SQLITE_FULL, a failed read or write (a file size limit, a disk gone) as SQLITE_IOERR_*, and a
    * database file deleted or moved while open as SQLITE_READONLY_DBMOVED.
    */
-  static String classified(Path file, SQLException e) {
+  public static String classified(Path file, SQLException e) {
     String msg = String.valueOf(e.getMessage());
     String code = e instanceof org.sqlite.SQLiteException s && s.getResultCode() != null
         ? s.getResultCode().name() : "";

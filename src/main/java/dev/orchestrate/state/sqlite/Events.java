@@ -1,6 +1,7 @@
 package dev.orchestrate.state.sqlite;
 
 import dev.orchestrate.scheduler.EventLogPolicy;
+import dev.orchestrate.state.sql.Jdbc;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -3,7 +3,7 @@ package dev.orchestrate.state.sqlite;
 import dev.orchestrate.retention.RetentionStore.OrphanSweep;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StoreException;
-
+import dev.orchestrate.state.sql.Jdbc;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;

@@ -6,6 +6,7 @@ import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.RunRecord;
 import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.ItemHistory;
+import dev.orchestrate.state.sql.Jdbc;
 import dev.orchestrate.stats.Sample;
 import dev.orchestrate.stats.StatsInput;
 import dev.orchestrate.workspace.WorkspaceRecord;

@@ -2,6 +2,7 @@ package dev.orchestrate.state.sqlite;
 
 import dev.orchestrate.scheduler.EventLog;
 import dev.orchestrate.scheduler.EventLogPolicy;
+import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.ArrayList;

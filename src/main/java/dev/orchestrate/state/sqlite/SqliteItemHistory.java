@@ -2,6 +2,7 @@ package dev.orchestrate.state.sqlite;
 
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.state.ItemHistory;
+import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.LinkedHashMap;

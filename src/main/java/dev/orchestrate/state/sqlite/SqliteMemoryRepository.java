@@ -6,6 +6,7 @@ import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.memory.MemoryKind;
 import dev.orchestrate.memory.MemoryRepository;
 import dev.orchestrate.memory.NewMemory;
+import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;

@@ -4,6 +4,7 @@ import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.RetentionConfig.Policy;
 import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.retention.RetentionStore;
+import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;

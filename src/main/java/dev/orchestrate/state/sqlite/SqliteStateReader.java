@@ -6,6 +6,7 @@ import dev.orchestrate.config.RetentionConfig.Policy;
 import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.state.RecordedPolicies;
+import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;

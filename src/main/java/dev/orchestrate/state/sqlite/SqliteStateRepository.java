@@ -21,6 +21,7 @@ import dev.orchestrate.scheduler.Step;
 import dev.orchestrate.scheduler.SyncResult;
 import dev.orchestrate.state.BusyWait;
 import dev.orchestrate.state.StoreException;
+import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;

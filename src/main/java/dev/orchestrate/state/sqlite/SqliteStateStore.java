@@ -10,6 +10,7 @@ import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.ItemHistory;
 import dev.orchestrate.state.RecordedPolicies;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.state.sql.Jdbc;
 import dev.orchestrate.stats.StatsSource;
 import dev.orchestrate.workspace.WorkspaceStore;
 import java.nio.file.Path;

@@ -3,6 +3,7 @@ package dev.orchestrate.state.sqlite;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.state.BusyWait;
 import dev.orchestrate.state.StoreException;
+import dev.orchestrate.state.sql.Jdbc;
 import dev.orchestrate.stats.DatabaseFigures;
 import dev.orchestrate.stats.LastRun;
 import dev.orchestrate.stats.Sample;

@@ -4,6 +4,7 @@ import dev.orchestrate.context.ContextSummary;
 import dev.orchestrate.context.Tokens;
 import dev.orchestrate.context.Turn;
 import dev.orchestrate.context.TurnRepository;
+import dev.orchestrate.state.sql.Jdbc;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;

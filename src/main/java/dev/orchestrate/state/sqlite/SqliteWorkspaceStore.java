@@ -1,5 +1,6 @@
 package dev.orchestrate.state.sqlite;
 
+import dev.orchestrate.state.sql.Jdbc;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import dev.orchestrate.workspace.WorkspaceStore;
 import java.nio.file.Path;

@@ -2,6 +2,7 @@ package dev.orchestrate.state.sqlite;
 
 import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.RetentionConfig.Policy;
+import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

@@ -1,5 +1,6 @@
 package dev.orchestrate.state.sqlite;
 
+import dev.orchestrate.state.sql.Jdbc;
 /**
  * Counts writes whose values were cut to their size cap (docs/how-it-works.md) in
  * {@code structures.truncated_writes}, for {@code stats}. Called inside the transaction of the

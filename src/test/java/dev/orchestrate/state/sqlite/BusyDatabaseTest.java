@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.state.BusyWait;
 import dev.orchestrate.state.StoreInterruptedException;
+import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.state.StoreException;
+import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;

@@ -3,6 +3,7 @@ package dev.orchestrate.state.sqlite;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.orchestrate.scheduler.EventLog;
+import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.util.List;

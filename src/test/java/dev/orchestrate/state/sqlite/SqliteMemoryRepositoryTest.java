@@ -15,6 +15,7 @@ import dev.orchestrate.memory.MemoryService;
 import dev.orchestrate.memory.NewMemory;
 import dev.orchestrate.memory.ProjectMemory;
 import dev.orchestrate.state.StoreException;
+import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;

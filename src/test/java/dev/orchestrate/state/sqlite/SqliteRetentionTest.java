@@ -17,6 +17,7 @@ import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.retention.Retention;
 import dev.orchestrate.retention.RetentionPass;
 import dev.orchestrate.retention.RetentionStore;
+import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

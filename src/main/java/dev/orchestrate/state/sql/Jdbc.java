@@ -1,8 +1,10 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import dev.orchestrate.state.BusyWait;
 import dev.orchestrate.state.StoreException;
 import dev.orchestrate.state.StoreInterruptedException;
+import dev.orchestrate.state.sqlite.Database;
+import dev.orchestrate.state.sqlite.DatabaseFile;
 
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -34,14 +36,14 @@ import org.sqlite.SQLiteException;
  *       ({@link Database#describe}): a full disk, an I/O error, a file moved away.</li>
  * </ul>
  */
-final class Jdbc {
+public final class Jdbc {
   @FunctionalInterface
-  interface RowMapper<T> {
+  public interface RowMapper<T> {
     T map(ResultSet rs) throws SQLException;
   }
 
   @FunctionalInterface
-  interface RowConsumer {
+  public interface RowConsumer {
     void accept(ResultSet rs) throws SQLException;
   }
 
@@ -57,7 +59,7 @@ final class Jdbc {
   private BusyWait busy = BusyWait.standard();
   private int depth;
 
-  Jdbc(Connection connection, String what) {
+  public Jdbc(Connection connection, String what) {
     this.connection = connection;
     this.what = what;
     this.file = null;
@@ -65,7 +67,7 @@ final class Jdbc {
   }
 
   /** On the database {@code file}, just opened: checked after each commit from now on. */
-  Jdbc(Connection connection, Path file) {
+  public Jdbc(Connection connection, Path file) {
     this.connection = connection;
     this.what = "state database " + file;
     this.file = file;
@@ -73,7 +75,7 @@ final class Jdbc {
   }
 
   /** How this connection waits for a lock another process holds; see {@link BusyWait}. */
-  void busyWait(BusyWait wait) {
+  public void busyWait(BusyWait wait) {
     this.busy = wait;
     try (Statement st = connection.createStatement()) {
       st.execute("PRAGMA busy_timeout = " + wait.sliceMs());
@@ -82,11 +84,11 @@ final class Jdbc {
     }
   }
 
-  Connection connection() {
+  public Connection connection() {
     return connection;
   }
 
-  <T> List<T> query(String sql, RowMapper<T> mapper, Object... params) {
+  public <T> List<T> query(String sql, RowMapper<T> mapper, Object... params) {
     return attempt(sql, () -> {
       try (PreparedStatement ps = prepare(sql, params); ResultSet rs = ps.executeQuery()) {
         List<T> rows = new ArrayList<>();
@@ -99,7 +101,7 @@ final class Jdbc {
   }
 
   /** Streams the rows to {@code each}, holding none of them: for scans over tables of any size. */
-  void forEach(String sql, RowConsumer each, Object... params) {
+  public void forEach(String sql, RowConsumer each, Object... params) {
     attempt(sql, () -> {
       try (PreparedStatement ps = prepare(sql, params); ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -110,16 +112,16 @@ final class Jdbc {
     });
   }
 
-  <T> Optional<T> queryOne(String sql, RowMapper<T> mapper, Object... params) {
+  public <T> Optional<T> queryOne(String sql, RowMapper<T> mapper, Object... params) {
     List<T> rows = query(sql, mapper, params);
     return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
   }
 
-  long queryLong(String sql, Object... params) {
+  public long queryLong(String sql, Object... params) {
     return queryOne(sql, rs -> rs.getLong(1), params).orElse(0L);
   }
 
-  int execute(String sql, Object... params) {
+  public int execute(String sql, Object... params) {
     int n = attempt(sql, () -> {
       try (PreparedStatement ps = prepare(sql, params)) {
         return ps.executeUpdate();
@@ -130,7 +132,7 @@ final class Jdbc {
   }
 
   /** Runs an INSERT and returns the new row id. */
-  long insert(String sql, Object... params) {
+  public long insert(String sql, Object... params) {
     long id = attempt(sql, () -> {
       try (PreparedStatement ps = prepare(sql, params)) {
         ps.executeUpdate();
@@ -151,7 +153,7 @@ final class Jdbc {
    * Runs {@code work} in one transaction: committed when it returns, rolled back when it throws.
    * Inside another transaction of this helper it is part of that one.
    */
-  <T> T inTransaction(Supplier<T> work) {
+  public <T> T inTransaction(Supplier<T> work) {
     if (depth > 0) {
       return work.get();
     }
@@ -173,7 +175,7 @@ final class Jdbc {
     return result;
   }
 
-  void inTransaction(Runnable work) {
+  public void inTransaction(Runnable work) {
     inTransaction(() -> {
       work.run();
       return null;
@@ -181,7 +183,7 @@ final class Jdbc {
   }
 
   /** A failure of {@code sql} (or of an operation described so) as the exception to throw. */
-  StoreException failure(String sql, SQLException e) {
+  public StoreException failure(String sql, SQLException e) {
     String described = Database.classified(file, e);
     if (described != null) {
       return new StoreException(described, e);

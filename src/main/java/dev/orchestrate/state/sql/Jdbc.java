@@ -3,40 +3,37 @@ package dev.orchestrate.state.sql;
 import dev.orchestrate.state.BusyWait;
 import dev.orchestrate.state.StoreException;
 import dev.orchestrate.state.StoreInterruptedException;
-import dev.orchestrate.state.sqlite.Database;
-import dev.orchestrate.state.sqlite.DatabaseFile;
-
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
-import org.sqlite.SQLiteErrorCode;
-import org.sqlite.SQLiteException;
 
 /**
- * A tiny JDBC helper over one connection: parameterised queries, updates and transactions.
+ * A tiny JDBC helper over one connection: parameterised queries, updates and transactions, the
+ * same on every database; what differs is its {@link Dialect}'s.
  *
- * <p>Transactions are plain {@code BEGIN IMMEDIATE} / {@code COMMIT} / {@code ROLLBACK}
- * statements on an auto-commit connection (not the driver's auto-commit switch, which begins the
- * next transaction as part of every commit and so could fail after the data was committed, and
- * whose rollback after a statement SQLite had already rolled back - a full disk - reported "no
- * transaction is active" instead of the disk being full). Opened on a database file, it also:
+ * <p>Transactions are begun, committed and rolled back by the dialect on a connection that is in
+ * auto-commit mode between them (SQLite: plain {@code BEGIN IMMEDIATE} / {@code COMMIT} /
+ * {@code ROLLBACK} statements, not the driver's auto-commit switch, which begins the next
+ * transaction as part of every commit and so could fail after the data was committed, and whose
+ * rollback after a statement SQLite had already rolled back - a full disk - reported "no
+ * transaction is active" instead of the disk being full). Every write transaction takes the
+ * database's write lock first. It also:
  * <ul>
  *   <li>waits out a write lock another process holds, per its {@link BusyWait}, instead of
- *       failing at the end of the busy timeout;</li>
- *   <li>checks after each commit that the file is still the database it opened
- *       ({@link DatabaseFile});</li>
- *   <li>turns SQLite's failures into one line that says what happened and where
- *       ({@link Database#describe}): a full disk, an I/O error, a file moved away.</li>
+ *       failing at the end of the database's own wait;</li>
+ *   <li>checks after each commit that the database is still the one it opened
+ *       ({@link Dialect#committed}: SQLite's file check);</li>
+ *   <li>turns the failures a user has to act on into one line that says what happened and where
+ *       ({@link Dialect#classified}): a full disk, an I/O error, a file moved away, a server out
+ *       of reach.</li>
  * </ul>
  */
-public final class Jdbc {
+public final class Jdbc implements AutoCloseable {
   @FunctionalInterface
   public interface RowMapper<T> {
     T map(ResultSet rs) throws SQLException;
@@ -53,39 +50,39 @@ public final class Jdbc {
   }
 
   private final Connection connection;
+  private final Dialect dialect;
   private final String what;
-  private final Path file;
-  private final DatabaseFile watched;
   private BusyWait busy = BusyWait.standard();
   private int depth;
 
-  public Jdbc(Connection connection, String what) {
+  /** Over {@code connection}, just opened, of the database {@code dialect} speaks for. */
+  public Jdbc(Connection connection, Dialect dialect) {
     this.connection = connection;
-    this.what = what;
-    this.file = null;
-    this.watched = null;
-  }
-
-  /** On the database {@code file}, just opened: checked after each commit from now on. */
-  public Jdbc(Connection connection, Path file) {
-    this.connection = connection;
-    this.what = "state database " + file;
-    this.file = file;
-    this.watched = DatabaseFile.of(file);
+    this.dialect = dialect;
+    this.what = dialect.description();
   }
 
   /** How this connection waits for a lock another process holds; see {@link BusyWait}. */
   public void busyWait(BusyWait wait) {
     this.busy = wait;
-    try (Statement st = connection.createStatement()) {
-      st.execute("PRAGMA busy_timeout = " + wait.sliceMs());
+    try {
+      dialect.busyTimeout(connection, wait.sliceMs());
     } catch (SQLException e) {
-      throw failure("PRAGMA busy_timeout", e);
+      throw failure("setting the busy timeout", e);
     }
+  }
+
+  /** How this connection waits now. */
+  public BusyWait busyWait() {
+    return busy;
   }
 
   public Connection connection() {
     return connection;
+  }
+
+  public Dialect dialect() {
+    return dialect;
   }
 
   public <T> List<T> query(String sql, RowMapper<T> mapper, Object... params) {
@@ -100,14 +97,36 @@ public final class Jdbc {
     });
   }
 
-  /** Streams the rows to {@code each}, holding none of them: for scans over tables of any size. */
+  /**
+   * Streams the rows to {@code each}, holding none of them: for scans over tables of any size. A
+   * driver that streams only inside a transaction ({@link Dialect#fetchSize}) gets one: this
+   * helper's own when one is open, else a read-only one around the scan.
+   */
   public void forEach(String sql, RowConsumer each, Object... params) {
+    int fetchSize = dialect.fetchSize();
     attempt(sql, () -> {
-      try (PreparedStatement ps = prepare(sql, params); ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          each.accept(rs);
+      boolean own = fetchSize > 0 && connection.getAutoCommit();
+      if (own) {
+        connection.setAutoCommit(false);
+      }
+      try (PreparedStatement ps = prepare(sql, params)) {
+        if (fetchSize > 0) {
+          ps.setFetchSize(fetchSize);
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            each.accept(rs);
+          }
         }
         return null;
+      } finally {
+        if (own) {
+          try {
+            connection.rollback(); // it only read
+          } finally {
+            connection.setAutoCommit(true);
+          }
+        }
       }
     });
   }
@@ -122,6 +141,9 @@ public final class Jdbc {
   }
 
   public int execute(String sql, Object... params) {
+    if (depth == 0 && dialect.writesInTransaction()) {
+      return inTransaction(() -> execute(sql, params));
+    }
     int n = attempt(sql, () -> {
       try (PreparedStatement ps = prepare(sql, params)) {
         return ps.executeUpdate();
@@ -133,16 +155,14 @@ public final class Jdbc {
 
   /** Runs an INSERT and returns the new row id. */
   public long insert(String sql, Object... params) {
+    if (depth == 0 && dialect.writesInTransaction()) {
+      return inTransaction(() -> insert(sql, params));
+    }
     long id = attempt(sql, () -> {
-      try (PreparedStatement ps = prepare(sql, params)) {
+      try (PreparedStatement ps = dialect.prepareInsert(connection, sql)) {
+        bind(ps, params);
         ps.executeUpdate();
-        // The statement is closed too, not only its result set: sqlite-jdbc keeps every open
-        // statement registered with the connection, so one left open per insert grows the heap of a
-        // long run (the soak test found ~0.2 KB per job).
-        try (Statement st = connection.createStatement();
-            ResultSet rs = st.executeQuery("SELECT last_insert_rowid()")) {
-          return rs.next() ? rs.getLong(1) : -1L;
-        }
+        return dialect.insertedId(connection, ps);
       }
     });
     committed();
@@ -157,14 +177,18 @@ public final class Jdbc {
     if (depth > 0) {
       return work.get();
     }
-    attempt("BEGIN IMMEDIATE", () -> run("BEGIN IMMEDIATE"));
+    attempt("BEGIN", () -> {
+      dialect.begin(connection);
+      return null;
+    });
     depth++;
     T result;
     try {
       result = work.get();
-      // In WAL mode a COMMIT needs no lock beyond the one BEGIN IMMEDIATE took; were it ever
-      // busy, the transaction stays open and the COMMIT is simply tried again.
-      attempt("COMMIT", () -> run("COMMIT"));
+      attempt("COMMIT", () -> {
+        dialect.commit(connection);
+        return null;
+      });
     } catch (RuntimeException | Error e) {
       rollback(e);
       throw e;
@@ -184,38 +208,36 @@ public final class Jdbc {
 
   /** A failure of {@code sql} (or of an operation described so) as the exception to throw. */
   public StoreException failure(String sql, SQLException e) {
-    String described = Database.classified(file, e);
+    String described = dialect.classified(e);
     if (described != null) {
       return new StoreException(described, e);
     }
-    return new StoreException(what + ": " + e.getMessage() + " (in: " + firstLine(sql) + ")", e);
+    return new StoreException(what + ": " + dialect.message(e) + " (in: " + firstLine(sql) + ")", e);
   }
 
-  private Void run(String sql) throws SQLException {
-    try (Statement st = connection.createStatement()) {
-      st.execute(sql);
+  /** Closes the connection; a failure to close is not worth reporting over whatever comes next. */
+  @Override
+  public void close() {
+    try {
+      connection.close();
+    } catch (SQLException ignored) {
+      // nothing useful to do; the process is failing or done anyway
     }
-    return null;
   }
 
-  /**
-   * Rolls back after {@code cause}; SQLite may have rolled the transaction back already (a full
-   * disk, an I/O error), and then there is nothing to undo and {@code cause} says what happened.
-   */
+  /** Rolls back after {@code cause}; a failure to roll back is told along with it. */
   private void rollback(Throwable cause) {
-    try (Statement st = connection.createStatement()) {
-      st.execute("ROLLBACK");
+    try {
+      dialect.rollback(connection);
     } catch (SQLException e) {
-      if (!String.valueOf(e.getMessage()).contains("no transaction is active")) {
-        cause.addSuppressed(e);
-      }
+      cause.addSuppressed(e);
     }
   }
 
-  /** The file check after a commit (outside a transaction, every write is one). */
+  /** The check after a commit (outside a transaction, every write is one). */
   private void committed() {
-    if (depth == 0 && watched != null) {
-      watched.check();
+    if (depth == 0) {
+      dialect.committed();
     }
   }
 
@@ -235,12 +257,12 @@ public final class Jdbc {
         }
         return result;
       } catch (SQLException e) {
-        if (depth > 0 || !busy(e) || !busy.waits()) {
+        if (depth > 0 || !dialect.busy(e) || !busy.waits()) {
           throw failure(sql, e);
         }
         long now = System.nanoTime();
         if (waitingSince == 0) {
-          // the first busy answer came after the native timeout: that much was waited already
+          // the first busy answer came after the database's own timeout: that much was waited already
           waitingSince = now - busy.sliceMs() * 1_000_000L;
         }
         if (busy.stopRequested()) {
@@ -249,11 +271,11 @@ public final class Jdbc {
         }
         if (!told && now - waitingSince >= busy.patienceMs() * 1_000_000L) {
           told = true;
-          busy.tell("orchestrate: warning: " + (file == null ? what : "state database " + file)
-              + " is locked by another process; waiting\u2026" + (busy.stoppable() ? " (Ctrl-C to stop)" : ""));
+          busy.tell("orchestrate: warning: " + what + " is locked by another process; waiting\u2026"
+              + (busy.stoppable() ? " (Ctrl-C to stop)" : ""));
         }
         try {
-          Thread.sleep(RETRY_PAUSE_MS); // SQLite answers busy at once in a few cases: never spin
+          Thread.sleep(RETRY_PAUSE_MS); // a database may answer busy at once in a few cases: never spin
         } catch (InterruptedException ie) {
           interrupted = true;
         }
@@ -263,19 +285,26 @@ public final class Jdbc {
 
   private static final long RETRY_PAUSE_MS = 20;
 
-  private static boolean busy(SQLException e) {
-    if (e instanceof SQLiteException s && s.getResultCode() != null) {
-      return (s.getResultCode().code & 0xff) == SQLiteErrorCode.SQLITE_BUSY.code; // extended codes too
-    }
-    return String.valueOf(e.getMessage()).contains("SQLITE_BUSY");
-  }
-
   private PreparedStatement prepare(String sql, Object... params) throws SQLException {
     PreparedStatement ps = connection.prepareStatement(sql);
-    for (int i = 0; i < params.length; i++) {
-      ps.setObject(i + 1, params[i]);
+    try {
+      bind(ps, params);
+      return ps;
+    } catch (SQLException | RuntimeException e) {
+      ps.close();
+      throw e;
     }
-    return ps;
+  }
+
+  /** Binds the parameters; a boolean as 0 or 1, as every flag column holds it. */
+  private static void bind(PreparedStatement ps, Object... params) throws SQLException {
+    for (int i = 0; i < params.length; i++) {
+      if (params[i] instanceof Boolean b) {
+        ps.setInt(i + 1, b ? 1 : 0);
+      } else {
+        ps.setObject(i + 1, params[i]);
+      }
+    }
   }
 
   private static String firstLine(String sql) {

@@ -26,7 +26,7 @@ import java.util.Objects;
  * 4-byte magic of the WAL) is read only when that file's size or modification time changed since
  * the last check (the database file changes at checkpoints only). Never a scan.
  */
-public final class DatabaseFile {
+final class DatabaseFile {
   private static final byte[] HEADER = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
   /** The smallest file a database can be: its header page is at least 512 bytes. */
   private static final long MIN_BYTES = 512;
@@ -50,7 +50,7 @@ public final class DatabaseFile {
   }
 
   /** The file as it is now (just opened); null when it cannot be looked at, and then nothing is checked. */
-  public static DatabaseFile of(Path file) {
+  static DatabaseFile of(Path file) {
     try {
       BasicFileAttributes a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
       return a.fileKey() == null ? null : new DatabaseFile(file, a.fileKey());
@@ -60,7 +60,7 @@ public final class DatabaseFile {
   }
 
   /** @throws StoreException naming the file when it is not the database this process opened any more */
-  public void check() {
+  void check() {
     BasicFileAttributes a;
     try {
       a = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);

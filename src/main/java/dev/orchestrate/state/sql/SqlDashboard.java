@@ -1,4 +1,4 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.scheduler.ItemState;
@@ -6,12 +6,10 @@ import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.RunRecord;
 import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.ItemHistory;
-import dev.orchestrate.state.sql.Jdbc;
 import dev.orchestrate.stats.Sample;
 import dev.orchestrate.stats.StatsInput;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -21,31 +19,24 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * What {@code orchestrate serve} shows, read without changing the database (see
- * {@link Database#openReadOnly}: no migration, no {@code -wal}/{@code -shm} created beside a state
- * that has none). One instance serves one request: a connection opened {@code immutable} must not
- * outlive the moment it was opened for. Every list is bounded (LIMIT on the primary key or
+ * What {@code orchestrate serve} shows, read without changing the database (a read-only store: no
+ * migration, and on SQLite no {@code -wal}/{@code -shm} created beside a state that has none). One
+ * instance serves one request: a SQLite connection opened {@code immutable} must not outlive the
+ * moment it was opened for. Every list is bounded (LIMIT on the primary key or
  * {@code seq}, which are indexed); only the item filter's count scans the items table.
  */
-final class SqliteDashboard implements DashboardQueries {
+final class SqlDashboard implements DashboardQueries {
   /** The oldest schema whose tables the dashboard reads (stats samples and run bounds came in 6). */
   private static final String JOB_COLUMNS = "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason";
 
-  private final Connection connection;
-  private final Path file;
   private final Jdbc jdbc;
-  private final int schemaVersion;
+  /** The local state directory job log paths are resolved against. */
+  private final Path root;
 
   /** Over a store's connection, which the store closes. */
-  SqliteDashboard(Connection connection, Path file) {
-    this.connection = connection;
-    this.file = file;
-    this.jdbc = new Jdbc(connection, "state database " + file);
-    this.schemaVersion = Database.schemaVersion(connection, file);
-  }
-
-  public int schemaVersion() {
-    return schemaVersion;
+  SqlDashboard(Jdbc jdbc, Path root) {
+    this.jdbc = jdbc;
+    this.root = root;
   }
 
   /** Items per status key, every status the items table holds. */
@@ -71,11 +62,12 @@ final class SqliteDashboard implements DashboardQueries {
       params.add(filter.priority());
     }
     if (filter.tag() != null) {
-      where.append(" AND EXISTS (SELECT 1 FROM json_each(items.tags) WHERE value = ?)");
+      where.append(" AND ").append(jdbc.dialect().tagged("items.tags"));
       params.add(filter.tag());
     }
     if (filter.text() != null) {
-      where.append(" AND (instr(lower(id), lower(?)) > 0 OR instr(lower(title), lower(?)) > 0)");
+      where.append(" AND (").append(jdbc.dialect().contains("lower(id)", "lower(?)")).append(" OR ")
+          .append(jdbc.dialect().contains("lower(title)", "lower(?)")).append(')');
       params.add(filter.text());
       params.add(filter.text());
     }
@@ -84,20 +76,20 @@ final class SqliteDashboard implements DashboardQueries {
     paged.add(limit);
     paged.add(offset);
     List<ItemState> rows = jdbc.query("SELECT * FROM items" + where + " ORDER BY seq LIMIT ? OFFSET ?",
-        SqliteStateRepository::item, paged.toArray());
+        SqlStateRepository::item, paged.toArray());
     return new Page<>(rows, total);
   }
 
   @Override
   public Optional<ItemState> item(String id) {
-    return jdbc.queryOne("SELECT * FROM items WHERE id = ?", SqliteStateRepository::item, id);
+    return jdbc.queryOne("SELECT * FROM items WHERE id = ?", SqlStateRepository::item, id);
   }
 
   /** The item's jobs retention kept, newest first, at most {@code limit}. */
   @Override
   public List<JobRecord> itemJobs(String itemId, int limit) {
     return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id DESC LIMIT ?",
-        rs -> SqliteStateRepository.job(rs, file.toAbsolutePath().getParent()), itemId, limit);
+        rs -> SqlStateRepository.job(rs, root), itemId, limit);
   }
 
   /** The attempt of each listed item's latest job (items without a kept job are left out). */
@@ -114,7 +106,7 @@ final class SqliteDashboard implements DashboardQueries {
   @Override
   public Optional<JobRecord> job(long id) {
     return jdbc.queryOne("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?",
-        rs -> SqliteStateRepository.job(rs, file.toAbsolutePath().getParent()), id);
+        rs -> SqlStateRepository.job(rs, root), id);
   }
 
   /** The agents' answers kept as turns, in order, at most the last {@code limit}. */
@@ -136,7 +128,7 @@ final class SqliteDashboard implements DashboardQueries {
   @Override
   public List<ItemState> followUps(String itemId, int limit) {
     return jdbc.query("SELECT * FROM items WHERE origin = ? OR origin LIKE ? ESCAPE '\\' ORDER BY seq LIMIT ?",
-        SqliteStateRepository::item, itemId, likePrefix(itemId) + "/%", limit);
+        SqlStateRepository::item, itemId, likePrefix(itemId) + "/%", limit);
   }
 
   /** Jobs newest first: those with an id below {@code beforeId} (keyset paging), at most {@code limit}. */
@@ -144,14 +136,14 @@ final class SqliteDashboard implements DashboardQueries {
   public Page<JobRecord> jobs(long beforeId, int limit) {
     long total = jdbc.queryLong("SELECT COUNT(*) FROM jobs");
     return new Page<>(jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id < ? ORDER BY id DESC LIMIT ?",
-        rs -> SqliteStateRepository.job(rs, file.toAbsolutePath().getParent()), beforeId, limit), total);
+        rs -> SqlStateRepository.job(rs, root), beforeId, limit), total);
   }
 
   /** The jobs still marked running (a partial index holds exactly these). */
   @Override
   public List<JobRecord> runningJobs(int limit) {
     return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE state = 'running' ORDER BY id LIMIT ?",
-        rs -> SqliteStateRepository.job(rs, file.toAbsolutePath().getParent()), limit);
+        rs -> SqlStateRepository.job(rs, root), limit);
   }
 
   @Override
@@ -170,7 +162,7 @@ final class SqliteDashboard implements DashboardQueries {
    * job and run) are shown only when the state has them.
    */
   private boolean hasColumn(String table, String column) {
-    return !jdbc.query("SELECT 1 FROM pragma_table_info(?) WHERE name = ?", rs -> 1, table, column).isEmpty();
+    return jdbc.dialect().hasColumn(jdbc, table, column);
   }
 
   /** The item's git worktree (execution.workspace: worktree), or empty when it has none or the state predates them. */
@@ -179,7 +171,7 @@ final class SqliteDashboard implements DashboardQueries {
     if (!hasColumn("workspaces", "item_id")) {
       return Optional.empty();
     }
-    return jdbc.queryOne("SELECT * FROM workspaces WHERE item_id = ?", SqliteWorkspaceStore::record, itemId);
+    return jdbc.queryOne("SELECT * FROM workspaces WHERE item_id = ?", SqlWorkspaceStore::record, itemId);
   }
 
   /** The run's spend so far (its jobs' reported cost), or empty when this state records no cost. */
@@ -231,7 +223,7 @@ final class SqliteDashboard implements DashboardQueries {
   /** The figures {@code stats} reads, read the same way but without migrating or sampling. */
   @Override
   public StatsInput stats(Instant now) {
-    return new SqliteStats(connection, file).read(now);
+    return new SqlStats(jdbc).read(now);
   }
 
   /** The most recent {@code limit} stats samples, in time order. */
@@ -242,7 +234,7 @@ final class SqliteDashboard implements DashboardQueries {
         SELECT at, source, db_bytes, rows FROM (SELECT * FROM stats_samples ORDER BY id DESC LIMIT ?) AS newest
          ORDER BY at, id""",
         rs -> new Sample(Instant.ofEpochMilli(rs.getLong(1)), rs.getString(2), rs.getLong(3),
-            SqliteStats.counts(rs.getString(4))),
+            SqlStats.counts(rs.getString(4))),
         limit);
   }
 
@@ -260,11 +252,11 @@ final class SqliteDashboard implements DashboardQueries {
 
   /**
    * The load-bearing items, the most recent prunable ones and what {@code compact --keep-recent
-   * keepRecent} would delete: {@link SqliteMemoryRepository#preview}, the dry run itself.
+   * keepRecent} would delete: {@link SqlMemoryRepository#preview}, the dry run itself.
    */
   @Override
   public MemoryView memory(int keepRecent, int limit) {
-    SqliteMemoryRepository memories = new SqliteMemoryRepository(connection, file, false);
+    SqlMemoryRepository memories = new SqlMemoryRepository(jdbc, false);
     List<MemoryItem> loadBearing = memories.activeLoadBearing();
     return new MemoryView(loadBearing.subList(0, Math.min(limit, loadBearing.size())),
         memories.recentPrunable(limit), memories.preview(keepRecent, limit), keepRecent);
@@ -273,7 +265,7 @@ final class SqliteDashboard implements DashboardQueries {
   /** The keep_recent the last run or compact recorded, or the default. */
   @Override
   public int recordedKeepRecent() {
-    return new SqliteStateReader(connection, file).recordedPolicies().memoryKeepRecent();
+    return new SqlStateReader(jdbc).recordedPolicies().memoryKeepRecent();
   }
 
   private static String likePrefix(String s) {

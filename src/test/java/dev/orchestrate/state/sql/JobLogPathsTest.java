@@ -1,4 +1,4 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -35,37 +35,9 @@ class JobLogPathsTest {
   }
 
   @Test
-  void an_old_schema_state_opened_from_a_copy_has_its_absolute_paths_rewritten_to_relative_ones() throws Exception {
-    Path original = dir.resolve("original");
-    Files.createDirectories(original);
-    OldSchemas.create(original.resolve("state.db"), 6, """
-        INSERT INTO runs (id, started_at, pid) VALUES (1, 0, 1);
-        INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, log_path)
-          VALUES (1, 'A', 'build', 1, 'completed', 0, '%1$s/jobs/run1-0001-A-build-1/output.log');
-        INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, log_path)
-          VALUES (1, 'B', 'build', 1, 'completed', 0, '/somewhere/else/output.log');
-        INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, log_path)
-          VALUES (1, 'C', 'build', 1, 'completed', 0, NULL)""".formatted(original));
-    Path copy = dir.resolve("copy");
-    Files.createDirectories(copy);
-    Files.copy(original.resolve("state.db"), copy.resolve("state.db"));
-
-    try (SqliteStateRepository store = SqliteStateRepository.open(copy.resolve("state.db"))) {
-      assertEquals(List.of("null", "/somewhere/else/output.log",
-          copy.resolve("jobs/run1-0001-A-build-1/output.log").toString()),
-          store.recentJobs(10).stream().map(j -> String.valueOf(j.logPath())).toList());
-    }
-    assertEquals(List.of("jobs/run1-0001-A-build-1/output.log", "/somewhere/else/output.log"),
-        Db.column(copy.resolve("state.db"), "SELECT log_path FROM jobs WHERE log_path IS NOT NULL ORDER BY id"));
-    assertEquals(List.of(original + "/jobs/run1-0001-A-build-1/output.log", "/somewhere/else/output.log"),
-        Db.column(original.resolve("state.db"), "SELECT log_path FROM jobs WHERE log_path IS NOT NULL ORDER BY id"),
-        "the original is not touched");
-  }
-
-  @Test
   void a_new_job_row_stores_its_log_relative_to_the_state_directory() throws Exception {
     Path root = dir.resolve("state");
-    try (SqliteStateRepository store = SqliteStateRepository.open(root.resolve("state.db"))) {
+    try (SqlStateRepository store = SqliteStores.repository(root.resolve("state.db"))) {
       long run = store.runStarted(java.time.Instant.EPOCH, 1);
       store.jobStarted(new dev.orchestrate.scheduler.JobStart(run, "A", "build", 1, java.time.Instant.EPOCH,
           root.resolve("jobs/run1-0001-A-build-1/output.log")));

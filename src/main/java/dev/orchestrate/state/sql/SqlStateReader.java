@@ -1,4 +1,4 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.RetentionConfig;
@@ -6,9 +6,6 @@ import dev.orchestrate.config.RetentionConfig.Policy;
 import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.state.RecordedPolicies;
-import dev.orchestrate.state.sql.Jdbc;
-import java.nio.file.Path;
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -20,55 +17,34 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Reads an existing state database without changing it: no migration and no file created (see
- * {@link Database#openReadOnly}). For what must not write: {@code run --dry-run}, and the checks
- * {@code run} makes before it takes the lock. A database of an older schema is read as it is,
- * as far as it goes: items from schema 1 (follow-up origins from schema 4), recorded policies
- * from schema 5.
+ * Reads items and recorded policies as the schema found allows, changing nothing: a read-only
+ * store (a dry run, the checks {@code run} makes before it takes the lease) may hold an older
+ * schema, and it is read as it is, as far as it goes: items from the first schema, follow-up
+ * origins and recorded policies once the schema has them ({@link Dialect.Feature}).
  */
-final class SqliteStateReader implements AutoCloseable {
-  private static final int ORIGIN_SCHEMA = 4;
-  private static final int STRUCTURES_SCHEMA = 5;
-
-  private final Connection connection;
+final class SqlStateReader {
   private final Jdbc jdbc;
   private final int schemaVersion;
 
   /** Over a store's connection, which the store closes. */
-  SqliteStateReader(Connection connection, Path file) {
-    this.connection = connection;
-    this.jdbc = new Jdbc(connection, file);
-    this.schemaVersion = Database.schemaVersion(connection, file);
+  SqlStateReader(Jdbc jdbc) {
+    this.jdbc = jdbc;
+    this.schemaVersion = jdbc.dialect().schemaVersion(jdbc);
   }
 
-  /** Opens the database at {@code file}, which must exist. */
-  public static SqliteStateReader open(Path file) {
-    Connection connection = Database.openReadOnly(file);
-    try {
-      return new SqliteStateReader(connection, file);
-    } catch (RuntimeException e) {
-      Database.closeQuietly(connection);
-      throw e;
-    }
-  }
-
-  /** The migrations applied to the file; below {@link Database#latestSchemaVersion()} a run upgrades it first. */
+  /** The migrations applied; below the dialect's latest, a read-write store upgrades it first. */
   public int schemaVersion() {
     return schemaVersion;
   }
 
-  public boolean isCurrent() {
-    return schemaVersion == Database.latestSchemaVersion();
-  }
-
-  /** Every stored item in backlog order, as {@link SqliteStateRepository#items()} reads them. */
+  /** Every stored item in backlog order. */
   public List<ItemState> items() {
     if (schemaVersion < 1) {
       return List.of();
     }
-    String sql = schemaVersion >= ORIGIN_SCHEMA ? "SELECT * FROM items ORDER BY seq"
+    String sql = jdbc.dialect().has(Dialect.Feature.ITEM_ORIGINS, schemaVersion) ? "SELECT * FROM items ORDER BY seq"
         : "SELECT *, NULL AS origin FROM items ORDER BY seq";
-    return jdbc.query(sql, SqliteStateRepository::item);
+    return jdbc.query(sql, SqlStateRepository::item);
   }
 
   /** The ids of every stored item: backlog items, those no longer listed, and follow-ups. */
@@ -80,14 +56,15 @@ final class SqliteStateReader implements AutoCloseable {
   }
 
   /**
-   * The policies the last run or compact recorded. {@code SqliteRetention.recordPolicies} writes
+   * The policies the last run or compact recorded. {@link SqlRetention#recordPolicies} writes
    * every structure's limits and memory's keep_recent (never NULL) in one transaction, so a
    * memory {@code max_rows} that is not NULL tells that the NULLs beside it mean {@code none};
-   * without it (never recorded, or a schema before 5), every structure takes its built-in default.
+   * without it (never recorded, or a schema without the table), every structure takes its built-in
+   * default.
    */
   public RecordedPolicies recordedPolicies() {
     Map<String, Limits> rows = new HashMap<>();
-    if (schemaVersion >= STRUCTURES_SCHEMA) {
+    if (jdbc.dialect().has(Dialect.Feature.STRUCTURES, schemaVersion)) {
       jdbc.query("SELECT name, max_rows, max_age_ms FROM structures WHERE name IN "
           + "('jobs', 'turns', 'events', 'stats_samples', 'memory', 'worktrees')",
           rs -> rows.put(rs.getString(1), new Limits(nullableLong(rs, 2), nullableLong(rs, 3))));
@@ -140,10 +117,5 @@ final class SqliteStateReader implements AutoCloseable {
   private static Long nullableLong(ResultSet rs, int column) throws SQLException {
     long v = rs.getLong(column);
     return rs.wasNull() ? null : v;
-  }
-
-  @Override
-  public void close() {
-    Database.closeQuietly(connection);
   }
 }

@@ -1,17 +1,12 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import dev.orchestrate.retention.RetentionStore.OrphanSweep;
-import dev.orchestrate.state.StateDirectory;
-import dev.orchestrate.state.StoreException;
-import dev.orchestrate.state.sql.Jdbc;
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -42,19 +37,10 @@ final class OrphanJobDirectories {
   private OrphanJobDirectories() {
   }
 
-  /** Finds the orphaned job directories of {@code dir} and, unless {@code dryRun}, deletes them. */
-  static OrphanSweep sweep(StateDirectory dir, boolean dryRun) {
-    if (!dir.hasDatabase()) {
-      return OrphanSweep.NONE; // without a database nothing says which directories are orphans
-    }
-    try (Connection connection = Database.open(dir.database())) {
-      return sweep(new Jdbc(connection, dir.database()), dir.root(), dryRun);
-    } catch (SQLException e) {
-      throw new StoreException(Database.describe(dir.database(), e), e);
-    }
-  }
-
-  /** The same over a store's connection; {@code root} is the state directory holding {@code jobs/}. */
+  /**
+   * Finds the orphaned job directories of the state directory {@code root} (holding {@code jobs/})
+   * and, unless {@code dryRun}, deletes them; the rows are read on a store's connection.
+   */
   static OrphanSweep sweep(Jdbc jdbc, Path root, boolean dryRun) {
     Path jobs = root.resolve("jobs");
     if (!Files.isDirectory(jobs, LinkOption.NOFOLLOW_LINKS)) {

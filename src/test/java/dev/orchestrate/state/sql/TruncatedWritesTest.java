@@ -1,4 +1,4 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import static dev.orchestrate.testing.Fixtures.item;
 import static dev.orchestrate.testing.Fixtures.outcome;
@@ -57,7 +57,7 @@ class TruncatedWritesTest {
 
   @Test
   void a_new_database_has_no_truncated_writes() throws Exception {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       store.sync(List.of(item("A")), T0);
     }
     assertEquals(Map.of("events", 0L, "items", 0L, "job_logs", 0L, "jobs", 0L, "memory", 0L, "stats_samples", 0L,
@@ -66,7 +66,7 @@ class TruncatedWritesTest {
 
   @Test
   void an_item_write_counts_once_when_it_cut_values_and_never_when_they_fit() throws Exception {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       store.sync(List.of(item("A", InitialStatus.BLOCKED), item("B", InitialStatus.BLOCKED)), T0);
       assertEquals(true, store.applyIf(Transitions.unblock(store.item("A").orElseThrow(), "short notes"),
           ItemStatus.BLOCKED, T0));
@@ -88,7 +88,7 @@ class TruncatedWritesTest {
 
   @Test
   void a_refused_conditional_write_counts_nothing() throws Exception {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       store.sync(List.of(item("A")), T0);
       Step cut = new Step(store.item("A").orElseThrow().with(Progress.of(ItemStatus.READY)), List.of(), 1);
       assertEquals(false, store.applyIf(cut, ItemStatus.BLOCKED, T0));
@@ -99,7 +99,7 @@ class TruncatedWritesTest {
   @Test
   void a_job_end_counts_once_under_jobs_when_the_agent_s_texts_were_cut_and_its_step_under_items()
       throws Exception {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       store.sync(List.of(item("A")), T0);
       long run = store.runStarted(T0, 1);
       ItemState a = store.item("A").orElseThrow().with(Progress.of(ItemStatus.NEW)
@@ -126,7 +126,7 @@ class TruncatedWritesTest {
 
   @Test
   void a_follow_up_item_counts_under_items_when_added_and_not_when_it_exists_already() throws Exception {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       store.sync(List.of(item("A")), T0);
       long run = store.runStarted(T0, 1);
       List<FollowUpItem> followUps = FollowUpItem.of("A", "build",
@@ -145,7 +145,7 @@ class TruncatedWritesTest {
 
   @Test
   void turns_and_summaries_count_their_own_cut_writes() throws Exception {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       TurnRepository turns = store.turnRepository();
       turns.appendTurn("A", "design", 1, Turn.Role.USER, "Design it.", T0);
       turns.appendTurn("A", "design", 1, Turn.Role.ASSISTANT, "cut…", true, T0);
@@ -162,7 +162,7 @@ class TruncatedWritesTest {
 
   @Test
   void memory_counts_each_capped_put_and_each_capped_imported_row() throws Exception {
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db())) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db())) {
       repo.put(new NewMemory("a", MemoryKind.SEMANTIC, "t", "fits", List.of(), null).capped(), T0);
       assertEquals(0, count("memory"));
       repo.put(new NewMemory("b", MemoryKind.SEMANTIC, "T".repeat(500), LONG, List.of(), null).capped(), T0);

@@ -1,9 +1,7 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.RetentionConfig.Policy;
-import dev.orchestrate.state.sql.Jdbc;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -24,12 +22,12 @@ final class StatsSamples {
   private StatsSamples() {
   }
 
-  static void record(Jdbc jdbc, Path file, String source, Instant at) {
+  static void record(Jdbc jdbc, String source, Instant at) {
     Map<String, Object> rows = new LinkedHashMap<>();
     jdbc.query("SELECT name, rows_written - rows_pruned FROM structures ORDER BY name",
         rs -> rows.put(rs.getString(1), rs.getLong(2)));
     jdbc.execute("INSERT INTO stats_samples (at, source, db_bytes, rows) VALUES (?, ?, ?, ?)",
-        at.toEpochMilli(), source, Database.bytes(file), JsonText.object(rows));
+        at.toEpochMilli(), source, jdbc.dialect().bytes(jdbc), JsonText.object(rows));
   }
 
   /**

@@ -1,10 +1,9 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import dev.orchestrate.context.ContextSummary;
 import dev.orchestrate.context.Tokens;
 import dev.orchestrate.context.Turn;
 import dev.orchestrate.context.TurnRepository;
-import dev.orchestrate.state.sql.Jdbc;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -12,11 +11,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
-/** The SQLite implementation of {@link TurnRepository}, sharing the state repository's connection. */
-final class SqliteTurnRepository implements TurnRepository {
+/** The {@link TurnRepository} of the SQL backends, sharing the state repository's connection. */
+final class SqlTurnRepository implements TurnRepository {
   private final Jdbc jdbc;
 
-  SqliteTurnRepository(Jdbc jdbc) {
+  SqlTurnRepository(Jdbc jdbc) {
     this.jdbc = jdbc;
   }
 
@@ -47,7 +46,7 @@ final class SqliteTurnRepository implements TurnRepository {
   @Override
   public List<Turn> turns(String itemId, long afterSeq, long upToSeq) {
     return jdbc.query("SELECT * FROM turns WHERE item_id = ? AND seq > ? AND seq <= ? ORDER BY seq",
-        SqliteTurnRepository::turn, itemId, afterSeq, upToSeq);
+        SqlTurnRepository::turn, itemId, afterSeq, upToSeq);
   }
 
   private static Turn turn(ResultSet rs) throws SQLException {

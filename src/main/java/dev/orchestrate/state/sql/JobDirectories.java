@@ -1,4 +1,4 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,4 +1,4 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import static dev.orchestrate.testing.Fixtures.item;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -21,10 +21,7 @@ import dev.orchestrate.scheduler.RunRecord;
 import dev.orchestrate.scheduler.Step;
 import dev.orchestrate.scheduler.SyncResult;
 import dev.orchestrate.scheduler.Transitions;
-import dev.orchestrate.state.StateDirectory;
-import dev.orchestrate.state.StateLockedException;
 import dev.orchestrate.state.StoreException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -35,7 +32,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class SqliteStateRepositoryTest {
+class SqlStateRepositoryTest {
   private static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
 
   @TempDir
@@ -47,7 +44,7 @@ class SqliteStateRepositoryTest {
 
   @Test
   void sync_adds_new_items_in_backlog_order_with_their_initial_status() {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       SyncResult r = store.sync(List.of(item("B"), item("A", InitialStatus.READY), item("C", InitialStatus.DONE),
           item("D", InitialStatus.BLOCKED)), T0);
       assertEquals(List.of("B", "A", "C", "D"), r.added());
@@ -61,7 +58,7 @@ class SqliteStateRepositoryTest {
 
   @Test
   void sync_keeps_the_state_of_known_items_and_reports_vanished_and_returned_ones() {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       store.sync(List.of(item("A"), item("B")), T0);
       ItemState a = store.items().get(0);
       store.apply(new Step(a.with(Progress.of(ItemStatus.NEW).atPhase(ItemStatus.IN_PROGRESS, "build")), List.of()),
@@ -84,14 +81,14 @@ class SqliteStateRepositoryTest {
 
   @Test
   void an_applied_step_survives_reopening_with_its_events() throws Exception {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       store.sync(List.of(item("A", "Z")), T0);
       ItemState a = store.items().get(0);
       Progress blocked = Progress.blocked(ItemStatus.IN_PROGRESS, "build", "needs a decision");
       store.apply(new Step(a.with(blocked), List.of(Event.statusChange("A", ItemStatus.NEW, ItemStatus.BLOCKED,
           "build", "needs a decision"))), T0);
     }
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       ItemState a = store.items().get(0);
       assertEquals(ItemStatus.BLOCKED, a.status());
       assertEquals(ItemStatus.IN_PROGRESS, a.progress().blockedFrom());
@@ -105,7 +102,7 @@ class SqliteStateRepositoryTest {
 
   @Test
   void a_job_end_and_the_item_change_are_recorded_together() throws Exception {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       store.sync(List.of(item("A")), T0);
       long run = store.runStarted(T0, 42);
       long job = store.jobStarted(new JobStart(run, "A", "design", 1, T0, dir.resolve("log")));
@@ -122,7 +119,7 @@ class SqliteStateRepositoryTest {
 
   @Test
   void jobs_left_running_by_a_crash_are_marked_interrupted() throws Exception {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       store.sync(List.of(item("A")), T0);
       store.jobStarted(new JobStart(1, "A", "design", 1, T0, null));
       store.jobStarted(new JobStart(1, "A", "design", 2, T0, null));
@@ -133,54 +130,8 @@ class SqliteStateRepositoryTest {
   }
 
   @Test
-  void the_schema_version_is_recorded_and_a_newer_database_is_refused() throws Exception {
-    SqliteStateRepository.open(db()).close();
-    assertEquals(String.valueOf(Database.latestSchemaVersion()), sql("PRAGMA user_version"));
-    assertEquals("wal", sql("PRAGMA journal_mode"));
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db()); Statement st = c.createStatement()) {
-      st.executeUpdate("PRAGMA user_version = 99");
-    }
-    StoreException e = assertThrows(StoreException.class, () -> SqliteStateRepository.open(db()));
-    assertTrue(e.getMessage().contains("has schema version 99, newer than this orchestrate knows"), e.getMessage());
-  }
-
-  @Test
-  void a_file_that_is_not_a_database_gives_a_clear_error() throws Exception {
-    Files.writeString(db(), "this is not sqlite ".repeat(100));
-    StoreException e = assertThrows(StoreException.class, () -> SqliteStateRepository.open(db()));
-    assertTrue(e.getMessage().endsWith("is not a SQLite database; move it away or use another state directory"),
-        e.getMessage());
-  }
-
-  @Test
-  @SuppressWarnings("try") // the lock is held for the block, never read
-  void a_second_lock_on_the_same_state_directory_is_refused_with_the_holder() {
-    StateDirectory state = new StateDirectory(dir.resolve("s"));
-    try (RunLock held = RunLock.acquire(state, T0)) {
-      StateLockedException e = assertThrows(StateLockedException.class, () -> RunLock.acquire(state, T0));
-      assertTrue(e.getMessage().contains("pid " + ProcessHandle.current().pid() + ", started " + T0), e.getMessage());
-    }
-    RunLock.acquire(state, T0).close(); // released: can be taken again
-  }
-
-  @Test
-  void migration_scripts_split_into_statements_without_comments() {
-    List<String> statements = Database
-        .statements("-- a; comment\nCREATE TABLE a (x INT); -- trailing;\nCREATE INDEX i ON a(x);\n");
-    assertEquals(List.of("CREATE TABLE a (x INT)", "CREATE INDEX i ON a(x)"), statements);
-  }
-
-  @Test
-  void a_trigger_body_stays_one_statement() {
-    List<String> statements = Database.statements(
-        "CREATE TRIGGER t AFTER INSERT ON a\n  BEGIN UPDATE b SET n = n + 1; UPDATE c SET n = 0; END;\nCREATE TABLE d (x INT);");
-    assertEquals(List.of("CREATE TRIGGER t AFTER INSERT ON a\n  BEGIN UPDATE b SET n = n + 1; UPDATE c SET n = 0; END",
-        "CREATE TABLE d (x INT)"), statements);
-  }
-
-  @Test
   void lifetime_counters_count_every_row_written_and_deleted() throws Exception {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       store.sync(List.of(item("A"), item("B"), item("C")), T0);
       long run = store.runStarted(T0, 1);
       store.jobStarted(new JobStart(run, "A", "design", 1, T0, dir.resolve("a.log")));
@@ -205,7 +156,7 @@ class SqliteStateRepositoryTest {
 
   @Test
   void apply_if_writes_the_unblock_only_while_the_item_is_still_blocked() {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       store.sync(List.of(item("A", InitialStatus.BLOCKED)), T0);
       ItemState blocked = store.item("A").orElseThrow();
       Step unblock = Transitions.unblock(blocked, "go");
@@ -222,7 +173,7 @@ class SqliteStateRepositoryTest {
 
   @Test
   void recent_jobs_are_newest_first_within_the_limit_and_the_last_run_is_the_newest() {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       assertTrue(store.lastRun().isEmpty());
       assertEquals(List.of(), store.recentJobs(10));
       long run1 = store.runStarted(T0, 11);
@@ -251,7 +202,7 @@ class SqliteStateRepositoryTest {
   @Test
   void follow_ups_are_written_with_the_job_end_and_survive_reopening() throws Exception {
     List<ItemState> added;
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       store.sync(List.of(item("A"), item("B")), T0);
       long job = store.jobStarted(new JobStart(store.runStarted(T0, 1), "A", "build", 1, T0, null));
       ItemState a = store.items().get(0);
@@ -261,7 +212,7 @@ class SqliteStateRepositoryTest {
     }
     assertEquals(2, added.size());
     assertEquals(List.of(3L, 4L), added.stream().map(ItemState::seq).toList());
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       List<ItemState> items = store.items();
       assertEquals(List.of("A", "B", added.get(0).id(), added.get(1).id()), items.stream().map(ItemState::id).toList());
       assertEquals(ItemStatus.DONE, items.get(0).status());
@@ -281,7 +232,7 @@ class SqliteStateRepositoryTest {
 
   @Test
   void a_job_end_that_fails_half_way_through_its_follow_ups_writes_nothing() throws Exception {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       store.sync(List.of(item("A")), T0);
     }
     // The disk "fills up" when the second follow-up is inserted: after the job, the step and the first one.
@@ -291,13 +242,13 @@ class SqliteStateRepositoryTest {
           WHEN (SELECT count(*) FROM items WHERE origin IS NOT NULL) >= 1
           BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END""");
     }
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       long job = store.jobStarted(new JobStart(store.runStarted(T0, 1), "A", "build", 1, T0, null));
       Step done = new Step(store.items().get(0).with(Progress.of(ItemStatus.DONE)), List.of());
       assertThrows(StoreException.class, () -> store.jobEnded(job,
           new JobEnd(JobState.COMPLETED, "phase_complete", 0, null, T0), done, followUps("A", "build", "X", "Y"), T0));
     }
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       assertEquals(List.of("A"), store.items().stream().map(ItemState::id).toList());
       assertEquals(ItemStatus.NEW, store.items().get(0).status());
     }
@@ -307,7 +258,7 @@ class SqliteStateRepositoryTest {
 
   @Test
   void a_follow_up_reported_again_is_not_added_twice() {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       store.sync(List.of(item("A")), T0);
       long run = store.runStarted(T0, 1);
       long first = store.jobStarted(new JobStart(run, "A", "build", 1, T0, null));
@@ -322,7 +273,7 @@ class SqliteStateRepositoryTest {
 
   @Test
   void sync_keeps_follow_up_items_and_a_backlog_entry_with_the_same_id_wins_but_keeps_the_origin() {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
       store.sync(List.of(item("A")), T0);
       long job = store.jobStarted(new JobStart(store.runStarted(T0, 1), "A", "build", 1, T0, null));
       String id = store.jobEnded(job, new JobEnd(JobState.FAILED, "failed", 1, "boom", T0), null,

@@ -1,6 +1,5 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
-import dev.orchestrate.state.sql.Jdbc;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import dev.orchestrate.workspace.WorkspaceStore;
 import java.nio.file.Path;
@@ -14,23 +13,23 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
-/** The SQLite implementation of {@link WorkspaceStore}, on the state repository's connection. */
-final class SqliteWorkspaceStore implements WorkspaceStore {
+/** The {@link WorkspaceStore} of the SQL backends, on the state repository's connection. */
+final class SqlWorkspaceStore implements WorkspaceStore {
   private final Jdbc jdbc;
 
-  SqliteWorkspaceStore(Jdbc jdbc) {
+  SqlWorkspaceStore(Jdbc jdbc) {
     this.jdbc = jdbc;
   }
 
   @Override
   public Optional<WorkspaceRecord> workspace(String itemId) {
-    return jdbc.queryOne("SELECT * FROM workspaces WHERE item_id = ?", SqliteWorkspaceStore::record, itemId);
+    return jdbc.queryOne("SELECT * FROM workspaces WHERE item_id = ?", SqlWorkspaceStore::record, itemId);
   }
 
   @Override
   public Map<String, WorkspaceRecord> all() {
     Map<String, WorkspaceRecord> out = new LinkedHashMap<>();
-    for (WorkspaceRecord r : jdbc.query("SELECT * FROM workspaces ORDER BY item_id", SqliteWorkspaceStore::record)) {
+    for (WorkspaceRecord r : jdbc.query("SELECT * FROM workspaces ORDER BY item_id", SqlWorkspaceStore::record)) {
       out.put(r.itemId(), r);
     }
     return out;
@@ -40,7 +39,7 @@ final class SqliteWorkspaceStore implements WorkspaceStore {
   public List<WorkspaceRecord> onDisk() {
     return jdbc.query("""
         SELECT * FROM workspaces WHERE removed_at IS NULL
-         ORDER BY finished_at IS NULL, finished_at, created_at""", SqliteWorkspaceStore::record);
+         ORDER BY finished_at IS NULL, finished_at, created_at""", SqlWorkspaceStore::record);
   }
 
   @Override

@@ -1,20 +1,14 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
-import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * Job log paths as the {@code jobs} table stores them: relative to the state directory
  * ({@code jobs/run3-0007-WRK-1-build-1/output.log}), so a state directory that is copied, moved
  * or reached through another path refers to its own job directories, never to another's. Rows
- * written before schema 7 held absolute paths; the migration to 7 rewrites them (see
- * {@link #relativizeAll}), and {@link #resolve} still accepts one should any be left.
+ * written before SQLite schema 7 held absolute paths; the migration to 7 rewrites them, and
+ * {@link #resolve} still accepts one should any be left. On PostgreSQL they are relative to the
+ * local state directory of the runner that ran the job.
  */
 public final class JobLogPaths {
   private JobLogPaths() {
@@ -49,39 +43,5 @@ public final class JobLogPaths {
       return null;
     }
     return path.subpath(n - 3, n).toString();
-  }
-
-  /**
-   * The code half of migration 7, in its transaction: every absolute {@code log_path} becomes
-   * relative to {@code root}, the state directory the database is opened from (a copy's rows,
-   * which named the original's directories, now name the copy's own).
-   */
-  static void relativizeAll(Connection connection, Path root) throws SQLException {
-    List<Long> ids = new ArrayList<>();
-    List<String> paths = new ArrayList<>();
-    try (PreparedStatement ps = connection.prepareStatement(
-        "SELECT id, log_path FROM jobs WHERE log_path LIKE '/%'"); ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        String now = rs.getString(2);
-        String stored;
-        try {
-          stored = relative(root, Path.of(now));
-        } catch (InvalidPathException e) {
-          continue;
-        }
-        if (!stored.equals(now)) {
-          ids.add(rs.getLong(1));
-          paths.add(stored);
-        }
-      }
-    }
-    try (PreparedStatement ps = connection.prepareStatement("UPDATE jobs SET log_path = ? WHERE id = ?")) {
-      for (int i = 0; i < ids.size(); i++) {
-        ps.setString(1, paths.get(i));
-        ps.setLong(2, ids.get(i));
-        ps.addBatch();
-      }
-      ps.executeBatch();
-    }
   }
 }

@@ -1,32 +1,23 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import dev.orchestrate.scheduler.EventLog;
 import dev.orchestrate.scheduler.EventLogPolicy;
-import dev.orchestrate.state.sql.Jdbc;
-import java.nio.file.Path;
-import java.sql.Connection;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Event-log compaction over SQLite. The rule lives in {@link EventLogPolicy} (Java), so the log
+ * Event-log compaction over the state database. The rule lives in {@link EventLogPolicy} (Java), so the log
  * is read newest first in pages and the prunable ids of each page are deleted in their own short
  * transaction: a concurrent run waits at most one page's DELETE.
  */
-final class SqliteEventLog implements EventLog, AutoCloseable {
+final class SqlEventLog implements EventLog {
   static final int PAGE = 5_000;
 
-  private final Connection connection;
   private final Jdbc jdbc;
 
   /** Over a store's connection, which the store closes. */
-  SqliteEventLog(Connection connection, Path file) {
-    this.connection = connection;
-    this.jdbc = new Jdbc(connection, file);
-  }
-
-  public static SqliteEventLog open(Path file) {
-    return new SqliteEventLog(Database.open(file), file);
+  SqlEventLog(Jdbc jdbc) {
+    this.jdbc = jdbc;
   }
 
   private record Row(long id, String kind, String payload) {
@@ -73,10 +64,5 @@ final class SqliteEventLog implements EventLog, AutoCloseable {
     }
     in.append(')');
     return jdbc.inTransaction(() -> jdbc.execute(in.toString(), ids.toArray()));
-  }
-
-  @Override
-  public void close() {
-    Database.closeQuietly(connection);
   }
 }

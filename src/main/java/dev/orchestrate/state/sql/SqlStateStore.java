@@ -1,4 +1,4 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import dev.orchestrate.context.TurnRepository;
 import dev.orchestrate.memory.MemoryRepository;
@@ -10,50 +10,59 @@ import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.ItemHistory;
 import dev.orchestrate.state.RecordedPolicies;
 import dev.orchestrate.state.StateStore;
-import dev.orchestrate.state.sql.Jdbc;
 import dev.orchestrate.stats.StatsSource;
 import dev.orchestrate.workspace.WorkspaceStore;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.util.Set;
 
 /**
- * The SQLite {@link StateStore}: one connection to {@code state.db}, opened as the mode asks
- * (read-only: no migration, no file created; read-write: created and migrated; maintenance: with
- * the bulk settings). The writing repositories share one {@link Jdbc}, so they share its
- * transactions, busy waiting and the check that the file is still the one opened; the read models
- * read on the same connection. Parts are made when first asked for: a command pays only for what it uses.
+ * The {@link StateStore} of every SQL backend: one connection, opened by the backend as the mode
+ * asks (read-only, read-write and migrated, maintenance) and wrapped in a {@link Jdbc} that speaks
+ * the backend's {@link Dialect}. Every part shares that one {@link Jdbc}, so they share its
+ * transactions, busy waiting and commit checks; the read models read on the same connection.
+ * Parts are made when first asked for: a command pays only for what it uses.
  */
-final class SqliteStateStore implements StateStore {
-  private final Path file;
-  private final Connection connection;
-  private final SqliteStateRepository items;
-  private final SqliteStateReader reader;
+public final class SqlStateStore implements StateStore {
+  private final Jdbc jdbc;
+  private final Path root;
+  private final SqlStateRepository items;
+  private final SqlStateReader reader;
   private RetentionStore retention;
-  private SqliteEventLog events;
-  private SqliteStats stats;
-  private SqliteItemHistory history;
-  private SqliteDashboard dashboard;
+  private SqlEventLog events;
+  private SqlStats stats;
+  private SqlItemHistory history;
+  private SqlDashboard dashboard;
 
-  private SqliteStateStore(Connection connection, Path file) {
-    this.file = file;
-    this.connection = connection;
-    this.items = new SqliteStateRepository(connection, file);
+  private SqlStateStore(Jdbc jdbc, Path root) {
+    this.jdbc = jdbc;
+    this.root = root;
+    this.items = new SqlStateRepository(jdbc, root);
     this.reader = items.reader();
   }
 
-  static SqliteStateStore open(Path file, Mode mode) {
-    Connection connection = switch (mode) {
-      case READ_ONLY -> Database.openReadOnly(file);
-      case READ_WRITE -> Database.open(file);
-      case MAINTENANCE -> Database.openForMaintenance(file);
-    };
+  /**
+   * The store over {@code jdbc}'s connection, which it closes (at once when it cannot be opened).
+   *
+   * @param root the local state directory: job log paths are stored relative to it, and retention
+   *             deletes only job directories in its {@code jobs/}
+   */
+  public static SqlStateStore open(Jdbc jdbc, Path root) {
     try {
-      return new SqliteStateStore(connection, file);
+      return new SqlStateStore(jdbc, root.toAbsolutePath().normalize());
     } catch (RuntimeException e) {
-      Database.closeQuietly(connection);
+      jdbc.close();
       throw e;
     }
+  }
+
+  /** The helper every part uses. */
+  Jdbc jdbc() {
+    return jdbc;
+  }
+
+  /** The items repository as its own class, with what the port does not show. */
+  SqlStateRepository repository() {
+    return items;
   }
 
   @Override
@@ -63,7 +72,7 @@ final class SqliteStateStore implements StateStore {
 
   @Override
   public int latestSchemaVersion() {
-    return Database.latestSchemaVersion();
+    return jdbc.dialect().latestSchemaVersion();
   }
 
   @Override
@@ -84,7 +93,7 @@ final class SqliteStateStore implements StateStore {
   @Override
   public EventLog events() {
     if (events == null) {
-      events = new SqliteEventLog(connection, file);
+      events = new SqlEventLog(jdbc);
     }
     return events;
   }
@@ -105,7 +114,7 @@ final class SqliteStateStore implements StateStore {
   @Override
   public StatsSource stats() {
     if (stats == null) {
-      stats = new SqliteStats(connection, file);
+      stats = new SqlStats(jdbc);
     }
     return stats;
   }
@@ -113,7 +122,7 @@ final class SqliteStateStore implements StateStore {
   @Override
   public ItemHistory history() {
     if (history == null) {
-      history = new SqliteItemHistory(connection, file);
+      history = new SqlItemHistory(jdbc, root);
     }
     return history;
   }
@@ -121,7 +130,7 @@ final class SqliteStateStore implements StateStore {
   @Override
   public DashboardQueries dashboard() {
     if (dashboard == null) {
-      dashboard = new SqliteDashboard(connection, file);
+      dashboard = new SqlDashboard(jdbc, root);
     }
     return dashboard;
   }
@@ -138,17 +147,16 @@ final class SqliteStateStore implements StateStore {
 
   @Override
   public void busyWait(BusyWait wait) {
-    items.busyWait(wait);
+    jdbc.busyWait(wait);
   }
 
   @Override
   public Vacuum vacuum() {
-    long[] bytes = Database.vacuum(file);
-    return new Vacuum(bytes[0], bytes[1]);
+    return jdbc.dialect().vacuum(jdbc);
   }
 
   @Override
   public void close() {
-    Database.closeQuietly(connection);
+    jdbc.close();
   }
 }

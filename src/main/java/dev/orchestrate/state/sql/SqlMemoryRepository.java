@@ -1,4 +1,4 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import dev.orchestrate.memory.MemoryCompaction;
 import dev.orchestrate.memory.MemoryException;
@@ -6,9 +6,6 @@ import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.memory.MemoryKind;
 import dev.orchestrate.memory.MemoryRepository;
 import dev.orchestrate.memory.NewMemory;
-import dev.orchestrate.state.sql.Jdbc;
-import java.nio.file.Path;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -21,11 +18,10 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The SQLite implementation of {@link MemoryRepository}. Opened on its own for bulk work
- * ({@code compact}, {@code import}: a maintenance connection it owns and closes), or borrowed from
- * {@link SqliteStateRepository#memoryRepository()} for the run, on the run's connection.
+ * The {@link MemoryRepository} of the SQL backends, on its store's connection (the run's, or a
+ * maintenance one for {@code compact} and {@code memory import}).
  */
-public final class SqliteMemoryRepository implements MemoryRepository, AutoCloseable {
+final class SqlMemoryRepository implements MemoryRepository, AutoCloseable {
   /** Rows per import transaction: large enough to amortise the commit, small enough not to hold the lock long. */
   static final int IMPORT_BATCH = 50_000;
 
@@ -38,25 +34,13 @@ public final class SqliteMemoryRepository implements MemoryRepository, AutoClose
   private static final String ACTIVE_PRUNABLE = "load_bearing = 0 AND superseded_by IS NULL";
   private static final String ACTIVE_LOAD_BEARING = "load_bearing = 1 AND superseded_by IS NULL";
 
-  private final Connection connection;
   private final Jdbc jdbc;
-  private final Path file;
   private final boolean ownsConnection;
 
-  SqliteMemoryRepository(Connection connection, Path file, boolean ownsConnection) {
-    this(new Jdbc(connection, file), file, ownsConnection);
-  }
-
-  /** On {@code jdbc}'s connection, sharing its transactions, file check and busy waiting. */
-  SqliteMemoryRepository(Jdbc jdbc, Path file, boolean ownsConnection) {
-    this.connection = jdbc.connection();
-    this.file = file;
+  /** On {@code jdbc}'s connection, sharing its transactions, commit checks and busy waiting. */
+  SqlMemoryRepository(Jdbc jdbc, boolean ownsConnection) {
     this.ownsConnection = ownsConnection;
     this.jdbc = jdbc;
-  }
-
-  public static SqliteMemoryRepository open(Path file) {
-    return new SqliteMemoryRepository(Database.openForMaintenance(file), file, true);
   }
 
   @Override
@@ -83,7 +67,7 @@ public final class SqliteMemoryRepository implements MemoryRepository, AutoClose
 
   @Override
   public Optional<MemoryItem> get(String id) {
-    return jdbc.queryOne("SELECT * FROM memories WHERE id = ?", SqliteMemoryRepository::item, id);
+    return jdbc.queryOne("SELECT * FROM memories WHERE id = ?", SqlMemoryRepository::item, id);
   }
 
   @Override
@@ -95,23 +79,23 @@ public final class SqliteMemoryRepository implements MemoryRepository, AutoClose
       params.add(kind.key());
     }
     if (tag != null) {
-      sql.append(" AND EXISTS (SELECT 1 FROM json_each(memories.tags) WHERE value = ?)");
+      sql.append(" AND ").append(jdbc.dialect().tagged("memories.tags"));
       params.add(tag);
     }
     sql.append(" ORDER BY seq");
-    return jdbc.query(sql.toString(), SqliteMemoryRepository::item, params.toArray());
+    return jdbc.query(sql.toString(), SqlMemoryRepository::item, params.toArray());
   }
 
   @Override
   public List<MemoryItem> activeLoadBearing() {
     return jdbc.query("SELECT * FROM memories WHERE " + ACTIVE_LOAD_BEARING + " ORDER BY seq",
-        SqliteMemoryRepository::item);
+        SqlMemoryRepository::item);
   }
 
   @Override
   public List<MemoryItem> recentPrunable(int limit) {
     return jdbc.query("SELECT * FROM memories WHERE " + ACTIVE_PRUNABLE + " ORDER BY seq DESC LIMIT ?",
-        SqliteMemoryRepository::item, limit);
+        SqlMemoryRepository::item, limit);
   }
 
   @Override
@@ -133,7 +117,7 @@ public final class SqliteMemoryRepository implements MemoryRepository, AutoClose
   @Override
   public long importAll(Iterator<NewMemory> memories, Instant now) {
     long total = 0;
-    try (PreparedStatement ps = connection.prepareStatement(UPSERT)) {
+    try (PreparedStatement ps = jdbc.connection().prepareStatement(UPSERT)) {
       while (memories.hasNext()) {
         total += jdbc.inTransaction(() -> importBatch(ps, memories, now));
       }
@@ -233,7 +217,7 @@ public final class SqliteMemoryRepository implements MemoryRepository, AutoClose
 
   /** Deleting at least this many rows, and at least half the table, takes the drop-and-rebuild path. */
   static final int BULK_MIN_ROWS = 20_000;
-  /** Exactly as in V2__memory.sql (a test compares them with the schema). */
+  /** Exactly as in SQLite's V2__memory.sql and PostgreSQL's V1__initial.sql (a test compares them with the schema). */
   static final String ID_INDEX = "CREATE UNIQUE INDEX memories_id ON memories(id)";
   static final String PRUNABLE_INDEX = "CREATE INDEX memories_prunable ON memories(seq) WHERE load_bearing = 0 AND superseded_by IS NULL";
 
@@ -281,7 +265,7 @@ public final class SqliteMemoryRepository implements MemoryRepository, AutoClose
   @Override
   public void close() {
     if (ownsConnection) {
-      Database.closeQuietly(connection);
+      jdbc.close();
     }
   }
 }

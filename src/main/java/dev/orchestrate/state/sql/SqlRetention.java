@@ -1,10 +1,9 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.RetentionConfig.Policy;
 import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.retention.RetentionStore;
-import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
@@ -19,15 +18,15 @@ import java.util.List;
  * event; a turn its item's persisted summary does not cover (offered as condensable when its item
  * is done, blocked or gone).
  */
-final class SqliteRetention implements RetentionStore {
+final class SqlRetention implements RetentionStore {
   private final Jdbc jdbc;
-  /** The state directory the database is in: job log paths are relative to it, and only its jobs/ is deleted from. */
+  /** The local state directory: job log paths are relative to it, and only its jobs/ is deleted from. */
   private final Path root;
 
-  /** On a store's {@link Jdbc}, sharing its transactions, busy waiting and file check. */
-  SqliteRetention(Jdbc jdbc, Path file) {
+  /** On a store's {@link Jdbc}, sharing its transactions, busy waiting and commit checks. */
+  SqlRetention(Jdbc jdbc, Path root) {
     this.jdbc = jdbc;
-    this.root = file.toAbsolutePath().getParent();
+    this.root = root;
   }
 
   @Override

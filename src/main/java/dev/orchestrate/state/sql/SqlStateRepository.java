@@ -1,4 +1,4 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.InitialStatus;
@@ -21,9 +21,7 @@ import dev.orchestrate.scheduler.Step;
 import dev.orchestrate.scheduler.SyncResult;
 import dev.orchestrate.state.BusyWait;
 import dev.orchestrate.state.StoreException;
-import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -38,38 +36,32 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-/** The SQLite implementation of {@link StateRepository}. One instance owns one connection. */
-public final class SqliteStateRepository implements StateRepository, AutoCloseable {
-  private final Connection connection;
+/** The {@link StateRepository} of the SQL backends. One instance works on its store's connection. */
+final class SqlStateRepository implements StateRepository, AutoCloseable {
   private final Jdbc jdbc;
 
-  private final Path file;
+  /** The state directory: job log paths are stored relative to it. */
+  private final Path root;
 
   /** Reads items as the schema found allows (a read-only store may hold an older one). */
-  private final SqliteStateReader reader;
+  private final SqlStateReader reader;
 
-  SqliteStateRepository(Connection connection, Path file) {
-    this.connection = connection;
-    this.file = file;
-    this.jdbc = new Jdbc(connection, file);
-    this.reader = new SqliteStateReader(connection, file);
+  SqlStateRepository(Jdbc jdbc, Path root) {
+    this.root = root;
+    this.jdbc = jdbc;
+    this.reader = new SqlStateReader(jdbc);
   }
 
-  SqliteStateReader reader() {
+  SqlStateReader reader() {
     return reader;
-  }
-
-  public static SqliteStateRepository open(Path file) {
-    return new SqliteStateRepository(Database.open(file), file);
   }
 
   /**
    * Project memory on this repository's connection, for the run: no second connection, no second
-   * migration check, none of the bulk settings of {@link SqliteMemoryRepository#open}. Closing it
-   * leaves the connection open; closing this repository closes it.
+   * migration check. Closing it leaves the connection open; closing this repository closes it.
    */
-  SqliteMemoryRepository memoryRepository() {
-    return new SqliteMemoryRepository(jdbc, file, false);
+  SqlMemoryRepository memoryRepository() {
+    return new SqlMemoryRepository(jdbc, false);
   }
 
   /**
@@ -81,13 +73,13 @@ public final class SqliteStateRepository implements StateRepository, AutoCloseab
   }
 
   /** Retention maintenance on this repository's connection (the run's scheduler thread). */
-  SqliteRetention retention() {
-    return new SqliteRetention(jdbc, file);
+  SqlRetention retention() {
+    return new SqlRetention(jdbc, root);
   }
 
   /** Records one sample of every structure's size for the trend of {@code stats}. */
   public void recordSample(String source, Instant at) {
-    StatsSamples.record(jdbc, file, source, at);
+    StatsSamples.record(jdbc, source, at);
   }
 
   @Override
@@ -97,12 +89,12 @@ public final class SqliteStateRepository implements StateRepository, AutoCloseab
 
   /** The items' git worktrees (execution.workspace: worktree), on this repository's connection. */
   public dev.orchestrate.workspace.WorkspaceStore workspaceStore() {
-    return new SqliteWorkspaceStore(jdbc);
+    return new SqlWorkspaceStore(jdbc);
   }
 
   /** Turn history and summaries, on this repository's connection. */
   public TurnRepository turnRepository() {
-    return new SqliteTurnRepository(jdbc);
+    return new SqlTurnRepository(jdbc);
   }
 
   @Override
@@ -175,7 +167,7 @@ public final class SqliteStateRepository implements StateRepository, AutoCloseab
 
   @Override
   public Optional<ItemState> item(String id) {
-    return jdbc.queryOne("SELECT * FROM items WHERE id = ?", SqliteStateRepository::item, id);
+    return jdbc.queryOne("SELECT * FROM items WHERE id = ?", SqlStateRepository::item, id);
   }
 
   static ItemState item(ResultSet rs) throws SQLException {
@@ -280,7 +272,7 @@ public final class SqliteStateRepository implements StateRepository, AutoCloseab
         INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, log_path)
         VALUES (?, ?, ?, ?, 'running', ?, ?)""",
         start.runId(), start.itemId(), start.phase(), start.attempt(), start.startedAt().toEpochMilli(),
-        start.logPath() == null ? null : JobLogPaths.relative(stateRoot(), start.logPath()));
+        start.logPath() == null ? null : JobLogPaths.relative(root, start.logPath()));
   }
 
   @Override
@@ -338,18 +330,13 @@ public final class SqliteStateRepository implements StateRepository, AutoCloseab
         FROM jobs ORDER BY id DESC LIMIT ?""", this::job, limit);
   }
 
-  /** The state directory: the database's own, so a copy of it resolves its job logs in itself. */
-  private Path stateRoot() {
-    return file.toAbsolutePath().getParent();
-  }
-
   private JobRecord job(ResultSet rs) throws SQLException {
-    return job(rs, stateRoot());
+    return job(rs, root);
   }
 
   /**
    * A job row; its log path (stored relative to the state directory, see {@link JobLogPaths})
-   * resolved against {@code root}, the directory of the database it was read from.
+   * resolved against {@code root}, the state directory it was read for.
    */
   static JobRecord job(ResultSet rs, Path root) throws SQLException {
     String log = rs.getString("log_path");
@@ -424,8 +411,9 @@ public final class SqliteStateRepository implements StateRepository, AutoCloseab
     return all;
   }
 
+  /** Closes the store's connection: for tests that work on a repository alone. */
   @Override
   public void close() {
-    Database.closeQuietly(connection);
+    jdbc.close();
   }
 }

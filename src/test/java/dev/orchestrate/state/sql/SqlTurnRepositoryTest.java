@@ -1,4 +1,4 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.context.ContextSummary;
 import dev.orchestrate.context.Turn;
 import dev.orchestrate.context.TurnRepository;
+import dev.orchestrate.state.sqlite.Database;
 import dev.orchestrate.testing.Db;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -15,7 +16,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-class SqliteTurnRepositoryTest {
+class SqlTurnRepositoryTest {
   private static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
 
   @TempDir
@@ -27,7 +28,7 @@ class SqliteTurnRepositoryTest {
 
   @Test
   void turns_are_numbered_per_item_and_read_back_by_range_oldest_first() {
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state.db"))) {
+    try (SqlStateRepository store = SqliteStores.repository(dir.resolve("state.db"))) {
       TurnRepository turns = store.turnRepository();
       assertEquals(0, turns.lastTurnSeq("A"));
       Turn first = turns.appendTurn("A", "design", 1, Turn.Role.USER, "Design it.", T0);
@@ -49,7 +50,7 @@ class SqliteTurnRepositoryTest {
 
   @Test
   void the_summary_of_an_item_is_replaced_with_its_provenance_and_its_event_is_logged() throws Exception {
-    try (SqliteStateRepository store = SqliteStateRepository.open(dir.resolve("state.db"))) {
+    try (SqlStateRepository store = SqliteStores.repository(dir.resolve("state.db"))) {
       TurnRepository turns = store.turnRepository();
       Map<String, Object> payload = new LinkedHashMap<>();
       payload.put("turnsCondensed", 3);

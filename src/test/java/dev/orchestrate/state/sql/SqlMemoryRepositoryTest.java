@@ -1,4 +1,4 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -15,7 +15,6 @@ import dev.orchestrate.memory.MemoryService;
 import dev.orchestrate.memory.NewMemory;
 import dev.orchestrate.memory.ProjectMemory;
 import dev.orchestrate.state.StoreException;
-import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -29,7 +28,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The memory store and its compaction against a real SQLite file. */
-class SqliteMemoryRepositoryTest {
+class SqlMemoryRepositoryTest {
   private static final Instant T = Instant.parse("2026-03-01T10:00:00Z");
 
   @TempDir
@@ -50,7 +49,7 @@ class SqliteMemoryRepositoryTest {
   }
 
   /** D=2 (one semantic, one procedural) + M=5 episodic, interleaved. */
-  private void seedMatrix(SqliteMemoryRepository repo) {
+  private void seedMatrix(SqlMemoryRepository repo) {
     repo.put(memory("e1", MemoryKind.EPISODIC), T);
     repo.put(memory("s1", MemoryKind.SEMANTIC), T);
     repo.put(memory("e2", MemoryKind.EPISODIC), T);
@@ -62,7 +61,7 @@ class SqliteMemoryRepositoryTest {
 
   @Test
   void compact_with_k_2_deletes_3_and_keeps_both_load_bearing_items_and_the_2_newest_episodes() {
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       seedMatrix(repo);
       MemoryCompaction result = repo.compact(2, T);
       assertEquals(3, result.deleted());
@@ -74,7 +73,7 @@ class SqliteMemoryRepositoryTest {
 
   @Test
   void a_second_compaction_deletes_nothing_and_leaves_the_set_unchanged() {
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       seedMatrix(repo);
       repo.compact(2, T);
       List<String> after = ids(repo.listActive(null, null));
@@ -85,18 +84,18 @@ class SqliteMemoryRepositoryTest {
 
   @Test
   void survivors_are_there_after_reopening_the_database() {
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       seedMatrix(repo);
       assertEquals(3, repo.compact(2, T).deleted());
     }
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       assertEquals(List.of("s1", "p1", "e4", "e5"), ids(repo.listActive(null, null)));
     }
   }
 
   @Test
   void k_0_deletes_every_episode_and_keeps_a_rejected_path_item_however_old() {
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       repo.put(memory("rp", MemoryKind.EPISODIC, "rejected-path"), T);
       for (int i = 1; i <= 4; i++) {
         repo.put(memory("e" + i, MemoryKind.EPISODIC, "outcome"), T);
@@ -110,7 +109,7 @@ class SqliteMemoryRepositoryTest {
 
   @Test
   void under_the_cap_nothing_is_deleted() {
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       for (int i = 1; i <= 3; i++) {
         repo.put(memory("e" + i, MemoryKind.EPISODIC), T);
       }
@@ -121,7 +120,7 @@ class SqliteMemoryRepositoryTest {
 
   @Test
   void a_store_of_only_load_bearing_items_loses_nothing_even_with_k_0() {
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       repo.put(memory("s1", MemoryKind.SEMANTIC), T);
       repo.put(memory("p1", MemoryKind.PROCEDURAL), T);
       repo.put(memory("r1", MemoryKind.EPISODIC, "rejected-path"), T);
@@ -134,7 +133,7 @@ class SqliteMemoryRepositoryTest {
 
   @Test
   void superseded_items_are_not_counted_as_prunable_and_are_not_deleted() {
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       repo.put(memory("old", MemoryKind.EPISODIC), T);
       for (int i = 1; i <= 5; i++) {
         repo.put(memory("e" + i, MemoryKind.EPISODIC), T);
@@ -150,7 +149,7 @@ class SqliteMemoryRepositoryTest {
 
   @Test
   void a_dry_run_reports_what_would_go_and_changes_nothing() {
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       seedMatrix(repo);
       MemoryCompaction preview = repo.preview(2, 100);
       assertTrue(preview.dryRun());
@@ -164,7 +163,7 @@ class SqliteMemoryRepositoryTest {
 
   @Test
   void put_is_an_idempotent_upsert_that_keeps_the_insertion_order() {
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       repo.put(memory("a", MemoryKind.EPISODIC), T);
       repo.put(memory("b", MemoryKind.EPISODIC), T);
       repo.put(new NewMemory("a", MemoryKind.SEMANTIC, "t", "new content", List.of("x"), null), T);
@@ -180,7 +179,7 @@ class SqliteMemoryRepositoryTest {
 
   @Test
   void list_filters_by_kind_and_tag() {
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       repo.put(memory("a", MemoryKind.EPISODIC, "db"), T);
       repo.put(memory("b", MemoryKind.SEMANTIC, "db", "api"), T);
       repo.put(memory("c", MemoryKind.SEMANTIC), T);
@@ -192,7 +191,7 @@ class SqliteMemoryRepositoryTest {
 
   @Test
   void supersede_needs_both_ids_to_exist_and_hides_the_old_item() {
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       repo.put(memory("a", MemoryKind.SEMANTIC), T);
       repo.put(memory("b", MemoryKind.SEMANTIC), T);
       assertThrows(MemoryException.class, () -> repo.supersede("a", "nope", T));
@@ -207,7 +206,7 @@ class SqliteMemoryRepositoryTest {
 
   @Test
   void outcome_memories_are_recorded_once_per_item_and_outcome_and_done_supersedes_blocked() {
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       MemoryService service = new MemoryService(repo, Clock.fixed(T, ZoneOffset.UTC), 20_000);
       service.itemFinished("WRK-1", "Title", ProjectMemory.Outcome.BLOCKED, "needs a key");
       service.itemFinished("WRK-1", "Title", ProjectMemory.Outcome.BLOCKED, "needs a key, again");
@@ -224,7 +223,7 @@ class SqliteMemoryRepositoryTest {
 
   @Test
   void content_is_capped_at_write_time() {
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       repo.put(new NewMemory("big", MemoryKind.EPISODIC, null, "x".repeat(50_000), List.of(), null).capped(), T);
       String content = repo.get("big").orElseThrow().content();
       assertTrue(content.length() <= 8000 && content.contains("…[truncated "), content.length() + "");
@@ -233,13 +232,13 @@ class SqliteMemoryRepositoryTest {
 
   @Test
   void import_writes_every_record_in_order_across_several_transactions() {
-    int n = SqliteMemoryRepository.IMPORT_BATCH + 10;
+    int n = SqlMemoryRepository.IMPORT_BATCH + 10;
     List<NewMemory> all = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       all.add(
           new NewMemory(i % 1000 == 0 ? "fixed-" + i : null, MemoryKind.EPISODIC, null, "line " + i, List.of(), null));
     }
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       assertEquals(n, repo.importAll(all.iterator(), T));
       List<MemoryItem> listed = repo.listActive(null, null);
       assertEquals(n, listed.size());
@@ -260,7 +259,7 @@ class SqliteMemoryRepositoryTest {
       List<String> tags = r >= 8 && r < 10 ? List.of("rejected-path") : r < 50 ? List.of("outcome") : List.of();
       all.add(new NewMemory("id" + i, kind, null, "c" + i, tags, null));
     }
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       repo.importAll(all.iterator(), T);
       for (int i = 0; i < 6000; i += 97) {
         repo.supersede("id" + i, "id" + (i + 1), T);
@@ -283,25 +282,25 @@ class SqliteMemoryRepositoryTest {
   @Test
   void the_benchmark_script_runs_the_same_delete_as_compaction() throws Exception {
     String script = java.nio.file.Files.readString(Path.of("src/bench/compact.sh"));
-    assertTrue(script.contains("delete=\"" + SqliteMemoryRepository.deleteStatement(50) + "\""),
-        "src/bench/compact.sh must run " + SqliteMemoryRepository.deleteStatement(50));
+    assertTrue(script.contains("delete=\"" + SqlMemoryRepository.deleteStatement(50) + "\""),
+        "src/bench/compact.sh must run " + SqlMemoryRepository.deleteStatement(50));
   }
 
   @Test
   void a_large_compaction_rebuilds_the_indexes_exactly_as_the_schema_defines_them() throws Exception {
-    int n = SqliteMemoryRepository.BULK_MIN_ROWS + 5000;
+    int n = SqlMemoryRepository.BULK_MIN_ROWS + 5000;
     List<NewMemory> all = new ArrayList<>();
     for (int i = 0; i < n; i++) {
       all.add(new NewMemory(i == 7 ? "fact" : null, i == 7 ? MemoryKind.SEMANTIC : MemoryKind.EPISODIC, null,
           "c" + i, List.of(), null));
     }
     List<String> schemaBefore;
-    try (java.sql.Connection c = Database.open(db)) {
-      schemaBefore = new Jdbc(c, "test").query(
+    try (SqlStateStore store = SqliteStores.open(db)) {
+      schemaBefore = store.jdbc().query(
           "SELECT name || ': ' || sql FROM sqlite_master WHERE tbl_name = 'memories' ORDER BY name",
           rs -> rs.getString(1));
     }
-    try (SqliteMemoryRepository repo = SqliteMemoryRepository.open(db)) {
+    try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       repo.importAll(all.iterator(), T);
       MemoryCompaction result = repo.compact(10, T);
       assertEquals(n - 11, result.deleted());
@@ -310,8 +309,8 @@ class SqliteMemoryRepositoryTest {
       repo.put(new NewMemory("fact", MemoryKind.SEMANTIC, null, "updated", List.of(), null), T);
       assertEquals("updated", repo.get("fact").orElseThrow().content());
     }
-    try (java.sql.Connection c = Database.open(db)) {
-      Jdbc jdbc = new Jdbc(c, "test");
+    try (SqlStateStore store = SqliteStores.open(db)) {
+      Jdbc jdbc = store.jdbc();
       assertEquals(schemaBefore, jdbc.query(
           "SELECT name || ': ' || sql FROM sqlite_master WHERE tbl_name = 'memories' ORDER BY name",
           rs -> rs.getString(1)));

@@ -1,4 +1,4 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -17,10 +17,8 @@ import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.retention.Retention;
 import dev.orchestrate.retention.RetentionPass;
 import dev.orchestrate.retention.RetentionStore;
-import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,29 +30,29 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Retention passes over a real SQLite file, on a settable clock (docs/how-it-works.md). */
-class SqliteRetentionTest {
+class SqlRetentionTest {
   private static final Instant T0 = Instant.parse("2026-11-01T00:00:00Z");
 
   @TempDir
   Path dir;
 
-  private Connection connection;
+  private SqlStateStore store;
   private Jdbc jdbc;
-  private SqliteRetention retention;
+  private SqlRetention retention;
   /** The policy decisions, over the SQLite rows. */
   private Retention walk;
 
   @BeforeEach
   void open() {
-    connection = Database.open(dir.resolve("state/state.db"));
-    jdbc = new Jdbc(connection, "test");
-    retention = new SqliteRetention(jdbc, dir.resolve("state/state.db"));
+    store = SqliteStores.open(dir.resolve("state/state.db"));
+    jdbc = store.jdbc();
+    retention = new SqlRetention(jdbc, dir.resolve("state"));
     walk = new Retention(retention);
   }
 
   @AfterEach
   void close() throws Exception {
-    connection.close();
+    store.close();
   }
 
   private static RetentionConfig only(String structure, Policy policy, int budget) {
@@ -190,7 +188,7 @@ class SqliteRetentionTest {
       jdbc.execute("INSERT INTO stats_samples (at, source, db_bytes, rows) VALUES (?, 'stats', 0, '{}')",
           T0.toEpochMilli() + i * 1000L);
     }
-    TurnRepository repo = new SqliteTurnRepository(jdbc);
+    TurnRepository repo = new SqlTurnRepository(jdbc);
     item("DONE", "done");
     for (int i = 1; i <= 6; i++) {
       repo.appendTurn("DONE", "build", 1, Turn.Role.USER, "turn " + i, T0.plusSeconds(i * 10L));
@@ -244,7 +242,7 @@ class SqliteRetentionTest {
 
   @Test
   void summarize_then_prune_never_deletes_an_unsummarized_turn_and_condenses_finished_items_in_one_go() {
-    TurnRepository repo = new SqliteTurnRepository(jdbc);
+    TurnRepository repo = new SqlTurnRepository(jdbc);
     SlidingWindowSummarizer window = window(repo, new BuiltinSummarizer(4_000));
     item("ACTIVE", "in_progress");
     item("DONE", "done");
@@ -267,7 +265,7 @@ class SqliteRetentionTest {
 
   @Test
   void when_summarization_fails_nothing_is_deleted() {
-    TurnRepository repo = new SqliteTurnRepository(jdbc);
+    TurnRepository repo = new SqlTurnRepository(jdbc);
     Summarizer failing = new Summarizer() {
       @Override
       public String name() {
@@ -318,7 +316,7 @@ class SqliteRetentionTest {
 
   @Test
   void condensing_steps_aside_between_items_and_the_next_call_continues_where_it_stopped() {
-    TurnRepository repo = new SqliteTurnRepository(jdbc);
+    TurnRepository repo = new SqlTurnRepository(jdbc);
     SlidingWindowSummarizer window = window(repo, new BuiltinSummarizer(4_000));
     List<String> condensed = new java.util.ArrayList<>();
     RetentionStore.Condenser counting = itemId -> {
@@ -359,10 +357,10 @@ class SqliteRetentionTest {
     jobs(500, "completed");
     walk.full(only("jobs", Policy.of(100, null), 50), 50, T0.plusSeconds(10_000),
         RetentionStore.Condenser.NONE, n -> {});
-    connection.close();
-    Database.vacuum(dir.resolve("state/state.db"));
-    connection = Database.open(dir.resolve("state/state.db"));
-    jdbc = new Jdbc(connection, "test");
+    store.vacuum();
+    store.close();
+    store = SqliteStores.open(dir.resolve("state/state.db"));
+    jdbc = store.jdbc();
     assertEquals(500, counter("jobs", "rows_written"));
     assertEquals(440, counter("jobs", "rows_pruned"));
     assertEquals(60, count("SELECT COUNT(*) FROM jobs"));
@@ -371,9 +369,9 @@ class SqliteRetentionTest {
 
   @Test
   void a_log_path_outside_a_job_directory_never_takes_the_jobs_directory_with_it() {
-    assertEquals(null, SqliteRetention.jobDirectory(Path.of("/state/jobs/output.log")));
-    assertEquals(null, SqliteRetention.jobDirectory(Path.of("output.log")));
+    assertEquals(null, SqlRetention.jobDirectory(Path.of("/state/jobs/output.log")));
+    assertEquals(null, SqlRetention.jobDirectory(Path.of("output.log")));
     assertEquals(Path.of("/state/jobs/run1-0001-A-build-1"),
-        SqliteRetention.jobDirectory(Path.of("/state/jobs/run1-0001-A-build-1/output.log")));
+        SqlRetention.jobDirectory(Path.of("/state/jobs/run1-0001-A-build-1/output.log")));
   }
 }

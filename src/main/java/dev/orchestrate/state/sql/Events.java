@@ -1,7 +1,6 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import dev.orchestrate.scheduler.EventLogPolicy;
-import dev.orchestrate.state.sql.Jdbc;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

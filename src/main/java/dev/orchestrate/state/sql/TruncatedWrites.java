@@ -1,6 +1,5 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
-import dev.orchestrate.state.sql.Jdbc;
 /**
  * Counts writes whose values were cut to their size cap (docs/how-it-works.md) in
  * {@code structures.truncated_writes}, for {@code stats}. Called inside the transaction of the

@@ -1,9 +1,8 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.state.BusyWait;
 import dev.orchestrate.state.StoreException;
-import dev.orchestrate.state.sql.Jdbc;
 import dev.orchestrate.stats.DatabaseFigures;
 import dev.orchestrate.stats.LastRun;
 import dev.orchestrate.stats.Sample;
@@ -13,9 +12,6 @@ import dev.orchestrate.stats.StatsInput;
 import dev.orchestrate.stats.StatsReport;
 import dev.orchestrate.stats.StatsSource;
 import dev.orchestrate.stats.Structure;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
@@ -24,12 +20,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The reading side of {@code orchestrate stats}: the {@code structures} counters, SQLite's
- * pragmas, the last run's row and the samples of the trend window. Every query is a primary-key
+ * The reading side of {@code orchestrate stats}: the {@code structures} counters, the database's
+ * storage figures ({@link Dialect#figures}), the last run's row and the samples of the trend window. Every query is a primary-key
  * look-up or a bounded range of row ids; nothing counts the rows of a large table, so the time
  * does not grow with the database.
  */
-final class SqliteStats implements StatsSource {
+final class SqlStats implements StatsSource {
   /**
    * The trend reads at most this many of the newest samples, as a range of row ids below the
    * highest (a new sample takes an id above every existing one), so {@code at} needs no index:
@@ -39,19 +35,15 @@ final class SqliteStats implements StatsSource {
   static final int TREND_MAX_SAMPLES = 5_000;
   /**
    * How long the sample write waits for a run's write lock before it is skipped: a reader of the
-   * figures must not wait up to {@link Database#BUSY_TIMEOUT_MS} for a sample it does not need.
+   * figures must not wait up to {@link BusyWait#PATIENCE_MS} for a sample it does not need.
    */
   static final int SAMPLE_BUSY_TIMEOUT_MS = 200;
 
-  private final Connection connection;
   private final Jdbc jdbc;
-  private final Path file;
 
   /** Over a store's connection, which the store closes. */
-  SqliteStats(Connection connection, Path file) {
-    this.connection = connection;
-    this.file = file;
-    this.jdbc = new Jdbc(connection, file);
+  SqlStats(Jdbc jdbc) {
+    this.jdbc = jdbc;
   }
 
   @Override
@@ -63,9 +55,7 @@ final class SqliteStats implements StatsSource {
             WHEN 'worktrees' THEN 8 ELSE 7 END""",
         rs -> new Structure(rs.getString(1), rs.getLong(2), rs.getLong(3), instant(rs, 4), rs.getLong(5),
             rs.getLong(6), rs.getLong(7), nullableLong(rs, 8), nullableLong(rs, 9)));
-    DatabaseFigures database = new DatabaseFigures(size(file), size(Path.of(file + "-wal")),
-        jdbc.queryLong("PRAGMA page_size"), jdbc.queryLong("PRAGMA page_count"),
-        jdbc.queryLong("PRAGMA freelist_count"));
+    DatabaseFigures database = jdbc.dialect().figures(jdbc);
     LastRun lastRun = jdbc.queryOne("""
         SELECT id, started_at, ended_at, halt_reason, summary_map_peak, summary_map_final, job_table_peak_active,
                job_table_peak_inactive, job_table_final FROM runs ORDER BY id DESC LIMIT 1""",
@@ -89,7 +79,7 @@ final class SqliteStats implements StatsSource {
   }
 
   /**
-   * The trend window, counted by SQLite (reading thousands of samples through JDBC and parsing
+   * The trend window, counted by the database (reading thousands of samples through JDBC and parsing
    * their JSON took 50 ms warm, 200 ms cold, for 5,000), then the oldest sample by its id.
    */
   private SampleWindow trend(Instant now) {
@@ -118,19 +108,20 @@ final class SqliteStats implements StatsSource {
    */
   @Override
   public void recordSample(String source, Instant at) {
-    StatsSamples.record(jdbc, file, source, at);
+    StatsSamples.record(jdbc, source, at);
   }
 
   @Override
   public int recordSampleIfFree(String source, Instant at) {
+    BusyWait before = jdbc.busyWait();
     jdbc.busyWait(BusyWait.atMost(SAMPLE_BUSY_TIMEOUT_MS));
     try {
       return jdbc.inTransaction(() -> {
-        StatsSamples.record(jdbc, file, source, at);
+        StatsSamples.record(jdbc, source, at);
         return StatsSamples.prune(jdbc, at);
       });
     } finally {
-      jdbc.busyWait(BusyWait.standard());
+      jdbc.busyWait(before); // the store's other parts share the connection
     }
   }
 
@@ -144,14 +135,6 @@ final class SqliteStats implements StatsSource {
       }
     });
     return out;
-  }
-
-  private static long size(Path path) {
-    try {
-      return Files.isRegularFile(path) ? Files.size(path) : 0;
-    } catch (java.io.IOException e) {
-      return 0;
-    }
   }
 
   private static Instant instant(ResultSet rs, int column) throws SQLException {

@@ -1,17 +1,15 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.orchestrate.scheduler.EventLog;
-import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Event-log compaction keeps every load-bearing kind and the newest row; routine rows go past the retention. */
-class SqliteEventLogTest {
+class SqlEventLogTest {
   @TempDir
   Path dir;
 
@@ -21,9 +19,9 @@ class SqliteEventLogTest {
   }
 
   private List<String> compactAround(String kind, String payload, int expectedDeleted) {
-    Path db = dir.resolve("state-" + kind.replace(':', '-') + ".db");
-    try (Connection c = Database.open(db)) {
-      Jdbc jdbc = new Jdbc(c, "test");
+    Path db = dir.resolve("state-" + kind.replace(':', '-')).resolve("state.db");
+    try (SqlStateStore store = SqliteStores.open(db)) {
+      Jdbc jdbc = store.jdbc();
       for (int i = 0; i < 3; i++) {
         jdbc.execute("INSERT INTO events (at, item_id, kind, payload) VALUES (1, 'A', 'phase.result', '{}')");
       }
@@ -31,18 +29,15 @@ class SqliteEventLogTest {
       for (int i = 0; i < 3; i++) {
         jdbc.execute("INSERT INTO events (at, item_id, kind, payload) VALUES (3, 'A', 'item.added', '{}')");
       }
-    } catch (java.sql.SQLException e) {
-      throw new IllegalStateException(e);
     }
-    try (SqliteEventLog log = SqliteEventLog.open(db)) {
+    try (SqlStateStore store = SqliteStores.open(db)) {
+      SqlEventLog log = new SqlEventLog(store.jdbc());
       EventLog.EventCompaction result = log.compact(0, false);
       assertEquals(expectedDeleted, result.deleted(), "every routine row but the newest");
       assertEquals(0, log.compact(0, false).deleted(), "idempotent");
     }
-    try (Connection c = Database.open(db)) {
-      return new Jdbc(c, "test").query("SELECT id || ' ' || kind FROM events ORDER BY id", rs -> rs.getString(1));
-    } catch (java.sql.SQLException e) {
-      throw new IllegalStateException(e);
+    try (SqlStateStore store = SqliteStores.open(db)) {
+      return store.jdbc().query("SELECT id || ' ' || kind FROM events ORDER BY id", rs -> rs.getString(1));
     }
   }
 
@@ -90,55 +85,49 @@ class SqliteEventLogTest {
   }
 
   private List<String> compactAroundRoutine(Path db) {
-    try (Connection c = Database.open(db)) {
-      Jdbc jdbc = new Jdbc(c, "test");
+    try (SqlStateStore store = SqliteStores.open(db)) {
+      Jdbc jdbc = store.jdbc();
       for (int i = 0; i < 6; i++) {
         jdbc.execute("INSERT INTO events (at, item_id, kind, payload) VALUES (1, 'A', 'item.status', "
             + "'{\"from\":\"ready\",\"to\":\"in_progress\"}')");
       }
       jdbc.execute("INSERT INTO events (at, item_id, kind, payload) VALUES (3, 'A', 'item.added', '{}')");
-    } catch (java.sql.SQLException e) {
-      throw new IllegalStateException(e);
     }
-    try (SqliteEventLog log = SqliteEventLog.open(db)) {
+    try (SqlStateStore store = SqliteStores.open(db)) {
+      SqlEventLog log = new SqlEventLog(store.jdbc());
       assertEquals(6, log.compact(0, true).deleted(), "dry run counts");
       assertEquals(6, log.compact(0, false).deleted());
     }
-    try (Connection c = Database.open(db)) {
-      return new Jdbc(c, "test").query("SELECT id || ' ' || kind FROM events ORDER BY id", rs -> rs.getString(1));
-    } catch (java.sql.SQLException e) {
-      throw new IllegalStateException(e);
+    try (SqlStateStore store = SqliteStores.open(db)) {
+      return store.jdbc().query("SELECT id || ' ' || kind FROM events ORDER BY id", rs -> rs.getString(1));
     }
   }
 
   @Test
   void the_retention_keeps_the_newest_routine_rows_across_pages() {
     Path db = dir.resolve("state.db");
-    int n = SqliteEventLog.PAGE * 2 + 123;
-    try (Connection c = Database.open(db)) {
-      Jdbc jdbc = new Jdbc(c, "test");
+    int n = SqlEventLog.PAGE * 2 + 123;
+    try (SqlStateStore store = SqliteStores.open(db)) {
+      Jdbc jdbc = store.jdbc();
       jdbc.inTransaction(() -> {
         for (int i = 0; i < n; i++) {
           jdbc.execute("INSERT INTO events (at, item_id, kind, payload) VALUES (?, 'A', ?, '{}')", i,
               i % 1000 == 0 ? "memory.put" : "phase.result");
         }
       });
-    } catch (java.sql.SQLException e) {
-      throw new IllegalStateException(e);
     }
-    try (SqliteEventLog log = SqliteEventLog.open(db)) {
+    try (SqlStateStore store = SqliteStores.open(db)) {
+      SqlEventLog log = new SqlEventLog(store.jdbc());
       EventLog.EventCompaction result = log.compact(100, false);
       assertEquals(12, result.keptLoadBearing(), "11 memory.put + the newest row");
       assertEquals(100, result.keptRecent());
       assertEquals(n - 112, result.deleted());
     }
-    try (Connection c = Database.open(db)) {
-      Jdbc jdbc = new Jdbc(c, "test");
+    try (SqlStateStore store = SqliteStores.open(db)) {
+      Jdbc jdbc = store.jdbc();
       assertEquals(112, jdbc.queryLong("SELECT COUNT(*) FROM events"));
       assertEquals(11, jdbc.queryLong("SELECT COUNT(*) FROM events WHERE kind = 'memory.put'"));
       assertEquals(n, jdbc.queryLong("SELECT MAX(id) FROM events"));
-    } catch (java.sql.SQLException e) {
-      throw new IllegalStateException(e);
     }
   }
 }

@@ -1,37 +1,32 @@
-package dev.orchestrate.state.sqlite;
+package dev.orchestrate.state.sql;
 
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.state.ItemHistory;
-import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * What one item went through, read without changing the database (see
- * {@link Database#openReadOnly}): its jobs, the agents' answers per phase and attempt, its
+ * What one item went through, read without changing the database: its jobs, the agents' answers per phase and attempt, its
  * rolling context summary. For {@code status ID}, {@code logs} and the status table.
  */
-final class SqliteItemHistory implements ItemHistory {
+final class SqlItemHistory implements ItemHistory {
   private static final String JOB_COLUMNS = "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason";
 
-  private final Connection connection;
   private final Jdbc jdbc;
   private final Path root;
 
-  /** Over a store's connection, which the store closes. */
-  SqliteItemHistory(Connection connection, Path file) {
-    this.connection = connection;
-    this.jdbc = new Jdbc(connection, file);
-    this.root = file.toAbsolutePath().getParent();
+  /** Over a store's connection, which the store closes; job log paths resolved against {@code root}. */
+  SqlItemHistory(Jdbc jdbc, Path root) {
+    this.jdbc = jdbc;
+    this.root = root;
   }
 
   /** A job row, its log path resolved against the state directory read (rows store it relative). */
   private JobRecord job(java.sql.ResultSet rs) throws java.sql.SQLException {
-    return SqliteStateRepository.job(rs, root);
+    return SqlStateRepository.job(rs, root);
   }
 
   /** The item's jobs that retention kept, oldest first. */

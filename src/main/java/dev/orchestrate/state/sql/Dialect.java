@@ -20,7 +20,9 @@ public interface Dialect {
     /** {@code items.origin}: follow-up items (SQLite schema 4). */
     ITEM_ORIGINS,
     /** The {@code structures} table: counters and recorded policies (SQLite schema 5). */
-    STRUCTURES
+    STRUCTURES,
+    /** What the dashboard reads: stats samples and run bounds (SQLite schema 6). */
+    DASHBOARD
   }
 
   /** How messages name the database: {@code state database /path/state.db}. */

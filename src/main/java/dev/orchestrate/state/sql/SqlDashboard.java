@@ -39,6 +39,11 @@ final class SqlDashboard implements DashboardQueries {
     this.root = root;
   }
 
+  @Override
+  public boolean readable() {
+    return jdbc.dialect().has(Dialect.Feature.DASHBOARD, jdbc.dialect().schemaVersion(jdbc));
+  }
+
   /** Items per status key, every status the items table holds. */
   @Override
   public Map<String, Long> statusCounts() {

@@ -1,5 +1,6 @@
 package dev.orchestrate.state.sqlite;
 
+import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.sql.Dialect;
 import dev.orchestrate.state.sql.Jdbc;
@@ -142,6 +143,7 @@ final class SqliteDialect implements Dialect {
     return switch (feature) {
       case ITEM_ORIGINS -> schemaVersion >= ORIGIN_SCHEMA;
       case STRUCTURES -> schemaVersion >= STRUCTURES_SCHEMA;
+      case DASHBOARD -> schemaVersion >= DashboardQueries.MIN_SCHEMA;
     };
   }
 

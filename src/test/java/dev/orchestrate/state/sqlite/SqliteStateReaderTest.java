@@ -113,6 +113,19 @@ class SqliteStateReaderTest {
   }
 
   @Test
+  void the_dashboard_reads_a_schema_6_state_but_not_a_schema_5_one() throws Exception {
+    OldSchemas.create(db(), 5, "");
+    try (StateStore reader = reader()) {
+      assertFalse(reader.dashboard().readable());
+    }
+    Files.delete(db());
+    OldSchemas.create(db(), 6, "");
+    try (StateStore reader = reader()) {
+      assertTrue(reader.dashboard().readable());
+    }
+  }
+
+  @Test
   void a_newer_schema_is_refused_with_the_same_message_as_open() throws Exception {
     writer().close();
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db()); Statement st = c.createStatement()) {

@@ -73,7 +73,7 @@ public final class Jdbc implements AutoCloseable {
   }
 
   /** How this connection waits now. */
-  public BusyWait busyWait() {
+  BusyWait busyWait() {
     return busy;
   }
 
@@ -81,7 +81,7 @@ public final class Jdbc implements AutoCloseable {
     return connection;
   }
 
-  public Dialect dialect() {
+  Dialect dialect() {
     return dialect;
   }
 
@@ -102,7 +102,7 @@ public final class Jdbc implements AutoCloseable {
    * driver that streams only inside a transaction ({@link Dialect#fetchSize}) gets one: this
    * helper's own when one is open, else a read-only one around the scan.
    */
-  public void forEach(String sql, RowConsumer each, Object... params) {
+  void forEach(String sql, RowConsumer each, Object... params) {
     int fetchSize = dialect.fetchSize();
     attempt(sql, () -> {
       boolean own = fetchSize > 0 && connection.getAutoCommit();
@@ -131,7 +131,7 @@ public final class Jdbc implements AutoCloseable {
     });
   }
 
-  public <T> Optional<T> queryOne(String sql, RowMapper<T> mapper, Object... params) {
+  <T> Optional<T> queryOne(String sql, RowMapper<T> mapper, Object... params) {
     List<T> rows = query(sql, mapper, params);
     return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
   }
@@ -154,7 +154,7 @@ public final class Jdbc implements AutoCloseable {
   }
 
   /** Runs an INSERT and returns the new row id. */
-  public long insert(String sql, Object... params) {
+  long insert(String sql, Object... params) {
     if (depth == 0 && dialect.writesInTransaction()) {
       return inTransaction(() -> insert(sql, params));
     }

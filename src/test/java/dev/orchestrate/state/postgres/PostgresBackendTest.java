@@ -130,6 +130,7 @@ class PostgresBackendTest {
   }
 
   @Test
+  @SuppressWarnings("try") // held for the block, never read
   void a_refused_lease_names_the_session_that_holds_it_and_pg_locks_shows_the_lease() throws Exception {
     try (RunLease held = backend.acquireLease(T0)) {
       StateLockedException e = assertThrows(StateLockedException.class, () -> backend.acquireLease(T0));

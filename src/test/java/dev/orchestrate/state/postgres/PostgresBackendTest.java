@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.memory.MemoryKind;
+import dev.orchestrate.memory.NewMemory;
 import dev.orchestrate.retention.RetentionStore.OrphanSweep;
 import dev.orchestrate.scheduler.JobEnd;
 import dev.orchestrate.scheduler.JobStart;
@@ -207,6 +209,39 @@ class PostgresBackendTest {
     }
     assertFalse(Files.exists(orphan));
     assertTrue(referenced.stream().allMatch(Files::isDirectory));
+  }
+
+  @Test
+  void a_large_compaction_rebuilds_the_memory_indexes_exactly_as_the_schema_defines_them() throws Exception {
+    int n = 25_000; // over the store's threshold (20,000) for dropping and rebuilding the indexes
+    List<NewMemory> all = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      all.add(new NewMemory(i == 7 ? "fact" : "m" + i, i == 7 ? MemoryKind.SEMANTIC : MemoryKind.EPISODIC, null,
+          "c" + i, List.of(), null));
+    }
+    String indexes = "SELECT string_agg(indexdef, '; ' ORDER BY indexname) FROM pg_indexes WHERE schemaname = '"
+        + schema + "' AND tablename = 'memories'";
+    try (StateStore store = backend.open(StateStore.Mode.MAINTENANCE)) {
+      String before = text(indexes);
+      store.memory().importAll(all.iterator(), T0);
+      assertEquals(n - 11, store.memory().compact(10, T0).deleted());
+      assertEquals(11, store.memory().listActive(null, null).size());
+      assertEquals("fact", store.memory().listActive(null, null).get(0).id());
+      store.memory().put(new NewMemory("fact", MemoryKind.SEMANTIC, null, "updated", List.of(), null), T0);
+      assertEquals("updated", store.memory().get("fact").orElseThrow().content(), "the upsert found its unique index");
+      assertEquals(before, text(indexes));
+    }
+    assertThrows(java.sql.SQLException.class, () -> count("INSERT INTO " + schema + ".memories (seq, id, kind,"
+        + " content, created_at, load_bearing) VALUES (999999, 'fact', 'semantic', 'dup', 0, 1) RETURNING 1"));
+  }
+
+  private static String text(String sql) throws Exception {
+    try (Connection c = EmbeddedPostgresServer.connect();
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getString(1);
+    }
   }
 
   private static long count(String sql) throws Exception {

@@ -14,7 +14,7 @@ launcher=$home/bin/orchestrate
 [ -f "$home/target/orchestrate.jar" ] || { echo "build first: ./mvnw -q -DskipTests package" >&2; exit 2; }
 command -v sqlite3 >/dev/null || { echo "needs sqlite3: apt-get install -y sqlite3" >&2; exit 2; }
 
-# The statement SqliteMemoryRepository.deleteStatement(50) runs (a test keeps the two equal).
+# The statement SqlMemoryRepository.deleteStatement(50) runs (a test keeps the two equal).
 delete="DELETE FROM memories WHERE load_bearing = 0 AND superseded_by IS NULL AND seq < (SELECT seq FROM memories WHERE load_bearing = 0 AND superseded_by IS NULL ORDER BY seq DESC LIMIT 1 OFFSET 49)"
 
 work=${BENCH_DIR:-$(mktemp -d)}

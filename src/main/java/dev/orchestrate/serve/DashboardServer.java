@@ -212,7 +212,7 @@ public final class DashboardServer implements AutoCloseable {
     Pages.Rendered rendered;
     try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
       DashboardQueries db = store.dashboard();
-      if (store.schemaVersion() < DashboardQueries.MIN_SCHEMA) {
+      if (!db.readable()) {
         rendered = pages.oldSchema(store.schemaVersion());
       } else {
         rendered = switch (path) {

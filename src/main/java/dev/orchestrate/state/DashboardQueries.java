@@ -19,7 +19,7 @@ import java.util.Optional;
  * state that predates them.
  */
 public interface DashboardQueries {
-  /** The oldest schema the dashboard reads. */
+  /** The oldest SQLite schema the dashboard reads (stats samples and run bounds came in 6). */
   int MIN_SCHEMA = 6;
 
   /** Which items to list: each criterion null when not filtered on. */
@@ -46,6 +46,13 @@ public interface DashboardQueries {
   record MemoryView(List<MemoryItem> loadBearing, List<MemoryItem> recentEpisodic, MemoryCompaction preview,
       int keepRecent) {
   }
+
+  /**
+   * Whether the state's schema has what the dashboard reads: false for a SQLite state older than
+   * {@link #MIN_SCHEMA}, which a read-only store does not migrate. (Schema versions are numbered per
+   * backend, so the number alone does not say.)
+   */
+  boolean readable();
 
   /** Items per status key, every status the items table holds. */
   Map<String, Long> statusCounts();

@@ -1262,6 +1262,16 @@ public abstract class StateStoreContract {
   }
 
   @Test
+  void the_dashboard_reads_a_state_at_the_latest_schema() {
+    try (StateStore store = open()) {
+      assertTrue(store.dashboard().readable());
+    }
+    try (StateStore store = openReadOnly()) {
+      assertTrue(store.dashboard().readable());
+    }
+  }
+
+  @Test
   void status_counts_cover_every_status_held() {
     try (StateStore store = open()) {
       assertEquals(Map.of(), store.dashboard().statusCounts());

@@ -2,18 +2,51 @@ package dev.orchestrate.state.select;
 
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.state.postgres.PostgresBackend;
 import dev.orchestrate.state.sqlite.SqliteBackend;
+import java.nio.file.Path;
+import java.util.regex.Pattern;
 
 /**
- * The one place that chooses a backend by the state location, and so the one file outside
- * {@code state/sqlite} that names it. Today every location is a directory with a SQLite database.
+ * The one place that chooses a backend by the state location, and so the one file outside the
+ * backends' own packages that names them: a {@code postgresql://} (or {@code postgres://}) URL is a
+ * PostgreSQL database; anything else is a state directory with a SQLite database in it.
  */
 public final class StateBackends {
+  /** {@code scheme://}: a URL, not a path. */
+  private static final Pattern URL = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://.*", Pattern.DOTALL);
+
   private StateBackends() {
   }
 
-  /** The backend for the state directory {@code directory}. */
+  /** The backend for the state directory {@code directory}: SQLite, everything in it. */
   public static StateBackend at(StateDirectory directory) {
     return new SqliteBackend(directory);
+  }
+
+  /**
+   * The backend for {@code location}: a PostgreSQL URL, with this runner's job logs and worktrees
+   * in {@code local}; or the path of a state directory, which holds everything ({@code local} is
+   * then not used).
+   *
+   * @throws IllegalArgumentException for a URL of any other kind
+   */
+  public static StateBackend at(String location, StateDirectory local) {
+    if (isDatabase(location)) {
+      return new PostgresBackend(location, local);
+    }
+    if (URL.matcher(location).matches()) {
+      throw new IllegalArgumentException("the state location " + location.substring(0, location.indexOf("://") + 3)
+          + "… is a URL of no known kind; a state location is a directory or a postgresql:// URL");
+    }
+    return at(new StateDirectory(Path.of(location)));
+  }
+
+  /**
+   * Whether {@code location} names a database server rather than a state directory (checked here,
+   * so that a SQLite command does not load the PostgreSQL classes to find out).
+   */
+  public static boolean isDatabase(String location) {
+    return location.startsWith("postgresql://") || location.startsWith("postgres://");
   }
 }

@@ -1,16 +1,19 @@
 package dev.orchestrate.state.sqlite;
 
 import dev.orchestrate.state.BusyWait;
-
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StoreException;
-
+import dev.orchestrate.state.sql.Jdbc;
+import dev.orchestrate.state.sql.JobLogPaths;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -159,7 +162,7 @@ public final class Database {
     if (version == MIGRATIONS.size()) {
       return;
     }
-    Jdbc jdbc = new Jdbc(connection, file);
+    Jdbc jdbc = new Jdbc(connection, new SqliteDialect(file));
     for (int v = version; v < MIGRATIONS.size(); v++) {
       int next = v;
       jdbc.inTransaction(() -> {
@@ -182,7 +185,41 @@ public final class Database {
   /** The part of a migration SQL cannot do, in the migration's transaction. */
   private static void codeStep(String migration, Connection connection, Path file) throws SQLException {
     if (migration.equals("V7__relative_job_paths.sql")) {
-      JobLogPaths.relativizeAll(connection, file.toAbsolutePath().getParent());
+      relativizeJobLogPaths(connection, file.toAbsolutePath().getParent());
+    }
+  }
+
+  /**
+   * The code half of migration 7, in its transaction: every absolute {@code log_path} becomes
+   * relative to {@code root}, the state directory the database is opened from (a copy's rows,
+   * which named the original's directories, now name the copy's own); see {@link JobLogPaths}.
+   */
+  static void relativizeJobLogPaths(Connection connection, Path root) throws SQLException {
+    List<Long> ids = new ArrayList<>();
+    List<String> paths = new ArrayList<>();
+    try (PreparedStatement ps = connection.prepareStatement(
+        "SELECT id, log_path FROM jobs WHERE log_path LIKE '/%'"); ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        String now = rs.getString(2);
+        String stored;
+        try {
+          stored = JobLogPaths.relative(root, Path.of(now));
+        } catch (InvalidPathException e) {
+          continue;
+        }
+        if (!stored.equals(now)) {
+          ids.add(rs.getLong(1));
+          paths.add(stored);
+        }
+      }
+    }
+    try (PreparedStatement ps = connection.prepareStatement("UPDATE jobs SET log_path = ? WHERE id = ?")) {
+      for (int i = 0; i < ids.size(); i++) {
+        ps.setString(1, paths.get(i));
+        ps.setLong(2, ids.get(i));
+        ps.addBatch();
+      }
+      ps.executeBatch();
     }
   }
 

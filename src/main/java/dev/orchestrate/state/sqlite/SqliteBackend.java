@@ -4,12 +4,17 @@ import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.state.sql.Jdbc;
+import dev.orchestrate.state.sql.SqlStateStore;
+import java.nio.file.Path;
+import java.sql.Connection;
 import java.time.Instant;
 import java.util.Optional;
 
 /**
  * The embedded backend: {@code state.db} in the state directory, and the run lease as an OS file
- * lock on {@code run.lock} beside it (released by the kernel when the process dies).
+ * lock on {@code run.lock} beside it (released by the kernel when the process dies). Its stores are
+ * the shared {@link SqlStateStore} speaking {@link SqliteDialect}.
  */
 public final class SqliteBackend implements StateBackend {
   private final StateDirectory directory;
@@ -35,7 +40,20 @@ public final class SqliteBackend implements StateBackend {
 
   @Override
   public StateStore open(StateStore.Mode mode) {
-    return SqliteStateStore.open(directory.database(), mode);
+    return store(directory.database(), mode);
+  }
+
+  /**
+   * The store of the database {@code file}, opened as {@code mode} asks: read-only (no migration,
+   * no file created), read-write (created and migrated) or maintenance (with the bulk settings).
+   */
+  static SqlStateStore store(Path file, StateStore.Mode mode) {
+    Connection connection = switch (mode) {
+      case READ_ONLY -> Database.openReadOnly(file);
+      case READ_WRITE -> Database.open(file);
+      case MAINTENANCE -> Database.openForMaintenance(file);
+    };
+    return SqlStateStore.open(new Jdbc(connection, new SqliteDialect(file)), file.toAbsolutePath().getParent());
   }
 
   @Override

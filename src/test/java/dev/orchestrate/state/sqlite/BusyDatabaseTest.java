@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.state.BusyWait;
 import dev.orchestrate.state.StoreInterruptedException;
+import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -45,7 +46,7 @@ class BusyDatabaseTest {
   void a_write_waits_for_a_lock_held_longer_than_the_busy_timeout_says_so_once_and_loses_nothing() throws Exception {
     Path file = dir.resolve("state.db");
     Connection connection = Database.open(file);
-    Jdbc jdbc = new Jdbc(connection, file);
+    Jdbc jdbc = new Jdbc(connection, new SqliteDialect(file));
     List<String> told = new CopyOnWriteArrayList<>();
     jdbc.busyWait(new BusyWait(told::add, () -> false, 300)); // patience 300 ms instead of 10 s
     CountDownLatch held = new CountDownLatch(1);
@@ -78,7 +79,7 @@ class BusyDatabaseTest {
   void a_stop_ends_the_wait_with_a_store_interrupted_exception_and_nothing_half_written() throws Exception {
     Path file = dir.resolve("state.db");
     Connection connection = Database.open(file);
-    Jdbc jdbc = new Jdbc(connection, file);
+    Jdbc jdbc = new Jdbc(connection, new SqliteDialect(file));
     AtomicBoolean stop = new AtomicBoolean();
     jdbc.busyWait(new BusyWait(line -> {}, stop::get, 10_000));
     CountDownLatch held = new CountDownLatch(1);

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.StoreException;
+import dev.orchestrate.state.sql.SqlStateStore;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,13 +24,13 @@ class DestroyedDatabaseTest {
   Path dir;
 
   private Path file;
-  private SqliteStateRepository store;
+  private SqlStateStore store;
 
   @BeforeEach
   void open() {
     file = dir.resolve("state/state.db");
-    store = SqliteStateRepository.open(file);
-    store.runStarted(Instant.EPOCH, 1); // a commit that must pass the check
+    store = SqliteBackend.store(file, StateStore.Mode.READ_WRITE);
+    store.items().runStarted(Instant.EPOCH, 1); // a commit that must pass the check
   }
 
   @AfterEach
@@ -37,7 +39,7 @@ class DestroyedDatabaseTest {
   }
 
   private void assertNoticed(String what) {
-    StoreException e = assertThrows(StoreException.class, () -> store.runStarted(Instant.EPOCH, 2));
+    StoreException e = assertThrows(StoreException.class, () -> store.items().runStarted(Instant.EPOCH, 2));
     assertTrue(e.getMessage().startsWith("state database " + file + " " + what), e.getMessage());
     assertFalse(e.getMessage().contains("\n"));
   }
@@ -61,7 +63,7 @@ class DestroyedDatabaseTest {
   @Test
   void replacing_the_database_with_another_file_is_noticed_even_a_valid_database() throws Exception {
     Path other = dir.resolve("other/state.db");
-    SqliteStateRepository.open(other).close();
+    SqliteBackend.store(other, StateStore.Mode.READ_WRITE).close();
     Files.move(other, file, StandardCopyOption.REPLACE_EXISTING);
     assertNoticed("was replaced by another file while in use");
   }
@@ -81,7 +83,7 @@ class DestroyedDatabaseTest {
     try (RandomAccessFile log = new RandomAccessFile(wal.toFile(), "rw")) {
       log.write(new byte[64]);
     }
-    StoreException e = assertThrows(StoreException.class, () -> store.runStarted(Instant.EPOCH, 2));
+    StoreException e = assertThrows(StoreException.class, () -> store.items().runStarted(Instant.EPOCH, 2));
     assertTrue(e.getMessage().startsWith("state database " + file + ": its write-ahead log state.db-wal was"
         + " truncated or overwritten"), e.getMessage());
   }
@@ -89,14 +91,14 @@ class DestroyedDatabaseTest {
   @Test
   void a_vacuum_by_another_process_shrinking_the_file_and_truncating_the_wal_is_no_alarm() throws Exception {
     for (int i = 0; i < 200; i++) {
-      store.runStarted(Instant.EPOCH, i);
+      store.items().runStarted(Instant.EPOCH, i);
     }
-    try (var other = SqliteStateRepository.open(file)) {
-      other.runStarted(Instant.EPOCH, 7);
+    try (var other = SqliteBackend.store(file, StateStore.Mode.READ_WRITE)) {
+      other.items().runStarted(Instant.EPOCH, 7);
     }
     long[] bytes = Database.vacuum(file);
     assertTrue(bytes[1] <= bytes[0]);
-    long id = store.runStarted(Instant.EPOCH, 3);
-    assertEquals(id, store.lastRun().orElseThrow().id());
+    long id = store.items().runStarted(Instant.EPOCH, 3);
+    assertEquals(id, store.items().lastRun().orElseThrow().id());
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.state.StoreException;
+import dev.orchestrate.state.sql.Jdbc;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.Statement;
@@ -22,7 +23,7 @@ class DiskFullTest {
       throws Exception {
     Path file = dir.resolve("state/state.db");
     Connection connection = Database.open(file);
-    Jdbc jdbc = new Jdbc(connection, file);
+    Jdbc jdbc = new Jdbc(connection, new SqliteDialect(file));
     jdbc.execute("INSERT INTO memories (seq, id, kind, title, content, tags, created_at, load_bearing)"
         + " VALUES (1, 'kept', 'semantic', '', 'committed before', '[]', 0, 1)");
     long pages = jdbc.queryLong("PRAGMA page_count");
@@ -57,7 +58,7 @@ class DiskFullTest {
   void an_autocommit_write_that_fills_the_database_says_the_same() throws Exception {
     Path file = dir.resolve("state.db");
     Connection connection = Database.open(file);
-    Jdbc jdbc = new Jdbc(connection, file);
+    Jdbc jdbc = new Jdbc(connection, new SqliteDialect(file));
     long pages = jdbc.queryLong("PRAGMA page_count");
     try (Statement st = connection.createStatement()) {
       st.execute("PRAGMA max_page_count = " + pages);

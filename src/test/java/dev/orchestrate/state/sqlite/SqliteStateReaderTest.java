@@ -14,6 +14,8 @@ import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.RetentionConfig.Policy;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.state.RecordedPolicies;
+import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.StoreException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +30,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Reading the state without changing it: no migration, no file created, older schemas read as they are. */
+/** A read-only store of a SQLite file: no migration, no file created, older schemas read as they are. */
 class SqliteStateReaderTest {
   private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
 
@@ -43,6 +45,15 @@ class SqliteStateReaderTest {
     return new BacklogItem(id, "title " + id, "feature", Priority.MEDIUM, List.of(), List.of(), "", InitialStatus.NEW);
   }
 
+  private StateStore writer() {
+    return new SqliteBackend(new StateDirectory(dir)).open(StateStore.Mode.READ_WRITE);
+  }
+
+  /** What {@code run --dry-run} and the checks before a lease open: no migration, nothing written. */
+  private StateStore reader() {
+    return new SqliteBackend(new StateDirectory(dir)).open(StateStore.Mode.READ_ONLY);
+  }
+
   private List<String> files() throws Exception {
     try (Stream<Path> all = Files.list(dir)) {
       return all.map(p -> p.getFileName().toString()).sorted().toList();
@@ -51,14 +62,14 @@ class SqliteStateReaderTest {
 
   @Test
   void a_closed_database_is_read_without_a_byte_changed_or_a_file_created_beside_it() throws Exception {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
-      store.sync(List.of(item("A"), item("B")), T0);
+    try (StateStore store = writer()) {
+      store.items().sync(List.of(item("A"), item("B")), T0);
     }
     List<String> before = files();
     byte[] bytes = Files.readAllBytes(db());
-    try (SqliteStateReader reader = SqliteStateReader.open(db())) {
-      assertTrue(reader.isCurrent());
-      assertEquals(List.of("A", "B"), reader.items().stream().map(ItemState::id).toList());
+    try (StateStore reader = reader()) {
+      assertEquals(reader.latestSchemaVersion(), reader.schemaVersion());
+      assertEquals(List.of("A", "B"), reader.items().items().stream().map(ItemState::id).toList());
       assertEquals(Set.of("A", "B"), reader.itemIds());
       assertEquals(before, files(), "no -wal, -shm or journal while reading");
     }
@@ -68,13 +79,13 @@ class SqliteStateReaderTest {
 
   @Test
   void beside_an_open_writer_the_reader_sees_its_commits_and_cannot_write() throws Exception {
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
-      store.sync(List.of(item("A")), T0);
-      try (SqliteStateReader reader = SqliteStateReader.open(db())) {
+    try (StateStore store = writer()) {
+      store.items().sync(List.of(item("A")), T0);
+      try (StateStore reader = reader()) {
         assertEquals(Set.of("A"), reader.itemIds());
       }
-      store.sync(List.of(item("A"), item("B")), T0);
-      try (SqliteStateReader reader = SqliteStateReader.open(db())) {
+      store.items().sync(List.of(item("A"), item("B")), T0);
+      try (StateStore reader = reader()) {
         assertEquals(Set.of("A", "B"), reader.itemIds(), "commits still in the WAL are seen");
       }
     }
@@ -88,10 +99,10 @@ class SqliteStateReaderTest {
         INSERT INTO items (id, seq, title, pipeline, priority, status, created_at, updated_at)
           VALUES ('B', 2, 'b', 'feature', 'medium', 'new', 0, 0)""");
     byte[] bytes = Files.readAllBytes(db());
-    try (SqliteStateReader reader = SqliteStateReader.open(db())) {
+    try (StateStore reader = reader()) {
       assertEquals(3, reader.schemaVersion());
-      assertFalse(reader.isCurrent());
-      List<ItemState> items = reader.items();
+      assertTrue(reader.schemaVersion() < reader.latestSchemaVersion());
+      List<ItemState> items = reader.items().items();
       assertEquals(List.of("A", "B"), items.stream().map(ItemState::id).toList());
       assertEquals("done", items.get(0).progress().status().key());
       assertNull(items.get(0).origin(), "no follow-ups before schema 4");
@@ -102,19 +113,32 @@ class SqliteStateReaderTest {
   }
 
   @Test
+  void the_dashboard_reads_a_schema_6_state_but_not_a_schema_5_one() throws Exception {
+    OldSchemas.create(db(), 5, "");
+    try (StateStore reader = reader()) {
+      assertFalse(reader.dashboard().readable());
+    }
+    Files.delete(db());
+    OldSchemas.create(db(), 6, "");
+    try (StateStore reader = reader()) {
+      assertTrue(reader.dashboard().readable());
+    }
+  }
+
+  @Test
   void a_newer_schema_is_refused_with_the_same_message_as_open() throws Exception {
-    SqliteStateRepository.open(db()).close();
+    writer().close();
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db()); Statement st = c.createStatement()) {
       st.executeUpdate("PRAGMA user_version = 99");
     }
-    StoreException e = assertThrows(StoreException.class, () -> SqliteStateReader.open(db()));
+    StoreException e = assertThrows(StoreException.class, () -> reader());
     assertTrue(e.getMessage().contains("has schema version 99, newer than this orchestrate knows"), e.getMessage());
   }
 
   @Test
   void without_recorded_policies_every_structure_takes_its_default() {
-    SqliteStateRepository.open(db()).close();
-    try (SqliteStateReader reader = SqliteStateReader.open(db())) {
+    writer().close();
+    try (StateStore reader = reader()) {
       RecordedPolicies recorded = reader.recordedPolicies();
       assertTrue(recorded.nothingRecorded());
       assertEquals(List.of("jobs", "turns", "events", "stats_samples", "memory"), recorded.defaulted());
@@ -128,10 +152,10 @@ class SqliteStateReaderTest {
     RetentionConfig applied = new RetentionConfig(RetentionConfig.DEFAULT_INTERVAL, RetentionConfig.DEFAULT_BUDGET,
         Policy.NONE, Policy.of(100_000, null), Policy.of(null, Duration.ofDays(90)),
         Policy.of(5, Duration.ofHours(1)));
-    try (SqliteStateRepository store = SqliteStateRepository.open(db())) {
+    try (StateStore store = writer()) {
       store.retention().recordPolicies(applied, 7);
     }
-    try (SqliteStateReader reader = SqliteStateReader.open(db())) {
+    try (StateStore reader = reader()) {
       RecordedPolicies recorded = reader.recordedPolicies();
       assertEquals(List.of(), recorded.defaulted());
       assertFalse(recorded.nothingRecorded());

@@ -1,0 +1,30 @@
+package dev.orchestrate.state.postgres;
+
+import java.nio.charset.StandardCharsets;
+import java.util.zip.CRC32;
+
+/**
+ * The advisory locks of a state, in their two-key form: the first key says what is locked, the
+ * second which state (the schema; advisory locks are per database already). {@code pg_locks} shows
+ * them as {@code classid}, {@code objid} and {@code objsubid = 2}.
+ */
+final class Locks {
+  /** Held by every write transaction ({@code pg_advisory_xact_lock}): one writer at a time. */
+  static final int WRITE = 0x4f52_4357; // "ORCW"
+  /** Held by the run lease's own session ({@code pg_try_advisory_lock}): one run at a time. */
+  static final int LEASE = 0x4f52_434c; // "ORCL"
+
+  private Locks() {
+  }
+
+  /**
+   * The second key for the state in {@code schema}: a CRC-32 of its name, kept positive so that it
+   * reads the same as an {@code oid} in {@code pg_locks}. Two schemas of one database sharing a
+   * key would only make their runs wait for each other, never mix their data.
+   */
+  static int key(String schema) {
+    CRC32 crc = new CRC32();
+    crc.update(schema.getBytes(StandardCharsets.UTF_8));
+    return (int) (crc.getValue() & 0x7fff_ffffL);
+  }
+}

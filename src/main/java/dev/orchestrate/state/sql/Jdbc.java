@@ -1,0 +1,315 @@
+package dev.orchestrate.state.sql;
+
+import dev.orchestrate.state.BusyWait;
+import dev.orchestrate.state.StoreException;
+import dev.orchestrate.state.StoreInterruptedException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * A tiny JDBC helper over one connection: parameterised queries, updates and transactions, the
+ * same on every database; what differs is its {@link Dialect}'s.
+ *
+ * <p>Transactions are begun, committed and rolled back by the dialect on a connection that is in
+ * auto-commit mode between them (SQLite: plain {@code BEGIN IMMEDIATE} / {@code COMMIT} /
+ * {@code ROLLBACK} statements, not the driver's auto-commit switch, which begins the next
+ * transaction as part of every commit and so could fail after the data was committed, and whose
+ * rollback after a statement SQLite had already rolled back - a full disk - reported "no
+ * transaction is active" instead of the disk being full). Every write transaction takes the
+ * database's write lock first. It also:
+ * <ul>
+ *   <li>waits out a write lock another process holds, per its {@link BusyWait}, instead of
+ *       failing at the end of the database's own wait;</li>
+ *   <li>checks after each commit that the database is still the one it opened
+ *       ({@link Dialect#committed}: SQLite's file check);</li>
+ *   <li>turns the failures a user has to act on into one line that says what happened and where
+ *       ({@link Dialect#classified}): a full disk, an I/O error, a file moved away, a server out
+ *       of reach.</li>
+ * </ul>
+ */
+public final class Jdbc implements AutoCloseable {
+  @FunctionalInterface
+  public interface RowMapper<T> {
+    T map(ResultSet rs) throws SQLException;
+  }
+
+  @FunctionalInterface
+  public interface RowConsumer {
+    void accept(ResultSet rs) throws SQLException;
+  }
+
+  @FunctionalInterface
+  private interface Call<T> {
+    T run() throws SQLException;
+  }
+
+  private final Connection connection;
+  private final Dialect dialect;
+  private final String what;
+  private BusyWait busy = BusyWait.standard();
+  private int depth;
+
+  /** Over {@code connection}, just opened, of the database {@code dialect} speaks for. */
+  public Jdbc(Connection connection, Dialect dialect) {
+    this.connection = connection;
+    this.dialect = dialect;
+    this.what = dialect.description();
+  }
+
+  /** How this connection waits for a lock another process holds; see {@link BusyWait}. */
+  public void busyWait(BusyWait wait) {
+    this.busy = wait;
+    try {
+      dialect.busyTimeout(connection, wait.sliceMs());
+    } catch (SQLException e) {
+      throw failure("setting the busy timeout", e);
+    }
+  }
+
+  /** How this connection waits now. */
+  BusyWait busyWait() {
+    return busy;
+  }
+
+  public Connection connection() {
+    return connection;
+  }
+
+  Dialect dialect() {
+    return dialect;
+  }
+
+  public <T> List<T> query(String sql, RowMapper<T> mapper, Object... params) {
+    return attempt(sql, () -> {
+      try (PreparedStatement ps = prepare(sql, params); ResultSet rs = ps.executeQuery()) {
+        List<T> rows = new ArrayList<>();
+        while (rs.next()) {
+          rows.add(mapper.map(rs));
+        }
+        return rows;
+      }
+    });
+  }
+
+  /**
+   * Streams the rows to {@code each}, holding none of them: for scans over tables of any size. A
+   * driver that streams only inside a transaction ({@link Dialect#fetchSize}) gets one: this
+   * helper's own when one is open, else a read-only one around the scan.
+   */
+  void forEach(String sql, RowConsumer each, Object... params) {
+    int fetchSize = dialect.fetchSize();
+    attempt(sql, () -> {
+      boolean own = fetchSize > 0 && connection.getAutoCommit();
+      if (own) {
+        connection.setAutoCommit(false);
+      }
+      try (PreparedStatement ps = prepare(sql, params)) {
+        if (fetchSize > 0) {
+          ps.setFetchSize(fetchSize);
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            each.accept(rs);
+          }
+        }
+        return null;
+      } finally {
+        if (own) {
+          try {
+            connection.rollback(); // it only read
+          } finally {
+            connection.setAutoCommit(true);
+          }
+        }
+      }
+    });
+  }
+
+  <T> Optional<T> queryOne(String sql, RowMapper<T> mapper, Object... params) {
+    List<T> rows = query(sql, mapper, params);
+    return rows.isEmpty() ? Optional.empty() : Optional.of(rows.get(0));
+  }
+
+  public long queryLong(String sql, Object... params) {
+    return queryOne(sql, rs -> rs.getLong(1), params).orElse(0L);
+  }
+
+  public int execute(String sql, Object... params) {
+    if (depth == 0 && dialect.writesInTransaction()) {
+      return inTransaction(() -> execute(sql, params));
+    }
+    int n = attempt(sql, () -> {
+      try (PreparedStatement ps = prepare(sql, params)) {
+        return ps.executeUpdate();
+      }
+    });
+    committed();
+    return n;
+  }
+
+  /** Runs an INSERT and returns the new row id. */
+  long insert(String sql, Object... params) {
+    if (depth == 0 && dialect.writesInTransaction()) {
+      return inTransaction(() -> insert(sql, params));
+    }
+    long id = attempt(sql, () -> {
+      try (PreparedStatement ps = dialect.prepareInsert(connection, sql)) {
+        bind(ps, params);
+        ps.executeUpdate();
+        return dialect.insertedId(connection, ps);
+      }
+    });
+    committed();
+    return id;
+  }
+
+  /**
+   * Runs {@code work} in one transaction: committed when it returns, rolled back when it throws.
+   * Inside another transaction of this helper it is part of that one.
+   */
+  public <T> T inTransaction(Supplier<T> work) {
+    if (depth > 0) {
+      return work.get();
+    }
+    attempt("BEGIN", () -> {
+      dialect.begin(connection);
+      return null;
+    });
+    depth++;
+    T result;
+    try {
+      result = work.get();
+      attempt("COMMIT", () -> {
+        dialect.commit(connection);
+        return null;
+      });
+    } catch (RuntimeException | Error e) {
+      rollback(e);
+      throw e;
+    } finally {
+      depth--;
+    }
+    committed();
+    return result;
+  }
+
+  public void inTransaction(Runnable work) {
+    inTransaction(() -> {
+      work.run();
+      return null;
+    });
+  }
+
+  /** A failure of {@code sql} (or of an operation described so) as the exception to throw. */
+  public StoreException failure(String sql, SQLException e) {
+    String described = dialect.classified(e);
+    if (described != null) {
+      return new StoreException(described, e);
+    }
+    return new StoreException(what + ": " + dialect.message(e) + " (in: " + firstLine(sql) + ")", e);
+  }
+
+  /** Closes the connection; a failure to close is not worth reporting over whatever comes next. */
+  @Override
+  public void close() {
+    try {
+      connection.close();
+    } catch (SQLException ignored) {
+      // nothing useful to do; the process is failing or done anyway
+    }
+  }
+
+  /** Rolls back after {@code cause}; a failure to roll back is told along with it. */
+  private void rollback(Throwable cause) {
+    try {
+      dialect.rollback(connection);
+    } catch (SQLException e) {
+      cause.addSuppressed(e);
+    }
+  }
+
+  /** The check after a commit (outside a transaction, every write is one). */
+  private void committed() {
+    if (depth == 0) {
+      dialect.committed();
+    }
+  }
+
+  /**
+   * Runs {@code call}; when another process holds the lock (outside a transaction of ours: inside
+   * one we hold it), waits per {@link #busy} and tries again, saying so once.
+   */
+  private <T> T attempt(String sql, Call<T> call) {
+    long waitingSince = 0;
+    boolean told = false;
+    boolean interrupted = false;
+    while (true) {
+      try {
+        T result = call.run();
+        if (interrupted) {
+          Thread.currentThread().interrupt(); // not ours to swallow
+        }
+        return result;
+      } catch (SQLException e) {
+        if (depth > 0 || !dialect.busy(e) || !busy.waits()) {
+          throw failure(sql, e);
+        }
+        long now = System.nanoTime();
+        if (waitingSince == 0) {
+          // the first busy answer came after the database's own timeout: that much was waited already
+          waitingSince = now - busy.sliceMs() * 1_000_000L;
+        }
+        if (busy.stopRequested()) {
+          throw new StoreInterruptedException(what + " is locked by another process; stopped while waiting for it,"
+              + " so the last change was not recorded (the next run takes it up again, as after a crash)");
+        }
+        if (!told && now - waitingSince >= busy.patienceMs() * 1_000_000L) {
+          told = true;
+          busy.tell("orchestrate: warning: " + what + " is locked by another process; waiting\u2026"
+              + (busy.stoppable() ? " (Ctrl-C to stop)" : ""));
+        }
+        try {
+          Thread.sleep(RETRY_PAUSE_MS); // a database may answer busy at once in a few cases: never spin
+        } catch (InterruptedException ie) {
+          interrupted = true;
+        }
+      }
+    }
+  }
+
+  private static final long RETRY_PAUSE_MS = 20;
+
+  private PreparedStatement prepare(String sql, Object... params) throws SQLException {
+    PreparedStatement ps = connection.prepareStatement(sql);
+    try {
+      bind(ps, params);
+      return ps;
+    } catch (SQLException | RuntimeException e) {
+      ps.close();
+      throw e;
+    }
+  }
+
+  /** Binds the parameters; a boolean as 0 or 1, as every flag column holds it. */
+  private static void bind(PreparedStatement ps, Object... params) throws SQLException {
+    for (int i = 0; i < params.length; i++) {
+      if (params[i] instanceof Boolean b) {
+        ps.setInt(i + 1, b ? 1 : 0);
+      } else {
+        ps.setObject(i + 1, params[i]);
+      }
+    }
+  }
+
+  private static String firstLine(String sql) {
+    String s = sql.strip();
+    int nl = s.indexOf('\n');
+    return nl < 0 ? s : s.substring(0, nl) + " …";
+  }
+}

@@ -1,0 +1,285 @@
+package dev.orchestrate.state.sql;
+
+import dev.orchestrate.memory.MemoryItem;
+import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.scheduler.RunRecord;
+import dev.orchestrate.state.DashboardQueries;
+import dev.orchestrate.state.ItemHistory;
+import dev.orchestrate.stats.Sample;
+import dev.orchestrate.stats.StatsInput;
+import dev.orchestrate.workspace.WorkspaceRecord;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What {@code orchestrate serve} shows, read without changing the database (a read-only store: no
+ * migration, and on SQLite no {@code -wal}/{@code -shm} created beside a state that has none). One
+ * instance serves one request: a SQLite connection opened {@code immutable} must not outlive the
+ * moment it was opened for. Every list is bounded (LIMIT on the primary key or
+ * {@code seq}, which are indexed); only the item filter's count scans the items table.
+ */
+final class SqlDashboard implements DashboardQueries {
+  /** The oldest schema whose tables the dashboard reads (stats samples and run bounds came in 6). */
+  private static final String JOB_COLUMNS = "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason";
+
+  private final Jdbc jdbc;
+  /** The local state directory job log paths are resolved against. */
+  private final Path root;
+
+  /** Over a store's connection, which the store closes. */
+  SqlDashboard(Jdbc jdbc, Path root) {
+    this.jdbc = jdbc;
+    this.root = root;
+  }
+
+  @Override
+  public boolean readable() {
+    return jdbc.dialect().has(Dialect.Feature.DASHBOARD, jdbc.dialect().schemaVersion(jdbc));
+  }
+
+  /** Items per status key, every status the items table holds. */
+  @Override
+  public Map<String, Long> statusCounts() {
+    Map<String, Long> counts = new LinkedHashMap<>();
+    jdbc.query("SELECT status, COUNT(*) FROM items GROUP BY status",
+        rs -> counts.put(rs.getString(1), rs.getLong(2)));
+    return counts;
+  }
+
+  /** The items that pass {@code filter}, in backlog order, {@code limit} from {@code offset}. */
+  @Override
+  public Page<ItemState> items(ItemFilter filter, int limit, int offset) {
+    StringBuilder where = new StringBuilder(" WHERE 1 = 1");
+    List<Object> params = new ArrayList<>();
+    if (filter.status() != null) {
+      where.append(" AND status = ?");
+      params.add(filter.status());
+    }
+    if (filter.priority() != null) {
+      where.append(" AND priority = ?");
+      params.add(filter.priority());
+    }
+    if (filter.tag() != null) {
+      where.append(" AND ").append(jdbc.dialect().tagged("items.tags"));
+      params.add(filter.tag());
+    }
+    if (filter.text() != null) {
+      where.append(" AND (").append(jdbc.dialect().contains("lower(id)", "lower(?)")).append(" OR ")
+          .append(jdbc.dialect().contains("lower(title)", "lower(?)")).append(')');
+      params.add(filter.text());
+      params.add(filter.text());
+    }
+    long total = jdbc.queryLong("SELECT COUNT(*) FROM items" + where, params.toArray());
+    List<Object> paged = new ArrayList<>(params);
+    paged.add(limit);
+    paged.add(offset);
+    List<ItemState> rows = jdbc.query("SELECT * FROM items" + where + " ORDER BY seq LIMIT ? OFFSET ?",
+        SqlStateRepository::item, paged.toArray());
+    return new Page<>(rows, total);
+  }
+
+  @Override
+  public Optional<ItemState> item(String id) {
+    return jdbc.queryOne("SELECT * FROM items WHERE id = ?", SqlStateRepository::item, id);
+  }
+
+  /** The item's jobs retention kept, newest first, at most {@code limit}. */
+  @Override
+  public List<JobRecord> itemJobs(String itemId, int limit) {
+    return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id DESC LIMIT ?",
+        rs -> SqlStateRepository.job(rs, root), itemId, limit);
+  }
+
+  /** The attempt of each listed item's latest job (items without a kept job are left out). */
+  @Override
+  public Map<String, Integer> latestAttempts(List<String> itemIds) {
+    Map<String, Integer> attempts = new LinkedHashMap<>();
+    for (String id : itemIds) {
+      jdbc.queryOne("SELECT attempt FROM jobs WHERE item_id = ? ORDER BY id DESC LIMIT 1", rs -> rs.getInt(1), id)
+          .ifPresent(a -> attempts.put(id, a));
+    }
+    return attempts;
+  }
+
+  @Override
+  public Optional<JobRecord> job(long id) {
+    return jdbc.queryOne("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?",
+        rs -> SqlStateRepository.job(rs, root), id);
+  }
+
+  /** The agents' answers kept as turns, in order, at most the last {@code limit}. */
+  @Override
+  public List<ItemHistory.Answer> answers(String itemId, int limit) {
+    List<ItemHistory.Answer> answers = new ArrayList<>(jdbc.query("""
+        SELECT phase, attempt, text FROM turns WHERE item_id = ? AND role = 'assistant' ORDER BY seq DESC LIMIT ?""",
+        rs -> new ItemHistory.Answer(rs.getString(1), rs.getInt(2), rs.getString(3)), itemId, limit));
+    Collections.reverse(answers);
+    return answers;
+  }
+
+  @Override
+  public Optional<String> contextSummary(String itemId) {
+    return jdbc.queryOne("SELECT text FROM context_summaries WHERE item_id = ?", rs -> rs.getString(1), itemId);
+  }
+
+  /** The follow-ups an item's agents reported, in backlog order, at most {@code limit}. */
+  @Override
+  public List<ItemState> followUps(String itemId, int limit) {
+    return jdbc.query("SELECT * FROM items WHERE origin = ? OR origin LIKE ? ESCAPE '\\' ORDER BY seq LIMIT ?",
+        SqlStateRepository::item, itemId, likePrefix(itemId) + "/%", limit);
+  }
+
+  /** Jobs newest first: those with an id below {@code beforeId} (keyset paging), at most {@code limit}. */
+  @Override
+  public Page<JobRecord> jobs(long beforeId, int limit) {
+    long total = jdbc.queryLong("SELECT COUNT(*) FROM jobs");
+    return new Page<>(jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id < ? ORDER BY id DESC LIMIT ?",
+        rs -> SqlStateRepository.job(rs, root), beforeId, limit), total);
+  }
+
+  /** The jobs still marked running (a partial index holds exactly these). */
+  @Override
+  public List<JobRecord> runningJobs(int limit) {
+    return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE state = 'running' ORDER BY id LIMIT ?",
+        rs -> SqlStateRepository.job(rs, root), limit);
+  }
+
+  @Override
+  public Optional<RunRecord> lastRun() {
+    return jdbc.queryOne("SELECT id, started_at, ended_at, pid, halt_reason FROM runs ORDER BY id DESC LIMIT 1",
+        rs -> {
+          long ended = rs.getLong(3);
+          Instant endedAt = rs.wasNull() ? null : Instant.ofEpochMilli(ended);
+          return new RunRecord(rs.getLong(1), Instant.ofEpochMilli(rs.getLong(2)), endedAt, rs.getLong(4),
+              rs.getString(5));
+        });
+  }
+
+  /**
+   * Whether {@code table} has {@code column}: figures that later schemas add (usage and cost per
+   * job and run) are shown only when the state has them.
+   */
+  private boolean hasColumn(String table, String column) {
+    return jdbc.dialect().hasColumn(jdbc, table, column);
+  }
+
+  /** The item's git worktree (execution.workspace: worktree), or empty when it has none or the state predates them. */
+  @Override
+  public Optional<WorkspaceRecord> workspace(String itemId) {
+    if (!hasColumn("workspaces", "item_id")) {
+      return Optional.empty();
+    }
+    return jdbc.queryOne("SELECT * FROM workspaces WHERE item_id = ?", SqlWorkspaceStore::record, itemId);
+  }
+
+  /** The run's spend so far (its jobs' reported cost), or empty when this state records no cost. */
+  @Override
+  public Optional<Spend> runSpend(long runId) {
+    if (!hasColumn("jobs", "cost_usd")) {
+      return Optional.empty();
+    }
+    boolean budget = hasColumn("runs", "max_cost_usd");
+    Object[] params = budget ? new Object[] {runId, runId} : new Object[] {runId};
+    return jdbc.queryOne("SELECT COALESCE(SUM(cost_usd), 0), COUNT(cost_usd), "
+        + (budget ? "(SELECT max_cost_usd FROM runs WHERE id = ?)" : "NULL") + " FROM jobs WHERE run_id = ?",
+        rs -> {
+          double limit = rs.getDouble(3);
+          Double limitUsd = rs.wasNull() ? null : limit; // wasNull speaks of the column read last
+          return new Spend(rs.getDouble(1), rs.getLong(2), limitUsd);
+        }, params);
+  }
+
+  /** The reported cost of each of these jobs that has one, or empty when this state records no cost. */
+  @Override
+  public Map<Long, Double> jobCosts(List<Long> jobIds) {
+    Map<Long, Double> costs = new LinkedHashMap<>();
+    if (jobIds.isEmpty() || !hasColumn("jobs", "cost_usd")) {
+      return costs;
+    }
+    String marks = String.join(", ", Collections.nCopies(jobIds.size(), "?"));
+    jdbc.query("SELECT id, cost_usd FROM jobs WHERE cost_usd IS NOT NULL AND id IN (" + marks + ")",
+        rs -> costs.put(rs.getLong(1), rs.getDouble(2)), jobIds.toArray());
+    return costs;
+  }
+
+  /** Items done or blocked since {@code at} (their last change came after it): a run's pace. */
+  @Override
+  public long itemsFinishedSince(Instant at) {
+    return jdbc.queryLong("SELECT COUNT(*) FROM items WHERE status IN ('done', 'blocked') AND updated_at >= ?",
+        at.toEpochMilli());
+  }
+
+  /** Jobs of the run per result key ({@code running} for those without a result yet). */
+  @Override
+  public Map<String, Long> runJobResults(long runId) {
+    Map<String, Long> results = new LinkedHashMap<>();
+    jdbc.query("SELECT COALESCE(result, state), COUNT(*) FROM jobs WHERE run_id = ? GROUP BY 1 ORDER BY 1",
+        rs -> results.put(rs.getString(1), rs.getLong(2)), runId);
+    return results;
+  }
+
+  /** The figures {@code stats} reads, read the same way but without migrating or sampling. */
+  @Override
+  public StatsInput stats(Instant now) {
+    return new SqlStats(jdbc).read(now);
+  }
+
+  /** The most recent {@code limit} stats samples, in time order. */
+  @Override
+  public List<Sample> samples(int limit) {
+    // The newest by id (the primary key), drawn in time order: a sample recorded with a clock set back stays on the axis.
+    return jdbc.query("""
+        SELECT at, source, db_bytes, rows FROM (SELECT * FROM stats_samples ORDER BY id DESC LIMIT ?) AS newest
+         ORDER BY at, id""",
+        rs -> new Sample(Instant.ofEpochMilli(rs.getLong(1)), rs.getString(2), rs.getLong(3),
+            SqlStats.counts(rs.getString(4))),
+        limit);
+  }
+
+  /** The summary-map and job-table bounds of the last {@code limit} runs, newest first. */
+  @Override
+  public List<RunBounds> runBounds(int limit) {
+    return jdbc.query("""
+        SELECT id, started_at, ended_at, halt_reason, summary_map_peak, summary_map_final, job_table_peak_active,
+               job_table_peak_inactive, job_table_final FROM runs ORDER BY id DESC LIMIT ?""",
+        rs -> new RunBounds(rs.getLong(1), Instant.ofEpochMilli(rs.getLong(2)), nullableLong(rs, 3),
+            rs.getString(4), nullableLong(rs, 5), nullableLong(rs, 6), nullableLong(rs, 7), nullableLong(rs, 8),
+            nullableLong(rs, 9)),
+        limit);
+  }
+
+  /**
+   * The load-bearing items, the most recent prunable ones and what {@code compact --keep-recent
+   * keepRecent} would delete: {@link SqlMemoryRepository#preview}, the dry run itself.
+   */
+  @Override
+  public MemoryView memory(int keepRecent, int limit) {
+    SqlMemoryRepository memories = new SqlMemoryRepository(jdbc, false);
+    List<MemoryItem> loadBearing = memories.activeLoadBearing();
+    return new MemoryView(loadBearing.subList(0, Math.min(limit, loadBearing.size())),
+        memories.recentPrunable(limit), memories.preview(keepRecent, limit), keepRecent);
+  }
+
+  /** The keep_recent the last run or compact recorded, or the default. */
+  @Override
+  public int recordedKeepRecent() {
+    return new SqlStateReader(jdbc).recordedPolicies().memoryKeepRecent();
+  }
+
+  private static String likePrefix(String s) {
+    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
+  }
+
+  private static Long nullableLong(java.sql.ResultSet rs, int column) throws java.sql.SQLException {
+    long v = rs.getLong(column);
+    return rs.wasNull() ? null : v;
+  }
+
+}

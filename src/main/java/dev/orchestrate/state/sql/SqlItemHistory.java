@@ -1,0 +1,66 @@
+package dev.orchestrate.state.sql;
+
+import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.state.ItemHistory;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * What one item went through, read without changing the database: its jobs, the agents' answers per phase and attempt, its
+ * rolling context summary. For {@code status ID}, {@code logs} and the status table.
+ */
+final class SqlItemHistory implements ItemHistory {
+  private static final String JOB_COLUMNS = "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason";
+
+  private final Jdbc jdbc;
+  private final Path root;
+
+  /** Over a store's connection, which the store closes; job log paths resolved against {@code root}. */
+  SqlItemHistory(Jdbc jdbc, Path root) {
+    this.jdbc = jdbc;
+    this.root = root;
+  }
+
+  /** A job row, its log path resolved against the state directory read (rows store it relative). */
+  private JobRecord job(java.sql.ResultSet rs) throws java.sql.SQLException {
+    return SqlStateRepository.job(rs, root);
+  }
+
+  /** The item's jobs that retention kept, oldest first. */
+  @Override
+  public List<JobRecord> jobs(String itemId) {
+    return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id", this::job,
+        itemId);
+  }
+
+  @Override
+  public Optional<JobRecord> job(long id) {
+    return jdbc.queryOne("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?", this::job, id);
+  }
+
+  /** Every item's latest job, by item id. */
+  @Override
+  public Map<String, JobRecord> latestJobs() {
+    Map<String, JobRecord> latest = new LinkedHashMap<>();
+    jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id IN (SELECT MAX(id) FROM jobs GROUP BY item_id)",
+        this::job).forEach(job -> latest.put(job.itemId(), job));
+    return latest;
+  }
+
+  /** The agents' answers the item's turns kept (finished items' turns are condensed in time), in order. */
+  @Override
+  public List<Answer> answers(String itemId) {
+    return jdbc.query("SELECT phase, attempt, text FROM turns WHERE item_id = ? AND role = 'assistant' ORDER BY seq",
+        rs -> new Answer(rs.getString(1), rs.getInt(2), rs.getString(3)), itemId);
+  }
+
+  /** The rolling summary of the item's condensed turns, if any. */
+  @Override
+  public Optional<String> contextSummary(String itemId) {
+    return jdbc.queryOne("SELECT text FROM context_summaries WHERE item_id = ?", rs -> rs.getString(1), itemId);
+  }
+
+}

@@ -1,0 +1,419 @@
+package dev.orchestrate.state.sql;
+
+import dev.orchestrate.backlog.BacklogItem;
+import dev.orchestrate.backlog.InitialStatus;
+import dev.orchestrate.backlog.Priority;
+import dev.orchestrate.context.TurnRepository;
+import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.scheduler.Event;
+import dev.orchestrate.scheduler.FollowUpItem;
+import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.scheduler.ItemStatus;
+import dev.orchestrate.scheduler.JobEnd;
+import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.scheduler.JobStart;
+import dev.orchestrate.scheduler.Progress;
+import dev.orchestrate.scheduler.RunFigures;
+import dev.orchestrate.scheduler.RunRecord;
+import dev.orchestrate.scheduler.StateRepository;
+import dev.orchestrate.scheduler.Step;
+import dev.orchestrate.scheduler.SyncResult;
+import dev.orchestrate.state.BusyWait;
+import dev.orchestrate.state.StoreException;
+import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/** The {@link StateRepository} of the SQL backends. One instance works on its store's connection. */
+final class SqlStateRepository implements StateRepository, AutoCloseable {
+  private final Jdbc jdbc;
+
+  /** The state directory: job log paths are stored relative to it. */
+  private final Path root;
+
+  /** Reads items as the schema found allows (a read-only store may hold an older one). */
+  private final SqlStateReader reader;
+
+  SqlStateRepository(Jdbc jdbc, Path root) {
+    this.root = root;
+    this.jdbc = jdbc;
+    this.reader = new SqlStateReader(jdbc);
+  }
+
+  SqlStateReader reader() {
+    return reader;
+  }
+
+  /**
+   * Project memory on this repository's connection, for the run: no second connection, no second
+   * migration check. Closing it leaves the connection open; closing this repository closes it.
+   */
+  SqlMemoryRepository memoryRepository() {
+    return new SqlMemoryRepository(jdbc, false);
+  }
+
+  /**
+   * How this repository waits when another process holds the database's write lock: a run passes
+   * its stop request, so that Ctrl-C ends a wait, and where to say that it waits.
+   */
+  public void busyWait(BusyWait wait) {
+    jdbc.busyWait(wait);
+  }
+
+  /** Retention maintenance on this repository's connection (the run's scheduler thread). */
+  SqlRetention retention() {
+    return new SqlRetention(jdbc, root);
+  }
+
+  /** Records one sample of every structure's size for the trend of {@code stats}. */
+  public void recordSample(String source, Instant at) {
+    StatsSamples.record(jdbc, source, at);
+  }
+
+  @Override
+  public void jobLogBytes(long jobId, long bytes) {
+    jdbc.execute("UPDATE jobs SET log_bytes = ? WHERE id = ?", bytes, jobId);
+  }
+
+  /** The items' git worktrees (execution.workspace: worktree), on this repository's connection. */
+  public dev.orchestrate.workspace.WorkspaceStore workspaceStore() {
+    return new SqlWorkspaceStore(jdbc);
+  }
+
+  /** Turn history and summaries, on this repository's connection. */
+  public TurnRepository turnRepository() {
+    return new SqlTurnRepository(jdbc);
+  }
+
+  @Override
+  public SyncResult sync(List<BacklogItem> backlog, Instant now) {
+    return jdbc.inTransaction(() -> {
+      Map<String, Boolean> known = new HashMap<>();
+      jdbc.query("SELECT id, in_backlog FROM items", rs -> known.put(rs.getString(1), rs.getInt(2) == 1));
+      Set<String> followUps = new HashSet<>(
+          jdbc.query("SELECT id FROM items WHERE origin IS NOT NULL", rs -> rs.getString(1)));
+      long nextSeq = jdbc.queryLong("SELECT COALESCE(MAX(seq), 0) FROM items") + 1;
+      long at = now.toEpochMilli();
+      List<String> added = new ArrayList<>();
+      List<String> returned = new ArrayList<>();
+      for (BacklogItem item : backlog) {
+        Boolean listed = known.get(item.id());
+        if (listed == null) {
+          insert(item, null, nextSeq++, at);
+          added.add(item.id());
+          event(new Event(item.id(), Event.ITEM_ADDED, Map.of("status", initialProgress(item).status().key())), at);
+        } else {
+          jdbc.execute("""
+              UPDATE items SET title = ?, pipeline = ?, priority = ?, depends_on = ?, tags = ?,
+                     description = ?, in_backlog = 1, updated_at = ?
+              WHERE id = ?""",
+              item.title(), item.pipeline(), item.priority().key(), JsonText.array(item.dependsOn()),
+              JsonText.array(item.tags()), item.description(), at, item.id());
+          if (!listed) {
+            returned.add(item.id());
+            event(new Event(item.id(), Event.ITEM_RETURNED, Map.of()), at);
+          }
+        }
+      }
+      Set<String> inFile = backlog.stream().map(BacklogItem::id).collect(Collectors.toSet());
+      List<String> vanished = new ArrayList<>();
+      for (Map.Entry<String, Boolean> e : known.entrySet()) {
+        // A follow-up item lives only in the state: the file not listing it is no news.
+        if (e.getValue() && !inFile.contains(e.getKey()) && !followUps.contains(e.getKey())) {
+          jdbc.execute("UPDATE items SET in_backlog = 0, updated_at = ? WHERE id = ?", at, e.getKey());
+          event(new Event(e.getKey(), Event.ITEM_VANISHED, Map.of()), at);
+          vanished.add(e.getKey());
+        }
+      }
+      vanished.sort(null);
+      return new SyncResult(added, vanished, returned);
+    });
+  }
+
+  private void insert(BacklogItem item, String origin, long seq, long at) {
+    Progress p = initialProgress(item);
+    jdbc.execute("""
+        INSERT INTO items (id, seq, title, pipeline, priority, depends_on, tags, description,
+                           initial_status, in_backlog, status, phase, attempts, blocked_reason,
+                           blocked_from, origin, created_at, updated_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, NULL, 0, ?, ?, ?, ?, ?)""",
+        item.id(), seq, item.title(), item.pipeline(), item.priority().key(),
+        JsonText.array(item.dependsOn()), JsonText.array(item.tags()), item.description(),
+        item.initialStatus().key(), p.status().key(), p.blockedReason(),
+        p.blockedFrom() == null ? null : p.blockedFrom().key(), origin, at, at);
+  }
+
+  /** The status hint of the backlog applies once, when the item is first seen. */
+  static Progress initialProgress(BacklogItem item) {
+    return Progress.initial(item.initialStatus());
+  }
+
+  @Override
+  public List<ItemState> items() {
+    return reader.items();
+  }
+
+  @Override
+  public Optional<ItemState> item(String id) {
+    return jdbc.queryOne("SELECT * FROM items WHERE id = ?", SqlStateRepository::item, id);
+  }
+
+  static ItemState item(ResultSet rs) throws SQLException {
+    BacklogItem def = new BacklogItem(rs.getString("id"), rs.getString("title"), rs.getString("pipeline"),
+        Priority.valueOf(rs.getString("priority").toUpperCase(Locale.ROOT)),
+        JsonText.parseArray(rs.getString("depends_on")), JsonText.parseArray(rs.getString("tags")),
+        rs.getString("description"),
+        InitialStatus.valueOf(rs.getString("initial_status").toUpperCase(Locale.ROOT)));
+    String blockedFrom = rs.getString("blocked_from");
+    Progress progress = new Progress(ItemStatus.fromKey(rs.getString("status")), rs.getString("phase"),
+        rs.getInt("attempts"), rs.getString("blocked_reason"),
+        blockedFrom == null ? null : ItemStatus.fromKey(blockedFrom), rs.getString("last_failure"),
+        rs.getString("phase_summary"), rs.getString("unblock_notes"));
+    return new ItemState(def, rs.getLong("seq"), rs.getInt("in_backlog") == 1, progress, rs.getString("origin"));
+  }
+
+  @Override
+  public void apply(Step step, Instant now) {
+    jdbc.inTransaction(() -> write(step, now.toEpochMilli()));
+  }
+
+  @Override
+  public boolean applyIf(Step step, ItemStatus expected, Instant now) {
+    return jdbc.inTransaction(() -> {
+      if (update(step, expected, now.toEpochMilli()) == 0) {
+        return false;
+      }
+      TruncatedWrites.countIf(jdbc, "items", step.truncatedValues() > 0);
+      events(step, now.toEpochMilli());
+      return true;
+    });
+  }
+
+  /**
+   * Applies every step, each only while its item's status is {@code expected}, in one
+   * transaction: all of them or, when one item's status changed meanwhile, none (returns false).
+   */
+  @Override
+  public boolean applyAllIf(List<Step> steps, ItemStatus expected, Instant now) {
+    final class Changed extends RuntimeException {
+      Changed() {
+        super(null, null, false, false);
+      }
+    }
+    try {
+      jdbc.inTransaction(() -> {
+        for (Step step : steps) {
+          if (update(step, expected, now.toEpochMilli()) == 0) {
+            throw new Changed();
+          }
+          TruncatedWrites.countIf(jdbc, "items", step.truncatedValues() > 0);
+          events(step, now.toEpochMilli());
+        }
+      });
+      return true;
+    } catch (Changed e) {
+      return false;
+    }
+  }
+
+  private void write(Step step, long at) {
+    if (update(step, null, at) != 1) {
+      throw new StoreException("item " + step.next().id() + " is not in the state database");
+    }
+    TruncatedWrites.countIf(jdbc, "items", step.truncatedValues() > 0);
+    events(step, at);
+  }
+
+  /** Writes the item's progress, only while its status is {@code expected} when one is given. */
+  private int update(Step step, ItemStatus expected, long at) {
+    Progress p = step.next().progress();
+    // Two statements rather than "? IS NULL OR status = ?": a parameter only ever compared with NULL
+    // has no type, which PostgreSQL refuses.
+    String sql = """
+        UPDATE items SET status = ?, phase = ?, attempts = ?, blocked_reason = ?, blocked_from = ?,
+               last_failure = ?, phase_summary = ?, unblock_notes = ?, updated_at = ?
+        WHERE id = ?""";
+    Object[] values = {p.status().key(), p.phase(), p.attempts(), p.blockedReason(),
+        p.blockedFrom() == null ? null : p.blockedFrom().key(), p.lastFailure(), p.phaseSummary(),
+        p.unblockNotes(), at, step.next().id()};
+    if (expected == null) {
+      return jdbc.execute(sql, values);
+    }
+    Object[] withExpected = java.util.Arrays.copyOf(values, values.length + 1);
+    withExpected[values.length] = expected.key();
+    return jdbc.execute(sql + " AND status = ?", withExpected);
+  }
+
+  private void events(Step step, long at) {
+    for (Event e : step.events()) {
+      event(e, at);
+    }
+  }
+
+  private void event(Event e, long at) {
+    Events.insert(jdbc, at, e.itemId(), e.kind(), e.payload());
+  }
+
+  @Override
+  public long jobStarted(JobStart start) {
+    return jdbc.insert("""
+        INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, log_path)
+        VALUES (?, ?, ?, ?, 'running', ?, ?)""",
+        start.runId(), start.itemId(), start.phase(), start.attempt(), start.startedAt().toEpochMilli(),
+        start.logPath() == null ? null : JobLogPaths.relative(root, start.logPath()));
+  }
+
+  @Override
+  public List<ItemState> jobEnded(long jobId, JobEnd end, Step step, List<FollowUpItem> followUps, Instant now) {
+    return jdbc.inTransaction(() -> {
+      jdbc.execute("UPDATE jobs SET state = ?, result = ?, exit_code = ?, reason = ?, ended_at = ? WHERE id = ?",
+          end.state().key(), end.result(), end.exitCode(), end.reason(), end.endedAt().toEpochMilli(), jobId);
+      TruncatedWrites.countIf(jdbc, "jobs", end.truncatedValues() > 0);
+      if (!end.usage().isUnknown()) { // a trigger adds it to the item's and the lifetime totals
+        jdbc.execute(
+            "UPDATE jobs SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?,"
+                + " cost_usd = ? WHERE id = ?",
+            withId(UsageRows.values(end.usage()), jobId));
+      }
+      if (step != null) {
+        write(step, now.toEpochMilli());
+      }
+      List<ItemState> added = new ArrayList<>();
+      for (FollowUpItem followUp : followUps) {
+        addFollowUp(followUp, now.toEpochMilli()).ifPresent(added::add);
+      }
+      return added;
+    });
+  }
+
+  /** Appends a follow-up item to backlog order, unless an item with its id already exists. */
+  private Optional<ItemState> addFollowUp(FollowUpItem followUp, long at) {
+    if (jdbc.queryLong("SELECT count(*) FROM items WHERE id = ?", followUp.id()) > 0) {
+      return Optional.empty();
+    }
+    long seq = jdbc.queryLong("SELECT COALESCE(MAX(seq), 0) FROM items") + 1;
+    insert(followUp.definition(), followUp.origin(), seq, at);
+    TruncatedWrites.countIf(jdbc, "items", followUp.truncatedValues() > 0);
+    Map<String, Object> payload = new LinkedHashMap<>();
+    payload.put("status", ItemStatus.NEW.key());
+    payload.put("origin", followUp.origin());
+    event(new Event(followUp.id(), Event.ITEM_ADDED, payload), at);
+    return item(followUp.id());
+  }
+
+  @Override
+  public int interruptRunningJobs(Instant now) {
+    return jdbc.execute("""
+        UPDATE jobs SET state = ?, ended_at = ?, reason = 'the run that started it ended without recording the end'
+        WHERE state = 'running'""", JobState.INTERRUPTED.key(), now.toEpochMilli());
+  }
+
+  @Override
+  public List<JobRecord> recentJobs(int limit) {
+    if (limit < 1) {
+      throw new IllegalArgumentException("limit must be at least 1, got " + limit);
+    }
+    return jdbc.query("""
+        SELECT id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason
+        FROM jobs ORDER BY id DESC LIMIT ?""", this::job, limit);
+  }
+
+  private JobRecord job(ResultSet rs) throws SQLException {
+    return job(rs, root);
+  }
+
+  /**
+   * A job row; its log path (stored relative to the state directory, see {@link JobLogPaths})
+   * resolved against {@code root}, the state directory it was read for.
+   */
+  static JobRecord job(ResultSet rs, Path root) throws SQLException {
+    String log = rs.getString("log_path");
+    return new JobRecord(rs.getLong("id"), rs.getLong("run_id"), rs.getString("item_id"), rs.getString("phase"),
+        rs.getInt("attempt"), JobState.valueOf(rs.getString("state").toUpperCase(Locale.ROOT)),
+        rs.getString("result"), Instant.ofEpochMilli(rs.getLong("started_at")), instant(rs, "ended_at"),
+        integer(rs, "exit_code"), log == null ? null : JobLogPaths.resolve(root, log), rs.getString("reason"));
+  }
+
+  @Override
+  public Optional<RunRecord> lastRun() {
+    return jdbc.queryOne("SELECT id, started_at, ended_at, pid, halt_reason FROM runs ORDER BY id DESC LIMIT 1",
+        rs -> new RunRecord(rs.getLong("id"), Instant.ofEpochMilli(rs.getLong("started_at")),
+            instant(rs, "ended_at"), rs.getLong("pid"), rs.getString("halt_reason")));
+  }
+
+  private static Instant instant(ResultSet rs, String column) throws SQLException {
+    long ms = rs.getLong(column);
+    return rs.wasNull() ? null : Instant.ofEpochMilli(ms);
+  }
+
+  private static Integer integer(ResultSet rs, String column) throws SQLException {
+    int value = rs.getInt(column);
+    return rs.wasNull() ? null : value;
+  }
+
+  @Override
+  public long runStarted(Instant now, long pid) {
+    return jdbc.insert("INSERT INTO runs (started_at, pid) VALUES (?, ?)", now.toEpochMilli(), pid);
+  }
+
+  @Override
+  public void runEnded(long runId, Instant now, String haltReason, RunFigures f) {
+    jdbc.execute("""
+        UPDATE runs SET ended_at = ?, halt_reason = ?, summary_map_final = ?, summary_map_peak = ?,
+          job_table_peak_active = ?, job_table_peak_inactive = ?, job_table_final = ?
+        WHERE id = ?""", now.toEpochMilli(), haltReason, f.summaryMapFinal(), f.summaryMapPeak(),
+        f.jobTablePeakActive(), f.jobTablePeakInactive(), f.jobTableFinal(), runId);
+  }
+
+  @Override
+  public void runSpend(long runId, Usage spend, Double maxCostUsd, Long maxTokens) {
+    Object[] values = UsageRows.values(spend);
+    jdbc.execute("UPDATE runs SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?,"
+        + " cost_usd = ?, max_cost_usd = ?, max_tokens = ? WHERE id = ?",
+        values[0], values[1], values[2], values[3], values[4], maxCostUsd, maxTokens, runId);
+  }
+
+  /** The usage recorded for each of these jobs (unknown figures null); jobs not found are left out. */
+  @Override
+  public Map<Long, Usage> jobUsage(List<Long> jobIds) {
+    Map<Long, Usage> out = new LinkedHashMap<>();
+    for (Long id : jobIds) {
+      jdbc.queryOne("SELECT " + UsageRows.COLUMNS + " FROM jobs WHERE id = ?", UsageRows::read, id)
+          .ifPresent(u -> out.put(id, u));
+    }
+    return out;
+  }
+
+  /** Each item's usage over all its jobs, pruned ones included (kept by a trigger since schema 8). */
+  @Override
+  public Map<String, Usage> itemUsage() {
+    Map<String, Usage> out = new LinkedHashMap<>();
+    jdbc.query("SELECT id, " + UsageRows.COLUMNS + " FROM items",
+        rs -> out.put(rs.getString("id"), UsageRows.read(rs)));
+    return out;
+  }
+
+  private static Object[] withId(Object[] values, long id) {
+    Object[] all = java.util.Arrays.copyOf(values, values.length + 1);
+    all[values.length] = id;
+    return all;
+  }
+
+  /** Closes the store's connection: for tests that work on a repository alone. */
+  @Override
+  public void close() {
+    jdbc.close();
+  }
+}

@@ -1,0 +1,162 @@
+package dev.orchestrate.state.sql;
+
+import dev.orchestrate.context.TurnRepository;
+import dev.orchestrate.memory.MemoryRepository;
+import dev.orchestrate.retention.RetentionStore;
+import dev.orchestrate.scheduler.EventLog;
+import dev.orchestrate.scheduler.StateRepository;
+import dev.orchestrate.state.BusyWait;
+import dev.orchestrate.state.DashboardQueries;
+import dev.orchestrate.state.ItemHistory;
+import dev.orchestrate.state.RecordedPolicies;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.stats.StatsSource;
+import dev.orchestrate.workspace.WorkspaceStore;
+import java.nio.file.Path;
+import java.util.Set;
+
+/**
+ * The {@link StateStore} of every SQL backend: one connection, opened by the backend as the mode
+ * asks (read-only, read-write and migrated, maintenance) and wrapped in a {@link Jdbc} that speaks
+ * the backend's {@link Dialect}. Every part shares that one {@link Jdbc}, so they share its
+ * transactions, busy waiting and commit checks; the read models read on the same connection.
+ * Parts are made when first asked for: a command pays only for what it uses.
+ */
+public final class SqlStateStore implements StateStore {
+  private final Jdbc jdbc;
+  private final Path root;
+  private final SqlStateRepository items;
+  private final SqlStateReader reader;
+  private RetentionStore retention;
+  private SqlEventLog events;
+  private SqlStats stats;
+  private SqlItemHistory history;
+  private SqlDashboard dashboard;
+
+  private SqlStateStore(Jdbc jdbc, Path root) {
+    this.jdbc = jdbc;
+    this.root = root;
+    this.items = new SqlStateRepository(jdbc, root);
+    this.reader = items.reader();
+  }
+
+  /**
+   * The store over {@code jdbc}'s connection, which it closes (at once when it cannot be opened).
+   *
+   * @param root the local state directory: job log paths are stored relative to it, and retention
+   *             deletes only job directories in its {@code jobs/}
+   */
+  public static SqlStateStore open(Jdbc jdbc, Path root) {
+    try {
+      return new SqlStateStore(jdbc, root.toAbsolutePath().normalize());
+    } catch (RuntimeException e) {
+      jdbc.close();
+      throw e;
+    }
+  }
+
+  /** The helper every part uses. */
+  Jdbc jdbc() {
+    return jdbc;
+  }
+
+  /** The items repository as its own class, with what the port does not show. */
+  SqlStateRepository repository() {
+    return items;
+  }
+
+  @Override
+  public int schemaVersion() {
+    return reader.schemaVersion();
+  }
+
+  @Override
+  public int latestSchemaVersion() {
+    return jdbc.dialect().latestSchemaVersion();
+  }
+
+  @Override
+  public StateRepository items() {
+    return items;
+  }
+
+  @Override
+  public MemoryRepository memory() {
+    return items.memoryRepository();
+  }
+
+  @Override
+  public TurnRepository turns() {
+    return items.turnRepository();
+  }
+
+  @Override
+  public EventLog events() {
+    if (events == null) {
+      events = new SqlEventLog(jdbc);
+    }
+    return events;
+  }
+
+  @Override
+  public WorkspaceStore workspaces() {
+    return items.workspaceStore();
+  }
+
+  @Override
+  public RetentionStore retention() {
+    if (retention == null) {
+      retention = items.retention();
+    }
+    return retention;
+  }
+
+  @Override
+  public StatsSource stats() {
+    if (stats == null) {
+      stats = new SqlStats(jdbc);
+    }
+    return stats;
+  }
+
+  @Override
+  public ItemHistory history() {
+    if (history == null) {
+      history = new SqlItemHistory(jdbc, root);
+    }
+    return history;
+  }
+
+  @Override
+  public DashboardQueries dashboard() {
+    if (dashboard == null) {
+      dashboard = new SqlDashboard(jdbc, root);
+    }
+    return dashboard;
+  }
+
+  @Override
+  public Set<String> itemIds() {
+    return reader.itemIds();
+  }
+
+  @Override
+  public RecordedPolicies recordedPolicies() {
+    return reader.recordedPolicies();
+  }
+
+  @Override
+  public void busyWait(BusyWait wait) {
+    jdbc.busyWait(wait);
+  }
+
+  @Override
+  public Vacuum vacuum() {
+    return jdbc.dialect().vacuum(jdbc);
+  }
+
+  @Override
+  public void close() {
+    jdbc.close();
+  }
+}

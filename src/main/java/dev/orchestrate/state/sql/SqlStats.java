@@ -1,0 +1,155 @@
+package dev.orchestrate.state.sql;
+
+import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.state.BusyWait;
+import dev.orchestrate.state.StoreException;
+import dev.orchestrate.stats.DatabaseFigures;
+import dev.orchestrate.stats.LastRun;
+import dev.orchestrate.stats.Sample;
+import dev.orchestrate.stats.SampleWindow;
+import dev.orchestrate.stats.Spending;
+import dev.orchestrate.stats.StatsInput;
+import dev.orchestrate.stats.StatsReport;
+import dev.orchestrate.stats.StatsSource;
+import dev.orchestrate.stats.Structure;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The reading side of {@code orchestrate stats}: the {@code structures} counters, the database's
+ * storage figures ({@link Dialect#figures}), the last run's row and the samples of the trend window. Every query is a primary-key
+ * look-up or a bounded range of row ids; nothing counts the rows of a large table, so the time
+ * does not grow with the database.
+ */
+final class SqlStats implements StatsSource {
+  /**
+   * The trend reads at most this many of the newest samples, as a range of row ids below the
+   * highest (a new sample takes an id above every existing one), so {@code at} needs no index:
+   * a day of one run sample and one cron {@code stats} a minute, with room to spare, whatever
+   * {@code retention.stats_samples} allows.
+   */
+  static final int TREND_MAX_SAMPLES = 5_000;
+  /**
+   * How long the sample write waits for a run's write lock before it is skipped: a reader of the
+   * figures must not wait up to {@link BusyWait#PATIENCE_MS} for a sample it does not need.
+   */
+  static final int SAMPLE_BUSY_TIMEOUT_MS = 200;
+
+  private final Jdbc jdbc;
+
+  /** Over a store's connection, which the store closes. */
+  SqlStats(Jdbc jdbc) {
+    this.jdbc = jdbc;
+  }
+
+  @Override
+  public StatsInput read(Instant now) {
+    List<Structure> structures = jdbc.query("""
+        SELECT name, rows_written, rows_pruned, last_pruned_at, kept_rows, truncated_writes, bytes, max_rows, max_age_ms
+          FROM structures ORDER BY CASE name WHEN 'items' THEN 0 WHEN 'jobs' THEN 1 WHEN 'job_logs' THEN 2
+            WHEN 'turns' THEN 3 WHEN 'summaries' THEN 4 WHEN 'events' THEN 5 WHEN 'memory' THEN 6
+            WHEN 'worktrees' THEN 8 ELSE 7 END""",
+        rs -> new Structure(rs.getString(1), rs.getLong(2), rs.getLong(3), instant(rs, 4), rs.getLong(5),
+            rs.getLong(6), rs.getLong(7), nullableLong(rs, 8), nullableLong(rs, 9)));
+    DatabaseFigures database = jdbc.dialect().figures(jdbc);
+    LastRun lastRun = jdbc.queryOne("""
+        SELECT id, started_at, ended_at, halt_reason, summary_map_peak, summary_map_final, job_table_peak_active,
+               job_table_peak_inactive, job_table_final FROM runs ORDER BY id DESC LIMIT 1""",
+        rs -> new LastRun(rs.getLong(1), instant(rs, 2), instant(rs, 3), rs.getString(4), nullableInt(rs, 5),
+            nullableInt(rs, 6), nullableInt(rs, 7), nullableInt(rs, 8), nullableInt(rs, 9)))
+        .orElse(null);
+    return new StatsInput(now, true, structures, database, lastRun, trend(now));
+  }
+
+  /** Lifetime usage (schema 8's counters) and the last run's spend against its budget. */
+  @Override
+  public Spending spending() {
+    Usage lifetime = jdbc.queryOne("SELECT " + UsageRows.COLUMNS + " FROM usage_totals WHERE id = 1",
+        UsageRows::read).orElse(Usage.UNKNOWN);
+    long reported = jdbc.queryLong("SELECT jobs_reported FROM usage_totals WHERE id = 1");
+    return jdbc.queryOne("SELECT id, max_cost_usd, max_tokens, " + UsageRows.COLUMNS
+        + " FROM runs ORDER BY id DESC LIMIT 1",
+        rs -> new Spending(lifetime, reported, rs.getLong("id"), UsageRows.read(rs),
+            UsageRows.doubleOrNull(rs, "max_cost_usd"), UsageRows.longOrNull(rs, "max_tokens")))
+        .orElse(new Spending(lifetime, reported, null, Usage.UNKNOWN, null, null));
+  }
+
+  /**
+   * The trend window, counted by the database (reading thousands of samples through JDBC and parsing
+   * their JSON took 50 ms warm, 200 ms cold, for 5,000), then the oldest sample by its id.
+   */
+  private SampleWindow trend(Instant now) {
+    long[] window = jdbc.queryOne("""
+        SELECT COUNT(*), MIN(id) FROM stats_samples
+         WHERE id > (SELECT COALESCE(MAX(id), 0) FROM stats_samples) - ? AND at >= ?""",
+        rs -> new long[] {rs.getLong(1), rs.getLong(2)}, TREND_MAX_SAMPLES,
+        now.minus(StatsReport.TREND_WINDOW).toEpochMilli()).orElse(new long[] {0, 0});
+    if (window[0] == 0) {
+      return SampleWindow.EMPTY;
+    }
+    return jdbc.queryOne("SELECT at, source, db_bytes, rows FROM stats_samples WHERE id = ?",
+        rs -> new SampleWindow(new Sample(Instant.ofEpochMilli(rs.getLong(1)), rs.getString(2), rs.getLong(3),
+            counts(rs.getString(4))), (int) window[0]),
+        window[1]).orElse(SampleWindow.EMPTY);
+  }
+
+  /**
+   * Records one sample and keeps the samples within their policy ({@link StatsSamples#prune}), in
+   * one transaction. Waits at most {@value #SAMPLE_BUSY_TIMEOUT_MS} ms for the write lock (a run
+   * or {@code compact} may hold it); when the database stays busy, nothing is written and it
+   * throws, and the caller goes on without the sample.
+   *
+   * @return the samples pruned
+   * @throws StoreException when the database is busy or cannot be written
+   */
+  @Override
+  public void recordSample(String source, Instant at) {
+    StatsSamples.record(jdbc, source, at);
+  }
+
+  @Override
+  public int recordSampleIfFree(String source, Instant at) {
+    BusyWait before = jdbc.busyWait();
+    jdbc.busyWait(BusyWait.atMost(SAMPLE_BUSY_TIMEOUT_MS));
+    try {
+      return jdbc.inTransaction(() -> {
+        StatsSamples.record(jdbc, source, at);
+        return StatsSamples.prune(jdbc, at);
+      });
+    } finally {
+      jdbc.busyWait(before); // the store's other parts share the connection
+    }
+  }
+
+  static Map<String, Long> counts(String json) {
+    Map<String, Long> out = new LinkedHashMap<>();
+    JsonText.parseObject(json).forEach((k, v) -> {
+      try {
+        out.put(k, Long.parseLong(v));
+      } catch (NumberFormatException e) {
+        // a sample written by a later version with other figures: skip what is not a count
+      }
+    });
+    return out;
+  }
+
+  private static Instant instant(ResultSet rs, int column) throws SQLException {
+    long v = rs.getLong(column);
+    return rs.wasNull() ? null : Instant.ofEpochMilli(v);
+  }
+
+  private static Long nullableLong(ResultSet rs, int column) throws SQLException {
+    long v = rs.getLong(column);
+    return rs.wasNull() ? null : v;
+  }
+
+  private static Integer nullableInt(ResultSet rs, int column) throws SQLException {
+    int v = rs.getInt(column);
+    return rs.wasNull() ? null : v;
+  }
+
+}

@@ -1,0 +1,165 @@
+package dev.orchestrate.state.sql;
+
+import dev.orchestrate.workspace.WorkspaceRecord;
+import dev.orchestrate.workspace.WorkspaceStore;
+import java.nio.file.Path;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.stream.Collectors;
+
+/** The {@link WorkspaceStore} of the SQL backends, on the state repository's connection. */
+final class SqlWorkspaceStore implements WorkspaceStore {
+  private final Jdbc jdbc;
+
+  SqlWorkspaceStore(Jdbc jdbc) {
+    this.jdbc = jdbc;
+  }
+
+  @Override
+  public Optional<WorkspaceRecord> workspace(String itemId) {
+    return jdbc.queryOne("SELECT * FROM workspaces WHERE item_id = ?", SqlWorkspaceStore::record, itemId);
+  }
+
+  @Override
+  public Map<String, WorkspaceRecord> all() {
+    Map<String, WorkspaceRecord> out = new LinkedHashMap<>();
+    for (WorkspaceRecord r : jdbc.query("SELECT * FROM workspaces ORDER BY item_id", SqlWorkspaceStore::record)) {
+      out.put(r.itemId(), r);
+    }
+    return out;
+  }
+
+  @Override
+  public List<WorkspaceRecord> onDisk() {
+    return jdbc.query("""
+        SELECT * FROM workspaces WHERE removed_at IS NULL
+         ORDER BY finished_at IS NULL, finished_at, created_at""", SqlWorkspaceStore::record);
+  }
+
+  @Override
+  public void save(WorkspaceRecord r, Instant now) {
+    jdbc.inTransaction(() -> {
+      int updated = jdbc.execute("""
+          UPDATE workspaces SET path = ?, branch = ?, base_branch = ?, git_dir = ?, base_commit = ?,
+                 head_commit = ?, pending_commit = ?, pending_job_id = ?, integration = ?, note = ?, bytes = ?,
+                 updated_at = ?, finished_at = ?, removed_at = ?
+           WHERE item_id = ?""",
+          r.path().toString(), r.branch(), r.baseBranch(), r.gitDir().toString(), r.baseCommit(), r.headCommit(),
+          r.pendingCommit(), r.pendingJobId(), key(r.integration()), r.note(), r.bytes(), now.toEpochMilli(),
+          millis(r.finishedAt()), millis(r.removedAt()), r.itemId());
+      if (updated == 0) {
+        jdbc.execute("""
+            INSERT INTO workspaces (item_id, path, branch, base_branch, git_dir, base_commit, head_commit,
+                   pending_commit, pending_job_id, integration, note, bytes, created_at, updated_at, finished_at,
+                   removed_at)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)""",
+            r.itemId(), r.path().toString(), r.branch(), r.baseBranch(), r.gitDir().toString(), r.baseCommit(),
+            r.headCommit(), r.pendingCommit(), r.pendingJobId(), key(r.integration()), r.note(), r.bytes(),
+            millis(r.createdAt() == null ? now : r.createdAt()), now.toEpochMilli(), millis(r.finishedAt()),
+            millis(r.removedAt()));
+      }
+    });
+  }
+
+  @Override
+  public void commitPending(String itemId, String commit, long jobId, long bytes, Instant now) {
+    jdbc.execute("""
+        UPDATE workspaces SET pending_commit = ?, pending_job_id = ?, bytes = ?, updated_at = ?
+         WHERE item_id = ?""", commit, jobId, bytes, now.toEpochMilli(), itemId);
+  }
+
+  @Override
+  public void commitConfirmed(String itemId, Instant now) {
+    jdbc.inTransaction(() -> confirm(itemId, now));
+  }
+
+  private void confirm(String itemId, Instant now) {
+    {
+      jdbc.execute("""
+          UPDATE jobs SET commit_sha = (SELECT pending_commit FROM workspaces WHERE item_id = ?)
+           WHERE id = (SELECT pending_job_id FROM workspaces WHERE item_id = ?)""", itemId, itemId);
+      jdbc.execute("""
+          UPDATE workspaces SET head_commit = COALESCE(pending_commit, head_commit), pending_commit = NULL,
+                 pending_job_id = NULL, updated_at = ?
+           WHERE item_id = ?""", now.toEpochMilli(), itemId);
+    }
+  }
+
+  @Override
+  public int settlePending(Instant now) {
+    return jdbc.inTransaction(() -> {
+      List<String> confirmed = jdbc.query("""
+          SELECT w.item_id FROM workspaces w JOIN jobs j ON j.id = w.pending_job_id
+           WHERE w.pending_commit IS NOT NULL AND j.state = 'completed'""", rs -> rs.getString(1));
+      confirmed.forEach(id -> confirm(id, now));
+      return jdbc.execute("""
+          UPDATE workspaces SET pending_commit = NULL, pending_job_id = NULL, updated_at = ?
+           WHERE pending_commit IS NOT NULL""", now.toEpochMilli());
+    });
+  }
+
+  @Override
+  public void headMoved(String itemId, String commit, Instant now) {
+    jdbc.execute("UPDATE workspaces SET head_commit = ?, updated_at = ? WHERE item_id = ?", commit,
+        now.toEpochMilli(), itemId);
+  }
+
+  @Override
+  public void integration(String itemId, WorkspaceRecord.Integration integration, String note, Instant now) {
+    jdbc.execute("UPDATE workspaces SET integration = ?, note = ?, updated_at = ? WHERE item_id = ?",
+        key(integration), note, now.toEpochMilli(), itemId);
+  }
+
+  @Override
+  public void finished(String itemId, Instant at, Instant now) {
+    jdbc.execute("UPDATE workspaces SET finished_at = ?, updated_at = ? WHERE item_id = ?", millis(at),
+        now.toEpochMilli(), itemId);
+  }
+
+  @Override
+  public void removed(String itemId, Instant now) {
+    jdbc.execute("UPDATE workspaces SET removed_at = ?, updated_at = ? WHERE item_id = ? AND removed_at IS NULL",
+        now.toEpochMilli(), now.toEpochMilli(), itemId);
+  }
+
+  @Override
+  public Map<Long, String> commits(Collection<Long> jobIds) {
+    if (jobIds.isEmpty()) {
+      return Map.of();
+    }
+    String ids = jobIds.stream().map(String::valueOf).collect(Collectors.joining(","));
+    Map<Long, String> out = new LinkedHashMap<>();
+    jdbc.query("SELECT id, commit_sha FROM jobs WHERE commit_sha IS NOT NULL AND id IN (" + ids + ")",
+        rs -> out.put(rs.getLong(1), rs.getString(2)));
+    return out;
+  }
+
+  static WorkspaceRecord record(ResultSet rs) throws SQLException {
+    long pendingJob = rs.getLong("pending_job_id");
+    Long pending = rs.wasNull() ? null : pendingJob;
+    return new WorkspaceRecord(rs.getString("item_id"), Path.of(rs.getString("path")), rs.getString("branch"),
+        rs.getString("base_branch"), Path.of(rs.getString("git_dir")), rs.getString("base_commit"),
+        rs.getString("head_commit"), rs.getString("pending_commit"), pending,
+        WorkspaceRecord.Integration.fromKey(rs.getString("integration")), rs.getString("note"), rs.getLong("bytes"),
+        instant(rs, "created_at"), instant(rs, "finished_at"), instant(rs, "removed_at"));
+  }
+
+  private static Instant instant(ResultSet rs, String column) throws SQLException {
+    long ms = rs.getLong(column);
+    return rs.wasNull() ? null : Instant.ofEpochMilli(ms);
+  }
+
+  private static Long millis(Instant at) {
+    return at == null ? null : at.toEpochMilli();
+  }
+
+  private static String key(WorkspaceRecord.Integration integration) {
+    return integration == null ? null : integration.key();
+  }
+}

@@ -1,0 +1,296 @@
+package dev.orchestrate.state.sql;
+
+import static dev.orchestrate.testing.Fixtures.item;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.backlog.InitialStatus;
+import dev.orchestrate.jobs.AgentOutcome.FollowUp;
+import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.scheduler.Event;
+import dev.orchestrate.scheduler.FollowUpItem;
+import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.scheduler.ItemStatus;
+import dev.orchestrate.scheduler.JobEnd;
+import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.scheduler.JobStart;
+import dev.orchestrate.scheduler.Progress;
+import dev.orchestrate.scheduler.RunRecord;
+import dev.orchestrate.scheduler.Step;
+import dev.orchestrate.scheduler.SyncResult;
+import dev.orchestrate.scheduler.Transitions;
+import dev.orchestrate.state.StoreException;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SqlStateRepositoryTest {
+  private static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
+
+  @TempDir
+  Path dir;
+
+  private Path db() {
+    return dir.resolve("state.db");
+  }
+
+  @Test
+  void sync_adds_new_items_in_backlog_order_with_their_initial_status() {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
+      SyncResult r = store.sync(List.of(item("B"), item("A", InitialStatus.READY), item("C", InitialStatus.DONE),
+          item("D", InitialStatus.BLOCKED)), T0);
+      assertEquals(List.of("B", "A", "C", "D"), r.added());
+      List<ItemState> items = store.items();
+      assertEquals(List.of("B", "A", "C", "D"), items.stream().map(ItemState::id).toList());
+      assertEquals(List.of(ItemStatus.NEW, ItemStatus.READY, ItemStatus.DONE, ItemStatus.BLOCKED),
+          items.stream().map(ItemState::status).toList());
+      assertEquals("marked blocked in the backlog", items.get(3).progress().blockedReason());
+    }
+  }
+
+  @Test
+  void sync_keeps_the_state_of_known_items_and_reports_vanished_and_returned_ones() {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
+      store.sync(List.of(item("A"), item("B")), T0);
+      ItemState a = store.items().get(0);
+      store.apply(new Step(a.with(Progress.of(ItemStatus.NEW).atPhase(ItemStatus.IN_PROGRESS, "build")), List.of()),
+          T0);
+
+      SyncResult second = store.sync(List.of(item("A", InitialStatus.DONE), item("C")), T0);
+      assertEquals(List.of("C"), second.added());
+      assertEquals(List.of("B"), second.vanished());
+      ItemState reloaded = store.items().get(0);
+      assertEquals(ItemStatus.IN_PROGRESS, reloaded.status(), "the status hint applies only when first seen");
+      assertEquals("build", reloaded.progress().phase());
+      assertFalse(store.items().get(1).inBacklog());
+      assertEquals(3, store.items().get(2).seq());
+
+      SyncResult third = store.sync(List.of(item("A"), item("B"), item("C")), T0);
+      assertEquals(List.of("B"), third.returned());
+      assertTrue(store.items().get(1).inBacklog());
+    }
+  }
+
+  @Test
+  void an_applied_step_survives_reopening_with_its_events() throws Exception {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
+      store.sync(List.of(item("A", "Z")), T0);
+      ItemState a = store.items().get(0);
+      Progress blocked = Progress.blocked(ItemStatus.IN_PROGRESS, "build", "needs a decision");
+      store.apply(new Step(a.with(blocked), List.of(Event.statusChange("A", ItemStatus.NEW, ItemStatus.BLOCKED,
+          "build", "needs a decision"))), T0);
+    }
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
+      ItemState a = store.items().get(0);
+      assertEquals(ItemStatus.BLOCKED, a.status());
+      assertEquals(ItemStatus.IN_PROGRESS, a.progress().blockedFrom());
+      assertEquals("needs a decision", a.progress().blockedReason());
+      assertEquals(List.of("Z"), a.definition().dependsOn());
+    }
+    assertEquals("item.added,item.status", sql("SELECT group_concat(kind) FROM (SELECT kind FROM events ORDER BY id)"));
+    assertEquals("{\"from\":\"new\",\"to\":\"blocked\",\"phase\":\"build\",\"reason\":\"needs a decision\"}",
+        sql("SELECT payload FROM events WHERE kind = 'item.status'"));
+  }
+
+  @Test
+  void a_job_end_and_the_item_change_are_recorded_together() throws Exception {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
+      store.sync(List.of(item("A")), T0);
+      long run = store.runStarted(T0, 42);
+      long job = store.jobStarted(new JobStart(run, "A", "design", 1, T0, dir.resolve("log")));
+      ItemState a = store.items().get(0);
+      store.jobEnded(job, new JobEnd(JobState.COMPLETED, "phase_complete", 0, null, T0.plusSeconds(3)),
+          new Step(a.with(Progress.of(ItemStatus.DONE)), List.of()), T0.plusSeconds(3));
+      store.runEnded(run, T0.plusSeconds(4), "all_done");
+      assertEquals(ItemStatus.DONE, store.items().get(0).status());
+    }
+    assertEquals("completed|phase_complete|0|3000", sql("SELECT state || '|' || result || '|' || exit_code || '|' "
+        + "|| (ended_at - started_at) FROM jobs"));
+    assertEquals("all_done", sql("SELECT halt_reason FROM runs"));
+  }
+
+  @Test
+  void jobs_left_running_by_a_crash_are_marked_interrupted() throws Exception {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
+      store.sync(List.of(item("A")), T0);
+      store.jobStarted(new JobStart(1, "A", "design", 1, T0, null));
+      store.jobStarted(new JobStart(1, "A", "design", 2, T0, null));
+      assertEquals(2, store.interruptRunningJobs(T0.plusSeconds(1)));
+      assertEquals(0, store.interruptRunningJobs(T0.plusSeconds(2)));
+    }
+    assertEquals("interrupted,interrupted", sql("SELECT group_concat(state) FROM jobs"));
+  }
+
+  @Test
+  void lifetime_counters_count_every_row_written_and_deleted() throws Exception {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
+      store.sync(List.of(item("A"), item("B"), item("C")), T0);
+      long run = store.runStarted(T0, 1);
+      store.jobStarted(new JobStart(run, "A", "design", 1, T0, dir.resolve("a.log")));
+    }
+    assertEquals("3", sql("SELECT rows_written FROM structures WHERE name = 'items'"));
+    assertEquals("1", sql("SELECT rows_written FROM structures WHERE name = 'jobs'"));
+    assertEquals(sql("SELECT COUNT(*) FROM events"), sql("SELECT rows_written FROM structures WHERE name = 'events'"));
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db()); Statement st = c.createStatement()) {
+      st.executeUpdate("DELETE FROM events");
+    }
+    assertEquals(sql("SELECT rows_written FROM structures WHERE name = 'events'"),
+        sql("SELECT rows_pruned FROM structures WHERE name = 'events'"));
+  }
+
+  private String sql(String query) throws Exception {
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db());
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery(query)) {
+      return rs.next() ? rs.getString(1) : null;
+    }
+  }
+
+  @Test
+  void apply_if_writes_the_unblock_only_while_the_item_is_still_blocked() {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
+      store.sync(List.of(item("A", InitialStatus.BLOCKED)), T0);
+      ItemState blocked = store.item("A").orElseThrow();
+      Step unblock = Transitions.unblock(blocked, "go");
+      assertFalse(store.applyIf(unblock, ItemStatus.DONE, T0), "the stored status is not the expected one");
+      assertEquals(ItemStatus.BLOCKED, store.item("A").orElseThrow().status());
+      assertTrue(store.applyIf(unblock, ItemStatus.BLOCKED, T0));
+      ItemState after = store.item("A").orElseThrow();
+      assertEquals(ItemStatus.NEW, after.status());
+      assertEquals("go", after.progress().unblockNotes());
+      assertFalse(store.applyIf(unblock, ItemStatus.BLOCKED, T0), "a second unblock finds it no longer blocked");
+      assertTrue(store.item("nope").isEmpty());
+    }
+  }
+
+  @Test
+  void recent_jobs_are_newest_first_within_the_limit_and_the_last_run_is_the_newest() {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
+      assertTrue(store.lastRun().isEmpty());
+      assertEquals(List.of(), store.recentJobs(10));
+      long run1 = store.runStarted(T0, 11);
+      store.runEnded(run1, T0.plusSeconds(5), "all_done");
+      long run2 = store.runStarted(T0.plusSeconds(10), 22);
+      long first = store.jobStarted(new JobStart(run2, "A", "build", 1, T0.plusSeconds(11), dir.resolve("a.log")));
+      store.jobEnded(first, new JobEnd(JobState.FAILED, "failed", 3, "boom", T0.plusSeconds(12)), null, T0);
+      store.jobStarted(new JobStart(run2, "A", "build", 2, T0.plusSeconds(13), null));
+
+      List<JobRecord> jobs = store.recentJobs(10);
+      assertEquals(2, jobs.size());
+      assertEquals(new JobRecord(first + 1, run2, "A", "build", 2, JobState.RUNNING, null, T0.plusSeconds(13), null,
+          null, null, null), jobs.get(0));
+      assertEquals(new JobRecord(first, run2, "A", "build", 1, JobState.FAILED, "failed", T0.plusSeconds(11),
+          T0.plusSeconds(12), 3, dir.resolve("a.log"), "boom"), jobs.get(1));
+      assertEquals(1, store.recentJobs(1).size());
+      assertEquals(new RunRecord(run2, T0.plusSeconds(10), null, 22, null), store.lastRun().orElseThrow());
+    }
+  }
+
+  private static List<FollowUpItem> followUps(String itemId, String phase, String... titles) {
+    return FollowUpItem.of(itemId, phase,
+        java.util.Arrays.stream(titles).map(t -> new FollowUp(t, "why: " + t)).toList(), "feature");
+  }
+
+  @Test
+  void follow_ups_are_written_with_the_job_end_and_survive_reopening() throws Exception {
+    List<ItemState> added;
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
+      store.sync(List.of(item("A"), item("B")), T0);
+      long job = store.jobStarted(new JobStart(store.runStarted(T0, 1), "A", "build", 1, T0, null));
+      ItemState a = store.items().get(0);
+      added = store.jobEnded(job, new JobEnd(JobState.COMPLETED, "phase_complete", 0, null, T0),
+          new Step(a.with(Progress.of(ItemStatus.DONE)), List.of()), followUps("A", "build", "Add retries", "Docs"),
+          T0);
+    }
+    assertEquals(2, added.size());
+    assertEquals(List.of(3L, 4L), added.stream().map(ItemState::seq).toList());
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
+      List<ItemState> items = store.items();
+      assertEquals(List.of("A", "B", added.get(0).id(), added.get(1).id()), items.stream().map(ItemState::id).toList());
+      assertEquals(ItemStatus.DONE, items.get(0).status());
+      ItemState first = items.get(2);
+      assertEquals("A/build", first.origin());
+      assertEquals("Add retries", first.definition().title());
+      assertEquals("why: Add retries", first.definition().description());
+      assertEquals("feature", first.definition().pipeline());
+      assertEquals(ItemStatus.NEW, first.status());
+      assertTrue(first.inBacklog());
+      assertEquals(null, items.get(0).origin(), "a backlog item has no origin");
+    }
+    assertEquals("completed", sql("SELECT state FROM jobs"));
+    assertEquals("{\"status\":\"new\",\"origin\":\"A/build\"}",
+        sql("SELECT payload FROM events WHERE kind = 'item.added' AND item_id = '" + added.get(0).id() + "'"));
+  }
+
+  @Test
+  void a_job_end_that_fails_half_way_through_its_follow_ups_writes_nothing() throws Exception {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
+      store.sync(List.of(item("A")), T0);
+    }
+    // The disk "fills up" when the second follow-up is inserted: after the job, the step and the first one.
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db()); Statement st = c.createStatement()) {
+      st.executeUpdate("""
+          CREATE TRIGGER full_disk BEFORE INSERT ON items
+          WHEN (SELECT count(*) FROM items WHERE origin IS NOT NULL) >= 1
+          BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END""");
+    }
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
+      long job = store.jobStarted(new JobStart(store.runStarted(T0, 1), "A", "build", 1, T0, null));
+      Step done = new Step(store.items().get(0).with(Progress.of(ItemStatus.DONE)), List.of());
+      assertThrows(StoreException.class, () -> store.jobEnded(job,
+          new JobEnd(JobState.COMPLETED, "phase_complete", 0, null, T0), done, followUps("A", "build", "X", "Y"), T0));
+    }
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
+      assertEquals(List.of("A"), store.items().stream().map(ItemState::id).toList());
+      assertEquals(ItemStatus.NEW, store.items().get(0).status());
+    }
+    assertEquals("running", sql("SELECT state FROM jobs"));
+    assertEquals("0", sql("SELECT count(*) FROM events WHERE payload LIKE '%origin%'"));
+  }
+
+  @Test
+  void a_follow_up_reported_again_is_not_added_twice() {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
+      store.sync(List.of(item("A")), T0);
+      long run = store.runStarted(T0, 1);
+      long first = store.jobStarted(new JobStart(run, "A", "build", 1, T0, null));
+      assertEquals(1, store.jobEnded(first, new JobEnd(JobState.FAILED, "failed", 1, "boom", T0), null,
+          followUps("A", "build", "Add retries"), T0).size());
+      long second = store.jobStarted(new JobStart(run, "A", "build", 2, T0, null));
+      assertEquals(List.of(), store.jobEnded(second, new JobEnd(JobState.FAILED, "failed", 1, "boom", T0), null,
+          followUps("A", "build", "Add retries", "Add retries"), T0));
+      assertEquals(2, store.items().size());
+    }
+  }
+
+  @Test
+  void sync_keeps_follow_up_items_and_a_backlog_entry_with_the_same_id_wins_but_keeps_the_origin() {
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
+      store.sync(List.of(item("A")), T0);
+      long job = store.jobStarted(new JobStart(store.runStarted(T0, 1), "A", "build", 1, T0, null));
+      String id = store.jobEnded(job, new JobEnd(JobState.FAILED, "failed", 1, "boom", T0), null,
+          followUps("A", "build", "Add retries"), T0).get(0).id();
+
+      SyncResult again = store.sync(List.of(item("A")), T0);
+      assertEquals(List.of(), again.vanished());
+      assertTrue(store.item(id).orElseThrow().inBacklog());
+
+      SyncResult listed = store.sync(List.of(item("A"), item(id)), T0);
+      assertEquals(List.of(), listed.added());
+      ItemState followUp = store.item(id).orElseThrow();
+      assertEquals("Title of " + id, followUp.definition().title(), "the file's definition wins");
+      assertEquals("A/build", followUp.origin());
+
+      assertEquals(List.of(), store.sync(List.of(item("A")), T0).vanished(), "dropped from the file again");
+      assertTrue(store.item(id).orElseThrow().inBacklog());
+    }
+  }
+}

@@ -1,0 +1,57 @@
+package dev.orchestrate.testing;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One real PostgreSQL server per test JVM (zonky's embedded PostgreSQL 17: no server installed),
+ * started when a test first asks for it and stopped by a shutdown hook. Tests stay independent by
+ * taking a schema of their own ({@link #freshSchema}) in the {@code postgres} database, where the
+ * user {@code postgres} logs in without a password.
+ */
+public final class EmbeddedPostgresServer {
+  private static final AtomicInteger SCHEMAS = new AtomicInteger();
+  private static EmbeddedPostgres server;
+
+  private EmbeddedPostgresServer() {
+  }
+
+  /** The server, started on first use. */
+  public static synchronized EmbeddedPostgres server() {
+    if (server == null) {
+      try {
+        server = EmbeddedPostgres.builder().start();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot start the embedded PostgreSQL", e);
+      }
+      EmbeddedPostgres started = server;
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+        try {
+          started.close();
+        } catch (IOException e) {
+          // the JVM is going away; its temporary directory goes with the next start
+        }
+      }, "embedded-postgres-stop"));
+    }
+    return server;
+  }
+
+  /** A schema name no test of this JVM used before (it does not exist yet). */
+  public static String freshSchema(String prefix) {
+    return prefix + "_" + SCHEMAS.incrementAndGet();
+  }
+
+  /** The state location of {@code schema} in the server's {@code postgres} database. */
+  public static String location(String schema) {
+    return "postgresql://postgres@localhost:" + server().getPort() + "/postgres?schema=" + schema;
+  }
+
+  /** A connection of its own to the {@code postgres} database, as a user with psql would have. */
+  public static Connection connect() throws SQLException {
+    return server().getPostgresDatabase().getConnection();
+  }
+}

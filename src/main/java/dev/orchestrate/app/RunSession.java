@@ -8,6 +8,8 @@ import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.memory.MemoryService;
 import dev.orchestrate.retention.MaintenanceSchedule;
 import dev.orchestrate.retention.Retention;
+import dev.orchestrate.scheduler.Housekeeping;
+import dev.orchestrate.scheduler.ItemLeases;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.RunOptions;
 import dev.orchestrate.scheduler.RunReport;
@@ -89,12 +91,12 @@ public final class RunSession {
    */
   @SuppressWarnings("try") // the lease and the stop hook are held, never read
   public RunReport run(WatchedBacklogFile backlogs, Repository repository, RunOptions options, Ui ui) {
-    try (RunLease lease = backend.acquireLease(clock.instant());
+    try (RunLease lease = backend.acquireLease(clock.instant(), config.state().leaseTimeout());
         StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
       RunListener progress = ui.progress(store.items());
       try {
         Scheduler scheduler = scheduler(config, backlogs, backend.directory(), clock, store, progress,
-            ui.withNotices(progress));
+            ui.withNotices(progress), lease);
         // A write lock held by another process is waited out, said once; a stop ends the wait.
         store.busyWait(BusyWait.stoppable(ui::notice, scheduler::stopRequested));
         if (repository != null) {
@@ -120,18 +122,50 @@ public final class RunSession {
    */
   public static Scheduler scheduler(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
       StateStore store, RunListener progress, RunListener listener) {
+    return scheduler(config, backlogs, dir, clock, store, progress, listener, new RunLease() {
+      @Override
+      public void close() {
+      }
+    });
+  }
+
+  /**
+   * The scheduler of a run under {@code lease}: when it names a runner (a shared state), the
+   * scheduler claims items as that runner, its agents' job tokens name it, and retention runs only
+   * while this runner holds the maintenance lock.
+   */
+  static Scheduler scheduler(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
+      StateStore store, RunListener progress, RunListener listener, RunLease lease) {
     ContextHistory history = ContextHistory.create(store.turns(), config.context(),
         backlogs.current().directory(), clock,
         progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
     MaintenanceSchedule maintenance = new MaintenanceSchedule(config.retention().maintenanceInterval(),
         now -> new RunMaintenance(new Retention(store.retention()), config, now, history::condense,
             () -> store.stats().recordSample("run", now)));
+    ItemLeases leases = store.leases(lease.runnerId(), lease.host(), config.state().leaseTimeout());
+    Housekeeping housekeeping = new Housekeeping() {
+      @Override
+      public void afterTick(java.time.Instant now, java.util.function.BooleanSupplier waiting) {
+        if (lease.maintains()) {
+          maintenance.afterTick(now, waiting);
+        }
+      }
+
+      @Override
+      public void atEnd(java.time.Instant now, java.util.function.BooleanSupplier stop) {
+        if (lease.maintains()) {
+          maintenance.atEnd(now, stop);
+        }
+      }
+    };
     return Scheduler.builder(store.items(), config, backlogs, dir.jobs(),
-        new AgentRunner(clock, System.getenv(), config.context().summarizer().apiKeyEnv()), clock)
+        new AgentRunner(clock, System.getenv(), config.context().summarizer().apiKeyEnv()).forRunner(lease.runnerId()),
+        clock)
         .listener(listener)
         .history(history)
         .memory(new MemoryService(store.memory(), clock, config.memoryBootContextChars()))
-        .housekeeping(maintenance)
+        .housekeeping(housekeeping)
+        .leases(leases)
         .build();
   }
 

@@ -48,7 +48,9 @@ public final class Unblocking {
     }
     refuseBeforeLocking(wanted, notes);
     List<ItemState> unblocked = new ArrayList<>();
-    try (RunLease lease = backend.acquireLease(clock.instant());
+    // A shared state needs no lease: the write below is conditional on every item still blocked,
+    // and blocked items are held by no runner.
+    try (RunLease lease = backend.shared() ? null : backend.acquireLease(clock.instant());
         StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
       List<Step> steps = steps(store.items()::item, wanted, notes);
       if (!store.items().applyAllIf(steps, ItemStatus.BLOCKED, clock.instant())) {

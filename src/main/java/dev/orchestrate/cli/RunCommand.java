@@ -335,6 +335,7 @@ final class RunCommand implements Callable<Integer> {
     budget.put("max_cost_usd", r.budget().maxCostUsd());
     budget.put("max_tokens", r.budget().maxTokens());
     doc.put("budget", budget);
+    doc.put("runner_id", r.runnerId());
     return doc;
   }
 

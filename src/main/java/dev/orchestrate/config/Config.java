@@ -20,7 +20,8 @@ public record Config(
     ContextConfig context,
     int memoryKeepRecent,
     int memoryBootContextChars,
-    RetentionConfig retention) {
+    RetentionConfig retention,
+    StateConfig state) {
 
   public static final String DEFAULT_PIPELINE = "feature";
   public static final int DEFAULT_WINDOW_SIZE = ContextConfig.DEFAULT_WINDOW_SIZE;
@@ -31,6 +32,15 @@ public record Config(
     java.util.Objects.requireNonNull(context, "context");
     pipelines = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(pipelines));
     retention = retention == null ? RetentionConfig.defaults() : retention;
+    state = state == null ? StateConfig.defaults() : state;
+  }
+
+  /** A config with the default state settings. */
+  public Config(Optional<Path> source, AgentConfig agent, ExecutionConfig execution, String defaultPipeline,
+      Map<String, Pipeline> pipelines, ContextConfig context, int memoryKeepRecent, int memoryBootContextChars,
+      RetentionConfig retention) {
+    this(source, agent, execution, defaultPipeline, pipelines, context, memoryKeepRecent, memoryBootContextChars,
+        retention, StateConfig.defaults());
   }
 
   /** A config with the default retention. */
@@ -60,7 +70,12 @@ public record Config(
 
   public Config withContext(ContextConfig context) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention);
+        memoryKeepRecent, memoryBootContextChars, retention, state);
+  }
+
+  public Config withState(StateConfig state) {
+    return new Config(source, agent, execution, defaultPipeline, pipelines, context,
+        memoryKeepRecent, memoryBootContextChars, retention, state);
   }
 
   public Pipeline pipeline(String name) {
@@ -73,6 +88,6 @@ public record Config(
 
   public Config withExecution(ExecutionConfig execution) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention);
+        memoryKeepRecent, memoryBootContextChars, retention, state);
   }
 }

@@ -16,4 +16,12 @@ public interface AgentLauncher {
   default int stopLeftovers(java.nio.file.Path jobsRoot, java.time.Duration grace) {
     return 0;
   }
+
+  /**
+   * Stops what the agents of a dead runner of a shared state left running on this host (found by
+   * the runner named in their job tokens); returns how many processes were found.
+   */
+  default int stopLeftovers(java.nio.file.Path jobsRoot, String runnerId, java.time.Duration grace) {
+    return 0;
+  }
 }

@@ -34,6 +34,8 @@ public final class AgentRunner implements AgentLauncher {
   private final Map<String, String> runnerEnv;
   private final String summarizerKeyEnv;
   private final Optional<Path> setsid;
+  /** The runner of a shared state this launcher starts agents for; null: the state's one run. */
+  private final String runner;
 
   /** Agents inherit this JVM's environment; no summarizer key is withheld. */
   public AgentRunner(Clock clock) {
@@ -52,10 +54,25 @@ public final class AgentRunner implements AgentLauncher {
 
   /** {@code setsid}: the program that starts an agent in its own session, if there is one. */
   AgentRunner(Clock clock, Map<String, String> runnerEnv, String summarizerKeyEnv, Optional<Path> setsid) {
+    this(clock, runnerEnv, summarizerKeyEnv, setsid, null);
+  }
+
+  private AgentRunner(Clock clock, Map<String, String> runnerEnv, String summarizerKeyEnv, Optional<Path> setsid,
+      String runner) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.runnerEnv = Map.copyOf(runnerEnv);
     this.summarizerKeyEnv = summarizerKeyEnv;
     this.setsid = setsid;
+    this.runner = runner;
+  }
+
+  /**
+   * This launcher for runner {@code runnerId} of a state several runners share: its agents' job
+   * tokens name the runner, so that its leftovers are told from the live agents of other runners
+   * on this host that write to the same jobs directory. Null: the state's one run.
+   */
+  public AgentRunner forRunner(String runnerId) {
+    return new AgentRunner(clock, runnerEnv, summarizerKeyEnv, setsid, runnerId);
   }
 
   /**
@@ -74,7 +91,7 @@ public final class AgentRunner implements AgentLauncher {
     CappedLog log = prepareJobDir(request);
     Instant started = clock.instant();
     boolean ownSession = agent.stopLeftoverProcesses() && setsid.isPresent();
-    String token = JobProcesses.newToken(request.jobDir().getParent());
+    String token = JobProcesses.newToken(request.jobDir().getParent(), runner);
     Process process;
     try {
       process = processBuilder(request, ownSession, token).start();
@@ -113,7 +130,13 @@ public final class AgentRunner implements AgentLauncher {
    */
   @Override
   public int stopLeftovers(Path jobsRoot, Duration grace) {
-    JobProcesses leftovers = JobProcesses.ofState(jobsRoot);
+    return stopLeftovers(jobsRoot, runner, grace);
+  }
+
+  /** Stops what the agents of runner {@code runnerId} (of a shared state, on this host) left running. */
+  @Override
+  public int stopLeftovers(Path jobsRoot, String runnerId, Duration grace) {
+    JobProcesses leftovers = JobProcesses.ofState(jobsRoot, runnerId);
     List<ProcessHandle> found = leftovers.find();
     if (found.isEmpty()) {
       return 0;

@@ -57,20 +57,40 @@ final class JobProcesses {
    * {@link #ofState}).
    */
   static String newToken(Path jobsRoot) {
-    return stateKey(jobsRoot) + ":" + UUID.randomUUID();
+    return newToken(jobsRoot, null);
+  }
+
+  /**
+   * A fresh token for a job of runner {@code runner} (null: the state's one run) whose directory is
+   * under {@code jobsRoot}: runners sharing a state and a jobs directory each find only their own.
+   */
+  static String newToken(Path jobsRoot, String runner) {
+    return key(jobsRoot, runner) + ":" + UUID.randomUUID();
   }
 
   /** Every process carrying the token of any job of the state whose jobs are under {@code jobsRoot}. */
   static JobProcesses ofState(Path jobsRoot) {
-    return new JobProcesses(-1, (TOKEN_VARIABLE + "=" + stateKey(jobsRoot) + ":")
+    return ofState(jobsRoot, null);
+  }
+
+  /** Every process carrying the token of a job of runner {@code runner} (null: the state's one run). */
+  static JobProcesses ofState(Path jobsRoot, String runner) {
+    return new JobProcesses(-1, (TOKEN_VARIABLE + "=" + key(jobsRoot, runner) + ":")
         .getBytes(StandardCharsets.UTF_8), true);
+  }
+
+  private static String key(Path jobsRoot, String runner) {
+    return runner == null ? stateKey(jobsRoot) : stateKey(jobsRoot) + "-" + digest(runner);
   }
 
   /** 16 hex digits of the SHA-256 of the jobs directory's absolute path. */
   static String stateKey(Path jobsRoot) {
+    return digest(jobsRoot.toAbsolutePath().normalize().toString());
+  }
+
+  private static String digest(String text) {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(
-          jobsRoot.toAbsolutePath().normalize().toString().getBytes(StandardCharsets.UTF_8));
+      byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
       return HexFormat.of().formatHex(digest, 0, 8);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("the JDK has no SHA-256", e);

@@ -24,10 +24,19 @@ public sealed interface Action permits Action.Realign, Action.Advance, Action.Pr
     }
   }
 
-  /** {@code ready → in_progress} at the first phase. */
-  record Promote(String itemId) implements Action {
+  /**
+   * {@code ready → in_progress} at the first phase.
+   *
+   * @param lent whether WIP is full and the item takes the slot a held item lends its
+   *             prerequisite (so a cross-runner WIP check must not refuse it)
+   */
+  record Promote(String itemId, boolean lent) implements Action {
     public Promote {
       Objects.requireNonNull(itemId, "itemId");
+    }
+
+    public Promote(String itemId) {
+      this(itemId, false);
     }
   }
 

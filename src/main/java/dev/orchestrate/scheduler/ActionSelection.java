@@ -20,7 +20,7 @@ import java.util.function.Predicate;
  *
  * <h2>Who gets actions</h2>
  * Only <em>eligible</em> items: listed in the backlog, not done or blocked, without a running job
- * (never two jobs for one item), admitted by the filter ({@link ItemFilter#admission}), and with
+ * (never two jobs for one item), not held by another runner ({@link Snapshot#elsewhere}), admitted by the filter ({@link ItemFilter#admission}), and with
  * every dependency done (a blocked or unfinished dependency holds its dependents; unknown ids count
  * as unmet).
  *
@@ -30,7 +30,7 @@ import java.util.function.Predicate;
  *       {@link Action.Realign}; the rest of the round sees it realigned.
  *   <li><b>Promote</b> {@code ready → in_progress} while the in_progress count is below
  *       {@code maxWip}, by priority (high first), then backlog order ({@code seq}). The count is
- *       of listed in_progress items that are running or admitted by the filter (items a
+ *       of listed in_progress items that are running (here or held by another runner) or admitted by the filter (items a
  *       {@code --target} or {@code --only} leaves out do not hold WIP; items held by a dependency
  *       do, and each lends its slot to one unfinished item it waits on at a time, promoted even
  *       when WIP is full, so a held item never stalls its own prerequisite: in_progress items
@@ -111,7 +111,7 @@ public final class ActionSelection {
       List<ItemState> held = new ArrayList<>();
       for (ItemState item : now.values()) {
         if (item.inBacklog() && item.status() == ItemStatus.IN_PROGRESS
-            && (snapshot.running().containsKey(item.id()) || admitted.contains(item.id()))) {
+            && (busy(item) || admitted.contains(item.id()))) {
           wip++;
           if (waitsOnUnfinished(item)) {
             held.add(item);
@@ -158,7 +158,8 @@ public final class ActionSelection {
           ready = Transitions.advance(item, pipeline(item)).next();
           apply(new Action.Advance(item.id()), ready);
         }
-        apply(new Action.Promote(item.id()), Transitions.advance(ready, pipeline(ready)).next());
+        apply(new Action.Promote(item.id(), wip >= snapshot.maxWip()),
+            Transitions.advance(ready, pipeline(ready)).next());
         wip++;
       }
     }
@@ -307,9 +308,13 @@ public final class ActionSelection {
       now.put(next.id(), next);
     }
 
+    /** Running a job here, or held by another runner. */
+    private boolean busy(ItemState item) {
+      return snapshot.running().containsKey(item.id()) || snapshot.elsewhere().contains(item.id());
+    }
+
     private boolean eligible(ItemState item) {
-      if (!item.inBacklog() || item.status().isTerminal() || snapshot.running().containsKey(item.id())
-          || !admitted.contains(item.id())) {
+      if (!item.inBacklog() || item.status().isTerminal() || busy(item) || !admitted.contains(item.id())) {
         return false;
       }
       for (String dep : item.definition().dependsOn()) {

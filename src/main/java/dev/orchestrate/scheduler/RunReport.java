@@ -16,6 +16,7 @@ import java.util.List;
  * @param figures          the phase-summary map and job table of this session, measured
  * @param usage            the tokens and cost this run's agents reported, summed; unknown figures null
  * @param budget           the budget it ran under
+ * @param runnerId         this runner's id when several runners share the state; null when it held it alone
  */
 public record RunReport(
     long runId,
@@ -33,7 +34,8 @@ public record RunReport(
     List<String> waiting,
     RunFigures figures,
     Usage usage,
-    Budget budget) {
+    Budget budget,
+    String runnerId) {
 
   public RunReport {
     waiting = List.copyOf(waiting);
@@ -47,5 +49,13 @@ public record RunReport(
       List<String> waiting, RunFigures figures) {
     this(runId, total, done, blocked, remaining, doneThisRun, blockedThisRun, phasesRun, haltReason, duration,
         interruptedJobs, sync, waiting, figures, Usage.UNKNOWN, Budget.NONE);
+  }
+
+  /** A report of a run that held its state alone (no runner id). */
+  public RunReport(long runId, int total, int done, int blocked, int remaining, int doneThisRun, int blockedThisRun,
+      int phasesRun, HaltReason haltReason, Duration duration, int interruptedJobs, SyncResult sync,
+      List<String> waiting, RunFigures figures, Usage usage, Budget budget) {
+    this(runId, total, done, blocked, remaining, doneThisRun, blockedThisRun, phasesRun, haltReason, duration,
+        interruptedJobs, sync, waiting, figures, usage, budget, null);
   }
 }

@@ -67,6 +67,11 @@ public final class Scheduler {
    * re-read its tables for every single unit on a busy run, short next to any real agent.
    */
   static final long HOUSEKEEPING_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+  /**
+   * How often a runner of a shared state reads the items and the other runners' leases again (and
+   * takes dead runners over), at most: sooner when a claim found an item changed.
+   */
+  static final long REFRESH_MS = 250;
 
   private final StateRepository store;
   private final Config config;
@@ -78,6 +83,7 @@ public final class Scheduler {
   private final TurnHistory history;
   private final ProjectMemory memory;
   private final Housekeeping housekeeping;
+  private final ItemLeases leases;
 
   /** Messages to the scheduler thread: job ends (from supervising threads) and stop requests. */
   private final BlockingQueue<Message> inbox = new LinkedBlockingQueue<>();
@@ -98,6 +104,7 @@ public final class Scheduler {
     this.history = b.history;
     this.memory = b.memory;
     this.housekeeping = b.housekeeping;
+    this.leases = b.leases;
   }
 
   /**
@@ -139,6 +146,7 @@ public final class Scheduler {
     private TurnHistory history = TurnHistory.NONE;
     private ProjectMemory memory = ProjectMemory.NONE;
     private Housekeeping housekeeping = Housekeeping.NONE;
+    private ItemLeases leases = ItemLeases.SOLE;
 
     private Builder(StateRepository store, Config config, BacklogSource backlogs, Path jobsRoot,
         AgentLauncher launcher, Clock clock) {
@@ -174,6 +182,16 @@ public final class Scheduler {
     /** Given a slot at the end of every tick and once after the run (retention maintenance). */
     public Builder housekeeping(Housekeeping housekeeping) {
       this.housekeeping = Objects.requireNonNull(housekeeping, "housekeeping");
+      return this;
+    }
+
+    /**
+     * The item leases of this runner when several runners share the state: every item is claimed
+     * before it is changed, items other runners hold are left alone, and the items are read again
+     * from the state every {@link #REFRESH_MS} ms. {@link ItemLeases#SOLE} (the default) for one.
+     */
+    public Builder leases(ItemLeases leases) {
+      this.leases = Objects.requireNonNull(leases, "leases");
       return this;
     }
 
@@ -219,11 +237,15 @@ public final class Scheduler {
     if (leftovers > 0) {
       log.warn("stopped {} process(es) that agents of an earlier, killed run left running", leftovers);
     }
-    int interrupted = store.interruptRunningJobs(started);
+    // A shared state: dead runners are taken over first, so their running jobs count as interrupted.
+    ItemLeases.Refresh first = leases.refresh();
+    int interrupted = store.interruptRunningJobs(started) + tookOver(first);
     if (interrupted > 0) {
       log.info("{} job(s) left running by an earlier session were recorded as interrupted", interrupted);
     }
     Session s = new Session(runId, options.phaseCap());
+    s.elsewhere = first.heldElsewhere();
+    s.lastRefresh = System.nanoTime();
     SyncResult sync = store.sync(backlogs.current().items(), started);
     load(s.items);
     s.filter = options.filter().asOfRunStart(s.items.values());
@@ -256,6 +278,7 @@ public final class Scheduler {
       }
     }
 
+    leases.releaseAll();
     Instant ended = clock.instant();
     RunFigures figures = new RunFigures(s.summaries.size(), s.summaries.peak(), s.jobs.peakActive(),
         s.jobs.peakInactive(), s.jobs.size());
@@ -267,7 +290,8 @@ public final class Scheduler {
     int inBacklog = (int) items.values().stream().filter(ItemState::inBacklog).count();
     return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked,
         s.doneThisRun, s.blockedThisRun, s.jobsStarted, halt,
-        Duration.between(started, ended), interrupted, sync, remaining(items), figures, s.spend, budget());
+        Duration.between(started, ended), interrupted, sync, remaining(items), figures, s.spend, budget(),
+        leases.runnerId());
   }
 
   private Budget budget() {
@@ -340,13 +364,15 @@ public final class Scheduler {
         continue;
       }
       s.sync = s.sync.then(reload(s.items));
+      refresh(s);
       boolean acted = act(s);
       endOfTick(s);
       if (!acted && !stopRequested) {
-        if (s.jobs.activeCount() == 0) {
+        if (s.jobs.activeCount() == 0 && !othersWorkOn(s)) {
           return remaining(s).isEmpty() ? HaltReason.ALL_DONE : HaltReason.WAITING_ON_BLOCKED;
         }
         takeMessages(s, true);
+        s.stale |= leases.shared(); // waited: look at what the others did meanwhile
       }
     }
   }
@@ -410,10 +436,13 @@ public final class Scheduler {
   private boolean act(Session s) {
     boolean acted = blockOrphans(s);
     Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), selectionPipelines(),
-        config.execution().maxWip(), config.execution().maxConcurrent(), s.running(), s.filter);
+        config.execution().maxWip(), config.execution().maxConcurrent(), s.running(), s.filter, s.elsewhere);
     for (Action action : ActionSelection.select(snapshot)) {
       if (stopRequested) {
         return true;
+      }
+      if (!claim(s, action)) {
+        continue; // another runner has it, or changed it since this runner read it: decide again
       }
       ItemState item = s.items.get(action.itemId());
       Pipeline pipeline = config.pipelines().get(item.definition().pipeline());
@@ -432,6 +461,90 @@ public final class Scheduler {
   }
 
   /**
+   * Claims the item of {@code action} when the state is shared, and says whether the action may go
+   * on: not when another runner holds the item, when its promotion would take WIP across all
+   * runners beyond {@code max_wip}, or when the item changed since this runner read it (then the
+   * fresh state is taken in, and the next round decides again).
+   */
+  private boolean claim(Session s, Action action) {
+    String id = action.itemId();
+    int wipLimit = action instanceof Action.Promote p && !p.lent() ? config.execution().maxWip() : 0;
+    if (!leases.shared() || (wipLimit == 0 && leases.holds(id))) {
+      return true;
+    }
+    Optional<ItemState> fresh = leases.claim(id, wipLimit);
+    if (fresh.isEmpty()) {
+      s.stale = true;
+      return false;
+    }
+    if (!fresh.get().equals(s.items.get(id))) {
+      s.items.put(id, fresh.get());
+      if (!fresh.get().status().isRunningPhases()) {
+        leases.release(id);
+      }
+      s.stale = true;
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Reads the items and the other runners' leases again, when the state is shared: at most every
+   * {@link #REFRESH_MS} ms, at once after a claim found something changed. Dead runners are taken
+   * over here (their agents left on this host are stopped).
+   */
+  private void refresh(Session s) {
+    if (!leases.shared()
+        || (!s.stale && System.nanoTime() - s.lastRefresh < TimeUnit.MILLISECONDS.toNanos(REFRESH_MS))) {
+      return;
+    }
+    ItemLeases.Refresh refresh = leases.refresh();
+    tookOver(refresh);
+    s.elsewhere = refresh.heldElsewhere();
+    s.lastRefresh = System.nanoTime();
+    s.stale = false;
+    for (ItemState item : store.items()) {
+      ItemState known = s.items.get(item.id());
+      if (known == null) {
+        s.items.put(item.id(), item);
+        listener.itemAdded(item);
+      } else if (!known.equals(item) && !s.runningItems.containsKey(item.id())) {
+        s.items.put(item.id(), item);
+        if (known.status() != item.status()) {
+          listener.statusChanged(known, item);
+        }
+      }
+    }
+  }
+
+  /** Stops what taken-over runners of this host left running; returns how many jobs they had running. */
+  private int tookOver(ItemLeases.Refresh refresh) {
+    int jobs = 0;
+    for (ItemLeases.DeadRunner dead : refresh.takenOver()) {
+      log.warn("runner {} stopped renewing its heartbeat: took over its {} item(s), its {} running job(s) are"
+          + " interrupted and re-run", dead.id(), dead.items(), dead.jobs());
+      if (dead.sameHost()) {
+        launcher.stopLeftovers(jobsRoot, dead.id(), config.agent().killGrace());
+      }
+      jobs += dead.jobs();
+    }
+    return jobs;
+  }
+
+  /** Whether another runner holds an unfinished item this run may work on (it waits for them, then). */
+  private boolean othersWorkOn(Session s) {
+    if (!leases.shared()) {
+      return false;
+    }
+    for (String id : remaining(s)) {
+      if (s.elsewhere.contains(id)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * Blocks the listed items whose pipeline is gone. Only a follow-up item gets here (backlog
    * entries are checked against the config): its pipeline was the default one when it was added,
    * and the config has changed since.
@@ -440,7 +553,10 @@ public final class Scheduler {
     boolean blocked = false;
     for (ItemState item : List.copyOf(s.items.values())) {
       if (item.inBacklog() && !item.status().isTerminal() && !s.runningItems.containsKey(item.id())
-          && !config.pipelines().containsKey(item.definition().pipeline())) {
+          && !s.elsewhere.contains(item.id()) && !config.pipelines().containsKey(item.definition().pipeline())) {
+        if (!claim(s, new Action.Realign(item.id()))) {
+          continue;
+        }
         commit(s, Transitions.block(item, "unknown pipeline '" + item.definition().pipeline()
             + "' (the config changed since this follow-up was added)"));
         blocked = true;
@@ -586,8 +702,18 @@ public final class Scheduler {
     Step step = Transitions.afterAttempt(item, job.pipeline(), outcome, config.execution().maxRetries());
     trackExhaustion(outcome, step, s);
     JobState state = JobState.of(outcome);
-    List<ItemState> added = store.jobEnded(jobId, JobEnd.of(outcome, state, clock.instant()), step,
-        followUps, clock.instant());
+    List<ItemState> added;
+    try {
+      added = store.jobEnded(jobId, JobEnd.of(outcome, state, clock.instant()), step, followUps, clock.instant());
+    } catch (LeaseLostException e) {
+      // Another runner took the item over (this one's heartbeat was too old): its result is not
+      // recorded, and the phase runs again there, as after a kill -9.
+      log.warn("{}: the result of phase {} is dropped: {}", item.id(), request.phase(), e.getMessage());
+      s.jobs.ended(jobId, JobState.INTERRUPTED);
+      s.jobs.cleanUp();
+      s.stale = true;
+      return;
+    }
     store.jobLogBytes(jobId, directoryBytes(request.logFile().getParent()));
     if (state == JobState.COMPLETED) {
       workspaces.committed(item.id());
@@ -718,7 +844,13 @@ public final class Scheduler {
 
   private void commit(Session s, Step step) {
     ItemState before = s.items.get(step.next().id());
-    store.apply(step, clock.instant());
+    try {
+      store.apply(step, clock.instant());
+    } catch (LeaseLostException e) {
+      log.warn("{}: not changed: {}", before.id(), e.getMessage());
+      s.stale = true;
+      return;
+    }
     remember(before, step.next(), s.summaries.get(before.id()).orElse(before.progress().phaseSummary()));
     s.items.put(step.next().id(), step.next());
     count(before, step.next(), s);
@@ -828,6 +960,11 @@ public final class Scheduler {
     final Map<String, Boolean> runningItems = new LinkedHashMap<>();
     ItemFilter filter = ItemFilter.ALL;
     SyncResult sync = SyncResult.NONE;
+    /** Items other runners hold (a shared state), as of {@link #lastRefresh}. */
+    java.util.Set<String> elsewhere = java.util.Set.of();
+    long lastRefresh;
+    /** A claim or a wait says the items may have changed: read them again before the next round. */
+    boolean stale;
     int jobNumber;
     int jobsStarted;
     int consecutiveExhaustions;

@@ -21,6 +21,8 @@ import java.util.Set;
  * @param running       item id → whether the phase its running job works on is destructive
  * @param filter        {@code --only} / {@code --target}; {@link ItemFilter#ALL} for none. For a
  *                      run, pin statuses with {@link ItemFilter#asOfRunStart} first.
+ * @param elsewhere     items other runners hold ({@link ItemLeases}): never eligible here, and
+ *                      in_progress ones count for WIP as this runner's running items do
  */
 public record Snapshot(
     List<ItemState> items,
@@ -28,10 +30,12 @@ public record Snapshot(
     int maxWip,
     int maxConcurrent,
     Map<String, Boolean> running,
-    ItemFilter filter) {
+    ItemFilter filter,
+    Set<String> elsewhere) {
 
   public Snapshot {
     Objects.requireNonNull(filter, "filter");
+    elsewhere = Set.copyOf(elsewhere);
     if (maxWip < 1) {
       throw new IllegalArgumentException("maxWip must be >= 1, got " + maxWip);
     }
@@ -53,6 +57,12 @@ public record Snapshot(
     items = List.copyOf(sorted);
     pipelines = Map.copyOf(pipelines);
     running = Map.copyOf(running);
+  }
+
+  /** One runner's snapshot: no item is held elsewhere. */
+  public Snapshot(List<ItemState> items, Map<String, Pipeline> pipelines, int maxWip, int maxConcurrent,
+      Map<String, Boolean> running, ItemFilter filter) {
+    this(items, pipelines, maxWip, maxConcurrent, running, filter, Set.of());
   }
 
   public Snapshot(List<ItemState> items, Map<String, Pipeline> pipelines, int maxWip, int maxConcurrent,

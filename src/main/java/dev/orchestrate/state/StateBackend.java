@@ -22,11 +22,29 @@ public interface StateBackend {
   StateStore open(StateStore.Mode mode);
 
   /**
-   * Takes the run lease: one {@code run} (or {@code unblock}) at a time works on this state.
+   * Takes the run lease: one {@code run} (or {@code unblock}) at a time works on this state, or,
+   * when it is {@link #shared()}, registers this runner beside the others.
    *
-   * @throws StateLockedException when another process holds it
+   * @throws StateLockedException when another process holds it (never on a shared state)
    */
   RunLease acquireLease(Instant now);
+
+  /**
+   * Takes the run lease with {@code leaseTimeout}: how long a runner of a shared state may go
+   * without a heartbeat before others take it for dead (unused where one run holds the state).
+   */
+  default RunLease acquireLease(Instant now, java.time.Duration leaseTimeout) {
+    return acquireLease(now);
+  }
+
+  /**
+   * Whether several runners share this state, each claiming items ({@code scheduler.ItemLeases}):
+   * then a run never refuses another, and {@code unblock} needs no lease (its writes are
+   * conditional on the items' state).
+   */
+  default boolean shared() {
+    return false;
+  }
 
   /** Whether some process holds the run lease now (a run is active). */
   boolean leaseHeld();

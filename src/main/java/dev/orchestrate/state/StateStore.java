@@ -4,6 +4,7 @@ import dev.orchestrate.context.TurnRepository;
 import dev.orchestrate.memory.MemoryRepository;
 import dev.orchestrate.retention.RetentionStore;
 import dev.orchestrate.scheduler.EventLog;
+import dev.orchestrate.scheduler.ItemLeases;
 import dev.orchestrate.scheduler.StateRepository;
 import dev.orchestrate.stats.StatsSource;
 import dev.orchestrate.workspace.WorkspaceStore;
@@ -28,6 +29,13 @@ public interface StateStore extends AutoCloseable {
     /** Read-write, tuned for large batch deletes and imports ({@code compact}, {@code memory import}). */
     MAINTENANCE
   }
+
+  /**
+   * The item leases a run works under: {@link ItemLeases#SOLE} for a runner that holds the whole
+   * state (its run lease names no runner), else claims by {@code runnerId}, whose heartbeat older
+   * than {@code timeout} marks it dead. Once made, the store's item writes are fenced by them.
+   */
+  ItemLeases leases(String runnerId, String host, java.time.Duration timeout);
 
   /** The schema version of the state as it was found; 0 for a state nothing has been written to yet. */
   int schemaVersion();

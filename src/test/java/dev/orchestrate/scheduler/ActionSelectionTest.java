@@ -25,6 +25,11 @@ class ActionSelectionTest {
     return new Action.Promote(id);
   }
 
+  /** A promotion into the WIP slot a held item lends its prerequisite. */
+  private static Action lent(String id) {
+    return new Action.Promote(id, true);
+  }
+
   private static Action advance(String id) {
     return new Action.Advance(id);
   }
@@ -188,7 +193,7 @@ class ActionSelectionTest {
         .add("A", "feature", MEDIUM, IN_PROGRESS, "build", "B")
         .add("C", "feature", HIGH, READY, null)
         .add("B", "feature", LOW, READY, null);
-    assertEquals(List.of(promote("B"), run("B", "design")), w.select(),
+    assertEquals(List.of(lent("B"), run("B", "design")), w.select(),
         "B is promoted past WIP (and past C, of higher priority: C waits for a free slot)");
   }
 
@@ -199,7 +204,7 @@ class ActionSelectionTest {
         .add("B", "feature", MEDIUM, READY, null)
         .add("C", "feature", MEDIUM, READY, null)
         .add("D", "feature", MEDIUM, READY, null);
-    assertEquals(List.of(promote("B"), run("B", "design")), w.select(), "max_wip 1 + 1 held: B only");
+    assertEquals(List.of(lent("B"), run("B", "design")), w.select(), "max_wip 1 + 1 held: B only");
   }
 
   @Test
@@ -208,7 +213,7 @@ class ActionSelectionTest {
         .add("A", "feature", MEDIUM, IN_PROGRESS, "build", "B")
         .add("B", "feature", MEDIUM, READY, null, "C")
         .add("C", "feature", MEDIUM, READY, null);
-    assertEquals(List.of(promote("C"), run("C", "design")), w.select(), "C first: B waits on it");
+    assertEquals(List.of(lent("C"), run("C", "design")), w.select(), "C first: B waits on it");
   }
 
   @Test

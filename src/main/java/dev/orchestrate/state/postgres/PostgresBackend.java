@@ -24,8 +24,8 @@ import java.util.function.Consumer;
  * {@code postgresql://} location ({@link PostgresLocation}), the job logs and worktrees of this
  * runner in a local {@link StateDirectory}. Its stores are the shared {@link SqlStateStore}
  * speaking {@link PostgresDialect}: writes serialized by an advisory lock (one writer at a time,
- * as on SQLite; the dialect says why), the run lease a session advisory lock
- * ({@link PostgresLease}).
+ * as on SQLite; the dialect says why). Several runners share it: the run lease is a runner's
+ * registration and heartbeat ({@link PostgresRunner}), and they claim items one by one.
  *
  * <p>Connections: auto-commit, {@code ApplicationName=orchestrate}, a connect timeout of
  * {@value #CONNECT_TIMEOUT_S} s, TCP keepalive, the schema as the {@code search_path}, and
@@ -34,6 +34,8 @@ import java.util.function.Consumer;
  * transaction read-only and never migrate; a schema that is not there reads as no state.
  */
 public final class PostgresBackend implements StateBackend {
+  /** How old a runner's heartbeat may get before other runners take it for dead. */
+  public static final java.time.Duration DEFAULT_LEASE_TIMEOUT = java.time.Duration.ofSeconds(30);
   /** Seconds a connection attempt may take before it fails as the server out of reach. */
   static final int CONNECT_TIMEOUT_S = 10;
   static final String APPLICATION_NAME = "orchestrate";
@@ -131,21 +133,37 @@ public final class PostgresBackend implements StateBackend {
     return SqlStateStore.open(jdbc, directory.root());
   }
 
+  /** Registers this runner with the default lease timeout. */
   @Override
   public RunLease acquireLease(Instant now) {
+    return acquireLease(now, DEFAULT_LEASE_TIMEOUT);
+  }
+
+  /**
+   * Registers this runner (never refused: runners share the state) and starts its heartbeat; its
+   * job logs are in this backend's local directory.
+   */
+  @Override
+  public RunLease acquireLease(Instant now, java.time.Duration leaseTimeout) {
     PostgresLocation at = usable();
-    String holder = "orchestrate run: pid " + ProcessHandle.current().pid() + " on " + hostName();
-    return PostgresLease.acquire(at, this::connect, holder);
+    open(StateStore.Mode.READ_WRITE).close(); // the runners table is part of the schema
+    String host = hostName();
+    return PostgresRunner.start(host, directory.jobs(), leaseTimeout,
+        () -> connect("orchestrate run: pid " + ProcessHandle.current().pid() + " on " + host), at.schema());
+  }
+
+  /** Whether a runner is registered (running, or dead and not yet taken over). */
+  @Override
+  public boolean leaseHeld() {
+    try (Jdbc jdbc = new Jdbc(connect(APPLICATION_NAME), new PostgresDialect(usable()))) {
+      return PostgresSchema.version(jdbc, location.schema()) > 0
+          && jdbc.queryLong("SELECT count(*) FROM (SELECT 1 FROM runners LIMIT 1) r") > 0;
+    }
   }
 
   @Override
-  public boolean leaseHeld() {
-    PostgresLocation at = usable();
-    try (Connection connection = connect(APPLICATION_NAME)) {
-      return PostgresLease.held(connection, at.schema());
-    } catch (SQLException e) {
-      throw PostgresDialect.connectFailure(at, e);
-    }
+  public boolean shared() {
+    return true;
   }
 
   @Override

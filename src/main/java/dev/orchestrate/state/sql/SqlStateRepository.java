@@ -46,6 +46,9 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   /** Reads items as the schema found allows (a read-only store may hold an older one). */
   private final SqlStateReader reader;
 
+  /** The item leases every item write is conditional on, when several runners share the state. */
+  private SqlItemLeases leases;
+
   SqlStateRepository(Jdbc jdbc, Path root) {
     this.root = root;
     this.jdbc = jdbc;
@@ -54,6 +57,11 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
 
   SqlStateReader reader() {
     return reader;
+  }
+
+  /** From now on, every item write is fenced by {@code leases}, and jobs and runs name its runner. */
+  void fencedBy(SqlItemLeases leases) {
+    this.leases = leases;
   }
 
   /**
@@ -230,30 +238,69 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
 
   private void write(Step step, long at) {
     if (update(step, null, at) != 1) {
+      if (leases != null && item(step.next().id()).isPresent()) {
+        throw lost(step.next().id());
+      }
       throw new StoreException("item " + step.next().id() + " is not in the state database");
     }
     TruncatedWrites.countIf(jdbc, "items", step.truncatedValues() > 0);
     events(step, at);
   }
 
-  /** Writes the item's progress, only while its status is {@code expected} when one is given. */
+  /**
+   * Writes the item's progress, only while its status is {@code expected} when one is given, and,
+   * when the state is shared, only while the lease is as this runner holds it ({@link SqlItemLeases#fence}).
+   */
   private int update(Step step, ItemStatus expected, long at) {
     Progress p = step.next().progress();
-    // Two statements rather than "? IS NULL OR status = ?": a parameter only ever compared with NULL
-    // has no type, which PostgreSQL refuses.
-    String sql = """
+    List<Object> values = new ArrayList<>(List.of(p.status().key(), nullable(p.phase()), p.attempts(),
+        nullable(p.blockedReason()), p.blockedFrom() == null ? NULL : p.blockedFrom().key(),
+        nullable(p.lastFailure()), nullable(p.phaseSummary()), nullable(p.unblockNotes()), at));
+    StringBuilder sql = new StringBuilder("""
         UPDATE items SET status = ?, phase = ?, attempts = ?, blocked_reason = ?, blocked_from = ?,
-               last_failure = ?, phase_summary = ?, unblock_notes = ?, updated_at = ?
-        WHERE id = ?""";
-    Object[] values = {p.status().key(), p.phase(), p.attempts(), p.blockedReason(),
-        p.blockedFrom() == null ? null : p.blockedFrom().key(), p.lastFailure(), p.phaseSummary(),
-        p.unblockNotes(), at, step.next().id()};
-    if (expected == null) {
-      return jdbc.execute(sql, values);
+               last_failure = ?, phase_summary = ?, unblock_notes = ?, updated_at = ?""");
+    SqlItemLeases.Fence fence = leases == null ? null : leases.fence(step);
+    if (fence != null) {
+      sql.append(", lease_owner = ?, version = version + 1");
+      values.add(nullable(fence.owner()));
     }
-    Object[] withExpected = java.util.Arrays.copyOf(values, values.length + 1);
-    withExpected[values.length] = expected.key();
-    return jdbc.execute(sql + " AND status = ?", withExpected);
+    sql.append(" WHERE id = ?");
+    values.add(step.next().id());
+    // Separate conditions rather than "? IS NULL OR status = ?": a parameter only ever compared with
+    // NULL has no type, which PostgreSQL refuses.
+    if (expected != null) {
+      sql.append(" AND status = ?");
+      values.add(expected.key());
+    }
+    if (fence != null && fence.heldHere()) {
+      sql.append(" AND lease_owner = ? AND version = ?");
+      values.add(leases.runnerId());
+      values.add(fence.version());
+    } else if (fence != null) {
+      sql.append(" AND lease_owner IS NULL");
+    }
+    Object[] params = values.stream().map(v -> v == NULL ? null : v).toArray();
+    int n = jdbc.execute(sql.toString(), params);
+    if (fence != null) {
+      if (n == 1) {
+        leases.wrote(fence);
+      } else if (fence.heldHere()) {
+        leases.lost(fence.itemId());
+      }
+    }
+    return n;
+  }
+
+  /** Stands for SQL NULL in a list that takes no nulls. */
+  private static final Object NULL = new Object();
+
+  private static Object nullable(Object value) {
+    return value == null ? NULL : value;
+  }
+
+  private dev.orchestrate.scheduler.LeaseLostException lost(String itemId) {
+    return new dev.orchestrate.scheduler.LeaseLostException(itemId, "item " + itemId
+        + " is no longer held by runner " + leases.runnerId() + ": another runner took it over or changed it");
   }
 
   private void events(Step step, long at) {
@@ -268,11 +315,18 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
 
   @Override
   public long jobStarted(JobStart start) {
+    String logPath = start.logPath() == null ? null : JobLogPaths.relative(root, start.logPath());
+    if (leases != null) {
+      return jdbc.insert("""
+          INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, log_path, runner_id)
+          VALUES (?, ?, ?, ?, 'running', ?, ?, ?)""",
+          start.runId(), start.itemId(), start.phase(), start.attempt(), start.startedAt().toEpochMilli(),
+          logPath, leases.runnerId());
+    }
     return jdbc.insert("""
         INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, log_path)
         VALUES (?, ?, ?, ?, 'running', ?, ?)""",
-        start.runId(), start.itemId(), start.phase(), start.attempt(), start.startedAt().toEpochMilli(),
-        start.logPath() == null ? null : JobLogPaths.relative(root, start.logPath()));
+        start.runId(), start.itemId(), start.phase(), start.attempt(), start.startedAt().toEpochMilli(), logPath);
   }
 
   @Override
@@ -315,6 +369,13 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
 
   @Override
   public int interruptRunningJobs(Instant now) {
+    if (leases != null) {
+      // Only jobs no live runner owns: a dead one's are taken over by SqlItemLeases.refresh.
+      return jdbc.execute("""
+          UPDATE jobs SET state = ?, ended_at = ?, reason = 'the run that started it ended without recording the end'
+          WHERE state = 'running' AND (runner_id IS NULL OR runner_id NOT IN (SELECT id FROM runners))""",
+          JobState.INTERRUPTED.key(), now.toEpochMilli());
+    }
     return jdbc.execute("""
         UPDATE jobs SET state = ?, ended_at = ?, reason = 'the run that started it ended without recording the end'
         WHERE state = 'running'""", JobState.INTERRUPTED.key(), now.toEpochMilli());
@@ -365,6 +426,10 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
 
   @Override
   public long runStarted(Instant now, long pid) {
+    if (leases != null) {
+      return jdbc.insert("INSERT INTO runs (started_at, pid, runner_id) VALUES (?, ?, ?)", now.toEpochMilli(), pid,
+          leases.runnerId());
+    }
     return jdbc.insert("INSERT INTO runs (started_at, pid) VALUES (?, ?)", now.toEpochMilli(), pid);
   }
 

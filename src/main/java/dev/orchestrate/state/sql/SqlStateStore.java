@@ -4,6 +4,7 @@ import dev.orchestrate.context.TurnRepository;
 import dev.orchestrate.memory.MemoryRepository;
 import dev.orchestrate.retention.RetentionStore;
 import dev.orchestrate.scheduler.EventLog;
+import dev.orchestrate.scheduler.ItemLeases;
 import dev.orchestrate.scheduler.StateRepository;
 import dev.orchestrate.state.BusyWait;
 import dev.orchestrate.state.DashboardQueries;
@@ -63,6 +64,20 @@ public final class SqlStateStore implements StateStore {
   /** The items repository as its own class, with what the port does not show. */
   SqlStateRepository repository() {
     return items;
+  }
+
+  /**
+   * The item leases of runner {@code runnerId} on this store, or {@link ItemLeases#SOLE} when it is
+   * null (one runner at a time). Once made, every item write of this store is fenced by them.
+   */
+  @Override
+  public ItemLeases leases(String runnerId, String host, java.time.Duration timeout) {
+    if (runnerId == null) {
+      return ItemLeases.SOLE;
+    }
+    SqlItemLeases leases = new SqlItemLeases(jdbc, runnerId, host, timeout);
+    items.fencedBy(leases);
+    return leases;
   }
 
   @Override

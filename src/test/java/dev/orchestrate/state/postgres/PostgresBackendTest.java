@@ -13,9 +13,7 @@ import dev.orchestrate.retention.RetentionStore.OrphanSweep;
 import dev.orchestrate.scheduler.JobEnd;
 import dev.orchestrate.scheduler.JobStart;
 import dev.orchestrate.state.BusyWait;
-import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateDirectory;
-import dev.orchestrate.state.StateLockedException;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.StoreInterruptedException;
 import dev.orchestrate.testing.EmbeddedPostgresServer;
@@ -36,7 +34,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** What the PostgreSQL backend does beyond the contract: its write lock, its lease, its connections. */
+/** What the PostgreSQL backend does beyond the contract: its write lock, its connections, its maintenance. */
 class PostgresBackendTest {
   private static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
 
@@ -129,38 +127,6 @@ class PostgresBackendTest {
       store.items().sync(List.of(item("B")), T0);
       assertEquals(List.of("B"), store.items().items().stream().map(i -> i.id()).toList(), "the store works on");
     }
-  }
-
-  @Test
-  @SuppressWarnings("try") // held for the block, never read
-  void a_refused_lease_names_the_session_that_holds_it_and_pg_locks_shows_the_lease() throws Exception {
-    try (RunLease held = backend.acquireLease(T0)) {
-      StateLockedException e = assertThrows(StateLockedException.class, () -> backend.acquireLease(T0));
-      assertTrue(e.getMessage().startsWith("state database " + EmbeddedPostgresServer.location(schema)
-          + " is in use by another run (orchestrate run: pid " + ProcessHandle.current().pid() + " on runner-1,"
-          + " connected since "), e.getMessage());
-      assertTrue(e.getMessage().endsWith("); wait for it to finish or stop it first"), e.getMessage());
-      assertEquals(1, count("SELECT COUNT(*) FROM pg_locks WHERE locktype = 'advisory' AND classid = " + Locks.LEASE
-          + " AND objid = " + Locks.key(schema) + " AND objsubid = 2 AND granted"));
-      assertFalse(backend.exists(), "a lease creates no state");
-    }
-    assertFalse(backend.leaseHeld());
-  }
-
-  @Test
-  void a_lease_whose_session_ends_is_released_by_the_server() throws Exception {
-    RunLease lease = backend.acquireLease(T0);
-    try (Connection c = EmbeddedPostgresServer.connect(); Statement st = c.createStatement()) {
-      st.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE"
-          + " 'orchestrate run: pid " + ProcessHandle.current().pid() + "%'"); // as if the process died
-    }
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-    while (backend.leaseHeld() && System.nanoTime() < deadline) {
-      Thread.sleep(50);
-    }
-    assertFalse(backend.leaseHeld());
-    backend.acquireLease(T0).close();
-    lease.close(); // its session is gone already: nothing to release, nothing thrown
   }
 
   @Test

@@ -1,0 +1,256 @@
+package dev.orchestrate.state.postgres;
+
+import static dev.orchestrate.testing.Fixtures.item;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.backlog.BacklogItem;
+import dev.orchestrate.backlog.InitialStatus;
+import dev.orchestrate.scheduler.ItemLeases;
+import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.scheduler.ItemStatus;
+import dev.orchestrate.scheduler.JobStart;
+import dev.orchestrate.scheduler.LeaseLostException;
+import dev.orchestrate.scheduler.Progress;
+import dev.orchestrate.scheduler.Step;
+import dev.orchestrate.state.RunLease;
+import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.EmbeddedPostgresServer;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Item leases on a real PostgreSQL state, two runners in one test: claims, the version fence,
+ * releases at transitions, the cross-runner WIP limit and the take-over of a dead runner.
+ */
+class ItemLeasesTest {
+  private static final Instant T0 = Instant.parse("2026-11-24T10:00:00Z");
+  private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+  @TempDir
+  Path dir;
+
+  private String schema;
+  private PostgresBackend backend;
+  private final List<AutoCloseable> open = new ArrayList<>();
+
+  @BeforeEach
+  void fresh() {
+    schema = EmbeddedPostgresServer.freshSchema("leases");
+    backend = new PostgresBackend(EmbeddedPostgresServer.location(schema), new StateDirectory(dir.resolve("state")),
+        Map.of("HOSTNAME", "host-a"), dir.resolve("home"), line -> {});
+  }
+
+  @AfterEach
+  void close() throws Exception {
+    for (int i = open.size() - 1; i >= 0; i--) {
+      open.get(i).close();
+    }
+  }
+
+  /** A runner: its registration, a store, and the store's leases. */
+  private record Runner(RunLease lease, StateStore store, ItemLeases leases) {
+  }
+
+  private Runner runner() {
+    RunLease lease = backend.acquireLease(T0, TIMEOUT);
+    open.add(lease);
+    StateStore store = backend.open(StateStore.Mode.READ_WRITE);
+    open.add(store);
+    return new Runner(lease, store, store.leases(lease.runnerId(), lease.host(), TIMEOUT));
+  }
+
+  private static Step to(ItemState item, ItemStatus status, String phase) {
+    return new Step(item.with(new Progress(status, phase, 0, null, null, null, null, null)), List.of());
+  }
+
+  @Test
+  void an_item_one_runner_claimed_is_refused_to_another_and_shows_as_held_elsewhere() {
+    Runner a = runner();
+    Runner b = runner();
+    a.store().items().sync(List.of(item("A", InitialStatus.READY), item("B", InitialStatus.READY)), T0);
+
+    Optional<ItemState> claimed = a.leases().claim("A", 0);
+    assertEquals(ItemStatus.READY, claimed.orElseThrow().status());
+    assertTrue(a.leases().holds("A"));
+    assertEquals(Optional.empty(), b.leases().claim("A", 0));
+    assertFalse(b.leases().holds("A"));
+    assertEquals(java.util.Set.of("A"), b.leases().refresh().heldElsewhere());
+    assertEquals(java.util.Set.of(), a.leases().refresh().heldElsewhere());
+    assertTrue(b.leases().claim("B", 0).isPresent());
+  }
+
+  @Test
+  void a_move_out_of_running_phases_releases_the_item_in_the_same_write() {
+    Runner a = runner();
+    Runner b = runner();
+    a.store().items().sync(List.of(item("A", InitialStatus.READY)), T0);
+    ItemState ready = a.leases().claim("A", 0).orElseThrow();
+    a.store().items().apply(to(ready, ItemStatus.IN_PROGRESS, "design"), T0);
+    assertTrue(a.leases().holds("A"), "in_progress: still held");
+    assertEquals("host-a", owner("A").split(":")[0]);
+    ItemState working = a.store().items().item("A").orElseThrow();
+    a.store().items().apply(to(working, ItemStatus.DONE, null), T0);
+    assertFalse(a.leases().holds("A"));
+    assertNull(owner("A"), "done: released with the write");
+    assertTrue(b.leases().claim("A", 0).isPresent(), "free for anyone");
+  }
+
+  @Test
+  void a_runner_whose_item_was_taken_over_can_never_overwrite_the_new_holders_progress() throws Exception {
+    Runner a = runner();
+    Runner b = runner();
+    a.store().items().sync(List.of(item("A", InitialStatus.READY)), T0);
+    ItemState ready = a.leases().claim("A", 0).orElseThrow();
+    a.store().items().apply(to(ready, ItemStatus.IN_PROGRESS, "design"), T0);
+    ItemState stale = a.store().items().item("A").orElseThrow();
+
+    // A's heartbeat stops long enough that B takes it for dead (as after a GC pause or a partition).
+    sql("UPDATE runners SET heartbeat_at = heartbeat_at - 3600000 WHERE id = '" + a.lease().runnerId() + "'");
+    ItemLeases.Refresh refresh = b.leases().refresh();
+    assertEquals(1, refresh.takenOver().size());
+    assertEquals(a.lease().runnerId(), refresh.takenOver().get(0).id());
+    ItemState taken = b.leases().claim("A", 0).orElseThrow();
+    b.store().items().apply(to(taken, ItemStatus.IN_PROGRESS, "build"), T0);
+
+    LeaseLostException lost = assertThrows(LeaseLostException.class,
+        () -> a.store().items().apply(to(stale, ItemStatus.DONE, null), T0));
+    assertEquals("A", lost.itemId());
+    assertTrue(lost.getMessage().contains("no longer held by runner " + a.lease().runnerId()), lost.getMessage());
+    ItemState now = b.store().items().item("A").orElseThrow();
+    assertEquals(ItemStatus.IN_PROGRESS, now.status(), "the new holder's progress stands");
+    assertEquals("build", now.progress().phase());
+    assertEquals(b.lease().runnerId(), owner("A"));
+    assertFalse(a.leases().holds("A"));
+  }
+
+  @Test
+  void a_dead_runners_running_jobs_are_interrupted_its_items_freed_and_its_row_removed() throws Exception {
+    Runner a = runner();
+    Runner b = runner();
+    a.store().items().sync(List.of(item("A", InitialStatus.READY), item("B", InitialStatus.READY)), T0);
+    for (String id : List.of("A", "B")) {
+      ItemState ready = a.leases().claim(id, 0).orElseThrow();
+      a.store().items().apply(to(ready, ItemStatus.IN_PROGRESS, "design"), T0);
+    }
+    long run = a.store().items().runStarted(T0, 1);
+    long job = a.store().items().jobStarted(new JobStart(run, "A", "design", 1, T0, null));
+    assertEquals(a.lease().runnerId(), text("SELECT runner_id FROM jobs WHERE id = " + job));
+    assertEquals(a.lease().runnerId(), text("SELECT runner_id FROM runs WHERE id = " + run));
+
+    assertEquals(List.of(), b.leases().refresh().takenOver(), "a live runner is left alone");
+    sql("UPDATE runners SET heartbeat_at = heartbeat_at - 3600000 WHERE id = '" + a.lease().runnerId() + "'");
+    ItemLeases.DeadRunner dead = b.leases().refresh().takenOver().get(0);
+    assertEquals(1, dead.jobs());
+    assertEquals(2, dead.items());
+    assertTrue(dead.sameHost());
+    assertEquals(dir.resolve("state").resolve("jobs").toAbsolutePath().normalize(), dead.logs());
+    assertEquals("interrupted", text("SELECT state FROM jobs WHERE id = " + job));
+    assertTrue(text("SELECT reason FROM jobs WHERE id = " + job).contains("stopped renewing its heartbeat"));
+    assertNull(owner("A"));
+    assertNull(owner("B"));
+    assertEquals("0", text("SELECT count(*) FROM runners WHERE id = '" + a.lease().runnerId() + "'"));
+    assertEquals("1", text("SELECT count(*) FROM events WHERE kind = 'runner.taken_over'"));
+    assertEquals(ItemStatus.IN_PROGRESS, b.leases().claim("A", 0).orElseThrow().status(),
+        "claimed again where it was, to re-run its phase");
+  }
+
+  @Test
+  void max_wip_holds_across_runners_and_an_item_being_promoted_counts() {
+    Runner a = runner();
+    Runner b = runner();
+    a.store().items().sync(List.of(item("A", InitialStatus.READY), item("B", InitialStatus.READY),
+        item("C", InitialStatus.READY)), T0);
+    ItemState first = a.leases().claim("A", 2).orElseThrow(); // 0 others in progress
+    assertTrue(b.leases().claim("B", 2).isPresent(), "1 other (A, ready and claimed: being promoted)");
+    assertEquals(Optional.empty(), b.leases().claim("C", 2), "A and B are on their way into WIP: full");
+    a.store().items().apply(to(first, ItemStatus.IN_PROGRESS, "design"), T0);
+    assertEquals(Optional.empty(), a.leases().claim("C", 2), "A in progress, B being promoted: full");
+    assertTrue(a.leases().claim("C", 3).isPresent());
+  }
+
+  @Test
+  void the_held_versions_stay_bounded_by_the_items_held_over_thousands_of_claims() {
+    Runner a = runner();
+    List<BacklogItem> backlog = new ArrayList<>();
+    for (int i = 0; i < 3_000; i++) {
+      backlog.add(item(String.format("W-%04d", i), InitialStatus.READY));
+    }
+    a.store().items().sync(backlog, T0);
+    int peak = 0;
+    for (BacklogItem each : backlog) {
+      ItemState ready = a.leases().claim(each.id(), 0).orElseThrow();
+      a.store().items().apply(to(ready, ItemStatus.IN_PROGRESS, "design"), T0);
+      peak = Math.max(peak, heldCount(a.leases()));
+      ItemState working = a.store().items().item(each.id()).orElseThrow();
+      a.store().items().apply(to(working, ItemStatus.DONE, null), T0);
+    }
+    assertEquals(1, peak, "one item at a time, one held version");
+    assertEquals(0, heldCount(a.leases()));
+    assertEquals("0", text("SELECT count(*) FROM items WHERE lease_owner IS NOT NULL"));
+  }
+
+  @Test
+  void release_all_frees_every_item_of_this_runner_and_no_other() {
+    Runner a = runner();
+    Runner b = runner();
+    a.store().items().sync(List.of(item("A", InitialStatus.READY), item("B", InitialStatus.READY)), T0);
+    a.leases().claim("A", 0).orElseThrow();
+    b.leases().claim("B", 0).orElseThrow();
+    a.leases().releaseAll();
+    assertNull(owner("A"));
+    assertEquals(b.lease().runnerId(), owner("B"));
+  }
+
+  private static int heldCount(ItemLeases leases) {
+    try {
+      java.lang.reflect.Method m = leases.getClass().getDeclaredMethod("heldCount");
+      m.setAccessible(true);
+      return (int) m.invoke(leases);
+    } catch (ReflectiveOperationException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private String owner(String id) {
+    try {
+      return text("SELECT lease_owner FROM items WHERE id = '" + id + "'");
+    } catch (Exception e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  private void sql(String sql) throws Exception {
+    try (Connection c = EmbeddedPostgresServer.connect(); Statement st = c.createStatement()) {
+      st.execute("SET search_path TO \"" + schema + "\"");
+      st.execute(sql);
+    }
+  }
+
+  private String text(String sql) {
+    try (Connection c = EmbeddedPostgresServer.connect(); Statement st = c.createStatement()) {
+      st.execute("SET search_path TO \"" + schema + "\"");
+      try (ResultSet rs = st.executeQuery(sql)) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    } catch (java.sql.SQLException e) {
+      throw new AssertionError(e);
+    }
+  }
+}

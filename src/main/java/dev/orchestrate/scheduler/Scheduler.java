@@ -437,23 +437,28 @@ public final class Scheduler {
     boolean acted = blockOrphans(s);
     Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), selectionPipelines(),
         config.execution().maxWip(), config.execution().maxConcurrent(), s.running(), s.filter, s.elsewhere);
+    java.util.Set<String> skipped = new java.util.HashSet<>();
     for (Action action : ActionSelection.select(snapshot)) {
       if (stopRequested) {
         return true;
       }
-      if (!claim(s, action)) {
-        continue; // another runner has it, or changed it since this runner read it: decide again
+      // An item's later actions build on its earlier ones: once one is skipped, so are the rest.
+      if (skipped.contains(action.itemId()) || !claim(s, action)) {
+        skipped.add(action.itemId()); // another runner has it, or changed it meanwhile: decide again
+        continue;
       }
       ItemState item = s.items.get(action.itemId());
       Pipeline pipeline = config.pipelines().get(item.definition().pipeline());
       if (action instanceof Action.Realign) {
-        commit(s, Transitions.realign(item, pipeline));
+        if (!commit(s, Transitions.realign(item, pipeline))) {
+          skipped.add(item.id());
+        }
       } else if (s.jobsStarted >= s.phaseCap) {
         continue; // no phase can start in this run: leave statuses for the run that will work on them
       } else if (action instanceof Action.RunPhase) {
         spawn(s, item, pipeline);
-      } else {
-        commit(s, Transitions.advance(item, pipeline)); // Advance (new →) and Promote (ready →)
+      } else if (!commit(s, Transitions.advance(item, pipeline))) { // Advance (new →) and Promote (ready →)
+        skipped.add(item.id());
       }
       acted = true;
     }
@@ -787,8 +792,12 @@ public final class Scheduler {
     if (result.conflict()) {
       commit(s, Transitions.integrationConflict(item, result.message()));
     } else if (result.message() != null) {
-      store.apply(new Step(item, List.of(new Event(item.id(), "workspace." + result.kind(),
-          Map.of("message", result.message())))), clock.instant());
+      try {
+        store.apply(new Step(item, List.of(new Event(item.id(), "workspace." + result.kind(),
+            Map.of("message", result.message())))), clock.instant());
+      } catch (LeaseLostException e) {
+        log.warn("{}: {} not recorded: {}", item.id(), result.message(), e.getMessage());
+      }
     }
   }
 
@@ -842,14 +851,15 @@ public final class Scheduler {
     }
   }
 
-  private void commit(Session s, Step step) {
+  /** Commits the step and takes it in; false when another runner holds the item now (nothing changed). */
+  private boolean commit(Session s, Step step) {
     ItemState before = s.items.get(step.next().id());
     try {
       store.apply(step, clock.instant());
     } catch (LeaseLostException e) {
       log.warn("{}: not changed: {}", before.id(), e.getMessage());
       s.stale = true;
-      return;
+      return false;
     }
     remember(before, step.next(), s.summaries.get(before.id()).orElse(before.progress().phaseSummary()));
     s.items.put(step.next().id(), step.next());
@@ -861,6 +871,7 @@ public final class Scheduler {
     if (step.next().status() == ItemStatus.BLOCKED) {
       workspaces.blocked(before.id());
     }
+    return true;
   }
 
   /** Records the outcome memory when an item has just reached Done or Blocked. */

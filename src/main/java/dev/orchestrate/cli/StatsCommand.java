@@ -8,6 +8,7 @@ import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.StoreException;
 import dev.orchestrate.stats.LastRun;
+import dev.orchestrate.stats.RunnerLease;
 import dev.orchestrate.stats.Spending;
 import dev.orchestrate.stats.StatsInput;
 import dev.orchestrate.stats.StatsReport;
@@ -78,11 +79,13 @@ final class StatsCommand implements Callable<Integer> {
     Instant now = Clock.systemUTC().instant();
     StatsInput input = StatsInput.empty(now);
     Spending spending = Spending.NONE;
+    List<RunnerLease> runners = List.of();
     if (backend.exists()) {
       try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
         StatsSource stats = store.stats();
         input = stats.read(now);
         spending = stats.spending();
+        runners = stats.runners();
         // After the read, and never in its way: a busy (or read-only) database costs the trend
         // one sample, not the answer.
         try {
@@ -98,10 +101,12 @@ final class StatsCommand implements Callable<Integer> {
     if (json) {
       Map<String, Object> doc = toJson(report, dir);
       doc.put("usage", usageJson(spending));
+      doc.put("runners", runners.stream().map(StatsCommand::runner).toList());
       Json.print(out, doc);
     } else {
       printText(out, report, dir);
       printSpending(out, spending);
+      printRunners(out, runners);
     }
     return check ? report.status().exitCode() : ExitCode.OK;
   }
@@ -257,6 +262,32 @@ final class StatsCommand implements Callable<Integer> {
     last.put("budget", budget);
     usage.put("last_run", last);
     return usage;
+  }
+
+  /** A registered runner of a shared state and the items it holds. */
+  static Map<String, Object> runner(RunnerLease r) {
+    Map<String, Object> row = new LinkedHashMap<>();
+    row.put("id", r.id());
+    row.put("host", r.host());
+    row.put("pid", r.pid());
+    row.put("started_at", Json.timestamp(r.startedAt()));
+    row.put("heartbeat_at", Json.timestamp(r.heartbeatAt()));
+    row.put("heartbeat_age_ms", r.heartbeatAgeMs());
+    row.put("items_held", r.items());
+    return row;
+  }
+
+  private static void printRunners(PrintWriter out, List<RunnerLease> runners) {
+    if (runners.isEmpty()) {
+      return; // one run at a time (SQLite), or no runner now
+    }
+    out.println("runners: " + runners.size());
+    for (RunnerLease r : runners) {
+      out.println(
+          "  " + r.id() + "  heartbeat " + RunProgress.seconds(Duration.ofMillis(Math.max(0, r.heartbeatAgeMs())))
+              + " ago, " + r.items() + (r.items() == 1 ? " item" : " items") + " held");
+    }
+    out.flush();
   }
 
   private static void printSpending(PrintWriter out, Spending s) {

@@ -11,6 +11,14 @@ public interface StatsSource {
   Spending spending();
 
   /**
+   * The runners registered in a state several runners share, oldest first, with the items each
+   * holds; none where one run holds the state at a time.
+   */
+  default java.util.List<RunnerLease> runners() {
+    return java.util.List.of();
+  }
+
+  /**
    * Records one trend sample during a run or compact (which hold the write lock anyway); the
    * samples' own retention prunes them.
    */

@@ -46,6 +46,19 @@ final class SqlStats implements StatsSource {
     this.jdbc = jdbc;
   }
 
+  /** From the {@code runners} table, where the schema has one (PostgreSQL): a handful of rows. */
+  @Override
+  public java.util.List<dev.orchestrate.stats.RunnerLease> runners() {
+    if (!jdbc.dialect().hasColumn(jdbc, "runners", "heartbeat_at")) {
+      return java.util.List.of();
+    }
+    return jdbc.query("SELECT r.id, r.host, r.pid, r.started_at, r.heartbeat_at, " + SqlItemLeases.NOW_MS
+        + " - r.heartbeat_at, (SELECT count(*) FROM items i WHERE i.lease_owner = r.id)"
+        + " FROM runners r ORDER BY r.started_at, r.id",
+        rs -> new dev.orchestrate.stats.RunnerLease(rs.getString(1), rs.getString(2), rs.getLong(3),
+            Instant.ofEpochMilli(rs.getLong(4)), Instant.ofEpochMilli(rs.getLong(5)), rs.getLong(6), rs.getInt(7)));
+  }
+
   @Override
   public StatsInput read(Instant now) {
     List<Structure> structures = jdbc.query("""

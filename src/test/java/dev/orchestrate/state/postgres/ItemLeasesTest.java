@@ -218,6 +218,25 @@ class ItemLeasesTest {
     assertEquals(b.lease().runnerId(), owner("B"));
   }
 
+  @Test
+  void stats_lists_each_registered_runner_with_the_items_it_holds() {
+    Runner a = runner();
+    Runner b = runner();
+    a.store().items().sync(List.of(item("A", InitialStatus.READY), item("B", InitialStatus.READY),
+        item("C", InitialStatus.READY)), T0);
+    a.leases().claim("A", 0).orElseThrow();
+    a.leases().claim("B", 0).orElseThrow();
+    b.leases().claim("C", 0).orElseThrow();
+    List<dev.orchestrate.stats.RunnerLease> runners = a.store().stats().runners();
+    assertEquals(List.of(a.lease().runnerId(), b.lease().runnerId()),
+        runners.stream().map(dev.orchestrate.stats.RunnerLease::id).toList());
+    assertEquals(List.of(2, 1), runners.stream().map(dev.orchestrate.stats.RunnerLease::items).toList());
+    assertEquals("host-a", runners.get(0).host());
+    assertEquals(ProcessHandle.current().pid(), runners.get(0).pid());
+    assertTrue(runners.get(0).heartbeatAgeMs() >= 0 && runners.get(0).heartbeatAgeMs() < 30_000,
+        "age " + runners.get(0).heartbeatAgeMs());
+  }
+
   private static int heldCount(ItemLeases leases) {
     try {
       java.lang.reflect.Method m = leases.getClass().getDeclaredMethod("heldCount");

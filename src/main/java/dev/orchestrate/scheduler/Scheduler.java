@@ -529,7 +529,7 @@ public final class Scheduler {
       log.warn("runner {} stopped renewing its heartbeat: took over its {} item(s), its {} running job(s) are"
           + " interrupted and re-run", dead.id(), dead.items(), dead.jobs());
       if (dead.sameHost()) {
-        launcher.stopLeftovers(jobsRoot, dead.id(), config.agent().killGrace());
+        launcher.stopLeftovers(dead.logs(), dead.id(), config.agent().killGrace());
       }
       jobs += dead.jobs();
     }

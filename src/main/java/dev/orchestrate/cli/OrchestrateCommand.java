@@ -3,6 +3,7 @@ package dev.orchestrate.cli;
 import ch.qos.logback.classic.Level;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ConfigLoader;
+import dev.orchestrate.config.StateConfig;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.select.StateBackends;
@@ -232,7 +233,7 @@ public final class OrchestrateCommand {
   /** state.url of the config that applies from {@code start}, read without the rest of the config. */
   private Optional<Location> configuredLocation(Path start) {
     Path file = configFile(start);
-    if (file == null) {
+    if (file == null || !StateConfig.mayBeSetIn(workingDir.resolve(file))) {
       return Optional.empty();
     }
     String url = ConfigLoader.loadState(file).url();

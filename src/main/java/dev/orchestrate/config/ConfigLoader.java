@@ -30,12 +30,6 @@ public final class ConfigLoader {
   public static final List<String> TOP_KEYS = List.of("agent", "execution", "default_pipeline", "pipelines",
       "context", "memory", "retention", "state", "limits");
   public static final List<String> STATE_KEYS = List.of("url", "lease_timeout");
-  /**
-   * A line that may start the {@code state} section ({@code state:} at its beginning, a comment
-   * does not): without one, {@link #loadState} answers without parsing YAML at all.
-   */
-  private static final Pattern STATE_LINE = Pattern.compile("^[ \\t{]*[\"']?state[\"']?[ \\t]*:",
-      Pattern.MULTILINE);
   /** A password in a URL's user part ({@code //user:secret@}) or as a parameter. */
   private static final Pattern URL_PASSWORD = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*:[^/?#]*@.*"
       + "|.*[?&][Pp][Aa][Ss][Ss][Ww][Oo][Rr][Dd]=.*", Pattern.DOTALL);
@@ -107,21 +101,14 @@ public final class ConfigLoader {
   /**
    * Only the {@code state} section of a config file, validated as {@link #load} validates it: what
    * commands that read no other setting need to find the state ({@code status}, {@code jobs}, ...).
-   * A file with no line starting {@code state:} is not parsed (start-up time: the YAML parser is
-   * the slowest thing such a command would load); the rest of the file is checked by the commands
-   * that read it.
+   * A file with no line starting {@code state:} is not parsed ({@link StateConfig#mayBeSetIn}); the
+   * rest of the file is checked by the commands that read it.
    *
    * @throws ValidationException with the problems of the section, or of the YAML itself
    */
   public static StateConfig loadState(Path file) {
-    try {
-      if (Files.size(file) <= YamlReader.MAX_CONFIG_BYTES
-          && !STATE_LINE.matcher(new String(Files.readAllBytes(file), java.nio.charset.StandardCharsets.ISO_8859_1))
-              .find()) {
-        return StateConfig.defaults();
-      }
-    } catch (java.io.IOException e) {
-      // unreadable: the YAML reader reports it with the file's name
+    if (!StateConfig.mayBeSetIn(file)) {
+      return StateConfig.defaults();
     }
     Problems problems = new Problems(file.toString());
     Optional<StateConfig> state = YamlReader.read(file, problems, YamlReader.MAX_CONFIG_BYTES,

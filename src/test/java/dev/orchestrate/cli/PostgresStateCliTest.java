@@ -250,6 +250,29 @@ class PostgresStateCliTest {
     CliRunner.Result output = cli("--state", url, "--logs", logs.toString(), "logs", "A", "--phase", "first");
     assertEquals(0, output.exitCode(), output.err());
     assertTrue(output.out().contains("first of A done"), output.out());
+
+    CliRunner.Result elsewhere = cli("--state", url, "logs", "A");
+    assertOneLine(elsewhere, 1, "is gone");
+    assertTrue(elsewhere.err().contains("(give its --logs)"), elsewhere.err());
+  }
+
+  @Test
+  void compact_deletes_pruned_job_directories_in_the_logs_directory_and_nowhere_else() throws Exception {
+    Path logs = dir.resolve("local-disk/jobs");
+    runOk(Map.of(), "--state", url, "--logs", logs.toString());
+    // A job directory of the project's own .orchestrate/jobs, which no row of this state names.
+    Path bystander = Files.createDirectories(dir.resolve(".orchestrate/jobs/run1-0001-Z-first-1"));
+    Files.writeString(dir.resolve("orchestrate.yaml"), Files.readString(dir.resolve("orchestrate.yaml"))
+        + "retention:\n  jobs: {max_rows: 0, max_age: none}\n");
+
+    CliRunner.Result compact = cli("--state", url, "--logs", logs.toString(), "--quiet", "compact");
+    assertEquals(0, compact.exitCode(), compact.err());
+    try (Stream<Path> left = Files.list(logs)) {
+      assertEquals(List.of(), left.toList(), "the pruned jobs' directories are gone");
+    }
+    assertTrue(Files.isDirectory(bystander), "outside the logs directory nothing is deleted");
+    CliRunner.Result jobs = cli("--state", url, "jobs", "--json");
+    assertEquals(0, JSON.readTree(jobs.out()).get("jobs").size(), jobs.out());
   }
 
   @Test

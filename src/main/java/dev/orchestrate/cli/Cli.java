@@ -45,7 +45,7 @@ public final class Cli {
   private static final Set<String> NEED_ALL = Set.of("help", "completion", "__complete");
 
   /** The root's options that take a value, and the root's flags, as they may precede the command. */
-  private static final Set<String> ROOT_VALUE_OPTIONS = Set.of("--state", "--config", "--log-level");
+  private static final Set<String> ROOT_VALUE_OPTIONS = Set.of("--state", "--logs", "--config", "--log-level");
   private static final Pattern ROOT_FLAGS = Pattern.compile("-[vq]+|--verbose|--quiet");
 
   public static int execute(String[] args, Map<String, String> env) {

@@ -31,14 +31,16 @@ final class CompleteCommand implements Callable<Integer> {
     if (!what.equals("ids")) {
       throw CliException.usage("__complete: unknown candidates '" + what + "' (use ids)");
     }
-    StateBackend backend = root.backend();
     PrintWriter out = spec.commandLine().getOut();
-    if (backend.exists()) {
-      try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
-        store.itemIds().forEach(out::println);
-      } catch (RuntimeException e) {
-        // a locked, damaged or newer state: no candidates, no noise on the command line
+    try {
+      StateBackend backend = root.backend();
+      if (backend.exists()) {
+        try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
+          store.itemIds().forEach(out::println);
+        }
       }
+    } catch (RuntimeException e) {
+      // a locked, damaged, newer or unreachable state, a bad config: no candidates, no noise on the command line
     }
     out.flush();
     return ExitCode.OK;

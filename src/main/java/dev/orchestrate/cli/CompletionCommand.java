@@ -20,7 +20,7 @@ import picocli.CommandLine.Spec;
  * item ids of {@code status}, {@code unblock} and {@code logs}.
  */
 @Command(name = "completion", mixinStandardHelpOptions = true,
-    description = {"Print a shell completion script: commands, options, file names for --state and --config, "
+    description = {"Print a shell completion script: commands, options, file names for --state, --logs and --config, "
         + "and the item ids of the current project for status, unblock and logs.",
         "  bash:  source <(orchestrate completion bash)        (e.g. in ~/.bashrc)",
         "  zsh:   source <(orchestrate completion zsh)         (e.g. in ~/.zshrc)",
@@ -29,7 +29,7 @@ final class CompletionCommand implements Callable<Integer> {
   /** The commands whose ID parameter completes to item ids. */
   static final Set<String> TAKES_ITEM_IDS = Set.of("status", "unblock", "logs");
   /** The options whose value is a file name. */
-  static final Set<String> TAKES_FILES = Set.of("--state", "--config");
+  static final Set<String> TAKES_FILES = Set.of("--state", "--logs", "--config");
 
   enum Shell { BASH, ZSH, FISH }
 

@@ -1,6 +1,13 @@
 package dev.orchestrate.cli;
 
 import dev.orchestrate.config.AgentPreset;
+import dev.orchestrate.config.ConfigLoader;
+import dev.orchestrate.state.StateBackend;
+import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.state.StoreException;
+import dev.orchestrate.state.select.StateBackends;
+import dev.orchestrate.yaml.ValidationException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
@@ -23,7 +30,12 @@ import picocli.CommandLine.Spec;
 @Command(name = "init", mixinStandardHelpOptions = true,
     description = {"Scaffold a project: config, backlog and an example agent.",
         "Writes orchestrate.yaml (every key, commented), backlog.yaml, agents/example-agent.sh and the "
-            + ".orchestrate/ state directory into DIR. Refuses to overwrite any existing file."})
+            + ".orchestrate/ state directory into DIR. Refuses to overwrite any existing file.",
+        "With --state postgresql://user@host:5432/db, first connects to the database and creates or migrates "
+            + "the state's schema (nothing is written when that fails), then writes the URL into orchestrate.yaml "
+            + "as state.url; .orchestrate/ then holds only this machine's job logs and worktrees. In a directory "
+            + "that already has an orchestrate.yaml it only prepares the database, and says how to point the "
+            + "project at it."})
 final class InitCommand implements Callable<Integer> {
   /** Template resource → file written, relative to DIR. */
   private static final List<String> FILES = List.of("orchestrate.yaml", "backlog.yaml", "agents/example-agent.sh");
@@ -57,6 +69,10 @@ final class InitCommand implements Callable<Integer> {
   public Integer call() {
     AgentPreset preset = preset();
     Path base = root.workingDirectory().resolve(dir);
+    String url = root.state != null && StateBackends.isDatabase(root.state) ? root.state : null;
+    if (url != null && Files.isRegularFile(base.resolve("orchestrate.yaml"))) {
+      return prepareOnly(url, base);
+    }
     List<String> existing = new ArrayList<>();
     for (String f : FILES) {
       if (Files.exists(base.resolve(f))) {
@@ -67,9 +83,18 @@ final class InitCommand implements Callable<Integer> {
       throw CliException.usage("init would overwrite " + String.join(", ", existing)
           + "; nothing was written (move them away or init another directory)");
     }
-    Path state = root.state != null ? root.state : dir.resolve(OrchestrateCommand.DEFAULT_STATE_DIR);
+    if (root.state != null && root.state.isBlank()) {
+      throw CliException.usage("--state is empty; give the state directory or URL, or leave the flag out for "
+          + OrchestrateCommand.DEFAULT_STATE_DIR);
+    }
+    Path state = root.state != null && url == null ? Path.of(root.state)
+        : dir.resolve(OrchestrateCommand.DEFAULT_STATE_DIR);
     refuseWhatCannotBeCreated(base, root.workingDirectory().resolve(state));
     PrintWriter out = spec.commandLine().getOut();
+    if (url != null) {
+      // Before any file: a database out of reach leaves nothing to clean up.
+      out.println(prepare(url, base));
+    }
     try {
       for (String f : FILES) {
         Path target = base.resolve(f);
@@ -86,10 +111,13 @@ final class InitCommand implements Callable<Integer> {
         if (f.equals("orchestrate.yaml") && preset != null) {
           Files.writeString(target, withPreset(Files.readString(target), preset));
         }
+        if (f.equals("orchestrate.yaml") && url != null) {
+          Files.writeString(target, withStateUrl(Files.readString(target), url));
+        }
         out.println("wrote " + dir.resolve(f));
       }
       Files.createDirectories(root.workingDirectory().resolve(state));
-      out.println("created " + state + "/");
+      out.println("created " + state + "/" + (url == null ? "" : " (this machine's job logs and worktrees)"));
     } catch (IOException e) {
       throw new UncheckedIOException("init: " + e.getMessage(), e);
     }
@@ -100,6 +128,74 @@ final class InitCommand implements Callable<Integer> {
     out.println("  orchestrate run" + (dir.equals(Path.of(".")) ? "" : " " + dir.resolve("backlog.yaml")));
     out.flush();
     return ExitCode.OK;
+  }
+
+  /**
+   * Connects to the database {@code url} names and creates or migrates the state's schema; the line
+   * to print. The local directory is the one init creates (the backend does not write to it here).
+   *
+   * @throws CliException (exit 2) for a location that cannot be used, a password in it first of all
+   * @throws StoreException when the database cannot be reached or refuses
+   */
+  private static String prepare(String url, Path base) {
+    StateBackend backend = StateBackends.at(url,
+        new StateDirectory(base.resolve(OrchestrateCommand.DEFAULT_STATE_DIR)));
+    backend.problem().ifPresent(problem -> {
+      throw CliException.usage(problem);
+    });
+    int version;
+    try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
+      version = store.schemaVersion();
+    } catch (StoreException e) {
+      throw new StoreException("init wrote nothing: " + e.getMessage(), e);
+    }
+    return "state: " + backend + " ready, schema version " + version;
+  }
+
+  /**
+   * {@code init --state URL} in an existing project: the database is prepared, the project's files
+   * are left as they are (a config is the user's own: rewriting it would lose its layout and
+   * comments), and what to add is printed instead, unless the config names that URL already.
+   */
+  private Integer prepareOnly(String url, Path base) {
+    PrintWriter out = spec.commandLine().getOut();
+    out.println(prepare(url, base));
+    Path config = dir.resolve("orchestrate.yaml").normalize();
+    String named;
+    try {
+      named = ConfigLoader.loadState(base.resolve("orchestrate.yaml")).url();
+    } catch (ValidationException e) {
+      named = null;
+    }
+    if (url.equals(named)) {
+      out.println(config + " names it already (state.url); nothing else to do");
+    } else {
+      out.println(config + " exists and was left as it is; to use this state from the project, set in it");
+      out.println("  state:");
+      out.println("    url: " + yamlString(url));
+      out.println("or pass --state (or set ORCHESTRATE_STATE) on every command");
+    }
+    out.flush();
+    return ExitCode.OK;
+  }
+
+  /** The template with its commented-out {@code state.url} line set to {@code url}. */
+  static String withStateUrl(String template, String url) {
+    String section = "# state:\n";
+    String line = "#   url: ";
+    int start = template.indexOf(section);
+    int at = template.indexOf(line, start);
+    int end = at < 0 ? -1 : template.indexOf('\n', at);
+    if (start < 0 || end < 0) {
+      throw new IllegalStateException("the config template has no commented-out state.url to set");
+    }
+    return template.substring(0, start) + "state:\n" + template.substring(start + section.length(), at)
+        + "  url: " + yamlString(url) + template.substring(end);
+  }
+
+  /** {@code text} as a double-quoted YAML string. */
+  static String yamlString(String text) {
+    return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
   /**

@@ -84,7 +84,9 @@ final class LogsCommand implements Callable<Integer> {
       offset = copy(log, 0, out, visible);
     } catch (NoSuchFileException e) {
       throw CliException.failure("the log of job " + job.id() + " (" + JobsCommand.logPath(dir, job.logPath())
-          + ") is gone: retention deletes old jobs' logs (retention.jobs), or it was deleted by hand");
+          + ") is gone: retention deletes old jobs' logs (retention.jobs), or it was deleted by hand"
+          + (backend.shared() ? "; or a runner on another machine ran the job (job logs stay on each runner's disk), "
+              + "or this machine's runner kept its logs elsewhere (give its --logs)" : ""));
     }
     if (follow) {
       follow(backend, job, log, offset, out, visible);

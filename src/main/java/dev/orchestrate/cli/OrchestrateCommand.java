@@ -3,6 +3,7 @@ package dev.orchestrate.cli;
 import ch.qos.logback.classic.Level;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ConfigLoader;
+import dev.orchestrate.config.StateConfig;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.select.StateBackends;
@@ -10,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
@@ -23,25 +25,28 @@ import picocli.CommandLine.ScopeType;
         + "each phase run by an agent subprocess.",
     // The subcommands are added by Cli (all of them, or only the one invoked: start-up time).
     footerHeading = "%nEnvironment:%n",
-    footer = {"  ORCHESTRATE_STATE   state directory; --state wins",
+    footer = {"  ORCHESTRATE_STATE   state directory or postgresql:// URL; --state wins",
         "  ORCHESTRATE_CONFIG  config file; --config wins",
         "",
         "Project discovery (as git finds a repository):",
         "  the project is the nearest directory, from the backlog's directory (run",
         "  BACKLOG) or the current one (other commands) upwards, that holds",
-        "  orchestrate.yaml or .orchestrate/. Its .orchestrate/ is the state and its",
-        "  orchestrate.yaml the config. None found: ./.orchestrate, built-in defaults.",
+        "  orchestrate.yaml or .orchestrate/. Its .orchestrate/ is the state (unless",
+        "  the config's state.url names one) and its orchestrate.yaml the config.",
+        "  None found: ./.orchestrate, built-in defaults.",
         "",
         "Exit codes:",
         "  0    success",
         "  1    the work ended badly (a run completed nothing and blocked something),",
-        "       or an unexpected error",
+        "       the state database cannot be reached, or an unexpected error",
         "  2    usage or validation error (bad flag, bad backlog or config, bad",
         "       memory kind, compact --keep-recent -1, a bad line in memory import,",
         "       unblock of an unknown or not-blocked item, jobs --limit 0, a value",
         "       out of its range, a state path that is not a directory or a state.db",
-        "       that is not a database, stats --check where there is no state)",
-        "  3    the state directory is locked by another run (run, unblock)",
+        "       that is not a database, a state URL with a password in it, --logs",
+        "       with a state directory, stats --check where there is no state)",
+        "  3    the state directory is locked by another run (run, unblock); never",
+        "       on PostgreSQL, where runners share the state",
         "  4    stats --check: some structure at warning level (>= 85%% of its limit)",
         "  5    stats --check: some structure over its limit",
         "  130  interrupted (Ctrl-C or SIGTERM)"})
@@ -51,10 +56,18 @@ public final class OrchestrateCommand {
 
   private final Map<String, String> env;
 
-  @Option(names = "--state", paramLabel = "DIR", scope = ScopeType.INHERIT,
-      description = "State directory (database, job logs, lock). Default: $ORCHESTRATE_STATE, else the "
-          + "project's .orchestrate/ (see Project discovery)")
-  Path state;
+  @Option(names = "--state", paramLabel = "DIR|URL", scope = ScopeType.INHERIT,
+      description = "State: a directory (database, job logs, lock), or a PostgreSQL database that several runners "
+          + "share, postgresql://user@host:5432/db[?schema=NAME] (the password from PGPASSWORD or ~/.pgpass, never "
+          + "in the URL). Default: $ORCHESTRATE_STATE, else state.url of the config, else the project's "
+          + ".orchestrate/ (see Project discovery)")
+  String state;
+
+  @Option(names = "--logs", paramLabel = "DIR", scope = ScopeType.INHERIT,
+      description = "Where this runner keeps its job logs, with a postgresql:// state (a directory named jobs, on "
+          + "this machine's disk; give the same to logs and jobs). Default: the project's .orchestrate/jobs. A "
+          + "state directory keeps its logs in its own jobs/")
+  Path logs;
 
   @Option(names = "--config", paramLabel = "FILE", scope = ScopeType.INHERIT,
       description = "Config file (read by run and compact). Default: $ORCHESTRATE_CONFIG, else the "
@@ -130,55 +143,112 @@ public final class OrchestrateCommand {
   }
 
   /**
-   * The state directory of the project the current directory belongs to: --state, else
-   * $ORCHESTRATE_STATE, else {@code .orchestrate/} in the nearest directory at or above the current
-   * one holding orchestrate.yaml or .orchestrate/, else ./.orchestrate.
+   * The backend of the project the current directory belongs to: --state, else
+   * $ORCHESTRATE_STATE, else state.url of the config (read alone: {@link ConfigLoader#loadState}),
+   * else {@code .orchestrate/} in the nearest directory at or above the current one holding
+   * orchestrate.yaml or .orchestrate/, else ./.orchestrate. It opens the state store and holds the
+   * run lease.
    */
-  StateDirectory stateDirectory() {
-    return stateDirectoryFrom(workingDir);
-  }
-
-  /** As {@link #stateDirectory()}, but the project is looked for from the backlog's directory up. */
-  StateDirectory stateDirectory(Path backlogFile) {
-    return stateDirectoryFrom(backlogDirectory(backlogFile));
-  }
-
-  /** The backend of {@link #stateDirectory()}: what opens the state store and holds the run lease. */
   StateBackend backend() {
-    return StateBackends.at(stateDirectory());
+    return backendFrom(workingDir, null);
   }
 
-  /** The backend of {@link #stateDirectory(Path)}. */
+  /** As {@link #backend()}, but the project is looked for from the backlog's directory up. */
   StateBackend backend(Path backlogFile) {
-    return StateBackends.at(stateDirectory(backlogFile));
+    return backendFrom(backlogDirectory(backlogFile), null);
   }
 
-  private StateDirectory stateDirectoryFrom(Path start) {
-    return usable(unchecked(start));
+  /** As {@link #backend(Path)}, with state.url taken from {@code config}, already loaded. */
+  StateBackend backend(Path backlogFile, Config config) {
+    return backendFrom(backlogDirectory(backlogFile), configured(config));
   }
 
-  /** Refuses (exit 2) a state directory that is a file, or holds a state.db that is no database. */
-  private static StateDirectory usable(StateDirectory dir) {
-    dir.problem().ifPresent(problem -> {
-      throw CliException.usage(problem + ErrorHandler.ANOTHER_STATE);
+  /** A state location and the directory a relative one is relative to. */
+  private record Location(String text, Path base) {
+  }
+
+  /**
+   * The backend of the location that applies from {@code start}; {@code fromConfig} is the
+   * config's location when the caller has loaded the config, null to read state.url when needed.
+   */
+  private StateBackend backendFrom(Path start, Optional<Location> fromConfig) {
+    Optional<Location> location = explicitLocation();
+    if (location.isEmpty()) {
+      location = fromConfig != null ? fromConfig : configuredLocation(start);
+    }
+    StateDirectory local = new StateDirectory(projectDirectory(start).resolve(DEFAULT_STATE_DIR));
+    if (location.isPresent() && StateBackends.isDatabase(location.get().text())) {
+      return usable(StateBackends.at(location.get().text(), logs == null ? local
+          : local.withJobs(workingDir.resolve(logs))));
+    }
+    StateBackend backend;
+    try {
+      backend = location.isEmpty() ? StateBackends.at(local)
+          : StateBackends.at(location.get().text(), location.get().base(), local);
+    } catch (IllegalArgumentException e) {
+      throw CliException.usage(e.getMessage());
+    }
+    if (logs != null) {
+      throw CliException.usage("--logs is for a postgresql:// state, whose runners keep their job logs on their own "
+          + "disks; the state directory " + backend.directory().root() + " keeps its job logs in its jobs/ (choose "
+          + "another state directory with --state instead)");
+    }
+    return usable(backend);
+  }
+
+  /**
+   * Refuses (exit 2) a location that cannot be used: a state directory that is a file, a state.db
+   * that is no database, a URL with a password in it.
+   */
+  private static StateBackend usable(StateBackend backend) {
+    backend.problem().ifPresent(problem -> {
+      throw CliException.usage(problem + (problem.endsWith(StateDirectory.ELSEWHERE) ? ErrorHandler.ANOTHER_STATE
+          : problem.endsWith(StateDirectory.LOGS_ELSEWHERE) ? " (--logs)" : ""));
     });
-    return dir;
+    return backend;
   }
 
-  private StateDirectory unchecked(Path start) {
-    if (state != null && state.toString().isBlank()) {
+  /** --state, else $ORCHESTRATE_STATE: relative directories are relative to the working directory. */
+  private Optional<Location> explicitLocation() {
+    if (state != null && state.isBlank()) {
       // An empty path is the current directory: state.db and jobs/ would land among the project's files.
-      throw CliException.usage("--state is empty; give the state directory, or leave the flag out for "
+      throw CliException.usage("--state is empty; give the state directory or URL, or leave the flag out for "
           + DEFAULT_STATE_DIR);
     }
     if (state != null) {
-      return new StateDirectory(workingDir.resolve(state));
+      return Optional.of(new Location(state, workingDir));
     }
     String fromEnv = env.get("ORCHESTRATE_STATE");
     if (fromEnv != null && !fromEnv.isBlank()) {
-      return new StateDirectory(workingDir.resolve(fromEnv));
+      return Optional.of(new Location(fromEnv, workingDir));
     }
-    return new StateDirectory(projectDirectory(start).resolve(DEFAULT_STATE_DIR));
+    return Optional.empty();
+  }
+
+  /** Whether --state or $ORCHESTRATE_STATE names the state (the config's state.url is then not read). */
+  boolean stateNamed() {
+    return explicitLocation().isPresent();
+  }
+
+  /** state.url of the config that applies from {@code start}, read without the rest of the config. */
+  private Optional<Location> configuredLocation(Path start) {
+    Path file = configFile(start);
+    if (file == null || !StateConfig.mayBeSetIn(workingDir.resolve(file))) {
+      return Optional.empty();
+    }
+    String url = ConfigLoader.loadState(file).url();
+    return url == null ? Optional.empty() : Optional.of(new Location(url, directoryOf(file)));
+  }
+
+  private Optional<Location> configured(Config config) {
+    String url = config.state().url();
+    return url == null ? Optional.empty()
+        : Optional.of(new Location(url, config.source().map(this::directoryOf).orElse(workingDir)));
+  }
+
+  private Path directoryOf(Path file) {
+    Path parent = workingDir.resolve(file).normalize().getParent();
+    return parent == null ? workingDir : parent;
   }
 
   /** The nearest project directory at or above {@code start}; the working directory when none is. */
@@ -200,6 +270,15 @@ public final class OrchestrateCommand {
    * built-in defaults. A file named explicitly must exist.
    */
   Config loadConfig(Path backlogFile) {
+    Path file = configFile(backlogDirectory(backlogFile));
+    return file == null ? Config.defaults() : ConfigLoader.load(file);
+  }
+
+  /**
+   * The config file that applies from {@code start}, as messages should show it; null for the
+   * built-in defaults.
+   */
+  private Path configFile(Path start) {
     Path explicit = config;
     if (explicit == null) {
       String fromEnv = env.get("ORCHESTRATE_CONFIG");
@@ -210,13 +289,10 @@ public final class OrchestrateCommand {
         throw CliException.usage("config file " + explicit + " "
             + InputFiles.whyNotAFile(workingDir.resolve(explicit)));
       }
-      return ConfigLoader.load(resolveShown(explicit));
+      return resolveShown(explicit);
     }
-    Path found = projectDirectory(backlogDirectory(backlogFile)).resolve(DEFAULT_CONFIG);
-    if (Files.isRegularFile(found)) {
-      return ConfigLoader.load(shown(found));
-    }
-    return Config.defaults();
+    Path found = projectDirectory(start).resolve(DEFAULT_CONFIG);
+    return Files.isRegularFile(found) ? shown(found) : null;
   }
 
   /** A path as the user typed it when it means the same file; resolved against a test's directory otherwise. */

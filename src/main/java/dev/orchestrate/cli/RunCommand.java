@@ -47,7 +47,7 @@ import picocli.CommandLine.Spec;
             + "committed at once, so running it again continues where it stopped. --dry-run shows the plan."},
     footerHeading = "%nExit codes:%n",
     footer = {"  0    stopped normally", "  1    completed no item and blocked at least one",
-        "  2    bad flag, backlog or config", "  3    another run holds the state directory",
+        "  2    bad flag, backlog or config", "  3    another run holds the state directory (never on PostgreSQL)",
         "  130  interrupted (Ctrl-C or SIGTERM)"})
 final class RunCommand implements Callable<Integer> {
   @ParentCommand
@@ -132,7 +132,7 @@ final class RunCommand implements Callable<Integer> {
     Config config = withOverrides(root.loadConfig(backlogFile));
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
     filter = checkFilter(filter, config);
-    StateBackend backend = root.backend(backlogFile);
+    StateBackend backend = root.backend(backlogFile, config);
     Optional<Preflight.Found> agentProgram = preflight(config, backlogs);
     if (dryRun) {
       return DryRun.print(spec.commandLine().getOut(), spec.commandLine().getErr(), root.quiet(), json, backend,

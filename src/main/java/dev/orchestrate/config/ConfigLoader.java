@@ -28,7 +28,11 @@ import java.util.stream.Collectors;
  */
 public final class ConfigLoader {
   public static final List<String> TOP_KEYS = List.of("agent", "execution", "default_pipeline", "pipelines",
-      "context", "memory", "retention", "limits");
+      "context", "memory", "retention", "state", "limits");
+  public static final List<String> STATE_KEYS = List.of("url", "lease_timeout");
+  /** A password in a URL's user part ({@code //user:secret@}) or as a parameter. */
+  private static final Pattern URL_PASSWORD = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*:[^/?#]*@.*"
+      + "|.*[?&][Pp][Aa][Ss][Ss][Ww][Oo][Rr][Dd]=.*", Pattern.DOTALL);
   public static final List<String> AGENT_KEYS = List.of("command", "timeout", "kill_grace", "env",
       "result_fallback", "log_max_bytes", "output_tail_chars", "preset", "args", "stall_timeout",
       "secret_env", "stop_leftover_processes", "pass_summarizer_key");
@@ -94,6 +98,28 @@ public final class ConfigLoader {
     return config.orElseThrow();
   }
 
+  /**
+   * Only the {@code state} section of a config file, validated as {@link #load} validates it: what
+   * commands that read no other setting need to find the state ({@code status}, {@code jobs}, ...).
+   * A file with no line starting {@code state:} is not parsed ({@link StateConfig#mayBeSetIn}); the
+   * rest of the file is checked by the commands that read it.
+   *
+   * @throws ValidationException with the problems of the section, or of the YAML itself
+   */
+  public static StateConfig loadState(Path file) {
+    if (!StateConfig.mayBeSetIn(file)) {
+      return StateConfig.defaults();
+    }
+    Problems problems = new Problems(file.toString());
+    Optional<StateConfig> state = YamlReader.read(file, problems, YamlReader.MAX_CONFIG_BYTES,
+        "move long phase instructions into workflow files")
+        .filter(YamlNode.Mapping.class::isInstance)
+        .flatMap(root -> new ConfigLoader(file, problems).section((YamlNode.Mapping) root, "state"))
+        .map(section -> new ConfigLoader(file, problems).state(section));
+    problems.throwIfAny();
+    return state.orElse(StateConfig.defaults());
+  }
+
   private Optional<Config> config(YamlNode root, Path file) {
     if (!(root instanceof YamlNode.Mapping map)) {
       problems.expected(root, "a config file", "a map of settings (agent, execution, pipelines, ...)");
@@ -116,9 +142,51 @@ public final class ConfigLoader {
         n -> values.integer(n, "memory.boot_context_chars", 0, Ranges.BOOT_CONTEXT_CHARS))
         .orElse(Config.DEFAULT_BOOT_CONTEXT_CHARS);
     RetentionConfig retention = section(map, "retention").map(this::retention).orElse(RetentionConfig.defaults());
+    StateConfig state = section(map, "state").map(this::state).orElse(StateConfig.defaults());
     section(map, "limits").ifPresent(m -> noKeys(m, "limits", LIMITS_MOVED));
     return Optional.of(new Config(Optional.of(file), agent, execution, defaultPipeline, pipelines,
-        context, keepRecent, bootChars, retention));
+        context, keepRecent, bootChars, retention, state));
+  }
+
+  /**
+   * state: url (a directory, relative to the config file's, or a postgresql:// URL without a
+   * password: the value is never repeated in a message, it might hold one) and lease_timeout.
+   */
+  private StateConfig state(YamlNode.Mapping map) {
+    problems.unknownKeys(map, STATE_KEYS, "key", "state");
+    Optional<YamlNode.Mapping> section = Optional.of(map);
+    String url = setting(section, "url", n -> off(n) ? Optional.<String>empty()
+        : values.text(n, "state.url", "a state directory or a postgresql://user@host:5432/db URL"))
+        .flatMap(text -> stateUrl(map.get("url").orElseThrow(), text)).orElse(null);
+    Duration leaseTimeout = setting(section, "lease_timeout", this::leaseTimeout)
+        .orElse(StateConfig.DEFAULT_LEASE_TIMEOUT);
+    return new StateConfig(url, leaseTimeout);
+  }
+
+  private Optional<String> stateUrl(YamlNode node, String text) {
+    if (text.isBlank()) {
+      problems.at(node, "state.url is empty; name a state directory or a postgresql:// URL, or leave the key out "
+          + "for the project's .orchestrate/");
+      return Optional.empty();
+    }
+    if (URL_PASSWORD.matcher(text).matches()) {
+      problems.at(node, "state.url contains a password, which would be read by everyone who reads this file and "
+          + "shown in messages; remove it, and set PGPASSWORD or put the password in ~/.pgpass (or the file "
+          + "PGPASSFILE names) instead");
+      return Optional.empty();
+    }
+    return Optional.of(text.strip());
+  }
+
+  private Optional<Duration> leaseTimeout(YamlNode node) {
+    return duration(node, "state.lease_timeout", Ranges.LEASE_TIMEOUT).flatMap(d -> {
+      if (d.compareTo(Ranges.LEASE_TIMEOUT_MIN) < 0) {
+        problems.at(node, "state.lease_timeout must be at least " + Durations.format(Ranges.LEASE_TIMEOUT_MIN)
+            + " (a runner renews its heartbeat every third of it), got " + node.describe());
+        return Optional.empty();
+      }
+      return Optional.of(d);
+    });
   }
 
   private RetentionConfig retention(YamlNode.Mapping map) {

@@ -45,6 +45,12 @@ public final class Ranges {
   public static final int RETENTION_BUDGET = 10_000;
   public static final int MAX_ROWS = 1_000_000_000;
   public static final Duration MAX_AGE = Duration.ofDays(3650);
+  /**
+   * {@code state.lease_timeout}: a runner renews its heartbeat every third of it, so at the minimum
+   * a beat a second; an hour is as long as a dead runner's items should wait to be taken over.
+   */
+  public static final Duration LEASE_TIMEOUT_MIN = Duration.ofSeconds(3);
+  public static final Duration LEASE_TIMEOUT = Duration.ofHours(1);
   /** {@code jobs --limit}: rows read and printed. */
   public static final int JOBS_LIMIT = 100_000;
 

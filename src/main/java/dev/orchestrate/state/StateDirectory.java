@@ -9,24 +9,45 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Optional;
 
-/** The layout of the state directory ({@code .orchestrate/} by default). */
-public record StateDirectory(Path root) {
+/**
+ * The layout of the state directory ({@code .orchestrate/} by default): the SQLite database, the
+ * run lock, the worktrees and, in {@code jobs}, the job logs. The job logs may live elsewhere
+ * ({@code --logs DIR}, for a runner of a PostgreSQL state that keeps them on its own disk).
+ *
+ * @param root the state directory
+ * @param jobs where job directories are created: {@code root/jobs} unless chosen
+ */
+public record StateDirectory(Path root, Path jobs) {
   /** The first 16 bytes of every SQLite database file. */
   private static final byte[] SQLITE_HEADER = "SQLite format 3\0".getBytes(StandardCharsets.US_ASCII);
   /** The remedy every problem ends with; the command line adds how to choose the directory. */
   public static final String ELSEWHERE = "use another state directory";
+  /** The remedy of a job log directory chosen apart from the state directory that cannot be used. */
+  public static final String LOGS_ELSEWHERE = "choose another logs directory";
 
   /** Absolute, because agents run in the backlog's directory and get paths inside this one. */
   public StateDirectory {
     root = root.toAbsolutePath().normalize();
+    jobs = jobs == null ? root.resolve("jobs") : jobs.toAbsolutePath().normalize();
+  }
+
+  /** The state directory {@code root} with its job logs in {@code root/jobs}. */
+  public StateDirectory(Path root) {
+    this(root, null);
+  }
+
+  /** This directory with the job logs in {@code jobs} instead. */
+  public StateDirectory withJobs(Path jobs) {
+    return new StateDirectory(root, jobs);
+  }
+
+  /** Whether the job logs are where they are by default, in {@code root/jobs}. */
+  public boolean jobsInside() {
+    return jobs.equals(root.resolve("jobs"));
   }
 
   public Path database() {
     return root.resolve("state.db");
-  }
-
-  public Path jobs() {
-    return root.resolve("jobs");
   }
 
   public Path lockFile() {
@@ -64,8 +85,16 @@ public record StateDirectory(Path root) {
       return Optional.of(lock + " is not a regular file (" + kind(lock) + "); remove it: it is the run lock, "
           + "which orchestrate recreates");
     }
-    Path jobs = jobs();
-    if (Files.exists(jobs) && !Files.isDirectory(jobs)) {
+    if (!jobsInside()) {
+      Path existingJobs = jobs;
+      while (existingJobs != null && !Files.exists(existingJobs)) {
+        existingJobs = existingJobs.getParent();
+      }
+      if (existingJobs != null && !Files.isDirectory(existingJobs)) {
+        return Optional.of(existingJobs + " is not a directory (the job logs go in " + jobs + "); move it away or "
+            + LOGS_ELSEWHERE);
+      }
+    } else if (Files.exists(jobs) && !Files.isDirectory(jobs)) {
       return Optional.of(jobs + " is not a directory (it holds the job logs); move it away or " + ELSEWHERE);
     }
     return Optional.empty();

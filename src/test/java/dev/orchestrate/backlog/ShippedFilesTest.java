@@ -30,6 +30,7 @@ class ShippedFilesTest {
     assertEquals(defaults.memoryKeepRecent(), reference.memoryKeepRecent());
     assertEquals(defaults.memoryBootContextChars(), reference.memoryBootContextChars());
     assertEquals(defaults.retention(), reference.retention());
+    assertEquals(defaults.state(), reference.state());
   }
 
   @Test

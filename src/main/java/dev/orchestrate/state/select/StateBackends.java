@@ -43,6 +43,17 @@ public final class StateBackends {
   }
 
   /**
+   * As {@link #at(String, StateDirectory)}, with a relative state directory taken relative to
+   * {@code base} (the working directory of a command line, the directory of a config file).
+   */
+  public static StateBackend at(String location, Path base, StateDirectory local) {
+    if (isDatabase(location) || URL.matcher(location).matches()) {
+      return at(location, local);
+    }
+    return at(new StateDirectory(base.resolve(location)));
+  }
+
+  /**
    * Whether {@code location} names a database server rather than a state directory (checked here,
    * so that a SQLite command does not load the PostgreSQL classes to find out).
    */

@@ -71,9 +71,10 @@ class MultiRunnerIT {
 
     List<Process> runners = new ArrayList<>();
     for (int r = 0; r < RUNNERS; r++) {
-      runners.add(Launcher.builder(dir, "--state", url, "--logs", "logs-" + r, "run", "--json", "backlog.yaml")
-          .redirectOutput(dir.resolve("report-" + r + ".json").toFile())
-          .redirectError(dir.resolve("err-" + r + ".txt").toFile()).start());
+      runners
+          .add(Launcher.builder(dir, "--state", url, "--logs", "runner-" + r + "/jobs", "run", "--json", "backlog.yaml")
+              .redirectOutput(dir.resolve("report-" + r + ".json").toFile())
+              .redirectError(dir.resolve("err-" + r + ".txt").toFile()).start());
     }
     // Mid-run: a third of the phases have started.
     Path calls = dir.resolve("calls.txt");

@@ -367,7 +367,15 @@ public final class Scheduler {
       refresh(s);
       boolean acted = act(s);
       endOfTick(s);
-      if (!acted && !stopRequested) {
+      if (acted) {
+        s.checkedBeforeHalt = false;
+      } else if (!stopRequested) {
+        if (s.jobs.activeCount() == 0 && leases.shared() && !s.checkedBeforeHalt) {
+          // Never halt on a stale picture: read the others' work again and decide once more.
+          s.checkedBeforeHalt = true;
+          s.stale = true;
+          continue;
+        }
         if (s.jobs.activeCount() == 0 && !othersWorkOn(s)) {
           return remaining(s).isEmpty() ? HaltReason.ALL_DONE : HaltReason.WAITING_ON_BLOCKED;
         }
@@ -435,8 +443,8 @@ public final class Scheduler {
    */
   private boolean act(Session s) {
     boolean acted = blockOrphans(s);
-    Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), selectionPipelines(),
-        config.execution().maxWip(), config.execution().maxConcurrent(), s.running(), s.filter, s.elsewhere);
+    Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), selectionPipelines(), wipLimit(s),
+        config.execution().maxConcurrent(), s.running(), s.filter, s.elsewhere);
     java.util.Set<String> skipped = new java.util.HashSet<>();
     for (Action action : ActionSelection.select(snapshot)) {
       if (stopRequested) {
@@ -463,6 +471,27 @@ public final class Scheduler {
       acted = true;
     }
     return acted;
+  }
+
+  /**
+   * The WIP limit this runner selects under: {@code max_wip}, and when runners share the state,
+   * no more than the items in progress elsewhere plus this runner's {@code max_concurrent}, so that
+   * a runner takes into progress only what it can run and leaves the rest of the WIP to the
+   * others (the claim still checks {@code max_wip} across all runners).
+   */
+  private int wipLimit(Session s) {
+    int maxWip = config.execution().maxWip();
+    if (!leases.shared()) {
+      return maxWip;
+    }
+    int elsewhere = 0;
+    for (String id : s.elsewhere) {
+      ItemState item = s.items.get(id);
+      if (item != null && item.inBacklog() && item.status() == ItemStatus.IN_PROGRESS) {
+        elsewhere++;
+      }
+    }
+    return Math.max(1, Math.min(maxWip, elsewhere + config.execution().maxConcurrent()));
   }
 
   /**
@@ -976,6 +1005,8 @@ public final class Scheduler {
     long lastRefresh;
     /** A claim or a wait says the items may have changed: read them again before the next round. */
     boolean stale;
+    /** Nothing was done since the items were last read afresh to decide whether to halt. */
+    boolean checkedBeforeHalt;
     int jobNumber;
     int jobsStarted;
     int consecutiveExhaustions;

@@ -237,6 +237,23 @@ class ItemLeasesTest {
         "age " + runners.get(0).heartbeatAgeMs());
   }
 
+  @Test
+  void unblock_needs_no_lease_beside_a_running_runner_and_never_touches_an_item_another_runner_holds() {
+    Runner a = runner();
+    a.store().items().sync(List.of(item("A", InitialStatus.BLOCKED), item("B", InitialStatus.READY)), T0);
+    List<ItemState> unblocked = new dev.orchestrate.app.Unblocking(backend, java.time.Clock.systemUTC())
+        .unblock(List.of("A"), "try again");
+    assertEquals(List.of("A"), unblocked.stream().map(ItemState::id).toList());
+    assertEquals(ItemStatus.NEW, a.store().items().item("A").orElseThrow().status());
+
+    // An item a runner holds is not blocked, so unblock refuses it and changes nothing.
+    ItemState ready = a.leases().claim("B", 0).orElseThrow();
+    a.store().items().apply(to(ready, ItemStatus.IN_PROGRESS, "design"), T0);
+    assertThrows(dev.orchestrate.app.UnblockRefusedException.class,
+        () -> new dev.orchestrate.app.Unblocking(backend, java.time.Clock.systemUTC()).unblock(List.of("B"), "x"));
+    assertEquals(a.lease().runnerId(), owner("B"));
+  }
+
   private static int heldCount(ItemLeases leases) {
     try {
       java.lang.reflect.Method m = leases.getClass().getDeclaredMethod("heldCount");

@@ -54,4 +54,26 @@ public final class EmbeddedPostgresServer {
   public static Connection connect() throws SQLException {
     return server().getPostgresDatabase().getConnection();
   }
+
+  /** Runs {@code sql} in {@code schema} on a connection of its own (as psql would, beside the test's runners). */
+  public static void execute(String schema, String sql) {
+    try (Connection c = connect(); java.sql.Statement st = c.createStatement()) {
+      st.execute("SET search_path TO \"" + schema + "\"");
+      st.execute(sql);
+    } catch (SQLException e) {
+      throw new AssertionError(sql, e);
+    }
+  }
+
+  /** The first column of the first row {@code sql} reads in {@code schema}, as text; null for none. */
+  public static String text(String schema, String sql) {
+    try (Connection c = connect(); java.sql.Statement st = c.createStatement()) {
+      st.execute("SET search_path TO \"" + schema + "\"");
+      try (java.sql.ResultSet rs = st.executeQuery(sql)) {
+        return rs.next() ? rs.getString(1) : null;
+      }
+    } catch (SQLException e) {
+      throw new AssertionError(sql, e);
+    }
+  }
 }

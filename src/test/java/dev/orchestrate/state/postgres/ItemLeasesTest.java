@@ -21,9 +21,6 @@ import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.EmbeddedPostgresServer;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -122,7 +119,8 @@ class ItemLeasesTest {
     ItemState stale = a.store().items().item("A").orElseThrow();
 
     // A's heartbeat stops long enough that B takes it for dead (as after a GC pause or a partition).
-    sql("UPDATE runners SET heartbeat_at = heartbeat_at - 3600000 WHERE id = '" + a.lease().runnerId() + "'");
+    EmbeddedPostgresServer.execute(schema,
+        "UPDATE runners SET heartbeat_at = heartbeat_at - 3600000 WHERE id = '" + a.lease().runnerId() + "'");
     ItemLeases.Refresh refresh = b.leases().refresh();
     assertEquals(1, refresh.takenOver().size());
     assertEquals(a.lease().runnerId(), refresh.takenOver().get(0).id());
@@ -151,22 +149,28 @@ class ItemLeasesTest {
     }
     long run = a.store().items().runStarted(T0, 1);
     long job = a.store().items().jobStarted(new JobStart(run, "A", "design", 1, T0, null));
-    assertEquals(a.lease().runnerId(), text("SELECT runner_id FROM jobs WHERE id = " + job));
-    assertEquals(a.lease().runnerId(), text("SELECT runner_id FROM runs WHERE id = " + run));
+    assertEquals(a.lease().runnerId(),
+        EmbeddedPostgresServer.text(schema, "SELECT runner_id FROM jobs WHERE id = " + job));
+    assertEquals(a.lease().runnerId(),
+        EmbeddedPostgresServer.text(schema, "SELECT runner_id FROM runs WHERE id = " + run));
 
     assertEquals(List.of(), b.leases().refresh().takenOver(), "a live runner is left alone");
-    sql("UPDATE runners SET heartbeat_at = heartbeat_at - 3600000 WHERE id = '" + a.lease().runnerId() + "'");
+    EmbeddedPostgresServer.execute(schema,
+        "UPDATE runners SET heartbeat_at = heartbeat_at - 3600000 WHERE id = '" + a.lease().runnerId() + "'");
     ItemLeases.DeadRunner dead = b.leases().refresh().takenOver().get(0);
     assertEquals(1, dead.jobs());
     assertEquals(2, dead.items());
     assertTrue(dead.sameHost());
     assertEquals(dir.resolve("state").resolve("jobs").toAbsolutePath().normalize(), dead.logs());
-    assertEquals("interrupted", text("SELECT state FROM jobs WHERE id = " + job));
-    assertTrue(text("SELECT reason FROM jobs WHERE id = " + job).contains("stopped renewing its heartbeat"));
+    assertEquals("interrupted", EmbeddedPostgresServer.text(schema, "SELECT state FROM jobs WHERE id = " + job));
+    assertTrue(EmbeddedPostgresServer.text(schema, "SELECT reason FROM jobs WHERE id = " + job)
+        .contains("stopped renewing its heartbeat"));
     assertNull(owner("A"));
     assertNull(owner("B"));
-    assertEquals("0", text("SELECT count(*) FROM runners WHERE id = '" + a.lease().runnerId() + "'"));
-    assertEquals("1", text("SELECT count(*) FROM events WHERE kind = 'runner.taken_over'"));
+    assertEquals("0",
+        EmbeddedPostgresServer.text(schema, "SELECT count(*) FROM runners WHERE id = '" + a.lease().runnerId() + "'"));
+    assertEquals("1",
+        EmbeddedPostgresServer.text(schema, "SELECT count(*) FROM events WHERE kind = 'runner.taken_over'"));
     assertEquals(ItemStatus.IN_PROGRESS, b.leases().claim("A", 0).orElseThrow().status(),
         "claimed again where it was, to re-run its phase");
   }
@@ -203,7 +207,7 @@ class ItemLeasesTest {
     }
     assertEquals(1, peak, "one item at a time, one held version");
     assertEquals(0, heldCount(a.leases()));
-    assertEquals("0", text("SELECT count(*) FROM items WHERE lease_owner IS NOT NULL"));
+    assertEquals("0", EmbeddedPostgresServer.text(schema, "SELECT count(*) FROM items WHERE lease_owner IS NOT NULL"));
   }
 
   @Test
@@ -266,27 +270,10 @@ class ItemLeasesTest {
 
   private String owner(String id) {
     try {
-      return text("SELECT lease_owner FROM items WHERE id = '" + id + "'");
+      return EmbeddedPostgresServer.text(schema, "SELECT lease_owner FROM items WHERE id = '" + id + "'");
     } catch (Exception e) {
       throw new AssertionError(e);
     }
   }
 
-  private void sql(String sql) throws Exception {
-    try (Connection c = EmbeddedPostgresServer.connect(); Statement st = c.createStatement()) {
-      st.execute("SET search_path TO \"" + schema + "\"");
-      st.execute(sql);
-    }
-  }
-
-  private String text(String sql) {
-    try (Connection c = EmbeddedPostgresServer.connect(); Statement st = c.createStatement()) {
-      st.execute("SET search_path TO \"" + schema + "\"");
-      try (ResultSet rs = st.executeQuery(sql)) {
-        return rs.next() ? rs.getString(1) : null;
-      }
-    } catch (java.sql.SQLException e) {
-      throw new AssertionError(e);
-    }
-  }
 }

@@ -8,9 +8,6 @@ import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.testing.EmbeddedPostgresServer;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
@@ -47,21 +44,27 @@ class PostgresRunnerTest {
     assertEquals("host-a", lease.host());
     assertEquals("host-a|" + ProcessHandle.current().pid() + "|"
         + dir.resolve("state").resolve("jobs").toAbsolutePath().normalize(),
-        text("SELECT host || '|' || pid || '|' || logs_dir FROM runners WHERE id = '" + id + "'"));
-    long first = Long.parseLong(text("SELECT heartbeat_at FROM runners WHERE id = '" + id + "'"));
-    await(() -> Long.parseLong(text("SELECT heartbeat_at FROM runners WHERE id = '" + id + "'")) > first,
+        EmbeddedPostgresServer.text(schema,
+            "SELECT host || '|' || pid || '|' || logs_dir FROM runners WHERE id = '" + id + "'"));
+    long first = Long
+        .parseLong(EmbeddedPostgresServer.text(schema, "SELECT heartbeat_at FROM runners WHERE id = '" + id + "'"));
+    await(
+        () -> Long.parseLong(
+            EmbeddedPostgresServer.text(schema, "SELECT heartbeat_at FROM runners WHERE id = '" + id + "'")) > first,
         "the heartbeat advances");
     assertTrue(backend.leaseHeld());
     lease.close();
-    assertEquals("0", text("SELECT count(*) FROM runners"));
+    assertEquals("0", EmbeddedPostgresServer.text(schema, "SELECT count(*) FROM runners"));
     assertFalse(backend.leaseHeld());
   }
 
   @Test
   void a_runner_taken_for_dead_registers_again_at_its_next_beat() throws Exception {
     try (RunLease lease = backend.acquireLease(T0, TIMEOUT)) {
-      sql("DELETE FROM runners WHERE id = '" + lease.runnerId() + "'"); // another runner took it over
-      await(() -> "1".equals(text("SELECT count(*) FROM runners WHERE id = '" + lease.runnerId() + "'")),
+      EmbeddedPostgresServer.execute(schema, "DELETE FROM runners WHERE id = '" + lease.runnerId() + "'"); // another runner took it over
+      await(
+          () -> "1".equals(EmbeddedPostgresServer.text(schema,
+              "SELECT count(*) FROM runners WHERE id = '" + lease.runnerId() + "'")),
           "registered again");
     }
   }
@@ -69,10 +72,13 @@ class PostgresRunnerTest {
   @Test
   void a_runner_whose_heartbeat_session_dies_connects_again_and_beats_on() throws Exception {
     try (RunLease lease = backend.acquireLease(T0, TIMEOUT)) {
-      sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'orchestrate run:%'");
-      long killed = Long.parseLong(text("SELECT " + "(extract(epoch from clock_timestamp()) * 1000)::bigint"));
+      EmbeddedPostgresServer.execute(schema,
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name LIKE 'orchestrate run:%'");
+      long killed = Long.parseLong(
+          EmbeddedPostgresServer.text(schema, "SELECT " + "(extract(epoch from clock_timestamp()) * 1000)::bigint"));
       await(
-          () -> Long.parseLong(text("SELECT heartbeat_at FROM runners WHERE id = '" + lease.runnerId() + "'")) > killed,
+          () -> Long.parseLong(EmbeddedPostgresServer.text(schema,
+              "SELECT heartbeat_at FROM runners WHERE id = '" + lease.runnerId() + "'")) > killed,
           "beats again on a new session");
     }
   }
@@ -100,21 +106,4 @@ class PostgresRunnerTest {
     }
   }
 
-  private void sql(String sql) throws Exception {
-    try (Connection c = EmbeddedPostgresServer.connect(); Statement st = c.createStatement()) {
-      st.execute("SET search_path TO \"" + schema + "\"");
-      st.execute(sql);
-    }
-  }
-
-  private String text(String sql) {
-    try (Connection c = EmbeddedPostgresServer.connect(); Statement st = c.createStatement()) {
-      st.execute("SET search_path TO \"" + schema + "\"");
-      try (ResultSet rs = st.executeQuery(sql)) {
-        return rs.next() ? rs.getString(1) : null;
-      }
-    } catch (java.sql.SQLException e) {
-      throw new AssertionError(e);
-    }
-  }
 }

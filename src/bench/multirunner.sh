@@ -62,7 +62,7 @@ orchestrate --state "$url1" run "$work/backlog.yaml" >/dev/null
 pg1=$(echo "$(now) - $t0" | bc)
 
 url4="postgresql://postgres@localhost:$port/postgres?schema=four"
-orchestrate init --state "$url4" >/dev/null 2>&1 || true # migrate once, so the runners start alike
+orchestrate init --state "$url4" "$work/init" >/dev/null # migrate once, so the runners start alike (the project it writes stays in $work)
 t0=$(now)
 pids=()
 for r in $(seq 1 "$runners"); do

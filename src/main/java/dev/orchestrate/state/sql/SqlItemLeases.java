@@ -73,7 +73,12 @@ final class SqlItemLeases implements ItemLeases {
 
   @Override
   public Refresh refresh() {
-    List<DeadRunner> dead = jdbc.inTransaction(this::takeOverDead);
+    // A plain read first: the take-over's transaction takes the state's write lock, which a refresh
+    // every 250 ms of every runner must not do while all runners are alive.
+    List<DeadRunner> dead = jdbc
+        .queryLong("SELECT count(*) FROM (SELECT 1 FROM runners WHERE id <> ? AND heartbeat_at < "
+            + NOW_MS + " - ? LIMIT 1) d", me, timeout.toMillis()) == 0 ? List.of()
+                : jdbc.inTransaction(this::takeOverDead);
     Set<String> elsewhere = new HashSet<>();
     Map<String, Long> mine = new HashMap<>();
     jdbc.query("SELECT id, lease_owner, version FROM items WHERE lease_owner IS NOT NULL", rs -> {

@@ -253,16 +253,16 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
    */
   private int update(Step step, ItemStatus expected, long at) {
     Progress p = step.next().progress();
-    List<Object> values = new ArrayList<>(List.of(p.status().key(), nullable(p.phase()), p.attempts(),
-        nullable(p.blockedReason()), p.blockedFrom() == null ? NULL : p.blockedFrom().key(),
-        nullable(p.lastFailure()), nullable(p.phaseSummary()), nullable(p.unblockNotes()), at));
+    List<Object> values = new ArrayList<>(java.util.Arrays.asList(p.status().key(), p.phase(), p.attempts(),
+        p.blockedReason(), p.blockedFrom() == null ? null : p.blockedFrom().key(), p.lastFailure(),
+        p.phaseSummary(), p.unblockNotes(), at));
     StringBuilder sql = new StringBuilder("""
         UPDATE items SET status = ?, phase = ?, attempts = ?, blocked_reason = ?, blocked_from = ?,
                last_failure = ?, phase_summary = ?, unblock_notes = ?, updated_at = ?""");
     SqlItemLeases.Fence fence = leases == null ? null : leases.fence(step);
     if (fence != null) {
       sql.append(", lease_owner = ?, version = version + 1");
-      values.add(nullable(fence.owner()));
+      values.add(fence.owner());
     }
     sql.append(" WHERE id = ?");
     values.add(step.next().id());
@@ -279,8 +279,7 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
     } else if (fence != null) {
       sql.append(" AND lease_owner IS NULL");
     }
-    Object[] params = values.stream().map(v -> v == NULL ? null : v).toArray();
-    int n = jdbc.execute(sql.toString(), params);
+    int n = jdbc.execute(sql.toString(), values.toArray());
     if (fence != null) {
       if (n == 1) {
         leases.wrote(fence);
@@ -289,13 +288,6 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
       }
     }
     return n;
-  }
-
-  /** Stands for SQL NULL in a list that takes no nulls. */
-  private static final Object NULL = new Object();
-
-  private static Object nullable(Object value) {
-    return value == null ? NULL : value;
   }
 
   private dev.orchestrate.scheduler.LeaseLostException lost(String itemId) {

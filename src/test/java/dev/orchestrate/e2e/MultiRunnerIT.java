@@ -159,13 +159,8 @@ class MultiRunnerIT {
     return Files.exists(file) ? Files.readAllLines(file).size() : 0;
   }
 
-  private static String runnerOf(String schema, long pid) throws Exception {
-    try (Connection c = EmbeddedPostgresServer.connect(); Statement st = c.createStatement()) {
-      st.execute("SET search_path TO \"" + schema + "\"");
-      try (ResultSet rs = st.executeQuery("SELECT id FROM runners WHERE pid = " + pid)) {
-        return rs.next() ? rs.getString(1) : null;
-      }
-    }
+  private static String runnerOf(String schema, long pid) {
+    return EmbeddedPostgresServer.text(schema, "SELECT id FROM runners WHERE pid = " + pid);
   }
 
   private static long count(Statement st, String sql) throws Exception {

@@ -17,7 +17,6 @@ import dev.orchestrate.scheduler.LeaseLostException;
 import dev.orchestrate.scheduler.Progress;
 import dev.orchestrate.scheduler.Step;
 import dev.orchestrate.state.RunLease;
-import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.EmbeddedPostgresServer;
 import java.nio.file.Path;
@@ -25,7 +24,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -50,8 +48,7 @@ class ItemLeasesTest {
   @BeforeEach
   void fresh() {
     schema = EmbeddedPostgresServer.freshSchema("leases");
-    backend = new PostgresBackend(EmbeddedPostgresServer.location(schema), new StateDirectory(dir.resolve("state")),
-        Map.of("HOSTNAME", "host-a"), dir.resolve("home"), line -> {});
+    backend = TestBackend.on(schema, "host-a", dir);
   }
 
   @AfterEach

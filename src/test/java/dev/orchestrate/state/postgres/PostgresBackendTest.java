@@ -25,7 +25,6 @@ import java.sql.Statement;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -47,8 +46,7 @@ class PostgresBackendTest {
   @BeforeEach
   void fresh() {
     schema = EmbeddedPostgresServer.freshSchema("backend");
-    backend = new PostgresBackend(EmbeddedPostgresServer.location(schema), new StateDirectory(dir.resolve("state")),
-        Map.of("HOSTNAME", "runner-1"), dir.resolve("home"), line -> {});
+    backend = TestBackend.on(schema, "runner-1", dir);
   }
 
   /** Holds the state's write lock in a session of its own (as another process's write would) until released. */

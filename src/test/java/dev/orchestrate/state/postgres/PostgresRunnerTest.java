@@ -5,12 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.state.RunLease;
-import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.testing.EmbeddedPostgresServer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.BeforeEach;
@@ -32,8 +30,7 @@ class PostgresRunnerTest {
   @BeforeEach
   void fresh() {
     schema = EmbeddedPostgresServer.freshSchema("runner");
-    backend = new PostgresBackend(EmbeddedPostgresServer.location(schema), new StateDirectory(dir.resolve("state")),
-        Map.of("HOSTNAME", "host-a"), dir.resolve("home"), line -> {});
+    backend = TestBackend.on(schema, "host-a", dir);
   }
 
   @Test

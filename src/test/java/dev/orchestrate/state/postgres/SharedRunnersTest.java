@@ -20,14 +20,10 @@ import dev.orchestrate.scheduler.RunOptions;
 import dev.orchestrate.scheduler.RunReport;
 import dev.orchestrate.scheduler.Scheduler;
 import dev.orchestrate.state.RunLease;
-import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.EmbeddedPostgresServer;
 import dev.orchestrate.testing.InProcessLauncher;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -68,8 +64,7 @@ class SharedRunnersTest {
   void three_runners_finish_a_300_item_backlog_with_no_item_worked_on_twice_at_once_and_max_wip_held_across_them()
       throws Exception {
     String schema = EmbeddedPostgresServer.freshSchema("shared");
-    PostgresBackend backend = new PostgresBackend(EmbeddedPostgresServer.location(schema),
-        new StateDirectory(dir.resolve("state")), Map.of("HOSTNAME", "host-a"), dir.resolve("home"), line -> {});
+    PostgresBackend backend = TestBackend.on(schema, "host-a", dir);
     Config config = config(agent(Path.of("unused.sh")), 0, threePhases());
     Config shared = config.withExecution(config.execution().withMaxWip(MAX_WIP).withMaxConcurrent(MAX_CONCURRENT));
     List<BacklogItem> items = new ArrayList<>();
@@ -157,14 +152,6 @@ class SharedRunnersTest {
   }
 
   private static long count(String schema, String sql) {
-    try (Connection c = EmbeddedPostgresServer.connect(); Statement st = c.createStatement()) {
-      st.execute("SET search_path TO \"" + schema + "\"");
-      try (ResultSet rs = st.executeQuery(sql)) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    } catch (java.sql.SQLException e) {
-      throw new AssertionError(e);
-    }
+    return Long.parseLong(EmbeddedPostgresServer.text(schema, sql));
   }
 }

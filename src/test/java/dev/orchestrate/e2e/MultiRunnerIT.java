@@ -76,14 +76,15 @@ class MultiRunnerIT {
               .redirectOutput(dir.resolve("report-" + r + ".json").toFile())
               .redirectError(dir.resolve("err-" + r + ".txt").toFile()).start());
     }
-    // Mid-run: a third of the phases have started.
+    // Mid-run: a third of the phases have started, and the runner to kill has agents running (on a
+    // loaded machine its JVM may start well after the others').
     Path calls = dir.resolve("calls.txt");
+    Process killed = runners.get(0);
     long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
-    while (lines(calls) < ITEMS && System.nanoTime() < deadline) {
+    while ((lines(calls) < ITEMS || runningJobs(schema, killed.pid()) == 0) && System.nanoTime() < deadline) {
       Thread.sleep(50);
     }
     assertTrue(lines(calls) >= ITEMS, "the runners got going: " + lines(calls) + " calls");
-    Process killed = runners.get(0);
     List<ProcessHandle> orphans = killed.toHandle().descendants().toList();
     String killedId = runnerOf(schema, killed.pid());
     assertNotNull(killedId, "the killed runner was registered");
@@ -157,6 +158,12 @@ class MultiRunnerIT {
 
   private static long lines(Path file) throws java.io.IOException {
     return Files.exists(file) ? Files.readAllLines(file).size() : 0;
+  }
+
+  /** The jobs running now under the runner of process {@code pid} (0 before it registered). */
+  private static long runningJobs(String schema, long pid) {
+    return Long.parseLong(EmbeddedPostgresServer.text(schema, "SELECT count(*) FROM jobs j JOIN runners r"
+        + " ON j.runner_id = r.id WHERE r.pid = " + pid + " AND j.state = 'running'"));
   }
 
   private static String runnerOf(String schema, long pid) {

@@ -47,6 +47,7 @@ class MultiRunnerIT {
     Files.writeString(dir.resolve("agent.sh"), """
         #!/usr/bin/env bash
         echo "$ORCHESTRATE_ITEM_ID $ORCHESTRATE_PHASE $ORCHESTRATE_ATTEMPT" >> calls.txt
+        while [ ! -f go ]; do sleep 0.05; done
         sleep 0.2
         exit 0
         """);
@@ -76,11 +77,23 @@ class MultiRunnerIT {
               .redirectOutput(dir.resolve("report-" + r + ".json").toFile())
               .redirectError(dir.resolve("err-" + r + ".txt").toFile()).start());
     }
-    // Mid-run: a third of the phases have started, and the runner to kill has agents running (on a
-    // loaded machine its JVM may start well after the others').
+    // The agents wait for the file "go" until every runner has agents running: on a loaded machine
+    // one JVM may start many seconds after the others, and it must still get work to do.
+    long deadline = System.nanoTime() + Duration.ofSeconds(180).toNanos();
+    for (int r = 0; r < RUNNERS; r++) {
+      Process runner = runners.get(r);
+      while (runningJobs(schema, runner.pid()) == 0) {
+        assertTrue(runner.isAlive(), "runner " + r + " exited " + (runner.isAlive() ? "" : runner.exitValue())
+            + " before it ran an agent: " + Files.readString(dir.resolve("err-" + r + ".txt")));
+        assertTrue(System.nanoTime() < deadline, "runner " + r + " ran no agent in 180 s: "
+            + Files.readString(dir.resolve("err-" + r + ".txt")));
+        Thread.sleep(50);
+      }
+    }
+    Files.writeString(dir.resolve("go"), "");
+    // Mid-run: a third of the phases have started, and the runner to kill has agents running.
     Path calls = dir.resolve("calls.txt");
     Process killed = runners.get(0);
-    long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
     while ((lines(calls) < ITEMS || runningJobs(schema, killed.pid()) == 0) && System.nanoTime() < deadline) {
       Thread.sleep(50);
     }
@@ -162,6 +175,9 @@ class MultiRunnerIT {
 
   /** The jobs running now under the runner of process {@code pid} (0 before it registered). */
   private static long runningJobs(String schema, long pid) {
+    if (EmbeddedPostgresServer.text(schema, "SELECT to_regclass('runners') IS NULL").equals("t")) {
+      return 0; // not migrated yet
+    }
     return Long.parseLong(EmbeddedPostgresServer.text(schema, "SELECT count(*) FROM jobs j JOIN runners r"
         + " ON j.runner_id = r.id WHERE r.pid = " + pid + " AND j.state = 'running'"));
   }

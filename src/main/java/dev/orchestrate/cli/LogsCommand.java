@@ -85,8 +85,8 @@ final class LogsCommand implements Callable<Integer> {
     } catch (NoSuchFileException e) {
       throw CliException.failure("the log of job " + job.id() + " (" + JobsCommand.logPath(dir, job.logPath())
           + ") is gone: retention deletes old jobs' logs (retention.jobs), or it was deleted by hand"
-          + (backend.shared() ? "; or a runner on another machine ran the job (job logs stay on each runner's disk), "
-              + "or this machine's runner kept its logs elsewhere (give its --logs)" : ""));
+          + (backend.shared() ? "; or a runner on another machine ran the job (job logs stay on each runner's disk)"
+              : ""));
     }
     if (follow) {
       follow(backend, job, log, offset, out, visible);

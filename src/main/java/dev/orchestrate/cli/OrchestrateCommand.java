@@ -64,8 +64,8 @@ public final class OrchestrateCommand {
   String state;
 
   @Option(names = "--logs", paramLabel = "DIR", scope = ScopeType.INHERIT,
-      description = "Where this runner keeps its job logs, with a postgresql:// state (a directory named jobs, on "
-          + "this machine's disk; give the same to logs and jobs). Default: the project's .orchestrate/jobs. A "
+      description = "Where this runner keeps its job logs, with a postgresql:// state (a directory on this "
+          + "machine's disk; compact deletes old job logs there only). Default: the project's .orchestrate/jobs. A "
           + "state directory keeps its logs in its own jobs/")
   Path logs;
 

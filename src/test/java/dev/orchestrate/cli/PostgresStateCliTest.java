@@ -234,7 +234,7 @@ class PostgresStateCliTest {
 
   @Test
   void logs_puts_this_runners_job_logs_in_the_directory_it_names_where_jobs_and_logs_find_them() throws Exception {
-    Path logs = dir.resolve("local-disk/jobs");
+    Path logs = dir.resolve("local-disk/any-name");
     runOk(Map.of(), "--state", url, "--logs", logs.toString());
     try (Stream<Path> jobs = Files.list(logs)) {
       assertEquals(2, jobs.count());
@@ -251,14 +251,24 @@ class PostgresStateCliTest {
     assertEquals(0, output.exitCode(), output.err());
     assertTrue(output.out().contains("first of A done"), output.out());
 
-    CliRunner.Result elsewhere = cli("--state", url, "logs", "A");
-    assertOneLine(elsewhere, 1, "is gone");
-    assertTrue(elsewhere.err().contains("(give its --logs)"), elsewhere.err());
+    // The row records the absolute path on this runner's disk: found without --logs, from anywhere.
+    Path other = Files.createDirectories(dir.resolve("other-project"));
+    Files.copy(dir.resolve("orchestrate.yaml"), other.resolve("orchestrate.yaml"));
+    CliRunner.Result elsewhere = CliRunner.runIn(other, Map.of(), "--state", url, "logs", "A", "--phase", "first");
+    assertEquals(0, elsewhere.exitCode(), elsewhere.err());
+    assertTrue(elsewhere.out().contains("first of A done"), elsewhere.out());
+
+    try (Stream<Path> all = Files.walk(logs)) {
+      all.sorted(java.util.Comparator.reverseOrder()).filter(p -> !p.equals(logs)).forEach(p -> p.toFile().delete());
+    }
+    CliRunner.Result gone = cli("--state", url, "logs", "A");
+    assertOneLine(gone, 1, "is gone");
+    assertTrue(gone.err().contains("a runner on another machine ran the job"), gone.err());
   }
 
   @Test
   void compact_deletes_pruned_job_directories_in_the_logs_directory_and_nowhere_else() throws Exception {
-    Path logs = dir.resolve("local-disk/jobs");
+    Path logs = dir.resolve("local-disk/runner-logs");
     runOk(Map.of(), "--state", url, "--logs", logs.toString());
     // A job directory of the project's own .orchestrate/jobs, which no row of this state names.
     Path bystander = Files.createDirectories(dir.resolve(".orchestrate/jobs/run1-0001-Z-first-1"));
@@ -276,17 +286,36 @@ class PostgresStateCliTest {
   }
 
   @Test
-  void logs_is_refused_with_a_state_directory_and_for_a_directory_not_named_jobs() {
+  void compact_leaves_another_runners_job_directories_to_that_runners_own_compact() throws Exception {
+    Path mine = dir.resolve("runner-a/logs");
+    Path theirs = dir.resolve("runner-b/logs");
+    runOk(Map.of(), "--state", url, "--logs", theirs.toString());
+    Files.writeString(dir.resolve("orchestrate.yaml"), Files.readString(dir.resolve("orchestrate.yaml"))
+        + "retention:\n  jobs: {max_rows: 0, max_age: none}\n");
+
+    CliRunner.Result compact = cli("--state", url, "--logs", mine.toString(), "--quiet", "compact");
+    assertEquals(0, compact.exitCode(), compact.err());
+    CliRunner.Result jobs = cli("--state", url, "jobs", "--json");
+    assertEquals(0, JSON.readTree(jobs.out()).get("jobs").size(), "the rows are pruned: " + jobs.out());
+    try (Stream<Path> left = Files.list(theirs)) {
+      assertEquals(2, left.count(), "another runner's job directories are not this compact's to delete");
+    }
+    // That runner's own compact finds them named by no row, and sweeps them.
+    CliRunner.Result own = cli("--state", url, "--logs", theirs.toString(), "--quiet", "compact");
+    assertEquals(0, own.exitCode(), own.err());
+    try (Stream<Path> left = Files.list(theirs)) {
+      assertEquals(List.of(), left.toList());
+    }
+  }
+
+  @Test
+  void logs_is_refused_with_a_state_directory() {
     CliRunner.Result sqlite = cli("--state", dir.resolve("state").toString(), "--logs", dir.resolve("l/jobs")
         .toString(), "status");
     assertOneLine(sqlite, 2, "--logs is for a postgresql:// state");
     CliRunner.Result defaultState = cli("--logs", dir.resolve("l/jobs").toString(), "--quiet", "run",
         backlog.toString());
     assertOneLine(defaultState, 2, "--logs is for a postgresql:// state");
-
-    CliRunner.Result named = cli("--state", url, "--logs", dir.resolve("my-logs").toString(), "status");
-    assertOneLine(named, 2, "is not named jobs");
-    assertTrue(named.err().contains(dir.resolve("my-logs/jobs").toString()), named.err());
   }
 
   @Test

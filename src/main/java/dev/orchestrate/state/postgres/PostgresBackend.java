@@ -96,13 +96,6 @@ public final class PostgresBackend implements StateBackend {
     if (problem != null) {
       return Optional.of(problem);
     }
-    Path jobs = directory.jobs();
-    if (!directory.jobsInside() && (jobs.getFileName() == null || !jobs.getFileName().toString().equals("jobs"))) {
-      return Optional
-          .of("the job logs directory " + jobs + " is not named jobs; name one that is (" + jobs.resolve("jobs")
-              + "): job log paths are kept relative to the directory holding jobs/, where retention and compact delete "
-              + "them");
-    }
     return directory.problem();
   }
 
@@ -137,7 +130,7 @@ public final class PostgresBackend implements StateBackend {
       jdbc.close();
       throw e;
     }
-    return SqlStateStore.open(jdbc, logsRoot());
+    return SqlStateStore.open(jdbc, directory.root(), directory.jobs());
   }
 
   /** Registers this runner with the default lease timeout. */
@@ -178,16 +171,6 @@ public final class PostgresBackend implements StateBackend {
     try (Jdbc jdbc = new Jdbc(connect(APPLICATION_NAME), new PostgresDialect(usable()))) {
       return PostgresSchema.bytes(jdbc, location.schema());
     }
-  }
-
-  /**
-   * The directory the store keeps job log paths relative to, and whose {@code jobs/} retention and
-   * compact delete job directories from: the local state directory, or the one holding the
-   * {@code jobs} directory chosen apart from it ({@link #problem()} refuses any other name).
-   */
-  private Path logsRoot() {
-    Path parent = directory.jobs().getParent();
-    return directory.jobsInside() || parent == null ? directory.root() : parent;
   }
 
   private PostgresLocation usable() {

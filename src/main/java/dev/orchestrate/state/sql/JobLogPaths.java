@@ -7,8 +7,9 @@ import java.nio.file.Path;
  * ({@code jobs/run3-0007-WRK-1-build-1/output.log}), so a state directory that is copied, moved
  * or reached through another path refers to its own job directories, never to another's. Rows
  * written before SQLite schema 7 held absolute paths; the migration to 7 rewrites them, and
- * {@link #resolve} still accepts one should any be left. On PostgreSQL they are relative to the
- * local state directory of the runner that ran the job.
+ * {@link #resolve} still accepts one should any be left. A shared state (PostgreSQL) records them
+ * absolute instead, as they are on the disk of the runner that ran the job, wherever its
+ * {@code --logs} put them: another process on that machine finds them from any directory.
  */
 public final class JobLogPaths {
   private JobLogPaths() {

@@ -19,7 +19,7 @@ import org.slf4j.LoggerFactory;
  * Job log directories that no job row refers to. Retention deletes a job's row and then its
  * directory; a crash in between, or a delete that failed, leaves a directory nothing points to,
  * invisible to {@code stats} (whose job_logs figure counts rows). A full {@code compact} sweeps
- * them: directly under {@code <state>/jobs/}, named as the scheduler names job directories
+ * them: directly under {@code <state>/jobs/} (or the runner's {@code --logs} directory), named as the scheduler names job directories
  * ({@code run<R>-<N>-<item>-<phase>-<attempt>}), real directories (not symbolic links), and not
  * the directory of any row in {@code jobs} (running or not).
  *
@@ -38,11 +38,11 @@ final class OrphanJobDirectories {
   }
 
   /**
-   * Finds the orphaned job directories of the state directory {@code root} (holding {@code jobs/})
-   * and, unless {@code dryRun}, deletes them; the rows are read on a store's connection.
+   * Finds the orphaned job directories in {@code jobs} (the state directory's {@code jobs/}, or a
+   * runner's own logs directory) and, unless {@code dryRun}, deletes them; the rows are read on a
+   * store's connection.
    */
-  static OrphanSweep sweep(Jdbc jdbc, Path root, boolean dryRun) {
-    Path jobs = root.resolve("jobs");
+  static OrphanSweep sweep(Jdbc jdbc, Path jobs, boolean dryRun) {
     if (!Files.isDirectory(jobs, LinkOption.NOFOLLOW_LINKS)) {
       return OrphanSweep.NONE;
     }

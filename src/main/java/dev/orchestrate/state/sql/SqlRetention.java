@@ -4,9 +4,13 @@ import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.RetentionConfig.Policy;
 import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.retention.RetentionStore;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Retention's storage side over the state database: the rows a pass walks, read from a saved
@@ -19,19 +23,23 @@ import java.util.List;
  * is done, blocked or gone).
  */
 final class SqlRetention implements RetentionStore {
+  private static final Logger LOG = LoggerFactory.getLogger(SqlRetention.class);
   private final Jdbc jdbc;
-  /** The local state directory: job log paths are relative to it, and only its jobs/ is deleted from. */
+  /** The local state directory: relative job log paths are relative to it. */
   private final Path root;
+  /** This runner's job directories ({@code root/jobs} unless chosen apart): the only ones deleted. */
+  private final Path jobs;
 
   /** On a store's {@link Jdbc}, sharing its transactions, busy waiting and commit checks. */
-  SqlRetention(Jdbc jdbc, Path root) {
+  SqlRetention(Jdbc jdbc, Path root, Path jobs) {
     this.jdbc = jdbc;
     this.root = root;
+    this.jobs = jobs;
   }
 
   @Override
   public OrphanSweep sweepOrphanJobDirectories(boolean dryRun) {
-    return OrphanJobDirectories.sweep(jdbc, root, dryRun);
+    return OrphanJobDirectories.sweep(jdbc, jobs, dryRun);
   }
 
   /** Records the policies (and memory's keep_recent) in {@code structures} without deleting anything. */
@@ -126,10 +134,14 @@ final class SqlRetention implements RetentionStore {
     });
     // The rows are gone first: a crash in between leaves a directory no row points to (disk until
     // the next full compact sweeps orphans), never a row whose log was deleted under it.
+    // Only this runner's own job directories: on a shared state, another runner's (on another
+    // disk, or in its own --logs directory here) are left to that runner's orphan sweep.
     for (String logPath : logPaths) {
       Path dir = jobDirectory(JobLogPaths.resolve(root, logPath));
-      if (dir != null) {
-        JobDirectories.delete(root.resolve("jobs"), dir, "the log directory of a pruned job");
+      if (dir != null && dir.getParent().equals(jobs)) {
+        JobDirectories.delete(jobs, dir, "the log directory of a pruned job");
+      } else if (dir != null && Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+        LOG.debug("not deleting the log directory {} of a pruned job: it is not in this runner's {}", dir, jobs);
       }
     }
     return n;
@@ -146,9 +158,8 @@ final class SqlRetention implements RetentionStore {
    */
   static Path jobDirectory(Path logPath) {
     Path dir = logPath.getParent();
-    if (dir == null || dir.getFileName() == null || !dir.getFileName().toString().startsWith("run")
-        || dir.getParent() == null || dir.getParent().getFileName() == null
-        || !dir.getParent().getFileName().toString().equals("jobs")) {
+    if (dir == null || dir.getFileName() == null || dir.getParent() == null
+        || !OrphanJobDirectories.JOB_DIRECTORY.matcher(dir.getFileName().toString()).matches()) {
       return null;
     }
     return dir;

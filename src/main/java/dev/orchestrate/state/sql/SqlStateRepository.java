@@ -43,14 +43,18 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   /** The state directory: job log paths are stored relative to it. */
   private final Path root;
 
+  /** Where this runner's job directories are: {@code root/jobs}, or a directory of its own. */
+  private final Path jobs;
+
   /** Reads items as the schema found allows (a read-only store may hold an older one). */
   private final SqlStateReader reader;
 
   /** The item leases every item write is conditional on, when several runners share the state. */
   private SqlItemLeases leases;
 
-  SqlStateRepository(Jdbc jdbc, Path root) {
+  SqlStateRepository(Jdbc jdbc, Path root, Path jobs) {
     this.root = root;
+    this.jobs = jobs;
     this.jdbc = jdbc;
     this.reader = new SqlStateReader(jdbc);
   }
@@ -82,7 +86,7 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
 
   /** Retention maintenance on this repository's connection (the run's scheduler thread). */
   SqlRetention retention() {
-    return new SqlRetention(jdbc, root);
+    return new SqlRetention(jdbc, root, jobs);
   }
 
   /** Records one sample of every structure's size for the trend of {@code stats}. */
@@ -307,7 +311,9 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
 
   @Override
   public long jobStarted(JobStart start) {
-    String logPath = start.logPath() == null ? null : JobLogPaths.relative(root, start.logPath());
+    String logPath = start.logPath() == null ? null : leases != null
+        ? start.logPath().toAbsolutePath().normalize().toString() // a runner's own disk: see JobLogPaths
+        : JobLogPaths.relative(root, start.logPath());
     if (leases != null) {
       return jdbc.insert("""
           INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, log_path, runner_id)

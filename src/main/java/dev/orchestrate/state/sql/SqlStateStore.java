@@ -34,22 +34,32 @@ public final class SqlStateStore implements StateStore {
   private SqlItemHistory history;
   private SqlDashboard dashboard;
 
-  private SqlStateStore(Jdbc jdbc, Path root) {
+  private SqlStateStore(Jdbc jdbc, Path root, Path jobs) {
     this.jdbc = jdbc;
     this.root = root;
-    this.items = new SqlStateRepository(jdbc, root);
+    this.items = new SqlStateRepository(jdbc, root, jobs);
     this.reader = items.reader();
   }
 
   /**
    * The store over {@code jdbc}'s connection, which it closes (at once when it cannot be opened).
    *
-   * @param root the local state directory: job log paths are stored relative to it, and retention
-   *             deletes only job directories in its {@code jobs/}
+   * @param root the local state directory, whose job logs are in its {@code jobs/}: their paths are
+   *             stored relative to it, and retention deletes only job directories in that
+   *             {@code jobs/}
    */
   public static SqlStateStore open(Jdbc jdbc, Path root) {
+    return open(jdbc, root, root.resolve("jobs"));
+  }
+
+  /**
+   * The store over {@code jdbc}'s connection, whose runner keeps its job logs in {@code jobs}
+   * ({@code --logs}, a PostgreSQL state): paths there are stored absolute, and retention and the
+   * orphan sweep delete job directories only in it.
+   */
+  public static SqlStateStore open(Jdbc jdbc, Path root, Path jobs) {
     try {
-      return new SqlStateStore(jdbc, root.toAbsolutePath().normalize());
+      return new SqlStateStore(jdbc, root.toAbsolutePath().normalize(), jobs.toAbsolutePath().normalize());
     } catch (RuntimeException e) {
       jdbc.close();
       throw e;

@@ -46,7 +46,7 @@ class SqlRetentionTest {
   void open() {
     store = SqliteStores.open(dir.resolve("state/state.db"));
     jdbc = store.jdbc();
-    retention = new SqlRetention(jdbc, dir.resolve("state"));
+    retention = new SqlRetention(jdbc, dir.resolve("state"), dir.resolve("state/jobs"));
     walk = new Retention(retention);
   }
 
@@ -373,5 +373,10 @@ class SqlRetentionTest {
     assertEquals(null, SqlRetention.jobDirectory(Path.of("output.log")));
     assertEquals(Path.of("/state/jobs/run1-0001-A-build-1"),
         SqlRetention.jobDirectory(Path.of("/state/jobs/run1-0001-A-build-1/output.log")));
+    // A runner's own logs directory (--logs) may have any name; the job directory's name is checked.
+    assertEquals(Path.of("/var/lib/logs/run12-0003-A-build-2"),
+        SqlRetention.jobDirectory(Path.of("/var/lib/logs/run12-0003-A-build-2/output.log")));
+    assertEquals(null, SqlRetention.jobDirectory(Path.of("/var/lib/logs/notes/output.log")));
+    assertEquals(null, SqlRetention.jobDirectory(Path.of("/run1-0001-A-build-1")));
   }
 }

@@ -3,8 +3,11 @@ package dev.orchestrate.testing;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -16,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class EmbeddedPostgresServer {
   private static final AtomicInteger SCHEMAS = new AtomicInteger();
   private static EmbeddedPostgres server;
+  private static Path dataDirectory;
 
   private EmbeddedPostgresServer() {
   }
@@ -24,7 +28,12 @@ public final class EmbeddedPostgresServer {
   public static synchronized EmbeddedPostgres server() {
     if (server == null) {
       try {
-        server = EmbeddedPostgres.builder().start();
+        Path data = Files.createTempDirectory("orchestrate-test-pg");
+        server = EmbeddedPostgres.builder().setDataDirectory(data).setCleanDataDirectory(true)
+            // the default 10 s is tight for initdb and a first start on a busy 2-core machine
+            .setPGStartupWait(Duration.ofSeconds(60)).start();
+        dataDirectory = data;
+        watchdog(data);
       } catch (IOException e) {
         throw new UncheckedIOException("cannot start the embedded PostgreSQL", e);
       }
@@ -38,6 +47,33 @@ public final class EmbeddedPostgresServer {
       }, "embedded-postgres-stop"));
     }
     return server;
+  }
+
+  /**
+   * pg_ctl detaches the server from this JVM, so a JVM killed with SIGKILL (no shutdown hooks: a
+   * test run interrupted hard, a fork timed out) would leave it running. A small shell loop in a
+   * session of its own waits for this JVM to go, then stops the server at once (SIGQUIT to the
+   * postmaster) and removes its data directory; on a normal exit the shutdown hook has stopped the
+   * server first and the loop finds nothing left to do. Without {@code setsid} (not Linux) there
+   * is no watchdog.
+   */
+  private static void watchdog(Path data) throws IOException {
+    if (!Files.isExecutable(Path.of("/usr/bin/setsid")) && !Files.isExecutable(Path.of("/bin/setsid"))) {
+      return;
+    }
+    String dir = data.toString().replace("'", "'\\''");
+    String script = "while kill -0 " + ProcessHandle.current().pid() + " 2>/dev/null; do sleep 1; done; "
+        + "pid=$(head -n 1 '" + dir + "/postmaster.pid' 2>/dev/null) && kill -QUIT \"$pid\" 2>/dev/null; "
+        + "sleep 2; rm -rf '" + dir + "'";
+    new ProcessBuilder("setsid", "sh", "-c", script).redirectInput(ProcessBuilder.Redirect.from(new java.io.File(
+        "/dev/null"))).redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD)
+        .start();
+  }
+
+  /** The server's data directory (started on first use). */
+  static synchronized Path dataDirectory() {
+    server();
+    return dataDirectory;
   }
 
   /** A schema name no test of this JVM used before (it does not exist yet). */

@@ -1368,6 +1368,14 @@ public abstract class StateStoreContract {
       assertEquals(ids(added), ids(store.dashboard().followUps("A", 10)));
       assertEquals(ids(added).subList(0, 1), ids(store.dashboard().followUps("A", 1)));
       assertEquals(1, store.dashboard().followUps("AB", 10).size());
+      // Ids are compared exactly, on every backend: another case, or _ and % are no wildcards.
+      store.items().sync(List.of(item("a"), item("A_B")), T0);
+      long lower = store.items().jobStarted(new JobStart(run, "a", "build", 1, T0, null));
+      store.items().jobEnded(lower, completed(at(3)), null, followUps("a", "build", "Four"), at(3));
+      assertEquals(ids(added), ids(store.dashboard().followUps("A", 10)));
+      assertEquals(1, store.dashboard().followUps("a", 10).size());
+      assertEquals(0, store.dashboard().followUps("A_B", 10).size());
+      assertEquals(0, store.dashboard().followUps("A%", 10).size());
     }
   }
 

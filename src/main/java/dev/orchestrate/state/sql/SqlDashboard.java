@@ -132,8 +132,10 @@ final class SqlDashboard implements DashboardQueries {
   /** The follow-ups an item's agents reported, in backlog order, at most {@code limit}. */
   @Override
   public List<ItemState> followUps(String itemId, int limit) {
-    return jdbc.query("SELECT * FROM items WHERE origin = ? OR origin LIKE ? ESCAPE '\\' ORDER BY seq LIMIT ?",
-        SqlStateRepository::item, itemId, likePrefix(itemId) + "/%", limit);
+    // An exact prefix, not LIKE: SQLite's LIKE ignores case, and ids are compared exactly.
+    String prefix = itemId + "/";
+    return jdbc.query("SELECT * FROM items WHERE origin = ? OR substr(origin, 1, ?) = ? ORDER BY seq LIMIT ?",
+        SqlStateRepository::item, itemId, prefix.length(), prefix, limit);
   }
 
   /** Jobs newest first: those with an id below {@code beforeId} (keyset paging), at most {@code limit}. */
@@ -271,10 +273,6 @@ final class SqlDashboard implements DashboardQueries {
   @Override
   public int recordedKeepRecent() {
     return new SqlStateReader(jdbc).recordedPolicies().memoryKeepRecent();
-  }
-
-  private static String likePrefix(String s) {
-    return s.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_");
   }
 
   private static Long nullableLong(java.sql.ResultSet rs, int column) throws java.sql.SQLException {

@@ -11,8 +11,11 @@ import java.util.zip.CRC32;
 final class Locks {
   /** Held by every write transaction ({@code pg_advisory_xact_lock}): one writer at a time. */
   static final int WRITE = 0x4f52_4357; // "ORCW"
-  /** Held by the run lease's own session ({@code pg_try_advisory_lock}): one run at a time. */
-  static final int LEASE = 0x4f52_434c; // "ORCL"
+  /**
+   * Held by one runner's heartbeat session ({@code pg_try_advisory_lock}): the runner that runs
+   * retention during runs, so that several runners never run it at once.
+   */
+  static final int MAINTENANCE = 0x4f52_434c; // "ORCL"
 
   private Locks() {
   }

@@ -124,7 +124,7 @@ final class PostgresRunner implements RunLease {
       return;
     }
     try (Statement st = connection.createStatement();
-        var rs = st.executeQuery("SELECT pg_try_advisory_lock(" + Locks.LEASE + ", " + key + ")")) {
+        var rs = st.executeQuery("SELECT pg_try_advisory_lock(" + Locks.MAINTENANCE + ", " + key + ")")) {
       maintainer = rs.next() && rs.getBoolean(1);
     }
   }

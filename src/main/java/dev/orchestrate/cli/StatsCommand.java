@@ -4,7 +4,6 @@ import dev.orchestrate.config.Durations;
 import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.scheduler.Budget;
 import dev.orchestrate.state.StateBackend;
-import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.StoreException;
 import dev.orchestrate.stats.LastRun;
@@ -70,10 +69,11 @@ final class StatsCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     StateBackend backend = root.backend();
-    StateDirectory dir = backend.directory();
+    // The state directory, or a shared state's URL (shown without a password: none is accepted).
+    String where = backend.shared() ? backend.toString() : backend.directory().root().toString();
     if (check && !backend.exists()) {
       // A check of a mistyped path must fail, not pass for ever as "nothing has grown".
-      throw CliException.usage("no state database in " + dir.root() + ": nothing to check; point --state (or "
+      throw CliException.usage("no state database in " + where + ": nothing to check; point --state (or "
           + "ORCHESTRATE_STATE) at the state directory of a project that has run");
     }
     Instant now = Clock.systemUTC().instant();
@@ -99,22 +99,22 @@ final class StatsCommand implements Callable<Integer> {
     StatsReport report = StatsReport.of(input);
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
-      Map<String, Object> doc = toJson(report, dir);
+      Map<String, Object> doc = toJson(report, where);
       doc.put("usage", usageJson(spending));
       doc.put("runners", runners.stream().map(StatsCommand::runner).toList());
       Json.print(out, doc);
     } else {
-      printText(out, report, dir);
+      printText(out, report, where);
       printSpending(out, spending);
       printRunners(out, runners);
     }
     return check ? report.status().exitCode() : ExitCode.OK;
   }
 
-  static Map<String, Object> toJson(StatsReport r, StateDirectory dir) {
+  static Map<String, Object> toJson(StatsReport r, String where) {
     Map<String, Object> doc = Json.envelope("stats");
     doc.put("generated_at", Json.timestamp(r.generatedAt()));
-    doc.put("state", dir.root().toAbsolutePath().toString());
+    doc.put("state", where);
     doc.put("database_exists", r.databaseExists());
     doc.put("status", r.status().key());
     doc.put("pressure", r.pressure().key());
@@ -195,9 +195,9 @@ final class StatsCommand implements Callable<Integer> {
     return Double.isInfinite(v) ? 999.9999 : Math.round(v * 10_000) / 10_000.0;
   }
 
-  private static void printText(PrintWriter out, StatsReport r, StateDirectory dir) {
+  private static void printText(PrintWriter out, StatsReport r, String where) {
     if (!r.databaseExists()) {
-      out.println("no state database in " + dir.root() + " yet: nothing has grown (status ok)");
+      out.println("no state database in " + where + " yet: nothing has grown (status ok)");
       out.flush();
       return;
     }

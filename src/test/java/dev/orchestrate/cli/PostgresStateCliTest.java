@@ -113,6 +113,34 @@ class PostgresStateCliTest {
   }
 
   @Test
+  void stats_names_the_state_by_its_url_and_reads_jobs_memory_and_runners_there() throws Exception {
+    CliRunner.Result before = cli("--state", url, "stats");
+    assertEquals(0, before.exitCode(), before.err());
+    assertTrue(before.out().startsWith("no state database in " + url + " yet"), before.out());
+    assertOneLine(cli("--state", url, "stats", "--check"), 2, "no state database in " + url);
+
+    runOk(Map.of(), "--state", url);
+    CliRunner.Result stats = cli("--state", url, "stats", "--json", "--check");
+    assertEquals(0, stats.exitCode(), stats.err());
+    JsonNode doc = JSON.readTree(stats.out());
+    assertEquals(url, doc.get("state").asText(), "the URL, not the local directory");
+    assertTrue(doc.get("database_exists").asBoolean());
+    assertEquals("ok", doc.get("status").asText());
+    Map<String, Long> rows = new java.util.TreeMap<>();
+    for (JsonNode structure : doc.get("structures")) {
+      rows.put(structure.get("name").asText(), structure.get("rows").asLong());
+    }
+    assertEquals(1L, rows.get("items"), rows.toString());
+    assertEquals(2L, rows.get("jobs"), rows.toString());
+    assertEquals(0, doc.get("runners").size(), "the run deregistered: " + doc.get("runners"));
+
+    CliRunner.Result jobs = cli("--state", url, "jobs", "--json");
+    assertEquals(2, JSON.readTree(jobs.out()).get("jobs").size(), jobs.out());
+    CliRunner.Result memory = cli("--state", url, "memory", "list", "--json");
+    assertEquals(0, memory.exitCode(), memory.err());
+  }
+
+  @Test
   void ORCHESTRATE_STATE_may_be_a_postgresql_url() throws Exception {
     runOk(Map.of("ORCHESTRATE_STATE", url));
     assertEquals(Map.of("A", "done"), items(cli(Map.of("ORCHESTRATE_STATE", url), "status", "--json")));

@@ -184,6 +184,14 @@ final class PostgresDialect implements Dialect {
     return "strpos(" + text + ", " + part + ") > 0";
   }
 
+  /** {@link #clockMillis()}: the time of the statement's execution, not of its transaction's start. */
+  static final String CLOCK_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+
+  @Override
+  public String clockMillis() {
+    return CLOCK_MS;
+  }
+
   @Override
   public int schemaVersion(Jdbc jdbc) {
     return PostgresSchema.version(jdbc, location.schema());

@@ -30,7 +30,6 @@ import org.slf4j.LoggerFactory;
  */
 final class PostgresRunner implements RunLease {
   private static final Logger log = LoggerFactory.getLogger(PostgresRunner.class);
-  private static final String NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
 
   private static final java.util.concurrent.atomic.AtomicInteger STARTED = new java.util.concurrent.atomic.AtomicInteger();
 
@@ -93,7 +92,8 @@ final class PostgresRunner implements RunLease {
 
   private void register() throws SQLException {
     try (PreparedStatement ps = connection.prepareStatement("INSERT INTO runners (id, host, pid, started_at,"
-        + " heartbeat_at, logs_dir) VALUES (?, ?, ?, " + NOW_MS + ", " + NOW_MS + ", ?) ON CONFLICT (id) DO UPDATE"
+        + " heartbeat_at, logs_dir) VALUES (?, ?, ?, " + PostgresDialect.CLOCK_MS + ", " + PostgresDialect.CLOCK_MS
+        + ", ?) ON CONFLICT (id) DO UPDATE"
         + " SET heartbeat_at = EXCLUDED.heartbeat_at")) {
       ps.setString(1, id);
       ps.setString(2, host);
@@ -106,8 +106,9 @@ final class PostgresRunner implements RunLease {
   /** Renews the heartbeat; registers again when the row is gone. */
   void beatOnce() throws SQLException {
     int n;
-    try (PreparedStatement ps = connection.prepareStatement("UPDATE runners SET heartbeat_at = " + NOW_MS
-        + " WHERE id = ?")) {
+    try (PreparedStatement ps = connection
+        .prepareStatement("UPDATE runners SET heartbeat_at = " + PostgresDialect.CLOCK_MS
+            + " WHERE id = ?")) {
       ps.setString(1, id);
       n = ps.executeUpdate();
     }

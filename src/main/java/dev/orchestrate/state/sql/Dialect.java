@@ -83,6 +83,12 @@ public interface Dialect {
   /** A condition that the text {@code text} contains the text {@code part} (SQL expressions both). */
   String contains(String text, String part);
 
+  /**
+   * The database server's clock now, in epoch milliseconds, as an SQL expression: runners on
+   * machines whose clocks disagree still agree on whose heartbeat is old.
+   */
+  String clockMillis();
+
   /** The schema version of the database as found; 0 when nothing was ever written to it. */
   int schemaVersion(Jdbc jdbc);
 

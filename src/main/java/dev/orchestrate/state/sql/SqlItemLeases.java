@@ -34,13 +34,12 @@ import java.util.Set;
  */
 final class SqlItemLeases implements ItemLeases {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SqlItemLeases.class);
-  /** The database server's time, in epoch milliseconds. */
-  static final String NOW_MS = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
-
   private final Jdbc jdbc;
   private final String me;
   private final String host;
   private final Duration timeout;
+  /** The database server's clock, in epoch milliseconds ({@link Dialect#clockMillis()}). */
+  private final String now;
   /** Item id → the version this runner last read or wrote, for the items it holds. */
   private final Map<String, Long> held = new HashMap<>();
 
@@ -49,6 +48,7 @@ final class SqlItemLeases implements ItemLeases {
     this.me = runnerId;
     this.host = host;
     this.timeout = timeout;
+    this.now = jdbc.dialect().clockMillis();
   }
 
   @Override
@@ -77,7 +77,7 @@ final class SqlItemLeases implements ItemLeases {
     // every 250 ms of every runner must not do while all runners are alive.
     List<DeadRunner> dead = jdbc
         .queryLong("SELECT count(*) FROM (SELECT 1 FROM runners WHERE id <> ? AND heartbeat_at < "
-            + NOW_MS + " - ? LIMIT 1) d", me, timeout.toMillis()) == 0 ? List.of()
+            + now + " - ? LIMIT 1) d", me, timeout.toMillis()) == 0 ? List.of()
                 : jdbc.inTransaction(this::takeOverDead);
     Set<String> elsewhere = new HashSet<>();
     Map<String, Long> mine = new HashMap<>();
@@ -97,12 +97,12 @@ final class SqlItemLeases implements ItemLeases {
   private List<DeadRunner> takeOverDead() {
     record Row(String id, String host, String logs) {
     }
-    List<Row> rows = jdbc.query("SELECT id, host, logs_dir FROM runners WHERE id <> ? AND heartbeat_at < " + NOW_MS
+    List<Row> rows = jdbc.query("SELECT id, host, logs_dir FROM runners WHERE id <> ? AND heartbeat_at < " + now
         + " - ? ORDER BY id FOR UPDATE SKIP LOCKED",
         rs -> new Row(rs.getString(1), rs.getString(2), rs.getString(3)), me, timeout.toMillis());
     List<DeadRunner> out = new ArrayList<>();
     for (Row r : rows) {
-      int jobs = jdbc.execute("UPDATE jobs SET state = ?, ended_at = " + NOW_MS
+      int jobs = jdbc.execute("UPDATE jobs SET state = ?, ended_at = " + now
           + ", reason = ? WHERE runner_id = ? AND state = 'running'", JobState.INTERRUPTED.key(),
           "its runner " + r.id() + " stopped renewing its heartbeat; runner " + me + " took its items over", r.id());
       int items = jdbc.execute("UPDATE items SET lease_owner = NULL, version = version + 1 WHERE lease_owner = ?",

@@ -52,7 +52,7 @@ final class SqlStats implements StatsSource {
     if (!jdbc.dialect().hasColumn(jdbc, "runners", "heartbeat_at")) {
       return java.util.List.of();
     }
-    return jdbc.query("SELECT r.id, r.host, r.pid, r.started_at, r.heartbeat_at, " + SqlItemLeases.NOW_MS
+    return jdbc.query("SELECT r.id, r.host, r.pid, r.started_at, r.heartbeat_at, " + jdbc.dialect().clockMillis()
         + " - r.heartbeat_at, (SELECT count(*) FROM items i WHERE i.lease_owner = r.id)"
         + " FROM runners r ORDER BY r.started_at, r.id",
         rs -> new dev.orchestrate.stats.RunnerLease(rs.getString(1), rs.getString(2), rs.getLong(3),

@@ -129,6 +129,11 @@ final class SqliteDialect implements Dialect {
   }
 
   @Override
+  public String clockMillis() {
+    return "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)";
+  }
+
+  @Override
   public int schemaVersion(Jdbc jdbc) {
     return Database.schemaVersion(jdbc.connection(), file);
   }

@@ -57,6 +57,17 @@ import org.slf4j.LoggerFactory;
  * A halt (phase cap, circuit breaker, targets finished) stops starting work and lets running jobs
  * finish and be recorded. A stop request also cancels them (TERM, grace, KILL; a second request
  * kills at once); they are recorded as cancelled and their items stay where they were.
+ *
+ * <h2>A shared state (several runners)</h2>
+ * With {@link ItemLeases} that are {@linkplain ItemLeases#shared() shared}, other runners work on
+ * the same backlog. Before every action the scheduler claims its item ({@link ItemLeases#claim}):
+ * a refused claim skips the item's other actions this tick and makes the next tick re-read. The
+ * items and the others' leases are read again every {@link #REFRESH_MS} (which also takes dead
+ * runners over); items others hold ({@code Snapshot.elsewhere}) are never eligible, and those in
+ * progress count toward {@code max_wip}, of which this runner takes at most what is in progress
+ * elsewhere plus its own {@code max_concurrent}. It waits, rather than halts, while another runner
+ * holds an unfinished item, and never halts on a picture it has not just re-read. A write that
+ * finds its lease lost ({@link LeaseLostException}) drops the item, never another's progress.
  */
 public final class Scheduler {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);

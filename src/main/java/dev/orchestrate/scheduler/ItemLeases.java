@@ -88,15 +88,13 @@ public interface ItemLeases {
    *
    * @param heldElsewhere the items other live runners hold
    * @param takenOver     the dead runners this refresh took over
-   * @param liveRunners   the runners alive now, this one included (at least 1)
    */
-  record Refresh(Set<String> heldElsewhere, List<DeadRunner> takenOver, int liveRunners) {
-    public static final Refresh NONE = new Refresh(Set.of(), List.of(), 1);
+  record Refresh(Set<String> heldElsewhere, List<DeadRunner> takenOver) {
+    public static final Refresh NONE = new Refresh(Set.of(), List.of());
 
     public Refresh {
       heldElsewhere = Set.copyOf(heldElsewhere);
       takenOver = List.copyOf(takenOver);
-      liveRunners = Math.max(1, liveRunners);
     }
   }
 

@@ -256,7 +256,6 @@ public final class Scheduler {
     }
     Session s = new Session(runId, options.phaseCap());
     s.elsewhere = first.heldElsewhere();
-    s.liveRunners = first.liveRunners();
     s.lastRefresh = System.nanoTime();
     SyncResult sync = store.sync(backlogs.current().items(), started);
     load(s.items);
@@ -487,9 +486,9 @@ public final class Scheduler {
 
   /**
    * The WIP limit this runner selects under: {@code max_wip}, and when runners share the state,
-   * no more than the items in progress elsewhere plus this runner's {@link #fairShare}, so that a
-   * runner takes into progress about what it can run and leaves the rest of the WIP to the others
-   * (the claim still checks {@code max_wip} across all runners).
+   * no more than the items in progress elsewhere plus this runner's {@code max_concurrent}, so that
+   * a runner takes into progress only what it can run and leaves the rest of the WIP to the
+   * others (the claim still checks {@code max_wip} across all runners).
    */
   private int wipLimit(Session s) {
     int maxWip = config.execution().maxWip();
@@ -503,20 +502,7 @@ public final class Scheduler {
         elsewhere++;
       }
     }
-    return Math.max(1, Math.min(maxWip, elsewhere + fairShare(maxWip, config.execution().maxConcurrent(),
-        s.liveRunners)));
-  }
-
-  /**
-   * How many items one of {@code runners} live runners takes into progress at most: its
-   * {@code max_concurrent}, and up to twice that while {@code max_wip} shared out among the runners
-   * allows. Items in progress beyond the agents running keep every slot busy between an item's
-   * phases and at the end of a backlog, where items one after another in each slot would leave
-   * slots empty; twice at most, so a runner that starts first cannot hold the WIP the runners
-   * starting after it need, for longer than its items' next phases take.
-   */
-  static int fairShare(int maxWip, int maxConcurrent, int runners) {
-    return Math.max(maxConcurrent, Math.min(2 * maxConcurrent, maxWip / Math.max(1, runners)));
+    return Math.max(1, Math.min(maxWip, elsewhere + config.execution().maxConcurrent()));
   }
 
   /**
@@ -560,7 +546,6 @@ public final class Scheduler {
     ItemLeases.Refresh refresh = leases.refresh();
     tookOver(refresh);
     s.elsewhere = refresh.heldElsewhere();
-    s.liveRunners = refresh.liveRunners();
     s.lastRefresh = System.nanoTime();
     s.stale = false;
     for (ItemState item : store.items()) {
@@ -1028,8 +1013,6 @@ public final class Scheduler {
     SyncResult sync = SyncResult.NONE;
     /** Items other runners hold (a shared state), as of {@link #lastRefresh}. */
     java.util.Set<String> elsewhere = java.util.Set.of();
-    /** The runners alive at the last refresh, this one included. */
-    int liveRunners = 1;
     long lastRefresh;
     /** A claim or a wait says the items may have changed: read them again before the next round. */
     boolean stale;

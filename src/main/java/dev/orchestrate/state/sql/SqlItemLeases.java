@@ -75,11 +75,10 @@ final class SqlItemLeases implements ItemLeases {
   public Refresh refresh() {
     // A plain read first: the take-over's transaction takes the state's write lock, which a refresh
     // every 250 ms of every runner must not do while all runners are alive.
-    long[] runners = jdbc.queryOne("SELECT count(*), COALESCE(SUM(CASE WHEN id <> ? AND heartbeat_at < " + now
-        + " - ? THEN 1 ELSE 0 END), 0) FROM runners", rs -> new long[] {rs.getLong(1), rs.getLong(2)}, me,
-        timeout.toMillis()).orElseThrow();
-    List<DeadRunner> dead = runners[1] == 0 ? List.of() : jdbc.inTransaction(this::takeOverDead);
-    int live = (int) (runners[0] - runners[1]); // the stale ones are gone or going
+    List<DeadRunner> dead = jdbc
+        .queryLong("SELECT count(*) FROM (SELECT 1 FROM runners WHERE id <> ? AND heartbeat_at < "
+            + now + " - ? LIMIT 1) d", me, timeout.toMillis()) == 0 ? List.of()
+                : jdbc.inTransaction(this::takeOverDead);
     Set<String> elsewhere = new HashSet<>();
     Map<String, Long> mine = new HashMap<>();
     jdbc.query("SELECT id, lease_owner, version FROM items WHERE lease_owner IS NOT NULL", rs -> {
@@ -92,7 +91,7 @@ final class SqlItemLeases implements ItemLeases {
     });
     // An item this runner thinks it holds but no longer does was taken over: its next write fails.
     held.keySet().retainAll(mine.keySet());
-    return new Refresh(elsewhere, dead, live);
+    return new Refresh(elsewhere, dead);
   }
 
   private List<DeadRunner> takeOverDead() {

@@ -49,8 +49,7 @@ class SharedRunnersTest {
   private static final Instant T0 = Instant.parse("2026-11-24T10:00:00Z");
   private static final int RUNNERS = 3;
   private static final int ITEMS = 300;
-  /** Above the 6 slots of the 3 runners: each takes up to 3 into progress (Scheduler.fairShare). */
-  private static final int MAX_WIP = 9;
+  private static final int MAX_WIP = 6;
   private static final int MAX_CONCURRENT = 2;
 
   @TempDir
@@ -80,7 +79,6 @@ class SharedRunnersTest {
     Map<String, AtomicInteger> completions = new ConcurrentHashMap<>();
     AtomicBoolean sampling = new AtomicBoolean(true);
     AtomicInteger peakWip = new AtomicInteger();
-    backend.open(StateStore.Mode.READ_WRITE).close(); // the schema is there before the sampler reads it
     Thread sampler = new Thread(() -> {
       while (sampling.get()) {
         peakWip.accumulateAndGet((int) count(schema, "SELECT count(*) FROM items WHERE status = 'in_progress'"),
@@ -127,7 +125,6 @@ class SharedRunnersTest {
 
     assertEquals(0, overlaps.get(), "never two agents on one item at once");
     assertTrue(peakWip.get() <= MAX_WIP, "in_progress across all runners peaked at " + peakWip.get());
-    assertTrue(peakWip.get() > 3 * MAX_CONCURRENT, "items waited in progress for a slot: " + peakWip.get());
     Set<String> runnerIds = new HashSet<>();
     int phases = 0;
     for (RunReport report : reports) {

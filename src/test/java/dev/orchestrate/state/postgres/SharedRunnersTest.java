@@ -79,6 +79,7 @@ class SharedRunnersTest {
     Map<String, AtomicInteger> completions = new ConcurrentHashMap<>();
     AtomicBoolean sampling = new AtomicBoolean(true);
     AtomicInteger peakWip = new AtomicInteger();
+    backend.open(StateStore.Mode.READ_WRITE).close(); // the schema is there before the sampler reads it
     Thread sampler = new Thread(() -> {
       while (sampling.get()) {
         peakWip.accumulateAndGet((int) count(schema, "SELECT count(*) FROM items WHERE status = 'in_progress'"),
@@ -125,6 +126,7 @@ class SharedRunnersTest {
 
     assertEquals(0, overlaps.get(), "never two agents on one item at once");
     assertTrue(peakWip.get() <= MAX_WIP, "in_progress across all runners peaked at " + peakWip.get());
+    assertTrue(peakWip.get() > MAX_CONCURRENT, "several runners had items in progress at once: " + peakWip.get());
     Set<String> runnerIds = new HashSet<>();
     int phases = 0;
     for (RunReport report : reports) {

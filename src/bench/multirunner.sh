@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Several runners on one PostgreSQL state against one: agent-bound work (each phase's agent sleeps
-# 1 s), 400 phases (100 items x 4 phases), max_concurrent 4 per runner, max_wip 16. Measures the
+# 1 s), 400 phases (by default 100 items x 4 phases), max_concurrent 4 per runner, max_wip 16. Measures the
 # wall time of 1 runner on SQLite (the baseline), 1 runner on PostgreSQL, and 4 runner processes
 # on PostgreSQL started together, and the claim latency p50/p99 of the 4-runner run (from the
-# runners' debug log: "claim ITEM taken|refused in N us").
+# runners' debug log: "claim ITEM taken|refused in N us"). Each PostgreSQL run's wall time is split,
+# from its job rows, into start-up (start to the first agent), the span of the agents (first start
+# to last end) and exit (last end to the last process gone).
 #
-# Usage: src/bench/multirunner.sh   (after ./mvnw -DskipTests package)
+# Usage: [ITEMS=N] [PHASES=N] [MAX_WIP=N] src/bench/multirunner.sh   (after ./mvnw -DskipTests package)
+#   defaults: 100 items x 4 phases, max_wip 16; ITEMS=400 PHASES=1 is 400 phases of independent items
 # Starts a throwaway PostgreSQL server from Debian's package (apt-get install postgresql; the
 # server binaries are in /usr/lib/postgresql/*/bin) on port 54329, in a temporary directory, with
 # its default settings; run as root, the server runs as the postgres user.
@@ -16,9 +19,10 @@ launcher=$home/bin/orchestrate
 pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [ -x "$pgbin/postgres" ] || { echo "needs the PostgreSQL server: apt-get install postgresql" >&2; exit 2; }
 port=54329
-items=100
-phases=4
+items=${ITEMS:-100}
+phases=${PHASES:-4}
 runners=4
+max_wip=${MAX_WIP:-16}
 
 work=$(mktemp -d)
 chmod 755 "$work"
@@ -34,7 +38,7 @@ printf '#!/bin/sh\ncat >/dev/null\nsleep 1\nexit 0\n' >"$work/agent.sh"
 {
   echo "agent:"
   echo "  command: [\"sh\", \"$work/agent.sh\"]"
-  echo "execution: {max_wip: 16, max_concurrent: 4, phase_cap: 10000}"
+  echo "execution: {max_wip: $max_wip, max_concurrent: 4, phase_cap: 10000}"
   echo "default_pipeline: four"
   echo "pipelines:"
   echo "  four:"
@@ -47,10 +51,17 @@ printf '#!/bin/sh\ncat >/dev/null\nsleep 1\nexit 0\n' >"$work/agent.sh"
 } >"$work/backlog.yaml"
 
 now() { date +%s.%N; }
+# start-up, agents' span and exit of the run in schema $1 that started at $2 and ended at $3 (seconds)
+split() {
+  local span
+  span=$(as_pg "$pgbin/psql" -h "$work/sock" -p "$port" -U postgres -At -c \
+    "SELECT min(started_at) / 1000.0, max(ended_at) / 1000.0 FROM \"$1\".jobs")
+  echo "${span%%|*} - $2; ${span##*|} - ${span%%|*}; $3 - ${span##*|}" | tr ';' '\n' | bc | tr '\n' ' '
+}
 orchestrate() { "$launcher" --quiet --config "$work/orchestrate.yaml" "$@"; }
 
 echo "java: $(java -version 2>&1 | head -n 1); cpus: $(nproc); postgres: $("$pgbin/postgres" --version)"
-echo "work: $items items x $phases phases = $((items * phases)) phases, agent sleeps 1 s, max_concurrent 4, max_wip 16"
+echo "work: $items items x $phases phases = $((items * phases)) phases, agent sleeps 1 s, max_concurrent 4, max_wip $max_wip"
 
 t0=$(now)
 orchestrate --state "$work/sqlite" run "$work/backlog.yaml" >/dev/null
@@ -59,7 +70,9 @@ sqlite=$(echo "$(now) - $t0" | bc)
 url1="postgresql://postgres@localhost:$port/postgres?schema=one"
 t0=$(now)
 orchestrate --state "$url1" run "$work/backlog.yaml" >/dev/null
-pg1=$(echo "$(now) - $t0" | bc)
+t1=$(now)
+pg1=$(echo "$t1 - $t0" | bc)
+split1=$(split one "$t0" "$t1")
 
 url4="postgresql://postgres@localhost:$port/postgres?schema=four"
 orchestrate init --state "$url4" "$work/init" >/dev/null # migrate once, so the runners start alike (the project it writes stays in $work)
@@ -71,11 +84,14 @@ for r in $(seq 1 "$runners"); do
   pids+=($!)
 done
 for pid in "${pids[@]}"; do wait "$pid"; done
-pg4=$(echo "$(now) - $t0" | bc)
+t1=$(now)
+pg4=$(echo "$t1 - $t0" | bc)
+split4=$(split four "$t0" "$t1")
 
-python3 - "$sqlite" "$pg1" "$pg4" "$((items * phases))" "$work" <<'PY'
+python3 - "$sqlite" "$pg1" "$pg4" "$((items * phases))" "$work" "$split1" "$split4" <<'PY'
 import glob, re, sys
 sqlite, pg1, pg4, n, work = float(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+split1, split4 = [float(x) for x in sys.argv[6].split()], [float(x) for x in sys.argv[7].split()]
 lat = []
 for f in glob.glob(work + "/runner-*.log"):
     for line in open(f, errors="replace"):
@@ -90,5 +106,10 @@ print("|---|---|---|---|")
 print(f"| 1 runner, SQLite (baseline) | {sqlite:.1f} | {n / sqlite:.2f} | |")
 print(f"| 1 runner, PostgreSQL | {pg1:.1f} | {n / pg1:.2f} | 1.00x |")
 print(f"| 4 runners, PostgreSQL | {pg4:.1f} | {n / pg4:.2f} | {pg1 / pg4:.2f}x |")
+print()
+print("| PostgreSQL run | start-up to the first agent s | agents' span s | last agent to exit s |")
+print("|---|---|---|---|")
+print(f"| 1 runner | {split1[0]:.1f} | {split1[1]:.1f} | {split1[2]:.1f} |")
+print(f"| 4 runners | {split4[0]:.1f} | {split4[1]:.1f} | {split4[2]:.1f} |")
 print(f"claims: {len(lat)}, latency p50 {pct(50):.2f} ms, p99 {pct(99):.2f} ms, max {lat[-1] / 1000 if lat else float('nan'):.2f} ms")
 PY

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The short commands as a script meets them through bin/orchestrate: answered without building
- * picocli's model (its CommandLine class is not even loaded), while a mistyped flag or help still gets
- * picocli's messages.
+ * picocli's model (its CommandLine class is not even loaded) and without starting logback (nothing
+ * is logged), while a mistyped flag or help still gets picocli's messages and -vv its debug lines.
  */
 class ShortCommandsLauncherIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -46,9 +46,17 @@ class ShortCommandsLauncherIT {
       // A few of picocli's interfaces are loaded with the classes that name them; its model never is.
       assertFalse(loaded.contains(" picocli.CommandLine "), args + " loaded picocli's CommandLine");
       assertFalse(loaded.contains(" picocli.CommandLine$Model$CommandSpec "), args + " built a command model");
+      // Nothing is logged at the default level, so logback is never started.
+      assertFalse(loaded.contains(" ch.qos.logback.classic.LoggerContext "), args + " started logback");
     }
     Launcher.Result done = Launcher.run(dir, "--state", state.toString(), "status", "--json");
     assertEquals("done", JSON.readTree(done.out()).get("items").get(0).get("status").asText());
+
+    Launcher.Result debug = Launcher.run(dir, "--state", state.toString(), "-vv", "stats", "--json");
+    assertEquals(0, debug.exitCode(), debug.err());
+    assertTrue(debug.err().matches("(?s)\\d\\d:\\d\\d:\\d\\d\\.\\d{3} DEBUG StatsCommand: stats sample recorded.*"),
+        debug.err());
+    assertEquals("stats", JSON.readTree(debug.out()).get("kind").asText());
 
     Launcher.Result typo = Launcher.run(dir, "--state", state.toString(), "status", "--jsno");
     assertEquals(2, typo.exitCode());

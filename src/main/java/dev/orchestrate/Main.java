@@ -1,6 +1,7 @@
 package dev.orchestrate;
 
 import dev.orchestrate.cli.Cli;
+import dev.orchestrate.cli.DeferredLogback;
 
 /** Entry point: builds the command line, executes it, exits. Nothing else calls System.exit. */
 public final class Main {
@@ -8,6 +9,7 @@ public final class Main {
   }
 
   public static void main(String[] args) {
+    DeferredLogback.select(); // before anything looks a logger up: logback starts only if something logs
     System.exit(Cli.execute(args, System.getenv()));
   }
 }

@@ -1,6 +1,7 @@
 package dev.orchestrate;
 
 import dev.orchestrate.cli.Cli;
+import dev.orchestrate.cli.DeferredLogback;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -18,6 +19,7 @@ public final class Training {
   public static void main(String[] args) {
     Class<?> entry = Main.class; // loaded, so archived too: every real start begins there
     assert entry != null;
+    DeferredLogback.select(); // as Main
     List<String> command = new ArrayList<>();
     for (String arg : Arrays.asList(args)) {
       if (arg.equals(";")) {

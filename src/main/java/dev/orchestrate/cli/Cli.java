@@ -1,11 +1,15 @@
 package dev.orchestrate.cli;
 
 import dev.orchestrate.limits.Quote;
+import java.io.BufferedWriter;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
@@ -48,8 +52,40 @@ public final class Cli {
   private static final Set<String> ROOT_VALUE_OPTIONS = Set.of("--state", "--logs", "--config", "--log-level");
   private static final Pattern ROOT_FLAGS = Pattern.compile("-[vq]+|--verbose|--quiet");
 
+  /**
+   * Runs the arguments: a well-formed short command through {@link FastPath} (no picocli model at
+   * all), anything else through picocli, building only the invoked command's model when it can.
+   */
   public static int execute(String[] args, Map<String, String> env) {
-    return commandLine(env, Path.of(""), invoked(args)).execute(args);
+    OptionalInt fast = FastPath.execute(args, env, Path.of(""), () -> writer(System.out, "sun.stdout.encoding"),
+        () -> writer(System.err, "sun.stderr.encoding"));
+    return fast.isPresent() ? fast.getAsInt() : commandLine(env, Path.of(""), invoked(args)).execute(args);
+  }
+
+  /** As {@link #execute(String[], Map)}, started in {@code workingDir} and writing to {@code out} and {@code err}. */
+  static int execute(String[] args, Map<String, String> env, Path workingDir, PrintWriter out, PrintWriter err) {
+    OptionalInt fast = FastPath.execute(args, env, workingDir, () -> out, () -> err);
+    if (fast.isPresent()) {
+      return fast.getAsInt();
+    }
+    CommandLine cl = commandLine(env, workingDir, invoked(args));
+    cl.setOut(out);
+    cl.setErr(err);
+    return cl.execute(args);
+  }
+
+  /** A stream's writer as picocli makes its own: the console's encoding when the JVM knows it, auto-flushing. */
+  private static PrintWriter writer(java.io.OutputStream stream, String encodingProperty) {
+    String name = System.getProperty(encodingProperty);
+    Charset charset = Charset.defaultCharset();
+    if (name != null) {
+      try {
+        charset = Charset.forName("cp65001".equalsIgnoreCase(name) ? "UTF-8" : name);
+      } catch (RuntimeException e) {
+        // picocli falls back to the default charset, too
+      }
+    }
+    return new PrintWriter(new BufferedWriter(new OutputStreamWriter(stream, charset)), true);
   }
 
   public static CommandLine commandLine(Map<String, String> env) {

@@ -35,7 +35,7 @@ import picocli.CommandLine.Spec;
         + "the state apply. Load-bearing memories (semantic, procedural, tagged rejected-path), "
         + "load-bearing events and running jobs are never deleted. Safe while a run is active; "
         + "idempotent."})
-final class CompactCommand implements Callable<Integer> {
+final class CompactCommand implements Callable<Integer>, FastPath.Command {
   /** Ids listed by a dry run (text and JSON); -v lists them all. */
   static final int DRY_RUN_SAMPLE = 100;
 
@@ -65,6 +65,15 @@ final class CompactCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    return run(spec.commandLine().getOut(), spec.commandLine().getErr());
+  }
+
+  /**
+   * The command with its options set, writing its report to {@code out} and its note to
+   * {@code err} (picocli's streams, or {@link FastPath}'s).
+   */
+  @Override
+  public int run(PrintWriter out, PrintWriter err) {
     if (keepRecent != null && keepRecent < 0) {
       throw CliException.usage("--keep-recent must be 0 or more, got " + keepRecent);
     }
@@ -81,7 +90,6 @@ final class CompactCommand implements Callable<Integer> {
       if (recorded.isPresent()) {
         config = Compaction.withRecorded(config, recorded.get());
         if (!root.quiet()) {
-          PrintWriter err = spec.commandLine().getErr();
           err.println(recordedNote(recorded.get(), keepRecent != null));
           err.flush();
         }
@@ -89,13 +97,12 @@ final class CompactCommand implements Callable<Integer> {
     }
     Compaction compaction = new Compaction(backend, config, clock);
     if (incremental) {
-      return incremental(compaction.incremental());
+      return incremental(out, compaction.incremental());
     }
     int keep = keepRecent != null ? keepRecent : config.memoryKeepRecent();
     boolean verbose = root.verbose.length > 0;
     Compaction.Report report = compaction.compact(new Compaction.Request(keep, dryRun, vacuum,
         verbose ? Integer.MAX_VALUE : DRY_RUN_SAMPLE, verbose));
-    PrintWriter out = spec.commandLine().getOut();
     if (json) {
       Map<String, Object> doc = toJson(keep, report);
       Map<String, Object> retention = retentionJson(report.retention());
@@ -139,8 +146,7 @@ final class CompactCommand implements Callable<Integer> {
     out.flush();
   }
 
-  private int incremental(Compaction.IncrementalReport report) {
-    PrintWriter out = spec.commandLine().getOut();
+  private int incremental(PrintWriter out, Compaction.IncrementalReport report) {
     if (json) {
       Map<String, Object> doc = Json.envelope("compact");
       doc.put("incremental", true);

@@ -31,7 +31,11 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
 
   @Override
   public int handleExecutionException(Exception ex, CommandLine cl, CommandLine.ParseResult parseResult) {
-    PrintWriter err = cl.getErr();
+    return handle(ex, cl.getErr());
+  }
+
+  /** The message of {@code ex} on {@code err}, and its exit code (picocli's path and {@link FastPath}'s). */
+  int handle(Exception ex, PrintWriter err) {
     int code;
     if (ex instanceof ValidationException v) {
       List<Problem> problems = v.problems();

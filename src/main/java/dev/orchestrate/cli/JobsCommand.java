@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
     description = {"Show the job history (one job per agent attempt), newest first, and the current or last "
         + "run. Reads only the state directory (no backlog or config needed); safe while a run is "
         + "active."})
-final class JobsCommand implements Callable<Integer> {
+final class JobsCommand implements Callable<Integer>, FastPath.Command {
   static final int DEFAULT_LIMIT = 50;
 
   @ParentCommand
@@ -55,6 +55,12 @@ final class JobsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    return run(spec.commandLine().getOut(), spec.commandLine().getErr());
+  }
+
+  /** The command with its options set, writing to {@code out} (picocli's, or {@link FastPath}'s). */
+  @Override
+  public int run(PrintWriter out, PrintWriter err) {
     if (limit < 1) {
       throw CliException.usage("--limit must be at least 1, got " + limit);
     }
@@ -74,7 +80,6 @@ final class JobsCommand implements Callable<Integer> {
       }
     }
     Instant now = Clock.systemUTC().instant();
-    PrintWriter out = spec.commandLine().getOut();
     if (json) {
       Map<String, Object> doc = toJson(run, jobs, now, dir, commits);
       // Each row gets its usage: tokens and cost as the agent reported them, null when it did not.

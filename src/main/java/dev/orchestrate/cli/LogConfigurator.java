@@ -13,7 +13,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Logback configured in code (found through META-INF/services) rather than from logback.xml: no
- * XML parsing at start-up. Logs go to stderr only; stdout is for results. Default level WARN.
+ * XML parsing at start-up. Logs go to stderr only; stdout is for results. Default level WARN. In
+ * the orchestrate process logback starts only when something is logged ({@link DeferredLogback}).
  */
 public final class LogConfigurator extends ContextAwareBase implements Configurator {
 
@@ -68,8 +69,12 @@ public final class LogConfigurator extends ContextAwareBase implements Configura
     }
   }
 
-  /** Sets the root level, e.g. from {@code -v} or {@code --log-level}. */
+  /** Sets the root level, e.g. from {@code -v} or {@code --log-level}; logback may not have started yet. */
   static void setLevel(Level level) {
-    ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)).setLevel(level);
+    if (LoggerFactory.getILoggerFactory() instanceof DeferredLogback.Factory deferred) {
+      deferred.setLevel(level);
+    } else {
+      ((ch.qos.logback.classic.Logger) LoggerFactory.getLogger(Logger.ROOT_LOGGER_NAME)).setLevel(level);
+    }
   }
 }

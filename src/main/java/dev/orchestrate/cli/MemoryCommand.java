@@ -66,7 +66,7 @@ final class MemoryCommand implements Callable<Integer> {
 
   @Command(name = "list", mixinStandardHelpOptions = true,
       description = "List active (not superseded) memories in insertion order.")
-  static final class ListCommand implements Callable<Integer> {
+  static final class ListCommand implements Callable<Integer>, FastPath.Command {
     @ParentCommand
     MemoryCommand parent;
 
@@ -84,6 +84,12 @@ final class MemoryCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+      return run(spec.commandLine().getOut(), spec.commandLine().getErr());
+    }
+
+    /** The command with its options set, writing to {@code out} (picocli's, or {@link FastPath}'s). */
+    @Override
+    public int run(PrintWriter out, PrintWriter err) {
       MemoryKind k = kind == null ? null : kind(kind);
       StateBackend backend = parent.root.backend();
       StateDirectory dir = backend.directory();
@@ -93,7 +99,6 @@ final class MemoryCommand implements Callable<Integer> {
           items = store.memory().listActive(k, tag);
         }
       }
-      PrintWriter out = spec.commandLine().getOut();
       if (json) {
         Map<String, Object> doc = Json.envelope("memory");
         List<Map<String, Object>> rows = new ArrayList<>();

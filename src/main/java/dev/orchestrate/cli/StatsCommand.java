@@ -50,7 +50,7 @@ import picocli.CommandLine.Spec;
         "",
         "Exit codes with --check: 0 every structure ok, 4 some at warn, 5 some over its limit, 2 no state "
             + "database where it looked (a check never passes on a state it could not find)."})
-final class StatsCommand implements Callable<Integer> {
+final class StatsCommand implements Callable<Integer>, FastPath.Command {
   private static final Logger LOG = LoggerFactory.getLogger(StatsCommand.class);
 
   @ParentCommand
@@ -68,6 +68,12 @@ final class StatsCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    return run(spec.commandLine().getOut(), spec.commandLine().getErr());
+  }
+
+  /** The command with its options set, writing to {@code out} (picocli's, or {@link FastPath}'s). */
+  @Override
+  public int run(PrintWriter out, PrintWriter err) {
     StateBackend backend = root.backend();
     // The state directory, or a shared state's URL (shown without a password: none is accepted).
     String where = backend.shared() ? backend.toString() : backend.directory().root().toString();
@@ -97,7 +103,6 @@ final class StatsCommand implements Callable<Integer> {
       }
     }
     StatsReport report = StatsReport.of(input);
-    PrintWriter out = spec.commandLine().getOut();
     if (json) {
       Map<String, Object> doc = toJson(report, where);
       doc.put("usage", usageJson(spending));

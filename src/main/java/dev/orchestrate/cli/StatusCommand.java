@@ -32,7 +32,7 @@ import picocli.CommandLine.Spec;
         + "reason, what it waits on. With ID: that item in full (phases with their summaries, attempts, "
         + "jobs, follow-ups, blocked reason, unblock notes). Reads only the state directory (no backlog "
         + "or config needed); safe while a run is active."})
-final class StatusCommand implements Callable<Integer> {
+final class StatusCommand implements Callable<Integer>, FastPath.Command {
   /** Titles longer than this are cut in the table (status ID and --json have them whole). */
   static final int TITLE_COLUMN_MAX = 40;
 
@@ -53,6 +53,12 @@ final class StatusCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    return run(spec.commandLine().getOut(), spec.commandLine().getErr());
+  }
+
+  /** The command with its options set, writing to {@code out} (picocli's, or {@link FastPath}'s). */
+  @Override
+  public int run(PrintWriter out, PrintWriter err) {
     StateBackend backend = root.backend();
     StateDirectory dir = backend.directory();
     List<ItemState> items = List.of();
@@ -64,14 +70,13 @@ final class StatusCommand implements Callable<Integer> {
         usage = store.items().itemUsage();
         workspaces = store.workspaces().all();
         if (id != null) {
-          return ItemView.show(spec.commandLine().getOut(), dir, items, store.history(), id, json);
+          return ItemView.show(out, dir, items, store.history(), id, json);
         }
         latestJobs = store.history().latestJobs();
       }
     } else if (id != null) {
       throw CliException.usage("unknown item '" + id + "': there is no state in " + dir.root() + " yet");
     }
-    PrintWriter out = spec.commandLine().getOut();
     if (json) {
       Map<String, Object> doc = toJson(items, latestJobs, workspaces);
       // Each item's usage over all its jobs (kept when job history is pruned); null: not reported.

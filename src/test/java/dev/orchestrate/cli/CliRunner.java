@@ -17,8 +17,17 @@ final class CliRunner {
 
   /** As if started in {@code workingDir} (where the project is looked for). */
   static Result runIn(Path workingDir, Map<String, String> env, String... args) {
-    // As Cli.execute: only the invoked command's model when the arguments name it.
-    return run(Cli.commandLine(env, workingDir, Cli.invoked(args)), args);
+    // As Cli.execute: the fast path for a well-formed short command, else only the invoked
+    // command's model when the arguments name it.
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    int code = Cli.execute(args, env, workingDir, new PrintWriter(out, true), new PrintWriter(err, true));
+    return new Result(code, out.toString(), err.toString());
+  }
+
+  /** Through picocli alone, with every command's model: what {@link FastPath} must behave like. */
+  static Result picocli(Path workingDir, Map<String, String> env, String... args) {
+    return run(Cli.commandLine(env, workingDir), args);
   }
 
   private static Result run(CommandLine cl, String... args) {

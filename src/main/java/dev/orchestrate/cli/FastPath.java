@@ -59,19 +59,19 @@ final class FastPath {
   }
 
   /** Global options (scope INHERIT: before the command or after it) that take a value. */
-  private static final Set<String> GLOBAL_VALUED = Set.of("--state", "--logs", "--config", "--log-level");
+  static final Set<String> GLOBAL_VALUED = Set.of("--state", "--logs", "--config", "--log-level");
   private static final Pattern VERBOSE = Pattern.compile("-v+");
 
   /** Every command and subcommand name: picocli may read such a word as a command, never as a value. */
-  private static final Set<String> COMMAND_WORDS = Set.of("init", "run", "status", "unblock", "jobs", "logs",
+  static final Set<String> COMMAND_WORDS = Set.of("init", "run", "status", "unblock", "jobs", "logs",
       "memory", "compact", "stats", "serve", "version", "help", "completion", "__complete", "list", "add",
       "import", "supersede");
 
   /** The value options of each command (those of {@code memory list} under "memory list"). */
-  private static final Map<String, Set<String>> VALUED = Map.of("status", Set.of(), "stats", Set.of(),
+  static final Map<String, Set<String>> VALUED = Map.of("status", Set.of(), "stats", Set.of(),
       "jobs", Set.of("--limit"), "memory list", Set.of("--kind", "--tag"), "compact", Set.of("--keep-recent"));
   /** The flags of each command. */
-  private static final Map<String, Set<String>> FLAGS = Map.of("status", Set.of("--json"),
+  static final Map<String, Set<String>> FLAGS = Map.of("status", Set.of("--json"),
       "stats", Set.of("--json", "--check"), "jobs", Set.of("--json"), "memory list", Set.of("--json"),
       "compact", Set.of("--json", "--dry-run", "--vacuum", "--incremental"));
   private static final Pattern NUMBER = Pattern.compile("[0-9]{1,9}");

@@ -155,13 +155,7 @@ final class SqlDashboard implements DashboardQueries {
 
   @Override
   public Optional<RunRecord> lastRun() {
-    return jdbc.queryOne("SELECT id, started_at, ended_at, pid, halt_reason FROM runs ORDER BY id DESC LIMIT 1",
-        rs -> {
-          long ended = rs.getLong(3);
-          Instant endedAt = rs.wasNull() ? null : Instant.ofEpochMilli(ended);
-          return new RunRecord(rs.getLong(1), Instant.ofEpochMilli(rs.getLong(2)), endedAt, rs.getLong(4),
-              rs.getString(5));
-        });
+    return SqlStateRepository.lastRun(jdbc);
   }
 
   /**
@@ -192,8 +186,7 @@ final class SqlDashboard implements DashboardQueries {
     return jdbc.queryOne("SELECT COALESCE(SUM(cost_usd), 0), COUNT(cost_usd), "
         + (budget ? "(SELECT max_cost_usd FROM runs WHERE id = ?)" : "NULL") + " FROM jobs WHERE run_id = ?",
         rs -> {
-          double limit = rs.getDouble(3);
-          Double limitUsd = rs.wasNull() ? null : limit; // wasNull speaks of the column read last
+          Double limitUsd = Columns.doubleOrNull(rs, 3);
           return new Spend(rs.getDouble(1), rs.getLong(2), limitUsd);
         }, params);
   }
@@ -251,9 +244,10 @@ final class SqlDashboard implements DashboardQueries {
     return jdbc.query("""
         SELECT id, started_at, ended_at, halt_reason, summary_map_peak, summary_map_final, job_table_peak_active,
                job_table_peak_inactive, job_table_final FROM runs ORDER BY id DESC LIMIT ?""",
-        rs -> new RunBounds(rs.getLong(1), Instant.ofEpochMilli(rs.getLong(2)), nullableLong(rs, 3),
-            rs.getString(4), nullableLong(rs, 5), nullableLong(rs, 6), nullableLong(rs, 7), nullableLong(rs, 8),
-            nullableLong(rs, 9)),
+        rs -> new RunBounds(rs.getLong(1), Instant.ofEpochMilli(rs.getLong(2)), Columns.longOrNull(rs, 3),
+            rs.getString(4), Columns.longOrNull(rs, 5), Columns.longOrNull(rs, 6), Columns.longOrNull(rs, 7),
+            Columns.longOrNull(rs, 8),
+            Columns.longOrNull(rs, 9)),
         limit);
   }
 
@@ -273,11 +267,6 @@ final class SqlDashboard implements DashboardQueries {
   @Override
   public int recordedKeepRecent() {
     return new SqlStateReader(jdbc).recordedPolicies().memoryKeepRecent();
-  }
-
-  private static Long nullableLong(java.sql.ResultSet rs, int column) throws java.sql.SQLException {
-    long v = rs.getLong(column);
-    return rs.wasNull() ? null : v;
   }
 
 }

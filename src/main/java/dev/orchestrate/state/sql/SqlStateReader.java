@@ -6,8 +6,6 @@ import dev.orchestrate.config.RetentionConfig.Policy;
 import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.state.RecordedPolicies;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -67,7 +65,7 @@ final class SqlStateReader {
     if (jdbc.dialect().has(Dialect.Feature.STRUCTURES, schemaVersion)) {
       jdbc.query("SELECT name, max_rows, max_age_ms FROM structures WHERE name IN "
           + "('jobs', 'turns', 'events', 'stats_samples', 'memory', 'worktrees')",
-          rs -> rows.put(rs.getString(1), new Limits(nullableLong(rs, 2), nullableLong(rs, 3))));
+          rs -> rows.put(rs.getString(1), new Limits(Columns.longOrNull(rs, 2), Columns.longOrNull(rs, 3))));
     }
     Limits memory = rows.get(StructureName.MEMORY.key());
     boolean recorded = memory != null && memory.maxRows() != null && memory.maxRows() >= 0;
@@ -112,10 +110,5 @@ final class SqlStateReader {
     }
     defaulted.add(structure.key());
     return fallback;
-  }
-
-  private static Long nullableLong(ResultSet rs, int column) throws SQLException {
-    long v = rs.getLong(column);
-    return rs.wasNull() ? null : v;
   }
 }

@@ -401,25 +401,21 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
     String log = rs.getString("log_path");
     return new JobRecord(rs.getLong("id"), rs.getLong("run_id"), rs.getString("item_id"), rs.getString("phase"),
         rs.getInt("attempt"), JobState.valueOf(rs.getString("state").toUpperCase(Locale.ROOT)),
-        rs.getString("result"), Instant.ofEpochMilli(rs.getLong("started_at")), instant(rs, "ended_at"),
-        integer(rs, "exit_code"), log == null ? null : JobLogPaths.resolve(root, log), rs.getString("reason"));
+        rs.getString("result"), Instant.ofEpochMilli(rs.getLong("started_at")), Columns.instantOrNull(rs, "ended_at"),
+        Columns.intOrNull(rs, "exit_code"), log == null ? null : JobLogPaths.resolve(root, log),
+        rs.getString("reason"));
   }
 
   @Override
   public Optional<RunRecord> lastRun() {
+    return lastRun(jdbc);
+  }
+
+  /** The most recent run session, for the repository and the dashboard alike. */
+  static Optional<RunRecord> lastRun(Jdbc jdbc) {
     return jdbc.queryOne("SELECT id, started_at, ended_at, pid, halt_reason FROM runs ORDER BY id DESC LIMIT 1",
         rs -> new RunRecord(rs.getLong("id"), Instant.ofEpochMilli(rs.getLong("started_at")),
-            instant(rs, "ended_at"), rs.getLong("pid"), rs.getString("halt_reason")));
-  }
-
-  private static Instant instant(ResultSet rs, String column) throws SQLException {
-    long ms = rs.getLong(column);
-    return rs.wasNull() ? null : Instant.ofEpochMilli(ms);
-  }
-
-  private static Integer integer(ResultSet rs, String column) throws SQLException {
-    int value = rs.getInt(column);
-    return rs.wasNull() ? null : value;
+            Columns.instantOrNull(rs, "ended_at"), rs.getLong("pid"), rs.getString("halt_reason")));
   }
 
   @Override

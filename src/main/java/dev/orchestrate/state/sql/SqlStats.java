@@ -12,8 +12,6 @@ import dev.orchestrate.stats.StatsInput;
 import dev.orchestrate.stats.StatsReport;
 import dev.orchestrate.stats.StatsSource;
 import dev.orchestrate.stats.Structure;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,14 +64,15 @@ final class SqlStats implements StatsSource {
           FROM structures ORDER BY CASE name WHEN 'items' THEN 0 WHEN 'jobs' THEN 1 WHEN 'job_logs' THEN 2
             WHEN 'turns' THEN 3 WHEN 'summaries' THEN 4 WHEN 'events' THEN 5 WHEN 'memory' THEN 6
             WHEN 'worktrees' THEN 8 ELSE 7 END""",
-        rs -> new Structure(rs.getString(1), rs.getLong(2), rs.getLong(3), instant(rs, 4), rs.getLong(5),
-            rs.getLong(6), rs.getLong(7), nullableLong(rs, 8), nullableLong(rs, 9)));
+        rs -> new Structure(rs.getString(1), rs.getLong(2), rs.getLong(3), Columns.instantOrNull(rs, 4), rs.getLong(5),
+            rs.getLong(6), rs.getLong(7), Columns.longOrNull(rs, 8), Columns.longOrNull(rs, 9)));
     DatabaseFigures database = jdbc.dialect().figures(jdbc);
     LastRun lastRun = jdbc.queryOne("""
         SELECT id, started_at, ended_at, halt_reason, summary_map_peak, summary_map_final, job_table_peak_active,
                job_table_peak_inactive, job_table_final FROM runs ORDER BY id DESC LIMIT 1""",
-        rs -> new LastRun(rs.getLong(1), instant(rs, 2), instant(rs, 3), rs.getString(4), nullableInt(rs, 5),
-            nullableInt(rs, 6), nullableInt(rs, 7), nullableInt(rs, 8), nullableInt(rs, 9)))
+        rs -> new LastRun(rs.getLong(1), Columns.instantOrNull(rs, 2), Columns.instantOrNull(rs, 3), rs.getString(4),
+            Columns.intOrNull(rs, 5),
+            Columns.intOrNull(rs, 6), Columns.intOrNull(rs, 7), Columns.intOrNull(rs, 8), Columns.intOrNull(rs, 9)))
         .orElse(null);
     return new StatsInput(now, true, structures, database, lastRun, trend(now));
   }
@@ -87,7 +86,7 @@ final class SqlStats implements StatsSource {
     return jdbc.queryOne("SELECT id, max_cost_usd, max_tokens, " + UsageRows.COLUMNS
         + " FROM runs ORDER BY id DESC LIMIT 1",
         rs -> new Spending(lifetime, reported, rs.getLong("id"), UsageRows.read(rs),
-            UsageRows.doubleOrNull(rs, "max_cost_usd"), UsageRows.longOrNull(rs, "max_tokens")))
+            Columns.doubleOrNull(rs, "max_cost_usd"), Columns.longOrNull(rs, "max_tokens")))
         .orElse(new Spending(lifetime, reported, null, Usage.UNKNOWN, null, null));
   }
 
@@ -148,21 +147,6 @@ final class SqlStats implements StatsSource {
       }
     });
     return out;
-  }
-
-  private static Instant instant(ResultSet rs, int column) throws SQLException {
-    long v = rs.getLong(column);
-    return rs.wasNull() ? null : Instant.ofEpochMilli(v);
-  }
-
-  private static Long nullableLong(ResultSet rs, int column) throws SQLException {
-    long v = rs.getLong(column);
-    return rs.wasNull() ? null : v;
-  }
-
-  private static Integer nullableInt(ResultSet rs, int column) throws SQLException {
-    int v = rs.getInt(column);
-    return rs.wasNull() ? null : v;
   }
 
 }

@@ -141,18 +141,13 @@ final class SqlWorkspaceStore implements WorkspaceStore {
   }
 
   static WorkspaceRecord record(ResultSet rs) throws SQLException {
-    long pendingJob = rs.getLong("pending_job_id");
-    Long pending = rs.wasNull() ? null : pendingJob;
+    Long pending = Columns.longOrNull(rs, "pending_job_id");
     return new WorkspaceRecord(rs.getString("item_id"), Path.of(rs.getString("path")), rs.getString("branch"),
         rs.getString("base_branch"), Path.of(rs.getString("git_dir")), rs.getString("base_commit"),
         rs.getString("head_commit"), rs.getString("pending_commit"), pending,
         WorkspaceRecord.Integration.fromKey(rs.getString("integration")), rs.getString("note"), rs.getLong("bytes"),
-        instant(rs, "created_at"), instant(rs, "finished_at"), instant(rs, "removed_at"));
-  }
-
-  private static Instant instant(ResultSet rs, String column) throws SQLException {
-    long ms = rs.getLong(column);
-    return rs.wasNull() ? null : Instant.ofEpochMilli(ms);
+        Columns.instantOrNull(rs, "created_at"), Columns.instantOrNull(rs, "finished_at"),
+        Columns.instantOrNull(rs, "removed_at"));
   }
 
   private static Long millis(Instant at) {

@@ -13,22 +13,13 @@ final class UsageRows {
 
   /** The usage in the current row's {@link #COLUMNS}; NULL stays null. */
   static Usage read(ResultSet rs) throws SQLException {
-    return new Usage(longOrNull(rs, "input_tokens"), longOrNull(rs, "output_tokens"),
-        longOrNull(rs, "cache_read_tokens"), longOrNull(rs, "cache_write_tokens"), doubleOrNull(rs, "cost_usd"));
+    return new Usage(Columns.longOrNull(rs, "input_tokens"), Columns.longOrNull(rs, "output_tokens"),
+        Columns.longOrNull(rs, "cache_read_tokens"), Columns.longOrNull(rs, "cache_write_tokens"),
+        Columns.doubleOrNull(rs, "cost_usd"));
   }
 
   /** Parameters for {@code SET input_tokens = ?, ... cost_usd = ?}, in {@link #COLUMNS} order. */
   static Object[] values(Usage u) {
     return new Object[] {u.inputTokens(), u.outputTokens(), u.cacheReadTokens(), u.cacheWriteTokens(), u.costUsd()};
-  }
-
-  static Long longOrNull(ResultSet rs, String column) throws SQLException {
-    long value = rs.getLong(column);
-    return rs.wasNull() ? null : value;
-  }
-
-  static Double doubleOrNull(ResultSet rs, String column) throws SQLException {
-    double value = rs.getDouble(column);
-    return rs.wasNull() ? null : value;
   }
 }

@@ -25,6 +25,8 @@ public final class Cli {
    * the one it runs when the arguments say which (see {@link #invoked}).
    */
   private static final Map<String, Class<?>> SUBCOMMANDS = subcommands();
+  /** The names of the root's commands. */
+  static final Set<String> COMMAND_NAMES = Set.copyOf(SUBCOMMANDS.keySet());
 
   private static Map<String, Class<?>> subcommands() {
     Map<String, Class<?>> all = new LinkedHashMap<>();
@@ -49,7 +51,7 @@ public final class Cli {
   private static final Set<String> NEED_ALL = Set.of("help", "completion", "__complete");
 
   /** The root's options that take a value, and the root's flags, as they may precede the command. */
-  private static final Set<String> ROOT_VALUE_OPTIONS = Set.of("--state", "--logs", "--config", "--log-level");
+  static final Set<String> ROOT_VALUE_OPTIONS = Set.of("--state", "--logs", "--config", "--log-level");
   private static final Pattern ROOT_FLAGS = Pattern.compile("-[vq]+|--verbose|--quiet");
 
   /**

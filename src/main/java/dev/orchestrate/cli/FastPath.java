@@ -59,13 +59,17 @@ final class FastPath {
   }
 
   /** Global options (scope INHERIT: before the command or after it) that take a value. */
-  static final Set<String> GLOBAL_VALUED = Set.of("--state", "--logs", "--config", "--log-level");
+  static final Set<String> GLOBAL_VALUED = Cli.ROOT_VALUE_OPTIONS;
   private static final Pattern VERBOSE = Pattern.compile("-v+");
 
   /** Every command and subcommand name: picocli may read such a word as a command, never as a value. */
-  static final Set<String> COMMAND_WORDS = Set.of("init", "run", "status", "unblock", "jobs", "logs",
-      "memory", "compact", "stats", "serve", "version", "help", "completion", "__complete", "list", "add",
-      "import", "supersede");
+  static final Set<String> COMMAND_WORDS = commandWords();
+
+  private static Set<String> commandWords() {
+    Set<String> words = new HashSet<>(Cli.COMMAND_NAMES);
+    words.addAll(Set.of("list", "add", "import", "supersede")); // memory's
+    return Set.copyOf(words);
+  }
 
   /** The value options of each command (those of {@code memory list} under "memory list"). */
   static final Map<String, Set<String>> VALUED = Map.of("status", Set.of(), "stats", Set.of(),

@@ -34,6 +34,9 @@ import java.util.Set;
  */
 final class SqlItemLeases implements ItemLeases {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SqlItemLeases.class);
+  /** Frees every item the runner given as the parameter holds (its end, or its take-over). */
+  private static final String FREE_ITEMS_OF_RUNNER = "UPDATE items SET lease_owner = NULL, version = version + 1 WHERE lease_owner = ?";
+
   private final Jdbc jdbc;
   private final String me;
   private final String host;
@@ -105,7 +108,7 @@ final class SqlItemLeases implements ItemLeases {
       int jobs = jdbc.execute("UPDATE jobs SET state = ?, ended_at = " + now
           + ", reason = ? WHERE runner_id = ? AND state = 'running'", JobState.INTERRUPTED.key(),
           "its runner " + r.id() + " stopped renewing its heartbeat; runner " + me + " took its items over", r.id());
-      int items = jdbc.execute("UPDATE items SET lease_owner = NULL, version = version + 1 WHERE lease_owner = ?",
+      int items = jdbc.execute(FREE_ITEMS_OF_RUNNER,
           r.id());
       jdbc.execute("DELETE FROM runners WHERE id = ?", r.id());
       Events.insert(jdbc, System.currentTimeMillis(), null, "runner.taken_over",
@@ -149,7 +152,7 @@ final class SqlItemLeases implements ItemLeases {
 
   @Override
   public void releaseAll() {
-    jdbc.execute("UPDATE items SET lease_owner = NULL, version = version + 1 WHERE lease_owner = ?", me);
+    jdbc.execute(FREE_ITEMS_OF_RUNNER, me);
     held.clear();
   }
 

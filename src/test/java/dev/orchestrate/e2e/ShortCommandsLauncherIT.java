@@ -17,7 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The short commands as a script meets them through bin/orchestrate: answered without building
  * picocli's model (its CommandLine class is not even loaded) and without starting logback (nothing
- * is logged), while a mistyped flag or help still gets picocli's messages and -vv its debug lines.
+ * is logged) and without sqlite-jdbc's date format, while a mistyped flag or help still gets picocli's messages and -vv its debug lines.
  */
 class ShortCommandsLauncherIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -48,6 +48,10 @@ class ShortCommandsLauncherIT {
       assertFalse(loaded.contains(" picocli.CommandLine$Model$CommandSpec "), args + " built a command model");
       // Nothing is logged at the default level, so logback is never started.
       assertFalse(loaded.contains(" ch.qos.logback.classic.LoggerContext "), args + " started logback");
+      // No date is read or written through JDBC, so sqlite-jdbc's date format (and with it the
+      // JDK's locale and time-zone data) is never built: orchestrate's SQLiteConnectionConfig.
+      assertFalse(loaded.contains(" org.sqlite.date.FastDateFormat "), args + " built sqlite-jdbc's date format");
+      assertFalse(loaded.contains(" java.text.DateFormatSymbols "), args + " loaded the JDK's locale data");
     }
     Launcher.Result done = Launcher.run(dir, "--state", state.toString(), "status", "--json");
     assertEquals("done", JSON.readTree(done.out()).get("items").get(0).get("status").asText());

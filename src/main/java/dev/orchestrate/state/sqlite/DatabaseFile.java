@@ -40,7 +40,16 @@ final class DatabaseFile {
   private Seen database;
   private Seen log;
 
+  /**
+   * A file's size and modification time when last checked. Compared with {@link #same}, not a
+   * record's generated {@code equals}: that one is bootstrapped through method handles on its first
+   * call, which spins about 20 classes at run time that no start-up archive holds (10 ms of a
+   * {@code stats} or {@code compact}, docs/benchmarks.md).
+   */
   private record Seen(long size, FileTime modified) {
+    boolean same(Seen other) {
+      return other != null && size == other.size && modified.equals(other.modified);
+    }
   }
 
   private DatabaseFile(Path file, Object key) {
@@ -76,7 +85,7 @@ final class DatabaseFile {
       throw destroyed("was truncated to " + a.size() + " bytes");
     }
     Seen now = new Seen(a.size(), a.lastModifiedTime());
-    if (!now.equals(database)) {
+    if (!now.same(database)) {
       byte[] head = read(file, HEADER.length);
       if (!Arrays.equals(head, HEADER)) {
         throw destroyed("was overwritten (its first bytes are not a SQLite header any more)");
@@ -94,7 +103,7 @@ final class DatabaseFile {
       return; // no WAL (a checkpoint may truncate or a last close remove it): nothing to check
     }
     Seen now = new Seen(a.size(), a.lastModifiedTime());
-    if (a.size() < WAL_HEADER_BYTES || now.equals(log)) {
+    if (a.size() < WAL_HEADER_BYTES || now.same(log)) {
       return;
     }
     byte[] head = read(wal, 4);

@@ -55,6 +55,13 @@ orchestrate_platform() {
   fi
 
   java_opts=(-XX:TieredStopAtLevel=1 -XX:+UseSerialGC -XX:-UsePerfData)
+  # One C1 compiler thread: a short command's compilations then take one core, not both, away
+  # from the main thread (docs/benchmarks.md). Only with C1 alone: if ORCHESTRATE_JAVA_OPTS
+  # changes the compilers (C2 back with TieredStopAtLevel=4), the JVM would refuse a count of 1.
+  case " ${ORCHESTRATE_JAVA_OPTS:-} " in
+    *TieredStopAtLevel* | *TieredCompilation* | *CICompilerCount*) ;;
+    *) java_opts+=(-XX:CICompilerCount=1) ;;
+  esac
 
   # sqlite-jdbc's native library, unpacked at build time (pom.xml), loaded from there instead of
   # being extracted to the temp directory on every start.

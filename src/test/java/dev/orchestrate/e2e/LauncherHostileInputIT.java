@@ -69,6 +69,21 @@ class LauncherHostileInputIT {
   }
 
   @Test
+  void one_compiler_thread_by_default_and_java_options_that_bring_c2_back_still_start() throws Exception {
+    Launcher.Result plain = run(java.util.Map.of("ORCHESTRATE_JAVA_OPTS", "-XX:+PrintFlagsFinal"), "--version");
+    assertEquals(0, plain.exitCode(), plain.err());
+    assertTrue(plain.out().matches("(?s).* CICompilerCount += 1 +\\{product\\} \\{command line\\}.*"),
+        "the launcher asks for one compiler thread");
+    // With C2 back on, a count of 1 would stop the JVM ("CICompilerCount (1) must be at least 2").
+    Launcher.Result c2 = run(java.util.Map.of("ORCHESTRATE_JAVA_OPTS", "-XX:TieredStopAtLevel=4 -XX:+PrintFlagsFinal"),
+        "--version");
+    assertEquals(0, c2.exitCode(), c2.err());
+    assertEquals("", c2.err());
+    assertFalse(c2.out().matches("(?s).* CICompilerCount += 1 .*"), "the JVM chose its own compiler threads");
+    assertTrue(c2.out().contains("orchestrate "), c2.out());
+  }
+
+  @Test
   void a_20_megabyte_backlog_is_refused_by_its_size_at_once() throws Exception {
     Path backlog = dir.resolve("backlog.yaml");
     Files.writeString(backlog, "items:\n  - id: A\n    title: " + "x".repeat(20_000_000) + "\n");

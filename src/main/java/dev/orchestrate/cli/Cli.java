@@ -1,12 +1,11 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.limits.Quote;
 import java.io.BufferedWriter;
 import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
 import java.nio.charset.Charset;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -14,38 +13,22 @@ import java.util.Set;
 import java.util.regex.Pattern;
 import picocli.CommandLine;
 
-/** Wires picocli once: commands, exit-code mapping, one-line errors. */
+/**
+ * The entry point: a well-formed short command runs through {@link FastPath}, anything else through
+ * the picocli command line {@link Picocli} builds. Names no picocli class but in signatures, so the
+ * fast path loads none.
+ */
 public final class Cli {
   private Cli() {
   }
 
   /**
-   * The subcommands in the order help lists them. picocli builds a command's model by reflection
-   * over its class (and loads the classes its fields and methods name), so a process builds only
-   * the one it runs when the arguments say which (see {@link #invoked}).
+   * The root's commands, in the order help lists them ({@link Picocli#commandClass} maps each to
+   * its class). Names only: a class literal loads its class, and picocli's own help command is a
+   * Java 5 class that a JDK 25 AOT cache cannot hold, so the fast path never names it.
    */
-  private static final Map<String, Class<?>> SUBCOMMANDS = subcommands();
-  /** The names of the root's commands. */
-  static final Set<String> COMMAND_NAMES = Set.copyOf(SUBCOMMANDS.keySet());
-
-  private static Map<String, Class<?>> subcommands() {
-    Map<String, Class<?>> all = new LinkedHashMap<>();
-    all.put("init", InitCommand.class);
-    all.put("run", RunCommand.class);
-    all.put("status", StatusCommand.class);
-    all.put("unblock", UnblockCommand.class);
-    all.put("jobs", JobsCommand.class);
-    all.put("logs", LogsCommand.class);
-    all.put("memory", MemoryCommand.class);
-    all.put("compact", CompactCommand.class);
-    all.put("stats", StatsCommand.class);
-    all.put("serve", ServeCommand.class);
-    all.put("version", VersionCommand.class);
-    all.put("help", CommandLine.HelpCommand.class);
-    all.put("completion", CompletionCommand.class);
-    all.put("__complete", CompleteCommand.class);
-    return all;
-  }
+  static final List<String> COMMAND_NAMES = List.of("init", "run", "status", "unblock", "jobs", "logs", "memory",
+      "compact", "stats", "serve", "version", "help", "completion", "__complete");
 
   /** Commands that read the other commands' models: help, the completion script, completion itself. */
   private static final Set<String> NEED_ALL = Set.of("help", "completion", "__complete");
@@ -117,61 +100,13 @@ public final class Cli {
           return Optional.empty();
         }
       } else {
-        return SUBCOMMANDS.containsKey(arg) && !NEED_ALL.contains(arg) ? Optional.of(arg) : Optional.empty();
+        return COMMAND_NAMES.contains(arg) && !NEED_ALL.contains(arg) ? Optional.of(arg) : Optional.empty();
       }
     }
     return Optional.empty();
   }
 
   static CommandLine commandLine(Map<String, String> env, Path workingDir, Optional<String> only) {
-    OrchestrateCommand root = new OrchestrateCommand(env, workingDir);
-    CommandLine cl = new CommandLine(root);
-    SUBCOMMANDS.forEach((name, command) -> {
-      if (only.isEmpty() || only.get().equals(name)) {
-        cl.addSubcommand(name, command);
-      }
-    });
-    ErrorHandler errors = new ErrorHandler(root);
-    cl.setExecutionStrategy(parseResult -> {
-      try {
-        root.applyLogLevel();
-      } catch (CliException e) {
-        return errors.handleExecutionException(e, cl, parseResult);
-      }
-      return new CommandLine.RunLast().execute(parseResult);
-    });
-    cl.setParameterExceptionHandler(Cli::onBadParameters);
-    cl.setExecutionExceptionHandler(errors);
-    cl.setCaseInsensitiveEnumValuesAllowed(true);
-    hideConfigWhereUnread(cl);
-    return cl;
-  }
-
-  /** The commands that read a config file; the others still accept --config, but their help leaves it out. */
-  static final java.util.Set<String> CONFIG_READERS = java.util.Set.of("orchestrate", "run", "compact");
-
-  private static void hideConfigWhereUnread(CommandLine cl) {
-    for (CommandLine sub : cl.getSubcommands().values()) {
-      hideConfigWhereUnread(sub);
-    }
-    CommandLine.Model.CommandSpec spec = cl.getCommandSpec();
-    CommandLine.Model.OptionSpec config = spec.findOption("--config");
-    if (config != null && !config.hidden() && !CONFIG_READERS.contains(spec.name())) {
-      spec.remove(config);
-      spec.addOption(CommandLine.Model.OptionSpec.builder(config).hidden(true)
-          .scopeType(CommandLine.ScopeType.LOCAL).build());
-    }
-  }
-
-  private static int onBadParameters(CommandLine.ParameterException ex, String[] args) {
-    CommandLine cl = ex.getCommandLine();
-    PrintWriter err = cl.getErr();
-    String name = cl.getCommandSpec().qualifiedName();
-    String message = ex instanceof CommandLine.UnmatchedArgumentException unmatched
-        ? Suggestions.describe(unmatched).orElse(ex.getMessage()) : ex.getMessage();
-    // picocli's message quotes the bad value whole: keep its beginning, and the hint.
-    err.println(ErrorHandler.line(Quote.line(String.valueOf(message), 300) + " (see '" + name + " --help')"));
-    err.flush();
-    return ExitCode.USAGE;
+    return Picocli.commandLine(env, workingDir, only);
   }
 }

@@ -8,13 +8,12 @@ import dev.orchestrate.yaml.Problem;
 import dev.orchestrate.yaml.ValidationException;
 import java.io.PrintWriter;
 import java.util.List;
-import picocli.CommandLine;
 
 /**
  * Turns domain exceptions into exit codes and one-line messages on stderr. A stack trace is
  * printed only at debug level ({@code -vv} or {@code --log-level debug}).
  */
-final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
+final class ErrorHandler {
   /** How the command line chooses another state directory, added where the state suggests one. */
   static final String ANOTHER_STATE = " (--state or ORCHESTRATE_STATE)";
 
@@ -29,12 +28,7 @@ final class ErrorHandler implements CommandLine.IExecutionExceptionHandler {
     this.root = root;
   }
 
-  @Override
-  public int handleExecutionException(Exception ex, CommandLine cl, CommandLine.ParseResult parseResult) {
-    return handle(ex, cl.getErr());
-  }
-
-  /** The message of {@code ex} on {@code err}, and its exit code (picocli's path and {@link FastPath}'s). */
+  /** The message of {@code ex} on {@code err}, and its exit code ({@link Picocli}'s path and {@link FastPath}'s). */
   int handle(Exception ex, PrintWriter err) {
     int code;
     if (ex instanceof ValidationException v) {

@@ -20,7 +20,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The start-up archive (bin/build-cds, bin/lib/platform.sh) on the JDK running the tests and on a
- * JDK 25+ when one is installed under /usr/lib/jvm (there also its AOT cache): the launcher uses it, never prints a warning,
+ * JDK 25+ when one is installed under /usr/lib/jvm (there an AOT cache, and the static archive on
+ * request): the launcher uses it, never prints a warning,
  * and after the jar changes it neither uses a stale archive nor complains; build-cds makes the
  * new one. Works on a copy of the built jar, so target/ is left alone.
  */
@@ -58,7 +59,8 @@ class StartupArchiveIT {
   void the_archive_is_used_silently_and_a_stale_one_is_ignored_until_build_cds_makes_the_new_one(Path jdk)
       throws Exception {
     Path home = install();
-    String archiveKind = ".jsa";
+    // A static CDS archive on JDK 17-24, an AOT cache on 25 and later.
+    String archiveKind = feature(jdk) >= 25 ? ".aot" : ".jsa";
     Result build = run(home, jdk, Map.of(), home.resolve("bin/build-cds").toString());
     assertEquals(0, build.exitCode(), build.err());
     List<Path> archives = archives(home);
@@ -91,16 +93,16 @@ class StartupArchiveIT {
     assertTrue(mainComesFromTheArchive(home, jdk, state), "the rebuilt archive is used");
 
     if (feature(jdk) >= 25) {
-      // The JDK 25 AOT cache, on request: it replaces the static archive, and is used silently.
-      Result aot = run(home, jdk, Map.of("ORCHESTRATE_ARCHIVE", "aot"), home.resolve("bin/build-cds").toString());
-      assertEquals(0, aot.exitCode(), aot.err());
+      // The static archive on JDK 25, on request: it replaces the AOT cache, and is used silently.
+      Result cds = run(home, jdk, Map.of("ORCHESTRATE_ARCHIVE", "cds"), home.resolve("bin/build-cds").toString());
+      assertEquals(0, cds.exitCode(), cds.err());
       assertEquals(1, archives(home).size(), archives(home).toString());
-      assertTrue(archives(home).get(0).toString().endsWith(".aot"), archives(home).toString());
+      assertTrue(archives(home).get(0).toString().endsWith(".jsa"), archives(home).toString());
       assertSilentStatus(home, jdk, state);
-      assertTrue(mainComesFromTheArchive(home, jdk, state), "the AOT cache is used");
+      assertTrue(mainComesFromTheArchive(home, jdk, state), "the static archive is used");
       Files.setLastModifiedTime(jar, FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() + 60_000));
       assertSilentStatus(home, jdk, state);
-      assertFalse(mainComesFromTheArchive(home, jdk, state), "a stale AOT cache is not used");
+      assertFalse(mainComesFromTheArchive(home, jdk, state), "a stale static archive is not used");
     }
   }
 

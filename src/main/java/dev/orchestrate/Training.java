@@ -29,6 +29,9 @@ public final class Training {
       }
     }
     run(command);
+    // Leave as Main does: on JDK 21+ Runtime.exit looks up the platform logger, whose classes
+    // would otherwise be missing from the archive and be read at every command's exit.
+    System.exit(0);
   }
 
   private static void run(List<String> command) {

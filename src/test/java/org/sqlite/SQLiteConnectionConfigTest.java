@@ -79,18 +79,10 @@ class SQLiteConnectionConfigTest {
     text.setProperty(SQLiteConfig.Pragma.DATE_CLASS.pragmaName, "TEXT");
     Timestamp when = Timestamp.valueOf("2026-11-24 21:05:13.250");
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("b.db"), text);
-        Statement s = c.createStatement()) {
-      s.execute("create table t (d text)");
-      try (PreparedStatement insert = c.prepareStatement("insert into t values (?)")) {
-        insert.setTimestamp(1, when);
-        insert.executeUpdate();
-      }
-      try (ResultSet rs = s.executeQuery("select d, d from t")) {
-        assertTrue(rs.next());
-        // The default pattern in the default time zone, as sqlite-jdbc writes it.
-        assertEquals("2026-11-24 21:05:13.250", rs.getString(1));
-        assertEquals(when, rs.getTimestamp(2));
-      }
+        ResultSet rs = storedAndReadBack(c, when)) {
+      // The default pattern in the default time zone, as sqlite-jdbc writes it.
+      assertEquals("2026-11-24 21:05:13.250", rs.getString(1));
+      assertEquals(when, rs.getTimestamp(1));
       SQLiteConnectionConfig config = ((SQLiteConnection) c).getConnectionConfig();
       assertSame(FastDateFormat.getInstance(SQLiteConfig.DEFAULT_DATE_STRING_FORMAT), config.getDateFormat());
     }
@@ -99,17 +91,23 @@ class SQLiteConnectionConfigTest {
     custom.putAll(text);
     custom.setProperty(SQLiteConfig.Pragma.DATE_STRING_FORMAT.pragmaName, "yyyy/MM/dd HH:mm");
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("c.db"), custom);
-        Statement s = c.createStatement()) {
-      s.execute("create table t (d text)");
-      try (PreparedStatement insert = c.prepareStatement("insert into t values (?)")) {
-        insert.setTimestamp(1, when);
-        insert.executeUpdate();
-      }
-      try (ResultSet rs = s.executeQuery("select d from t")) {
-        assertTrue(rs.next());
-        assertEquals("2026/11/24 21:05", rs.getString(1));
-      }
+        ResultSet rs = storedAndReadBack(c, when)) {
+      assertEquals("2026/11/24 21:05", rs.getString(1));
     }
+  }
+
+  /** {@code when} written through JDBC into a new table, and the result set of reading it, on its row. */
+  private static ResultSet storedAndReadBack(Connection c, Timestamp when) throws Exception {
+    try (Statement s = c.createStatement()) {
+      s.execute("create table t (d text)");
+    }
+    try (PreparedStatement insert = c.prepareStatement("insert into t values (?)")) {
+      insert.setTimestamp(1, when);
+      insert.executeUpdate();
+    }
+    ResultSet rs = c.createStatement().executeQuery("select d from t");
+    assertTrue(rs.next());
+    return rs;
   }
 
   @Test

@@ -26,9 +26,6 @@ import java.util.Optional;
  * {@code seq}, which are indexed); only the item filter's count scans the items table.
  */
 final class SqlDashboard implements DashboardQueries {
-  /** The oldest schema whose tables the dashboard reads (stats samples and run bounds came in 6). */
-  private static final String JOB_COLUMNS = "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason";
-
   private final Jdbc jdbc;
   /** The local state directory job log paths are resolved against. */
   private final Path root;
@@ -93,7 +90,8 @@ final class SqlDashboard implements DashboardQueries {
   /** The item's jobs retention kept, newest first, at most {@code limit}. */
   @Override
   public List<JobRecord> itemJobs(String itemId, int limit) {
-    return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id DESC LIMIT ?",
+    return jdbc.query(
+        "SELECT " + SqlStateRepository.JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id DESC LIMIT ?",
         rs -> SqlStateRepository.job(rs, root), itemId, limit);
   }
 
@@ -110,7 +108,7 @@ final class SqlDashboard implements DashboardQueries {
 
   @Override
   public Optional<JobRecord> job(long id) {
-    return jdbc.queryOne("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?",
+    return jdbc.queryOne("SELECT " + SqlStateRepository.JOB_COLUMNS + " FROM jobs WHERE id = ?",
         rs -> SqlStateRepository.job(rs, root), id);
   }
 
@@ -142,14 +140,17 @@ final class SqlDashboard implements DashboardQueries {
   @Override
   public Page<JobRecord> jobs(long beforeId, int limit) {
     long total = jdbc.queryLong("SELECT COUNT(*) FROM jobs");
-    return new Page<>(jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id < ? ORDER BY id DESC LIMIT ?",
-        rs -> SqlStateRepository.job(rs, root), beforeId, limit), total);
+    return new Page<>(
+        jdbc.query("SELECT " + SqlStateRepository.JOB_COLUMNS + " FROM jobs WHERE id < ? ORDER BY id DESC LIMIT ?",
+            rs -> SqlStateRepository.job(rs, root), beforeId, limit),
+        total);
   }
 
   /** The jobs still marked running (a partial index holds exactly these). */
   @Override
   public List<JobRecord> runningJobs(int limit) {
-    return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE state = 'running' ORDER BY id LIMIT ?",
+    return jdbc.query(
+        "SELECT " + SqlStateRepository.JOB_COLUMNS + " FROM jobs WHERE state = 'running' ORDER BY id LIMIT ?",
         rs -> SqlStateRepository.job(rs, root), limit);
   }
 

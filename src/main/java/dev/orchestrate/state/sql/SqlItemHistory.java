@@ -13,8 +13,6 @@ import java.util.Optional;
  * rolling context summary. For {@code status ID}, {@code logs} and the status table.
  */
 final class SqlItemHistory implements ItemHistory {
-  private static final String JOB_COLUMNS = "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason";
-
   private final Jdbc jdbc;
   private final Path root;
 
@@ -32,20 +30,23 @@ final class SqlItemHistory implements ItemHistory {
   /** The item's jobs that retention kept, oldest first. */
   @Override
   public List<JobRecord> jobs(String itemId) {
-    return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id", this::job,
+    return jdbc.query("SELECT " + SqlStateRepository.JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id",
+        this::job,
         itemId);
   }
 
   @Override
   public Optional<JobRecord> job(long id) {
-    return jdbc.queryOne("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id = ?", this::job, id);
+    return jdbc.queryOne("SELECT " + SqlStateRepository.JOB_COLUMNS + " FROM jobs WHERE id = ?", this::job, id);
   }
 
   /** Every item's latest job, by item id. */
   @Override
   public Map<String, JobRecord> latestJobs() {
     Map<String, JobRecord> latest = new LinkedHashMap<>();
-    jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs WHERE id IN (SELECT MAX(id) FROM jobs GROUP BY item_id)",
+    jdbc.query(
+        "SELECT " + SqlStateRepository.JOB_COLUMNS
+            + " FROM jobs WHERE id IN (SELECT MAX(id) FROM jobs GROUP BY item_id)",
         this::job).forEach(job -> latest.put(job.itemId(), job));
     return latest;
   }

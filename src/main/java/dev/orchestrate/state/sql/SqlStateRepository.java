@@ -384,14 +384,16 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be at least 1, got " + limit);
     }
-    return jdbc.query("""
-        SELECT id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, log_path, reason
-        FROM jobs ORDER BY id DESC LIMIT ?""", this::job, limit);
+    return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs ORDER BY id DESC LIMIT ?", this::job, limit);
   }
 
   private JobRecord job(ResultSet rs) throws SQLException {
     return job(rs, root);
   }
+
+  /** The columns {@link #job(ResultSet, Path)} reads: every query of job rows selects these. */
+  static final String JOB_COLUMNS = "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, "
+      + "log_path, reason";
 
   /**
    * A job row; its log path (stored relative to the state directory, see {@link JobLogPaths})

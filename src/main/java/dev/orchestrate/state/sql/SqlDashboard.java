@@ -30,15 +30,19 @@ final class SqlDashboard implements DashboardQueries {
   /** The local state directory job log paths are resolved against. */
   private final Path root;
 
-  /** Over a store's connection, which the store closes. */
-  SqlDashboard(Jdbc jdbc, Path root) {
+  /** The schema version the store read when it opened. */
+  private final int schemaVersion;
+
+  /** Over a store's connection, which the store closes; {@code schemaVersion} as the store read it. */
+  SqlDashboard(Jdbc jdbc, Path root, int schemaVersion) {
     this.jdbc = jdbc;
     this.root = root;
+    this.schemaVersion = schemaVersion;
   }
 
   @Override
   public boolean readable() {
-    return jdbc.dialect().has(Dialect.Feature.DASHBOARD, jdbc.dialect().schemaVersion(jdbc));
+    return jdbc.dialect().has(Dialect.Feature.DASHBOARD, schemaVersion);
   }
 
   /** Items per status key, every status the items table holds. */

@@ -19,7 +19,6 @@ import dev.orchestrate.scheduler.RunRecord;
 import dev.orchestrate.scheduler.StateRepository;
 import dev.orchestrate.scheduler.Step;
 import dev.orchestrate.scheduler.SyncResult;
-import dev.orchestrate.state.BusyWait;
 import dev.orchestrate.state.StoreException;
 import java.nio.file.Path;
 import java.sql.ResultSet;
@@ -76,22 +75,9 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
     return new SqlMemoryRepository(jdbc, false);
   }
 
-  /**
-   * How this repository waits when another process holds the database's write lock: a run passes
-   * its stop request, so that Ctrl-C ends a wait, and where to say that it waits.
-   */
-  public void busyWait(BusyWait wait) {
-    jdbc.busyWait(wait);
-  }
-
   /** Retention maintenance on this repository's connection (the run's scheduler thread). */
   SqlRetention retention() {
     return new SqlRetention(jdbc, root, jobs);
-  }
-
-  /** Records one sample of every structure's size for the trend of {@code stats}. */
-  public void recordSample(String source, Instant at) {
-    StatsSamples.record(jdbc, source, at);
   }
 
   @Override

@@ -155,7 +155,7 @@ public final class SqlStateStore implements StateStore {
   @Override
   public DashboardQueries dashboard() {
     if (dashboard == null) {
-      dashboard = new SqlDashboard(jdbc, root);
+      dashboard = new SqlDashboard(jdbc, root, reader.schemaVersion());
     }
     return dashboard;
   }

@@ -225,11 +225,6 @@ public final class OrchestrateCommand {
     return Optional.empty();
   }
 
-  /** Whether --state or $ORCHESTRATE_STATE names the state (the config's state.url is then not read). */
-  boolean stateNamed() {
-    return explicitLocation().isPresent();
-  }
-
   /** state.url of the config that applies from {@code start}, read without the rest of the config. */
   private Optional<Location> configuredLocation(Path start) {
     Path file = configFile(start);

@@ -73,11 +73,6 @@ public record Config(
         memoryKeepRecent, memoryBootContextChars, retention, state);
   }
 
-  public Config withState(StateConfig state) {
-    return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention, state);
-  }
-
   public Pipeline pipeline(String name) {
     Pipeline p = pipelines.get(name);
     if (p == null) {

@@ -52,25 +52,13 @@ final class JobProcesses {
   }
 
   /**
-   * A fresh token for a job whose directory is under {@code jobsRoot}: the state's key, a colon,
-   * then random. The key lets a later run find the agents of a run that was killed (see
-   * {@link #ofState}).
-   */
-  static String newToken(Path jobsRoot) {
-    return newToken(jobsRoot, null);
-  }
-
-  /**
    * A fresh token for a job of runner {@code runner} (null: the state's one run) whose directory is
-   * under {@code jobsRoot}: runners sharing a state and a jobs directory each find only their own.
+   * under {@code jobsRoot}: the state's key, a colon, then random. The key lets a later run find the
+   * agents of a run that was killed (see {@link #ofState}); runners sharing a state and a jobs
+   * directory each find only their own.
    */
   static String newToken(Path jobsRoot, String runner) {
     return key(jobsRoot, runner) + ":" + UUID.randomUUID();
-  }
-
-  /** Every process carrying the token of any job of the state whose jobs are under {@code jobsRoot}. */
-  static JobProcesses ofState(Path jobsRoot) {
-    return ofState(jobsRoot, null);
   }
 
   /** Every process carrying the token of a job of runner {@code runner} (null: the state's one run). */

@@ -42,20 +42,4 @@ public record RunReport(
     usage = usage == null ? Usage.UNKNOWN : usage;
     budget = budget == null ? Budget.NONE : budget;
   }
-
-  /** A report of a run whose agents reported no usage, without a budget. */
-  public RunReport(long runId, int total, int done, int blocked, int remaining, int doneThisRun, int blockedThisRun,
-      int phasesRun, HaltReason haltReason, Duration duration, int interruptedJobs, SyncResult sync,
-      List<String> waiting, RunFigures figures) {
-    this(runId, total, done, blocked, remaining, doneThisRun, blockedThisRun, phasesRun, haltReason, duration,
-        interruptedJobs, sync, waiting, figures, Usage.UNKNOWN, Budget.NONE);
-  }
-
-  /** A report of a run that held its state alone (no runner id). */
-  public RunReport(long runId, int total, int done, int blocked, int remaining, int doneThisRun, int blockedThisRun,
-      int phasesRun, HaltReason haltReason, Duration duration, int interruptedJobs, SyncResult sync,
-      List<String> waiting, RunFigures figures, Usage usage, Budget budget) {
-    this(runId, total, done, blocked, remaining, doneThisRun, blockedThisRun, phasesRun, haltReason, duration,
-        interruptedJobs, sync, waiting, figures, usage, budget, null);
-  }
 }

@@ -82,8 +82,8 @@ final class CompactCommand implements Callable<Integer>, FastPath.Command {
       throw CliException.usage("--incremental runs one retention pass only; it does not combine with "
           + "--dry-run, --vacuum or --keep-recent");
     }
-    StateBackend backend = root.backend();
     Config config = root.loadConfig(null);
+    StateBackend backend = root.backend(null, config); // state.url from the config just read, not read again
     Clock clock = Clock.systemUTC();
     if (config.source().isEmpty()) {
       Optional<RecordedPolicies> recorded = new Compaction(backend, config, clock).recordedPolicies();

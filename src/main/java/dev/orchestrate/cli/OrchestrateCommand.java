@@ -3,7 +3,6 @@ package dev.orchestrate.cli;
 import ch.qos.logback.classic.Level;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ConfigLoader;
-import dev.orchestrate.config.StateConfig;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.select.StateBackends;
@@ -228,10 +227,10 @@ public final class OrchestrateCommand {
   /** state.url of the config that applies from {@code start}, read without the rest of the config. */
   private Optional<Location> configuredLocation(Path start) {
     Path file = configFile(start);
-    if (file == null || !StateConfig.mayBeSetIn(workingDir.resolve(file))) {
+    if (file == null) {
       return Optional.empty();
     }
-    String url = ConfigLoader.loadState(file).url();
+    String url = ConfigLoader.loadState(file).url(); // reads nothing more when no line starts "state:"
     return url == null ? Optional.empty() : Optional.of(new Location(url, directoryOf(file)));
   }
 

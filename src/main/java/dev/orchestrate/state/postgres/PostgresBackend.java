@@ -99,10 +99,15 @@ public final class PostgresBackend implements StateBackend {
     return directory.problem();
   }
 
+  /** A new connection of this process to the usable location, with its dialect. */
+  private Jdbc jdbc() {
+    return new Jdbc(connect(APPLICATION_NAME), new PostgresDialect(usable()));
+  }
+
   /** Whether the schema is there and migrated at least once. */
   @Override
   public boolean exists() {
-    try (Jdbc jdbc = new Jdbc(connect(APPLICATION_NAME), new PostgresDialect(usable()))) {
+    try (Jdbc jdbc = jdbc()) {
       return PostgresSchema.version(jdbc, location.schema()) > 0;
     }
   }
@@ -155,7 +160,7 @@ public final class PostgresBackend implements StateBackend {
   /** Whether a runner is registered (running, or dead and not yet taken over). */
   @Override
   public boolean leaseHeld() {
-    try (Jdbc jdbc = new Jdbc(connect(APPLICATION_NAME), new PostgresDialect(usable()))) {
+    try (Jdbc jdbc = jdbc()) {
       return PostgresSchema.version(jdbc, location.schema()) > 0
           && jdbc.queryLong("SELECT count(*) FROM (SELECT 1 FROM runners LIMIT 1) r") > 0;
     }
@@ -168,7 +173,7 @@ public final class PostgresBackend implements StateBackend {
 
   @Override
   public long bytes() {
-    try (Jdbc jdbc = new Jdbc(connect(APPLICATION_NAME), new PostgresDialect(usable()))) {
+    try (Jdbc jdbc = jdbc()) {
       return PostgresSchema.bytes(jdbc, location.schema());
     }
   }

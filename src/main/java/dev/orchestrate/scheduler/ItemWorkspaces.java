@@ -39,6 +39,18 @@ public interface ItemWorkspaces {
     return null;
   }
 
+  /**
+   * An agent's attempt just ended, before its outcome is recorded: checks that the agent stayed
+   * within its workspace. Whatever it moved that orchestrate owns (a base branch) is put back
+   * first.
+   *
+   * @return why the item must be blocked (its agent moved the base branch, or replaced its
+   *     worktree), or null
+   */
+  default String inspect(String itemId) {
+    return null;
+  }
+
   /** The job of the commit just made is recorded as completed: the commit is the item's new start. */
   default void committed(String itemId) {
   }
@@ -78,14 +90,16 @@ public interface ItemWorkspaces {
   /**
    * The result of integrating a done item.
    *
-   * @param kind    none (shared workspace), integrated, skipped (merge: none), deferred, conflict
-   * @param message for the event log and the operator; the block reason for a conflict
+   * @param kind    none (shared workspace), integrated, skipped (merge: none), deferred, conflict,
+   *                refused (the worktree was replaced: nothing is integrated from it)
+   * @param message for the event log and the operator; the block reason for a conflict or a refusal
    */
   record Integration(String kind, String message) {
     public static final Integration NONE = new Integration("none", null);
 
-    public boolean conflict() {
-      return kind.equals("conflict");
+    /** Whether the item is blocked with the message: a conflict, or a worktree orchestrate refuses to use. */
+    public boolean blocks() {
+      return kind.equals("conflict") || kind.equals("refused");
     }
   }
 

@@ -726,6 +726,14 @@ public final class Scheduler {
     List<FollowUpItem> followUps = FollowUpItem.of(item.id(), request.phase(), outcome.followUps(),
         config.defaultPipeline());
     s.spend = s.spend.plus(outcome.usage()); // a cancelled job spent too
+    // An agent that left its workspace (moved the base branch, replaced its worktree) is blocked,
+    // whatever it reported and even if the run was interrupted meanwhile.
+    String breach = workspaces.inspect(request.itemId());
+    if (breach != null) {
+      cancelled = false;
+      outcome = new AgentOutcome(AgentResult.BLOCKED, outcome.summary(), breach, List.of(), outcome.followUps(),
+          outcome.exitCode(), outcome.ending(), outcome.elapsed()).withUsage(outcome.usage());
+    }
     if (cancelled) {
       List<ItemState> added = store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
           outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null,
@@ -829,7 +837,7 @@ public final class Scheduler {
 
   private void integrate(Session s, ItemState item) {
     ItemWorkspaces.Integration result = workspaces.integrate(item.id(), item.definition().title());
-    if (result.conflict()) {
+    if (result.blocks()) {
       commit(s, Transitions.integrationConflict(item, result.message()));
     } else if (result.message() != null) {
       try {

@@ -4,21 +4,41 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Runs the git CLI as a subprocess: argv, no shell, in a fixed locale, never prompting, with the
- * hooks and the file-system monitor of the repository switched off (an agent may have planted
- * either, and orchestrate's own commits must not run its code or wait on it), output kept to a
- * bounded size, and a time limit after which the process is killed.
+ * Runs the git CLI as a subprocess, as a security boundary: agents share the repository's git
+ * directory (its config, its refs, its {@code worktrees/}), so everything git would read from
+ * there is treated as written by an agent.
+ *
+ * <ul>
+ *   <li>The program is resolved once, to an absolute real path from the absolute entries of
+ *   {@code PATH}, when orchestrate starts: never through a path an agent could swap later.</li>
+ *   <li>Every inherited {@code GIT_*} variable is dropped (they point git at other repositories,
+ *   programs or configuration), and git never prompts, pages or opens an editor.</li>
+ *   <li>Configuration orchestrate chose wins over the repository's: hooks, the file-system monitor,
+ *   signing, maintenance, submodule recursion and colour are off by fixed {@code -c} options; and
+ *   before every command the effective configuration (includes followed) is listed and every key
+ *   that names a program — clean/smudge/process filters, diff and merge drivers, credential
+ *   helpers, pagers, trailer commands — is overridden with an empty value through
+ *   {@code GIT_CONFIG_COUNT}. A configuration that cannot be listed in full refuses the command.</li>
+ *   <li>Where a command acts on a worktree or checkout orchestrate verified, {@link Place} pins
+ *   {@code GIT_DIR}, {@code GIT_COMMON_DIR} and {@code GIT_WORK_TREE}: a {@code .git} file or
+ *   {@code core.worktree} an agent rewrote is never consulted.</li>
+ *   <li>Output is kept to a bounded size, and a command past its time limit is killed.</li>
+ * </ul>
  *
  * <p>The git CLI rather than a Java library: it adds nothing to start-up or to the jar, and it is
  * exactly the git the user and their agents run, with the same on-disk formats and worktree
@@ -28,29 +48,62 @@ public final class Git {
   /** How much of a command's stdout and stderr is kept each; the rest is read and dropped. */
   static final int OUTPUT_MAX_BYTES = 256 * 1024;
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
-  /** Options before every subcommand. */
+  /** Listing the configuration reads files only: a slow one is a FIFO or a trap, not a big repository. */
+  static final Duration CONFIG_TIMEOUT = Duration.ofSeconds(10);
+  /** Options before every subcommand: what no repository configuration may change. */
   private static final List<String> SAFE_OPTIONS = List.of(
       "-c", "core.hooksPath=/dev/null",
       "-c", "core.fsmonitor=false",
       "-c", "core.quotePath=false",
+      "-c", "core.sshCommand=",
+      "-c", "core.gitProxy=",
+      "-c", "core.askPass=",
+      "-c", "core.alternateRefsCommand=",
+      "-c", "diff.external=",
       "-c", "commit.gpgSign=false",
+      "-c", "tag.gpgSign=false",
+      "-c", "log.showSignature=false",
+      "-c", "merge.verifySignatures=false",
+      "-c", "rebase.updateRefs=false",
+      "-c", "rebase.autoStash=false",
+      "-c", "merge.autoStash=false",
+      "-c", "submodule.recurse=false",
+      "-c", "status.submoduleSummary=false",
+      "-c", "diff.ignoreSubmodules=all",
+      "-c", "protocol.ext.allow=never",
+      "-c", "color.ui=false",
       "-c", "gc.auto=0",
+      "-c", "maintenance.auto=false",
       "-c", "advice.detachedHead=false");
-  /** Inherited variables that would point git at another repository, index or editor. */
-  private static final List<String> CLEARED_ENV = List.of("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE",
-      "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_NAMESPACE",
-      "GIT_CEILING_DIRECTORIES", "GIT_CONFIG", "GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT");
 
   private final String executable;
   private final Duration timeout;
 
+  /** The git on the {@code PATH}, resolved now to its real path. */
   public Git() {
-    this("git", DEFAULT_TIMEOUT);
+    this(resolve("git", System.getenv("PATH")), DEFAULT_TIMEOUT);
   }
 
   public Git(String executable, Duration timeout) {
-    this.executable = executable;
+    this.executable = Objects.requireNonNull(executable, "executable");
     this.timeout = timeout;
+  }
+
+  /**
+   * Where a command runs, with the repository pinned: {@code GIT_DIR}, {@code GIT_COMMON_DIR} and
+   * (when not null) {@code GIT_WORK_TREE}. Build one only from paths orchestrate verified.
+   */
+  public record Place(Path dir, Path gitDir, Path commonDir, Path workTree) {
+    public Place {
+      Objects.requireNonNull(dir, "dir");
+      Objects.requireNonNull(gitDir, "gitDir");
+      Objects.requireNonNull(commonDir, "commonDir");
+    }
+
+    /** The repository itself, with no work tree: refs, objects, the worktree registry. */
+    public static Place repository(Path commonDir) {
+      return new Place(commonDir, commonDir, commonDir, null);
+    }
   }
 
   /** What a git command printed and how it exited. */
@@ -72,35 +125,151 @@ public final class Git {
     }
   }
 
-  /** Runs {@code git -C dir args...} and returns its result whatever the exit code. */
+  /** Runs {@code git -C dir args...}, git finding the repository itself; for discovery only. */
   public Result run(Path dir, String... args) {
     return run(dir, Map.of(), List.of(args));
   }
 
-  /** Runs {@code git -C dir args...} and returns its result; throws unless it exited 0. */
+  /** Runs {@code git -C dir args...}; throws unless it exited 0. */
   public Result ok(Path dir, String... args) {
-    Result result = run(dir, args);
-    if (!result.ok()) {
-      throw new GitException("git " + String.join(" ", args) + " failed in " + dir + ": " + result.reason());
-    }
-    return result;
+    return checked(dir.toString(), args, run(dir, args));
   }
 
-  /** Like {@link #run(Path, Map, List)}; throws unless it exited 0. */
-  public Result ok(Path dir, Map<String, String> env, List<String> args) {
-    Result result = run(dir, env, args);
-    if (!result.ok()) {
-      throw new GitException("git " + String.join(" ", args) + " failed in " + dir + ": " + result.reason());
-    }
-    return result;
+  /** Runs a command at a verified place, the repository pinned. */
+  public Result run(Place place, String... args) {
+    return run(place, Map.of(), List.of(args));
+  }
+
+  /** Like {@link #run(Place, String...)}; throws unless it exited 0. */
+  public Result ok(Place place, String... args) {
+    return checked(place.dir().toString(), args, run(place, args));
+  }
+
+  /** Like {@link #run(Place, Map, List)}; throws unless it exited 0. */
+  public Result ok(Place place, Map<String, String> env, List<String> args) {
+    return checked(place.dir().toString(), args.toArray(String[]::new), run(place, env, args));
+  }
+
+  public Result run(Path dir, Map<String, String> env, List<String> args) {
+    return execute(dir, null, env, args);
   }
 
   /**
-   * Runs {@code git -C dir args...} with extra environment (an author, say).
+   * Runs {@code git -C place.dir args...} with extra environment (an author, say).
    *
-   * @throws GitException when git cannot be started or does not finish within the time limit
+   * @throws GitException when git cannot be started, its configuration cannot be listed, or it does
+   *                      not finish within the time limit
    */
-  public Result run(Path dir, Map<String, String> env, List<String> args) {
+  public Result run(Place place, Map<String, String> env, List<String> args) {
+    return execute(place.dir(), place, env, args);
+  }
+
+  private static Result checked(String where, String[] args, Result result) {
+    if (!result.ok()) {
+      throw new GitException("git " + String.join(" ", args) + " failed in " + where + ": " + result.reason());
+    }
+    return result;
+  }
+
+  private Result execute(Path dir, Place place, Map<String, String> env, List<String> args) {
+    Map<String, String> base = new LinkedHashMap<>(environment(place));
+    Duration listing = timeout.compareTo(CONFIG_TIMEOUT) < 0 ? timeout : CONFIG_TIMEOUT;
+    Result config = spawn(dir, base, List.of("config", "--null", "--list"), listing);
+    if (!config.ok() && !config.err().isBlank()) {
+      // git refuses a broken configuration for every command alike: say so once, clearly
+      throw new GitException("git cannot read the repository's configuration in " + dir + ": " + config.reason());
+    }
+    if (config.out().length() >= OUTPUT_MAX_BYTES) {
+      throw new GitException("the git configuration seen from " + dir + " is larger than "
+          + OUTPUT_MAX_BYTES / 1024 + " KiB: orchestrate will not run git on a configuration it cannot read in full");
+    }
+    Map<String, String> neutral = neutralizers(config.out(), textMerge());
+    base.put("GIT_CONFIG_COUNT", Integer.toString(neutral.size()));
+    int i = 0;
+    for (Map.Entry<String, String> e : neutral.entrySet()) {
+      base.put("GIT_CONFIG_KEY_" + i, e.getKey());
+      base.put("GIT_CONFIG_VALUE_" + i, e.getValue());
+      i++;
+    }
+    base.putAll(env);
+    return spawn(dir, base, args, timeout);
+  }
+
+  /** The environment of every git command: nothing inherited that steers git, the place pinned. */
+  private static Map<String, String> environment(Place place) {
+    Map<String, String> env = new LinkedHashMap<>();
+    env.put("GIT_TERMINAL_PROMPT", "0");
+    env.put("GIT_EDITOR", "true");
+    env.put("GIT_SEQUENCE_EDITOR", "true");
+    env.put("GIT_PAGER", "cat");
+    env.put("GIT_OPTIONAL_LOCKS", "0");
+    env.put("GIT_NO_REPLACE_OBJECTS", "1");
+    env.put("GIT_ATTR_NOSYSTEM", "1");
+    env.put("LC_ALL", "C");
+    if (place != null) {
+      env.put("GIT_DIR", place.gitDir().toString());
+      env.put("GIT_COMMON_DIR", place.commonDir().toString());
+      if (place.workTree() != null) {
+        env.put("GIT_WORK_TREE", place.workTree().toString());
+      }
+    }
+    return env;
+  }
+
+  /**
+   * The overrides that switch off every program a listed configuration names: for each key that
+   * names a program, the key with an empty value (git then runs nothing; a required filter is
+   * made optional), and a configured merge driver is replaced by git's own text merge.
+   *
+   * @param listing   the output of {@code git config --null --list}: {@code key\nvalue\0}...
+   * @param textMerge the merge driver command that does what git does without one
+   */
+  static Map<String, String> neutralizers(String listing, String textMerge) {
+    Map<String, String> out = new LinkedHashMap<>();
+    for (String entry : listing.split("\0")) {
+      int newline = entry.indexOf('\n');
+      String key = (newline < 0 ? entry : entry.substring(0, newline)).strip();
+      if (key.isEmpty()) {
+        continue;
+      }
+      int first = key.indexOf('.');
+      int last = key.lastIndexOf('.');
+      if (first < 0) {
+        continue;
+      }
+      String section = key.substring(0, first).toLowerCase(Locale.ROOT);
+      String name = key.substring(last + 1).toLowerCase(Locale.ROOT);
+      boolean sub = last > first;
+      String value = switch (section) {
+        case "filter" -> sub && name.equals("required") ? "false"
+            : sub && (name.equals("clean") || name.equals("smudge") || name.equals("process")) ? "" : null;
+        case "diff" -> sub && (name.equals("command") || name.equals("textconv")) ? "" : null;
+        case "merge" -> sub && name.equals("driver") ? textMerge : null;
+        case "credential" -> name.equals("helper") ? "" : null;
+        case "pager" -> "false";
+        case "trailer" -> sub && (name.equals("command") || name.equals("cmd")) ? "" : null;
+        case "core" -> name.equals("pager") || name.equals("editor") ? "" : null;
+        case "sequence" -> name.equals("editor") ? "" : null;
+        case "gpg" -> name.equals("program") || name.equals("defaultkeycommand") ? "" : null;
+        default -> null;
+      };
+      if (value != null) {
+        out.put(key, value);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * git's own three-way text merge as a merge driver ({@code git merge-file}, by this git's real
+   * path): a conflict leaves markers and a non-zero exit, as git's built-in merge does.
+   */
+  private String textMerge() {
+    return executable.indexOf('\'') >= 0 || !executable.startsWith("/") ? ""
+        : "'" + executable + "' merge-file -q %A %O %B";
+  }
+
+  private Result spawn(Path dir, Map<String, String> env, List<String> args, Duration limit) {
     List<String> argv = new ArrayList<>();
     argv.add(executable);
     argv.add("-C");
@@ -109,13 +278,7 @@ public final class Git {
     argv.addAll(args);
     ProcessBuilder builder = new ProcessBuilder(argv);
     Map<String, String> environment = builder.environment();
-    CLEARED_ENV.forEach(environment::remove);
-    environment.put("GIT_TERMINAL_PROMPT", "0");
-    environment.put("GIT_EDITOR", "true");
-    environment.put("GIT_SEQUENCE_EDITOR", "true");
-    environment.put("GIT_PAGER", "cat");
-    environment.put("GIT_OPTIONAL_LOCKS", "0");
-    environment.put("LC_ALL", "C");
+    environment.keySet().removeIf(k -> k.startsWith("GIT_"));
     environment.putAll(env);
     String what = "git " + String.join(" ", args);
     Process process;
@@ -128,10 +291,10 @@ public final class Git {
     CompletableFuture<String> out = drain(process.getInputStream());
     CompletableFuture<String> err = drain(process.getErrorStream());
     try {
-      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+      if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
-        throw new GitException(what + " in " + dir + " did not finish within " + timeout.toSeconds() + " s");
+        throw new GitException(what + " in " + dir + " did not finish within " + limit.toSeconds() + " s");
       }
       return new Result(process.exitValue(), out.get(10, TimeUnit.SECONDS), err.get(10, TimeUnit.SECONDS));
     } catch (InterruptedException e) {
@@ -141,6 +304,31 @@ public final class Git {
     } catch (ExecutionException | TimeoutException e) {
       throw new GitException("could not read the output of " + what + ": " + e, e);
     }
+  }
+
+  /**
+   * The real path of {@code program} in the first absolute {@code PATH} entry that has it as an
+   * executable file; the name itself (for the error at its first use) when none does. Relative
+   * entries ({@code .}, {@code bin}) are skipped: they would name a file in whatever directory
+   * orchestrate stands in, which an agent's commit may have filled.
+   */
+  static String resolve(String program, String path) {
+    if (path != null) {
+      for (String entry : path.split(java.io.File.pathSeparator)) {
+        if (entry.isEmpty() || !Path.of(entry).isAbsolute()) {
+          continue;
+        }
+        Path candidate = Path.of(entry, program);
+        if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+          try {
+            return candidate.toRealPath().toString();
+          } catch (IOException e) {
+            // vanished meanwhile: keep looking
+          }
+        }
+      }
+    }
+    return program;
   }
 
   /** Reads a stream to its end on a daemon thread, keeping the first {@link #OUTPUT_MAX_BYTES}. */

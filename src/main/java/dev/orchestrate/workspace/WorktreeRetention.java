@@ -1,11 +1,15 @@
 package dev.orchestrate.workspace;
 
 import dev.orchestrate.config.RetentionConfig;
+import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.OptionalInt;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Retention of worktrees ({@code retention.worktrees}): the worktrees of items that are done or
@@ -19,6 +23,7 @@ import java.util.OptionalInt;
  * directory, so {@code compact} can run it from the state alone.
  */
 public final class WorktreeRetention {
+  private static final Logger log = LoggerFactory.getLogger(WorktreeRetention.class);
   private final Git git;
   private final WorkspaceStore store;
   private final RetentionConfig.Worktrees policy;
@@ -68,32 +73,45 @@ public final class WorktreeRetention {
 
   /**
    * Removes a worktree's directory and its registration (never its branch). Unless
-   * {@code discardUncommitted}, one with uncommitted changes stays — and so does one where git does
-   * not see the worktree's own repository (its {@code .git} file damaged): its status cannot be
-   * trusted. Returns whether it is gone.
+   * {@code discardUncommitted}, one with uncommitted changes stays. A worktree that is not the
+   * directory orchestrate made (a link an agent put in its place, a replaced administrative
+   * directory) stays too: nothing is deleted through it. Returns whether it is gone.
    */
   static boolean removeFromDisk(Git git, WorkspaceRecord ws, boolean discardUncommitted) {
-    if (!Files.isDirectory(ws.path())) {
-      git.run(Worktrees.commonDir(ws), "worktree", "prune");
+    Path common = Worktrees.commonDir(ws);
+    Git.Place repository = Git.Place.repository(common);
+    if (WorktreeGuard.missing(ws.path())) {
+      WorktreeGuard.disarmRegistry(common);
+      git.run(repository, "worktree", "prune");
       return true;
     }
+    Git.Place place;
+    try {
+      Path parent = ws.path().getParent();
+      if (Files.isSymbolicLink(parent)) {
+        throw new WorktreeGuard.Breach(parent + " is a symbolic link");
+      }
+      place = new WorktreeGuard(parent.toRealPath(), common.toRealPath()).verify(ws);
+    } catch (IOException | WorktreeGuard.Breach e) {
+      log.warn("{}: the worktree {} is kept: {}", ws.itemId(), ws.path(), e.getMessage());
+      return false;
+    }
     if (!discardUncommitted) {
-      Git.Result gitDir = git.run(ws.path(), "rev-parse", "--absolute-git-dir");
-      Git.Result status = git.run(ws.path(), "status", "--porcelain");
-      if (!gitDir.ok() || !java.nio.file.Path.of(gitDir.line()).equals(ws.gitDir())
-          || !status.ok() || !status.out().isBlank()) {
+      Git.Result status = git.run(place, "status", "--porcelain", "--untracked-files=all", "--ignore-submodules=all");
+      if (!status.ok() || !status.out().isBlank()) {
         return false;
       }
     }
-    Git.Result removed = git.run(Worktrees.commonDir(ws), "worktree", "remove", "--force", "--force",
-        ws.path().toString());
+    WorktreeGuard.disarmRegistry(common);
+    Git.Result removed = git.run(repository, "worktree", "remove", "--force", "--force", ws.path().toString());
     if (!removed.ok()) {
       try {
         DiskUsage.delete(ws.path());
-      } catch (java.io.IOException e) {
+      } catch (IOException e) {
         return false;
       }
-      git.run(Worktrees.commonDir(ws), "worktree", "prune");
+      WorktreeGuard.disarmRegistry(common);
+      git.run(repository, "worktree", "prune");
     }
     return true;
   }

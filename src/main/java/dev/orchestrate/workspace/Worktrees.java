@@ -46,9 +46,6 @@ import org.slf4j.LoggerFactory;
 public final class Worktrees implements ItemWorkspaces {
   private static final Logger log = LoggerFactory.getLogger(Worktrees.class);
   public static final String BRANCH_PREFIX = "orchestrate/";
-  /** State an agent may leave in a worktree's git directory that would make our commands fail. */
-  private static final List<String> STALE_STATE = List.of("index.lock", "HEAD.lock", "MERGE_HEAD", "MERGE_MSG",
-      "MERGE_MODE", "CHERRY_PICK_HEAD", "REVERT_HEAD", "BISECT_LOG", "rebase-merge", "rebase-apply", "sequencer");
   /** Attempts to move the base branch when it moves under us (a commit by the user meanwhile). */
   private static final int INTEGRATION_ATTEMPTS = 3;
 
@@ -59,6 +56,11 @@ public final class Worktrees implements ItemWorkspaces {
   private final WorkspaceStore store;
   private final Path root;
   private final Clock clock;
+  /** The user's checkout, the repository pinned: where repository-wide commands run. */
+  private final Git.Place checkout;
+  private final BaseRefs bases;
+  /** Set by {@link #open()}, from real paths taken before any agent of this run worked. */
+  private WorktreeGuard guard;
 
   /**
    * @param root where the worktrees go ({@code <state>/worktrees}); created, with a
@@ -74,6 +76,8 @@ public final class Worktrees implements ItemWorkspaces {
     this.store = Objects.requireNonNull(store, "store");
     this.root = root.toAbsolutePath().normalize();
     this.clock = Objects.requireNonNull(clock, "clock");
+    this.checkout = repo.checkout();
+    this.bases = new BaseRefs(git, checkout);
   }
 
   /**
@@ -94,6 +98,11 @@ public final class Worktrees implements ItemWorkspaces {
         Files.writeString(ignore, "# orchestrate's worktrees: never part of the repository\n*\n",
             StandardCharsets.UTF_8);
       }
+      if (Files.isSymbolicLink(root) || !Files.isDirectory(root, WorktreeGuard.NOFOLLOW)) {
+        throw new WorkspaceSetupException(root + " is not a directory orchestrate made" + WorktreeGuard.describe(root)
+            + ": remove it, and orchestrate makes it again");
+      }
+      guard = new WorktreeGuard(root.toRealPath(), repo.commonDir());
     } catch (IOException e) {
       throw new UncheckedIOException("cannot prepare " + root, e);
     }
@@ -101,7 +110,8 @@ public final class Worktrees implements ItemWorkspaces {
     if (dropped > 0) {
       log.info("{} phase commit(s) of jobs that did not complete were dropped", dropped);
     }
-    git.run(repo.top(), "worktree", "prune");
+    prune();
+    bases.watch(repo.baseBranch());
     return this;
   }
 
@@ -124,14 +134,13 @@ public final class Worktrees implements ItemWorkspaces {
       }
       if (ws == null) {
         ws = create(itemId);
-      } else if (!ws.onDisk() || !Files.isDirectory(ws.path()) || !Files.exists(ws.gitDir())) {
+      } else if (!ws.onDisk() || WorktreeGuard.missing(ws.path()) || WorktreeGuard.missing(ws.gitDir())) {
         ws = recreate(ws);
       }
-      reset(ws);
-      Path workDir = ws.path().resolve(repo.subdirectory().toString());
-      Files.createDirectories(workDir);
+      Git.Place place = reset(ws);
+      Path workDir = guard.workDir(place.workTree(), repo.subdirectory());
       return new Placement(workDir, ws.path(), ws.branch());
-    } catch (GitException | IOException | UncheckedIOException e) {
+    } catch (GitException | IOException | UncheckedIOException | WorktreeGuard.Breach e) {
       throw new Unavailable("could not prepare the worktree of " + itemId + ": " + e.getMessage());
     }
   }
@@ -141,28 +150,27 @@ public final class Worktrees implements ItemWorkspaces {
     Path path = root.resolve(itemId).normalize();
     // Item ids allow '.' and '..', and dots where git refuses them ("a..b", "x.lock"): such an id
     // names neither a worktree under <state>/worktrees nor a branch.
-    if (!root.equals(path.getParent()) || !git.run(repo.top(), "check-ref-format", "refs/heads/" + branch).ok()) {
+    if (!root.equals(path.getParent()) || !git.run(checkout, "check-ref-format", "refs/heads/" + branch).ok()) {
       throw new Unavailable("item id '" + itemId + "' cannot name a git branch (" + branch + ") or a worktree "
           + "directory: give the item an id without '..', a leading or trailing '.', or a '.lock' ending");
     }
-    String baseCommit = git.ok(repo.top(), "rev-parse", "--verify", "refs/heads/" + repo.baseBranch() + "^{commit}")
+    String baseCommit = git.ok(checkout, "rev-parse", "--verify", "refs/heads/" + repo.baseBranch() + "^{commit}")
         .line();
-    String existing = revParse(repo.top(), "refs/heads/" + branch);
+    String existing = revParse("refs/heads/" + branch);
     if (existing != null) {
       // Left by a run that crashed between `worktree add` and recording it, or by another state
       // directory. Adopted only when it holds no work of its own; anything else is someone's.
-      if (!git.run(repo.top(), "merge-base", "--is-ancestor", existing, baseCommit).ok()) {
+      if (!git.run(checkout, "merge-base", "--is-ancestor", existing, baseCommit).ok()) {
         throw new Unavailable("branch " + branch + " already exists with commits the state does not know: "
             + "delete it (git branch -D " + branch + ") or rename it, then unblock " + itemId);
       }
       forget(path);
-      git.ok(repo.top(), "worktree", "add", "--quiet", "--force", path.toString(), branch);
+      git.ok(checkout, "worktree", "add", "--quiet", "--force", path.toString(), branch);
     } else {
       forget(path);
-      git.ok(repo.top(), "worktree", "add", "--quiet", "-b", branch, path.toString(), baseCommit);
+      git.ok(checkout, "worktree", "add", "--quiet", "-b", branch, path.toString(), baseCommit);
     }
-    Path gitDir = Path.of(git.ok(path, "rev-parse", "--absolute-git-dir").line());
-    WorkspaceRecord ws = new WorkspaceRecord(itemId, path, branch, repo.baseBranch(), gitDir, baseCommit,
+    WorkspaceRecord ws = new WorkspaceRecord(itemId, path, branch, repo.baseBranch(), adminDir(path), baseCommit,
         baseCommit, null, null, null, null, DiskUsage.of(path), clock.instant(), null, null);
     store.save(ws, clock.instant());
     log.debug("created worktree {} on {} from {}", path, branch, baseCommit);
@@ -172,68 +180,102 @@ public final class Worktrees implements ItemWorkspaces {
   /** The worktree was removed (retention) or lost: back on disk at its branch's last phase commit. */
   private WorkspaceRecord recreate(WorkspaceRecord ws) throws IOException {
     forget(ws.path());
-    if (revParse(repo.top(), "refs/heads/" + ws.branch()) != null) {
-      git.ok(repo.top(), "worktree", "add", "--quiet", "--force", ws.path().toString(), ws.branch());
+    if (revParse("refs/heads/" + ws.branch()) != null) {
+      git.ok(checkout, "worktree", "add", "--quiet", "--force", ws.path().toString(), ws.branch());
     } else {
-      git.ok(repo.top(), "worktree", "add", "--quiet", "-b", ws.branch(), ws.path().toString(), ws.headCommit());
+      git.ok(checkout, "worktree", "add", "--quiet", "-b", ws.branch(), ws.path().toString(), ws.headCommit());
     }
-    Path gitDir = Path.of(git.ok(ws.path(), "rev-parse", "--absolute-git-dir").line());
-    WorkspaceRecord again = new WorkspaceRecord(ws.itemId(), ws.path(), ws.branch(), ws.baseBranch(), gitDir,
-        ws.baseCommit(), ws.headCommit(), null, null, ws.integration(), ws.note(), DiskUsage.of(ws.path()),
-        ws.createdAt(), ws.finishedAt(), null);
+    WorkspaceRecord again = new WorkspaceRecord(ws.itemId(), ws.path(), ws.branch(), ws.baseBranch(),
+        adminDir(ws.path()), ws.baseCommit(), ws.headCommit(), null, null, ws.integration(), ws.note(),
+        DiskUsage.of(ws.path()), ws.createdAt(), ws.finishedAt(), null);
     store.save(again, clock.instant());
     return again;
   }
 
-  /** A directory at {@code path} that git no longer knows as a worktree is ours to delete. */
-  private void forget(Path path) throws IOException {
-    if (Files.exists(path)) {
-      git.run(repo.top(), "worktree", "remove", "--force", "--force", path.toString());
-      DiskUsage.delete(path);
-      git.run(repo.top(), "worktree", "prune");
-    } else if (store.onDisk().stream().noneMatch(ws -> ws.path().equals(path))) {
-      return; // never registered, or removed through git: open() pruned what a crash left
-    } else {
-      git.run(repo.top(), "worktree", "prune");
+  /**
+   * The administrative directory git just made for the worktree at {@code path}: read from the
+   * {@code .git} file {@code worktree add} wrote (no agent has run there yet) and required to be a
+   * directory of the repository's {@code worktrees/}.
+   */
+  private Path adminDir(Path path) throws IOException {
+    String pointer = Files.readString(path.resolve(".git"), StandardCharsets.UTF_8).strip();
+    Path admin = Path.of(pointer.substring(pointer.indexOf(':') + 1).strip()).toRealPath();
+    if (!repo.commonDir().resolve("worktrees").equals(admin.getParent())) {
+      throw new GitException("git made the worktree " + path + " with its git directory at " + admin
+          + ", outside " + repo.commonDir().resolve("worktrees"));
     }
-  }
-
-  /** Tracked files back at the last phase commit, untracked ones gone, HEAD on the item's branch. */
-  private void reset(WorkspaceRecord ws) {
-    guard(ws);
-    git.ok(ws.path(), "reset", "--quiet", "--hard", ws.headCommit());
-    git.ok(ws.path(), "clean", "-ffdq");
+    return admin;
   }
 
   /**
-   * Makes the worktree's git state ours again before we act on it: the {@code .git} file points at
-   * its administrative directory, no lock or half-done rebase or merge is left there, and HEAD is
-   * the item's branch. Then checks that git really sees this worktree, never the repository it is
-   * nested in.
+   * A directory at {@code path} that git no longer knows as a worktree is ours to delete; a link
+   * there is removed itself, never followed.
    */
-  private void guard(WorkspaceRecord ws) {
-    Path dotGit = ws.path().resolve(".git");
-    String pointer = "gitdir: " + ws.gitDir() + "\n";
+  private void forget(Path path) throws IOException {
+    if (Files.isSymbolicLink(path)) {
+      throw new WorktreeGuard.Breach("the worktree " + path + " was replaced" + WorktreeGuard.describe(path)
+          + ": orchestrate will not run git there or delete through it; remove it (rm " + path + ") and try again");
+    }
+    if (Files.exists(path, WorktreeGuard.NOFOLLOW)) {
+      if (Files.isDirectory(path, WorktreeGuard.NOFOLLOW) && path.toRealPath().getParent().equals(guard.root())) {
+        WorktreeGuard.disarmRegistry(repo.commonDir());
+        git.run(checkout, "worktree", "remove", "--force", "--force", path.toString());
+      }
+      DiskUsage.delete(path);
+      prune();
+    } else if (store.onDisk().stream().anyMatch(ws -> ws.path().equals(path))) {
+      prune();
+    }
+  }
+
+  /** {@code git worktree prune}, with every planted link in the registry removed first (git would follow it). */
+  private void prune() {
+    WorktreeGuard.disarmRegistry(repo.commonDir());
+    git.run(checkout, "worktree", "prune");
+  }
+
+  /** Tracked files back at the last phase commit, untracked ones gone, HEAD on the item's branch. */
+  private Git.Place reset(WorkspaceRecord ws) {
+    Git.Place place = guarded(ws);
+    git.ok(place, "reset", "--quiet", "--hard", ws.headCommit());
+    git.ok(place, "clean", "-ffdq");
+    return place;
+  }
+
+  /**
+   * The worktree verified and its git state made ours again before we act on it: the paths are the
+   * real directories orchestrate made (refused otherwise), the {@code .git} pointer and the
+   * administrative files are rewritten if an agent changed them, no lock of its own or half-done
+   * rebase or merge is left, and HEAD is the item's branch.
+   */
+  private Git.Place guarded(WorkspaceRecord ws) {
+    Git.Place place = guard.verify(ws);
+    git.ok(place, "symbolic-ref", "HEAD", "refs/heads/" + ws.branch());
+    return place;
+  }
+
+  @Override
+  public String inspect(String itemId) {
+    bases.check(atWork());
+    String moved = bases.takeMove(itemId);
+    if (moved != null) {
+      return moved;
+    }
+    WorkspaceRecord ws = store.workspace(itemId).orElse(null);
+    if (ws == null || !ws.onDisk()) {
+      return null;
+    }
     try {
-      if (Files.isDirectory(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-        DiskUsage.delete(dotGit); // an agent's `git init` in its workspace root
-      }
-      if (!Files.isRegularFile(dotGit, java.nio.file.LinkOption.NOFOLLOW_LINKS)
-          || !Files.readString(dotGit, StandardCharsets.UTF_8).equals(pointer)) {
-        Files.deleteIfExists(dotGit);
-        Files.writeString(dotGit, pointer, StandardCharsets.UTF_8);
-      }
-      for (String name : STALE_STATE) {
-        DiskUsage.delete(ws.gitDir().resolve(name));
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot repair " + dotGit, e);
+      guard.verify(ws);
+      return null;
+    } catch (WorktreeGuard.Breach e) {
+      return e.getMessage();
     }
-    String seen = git.ok(ws.path(), "rev-parse", "--absolute-git-dir").line();
-    if (!Path.of(seen).equals(ws.gitDir())) {
-      throw new GitException("git sees " + seen + " in " + ws.path() + ", not the worktree's " + ws.gitDir());
-    }
-    git.ok(ws.path(), "symbolic-ref", "HEAD", "refs/heads/" + ws.branch());
+  }
+
+  /** The worktrees of items at work: only their agents can have moved a base branch since the last check. */
+  private List<WorkspaceRecord> atWork() {
+    return store.onDisk().stream().filter(ws -> ws.finishedAt() == null).toList();
   }
 
   @Override
@@ -242,18 +284,21 @@ public final class Worktrees implements ItemWorkspaces {
     if (ws == null || !ws.onDisk()) {
       return null;
     }
-    guard(ws);
+    Git.Place place = guarded(ws);
+    guard.subdirectoryProblem(place.workTree(), repo.subdirectory()).ifPresent(problem -> {
+      throw new GitException(problem);
+    });
     // Whatever the agent committed itself is folded into the one phase commit.
-    git.ok(ws.path(), "reset", "--quiet", "--soft", ws.headCommit());
-    git.ok(ws.path(), "add", "--all");
-    if (git.run(ws.path(), "diff", "--cached", "--quiet").ok()) {
+    git.ok(place, "reset", "--quiet", "--soft", ws.headCommit());
+    git.ok(place, "add", "--all");
+    if (git.run(place, "diff", "--cached", "--quiet", "--no-ext-diff", "--no-textconv").ok()) {
       return null;
     }
     List<String> args = new ArrayList<>(List.of("commit", "--quiet", "--no-verify", "--no-edit",
         "-m", itemId + " " + phase + ": " + firstLine(summary),
         "-m", "Orchestrate-Job: " + jobId + "\nOrchestrate-Attempt: " + attempt));
-    git.ok(ws.path(), author(), args).line();
-    String commit = git.ok(ws.path(), "rev-parse", "HEAD").line();
+    git.ok(place, author(), args);
+    String commit = git.ok(place, "rev-parse", "HEAD").line();
     store.commitPending(itemId, commit, jobId, DiskUsage.of(ws.path()), clock.instant());
     return commit;
   }
@@ -296,20 +341,29 @@ public final class Worktrees implements ItemWorkspaces {
       return new Integration("skipped", "branch " + ws.branch() + " left for a pull request (execution.merge: none)");
     }
     try {
-      if (!ws.onDisk() || !Files.isDirectory(ws.path())) {
+      if (!ws.onDisk() || WorktreeGuard.missing(ws.path())) {
         ws = recreate(ws);
       }
-      guard(ws);
-      String dirty = git.ok(ws.path(), "status", "--porcelain").out();
+      Git.Place place = guarded(ws);
+      bases.watch(ws.baseBranch());
+      bases.check(atWork());
+      String dirty = git.ok(place, "status", "--porcelain", "--untracked-files=all", "--ignore-submodules=all").out();
       if (!dirty.isBlank()) {
         return deferred(ws, "the worktree " + ws.path() + " has uncommitted changes: commit them on "
             + ws.branch() + " (or discard them); the next run integrates");
       }
       for (int attempt = 1; attempt <= INTEGRATION_ATTEMPTS; attempt++) {
-        String base = git.ok(repo.top(), "rev-parse", "--verify", "refs/heads/" + ws.baseBranch() + "^{commit}").line();
+        String base = bases.expected(ws.baseBranch());
+        if (base == null) {
+          return deferred(ws, "the base branch " + ws.baseBranch() + " has no commit: create it; the next run "
+              + "integrates " + ws.branch());
+        }
         Integrated result = config.merge() == WorkspaceConfig.Merge.MERGE
-            ? merge(ws, base, title)
-            : rebase(ws, base);
+            ? merge(ws, place, base, title)
+            : rebase(ws, place, base);
+        if (result.failure() != null) {
+          return deferred(ws, result.failure());
+        }
         if (result.conflicts() != null) {
           String reason = "integration into " + ws.baseBranch() + " conflicts in "
               + String.join(", ", result.conflicts())
@@ -320,15 +374,21 @@ public final class Worktrees implements ItemWorkspaces {
         }
         Advance advance = advanceBase(ws, base, result.tip());
         if (advance == Advance.DONE) {
+          bases.movedByUs(ws.baseBranch(), result.tip());
           return integrated(ws, result.tip());
         }
         if (advance instanceof Advance.Refused refused) {
           return deferred(ws, refused.reason());
         }
-        // the base branch moved meanwhile: rebase again onto its new tip
+        // the base branch moved meanwhile (the user's commit): rebase again onto its new tip
+        bases.check(atWork());
       }
       return deferred(ws,
           "the base branch " + ws.baseBranch() + " kept moving during integration; the next run tries again");
+    } catch (WorktreeGuard.Breach e) {
+      String reason = "not integrated: " + e.getMessage();
+      store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, reason, now);
+      return new Integration("refused", reason);
     } catch (GitException | IOException | UncheckedIOException e) {
       return deferred(ws, "integration failed: " + e.getMessage());
     }
@@ -346,49 +406,55 @@ public final class Worktrees implements ItemWorkspaces {
     store.integration(ws.itemId(), WorkspaceRecord.Integration.INTEGRATED, null, now);
     remove(ws);
     if (config.deleteMergedBranches()) {
-      git.run(repo.top(), "branch", "--quiet", "-D", ws.branch());
+      git.run(checkout, "branch", "--quiet", "-D", ws.branch());
     }
     return new Integration("integrated", ws.branch() + " integrated into " + ws.baseBranch() + " at "
         + tip.substring(0, Math.min(12, tip.length())));
   }
 
-  /** The tip to fast-forward the base branch to, or the files that conflict. */
-  private record Integrated(String tip, List<String> conflicts) {
+  /** The tip to fast-forward the base branch to, or the files that conflict, or why git failed otherwise. */
+  private record Integrated(String tip, List<String> conflicts, String failure) {
   }
 
-  private Integrated rebase(WorkspaceRecord ws, String base) {
-    if (git.run(ws.path(), "merge-base", "--is-ancestor", base, "HEAD").ok()) {
+  private Integrated rebase(WorkspaceRecord ws, Git.Place place, String base) {
+    if (git.run(place, "merge-base", "--is-ancestor", base, "HEAD").ok()) {
       // already on top of the base (nothing new there, or a person merged it in to resolve a conflict)
-      return new Integrated(git.ok(ws.path(), "rev-parse", "HEAD").line(), null);
+      return new Integrated(git.ok(place, "rev-parse", "HEAD").line(), null, null);
     }
-    Git.Result rebase = git.run(ws.path(), author(), List.of("rebase", "--quiet", "--no-autostash", base));
+    Git.Result rebase = git.run(place, author(), List.of("rebase", "--quiet", "--no-autostash", base));
     if (!rebase.ok()) {
-      List<String> files = conflicts(ws);
-      git.run(ws.path(), "rebase", "--abort");
-      return new Integrated(null, files.isEmpty() ? List.of("(git: " + rebase.reason() + ")") : files);
+      List<String> files = conflicts(place);
+      git.run(place, "rebase", "--abort");
+      return files.isEmpty() ? failed(rebase) : new Integrated(null, files, null);
     }
-    return new Integrated(git.ok(ws.path(), "rev-parse", "HEAD").line(), null);
+    return new Integrated(git.ok(place, "rev-parse", "HEAD").line(), null, null);
   }
 
   /** A merge commit of the branch on top of the base, made on a detached HEAD in the item's worktree. */
-  private Integrated merge(WorkspaceRecord ws, String base, String title) {
-    git.ok(ws.path(), "checkout", "--quiet", "--detach", base);
-    Git.Result merge = git.run(ws.path(), author(), List.of("merge", "--quiet", "--no-ff", "--no-edit",
+  private Integrated merge(WorkspaceRecord ws, Git.Place place, String base, String title) {
+    git.ok(place, "checkout", "--quiet", "--detach", base);
+    Git.Result merge = git.run(place, author(), List.of("merge", "--quiet", "--no-ff", "--no-edit",
         "-m", "Merge " + ws.branch() + ": " + firstLine(title), ws.branch()));
     if (!merge.ok()) {
-      List<String> files = conflicts(ws);
-      git.run(ws.path(), "merge", "--abort");
-      git.run(ws.path(), "reset", "--quiet", "--hard");
-      git.ok(ws.path(), "checkout", "--quiet", ws.branch());
-      return new Integrated(null, files.isEmpty() ? List.of("(git: " + merge.reason() + ")") : files);
+      List<String> files = conflicts(place);
+      git.run(place, "merge", "--abort");
+      git.run(place, "reset", "--quiet", "--hard");
+      git.ok(place, "checkout", "--quiet", ws.branch());
+      return files.isEmpty() ? failed(merge) : new Integrated(null, files, null);
     }
-    String tip = git.ok(ws.path(), "rev-parse", "HEAD").line();
-    git.ok(ws.path(), "checkout", "--quiet", ws.branch());
-    return new Integrated(tip, null);
+    String tip = git.ok(place, "rev-parse", "HEAD").line();
+    git.ok(place, "checkout", "--quiet", ws.branch());
+    return new Integrated(tip, null, null);
   }
 
-  private List<String> conflicts(WorkspaceRecord ws) {
-    return git.run(ws.path(), "diff", "--name-only", "--diff-filter=U").out().lines()
+  /** git failed without a conflicting file: a lock, a broken repository; the item stays done, to retry. */
+  private static Integrated failed(Git.Result result) {
+    return new Integrated(null, null, lockHeld(result).orElse("git failed: " + result.reason()
+        + "; the next run integrates"));
+  }
+
+  private List<String> conflicts(Git.Place place) {
+    return git.run(place, "diff", "--name-only", "--diff-filter=U", "--no-ext-diff").out().lines()
         .filter(l -> !l.isBlank()).distinct().limit(50).toList();
   }
 
@@ -407,45 +473,78 @@ public final class Worktrees implements ItemWorkspaces {
   }
 
   /**
-   * Moves the base branch from {@code base} to {@code tip} (a descendant). Where a work tree has
-   * the base branch checked out, git's own fast-forward merge does it there, and refuses when a
-   * local change would be overwritten: the user's uncommitted work is never touched.
+   * Moves the base branch from {@code base} to {@code tip} (a descendant). Where the user's checkout
+   * has the base branch checked out, git's own fast-forward merge does it there, and refuses when a
+   * local change would be overwritten: the user's uncommitted work is never touched. A base branch
+   * checked out in any other work tree is left alone.
    */
   private Advance advanceBase(WorkspaceRecord ws, String base, String tip) {
-    Path checkout = checkedOut(ws.baseBranch());
-    if (checkout == null) {
-      Git.Result update = git.run(repo.top(), "update-ref", "-m", "orchestrate: integrate " + ws.branch(),
-          "refs/heads/" + ws.baseBranch(), tip, base);
-      return update.ok() ? Advance.DONE : Advance.MOVED;
+    Git.Result head = git.run(checkout, "symbolic-ref", "--quiet", "HEAD");
+    if (head.ok() && head.line().equals("refs/heads/" + ws.baseBranch())) {
+      if (!base.equals(revParse("HEAD"))) {
+        return Advance.MOVED;
+      }
+      Git.Result merge = git.run(checkout, "merge", "--quiet", "--ff-only", tip);
+      if (merge.ok()) {
+        return Advance.DONE;
+      }
+      if (!base.equals(revParse("HEAD"))) {
+        return Advance.MOVED;
+      }
+      return new Advance.Refused(lockHeld(merge).orElse("the base branch " + ws.baseBranch() + " is checked out in "
+          + repo.top() + " with local changes the fast-forward would overwrite (" + merge.reason()
+          + "): commit or stash them; the next run integrates " + ws.branch()));
     }
-    String now = revParse(checkout, "HEAD");
-    if (!base.equals(now)) {
-      return Advance.MOVED;
+    Path elsewhere = checkedOutElsewhere(ws.baseBranch());
+    if (elsewhere != null) {
+      return new Advance.Refused("the base branch " + ws.baseBranch() + " is checked out in " + elsewhere
+          + ", another work tree: orchestrate fast-forwards it only in " + repo.top() + " or where no work tree has "
+          + "it; check it out there or switch that work tree to another branch");
     }
-    Git.Result merge = git.run(checkout, "merge", "--quiet", "--ff-only", tip);
-    if (merge.ok()) {
+    Git.Result update = git.run(checkout, "update-ref", "-m", "orchestrate: integrate " + ws.branch(),
+        "refs/heads/" + ws.baseBranch(), tip, base);
+    if (update.ok()) {
       return Advance.DONE;
     }
-    if (!base.equals(revParse(checkout, "HEAD"))) {
+    if (!base.equals(revParse("refs/heads/" + ws.baseBranch()))) {
       return Advance.MOVED;
     }
-    return new Advance.Refused("the base branch " + ws.baseBranch() + " is checked out in " + checkout
-        + " with local changes the fast-forward would overwrite (" + merge.reason() + "): commit or stash them; "
-        + "the next run integrates " + ws.branch());
+    return new Advance.Refused(lockHeld(update).orElse("git could not move " + ws.baseBranch() + ": "
+        + update.reason() + "; the next run integrates " + ws.branch()));
   }
 
-  /** The work tree that has {@code branch} checked out, or null. */
-  private Path checkedOut(String branch) {
-    String list = git.ok(repo.top(), "worktree", "list", "--porcelain").out();
+  /**
+   * A work tree other than the user's checkout and orchestrate's own worktrees that has
+   * {@code branch} checked out, or null. (One of orchestrate's worktrees on the base branch is an
+   * agent's doing: {@link BaseRefs} and the guard deal with it.)
+   */
+  private Path checkedOutElsewhere(String branch) {
+    String list = git.ok(checkout, "worktree", "list", "--porcelain").out();
     Path current = null;
     for (String line : list.lines().toList()) {
       if (line.startsWith("worktree ")) {
         current = Path.of(line.substring("worktree ".length()));
-      } else if (line.equals("branch refs/heads/" + branch)) {
+      } else if (line.equals("branch refs/heads/" + branch) && current != null && !current.equals(repo.top())
+          && !current.toAbsolutePath().normalize().startsWith(root) && !current.startsWith(guard.root())) {
         return current;
       }
     }
     return null;
+  }
+
+  /**
+   * The operator's message when git failed on a lock file it could not create: which file, and
+   * that it is either held by a git command running now or left by one that was killed.
+   */
+  static java.util.Optional<String> lockHeld(Git.Result result) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("Unable to create '([^']+\\.lock)': File exists")
+        .matcher(result.err());
+    if (!m.find()) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of("git's lock file " + m.group(1) + " exists: a git command is running there now, or "
+        + "one was killed and left it; if no git command is running, delete " + m.group(1)
+        + " (orchestrate never deletes a lock in your repository); the next run integrates");
   }
 
   /** Removes an integrated worktree from disk (its work is on the base branch; the branch stays or goes by config). */
@@ -468,8 +567,8 @@ public final class Worktrees implements ItemWorkspaces {
     return parent != null && parent.getParent() != null ? parent.getParent() : ws.gitDir();
   }
 
-  private String revParse(Path dir, String ref) {
-    Git.Result r = git.run(dir, "rev-parse", "--verify", "--quiet", ref + "^{commit}");
+  private String revParse(String ref) {
+    Git.Result r = git.run(checkout, "rev-parse", "--verify", "--quiet", ref + "^{commit}");
     return r.ok() ? r.line() : null;
   }
 

@@ -266,7 +266,7 @@ class WorktreesTest {
     repo.commitAll("main wrote shared");
     String base = repo.head("main");
     ItemWorkspaces.Integration result = w.integrate("A", "Item A");
-    assertTrue(result.conflict());
+    assertTrue(result.blocks());
     assertTrue(result.message().contains("shared.txt"), result.message());
     assertEquals(base, repo.head("main"));
     assertEquals("from A\n", GitRepo.read(ws.resolve("shared.txt")));
@@ -299,7 +299,7 @@ class WorktreesTest {
     succeed(w, "A", "build", 1, "A wrote shared");
     repo.write("shared.txt", "from main\n");
     repo.commitAll("main wrote shared");
-    assertTrue(w.integrate("A", "Item A").conflict());
+    assertTrue(w.integrate("A", "Item A").blocks());
     repo.git(ws, "merge", "--quiet", "-X", "ours", "main", "-m", "resolve");
     assertEquals("integrated", w.integrate("A", "Item A").kind());
     assertEquals("from A\n", GitRepo.read(repo.dir.resolve("shared.txt")));

@@ -1,0 +1,134 @@
+package dev.orchestrate.workspace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The git boundary: the program orchestrate runs, and the configuration it runs git with. */
+class GitTest {
+  @TempDir
+  Path tmp;
+
+  @Test
+  void every_key_that_names_a_program_is_overridden_and_nothing_else() {
+    String listing = String.join("\0",
+        "user.name\nTest", "include.path\n/tmp/x.cfg", "filter.evil.clean\ntouch m", "filter.evil.required\ntrue",
+        "filter.a.b.c.smudge\nx", "filter.lfs.process\ngit-lfs filter-process", "merge.m.driver\nrun %A",
+        "merge.m.name\nnice", "diff.d.textconv\ncat", "diff.d.command\nx", "credential.helper\nstore",
+        "credential.https://example.com.helper\n!evil", "pager.log\nless", "core.pager\nless", "core.editor\nvi",
+        "core.autocrlf\ninput", "trailer.sign.command\nx", "gpg.program\nx", "gpg.ssh.defaultkeycommand\nx",
+        "sequence.editor\nx", "flag.without.value", "");
+    Map<String, String> expected = new LinkedHashMap<>();
+    expected.put("filter.evil.clean", "");
+    expected.put("filter.evil.required", "false");
+    expected.put("filter.a.b.c.smudge", "");
+    expected.put("filter.lfs.process", "");
+    expected.put("merge.m.driver", "MERGE");
+    expected.put("diff.d.textconv", "");
+    expected.put("diff.d.command", "");
+    expected.put("credential.helper", "");
+    expected.put("credential.https://example.com.helper", "");
+    expected.put("pager.log", "false");
+    expected.put("core.pager", "");
+    expected.put("core.editor", "");
+    expected.put("trailer.sign.command", "");
+    expected.put("gpg.program", "");
+    expected.put("gpg.ssh.defaultkeycommand", "");
+    expected.put("sequence.editor", "");
+    assertEquals(expected, Git.neutralizers(listing, "MERGE"));
+  }
+
+  @Test
+  void git_is_resolved_to_a_real_absolute_path_and_relative_path_entries_are_skipped() throws Exception {
+    Path relative = Path.of("target/git-test-bin-" + ProcessHandle.current().pid());
+    Files.createDirectories(relative);
+    Path fake = relative.resolve("git");
+    Files.writeString(fake, "#!/bin/sh\nexit 1\n");
+    fake.toFile().setExecutable(true);
+    Path absolute = tmp.resolve("bin");
+    Files.createDirectories(absolute);
+    Path real = absolute.resolve("real-git");
+    Files.writeString(real, "#!/bin/sh\nexit 0\n");
+    real.toFile().setExecutable(true);
+    Files.createSymbolicLink(absolute.resolve("git"), real);
+    try {
+      assertEquals(real.toRealPath().toString(), Git.resolve("git", relative + ":" + absolute));
+      assertEquals("git", Git.resolve("git", relative + ":.:"), "only relative entries: the bare name");
+      assertEquals("git", Git.resolve("git", null));
+    } finally {
+      Files.delete(fake);
+      Files.delete(relative);
+    }
+  }
+
+  @Test
+  void a_filter_planted_in_the_config_or_an_include_never_runs_in_orchestrates_commands() throws Exception {
+    GitRepo repo = GitRepo.init(tmp.resolve("repo"));
+    Path marker = tmp.resolve("MARKER");
+    Path included = tmp.resolve("included.cfg");
+    Files.writeString(included, "[filter \"inc\"]\n\tclean = touch " + marker + "; cat\n\trequired = true\n");
+    repo.git("config", "filter.evil.clean", "touch " + marker + "; cat");
+    repo.git("config", "filter.evil.smudge", "touch " + marker + "; cat");
+    repo.git("config", "include.path", included.toString());
+    repo.write(".gitattributes", "*.txt filter=evil\n*.md filter=inc\n");
+    repo.write("a.txt", "a\n");
+    repo.write("b.md", "b\n");
+    Git git = new Git();
+    Git.Place place = new Git.Place(repo.dir, repo.dir.resolve(".git"), repo.dir.resolve(".git"), repo.dir);
+    git.ok(place, "add", "--all");
+    git.ok(place, GitRepo.AUTHOR, List.of("commit", "--quiet", "-m", "x"));
+    git.ok(place, "reset", "--quiet", "--hard", "HEAD~1");
+    git.ok(place, "reset", "--quiet", "--hard", "HEAD@{1}");
+    git.ok(place, "status", "--porcelain");
+    assertFalse(Files.exists(marker), "the planted filter ran");
+    // the repository's own git (no orchestrate) would run it: the plant is real
+    new ProcessBuilder("git", "-C", repo.dir.toString(), "add", "--renormalize", ".").start().waitFor();
+    assertTrue(Files.exists(marker), "the test's plant works with plain git");
+  }
+
+  @Test
+  void a_configuration_too_large_to_list_in_full_refuses_the_command() throws Exception {
+    GitRepo repo = GitRepo.init(tmp.resolve("repo"));
+    StringBuilder big = new StringBuilder("[x]\n");
+    for (int i = 0; i < 20_000; i++) {
+      big.append("\tk").append(i).append(" = ").append("v".repeat(10)).append('\n');
+    }
+    Files.writeString(repo.dir.resolve(".git/config"), big, java.nio.file.StandardOpenOption.APPEND);
+    GitException e = assertThrows(GitException.class, () -> new Git().run(repo.dir, "status"));
+    assertTrue(e.getMessage().contains("larger than 256 KiB"), e.getMessage());
+  }
+
+  @Test
+  void an_include_of_a_fifo_fails_the_command_instead_of_hanging() throws Exception {
+    GitRepo repo = GitRepo.init(tmp.resolve("repo"));
+    Path fifo = tmp.resolve("fifo");
+    assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+    repo.git("config", "include.path", fifo.toString());
+    Git git = new Git(Git.resolve("git", System.getenv("PATH")), Duration.ofSeconds(2));
+    long start = System.nanoTime();
+    GitException e = assertThrows(GitException.class, () -> git.run(repo.dir, "status"));
+    assertTrue(Duration.ofNanos(System.nanoTime() - start).toSeconds() < 30, "bounded");
+    assertTrue(e.getMessage().contains("did not finish"), e.getMessage());
+  }
+
+  @Test
+  void a_pinned_place_wins_over_the_repository_git_would_discover_in_the_directory() {
+    GitRepo repo = GitRepo.init(tmp.resolve("repo"));
+    GitRepo other = GitRepo.init(tmp.resolve("other"));
+    other.write("other.txt", "x\n");
+    other.commitAll("other");
+    Git.Place place = new Git.Place(other.dir, repo.dir.resolve(".git"), repo.dir.resolve(".git"), repo.dir);
+    assertEquals(repo.head("HEAD"), new Git().ok(place, "rev-parse", "HEAD").line());
+    assertEquals(other.head("HEAD"), new Git().ok(other.dir, "rev-parse", "HEAD").line());
+  }
+}

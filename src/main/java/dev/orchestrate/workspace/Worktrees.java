@@ -484,6 +484,14 @@ public final class Worktrees implements ItemWorkspaces {
       if (!base.equals(revParse("HEAD"))) {
         return Advance.MOVED;
       }
+      // git's fast-forward updates the files before the branch: a lock on the branch would leave
+      // the user's checkout changed and the branch where it was
+      for (Path lock : List.of(repo.gitDir().resolve("index.lock"), repo.gitDir().resolve("HEAD.lock"),
+          repo.commonDir().resolve("refs/heads/" + ws.baseBranch() + ".lock"))) {
+        if (Files.exists(lock, WorktreeGuard.NOFOLLOW)) {
+          return new Advance.Refused(lockMessage(lock.toString()));
+        }
+      }
       Git.Result merge = git.run(checkout, "merge", "--quiet", "--ff-only", tip);
       if (merge.ok()) {
         return Advance.DONE;
@@ -539,12 +547,13 @@ public final class Worktrees implements ItemWorkspaces {
   static java.util.Optional<String> lockHeld(Git.Result result) {
     java.util.regex.Matcher m = java.util.regex.Pattern.compile("Unable to create '([^']+\\.lock)': File exists")
         .matcher(result.err());
-    if (!m.find()) {
-      return java.util.Optional.empty();
-    }
-    return java.util.Optional.of("git's lock file " + m.group(1) + " exists: a git command is running there now, or "
-        + "one was killed and left it; if no git command is running, delete " + m.group(1)
-        + " (orchestrate never deletes a lock in your repository); the next run integrates");
+    return m.find() ? java.util.Optional.of(lockMessage(m.group(1))) : java.util.Optional.empty();
+  }
+
+  private static String lockMessage(String lock) {
+    return "git's lock file " + lock + " exists: a git command is running there now, or one was killed and left "
+        + "it; if no git command is running, delete " + lock + " (orchestrate never deletes a lock in your "
+        + "repository); the next run integrates";
   }
 
   /** Removes an integrated worktree from disk (its work is on the base branch; the branch stays or goes by config). */

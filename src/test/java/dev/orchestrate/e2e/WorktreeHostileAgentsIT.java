@@ -19,6 +19,8 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Agents in {@code execution.workspace: worktree} that try to reach the user's repository through
@@ -356,19 +358,21 @@ class WorktreeHostileAgentsIT {
     assertEquals("work\n", Files.readString(repo.dir.resolve("work.txt")), "integrated");
   }
 
-  @Test
-  void a_stale_lock_in_the_users_repository_defers_integration_with_a_note_that_names_it() throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"index.lock", "refs/heads/main.lock"})
+  void a_stale_lock_in_the_users_repository_defers_integration_with_a_note_that_names_it(String name)
+      throws Exception {
     project("""
         echo work > work.txt
-        touch "$(git rev-parse --git-common-dir)/index.lock"
+        touch "$(git rev-parse --git-common-dir)/%s"
         exit 0
-        """, "items:\n  - {id: A, title: a}\n", 0);
+        """.formatted(name), "items:\n  - {id: A, title: a}\n", 0);
     Map<String, String> before = files(repo.dir);
 
     Launcher.Result r = run();
 
     assertEquals(0, r.exitCode(), r.err());
-    Path lock = repo.dir.resolve(".git/index.lock");
+    Path lock = repo.dir.resolve(".git/" + name);
     assertTrue(Files.exists(lock), "orchestrate never deletes a lock in the user's repository");
     String status = status();
     assertTrue(status.contains("lock file " + lock), status);

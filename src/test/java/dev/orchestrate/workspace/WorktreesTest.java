@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 class WorktreesTest {
   /** Expected warnings (a job directory that already exists, a deferred integration) are asserted, not printed. */
   @RegisterExtension
-  final CapturedLogs logs = CapturedLogs.of(Worktrees.class);
+  final CapturedLogs logs = CapturedLogs.of(Worktrees.class, BaseRefs.class, WorktreeGuard.class,
+      WorktreeRetention.class);
 
   private static final Instant T0 = Instant.parse("2026-11-01T00:00:00Z");
 
@@ -275,6 +276,61 @@ class WorktreesTest {
     repo.git(ws, "rebase", "--quiet", "-X", "theirs", "main");
     assertEquals("integrated", w.integrate("A", "Item A").kind());
     assertEquals("from A\n", GitRepo.read(repo.dir.resolve("shared.txt")));
+  }
+
+  @Test
+  void a_base_move_is_pinned_on_the_agent_whose_worktree_holds_it_even_when_another_items_attempt_ends_first() {
+    Worktrees w = worktrees(worktree());
+    Path a = w.prepare("A", backlogDir).workspace();
+    Path b = w.prepare("B", backlogDir).workspace();
+    String main = repo.head("main");
+    // B's agent commits on its branch and moves main there, while A's agent is still at work
+    GitRepo.write(b, "b.txt", "b\n");
+    repo.git(b, "add", "-A");
+    repo.git(b, "commit", "--quiet", "-m", "B's agent");
+    repo.git(b, "update-ref", "refs/heads/main", "HEAD");
+    GitRepo.write(a, "a.txt", "a\n");
+
+    assertNull(w.inspect("A"), "A's agent did nothing wrong");
+    assertEquals(main, repo.head("main"), "put back at A's attempt's end already");
+    String reason = w.inspect("B");
+    assertNotNull(reason);
+    assertTrue(reason.contains("moved the base branch main"), reason);
+    assertTrue(reason.contains("put it back"), reason);
+    assertNull(w.inspect("B"), "told once");
+    assertTrue(logs.warnings().stream().anyMatch(m -> m.contains("moved the base branch main")), logs.warnings()
+        .toString());
+  }
+
+  @Test
+  void a_base_move_no_worktree_explains_is_the_users_and_is_kept() {
+    Worktrees w = worktrees(worktree());
+    Path a = w.prepare("A", backlogDir).workspace();
+    repo.write("user.txt", "mine\n");
+    repo.commitAll("the user's commit");
+    String main = repo.head("main");
+    assertNull(w.inspect("A"));
+    assertEquals(main, repo.head("main"));
+    GitRepo.write(a, "a.txt", "a\n");
+    succeed(w, "A", "build", 1, "built a");
+    assertEquals("integrated", w.integrate("A", "Item A").kind());
+    assertEquals(main, repo.head("main~1"), "A lands on top of the user's commit");
+  }
+
+  @Test
+  void a_worktree_replaced_by_a_link_to_the_checkout_is_refused_and_the_checkout_keeps_its_git_directory()
+      throws Exception {
+    Worktrees w = worktrees(worktree());
+    Path ws = w.prepare("A", backlogDir).workspace();
+    Files.move(ws, ws.resolveSibling("A.moved"));
+    Files.createSymbolicLink(ws, repo.dir);
+    assertTrue(w.inspect("A").contains("was replaced (a symbolic link to " + repo.dir + ")"));
+    ItemWorkspaces.Unavailable e = assertThrows(ItemWorkspaces.Unavailable.class, () -> w.prepare("A", backlogDir));
+    assertTrue(e.getMessage().contains("was replaced"), e.getMessage());
+    assertTrue(Files.isDirectory(repo.dir.resolve(".git"), java.nio.file.LinkOption.NOFOLLOW_LINKS));
+    assertEquals("", repo.git("status", "--porcelain"));
+    assertThrows(RuntimeException.class, () -> w.commit("A", "build", 1, 1, "x"));
+    assertTrue(Files.isDirectory(repo.dir.resolve(".git"), java.nio.file.LinkOption.NOFOLLOW_LINKS));
   }
 
   @Test

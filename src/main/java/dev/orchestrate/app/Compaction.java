@@ -3,6 +3,7 @@ package dev.orchestrate.app;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.context.ContextHistory;
 import dev.orchestrate.context.SummarizationListener;
+import dev.orchestrate.jobs.Secrets;
 import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.memory.MemoryCompaction;
 import dev.orchestrate.memory.MemoryItem;
@@ -183,8 +184,9 @@ public final class Compaction {
    */
   private RetentionStore.Condenser condenser(StateStore store) {
     Path workDir = config.source().map(p -> p.toAbsolutePath().getParent()).orElse(Path.of("").toAbsolutePath());
+    Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), config.context().summarizer().apiKeyEnv());
     return ContextHistory.create(store.turns(), config.context(), workDir, clock, SummarizationListener.NONE,
-        System::getenv)::condense;
+        System::getenv, secrets::mask)::condense;
   }
 
   /**

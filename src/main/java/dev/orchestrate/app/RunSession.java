@@ -5,6 +5,7 @@ import dev.orchestrate.config.Config;
 import dev.orchestrate.context.ContextHistory;
 import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.jobs.AgentRunner;
+import dev.orchestrate.jobs.Secrets;
 import dev.orchestrate.memory.MemoryService;
 import dev.orchestrate.retention.MaintenanceSchedule;
 import dev.orchestrate.retention.Retention;
@@ -136,9 +137,13 @@ public final class RunSession {
    */
   static Scheduler scheduler(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
       StateStore store, RunListener progress, RunListener listener, RunLease lease) {
+    // A failed summarization's message may quote the endpoint's answer: the secrets the agents'
+    // output is masked of are masked there too (the summarizer's key among them).
+    Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), config.context().summarizer().apiKeyEnv());
     ContextHistory history = ContextHistory.create(store.turns(), config.context(),
         backlogs.current().directory(), clock,
-        progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv);
+        progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv,
+        secrets::mask);
     MaintenanceSchedule maintenance = new MaintenanceSchedule(config.retention().maintenanceInterval(),
         now -> new RunMaintenance(new Retention(store.retention()), config, now, history::condense,
             () -> store.stats().recordSample("run", now)));

@@ -53,9 +53,13 @@ final class Json {
   /**
    * The document with every map whose iteration order is not fixed (a {@code Map.of} or
    * {@code Map.copyOf} from the domain iterates in a different order in every JVM) turned into a
-   * key-sorted one; insertion-ordered maps keep the order they were built in.
+   * key-sorted one; insertion-ordered maps keep the order they were built in. A number that is not
+   * finite becomes null: JSON has no NaN or Infinity, and Jackson would write them as strings.
    */
   static Object stable(Object value) {
+    if (value instanceof Double d && !Double.isFinite(d) || value instanceof Float f && !Float.isFinite(f)) {
+      return null;
+    }
     if (value instanceof Map<?, ?> map) {
       Map<String, Object> copy = map instanceof LinkedHashMap || map instanceof SortedMap ? new LinkedHashMap<>()
           : new TreeMap<>();

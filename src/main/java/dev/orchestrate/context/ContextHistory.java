@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 
 /** {@link TurnHistory} over a {@link TurnRepository} and a {@link SlidingWindowSummarizer}. */
 public final class ContextHistory implements TurnHistory {
@@ -27,13 +28,16 @@ public final class ContextHistory implements TurnHistory {
     this.clock = clock;
   }
 
-  /** Wires the summarizer chosen by the config. */
+  /**
+   * Wires the summarizer chosen by the config; {@code mask} masks the known secret values in what
+   * a failed summarization reports (see {@link SlidingWindowSummarizer}).
+   */
   public static ContextHistory create(TurnRepository repository, ContextConfig config, Path workDir, Clock clock,
-      SummarizationListener listener, Function<String, String> env) {
+      SummarizationListener listener, Function<String, String> env, UnaryOperator<String> mask) {
     Summarizer summarizer = Summarizers.create(config.summarizer(), workDir, env);
     SlidingWindowSummarizer window = new SlidingWindowSummarizer(repository, summarizer,
         Summarizers.fallback(config.summarizer()), config.windowSize(),
-        config.summaryMaxChars(), config.summarizer().prompt(), clock, listener);
+        config.summaryMaxChars(), config.summarizer().prompt(), clock, listener, mask);
     return new ContextHistory(repository, window, config.turnMaxChars(), clock);
   }
 

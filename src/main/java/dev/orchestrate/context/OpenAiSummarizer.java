@@ -17,11 +17,14 @@ import java.util.function.Function;
 /**
  * Summarizes through any OpenAI-compatible chat-completions endpoint ({@code POST
  * <base_url>/chat/completions}) with temperature 0 and at most 4096 tokens. The API key is read
- * from a named environment variable at each call and never appears in logs or messages.
+ * from a named environment variable at each call and never appears in logs or messages, not even
+ * where the endpoint's answer quotes it back.
  */
 public final class OpenAiSummarizer implements Summarizer {
   public static final int MAX_TOKENS = 4096;
   private static final int BODY_EXCERPT_CHARS = 200;
+  /** What stands for the API key in a message: the mask every other secret gets (Secrets.MASK). */
+  static final String MASK = "***";
 
   private final URI endpoint;
   private final String model;
@@ -57,13 +60,15 @@ public final class OpenAiSummarizer implements Summarizer {
         .timeout(timeout)
         .header("Content-Type", "application/json")
         .POST(HttpRequest.BodyPublishers.ofString(requestBody(prompt), StandardCharsets.UTF_8));
+    String key = null;
     if (apiKeyEnv != null) {
-      String key = env.apply(apiKeyEnv);
-      if (key == null || key.isBlank()) {
+      String value = env.apply(apiKeyEnv);
+      if (value == null || value.isBlank()) {
         throw new SummarizationException("openai summarizer: environment variable " + apiKeyEnv
             + " (context.summarizer.api_key_env) is not set");
       }
-      request.header("Authorization", "Bearer " + key.strip());
+      key = value.strip();
+      request.header("Authorization", "Bearer " + key);
     }
     HttpResponse<String> response;
     try {
@@ -75,16 +80,20 @@ public final class OpenAiSummarizer implements Summarizer {
       throw new SummarizationException("openai summarizer: cannot connect to " + endpoint, e);
     } catch (IOException e) {
       throw new SummarizationException("openai summarizer: request to " + endpoint + " failed: "
-          + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()), e);
+          + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + hide(e.getMessage(), key)), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new SummarizationException("openai summarizer: interrupted", e);
     }
+    // An endpoint may quote the request back (a 401 naming the key it refused): the answer has the
+    // key masked before anything reads it, so a message quoting it (cut to an excerpt) or the
+    // summary made of it holds no part of the key.
+    String body = hide(response.body(), key);
     if (response.statusCode() / 100 != 2) {
       throw new SummarizationException("openai summarizer: HTTP " + response.statusCode() + " from "
-          + endpoint + excerpt(response.body()));
+          + endpoint + excerpt(body));
     }
-    return content(response.body());
+    return content(body);
   }
 
   String requestBody(String prompt) {
@@ -114,6 +123,11 @@ public final class OpenAiSummarizer implements Summarizer {
       throw new SummarizationException("openai summarizer: the answer's content is empty");
     }
     return content.asText().strip();
+  }
+
+  /** {@code text} with the key replaced by {@value #MASK}; the key is null when none is sent. */
+  private static String hide(String text, String key) {
+    return key == null || key.isEmpty() || text == null ? text : text.replace(key, MASK);
   }
 
   private static String excerpt(String body) {

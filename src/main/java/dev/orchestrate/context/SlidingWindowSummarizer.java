@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -16,7 +17,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A failing summarizer (error, timeout, empty answer) never blocks the caller and never deletes
  * a turn: the failure is reported, then either the builtin summarizer stands in (the summary is
- * marked degraded) or, with no fallback, the aged-out turns stay verbatim.
+ * marked degraded) or, with no fallback, the aged-out turns stay verbatim. The failure's message
+ * may quote what a summarizer was answered (an endpoint that echoes the API key it refused, a
+ * command's stderr): it is masked before it reaches the event, the log or the listener.
  */
 public final class SlidingWindowSummarizer {
   public static final String EVENT_COMPLETE = "summarization:complete";
@@ -31,13 +34,17 @@ public final class SlidingWindowSummarizer {
   private final String customPrompt;
   private final Clock clock;
   private final SummarizationListener listener;
+  private final UnaryOperator<String> mask;
 
   /**
    * @param fallback     stands in when {@code summarizer} fails; null keeps the turns verbatim
    * @param customPrompt extra instructions for the summarizer, or null
+   * @param mask         masks the known secret values in a failure's message (the run's
+   *                     {@code Secrets::mask})
    */
   public SlidingWindowSummarizer(TurnRepository repository, Summarizer summarizer, Summarizer fallback,
-      int windowSize, int summaryMaxChars, String customPrompt, Clock clock, SummarizationListener listener) {
+      int windowSize, int summaryMaxChars, String customPrompt, Clock clock, SummarizationListener listener,
+      UnaryOperator<String> mask) {
     if (windowSize < 1) {
       throw new IllegalArgumentException("window size must be at least 1, got " + windowSize);
     }
@@ -49,6 +56,7 @@ public final class SlidingWindowSummarizer {
     this.customPrompt = customPrompt;
     this.clock = clock;
     this.listener = listener;
+    this.mask = mask;
   }
 
   /** Summarizes what aged out of the window, if anything did, and returns what the next prompt carries. */
@@ -100,7 +108,7 @@ public final class SlidingWindowSummarizer {
       return Optional.of(save(itemId, summarizer.summarize(prompt), summarizer.name(), false, existing, aged,
           cutoff, prune));
     } catch (SummarizationException | RuntimeException e) {
-      String error = oneLine(e);
+      String error = mask.apply(oneLine(e));
       Map<String, Object> payload = new LinkedHashMap<>();
       payload.put("error", error);
       payload.put("generator", summarizer.name());
@@ -117,7 +125,8 @@ public final class SlidingWindowSummarizer {
       return Optional.of(save(itemId, fallback.summarize(prompt), fallback.name(), true, existing, aged, cutoff,
           prune));
     } catch (SummarizationException | RuntimeException e) {
-      log.warn("fallback summarization of item {} failed too ({}); keeping every turn verbatim", itemId, oneLine(e));
+      log.warn("fallback summarization of item {} failed too ({}); keeping every turn verbatim", itemId,
+          mask.apply(oneLine(e)));
       return Optional.empty();
     }
   }

@@ -10,7 +10,8 @@ import java.time.Instant;
  *
  * @param result   the agent result key, e.g. {@code phase_complete}, or null when cancelled
  * @param exitCode null when the process never exited by itself
- * @param reason   failure context or cancellation note, null on success
+ * @param reason   failure context or cancellation note, null on success; followed by the usage's
+ *                 note when figures the agent reported were refused ({@link Usage#note})
  * @param truncatedValues how many of the agent's texts were cut to their size cap (see
  *                 {@link AgentOutcome#truncatedValues}); the store counts the job's end as one
  *                 truncated write of {@code jobs} when it is not 0
@@ -31,8 +32,9 @@ public record JobEnd(JobState state, String result, Integer exitCode, String rea
     this(state, result, exitCode, reason, endedAt, truncatedValues, Usage.UNKNOWN);
   }
 
+  /** This end with {@code spent}, whose note (if any) the reason then ends with. */
   public JobEnd withUsage(Usage spent) {
-    return new JobEnd(state, result, exitCode, reason, endedAt, truncatedValues, spent);
+    return new JobEnd(state, result, exitCode, noted(reason, spent), endedAt, truncatedValues, spent);
   }
 
   /** An end with nothing truncated, such as a cancellation. */
@@ -44,6 +46,15 @@ public record JobEnd(JobState state, String result, Integer exitCode, String rea
     String reason = state == JobState.COMPLETED ? null : outcome.context();
     String result = state == JobState.CANCELLED ? null : outcome.result().key();
     Integer code = outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null;
-    return new JobEnd(state, result, code, reason, endedAt, outcome.truncatedValues(), outcome.usage());
+    return new JobEnd(state, result, code, noted(reason, outcome.usage()), endedAt, outcome.truncatedValues(),
+        outcome.usage());
+  }
+
+  /** The job says why a figure it reported is unknown: the reason, then the usage's note. */
+  private static String noted(String reason, Usage usage) {
+    if (usage.note() == null) {
+      return reason;
+    }
+    return reason == null || reason.isBlank() ? usage.note() : reason + "\n" + usage.note();
   }
 }

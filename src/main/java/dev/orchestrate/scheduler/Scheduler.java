@@ -725,6 +725,11 @@ public final class Scheduler {
         || ((entry.cancelRequested() || stopRequested) && outcome.result() == AgentResult.FAILED);
     List<FollowUpItem> followUps = FollowUpItem.of(item.id(), request.phase(), outcome.followUps(),
         config.defaultPipeline());
+    // Whatever launched it, a job's figures are within their ceilings before they are counted or stored.
+    outcome = outcome.withUsage(outcome.usage().bounded());
+    if (outcome.usage().note() != null) {
+      log.warn("{}: phase {} attempt {}: {}", item.id(), request.phase(), request.attempt(), outcome.usage().note());
+    }
     s.spend = s.spend.plus(outcome.usage()); // a cancelled job spent too
     // An agent that left its workspace (moved the base branch, replaced its worktree) is blocked,
     // whatever it reported and even if the run was interrupted meanwhile.

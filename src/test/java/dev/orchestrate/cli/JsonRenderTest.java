@@ -1,6 +1,8 @@
 package dev.orchestrate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
@@ -54,5 +56,22 @@ class JsonRenderTest {
     doc.put("point", new Point(1, "y"));
     doc.put("kind", java.time.DayOfWeek.MONDAY);
     assertEquals(mapper(doc), Json.render(doc));
+  }
+
+  @Test
+  void a_number_that_is_not_finite_is_null_never_the_string_nan_or_infinity() throws Exception {
+    Map<String, Object> doc = Json.envelope("test");
+    doc.put("nan", Double.NaN);
+    doc.put("infinity", Double.POSITIVE_INFINITY);
+    doc.put("minus_infinity", Float.NEGATIVE_INFINITY);
+    doc.put("list", List.of(Double.NaN, 1.5));
+    doc.put("point", new Point(1, "y")); // the ObjectMapper's path too
+    String out = Json.render(Json.stable(doc));
+    assertFalse(out.contains("NaN") || out.contains("Infinity"), out);
+    Map<?, ?> read = new ObjectMapper().readValue(out, Map.class);
+    assertNull(read.get("nan"));
+    assertNull(read.get("infinity"));
+    assertNull(read.get("minus_infinity"));
+    assertEquals(Arrays.asList(null, 1.5), read.get("list"));
   }
 }

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,7 +23,8 @@ class ContextHistoryTest {
 
   private ContextHistory history(int turnMaxChars) {
     ContextConfig config = new ContextConfig(5, turnMaxChars, 1000, ContextConfig.defaults().summarizer());
-    return ContextHistory.create(turns, config, dir, CLOCK, SummarizationListener.NONE, name -> null);
+    return ContextHistory.create(turns, config, dir, CLOCK, SummarizationListener.NONE, name -> null,
+        UnaryOperator.identity());
   }
 
   @Test
@@ -92,7 +94,8 @@ class ContextHistoryTest {
   @Test
   void the_builtin_summarizer_leaves_the_cut_to_the_window_which_counts_it() {
     ContextConfig config = new ContextConfig(1, 8000, 200, ContextConfig.defaults().summarizer());
-    ContextHistory history = ContextHistory.create(turns, config, dir, CLOCK, SummarizationListener.NONE, name -> null);
+    ContextHistory history = ContextHistory.create(turns, config, dir, CLOCK, SummarizationListener.NONE, name -> null,
+        UnaryOperator.identity());
     for (int i = 0; i < 20; i++) {
       history.recordTask("A", "p" + i, 1, "Edit src/File" + i + ".java because it must change.");
     }

@@ -39,6 +39,8 @@ class OpenAiSummarizerTest {
   private volatile int status = 200;
   private volatile String answer = "";
   private volatile boolean hang;
+  /** Answers with an error body that quotes the request's Authorization header, as some proxies do. */
+  private volatile boolean echoAuthorization;
 
   @BeforeEach
   void start() throws IOException {
@@ -60,6 +62,10 @@ class OpenAiSummarizerTest {
     paths.add(exchange.getRequestURI().getPath());
     bodies.add(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
     authorizations.add(String.valueOf(exchange.getRequestHeaders().getFirst("Authorization")));
+    if (echoAuthorization) {
+      answer = "{\"error\":{\"message\":\"Incorrect API key provided: "
+          + exchange.getRequestHeaders().getFirst("Authorization") + "\",\"type\":\"invalid_request_error\"}}";
+    }
     if (hang) {
       try {
         release.await(30, TimeUnit.SECONDS);
@@ -120,6 +126,28 @@ class OpenAiSummarizerTest {
     assertTrue(e.getMessage().contains("HTTP 500"), e.getMessage());
     assertTrue(e.getMessage().contains("overloaded"), e.getMessage());
     assertFalse(e.getMessage().contains(KEY));
+  }
+
+  @Test
+  void a_401_whose_body_echoes_the_bearer_key_is_an_exception_with_the_key_masked() {
+    status = 401;
+    echoAuthorization = true;
+    SummarizationException e = assertThrows(SummarizationException.class,
+        () -> client(Duration.ofSeconds(5)).summarize("p"));
+    assertEquals(List.of("Bearer " + KEY), authorizations, "the key was sent");
+    assertFalse(e.getMessage().contains(KEY), e.getMessage());
+    assertTrue(e.getMessage().contains("HTTP 401") && e.getMessage().contains("Incorrect API key provided: Bearer ***"),
+        e.getMessage());
+  }
+
+  @Test
+  void a_key_echoed_at_the_end_of_a_long_body_leaves_no_part_of_it_in_the_cut_excerpt() {
+    status = 401;
+    String padding = "x".repeat(182); // the key straddles the 200th character
+    answer = "{\"error\":\"" + padding + " " + KEY + "\"}";
+    SummarizationException e = assertThrows(SummarizationException.class,
+        () -> client(Duration.ofSeconds(5)).summarize("p"));
+    assertFalse(e.getMessage().contains(KEY.substring(0, 6)), e.getMessage());
   }
 
   @Test

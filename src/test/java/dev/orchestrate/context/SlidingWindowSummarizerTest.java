@@ -5,15 +5,21 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.testing.CapturedLogs;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 class SlidingWindowSummarizerTest {
+  @RegisterExtension
+  final CapturedLogs logs = CapturedLogs.of(SlidingWindowSummarizer.class);
+
   private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-01-02T03:04:05Z"), ZoneOffset.UTC);
 
   private final InMemoryTurns turns = new InMemoryTurns();
@@ -59,7 +65,8 @@ class SlidingWindowSummarizerTest {
   private final Listener listener = new Listener();
 
   private SlidingWindowSummarizer window(Summarizer summarizer, Summarizer fallback, String customPrompt) {
-    return new SlidingWindowSummarizer(turns, summarizer, fallback, 5, 2000, customPrompt, CLOCK, listener);
+    return new SlidingWindowSummarizer(turns, summarizer, fallback, 5, 2000, customPrompt, CLOCK, listener,
+        UnaryOperator.identity());
   }
 
   private static List<Long> seqs(PriorContext prior) {
@@ -152,6 +159,43 @@ class SlidingWindowSummarizerTest {
     assertTrue(prior.summary().contains("src/T2.java"), prior.summary());
     assertEquals(List.of(4L, 5L, 6L, 7L, 8L), seqs(prior));
     assertEquals(8, turns.turns.size());
+  }
+
+  @Test
+  void a_secret_in_a_failures_message_is_masked_in_the_event_the_log_and_the_listener() {
+    turns.add("A", 8);
+    Summarizer leaky = new Summarizer() {
+      @Override
+      public String summarize(String prompt) throws SummarizationException {
+        throw new SummarizationException("command summarizer: exit 1\nerror: token deploy-secret-77 refused");
+      }
+
+      @Override
+      public String name() {
+        return "leaky";
+      }
+    };
+    Summarizer leakyFallback = new Summarizer() {
+      @Override
+      public String summarize(String prompt) {
+        throw new IllegalStateException("fallback saw deploy-secret-77 too");
+      }
+
+      @Override
+      public String name() {
+        return "builtin";
+      }
+    };
+    new SlidingWindowSummarizer(turns, leaky, leakyFallback, 5, 2000, null, CLOCK, listener,
+        text -> text.replace("deploy-secret-77", "***")).prepare("A");
+
+    assertEquals("command summarizer: exit 1 error: token *** refused", turns.events.get(0).payload().get("error"));
+    assertEquals(List.of("failed A command summarizer: exit 1 error: token *** refused"), listener.heard);
+    assertEquals(List.of("summarization of item A failed (command summarizer: exit 1 error: token *** refused); "
+        + "using the builtin summarizer",
+        "fallback summarization of item A failed too (fallback saw *** too); "
+            + "keeping every turn verbatim"),
+        logs.warnings());
   }
 
   @Test

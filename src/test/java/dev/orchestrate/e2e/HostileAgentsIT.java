@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
@@ -188,6 +192,80 @@ class HostileAgentsIT {
     assertTrue(Files.readString(retry.resolve("result.json")).contains("\"summary\": \"used *** and ***\""));
     assertFalse(Files.readString(retry.resolve("output.log")).contains("SUMMARIZER_KEY="),
         "the summarizer's key is not passed to the agent");
+  }
+
+  @Test
+  void a_summarizer_key_a_401_echoes_back_reaches_no_event_no_log_line_and_no_terminal() throws Exception {
+    String key = "sk-summarizer-E2E-SECRET-5";
+    String other = "sk-openai-E2E-SECRET-6";
+    // The endpoint refuses the key and quotes the Authorization header back, as some proxies do,
+    // and names another secret of the runner's environment too.
+    HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
+    List<String> authorizations = new CopyOnWriteArrayList<>();
+    server.createContext("/", exchange -> {
+      exchange.getRequestBody().readAllBytes();
+      String authorization = String.valueOf(exchange.getRequestHeaders().getFirst("Authorization"));
+      authorizations.add(authorization);
+      byte[] body = ("{\"error\":{\"message\":\"Incorrect API key provided: " + authorization + " (account "
+          + other + ")\",\"type\":\"invalid_request_error\"}}").getBytes(StandardCharsets.UTF_8);
+      exchange.sendResponseHeaders(401, body.length);
+      exchange.getResponseBody().write(body);
+      exchange.close();
+    });
+    server.start();
+    try {
+      project("echo \"did $ORCHESTRATE_PHASE\"\nexit 0\n", """
+          agent:
+            command: ["bash", "agent.sh"]
+          context:
+            window_size: 1
+            summarizer: {kind: openai, base_url: "http://127.0.0.1:%d/v1", model: m, api_key_env: SUMMARIZER_KEY,
+                         timeout: 10s}
+          default_pipeline: p
+          pipelines:
+            p:
+              phases:
+                - {name: build, instructions: "Build."}
+                - {name: review, instructions: "Review."}
+          """.formatted(server.getAddress().getPort()));
+      Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: a, status: ready}\n");
+      ProcessBuilder builder = Launcher.builder(dir, "--state", "state", "-v", "run");
+      builder.environment().put("SUMMARIZER_KEY", key);
+      builder.environment().put("OPENAI_API_KEY", other);
+      Process runner = builder.redirectOutput(dir.resolve("out.txt").toFile())
+          .redirectError(dir.resolve("err.txt").toFile()).start();
+      assertTrue(runner.waitFor(120, TimeUnit.SECONDS));
+
+      String err = Files.readString(dir.resolve("err.txt"));
+      assertEquals(0, runner.exitValue(), err);
+      assertTrue(!authorizations.isEmpty() && authorizations.stream().allMatch(("Bearer " + key)::equals),
+          "the summarizer was asked, with the key: " + authorizations.size());
+      Path state = dir.resolve("state");
+      String events = eventsText(state.resolve("state.db"));
+      assertTrue(events.contains("summarization:failed") && events.contains("HTTP 401")
+          && events.contains("Incorrect API key provided: Bearer *** (account ***)"), events);
+      assertTrue(err.contains("summarization of item A failed") && err.contains("Bearer ***"), err);
+      String everything = err + Files.readString(dir.resolve("out.txt")) + allText(state.resolve("state.db"))
+          + allFiles(state);
+      for (String secret : List.of(key, other)) {
+        assertFalse(everything.contains(secret), secret + " leaked");
+      }
+    } finally {
+      server.stop(0);
+    }
+  }
+
+  /** Every row of the events table: kind and payload. */
+  private static String eventsText(Path db) throws Exception {
+    StringBuilder text = new StringBuilder();
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db);
+        Statement st = c.createStatement();
+        ResultSet rs = st.executeQuery("SELECT kind, payload FROM events ORDER BY id")) {
+      while (rs.next()) {
+        text.append(rs.getString(1)).append(' ').append(rs.getString(2)).append('\n');
+      }
+    }
+    return text.toString();
   }
 
   private static Path onlyJob(Path state, String suffix) throws IOException {

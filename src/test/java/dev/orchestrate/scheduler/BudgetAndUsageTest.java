@@ -14,6 +14,7 @@ import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.stats.Spending;
+import dev.orchestrate.testing.CapturedLogs;
 import dev.orchestrate.testing.InProcessLauncher;
 import dev.orchestrate.testing.TestAgents;
 import dev.orchestrate.testing.TestStores;
@@ -24,10 +25,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Usage the agents report is recorded per job, per item, per run and for life; a budget halts the run. */
 class BudgetAndUsageTest {
+  @RegisterExtension
+  final CapturedLogs logs = CapturedLogs.of(Scheduler.class);
 
   /** Every attempt costs $0.25 and 1,000 tokens (600 in, 100 out, 200 cache read, 100 cache write). */
   private static final Usage PER_JOB = new Usage(600L, 100L, 200L, 100L, 0.25);
@@ -142,5 +146,41 @@ class BudgetAndUsageTest {
     assertTrue(budget.reachedBy(new Usage(10L, 10L, null, null, 1.0)));
     assertTrue(budget.reachedBy(new Usage(50L, 30L, 20L, null, null)));
     assertFalse(Budget.NONE.reachedBy(new Usage(Long.MAX_VALUE / 4, 0L, 0L, 0L, 1e9)));
+  }
+
+  @Test
+  void a_token_budget_is_reached_by_figures_whose_total_would_wrap() {
+    Usage huge = new Usage(Long.MAX_VALUE, Long.MAX_VALUE, null, null, null);
+    assertTrue(new Budget(null, 100L).reachedBy(huge), "saturates at Long.MAX_VALUE instead of wrapping to -2");
+    assertTrue(new Budget(null, 100L).reachedBy(huge.plus(huge)));
+    Spending spending = new Spending(Usage.UNKNOWN, 0, 1L, huge, null, 100L);
+    assertTrue(spending.tokenPressure() > 1, String.valueOf(spending.tokenPressure()));
+  }
+
+  @Test
+  void figures_over_the_ceiling_are_unknown_in_the_job_the_item_and_the_run_and_the_job_says_why() {
+    Config config = config().withExecution(config().execution().withMaxTokens(250L));
+    try (InProcessLauncher launcher = paying(new Usage(Long.MAX_VALUE, Long.MAX_VALUE, 100L, null, 1e308))) {
+      RunReport report = run(config, List.of(item("A"), item("B")), launcher);
+      assertEquals(HaltReason.BUDGET, report.haltReason());
+      assertEquals(3, report.phasesRun(), "the sane 100 tokens a job count, 3 of them reach 250");
+      assertEquals(new Usage(null, null, 300L, null, null), report.usage());
+    }
+    assertEquals(3, logs.warnings().size(), logs.warnings().toString());
+    assertTrue(logs.warnings().get(0).startsWith("A: phase scope attempt 1: usage recorded as unknown: input tokens "),
+        logs.warnings().get(0));
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      List<JobRecord> jobs = TestStores.jobs(store);
+      assertEquals(Set.of(new Usage(null, null, 100L, null, null)),
+          Set.copyOf(store.items().jobUsage(jobIds(store)).values()));
+      for (JobRecord job : jobs) {
+        assertEquals("usage recorded as unknown: input tokens 9223372036854775807 (above the ceiling of 10^12 tokens "
+            + "per job); output tokens 9223372036854775807 (above the ceiling of 10^12 tokens per job); cost 1.0E308 "
+            + "(above the ceiling of $1,000,000 per job)", job.reason());
+      }
+      assertEquals(new Usage(null, null, 300L, null, null), store.stats().spending().lifetime());
+      assertEquals(new Usage(null, null, 300L, null, null),
+          store.items().itemUsage().values().stream().reduce(Usage.UNKNOWN, Usage::plus));
+    }
   }
 }

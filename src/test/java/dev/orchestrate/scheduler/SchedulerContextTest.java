@@ -34,6 +34,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.IntStream;
@@ -90,7 +91,7 @@ class SchedulerContextTest {
       };
       Backlog backlog = new Backlog(dir.resolve("backlog.yaml"), List.of(item("A")));
       ContextHistory history = ContextHistory.create(store.turns(), config.context(), backlog.directory(),
-          Clock.systemUTC(), listener, name -> null);
+          Clock.systemUTC(), listener, name -> null, UnaryOperator.identity());
       Scheduler scheduler = Scheduler.builder(store.items(), config, backlog, dir.resolve("state/jobs"),
           new AgentRunner(Clock.systemUTC()), Clock.systemUTC()).history(history).build();
       return scheduler.run(100);
@@ -244,7 +245,7 @@ class SchedulerContextTest {
       Scheduler scheduler = Scheduler.builder(store.items(), config, backlog, dir.resolve("state/jobs"),
           new AgentRunner(Clock.systemUTC()), Clock.systemUTC())
           .history(ContextHistory.create(store.turns(), config.context(), backlog.directory(),
-              Clock.systemUTC(), SummarizationListener.NONE, name -> null))
+              Clock.systemUTC(), SummarizationListener.NONE, name -> null, UnaryOperator.identity()))
           .build();
       Thread stopper = new Thread(() -> {
         try {

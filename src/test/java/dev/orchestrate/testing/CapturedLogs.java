@@ -14,13 +14,15 @@ import org.slf4j.LoggerFactory;
  * For a test that expects a warning: the logger's events are captured for the test to assert
  * instead of printed next to BUILD SUCCESS. Register with
  * {@code @RegisterExtension final CapturedLogs logs = CapturedLogs.of(SomeClass.class);}. During
- * each test the logger's events go to a list (at the level it already has, WARN by default) and
- * not to the console appender of the root logger; afterwards everything is as it was.
+ * each test the logger's events go to a list (at the level it already has, else WARN: not the
+ * root's, which an in-process CLI test run before, with --quiet, may have left at ERROR) and not to
+ * the console appender of the root logger; afterwards everything is as it was.
  */
 public final class CapturedLogs implements BeforeEachCallback, AfterEachCallback {
   private final List<String> loggerNames;
   private final List<ListAppender<ILoggingEvent>> appenders = new java.util.ArrayList<>();
   private final List<Boolean> additivity = new java.util.ArrayList<>();
+  private final List<Level> levels = new java.util.ArrayList<>();
 
   private CapturedLogs(List<String> loggerNames) {
     this.loggerNames = List.copyOf(loggerNames);
@@ -42,6 +44,10 @@ public final class CapturedLogs implements BeforeEachCallback, AfterEachCallback
       appenders.add(appender);
       additivity.add(logger.isAdditive());
       logger.setAdditive(false);
+      levels.add(logger.getLevel());
+      if (logger.getLevel() == null) {
+        logger.setLevel(Level.WARN);
+      }
     }
   }
 
@@ -51,10 +57,12 @@ public final class CapturedLogs implements BeforeEachCallback, AfterEachCallback
       Logger logger = (Logger) LoggerFactory.getLogger(loggerNames.get(i));
       logger.detachAppender(appenders.get(i));
       logger.setAdditive(additivity.get(i));
+      logger.setLevel(levels.get(i));
       appenders.get(i).stop();
     }
     appenders.clear();
     additivity.clear();
+    levels.clear();
   }
 
   /** The formatted messages at WARN or above, in the order they were logged. */

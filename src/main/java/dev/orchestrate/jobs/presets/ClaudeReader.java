@@ -39,10 +39,13 @@ final class ClaudeReader extends JsonEvents {
   }
 
   private AgentReport result(JsonNode event) {
+    forgetRefusals(); // the last result speaks for the attempt, its figures too
     JsonNode usage = event.path("usage");
-    Usage spent = new Usage(count(usage.get("input_tokens")), count(usage.get("output_tokens")),
-        count(usage.get("cache_read_input_tokens")), count(usage.get("cache_creation_input_tokens")),
-        amount(event.get("total_cost_usd")));
+    Usage spent = checked(new Usage(count(usage.get("input_tokens"), "usage.input_tokens", Figure.INPUT),
+        count(usage.get("output_tokens"), "usage.output_tokens", Figure.OUTPUT),
+        count(usage.get("cache_read_input_tokens"), "usage.cache_read_input_tokens", Figure.CACHE_READ),
+        count(usage.get("cache_creation_input_tokens"), "usage.cache_creation_input_tokens", Figure.CACHE_WRITE),
+        amount(event.get("total_cost_usd"), "total_cost_usd")));
     String subtype = event.path("subtype").asText("");
     String text = text(event.get("result"));
     boolean failed = event.path("is_error").asBoolean(false) || subtype.startsWith("error");

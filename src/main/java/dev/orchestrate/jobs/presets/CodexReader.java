@@ -32,11 +32,14 @@ final class CodexReader extends JsonEvents {
       }
       case "turn.completed" -> {
         JsonNode u = event.path("usage");
-        Long input = count(u.get("input_tokens"));
-        Long cached = count(u.get("cached_input_tokens"));
+        Long input = count(u.get("input_tokens"), "usage.input_tokens", Figure.INPUT);
+        // The input count includes the cached one: a cached count refused leaves the fresh input unknown too.
+        Long cached = count(u.get("cached_input_tokens"), "usage.cached_input_tokens", Figure.CACHE_READ,
+            Figure.INPUT);
         Long fresh = input == null ? null : Math.max(0, input - (cached == null ? 0 : cached));
-        usage = usage.plus(new Usage(fresh, count(u.get("output_tokens")), cached,
-            count(u.get("cache_write_input_tokens")), null));
+        usage = usage.plus(new Usage(fresh, count(u.get("output_tokens"), "usage.output_tokens", Figure.OUTPUT),
+            cached, count(u.get("cache_write_input_tokens"), "usage.cache_write_input_tokens", Figure.CACHE_WRITE),
+            null));
         error = null; // a later turn that completes supersedes an error reported on the way
       }
       case "turn.failed" -> error = message(event.path("error").get("message"), "Codex reported a failed turn");
@@ -49,7 +52,7 @@ final class CodexReader extends JsonEvents {
 
   @Override
   public AgentReport report() {
-    return new AgentReport(usage, answer, error);
+    return new AgentReport(checked(usage), answer, error);
   }
 
   /** Codex passes an API error on as the provider's raw JSON body: its error.message is the readable part. */

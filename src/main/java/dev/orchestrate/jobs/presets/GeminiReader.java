@@ -30,11 +30,12 @@ final class GeminiReader extends JsonEvents {
         answer.append(event.path("content").asText(""));
       }
     } else if ("result".equals(type)) {
+      forgetRefusals(); // the result's stats replace what came before
       JsonNode stats = event.path("stats");
-      Long input = count(stats.get("input_tokens"));
-      Long cached = count(stats.get("cached"));
+      Long input = count(stats.get("input_tokens"), "stats.input_tokens", Figure.INPUT);
+      Long cached = count(stats.get("cached"), "stats.cached", Figure.CACHE_READ, Figure.INPUT);
       usage = new Usage(input == null ? null : Math.max(0, input - (cached == null ? 0 : cached)),
-          count(stats.get("output_tokens")), cached, null, null);
+          count(stats.get("output_tokens"), "stats.output_tokens", Figure.OUTPUT), cached, null, null);
       if (!"success".equals(event.path("status").asText("success"))) {
         error = errorText(event.get("error"), "Gemini CLI ended with status " + event.path("status").asText());
       }
@@ -52,14 +53,15 @@ final class GeminiReader extends JsonEvents {
       answer.setLength(0);
       answer.append(response);
     }
+    forgetRefusals(); // the document's stats replace what came before
     JsonNode models = doc.path("stats").path("models");
     Usage total = Usage.UNKNOWN;
     for (JsonNode model : (Iterable<JsonNode>) models::elements) {
       JsonNode t = model.path("tokens");
-      Long prompt = count(t.get("prompt"));
-      Long cached = count(t.get("cached"));
+      Long prompt = count(t.get("prompt"), "stats.models.*.tokens.prompt", Figure.INPUT);
+      Long cached = count(t.get("cached"), "stats.models.*.tokens.cached", Figure.CACHE_READ, Figure.INPUT);
       total = total.plus(new Usage(prompt == null ? null : Math.max(0, prompt - (cached == null ? 0 : cached)),
-          count(t.get("candidates")), cached, null, null));
+          count(t.get("candidates"), "stats.models.*.tokens.candidates", Figure.OUTPUT), cached, null, null));
     }
     usage = total;
     if (doc.hasNonNull("error")) {
@@ -70,7 +72,7 @@ final class GeminiReader extends JsonEvents {
   @Override
   public AgentReport report() {
     String text = answer.length() == 0 ? null : text(new TextNode(answer.toString()));
-    return new AgentReport(usage, text, error);
+    return new AgentReport(checked(usage), text, error);
   }
 
   private static String errorText(JsonNode error, String otherwise) {

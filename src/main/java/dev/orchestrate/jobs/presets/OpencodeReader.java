@@ -25,12 +25,13 @@ final class OpencodeReader extends JsonEvents {
       }
     } else if ("step_finish".equals(type)) {
       JsonNode tokens = part.path("tokens");
-      Long output = count(tokens.get("output"));
-      Long reasoning = count(tokens.get("reasoning"));
-      usage = usage.plus(new Usage(count(tokens.get("input")),
-          output == null ? reasoning : reasoning == null ? output : Long.valueOf(output + reasoning),
-          count(tokens.path("cache").get("read")), count(tokens.path("cache").get("write")),
-          amount(part.get("cost"))));
+      Long output = count(tokens.get("output"), "tokens.output", Figure.OUTPUT);
+      Long reasoning = count(tokens.get("reasoning"), "tokens.reasoning", Figure.OUTPUT);
+      usage = usage.plus(new Usage(count(tokens.get("input"), "tokens.input", Figure.INPUT),
+          output == null ? reasoning : reasoning == null ? output : Long.valueOf(Usage.add(output, reasoning)),
+          count(tokens.path("cache").get("read"), "tokens.cache.read", Figure.CACHE_READ),
+          count(tokens.path("cache").get("write"), "tokens.cache.write", Figure.CACHE_WRITE),
+          amount(part.get("cost"), "cost")));
     } else if ("error".equals(type)) {
       JsonNode e = event.path("error");
       String message = text(e.path("data").get("message"));
@@ -44,6 +45,6 @@ final class OpencodeReader extends JsonEvents {
 
   @Override
   public AgentReport report() {
-    return new AgentReport(usage, answer, error);
+    return new AgentReport(checked(usage), answer, error);
   }
 }

@@ -437,7 +437,7 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   public Map<Long, Usage> jobUsage(List<Long> jobIds) {
     Map<Long, Usage> out = new LinkedHashMap<>();
     for (Long id : jobIds) {
-      jdbc.queryOne("SELECT " + UsageRows.COLUMNS + " FROM jobs WHERE id = ?", UsageRows::read, id)
+      jdbc.queryOne("SELECT " + UsageRows.COLUMNS + " FROM jobs WHERE id = ?", UsageRows::readJob, id)
           .ifPresent(u -> out.put(id, u));
     }
     return out;

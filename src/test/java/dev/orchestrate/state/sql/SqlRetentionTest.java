@@ -24,6 +24,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -230,7 +231,7 @@ class SqlRetentionTest {
 
   private SlidingWindowSummarizer window(TurnRepository turns, Summarizer summarizer) {
     return new SlidingWindowSummarizer(turns, summarizer, null, 2, 4_000, null,
-        Clock.fixed(T0, ZoneOffset.UTC), SummarizationListener.NONE);
+        Clock.fixed(T0, ZoneOffset.UTC), SummarizationListener.NONE, UnaryOperator.identity());
   }
 
   private void turns(TurnRepository turns, String item, int n) {

@@ -293,4 +293,32 @@ class SqlStateRepositoryTest {
       assertTrue(store.item(id).orElseThrow().inBacklog());
     }
   }
+
+  @Test
+  void usage_rows_an_older_version_stored_wrapped_or_infinite_read_back_as_unknown_never_as_such_figures()
+      throws Exception {
+    long job;
+    try (SqlStateRepository store = SqliteStores.repository(db())) {
+      store.sync(List.of(item("A")), T0);
+      long run = store.runStarted(T0, 1);
+      job = store.jobStarted(new JobStart(run, "A", "build", 1, T0, null));
+      store.jobEnded(job, new JobEnd(JobState.COMPLETED, "phase_complete", 0, null, T0), null, T0);
+    }
+    // What orchestrate before issue 27 left: a total that wrapped to -2, a cost summed to Infinity,
+    // a figure beyond any job's ceiling.
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db()); Statement st = c.createStatement()) {
+      st.execute("UPDATE jobs SET input_tokens = 9223372036854775807, output_tokens = -2, cache_read_tokens = 5, "
+          + "cost_usd = 1e999 WHERE id = " + job);
+      st.execute("UPDATE usage_totals SET input_tokens = -2, cost_usd = 1e999, output_tokens = 9223372036854775807");
+    }
+    try (SqlStateStore store = SqliteStores.open(db())) {
+      dev.orchestrate.jobs.Usage perJob = store.repository().jobUsage(List.of(job)).get(job);
+      assertEquals(new dev.orchestrate.jobs.Usage(null, null, 5L, null, null), perJob,
+          "a job's figure above its ceiling, negative or infinite is unknown");
+      dev.orchestrate.jobs.Usage lifetime = store.stats().spending().lifetime();
+      assertEquals(null, lifetime.inputTokens());
+      assertEquals(null, lifetime.costUsd());
+      assertEquals(Long.MAX_VALUE, lifetime.outputTokens(), "a sum may be large, never negative or infinite");
+    }
+  }
 }

@@ -20,6 +20,8 @@ import java.util.OptionalInt;
  *                  file was read or the output captured; the job's end counts as one truncated
  *                  write when this is not 0
  * @param usage     tokens and cost the agent reported (a preset's output); unknown figures are null
+ * @param provider  the agent's provider, not its work, ended the attempt (a usage or rate limit, a
+ *                  refused key, permission denials); null otherwise. Decides {@link #kind()}.
  */
 public record AgentOutcome(
     AgentResult result,
@@ -31,7 +33,8 @@ public record AgentOutcome(
     Ending ending,
     Duration elapsed,
     int truncatedValues,
-    Usage usage) {
+    Usage usage,
+    ProviderFailure provider) {
 
   /**
    * Cap of each text an agent reports (summary, context, a memory's content, a follow-up's title
@@ -44,7 +47,9 @@ public record AgentOutcome(
   public enum Ending {
     EXITED, TIMED_OUT, CANCELLED, SPAWN_FAILED,
     /** Stopped because it wrote nothing to stdout or stderr for agent.stall_timeout. */
-    STALLED
+    STALLED,
+    /** Stopped because its provider refused it in a way no retry mends (a key the CLI kept retrying). */
+    REFUSED
   }
 
   public AgentOutcome {
@@ -60,6 +65,44 @@ public record AgentOutcome(
     }
   }
 
+  public AgentOutcome(AgentResult result, String summary, String context, List<MemoryNote> memories,
+      List<FollowUp> followUps, OptionalInt exitCode, Ending ending, Duration elapsed, int truncatedValues,
+      Usage usage) {
+    this(result, summary, context, memories, followUps, exitCode, ending, elapsed, truncatedValues, usage, null);
+  }
+
+  /**
+   * The class of this outcome (docs/agents.md, "Outcome classes"): how the process ended first
+   * (a stop, a timeout, a stall, a spawn failure), then what the provider said, then the result.
+   * A provider failure counts only for an attempt that did not succeed: a result file's
+   * phase_complete wins over a limit hit on the way.
+   */
+  public OutcomeClass kind() {
+    switch (ending) {
+      case CANCELLED :
+        return OutcomeClass.CANCELLED;
+      case SPAWN_FAILED :
+        return OutcomeClass.SPAWN_FAILED;
+      case TIMED_OUT :
+        return OutcomeClass.TIMED_OUT;
+      case STALLED :
+        return provider != null ? provider.kind() : OutcomeClass.STALLED;
+      default :
+        break;
+    }
+    return switch (result) {
+      case PHASE_COMPLETE, SUBPHASE_COMPLETE -> OutcomeClass.SUCCEEDED;
+      case BLOCKED -> OutcomeClass.BLOCKED;
+      case FAILED -> provider != null ? provider.kind() : OutcomeClass.FAILED;
+    };
+  }
+
+  /** This outcome with the provider's failure that ended it. */
+  public AgentOutcome withProvider(ProviderFailure failure) {
+    return new AgentOutcome(result, summary, context, memories, followUps, exitCode, ending, elapsed,
+        truncatedValues, usage, failure);
+  }
+
   /** An outcome whose agent reported no usage. */
   public AgentOutcome(AgentResult result, String summary, String context, List<MemoryNote> memories,
       List<FollowUp> followUps, OptionalInt exitCode, Ending ending, Duration elapsed, int truncatedValues) {
@@ -68,7 +111,7 @@ public record AgentOutcome(
 
   public AgentOutcome withUsage(Usage spent) {
     return new AgentOutcome(result, summary, context, memories, followUps, exitCode, ending, elapsed,
-        truncatedValues, spent);
+        truncatedValues, spent, provider);
   }
 
   /** An outcome none of whose texts was cut. */

@@ -104,6 +104,10 @@ final class AgentSupervisor {
     if (ending == Ending.CANCELLED) {
       return Outcomes.cancelled(elapsed);
     }
+    if (ending == Ending.REFUSED) {
+      return Outcomes.refused(capture.refused().join(), descendants, tails, elapsed)
+          .withUsage(capture.report().usage());
+    }
     int exitCode = process.exitValue();
     LOG.debug("agent pid {} exited with code {} after {}", process.pid(), exitCode, elapsed);
     return Outcomes.exited(exitCode, resultFile.read(request.resultFile(), secrets),
@@ -117,7 +121,7 @@ final class AgentSupervisor {
       // With a stall timeout, also wake up when the agent would have been quiet for that long.
       long wait = stall == null ? remaining : Math.min(remaining, nanosOrMax(stall) - capture.quietNanos());
       try {
-        CompletableFuture.anyOf(process.onExit(), stop.cancelRequested())
+        CompletableFuture.anyOf(process.onExit(), stop.cancelRequested(), capture.refused())
             .get(Math.max(0, wait), TimeUnit.NANOSECONDS);
       } catch (TimeoutException e) {
         if (wait < remaining && process.isAlive() && capture.quietNanos() < nanosOrMax(stall)) {
@@ -130,6 +134,12 @@ final class AgentSupervisor {
       }
       if (!process.isAlive()) {
         return Ending.EXITED; // an agent that exited just as it was stopped did finish by itself
+      }
+      if (capture.refused().isDone()) {
+        return stop.refuse();
+      }
+      if (stop.cancelRequested().isDone()) {
+        return Ending.CANCELLED;
       }
       return wait < remaining ? stop.stall() : stop.timeOut();
     }

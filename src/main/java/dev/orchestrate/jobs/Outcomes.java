@@ -92,6 +92,30 @@ final class Outcomes {
    */
   static AgentOutcome exited(int exitCode, ResultFile.Reading reading, ResultFallback fallback,
       OutputCapture.Tails tails, Duration elapsed, AgentReport said) {
+    AgentOutcome outcome = exitedWithReport(exitCode, reading, fallback, tails, elapsed, said);
+    if (outcome.result() != AgentResult.FAILED) {
+      return outcome;
+    }
+    // A failed attempt: did its provider end it? What the preset's reader found, else what the CLI
+    // said on stderr (the CLIs that print their errors there), never the exit code alone.
+    ProviderFailure provider = said.provider() != null ? said.provider()
+        : ProviderText.classify(tails.stderr()).orElse(null);
+    return provider == null ? outcome : outcome.withProvider(provider);
+  }
+
+  /**
+   * The provider refused the agent in a way no retry mends (a key the CLI keeps retrying), and the
+   * agent was stopped for it.
+   */
+  static AgentOutcome refused(ProviderFailure provider, int descendants, OutputCapture.Tails tails, Duration elapsed) {
+    String context = provider.message() + "; stopped the agent" + descendantsClause(descendants)
+        + stderrSuffix(tails.stderr());
+    return failed(context, tails.stderrTruncated(), OptionalInt.empty(), Ending.REFUSED, elapsed)
+        .withProvider(provider);
+  }
+
+  private static AgentOutcome exitedWithReport(int exitCode, ResultFile.Reading reading, ResultFallback fallback,
+      OutputCapture.Tails tails, Duration elapsed, AgentReport said) {
     AgentOutcome outcome;
     if (reading instanceof ResultFile.Absent && said.failed()) {
       outcome = failed("the agent reported an error" + (exitCode == 0 ? "" : " (exit code " + exitCode + ")")

@@ -5,6 +5,7 @@ import dev.orchestrate.jobs.presets.OutputReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -38,6 +39,7 @@ final class OutputCapture {
   private final Thread stdoutReader;
   private final Thread stderrReader;
   private OutputReader reader = OutputReader.NONE;
+  private CompletableFuture<ProviderFailure> refused = new CompletableFuture<>();
   /** System.nanoTime() of the last byte from either stream (or of the start): what a stall is measured from. */
   private AtomicLong lastOutput = new AtomicLong(System.nanoTime());
 
@@ -77,9 +79,14 @@ final class OutputCapture {
     TailBuffer stdout = new TailBuffer(tailChars);
     TailBuffer stderr = new TailBuffer(tailChars);
     AtomicLong last = new AtomicLong(System.nanoTime());
+    CompletableFuture<ProviderFailure> refused = new CompletableFuture<>();
     LineSplitter lines = reader == OutputReader.NONE ? null : new LineSplitter(MAX_EVENT_LINE_BYTES, line -> {
       synchronized (reader) {
         reader.line(line);
+        ProviderFailure stop = reader.stopNow();
+        if (stop != null) {
+          refused.complete(stop);
+        }
       }
     });
     Thread stdoutReader = Daemon.start(name + "-stdout",
@@ -89,7 +96,13 @@ final class OutputCapture {
     OutputCapture capture = new OutputCapture(process, log, stdout, stderr, stdoutReader, stderrReader);
     capture.reader = reader;
     capture.lastOutput = last;
+    capture.refused = refused;
     return capture;
+  }
+
+  /** Completes when the reader has seen a failure that no waiting mends: the agent is to be stopped. */
+  CompletableFuture<ProviderFailure> refused() {
+    return refused;
   }
 
   /** Nanoseconds since either stream last delivered output (or since the start). */

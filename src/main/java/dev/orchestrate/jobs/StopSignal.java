@@ -35,6 +35,12 @@ final class StopSignal {
     return reason.get();
   }
 
+  /** Claims the stop for a provider's refusal unless a cancel got there first; returns the winner. */
+  Ending refuse() {
+    reason.compareAndSet(null, Ending.REFUSED);
+    return reason.get();
+  }
+
   CompletableFuture<Void> cancelRequested() {
     return cancelRequested;
   }

@@ -1,5 +1,6 @@
 package dev.orchestrate.jobs.presets;
 
+import dev.orchestrate.jobs.ProviderFailure;
 import dev.orchestrate.jobs.Usage;
 import java.util.Objects;
 
@@ -10,12 +11,17 @@ import java.util.Objects;
  * @param finalText its final answer, null when it gave none
  * @param error     the agent's own error message when it says the attempt failed (an error
  *                  result, a failed turn, a budget or turn limit hit), else null
+ * @param provider  its provider ended the attempt (a limit, a refused key, denials), else null
  */
-public record AgentReport(Usage usage, String finalText, String error) {
+public record AgentReport(Usage usage, String finalText, String error, ProviderFailure provider) {
   public static final AgentReport NONE = new AgentReport(Usage.UNKNOWN, null, null);
 
   public AgentReport {
     Objects.requireNonNull(usage, "usage");
+  }
+
+  public AgentReport(Usage usage, String finalText, String error) {
+    this(usage, finalText, error, null);
   }
 
   public boolean failed() {

@@ -3,7 +3,11 @@ package dev.orchestrate.jobs.presets;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.jobs.OutcomeClass;
+import dev.orchestrate.jobs.ProviderFailure;
+import dev.orchestrate.jobs.ProviderText;
 import dev.orchestrate.jobs.Usage;
+import java.time.Duration;
 
 /**
  * Claude Code's {@code --output-format stream-json} (and {@code json}, whose single line is the
@@ -11,11 +15,35 @@ import dev.orchestrate.jobs.Usage;
  * {@code usage} and {@code total_cost_usd}, its {@code result} text, and {@code is_error} or an
  * {@code error_*} subtype (max turns, max budget, an error during execution) for a failure. Before
  * a result arrives, the last assistant text is kept as the answer.
+ *
+ * <p>The provider's failures, as Claude Code reports them (never the exit code or the subtype
+ * alone: an API error ends with {@code "is_error":true} and {@code "subtype":"success"}):
+ * <ul>
+ *   <li>{@code {"type":"system","subtype":"api_retry","error_status":401|403,...}}: a key the
+ *   provider refused, which the CLI would retry ten times: stop now, {@code auth};</li>
+ *   <li>{@code api_retry} with 429/529 before an error result: the CLI gave up on a transient
+ *   limit, {@code rate_limited} (its last {@code retry_delay_ms} is the stated delay);</li>
+ *   <li>{@code {"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":…}}}
+ *   or "You've hit your … limit · resets …": {@code usage_limit} with its reset;</li>
+ *   <li>an error result with {@code api_error_status} 429 and no retries before it (the account's
+ *   limit, which the CLI does not retry): {@code usage_limit}, reset unknown;</li>
+ *   <li>401/403, {@code billing_error}, "Credit balance is too low": {@code auth};</li>
+ *   <li>an error result with {@code permission_denials}: {@code denied}.</li>
+ * </ul>
  */
 final class ClaudeReader extends JsonEvents {
 
   private AgentReport result;
   private String lastAssistantText;
+  /** The provider refused the key while the CLI retries it: the attempt is over. */
+  private ProviderFailure stop;
+  /** The last transient retry the CLI announced (429/529/overloaded), with its delay. */
+  private ProviderFailure retrying;
+  /** A rate_limit_event that said the account's limit is reached. */
+  private ProviderFailure rejected;
+  /** The api_error_status or error kind an assistant event carried (Claude Code's synthetic error message). */
+  private int assistantStatus;
+  private String assistantError;
 
   @Override
   void event(JsonNode event) {
@@ -25,15 +53,54 @@ final class ClaudeReader extends JsonEvents {
       if (text != null) {
         lastAssistantText = text;
       }
+      if (event.hasNonNull("error")) {
+        assistantError = text(event.get("error"));
+        assistantStatus = event.path("api_error_status").asInt(0);
+      }
+    } else if ("system".equals(type) && "api_retry".equals(event.path("subtype").asText())) {
+      apiRetry(event);
+    } else if ("rate_limit_event".equals(type)) {
+      JsonNode info = event.path("rate_limit_info");
+      if ("rejected".equals(info.path("status").asText())) {
+        long at = info.path("resetsAt").canConvertToLong() ? info.path("resetsAt").asLong() : 0;
+        rejected = new ProviderFailure(OutcomeClass.USAGE_LIMIT, "the account's usage limit is reached"
+            + (info.hasNonNull("rateLimitType") ? " (" + text(info.get("rateLimitType")) + ")" : ""),
+            at > 0 ? at : null, null);
+      }
     } else if ("result".equals(type)) {
       result = result(event);
     }
+  }
+
+  private void apiRetry(JsonNode event) {
+    int status = event.path("error_status").asInt(0);
+    String error = event.path("error").asText("");
+    String what = "the API answered " + (status == 0 ? error : status + (error.isEmpty() ? "" : " " + error))
+        + " (Claude Code retry " + event.path("attempt").asInt(0) + " of " + event.path("max_retries").asInt(0) + ")";
+    if (status == 401 || status == 403 || error.equals("authentication_failed") || error.equals("billing_error")
+        || error.equals("permission_error")) {
+      stop = ProviderFailure.of(OutcomeClass.AUTH, what + ": the key is refused, so orchestrate stopped it");
+    } else {
+      long delay = event.path("retry_delay_ms").canConvertToLong() ? event.path("retry_delay_ms").asLong() : -1;
+      retrying = new ProviderFailure(OutcomeClass.RATE_LIMITED, what, null,
+          delay >= 0 && delay < 86_400_000L ? Duration.ofMillis(delay) : null);
+    }
+  }
+
+  @Override
+  public ProviderFailure stopNow() {
+    return stop;
   }
 
   @Override
   public AgentReport report() {
     if (result != null) {
       return result;
+    }
+    // no result event: the stream ended (or was stopped) before it
+    ProviderFailure provider = stop != null ? stop : rejected;
+    if (provider != null) {
+      return new AgentReport(Usage.UNKNOWN, lastAssistantText, provider.message(), provider);
     }
     return lastAssistantText == null ? AgentReport.NONE : new AgentReport(Usage.UNKNOWN, lastAssistantText, null);
   }
@@ -58,7 +125,41 @@ final class ClaudeReader extends JsonEvents {
     } else if (!subtype.isEmpty() && !"success".equals(subtype)) {
       error = subtype + ": " + error;
     }
-    return new AgentReport(spent, lastAssistantText, error);
+    return new AgentReport(spent, lastAssistantText, error, provider(event, error));
+  }
+
+  /** Whether the provider, not the agent's work, ended a failed attempt (see the class comment). */
+  private ProviderFailure provider(JsonNode event, String error) {
+    if (stop != null) {
+      return stop;
+    }
+    int status = event.path("api_error_status").asInt(assistantStatus);
+    String kind = assistantError == null ? "" : assistantError;
+    ProviderFailure said = ProviderText.classify(error).orElse(null);
+    if (status == 401 || status == 403 || kind.equals("authentication_failed") || kind.equals("billing_error")
+        || said != null && said.kind() == OutcomeClass.AUTH) {
+      return ProviderFailure.of(OutcomeClass.AUTH, error);
+    }
+    if (rejected != null || said != null && said.kind() == OutcomeClass.USAGE_LIMIT) {
+      Long at = rejected == null ? null : rejected.resetEpoch();
+      return new ProviderFailure(OutcomeClass.USAGE_LIMIT, error, at, null);
+    }
+    if (status == 429 || status == 529 || kind.equals("rate_limit") || kind.equals("overloaded")
+        || said != null && said.kind() == OutcomeClass.RATE_LIMITED) {
+      if (retrying != null || status == 529 || kind.equals("overloaded")) {
+        // the CLI retried a transient limit and gave up
+        return new ProviderFailure(OutcomeClass.RATE_LIMITED, error, null,
+            retrying == null ? null : retrying.resetIn());
+      }
+      // a 429 the CLI did not retry: the account's limit (with an API key it names no reset)
+      return ProviderFailure.of(OutcomeClass.USAGE_LIMIT, error);
+    }
+    JsonNode denials = event.get("permission_denials");
+    if (denials != null && denials.isArray() && !denials.isEmpty()) {
+      return ProviderFailure.of(OutcomeClass.DENIED, error + " (" + denials.size() + " permission denial"
+          + (denials.size() == 1 ? "" : "s") + ")");
+    }
+    return null;
   }
 
   private static String errors(JsonNode errors) {

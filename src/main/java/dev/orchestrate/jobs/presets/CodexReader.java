@@ -3,19 +3,31 @@ package dev.orchestrate.jobs.presets;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.jobs.OutcomeClass;
+import dev.orchestrate.jobs.ProviderFailure;
+import dev.orchestrate.jobs.ProviderText;
 import dev.orchestrate.jobs.Usage;
+import java.time.Duration;
 
 /**
  * Codex's {@code exec --json} events. Each {@code turn.completed} carries the turn's usage
  * ({@code input_tokens} includes {@code cached_input_tokens}, which is counted apart here); the last
  * {@code agent_message} item is the answer; {@code turn.failed} or an {@code error} event is a
  * failure with Codex's own message. Codex reports no cost.
+ *
+ * <p>A usage limit arrives as an {@code error} event, "You've hit your usage limit. … try again at
+ * 3:28 PM." (or "in 3 days 6 hours"), or as the provider's body {@code usage_limit_reached} with
+ * {@code resets_in_seconds}; other provider failures are read from the message
+ * ({@link ProviderText}).
  */
 final class CodexReader extends JsonEvents {
 
   private Usage usage = Usage.UNKNOWN;
   private String answer;
   private String error;
+  /** A reset delay the provider's body stated ({@code resets_in_seconds}), kept with the error it came with. */
+  private Duration resetIn;
+  private boolean usageLimitBody;
 
   @Override
   void event(JsonNode event) {
@@ -41,6 +53,8 @@ final class CodexReader extends JsonEvents {
             cached, count(u.get("cache_write_input_tokens"), "usage.cache_write_input_tokens", Figure.CACHE_WRITE),
             null));
         error = null; // a later turn that completes supersedes an error reported on the way
+        resetIn = null;
+        usageLimitBody = false;
       }
       case "turn.failed" -> error = message(event.path("error").get("message"), "Codex reported a failed turn");
       case "error" -> error = message(event.get("message"), "Codex reported an error");
@@ -52,18 +66,38 @@ final class CodexReader extends JsonEvents {
 
   @Override
   public AgentReport report() {
-    return new AgentReport(checked(usage), answer, error);
+    return new AgentReport(checked(usage), answer, error, provider());
+  }
+
+  private ProviderFailure provider() {
+    if (error == null) {
+      return null;
+    }
+    if (usageLimitBody) {
+      return new ProviderFailure(OutcomeClass.USAGE_LIMIT, error, null, resetIn);
+    }
+    ProviderFailure said = ProviderText.classify(error).orElse(null);
+    return said == null || resetIn == null ? said : new ProviderFailure(said.kind(), said.message(), null, resetIn);
   }
 
   /** Codex passes an API error on as the provider's raw JSON body: its error.message is the readable part. */
-  private static String message(JsonNode node, String otherwise) {
+  private String message(JsonNode node, String otherwise) {
     String text = text(node);
     if (text == null) {
       return otherwise;
     }
     if (text.startsWith("{")) {
       try {
-        String inner = text(JSON.readTree(text).path("error").get("message"));
+        JsonNode body = JSON.readTree(text).path("error");
+        if ("usage_limit_reached".equals(body.path("type").asText()) || "usage_limit_reached".equals(
+            body.path("code").asText())) {
+          usageLimitBody = true;
+        }
+        long seconds = body.path("resets_in_seconds").asLong(-1);
+        if (seconds >= 0 && seconds < 100L * 86_400) {
+          resetIn = Duration.ofSeconds(seconds);
+        }
+        String inner = text(body.get("message"));
         if (inner != null) {
           return inner;
         }

@@ -72,7 +72,8 @@ final class GeminiReader extends JsonEvents {
   @Override
   public AgentReport report() {
     String text = answer.length() == 0 ? null : text(new TextNode(answer.toString()));
-    return new AgentReport(checked(usage), text, error);
+    return new AgentReport(checked(usage), text, error, error == null ? null
+        : dev.orchestrate.jobs.ProviderText.classify(error).orElse(null));
   }
 
   private static String errorText(JsonNode error, String otherwise) {

@@ -45,6 +45,7 @@ final class OpencodeReader extends JsonEvents {
 
   @Override
   public AgentReport report() {
-    return new AgentReport(checked(usage), answer, error);
+    return new AgentReport(checked(usage), answer, error, error == null ? null
+        : dev.orchestrate.jobs.ProviderText.classify(error).orElse(null));
   }
 }

@@ -22,4 +22,12 @@ public interface OutputReader {
   void line(String line);
 
   AgentReport report();
+
+  /**
+   * A failure seen in the output so far that no waiting can mend (a key the provider refused while
+   * the CLI keeps retrying it): the agent is stopped at once. Null while there is none.
+   */
+  default dev.orchestrate.jobs.ProviderFailure stopNow() {
+    return null;
+  }
 }

@@ -2,6 +2,7 @@ package dev.orchestrate.scheduler;
 
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.Usage;
 import java.time.Instant;
 
@@ -16,15 +17,22 @@ import java.time.Instant;
  *                 {@link AgentOutcome#truncatedValues}); the store counts the job's end as one
  *                 truncated write of {@code jobs} when it is not 0
  * @param usage    tokens and cost the agent reported; unknown figures are null
+ * @param outcome  the attempt's outcome class (docs/agents.md, "Outcome classes"); null when not known
  */
 public record JobEnd(JobState state, String result, Integer exitCode, String reason, Instant endedAt,
-    int truncatedValues, Usage usage) {
+    int truncatedValues, Usage usage, OutcomeClass outcome) {
 
   public JobEnd {
     usage = usage == null ? Usage.UNKNOWN : usage;
     if (truncatedValues < 0) {
       throw new IllegalArgumentException("truncatedValues must not be negative, got " + truncatedValues);
     }
+  }
+
+  public JobEnd(JobState state, String result, Integer exitCode, String reason, Instant endedAt,
+      int truncatedValues, Usage usage) {
+    this(state, result, exitCode, reason, endedAt, truncatedValues, usage,
+        state == JobState.CANCELLED ? OutcomeClass.CANCELLED : null);
   }
 
   /** An end whose agent reported no usage. */
@@ -34,7 +42,7 @@ public record JobEnd(JobState state, String result, Integer exitCode, String rea
 
   /** This end with {@code spent}, whose note (if any) the reason then ends with. */
   public JobEnd withUsage(Usage spent) {
-    return new JobEnd(state, result, exitCode, noted(reason, spent), endedAt, truncatedValues, spent);
+    return new JobEnd(state, result, exitCode, noted(reason, spent), endedAt, truncatedValues, spent, outcome);
   }
 
   /** An end with nothing truncated, such as a cancellation. */
@@ -47,7 +55,7 @@ public record JobEnd(JobState state, String result, Integer exitCode, String rea
     String result = state == JobState.CANCELLED ? null : outcome.result().key();
     Integer code = outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null;
     return new JobEnd(state, result, code, noted(reason, outcome.usage()), endedAt, outcome.truncatedValues(),
-        outcome.usage());
+        outcome.usage(), state == JobState.CANCELLED ? OutcomeClass.CANCELLED : outcome.kind());
   }
 
   /** The job says why a figure it reported is unknown: the reason, then the usage's note. */

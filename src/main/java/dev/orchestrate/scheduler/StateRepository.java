@@ -95,4 +95,10 @@ public interface StateRepository {
 
   /** Reported usage per item id, summed over the item's jobs. */
   Map<String, Usage> itemUsage();
+
+  /**
+   * The outcome classes of these jobs (jobs recorded without one, or before schema 10, are left
+   * out): read apart from the job rows, so that a state older than the column still reads.
+   */
+  java.util.Map<Long, dev.orchestrate.jobs.OutcomeClass> outcomes(java.util.Collection<Long> jobIds);
 }

@@ -3,6 +3,7 @@ package dev.orchestrate.state;
 import dev.orchestrate.context.TurnRepository;
 import dev.orchestrate.memory.MemoryRepository;
 import dev.orchestrate.retention.RetentionStore;
+import dev.orchestrate.scheduler.AgentPauses;
 import dev.orchestrate.scheduler.EventLog;
 import dev.orchestrate.scheduler.ItemLeases;
 import dev.orchestrate.scheduler.StateRepository;
@@ -54,6 +55,9 @@ public interface StateStore extends AutoCloseable {
 
   /** The event log (transitions and other events), and its compaction. */
   EventLog events();
+
+  /** The agent profiles a provider's limit paused. */
+  AgentPauses pauses();
 
   /** Per-item git worktrees. */
   WorkspaceStore workspaces();

@@ -19,6 +19,7 @@ import dev.orchestrate.context.Turn;
 import dev.orchestrate.context.TurnRepository;
 import dev.orchestrate.jobs.AgentOutcome.FollowUp;
 import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.memory.MemoryCompaction;
@@ -30,6 +31,7 @@ import dev.orchestrate.memory.NewMemory;
 import dev.orchestrate.retention.Retention;
 import dev.orchestrate.retention.RetentionPass;
 import dev.orchestrate.retention.RetentionStore;
+import dev.orchestrate.scheduler.AgentPauses;
 import dev.orchestrate.scheduler.Event;
 import dev.orchestrate.scheduler.EventLog;
 import dev.orchestrate.scheduler.EventLog.EventCompaction;
@@ -380,6 +382,47 @@ public abstract class StateStoreContract {
           to(ghost, Progress.of(ItemStatus.READY))), ItemStatus.NEW, at(1)));
       assertEquals(ItemStatus.NEW, store.items().item("A").orElseThrow().status(), "all or nothing");
       assertEquals(Set.of("A"), store.itemIds());
+    }
+  }
+
+  @Test
+  void each_jobs_outcome_class_is_recorded_with_its_end_and_read_by_id() {
+    try (StateStore store = open()) {
+      store.items().sync(List.of(item("A")), T0);
+      long run = store.items().runStarted(T0, 1);
+      long limited = store.items().jobStarted(new JobStart(run, "A", "build", 1, T0, null));
+      store.items().jobEnded(limited, new JobEnd(JobState.FAILED, "failed", 1, "You've hit your limit", at(1), 0,
+          Usage.UNKNOWN, OutcomeClass.USAGE_LIMIT), null, List.of(), at(1));
+      long cancelled = store.items().jobStarted(new JobStart(run, "A", "build", 1, at(2), null));
+      store.items().jobEnded(cancelled, new JobEnd(JobState.CANCELLED, null, null, "cancelled", at(3)), null,
+          List.of(), at(3));
+      long running = store.items().jobStarted(new JobStart(run, "A", "build", 1, at(4), null));
+      assertEquals(Map.of(limited, OutcomeClass.USAGE_LIMIT, cancelled, OutcomeClass.CANCELLED),
+          store.items().outcomes(List.of(limited, cancelled, running)));
+      assertEquals(Map.of(), store.items().outcomes(List.of()));
+    }
+  }
+
+  @Test
+  void an_agent_profiles_pause_is_kept_replaced_and_cleared_and_survives_reopening() {
+    AgentPauses.Pause limit = new AgentPauses.Pause("claude", OutcomeClass.USAGE_LIMIT, at(3600), "resets 4am", T0, 1);
+    AgentPauses.Pause unknown = new AgentPauses.Pause("codex", OutcomeClass.RATE_LIMITED, null, "429", at(1), 3);
+    try (StateStore store = open()) {
+      assertEquals(List.of(), store.pauses().all());
+      store.pauses().put(limit);
+      store.pauses().put(unknown);
+      store.pauses().put(new AgentPauses.Pause("claude", OutcomeClass.USAGE_LIMIT, at(7200), "later", T0, 2));
+    }
+    try (StateStore store = open()) {
+      assertEquals(
+          List.of(new AgentPauses.Pause("claude", OutcomeClass.USAGE_LIMIT, at(7200), "later", T0, 2), unknown),
+          store.pauses().all());
+      store.pauses().clear("claude");
+      store.pauses().clear("nobody");
+      assertEquals(List.of(unknown), store.pauses().all());
+    }
+    try (StateStore store = openReadOnly()) {
+      assertEquals(List.of(unknown), store.pauses().all(), "status and stats read it without writing");
     }
   }
 

@@ -5,6 +5,7 @@ import dev.orchestrate.backlog.InitialStatus;
 import dev.orchestrate.backlog.Priority;
 import dev.orchestrate.context.TurnRepository;
 import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.scheduler.Event;
 import dev.orchestrate.scheduler.FollowUpItem;
@@ -25,6 +26,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -316,8 +318,9 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   @Override
   public List<ItemState> jobEnded(long jobId, JobEnd end, Step step, List<FollowUpItem> followUps, Instant now) {
     return jdbc.inTransaction(() -> {
-      jdbc.execute("UPDATE jobs SET state = ?, result = ?, exit_code = ?, reason = ?, ended_at = ? WHERE id = ?",
-          end.state().key(), end.result(), end.exitCode(), end.reason(), end.endedAt().toEpochMilli(), jobId);
+      jdbc.execute("UPDATE jobs SET state = ?, result = ?, exit_code = ?, reason = ?, ended_at = ?, outcome = ?"
+          + " WHERE id = ?", end.state().key(), end.result(), end.exitCode(), end.reason(),
+          end.endedAt().toEpochMilli(), end.outcome() == null ? null : end.outcome().key(), jobId);
       TruncatedWrites.countIf(jdbc, "jobs", end.truncatedValues() > 0);
       if (!end.usage().isUnknown()) { // a trigger adds it to the item's and the lifetime totals
         jdbc.execute(
@@ -371,6 +374,25 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
       throw new IllegalArgumentException("limit must be at least 1, got " + limit);
     }
     return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs ORDER BY id DESC LIMIT ?", this::job, limit);
+  }
+
+  @Override
+  public Map<Long, OutcomeClass> outcomes(Collection<Long> jobIds) {
+    // read apart from the job rows: a state read without migrating (logs, serve, a read-only
+    // directory) may be older than the column
+    if (jobIds.isEmpty() || !jdbc.dialect().hasColumn(jdbc, "jobs", "outcome")) {
+      return Map.of();
+    }
+    String ids = jobIds.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(","));
+    Map<Long, OutcomeClass> out = new java.util.LinkedHashMap<>();
+    jdbc.query("SELECT id, outcome FROM jobs WHERE outcome IS NOT NULL AND id IN (" + ids + ")", rs -> {
+      OutcomeClass kind = OutcomeClass.of(rs.getString(2));
+      if (kind != null) {
+        out.put(rs.getLong(1), kind);
+      }
+      return kind;
+    });
+    return out;
   }
 
   private JobRecord job(ResultSet rs) throws SQLException {

@@ -3,6 +3,7 @@ package dev.orchestrate.state.sql;
 import dev.orchestrate.context.TurnRepository;
 import dev.orchestrate.memory.MemoryRepository;
 import dev.orchestrate.retention.RetentionStore;
+import dev.orchestrate.scheduler.AgentPauses;
 import dev.orchestrate.scheduler.EventLog;
 import dev.orchestrate.scheduler.ItemLeases;
 import dev.orchestrate.scheduler.StateRepository;
@@ -33,6 +34,7 @@ public final class SqlStateStore implements StateStore {
   private SqlStats stats;
   private SqlItemHistory history;
   private SqlDashboard dashboard;
+  private SqlAgentPauses pauses;
 
   private SqlStateStore(Jdbc jdbc, Path root, Path jobs) {
     this.jdbc = jdbc;
@@ -121,6 +123,14 @@ public final class SqlStateStore implements StateStore {
       events = new SqlEventLog(jdbc);
     }
     return events;
+  }
+
+  @Override
+  public AgentPauses pauses() {
+    if (pauses == null) {
+      pauses = new SqlAgentPauses(jdbc);
+    }
+    return pauses;
   }
 
   @Override

@@ -1,0 +1,45 @@
+package dev.orchestrate.scheduler;
+
+import dev.orchestrate.jobs.OutcomeClass;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The agent profiles a provider's limit paused, kept in the state so that a restarted run (and
+ * every runner of a shared state) honours a pause and {@code status}/{@code stats} show it
+ * (docs/agents.md, "Provider limits"). Bounded by the number of profiles.
+ */
+public interface AgentPauses {
+  /** Every pause recorded, by profile name. */
+  List<Pause> all();
+
+  /** Records or replaces the pause of {@code pause.profile()}. */
+  void put(Pause pause);
+
+  /** The profile works again: its pause is gone. */
+  void clear(String profile);
+
+  /**
+   * One paused profile.
+   *
+   * @param kind    {@link OutcomeClass#USAGE_LIMIT} or {@link OutcomeClass#RATE_LIMITED}
+   * @param until   when work may start again; null when unknown (the run halted)
+   * @param message what the agent CLI said
+   * @param since   the first limited attempt of this pause
+   * @param strikes limited attempts in a row, the step of the backoff
+   */
+  record Pause(String profile, OutcomeClass kind, Instant until, String message, Instant since, int strikes) {
+    public Pause {
+      Objects.requireNonNull(profile, "profile");
+      Objects.requireNonNull(kind, "kind");
+      Objects.requireNonNull(since, "since");
+      message = message == null ? "" : message;
+    }
+
+    /** Whether work of this profile must still wait at {@code now}. */
+    public boolean activeAt(Instant now) {
+      return until == null || until.isAfter(now);
+    }
+  }
+}

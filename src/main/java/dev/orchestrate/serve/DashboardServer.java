@@ -177,14 +177,7 @@ public final class DashboardServer implements AutoCloseable {
   }
 
   private static String withoutToken(URI uri) {
-    StringBuilder rest = new StringBuilder();
-    if (uri.getRawQuery() != null) {
-      for (String pair : uri.getRawQuery().split("&")) {
-        if (!pair.startsWith("token=") && !pair.equals("token")) {
-          rest.append(rest.length() == 0 ? "?" : "&").append(pair);
-        }
-      }
-    }
+    String rest = Query.without(uri.getRawQuery(), "token");
     // Only a path of this server: "//host/..." would send the browser elsewhere.
     String path = uri.getRawPath().startsWith("/") && !uri.getRawPath().startsWith("//") ? uri.getRawPath() : "/";
     return path + rest;

@@ -16,6 +16,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -27,7 +28,8 @@ import org.slf4j.LoggerFactory;
  * {@code orchestrate serve}: the JDK's own HTTP server (no dependency, nothing loaded by the other
  * commands) on a small fixed pool. It changes nothing: each request opens the state read-only
  * ({@link DashboardQueries}), only GET and HEAD are answered, and every response carries a strict
- * Content-Security-Policy. Bound beyond loopback, every request must carry the access token.
+ * Content-Security-Policy. A request naming another host is refused first ({@link AllowedHosts});
+ * bound beyond loopback, every request must carry the access token.
  */
 public final class DashboardServer implements AutoCloseable {
   static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -41,14 +43,16 @@ public final class DashboardServer implements AutoCloseable {
   private final StateBackend backend;
   private final Pages pages;
   private final AccessToken token;
+  private final AllowedHosts hosts;
 
   private DashboardServer(HttpServer server, ExecutorService pool, StateBackend backend, Clock clock,
-      AccessToken token) {
+      AccessToken token, AllowedHosts hosts) {
     this.server = server;
     this.pool = pool;
     this.backend = backend;
     this.pages = new Pages(backend.directory(), clock);
     this.token = token;
+    this.hosts = hosts;
   }
 
   /**
@@ -68,7 +72,7 @@ public final class DashboardServer implements AutoCloseable {
       return t;
     });
     DashboardServer dashboard = new DashboardServer(server, pool, backend, clock,
-        token == null ? null : new AccessToken(token));
+        token == null ? null : new AccessToken(token), AllowedHosts.of(address, server.getAddress().getPort()));
     server.createContext("/", dashboard::handle);
     server.setExecutor(pool);
     server.start();
@@ -127,6 +131,9 @@ public final class DashboardServer implements AutoCloseable {
       h.set("Referrer-Policy", "no-referrer");
       h.set("X-Frame-Options", "DENY");
       h.set("Cache-Control", "no-store");
+      if (!rightHost(ex)) {
+        return;
+      }
       String method = ex.getRequestMethod();
       boolean head = method.equals("HEAD");
       if (!method.equals("GET") && !head) {
@@ -152,6 +159,28 @@ public final class DashboardServer implements AutoCloseable {
         // the response had started; the connection is closed with the exchange
       }
     }
+  }
+
+  /**
+   * True when the request names this server in its one {@code Host}; otherwise 421 (or 400 for an
+   * HTTP/1.1 request without one, or with two) is sent. A request without {@code Host} in HTTP/1.0
+   * is answered: a browser always sends one, so no page of another site can make such a request.
+   */
+  private boolean rightHost(HttpExchange ex) throws IOException {
+    List<String> host = ex.getRequestHeaders().get("Host");
+    if (host == null && ex.getProtocol().equalsIgnoreCase("HTTP/1.0")) {
+      return true;
+    }
+    if (host == null || host.size() != 1) {
+      send(ex, 400, "text/plain; charset=utf-8", "bad request: exactly one Host header is needed\n", false);
+      return false;
+    }
+    if (hosts.allows(host.get(0))) {
+      return true;
+    }
+    send(ex, 421, "text/plain; charset=utf-8",
+        "misdirected request: this dashboard answers only to " + hosts.describe() + "\n", false);
+    return false;
   }
 
   /** True when the request may go on; otherwise the response (401, or a redirect setting the cookie) is sent. */

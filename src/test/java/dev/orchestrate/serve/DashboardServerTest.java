@@ -1,14 +1,19 @@
 package dev.orchestrate.serve;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.testing.TestStores;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -17,7 +22,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The dashboard's HTTP edge over a state that does not exist yet (every page is cheap). */
+/**
+ * The dashboard's HTTP edge over a state that does not exist yet (every page is cheap): which
+ * {@code Host} it answers to, and that the token leaves the address however its name is spelled.
+ * Raw sockets where a client would not let the test say what a hostile one says.
+ */
 class DashboardServerTest {
   private static final String TOKEN = "0123456789abcdef-token";
   private static final HttpClient HTTP = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER)
@@ -39,6 +48,60 @@ class DashboardServerTest {
     server = DashboardServer.start(TestStores.backend(dir.resolve("state")), new InetSocketAddress(bind, 0), token,
         Clock.systemUTC());
     return server.port();
+  }
+
+  /** The status code and body of a request written as {@code head} (lines without their CRLF). */
+  private static String[] raw(int port, String... head) throws IOException {
+    try (Socket socket = new Socket("127.0.0.1", port)) {
+      socket.setSoTimeout(10_000);
+      OutputStream out = socket.getOutputStream();
+      out.write((String.join("\r\n", head) + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+      out.flush();
+      String answer = new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      int end = answer.indexOf("\r\n\r\n");
+      return new String[] {answer.split(" ", 3)[1], end < 0 ? "" : answer.substring(end + 4)};
+    }
+  }
+
+  @Test
+  void a_request_naming_another_host_is_refused_with_421_before_the_token_or_a_page() throws Exception {
+    int port = start("127.0.0.1", null);
+    for (String host : List.of("evil.example:" + port, "evil.example", "127.0.0.1:" + (port + 1), "127.0.0.1",
+        "localhost.evil.example:" + port, "127.0.0.1:" + port + ".evil.example")) {
+      String[] answer = raw(port, "GET / HTTP/1.1", "Host: " + host);
+      assertEquals("421", answer[0], host);
+      assertTrue(answer[1].startsWith("misdirected request"), host + ": " + answer[1]);
+      assertFalse(answer[1].contains("evil"), "the Host is not echoed: " + answer[1]);
+    }
+    assertEquals("421", raw(port, "GET /static/dashboard.js HTTP/1.1", "Host: evil.example:" + port)[0]);
+    for (String host : List.of("127.0.0.1:" + port, "localhost:" + port, "LOCALHOST:" + port, "[::1]:" + port)) {
+      assertEquals("200", raw(port, "GET / HTTP/1.1", "Host: " + host)[0], host);
+    }
+  }
+
+  @Test
+  void with_a_token_a_foreign_host_is_refused_before_the_token_is_looked_at() throws Exception {
+    int port = start("127.0.0.1", TOKEN);
+    assertEquals("421", raw(port, "GET /?token=" + TOKEN + " HTTP/1.1", "Host: evil.example:" + port)[0]);
+    assertEquals("401", raw(port, "GET / HTTP/1.1", "Host: 127.0.0.1:" + port)[0]);
+  }
+
+  @Test
+  void a_request_without_host_is_answered_in_http_1_0_and_refused_with_400_in_http_1_1() throws Exception {
+    int port = start("127.0.0.1", null);
+    assertEquals("200", raw(port, "GET / HTTP/1.0")[0]);
+    assertEquals("400", raw(port, "GET / HTTP/1.1")[0]);
+    assertEquals("400", raw(port, "GET / HTTP/1.1", "Host: 127.0.0.1:" + port, "Host: evil.example:" + port)[0]);
+  }
+
+  @Test
+  void bound_to_all_addresses_it_answers_to_any_address_literal_but_to_no_name_but_localhost() throws Exception {
+    int port = start("0.0.0.0", TOKEN);
+    String bearer = "Authorization: Bearer " + TOKEN;
+    assertEquals("200", raw(port, "GET / HTTP/1.1", "Host: 127.0.0.1:" + port, bearer)[0]);
+    assertEquals("200", raw(port, "GET / HTTP/1.1", "Host: 192.0.2.7:" + port, bearer)[0]);
+    assertEquals("200", raw(port, "GET / HTTP/1.1", "Host: localhost:" + port, bearer)[0]);
+    assertEquals("421", raw(port, "GET / HTTP/1.1", "Host: rebound.example:" + port, bearer)[0]);
   }
 
   @Test

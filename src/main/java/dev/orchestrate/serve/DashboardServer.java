@@ -19,22 +19,34 @@ import java.time.Clock;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * {@code orchestrate serve}: the JDK's own HTTP server (no dependency, nothing loaded by the other
- * commands) on a small fixed pool. It changes nothing: each request opens the state read-only
- * ({@link DashboardQueries}), only GET and HEAD are answered, and every response carries a strict
- * Content-Security-Policy. A request naming another host is refused first ({@link AllowedHosts});
- * bound beyond loopback, every request must carry the access token.
+ * commands). It changes nothing: each request opens the state read-only ({@link DashboardQueries}),
+ * only GET and HEAD are answered, and every response carries a strict Content-Security-Policy. A
+ * request naming another host is refused first ({@link AllowedHosts}); bound beyond loopback, every
+ * request must carry the access token.
+ *
+ * <p>The JDK's server reads a request's head on the thread that will handle it, so a client that
+ * sends its head slowly holds a thread until {@link #REQUEST_HEAD_SECONDS}. The pool therefore has
+ * a thread for each of at most {@link #MAX_CONNECTIONS} connections (the server closes any beyond),
+ * and only {@link #RENDERERS} of them open the state and render at once.
  */
 public final class DashboardServer implements AutoCloseable {
   static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
       + "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
-  static final int THREADS = 4;
+  /** Pages rendered at once (each opens the state): the old fixed pool's size. */
+  static final int RENDERERS = 4;
+  /** Connections open at once; the JDK's server closes a new one beyond this at once. */
+  static final int MAX_CONNECTIONS = 64;
+  /** Time a client has to send its request's head before its connection is closed. */
+  static final int REQUEST_HEAD_SECONDS = 10;
   static final int MAX_URI_CHARS = 4096;
   private static final Logger LOG = LoggerFactory.getLogger(DashboardServer.class);
 
@@ -44,6 +56,7 @@ public final class DashboardServer implements AutoCloseable {
   private final Pages pages;
   private final AccessToken token;
   private final AllowedHosts hosts;
+  private final Semaphore rendering = new Semaphore(RENDERERS, true);
 
   private DashboardServer(HttpServer server, ExecutorService pool, StateBackend backend, Clock clock,
       AccessToken token, AllowedHosts hosts) {
@@ -62,21 +75,30 @@ public final class DashboardServer implements AutoCloseable {
    */
   public static DashboardServer start(StateBackend backend, InetSocketAddress address, String token, Clock clock)
       throws IOException {
-    // Bounds on a request's time, read once by the JDK's server: a slow client does not hold a thread.
-    System.setProperty("sun.net.httpserver.maxReqTime", System.getProperty("sun.net.httpserver.maxReqTime", "30"));
-    System.setProperty("sun.net.httpserver.maxRspTime", System.getProperty("sun.net.httpserver.maxRspTime", "60"));
+    // Bounds read once per JVM by the JDK's server (a -D in ORCHESTRATE_JAVA_OPTS wins): the time to
+    // send a request's head, to take the response, and the connections open at once.
+    defaultProperty("sun.net.httpserver.maxReqTime", REQUEST_HEAD_SECONDS);
+    defaultProperty("sun.net.httpserver.maxRspTime", 60);
+    defaultProperty("jdk.httpserver.maxConnections", MAX_CONNECTIONS);
     HttpServer server = HttpServer.create(address, 32);
-    ExecutorService pool = Executors.newFixedThreadPool(THREADS, r -> {
-      Thread t = new Thread(r, "serve");
-      t.setDaemon(true);
-      return t;
-    });
+    // A thread per connection: the connection cap bounds them; idle ones end.
+    ThreadPoolExecutor pool = new ThreadPoolExecutor(MAX_CONNECTIONS, MAX_CONNECTIONS, 10, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), r -> {
+          Thread t = new Thread(r, "serve");
+          t.setDaemon(true);
+          return t;
+        });
+    pool.allowCoreThreadTimeOut(true);
     DashboardServer dashboard = new DashboardServer(server, pool, backend, clock,
         token == null ? null : new AccessToken(token), AllowedHosts.of(address, server.getAddress().getPort()));
     server.createContext("/", dashboard::handle);
     server.setExecutor(pool);
     server.start();
     return dashboard;
+  }
+
+  private static void defaultProperty(String name, int value) {
+    System.setProperty(name, System.getProperty(name, Integer.toString(value)));
   }
 
   /**
@@ -232,6 +254,12 @@ public final class DashboardServer implements AutoCloseable {
     }
     long started = System.nanoTime();
     Pages.Rendered rendered;
+    try {
+      rendering.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return; // the server is stopping
+    }
     try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
       DashboardQueries db = store.dashboard();
       if (!db.readable()) {
@@ -250,6 +278,8 @@ public final class DashboardServer implements AutoCloseable {
     } catch (StoreException e) {
       rendered = new Pages.Rendered(503, Pages.layout("Unavailable", "",
           "<h1>Unavailable</h1><p>" + Html.esc(e.getMessage()) + "</p>"));
+    } finally {
+      rendering.release();
     }
     // The server's own time for the page (database and rendering), for the benchmark and the browser's tools.
     ex.getResponseHeaders().set("Server-Timing",

@@ -17,15 +17,20 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The dashboard's HTTP edge over a state that does not exist yet (every page is cheap): which
- * {@code Host} it answers to, and that the token leaves the address however its name is spelled.
- * Raw sockets where a client would not let the test say what a hostile one says.
+ * {@code Host} it answers to, that slow clients cannot starve a normal request, and that the
+ * token leaves the address however its name is spelled. Raw sockets where a client would not let
+ * the test say what a hostile one says.
  */
 class DashboardServerTest {
   private static final String TOKEN = "0123456789abcdef-token";
@@ -102,6 +107,45 @@ class DashboardServerTest {
     assertEquals("200", raw(port, "GET / HTTP/1.1", "Host: 192.0.2.7:" + port, bearer)[0]);
     assertEquals("200", raw(port, "GET / HTTP/1.1", "Host: localhost:" + port, bearer)[0]);
     assertEquals("421", raw(port, "GET / HTTP/1.1", "Host: rebound.example:" + port, bearer)[0]);
+  }
+
+  @Test
+  void twenty_clients_trickling_their_headers_do_not_delay_a_normal_request() throws Exception {
+    int port = start("127.0.0.1", TOKEN);
+    List<Socket> slow = new ArrayList<>();
+    ScheduledExecutorService trickle = Executors.newSingleThreadScheduledExecutor();
+    try {
+      for (int i = 0; i < 20; i++) {
+        Socket s = new Socket("127.0.0.1", port);
+        s.getOutputStream().write(("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-Slow: ")
+            .getBytes(StandardCharsets.ISO_8859_1));
+        slow.add(s);
+      }
+      trickle.scheduleAtFixedRate(() -> {
+        for (Socket s : slow) {
+          try {
+            s.getOutputStream().write('a');
+          } catch (IOException closedByTheServer) {
+            // what the server may do to a slow client
+          }
+        }
+      }, 500, 500, TimeUnit.MILLISECONDS);
+      Thread.sleep(300); // the server has taken them in before the normal request
+      long started = System.nanoTime();
+      HttpResponse<String> page = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
+          .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(5)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      long millis = (System.nanoTime() - started) / 1_000_000;
+      assertEquals(200, page.statusCode());
+      assertTrue(millis < 1000, "a normal request beside 20 slow clients took " + millis + " ms");
+    } catch (java.net.http.HttpTimeoutException e) {
+      throw new AssertionError("a normal request beside 20 slow clients had no answer in 5 s", e);
+    } finally {
+      trickle.shutdownNow();
+      for (Socket s : slow) {
+        s.close();
+      }
+    }
   }
 
   @Test

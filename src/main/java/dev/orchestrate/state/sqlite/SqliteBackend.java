@@ -56,8 +56,17 @@ public final class SqliteBackend implements StateBackend {
     return SqlStateStore.open(new Jdbc(connection, new SqliteDialect(file)), file.toAbsolutePath().getParent());
   }
 
+  /**
+   * Takes {@code run.lock}, once an existing database has been opened read-only: a database that
+   * is not one, or of a newer schema, is refused before the lock file is created, so a refused run
+   * leaves nothing behind. (Removing the file afterwards could free a lock another process had just
+   * opened, unlocked, while a third created a new one.)
+   */
   @Override
   public RunLease acquireLease(Instant now) {
+    if (exists()) {
+      Database.closeQuietly(Database.openReadOnly(directory.database()));
+    }
     return RunLock.acquire(directory, now)::close;
   }
 

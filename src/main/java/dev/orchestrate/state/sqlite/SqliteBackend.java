@@ -6,6 +6,7 @@ import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.sql.Jdbc;
 import dev.orchestrate.state.sql.SqlStateStore;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Instant;
@@ -68,6 +69,13 @@ public final class SqliteBackend implements StateBackend {
       Database.closeQuietly(Database.openReadOnly(directory.database()));
     }
     return RunLock.acquire(directory, now)::close;
+  }
+
+  /** The directory (where SQLite makes its {@code -wal} and {@code -shm} files) and the database file. */
+  @Override
+  public boolean writable() {
+    Path db = directory.database();
+    return Files.isWritable(directory.root()) && (!Files.exists(db) || Files.isWritable(db));
   }
 
   @Override

@@ -112,6 +112,10 @@ class DashboardServerTest {
   @Test
   void twenty_clients_trickling_their_headers_do_not_delay_a_normal_request() throws Exception {
     int port = start("127.0.0.1", TOKEN);
+    HttpRequest normal = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
+        .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(5)).build();
+    // Once before, so that the time measured below is the server's, not the client's first start.
+    assertEquals(200, HTTP.send(normal, HttpResponse.BodyHandlers.ofString()).statusCode());
     List<Socket> slow = new ArrayList<>();
     ScheduledExecutorService trickle = Executors.newSingleThreadScheduledExecutor();
     try {
@@ -132,9 +136,7 @@ class DashboardServerTest {
       }, 500, 500, TimeUnit.MILLISECONDS);
       Thread.sleep(300); // the server has taken them in before the normal request
       long started = System.nanoTime();
-      HttpResponse<String> page = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
-          .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(5)).build(),
-          HttpResponse.BodyHandlers.ofString());
+      HttpResponse<String> page = HTTP.send(normal, HttpResponse.BodyHandlers.ofString());
       long millis = (System.nanoTime() - started) / 1_000_000;
       assertEquals(200, page.statusCode());
       assertTrue(millis < 1000, "a normal request beside 20 slow clients took " + millis + " ms");

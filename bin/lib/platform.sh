@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Sourced by bin/orchestrate and bin/build-cds, so that the launcher and the archive build agree
 # on the JVM, its options and the archive's name. No subprocess except one `stat` (the jar key)
-# and, when java comes from PATH, one `readlink -f`: this runs before every command.
+# and, when java comes from PATH, one `readlink -f`: this runs before every command (and a
+# `java -version` the first time a set of ORCHESTRATE_JAVA_OPTS is used, below).
 #
 # orchestrate_platform HOME sets:
 #   java          the java binary ($JAVA_HOME/bin/java, else java on PATH)
@@ -109,4 +110,37 @@ orchestrate_archive_opts() {
   elif [ -f "$archive.jsa" ]; then
     java_opts+=("-XX:SharedArchiveFile=$archive.jsa" -Xshare:auto -Xlog:cds=off -Xlog:cds+dynamic=off)
   fi
+}
+
+# orchestrate_check_java_opts OK_FILE: when the JVM does not start with ORCHESTRATE_JAVA_OPTS,
+# says why in one line and exits 2. The launcher execs the JVM, so it cannot read the JVM's own
+# three lines afterwards (which end in exit 1, the code of a run that ended badly); instead the
+# options are tried once with -version before the first start, and OK_FILE remembers the last
+# set that started (with this JVM and these launcher options), read with a builtin: a good
+# start costs no process after the first.
+orchestrate_check_java_opts() {
+  local ok_file=$1 key ok= out line reason= shown
+  key="$java ${java_opts[*]} ${ORCHESTRATE_JAVA_OPTS:-}"
+  if [ -r "$ok_file" ]; then
+    IFS= read -r ok <"$ok_file" || true
+  fi
+  if [ "$ok" = "$key" ]; then
+    return 0
+  fi
+  # Both streams: some reasons ("Too small maximum heap") come on stdout.
+  # shellcheck disable=SC2086 # ORCHESTRATE_JAVA_OPTS is a list of options
+  if out=$("$java" "${java_opts[@]}" ${ORCHESTRATE_JAVA_OPTS:-} -version 2>&1); then
+    { printf '%s\n' "$key" >"$ok_file"; } 2>/dev/null || true
+    return 0
+  fi
+  while IFS= read -r line; do
+    case $line in
+      '' | 'Error: Could not create the Java Virtual Machine.' | 'Error: A fatal exception has occurred. Program will exit.' | \
+        'Error occurred during initialization of VM') ;;
+      *) reason=${reason:+$reason; }$line ;;
+    esac
+  done <<<"$out"
+  shown=${ORCHESTRATE_JAVA_OPTS//[[:cntrl:]]/?}
+  echo "orchestrate: error: the JVM does not start with ORCHESTRATE_JAVA_OPTS='$shown': ${reason:-it said nothing}; fix or unset ORCHESTRATE_JAVA_OPTS" >&2
+  exit 2
 }

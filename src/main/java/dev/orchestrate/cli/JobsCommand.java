@@ -72,7 +72,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     Optional<RunView> run = Optional.empty();
     usage = Map.of();
     if (backend.exists()) {
-      try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
+      try (StateStore store = backend.openToRead()) {
         jobs = store.items().recentJobs(limit);
         usage = store.items().jobUsage(jobs.stream().map(JobRecord::id).toList());
         commits = store.workspaces().commits(jobs.stream().map(JobRecord::id).toList());

@@ -46,7 +46,8 @@ import picocli.CommandLine.Spec;
         "Reads only the state directory (no backlog or config needed); safe while a run is active; "
             + "reads counters, never counts the rows of a large table. Records one sample for the trend "
             + "and prunes the oldest beyond retention.stats_samples as last applied (skipped if a run "
-            + "holds the write lock for more than 200 ms: stats never waits for it).",
+            + "holds the write lock for more than 200 ms: stats never waits for it; and on a state directory "
+            + "it cannot write, which it reads read-only).",
         "",
         "Exit codes with --check: 0 every structure ok, 4 some at warn, 5 some over its limit, 2 no state "
             + "database where it looked (a check never passes on a state it could not find)."})
@@ -87,18 +88,26 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
     Spending spending = Spending.NONE;
     List<RunnerLease> runners = List.of();
     if (backend.exists()) {
-      try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
+      boolean writable = backend.writable();
+      try (StateStore store = backend.open(writable ? StateStore.Mode.READ_WRITE : StateStore.Mode.READ_ONLY)) {
         StatsSource stats = store.stats();
         input = stats.read(now);
         spending = stats.spending();
         runners = stats.runners();
         // After the read, and never in its way: a busy (or read-only) database costs the trend
         // one sample, not the answer.
-        try {
-          int pruned = stats.recordSampleIfFree("stats", now);
-          LOG.debug("stats sample recorded, {} old samples pruned", pruned);
-        } catch (StoreException e) {
-          LOG.debug("no stats sample recorded: {}", e.getMessage());
+        if (!writable) {
+          if (root.verbose.length > 0) {
+            err.println("orchestrate: note: no stats sample recorded: the state directory is read-only");
+            err.flush();
+          }
+        } else {
+          try {
+            int pruned = stats.recordSampleIfFree("stats", now);
+            LOG.debug("stats sample recorded, {} old samples pruned", pruned);
+          } catch (StoreException e) {
+            LOG.debug("no stats sample recorded: {}", e.getMessage());
+          }
         }
       }
     }

@@ -65,7 +65,7 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
     Map<String, JobRecord> latestJobs = Map.of();
     Map<String, WorkspaceRecord> workspaces = Map.of();
     if (backend.exists()) {
-      try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
+      try (StateStore store = backend.openToRead()) {
         items = store.items().items();
         usage = store.items().itemUsage();
         workspaces = store.workspaces().all();

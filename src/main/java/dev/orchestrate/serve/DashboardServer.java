@@ -16,23 +16,37 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * {@code orchestrate serve}: the JDK's own HTTP server (no dependency, nothing loaded by the other
- * commands) on a small fixed pool. It changes nothing: each request opens the state read-only
- * ({@link DashboardQueries}), only GET and HEAD are answered, and every response carries a strict
- * Content-Security-Policy. Bound beyond loopback, every request must carry the access token.
+ * commands). It changes nothing: each request opens the state read-only ({@link DashboardQueries}),
+ * only GET and HEAD are answered, and every response carries a strict Content-Security-Policy. A
+ * request naming another host is refused first ({@link AllowedHosts}); bound beyond loopback, every
+ * request must carry the access token.
+ *
+ * <p>The JDK's server reads a request's head on the thread that will handle it, so a client that
+ * sends its head slowly holds a thread until {@link #REQUEST_HEAD_SECONDS}. The pool therefore has
+ * a thread for each of at most {@link #MAX_CONNECTIONS} connections (the server closes any beyond),
+ * and only {@link #RENDERERS} of them open the state and render at once.
  */
 public final class DashboardServer implements AutoCloseable {
   static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
       + "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
-  static final int THREADS = 4;
+  /** Pages rendered at once (each opens the state): the old fixed pool's size. */
+  static final int RENDERERS = 4;
+  /** Connections open at once; the JDK's server closes a new one beyond this at once. */
+  static final int MAX_CONNECTIONS = 64;
+  /** Time a client has to send its request's head before its connection is closed. */
+  static final int REQUEST_HEAD_SECONDS = 10;
   static final int MAX_URI_CHARS = 4096;
   private static final Logger LOG = LoggerFactory.getLogger(DashboardServer.class);
 
@@ -41,14 +55,17 @@ public final class DashboardServer implements AutoCloseable {
   private final StateBackend backend;
   private final Pages pages;
   private final AccessToken token;
+  private final AllowedHosts hosts;
+  private final Semaphore rendering = new Semaphore(RENDERERS, true);
 
   private DashboardServer(HttpServer server, ExecutorService pool, StateBackend backend, Clock clock,
-      AccessToken token) {
+      AccessToken token, AllowedHosts hosts) {
     this.server = server;
     this.pool = pool;
     this.backend = backend;
     this.pages = new Pages(backend.directory(), clock);
     this.token = token;
+    this.hosts = hosts;
   }
 
   /**
@@ -58,21 +75,30 @@ public final class DashboardServer implements AutoCloseable {
    */
   public static DashboardServer start(StateBackend backend, InetSocketAddress address, String token, Clock clock)
       throws IOException {
-    // Bounds on a request's time, read once by the JDK's server: a slow client does not hold a thread.
-    System.setProperty("sun.net.httpserver.maxReqTime", System.getProperty("sun.net.httpserver.maxReqTime", "30"));
-    System.setProperty("sun.net.httpserver.maxRspTime", System.getProperty("sun.net.httpserver.maxRspTime", "60"));
+    // Bounds read once per JVM by the JDK's server (a -D in ORCHESTRATE_JAVA_OPTS wins): the time to
+    // send a request's head, to take the response, and the connections open at once.
+    defaultProperty("sun.net.httpserver.maxReqTime", REQUEST_HEAD_SECONDS);
+    defaultProperty("sun.net.httpserver.maxRspTime", 60);
+    defaultProperty("jdk.httpserver.maxConnections", MAX_CONNECTIONS);
     HttpServer server = HttpServer.create(address, 32);
-    ExecutorService pool = Executors.newFixedThreadPool(THREADS, r -> {
-      Thread t = new Thread(r, "serve");
-      t.setDaemon(true);
-      return t;
-    });
+    // A thread per connection: the connection cap bounds them; idle ones end.
+    ThreadPoolExecutor pool = new ThreadPoolExecutor(MAX_CONNECTIONS, MAX_CONNECTIONS, 10, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), r -> {
+          Thread t = new Thread(r, "serve");
+          t.setDaemon(true);
+          return t;
+        });
+    pool.allowCoreThreadTimeOut(true);
     DashboardServer dashboard = new DashboardServer(server, pool, backend, clock,
-        token == null ? null : new AccessToken(token));
+        token == null ? null : new AccessToken(token), AllowedHosts.of(address, server.getAddress().getPort()));
     server.createContext("/", dashboard::handle);
     server.setExecutor(pool);
     server.start();
     return dashboard;
+  }
+
+  private static void defaultProperty(String name, int value) {
+    System.setProperty(name, System.getProperty(name, Integer.toString(value)));
   }
 
   /**
@@ -127,6 +153,9 @@ public final class DashboardServer implements AutoCloseable {
       h.set("Referrer-Policy", "no-referrer");
       h.set("X-Frame-Options", "DENY");
       h.set("Cache-Control", "no-store");
+      if (!rightHost(ex)) {
+        return;
+      }
       String method = ex.getRequestMethod();
       boolean head = method.equals("HEAD");
       if (!method.equals("GET") && !head) {
@@ -154,6 +183,28 @@ public final class DashboardServer implements AutoCloseable {
     }
   }
 
+  /**
+   * True when the request names this server in its one {@code Host}; otherwise 421 (or 400 for an
+   * HTTP/1.1 request without one, or with two) is sent. A request without {@code Host} in HTTP/1.0
+   * is answered: a browser always sends one, so no page of another site can make such a request.
+   */
+  private boolean rightHost(HttpExchange ex) throws IOException {
+    List<String> host = ex.getRequestHeaders().get("Host");
+    if (host == null && ex.getProtocol().equalsIgnoreCase("HTTP/1.0")) {
+      return true;
+    }
+    if (host == null || host.size() != 1) {
+      send(ex, 400, "text/plain; charset=utf-8", "bad request: exactly one Host header is needed\n", false);
+      return false;
+    }
+    if (hosts.allows(host.get(0))) {
+      return true;
+    }
+    send(ex, 421, "text/plain; charset=utf-8",
+        "misdirected request: this dashboard answers only to " + hosts.describe() + "\n", false);
+    return false;
+  }
+
   /** True when the request may go on; otherwise the response (401, or a redirect setting the cookie) is sent. */
   private boolean authorised(HttpExchange ex, Query query, boolean head) throws IOException {
     String inQuery = query.params().get("token");
@@ -177,14 +228,7 @@ public final class DashboardServer implements AutoCloseable {
   }
 
   private static String withoutToken(URI uri) {
-    StringBuilder rest = new StringBuilder();
-    if (uri.getRawQuery() != null) {
-      for (String pair : uri.getRawQuery().split("&")) {
-        if (!pair.startsWith("token=") && !pair.equals("token")) {
-          rest.append(rest.length() == 0 ? "?" : "&").append(pair);
-        }
-      }
-    }
+    String rest = Query.without(uri.getRawQuery(), "token");
     // Only a path of this server: "//host/..." would send the browser elsewhere.
     String path = uri.getRawPath().startsWith("/") && !uri.getRawPath().startsWith("//") ? uri.getRawPath() : "/";
     return path + rest;
@@ -210,6 +254,12 @@ public final class DashboardServer implements AutoCloseable {
     }
     long started = System.nanoTime();
     Pages.Rendered rendered;
+    try {
+      rendering.acquire();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return; // the server is stopping
+    }
     try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
       DashboardQueries db = store.dashboard();
       if (!db.readable()) {
@@ -228,6 +278,8 @@ public final class DashboardServer implements AutoCloseable {
     } catch (StoreException e) {
       rendered = new Pages.Rendered(503, Pages.layout("Unavailable", "",
           "<h1>Unavailable</h1><p>" + Html.esc(e.getMessage()) + "</p>"));
+    } finally {
+      rendering.release();
     }
     // The server's own time for the page (database and rendering), for the benchmark and the browser's tools.
     ex.getResponseHeaders().set("Server-Timing",

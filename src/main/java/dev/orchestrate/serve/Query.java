@@ -52,6 +52,23 @@ record Query(Map<String, String> params) {
     }
   }
 
+  /**
+   * {@code raw} as {@code ?…} (or empty) without the pairs whose name decodes to {@code name}, so
+   * that {@code %74oken=} leaves as {@code token=} does; the other pairs are kept as they came.
+   */
+  static String without(String raw, String name) {
+    StringBuilder rest = new StringBuilder();
+    if (raw != null && !raw.isEmpty()) {
+      for (String pair : raw.split("&")) {
+        int eq = pair.indexOf('=');
+        if (!decode(eq < 0 ? pair : pair.substring(0, eq)).equals(name)) {
+          rest.append(rest.length() == 0 ? "?" : "&").append(pair);
+        }
+      }
+    }
+    return rest.toString();
+  }
+
   static String encode(String s) {
     return java.net.URLEncoder.encode(s, StandardCharsets.UTF_8);
   }

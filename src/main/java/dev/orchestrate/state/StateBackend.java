@@ -22,6 +22,24 @@ public interface StateBackend {
   StateStore open(StateStore.Mode mode);
 
   /**
+   * Whether this process can write the state where it is: not so for a SQLite state directory on a
+   * read-only mount, immutable, or without write permission. The commands that only read
+   * ({@code status}, {@code jobs}, {@code stats}) open it {@link StateStore.Mode#READ_ONLY} then,
+   * as {@code serve} always does, instead of failing to open it for writing.
+   */
+  default boolean writable() {
+    return true;
+  }
+
+  /**
+   * The store a command that only reads opens: read-write where it can (so that an older schema
+   * is migrated first), read-only where nothing can be written ({@link #writable()}).
+   */
+  default StateStore openToRead() {
+    return open(writable() ? StateStore.Mode.READ_WRITE : StateStore.Mode.READ_ONLY);
+  }
+
+  /**
    * Takes the run lease: one {@code run} (or {@code unblock}) at a time works on this state, or,
    * when it is {@link #shared()}, registers this runner beside the others.
    *

@@ -490,6 +490,16 @@ class MalformedInputCorpusTest {
           byte[] head = Arrays.copyOf(Files.readAllBytes(db), 100);
           Files.write(db, head);
         }, "state.db", "status").exit(1),
+        // A refused run leaves no run.lock behind ("nothing written").
+        state("state.db of a newer schema, run", database("PRAGMA user_version = "
+            + (TestStores.latestSchemaVersion() + 1)), "newer than this orchestrate knows", RUN).exit(1),
+        state("state.db truncated after its header, run", dir -> {
+          database("").apply(dir);
+          Path db = dir.resolve("state/state.db");
+          Files.write(db, Arrays.copyOf(Files.readAllBytes(db), 100));
+        }, "state.db", RUN).exit(1),
+        state("state.db the SQLite header and garbage, run", stateDb(db -> Files.write(db, concat(
+            bytes("SQLite format 3\0"), garbage(8192, 5)))), "is not a SQLite database", RUN).exit(1),
         state("zero-byte state.db, unblock of an unknown id", stateDb(db -> Files.write(db, new byte[0])),
             "unknown item 'Z'", "unblock", "Z", "--notes", "n"),
         state("run.lock a directory", dir -> Files.createDirectories(dir.resolve("state/run.lock")),

@@ -84,6 +84,39 @@ class LauncherHostileInputIT {
   }
 
   @Test
+  void java_options_the_jvm_refuses_are_one_line_naming_them_and_exit_2() throws Exception {
+    for (String[] bad : List.of(new String[] {"-XX:+NoSuchOption", "Unrecognized VM option 'NoSuchOption'"},
+        new String[] {"-Xmx1k", "Too small maximum heap"},
+        new String[] {"-Xmx64m -XX:MaxRAM=lots", "Improperly specified VM option 'MaxRAM=lots'"})) {
+      Launcher.Result r = run(java.util.Map.of("ORCHESTRATE_JAVA_OPTS", bad[0]), "--state",
+          dir.resolve("state").toString(), "status");
+      assertOneErrorLine(r, "the JVM does not start with ORCHESTRATE_JAVA_OPTS='" + bad[0] + "': " + bad[1]
+          + "; fix or unset ORCHESTRATE_JAVA_OPTS");
+    }
+    assertFalse(Files.exists(dir.resolve("state")));
+  }
+
+  /**
+   * Options are tried once, then remembered: a JVM that logs its arguments is started twice (a
+   * {@code -version} probe, then the command) the first time, and once (the command) after.
+   */
+  @Test
+  void java_options_that_start_are_tried_once_and_later_starts_run_the_jvm_alone() throws Exception {
+    Path home = fakeJdk("21.0.1");
+    Path calls = dir.resolve("calls.txt");
+    Files.writeString(home.resolve("bin/java"), "#!/bin/sh\necho \"$*\" >> '" + calls + "'\necho fake java ran\n");
+    java.util.Map<String, String> env = java.util.Map.of("JAVA_HOME", home.toString(), "ORCHESTRATE_JAVA_OPTS",
+        "-Xmx200m -Dprobe.mark=" + home.getFileName());
+    assertEquals("fake java ran\n", run(env, "status").out());
+    List<String> first = Files.readAllLines(calls);
+    assertEquals(2, first.size(), "a probe, then the command: " + first);
+    assertTrue(first.get(0).endsWith("-Dprobe.mark=" + home.getFileName() + " -version"), first.get(0));
+    assertTrue(first.get(1).endsWith("status"), first.get(1));
+    assertEquals("fake java ran\n", run(env, "status").out());
+    assertEquals(3, Files.readAllLines(calls).size(), "no probe the second time: " + Files.readAllLines(calls));
+  }
+
+  @Test
   void a_20_megabyte_backlog_is_refused_by_its_size_at_once() throws Exception {
     Path backlog = dir.resolve("backlog.yaml");
     Files.writeString(backlog, "items:\n  - id: A\n    title: " + "x".repeat(20_000_000) + "\n");

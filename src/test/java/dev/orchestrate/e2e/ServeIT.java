@@ -6,7 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -68,6 +72,84 @@ class ServeIT {
     }
     assertFalse(Files.exists(dir.resolve("state/state.db-shm")) && !Files.exists(dir.resolve("state/state.db-wal")),
         "no -shm left without its WAL");
+  }
+
+  /**
+   * The JDK's server reads its bounds once per JVM, so they are checked here, in the process the
+   * launcher starts: a client trickling its head is cut off at the 10 s deadline, and a 65th
+   * connection is closed at once while 64 are open.
+   */
+  @Test
+  void a_client_trickling_its_request_head_is_cut_off_and_connections_beyond_64_are_closed() throws Exception {
+    Process serve = Launcher.builder(dir, "--state", dir.resolve("state").toString(), "serve", "--port", "0")
+        .redirectError(dir.resolve("serve-err.txt").toFile()).start();
+    List<Socket> open = new ArrayList<>();
+    try (BufferedReader out = new BufferedReader(
+        new InputStreamReader(serve.getInputStream(), StandardCharsets.UTF_8))) {
+      String line = out.readLine();
+      assertNotNull(line, "serve printed where it listens");
+      int port = Integer.parseInt(line.replaceAll(".*:(\\d+)/.*", "$1"));
+
+      long started = System.nanoTime();
+      try (Socket slow = new Socket("127.0.0.1", port)) {
+        slow.setSoTimeout(1000);
+        OutputStream trickle = slow.getOutputStream();
+        trickle.write(("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-Slow: ").getBytes(StandardCharsets.UTF_8));
+        boolean cut = false;
+        while (!cut && System.nanoTime() - started < TimeUnit.SECONDS.toNanos(20)) {
+          try {
+            trickle.write('a');
+            cut = slow.getInputStream().read() < 0;
+          } catch (SocketTimeoutException stillReading) {
+            // one byte a second, as a slow client sends
+          } catch (IOException reset) {
+            cut = true;
+          }
+        }
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started);
+        assertTrue(cut, "a client trickling its head was not cut off in 20 s");
+        assertTrue(seconds >= 8 && seconds <= 15, "cut off after " + seconds + " s, not about 10");
+      }
+
+      for (int i = 0; i < 64; i++) {
+        open.add(new Socket("127.0.0.1", port));
+      }
+      Thread.sleep(500); // the server has accepted them
+      try (Socket beyond = new Socket("127.0.0.1", port)) {
+        beyond.setSoTimeout(5000);
+        beyond.getOutputStream().write(("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\n\r\n")
+            .getBytes(StandardCharsets.UTF_8));
+        int read;
+        try {
+          read = beyond.getInputStream().read();
+        } catch (IOException reset) {
+          read = -1;
+        }
+        assertEquals(-1, read, "the 65th connection is closed without an answer");
+      }
+      for (Socket s : open) {
+        s.close();
+      }
+      HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+      HttpResponse<String> page = null;
+      for (int tries = 0; tries < 50 && (page == null || page.statusCode() != 200); tries++) {
+        Thread.sleep(100); // the server notices the 64 closed
+        try {
+          page = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/")).build(),
+              HttpResponse.BodyHandlers.ofString());
+        } catch (IOException closedWhileStillFull) {
+          page = null;
+        }
+      }
+      assertNotNull(page, "answers again once they are closed");
+      assertEquals(200, page.statusCode());
+    } finally {
+      for (Socket s : open) {
+        s.close();
+      }
+      serve.destroy();
+      assertTrue(serve.waitFor(30, TimeUnit.SECONDS), "serve stops on SIGTERM");
+    }
   }
 
   @Test

@@ -59,18 +59,19 @@ public final class RunLock implements AutoCloseable {
 
   /**
    * Whether a {@code run} holds the lock now. Creates nothing and writes nothing: without a lock
-   * file nobody holds it; otherwise the lock is tried and, if taken, released at once (a run
-   * starting in that instant would find it held and exit 3, a window of microseconds).
+   * file nobody holds it; otherwise a shared lock is tried and, if taken, released at once (a run
+   * starting in that instant would find it held and exit 3, a window of microseconds). Shared,
+   * so that the file is opened for reading only: a read-only state directory is asked too.
    */
   public static boolean isHeld(StateDirectory dir) {
     Path file = dir.lockFile();
     if (!Files.isRegularFile(file)) {
       return false;
     }
-    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
       FileLock probe;
       try {
-        probe = channel.tryLock();
+        probe = channel.tryLock(0, Long.MAX_VALUE, true);
       } catch (OverlappingFileLockException e) {
         return true; // held by this process
       }

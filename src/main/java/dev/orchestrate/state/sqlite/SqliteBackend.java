@@ -6,6 +6,7 @@ import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.sql.Jdbc;
 import dev.orchestrate.state.sql.SqlStateStore;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.time.Instant;
@@ -56,9 +57,25 @@ public final class SqliteBackend implements StateBackend {
     return SqlStateStore.open(new Jdbc(connection, new SqliteDialect(file)), file.toAbsolutePath().getParent());
   }
 
+  /**
+   * Takes {@code run.lock}, once an existing database has been opened read-only: a database that
+   * is not one, or of a newer schema, is refused before the lock file is created, so a refused run
+   * leaves nothing behind. (Removing the file afterwards could free a lock another process had just
+   * opened, unlocked, while a third created a new one.)
+   */
   @Override
   public RunLease acquireLease(Instant now) {
+    if (exists()) {
+      Database.closeQuietly(Database.openReadOnly(directory.database()));
+    }
     return RunLock.acquire(directory, now)::close;
+  }
+
+  /** The directory (where SQLite makes its {@code -wal} and {@code -shm} files) and the database file. */
+  @Override
+  public boolean writable() {
+    Path db = directory.database();
+    return Files.isWritable(directory.root()) && (!Files.exists(db) || Files.isWritable(db));
   }
 
   @Override

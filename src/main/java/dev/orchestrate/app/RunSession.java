@@ -171,6 +171,7 @@ public final class RunSession {
         .memory(new MemoryService(store.memory(), clock, config.memoryBootContextChars()))
         .housekeeping(housekeeping)
         .leases(leases)
+        .pauses(store.pauses())
         .build();
   }
 

@@ -27,6 +27,8 @@ import java.util.Map;
  *                       tree is, as before)
  * @param passSummarizerKey whether agents inherit the variable named by
  *                       {@code context.summarizer.api_key_env} (withheld by default)
+ * @param onUsageLimit   what a usage limit does to the run: halt it (the default) or wait for the reset
+ * @param maxWait        with {@code wait}: a reset further ahead than this halts the run instead
  */
 public record AgentConfig(
     List<String> command,
@@ -41,7 +43,9 @@ public record AgentConfig(
     Duration stallTimeout,
     List<String> secretEnv,
     boolean stopLeftoverProcesses,
-    boolean passSummarizerKey) {
+    boolean passSummarizerKey,
+    OnUsageLimit onUsageLimit,
+    Duration maxWait) {
 
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(30);
   public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(10);
@@ -49,6 +53,7 @@ public record AgentConfig(
   public static final int DEFAULT_OUTPUT_TAIL_CHARS = 4000;
   public static final boolean DEFAULT_STOP_LEFTOVER_PROCESSES = true;
   public static final boolean DEFAULT_PASS_SUMMARIZER_KEY = false;
+  public static final Duration DEFAULT_MAX_WAIT = Duration.ofHours(6);
 
   public AgentConfig {
     command = List.copyOf(command);
@@ -56,6 +61,29 @@ public record AgentConfig(
     preset = preset == null ? AgentPreset.COMMAND : preset;
     args = List.copyOf(args);
     secretEnv = List.copyOf(secretEnv);
+    onUsageLimit = onUsageLimit == null ? OnUsageLimit.HALT : onUsageLimit;
+    maxWait = maxWait == null ? DEFAULT_MAX_WAIT : maxWait;
+  }
+
+  public AgentConfig(List<String> command, Duration timeout, Duration killGrace, Map<String, String> env,
+      ResultFallback resultFallback, long logMaxBytes, int outputTailChars, AgentPreset preset, List<String> args,
+      Duration stallTimeout, List<String> secretEnv, boolean stopLeftoverProcesses, boolean passSummarizerKey) {
+    this(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset, args, stallTimeout,
+        secretEnv, stopLeftoverProcesses, passSummarizerKey, OnUsageLimit.HALT, DEFAULT_MAX_WAIT);
+  }
+
+  /** This config with what a provider's usage limit does to a run. */
+  public AgentConfig withLimits(OnUsageLimit on, Duration wait) {
+    return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
+        args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, on, wait);
+  }
+
+  /**
+   * The name of this agent's profile, as pauses and jobs name it: the preset ({@code claude},
+   * {@code codex}, …), or {@code agent} for a plain command.
+   */
+  public String profileName() {
+    return preset == AgentPreset.COMMAND ? "agent" : preset.name().toLowerCase(java.util.Locale.ROOT);
   }
 
   /** A plain command agent (no preset, no stall timeout), with the default secret and process settings. */
@@ -83,13 +111,13 @@ public record AgentConfig(
 
   public AgentConfig withStallTimeout(Duration stall) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
-        args, stall, secretEnv, stopLeftoverProcesses, passSummarizerKey);
+        args, stall, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait);
   }
 
   /** This config with the secret and process settings given. */
   public AgentConfig withSafety(List<String> secretEnv, boolean stopLeftoverProcesses, boolean passSummarizerKey) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars,
-        preset, args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey);
+        preset, args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait);
   }
 
   public static AgentConfig defaults() {

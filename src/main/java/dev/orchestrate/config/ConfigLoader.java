@@ -35,7 +35,7 @@ public final class ConfigLoader {
       + "|.*[?&][Pp][Aa][Ss][Ss][Ww][Oo][Rr][Dd]=.*", Pattern.DOTALL);
   public static final List<String> AGENT_KEYS = List.of("command", "timeout", "kill_grace", "env",
       "result_fallback", "log_max_bytes", "output_tail_chars", "preset", "args", "stall_timeout",
-      "secret_env", "stop_leftover_processes", "pass_summarizer_key");
+      "secret_env", "stop_leftover_processes", "pass_summarizer_key", "on_usage_limit", "max_wait");
   public static final List<String> EXECUTION_KEYS = List.of("max_wip", "max_concurrent", "max_retries",
       "circuit_breaker", "phase_cap", "max_cost_usd", "max_tokens", "workspace", "base_branch", "merge",
       "delete_merged_branches", "commit_author", "destructive_runs_alone");
@@ -301,7 +301,12 @@ public final class ConfigLoader {
             setting(section, "stop_leftover_processes", n -> values.bool(n, "agent.stop_leftover_processes"))
                 .orElse(defaults.stopLeftoverProcesses()),
             setting(section, "pass_summarizer_key", n -> values.bool(n, "agent.pass_summarizer_key"))
-                .orElse(defaults.passSummarizerKey()));
+                .orElse(defaults.passSummarizerKey()))
+        .withLimits(
+            setting(section, "on_usage_limit", n -> values.choice(n, "agent.on_usage_limit",
+                Values.words(OnUsageLimit.values()))).orElse(defaults.onUsageLimit()),
+            setting(section, "max_wait", n -> duration(n, "agent.max_wait", Ranges.MAX_WAIT))
+                .orElse(defaults.maxWait()));
   }
 
   /** {@code off} (the default) or a duration of at least a second: shorter would stop agents that think. */

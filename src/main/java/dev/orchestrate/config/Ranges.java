@@ -20,6 +20,8 @@ public final class Ranges {
   public static final long LOG_MAX_BYTES = 1L << 30;
   public static final Duration AGENT_TIMEOUT = Duration.ofDays(7);
   public static final Duration KILL_GRACE = Duration.ofHours(1);
+  /** agent.max_wait: a weekly limit is the longest a run could sensibly wait out. */
+  public static final Duration MAX_WAIT = Duration.ofDays(8);
   /** Items in progress at once: each costs a few kilobytes of run state (summary, turns window). */
   public static final int MAX_WIP = 10_000;
   /** Agents at once: each is a process with two reader threads and its output tails. */

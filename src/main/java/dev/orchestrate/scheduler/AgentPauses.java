@@ -11,6 +11,27 @@ import java.util.Objects;
  * (docs/agents.md, "Provider limits"). Bounded by the number of profiles.
  */
 public interface AgentPauses {
+  /** Pauses kept in memory only, for a scheduler without a state store behind it (tests). */
+  static AgentPauses inMemory() {
+    java.util.Map<String, Pause> map = new java.util.TreeMap<>();
+    return new AgentPauses() {
+      @Override
+      public List<Pause> all() {
+        return List.copyOf(map.values());
+      }
+
+      @Override
+      public void put(Pause pause) {
+        map.put(pause.profile(), pause);
+      }
+
+      @Override
+      public void clear(String profile) {
+        map.remove(profile);
+      }
+    };
+  }
+
   /** Every pause recorded, by profile name. */
   List<Pause> all();
 

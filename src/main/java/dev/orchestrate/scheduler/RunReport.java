@@ -17,6 +17,8 @@ import java.util.List;
  * @param usage            the tokens and cost this run's agents reported, summed; unknown figures null
  * @param budget           the budget it ran under
  * @param runnerId         this runner's id when several runners share the state; null when it held it alone
+ * @param haltDetail       what the halt reason does not say by itself (which agent hit its usage
+ *                         limit and when it resets, the provider's refusal); null when nothing
  */
 public record RunReport(
     long runId,
@@ -35,7 +37,8 @@ public record RunReport(
     RunFigures figures,
     Usage usage,
     Budget budget,
-    String runnerId) {
+    String runnerId,
+    String haltDetail) {
 
   public RunReport {
     waiting = List.copyOf(waiting);

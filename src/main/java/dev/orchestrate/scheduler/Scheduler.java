@@ -3,6 +3,7 @@ package dev.orchestrate.scheduler;
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogSource;
 import dev.orchestrate.config.Config;
+import dev.orchestrate.config.OnUsageLimit;
 import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.context.PriorContext;
@@ -15,6 +16,7 @@ import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.JobRequest;
 import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.memory.MemoryKind;
 import dev.orchestrate.memory.NewMemory;
@@ -95,6 +97,8 @@ public final class Scheduler {
   private final ProjectMemory memory;
   private final Housekeeping housekeeping;
   private final ItemLeases leases;
+  /** The agent profiles a provider's limit paused, and what a limit does to the run. */
+  private final ProviderPauses pauses;
 
   /** Messages to the scheduler thread: job ends (from supervising threads) and stop requests. */
   private final BlockingQueue<Message> inbox = new LinkedBlockingQueue<>();
@@ -116,6 +120,9 @@ public final class Scheduler {
     this.memory = b.memory;
     this.housekeeping = b.housekeeping;
     this.leases = b.leases;
+    this.pauses = new ProviderPauses(b.pauses, new LimitPolicy(config.agent().onUsageLimit(),
+        config.agent().maxWait(), clock.getZone(),
+        () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble()));
   }
 
   /**
@@ -158,6 +165,7 @@ public final class Scheduler {
     private ProjectMemory memory = ProjectMemory.NONE;
     private Housekeeping housekeeping = Housekeeping.NONE;
     private ItemLeases leases = ItemLeases.SOLE;
+    private AgentPauses pauses = AgentPauses.inMemory();
 
     private Builder(StateRepository store, Config config, BacklogSource backlogs, Path jobsRoot,
         AgentLauncher launcher, Clock clock) {
@@ -203,6 +211,15 @@ public final class Scheduler {
      */
     public Builder leases(ItemLeases leases) {
       this.leases = Objects.requireNonNull(leases, "leases");
+      return this;
+    }
+
+    /**
+     * Where the agent profiles a provider's limit paused are kept (the state, so that a restarted
+     * run honours a pause); in memory by default.
+     */
+    public Builder pauses(AgentPauses pauses) {
+      this.pauses = Objects.requireNonNull(pauses, "pauses");
       return this;
     }
 
@@ -262,6 +279,11 @@ public final class Scheduler {
     s.filter = options.filter().asOfRunStart(s.items.values());
     listener.runStarted(List.copyOf(s.items.values()), s.filter);
     s.summaries.restore(s.items.values());
+    pauses.start(profile(), started, config.agent().onUsageLimit() == OnUsageLimit.HALT).ifPresent(d -> {
+      s.limitHalt = d.halt();
+      s.haltDetail = d.message();
+      log.warn("{}", d.message());
+    });
     integratePending(s);
     workspaces.maintain();
 
@@ -302,7 +324,7 @@ public final class Scheduler {
     return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked,
         s.doneThisRun, s.blockedThisRun, s.jobsStarted, halt,
         Duration.between(started, ended), interrupted, sync, remaining(items), figures, s.spend, budget(),
-        leases.runnerId());
+        leases.runnerId(), halt == s.limitHalt ? s.haltDetail : null);
   }
 
   private Budget budget() {
@@ -387,6 +409,12 @@ public final class Scheduler {
           s.stale = true;
           continue;
         }
+        if (s.jobs.activeCount() == 0 && (s.heldByPause || pauses.anyPaused(clock.instant()))
+            && !remaining(s).isEmpty()) {
+          s.heldByPause = false;
+          takeMessages(s, true); // an agent profile waits for its provider: so does the run
+          continue;
+        }
         if (s.jobs.activeCount() == 0 && !othersWorkOn(s)) {
           return remaining(s).isEmpty() ? HaltReason.ALL_DONE : HaltReason.WAITING_ON_BLOCKED;
         }
@@ -398,6 +426,9 @@ public final class Scheduler {
 
   /** The halts decided before any new work starts; null to go on. */
   private HaltReason haltReason(Session s) {
+    if (s.limitHalt != null) {
+      return s.limitHalt;
+    }
     if (s.consecutiveExhaustions >= config.execution().circuitBreaker()) {
       return HaltReason.CIRCUIT_BREAKER;
     }
@@ -474,6 +505,9 @@ public final class Scheduler {
         }
       } else if (s.jobsStarted >= s.phaseCap) {
         continue; // no phase can start in this run: leave statuses for the run that will work on them
+      } else if (action instanceof Action.RunPhase && pauses.paused(profile(), clock.instant())) {
+        s.heldByPause = true;
+        continue; // its agent profile waits for its provider's limit: the item keeps its place
       } else if (action instanceof Action.RunPhase) {
         spawn(s, item, pipeline);
       } else if (!commit(s, Transitions.advance(item, pipeline))) { // Advance (new →) and Promote (ready →)
@@ -739,6 +773,15 @@ public final class Scheduler {
       outcome = new AgentOutcome(AgentResult.BLOCKED, outcome.summary(), breach, List.of(), outcome.followUps(),
           outcome.exitCode(), outcome.ending(), outcome.elapsed()).withUsage(outcome.usage());
     }
+    OutcomeClass kind = outcome.kind();
+    if (!cancelled && (kind.isLimit() || kind == OutcomeClass.AUTH) && outcome.provider() != null) {
+      limited(s, jobId, item, request, outcome);
+      return;
+    }
+    if (!cancelled && (kind == OutcomeClass.SUCCEEDED || kind == OutcomeClass.FAILED || kind == OutcomeClass.BLOCKED
+        || kind == OutcomeClass.DENIED)) {
+      pauses.worked(profile()); // its provider answered: whatever paused the profile is over
+    }
     if (cancelled) {
       List<ItemState> added = store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
           outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null,
@@ -793,6 +836,40 @@ public final class Scheduler {
     listener.jobFinished(item, step.next(), outcome);
     finished(s, step.next());
     join(s, added);
+  }
+
+  /**
+   * An attempt its provider ended (a usage or rate limit, a refused key): recorded with its class,
+   * but it costs the item nothing (no attempt of its phase counted, no step towards blocking or the
+   * circuit breaker, no phase of the cap), and the item keeps its place; the profile pauses, or the
+   * run halts, as {@link LimitPolicy} decides.
+   */
+  private void limited(Session s, long jobId, ItemState item, JobRequest request, AgentOutcome outcome) {
+    LimitPolicy.Decision d = pauses.failed(profile(), outcome.provider(), clock.instant());
+    Step step = Transitions.afterLimit(item, outcome);
+    try {
+      store.jobEnded(jobId, JobEnd.of(outcome, JobState.FAILED, clock.instant()), step, List.of(), clock.instant());
+    } catch (LeaseLostException e) {
+      log.warn("{}: the end of phase {} is dropped: {}", item.id(), request.phase(), e.getMessage());
+    }
+    store.jobLogBytes(jobId, directoryBytes(request.logFile().getParent()));
+    s.jobs.ended(jobId, JobState.FAILED);
+    s.jobs.cleanUp();
+    s.jobsStarted--; // a limit costs no phase of the cap
+    history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer(
+        outcome.kind().key(), "", outcome.provider().message(), request.logFile()));
+    s.items.put(step.next().id(), step.next());
+    listener.jobFinished(item, step.next(), outcome);
+    log.warn("{}", d.message());
+    if (d.halt() != null && s.limitHalt == null) {
+      s.limitHalt = d.halt();
+      s.haltDetail = d.message();
+    }
+  }
+
+  /** The agent profile the run's phases use (one, until profiles per phase arrive). */
+  private String profile() {
+    return config.agent().profileName();
   }
 
   /**
@@ -1038,6 +1115,11 @@ public final class Scheduler {
     Usage spend = Usage.UNKNOWN;
     int doneThisRun;
     int blockedThisRun;
+    /** A provider's limit or refusal halts the run (usage_limit, agent_auth), with what to tell the operator. */
+    HaltReason limitHalt;
+    String haltDetail;
+    /** This round left a phase unstarted because its agent profile is paused: wait, do not halt. */
+    boolean heldByPause;
 
     Session(long runId, int phaseCap) {
       this.runId = runId;

@@ -124,6 +124,19 @@ public final class Transitions {
     return cuts.count() == 0 ? step : new Step(step.next(), step.events(), cuts.count());
   }
 
+  /**
+   * An attempt its provider ended (a usage or rate limit, a refused key): the item stays where it
+   * is, its attempts uncounted and its last failure unchanged, so the next attempt is the same one
+   * again; only the phase result is recorded, with its class.
+   */
+  public static Step afterLimit(ItemState item, AgentOutcome outcome) {
+    Progress p = item.progress();
+    if (!p.status().isRunningPhases()) {
+      throw new InvalidTransitionException("item " + item.id() + " is " + p.status().key() + ", not in a phase");
+    }
+    return new Step(item, List.of(phaseResult(item.id(), p.phase(), p.attempts() + 1, outcome)));
+  }
+
   /** The phase an item in a phase-running status is at, looked up in its pipeline. */
   public static PhaseDef currentPhase(ItemState item, Pipeline pipeline) {
     Progress p = item.progress();
@@ -200,6 +213,7 @@ public final class Transitions {
     payload.put("attempt", attempt);
     payload.put("result", outcome.result().key());
     payload.put("ending", outcome.ending().name().toLowerCase(java.util.Locale.ROOT));
+    payload.put("outcome", outcome.kind().key());
     outcome.exitCode().ifPresent(code -> payload.put("exit_code", code));
     return new Event(itemId, Event.PHASE_RESULT, payload);
   }

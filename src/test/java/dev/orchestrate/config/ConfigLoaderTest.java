@@ -214,7 +214,7 @@ class ConfigLoaderTest {
   void an_unknown_key_is_an_error_at_its_location_listing_the_expected_keys() {
     assertEquals(List.of("3:3: unknown key 'depends' in agent; expected one of: command, timeout, "
         + "kill_grace, env, result_fallback, log_max_bytes, output_tail_chars, preset, args, stall_timeout, "
-        + "secret_env, stop_leftover_processes, pass_summarizer_key"),
+        + "secret_env, stop_leftover_processes, pass_summarizer_key, on_usage_limit, max_wait"),
         problemsOf("""
             agent:
               command: [bash, a.sh]
@@ -685,7 +685,7 @@ class ConfigLoaderTest {
             + "e.g. 90s, 30m, 2h, 7d"),
         new Problem(name, 4, 3, "unknown key 'color' in agent; expected one of: command, timeout, "
             + "kill_grace, env, result_fallback, log_max_bytes, output_tail_chars, preset, args, stall_timeout, "
-            + "secret_env, stop_leftover_processes, pass_summarizer_key"),
+            + "secret_env, stop_leftover_processes, pass_summarizer_key, on_usage_limit, max_wait"),
         new Problem(name, 6, 12, "execution.max_wip must be at least 1, got 0"),
         new Problem(name, 14, 15, "duplicate phase 'build' in pipeline 'feature' (first defined at line 12)"),
         new Problem(name, 17, 16, "memory.keep_recent must be an integer, got 'many'"),
@@ -806,5 +806,20 @@ class ConfigLoaderTest {
             """));
     assertEquals(List.of("1:21: agent.secret_env must be a list of variable names, e.g. [DB_URL], got 'DB_URL'"),
         problemsOf("agent: {secret_env: DB_URL}\n"));
+  }
+
+  @Test
+  void on_usage_limit_defaults_to_halt_and_max_wait_to_six_hours_and_both_are_checked() {
+    AgentConfig defaults = load("agent: {command: [a]}\n").agent();
+    assertEquals(OnUsageLimit.HALT, defaults.onUsageLimit());
+    assertEquals(java.time.Duration.ofHours(6), defaults.maxWait());
+    AgentConfig set = load("agent: {command: [a], on_usage_limit: wait, max_wait: 30m}\n").agent();
+    assertEquals(OnUsageLimit.WAIT, set.onUsageLimit());
+    assertEquals(java.time.Duration.ofMinutes(30), set.maxWait());
+    List<String> problems = problemsOf("agent: {on_usage_limit: sleep, max_wait: 9d}\n");
+    assertEquals(2, problems.size(), problems.toString());
+    assertTrue(problems.get(0).contains("agent.on_usage_limit") && problems.get(0).contains("must be halt or wait"),
+        problems.get(0));
+    assertTrue(problems.get(1).contains("agent.max_wait"), problems.get(1));
   }
 }

@@ -1,0 +1,91 @@
+package dev.orchestrate.scheduler;
+
+import dev.orchestrate.jobs.ProviderFailure;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The agent profiles a provider's limit paused, for one run: read from the state at its start,
+ * written back at each change (so a restarted run and every runner of a shared state honour a
+ * pause), decided by {@link LimitPolicy}. Used on the scheduler thread only.
+ */
+final class ProviderPauses {
+  private static final Logger log = LoggerFactory.getLogger(ProviderPauses.class);
+
+  private final AgentPauses store;
+  private final LimitPolicy policy;
+  private final Map<String, AgentPauses.Pause> pauses = new LinkedHashMap<>();
+
+  ProviderPauses(AgentPauses store, LimitPolicy policy) {
+    this.store = store;
+    this.policy = policy;
+  }
+
+  /**
+   * Reads the pauses recorded by earlier runs and forgets those over by {@code now}. Returns why
+   * this run must halt before it starts any work: a usage limit still in force for a profile the
+   * run would use while {@code on_usage_limit} is halt.
+   */
+  Optional<LimitPolicy.Decision> start(String profile, Instant now, boolean haltOnUsageLimit) {
+    for (AgentPauses.Pause p : store.all()) {
+      if (p.activeAt(now)) {
+        pauses.put(p.profile(), p);
+      } else {
+        store.clear(p.profile());
+      }
+    }
+    AgentPauses.Pause mine = pauses.get(profile);
+    if (mine != null && haltOnUsageLimit && mine.kind() == dev.orchestrate.jobs.OutcomeClass.USAGE_LIMIT) {
+      String when = mine.until() == null ? "it did not say when it resets" : "until " + policy.clock(mine.until(), now);
+      return Optional.of(new LimitPolicy.Decision(mine, HaltReason.USAGE_LIMIT, profile + " is paused by its usage "
+          + "limit (" + when + "): agent.on_usage_limit is halt, so this run starts nothing; run again after the "
+          + "reset, or set it to wait"));
+    }
+    return Optional.empty();
+  }
+
+  /** Whether {@code profile} must wait at {@code now}; a pause that is over is forgotten. */
+  boolean paused(String profile, Instant now) {
+    AgentPauses.Pause p = pauses.get(profile);
+    if (p == null) {
+      return false;
+    }
+    if (p.activeAt(now)) {
+      return true;
+    }
+    log.info("{}: the pause for its {} is over; work starts again", profile, p.kind().key().replace('_', ' '));
+    return false; // kept (with its strikes) until the profile works again or fails again
+  }
+
+  /** The earliest moment a pause in force ends, if any is in force (null until: never, by itself). */
+  Optional<Instant> nextEnd(Instant now) {
+    return pauses.values().stream().filter(p -> p.activeAt(now) && p.until() != null).map(AgentPauses.Pause::until)
+        .min(Instant::compareTo);
+  }
+
+  /** Whether any profile waits at {@code now}. */
+  boolean anyPaused(Instant now) {
+    return pauses.values().stream().anyMatch(p -> p.activeAt(now));
+  }
+
+  /** An attempt of {@code profile} ended in a provider's failure: the decision, with its pause recorded. */
+  LimitPolicy.Decision failed(String profile, ProviderFailure failure, Instant now) {
+    LimitPolicy.Decision d = policy.onFailure(profile, failure, pauses.get(profile), now);
+    if (d.pause() != null) {
+      pauses.put(profile, d.pause());
+      store.put(d.pause());
+    }
+    return d;
+  }
+
+  /** An attempt of {@code profile} got through to its provider: its pause and strikes are over. */
+  void worked(String profile) {
+    if (pauses.remove(profile) != null) {
+      store.clear(profile);
+    }
+  }
+}

@@ -1,0 +1,189 @@
+package dev.orchestrate.scheduler;
+
+import static dev.orchestrate.testing.Fixtures.item;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.backlog.Backlog;
+import dev.orchestrate.backlog.BacklogItem;
+import dev.orchestrate.config.Config;
+import dev.orchestrate.config.OnUsageLimit;
+import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.jobs.AgentResult;
+import dev.orchestrate.jobs.OutcomeClass;
+import dev.orchestrate.jobs.ProviderFailure;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.CapturedLogs;
+import dev.orchestrate.testing.InProcessLauncher;
+import dev.orchestrate.testing.TestAgents;
+import dev.orchestrate.testing.TestStores;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Provider limits cost nothing (issue 28): a usage or rate limit never counts as an attempt, a
+ * phase of the cap or a step of the circuit breaker, never blocks an item, and pauses or halts
+ * as agent.on_usage_limit says; a refused key halts at once. Real SQLite state, an in-process
+ * agent, a clock the test controls.
+ */
+class ProviderLimitsTest {
+  @RegisterExtension
+  final CapturedLogs logs = CapturedLogs.of(Scheduler.class, ProviderPauses.class);
+
+  private static final Instant T0 = Instant.parse("2026-11-26T10:30:00Z");
+
+  @TempDir
+  Path dir;
+
+  /** A clock that moves on by {@code step} each time it is read, so that waiting takes no real time. */
+  static final class Ticking extends Clock {
+    private final Duration step;
+    private Instant now;
+
+    Ticking(Instant start, Duration step) {
+      this.now = start;
+      this.step = step;
+    }
+
+    @Override
+    public synchronized Instant instant() {
+      now = now.plus(step);
+      return now;
+    }
+
+    @Override
+    public ZoneId getZone() {
+      return ZoneOffset.UTC;
+    }
+
+    @Override
+    public Clock withZone(ZoneId zone) {
+      return this;
+    }
+  }
+
+  private static AgentOutcome limited(OutcomeClass kind, String message, Duration resetIn) {
+    return InProcessLauncher.outcome(AgentResult.FAILED, "")
+        .withProvider(new ProviderFailure(kind, message, null, resetIn));
+  }
+
+  private Config config(OnUsageLimit on) {
+    Config c = TestAgents.config(TestAgents.agent(dir.resolve("unused.sh")).withLimits(on, Duration.ofHours(6)), 0);
+    return c.withExecution(c.execution().withCircuitBreaker(1));
+  }
+
+  private RunReport run(Config config, List<BacklogItem> items,
+      Function<dev.orchestrate.jobs.JobRequest, AgentOutcome> agent, Clock clock) {
+    return run(config, items, agent, clock, 100);
+  }
+
+  private RunReport run(Config config, List<BacklogItem> items,
+      Function<dev.orchestrate.jobs.JobRequest, AgentOutcome> agent, Clock clock, int phaseCap) {
+    try (StateStore store = TestStores.open(dir.resolve("state"));
+        InProcessLauncher launcher = new InProcessLauncher(agent)) {
+      return Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), items),
+          dir.resolve("state/jobs"), launcher, clock).pauses(store.pauses()).build().run(phaseCap);
+    }
+  }
+
+  private Map<Long, OutcomeClass> outcomes() {
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      return store.items().outcomes(TestStores.jobs(store).stream().map(JobRecord::id).toList());
+    }
+  }
+
+  private List<AgentPauses.Pause> pauses() {
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      return store.pauses().all();
+    }
+  }
+
+  @Test
+  void a_usage_limit_with_halt_ends_the_run_blocks_nothing_counts_nothing_and_the_next_run_waits_for_the_reset() {
+    AtomicInteger calls = new AtomicInteger();
+    Function<dev.orchestrate.jobs.JobRequest, AgentOutcome> agent = r -> calls.incrementAndGet() == 3
+        ? limited(OutcomeClass.USAGE_LIMIT, "You've hit your limit · resets 1pm (UTC)", null)
+        : InProcessLauncher.outcome(AgentResult.PHASE_COMPLETE, "ok");
+    // the feature pipeline: four phases an item, one item; circuit breaker 1, retries 0
+    RunReport first = run(config(OnUsageLimit.HALT), List.of(item("A")), agent, Clock.fixed(T0, ZoneOffset.UTC));
+
+    assertEquals(HaltReason.USAGE_LIMIT, first.haltReason());
+    assertTrue(first.haltDetail().contains("agent hit its usage limit (resets 13:00 (UTC))"), first.haltDetail());
+    assertEquals(0, first.blocked());
+    assertEquals(2, first.phasesRun(), "the limited attempt is no phase of the cap");
+    assertTrue(outcomes().containsValue(OutcomeClass.USAGE_LIMIT));
+    assertEquals(Instant.parse("2026-11-26T13:00:30Z"), pauses().get(0).until());
+    ItemState a = StateRows.items(dir.resolve("state")).get(0);
+    assertEquals(0, a.progress().attempts(), "no attempt counted");
+    assertNull(a.progress().lastFailure(), "no failure for the agent to read");
+
+    RunReport early = run(config(OnUsageLimit.HALT), List.of(item("A")), agent,
+        Clock.fixed(T0.plusSeconds(60), ZoneOffset.UTC));
+    assertEquals(HaltReason.USAGE_LIMIT, early.haltReason());
+    assertEquals(0, early.phasesRun(), "started nothing before the reset");
+    assertTrue(early.haltDetail().contains("is paused by its usage limit (until 13:00 (UTC))"), early.haltDetail());
+
+    RunReport after = run(config(OnUsageLimit.HALT), List.of(item("A")), agent,
+        Clock.fixed(Instant.parse("2026-11-26T13:01:00Z"), ZoneOffset.UTC));
+    assertEquals(HaltReason.ALL_DONE, after.haltReason());
+    assertEquals(1, after.done());
+    assertEquals(List.of(), pauses(), "the pause is gone once the profile worked again");
+  }
+
+  @Test
+  void a_usage_limit_with_wait_pauses_until_the_reset_and_every_item_ends_done() {
+    AtomicInteger calls = new AtomicInteger();
+    Function<dev.orchestrate.jobs.JobRequest, AgentOutcome> agent = r -> calls.incrementAndGet() == 5
+        ? limited(OutcomeClass.USAGE_LIMIT, "The usage limit has been reached", Duration.ofMinutes(20))
+        : InProcessLauncher.outcome(AgentResult.PHASE_COMPLETE, "ok");
+    List<BacklogItem> items = IntStream.range(0, 5).mapToObj(i -> item("I" + i)).toList();
+    RunReport report = run(config(OnUsageLimit.WAIT), items, agent, new Ticking(T0, Duration.ofMinutes(5)), 20);
+
+    assertEquals(HaltReason.ALL_DONE, report.haltReason());
+    assertEquals(5, report.done());
+    assertEquals(0, report.blocked());
+    assertEquals(20, report.phasesRun(), "exactly the cap: the limited attempt did not use one");
+    assertEquals(21, calls.get());
+    assertEquals(1, outcomes().values().stream().filter(c -> c == OutcomeClass.USAGE_LIMIT).count());
+  }
+
+  @Test
+  void rate_limits_back_off_without_halting_or_counting_even_with_halt() {
+    AtomicInteger calls = new AtomicInteger();
+    Function<dev.orchestrate.jobs.JobRequest, AgentOutcome> agent = r -> calls.incrementAndGet() <= 3
+        ? limited(OutcomeClass.RATE_LIMITED, "API Error: 529 Overloaded", null)
+        : InProcessLauncher.outcome(AgentResult.PHASE_COMPLETE, "ok");
+    RunReport report = run(config(OnUsageLimit.HALT), List.of(item("A")), agent,
+        new Ticking(T0, Duration.ofSeconds(30)), 4);
+
+    assertEquals(HaltReason.ALL_DONE, report.haltReason());
+    assertEquals(1, report.done());
+    assertEquals(3, outcomes().values().stream().filter(c -> c == OutcomeClass.RATE_LIMITED).count());
+    assertTrue(logs.warnings().stream().anyMatch(m -> m.contains("agent rate limited: waits until")), logs.warnings()
+        .toString());
+  }
+
+  @Test
+  void a_refused_key_halts_at_once_with_agent_auth_and_blocks_nothing() {
+    RunReport report = run(config(OnUsageLimit.WAIT), List.of(item("A"), item("B")),
+        r -> limited(OutcomeClass.AUTH, "Invalid API key · Please run /login", null), Clock.fixed(T0, ZoneOffset.UTC));
+
+    assertEquals(HaltReason.AGENT_AUTH, report.haltReason());
+    assertEquals("agent: Invalid API key · Please run /login", report.haltDetail());
+    assertEquals(0, report.blocked());
+    assertEquals(List.of(), pauses());
+  }
+}

@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.scheduler.Dependencies;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.JobRecord;
@@ -26,14 +27,14 @@ final class ItemView {
   }
 
   record Detail(ItemState item, int attempts, List<String> waitingOn, List<PhaseView> phases, List<JobRecord> jobs,
-      List<ItemState> followUps, String contextSummary) {
+      List<ItemState> followUps, String contextSummary, Map<Long, OutcomeClass> outcomes) {
   }
 
   private ItemView() {
   }
 
-  static int show(PrintWriter out, StateDirectory dir, List<ItemState> items, ItemHistory history, String id,
-      boolean json) {
+  static int show(PrintWriter out, StateDirectory dir, List<ItemState> items, ItemHistory history,
+      java.util.function.Function<List<Long>, Map<Long, OutcomeClass>> outcomes, String id, boolean json) {
     Map<String, ItemState> byId = StatusCommand.byId(items);
     ItemState item = byId.get(id);
     if (item == null) {
@@ -41,7 +42,7 @@ final class ItemView {
           + DidYouMean.closest(id, byId.keySet()).map(s -> "; did you mean '" + s + "'?").orElse("")
           + " (orchestrate status lists them)");
     }
-    Detail detail = detail(item, byId, history);
+    Detail detail = detail(item, byId, history, outcomes);
     Instant now = Clock.systemUTC().instant();
     if (json) {
       Json.print(out, toJson(detail, dir, now));
@@ -51,7 +52,8 @@ final class ItemView {
     return ExitCode.OK;
   }
 
-  static Detail detail(ItemState item, Map<String, ItemState> byId, ItemHistory history) {
+  static Detail detail(ItemState item, Map<String, ItemState> byId, ItemHistory history,
+      java.util.function.Function<List<Long>, Map<Long, OutcomeClass>> outcomes) {
     List<JobRecord> jobs = history.jobs(item.id());
     Map<String, String> lastAnswer = new LinkedHashMap<>();
     history.answers(item.id()).forEach(a -> lastAnswer.put(a.phase(), a.text()));
@@ -71,7 +73,7 @@ final class ItemView {
     Map<String, JobRecord> latest = jobs.isEmpty() ? Map.of() : Map.of(item.id(), jobs.get(jobs.size() - 1));
     return new Detail(item, StatusCommand.attempts(item, latest),
         item.status().isTerminal() ? List.of() : Dependencies.unmet(item, byId), phases, jobs, followUps,
-        history.contextSummary(item.id()).orElse(null));
+        history.contextSummary(item.id()).orElse(null), outcomes.apply(jobs.stream().map(JobRecord::id).toList()));
   }
 
   private static Map<String, Object> toJson(Detail d, StateDirectory dir, Instant now) {
@@ -106,7 +108,8 @@ final class ItemView {
       phases.add(row);
     }
     doc.put("phases", phases);
-    doc.put("jobs", d.jobs().stream().map(job -> JobsCommand.toJson(job, now, dir)).toList());
+    doc.put("jobs", d.jobs().stream().map(job -> JobsCommand.toJson(job, d.outcomes().get(job.id()), now, dir))
+        .toList());
     doc.put("follow_ups", d.followUps().stream().map(f -> {
       Map<String, Object> row = new LinkedHashMap<>();
       row.put("id", f.id());
@@ -154,7 +157,7 @@ final class ItemView {
       Table jobs = new Table(header.toArray(String[]::new));
       for (JobRecord job : d.jobs()) {
         List<String> row = new ArrayList<>(List.of(Long.toString(job.id())));
-        row.addAll(List.of(JobsCommand.cells(job, now, dir)));
+        row.addAll(List.of(JobsCommand.cells(job, d.outcomes().get(job.id()), now, dir)));
         jobs.add(row.toArray(String[]::new));
       }
       jobs.print(out);

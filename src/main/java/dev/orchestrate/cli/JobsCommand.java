@@ -1,6 +1,7 @@
 package dev.orchestrate.cli;
 
 import dev.orchestrate.config.Ranges;
+import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.RunRecord;
@@ -69,6 +70,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     StateDirectory dir = backend.directory();
     List<JobRecord> jobs = List.of();
     Map<Long, String> commits = Map.of();
+    Map<Long, OutcomeClass> outcomes = Map.of();
     Optional<RunView> run = Optional.empty();
     usage = Map.of();
     if (backend.exists()) {
@@ -76,12 +78,13 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
         jobs = store.items().recentJobs(limit);
         usage = store.items().jobUsage(jobs.stream().map(JobRecord::id).toList());
         commits = store.workspaces().commits(jobs.stream().map(JobRecord::id).toList());
+        outcomes = store.items().outcomes(jobs.stream().map(JobRecord::id).toList());
         run = store.items().lastRun().map(r -> new RunView(r, runState(r, backend)));
       }
     }
     Instant now = Clock.systemUTC().instant();
     if (json) {
-      Map<String, Object> doc = toJson(run, jobs, now, dir, commits);
+      Map<String, Object> doc = toJson(run, jobs, now, dir, commits, outcomes);
       // Each row gets its usage: tokens and cost as the agent reported them, null when it did not.
       @SuppressWarnings("unchecked")
       List<Map<String, Object>> rows = (List<Map<String, Object>>) doc.get("jobs");
@@ -90,7 +93,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
       }
       Json.print(out, doc);
     } else {
-      printText(out, dir, run, jobs, commits, now);
+      printText(out, dir, run, jobs, commits, outcomes, now);
     }
     return ExitCode.OK;
   }
@@ -104,12 +107,12 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
   }
 
   private static Map<String, Object> toJson(Optional<RunView> run, List<JobRecord> jobs, Instant now,
-      StateDirectory dir, Map<Long, String> commits) {
+      StateDirectory dir, Map<Long, String> commits, Map<Long, OutcomeClass> outcomes) {
     Map<String, Object> doc = Json.envelope("jobs");
     doc.put("run", run.map(JobsCommand::toJson).orElse(null));
     List<Map<String, Object>> rows = new ArrayList<>();
     for (JobRecord job : jobs) {
-      Map<String, Object> row = toJson(job, now, dir);
+      Map<String, Object> row = toJson(job, outcomes.get(job.id()), now, dir);
       row.put("commit", commits.get(job.id())); // the phase commit (execution.workspace: worktree)
       rows.add(row);
     }
@@ -117,8 +120,12 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     return doc;
   }
 
-  /** One job as {@code jobs --json} and {@code status ID --json} show it. */
-  static Map<String, Object> toJson(JobRecord job, Instant now, StateDirectory dir) {
+  /**
+   * One job as {@code jobs --json} and {@code status ID --json} show it.
+   *
+   * @param outcome its outcome class (docs/agents.md); null while it runs or when recorded before they were
+   */
+  static Map<String, Object> toJson(JobRecord job, OutcomeClass outcome, Instant now, StateDirectory dir) {
     Map<String, Object> row = new LinkedHashMap<>();
     row.put("id", job.id());
     row.put("run_id", job.runId());
@@ -127,6 +134,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     row.put("attempt", job.attempt());
     row.put("state", job.state().key());
     row.put("result", job.result());
+    row.put("outcome", outcome == null ? null : outcome.key());
     row.put("started_at", Json.timestamp(job.startedAt()));
     row.put("ended_at", Json.timestamp(job.endedAt()));
     row.put("duration_ms", duration(job, now).toMillis());
@@ -137,15 +145,16 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
   }
 
   /** The cells of one job row of a table ({@code jobs}, {@code status ID}), after its ID column. */
-  static String[] cells(JobRecord job, Instant now, StateDirectory dir) {
+  static String[] cells(JobRecord job, OutcomeClass outcome, Instant now, StateDirectory dir) {
     return new String[] {job.phase(), Integer.toString(job.attempt()), job.state().key(),
-        job.result() == null ? "-" : job.result(), iso(job.startedAt()),
+        job.result() == null ? "-" : job.result(), outcome == null ? "-" : outcome.key(), iso(job.startedAt()),
         human(duration(job, now)) + (job.endedAt() == null ? "+" : ""),
         job.exitCode() == null ? "-" : job.exitCode().toString(),
         job.logPath() == null ? "-" : logPath(dir, job.logPath())};
   }
 
-  static final String[] JOB_COLUMNS = {"PHASE", "ATTEMPT", "STATE", "RESULT", "STARTED", "DURATION", "EXIT", "LOG"};
+  static final String[] JOB_COLUMNS = {"PHASE", "ATTEMPT", "STATE", "RESULT", "OUTCOME", "STARTED", "DURATION", "EXIT",
+      "LOG"};
 
   /**
    * A job's log as a path relative to the state directory ({@code jobs/17/output.log}), whether
@@ -170,7 +179,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
   }
 
   private void printText(PrintWriter out, StateDirectory dir, Optional<RunView> run, List<JobRecord> jobs,
-      Map<Long, String> commits, Instant now) {
+      Map<Long, String> commits, Map<Long, OutcomeClass> outcomes, Instant now) {
     run.ifPresent(view -> out.println(header(view, now)));
     if (jobs.isEmpty()) {
       out.println("No jobs yet in " + dir.root() + " (start with: orchestrate run [BACKLOG])");
@@ -186,7 +195,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     Table table = new Table(header.toArray(String[]::new));
     for (JobRecord job : jobs) {
       List<String> row = new ArrayList<>(List.of(Long.toString(job.id()), job.itemId()));
-      row.addAll(List.of(cells(job, now, dir)));
+      row.addAll(List.of(cells(job, outcomes.get(job.id()), now, dir)));
       Usage spent = usage.getOrDefault(job.id(), Usage.UNKNOWN);
       row.addAll(row.size() - 1, List.of(UsageView.tokens(spent.totalTokens()),
           spent.costUsd() == null ? "-" : UsageView.cost(spent.costUsd())));

@@ -304,6 +304,7 @@ final class RunCommand implements Callable<Integer> {
     Map<String, Object> doc = Json.envelope("run");
     doc.put("run_id", r.runId());
     doc.put("halt_reason", r.haltReason().key());
+    doc.put("halt_detail", r.haltDetail());
     doc.put("duration_ms", r.duration().toMillis());
     doc.put("phases_run", r.phasesRun());
     Map<String, Object> items = new LinkedHashMap<>();
@@ -352,6 +353,9 @@ final class RunCommand implements Callable<Integer> {
         : r.haltReason().description();
     out.println("run " + r.runId() + " stopped: " + why + " (" + RunProgress.seconds(r.duration())
         + ", " + r.phasesRun() + (r.phasesRun() == 1 ? " phase run)" : " phases run)"));
+    if (r.haltDetail() != null) {
+      out.println("  " + TerminalText.safe(r.haltDetail()));
+    }
     out.println("  items: " + r.total() + " total, " + r.done() + " done, " + r.blocked() + " blocked, "
         + r.remaining() + " remaining" + (selected && r.remaining() > 0 ? " outside the selection" : "")
         + " (this run: " + r.doneThisRun() + " done, " + r.blockedThisRun() + " blocked)");

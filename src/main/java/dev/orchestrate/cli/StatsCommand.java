@@ -2,6 +2,7 @@ package dev.orchestrate.cli;
 
 import dev.orchestrate.config.Durations;
 import dev.orchestrate.limits.StructureName;
+import dev.orchestrate.scheduler.AgentPauses;
 import dev.orchestrate.scheduler.Budget;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
@@ -87,6 +88,7 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
     StatsInput input = StatsInput.empty(now);
     Spending spending = Spending.NONE;
     List<RunnerLease> runners = List.of();
+    List<AgentPauses.Pause> pauses = List.of();
     if (backend.exists()) {
       boolean writable = backend.writable();
       try (StateStore store = backend.open(writable ? StateStore.Mode.READ_WRITE : StateStore.Mode.READ_ONLY)) {
@@ -94,6 +96,7 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
         input = stats.read(now);
         spending = stats.spending();
         runners = stats.runners();
+        pauses = store.pauses().all();
         // After the read, and never in its way: a busy (or read-only) database costs the trend
         // one sample, not the answer.
         if (!writable) {
@@ -116,11 +119,13 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
       Map<String, Object> doc = toJson(report, where);
       doc.put("usage", usageJson(spending));
       doc.put("runners", runners.stream().map(StatsCommand::runner).toList());
+      doc.put("agent_pauses", PauseView.json(pauses, now));
       Json.print(out, doc);
     } else {
       printText(out, report, where);
       printSpending(out, spending);
       printRunners(out, runners);
+      PauseView.print(out, pauses, now, java.time.ZoneId.systemDefault());
     }
     return check ? report.status().exitCode() : ExitCode.OK;
   }

@@ -1,6 +1,7 @@
 package dev.orchestrate.cli;
 
 import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.scheduler.AgentPauses;
 import dev.orchestrate.scheduler.Dependencies;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
@@ -64,15 +65,17 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
     List<ItemState> items = List.of();
     Map<String, JobRecord> latestJobs = Map.of();
     Map<String, WorkspaceRecord> workspaces = Map.of();
+    List<AgentPauses.Pause> pauses = List.of();
     if (backend.exists()) {
       try (StateStore store = backend.openToRead()) {
         items = store.items().items();
         usage = store.items().itemUsage();
         workspaces = store.workspaces().all();
         if (id != null) {
-          return ItemView.show(out, dir, items, store.history(), id, json);
+          return ItemView.show(out, dir, items, store.history(), store.items()::outcomes, id, json);
         }
         latestJobs = store.history().latestJobs();
+        pauses = store.pauses().all();
       }
     } else if (id != null) {
       throw CliException.usage("unknown item '" + id + "': there is no state in " + dir.root() + " yet");
@@ -85,9 +88,11 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
       for (Map<String, Object> row : rows) {
         row.put("usage", UsageView.json(usage.getOrDefault((String) row.get("id"), Usage.UNKNOWN)));
       }
+      doc.put("agent_pauses", PauseView.json(pauses, java.time.Instant.now()));
       Json.print(out, doc);
     } else {
       printText(out, dir, items, latestJobs, workspaces);
+      PauseView.print(out, pauses, java.time.Instant.now(), java.time.ZoneId.systemDefault());
     }
     return ExitCode.OK;
   }

@@ -16,6 +16,9 @@ final class SqlAgentPauses implements AgentPauses {
 
   @Override
   public List<Pause> all() {
+    if (!jdbc.dialect().hasColumn(jdbc, "agent_pauses", "profile")) {
+      return List.of(); // a state read without migrating, older than the table
+    }
     return jdbc.query("SELECT * FROM agent_pauses ORDER BY profile", SqlAgentPauses::pause).stream()
         .filter(p -> p != null).toList();
   }

@@ -297,6 +297,9 @@ final class RunCommand implements Callable<Integer> {
     if (report.doneThisRun() == 0 && report.blockedThisRun() > 0) {
       return ExitCode.WORK_FAILED;
     }
+    if (report.haltReason() == HaltReason.AGENT_AUTH) {
+      return ExitCode.WORK_FAILED; // nothing can work until the key or the billing is fixed: cron must notice
+    }
     return ExitCode.OK;
   }
 

@@ -139,8 +139,10 @@ class HostileUsageCliTest {
   @Test
   void a_nan_cost_does_not_hide_the_agents_error_so_the_failed_attempt_is_not_a_success() throws Exception {
     // an error of the agent's own (a provider's 529 would be a rate limit, which is not counted)
-    project("{\"type\":\"result\",\"subtype\":\"error_during_execution\",\"is_error\":true,\"result\":\"the build failed\","
-        + "\"total_cost_usd\":NaN,\"usage\":{\"input_tokens\":100,\"output_tokens\":7}}", false,
+    project(
+        "{\"type\":\"result\",\"subtype\":\"error_during_execution\",\"is_error\":true,\"result\":\"the build failed\","
+            + "\"total_cost_usd\":NaN,\"usage\":{\"input_tokens\":100,\"output_tokens\":7}}",
+        false,
         "{max_retries: 0}");
 
     JsonNode run = sane(cli("run", "--json", dir.resolve("backlog.yaml").toString()), ExitCode.WORK_FAILED);

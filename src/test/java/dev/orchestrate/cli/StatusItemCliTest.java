@@ -105,9 +105,11 @@ class StatusItemCliTest {
     assertTrue(lines.stream().anyMatch(l -> l.matches("PHASE +ATTEMPTS +RESULT +SUMMARY")), r.out());
     assertTrue(lines.stream().anyMatch(l -> l.matches("first +1 +blocked +.*")), r.out());
     assertTrue(
-        lines.stream().anyMatch(l -> l.matches("JOB +PHASE +ATTEMPT +STATE +RESULT +OUTCOME +STARTED +DURATION +EXIT +LOG")),
+        lines.stream()
+            .anyMatch(l -> l.matches("JOB +PHASE +ATTEMPT +STATE +RESULT +OUTCOME +STARTED +DURATION +EXIT +LOG")),
         r.out());
-    assertTrue(lines.stream().anyMatch(l -> l.matches("\\d+ +first +1 +failed +blocked +blocked +.* jobs/.*output\\.log")),
+    assertTrue(
+        lines.stream().anyMatch(l -> l.matches("\\d+ +first +1 +failed +blocked +blocked +.* jobs/.*output\\.log")),
         r.out());
   }
 

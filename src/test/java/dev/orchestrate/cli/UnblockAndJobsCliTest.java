@@ -201,7 +201,8 @@ class UnblockAndJobsCliTest {
     assertTrue(lines.get(0).matches("Run 1 \\(pid \\d+\\), started \\S+Z: ended \\S+Z after \\S+, all_done"),
         lines.get(0));
     assertTrue(
-        lines.get(1).matches("ID +ITEM +PHASE +ATTEMPT +STATE +RESULT +OUTCOME +STARTED +DURATION +EXIT +TOKENS +COST +LOG"),
+        lines.get(1)
+            .matches("ID +ITEM +PHASE +ATTEMPT +STATE +RESULT +OUTCOME +STARTED +DURATION +EXIT +TOKENS +COST +LOG"),
         lines.get(1));
     assertTrue(lines.get(5).matches("1 +A +first +1 +failed +blocked +\\S+Z +\\S+ +0 +- +- +jobs/\\S+/output\\.log"),
         lines.get(5));

@@ -19,15 +19,18 @@ public final class ProviderText {
       "credit balance is too low", "insufficient_quota", "oauth token has expired", "oauth token (?:was )?revoked",
       "please run /login", "\\b401\\b[^\\n]{0,40}unauthori[sz]ed", "unauthori[sz]ed[^\\n]{0,40}\\b401\\b",
       "status(?: code)?:? 401\\b", "status(?: code)?:? 403\\b", "\\(40[13]\\)", "your organization has been disabled",
-      "does not have access to (?:claude|the model)");
+      "does not have access to (?:claude|the model|model)", "does not have permission to use",
+      "check your plan and billing details", "\"code\"\\s*:\\s*40[13]\\b", "permission_denied", "unauthenticated",
+      "not logged in");
   private static final List<Pattern> USAGE = patterns(
-      "you'?ve hit your (?:[\\w-]+ )*limit", "usage limit (?:reached|has been reached)", "you'?re out of extra usage",
+      "you['\u2019]?ve hit your (?:[\\w-]+ )*limit", "usage limit (?:reached|has been reached)",
+      "you['\u2019]?re out of extra usage",
       "usage_limit_reached", "terminalquotaerror", "exhausted your (?:daily |monthly )?quota",
       "quota will reset", "claude usage limit reached");
   private static final List<Pattern> RATE = patterns(
       "rate_limit_error", "rate limit(?:ed| exceeded| reached)?", "too many requests", "overloaded(?:_error)?",
       "status(?: code)?:? (?:429|529|503)\\b", "\\((?:429|529)\\)", "resource_exhausted", "exceeded retry limit",
-      "server is busy");
+      "server is busy", "at capacity", "experiencing high demand", "repeated 529");
 
   private ProviderText() {
   }

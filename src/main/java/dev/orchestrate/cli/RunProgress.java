@@ -2,6 +2,7 @@ package dev.orchestrate.cli;
 
 import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.RunListener;
 import java.io.PrintWriter;
@@ -67,6 +68,14 @@ final class RunProgress implements RunListener, SummarizationListener {
     }
     if (outcome.ending() == AgentOutcome.Ending.STALLED) {
       text.append(" (stalled)");
+    }
+    if (outcome.provider() != null && outcome.result() == AgentResult.FAILED) {
+      if (outcome.kind().isLimit() || outcome.kind() == dev.orchestrate.jobs.OutcomeClass.AUTH) {
+        // the provider, not the agent's work: not counted, and the operator wants to know which
+        return text.append(" (").append(outcome.kind().key()).append(", not counted): ")
+            .append(StatusCommand.oneLine(outcome.provider().message())).toString();
+      }
+      text.append(" (").append(outcome.kind().key()).append(')');
     }
     if (after.status() != before.status()) {
       text.append(" -> ").append(after.status().key());

@@ -84,6 +84,20 @@ final class Pages {
       run(b, db, last.get(), total - done - counts.getOrDefault("blocked", 0L));
     }
     b.append("</section>");
+    Instant now = clock.instant();
+    List<dev.orchestrate.scheduler.AgentPauses.Pause> pauses = db.pauses().stream().filter(p -> p.activeAt(now))
+        .toList();
+    if (!pauses.isEmpty()) {
+      b.append("<section><h2>Agents paused by a provider's limit</h2><ul>");
+      for (dev.orchestrate.scheduler.AgentPauses.Pause p : pauses) {
+        b.append("<li data-figure=\"pause\"><strong>").append(esc(p.profile())).append("</strong> paused ")
+            .append(
+                p.until() == null ? "until its reset (not said; the run halted)" : "until " + TIME.format(p.until()))
+            .append(", ").append(esc(p.kind().key().replace('_', ' '))).append(": ").append(esc(cut(p.message(), 200)))
+            .append("</li>");
+      }
+      b.append("</ul></section>");
+    }
     List<JobRecord> running = db.runningJobs(PAGE_SIZE);
     b.append("<section><h2>Running jobs</h2>");
     if (running.isEmpty()) {
@@ -308,9 +322,10 @@ final class Pages {
 
   private static void jobTable(StringBuilder b, DashboardQueries db, List<JobRecord> jobs) {
     Map<Long, Double> costs = db.jobCosts(jobs.stream().map(JobRecord::id).toList());
+    Map<Long, dev.orchestrate.jobs.OutcomeClass> outcomes = db.jobOutcomes(jobs.stream().map(JobRecord::id).toList());
     boolean withCost = !costs.isEmpty(); // a column only when some agent reported a cost
     b.append("<table class=\"list\"><thead><tr><th>Job</th><th>Run</th><th>Item</th><th>Phase</th><th>Attempt</th>"
-        + "<th>State</th><th>Result</th><th>Started</th><th>Took</th><th>Exit</th>")
+        + "<th>State</th><th>Result</th><th>Outcome</th><th>Started</th><th>Took</th><th>Exit</th>")
         .append(withCost ? "<th>Cost</th>" : "").append("<th>Reason</th></tr></thead><tbody>");
     for (JobRecord j : jobs) {
       b.append("<tr><td><a href=\"/log?job=").append(j.id()).append("\" title=\"log\">").append(j.id())
@@ -318,6 +333,7 @@ final class Pages {
           .append(esc(Query.encode(j.itemId()))).append("\">").append(esc(j.itemId())).append("</a></td><td>")
           .append(esc(j.phase())).append("</td><td>").append(j.attempt()).append("</td><td>")
           .append(esc(j.state().name().toLowerCase(Locale.ROOT))).append("</td><td>").append(esc(j.result()))
+          .append("</td><td>").append(outcomes.containsKey(j.id()) ? esc(outcomes.get(j.id()).key()) : "")
           .append("</td><td>").append(TIME.format(j.startedAt())).append("</td><td>")
           .append(j.endedAt() == null ? "" : esc(duration(Duration.between(j.startedAt(), j.endedAt()))))
           .append("</td><td>").append(j.exitCode() == null ? "" : j.exitCode()).append("</td><td>");

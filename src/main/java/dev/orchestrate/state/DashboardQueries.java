@@ -94,6 +94,12 @@ public interface DashboardQueries {
   /** The reported cost of each job that has one. */
   Map<Long, Double> jobCosts(List<Long> jobIds);
 
+  /** The outcome classes of these jobs; jobs recorded without one are left out. */
+  Map<Long, dev.orchestrate.jobs.OutcomeClass> jobOutcomes(List<Long> jobIds);
+
+  /** The agent profiles a provider's limit paused (those over included: the caller asks the time). */
+  List<dev.orchestrate.scheduler.AgentPauses.Pause> pauses();
+
   /** Items that reached done or blocked at or after {@code at}. */
   long itemsFinishedSince(Instant at);
 

@@ -154,7 +154,7 @@ class HostileUsageCliTest {
     for (JsonNode job : sane(cli("jobs", "--json")).path("jobs")) {
       assertEquals("failed", job.path("state").asText(), job.toString());
       String reason = job.path("reason").asText();
-      assertTrue(reason.startsWith("the agent reported an error: API Error: 529 overloaded"), reason);
+      assertTrue(reason.startsWith("the agent reported an error: error_during_execution: the build failed"), reason);
       assertTrue(reason.endsWith("usage recorded as unknown: total_cost_usd NaN (not a finite number)"), reason);
     }
     sane(cli("stats", "--json"));

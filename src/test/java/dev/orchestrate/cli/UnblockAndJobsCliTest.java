@@ -204,7 +204,8 @@ class UnblockAndJobsCliTest {
         lines.get(1)
             .matches("ID +ITEM +PHASE +ATTEMPT +STATE +RESULT +OUTCOME +STARTED +DURATION +EXIT +TOKENS +COST +LOG"),
         lines.get(1));
-    assertTrue(lines.get(5).matches("1 +A +first +1 +failed +blocked +\\S+Z +\\S+ +0 +- +- +jobs/\\S+/output\\.log"),
+    assertTrue(
+        lines.get(5).matches("1 +A +first +1 +failed +blocked +blocked +\\S+Z +\\S+ +0 +- +- +jobs/\\S+/output\\.log"),
         lines.get(5));
   }
 

@@ -209,6 +209,16 @@ final class SqlDashboard implements DashboardQueries {
     return costs;
   }
 
+  @Override
+  public Map<Long, dev.orchestrate.jobs.OutcomeClass> jobOutcomes(List<Long> jobIds) {
+    return SqlStateRepository.outcomes(jdbc, jobIds);
+  }
+
+  @Override
+  public List<dev.orchestrate.scheduler.AgentPauses.Pause> pauses() {
+    return new SqlAgentPauses(jdbc).all();
+  }
+
   /** Items done or blocked since {@code at} (their last change came after it): a run's pace. */
   @Override
   public long itemsFinishedSince(Instant at) {

@@ -378,8 +378,14 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
 
   @Override
   public Map<Long, OutcomeClass> outcomes(Collection<Long> jobIds) {
-    // read apart from the job rows: a state read without migrating (logs, serve, a read-only
-    // directory) may be older than the column
+    return outcomes(jdbc, jobIds);
+  }
+
+  /**
+   * The outcome classes of these jobs, read apart from the job rows: a state read without
+   * migrating (logs, serve, a read-only directory) may be older than the column.
+   */
+  static Map<Long, OutcomeClass> outcomes(Jdbc jdbc, Collection<Long> jobIds) {
     if (jobIds.isEmpty() || !jdbc.dialect().hasColumn(jdbc, "jobs", "outcome")) {
       return Map.of();
     }

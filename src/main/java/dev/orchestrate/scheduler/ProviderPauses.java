@@ -82,9 +82,15 @@ final class ProviderPauses {
     return d;
   }
 
-  /** An attempt of {@code profile} got through to its provider: its pause and strikes are over. */
-  void worked(String profile) {
-    if (pauses.remove(profile) != null) {
+  /**
+   * An attempt of {@code profile} that started at {@code startedAt} got through to its provider:
+   * if it started after the pause began, the limit is over, and so are its pause and strikes. (An
+   * attempt already running when the limit was met, which then succeeds, proves nothing.)
+   */
+  void worked(String profile, Instant startedAt) {
+    AgentPauses.Pause p = pauses.get(profile);
+    if (p != null && startedAt.isAfter(p.since())) {
+      pauses.remove(profile);
       store.clear(profile);
     }
   }

@@ -780,7 +780,7 @@ public final class Scheduler {
     }
     if (!cancelled && (kind == OutcomeClass.SUCCEEDED || kind == OutcomeClass.FAILED || kind == OutcomeClass.BLOCKED
         || kind == OutcomeClass.DENIED)) {
-      pauses.worked(profile()); // its provider answered: whatever paused the profile is over
+      pauses.worked(profile(), entry.startedAt()); // its provider answered after the pause began: it is over
     }
     if (cancelled) {
       List<ItemState> added = store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,

@@ -186,4 +186,29 @@ class ProviderLimitsTest {
     assertEquals(0, report.blocked());
     assertEquals(List.of(), pauses());
   }
+
+  @Test
+  void an_attempt_already_running_when_the_limit_is_met_does_not_lift_the_pause_by_succeeding() {
+    Config c = config(OnUsageLimit.HALT);
+    c = c.withExecution(c.execution().withMaxConcurrent(2).withMaxWip(2));
+    Function<dev.orchestrate.jobs.JobRequest, AgentOutcome> agent = r -> {
+      if (r.itemId().equals("A")) {
+        sleep(400); // started before B's limit, ends after it
+        return InProcessLauncher.outcome(AgentResult.PHASE_COMPLETE, "ok");
+      }
+      return limited(OutcomeClass.USAGE_LIMIT, "You've hit your limit · resets 11pm (UTC)", null);
+    };
+    RunReport report = run(c, List.of(item("A"), item("B")), agent, Clock.systemUTC());
+
+    assertEquals(HaltReason.USAGE_LIMIT, report.haltReason());
+    assertEquals(1, pauses().size(), "the pause stands for the next run: " + pauses());
+  }
+
+  private static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
 }

@@ -48,7 +48,8 @@ final class FakeAnthropic implements AutoCloseable {
     ENDLESS_TOOLS,
     /**
      * HTTP 429 rate_limit_error with the subscription's unified headers: status rejected, the
-     * five-hour window's reset ({@link #resetsAt}, epoch seconds) and retry-after
+     * five-hour window's reset ({@link #resetsAt}, epoch seconds; from then on the model answers)
+     * and retry-after
      */
     USAGE_LIMIT,
     /** HTTP 429 rate_limit_error with retry-after and request-limit headers only, as for a burst */
@@ -82,6 +83,8 @@ final class FakeAnthropic implements AutoCloseable {
   volatile int failFirst;
   /** The reset a {@link Mode#USAGE_LIMIT} answer announces, epoch seconds: four minutes ahead. */
   volatile long resetsAt = System.currentTimeMillis() / 1000 + 240;
+  /** Whether {@link Mode#USAGE_LIMIT} is the seven-day limit rather than the five-hour one. */
+  volatile boolean weeklyLimit;
   private final AtomicInteger failures = new AtomicInteger();
 
   FakeAnthropic() throws IOException {
@@ -120,9 +123,11 @@ final class FakeAnthropic implements AutoCloseable {
       }
       JsonNode request = JSON.readTree(body);
       requests.add(request);
+      exchange.setAttribute(ServedRequest.MODEL, request.path("model").asText(null));
       boolean agentTurn = request.path("tools").size() > 0;
       Mode failure = mode;
-      if (failure.ordinal() >= Mode.USAGE_LIMIT.ordinal()
+      boolean limitOver = failure == Mode.USAGE_LIMIT && System.currentTimeMillis() / 1000 >= resetsAt;
+      if (failure.ordinal() >= Mode.USAGE_LIMIT.ordinal() && !limitOver
           && (failFirst == 0 || failures.incrementAndGet() <= failFirst)) {
         cut = failure == Mode.CUT_MID_STREAM;
         fail(exchange, failure, request.path("model").asText("claude-sonnet-4-5"));
@@ -160,16 +165,17 @@ final class FakeAnthropic implements AutoCloseable {
     switch (failure) {
       case USAGE_LIMIT -> {
         long now = System.currentTimeMillis() / 1000;
+        long fiveHourReset = weeklyLimit ? now + 2 * 3600 : resetsAt;
         headers.set("retry-after", Long.toString(Math.max(0, resetsAt - now)));
         headers.set("anthropic-ratelimit-unified-status", "rejected");
         headers.set("anthropic-ratelimit-unified-reset", Long.toString(resetsAt));
-        headers.set("anthropic-ratelimit-unified-representative-claim", "five_hour");
-        headers.set("anthropic-ratelimit-unified-5h-status", "rejected");
-        headers.set("anthropic-ratelimit-unified-5h-reset", Long.toString(resetsAt));
-        headers.set("anthropic-ratelimit-unified-5h-utilization", "1.0");
-        headers.set("anthropic-ratelimit-unified-7d-status", "allowed");
-        headers.set("anthropic-ratelimit-unified-7d-reset", Long.toString(now + 3 * 86400));
-        headers.set("anthropic-ratelimit-unified-7d-utilization", "0.42");
+        headers.set("anthropic-ratelimit-unified-representative-claim", weeklyLimit ? "seven_day" : "five_hour");
+        headers.set("anthropic-ratelimit-unified-5h-status", weeklyLimit ? "allowed" : "rejected");
+        headers.set("anthropic-ratelimit-unified-5h-reset", Long.toString(fiveHourReset));
+        headers.set("anthropic-ratelimit-unified-5h-utilization", weeklyLimit ? "0.3" : "1.0");
+        headers.set("anthropic-ratelimit-unified-7d-status", weeklyLimit ? "rejected" : "allowed");
+        headers.set("anthropic-ratelimit-unified-7d-reset", Long.toString(weeklyLimit ? resetsAt : now + 3 * 86400));
+        headers.set("anthropic-ratelimit-unified-7d-utilization", weeklyLimit ? "1.0" : "0.42");
         headers.set("anthropic-ratelimit-unified-overage-status", "rejected");
         headers.set("anthropic-ratelimit-unified-overage-disabled-reason", "org_level_disabled");
         respond(exchange, 429, "application/json", error("rate_limit_error",

@@ -37,7 +37,8 @@ final class FakeResponses implements AutoCloseable {
     WRITE_RESULT, ANSWER_ONLY, API_ERROR,
     /**
      * HTTP 429 usage_limit_reached as ChatGPT's Codex backend sends it: plan_type, resets_at (epoch
-     * seconds, {@link #resetsAt}) and resets_in_seconds in the body, x-codex-* headers
+     * seconds, {@link #resetsAt}; from then on the model answers) and resets_in_seconds in the
+     * body, x-codex-* headers
      */
     USAGE_LIMIT,
     /** HTTP 429 rate_limit_exceeded ("Please try again in 5s") with the x-ratelimit-* headers */
@@ -100,8 +101,10 @@ final class FakeResponses implements AutoCloseable {
       }
       JsonNode request = JSON.readTree(body);
       requests.add(request);
+      exchange.setAttribute(ServedRequest.MODEL, request.path("model").asText(null));
       Mode failure = mode;
-      if (failure.ordinal() >= Mode.USAGE_LIMIT.ordinal()
+      boolean limitOver = failure == Mode.USAGE_LIMIT && System.currentTimeMillis() / 1000 >= resetsAt;
+      if (failure.ordinal() >= Mode.USAGE_LIMIT.ordinal() && !limitOver
           && (failFirst == 0 || failures.incrementAndGet() <= failFirst)) {
         fail(exchange, failure);
         return;

@@ -5,14 +5,19 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * One HTTP request a fake model server answered: when (epoch ms), what, and with which status; the
- * recorder turns a list of these into the request count and the gaps between retries.
+ * One HTTP request a fake model server answered: when (epoch ms), what, for which model (null when
+ * the request named none), and with which status; the recorder turns a list of these into the
+ * request count and the gaps between retries.
  */
-record ServedRequest(long atMillis, String method, String path, int status) {
+record ServedRequest(long atMillis, String method, String path, String model, int status) {
+
+  /** The exchange attribute a fake sets to the model its request asked for. */
+  static final String MODEL = "model";
 
   static ServedRequest of(HttpExchange exchange, int status) {
+    Object model = exchange.getAttribute(MODEL);
     return new ServedRequest(System.currentTimeMillis(), exchange.getRequestMethod(),
-        exchange.getRequestURI().getPath(), status);
+        exchange.getRequestURI().getPath(), model == null ? null : model.toString(), status);
   }
 
   /** A response as the client saw it: status line, the headers that were set, blank line, body. */

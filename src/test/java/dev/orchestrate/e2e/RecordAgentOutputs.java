@@ -32,8 +32,9 @@ import java.util.stream.Stream;
  * and the requests it made. HOME is a fresh directory per case; a CLI still running after
  * {@link Case#cap()} is killed and recorded as such.
  *
- * <p>Not a test (no build runs it: it is neither {@code *Test} nor {@code *IT}); it takes about 20
- * minutes and the npm registry (to install the CLIs). Run it from the project directory:
+ * <p>Not a test (no build runs it: it is neither {@code *Test} nor {@code *IT}): it takes about 6
+ * minutes with {@code --parallel=6} (the longest cases run 5) and the npm registry (to install the
+ * CLIs). Run it from the project directory:
  *
  * <pre>
  * ./mvnw -B -q test-compile dependency:build-classpath -Dmdep.outputFile=target/test.classpath

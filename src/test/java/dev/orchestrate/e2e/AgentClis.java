@@ -18,6 +18,8 @@ import org.junit.jupiter.api.Assumptions;
 final class AgentClis {
   static final String CLAUDE_CODE = "@anthropic-ai/claude-code@2.1.330";
   static final String CODEX = "@openai/codex@0.169.0";
+  static final String GEMINI_CLI = "@google/gemini-cli@0.61.0";
+  static final String OPENCODE = "opencode-ai@1.18.33";
   static final Path PREFIX = Launcher.HOME.resolve("target/agent-clis");
   private static final Object INSTALL = new Object();
 

@@ -12,17 +12,23 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A scripted model behind the Anthropic Messages API on 127.0.0.1, streaming SSE as Claude Code
  * expects. A request that offers tools and whose conversation has no tool result yet is answered
  * with one Bash call that writes the result file ($ORCHESTRATE_RESULT_FILE, which the Bash tool
  * inherits); once the tool result is in, with a final text. Requests without tools (Claude Code's
- * side requests) get a short text. {@link Mode} scripts failures.
+ * side requests) get a short text. {@link Mode} scripts failures: the provider failures
+ * ({@link Mode#USAGE_LIMIT} to {@link Mode#CUT_MID_STREAM}) answer every model request as the real
+ * API does, or only the first {@link #failFirst} of them, after which the model answers as in
+ * {@link Mode#ANSWER_ONLY}.
  */
 final class FakeAnthropic implements AutoCloseable {
 
@@ -39,15 +45,47 @@ final class FakeAnthropic implements AutoCloseable {
     /** HTTP 400 invalid_request_error, which Claude Code does not retry */
     API_ERROR,
     /** a tool call on every turn, so that --max-turns or --max-budget-usd ends the session */
-    ENDLESS_TOOLS
+    ENDLESS_TOOLS,
+    /**
+     * HTTP 429 rate_limit_error with the subscription's unified headers: status rejected, the
+     * five-hour window's reset ({@link #resetsAt}, epoch seconds; from then on the model answers)
+     * and retry-after
+     */
+    USAGE_LIMIT,
+    /** HTTP 429 rate_limit_error with retry-after and request-limit headers only, as for a burst */
+    RATE_LIMITED,
+    /** HTTP 529 overloaded_error */
+    OVERLOADED,
+    /** HTTP 401 authentication_error (an invalid x-api-key) */
+    UNAUTHORIZED,
+    /** HTTP 403 permission_error */
+    FORBIDDEN,
+    /** HTTP 400 invalid_request_error: the credit balance is too low */
+    CREDIT_BALANCE,
+    /** HTTP 200, message_start and part of a text block, then the connection is closed abruptly */
+    CUT_MID_STREAM
   }
+
+  /** The Retry-After seconds a {@link Mode#RATE_LIMITED} answer carries. */
+  static final int RATE_LIMIT_RETRY_AFTER_SECONDS = 5;
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private final HttpServer server;
   private final AtomicInteger ids = new AtomicInteger();
   final List<JsonNode> requests = new CopyOnWriteArrayList<>();
+  /** Every request, /count_tokens and unknown paths included, with the status it got. */
+  final List<ServedRequest> served = new CopyOnWriteArrayList<>();
+  /** The first failure answer sent, as {@link ServedRequest#shown}; null until one is. */
+  final AtomicReference<String> firstFailure = new AtomicReference<>();
   volatile Mode mode = Mode.WRITE_RESULT;
   volatile Path requestLog;
+  /** With a failure mode: how many model requests fail before the model answers; 0 means all do. */
+  volatile int failFirst;
+  /** The reset a {@link Mode#USAGE_LIMIT} answer announces, epoch seconds: four minutes ahead. */
+  volatile long resetsAt = System.currentTimeMillis() / 1000 + 240;
+  /** Whether {@link Mode#USAGE_LIMIT} is the seven-day limit rather than the five-hour one. */
+  volatile boolean weeklyLimit;
+  private final AtomicInteger failures = new AtomicInteger();
 
   FakeAnthropic() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -66,7 +104,8 @@ final class FakeAnthropic implements AutoCloseable {
   }
 
   private void handle(HttpExchange exchange) throws IOException {
-    try (exchange) {
+    boolean cut = false;
+    try {
       byte[] body = exchange.getRequestBody().readAllBytes();
       String path = exchange.getRequestURI().getPath();
       if (requestLog != null) {
@@ -84,7 +123,16 @@ final class FakeAnthropic implements AutoCloseable {
       }
       JsonNode request = JSON.readTree(body);
       requests.add(request);
+      exchange.setAttribute(ServedRequest.MODEL, request.path("model").asText(null));
       boolean agentTurn = request.path("tools").size() > 0;
+      Mode failure = mode;
+      boolean limitOver = failure == Mode.USAGE_LIMIT && System.currentTimeMillis() / 1000 >= resetsAt;
+      if (failure.ordinal() >= Mode.USAGE_LIMIT.ordinal() && !limitOver
+          && (failFirst == 0 || failures.incrementAndGet() <= failFirst)) {
+        cut = failure == Mode.CUT_MID_STREAM;
+        fail(exchange, failure, request.path("model").asText("claude-sonnet-4-5"));
+        return;
+      }
       if (agentTurn && mode == Mode.API_ERROR) {
         respond(exchange, 400, "application/json", "{\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\","
             + "\"message\":\"scripted failure: the fake model refuses this request\"}}");
@@ -102,7 +150,85 @@ final class FakeAnthropic implements AutoCloseable {
     } catch (RuntimeException e) {
       e.printStackTrace();
       throw e;
+    } finally {
+      // A cut stream must not be closed properly: the IOException fail() threw makes the server
+      // drop the connection without the chunked body's last chunk.
+      if (!cut) {
+        exchange.close();
+      }
     }
+  }
+
+  /** The real API's answer to a request that fails with {@code failure}. */
+  private void fail(HttpExchange exchange, Mode failure, String model) throws IOException {
+    var headers = exchange.getResponseHeaders();
+    switch (failure) {
+      case USAGE_LIMIT -> {
+        long now = System.currentTimeMillis() / 1000;
+        long fiveHourReset = weeklyLimit ? now + 2 * 3600 : resetsAt;
+        headers.set("retry-after", Long.toString(Math.max(0, resetsAt - now)));
+        headers.set("anthropic-ratelimit-unified-status", "rejected");
+        headers.set("anthropic-ratelimit-unified-reset", Long.toString(resetsAt));
+        headers.set("anthropic-ratelimit-unified-representative-claim", weeklyLimit ? "seven_day" : "five_hour");
+        headers.set("anthropic-ratelimit-unified-5h-status", weeklyLimit ? "allowed" : "rejected");
+        headers.set("anthropic-ratelimit-unified-5h-reset", Long.toString(fiveHourReset));
+        headers.set("anthropic-ratelimit-unified-5h-utilization", weeklyLimit ? "0.3" : "1.0");
+        headers.set("anthropic-ratelimit-unified-7d-status", weeklyLimit ? "rejected" : "allowed");
+        headers.set("anthropic-ratelimit-unified-7d-reset", Long.toString(weeklyLimit ? resetsAt : now + 3 * 86400));
+        headers.set("anthropic-ratelimit-unified-7d-utilization", weeklyLimit ? "1.0" : "0.42");
+        headers.set("anthropic-ratelimit-unified-overage-status", "rejected");
+        headers.set("anthropic-ratelimit-unified-overage-disabled-reason", "org_level_disabled");
+        respond(exchange, 429, "application/json", error("rate_limit_error",
+            "This request would exceed your account's rate limit. Please try again later."));
+      }
+      case RATE_LIMITED -> {
+        headers.set("retry-after", Integer.toString(RATE_LIMIT_RETRY_AFTER_SECONDS));
+        headers.set("anthropic-ratelimit-requests-limit", "50");
+        headers.set("anthropic-ratelimit-requests-remaining", "0");
+        headers.set("anthropic-ratelimit-requests-reset", Instant.now().plusSeconds(RATE_LIMIT_RETRY_AFTER_SECONDS)
+            .truncatedTo(ChronoUnit.SECONDS).toString());
+        respond(exchange, 429, "application/json", error("rate_limit_error",
+            "This request would exceed the rate limit for your organization of 50 requests per minute. "
+                + "For details, refer to: https://docs.claude.com/en/api/rate-limits. You can see the response "
+                + "headers for current usage. Please reduce the prompt length or the maximum tokens requested, "
+                + "or try again later."));
+      }
+      case OVERLOADED -> respond(exchange, 529, "application/json", error("overloaded_error", "Overloaded"));
+      case UNAUTHORIZED -> respond(exchange, 401, "application/json", error("authentication_error",
+          "invalid x-api-key"));
+      case FORBIDDEN -> respond(exchange, 403, "application/json", error("permission_error",
+          "Your API key does not have permission to use the specified resource."));
+      case CREDIT_BALANCE -> respond(exchange, 400, "application/json", error("invalid_request_error",
+          "Your credit balance is too low to access the Anthropic API. Please go to Plans & Billing to upgrade "
+              + "or purchase credits."));
+      case CUT_MID_STREAM -> cutMidStream(exchange, model);
+      default -> throw new IllegalStateException("not a failure mode: " + failure);
+    }
+  }
+
+  private void cutMidStream(HttpExchange exchange, String model) throws IOException {
+    StringBuilder sse = new StringBuilder();
+    messageStart(sse, model);
+    event(sse, "content_block_start",
+        "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
+    event(sse, "content_block_delta", JSON.createObjectNode().put("type", "content_block_delta").put("index", 0)
+        .set("delta", JSON.createObjectNode().put("type", "text_delta").put("text", "The answer is")).toString());
+    served.add(ServedRequest.of(exchange, 200));
+    exchange.getResponseHeaders().set("Content-Type", "text/event-stream");
+    exchange.getResponseHeaders().set("request-id", "req_fake");
+    firstFailure.compareAndSet(null, ServedRequest.shown(200, exchange, sse
+        + "(the connection is closed here, without message_delta, message_stop or the chunked body's end)"));
+    exchange.sendResponseHeaders(200, 0);
+    OutputStream out = exchange.getResponseBody();
+    out.write(sse.toString().getBytes(StandardCharsets.UTF_8));
+    out.flush();
+    throw new IOException("scripted: the connection is dropped mid-stream");
+  }
+
+  private static String error(String type, String message) {
+    ObjectNode body = JSON.createObjectNode().put("type", "error");
+    body.set("error", JSON.createObjectNode().put("type", type).put("message", message));
+    return body.put("request_id", "req_fake").toString();
   }
 
   private static boolean hasToolResult(JsonNode request) {
@@ -186,10 +312,14 @@ final class FakeAnthropic implements AutoCloseable {
     sse.append("event: ").append(name).append('\n').append("data: ").append(data).append("\n\n");
   }
 
-  private static void respond(HttpExchange exchange, int status, String type, String body) throws IOException {
+  private void respond(HttpExchange exchange, int status, String type, String body) throws IOException {
+    served.add(ServedRequest.of(exchange, status));
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     exchange.getResponseHeaders().set("Content-Type", type);
     exchange.getResponseHeaders().set("request-id", "req_fake");
+    if (status >= 400) {
+      firstFailure.compareAndSet(null, ServedRequest.shown(status, exchange, body));
+    }
     exchange.sendResponseHeaders(status, bytes.length);
     try (OutputStream out = exchange.getResponseBody()) {
       out.write(bytes);

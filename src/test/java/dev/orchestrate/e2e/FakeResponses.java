@@ -17,12 +17,15 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A scripted model behind the OpenAI Responses API (POST /v1/responses, streamed SSE) on
  * 127.0.0.1, as Codex reaches it through a custom provider. The first request of a conversation is
  * answered with a shell call that writes the result file, the request carrying its output with a
- * final message; {@link Mode} scripts failures.
+ * final message; {@link Mode} scripts failures: the provider failures ({@link Mode#USAGE_LIMIT} on)
+ * answer every request as the real API does, or only the first {@link #failFirst} of them, after
+ * which the model answers as in {@link Mode#ANSWER_ONLY}.
  */
 final class FakeResponses implements AutoCloseable {
 
@@ -31,8 +34,29 @@ final class FakeResponses implements AutoCloseable {
   static final long OUTPUT_TOKENS = 40;
 
   enum Mode {
-    WRITE_RESULT, ANSWER_ONLY, API_ERROR
+    WRITE_RESULT, ANSWER_ONLY, API_ERROR,
+    /**
+     * HTTP 429 usage_limit_reached as ChatGPT's Codex backend sends it: plan_type, resets_at (epoch
+     * seconds, {@link #resetsAt}; from then on the model answers) and resets_in_seconds in the
+     * body, x-codex-* headers
+     */
+    USAGE_LIMIT,
+    /** HTTP 429 rate_limit_exceeded ("Please try again in 5s") with the x-ratelimit-* headers */
+    RATE_LIMITED,
+    /** HTTP 503 server_is_overloaded */
+    OVERLOADED,
+    /** HTTP 500 server_error */
+    SERVER_ERROR,
+    /** HTTP 401 invalid_api_key */
+    UNAUTHORIZED,
+    /** HTTP 403: the key's project may not use the model */
+    FORBIDDEN,
+    /** HTTP 429 insufficient_quota: no credit left on the API account */
+    INSUFFICIENT_QUOTA
   }
+
+  /** The delay a {@link Mode#RATE_LIMITED} answer asks for. */
+  static final int RATE_LIMIT_RETRY_AFTER_SECONDS = 5;
 
   private static final ObjectMapper JSON = new ObjectMapper();
   private final HttpServer server;
@@ -40,6 +64,15 @@ final class FakeResponses implements AutoCloseable {
   final List<JsonNode> requests = new CopyOnWriteArrayList<>();
   volatile Mode mode = Mode.WRITE_RESULT;
   volatile Path requestLog;
+  /** Every request with the status it got. */
+  final List<ServedRequest> served = new CopyOnWriteArrayList<>();
+  /** The first failure answer sent, as {@link ServedRequest#shown}; null until one is. */
+  final AtomicReference<String> firstFailure = new AtomicReference<>();
+  /** With a failure mode: how many requests fail before the model answers; 0 means all do. */
+  volatile int failFirst;
+  /** The reset a {@link Mode#USAGE_LIMIT} answer announces, epoch seconds: four minutes ahead. */
+  volatile long resetsAt = System.currentTimeMillis() / 1000 + 240;
+  private final AtomicInteger failures = new AtomicInteger();
 
   FakeResponses() throws IOException {
     server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -68,6 +101,14 @@ final class FakeResponses implements AutoCloseable {
       }
       JsonNode request = JSON.readTree(body);
       requests.add(request);
+      exchange.setAttribute(ServedRequest.MODEL, request.path("model").asText(null));
+      Mode failure = mode;
+      boolean limitOver = failure == Mode.USAGE_LIMIT && System.currentTimeMillis() / 1000 >= resetsAt;
+      if (failure.ordinal() >= Mode.USAGE_LIMIT.ordinal() && !limitOver
+          && (failFirst == 0 || failures.incrementAndGet() <= failFirst)) {
+        fail(exchange, failure);
+        return;
+      }
       if (mode == Mode.API_ERROR) {
         respond(exchange, 400, "application/json",
             "{\"error\":{\"type\":\"invalid_request_error\",\"code\":\"scripted\","
@@ -101,6 +142,65 @@ final class FakeResponses implements AutoCloseable {
               .toString());
       respond(exchange, 200, "text/event-stream", sse.toString());
     }
+  }
+
+  /** The real API's answer to a request that fails with {@code failure}. */
+  private void fail(HttpExchange exchange, Mode failure) throws IOException {
+    var headers = exchange.getResponseHeaders();
+    switch (failure) {
+      case USAGE_LIMIT -> {
+        long now = System.currentTimeMillis() / 1000;
+        headers.set("x-codex-active-limit", "codex");
+        headers.set("x-codex-plan-type", "plus");
+        headers.set("x-codex-primary-used-percent", "100");
+        headers.set("x-codex-primary-window-minutes", "300");
+        headers.set("x-codex-primary-reset-after-seconds", Long.toString(resetsAt - now));
+        headers.set("x-codex-primary-reset-at", Long.toString(resetsAt));
+        headers.set("x-codex-secondary-used-percent", "42");
+        headers.set("x-codex-secondary-window-minutes", "10080");
+        headers.set("x-codex-secondary-reset-after-seconds", Long.toString(3 * 86400));
+        headers.set("x-codex-secondary-reset-at", Long.toString(now + 3 * 86400));
+        headers.set("x-codex-credits-has-credits", "False");
+        headers.set("x-codex-credits-balance", "0");
+        headers.set("x-codex-credits-unlimited", "False");
+        ObjectNode error = JSON.createObjectNode().put("type", "usage_limit_reached")
+            .put("message", "The usage limit has been reached").put("plan_type", "plus").put("resets_at", resetsAt);
+        error.putNull("eligible_promo");
+        error.put("resets_in_seconds", resetsAt - now);
+        respond(exchange, 429, "application/json", JSON.createObjectNode().set("error", error).toString());
+      }
+      case RATE_LIMITED -> {
+        headers.set("retry-after", Integer.toString(RATE_LIMIT_RETRY_AFTER_SECONDS));
+        headers.set("x-ratelimit-limit-requests", "500");
+        headers.set("x-ratelimit-remaining-requests", "0");
+        headers.set("x-ratelimit-reset-requests", RATE_LIMIT_RETRY_AFTER_SECONDS + "s");
+        respond(exchange, 429, "application/json", error("Rate limit reached for gpt-5 in organization "
+            + "org-fake on requests per min (RPM): Limit 500, Used 500, Requested 1. Please try again in "
+            + RATE_LIMIT_RETRY_AFTER_SECONDS + "s. Visit https://platform.openai.com/account/rate-limits to learn "
+            + "more.", "requests", "rate_limit_exceeded"));
+      }
+      case OVERLOADED -> respond(exchange, 503, "application/json", error("Our servers are currently overloaded. "
+          + "Please try again later.", "server_error", "server_is_overloaded"));
+      case SERVER_ERROR -> respond(exchange, 500, "application/json", error("The server had an error while "
+          + "processing your request. Sorry about that!", "server_error", null));
+      case UNAUTHORIZED -> respond(exchange, 401, "application/json", error("Incorrect API key provided: "
+          + "sk-test-******mmy. You can find your API key at https://platform.openai.com/account/api-keys.",
+          "invalid_request_error", "invalid_api_key"));
+      case FORBIDDEN -> respond(exchange, 403, "application/json", error("Project `proj_fake` does not have "
+          + "access to model `gpt-5`", "invalid_request_error", "model_not_found"));
+      case INSUFFICIENT_QUOTA -> respond(exchange, 429, "application/json", error("You exceeded your current "
+          + "quota, please check your plan and billing details. For more information on this error, read the "
+          + "docs: https://platform.openai.com/docs/guides/error-codes/api-errors.", "insufficient_quota",
+          "insufficient_quota"));
+      default -> throw new IllegalStateException("not a failure mode: " + failure);
+    }
+  }
+
+  private static String error(String message, String type, String code) {
+    ObjectNode error = JSON.createObjectNode().put("message", message).put("type", type);
+    error.putNull("param");
+    error.put("code", code);
+    return JSON.createObjectNode().set("error", error).toString();
   }
 
   /**
@@ -155,9 +255,13 @@ final class FakeResponses implements AutoCloseable {
     sse.append("event: ").append(name).append('\n').append("data: ").append(data).append("\n\n");
   }
 
-  private static void respond(HttpExchange exchange, int status, String type, String body) throws IOException {
+  private void respond(HttpExchange exchange, int status, String type, String body) throws IOException {
+    served.add(ServedRequest.of(exchange, status));
     byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
     exchange.getResponseHeaders().set("Content-Type", type);
+    if (status >= 400) {
+      firstFailure.compareAndSet(null, ServedRequest.shown(status, exchange, body));
+    }
     exchange.sendResponseHeaders(status, bytes.length);
     try (OutputStream out = exchange.getResponseBody()) {
       out.write(bytes);

@@ -126,4 +126,73 @@ class RealClaudeCodeIT {
       assertEquals(8, model.agentTurns(), "two model turns per phase");
     }
   }
+
+  /** Each job's outcome class, oldest first, as {@code jobs --json} shows it. */
+  private List<String> outcomes() throws Exception {
+    Launcher.Result jobs = Launcher.run(dir, "--state", dir.resolve("state").toString(), "jobs", "--json");
+    List<String> out = new java.util.ArrayList<>();
+    for (JsonNode job : new ObjectMapper().readTree(jobs.out()).path("jobs")) {
+      out.add(0, job.path("outcome").asText());
+    }
+    return out;
+  }
+
+  @Test
+  void an_accounts_usage_limit_halts_the_run_blocks_nothing_and_counts_no_attempt() throws Exception {
+    Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
+    try (FakeAnthropic model = new FakeAnthropic()) {
+      model.mode = FakeAnthropic.Mode.USAGE_LIMIT;
+      JsonNode report = new ObjectMapper().readTree(Files.readString(
+          run(model, claude, "execution: {max_retries: 0, circuit_breaker: 1}")));
+      assertEquals(0, lastExit, lastErr);
+      assertEquals("usage_limit", report.path("halt_reason").asText(), report.toString());
+      assertTrue(report.path("halt_detail").asText().startsWith("claude hit its usage limit"), report.toString());
+      assertEquals(0, report.path("items").path("blocked").asInt());
+      assertEquals(0, report.path("phases_run").asInt(), "no phase of the cap");
+      assertEquals(List.of("usage_limit"), outcomes());
+      assertEquals(0, Stored.items(dir.resolve("state")).get(0).progress().attempts(), "no attempt counted");
+    }
+  }
+
+  @Test
+  void a_refused_key_halts_the_run_in_seconds_instead_of_waiting_out_claude_codes_ten_retries() throws Exception {
+    Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
+    try (FakeAnthropic model = new FakeAnthropic()) {
+      model.mode = FakeAnthropic.Mode.UNAUTHORIZED;
+      long start = System.nanoTime();
+      JsonNode report = new ObjectMapper().readTree(Files.readString(run(model, claude, "")));
+      long seconds = java.time.Duration.ofNanos(System.nanoTime() - start).toSeconds();
+      assertEquals(1, lastExit, "agent_auth exits 1: " + lastErr);
+      assertEquals("agent_auth", report.path("halt_reason").asText(), report.toString());
+      assertTrue(seconds < 60, "stopped at the first 401 retry, not after Claude Code's ~3 minutes: " + seconds + " s");
+      assertEquals(0, report.path("items").path("blocked").asInt());
+      assertEquals(List.of("auth"), outcomes());
+    }
+  }
+
+  @Test
+  void a_credit_balance_too_low_halts_with_agent_auth() throws Exception {
+    Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
+    try (FakeAnthropic model = new FakeAnthropic()) {
+      model.mode = FakeAnthropic.Mode.CREDIT_BALANCE;
+      JsonNode report = new ObjectMapper().readTree(Files.readString(run(model, claude, "")));
+      assertEquals("agent_auth", report.path("halt_reason").asText(), report.toString());
+      assertTrue(report.path("halt_detail").asText().contains("Credit balance is too low"), report.toString());
+      assertEquals(0, report.path("items").path("blocked").asInt());
+    }
+  }
+
+  @Test
+  void a_transient_rate_limit_that_claude_code_retries_itself_is_a_plain_success() throws Exception {
+    Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
+    try (FakeAnthropic model = new FakeAnthropic()) {
+      model.mode = FakeAnthropic.Mode.OVERLOADED;
+      model.failFirst = 1;
+      JsonNode report = new ObjectMapper().readTree(Files.readString(run(model, claude, "")));
+      assertEquals(0, lastExit, lastErr);
+      assertEquals("all_done", report.path("halt_reason").asText(), report.toString());
+      assertEquals(2, report.path("items").path("done").asInt());
+      assertEquals(List.of("succeeded", "succeeded", "succeeded", "succeeded"), outcomes());
+    }
+  }
 }

@@ -76,4 +76,69 @@ class RealCodexIT {
       assertEquals(8, model.requests.size(), "two model turns per phase");
     }
   }
+
+  /** {@code orchestrate run --json} of items A and B (one phase) with preset codex; returns the report and the jobs. */
+  private JsonNode[] run(FakeResponses model, Path codex) throws Exception {
+    String provider = "model_providers.local={name=\"local\",base_url=\"" + model.baseUrl()
+        + "\",env_key=\"OPENAI_API_KEY\",wire_api=\"responses\"}";
+    Files.writeString(dir.resolve("orchestrate.yaml"), """
+        agent:
+          preset: codex
+          command: ["%s"]
+          args: ["--sandbox", "workspace-write", "-c", "model_provider=\\"local\\"", "-c", '%s']
+          timeout: 3m
+        execution: {max_retries: 0, circuit_breaker: 1}
+        default_pipeline: one
+        pipelines:
+          one:
+            phases:
+              - name: build
+                instructions: "Build it."
+        """.formatted(codex, provider));
+    Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n");
+    Path home = Files.createDirectories(dir.resolve("home"));
+    ProcessBuilder pb = Launcher.builder(dir, "--state", dir.resolve("state").toString(), "run", "--json",
+        "--no-live", "backlog.yaml");
+    Map<String, String> env = pb.environment();
+    env.put("HOME", home.toString());
+    env.put("CODEX_HOME", home.toString());
+    env.put("OPENAI_API_KEY", "sk-test-dummy");
+    env.put("PATH", AgentClis.nodeDir() + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
+    Process run = pb.redirectOutput(dir.resolve("run.out").toFile()).redirectError(dir.resolve("run.err").toFile())
+        .start();
+    assertTrue(run.waitFor(10, TimeUnit.MINUTES), "the run finishes");
+    exit = run.exitValue();
+    Launcher.Result jobs = Launcher.run(dir, "--state", dir.resolve("state").toString(), "jobs", "--json");
+    return new JsonNode[] {new ObjectMapper().readTree(Files.readString(dir.resolve("run.out"))),
+        new ObjectMapper().readTree(jobs.out())};
+  }
+
+  private int exit;
+
+  @Test
+  void codexs_usage_limit_halts_the_run_naming_the_reset_and_blocks_nothing() throws Exception {
+    Path codex = AgentClis.install(AgentClis.CODEX, "codex");
+    try (FakeResponses model = new FakeResponses()) {
+      model.mode = FakeResponses.Mode.USAGE_LIMIT;
+      JsonNode[] got = run(model, codex);
+      assertEquals(0, exit, got[0].toString());
+      assertEquals("usage_limit", got[0].path("halt_reason").asText(), got[0].toString());
+      assertTrue(got[0].path("halt_detail").asText().contains("(resets "), got[0].toString());
+      assertEquals(0, got[0].path("items").path("blocked").asInt());
+      assertEquals("usage_limit", got[1].path("jobs").get(0).path("outcome").asText(), got[1].toString());
+    }
+  }
+
+  @Test
+  void a_refused_key_halts_codex_runs_with_agent_auth() throws Exception {
+    Path codex = AgentClis.install(AgentClis.CODEX, "codex");
+    try (FakeResponses model = new FakeResponses()) {
+      model.mode = FakeResponses.Mode.UNAUTHORIZED;
+      JsonNode[] got = run(model, codex);
+      assertEquals(1, exit, got[0].toString());
+      assertEquals("agent_auth", got[0].path("halt_reason").asText(), got[0].toString());
+      assertEquals(0, got[0].path("items").path("blocked").asInt());
+      assertEquals("auth", got[1].path("jobs").get(0).path("outcome").asText(), got[1].toString());
+    }
+  }
 }

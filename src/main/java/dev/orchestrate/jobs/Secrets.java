@@ -149,9 +149,11 @@ public final class Secrets {
     for (FollowUp followUp : outcome.followUps()) {
       followUps.add(new FollowUp(mask(followUp.title()), mask(followUp.description())));
     }
+    ProviderFailure provider = outcome.provider() == null ? null : new ProviderFailure(outcome.provider().kind(),
+        mask(outcome.provider().message()), outcome.provider().resetEpoch(), outcome.provider().resetIn());
     return new AgentOutcome(outcome.result(), mask(outcome.summary()), mask(outcome.context()), memories,
         followUps, outcome.exitCode(), outcome.ending(), outcome.elapsed(), outcome.truncatedValues(),
-        outcome.usage());
+        outcome.usage(), provider);
   }
 
   /** A masker for one byte stream, such as an agent's stdout. */

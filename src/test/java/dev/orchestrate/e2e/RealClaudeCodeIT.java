@@ -127,6 +127,10 @@ class RealClaudeCodeIT {
     }
   }
 
+  private String jobsJson() throws Exception {
+    return Launcher.run(dir, "--state", dir.resolve("state").toString(), "jobs", "--json").out();
+  }
+
   /** Each job's outcome class, oldest first, as {@code jobs --json} shows it. */
   private List<String> outcomes() throws Exception {
     Launcher.Result jobs = Launcher.run(dir, "--state", dir.resolve("state").toString(), "jobs", "--json");
@@ -163,7 +167,7 @@ class RealClaudeCodeIT {
       JsonNode report = new ObjectMapper().readTree(Files.readString(run(model, claude, "")));
       long seconds = java.time.Duration.ofNanos(System.nanoTime() - start).toSeconds();
       assertEquals(1, lastExit, "agent_auth exits 1: " + lastErr);
-      assertEquals("agent_auth", report.path("halt_reason").asText(), report.toString());
+      assertEquals("agent_auth", report.path("halt_reason").asText(), report + "\n" + jobsJson());
       assertTrue(seconds < 60, "stopped at the first 401 retry, not after Claude Code's ~3 minutes: " + seconds + " s");
       assertEquals(0, report.path("items").path("blocked").asInt());
       assertEquals(List.of("auth"), outcomes());

@@ -28,39 +28,8 @@ class RealCodexIT {
   void codex_runs_every_phase_of_several_items_to_done_and_the_jobs_carry_its_tokens() throws Exception {
     Path codex = AgentClis.install(AgentClis.CODEX, "codex");
     try (FakeResponses model = new FakeResponses()) {
-      String provider = "model_providers.local={name=\"local\",base_url=\"" + model.baseUrl()
-          + "\",env_key=\"OPENAI_API_KEY\",wire_api=\"responses\"}";
-      Files.writeString(dir.resolve("orchestrate.yaml"), """
-          agent:
-            preset: codex
-            command: ["%s"]
-            args: ["--sandbox", "workspace-write", "-c", "model_provider=\\"local\\"", "-c", '%s']
-            timeout: 3m
-          default_pipeline: two
-          pipelines:
-            two:
-              phases:
-                - name: design
-                  instructions: "Design it."
-                - name: build
-                  instructions: "Build it."
-          """.formatted(codex, provider));
-      Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n");
-      Path home = Files.createDirectories(dir.resolve("home"));
-      ProcessBuilder pb = Launcher.builder(dir, "--state", dir.resolve("state").toString(), "run", "--json",
-          "--no-live", "backlog.yaml");
-      Map<String, String> env = pb.environment();
-      env.put("HOME", home.toString());
-      env.put("CODEX_HOME", home.toString());
-      env.put("OPENAI_API_KEY", "sk-test-dummy");
-      env.put("PATH", AgentClis.nodeDir() + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
-      Path out = dir.resolve("run.out");
-      Path err = dir.resolve("run.err");
-      Process run = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-      assertTrue(run.waitFor(10, TimeUnit.MINUTES), "the run finishes");
-      assertEquals(0, run.exitValue(), Files.readString(err));
-
-      JsonNode report = new ObjectMapper().readTree(Files.readString(out));
+      JsonNode report = run(model, codex, "{}", "design", "build")[0];
+      assertEquals(0, exit, Files.readString(dir.resolve("run.err")));
       assertEquals("all_done", report.path("halt_reason").asText(), report.toString());
       assertEquals(2, report.path("items").path("done").asInt());
       Path state = dir.resolve("state");
@@ -79,6 +48,11 @@ class RealCodexIT {
 
   /** {@code orchestrate run --json} of items A and B (one phase) with preset codex; returns the report and the jobs. */
   private JsonNode[] run(FakeResponses model, Path codex) throws Exception {
+    return run(model, codex, "{max_retries: 0, circuit_breaker: 1}", "build");
+  }
+
+  /** As above, with this execution section and these phases. */
+  private JsonNode[] run(FakeResponses model, Path codex, String execution, String... phases) throws Exception {
     String provider = "model_providers.local={name=\"local\",base_url=\"" + model.baseUrl()
         + "\",env_key=\"OPENAI_API_KEY\",wire_api=\"responses\"}";
     Files.writeString(dir.resolve("orchestrate.yaml"), """
@@ -87,14 +61,16 @@ class RealCodexIT {
           command: ["%s"]
           args: ["--sandbox", "workspace-write", "-c", "model_provider=\\"local\\"", "-c", '%s']
           timeout: 3m
-        execution: {max_retries: 0, circuit_breaker: 1}
-        default_pipeline: one
+        execution: %s
+        default_pipeline: p
         pipelines:
-          one:
+          p:
             phases:
-              - name: build
-                instructions: "Build it."
-        """.formatted(codex, provider));
+        %s
+        """.formatted(codex, provider, execution, java.util.Arrays.stream(phases)
+        .map(p -> "      - {name: " + p + ", instructions: \"" + Character.toUpperCase(p.charAt(0)) + p.substring(1)
+            + " it.\"}")
+        .collect(Collectors.joining("\n"))));
     Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n");
     Path home = Files.createDirectories(dir.resolve("home"));
     ProcessBuilder pb = Launcher.builder(dir, "--state", dir.resolve("state").toString(), "run", "--json",

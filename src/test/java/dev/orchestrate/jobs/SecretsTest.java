@@ -123,4 +123,16 @@ class SecretsTest {
     assertEquals(new AgentOutcome.MemoryNote("semantic", "mem ***", List.of("***")), masked.memories().get(0));
     assertEquals(new AgentOutcome.FollowUp("title ***", "desc ***"), masked.followUps().get(0));
   }
+
+  @Test
+  void a_masked_outcome_keeps_its_providers_failure_with_the_message_masked() {
+    Secrets secrets = Secrets.of(java.util.List.of("sk-live-123456"));
+    AgentOutcome outcome = new AgentOutcome(AgentResult.FAILED, "", "401 for sk-live-123456", java.util.List.of(),
+        java.util.List.of(), java.util.OptionalInt.of(1), AgentOutcome.Ending.REFUSED, java.time.Duration.ZERO)
+        .withProvider(new ProviderFailure(OutcomeClass.AUTH, "key sk-live-123456 refused", 5L, null));
+    AgentOutcome masked = secrets.mask(outcome);
+    assertEquals(OutcomeClass.AUTH, masked.kind(), "the class survives masking");
+    assertEquals("key *** refused", masked.provider().message());
+    assertEquals(5L, masked.provider().resetEpoch());
+  }
 }

@@ -105,4 +105,9 @@ final class BacklogNotices implements RunListener {
   public void itemAdded(ItemState item) {
     progress.itemAdded(item);
   }
+
+  @Override
+  public void providerLimit(String message) {
+    progress.providerLimit(message);
+  }
 }

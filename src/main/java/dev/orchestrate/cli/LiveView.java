@@ -326,6 +326,11 @@ final class LiveView implements RunListener, SummarizationListener, AutoCloseabl
   }
 
   @Override
+  public synchronized void providerLimit(String message) {
+    lines.providerLimit(message);
+  }
+
+  @Override
   public synchronized void itemAdded(ItemState item) {
     recount(items.get());
     lines.itemAdded(item);

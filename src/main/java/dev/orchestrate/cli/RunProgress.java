@@ -97,6 +97,11 @@ final class RunProgress implements RunListener, SummarizationListener {
   }
 
   @Override
+  public void providerLimit(String message) {
+    line(message);
+  }
+
+  @Override
   public void itemAdded(ItemState item) {
     line(item.id() + " added, follow-up of " + item.origin() + ": " + StatusCommand.oneLine(item.definition().title()));
   }

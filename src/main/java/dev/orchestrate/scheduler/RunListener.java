@@ -36,4 +36,11 @@ public interface RunListener {
   /** The backlog file changed during the run but is invalid (or gone); the run goes on without it. */
   default void backlogRejected(List<Problem> problems) {
   }
+
+  /**
+   * A provider's limit paused an agent profile or halts the run: {@code message} says which, why
+   * and until when ("claude paused until 03:00 (UTC), usage limit").
+   */
+  default void providerLimit(String message) {
+  }
 }

@@ -860,7 +860,8 @@ public final class Scheduler {
         outcome.kind().key(), "", outcome.provider().message(), request.logFile()));
     s.items.put(step.next().id(), step.next());
     listener.jobFinished(item, step.next(), outcome);
-    log.warn("{}", d.message());
+    log.debug("{}", d.message());
+    listener.providerLimit(d.message());
     if (d.halt() != null && s.limitHalt == null) {
       s.limitHalt = d.halt();
       s.haltDetail = d.message();

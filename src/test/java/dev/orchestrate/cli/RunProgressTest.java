@@ -1,7 +1,9 @@
 package dev.orchestrate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
@@ -55,6 +57,24 @@ class RunProgressTest {
         Fixtures.outcome(AgentResult.PHASE_COMPLETE, "ok", "")));
     assertEquals(2, lines.size());
     assertEquals(true, lines.get(1).endsWith(" B fix (attempt 1) started"), lines.get(1));
+  }
+
+  @Test
+  void a_limited_attempt_says_its_class_that_it_is_not_counted_and_what_the_agent_said() {
+    HandClock clock = new HandClock();
+    List<String> lines = new ArrayList<>();
+    RunProgress progress = new RunProgress(lines::add, clock);
+    ItemState a = item("A", "build");
+    progress.jobStarted(a, "build", 1);
+    clock.now = clock.now.plusSeconds(2);
+    AgentOutcome limited = Fixtures.outcome(AgentResult.FAILED, "", "You've hit your limit").withProvider(
+        dev.orchestrate.jobs.ProviderFailure.of(dev.orchestrate.jobs.OutcomeClass.USAGE_LIMIT,
+            "You've hit your limit · resets 1pm (UTC)"));
+    assertEquals("A build: failed in 2.0s (usage_limit, not counted): You've hit your limit · resets 1pm (UTC)",
+        progress.finishedText(a, a, limited));
+    progress.providerLimit("claude paused until 13:00 (UTC), usage limit");
+    assertTrue(lines.get(lines.size() - 1).endsWith(" claude paused until 13:00 (UTC), usage limit"),
+        lines.toString());
   }
 
   private static ItemState item(String id, String phase) {

@@ -48,6 +48,9 @@ class ProviderLimitsTest {
   @TempDir
   Path dir;
 
+  /** What the run told its listener of the limits, in order. */
+  private final List<String> notices = new java.util.concurrent.CopyOnWriteArrayList<>();
+
   /** A clock that moves on by {@code step} each time it is read, so that waiting takes no real time. */
   static final class Ticking extends Clock {
     private final Duration step;
@@ -95,7 +98,12 @@ class ProviderLimitsTest {
     try (StateStore store = TestStores.open(dir.resolve("state"));
         InProcessLauncher launcher = new InProcessLauncher(agent)) {
       return Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), items),
-          dir.resolve("state/jobs"), launcher, clock).pauses(store.pauses()).build().run(phaseCap);
+          dir.resolve("state/jobs"), launcher, clock).pauses(store.pauses()).listener(new RunListener() {
+            @Override
+            public void providerLimit(String message) {
+              notices.add(message);
+            }
+          }).build().run(phaseCap);
     }
   }
 
@@ -172,8 +180,9 @@ class ProviderLimitsTest {
     assertEquals(HaltReason.ALL_DONE, report.haltReason());
     assertEquals(1, report.done());
     assertEquals(3, outcomes().values().stream().filter(c -> c == OutcomeClass.RATE_LIMITED).count());
-    assertTrue(logs.warnings().stream().anyMatch(m -> m.contains("agent rate limited: waits until")), logs.warnings()
-        .toString());
+    assertEquals(3, notices.size(), notices.toString());
+    assertTrue(notices.get(0).startsWith("agent rate limited: waits until"), notices.toString());
+    assertTrue(notices.get(2).contains("(3rd backoff)"), notices.toString());
   }
 
   @Test

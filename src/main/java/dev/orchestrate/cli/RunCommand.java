@@ -130,6 +130,10 @@ final class RunCommand implements Callable<Integer> {
           + " (create one with 'orchestrate init')");
     }
     Config config = withOverrides(root.loadConfig(backlogFile));
+    Preflight.Problem unkeepable = Preflight.costBudget(config.agent(), costKey(config));
+    if (unkeepable != null) {
+      throw CliException.usage(unkeepable.message()); // before the state is opened, let alone locked
+    }
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
     filter = checkFilter(filter, config);
     StateBackend backend = root.backend(backlogFile, config);
@@ -217,6 +221,14 @@ final class RunCommand implements Callable<Integer> {
     } catch (ItemFilterException e) {
       throw Flags.filterError(e);
     }
+  }
+
+  /** The flag or key that set the run's cost budget; null when it has none. */
+  private String costKey(Config config) {
+    if (maxCost != null) {
+      return "--max-cost";
+    }
+    return config.execution().maxCostUsd() != null ? "execution.max_cost_usd" : null;
   }
 
   private Config withOverrides(Config config) {

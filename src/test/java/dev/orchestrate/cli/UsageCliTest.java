@@ -127,4 +127,19 @@ class UsageCliTest {
     assertEquals("orchestrate: error: --max-tokens must be at least 1 and at most 1000000000000, got 0",
         tokens.err().strip());
   }
+
+  @Test
+  void a_cost_budget_with_an_agent_that_reports_no_cost_exits_2_before_the_state_is_touched() throws Exception {
+    Files.writeString(config, Files.readString(config).replace("preset: claude", "preset: codex"));
+    CliRunner.Result flag = cli("run", "--max-cost", "1", backlog.toString());
+    assertEquals(2, flag.exitCode(), flag.err());
+    assertEquals("orchestrate: error: --max-cost is a cost budget, but agent.preset codex reports tokens, not cost, "
+        + "so it could not be kept: use a token budget instead (--max-tokens or execution.max_tokens)",
+        flag.err().strip());
+    Files.writeString(config, Files.readString(config) + "execution:\n  max_cost_usd: 5\n");
+    CliRunner.Result key = cli("run", backlog.toString());
+    assertEquals(2, key.exitCode(), key.err());
+    assertTrue(key.err().startsWith("orchestrate: error: execution.max_cost_usd is a cost budget"), key.err());
+    assertTrue(Files.notExists(dir.resolve("state")), "nothing opened, nothing locked");
+  }
 }

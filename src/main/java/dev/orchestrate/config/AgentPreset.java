@@ -40,6 +40,15 @@ public enum AgentPreset {
   }
 
   /**
+   * The flag that tells the CLI the most it may spend on one job, in US dollars; null when it has
+   * none. Claude Code's {@code --max-budget-usd} ends the session once its cost passes the amount
+   * (checked between turns: one turn may go past it).
+   */
+  public String costCapFlag() {
+    return this == CLAUDE ? "--max-budget-usd" : null;
+  }
+
+  /**
    * Whether its output reader finds a cost in US dollars (docs/agents.md, "Usage"): Codex and the
    * Gemini CLI report tokens only, a plain command reports nothing. A cost budget needs one that does.
    */

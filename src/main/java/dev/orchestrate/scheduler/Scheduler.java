@@ -272,6 +272,9 @@ public final class Scheduler {
       log.info("{} job(s) left running by an earlier session were recorded as interrupted", interrupted);
     }
     Session s = new Session(runId, options.phaseCap());
+    if (budget().isLimited()) {
+      s.estimate = Budget.Estimate.of(store.recentUsage(Budget.ESTIMATE_JOBS));
+    }
     s.elsewhere = first.heldElsewhere();
     s.lastRefresh = System.nanoTime();
     SyncResult sync = store.sync(backlogs.current().items(), started);
@@ -435,7 +438,7 @@ public final class Scheduler {
     if (s.filter.hasTargets() && s.filter.targetsFinished(s.items)) {
       return HaltReason.TARGETS_DONE;
     }
-    if (budget().reachedBy(s.spend)) {
+    if (s.budgetSpent || budget().reachedBy(s.spend)) {
       return HaltReason.BUDGET;
     }
     if (s.jobsStarted >= s.phaseCap) {
@@ -509,7 +512,17 @@ public final class Scheduler {
         s.heldByPause = true;
         continue; // its agent profile waits for its provider's limit: the item keeps its place
       } else if (action instanceof Action.RunPhase) {
-        spawn(s, item, pipeline);
+        Budget.Launch launch = launch(s);
+        if (!(launch instanceof Budget.Launch.Start start)) {
+          // Spent: it could pass the budget, so nothing more starts (and the run halts, which is
+          // acting); Wait: the first job runs alone.
+          if (launch instanceof Budget.Launch.Spent) {
+            s.budgetSpent = true;
+            acted = true;
+          }
+          continue;
+        }
+        spawn(s, item, pipeline, start);
       } else if (!commit(s, Transitions.advance(item, pipeline))) { // Advance (new →) and Promote (ready →)
         skipped.add(item.id());
       }
@@ -684,7 +697,20 @@ public final class Scheduler {
     }
   }
 
-  private void spawn(Session s, ItemState item, Pipeline pipeline) {
+  /** Whether the budget lets one more job start now (docs/agents.md, "Budgets"). */
+  private Budget.Launch launch(Session s) {
+    Budget budget = budget();
+    if (!budget.isLimited()) {
+      return UNBUDGETED;
+    }
+    int running = s.jobs.activeCount();
+    return budget.launch(s.spend, s.reserved, running, Math.max(1, config.execution().maxConcurrent() - running),
+        s.estimate, config.agent().preset().costCapFlag() != null);
+  }
+
+  private static final Budget.Launch.Start UNBUDGETED = new Budget.Launch.Start(Budget.Reserve.NONE, null);
+
+  private void spawn(Session s, ItemState item, Pipeline pipeline, Budget.Launch.Start grant) {
     PhaseDef phase = Transitions.currentPhase(item, pipeline);
     ItemWorkspaces.Placement placement;
     try {
@@ -715,7 +741,8 @@ public final class Scheduler {
             .withProjectMemory(memory.bootContext()).withPriorContext(prior)
             .withWorkspace(placement.workspace() == null ? null
                 : new PromptInput.Workspace(placement.workspace(), placement.branch()))),
-        config.agent(), placement.workDir(), jobDir, placement.workspace());
+        grant.capUsd() == null ? config.agent() : config.agent().withCostCap(grant.capUsd()), placement.workDir(),
+        jobDir, placement.workspace());
 
     s.jobs.cleanUp();
     long jobId = store.jobStarted(new JobStart(s.runId, item.id(), phase.name(), attempt,
@@ -727,6 +754,8 @@ public final class Scheduler {
         new Job(agent, request, pipeline, phase.destructive()));
     s.runningItems.put(item.id(), phase.destructive() && workspaces.destructiveRunsAlone());
     s.jobsStarted++;
+    s.reserves.put(jobId, grant.reserve());
+    s.reserved = s.reserved.plus(grant.reserve());
     agent.finished().whenComplete((outcome, error) -> inbox.add(new Message.Ended(jobId, outcome, error)));
   }
 
@@ -765,6 +794,9 @@ public final class Scheduler {
       log.warn("{}: phase {} attempt {}: {}", item.id(), request.phase(), request.attempt(), outcome.usage().note());
     }
     s.spend = s.spend.plus(outcome.usage()); // a cancelled job spent too
+    Budget.Reserve granted = s.reserves.remove(jobId);
+    s.reserved = granted == null ? s.reserved : s.reserved.minus(granted);
+    s.estimate = s.estimate.with(outcome.usage());
     // An agent that left its workspace (moved the base branch, replaced its worktree) is blocked,
     // whatever it reported and even if the run was interrupted meanwhile.
     String breach = workspaces.inspect(request.itemId());
@@ -1113,6 +1145,13 @@ public final class Scheduler {
     int consecutiveExhaustions;
     /** What this run's agents reported spending, summed as their jobs end (the budget's measure). */
     Usage spend = Usage.UNKNOWN;
+    /** What each running job may still spend, and their sum: held against the budget until it ends. */
+    final Map<Long, Budget.Reserve> reserves = new java.util.HashMap<>();
+    Budget.Reserve reserved = Budget.Reserve.NONE;
+    /** What the next job is expected to spend: the largest of the recent jobs'. */
+    Budget.Estimate estimate = Budget.Estimate.NONE;
+    /** A job was not started because it could pass the budget: halt once the running ones end. */
+    boolean budgetSpent;
     int doneThisRun;
     int blockedThisRun;
     /** A provider's limit or refusal halts the run (usage_limit, agent_auth), with what to tell the operator. */

@@ -8,7 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogItem;
+import dev.orchestrate.config.AgentConfig;
+import dev.orchestrate.config.AgentPreset;
 import dev.orchestrate.config.Config;
+import dev.orchestrate.config.ResultFallback;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.limits.StructureName;
@@ -82,7 +85,8 @@ class BudgetAndUsageTest {
     try (InProcessLauncher launcher = paying(PER_JOB)) {
       RunReport report = run(config, List.of(item("A"), item("B")), launcher);
       assertEquals(HaltReason.BUDGET, report.haltReason());
-      assertEquals(3, report.phasesRun());
+      assertEquals(2, report.phasesRun(), "a 3rd job of 1,000 tokens could pass 2,500: it never starts");
+      assertEquals(2000L, report.usage().totalTokens());
     }
   }
 
@@ -163,10 +167,10 @@ class BudgetAndUsageTest {
     try (InProcessLauncher launcher = paying(new Usage(Long.MAX_VALUE, Long.MAX_VALUE, 100L, null, 1e308))) {
       RunReport report = run(config, List.of(item("A"), item("B")), launcher);
       assertEquals(HaltReason.BUDGET, report.haltReason());
-      assertEquals(3, report.phasesRun(), "the sane 100 tokens a job count, 3 of them reach 250");
-      assertEquals(new Usage(null, null, 300L, null, null), report.usage());
+      assertEquals(2, report.phasesRun(), "the sane 100 tokens a job count; a 3rd could pass 250");
+      assertEquals(new Usage(null, null, 200L, null, null), report.usage());
     }
-    assertEquals(3, logs.warnings().size(), logs.warnings().toString());
+    assertEquals(2, logs.warnings().size(), logs.warnings().toString());
     assertTrue(logs.warnings().get(0).startsWith("A: phase scope attempt 1: usage recorded as unknown: input tokens "),
         logs.warnings().get(0));
     try (StateStore store = TestStores.open(dir.resolve("state"))) {
@@ -178,9 +182,62 @@ class BudgetAndUsageTest {
             + "per job); output tokens 9223372036854775807 (above the ceiling of 10^12 tokens per job); cost 1.0E308 "
             + "(above the ceiling of $1,000,000 per job)", job.reason());
       }
-      assertEquals(new Usage(null, null, 300L, null, null), store.stats().spending().lifetime());
-      assertEquals(new Usage(null, null, 300L, null, null),
+      assertEquals(new Usage(null, null, 200L, null, null), store.stats().spending().lifetime());
+      assertEquals(new Usage(null, null, 200L, null, null),
           store.items().itemUsage().values().stream().reduce(Usage.UNKNOWN, Usage::plus));
+    }
+  }
+
+  private Config concurrent(Config config, int agents) {
+    return config.withExecution(config.execution().withMaxConcurrent(agents).withMaxWip(agents));
+  }
+
+  @Test
+  void no_job_starts_that_could_pass_the_budget_however_many_agents_may_run() {
+    Config config = concurrent(config(), 4);
+    config = config.withExecution(config.execution().withMaxCostUsd(0.6));
+    try (InProcessLauncher launcher = paying(PER_JOB)) {
+      RunReport report = run(config, List.of(item("A"), item("B"), item("C"), item("D")), launcher);
+      assertEquals(HaltReason.BUDGET, report.haltReason());
+      assertTrue(report.usage().costUsd() <= 0.6, "spent " + report.usage().costUsd() + " of a $0.60 budget");
+      assertEquals(2, report.phasesRun(), "the first alone (nothing to go by), then one more; a 3rd could pass it");
+    }
+  }
+
+  @Test
+  void the_next_jobs_spend_is_expected_from_the_recent_jobs_in_the_state() {
+    try (InProcessLauncher launcher = paying(PER_JOB)) {
+      run(config().withExecution(config().execution().withMaxCostUsd(0.5)), List.of(item("A")), launcher);
+    }
+    Config config = concurrent(config(), 2);
+    config = config.withExecution(config.execution().withMaxCostUsd(0.3));
+    try (InProcessLauncher launcher = paying(PER_JOB)) {
+      RunReport report = run(config, List.of(item("A"), item("B")), launcher);
+      assertEquals(HaltReason.BUDGET, report.haltReason());
+      assertEquals(1, report.phasesRun(), "the last jobs cost $0.25 each: a second could pass $0.30");
+      assertEquals(0.25, report.usage().costUsd());
+    }
+  }
+
+  @Test
+  void claude_is_told_its_share_of_what_is_left_and_is_held_to_it() {
+    AgentConfig claude = new AgentConfig(List.of("claude", "-p"), java.time.Duration.ofSeconds(20),
+        java.time.Duration.ofMillis(500), Map.of(), ResultFallback.EXIT_CODE, 1024 * 1024, 2000, AgentPreset.CLAUDE,
+        List.of(), null);
+    Config config = concurrent(TestAgents.config(claude, 2), 2);
+    config = config.withExecution(config.execution().withMaxCostUsd(1.0));
+    List<List<String>> argv = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    try (InProcessLauncher launcher = new InProcessLauncher(r -> {
+      argv.add(r.agent().command());
+      return InProcessLauncher.outcome(AgentResult.PHASE_COMPLETE, "done").withUsage(PER_JOB);
+    })) {
+      RunReport report = run(config, List.of(item("A"), item("B")), launcher);
+      assertEquals(HaltReason.BUDGET, report.haltReason());
+      assertTrue(report.usage().costUsd() <= 1.0, String.valueOf(report.usage().costUsd()));
+    }
+    assertEquals(List.of("claude", "-p", "--max-budget-usd", "0.500000"), argv.get(0), "$1.00 over 2 free slots");
+    for (List<String> command : argv) {
+      assertEquals("--max-budget-usd", command.get(2), command.toString());
     }
   }
 }

@@ -130,7 +130,10 @@ final class RunCommand implements Callable<Integer> {
           + " (create one with 'orchestrate init')");
     }
     Config config = withOverrides(root.loadConfig(backlogFile));
-    Preflight.Problem unkeepable = Preflight.costBudget(config.agent(), costKey(config));
+    Preflight.Problem unkeepable = Preflight.costBudget(config.agent(),
+        costKey(config) != null ? costKey(config)
+            : config.budget().perDayUsd() != null ? "budget.per_day"
+                : config.budget().perWeekUsd() != null ? "budget.per_week" : null);
     if (unkeepable != null) {
       throw CliException.usage(unkeepable.message()); // before the state is opened, let alone locked
     }
@@ -156,7 +159,8 @@ final class RunCommand implements Callable<Integer> {
 
     PrintWriter err = spec.commandLine().getErr();
     ProgressMode mode = ProgressMode.choose(root.quiet(), json, noLive, ProgressMode.stderrIsTerminal(), root.env());
-    RunReport report = session.run(backlogs, repository, new RunOptions(phaseCap, filter),
+    RunReport report = session.run(backlogs, repository, new RunOptions(phaseCap, filter,
+        costKey(config), maxTokens != null ? "--max-tokens" : null),
         new TerminalUi(mode, err, clock, config, root.env(), root.quiet()));
     PrintWriter out = spec.commandLine().getOut();
     if (json) {

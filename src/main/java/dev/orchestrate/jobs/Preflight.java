@@ -57,8 +57,10 @@ public final class Preflight {
       return new Problem(costKey + " is a cost budget, but a plain agent.command reports no cost, so it could "
           + "not be kept: use agent.preset claude or opencode, which report their cost, or remove " + costKey);
     }
+    String tokens = costKey.startsWith("budget.") ? "budget.tokens_per_day or budget.tokens_per_week"
+        : "--max-tokens or execution.max_tokens";
     return new Problem(costKey + " is a cost budget, but agent.preset " + agent.preset().key() + " reports tokens, "
-        + "not cost, so it could not be kept: use a token budget instead (--max-tokens or execution.max_tokens)");
+        + "not cost, so it could not be kept: use a token budget instead (" + tokens + ")");
   }
 
   /** Interpreters whose first argument is the script they run: ["bash", "agents/claude.sh"]. */

@@ -163,4 +163,48 @@ public record Budget(Double maxCostUsd, Long maxTokens) {
     }
     return left > 0 && expected <= left ? null : new Launch.Spent();
   }
+
+  /** A budget and what was spent against it: the run's, or a window's. */
+  public record Limit(Budget budget, Usage spent) {
+  }
+
+  /** The launch all limits allow, and the first limit that refused it (-1: none). */
+  public record Verdict(Launch launch, int refusedBy) {
+  }
+
+  /**
+   * Decides one launch under several limits at once: it starts only if each lets it, with the
+   * smallest cap and the smallest reserve of the limits that bound each figure.
+   */
+  public static Verdict launchAll(List<Limit> limits, Reserve running, int runningJobs, int freeSlots,
+      Estimate estimate, boolean capsCost) {
+    Double cost = null;
+    Long tokens = null;
+    BigDecimal cap = null;
+    boolean wait = false;
+    for (int i = 0; i < limits.size(); i++) {
+      Limit limit = limits.get(i);
+      Launch launch = limit.budget().launch(limit.spent(), running, runningJobs, freeSlots, estimate, capsCost);
+      if (launch instanceof Launch.Spent) {
+        return new Verdict(launch, i);
+      }
+      if (launch instanceof Launch.Start start) {
+        if (limit.budget().maxCostUsd() != null) {
+          cost = cost == null ? start.reserve().costUsd() : Math.min(cost, start.reserve().costUsd());
+        }
+        if (limit.budget().maxTokens() != null) {
+          tokens = tokens == null ? start.reserve().tokens() : Math.min(tokens, start.reserve().tokens());
+        }
+        if (start.capUsd() != null) {
+          cap = cap == null || start.capUsd().compareTo(cap) < 0 ? start.capUsd() : cap;
+        }
+      } else {
+        wait = true;
+      }
+    }
+    if (wait) {
+      return new Verdict(new Launch.Wait(), -1);
+    }
+    return new Verdict(new Launch.Start(new Reserve(cost == null ? 0 : cost, tokens == null ? 0 : tokens), cap), -1);
+  }
 }

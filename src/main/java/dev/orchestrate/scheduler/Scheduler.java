@@ -2,6 +2,7 @@ package dev.orchestrate.scheduler;
 
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogSource;
+import dev.orchestrate.config.BudgetConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.OnUsageLimit;
 import dev.orchestrate.config.PhaseDef;
@@ -272,7 +273,8 @@ public final class Scheduler {
       log.info("{} job(s) left running by an earlier session were recorded as interrupted", interrupted);
     }
     Session s = new Session(runId, options.phaseCap());
-    if (budget().isLimited()) {
+    s.options = options;
+    if (budget().isLimited() || config.budget().isLimited()) {
       s.estimate = Budget.Estimate.of(store.recentUsage(Budget.ESTIMATE_JOBS));
     }
     s.elsewhere = first.heldElsewhere();
@@ -327,7 +329,7 @@ public final class Scheduler {
     return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked,
         s.doneThisRun, s.blockedThisRun, s.jobsStarted, halt,
         Duration.between(started, ended), interrupted, sync, remaining(items), figures, s.spend, budget(),
-        leases.runnerId(), halt == s.limitHalt ? s.haltDetail : null);
+        leases.runnerId(), halt == s.limitHalt ? s.haltDetail : halt == HaltReason.BUDGET ? budgetDetail(s) : null);
   }
 
   private Budget budget() {
@@ -697,15 +699,78 @@ public final class Scheduler {
     }
   }
 
-  /** Whether the budget lets one more job start now (docs/agents.md, "Budgets"). */
+  /**
+   * Whether the run's budget and the project's windows let one more job start now (docs/agents.md,
+   * "Budgets"). A window's spend is read from the state: every run's and every runner's jobs.
+   */
   private Budget.Launch launch(Session s) {
-    Budget budget = budget();
-    if (!budget.isLimited()) {
+    List<BudgetLimit> limits = limits(s);
+    if (limits.isEmpty()) {
       return UNBUDGETED;
     }
     int running = s.jobs.activeCount();
-    return budget.launch(s.spend, s.reserved, running, Math.max(1, config.execution().maxConcurrent() - running),
-        s.estimate, config.agent().preset().costCapFlag() != null);
+    Budget.Verdict verdict = Budget.launchAll(limits.stream().map(BudgetLimit::limit).toList(), s.reserved, running,
+        Math.max(1, config.execution().maxConcurrent() - running), s.estimate,
+        config.agent().preset().costCapFlag() != null);
+    if (verdict.refusedBy() >= 0) {
+      s.budgetRefusal = limits.get(verdict.refusedBy());
+    }
+    return verdict.launch();
+  }
+
+  /** A limit and where it comes from: the run's budget ({@code window} null) or a window's. */
+  private record BudgetLimit(Budget.Limit limit, BudgetWindow window, Instant now) {
+  }
+
+  private List<BudgetLimit> limits(Session s) {
+    List<BudgetLimit> limits = new ArrayList<>();
+    Instant now = clock.instant();
+    if (budget().isLimited()) {
+      limits.add(new BudgetLimit(new Budget.Limit(budget(), s.spend), null, now));
+    }
+    BudgetConfig project = config.budget();
+    for (BudgetWindow window : BudgetWindow.values()) {
+      Double usd = window == BudgetWindow.DAY ? project.perDayUsd() : project.perWeekUsd();
+      Long tokens = window == BudgetWindow.DAY ? project.tokensPerDay() : project.tokensPerWeek();
+      if (usd != null || tokens != null) {
+        limits.add(new BudgetLimit(new Budget.Limit(new Budget(usd, tokens), store.usageSince(window.start(now))),
+            window, now));
+      }
+    }
+    return limits;
+  }
+
+  /**
+   * What a budget halt names: the limit, the flag or key that set it, what was spent and, for a
+   * window, when it reopens.
+   */
+  private String budgetDetail(Session s) {
+    BudgetLimit refused = s.budgetRefusal;
+    if (refused == null) {
+      Budget run = budget();
+      boolean cost = run.maxCostUsd() != null && s.spend.costUsd() != null && s.spend.costUsd() >= run.maxCostUsd();
+      return cost ? "the run's budget of " + Money.usd(run.maxCostUsd()) + " (" + s.options.costKey()
+          + ") is spent (" + Money.usd(s.spend.costUsd()) + ")"
+          : "the run's budget of " + run.maxTokens() + " tokens (" + s.options.tokensKey() + ") is spent ("
+              + s.spend.totalTokens() + " tokens)";
+    }
+    Budget budget = refused.limit().budget();
+    Usage spent = refused.limit().spent();
+    // Which figure refused: the cost, unless the budget has none or its cost alone lets the job start.
+    boolean cost = budget.maxCostUsd() != null && (budget.maxTokens() == null
+        || new Budget(budget.maxCostUsd(), null).launch(spent, s.reserved, s.jobs.activeCount(), 1, s.estimate,
+            false) instanceof Budget.Launch.Spent);
+    String limit = cost ? Money.usd(budget.maxCostUsd()) : budget.maxTokens() + " tokens";
+    String used = cost ? Money.usd(spent.costUsd() == null ? 0 : spent.costUsd())
+        : (spent.totalTokens() == null ? 0 : spent.totalTokens()) + " tokens";
+    if (refused.window() == null) {
+      return "the run's budget of " + limit + " (" + (cost ? s.options.costKey() : s.options.tokensKey())
+          + ") has no room for another job (" + used + " spent)";
+    }
+    BudgetWindow w = refused.window();
+    return "the " + w.label() + " budget of " + limit + " (" + (cost ? w.costKey() : w.tokensKey()) + ") is spent ("
+        + used + " since " + BudgetWindow.show(w.start(refused.now())) + "); it reopens at "
+        + BudgetWindow.show(w.end(refused.now()));
   }
 
   private static final Budget.Launch.Start UNBUDGETED = new Budget.Launch.Start(Budget.Reserve.NONE, null);
@@ -1152,6 +1217,9 @@ public final class Scheduler {
     Budget.Estimate estimate = Budget.Estimate.NONE;
     /** A job was not started because it could pass the budget: halt once the running ones end. */
     boolean budgetSpent;
+    /** The limit that refused a launch, for the halt to name; null when none did. */
+    BudgetLimit budgetRefusal;
+    RunOptions options = RunOptions.cap(1);
     int doneThisRun;
     int blockedThisRun;
     /** A provider's limit or refusal halts the run (usage_limit, agent_auth), with what to tell the operator. */

@@ -106,6 +106,7 @@ class UsageCliTest {
     CliRunner.Result run = cli("run", "--max-cost", "0.02", backlog.toString());
     assertEquals(0, run.exitCode(), run.err());
     assertTrue(run.out().contains("stopped: the budget was reached"), run.out());
+    assertTrue(run.out().contains("the run's budget of $0.02 (--max-cost) is spent ($0.02324)"), run.out());
     assertTrue(run.out().contains("  usage: 6,340 tokens (4,800 in, 140 out, 1,200 cache read, 200 cache write), "
         + "$0.0232; budget $0.0200 (116% spent)"), run.out());
     JsonNode items = JSON.readTree(cli("status", "--json").out()).path("items");
@@ -141,5 +142,12 @@ class UsageCliTest {
     assertEquals(2, key.exitCode(), key.err());
     assertTrue(key.err().startsWith("orchestrate: error: execution.max_cost_usd is a cost budget"), key.err());
     assertTrue(Files.notExists(dir.resolve("state")), "nothing opened, nothing locked");
+    Files.writeString(config, Files.readString(config).replace("  max_cost_usd: 5\n", "  max_tokens: 5\n")
+        + "budget:\n  per_day: 20\n");
+    CliRunner.Result window = cli("run", backlog.toString());
+    assertEquals(2, window.exitCode(), window.err());
+    assertEquals("orchestrate: error: budget.per_day is a cost budget, but agent.preset codex reports tokens, not "
+        + "cost, so it could not be kept: use a token budget instead (budget.tokens_per_day or "
+        + "budget.tokens_per_week)", window.err().strip());
   }
 }

@@ -10,6 +10,7 @@ import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.AgentPreset;
+import dev.orchestrate.config.BudgetConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ResultFallback;
 import dev.orchestrate.jobs.AgentResult;
@@ -43,9 +44,13 @@ class BudgetAndUsageTest {
   Path dir;
 
   private RunReport run(Config config, List<BacklogItem> items, InProcessLauncher launcher) {
+    return run(config, items, launcher, Clock.systemUTC());
+  }
+
+  private RunReport run(Config config, List<BacklogItem> items, InProcessLauncher launcher, Clock clock) {
     try (StateStore store = TestStores.open(dir.resolve("state"))) {
       return Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), items),
-          dir.resolve("state/jobs"), launcher, Clock.systemUTC()).build().run(100);
+          dir.resolve("state/jobs"), launcher, clock).build().run(100);
     }
   }
 
@@ -73,6 +78,7 @@ class BudgetAndUsageTest {
       assertEquals(1.0, report.usage().costUsd());
       assertEquals(4000L, report.usage().totalTokens());
       assertEquals(new Budget(1.0, null), report.budget());
+      assertEquals("the run's budget of $1.00 (execution.max_cost_usd) is spent ($1.00)", report.haltDetail());
     }
     assertEquals(List.of("done", "new"),
         StateRows.items(dir.resolve("state")).stream().map(i -> i.status().key()).toList());
@@ -238,6 +244,28 @@ class BudgetAndUsageTest {
     assertEquals(List.of("claude", "-p", "--max-budget-usd", "0.500000"), argv.get(0), "$1.00 over 2 free slots");
     for (List<String> command : argv) {
       assertEquals("--max-budget-usd", command.get(2), command.toString());
+    }
+  }
+
+  @Test
+  void a_per_day_budget_is_shared_by_every_run_of_the_day_and_reopens_the_next_day() {
+    Config config = config().withBudget(new BudgetConfig(0.6, null, null, null));
+    Clock thursday = Clock.fixed(Instant.parse("2026-11-26T15:00:00Z"), java.time.ZoneOffset.UTC);
+    List<BacklogItem> items = List.of(item("A"), item("B"));
+    try (InProcessLauncher launcher = paying(PER_JOB)) {
+      RunReport first = run(config, items, launcher, thursday);
+      assertEquals(HaltReason.BUDGET, first.haltReason());
+      assertEquals(2, first.phasesRun(), "a 3rd $0.25 job could pass $0.60");
+      assertEquals("the per-day budget of $0.60 (budget.per_day) is spent ($0.50 since 2026-11-26 00:00 UTC); "
+          + "it reopens at 2026-11-27 00:00 UTC", first.haltDetail());
+
+      RunReport again = run(config, items, launcher, thursday);
+      assertEquals(HaltReason.BUDGET, again.haltReason());
+      assertEquals(0, again.phasesRun(), "a new run starts from what the day spent, not from zero");
+
+      RunReport friday = run(config, items, launcher,
+          Clock.fixed(Instant.parse("2026-11-27T00:00:00Z"), java.time.ZoneOffset.UTC));
+      assertEquals(2, friday.phasesRun(), "the window reopened");
     }
   }
 }

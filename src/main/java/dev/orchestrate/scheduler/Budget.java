@@ -20,6 +20,8 @@ public record Budget(Double maxCostUsd, Long maxTokens) {
   public static final int ESTIMATE_JOBS = 20;
   /** The smallest cost cap a job is started with; below it the budget counts as spent. */
   public static final double MIN_CAP_USD = 0.000001;
+  /** The shares of a budget at which the operator is warned, in percent, ascending. */
+  public static final List<Integer> WARN_AT = List.of(80, 95);
 
   public Budget {
     if (maxCostUsd != null && !(maxCostUsd > 0)) {
@@ -44,6 +46,17 @@ public record Budget(Double maxCostUsd, Long maxTokens) {
     }
     Long tokens = spend.totalTokens();
     return maxTokens != null && tokens != null && tokens >= maxTokens;
+  }
+
+  /** The highest threshold of {@link #WARN_AT} that {@code pressure} (spent / budget) reached; null: none. */
+  public static Integer warning(Double pressure) {
+    Integer reached = null;
+    for (int percent : WARN_AT) {
+      if (pressure != null && pressure * 100 >= percent) {
+        reached = percent;
+      }
+    }
+    return reached;
   }
 
   /** What running jobs may still spend: the sum of what each was granted at its start. */

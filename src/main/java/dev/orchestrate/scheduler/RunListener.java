@@ -36,4 +36,11 @@ public interface RunListener {
   /** The backlog file changed during the run but is invalid (or gone); the run goes on without it. */
   default void backlogRejected(List<Problem> problems) {
   }
+
+  /**
+   * A budget crossed a warning threshold ({@link Budget#WARN_AT}): {@code message} says which, with
+   * the flag or key that set it and what was spent. Once per budget and threshold.
+   */
+  default void budgetWarning(String message) {
+  }
 }

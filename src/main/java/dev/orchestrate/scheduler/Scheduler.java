@@ -387,6 +387,10 @@ public final class Scheduler {
     HaltReason halt = null;
     while (true) {
       takeMessages(s, false);
+      if (s.spendChanged) {
+        s.spendChanged = false;
+        warnBudgets(s); // a job ended: before deciding anything, and before a halt
+      }
       if (stopRequested) {
         Thread.interrupted(); // a stop that raced the end of a summarization must not linger
         halt = HaltReason.INTERRUPTED;
@@ -740,6 +744,35 @@ public final class Scheduler {
     return limits;
   }
 
+  /** Tells the listener, once per budget and threshold, that a budget is 80 % or 95 % spent. */
+  private void warnBudgets(Session s) {
+    for (BudgetLimit limit : limits(s)) {
+      Budget budget = limit.limit().budget();
+      Usage spent = limit.limit().spent();
+      if (budget.maxCostUsd() != null && spent.costUsd() != null) {
+        warn(s, limit, true, spent.costUsd() / budget.maxCostUsd(), Money.usd(budget.maxCostUsd()),
+            Money.usd(spent.costUsd()));
+      }
+      Long tokens = spent.totalTokens();
+      if (budget.maxTokens() != null && tokens != null) {
+        warn(s, limit, false, (double) tokens / budget.maxTokens(), budget.maxTokens() + " tokens", tokens + " tokens");
+      }
+    }
+  }
+
+  private void warn(Session s, BudgetLimit limit, boolean cost, double pressure, String of, String spent) {
+    Integer percent = Budget.warning(pressure);
+    BudgetWindow w = limit.window();
+    String key = w == null ? (cost ? s.options.costKey() : s.options.tokensKey()) : cost ? w.costKey() : w.tokensKey();
+    String id = key + (w == null ? "" : "@" + w.start(limit.now()));
+    if (percent == null || percent <= s.budgetWarned.getOrDefault(id, 0)) {
+      return;
+    }
+    s.budgetWarned.put(id, percent);
+    listener.budgetWarning(percent + "% of " + (w == null ? "the run's" : "the " + w.label()) + " budget of " + of
+        + " (" + key + ") is spent: " + spent + (w == null ? "" : " since " + BudgetWindow.show(w.start(limit.now()))));
+  }
+
   /**
    * What a budget halt names: the limit, the flag or key that set it, what was spent and, for a
    * window, when it reopens.
@@ -862,6 +895,7 @@ public final class Scheduler {
     Budget.Reserve granted = s.reserves.remove(jobId);
     s.reserved = granted == null ? s.reserved : s.reserved.minus(granted);
     s.estimate = s.estimate.with(outcome.usage());
+    s.spendChanged = true;
     // An agent that left its workspace (moved the base branch, replaced its worktree) is blocked,
     // whatever it reported and even if the run was interrupted meanwhile.
     String breach = workspaces.inspect(request.itemId());
@@ -1219,6 +1253,10 @@ public final class Scheduler {
     boolean budgetSpent;
     /** The limit that refused a launch, for the halt to name; null when none did. */
     BudgetLimit budgetRefusal;
+    /** A job ended since the budgets were last compared with their warning thresholds. */
+    boolean spendChanged;
+    /** The threshold last announced per budget (its key, and a window's start). */
+    final Map<String, Integer> budgetWarned = new java.util.HashMap<>();
     RunOptions options = RunOptions.cap(1);
     int doneThisRun;
     int blockedThisRun;

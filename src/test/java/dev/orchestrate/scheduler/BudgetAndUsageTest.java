@@ -48,9 +48,15 @@ class BudgetAndUsageTest {
   }
 
   private RunReport run(Config config, List<BacklogItem> items, InProcessLauncher launcher, Clock clock) {
+    return run(config, items, launcher, clock, new RunListener() {
+    });
+  }
+
+  private RunReport run(Config config, List<BacklogItem> items, InProcessLauncher launcher, Clock clock,
+      RunListener listener) {
     try (StateStore store = TestStores.open(dir.resolve("state"))) {
       return Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), items),
-          dir.resolve("state/jobs"), launcher, clock).build().run(100);
+          dir.resolve("state/jobs"), launcher, clock).listener(listener).build().run(100);
     }
   }
 
@@ -267,5 +273,26 @@ class BudgetAndUsageTest {
           Clock.fixed(Instant.parse("2026-11-27T00:00:00Z"), java.time.ZoneOffset.UTC));
       assertEquals(2, friday.phasesRun(), "the window reopened");
     }
+  }
+
+  @Test
+  void crossing_80_and_95_percent_of_a_budget_warns_once_each_naming_the_key() {
+    Config config = config().withExecution(config().execution().withMaxCostUsd(1.0))
+        .withBudget(new BudgetConfig(null, null, 100_000L, null));
+    List<String> warnings = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    try (InProcessLauncher launcher = paying(new Usage(10_000L, 0L, 0L, 0L, 0.125))) {
+      run(config, List.of(item("A"), item("B")), launcher,
+          Clock.fixed(Instant.parse("2026-11-26T15:00:00Z"), java.time.ZoneOffset.UTC), new RunListener() {
+            @Override
+            public void budgetWarning(String message) {
+              warnings.add(message);
+            }
+          });
+    }
+    assertEquals(List.of("80% of the run's budget of $1.00 (execution.max_cost_usd) is spent: $0.875",
+        "95% of the run's budget of $1.00 (execution.max_cost_usd) is spent: $1.00",
+        "80% of the per-day budget of 100000 tokens (budget.tokens_per_day) is spent: 80000 tokens since "
+            + "2026-11-26 00:00 UTC"),
+        warnings);
   }
 }

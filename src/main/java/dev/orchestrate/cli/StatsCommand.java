@@ -278,6 +278,10 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
     budget.put("max_tokens", s.maxTokens());
     budget.put("cost_pressure", s.costPressure());
     budget.put("token_pressure", s.tokenPressure());
+    Integer costWarning = Budget.warning(s.costPressure());
+    Integer tokenWarning = Budget.warning(s.tokenPressure());
+    budget.put("warning_percent", costWarning == null ? tokenWarning
+        : tokenWarning == null ? costWarning : Integer.valueOf(Math.max(costWarning, tokenWarning)));
     last.put("budget", budget);
     usage.put("last_run", last);
     return usage;

@@ -36,7 +36,7 @@ final class UsageView {
   static String budgetText(Usage spend, Budget budget) {
     StringBuilder text = new StringBuilder();
     if (budget.maxCostUsd() != null) {
-      text.append("; budget ").append(cost(budget.maxCostUsd()))
+      text.append("; budget ").append(dev.orchestrate.scheduler.Money.usd(budget.maxCostUsd()))
           .append(percent(spend.costUsd() == null ? null : spend.costUsd() / budget.maxCostUsd()));
     }
     if (budget.maxTokens() != null) {
@@ -55,7 +55,13 @@ final class UsageView {
     return usd == null ? "$-" : String.format(Locale.ROOT, "$%.4f", usd);
   }
 
+  /** {@code  (83% spent, past the 80% warning)}. */
   private static String percent(Double ratio) {
-    return ratio == null ? " (spend not reported)" : String.format(Locale.ROOT, " (%.0f%% spent)", ratio * 100);
+    if (ratio == null) {
+      return " (spend not reported)";
+    }
+    Integer warning = Budget.warning(ratio);
+    return String.format(Locale.ROOT, " (%.0f%% spent%s)", ratio * 100,
+        warning == null ? "" : ", past the " + warning + "% warning");
   }
 }

@@ -108,13 +108,15 @@ class UsageCliTest {
     assertTrue(run.out().contains("stopped: the budget was reached"), run.out());
     assertTrue(run.out().contains("the run's budget of $0.02 (--max-cost) is spent ($0.02324)"), run.out());
     assertTrue(run.out().contains("  usage: 6,340 tokens (4,800 in, 140 out, 1,200 cache read, 200 cache write), "
-        + "$0.0232; budget $0.0200 (116% spent)"), run.out());
+        + "$0.0232; budget $0.02 (116% spent, past the 95% warning)"), run.out());
     JsonNode items = JSON.readTree(cli("status", "--json").out()).path("items");
     assertEquals("done", items.get(0).path("status").asText());
     assertEquals("new", items.get(1).path("status").asText(), "items the budget stopped stay where they were");
     JsonNode budget = JSON.readTree(cli("stats", "--json").out()).path("usage").path("last_run").path("budget");
     assertEquals(0.02, budget.path("max_cost_usd").asDouble());
     assertEquals(0.02324 / 0.02, budget.path("cost_pressure").asDouble(), 1e-9);
+    assertEquals(95, budget.path("warning_percent").asInt(), budget.toString());
+    assertTrue(cli("stats").out().contains("; budget $0.02 (116% spent, past the 95% warning)"), cli("stats").out());
   }
 
   @Test

@@ -83,13 +83,14 @@ final class RunCommand implements Callable<Integer> {
   Integer maxConcurrent;
 
   @Option(names = "--max-cost", paramLabel = "USD",
-      description = "Halt the run (reason budget) once the spend its agents reported reaches USD; running jobs "
-          + "finish (default: execution.max_cost_usd, none)")
+      description = "The run's budget in US dollars: no job starts that could pass it (Claude Code gets "
+          + "--max-budget-usd); then the run halts (reason budget) once running jobs finish. Needs an agent that "
+          + "reports cost (default: execution.max_cost_usd, none)")
   Double maxCost;
 
   @Option(names = "--max-tokens", paramLabel = "N",
-      description = "Halt the run (reason budget) once its agents reported N tokens (input, output and cache) "
-          + "(default: execution.max_tokens, none)")
+      description = "The run's budget in tokens (input, output and cache): no job starts that could pass it; "
+          + "then the run halts (reason budget) (default: execution.max_tokens, none)")
   Long maxTokens;
 
   @Option(names = "--dry-run", description = "Print the plan (which phases would run, in which order, if every "

@@ -18,7 +18,7 @@ final class UsageView {
     m.put("cache_read_tokens", u.cacheReadTokens());
     m.put("cache_write_tokens", u.cacheWriteTokens());
     m.put("total_tokens", u.totalTokens());
-    m.put("cost_usd", u.costUsd());
+    m.put("cost_usd", money(u.costUsd()));
     return m;
   }
 
@@ -45,6 +45,15 @@ final class UsageView {
           .append(percent(total == null ? null : (double) total / budget.maxTokens()));
     }
     return text.toString();
+  }
+
+  /**
+   * US dollars for JSON, rounded to 6 decimals (a millionth of a dollar), so that a sum of costs is
+   * {@code 0.02324}, not {@code 0.023240000000000003}; null stays null.
+   */
+  static Double money(Double usd) {
+    return usd == null ? null
+        : java.math.BigDecimal.valueOf(usd).setScale(6, java.math.RoundingMode.HALF_UP).doubleValue();
   }
 
   static String tokens(Long n) {

@@ -121,6 +121,26 @@ public final class ConfigLoader {
     return state.orElse(StateConfig.defaults());
   }
 
+  /**
+   * The {@code budget} section of {@code file} alone, for {@code stats}; reads nothing more when no
+   * line starts {@code budget:}.
+   *
+   * @throws ValidationException with the problems of the section, or of the YAML itself
+   */
+  public static BudgetConfig loadBudget(Path file) {
+    if (!BudgetConfig.mayBeSetIn(file)) {
+      return BudgetConfig.NONE;
+    }
+    Problems problems = new Problems(file.toString());
+    Optional<BudgetConfig> budget = YamlReader.read(file, problems, YamlReader.MAX_CONFIG_BYTES,
+        "move long phase instructions into workflow files")
+        .filter(YamlNode.Mapping.class::isInstance)
+        .flatMap(root -> new ConfigLoader(file, problems).section((YamlNode.Mapping) root, "budget"))
+        .map(section -> new ConfigLoader(file, problems).budget(section));
+    problems.throwIfAny();
+    return budget.orElse(BudgetConfig.NONE);
+  }
+
   private Optional<Config> config(YamlNode root, Path file) {
     if (!(root instanceof YamlNode.Mapping map)) {
       problems.expected(root, "a config file", "a map of settings (agent, execution, pipelines, ...)");

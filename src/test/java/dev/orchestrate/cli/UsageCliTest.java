@@ -160,4 +160,26 @@ class UsageCliTest {
     assertEquals(0.000001, UsageView.money(0.00000051));
     assertEquals(null, UsageView.json(dev.orchestrate.jobs.Usage.UNKNOWN).get("cost_usd"));
   }
+
+  @Test
+  void a_per_day_budget_halts_the_run_naming_when_it_reopens_and_stats_shows_the_window_with_its_warning()
+      throws Exception {
+    Files.writeString(config, Files.readString(config) + "budget:\n  per_day: 0.03\n");
+    JsonNode run = JSON.readTree(cli("run", "--json", backlog.toString()).out());
+    assertEquals("budget", run.path("halt_reason").asText(), run.toString());
+    String detail = run.path("halt_detail").asText();
+    assertTrue(detail.matches("the per-day budget of \\$0\\.03 \\(budget\\.per_day\\) is spent \\(\\$0\\.03486 since "
+        + "\\d{4}-\\d\\d-\\d\\d 00:00 UTC\\); it reopens at \\d{4}-\\d\\d-\\d\\d 00:00 UTC"), detail);
+
+    JsonNode windows = JSON.readTree(cli("stats", "--json").out()).path("usage").path("windows");
+    assertEquals(1, windows.size(), windows.toString());
+    JsonNode day = windows.get(0);
+    assertEquals("per_day", day.path("window").asText());
+    assertEquals(0.03, day.path("max_cost_usd").asDouble());
+    assertEquals(0.03486, day.path("spend").path("cost_usd").asDouble(), 1e-9);
+    assertEquals(95, day.path("warning_percent").asInt());
+    assertTrue(day.path("reopens_at").asText().endsWith("T00:00:00.000Z"), day.toString());
+    String text = cli("stats").out();
+    assertTrue(text.contains("; budget $0.03 (116% spent, past the 95% warning); reopens at "), text);
+  }
 }

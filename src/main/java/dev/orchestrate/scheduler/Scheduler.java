@@ -493,6 +493,7 @@ public final class Scheduler {
    * (within the phase cap). Returns whether anything happened.
    */
   private boolean act(Session s) {
+    s.roundLimits = null; // spend changes only as jobs end, between rounds: read the windows once a round
     boolean acted = blockOrphans(s);
     Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), selectionPipelines(), wipLimit(s),
         config.execution().maxConcurrent(), s.running(), s.filter, s.elsewhere);
@@ -708,7 +709,10 @@ public final class Scheduler {
    * "Budgets"). A window's spend is read from the state: every run's and every runner's jobs.
    */
   private Budget.Launch launch(Session s) {
-    List<BudgetLimit> limits = limits(s);
+    if (s.roundLimits == null) {
+      s.roundLimits = limits(s);
+    }
+    List<BudgetLimit> limits = s.roundLimits;
     if (limits.isEmpty()) {
       return UNBUDGETED;
     }
@@ -1253,6 +1257,8 @@ public final class Scheduler {
     boolean budgetSpent;
     /** The limit that refused a launch, for the halt to name; null when none did. */
     BudgetLimit budgetRefusal;
+    /** The budgets and their spend as of this round ({@link #act}); null until a launch asks. */
+    List<BudgetLimit> roundLimits;
     /** A job ended since the budgets were last compared with their warning thresholds. */
     boolean spendChanged;
     /** The threshold last announced per budget (its key, and a window's start). */

@@ -726,23 +726,18 @@ public final class Scheduler {
     return verdict.launch();
   }
 
-  /** A limit and where it comes from: the run's budget ({@code window} null) or a window's. */
-  private record BudgetLimit(Budget.Limit limit, BudgetWindow window, Instant now) {
-  }
-
   private List<BudgetLimit> limits(Session s) {
     List<BudgetLimit> limits = new ArrayList<>();
     Instant now = clock.instant();
     if (budget().isLimited()) {
-      limits.add(new BudgetLimit(new Budget.Limit(budget(), s.spend), null, now));
+      limits.add(BudgetLimit.ofRun(budget(), s.spend, now, s.options.costKey(), s.options.tokensKey()));
     }
     BudgetConfig project = config.budget();
     for (BudgetWindow window : BudgetWindow.values()) {
       Double usd = window == BudgetWindow.DAY ? project.perDayUsd() : project.perWeekUsd();
       Long tokens = window == BudgetWindow.DAY ? project.tokensPerDay() : project.tokensPerWeek();
       if (usd != null || tokens != null) {
-        limits.add(new BudgetLimit(new Budget.Limit(new Budget(usd, tokens), store.usageSince(window.start(now))),
-            window, now));
+        limits.add(BudgetLimit.ofWindow(window, new Budget(usd, tokens), store.usageSince(window.start(now)), now));
       }
     }
     return limits;
@@ -751,63 +746,20 @@ public final class Scheduler {
   /** Tells the listener, once per budget and threshold, that a budget is 80 % or 95 % spent. */
   private void warnBudgets(Session s) {
     for (BudgetLimit limit : limits(s)) {
-      Budget budget = limit.limit().budget();
-      Usage spent = limit.limit().spent();
-      if (budget.maxCostUsd() != null && spent.costUsd() != null) {
-        warn(s, limit, true, spent.costUsd() / budget.maxCostUsd(), Money.usd(budget.maxCostUsd()),
-            Money.usd(spent.costUsd()));
-      }
-      Long tokens = spent.totalTokens();
-      if (budget.maxTokens() != null && tokens != null) {
-        warn(s, limit, false, (double) tokens / budget.maxTokens(), budget.maxTokens() + " tokens", tokens + " tokens");
+      for (BudgetLimit.Warning w : limit.warnings()) {
+        if (w.percent() > s.budgetWarned.getOrDefault(w.id(), 0)) {
+          s.budgetWarned.put(w.id(), w.percent());
+          listener.budgetWarning(w.message());
+        }
       }
     }
   }
 
-  private void warn(Session s, BudgetLimit limit, boolean cost, double pressure, String of, String spent) {
-    Integer percent = Budget.warning(pressure);
-    BudgetWindow w = limit.window();
-    String key = w == null ? (cost ? s.options.costKey() : s.options.tokensKey()) : cost ? w.costKey() : w.tokensKey();
-    String id = key + (w == null ? "" : "@" + w.start(limit.now()));
-    if (percent == null || percent <= s.budgetWarned.getOrDefault(id, 0)) {
-      return;
-    }
-    s.budgetWarned.put(id, percent);
-    listener.budgetWarning(percent + "% of " + (w == null ? "the run's" : "the " + w.label()) + " budget of " + of
-        + " (" + key + ") is spent: " + spent + (w == null ? "" : " since " + BudgetWindow.show(w.start(limit.now()))));
-  }
-
-  /**
-   * What a budget halt names: the limit, the flag or key that set it, what was spent and, for a
-   * window, when it reopens.
-   */
+  /** What a budget halt names: the limit, the flag or key that set it, what was spent, when a window reopens. */
   private String budgetDetail(Session s) {
-    BudgetLimit refused = s.budgetRefusal;
-    if (refused == null) {
-      Budget run = budget();
-      boolean cost = run.maxCostUsd() != null && s.spend.costUsd() != null && s.spend.costUsd() >= run.maxCostUsd();
-      return cost ? "the run's budget of " + Money.usd(run.maxCostUsd()) + " (" + s.options.costKey()
-          + ") is spent (" + Money.usd(s.spend.costUsd()) + ")"
-          : "the run's budget of " + run.maxTokens() + " tokens (" + s.options.tokensKey() + ") is spent ("
-              + s.spend.totalTokens() + " tokens)";
-    }
-    Budget budget = refused.limit().budget();
-    Usage spent = refused.limit().spent();
-    // Which figure refused: the cost, unless the budget has none or its cost alone lets the job start.
-    boolean cost = budget.maxCostUsd() != null && (budget.maxTokens() == null
-        || new Budget(budget.maxCostUsd(), null).launch(spent, s.reserved, s.jobs.activeCount(), 1, s.estimate,
-            false) instanceof Budget.Launch.Spent);
-    String limit = cost ? Money.usd(budget.maxCostUsd()) : budget.maxTokens() + " tokens";
-    String used = cost ? Money.usd(spent.costUsd() == null ? 0 : spent.costUsd())
-        : (spent.totalTokens() == null ? 0 : spent.totalTokens()) + " tokens";
-    if (refused.window() == null) {
-      return "the run's budget of " + limit + " (" + (cost ? s.options.costKey() : s.options.tokensKey())
-          + ") has no room for another job (" + used + " spent)";
-    }
-    BudgetWindow w = refused.window();
-    return "the " + w.label() + " budget of " + limit + " (" + (cost ? w.costKey() : w.tokensKey()) + ") is spent ("
-        + used + " since " + BudgetWindow.show(w.start(refused.now())) + "); it reopens at "
-        + BudgetWindow.show(w.end(refused.now()));
+    BudgetLimit refused = s.budgetRefusal != null ? s.budgetRefusal
+        : BudgetLimit.ofRun(budget(), s.spend, clock.instant(), s.options.costKey(), s.options.tokensKey());
+    return refused.haltDetail(s.reserved, s.jobs.activeCount(), s.estimate);
   }
 
   private static final Budget.Launch.Start UNBUDGETED = new Budget.Launch.Start(Budget.Reserve.NONE, null);

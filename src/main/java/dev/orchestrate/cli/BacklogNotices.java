@@ -17,7 +17,7 @@ import java.util.List;
 /**
  * Tells the user about backlog edits during a run, in front of the progress display: a rejected
  * edit is a warning ({@code orchestrate: warning: backlog.yaml:3:5: …}, shown even with
- * {@code --quiet}); a reload is one progress line. Everything else goes to the progress display.
+ * {@code --quiet}), and so is a budget crossing 80 % or 95 %; a reload is one progress line. Everything else goes to the progress display.
  */
 final class BacklogNotices implements RunListener {
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss")
@@ -46,6 +46,13 @@ final class BacklogNotices implements RunListener {
           + " more problems not shown");
     }
     progress.backlogRejected(problems);
+  }
+
+  /** Shown even with --quiet, like a rejected backlog edit: money is at stake. */
+  @Override
+  public void budgetWarning(String message) {
+    line("orchestrate: warning: " + message);
+    progress.budgetWarning(message);
   }
 
   @Override

@@ -225,6 +225,12 @@ public final class OrchestrateCommand {
   }
 
   /** state.url of the config that applies from {@code start}, read without the rest of the config. */
+  /** The project's budget windows (the config's {@code budget:}), for {@code stats}; none without a config. */
+  dev.orchestrate.config.BudgetConfig budgetConfig() {
+    Path file = configFile(workingDir);
+    return file == null ? dev.orchestrate.config.BudgetConfig.NONE : ConfigLoader.loadBudget(file);
+  }
+
   private Optional<Location> configuredLocation(Path start) {
     Path file = configFile(start);
     if (file == null) {

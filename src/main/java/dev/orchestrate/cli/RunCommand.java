@@ -83,13 +83,14 @@ final class RunCommand implements Callable<Integer> {
   Integer maxConcurrent;
 
   @Option(names = "--max-cost", paramLabel = "USD",
-      description = "Halt the run (reason budget) once the spend its agents reported reaches USD; running jobs "
-          + "finish (default: execution.max_cost_usd, none)")
+      description = "The run's budget in US dollars: no job starts that could pass it (Claude Code gets "
+          + "--max-budget-usd); then the run halts (reason budget) once running jobs finish. Needs an agent that "
+          + "reports cost (default: execution.max_cost_usd, none)")
   Double maxCost;
 
   @Option(names = "--max-tokens", paramLabel = "N",
-      description = "Halt the run (reason budget) once its agents reported N tokens (input, output and cache) "
-          + "(default: execution.max_tokens, none)")
+      description = "The run's budget in tokens (input, output and cache): no job starts that could pass it; "
+          + "then the run halts (reason budget) (default: execution.max_tokens, none)")
   Long maxTokens;
 
   @Option(names = "--dry-run", description = "Print the plan (which phases would run, in which order, if every "
@@ -130,6 +131,13 @@ final class RunCommand implements Callable<Integer> {
           + " (create one with 'orchestrate init')");
     }
     Config config = withOverrides(root.loadConfig(backlogFile));
+    Preflight.Problem unkeepable = Preflight.costBudget(config.agent(),
+        costKey(config) != null ? costKey(config)
+            : config.budget().perDayUsd() != null ? "budget.per_day"
+                : config.budget().perWeekUsd() != null ? "budget.per_week" : null);
+    if (unkeepable != null) {
+      throw CliException.usage(unkeepable.message()); // before the state is opened, let alone locked
+    }
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
     filter = checkFilter(filter, config);
     StateBackend backend = root.backend(backlogFile, config);
@@ -152,7 +160,8 @@ final class RunCommand implements Callable<Integer> {
 
     PrintWriter err = spec.commandLine().getErr();
     ProgressMode mode = ProgressMode.choose(root.quiet(), json, noLive, ProgressMode.stderrIsTerminal(), root.env());
-    RunReport report = session.run(backlogs, repository, new RunOptions(phaseCap, filter),
+    RunReport report = session.run(backlogs, repository, new RunOptions(phaseCap, filter,
+        costKey(config), maxTokens != null ? "--max-tokens" : null),
         new TerminalUi(mode, err, clock, config, root.env(), root.quiet()));
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
@@ -217,6 +226,14 @@ final class RunCommand implements Callable<Integer> {
     } catch (ItemFilterException e) {
       throw Flags.filterError(e);
     }
+  }
+
+  /** The flag or key that set the run's cost budget; null when it has none. */
+  private String costKey(Config config) {
+    if (maxCost != null) {
+      return "--max-cost";
+    }
+    return config.execution().maxCostUsd() != null ? "execution.max_cost_usd" : null;
   }
 
   private Config withOverrides(Config config) {

@@ -1,9 +1,12 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.config.BudgetConfig;
 import dev.orchestrate.config.Durations;
+import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.scheduler.AgentPauses;
 import dev.orchestrate.scheduler.Budget;
+import dev.orchestrate.scheduler.BudgetWindow;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.StoreException;
@@ -89,6 +92,8 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
     Spending spending = Spending.NONE;
     List<RunnerLease> runners = List.of();
     List<AgentPauses.Pause> pauses = List.of();
+    BudgetConfig project = root.budgetConfig();
+    List<WindowSpend> windows = List.of();
     if (backend.exists()) {
       boolean writable = backend.writable();
       try (StateStore store = backend.open(writable ? StateStore.Mode.READ_WRITE : StateStore.Mode.READ_ONLY)) {
@@ -97,6 +102,7 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
         spending = stats.spending();
         runners = stats.runners();
         pauses = store.pauses().all();
+        windows = windows(project, store, now);
         // After the read, and never in its way: a busy (or read-only) database costs the trend
         // one sample, not the answer.
         if (!writable) {
@@ -117,13 +123,16 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
     StatsReport report = StatsReport.of(input);
     if (json) {
       Map<String, Object> doc = toJson(report, where);
-      doc.put("usage", usageJson(spending));
+      Map<String, Object> usage = usageJson(spending);
+      usage.put("windows", windows.stream().map(StatsCommand::windowJson).toList());
+      doc.put("usage", usage);
       doc.put("runners", runners.stream().map(StatsCommand::runner).toList());
       doc.put("agent_pauses", PauseView.json(pauses, now));
       Json.print(out, doc);
     } else {
       printText(out, report, where);
       printSpending(out, spending);
+      printWindows(out, windows);
       printRunners(out, runners);
       PauseView.print(out, pauses, now, java.time.ZoneId.systemDefault());
     }
@@ -278,9 +287,64 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
     budget.put("max_tokens", s.maxTokens());
     budget.put("cost_pressure", s.costPressure());
     budget.put("token_pressure", s.tokenPressure());
+    Integer costWarning = Budget.warning(s.costPressure());
+    Integer tokenWarning = Budget.warning(s.tokenPressure());
+    budget.put("warning_percent", costWarning == null ? tokenWarning
+        : tokenWarning == null ? costWarning : Integer.valueOf(Math.max(costWarning, tokenWarning)));
     last.put("budget", budget);
     usage.put("last_run", last);
     return usage;
+  }
+
+  /** A window of the project's budget and what every runner's jobs spent in it. */
+  record WindowSpend(BudgetWindow window, Budget budget, Usage spent, Instant from, Instant reopensAt) {
+    Double costPressure() {
+      return budget.maxCostUsd() == null || spent.costUsd() == null ? null : spent.costUsd() / budget.maxCostUsd();
+    }
+
+    Double tokenPressure() {
+      Long tokens = spent.totalTokens();
+      return budget.maxTokens() == null || tokens == null ? null : (double) tokens / budget.maxTokens();
+    }
+  }
+
+  private static List<WindowSpend> windows(BudgetConfig project, StateStore store, Instant now) {
+    List<WindowSpend> windows = new java.util.ArrayList<>();
+    for (BudgetWindow w : BudgetWindow.values()) {
+      Double usd = w == BudgetWindow.DAY ? project.perDayUsd() : project.perWeekUsd();
+      Long tokens = w == BudgetWindow.DAY ? project.tokensPerDay() : project.tokensPerWeek();
+      if (usd != null || tokens != null) {
+        windows.add(new WindowSpend(w, new Budget(usd, tokens), store.items().usageSince(w.start(now)), w.start(now),
+            w.end(now)));
+      }
+    }
+    return windows;
+  }
+
+  static Map<String, Object> windowJson(WindowSpend w) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("window", w.window().costKey().substring("budget.".length()));
+    m.put("from", Json.timestamp(w.from()));
+    m.put("reopens_at", Json.timestamp(w.reopensAt()));
+    m.put("max_cost_usd", w.budget().maxCostUsd());
+    m.put("max_tokens", w.budget().maxTokens());
+    m.put("spend", UsageView.json(w.spent()));
+    m.put("cost_pressure", w.costPressure());
+    m.put("token_pressure", w.tokenPressure());
+    Integer cost = Budget.warning(w.costPressure());
+    Integer tokens = Budget.warning(w.tokenPressure());
+    m.put("warning_percent", cost == null ? tokens : tokens == null ? cost : Integer.valueOf(Math.max(cost, tokens)));
+    return m;
+  }
+
+  /** {@code budget per-day since 2026-11-26 00:00 UTC: …; budget $20.00 (82% spent, …); reopens at …}. */
+  private static void printWindows(PrintWriter out, List<WindowSpend> windows) {
+    for (WindowSpend w : windows) {
+      out.println("budget " + w.window().label() + " since " + BudgetWindow.show(w.from()) + ": "
+          + UsageView.text(w.spent()) + UsageView.budgetText(w.spent(), w.budget()) + "; reopens at "
+          + BudgetWindow.show(w.reopensAt()));
+    }
+    out.flush();
   }
 
   /** A registered runner of a shared state and the items it holds. */

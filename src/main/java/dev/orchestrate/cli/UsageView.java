@@ -18,7 +18,7 @@ final class UsageView {
     m.put("cache_read_tokens", u.cacheReadTokens());
     m.put("cache_write_tokens", u.cacheWriteTokens());
     m.put("total_tokens", u.totalTokens());
-    m.put("cost_usd", u.costUsd());
+    m.put("cost_usd", money(u.costUsd()));
     return m;
   }
 
@@ -36,7 +36,7 @@ final class UsageView {
   static String budgetText(Usage spend, Budget budget) {
     StringBuilder text = new StringBuilder();
     if (budget.maxCostUsd() != null) {
-      text.append("; budget ").append(cost(budget.maxCostUsd()))
+      text.append("; budget ").append(dev.orchestrate.scheduler.Money.usd(budget.maxCostUsd()))
           .append(percent(spend.costUsd() == null ? null : spend.costUsd() / budget.maxCostUsd()));
     }
     if (budget.maxTokens() != null) {
@@ -47,6 +47,15 @@ final class UsageView {
     return text.toString();
   }
 
+  /**
+   * US dollars for JSON, rounded to 6 decimals (a millionth of a dollar), so that a sum of costs is
+   * {@code 0.02324}, not {@code 0.023240000000000003}; null stays null.
+   */
+  static Double money(Double usd) {
+    return usd == null ? null
+        : java.math.BigDecimal.valueOf(usd).setScale(6, java.math.RoundingMode.HALF_UP).doubleValue();
+  }
+
   static String tokens(Long n) {
     return n == null ? "-" : String.format(Locale.ROOT, "%,d", n);
   }
@@ -55,7 +64,13 @@ final class UsageView {
     return usd == null ? "$-" : String.format(Locale.ROOT, "$%.4f", usd);
   }
 
+  /** {@code  (83% spent, past the 80% warning)}. */
   private static String percent(Double ratio) {
-    return ratio == null ? " (spend not reported)" : String.format(Locale.ROOT, " (%.0f%% spent)", ratio * 100);
+    if (ratio == null) {
+      return " (spend not reported)";
+    }
+    Integer warning = Budget.warning(ratio);
+    return String.format(Locale.ROOT, " (%.0f%% spent%s)", ratio * 100,
+        warning == null ? "" : ", past the " + warning + "% warning");
   }
 }

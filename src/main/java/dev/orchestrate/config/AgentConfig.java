@@ -120,6 +120,22 @@ public record AgentConfig(
         preset, args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait);
   }
 
+  /**
+   * This config with the preset's cost cap flag and {@code usd} after the command (a budget's share
+   * for one job); unchanged when the preset has no such flag.
+   */
+  public AgentConfig withCostCap(java.math.BigDecimal usd) {
+    String flag = preset.costCapFlag();
+    if (flag == null || command.isEmpty()) {
+      return this;
+    }
+    List<String> capped = new java.util.ArrayList<>(command);
+    capped.add(flag);
+    capped.add(usd.toPlainString());
+    return new AgentConfig(capped, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
+        args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait);
+  }
+
   public static AgentConfig defaults() {
     return new AgentConfig(List.of(), DEFAULT_TIMEOUT, DEFAULT_KILL_GRACE, Map.of(),
         ResultFallback.EXIT_CODE, DEFAULT_LOG_MAX_BYTES, DEFAULT_OUTPUT_TAIL_CHARS);

@@ -13,28 +13,47 @@ import java.util.Locale;
 public enum AgentPreset {
   /** Claude Code: {@code claude -p} reads the prompt from stdin; stream-json needs --verbose. */
   CLAUDE("claude", List.of("-p", "--output-format", "stream-json", "--verbose"),
-      "npm install -g @anthropic-ai/claude-code"),
+      "npm install -g @anthropic-ai/claude-code", true),
   /** Codex: {@code codex exec} with no prompt argument reads it from stdin; --json prints JSONL events. */
-  CODEX("codex", List.of("exec", "--json", "--skip-git-repo-check"), "npm install -g @openai/codex"),
+  CODEX("codex", List.of("exec", "--json", "--skip-git-repo-check"), "npm install -g @openai/codex", false),
   /**
    * Gemini CLI: -p runs headless and appends its (empty) value to the prompt read from stdin;
    * headless, it refuses a folder it was never told to trust (exit 55) without --skip-trust.
    */
   GEMINI("gemini", List.of("--output-format", "stream-json", "--skip-trust", "-p", ""),
-      "npm install -g @google/gemini-cli"),
+      "npm install -g @google/gemini-cli", false),
   /** opencode: {@code opencode run} reads piped stdin as the message; --format json prints JSONL events. */
-  OPENCODE("opencode", List.of("run", "--format", "json"), "npm install -g opencode-ai"),
+  OPENCODE("opencode", List.of("run", "--format", "json"), "npm install -g opencode-ai", true),
   /** Any program: agent.command is the whole argv, the prompt arrives on stdin (docs/agents.md). */
-  COMMAND(null, List.of(), null);
+  COMMAND(null, List.of(), null, false);
 
   private final String program;
   private final List<String> headlessArgs;
   private final String installHint;
+  private final boolean reportsCost;
 
-  AgentPreset(String program, List<String> headlessArgs, String installHint) {
+  AgentPreset(String program, List<String> headlessArgs, String installHint, boolean reportsCost) {
     this.program = program;
     this.headlessArgs = headlessArgs;
     this.installHint = installHint;
+    this.reportsCost = reportsCost;
+  }
+
+  /**
+   * The flag that tells the CLI the most it may spend on one job, in US dollars; null when it has
+   * none. Claude Code's {@code --max-budget-usd} ends the session once its cost passes the amount
+   * (checked between turns: one turn may go past it).
+   */
+  public String costCapFlag() {
+    return this == CLAUDE ? "--max-budget-usd" : null;
+  }
+
+  /**
+   * Whether its output reader finds a cost in US dollars (docs/agents.md, "Usage"): Codex and the
+   * Gemini CLI report tokens only, a plain command reports nothing. A cost budget needs one that does.
+   */
+  public boolean reportsCost() {
+    return reportsCost;
   }
 
   public String key() {

@@ -21,7 +21,8 @@ public record Config(
     int memoryKeepRecent,
     int memoryBootContextChars,
     RetentionConfig retention,
-    StateConfig state) {
+    StateConfig state,
+    BudgetConfig budget) {
 
   public static final String DEFAULT_PIPELINE = "feature";
   public static final int DEFAULT_WINDOW_SIZE = ContextConfig.DEFAULT_WINDOW_SIZE;
@@ -33,6 +34,15 @@ public record Config(
     pipelines = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(pipelines));
     retention = retention == null ? RetentionConfig.defaults() : retention;
     state = state == null ? StateConfig.defaults() : state;
+    budget = budget == null ? BudgetConfig.NONE : budget;
+  }
+
+  /** A config without a project budget. */
+  public Config(Optional<Path> source, AgentConfig agent, ExecutionConfig execution, String defaultPipeline,
+      Map<String, Pipeline> pipelines, ContextConfig context, int memoryKeepRecent, int memoryBootContextChars,
+      RetentionConfig retention, StateConfig state) {
+    this(source, agent, execution, defaultPipeline, pipelines, context, memoryKeepRecent, memoryBootContextChars,
+        retention, state, BudgetConfig.NONE);
   }
 
   /** A config with the default state settings. */
@@ -70,7 +80,7 @@ public record Config(
 
   public Config withContext(ContextConfig context) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention, state);
+        memoryKeepRecent, memoryBootContextChars, retention, state, budget);
   }
 
   public Pipeline pipeline(String name) {
@@ -81,8 +91,13 @@ public record Config(
     return p;
   }
 
+  public Config withBudget(BudgetConfig budget) {
+    return new Config(source, agent, execution, defaultPipeline, pipelines, context,
+        memoryKeepRecent, memoryBootContextChars, retention, state, budget);
+  }
+
   public Config withExecution(ExecutionConfig execution) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention, state);
+        memoryKeepRecent, memoryBootContextChars, retention, state, budget);
   }
 }

@@ -28,7 +28,8 @@ import java.util.stream.Collectors;
  */
 public final class ConfigLoader {
   public static final List<String> TOP_KEYS = List.of("agent", "execution", "default_pipeline", "pipelines",
-      "context", "memory", "retention", "state", "limits");
+      "context", "memory", "retention", "state", "limits", "budget");
+  public static final List<String> BUDGET_KEYS = List.of("per_day", "per_week", "tokens_per_day", "tokens_per_week");
   public static final List<String> STATE_KEYS = List.of("url", "lease_timeout");
   /** A password in a URL's user part ({@code //user:secret@}) or as a parameter. */
   private static final Pattern URL_PASSWORD = Pattern.compile("^[A-Za-z][A-Za-z0-9+.-]*://[^/?#@]*:[^/?#]*@.*"
@@ -120,6 +121,26 @@ public final class ConfigLoader {
     return state.orElse(StateConfig.defaults());
   }
 
+  /**
+   * The {@code budget} section of {@code file} alone, for {@code stats}; reads nothing more when no
+   * line starts {@code budget:}.
+   *
+   * @throws ValidationException with the problems of the section, or of the YAML itself
+   */
+  public static BudgetConfig loadBudget(Path file) {
+    if (!BudgetConfig.mayBeSetIn(file)) {
+      return BudgetConfig.NONE;
+    }
+    Problems problems = new Problems(file.toString());
+    Optional<BudgetConfig> budget = YamlReader.read(file, problems, YamlReader.MAX_CONFIG_BYTES,
+        "move long phase instructions into workflow files")
+        .filter(YamlNode.Mapping.class::isInstance)
+        .flatMap(root -> new ConfigLoader(file, problems).section((YamlNode.Mapping) root, "budget"))
+        .map(section -> new ConfigLoader(file, problems).budget(section));
+    problems.throwIfAny();
+    return budget.orElse(BudgetConfig.NONE);
+  }
+
   private Optional<Config> config(YamlNode root, Path file) {
     if (!(root instanceof YamlNode.Mapping map)) {
       problems.expected(root, "a config file", "a map of settings (agent, execution, pipelines, ...)");
@@ -144,8 +165,19 @@ public final class ConfigLoader {
     RetentionConfig retention = section(map, "retention").map(this::retention).orElse(RetentionConfig.defaults());
     StateConfig state = section(map, "state").map(this::state).orElse(StateConfig.defaults());
     section(map, "limits").ifPresent(m -> noKeys(m, "limits", LIMITS_MOVED));
+    BudgetConfig budget = section(map, "budget").map(this::budget).orElse(BudgetConfig.NONE);
     return Optional.of(new Config(Optional.of(file), agent, execution, defaultPipeline, pipelines,
-        context, keepRecent, bootChars, retention, state));
+        context, keepRecent, bootChars, retention, state, budget));
+  }
+
+  /** budget: US dollars and tokens per UTC day and ISO week, for the whole project. */
+  private BudgetConfig budget(YamlNode.Mapping map) {
+    problems.unknownKeys(map, BUDGET_KEYS, "key", "budget");
+    Optional<YamlNode.Mapping> section = Optional.of(map);
+    return new BudgetConfig(setting(section, "per_day", n -> usd(n, "budget.per_day")).orElse(null),
+        setting(section, "per_week", n -> usd(n, "budget.per_week")).orElse(null),
+        setting(section, "tokens_per_day", n -> tokens(n, "budget.tokens_per_day")).orElse(null),
+        setting(section, "tokens_per_week", n -> tokens(n, "budget.tokens_per_week")).orElse(null));
   }
 
   /**
@@ -325,7 +357,10 @@ public final class ConfigLoader {
 
   /** A spend limit in US dollars: a positive number such as 5 or 0.50. */
   private Optional<Double> maxCostUsd(YamlNode node) {
-    String subject = "execution.max_cost_usd";
+    return usd(node, "execution.max_cost_usd");
+  }
+
+  private Optional<Double> usd(YamlNode node, String subject) {
     if (node instanceof YamlNode.Scalar scalar
         && (scalar.kind() == YamlNode.Scalar.Kind.INTEGER || scalar.kind() == YamlNode.Scalar.Kind.FLOAT)) {
       try {
@@ -345,7 +380,10 @@ public final class ConfigLoader {
 
   /** A token limit: a positive whole number up to 10^12. */
   private Optional<Long> maxTokens(YamlNode node) {
-    String subject = "execution.max_tokens";
+    return tokens(node, "execution.max_tokens");
+  }
+
+  private Optional<Long> tokens(YamlNode node, String subject) {
     if (node instanceof YamlNode.Scalar scalar && scalar.kind() == YamlNode.Scalar.Kind.INTEGER) {
       java.math.BigInteger value = scalar.integer();
       if (value.signum() > 0 && value.compareTo(java.math.BigInteger.TEN.pow(12)) <= 0) {

@@ -44,6 +44,25 @@ public final class Preflight {
     return check;
   }
 
+  /**
+   * A cost budget (set by {@code costKey}, e.g. {@code --max-cost}) can be kept only with an agent
+   * that reports its cost; otherwise the problem, with the fix. Null when there is no cost budget
+   * or the agent reports its cost.
+   */
+  public static Problem costBudget(AgentConfig agent, String costKey) {
+    if (costKey == null || agent.command().isEmpty() || agent.preset().reportsCost()) {
+      return null;
+    }
+    if (agent.preset() == AgentPreset.COMMAND) {
+      return new Problem(costKey + " is a cost budget, but a plain agent.command reports no cost, so it could "
+          + "not be kept: use agent.preset claude or opencode, which report their cost, or remove " + costKey);
+    }
+    String tokens = costKey.startsWith("budget.") ? "budget.tokens_per_day or budget.tokens_per_week"
+        : "--max-tokens or execution.max_tokens";
+    return new Problem(costKey + " is a cost budget, but agent.preset " + agent.preset().key() + " reports tokens, "
+        + "not cost, so it could not be kept: use a token budget instead (" + tokens + ")");
+  }
+
   /** Interpreters whose first argument is the script they run: ["bash", "agents/claude.sh"]. */
   private static final java.util.Set<String> INTERPRETERS = java.util.Set.of("bash", "sh", "zsh", "dash", "python",
       "python3", "node", "ruby", "perl");

@@ -8,7 +8,7 @@ public enum HaltReason {
       "the remaining items wait on blocked items (or on items this run leaves out)"), PHASE_CAP(
           "the phase cap was reached"), TARGETS_DONE("every target is done or blocked"), CIRCUIT_BREAKER(
               "the circuit breaker tripped: too many items in a row exhausted their retries"), BUDGET(
-                  "the budget was reached: the spend the agents reported hit execution.max_cost_usd or max_tokens"), USAGE_LIMIT(
+                  "the budget was reached: no more jobs fit within it"), USAGE_LIMIT(
                       "an agent's usage limit was reached"), AGENT_AUTH(
                           "an agent's provider refused its key, its billing or its plan"), INTERRUPTED(
                               "interrupted");

@@ -43,4 +43,11 @@ public interface RunListener {
    */
   default void providerLimit(String message) {
   }
+
+  /**
+   * A budget crossed a warning threshold ({@link Budget#WARN_AT}): {@code message} says which, with
+   * the flag or key that set it and what was spent. Once per budget and threshold.
+   */
+  default void budgetWarning(String message) {
+  }
 }

@@ -2,6 +2,7 @@ package dev.orchestrate.scheduler;
 
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogSource;
+import dev.orchestrate.config.BudgetConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.OnUsageLimit;
 import dev.orchestrate.config.PhaseDef;
@@ -272,6 +273,10 @@ public final class Scheduler {
       log.info("{} job(s) left running by an earlier session were recorded as interrupted", interrupted);
     }
     Session s = new Session(runId, options.phaseCap());
+    s.options = options;
+    if (budget().isLimited() || config.budget().isLimited()) {
+      s.estimate = Budget.Estimate.of(store.recentUsage(Budget.ESTIMATE_JOBS));
+    }
     s.elsewhere = first.heldElsewhere();
     s.lastRefresh = System.nanoTime();
     SyncResult sync = store.sync(backlogs.current().items(), started);
@@ -324,7 +329,7 @@ public final class Scheduler {
     return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked,
         s.doneThisRun, s.blockedThisRun, s.jobsStarted, halt,
         Duration.between(started, ended), interrupted, sync, remaining(items), figures, s.spend, budget(),
-        leases.runnerId(), halt == s.limitHalt ? s.haltDetail : null);
+        leases.runnerId(), halt == s.limitHalt ? s.haltDetail : halt == HaltReason.BUDGET ? budgetDetail(s) : null);
   }
 
   private Budget budget() {
@@ -382,6 +387,10 @@ public final class Scheduler {
     HaltReason halt = null;
     while (true) {
       takeMessages(s, false);
+      if (s.spendChanged) {
+        s.spendChanged = false;
+        warnBudgets(s); // a job ended: before deciding anything, and before a halt
+      }
       if (stopRequested) {
         Thread.interrupted(); // a stop that raced the end of a summarization must not linger
         halt = HaltReason.INTERRUPTED;
@@ -435,7 +444,7 @@ public final class Scheduler {
     if (s.filter.hasTargets() && s.filter.targetsFinished(s.items)) {
       return HaltReason.TARGETS_DONE;
     }
-    if (budget().reachedBy(s.spend)) {
+    if (s.budgetSpent || budget().reachedBy(s.spend)) {
       return HaltReason.BUDGET;
     }
     if (s.jobsStarted >= s.phaseCap) {
@@ -484,6 +493,7 @@ public final class Scheduler {
    * (within the phase cap). Returns whether anything happened.
    */
   private boolean act(Session s) {
+    s.roundLimits = null; // spend changes only as jobs end, between rounds: read the windows once a round
     boolean acted = blockOrphans(s);
     Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), selectionPipelines(), wipLimit(s),
         config.execution().maxConcurrent(), s.running(), s.filter, s.elsewhere);
@@ -509,7 +519,17 @@ public final class Scheduler {
         s.heldByPause = true;
         continue; // its agent profile waits for its provider's limit: the item keeps its place
       } else if (action instanceof Action.RunPhase) {
-        spawn(s, item, pipeline);
+        Budget.Launch launch = launch(s);
+        if (!(launch instanceof Budget.Launch.Start start)) {
+          // Spent: it could pass the budget, so nothing more starts (and the run halts, which is
+          // acting); Wait: the first job runs alone.
+          if (launch instanceof Budget.Launch.Spent) {
+            s.budgetSpent = true;
+            acted = true;
+          }
+          continue;
+        }
+        spawn(s, item, pipeline, start);
       } else if (!commit(s, Transitions.advance(item, pipeline))) { // Advance (new →) and Promote (ready →)
         skipped.add(item.id());
       }
@@ -684,7 +704,67 @@ public final class Scheduler {
     }
   }
 
-  private void spawn(Session s, ItemState item, Pipeline pipeline) {
+  /**
+   * Whether the run's budget and the project's windows let one more job start now (docs/agents.md,
+   * "Budgets"). A window's spend is read from the state: every run's and every runner's jobs.
+   */
+  private Budget.Launch launch(Session s) {
+    if (s.roundLimits == null) {
+      s.roundLimits = limits(s);
+    }
+    List<BudgetLimit> limits = s.roundLimits;
+    if (limits.isEmpty()) {
+      return UNBUDGETED;
+    }
+    int running = s.jobs.activeCount();
+    Budget.Verdict verdict = Budget.launchAll(limits.stream().map(BudgetLimit::limit).toList(), s.reserved, running,
+        Math.max(1, config.execution().maxConcurrent() - running), s.estimate,
+        config.agent().preset().costCapFlag() != null);
+    if (verdict.refusedBy() >= 0) {
+      s.budgetRefusal = limits.get(verdict.refusedBy());
+    }
+    return verdict.launch();
+  }
+
+  private List<BudgetLimit> limits(Session s) {
+    List<BudgetLimit> limits = new ArrayList<>();
+    Instant now = clock.instant();
+    if (budget().isLimited()) {
+      limits.add(BudgetLimit.ofRun(budget(), s.spend, now, s.options.costKey(), s.options.tokensKey()));
+    }
+    BudgetConfig project = config.budget();
+    for (BudgetWindow window : BudgetWindow.values()) {
+      Double usd = window == BudgetWindow.DAY ? project.perDayUsd() : project.perWeekUsd();
+      Long tokens = window == BudgetWindow.DAY ? project.tokensPerDay() : project.tokensPerWeek();
+      if (usd != null || tokens != null) {
+        limits.add(BudgetLimit.ofWindow(window, new Budget(usd, tokens), store.usageSince(window.start(now)), now));
+      }
+    }
+    return limits;
+  }
+
+  /** Tells the listener, once per budget and threshold, that a budget is 80 % or 95 % spent. */
+  private void warnBudgets(Session s) {
+    for (BudgetLimit limit : limits(s)) {
+      for (BudgetLimit.Warning w : limit.warnings()) {
+        if (w.percent() > s.budgetWarned.getOrDefault(w.id(), 0)) {
+          s.budgetWarned.put(w.id(), w.percent());
+          listener.budgetWarning(w.message());
+        }
+      }
+    }
+  }
+
+  /** What a budget halt names: the limit, the flag or key that set it, what was spent, when a window reopens. */
+  private String budgetDetail(Session s) {
+    BudgetLimit refused = s.budgetRefusal != null ? s.budgetRefusal
+        : BudgetLimit.ofRun(budget(), s.spend, clock.instant(), s.options.costKey(), s.options.tokensKey());
+    return refused.haltDetail(s.reserved, s.jobs.activeCount(), s.estimate);
+  }
+
+  private static final Budget.Launch.Start UNBUDGETED = new Budget.Launch.Start(Budget.Reserve.NONE, null);
+
+  private void spawn(Session s, ItemState item, Pipeline pipeline, Budget.Launch.Start grant) {
     PhaseDef phase = Transitions.currentPhase(item, pipeline);
     ItemWorkspaces.Placement placement;
     try {
@@ -715,7 +795,8 @@ public final class Scheduler {
             .withProjectMemory(memory.bootContext()).withPriorContext(prior)
             .withWorkspace(placement.workspace() == null ? null
                 : new PromptInput.Workspace(placement.workspace(), placement.branch()))),
-        config.agent(), placement.workDir(), jobDir, placement.workspace());
+        grant.capUsd() == null ? config.agent() : config.agent().withCostCap(grant.capUsd()), placement.workDir(),
+        jobDir, placement.workspace());
 
     s.jobs.cleanUp();
     long jobId = store.jobStarted(new JobStart(s.runId, item.id(), phase.name(), attempt,
@@ -727,6 +808,8 @@ public final class Scheduler {
         new Job(agent, request, pipeline, phase.destructive()));
     s.runningItems.put(item.id(), phase.destructive() && workspaces.destructiveRunsAlone());
     s.jobsStarted++;
+    s.reserves.put(jobId, grant.reserve());
+    s.reserved = s.reserved.plus(grant.reserve());
     agent.finished().whenComplete((outcome, error) -> inbox.add(new Message.Ended(jobId, outcome, error)));
   }
 
@@ -765,6 +848,10 @@ public final class Scheduler {
       log.warn("{}: phase {} attempt {}: {}", item.id(), request.phase(), request.attempt(), outcome.usage().note());
     }
     s.spend = s.spend.plus(outcome.usage()); // a cancelled job spent too
+    Budget.Reserve granted = s.reserves.remove(jobId);
+    s.reserved = granted == null ? s.reserved : s.reserved.minus(granted);
+    s.estimate = s.estimate.with(outcome.usage());
+    s.spendChanged = true;
     // An agent that left its workspace (moved the base branch, replaced its worktree) is blocked,
     // whatever it reported and even if the run was interrupted meanwhile.
     String breach = workspaces.inspect(request.itemId());
@@ -1114,6 +1201,22 @@ public final class Scheduler {
     int consecutiveExhaustions;
     /** What this run's agents reported spending, summed as their jobs end (the budget's measure). */
     Usage spend = Usage.UNKNOWN;
+    /** What each running job may still spend, and their sum: held against the budget until it ends. */
+    final Map<Long, Budget.Reserve> reserves = new java.util.HashMap<>();
+    Budget.Reserve reserved = Budget.Reserve.NONE;
+    /** What the next job is expected to spend: the largest of the recent jobs'. */
+    Budget.Estimate estimate = Budget.Estimate.NONE;
+    /** A job was not started because it could pass the budget: halt once the running ones end. */
+    boolean budgetSpent;
+    /** The limit that refused a launch, for the halt to name; null when none did. */
+    BudgetLimit budgetRefusal;
+    /** The budgets and their spend as of this round ({@link #act}); null until a launch asks. */
+    List<BudgetLimit> roundLimits;
+    /** A job ended since the budgets were last compared with their warning thresholds. */
+    boolean spendChanged;
+    /** The threshold last announced per budget (its key, and a window's start). */
+    final Map<String, Integer> budgetWarned = new java.util.HashMap<>();
+    RunOptions options = RunOptions.cap(1);
     int doneThisRun;
     int blockedThisRun;
     /** A provider's limit or refusal halts the run (usage_limit, agent_auth), with what to tell the operator. */

@@ -93,6 +93,18 @@ public interface StateRepository {
   /** Reported usage per job, for the given jobs (unknown usage is {@link Usage#UNKNOWN}). */
   Map<Long, Usage> jobUsage(List<Long> jobIds);
 
+  /**
+   * The usage of the {@code jobs} most recently started jobs that have ended and reported any figure,
+   * every runner's, newest first: what a budget expects the next job to spend ({@link Budget}).
+   */
+  List<Usage> recentUsage(int jobs);
+
+  /**
+   * The usage of every job (every runner's) that ended at or after {@code since}, summed; unknown
+   * figures stay null. The spend of a budget window; jobs retention pruned are not counted.
+   */
+  Usage usageSince(Instant since);
+
   /** Reported usage per item id, summed over the item's jobs. */
   Map<String, Usage> itemUsage();
 

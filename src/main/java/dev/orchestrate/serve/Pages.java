@@ -537,8 +537,9 @@ final class Pages {
     return item.status().isTerminal() && lastJobAttempt != null ? Math.max(recorded, lastJobAttempt) : recorded;
   }
 
+  /** Cents at least and up to 6 decimals: a $0.001 budget is not "$0.00". */
   private static String usd(double v) {
-    return String.format(Locale.ROOT, "$%.2f", v);
+    return dev.orchestrate.scheduler.Money.usd(v);
   }
 
   private static String n(Long v) {

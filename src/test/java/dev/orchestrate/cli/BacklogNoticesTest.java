@@ -89,4 +89,19 @@ class BacklogNoticesTest {
         lines.get(0));
     assertEquals("orchestrate: warning: backlog.yaml: 4950 more problems not shown", lines.get(lines.size() - 1));
   }
+
+  @Test
+  void a_budget_warning_is_one_line_above_the_live_area_or_on_stderr_even_when_quiet() {
+    Sink live = new Sink();
+    new BacklogNotices(live, new PrintWriter(new StringWriter()), Clock.systemUTC(), true)
+        .budgetWarning("80% of the run's budget of $1.00 (--max-cost) is spent: $0.80");
+    assertEquals(List.of("orchestrate: warning: 80% of the run's budget of $1.00 (--max-cost) is spent: $0.80"),
+        live.lines);
+    StringWriter err = new StringWriter();
+    new BacklogNotices(RunListener.NONE, new PrintWriter(err), Clock.systemUTC(), true)
+        .budgetWarning("95% of the per-day budget of $20.00 (budget.per_day) is spent: $19.00 since "
+            + "2026-11-26 00:00 UTC");
+    assertEquals("orchestrate: warning: 95% of the per-day budget of $20.00 (budget.per_day) is spent: $19.00 since "
+        + "2026-11-26 00:00 UTC", err.toString().strip());
+  }
 }

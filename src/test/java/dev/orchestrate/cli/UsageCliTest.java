@@ -106,14 +106,17 @@ class UsageCliTest {
     CliRunner.Result run = cli("run", "--max-cost", "0.02", backlog.toString());
     assertEquals(0, run.exitCode(), run.err());
     assertTrue(run.out().contains("stopped: the budget was reached"), run.out());
+    assertTrue(run.out().contains("the run's budget of $0.02 (--max-cost) is spent ($0.02324)"), run.out());
     assertTrue(run.out().contains("  usage: 6,340 tokens (4,800 in, 140 out, 1,200 cache read, 200 cache write), "
-        + "$0.0232; budget $0.0200 (116% spent)"), run.out());
+        + "$0.0232; budget $0.02 (116% spent, past the 95% warning)"), run.out());
     JsonNode items = JSON.readTree(cli("status", "--json").out()).path("items");
     assertEquals("done", items.get(0).path("status").asText());
     assertEquals("new", items.get(1).path("status").asText(), "items the budget stopped stay where they were");
     JsonNode budget = JSON.readTree(cli("stats", "--json").out()).path("usage").path("last_run").path("budget");
     assertEquals(0.02, budget.path("max_cost_usd").asDouble());
     assertEquals(0.02324 / 0.02, budget.path("cost_pressure").asDouble(), 1e-9);
+    assertEquals(95, budget.path("warning_percent").asInt(), budget.toString());
+    assertTrue(cli("stats").out().contains("; budget $0.02 (116% spent, past the 95% warning)"), cli("stats").out());
   }
 
   @Test
@@ -126,5 +129,57 @@ class UsageCliTest {
     assertEquals(2, tokens.exitCode());
     assertEquals("orchestrate: error: --max-tokens must be at least 1 and at most 1000000000000, got 0",
         tokens.err().strip());
+  }
+
+  @Test
+  void a_cost_budget_with_an_agent_that_reports_no_cost_exits_2_before_the_state_is_touched() throws Exception {
+    Files.writeString(config, Files.readString(config).replace("preset: claude", "preset: codex"));
+    CliRunner.Result flag = cli("run", "--max-cost", "1", backlog.toString());
+    assertEquals(2, flag.exitCode(), flag.err());
+    assertEquals("orchestrate: error: --max-cost is a cost budget, but agent.preset codex reports tokens, not cost, "
+        + "so it could not be kept: use a token budget instead (--max-tokens or execution.max_tokens)",
+        flag.err().strip());
+    Files.writeString(config, Files.readString(config) + "execution:\n  max_cost_usd: 5\n");
+    CliRunner.Result key = cli("run", backlog.toString());
+    assertEquals(2, key.exitCode(), key.err());
+    assertTrue(key.err().startsWith("orchestrate: error: execution.max_cost_usd is a cost budget"), key.err());
+    assertTrue(Files.notExists(dir.resolve("state")), "nothing opened, nothing locked");
+    Files.writeString(config, Files.readString(config).replace("  max_cost_usd: 5\n", "  max_tokens: 5\n")
+        + "budget:\n  per_day: 20\n");
+    CliRunner.Result window = cli("run", backlog.toString());
+    assertEquals(2, window.exitCode(), window.err());
+    assertEquals("orchestrate: error: budget.per_day is a cost budget, but agent.preset codex reports tokens, not "
+        + "cost, so it could not be kept: use a token budget instead (budget.tokens_per_day or "
+        + "budget.tokens_per_week)", window.err().strip());
+  }
+
+  @Test
+  void money_in_json_is_rounded_to_the_millionth_and_unknown_stays_null() {
+    assertEquals(0.3, UsageView.json(new dev.orchestrate.jobs.Usage(1L, 1L, null, null, 0.1 + 0.2)).get("cost_usd"),
+        "not 0.30000000000000004");
+    assertEquals(0.000001, UsageView.money(0.00000051));
+    assertEquals(null, UsageView.json(dev.orchestrate.jobs.Usage.UNKNOWN).get("cost_usd"));
+  }
+
+  @Test
+  void a_per_day_budget_halts_the_run_naming_when_it_reopens_and_stats_shows_the_window_with_its_warning()
+      throws Exception {
+    Files.writeString(config, Files.readString(config) + "budget:\n  per_day: 0.03\n");
+    JsonNode run = JSON.readTree(cli("run", "--json", backlog.toString()).out());
+    assertEquals("budget", run.path("halt_reason").asText(), run.toString());
+    String detail = run.path("halt_detail").asText();
+    assertTrue(detail.matches("the per-day budget of \\$0\\.03 \\(budget\\.per_day\\) is spent \\(\\$0\\.03486 since "
+        + "\\d{4}-\\d\\d-\\d\\d 00:00 UTC\\); it reopens at \\d{4}-\\d\\d-\\d\\d 00:00 UTC"), detail);
+
+    JsonNode windows = JSON.readTree(cli("stats", "--json").out()).path("usage").path("windows");
+    assertEquals(1, windows.size(), windows.toString());
+    JsonNode day = windows.get(0);
+    assertEquals("per_day", day.path("window").asText());
+    assertEquals(0.03, day.path("max_cost_usd").asDouble());
+    assertEquals(0.03486, day.path("spend").path("cost_usd").asDouble(), 1e-9);
+    assertEquals(95, day.path("warning_percent").asInt());
+    assertTrue(day.path("reopens_at").asText().endsWith("T00:00:00.000Z"), day.toString());
+    String text = cli("stats").out();
+    assertTrue(text.contains("; budget $0.03 (116% spent, past the 95% warning); reopens at "), text);
   }
 }

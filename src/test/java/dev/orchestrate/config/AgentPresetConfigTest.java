@@ -98,4 +98,16 @@ class AgentPresetConfigTest {
     assertEquals(1, words.size());
     assertEquals(true, words.get(0).contains("an amount in US dollars such as 5 or 0.50"), words.toString());
   }
+
+  @Test
+  void a_project_budget_takes_dollars_and_tokens_per_day_and_week_and_is_validated_at_its_line() {
+    assertEquals(BudgetConfig.NONE, load("execution: {}\n").budget());
+    assertEquals(new BudgetConfig(20.0, 100.0, null, 5_000_000L),
+        load("budget:\n  per_day: 20\n  per_week: 100\n  tokens_per_week: 5000000\n").budget());
+    assertEquals(List.of(
+        "2:12: budget.per_day must be more than 0 and at most 1000000 (US dollars), got 0",
+        "3:3: unknown key 'per_month' in budget; expected one of: per_day, per_week, tokens_per_day, tokens_per_week",
+        "4:19: budget.tokens_per_day must be at least 1 and at most 1000000000000, got -1"),
+        problemsOf("budget:\n  per_day: 0\n  per_month: 5\n  tokens_per_day: -1\n"));
+  }
 }

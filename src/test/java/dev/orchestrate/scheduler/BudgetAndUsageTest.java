@@ -8,7 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogItem;
+import dev.orchestrate.config.AgentConfig;
+import dev.orchestrate.config.AgentPreset;
+import dev.orchestrate.config.BudgetConfig;
 import dev.orchestrate.config.Config;
+import dev.orchestrate.config.ResultFallback;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.limits.StructureName;
@@ -40,9 +44,19 @@ class BudgetAndUsageTest {
   Path dir;
 
   private RunReport run(Config config, List<BacklogItem> items, InProcessLauncher launcher) {
+    return run(config, items, launcher, Clock.systemUTC());
+  }
+
+  private RunReport run(Config config, List<BacklogItem> items, InProcessLauncher launcher, Clock clock) {
+    return run(config, items, launcher, clock, new RunListener() {
+    });
+  }
+
+  private RunReport run(Config config, List<BacklogItem> items, InProcessLauncher launcher, Clock clock,
+      RunListener listener) {
     try (StateStore store = TestStores.open(dir.resolve("state"))) {
       return Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), items),
-          dir.resolve("state/jobs"), launcher, Clock.systemUTC()).build().run(100);
+          dir.resolve("state/jobs"), launcher, clock).listener(listener).build().run(100);
     }
   }
 
@@ -70,6 +84,7 @@ class BudgetAndUsageTest {
       assertEquals(1.0, report.usage().costUsd());
       assertEquals(4000L, report.usage().totalTokens());
       assertEquals(new Budget(1.0, null), report.budget());
+      assertEquals("the run's budget of $1.00 (execution.max_cost_usd) is spent ($1.00)", report.haltDetail());
     }
     assertEquals(List.of("done", "new"),
         StateRows.items(dir.resolve("state")).stream().map(i -> i.status().key()).toList());
@@ -82,7 +97,8 @@ class BudgetAndUsageTest {
     try (InProcessLauncher launcher = paying(PER_JOB)) {
       RunReport report = run(config, List.of(item("A"), item("B")), launcher);
       assertEquals(HaltReason.BUDGET, report.haltReason());
-      assertEquals(3, report.phasesRun());
+      assertEquals(2, report.phasesRun(), "a 3rd job of 1,000 tokens could pass 2,500: it never starts");
+      assertEquals(2000L, report.usage().totalTokens());
     }
   }
 
@@ -163,10 +179,10 @@ class BudgetAndUsageTest {
     try (InProcessLauncher launcher = paying(new Usage(Long.MAX_VALUE, Long.MAX_VALUE, 100L, null, 1e308))) {
       RunReport report = run(config, List.of(item("A"), item("B")), launcher);
       assertEquals(HaltReason.BUDGET, report.haltReason());
-      assertEquals(3, report.phasesRun(), "the sane 100 tokens a job count, 3 of them reach 250");
-      assertEquals(new Usage(null, null, 300L, null, null), report.usage());
+      assertEquals(2, report.phasesRun(), "the sane 100 tokens a job count; a 3rd could pass 250");
+      assertEquals(new Usage(null, null, 200L, null, null), report.usage());
     }
-    assertEquals(3, logs.warnings().size(), logs.warnings().toString());
+    assertEquals(2, logs.warnings().size(), logs.warnings().toString());
     assertTrue(logs.warnings().get(0).startsWith("A: phase scope attempt 1: usage recorded as unknown: input tokens "),
         logs.warnings().get(0));
     try (StateStore store = TestStores.open(dir.resolve("state"))) {
@@ -178,9 +194,105 @@ class BudgetAndUsageTest {
             + "per job); output tokens 9223372036854775807 (above the ceiling of 10^12 tokens per job); cost 1.0E308 "
             + "(above the ceiling of $1,000,000 per job)", job.reason());
       }
-      assertEquals(new Usage(null, null, 300L, null, null), store.stats().spending().lifetime());
-      assertEquals(new Usage(null, null, 300L, null, null),
+      assertEquals(new Usage(null, null, 200L, null, null), store.stats().spending().lifetime());
+      assertEquals(new Usage(null, null, 200L, null, null),
           store.items().itemUsage().values().stream().reduce(Usage.UNKNOWN, Usage::plus));
     }
+  }
+
+  private Config concurrent(Config config, int agents) {
+    return config.withExecution(config.execution().withMaxConcurrent(agents).withMaxWip(agents));
+  }
+
+  @Test
+  void no_job_starts_that_could_pass_the_budget_however_many_agents_may_run() {
+    Config config = concurrent(config(), 4);
+    config = config.withExecution(config.execution().withMaxCostUsd(0.6));
+    try (InProcessLauncher launcher = paying(PER_JOB)) {
+      RunReport report = run(config, List.of(item("A"), item("B"), item("C"), item("D")), launcher);
+      assertEquals(HaltReason.BUDGET, report.haltReason());
+      assertTrue(report.usage().costUsd() <= 0.6, "spent " + report.usage().costUsd() + " of a $0.60 budget");
+      assertEquals(2, report.phasesRun(), "the first alone (nothing to go by), then one more; a 3rd could pass it");
+    }
+  }
+
+  @Test
+  void the_next_jobs_spend_is_expected_from_the_recent_jobs_in_the_state() {
+    try (InProcessLauncher launcher = paying(PER_JOB)) {
+      run(config().withExecution(config().execution().withMaxCostUsd(0.5)), List.of(item("A")), launcher);
+    }
+    Config config = concurrent(config(), 2);
+    config = config.withExecution(config.execution().withMaxCostUsd(0.3));
+    try (InProcessLauncher launcher = paying(PER_JOB)) {
+      RunReport report = run(config, List.of(item("A"), item("B")), launcher);
+      assertEquals(HaltReason.BUDGET, report.haltReason());
+      assertEquals(1, report.phasesRun(), "the last jobs cost $0.25 each: a second could pass $0.30");
+      assertEquals(0.25, report.usage().costUsd());
+    }
+  }
+
+  @Test
+  void claude_is_told_its_share_of_what_is_left_and_is_held_to_it() {
+    AgentConfig claude = new AgentConfig(List.of("claude", "-p"), java.time.Duration.ofSeconds(20),
+        java.time.Duration.ofMillis(500), Map.of(), ResultFallback.EXIT_CODE, 1024 * 1024, 2000, AgentPreset.CLAUDE,
+        List.of(), null);
+    Config config = concurrent(TestAgents.config(claude, 2), 2);
+    config = config.withExecution(config.execution().withMaxCostUsd(1.0));
+    List<List<String>> argv = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    try (InProcessLauncher launcher = new InProcessLauncher(r -> {
+      argv.add(r.agent().command());
+      return InProcessLauncher.outcome(AgentResult.PHASE_COMPLETE, "done").withUsage(PER_JOB);
+    })) {
+      RunReport report = run(config, List.of(item("A"), item("B")), launcher);
+      assertEquals(HaltReason.BUDGET, report.haltReason());
+      assertTrue(report.usage().costUsd() <= 1.0, String.valueOf(report.usage().costUsd()));
+    }
+    assertEquals(List.of("claude", "-p", "--max-budget-usd", "0.500000"), argv.get(0), "$1.00 over 2 free slots");
+    for (List<String> command : argv) {
+      assertEquals("--max-budget-usd", command.get(2), command.toString());
+    }
+  }
+
+  @Test
+  void a_per_day_budget_is_shared_by_every_run_of_the_day_and_reopens_the_next_day() {
+    Config config = config().withBudget(new BudgetConfig(0.6, null, null, null));
+    Clock thursday = Clock.fixed(Instant.parse("2026-11-26T15:00:00Z"), java.time.ZoneOffset.UTC);
+    List<BacklogItem> items = List.of(item("A"), item("B"));
+    try (InProcessLauncher launcher = paying(PER_JOB)) {
+      RunReport first = run(config, items, launcher, thursday);
+      assertEquals(HaltReason.BUDGET, first.haltReason());
+      assertEquals(2, first.phasesRun(), "a 3rd $0.25 job could pass $0.60");
+      assertEquals("the per-day budget of $0.60 (budget.per_day) is spent ($0.50 since 2026-11-26 00:00 UTC); "
+          + "it reopens at 2026-11-27 00:00 UTC", first.haltDetail());
+
+      RunReport again = run(config, items, launcher, thursday);
+      assertEquals(HaltReason.BUDGET, again.haltReason());
+      assertEquals(0, again.phasesRun(), "a new run starts from what the day spent, not from zero");
+
+      RunReport friday = run(config, items, launcher,
+          Clock.fixed(Instant.parse("2026-11-27T00:00:00Z"), java.time.ZoneOffset.UTC));
+      assertEquals(2, friday.phasesRun(), "the window reopened");
+    }
+  }
+
+  @Test
+  void crossing_80_and_95_percent_of_a_budget_warns_once_each_naming_the_key() {
+    Config config = config().withExecution(config().execution().withMaxCostUsd(1.0))
+        .withBudget(new BudgetConfig(null, null, 100_000L, null));
+    List<String> warnings = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    try (InProcessLauncher launcher = paying(new Usage(10_000L, 0L, 0L, 0L, 0.125))) {
+      run(config, List.of(item("A"), item("B")), launcher,
+          Clock.fixed(Instant.parse("2026-11-26T15:00:00Z"), java.time.ZoneOffset.UTC), new RunListener() {
+            @Override
+            public void budgetWarning(String message) {
+              warnings.add(message);
+            }
+          });
+    }
+    assertEquals(List.of("80% of the run's budget of $1.00 (execution.max_cost_usd) is spent: $0.875",
+        "95% of the run's budget of $1.00 (execution.max_cost_usd) is spent: $1.00",
+        "80% of the per-day budget of 100000 tokens (budget.tokens_per_day) is spent: 80000 tokens since "
+            + "2026-11-26 00:00 UTC"),
+        warnings);
   }
 }

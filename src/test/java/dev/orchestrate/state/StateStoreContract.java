@@ -675,6 +675,33 @@ public abstract class StateStoreContract {
     }
   }
 
+  @Test
+  void recent_usage_is_newest_first_and_usage_since_sums_the_jobs_ended_in_the_window() {
+    try (StateStore store = open()) {
+      StateRepository items = store.items();
+      items.sync(List.of(item("A")), T0);
+      assertEquals(List.of(), items.recentUsage(20));
+      assertTrue(items.usageSince(T0).isUnknown(), "no job: nothing known, never 0");
+      long run = items.runStarted(T0, 1);
+      Usage u1 = new Usage(100L, 20L, null, null, 0.25);
+      Usage u2 = new Usage(50L, 10L, 5L, null, 0.5);
+      long j1 = items.jobStarted(new JobStart(run, "A", "build", 1, T0, null));
+      items.jobEnded(j1, completed(at(10)).withUsage(u1), null, at(10));
+      long j2 = items.jobStarted(new JobStart(run, "A", "build", 2, at(11), null));
+      items.jobEnded(j2, completed(at(20)).withUsage(u2), null, at(20));
+      long silent = items.jobStarted(new JobStart(run, "A", "build", 3, at(21), null));
+      items.jobEnded(silent, completed(at(22)), null, at(22));
+      items.jobStarted(new JobStart(run, "A", "build", 4, at(23), null)); // still running
+
+      assertEquals(List.of(u2, u1), items.recentUsage(20), "jobs that reported nothing are left out");
+      assertEquals(List.of(u2), items.recentUsage(1));
+      assertEquals(u1.plus(u2), items.usageSince(at(10)));
+      assertEquals(u2, items.usageSince(at(11)));
+      Usage fromSilent = items.usageSince(at(21));
+      assertTrue(fromSilent.isUnknown(), String.valueOf(fromSilent));
+    }
+  }
+
   // ---------------------------------------------------------------- memory
 
   private static NewMemory memory(String id, MemoryKind kind, String... tags) {

@@ -471,6 +471,24 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
     return out;
   }
 
+  @Override
+  public List<Usage> recentUsage(int jobs) {
+    List<Usage> out = new ArrayList<>();
+    jdbc.query("SELECT " + UsageRows.COLUMNS + " FROM jobs WHERE ended_at IS NOT NULL AND (input_tokens IS NOT NULL"
+        + " OR output_tokens IS NOT NULL OR cache_read_tokens IS NOT NULL OR cache_write_tokens IS NOT NULL"
+        + " OR cost_usd IS NOT NULL) ORDER BY id DESC LIMIT ?", rs -> out.add(UsageRows.readJob(rs)), jobs);
+    return out;
+  }
+
+  @Override
+  public Usage usageSince(Instant since) {
+    // SUM of only NULLs is NULL: a figure no job reported stays unknown.
+    return jdbc.queryOne("SELECT SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,"
+        + " SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens,"
+        + " SUM(cost_usd) AS cost_usd FROM jobs WHERE ended_at >= ?", UsageRows::read, since.toEpochMilli())
+        .orElse(Usage.UNKNOWN);
+  }
+
   /** Each item's usage over all its jobs, pruned ones included (kept by a trigger since schema 8). */
   @Override
   public Map<String, Usage> itemUsage() {

@@ -73,15 +73,19 @@ class RealClaudeCodeIT {
   private String lastErr;
 
   @Test
-  void a_cost_budget_halts_the_run_on_the_cost_claude_code_reported() throws Exception {
+  void a_cost_budget_halts_the_run_on_the_cost_claude_code_reported_and_is_never_passed() throws Exception {
     Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
     try (FakeAnthropic model = new FakeAnthropic()) {
       JsonNode report = new ObjectMapper().readTree(Files.readString(run(model, claude, "", "--max-cost", "0.02")));
       assertEquals(0, lastExit, lastErr);
       assertEquals("budget", report.path("halt_reason").asText(), report.toString());
-      assertEquals(2, report.path("phases_run").asInt(), "two phases of $0.01162 reach $0.02");
-      assertEquals(List.of("done", "new"),
-          Stored.items(dir.resolve("state")).stream().map(i -> i.status().key()).toList());
+      // The first job runs with --max-budget-usd 0.02 (all that is left, one slot). Claude Code
+      // checks its cap between model turns, so a job can pass it by one turn ($0.00581 here): the
+      // worst case docs/agents.md states. Nothing else starts once the budget is spent; before,
+      // a budget was checked only between rounds, so every slot could overspend.
+      assertEquals(1, report.path("phases_run").asInt(), report.toString());
+      assertTrue(report.path("usage").path("cost_usd").asDouble() <= 0.02 + 0.00581 + 1e-9, report.toString());
+      assertTrue(report.path("halt_detail").asText().contains("--max-cost"), report.toString());
     }
   }
 

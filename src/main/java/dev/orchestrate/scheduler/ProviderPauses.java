@@ -19,6 +19,8 @@ final class ProviderPauses {
   private final AgentPauses store;
   private final LimitPolicy policy;
   private final Map<String, AgentPauses.Pause> pauses = new LinkedHashMap<>();
+  /** The pauses whose end was already announced (a pause is asked about every round). */
+  private final java.util.Set<AgentPauses.Pause> announced = new java.util.HashSet<>();
 
   ProviderPauses(AgentPauses store, LimitPolicy policy) {
     this.store = store;
@@ -57,7 +59,9 @@ final class ProviderPauses {
     if (p.activeAt(now)) {
       return true;
     }
-    log.info("{}: the pause for its {} is over; work starts again", profile, p.kind().key().replace('_', ' '));
+    if (announced.add(p)) {
+      log.info("{}: the pause for its {} is over; work starts again", profile, p.kind().key().replace('_', ' '));
+    }
     return false; // kept (with its strikes) until the profile works again or fails again
   }
 

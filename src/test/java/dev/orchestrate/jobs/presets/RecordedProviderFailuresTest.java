@@ -51,6 +51,8 @@ class RecordedProviderFailuresTest {
       "claude-code-2.1.330, forbidden, AUTH, false",
       "claude-code-2.1.330, billing, AUTH, false",
       "claude-code-2.1.330, cut-mid-stream, -, false",
+      // killed after 60 s while it still retried: a stream that ends without a result event
+      "claude-code-2.1.330, cut-mid-stream-killed, -, false",
       "codex-0.169.0, success, -, false",
       "codex-0.169.0, rate-limit-then-ok, -, false",
       "codex-0.169.0, usage-limit, USAGE_LIMIT, true",

@@ -5,6 +5,10 @@
 -- cancelled | spawn_failed; NULL for a job that is running, or was recorded before schema 10.
 ALTER TABLE jobs ADD COLUMN outcome TEXT;
 
+-- The agent profile that ran the job (agents: in the config; the agent: block's is named by its
+-- preset); NULL for a job recorded before schema 10.
+ALTER TABLE jobs ADD COLUMN agent TEXT;
+
 -- One row per agent profile that a usage limit or a rate limit paused; removed when it works again.
 -- Bounded by the number of profiles the config names.
 CREATE TABLE agent_pauses (

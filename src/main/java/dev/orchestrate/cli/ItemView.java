@@ -27,14 +27,15 @@ final class ItemView {
   }
 
   record Detail(ItemState item, int attempts, List<String> waitingOn, List<PhaseView> phases, List<JobRecord> jobs,
-      List<ItemState> followUps, String contextSummary, Map<Long, OutcomeClass> outcomes) {
+      List<ItemState> followUps, String contextSummary, Map<Long, OutcomeClass> outcomes, Map<Long, String> agents) {
   }
 
   private ItemView() {
   }
 
   static int show(PrintWriter out, StateDirectory dir, List<ItemState> items, ItemHistory history,
-      java.util.function.Function<List<Long>, Map<Long, OutcomeClass>> outcomes, String id, boolean json) {
+      java.util.function.Function<List<Long>, Map<Long, OutcomeClass>> outcomes,
+      java.util.function.Function<List<Long>, Map<Long, String>> agents, String id, boolean json) {
     Map<String, ItemState> byId = StatusCommand.byId(items);
     ItemState item = byId.get(id);
     if (item == null) {
@@ -42,7 +43,7 @@ final class ItemView {
           + DidYouMean.closest(id, byId.keySet()).map(s -> "; did you mean '" + s + "'?").orElse("")
           + " (orchestrate status lists them)");
     }
-    Detail detail = detail(item, byId, history, outcomes);
+    Detail detail = detail(item, byId, history, outcomes, agents);
     Instant now = Clock.systemUTC().instant();
     if (json) {
       Json.print(out, toJson(detail, dir, now));
@@ -53,7 +54,8 @@ final class ItemView {
   }
 
   static Detail detail(ItemState item, Map<String, ItemState> byId, ItemHistory history,
-      java.util.function.Function<List<Long>, Map<Long, OutcomeClass>> outcomes) {
+      java.util.function.Function<List<Long>, Map<Long, OutcomeClass>> outcomes,
+      java.util.function.Function<List<Long>, Map<Long, String>> agents) {
     List<JobRecord> jobs = history.jobs(item.id());
     Map<String, String> lastAnswer = new LinkedHashMap<>();
     history.answers(item.id()).forEach(a -> lastAnswer.put(a.phase(), a.text()));
@@ -73,7 +75,8 @@ final class ItemView {
     Map<String, JobRecord> latest = jobs.isEmpty() ? Map.of() : Map.of(item.id(), jobs.get(jobs.size() - 1));
     return new Detail(item, StatusCommand.attempts(item, latest),
         item.status().isTerminal() ? List.of() : Dependencies.unmet(item, byId), phases, jobs, followUps,
-        history.contextSummary(item.id()).orElse(null), outcomes.apply(jobs.stream().map(JobRecord::id).toList()));
+        history.contextSummary(item.id()).orElse(null), outcomes.apply(jobs.stream().map(JobRecord::id).toList()),
+        agents.apply(jobs.stream().map(JobRecord::id).toList()));
   }
 
   private static Map<String, Object> toJson(Detail d, StateDirectory dir, Instant now) {
@@ -108,8 +111,8 @@ final class ItemView {
       phases.add(row);
     }
     doc.put("phases", phases);
-    doc.put("jobs", d.jobs().stream().map(job -> JobsCommand.toJson(job, d.outcomes().get(job.id()), now, dir))
-        .toList());
+    doc.put("jobs", d.jobs().stream().map(job -> JobsCommand.toJson(job, d.outcomes().get(job.id()),
+        d.agents().get(job.id()), now, dir)).toList());
     doc.put("follow_ups", d.followUps().stream().map(f -> {
       Map<String, Object> row = new LinkedHashMap<>();
       row.put("id", f.id());

@@ -71,6 +71,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     List<JobRecord> jobs = List.of();
     Map<Long, String> commits = Map.of();
     Map<Long, OutcomeClass> outcomes = Map.of();
+    Map<Long, String> agents = Map.of();
     Optional<RunView> run = Optional.empty();
     usage = Map.of();
     if (backend.exists()) {
@@ -79,12 +80,13 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
         usage = store.items().jobUsage(jobs.stream().map(JobRecord::id).toList());
         commits = store.workspaces().commits(jobs.stream().map(JobRecord::id).toList());
         outcomes = store.items().outcomes(jobs.stream().map(JobRecord::id).toList());
+        agents = store.items().agents(jobs.stream().map(JobRecord::id).toList());
         run = store.items().lastRun().map(r -> new RunView(r, runState(r, backend)));
       }
     }
     Instant now = Clock.systemUTC().instant();
     if (json) {
-      Map<String, Object> doc = toJson(run, jobs, now, dir, commits, outcomes);
+      Map<String, Object> doc = toJson(run, jobs, now, dir, commits, outcomes, agents);
       // Each row gets its usage: tokens and cost as the agent reported them, null when it did not.
       @SuppressWarnings("unchecked")
       List<Map<String, Object>> rows = (List<Map<String, Object>>) doc.get("jobs");
@@ -93,7 +95,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
       }
       Json.print(out, doc);
     } else {
-      printText(out, dir, run, jobs, commits, outcomes, now);
+      printText(out, dir, run, jobs, commits, outcomes, agents, now);
     }
     return ExitCode.OK;
   }
@@ -107,12 +109,12 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
   }
 
   private static Map<String, Object> toJson(Optional<RunView> run, List<JobRecord> jobs, Instant now,
-      StateDirectory dir, Map<Long, String> commits, Map<Long, OutcomeClass> outcomes) {
+      StateDirectory dir, Map<Long, String> commits, Map<Long, OutcomeClass> outcomes, Map<Long, String> agents) {
     Map<String, Object> doc = Json.envelope("jobs");
     doc.put("run", run.map(JobsCommand::toJson).orElse(null));
     List<Map<String, Object>> rows = new ArrayList<>();
     for (JobRecord job : jobs) {
-      Map<String, Object> row = toJson(job, outcomes.get(job.id()), now, dir);
+      Map<String, Object> row = toJson(job, outcomes.get(job.id()), agents.get(job.id()), now, dir);
       row.put("commit", commits.get(job.id())); // the phase commit (execution.workspace: worktree)
       rows.add(row);
     }
@@ -124,8 +126,10 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
    * One job as {@code jobs --json} and {@code status ID --json} show it.
    *
    * @param outcome its outcome class (docs/agents.md); null while it runs or when recorded before they were
+   * @param agent   the agent profile that ran it; null when recorded before profiles were
    */
-  static Map<String, Object> toJson(JobRecord job, OutcomeClass outcome, Instant now, StateDirectory dir) {
+  static Map<String, Object> toJson(JobRecord job, OutcomeClass outcome, String agent, Instant now,
+      StateDirectory dir) {
     Map<String, Object> row = new LinkedHashMap<>();
     row.put("id", job.id());
     row.put("run_id", job.runId());
@@ -135,6 +139,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     row.put("state", job.state().key());
     row.put("result", job.result());
     row.put("outcome", outcome == null ? null : outcome.key());
+    row.put("agent", agent);
     row.put("started_at", Json.timestamp(job.startedAt()));
     row.put("ended_at", Json.timestamp(job.endedAt()));
     row.put("duration_ms", duration(job, now).toMillis());
@@ -179,7 +184,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
   }
 
   private void printText(PrintWriter out, StateDirectory dir, Optional<RunView> run, List<JobRecord> jobs,
-      Map<Long, String> commits, Map<Long, OutcomeClass> outcomes, Instant now) {
+      Map<Long, String> commits, Map<Long, OutcomeClass> outcomes, Map<Long, String> agents, Instant now) {
     run.ifPresent(view -> out.println(header(view, now)));
     if (jobs.isEmpty()) {
       out.println("No jobs yet in " + dir.root() + " (start with: orchestrate run [BACKLOG])");
@@ -192,6 +197,10 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     if (!commits.isEmpty()) {
       header.add("COMMIT"); // phase commits (execution.workspace: worktree) only
     }
+    boolean byAgent = new java.util.HashSet<>(agents.values()).size() > 1; // several agent profiles only
+    if (byAgent) {
+      header.add("AGENT");
+    }
     Table table = new Table(header.toArray(String[]::new));
     for (JobRecord job : jobs) {
       List<String> row = new ArrayList<>(List.of(Long.toString(job.id()), job.itemId()));
@@ -201,6 +210,9 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
           spent.costUsd() == null ? "-" : UsageView.cost(spent.costUsd())));
       if (!commits.isEmpty()) {
         row.add(commits.containsKey(job.id()) ? commits.get(job.id()).substring(0, 12) : "-");
+      }
+      if (byAgent) {
+        row.add(agents.getOrDefault(job.id(), "-"));
       }
       table.add(row.toArray(String[]::new));
     }

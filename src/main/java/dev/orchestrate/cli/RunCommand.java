@@ -2,6 +2,7 @@ package dev.orchestrate.cli;
 
 import dev.orchestrate.app.RunSession;
 import dev.orchestrate.backlog.WatchedBacklogFile;
+import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ExecutionConfig;
 import dev.orchestrate.config.Ranges;
@@ -131,12 +132,15 @@ final class RunCommand implements Callable<Integer> {
           + " (create one with 'orchestrate init')");
     }
     Config config = withOverrides(root.loadConfig(backlogFile));
-    Preflight.Problem unkeepable = Preflight.costBudget(config.agent(),
-        costKey(config) != null ? costKey(config)
-            : config.budget().perDayUsd() != null ? "budget.per_day"
-                : config.budget().perWeekUsd() != null ? "budget.per_week" : null);
-    if (unkeepable != null) {
-      throw CliException.usage(unkeepable.message()); // before the state is opened, let alone locked
+    String costBudget = costKey(config) != null ? costKey(config)
+        : config.budget().perDayUsd() != null ? "budget.per_day"
+            : config.budget().perWeekUsd() != null ? "budget.per_week" : null;
+    for (AgentConfig profile : config.profiles().values()) { // every agent profile is held to it
+      Preflight.Problem unkeepable = Preflight.costBudget(profile, costBudget);
+      if (unkeepable != null) { // before the state is opened, let alone locked
+        throw CliException.usage(profile == config.agent() ? unkeepable.message()
+            : "agents." + profile.profileName() + ": " + unkeepable.message());
+      }
     }
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
     filter = checkFilter(filter, config);
@@ -177,11 +181,20 @@ final class RunCommand implements Callable<Integer> {
    * exits 2 with its fix instead of blocking every item. Empty when no agent is configured.
    */
   private Optional<Preflight.Found> preflight(Config config, WatchedBacklogFile backlogs) {
+    String path = root.env().getOrDefault("PATH", System.getenv("PATH"));
+    for (AgentConfig profile : config.agents().values()) { // every profile of agents: must start too
+      if (profile.command().isEmpty()) {
+        throw CliException.usage("agents." + profile.profileName() + " has no command: give its preset (claude, codex, "
+            + "gemini, opencode) or its command");
+      }
+      if (Preflight.check(profile, path, backlogs.current().directory()) instanceof Preflight.Problem problem) {
+        throw CliException.usage("agents." + profile.profileName() + ": " + problem.message());
+      }
+    }
     if (config.agent().command().isEmpty()) {
       return Optional.empty();
     }
-    Preflight.Check check = Preflight.check(config.agent(), root.env().getOrDefault("PATH", System.getenv("PATH")),
-        backlogs.current().directory());
+    Preflight.Check check = Preflight.check(config.agent(), path, backlogs.current().directory());
     if (check instanceof Preflight.Problem problem) {
       throw CliException.usage(problem.message());
     }

@@ -29,6 +29,10 @@ import java.util.Map;
  *                       {@code context.summarizer.api_key_env} (withheld by default)
  * @param onUsageLimit   what a usage limit does to the run: halt it (the default) or wait for the reset
  * @param maxWait        with {@code wait}: a reset further ahead than this halts the run instead
+ * @param name           the profile's name when it comes from {@code agents:}; null for the
+ *                       {@code agent:} block, named by its preset ({@link #profileName()})
+ * @param maxConcurrent  at most this many of this profile's agents at once (a provider's
+ *                       concurrency limit); 0: only {@code execution.max_concurrent} applies
  */
 public record AgentConfig(
     List<String> command,
@@ -45,7 +49,9 @@ public record AgentConfig(
     boolean stopLeftoverProcesses,
     boolean passSummarizerKey,
     OnUsageLimit onUsageLimit,
-    Duration maxWait) {
+    Duration maxWait,
+    String name,
+    int maxConcurrent) {
 
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(30);
   public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(10);
@@ -67,6 +73,14 @@ public record AgentConfig(
 
   public AgentConfig(List<String> command, Duration timeout, Duration killGrace, Map<String, String> env,
       ResultFallback resultFallback, long logMaxBytes, int outputTailChars, AgentPreset preset, List<String> args,
+      Duration stallTimeout, List<String> secretEnv, boolean stopLeftoverProcesses, boolean passSummarizerKey,
+      OnUsageLimit onUsageLimit, Duration maxWait) {
+    this(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset, args, stallTimeout,
+        secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, null, 0);
+  }
+
+  public AgentConfig(List<String> command, Duration timeout, Duration killGrace, Map<String, String> env,
+      ResultFallback resultFallback, long logMaxBytes, int outputTailChars, AgentPreset preset, List<String> args,
       Duration stallTimeout, List<String> secretEnv, boolean stopLeftoverProcesses, boolean passSummarizerKey) {
     this(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset, args, stallTimeout,
         secretEnv, stopLeftoverProcesses, passSummarizerKey, OnUsageLimit.HALT, DEFAULT_MAX_WAIT);
@@ -75,7 +89,7 @@ public record AgentConfig(
   /** This config with what a provider's usage limit does to a run. */
   public AgentConfig withLimits(OnUsageLimit on, Duration wait) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
-        args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, on, wait);
+        args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, on, wait, name, maxConcurrent);
   }
 
   /**
@@ -83,7 +97,16 @@ public record AgentConfig(
    * {@code codex}, …), or {@code agent} for a plain command.
    */
   public String profileName() {
+    if (name != null) {
+      return name;
+    }
     return preset == AgentPreset.COMMAND ? "agent" : preset.name().toLowerCase(java.util.Locale.ROOT);
+  }
+
+  /** This config as the profile {@code name} of {@code agents:}, with its own concurrency cap (0: none). */
+  public AgentConfig asProfile(String profile, int cap) {
+    return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
+        args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, profile, cap);
   }
 
   /** A plain command agent (no preset, no stall timeout), with the default secret and process settings. */
@@ -111,13 +134,14 @@ public record AgentConfig(
 
   public AgentConfig withStallTimeout(Duration stall) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
-        args, stall, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait);
+        args, stall, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name, maxConcurrent);
   }
 
   /** This config with the secret and process settings given. */
   public AgentConfig withSafety(List<String> secretEnv, boolean stopLeftoverProcesses, boolean passSummarizerKey) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars,
-        preset, args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait);
+        preset, args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name,
+        maxConcurrent);
   }
 
   /**
@@ -133,7 +157,8 @@ public record AgentConfig(
     capped.add(flag);
     capped.add(usd.toPlainString());
     return new AgentConfig(capped, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
-        args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait);
+        args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name,
+        maxConcurrent);
   }
 
   public static AgentConfig defaults() {

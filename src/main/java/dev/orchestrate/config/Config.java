@@ -22,7 +22,8 @@ public record Config(
     int memoryBootContextChars,
     RetentionConfig retention,
     StateConfig state,
-    BudgetConfig budget) {
+    BudgetConfig budget,
+    Map<String, AgentConfig> agents) {
 
   public static final String DEFAULT_PIPELINE = "feature";
   public static final int DEFAULT_WINDOW_SIZE = ContextConfig.DEFAULT_WINDOW_SIZE;
@@ -35,6 +36,39 @@ public record Config(
     retention = retention == null ? RetentionConfig.defaults() : retention;
     state = state == null ? StateConfig.defaults() : state;
     budget = budget == null ? BudgetConfig.NONE : budget;
+    agents = agents == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(agents));
+  }
+
+  public Config(Optional<Path> source, AgentConfig agent, ExecutionConfig execution, String defaultPipeline,
+      Map<String, Pipeline> pipelines, ContextConfig context, int memoryKeepRecent, int memoryBootContextChars,
+      RetentionConfig retention, StateConfig state, BudgetConfig budget) {
+    this(source, agent, execution, defaultPipeline, pipelines, context, memoryKeepRecent, memoryBootContextChars,
+        retention, state, budget, Map.of());
+  }
+
+  /**
+   * The agent profile named {@code name}: null or the default profile's name is {@link #agent()},
+   * else one of {@code agents:}.
+   *
+   * @throws IllegalArgumentException for a name the config does not define (the loader refuses those)
+   */
+  public AgentConfig profile(String name) {
+    if (name == null || name.equals(agent.profileName())) {
+      return agent;
+    }
+    AgentConfig profile = agents.get(name);
+    if (profile == null) {
+      throw new IllegalArgumentException("unknown agent profile " + Quote.value(name));
+    }
+    return profile;
+  }
+
+  /** Every agent profile, the default one first. */
+  public Map<String, AgentConfig> profiles() {
+    Map<String, AgentConfig> all = new LinkedHashMap<>();
+    all.put(agent.profileName(), agent);
+    all.putAll(agents);
+    return all;
   }
 
   /** A config without a project budget. */
@@ -80,7 +114,7 @@ public record Config(
 
   public Config withContext(ContextConfig context) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention, state, budget);
+        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents);
   }
 
   public Pipeline pipeline(String name) {
@@ -93,11 +127,11 @@ public record Config(
 
   public Config withBudget(BudgetConfig budget) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention, state, budget);
+        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents);
   }
 
   public Config withExecution(ExecutionConfig execution) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention, state, budget);
+        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents);
   }
 }

@@ -27,8 +27,8 @@ import java.util.stream.Collectors;
  * once, each at its line and column.
  */
 public final class ConfigLoader {
-  public static final List<String> TOP_KEYS = List.of("agent", "execution", "default_pipeline", "pipelines",
-      "context", "memory", "retention", "state", "limits", "budget");
+  public static final List<String> TOP_KEYS = List.of("agent", "agents", "execution", "default_pipeline",
+      "pipelines", "context", "memory", "retention", "state", "limits", "budget");
   public static final List<String> BUDGET_KEYS = List.of("per_day", "per_week", "tokens_per_day", "tokens_per_week");
   public static final List<String> STATE_KEYS = List.of("url", "lease_timeout");
   /** A password in a URL's user part ({@code //user:secret@}) or as a parameter. */
@@ -37,11 +37,15 @@ public final class ConfigLoader {
   public static final List<String> AGENT_KEYS = List.of("command", "timeout", "kill_grace", "env",
       "result_fallback", "log_max_bytes", "output_tail_chars", "preset", "args", "stall_timeout",
       "secret_env", "stop_leftover_processes", "pass_summarizer_key", "on_usage_limit", "max_wait");
+  /** The keys of a profile of agents: the keys of agent:, and its own concurrency cap. */
+  public static final List<String> PROFILE_KEYS = java.util.stream.Stream.concat(AGENT_KEYS.stream(),
+      java.util.stream.Stream.of("max_concurrent")).toList();
   public static final List<String> EXECUTION_KEYS = List.of("max_wip", "max_concurrent", "max_retries",
       "circuit_breaker", "phase_cap", "max_cost_usd", "max_tokens", "workspace", "base_branch", "merge",
       "delete_merged_branches", "commit_author", "destructive_runs_alone");
-  public static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases");
-  public static final List<String> PHASE_KEYS = List.of("name", "instructions", "workflow", "destructive");
+  public static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases", "agent", "fallback");
+  public static final List<String> PHASE_KEYS = List.of("name", "instructions", "workflow", "destructive", "agent",
+      "fallback");
   /**
    * Earlier versions wrote {@code limits: {}} into every config; it is still accepted empty. The
    * size caps are set where they apply, or fixed (docs/how-it-works.md, "Size caps").
@@ -147,7 +151,15 @@ public final class ConfigLoader {
       return Optional.empty();
     }
     problems.unknownKeys(map, TOP_KEYS, "key", "the config");
-    AgentConfig agent = section(map, "agent").map(this::agent).orElse(AgentConfig.defaults());
+    Map<String, AgentConfig> agents = map.get("agents").isPresent() ? agents(map.entry("agents").orElseThrow())
+        : Map.of();
+    // Without an agent: block, the first of agents: is the default profile.
+    AgentConfig agent = section(map, "agent").map(this::agent)
+        .orElse(agents.isEmpty() ? AgentConfig.defaults() : agents.values().iterator().next());
+    if (map.get("agent").isPresent() && agents.containsKey(agent.profileName())) {
+      problems.at(map.entry("agents").orElseThrow().key(), "agents." + agent.profileName() + " has the name of the "
+          + "agent: block's profile (named by its preset): give it another name");
+    }
     ExecutionConfig execution = section(map, "execution").map(this::execution)
         .orElse(ExecutionConfig.defaults());
     Map<String, Pipeline> pipelines = map.get("pipelines").isPresent()
@@ -166,8 +178,70 @@ public final class ConfigLoader {
     StateConfig state = section(map, "state").map(this::state).orElse(StateConfig.defaults());
     section(map, "limits").ifPresent(m -> noKeys(m, "limits", LIMITS_MOVED));
     BudgetConfig budget = section(map, "budget").map(this::budget).orElse(BudgetConfig.NONE);
+    Map<String, AgentConfig> others = new LinkedHashMap<>(agents);
+    others.remove(agent.profileName());
+    checkProfileNames(agent, others);
     return Optional.of(new Config(Optional.of(file), agent, execution, defaultPipeline, pipelines,
-        context, keepRecent, bootChars, retention, state, budget));
+        context, keepRecent, bootChars, retention, state, budget, others));
+  }
+
+  /** Where a pipeline or phase names an agent profile, to check once the profiles are known. */
+  private record ProfileName(String name, YamlNode node, String where) {
+  }
+
+  private final List<ProfileName> profileNames = new ArrayList<>();
+
+  private void checkProfileNames(AgentConfig agent, Map<String, AgentConfig> others) {
+    List<String> known = new ArrayList<>();
+    known.add(agent.profileName());
+    known.addAll(others.keySet());
+    for (ProfileName n : profileNames) {
+      if (!known.contains(n.name())) {
+        problems.at(n.node(), "unknown agent profile " + Quote.value(n.name()) + " in " + n.where() + ": the profiles "
+            + "are " + String.join(", ", known) + " (agent: is named by its preset; others are the keys of agents:)");
+      }
+    }
+  }
+
+  /** agents: a map of profile names to agent settings (the keys of agent:, and max_concurrent). */
+  private Map<String, AgentConfig> agents(YamlNode.Entry entry) {
+    Optional<YamlNode.Mapping> map = values.mapping(entry.value(), "agents",
+        "a map of profile names to agent settings, e.g. {codex: {preset: codex}}");
+    Map<String, AgentConfig> out = new LinkedHashMap<>();
+    for (YamlNode.Entry profile : map.map(YamlNode.Mapping::entries).orElse(List.of())) {
+      String name = profile.key().name();
+      if (!Names.isValidName(name)) {
+        problems.at(profile.key(), "bad agent profile name " + Quote.value(name) + ": " + Names.NAME_RULE);
+        continue;
+      }
+      Optional<YamlNode.Mapping> settings = values.mapping(profile.value(), "agents." + name,
+          "a map of agent settings (preset, command, args, env, max_concurrent, ...)");
+      if (settings.isEmpty()) {
+        continue;
+      }
+      problems.unknownKeys(settings.get(), PROFILE_KEYS, "key", "agents." + name);
+      int cap = settings.get().get("max_concurrent")
+          .flatMap(n -> values.integer(n, "agents." + name + ".max_concurrent", 1, Ranges.MAX_CONCURRENT)).orElse(0);
+      out.put(name, agent(settings.get(), false).asProfile(name, cap));
+    }
+    return out;
+  }
+
+  /** The agent profile a pipeline or phase names with {@code agent:} and {@code fallback:}. */
+  private Optional<String> profileRef(YamlNode.Mapping map, String where) {
+    Optional<String> name = map.get("agent").flatMap(n -> values.nonBlank(n, "agent in " + where, "a profile name"));
+    name.ifPresent(n -> profileNames.add(new ProfileName(n, map.get("agent").get(), where)));
+    return name;
+  }
+
+  private List<String> fallbackRefs(YamlNode.Mapping map, String where) {
+    Optional<YamlNode> node = map.get("fallback");
+    if (node.isEmpty()) {
+      return List.of();
+    }
+    List<String> names = values.strings(node.get(), "fallback", where, "profile name").orElse(List.of());
+    names.forEach(n -> profileNames.add(new ProfileName(n, node.get(), "the fallback of " + where)));
+    return names;
   }
 
   /** budget: US dollars and tokens per UTC day and ISO week, for the whole project. */
@@ -301,7 +375,14 @@ public final class ConfigLoader {
   }
 
   private AgentConfig agent(YamlNode.Mapping map) {
-    problems.unknownKeys(map, AGENT_KEYS, "key", "agent");
+    return agent(map, true);
+  }
+
+  /** {@code checkKeys}: false for a profile of agents:, whose keys the caller checked (it has max_concurrent too). */
+  private AgentConfig agent(YamlNode.Mapping map, boolean checkKeys) {
+    if (checkKeys) {
+      problems.unknownKeys(map, AGENT_KEYS, "key", "agent");
+    }
     AgentConfig defaults = AgentConfig.defaults();
     Optional<YamlNode.Mapping> section = Optional.of(map);
     List<String> command = setting(section, "command", this::command).orElse(defaults.command());
@@ -612,7 +693,8 @@ public final class ConfigLoader {
     if (!ok || prePhases.isEmpty() || phases.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(new Pipeline(name, prePhases.get(), phases.get()));
+    return Optional.of(new Pipeline(name, prePhases.get(), phases.get(), profileRef(map.get(), label).orElse(null),
+        fallbackRefs(map.get(), label)));
   }
 
   /** The phases of one list, or empty if any of them is wrong (each wrong one is reported). */
@@ -663,7 +745,7 @@ public final class ConfigLoader {
       return Optional.empty();
     }
     return Optional.of(new PhaseDef(name.get(), instructions.orElse(null), workflow.orElse(null),
-        destructive.get()));
+        destructive.get(), profileRef(map, label).orElse(null), fallbackRefs(map, label)));
   }
 
   private Optional<String> phaseName(YamlNode.Mapping map, String pipeline, String path,

@@ -2,10 +2,37 @@ package dev.orchestrate.config;
 
 import java.util.List;
 
-/** A named pipeline: pre-phases run while an item is {@code scoping}, phases while {@code in_progress}. */
-public record Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> phases) {
+/**
+ * A named pipeline: pre-phases run while an item is {@code scoping}, phases while
+ * {@code in_progress}; {@code agent} names the agent profile of its phases (null: the default) and
+ * {@code fallback} the profiles that take over while it is paused by a provider's limit.
+ */
+public record Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> phases, String agent,
+    List<String> fallback) {
   public Pipeline {
     prePhases = List.copyOf(prePhases);
     phases = List.copyOf(phases);
+    fallback = fallback == null ? List.of() : List.copyOf(fallback);
+  }
+
+  /** A pipeline run by the default agent profile. */
+  public Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> phases) {
+    this(name, prePhases, phases, null, List.of());
+  }
+
+  /**
+   * The agent profiles that may run {@code phase}, first choice first: the phase's profile, else
+   * the pipeline's, else null (the default profile), then the phase's fallbacks, else the
+   * pipeline's.
+   */
+  public List<String> profilesFor(PhaseDef phase) {
+    List<String> out = new java.util.ArrayList<>();
+    out.add(phase.agent() != null ? phase.agent() : agent);
+    for (String f : phase.fallback().isEmpty() ? fallback : phase.fallback()) {
+      if (!out.contains(f)) {
+        out.add(f);
+      }
+    }
+    return out;
   }
 }

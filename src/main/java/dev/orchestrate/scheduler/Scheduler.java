@@ -2,6 +2,7 @@ package dev.orchestrate.scheduler;
 
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogSource;
+import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.BudgetConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.OnUsageLimit;
@@ -284,11 +285,12 @@ public final class Scheduler {
     s.filter = options.filter().asOfRunStart(s.items.values());
     listener.runStarted(List.copyOf(s.items.values()), s.filter);
     s.summaries.restore(s.items.values());
-    pauses.start(profile(), started, config.agent().onUsageLimit() == OnUsageLimit.HALT).ifPresent(d -> {
-      s.limitHalt = d.halt();
-      s.haltDetail = d.message();
-      log.warn("{}", d.message());
-    });
+    pauses.start(profile(), started, config.agent().onUsageLimit() == OnUsageLimit.HALT
+        && !fallbackFor(profile(), started)).ifPresent(d -> {
+          s.limitHalt = d.halt();
+          s.haltDetail = d.message();
+          log.warn("{}", d.message());
+        });
     integratePending(s);
     workspaces.maintain();
 
@@ -515,11 +517,12 @@ public final class Scheduler {
         }
       } else if (s.jobsStarted >= s.phaseCap) {
         continue; // no phase can start in this run: leave statuses for the run that will work on them
-      } else if (action instanceof Action.RunPhase && pauses.paused(profile(), clock.instant())) {
-        s.heldByPause = true;
-        continue; // its agent profile waits for its provider's limit: the item keeps its place
       } else if (action instanceof Action.RunPhase) {
-        Budget.Launch launch = launch(s);
+        AgentConfig agent = choose(s, pipeline, Transitions.currentPhase(item, pipeline));
+        if (agent == null) {
+          continue; // its profiles are paused by a limit or at their max_concurrent: the item keeps its place
+        }
+        Budget.Launch launch = launch(s, agent);
         if (!(launch instanceof Budget.Launch.Start start)) {
           // Spent: it could pass the budget, so nothing more starts (and the run halts, which is
           // acting); Wait: the first job runs alone.
@@ -529,7 +532,7 @@ public final class Scheduler {
           }
           continue;
         }
-        spawn(s, item, pipeline, start);
+        spawn(s, item, pipeline, start, agent);
       } else if (!commit(s, Transitions.advance(item, pipeline))) { // Advance (new →) and Promote (ready →)
         skipped.add(item.id());
       }
@@ -708,7 +711,7 @@ public final class Scheduler {
    * Whether the run's budget and the project's windows let one more job start now (docs/agents.md,
    * "Budgets"). A window's spend is read from the state: every run's and every runner's jobs.
    */
-  private Budget.Launch launch(Session s) {
+  private Budget.Launch launch(Session s, AgentConfig agent) {
     if (s.roundLimits == null) {
       s.roundLimits = limits(s);
     }
@@ -719,7 +722,7 @@ public final class Scheduler {
     int running = s.jobs.activeCount();
     Budget.Verdict verdict = Budget.launchAll(limits.stream().map(BudgetLimit::limit).toList(), s.reserved, running,
         Math.max(1, config.execution().maxConcurrent() - running), s.estimate,
-        config.agent().preset().costCapFlag() != null);
+        agent.preset().costCapFlag() != null);
     if (verdict.refusedBy() >= 0) {
       s.budgetRefusal = limits.get(verdict.refusedBy());
     }
@@ -764,7 +767,59 @@ public final class Scheduler {
 
   private static final Budget.Launch.Start UNBUDGETED = new Budget.Launch.Start(Budget.Reserve.NONE, null);
 
-  private void spawn(Session s, ItemState item, Pipeline pipeline, Budget.Launch.Start grant) {
+  /**
+   * The agent profile that runs {@code phase} now: its first choice unless a provider's limit
+   * paused it, else the first of its fallbacks that is not paused; null when every one is paused
+   * (the run waits, or halts as the limit says) or the one to use is at its own max_concurrent.
+   */
+  private AgentConfig choose(Session s, Pipeline pipeline, PhaseDef phase) {
+    Instant now = clock.instant();
+    for (String name : pipeline.profilesFor(phase)) {
+      AgentConfig agent = config.profile(name);
+      if (pauses.paused(agent.profileName(), now)) {
+        s.heldByPause = true;
+        continue;
+      }
+      if (agent.maxConcurrent() > 0 && running(s, agent.profileName()) >= agent.maxConcurrent()) {
+        return null; // a provider's concurrency limit: wait for one of its agents, not a fallback
+      }
+      return agent;
+    }
+    return null;
+  }
+
+  /** How many agents of the profile {@code name} run now. */
+  private static int running(Session s, String name) {
+    int n = 0;
+    for (JobTable.Entry<Job> entry : s.jobs.active()) {
+      n += entry.handle().profile().profileName().equals(name) ? 1 : 0;
+    }
+    return n;
+  }
+
+  /**
+   * Whether a phase that would use {@code profile} first has a fallback that is not paused: then a
+   * usage limit of {@code profile} pauses it instead of halting the run.
+   */
+  private boolean fallbackFor(String profile, Instant now) {
+    for (Pipeline pipeline : config.pipelines().values()) {
+      for (PhaseDef phase : java.util.stream.Stream.concat(pipeline.prePhases().stream(), pipeline.phases().stream())
+          .toList()) {
+        List<String> names = pipeline.profilesFor(phase);
+        if (!config.profile(names.get(0)).profileName().equals(profile)) {
+          continue;
+        }
+        for (String other : names.subList(1, names.size())) {
+          if (!pauses.paused(config.profile(other).profileName(), now)) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
+  }
+
+  private void spawn(Session s, ItemState item, Pipeline pipeline, Budget.Launch.Start grant, AgentConfig agent) {
     PhaseDef phase = Transitions.currentPhase(item, pipeline);
     ItemWorkspaces.Placement placement;
     try {
@@ -795,22 +850,22 @@ public final class Scheduler {
             .withProjectMemory(memory.bootContext()).withPriorContext(prior)
             .withWorkspace(placement.workspace() == null ? null
                 : new PromptInput.Workspace(placement.workspace(), placement.branch()))),
-        grant.capUsd() == null ? config.agent() : config.agent().withCostCap(grant.capUsd()), placement.workDir(),
+        grant.capUsd() == null ? agent : agent.withCostCap(grant.capUsd()), placement.workDir(),
         jobDir, placement.workspace());
 
     s.jobs.cleanUp();
     long jobId = store.jobStarted(new JobStart(s.runId, item.id(), phase.name(), attempt,
-        clock.instant(), request.logFile()));
+        clock.instant(), request.logFile(), agent.profileName()));
     history.recordTask(item.id(), phase.name(), attempt, PromptBuilder.task(phase));
     listener.jobStarted(item, phase.name(), attempt);
-    AgentHandle agent = launcher.start(request);
+    AgentHandle handle = launcher.start(request);
     s.jobs.started(jobId, item.id(), phase.name(), attempt, clock.instant(),
-        new Job(agent, request, pipeline, phase.destructive()));
+        new Job(handle, request, pipeline, phase.destructive(), agent));
     s.runningItems.put(item.id(), phase.destructive() && workspaces.destructiveRunsAlone());
     s.jobsStarted++;
     s.reserves.put(jobId, grant.reserve());
     s.reserved = s.reserved.plus(grant.reserve());
-    agent.finished().whenComplete((outcome, error) -> inbox.add(new Message.Ended(jobId, outcome, error)));
+    handle.finished().whenComplete((outcome, error) -> inbox.add(new Message.Ended(jobId, outcome, error)));
   }
 
   private PriorContext prepareContext(String itemId) {
@@ -862,12 +917,12 @@ public final class Scheduler {
     }
     OutcomeClass kind = outcome.kind();
     if (!cancelled && (kind.isLimit() || kind == OutcomeClass.AUTH) && outcome.provider() != null) {
-      limited(s, jobId, item, request, outcome);
+      limited(s, jobId, item, request, outcome, job.profile().profileName());
       return;
     }
     if (!cancelled && (kind == OutcomeClass.SUCCEEDED || kind == OutcomeClass.FAILED || kind == OutcomeClass.BLOCKED
         || kind == OutcomeClass.DENIED)) {
-      pauses.worked(profile(), entry.startedAt()); // its provider answered after the pause began: it is over
+      pauses.worked(job.profile().profileName(), entry.startedAt()); // answered after the pause began: it is over
     }
     if (cancelled) {
       List<ItemState> added = store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
@@ -931,8 +986,9 @@ public final class Scheduler {
    * circuit breaker, no phase of the cap), and the item keeps its place; the profile pauses, or the
    * run halts, as {@link LimitPolicy} decides.
    */
-  private void limited(Session s, long jobId, ItemState item, JobRequest request, AgentOutcome outcome) {
-    LimitPolicy.Decision d = pauses.failed(profile(), outcome.provider(), clock.instant());
+  private void limited(Session s, long jobId, ItemState item, JobRequest request, AgentOutcome outcome,
+      String profile) {
+    LimitPolicy.Decision d = pauses.failed(profile, outcome.provider(), clock.instant());
     Step step = Transitions.afterLimit(item, outcome);
     try {
       store.jobEnded(jobId, JobEnd.of(outcome, JobState.FAILED, clock.instant()), step, List.of(), clock.instant());
@@ -949,13 +1005,16 @@ public final class Scheduler {
     listener.jobFinished(item, step.next(), outcome);
     log.debug("{}", d.message());
     listener.providerLimit(d.message());
+    if (d.halt() == HaltReason.USAGE_LIMIT && fallbackFor(profile, clock.instant())) {
+      return; // another profile takes its phases over while it is paused
+    }
     if (d.halt() != null && s.limitHalt == null) {
       s.limitHalt = d.halt();
       s.haltDetail = d.message();
     }
   }
 
-  /** The agent profile the run's phases use (one, until profiles per phase arrive). */
+  /** The default agent profile (the agent: block, or the first of agents:). */
   private String profile() {
     return config.agent().profileName();
   }
@@ -1165,7 +1224,8 @@ public final class Scheduler {
   }
 
   /** A job of this session: its agent, what it was asked, and the pipeline it was spawned under. */
-  private record Job(AgentHandle agent, JobRequest request, Pipeline pipeline, boolean destructive) {
+  private record Job(AgentHandle agent, JobRequest request, Pipeline pipeline, boolean destructive,
+      AgentConfig profile) {
   }
 
   private sealed interface Message {

@@ -113,4 +113,7 @@ public interface StateRepository {
    * out): read apart from the job rows, so that a state older than the column still reads.
    */
   java.util.Map<Long, dev.orchestrate.jobs.OutcomeClass> outcomes(java.util.Collection<Long> jobIds);
+
+  /** The agent profile of each of these jobs (jobs recorded without one, or before schema 10, are left out). */
+  java.util.Map<Long, String> agents(java.util.Collection<Long> jobIds);
 }

@@ -283,7 +283,7 @@ class ConfigLoaderTest {
         "2:12: agent.timeout: bad duration '3 minutes': use a number with ms, s, m, h or d, e.g. "
             + "90s, 30m, 2h, 7d",
         "3:15: agent.kill_grace: bad duration '0s': must be more than zero",
-        "4:1: unknown key 'x' in the config; expected one of: agent, execution, default_pipeline, "
+        "4:1: unknown key 'x' in the config; expected one of: agent, agents, execution, default_pipeline, "
             + "pipelines, context, memory, retention, state, limits, budget"),
         problemsOf("""
             agent:
@@ -821,5 +821,63 @@ class ConfigLoaderTest {
     assertTrue(problems.get(0).contains("agent.on_usage_limit") && problems.get(0).contains("must be halt or wait"),
         problems.get(0));
     assertTrue(problems.get(1).contains("agent.max_wait"), problems.get(1));
+  }
+
+  @Test
+  void agent_profiles_are_chosen_per_pipeline_and_phase_with_fallbacks() {
+    Config config = load("""
+        agent: {preset: claude}
+        agents:
+          codex: {preset: codex, max_concurrent: 2, args: ["--sandbox", "workspace-write"]}
+          script: {command: [bash, agent.sh], timeout: 5m}
+        default_pipeline: p
+        pipelines:
+          p:
+            agent: claude
+            fallback: [codex]
+            phases:
+              - {name: build, instructions: "Build."}
+              - {name: review, instructions: "Review.", agent: codex, fallback: [script]}
+        """);
+    assertEquals(List.of("claude", "codex", "script"), List.copyOf(config.profiles().keySet()));
+    assertEquals(2, config.profile("codex").maxConcurrent());
+    assertEquals(0, config.profile("claude").maxConcurrent());
+    assertEquals(java.time.Duration.ofMinutes(5), config.profile("script").timeout());
+    Pipeline p = config.pipeline("p");
+    assertEquals(java.util.Arrays.asList("claude", "codex"), p.profilesFor(p.phases().get(0)));
+    assertEquals(List.of("codex", "script"), p.profilesFor(p.phases().get(1)));
+  }
+
+  @Test
+  void without_an_agent_block_the_first_profile_is_the_default() {
+    Config config = load("agents: {first: {command: [a]}, second: {command: [b]}}\n");
+    assertEquals("first", config.agent().profileName());
+    assertEquals(List.of("first", "second"), List.copyOf(config.profiles().keySet()));
+  }
+
+  @Test
+  void unknown_profiles_bad_caps_and_a_name_taken_by_the_agent_block_are_errors_with_their_place() {
+    List<String> problems = problemsOf("""
+        agent: {preset: claude}
+        agents:
+          claude: {preset: codex}
+          codex: {preset: codex, max_concurrent: 0, colour: red}
+        default_pipeline: p
+        pipelines:
+          p:
+            agent: gemini
+            phases:
+              - {name: build, instructions: "Build.", fallback: [nobody]}
+        """);
+    assertTrue(problems.stream().anyMatch(p -> p.startsWith("2:1: agents.claude has the name of the agent: block")),
+        problems.toString());
+    assertTrue(problems.stream().anyMatch(p -> p.contains("agents.codex.max_concurrent must be at least 1")),
+        problems.toString());
+    assertTrue(problems.stream().anyMatch(p -> p.contains("unknown key 'colour' in agents.codex")),
+        problems.toString());
+    assertTrue(problems.stream().anyMatch(p -> p.startsWith("8:12: unknown agent profile 'gemini' in pipeline 'p'")),
+        problems.toString());
+    assertTrue(problems.stream().anyMatch(p -> p.contains("unknown agent profile 'nobody' in the fallback of phase "
+        + "'build'")), problems.toString());
   }
 }

@@ -35,6 +35,11 @@ class ProviderLimitNightIT {
    * it, every call succeeds. A lock directory serialises the counter between concurrent agents.
    */
   private void project(String onUsageLimit) throws Exception {
+    project(onUsageLimit, "");
+  }
+
+  /** As above; {@code extra} is appended to the config (a fallback profile, say). */
+  private void project(String onUsageLimit, String extra) throws Exception {
     Path claude = dir.resolve("bin/claude");
     Files.createDirectories(claude.getParent());
     Files.writeString(claude,
@@ -75,7 +80,7 @@ class ProviderLimitNightIT {
             phases:
               - {name: build, instructions: "Build."}
               - {name: review, instructions: "Review."}
-        """.formatted(claude, onUsageLimit));
+        """.formatted(claude, onUsageLimit) + extra);
     StringBuilder backlog = new StringBuilder("items:\n");
     for (int i = 1; i <= 40; i++) {
       backlog.append("  - {id: I").append(i).append(", title: item ").append(i).append("}\n");
@@ -157,5 +162,41 @@ class ProviderLimitNightIT {
     assertEquals("all_done", second.path("halt_reason").asText(), second.toString());
     assertEquals(40, second.path("items").path("done").asInt());
     assertEquals(0, second.path("items").path("blocked").asInt());
+  }
+
+  @Test
+  void with_a_fallback_profile_the_other_agent_does_the_work_during_the_pause_and_jobs_shows_who_did_what()
+      throws Exception {
+    Path backup = dir.resolve("bin/backup");
+    Files.createDirectories(backup.getParent());
+    Files.writeString(backup, "#!/usr/bin/env bash\ncat > /dev/null\necho \"backup did $ORCHESTRATE_PHASE\"\n");
+    Files.setPosixFilePermissions(backup, PosixFilePermissions.fromString("rwxr-xr-x"));
+    project("halt", """
+        agents:
+          backup: {command: ["%s"], timeout: 60s}
+        """.formatted(backup));
+    // the pipeline falls back to backup while claude is paused
+    Path config = dir.resolve("orchestrate.yaml");
+    Files.writeString(config, Files.readString(config).replace("  two:\n", "  two:\n    fallback: [backup]\n"));
+
+    Launcher.Result run = Launcher.run(dir, "--state", "state", "run", "--json", "--no-live");
+    assertEquals(0, run.exitCode(), run.err());
+    JsonNode report = JSON.readTree(run.out());
+    assertEquals("all_done", report.path("halt_reason").asText(), "no halt while a fallback works: " + report);
+    assertEquals(40, report.path("items").path("done").asInt());
+    assertEquals(0, report.path("items").path("blocked").asInt());
+    JsonNode jobs = json("--state", "state", "jobs", "--json", "--limit", "500");
+    long byClaude = 0;
+    long byBackup = 0;
+    for (JsonNode job : jobs.path("jobs")) {
+      boolean succeeded = "succeeded".equals(job.path("outcome").asText());
+      byClaude += succeeded && "claude".equals(job.path("agent").asText()) ? 1 : 0;
+      byBackup += succeeded && "backup".equals(job.path("agent").asText()) ? 1 : 0;
+    }
+    assertTrue(byClaude >= 10 && byBackup >= 1, "claude " + byClaude + ", backup " + byBackup);
+    assertEquals(80, byClaude + byBackup, "every phase once, by one or the other");
+    Launcher.Result text = Launcher.run(dir, "--state", "state", "jobs", "--limit", "500");
+    assertTrue(text.out().lines().findFirst().orElse("").contains("AGENT") || text.out().contains(" AGENT"),
+        text.out());
   }
 }

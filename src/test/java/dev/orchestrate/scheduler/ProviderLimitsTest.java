@@ -213,6 +213,57 @@ class ProviderLimitsTest {
     assertEquals(1, pauses().size(), "the pause stands for the next run: " + pauses());
   }
 
+  /** The feature pipeline with {@code fallback}, and the profile "backup" beside the default one. */
+  private Config withBackup(Config c, int defaultCap) {
+    dev.orchestrate.config.Pipeline feature = c.pipelines().values().iterator().next();
+    dev.orchestrate.config.Pipeline withFallback = new dev.orchestrate.config.Pipeline(feature.name(),
+        feature.prePhases(), feature.phases(), null, List.of("backup"));
+    dev.orchestrate.config.AgentConfig main = c.agent().asProfile(null, defaultCap);
+    return new Config(c.source(), main, c.execution(), c.defaultPipeline(), Map.of(feature.name(), withFallback),
+        c.context(), c.memoryKeepRecent(), c.memoryBootContextChars(), c.retention(), c.state(), c.budget(),
+        Map.of("backup", c.agent().asProfile("backup", 0)));
+  }
+
+  private Map<Long, String> agents() {
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      return store.items().agents(TestStores.jobs(store).stream().map(JobRecord::id).toList());
+    }
+  }
+
+  @Test
+  void a_fallback_profile_does_the_work_while_the_default_one_is_paused_and_the_run_does_not_halt() {
+    Function<dev.orchestrate.jobs.JobRequest, AgentOutcome> agent = r -> r.agent().profileName().equals("agent")
+        ? limited(OutcomeClass.USAGE_LIMIT, "You've hit your limit · resets 11pm (UTC)", null)
+        : InProcessLauncher.outcome(AgentResult.PHASE_COMPLETE, "done by " + r.agent().profileName());
+    RunReport report = run(withBackup(config(OnUsageLimit.HALT), 0), List.of(item("A"), item("B")), agent,
+        Clock.fixed(T0, ZoneOffset.UTC));
+
+    assertEquals(HaltReason.ALL_DONE, report.haltReason(), "halt is for a limit nothing can work around");
+    assertEquals(2, report.done());
+    Map<Long, String> agents = agents();
+    assertEquals(1, agents.values().stream().filter("agent"::equals).count(), agents.toString());
+    assertEquals(8, agents.values().stream().filter("backup"::equals).count(), "every phase of both items");
+    assertEquals(1, pauses().size(), "the default profile stays paused until its reset");
+  }
+
+  @Test
+  void a_profiles_max_concurrent_caps_its_agents_below_the_runs() {
+    java.util.concurrent.atomic.AtomicInteger now = new java.util.concurrent.atomic.AtomicInteger();
+    java.util.concurrent.atomic.AtomicInteger peak = new java.util.concurrent.atomic.AtomicInteger();
+    Function<dev.orchestrate.jobs.JobRequest, AgentOutcome> agent = r -> {
+      peak.accumulateAndGet(now.incrementAndGet(), Math::max);
+      sleep(30);
+      now.decrementAndGet();
+      return InProcessLauncher.outcome(AgentResult.PHASE_COMPLETE, "ok");
+    };
+    Config c = config(OnUsageLimit.HALT);
+    c = withBackup(c.withExecution(c.execution().withMaxConcurrent(4).withMaxWip(4)), 1);
+    RunReport report = run(c, List.of(item("A"), item("B"), item("C"), item("D")), agent, Clock.systemUTC());
+
+    assertEquals(HaltReason.ALL_DONE, report.haltReason());
+    assertEquals(1, peak.get(), "agent.max_concurrent is per profile; the fallback is for limits, not for load");
+  }
+
   private static void sleep(long ms) {
     try {
       Thread.sleep(ms);

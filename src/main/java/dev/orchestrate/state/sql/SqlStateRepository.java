@@ -304,15 +304,16 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
         : JobLogPaths.relative(root, start.logPath());
     if (leases != null) {
       return jdbc.insert("""
-          INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, log_path, runner_id)
-          VALUES (?, ?, ?, ?, 'running', ?, ?, ?)""",
+          INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, log_path, runner_id, agent)
+          VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)""",
           start.runId(), start.itemId(), start.phase(), start.attempt(), start.startedAt().toEpochMilli(),
-          logPath, leases.runnerId());
+          logPath, leases.runnerId(), start.agent());
     }
     return jdbc.insert("""
-        INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, log_path)
-        VALUES (?, ?, ?, ?, 'running', ?, ?)""",
-        start.runId(), start.itemId(), start.phase(), start.attempt(), start.startedAt().toEpochMilli(), logPath);
+        INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, log_path, agent)
+        VALUES (?, ?, ?, ?, 'running', ?, ?, ?)""",
+        start.runId(), start.itemId(), start.phase(), start.attempt(), start.startedAt().toEpochMilli(), logPath,
+        start.agent());
   }
 
   @Override
@@ -398,6 +399,18 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
       }
       return kind;
     });
+    return out;
+  }
+
+  @Override
+  public Map<Long, String> agents(Collection<Long> jobIds) {
+    if (jobIds.isEmpty() || !jdbc.dialect().hasColumn(jdbc, "jobs", "agent")) {
+      return Map.of();
+    }
+    String ids = jobIds.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(","));
+    Map<Long, String> out = new java.util.LinkedHashMap<>();
+    jdbc.query("SELECT id, agent FROM jobs WHERE agent IS NOT NULL AND id IN (" + ids + ")",
+        rs -> out.put(rs.getLong(1), rs.getString(2)));
     return out;
   }
 

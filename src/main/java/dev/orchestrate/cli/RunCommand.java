@@ -355,6 +355,7 @@ final class RunCommand implements Callable<Integer> {
     backlog.put("returned", r.sync().returned());
     doc.put("backlog", backlog);
     doc.put("interrupted_jobs", r.interruptedJobs());
+    doc.put("limited_attempts", new java.util.TreeMap<>(r.limited()));
     Map<String, Object> summaryMap = new LinkedHashMap<>();
     summaryMap.put("final", r.figures().summaryMapFinal());
     summaryMap.put("peak", r.figures().summaryMapPeak());
@@ -403,6 +404,10 @@ final class RunCommand implements Callable<Integer> {
     }
     if (r.interruptedJobs() > 0) {
       out.println("  " + r.interruptedJobs() + " job(s) of an earlier, interrupted run were re-queued");
+    }
+    if (!r.limited().isEmpty()) {
+      out.println("  attempts a provider ended (not counted): " + r.limited().entrySet().stream()
+          .map(e -> e.getValue() + " " + e.getKey()).collect(java.util.stream.Collectors.joining(", ")));
     }
     RunFigures f = r.figures();
     out.println("  summary map: " + f.summaryMapFinal() + " at the end, peak " + f.summaryMapPeak()

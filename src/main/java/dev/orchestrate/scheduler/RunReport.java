@@ -38,11 +38,14 @@ public record RunReport(
     Usage usage,
     Budget budget,
     String runnerId,
-    String haltDetail) {
+    String haltDetail,
+    java.util.Map<String, Integer> limited) {
 
   public RunReport {
     waiting = List.copyOf(waiting);
     usage = usage == null ? Usage.UNKNOWN : usage;
     budget = budget == null ? Budget.NONE : budget;
+    limited = limited == null ? java.util.Map.of()
+        : java.util.Collections.unmodifiableMap(new java.util.TreeMap<>(limited));
   }
 }

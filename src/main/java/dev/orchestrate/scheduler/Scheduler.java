@@ -331,7 +331,8 @@ public final class Scheduler {
     return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked,
         s.doneThisRun, s.blockedThisRun, s.jobsStarted, halt,
         Duration.between(started, ended), interrupted, sync, remaining(items), figures, s.spend, budget(),
-        leases.runnerId(), halt == s.limitHalt ? s.haltDetail : halt == HaltReason.BUDGET ? budgetDetail(s) : null);
+        leases.runnerId(), halt == s.limitHalt ? s.haltDetail : halt == HaltReason.BUDGET ? budgetDetail(s) : null,
+        s.limited);
   }
 
   private Budget budget() {
@@ -989,6 +990,7 @@ public final class Scheduler {
   private void limited(Session s, long jobId, ItemState item, JobRequest request, AgentOutcome outcome,
       String profile) {
     LimitPolicy.Decision d = pauses.failed(profile, outcome.provider(), clock.instant());
+    s.limited.merge(outcome.kind().key(), 1, Integer::sum);
     Step step = Transitions.afterLimit(item, outcome);
     try {
       store.jobEnded(jobId, JobEnd.of(outcome, JobState.FAILED, clock.instant()), step, List.of(), clock.instant());
@@ -1282,6 +1284,8 @@ public final class Scheduler {
     /** A provider's limit or refusal halts the run (usage_limit, agent_auth), with what to tell the operator. */
     HaltReason limitHalt;
     String haltDetail;
+    /** Attempts a provider ended, by class (the run report's tally). */
+    final Map<String, Integer> limited = new java.util.TreeMap<>();
     /** This round left a phase unstarted because its agent profile is paused: wait, do not halt. */
     boolean heldByPause;
 

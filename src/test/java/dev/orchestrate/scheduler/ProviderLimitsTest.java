@@ -165,6 +165,7 @@ class ProviderLimitsTest {
     assertEquals(0, report.blocked());
     assertEquals(20, report.phasesRun(), "exactly the cap: the limited attempt did not use one");
     assertEquals(21, calls.get());
+    assertEquals(Map.of("usage_limit", 1), report.limited(), "the run report's tally");
     assertEquals(1, outcomes().values().stream().filter(c -> c == OutcomeClass.USAGE_LIMIT).count());
   }
 

@@ -70,8 +70,10 @@ final class LogsCommand implements Callable<Integer> {
       throw CliException.usage("unknown item '" + id + "': there is no state in " + dir.root() + " yet");
     }
     JobRecord job;
+    java.util.Map<Long, dev.orchestrate.jobs.OutcomeClass> outcome;
     try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
       job = pick(store.history().jobs(id), store);
+      outcome = store.items().outcomes(List.of(job.id()));
     }
     if (job.logPath() == null) {
       throw CliException.failure("job " + job.id() + " of " + id + " has no log");
@@ -88,6 +90,13 @@ final class LogsCommand implements Callable<Integer> {
           + (backend.shared() ? "; or a runner on another machine ran the job (job logs stay on each runner's disk)"
               : ""));
     }
+    // Which job this is and how it ended, on stderr once the log was read (an error stays one
+    // line): stdout stays the log, byte for byte.
+    out.flush();
+    PrintWriter err = spec.commandLine().getErr();
+    err.println("job " + job.id() + ": " + job.itemId() + " " + job.phase() + " attempt " + job.attempt() + ", "
+        + job.state().key() + (outcome.containsKey(job.id()) ? ", outcome " + outcome.get(job.id()).key() : ""));
+    err.flush();
     if (follow) {
       follow(backend, job, log, offset, out, visible);
     }

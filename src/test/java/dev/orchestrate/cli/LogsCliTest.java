@@ -74,6 +74,9 @@ class LogsCliTest {
     CliRunner.Result failed = cli("logs", "A", "--phase", "first", "--attempt", "1");
     assertEquals(0, failed.exitCode(), failed.err());
     assertTrue(failed.out().contains("flaky network"), failed.out());
+    assertTrue(failed.err().matches("job \\d+: A first attempt 1, failed, outcome failed\\R"), failed.err());
+    assertTrue(latest.err().matches("job \\d+: A second attempt 1, completed, outcome succeeded\\R"), latest.err());
+    assertTrue(!failed.out().contains("outcome"), "stdout is the log alone");
     assertTrue(cli("logs", "A", "--phase", "first").out().contains("first of A done"));
   }
 

@@ -8,7 +8,6 @@ import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.function.DoubleSupplier;
 
 /**
@@ -142,10 +141,5 @@ public final class LimitPolicy {
   static String describe(Duration d) {
     return d.toHours() > 0 ? d.toHours() + "h" + (d.toMinutesPart() > 0 ? d.toMinutesPart() + "m" : "")
         : d.toMinutes() > 0 ? d.toMinutes() + "m" : d.toSeconds() + "s";
-  }
-
-  /** The pause of a profile at run start, if it still holds at {@code now}. */
-  static Optional<AgentPauses.Pause> holding(AgentPauses.Pause pause, Instant now) {
-    return pause != null && pause.activeAt(now) ? Optional.of(pause) : Optional.empty();
   }
 }

@@ -12,7 +12,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -412,9 +411,5 @@ class WorktreeHostileAgentsIT {
     assertTrue(p.waitFor(120, java.util.concurrent.TimeUnit.SECONDS));
     assertFalse(Files.exists(marker), Files.readString(dir.resolve("out.txt")));
     assertEquals(0, p.exitValue(), Files.readString(dir.resolve("out.txt")));
-  }
-
-  static List<String> lines(String text) {
-    return text.lines().toList();
   }
 }

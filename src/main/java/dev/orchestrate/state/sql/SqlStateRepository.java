@@ -387,29 +387,32 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
    * migrating (logs, serve, a read-only directory) may be older than the column.
    */
   static Map<Long, OutcomeClass> outcomes(Jdbc jdbc, Collection<Long> jobIds) {
-    if (jobIds.isEmpty() || !jdbc.dialect().hasColumn(jdbc, "jobs", "outcome")) {
-      return Map.of();
-    }
-    String ids = jobIds.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(","));
     Map<Long, OutcomeClass> out = new java.util.LinkedHashMap<>();
-    jdbc.query("SELECT id, outcome FROM jobs WHERE outcome IS NOT NULL AND id IN (" + ids + ")", rs -> {
-      OutcomeClass kind = OutcomeClass.of(rs.getString(2));
-      if (kind != null) {
-        out.put(rs.getLong(1), kind);
+    jobColumn(jdbc, "outcome", jobIds).forEach((id, key) -> {
+      OutcomeClass kind = OutcomeClass.of(key);
+      if (kind != null) { // a class of a newer orchestrate's: left out, not misread
+        out.put(id, kind);
       }
-      return kind;
     });
     return out;
   }
 
   @Override
   public Map<Long, String> agents(Collection<Long> jobIds) {
-    if (jobIds.isEmpty() || !jdbc.dialect().hasColumn(jdbc, "jobs", "agent")) {
+    return jobColumn(jdbc, "agent", jobIds);
+  }
+
+  /**
+   * A text column of these jobs, by id, nulls left out; empty when the state is older than the
+   * column (read without migrating: logs, serve, a read-only directory).
+   */
+  private static Map<Long, String> jobColumn(Jdbc jdbc, String column, Collection<Long> jobIds) {
+    if (jobIds.isEmpty() || !jdbc.dialect().hasColumn(jdbc, "jobs", column)) {
       return Map.of();
     }
     String ids = jobIds.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(","));
     Map<Long, String> out = new java.util.LinkedHashMap<>();
-    jdbc.query("SELECT id, agent FROM jobs WHERE agent IS NOT NULL AND id IN (" + ids + ")",
+    jdbc.query("SELECT id, " + column + " FROM jobs WHERE " + column + " IS NOT NULL AND id IN (" + ids + ")",
         rs -> out.put(rs.getLong(1), rs.getString(2)));
     return out;
   }

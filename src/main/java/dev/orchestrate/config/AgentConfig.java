@@ -33,6 +33,9 @@ import java.util.Map;
  *                       {@code agent:} block, named by its preset ({@link #profileName()})
  * @param maxConcurrent  at most this many of this profile's agents at once (a provider's
  *                       concurrency limit); 0: only {@code execution.max_concurrent} applies
+ * @param resume         whether the next attempt of a phase continues the agent's session of the last one
+ *                       (after a failure, a red gate, no changes, a limit or a stall) in the same worktree,
+ *                       where the preset can resume ({@link AgentPreset#resumes()})
  */
 public record AgentConfig(
     List<String> command,
@@ -51,7 +54,8 @@ public record AgentConfig(
     OnUsageLimit onUsageLimit,
     Duration maxWait,
     String name,
-    int maxConcurrent) {
+    int maxConcurrent,
+    boolean resume) {
 
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(30);
   public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(10);
@@ -74,6 +78,26 @@ public record AgentConfig(
   public AgentConfig(List<String> command, Duration timeout, Duration killGrace, Map<String, String> env,
       ResultFallback resultFallback, long logMaxBytes, int outputTailChars, AgentPreset preset, List<String> args,
       Duration stallTimeout, List<String> secretEnv, boolean stopLeftoverProcesses, boolean passSummarizerKey,
+      OnUsageLimit onUsageLimit, Duration maxWait, String name, int maxConcurrent) {
+    this(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset, args, stallTimeout,
+        secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name, maxConcurrent, false);
+  }
+
+  /** This config with {@code agent.resume}. */
+  public AgentConfig withResume(boolean on) {
+    return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
+        args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name,
+        maxConcurrent, on);
+  }
+
+  /** Whether a retry of this profile continues the last attempt's session: asked for, and the preset can. */
+  public boolean resumes() {
+    return resume && preset.resumes();
+  }
+
+  public AgentConfig(List<String> command, Duration timeout, Duration killGrace, Map<String, String> env,
+      ResultFallback resultFallback, long logMaxBytes, int outputTailChars, AgentPreset preset, List<String> args,
+      Duration stallTimeout, List<String> secretEnv, boolean stopLeftoverProcesses, boolean passSummarizerKey,
       OnUsageLimit onUsageLimit, Duration maxWait) {
     this(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset, args, stallTimeout,
         secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, null, 0);
@@ -89,7 +113,7 @@ public record AgentConfig(
   /** This config with what a provider's usage limit does to a run. */
   public AgentConfig withLimits(OnUsageLimit on, Duration wait) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
-        args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, on, wait, name, maxConcurrent);
+        args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, on, wait, name, maxConcurrent, resume);
   }
 
   /**
@@ -106,7 +130,8 @@ public record AgentConfig(
   /** This config as the profile {@code name} of {@code agents:}, with its own concurrency cap (0: none). */
   public AgentConfig asProfile(String profile, int cap) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
-        args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, profile, cap);
+        args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, profile, cap,
+        resume);
   }
 
   /** A plain command agent (no preset, no stall timeout), with the default secret and process settings. */
@@ -134,14 +159,15 @@ public record AgentConfig(
 
   public AgentConfig withStallTimeout(Duration stall) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
-        args, stall, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name, maxConcurrent);
+        args, stall, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name, maxConcurrent,
+        resume);
   }
 
   /** This config with the secret and process settings given. */
   public AgentConfig withSafety(List<String> secretEnv, boolean stopLeftoverProcesses, boolean passSummarizerKey) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars,
         preset, args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name,
-        maxConcurrent);
+        maxConcurrent, resume);
   }
 
   /**
@@ -158,7 +184,7 @@ public record AgentConfig(
     capped.add(usd.toPlainString());
     return new AgentConfig(capped, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
         args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name,
-        maxConcurrent);
+        maxConcurrent, resume);
   }
 
   public static AgentConfig defaults() {

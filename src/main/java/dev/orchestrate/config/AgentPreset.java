@@ -60,6 +60,49 @@ public enum AgentPreset {
     return name().toLowerCase(Locale.ROOT);
   }
 
+  /**
+   * Whether orchestrate can continue one of this CLI's sessions headlessly
+   * (docs/verification.md, "Resuming the agent's session"): every preset CLI can; a plain command
+   * cannot (nothing says what its session would be).
+   */
+  public boolean resumes() {
+    return this != COMMAND;
+  }
+
+  /**
+   * The argv that continues session {@code id} with the prompt on stdin, from the argv of a fresh
+   * attempt ({@code command}: launcher, headless flags, the user's args, a cost cap), checked against
+   * each CLI's {@code --help}: Claude Code {@code --resume ID}, Codex {@code exec resume ... ID -},
+   * Gemini CLI {@code --resume ID}, opencode {@code run --session ID}.
+   *
+   * @throws IllegalStateException for {@link #COMMAND}, which cannot resume
+   */
+  public List<String> resumeArgv(List<String> command, String id) {
+    List<String> argv = new ArrayList<>(command);
+    switch (this) {
+      case CLAUDE, GEMINI -> {
+        argv.add("--resume");
+        argv.add(id);
+      }
+      case OPENCODE -> {
+        argv.add("--session");
+        argv.add(id);
+      }
+      case CODEX -> {
+        int exec = argv.indexOf("exec");
+        if (exec < 0) {
+          throw new IllegalStateException("a codex command without exec: " + command);
+        }
+        argv.add(exec + 1, "resume");
+        argv.add(id);
+        argv.add("-"); // the prompt from stdin
+      }
+      case COMMAND -> throw new IllegalStateException("a plain command cannot resume a session");
+      default -> throw new IllegalStateException(name());
+    }
+    return List.copyOf(argv);
+  }
+
   /** The program name looked up on PATH; null for {@link #COMMAND}. */
   public String program() {
     return program;

@@ -28,7 +28,9 @@ import java.util.stream.Collectors;
  */
 public final class ConfigLoader {
   public static final List<String> TOP_KEYS = List.of("agent", "agents", "execution", "default_pipeline",
-      "pipelines", "context", "memory", "retention", "state", "limits", "budget");
+      "pipelines", "context", "memory", "retention", "state", "limits", "budget", "workspace");
+  public static final List<String> WORKSPACE_KEYS = List.of("setup", "copy");
+  public static final List<String> PROJECT_COMMAND_KEYS = List.of("name", "run", "timeout");
   public static final List<String> BUDGET_KEYS = List.of("per_day", "per_week", "tokens_per_day", "tokens_per_week");
   public static final List<String> STATE_KEYS = List.of("url", "lease_timeout");
   /** A password in a URL's user part ({@code //user:secret@}) or as a parameter. */
@@ -36,16 +38,16 @@ public final class ConfigLoader {
       + "|.*[?&][Pp][Aa][Ss][Ss][Ww][Oo][Rr][Dd]=.*", Pattern.DOTALL);
   public static final List<String> AGENT_KEYS = List.of("command", "timeout", "kill_grace", "env",
       "result_fallback", "log_max_bytes", "output_tail_chars", "preset", "args", "stall_timeout",
-      "secret_env", "stop_leftover_processes", "pass_summarizer_key", "on_usage_limit", "max_wait");
+      "secret_env", "stop_leftover_processes", "pass_summarizer_key", "on_usage_limit", "max_wait", "resume");
   /** The keys of a profile of agents: the keys of agent:, and its own concurrency cap. */
   public static final List<String> PROFILE_KEYS = java.util.stream.Stream.concat(AGENT_KEYS.stream(),
       java.util.stream.Stream.of("max_concurrent")).toList();
   public static final List<String> EXECUTION_KEYS = List.of("max_wip", "max_concurrent", "max_retries",
       "circuit_breaker", "phase_cap", "max_cost_usd", "max_tokens", "workspace", "base_branch", "merge",
       "delete_merged_branches", "commit_author", "destructive_runs_alone");
-  public static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases", "agent", "fallback");
+  public static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases", "agent", "fallback", "verify");
   public static final List<String> PHASE_KEYS = List.of("name", "instructions", "workflow", "destructive", "agent",
-      "fallback");
+      "fallback", "verify", "changes");
   /**
    * Earlier versions wrote {@code limits: {}} into every config; it is still accepted empty. The
    * size caps are set where they apply, or fixed (docs/how-it-works.md, "Size caps").
@@ -178,11 +180,167 @@ public final class ConfigLoader {
     StateConfig state = section(map, "state").map(this::state).orElse(StateConfig.defaults());
     section(map, "limits").ifPresent(m -> noKeys(m, "limits", LIMITS_MOVED));
     BudgetConfig budget = section(map, "budget").map(this::budget).orElse(BudgetConfig.NONE);
+    Optional<YamlNode.Mapping> workspaceSection = section(map, "workspace");
+    Optional<WorkspacePreparation> preparation = workspaceSection.flatMap(this::workspacePreparation);
+    if (preparation.isPresent()) {
+      execution = execution.withWorkspace(execution.workspace().withPreparation(preparation.get().setup(),
+          preparation.get().copy()));
+      if (!execution.workspace().worktrees() && (!preparation.get().setup().isEmpty()
+          || !preparation.get().copy().isEmpty())) {
+        problems.at(map.entry("workspace").orElseThrow().key(), "workspace.setup and workspace.copy prepare each "
+            + "item's own worktree: they need execution.workspace: worktree");
+      }
+    }
+    checkChanges(map, pipelines, execution);
     Map<String, AgentConfig> others = new LinkedHashMap<>(agents);
     others.remove(agent.profileName());
     checkProfileNames(agent, others);
     return Optional.of(new Config(Optional.of(file), agent, execution, defaultPipeline, pipelines,
         context, keepRecent, bootChars, retention, state, budget, others));
+  }
+
+  /** {@code changes: required} needs a worktree: only there can orchestrate see what an attempt changed. */
+  private void checkChanges(YamlNode.Mapping root, Map<String, Pipeline> pipelines, ExecutionConfig execution) {
+    if (execution.workspace().worktrees()) {
+      return;
+    }
+    for (Pipeline pipeline : pipelines.values()) {
+      for (PhaseDef phase : java.util.stream.Stream.concat(pipeline.prePhases().stream(), pipeline.phases().stream())
+          .toList()) {
+        if (phase.changes() == PhaseDef.Changes.REQUIRED) {
+          problems.at(root.entry("pipelines").orElseThrow().key(), "phase " + Quote.value(phase.name())
+              + " of pipeline " + Quote.value(pipeline.name()) + " has changes: required, which needs "
+              + "execution.workspace: worktree (orchestrate sees an attempt's changes only in its own worktree)");
+        }
+      }
+    }
+  }
+
+  /**
+   * A list of project commands ({@code verify:} of a pipeline or phase, {@code workspace.setup:}):
+   * each a map of {@code name}, {@code run} (one string, run by {@code /bin/sh -c}, or a list: the
+   * argv) and an optional {@code timeout}; names valid and unique within the list.
+   */
+  private Optional<List<ProjectCommand>> projectCommands(YamlNode node, String subject) {
+    if (node instanceof YamlNode.Scalar scalar && scalar.isNull()) {
+      return Optional.of(List.of());
+    }
+    if (!(node instanceof YamlNode.Sequence list)) {
+      problems.expected(node, subject, "a list of commands, each like {name: tests, run: \"npm test\", timeout: 10m}");
+      return Optional.empty();
+    }
+    List<ProjectCommand> out = new ArrayList<>();
+    Map<String, Integer> seen = new LinkedHashMap<>();
+    boolean ok = true;
+    for (int i = 0; i < list.items().size(); i++) {
+      String path = subject + "[" + i + "]";
+      YamlNode item = list.items().get(i);
+      if (!(item instanceof YamlNode.Mapping map)) {
+        problems.expected(item, path, "a map like {name: tests, run: \"npm test\", timeout: 10m}");
+        ok = false;
+        continue;
+      }
+      problems.unknownKeys(map, PROJECT_COMMAND_KEYS, "key", path);
+      Optional<String> name = map.get("name").isEmpty() ? Optional.empty()
+          : values.nonBlank(map.get("name").get(), "name in " + path, "a name like tests");
+      if (map.get("name").isEmpty()) {
+        problems.at(map, path + " has no name (it names the command's log and what the agent is told)");
+      } else if (name.isPresent() && !Names.isValidName(name.get())) {
+        problems.at(map.get("name").get(), "bad command name " + Quote.value(name.get()) + " in " + path + ": "
+            + Names.NAME_RULE);
+        name = Optional.empty();
+      } else if (name.isPresent()) {
+        Integer first = seen.putIfAbsent(name.get(), map.get("name").get().line());
+        if (first != null) {
+          problems.at(map.get("name").get(), "duplicate command " + Quote.value(name.get()) + " in " + subject
+              + " (first at line " + first + ")");
+          name = Optional.empty();
+        }
+      }
+      Optional<YamlNode> run = map.get("run");
+      Optional<List<String>> argv = Optional.empty();
+      String text = null;
+      if (run.isEmpty()) {
+        problems.at(map, path + " has no run: give the command, e.g. run: \"npm test\"");
+      } else if (run.get() instanceof YamlNode.Sequence) {
+        argv = values.strings(run.get(), "run", path, "argument");
+        if (argv.isPresent() && argv.get().isEmpty()) {
+          problems.at(run.get(), "run in " + path + " is empty: give the program and its arguments");
+          argv = Optional.empty();
+        }
+        text = argv.map(a -> String.join(" ", a)).orElse(null);
+      } else {
+        Optional<String> shell = values.nonBlank(run.get(), "run in " + path, "a command like \"npm test\"");
+        text = shell.orElse(null);
+        argv = shell.map(t -> List.of(ProjectCommand.SHELL, "-c", t));
+      }
+      Duration timeout = map.get("timeout").isPresent()
+          ? duration(map.get("timeout").get(), "timeout in " + path, Ranges.AGENT_TIMEOUT).orElse(null)
+          : ProjectCommand.DEFAULT_TIMEOUT;
+      if (name.isEmpty() || argv.isEmpty() || timeout == null) {
+        ok = false;
+        continue;
+      }
+      out.add(new ProjectCommand(name.get(), argv.get(), text, timeout));
+    }
+    return ok ? Optional.of(out) : Optional.empty();
+  }
+
+  /** The {@code workspace:} section: set-up commands and copied paths of each new worktree. */
+  private Optional<WorkspacePreparation> workspacePreparation(YamlNode.Mapping map) {
+    problems.unknownKeys(map, WORKSPACE_KEYS, "key", "workspace");
+    Optional<List<ProjectCommand>> setup = map.get("setup").isPresent()
+        ? projectCommands(map.get("setup").get(), "workspace.setup")
+        : Optional.of(List.of());
+    Optional<List<String>> copy = map.get("copy").isPresent()
+        ? values.strings(map.get("copy").get(), "workspace.copy", "", "path").flatMap(paths -> copyPaths(
+            (YamlNode.Sequence) map.get("copy").get(), paths))
+        : Optional.of(List.of());
+    if (setup.isEmpty() || copy.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new WorkspacePreparation(setup.get(), copy.get()));
+  }
+
+  private record WorkspacePreparation(List<ProjectCommand> setup, List<String> copy) {
+  }
+
+  /**
+   * The paths of {@code workspace.copy}: relative to the repository's top, inside it, never into
+   * {@code .git}; written normalized, without duplicates.
+   */
+  private Optional<List<String>> copyPaths(YamlNode.Sequence list, List<String> paths) {
+    List<String> out = new ArrayList<>();
+    boolean ok = true;
+    for (int i = 0; i < paths.size(); i++) {
+      String text = paths.get(i);
+      YamlNode node = list.items().get(i);
+      Path path;
+      try {
+        path = Path.of(text);
+      } catch (java.nio.file.InvalidPathException e) {
+        problems.at(node, "workspace.copy " + Quote.value(text) + " is not a valid path");
+        ok = false;
+        continue;
+      }
+      Path normal = path.normalize();
+      if (path.isAbsolute() || normal.toString().isEmpty() || normal.startsWith("..")
+          || normal.toString().equals(".")) {
+        problems.at(node, "workspace.copy " + Quote.value(text) + " leaves the repository: give a path relative to "
+            + "the repository's top, inside it (like .env or config/local.yml)");
+        ok = false;
+      } else if (normal.getName(0).toString().equals(".git")) {
+        problems.at(node, "workspace.copy " + Quote.value(text) + " is inside .git: orchestrate copies only the "
+            + "project's own files");
+        ok = false;
+      } else if (out.contains(normal.toString())) {
+        problems.at(node, "workspace.copy names " + Quote.value(text) + " twice");
+        ok = false;
+      } else {
+        out.add(normal.toString());
+      }
+    }
+    return ok ? Optional.of(out) : Optional.empty();
   }
 
   /** Where a pipeline or phase names an agent profile, to check once the profiles are known. */
@@ -419,7 +577,8 @@ public final class ConfigLoader {
             setting(section, "on_usage_limit", n -> values.choice(n, "agent.on_usage_limit",
                 Values.words(OnUsageLimit.values()))).orElse(defaults.onUsageLimit()),
             setting(section, "max_wait", n -> duration(n, "agent.max_wait", Ranges.MAX_WAIT))
-                .orElse(defaults.maxWait()));
+                .orElse(defaults.maxWait()))
+        .withResume(setting(section, "resume", n -> values.bool(n, "agent.resume")).orElse(false));
   }
 
   /** {@code off} (the default) or a duration of at least a second: shorter would stop agents that think. */
@@ -693,8 +852,14 @@ public final class ConfigLoader {
     if (!ok || prePhases.isEmpty() || phases.isEmpty()) {
       return Optional.empty();
     }
+    Optional<List<ProjectCommand>> verify = map.get().get("verify").isPresent()
+        ? projectCommands(map.get().get("verify").get(), "verify of " + label)
+        : Optional.of(List.of());
+    if (verify.isEmpty()) {
+      return Optional.empty();
+    }
     return Optional.of(new Pipeline(name, prePhases.get(), phases.get(), profileRef(map.get(), label).orElse(null),
-        fallbackRefs(map.get(), label)));
+        fallbackRefs(map.get(), label), verify.get()));
   }
 
   /** The phases of one list, or empty if any of them is wrong (each wrong one is reported). */
@@ -740,12 +905,19 @@ public final class ConfigLoader {
     Optional<Boolean> destructive = map.get("destructive").isPresent()
         ? values.bool(map.get("destructive").get(), "destructive in " + label)
         : Optional.of(false);
+    Optional<List<ProjectCommand>> verify = map.get("verify").isPresent()
+        ? projectCommands(map.get("verify").get(), "verify of " + label)
+        : Optional.of(List.<ProjectCommand>of());
+    Optional<PhaseDef.Changes> changes = map.get("changes").isPresent()
+        ? values.choice(map.get("changes").get(), "changes in " + label, Values.words(PhaseDef.Changes.values()))
+        : Optional.of(PhaseDef.Changes.OPTIONAL);
     if (!exactlyOne || name.isEmpty() || (instructions.isEmpty() && workflow.isEmpty())
-        || destructive.isEmpty()) {
+        || destructive.isEmpty() || verify.isEmpty() || changes.isEmpty()) {
       return Optional.empty();
     }
     return Optional.of(new PhaseDef(name.get(), instructions.orElse(null), workflow.orElse(null),
-        destructive.get(), profileRef(map, label).orElse(null), fallbackRefs(map, label)));
+        destructive.get(), profileRef(map, label).orElse(null), fallbackRefs(map, label))
+        .withVerify(map.get("verify").isPresent() ? verify.get() : null, changes.get()));
   }
 
   private Optional<String> phaseName(YamlNode.Mapping map, String pipeline, String path,

@@ -5,14 +5,31 @@ import java.util.List;
 /**
  * A named pipeline: pre-phases run while an item is {@code scoping}, phases while
  * {@code in_progress}; {@code agent} names the agent profile of its phases (null: the default) and
- * {@code fallback} the profiles that take over while it is paused by a provider's limit.
+ * {@code fallback} the profiles that take over while it is paused by a provider's limit;
+ * {@code verify} the gates of its phases that name none (docs/verification.md).
  */
 public record Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> phases, String agent,
-    List<String> fallback) {
+    List<String> fallback, List<ProjectCommand> verify) {
   public Pipeline {
     prePhases = List.copyOf(prePhases);
     phases = List.copyOf(phases);
     fallback = fallback == null ? List.of() : List.copyOf(fallback);
+    verify = verify == null ? List.of() : List.copyOf(verify);
+  }
+
+  public Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> phases, String agent, List<String> fallback) {
+    this(name, prePhases, phases, agent, fallback, List.of());
+  }
+
+  /**
+   * The gates of {@code phase}: its own {@code verify:} when it has the key, else the pipeline's
+   * for a phase of {@code phases} (a pre-phase, which scopes the item, has none unless it says so).
+   */
+  public List<ProjectCommand> verifyFor(PhaseDef phase) {
+    if (phase.verify() != null) {
+      return phase.verify();
+    }
+    return phases.contains(phase) ? verify : List.of();
   }
 
   /** A pipeline run by the default agent profile. */

@@ -1,5 +1,6 @@
 package dev.orchestrate.config;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.regex.Matcher;
@@ -17,15 +18,32 @@ import java.util.regex.Pattern;
  * @param deleteMergedBranches delete {@code orchestrate/<ID>} once integrated (the base has its commits)
  * @param commitAuthor         name and email of orchestrate's phase commits
  * @param destructiveRunsAlone under worktree, whether a destructive phase still runs alone
+ * @param setup                {@code workspace.setup}: commands run once in a new worktree before its
+ *                             first agent (e.g. {@code npm ci})
+ * @param copy                 {@code workspace.copy}: paths relative to the repository's top, copied
+ *                             from the user's checkout into each new worktree and never committed
  */
 public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches,
-    Author commitAuthor, boolean destructiveRunsAlone) {
+    Author commitAuthor, boolean destructiveRunsAlone, List<ProjectCommand> setup, List<String> copy) {
   public static final Author DEFAULT_AUTHOR = new Author("orchestrate", "orchestrate@localhost");
 
   public WorkspaceConfig {
     Objects.requireNonNull(mode, "mode");
     Objects.requireNonNull(merge, "merge");
     Objects.requireNonNull(commitAuthor, "commitAuthor");
+    setup = setup == null ? List.of() : List.copyOf(setup);
+    copy = copy == null ? List.of() : List.copyOf(copy);
+  }
+
+  public WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches, Author commitAuthor,
+      boolean destructiveRunsAlone) {
+    this(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, List.of(), List.of());
+  }
+
+  /** This config with the {@code workspace:} section's set-up commands and copied paths. */
+  public WorkspaceConfig withPreparation(List<ProjectCommand> commands, List<String> paths) {
+    return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone,
+        commands, paths);
   }
 
   public static WorkspaceConfig defaults() {
@@ -37,19 +55,22 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
   }
 
   public WorkspaceConfig withMode(Mode mode) {
-    return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone);
+    return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
+        copy);
   }
 
   public WorkspaceConfig withMerge(Merge merge) {
-    return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone);
+    return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
+        copy);
   }
 
   public WorkspaceConfig withBaseBranch(String branch) {
-    return new WorkspaceConfig(mode, branch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone);
+    return new WorkspaceConfig(mode, branch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
+        copy);
   }
 
   public WorkspaceConfig withDeleteMergedBranches(boolean delete) {
-    return new WorkspaceConfig(mode, baseBranch, merge, delete, commitAuthor, destructiveRunsAlone);
+    return new WorkspaceConfig(mode, baseBranch, merge, delete, commitAuthor, destructiveRunsAlone, setup, copy);
   }
 
   /** {@code execution.workspace}. */

@@ -42,10 +42,47 @@ public final class PromptBuilder {
     section(out, "Previous Failure", in.previousFailure());
 
     out.append("\n## Task: ").append(in.phase().name()).append("\n\n").append(task(in.phase()));
+    checks(out, in.verify());
+    reporting(out, in.resultFile());
+    return out.toString();
+  }
 
+  /**
+   * The prompt of an attempt that continues the agent's last session (docs/verification.md): the
+   * conversation already holds the item, the task and the protocol, so it carries only what is new:
+   * why the last attempt did not count, and where this attempt's result goes.
+   */
+  public static String resume(PromptInput in) {
+    StringBuilder out = new StringBuilder(512);
+    out.append("# orchestrate: ").append(in.item().id()).append(" / ").append(in.phase().name())
+        .append(", attempt ").append(in.attempt()).append(" of ").append(in.maxAttempts()).append("\n\n")
+        .append("This continues your last attempt at this ").append(in.stage()).append(". It did not count as done; ")
+        .append(
+            "the reason is below. Your files are as you left them: fix what is described, and do not start over.\n");
+    section(out, "Previous Failure", in.previousFailure() == null || in.previousFailure().isBlank()
+        ? "The attempt ended without a result." : in.previousFailure());
+    section(out, "Unblock Context", in.unblockNotes());
+    checks(out, in.verify());
+    reporting(out, in.resultFile());
+    return out.toString();
+  }
+
+  /** The gates that will judge the attempt: the agent can run them itself first. */
+  private static void checks(StringBuilder out, java.util.List<dev.orchestrate.config.ProjectCommand> gates) {
+    if (gates.isEmpty()) {
+      return;
+    }
+    out.append("\n## Checks\n\nAfter you report `phase_complete`, orchestrate runs these in the worktree; the ")
+        .append("phase counts only if every one exits 0:\n\n");
+    for (dev.orchestrate.config.ProjectCommand gate : gates) {
+      out.append("- ").append(gate.name()).append(": `").append(gate.text().replace('`', '\'')).append("`\n");
+    }
+  }
+
+  private static void reporting(StringBuilder out, java.nio.file.Path resultFile) {
     out.append("\n## Reporting the result\n\n")
         .append("When you finish, write JSON to the file named by $ORCHESTRATE_RESULT_FILE (")
-        .append(in.resultFile()).append("):\n\n")
+        .append(resultFile).append("):\n\n")
         .append("```json\n")
         .append("{\"result\": \"phase_complete\", \"summary\": \"what was done\", ")
         .append("\"context\": \"why it failed / what is needed\"}\n")
@@ -54,7 +91,6 @@ public final class PromptBuilder {
         .append("(progress made; run this phase again), `failed` (it may be retried; say why in ")
         .append("`context`), `blocked` (a person must act; say what is needed in `context`). ")
         .append("Without the file, exit code 0 means phase_complete and any other exit code failed.\n");
-    return out.toString();
   }
 
   /** The phase task as given to the agent: what a user turn records. */
@@ -96,8 +132,10 @@ public final class PromptBuilder {
         .append("You work in your own git worktree `").append(workspace.path()).append("` (also in ")
         .append("$ORCHESTRATE_WORKSPACE) on branch `").append(workspace.branch()).append("`; no other item's ")
         .append("agent works there. Do not commit, switch branches or rewrite history: when this phase succeeds, ")
-        .append("orchestrate commits everything in the worktree, and an attempt that fails is discarded before ")
-        .append("the next one starts.\n");
+        .append("orchestrate commits everything in the worktree (but files git ignores), and ")
+        .append(workspace.keepsFailedWork()
+            ? "an attempt that fails is continued by the next one, with your edits kept.\n"
+            : "an attempt that fails is discarded before the next one starts.\n");
   }
 
   private static void section(StringBuilder out, String title, String text) {

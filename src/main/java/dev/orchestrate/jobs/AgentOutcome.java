@@ -22,6 +22,12 @@ import java.util.OptionalInt;
  * @param usage     tokens and cost the agent reported (a preset's output); unknown figures are null
  * @param provider  the agent's provider, not its work, ended the attempt (a usage or rate limit, a
  *                  refused key, permission denials); null otherwise. Decides {@link #kind()}.
+ * @param session   the agent's session (its id, if the CLI printed one, and whether this attempt
+ *                  resumed the last one's); {@link AgentSession#NONE} when nothing is known
+ * @param checks    the project's commands the job ran around the agent: the worktree's set-up
+ *                  before it, the phase's {@code verify:} gates after it, in order
+ * @param verdict   what orchestrate's own checks made of a reported success ({@code verify_failed},
+ *                  {@code no_changes}), or null; set, it is the class of a failed outcome
  */
 public record AgentOutcome(
     AgentResult result,
@@ -34,7 +40,10 @@ public record AgentOutcome(
     Duration elapsed,
     int truncatedValues,
     Usage usage,
-    ProviderFailure provider) {
+    ProviderFailure provider,
+    AgentSession session,
+    List<CommandRun> checks,
+    OutcomeClass verdict) {
 
   /**
    * Cap of each text an agent reports (summary, context, a memory's content, a follow-up's title
@@ -60,9 +69,18 @@ public record AgentOutcome(
     memories = List.copyOf(memories);
     followUps = List.copyOf(followUps);
     usage = usage == null ? Usage.UNKNOWN : usage;
+    session = session == null ? AgentSession.NONE : session;
+    checks = checks == null ? List.of() : List.copyOf(checks);
     if (truncatedValues < 0) {
       throw new IllegalArgumentException("truncatedValues must not be negative, got " + truncatedValues);
     }
+  }
+
+  public AgentOutcome(AgentResult result, String summary, String context, List<MemoryNote> memories,
+      List<FollowUp> followUps, OptionalInt exitCode, Ending ending, Duration elapsed, int truncatedValues,
+      Usage usage, ProviderFailure provider) {
+    this(result, summary, context, memories, followUps, exitCode, ending, elapsed, truncatedValues, usage, provider,
+        AgentSession.NONE, List.of(), null);
   }
 
   public AgentOutcome(AgentResult result, String summary, String context, List<MemoryNote> memories,
@@ -93,14 +111,46 @@ public record AgentOutcome(
     return switch (result) {
       case PHASE_COMPLETE, SUBPHASE_COMPLETE -> OutcomeClass.SUCCEEDED;
       case BLOCKED -> OutcomeClass.BLOCKED;
-      case FAILED -> provider != null ? provider.kind() : OutcomeClass.FAILED;
+      case FAILED -> verdict != null ? verdict : provider != null ? provider.kind() : OutcomeClass.FAILED;
     };
   }
 
   /** This outcome with the provider's failure that ended it. */
   public AgentOutcome withProvider(ProviderFailure failure) {
     return new AgentOutcome(result, summary, context, memories, followUps, exitCode, ending, elapsed,
-        truncatedValues, usage, failure);
+        truncatedValues, usage, failure, session, checks, verdict);
+  }
+
+  /** This outcome with what is known of the agent's session. */
+  public AgentOutcome withSession(AgentSession agentSession) {
+    return new AgentOutcome(result, summary, context, memories, followUps, exitCode, ending, elapsed,
+        truncatedValues, usage, provider, agentSession, checks, verdict);
+  }
+
+  /** This outcome with the project commands its job ran (set-up before the agent, gates after it). */
+  public AgentOutcome withChecks(List<CommandRun> runs) {
+    return new AgentOutcome(result, summary, context, memories, followUps, exitCode, ending, elapsed,
+        truncatedValues, usage, provider, session, runs, verdict);
+  }
+
+  /**
+   * A reported success that orchestrate's own checks refused ({@code verify_failed}, {@code no_changes}):
+   * a failed attempt whose context (the next prompt's Previous Failure) is {@code failure}.
+   */
+  public AgentOutcome refutedAs(OutcomeClass kind, String failure) {
+    return new AgentOutcome(AgentResult.FAILED, summary, failure, memories, followUps, exitCode, ending, elapsed,
+        truncatedValues, usage, provider, session, checks, kind);
+  }
+
+  /** A job whose agent never ran: the worktree's set-up failed, and the item is blocked with {@code reason}. */
+  public static AgentOutcome setupFailed(String reason, List<CommandRun> runs, Duration elapsed) {
+    return new AgentOutcome(AgentResult.BLOCKED, "", reason, List.of(), List.of(), OptionalInt.empty(),
+        Ending.EXITED, elapsed, 0, Usage.UNKNOWN, null, AgentSession.NONE, runs, null);
+  }
+
+  /** The gates that ran after the agent (the checks of kind gate). */
+  public List<CommandRun> gates() {
+    return checks.stream().filter(c -> c.kind() == CommandRun.Kind.GATE).toList();
   }
 
   /** An outcome whose agent reported no usage. */
@@ -111,7 +161,7 @@ public record AgentOutcome(
 
   public AgentOutcome withUsage(Usage spent) {
     return new AgentOutcome(result, summary, context, memories, followUps, exitCode, ending, elapsed,
-        truncatedValues, spent, provider);
+        truncatedValues, spent, provider, session, checks, verdict);
   }
 
   /** An outcome none of whose texts was cut. */

@@ -2,6 +2,7 @@ package dev.orchestrate.jobs;
 
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.jobs.presets.OutputReaders;
+import dev.orchestrate.limits.SizeCap;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
@@ -12,11 +13,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -90,36 +94,234 @@ public final class AgentRunner implements AgentLauncher {
     Secrets secrets = Secrets.forAgent(runnerEnv, agent, summarizerKeyEnv);
     CappedLog log = prepareJobDir(request);
     Instant started = clock.instant();
-    boolean ownSession = agent.stopLeftoverProcesses() && setsid.isPresent();
     String token = JobProcesses.newToken(request.jobDir().getParent(), runner);
+    StopSignal stop = new StopSignal();
+    JobRequest.Steps steps = request.steps();
+    AtomicReference<ProcessHandle> current = new AtomicReference<>();
+    CompletableFuture<AgentOutcome> outcome = new CompletableFuture<>();
+    List<String> argv = steps.resumeSession() == null ? agent.command()
+        : agent.preset().resumeArgv(agent.command(), steps.resumeSession());
+    if (steps.setup().isEmpty() && steps.verify().isEmpty() && steps.resumeSession() == null) {
+      // The plain job: the agent once, started here so that a spawn failure is known at once.
+      Launched launched = launch(request, argv, request.prompt(), log, secrets, token, stop, started);
+      if (launched.failed() != null) {
+        return RunningAgent.finished(launched.failed());
+      }
+      current.set(launched.process().toHandle());
+      Daemon.start(launched.name() + "-supervisor", () -> launched.supervisor().run(outcome));
+      return new RunningAgent(current, stop, outcome);
+    }
+    Daemon.start("job-" + request.itemId() + "-" + request.attempt(), () -> {
+      try {
+        outcome.complete(new Job(request, argv, log, secrets, token, stop, started, current).run());
+      } catch (InterruptedException e) {
+        abandon(current.get());
+        outcome.completeExceptionally(e);
+      } catch (RuntimeException | Error e) {
+        LOG.error("running job of {} phase {} failed; killing what it started", request.itemId(), request.phase(), e);
+        abandon(current.get());
+        outcome.completeExceptionally(e);
+      }
+    });
+    return new RunningAgent(current, stop, outcome);
+  }
+
+  private static void abandon(ProcessHandle process) {
+    if (process != null) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+    }
+  }
+
+  /** An agent process started (with its supervisor), or the outcome of a start that failed. */
+  private record Launched(Process process, String name, AgentSupervisor supervisor, OutputCapture capture,
+      AgentOutcome failed) {
+  }
+
+  /** Starts the agent with {@code argv}, {@code prompt} on stdin, its output into {@code log}. */
+  private Launched launch(JobRequest request, List<String> argv, String prompt, CappedLog log, Secrets secrets,
+      String token, StopSignal stop, Instant started) {
+    AgentConfig agent = request.agent();
+    boolean ownSession = agent.stopLeftoverProcesses() && setsid.isPresent();
     Process process;
     try {
-      process = processBuilder(request, ownSession, token).start();
+      process = processBuilder(request, argv, ownSession, token).start();
     } catch (IOException | IllegalArgumentException e) {
       String context = secrets.mask(spawnFailure(request, e));
       LOG.debug("{} ({})", context, e.toString());
       log.writeLine(context);
       log.close("");
-      return RunningAgent.finished(
+      return new Launched(null, null, null, null,
           Outcomes.spawnFailed(context, Duration.between(started, clock.instant())));
     }
     long spawnedNanos = System.nanoTime();
     String name = "agent-" + process.pid();
     LOG.debug("started {} for {} phase {} attempt {}: {} in {}", name, request.itemId(),
-        request.phase(), request.attempt(), agent.command(), request.workDir());
-
+        request.phase(), request.attempt(), argv, request.workDir());
     OutputCapture capture = OutputCapture.start(process, log, agent.outputTailChars(), name, secrets,
         OutputReaders.of(agent.preset()));
-    feedPrompt(process, request.prompt(), name);
-    StopSignal stop = new StopSignal();
+    feedPrompt(process, prompt, name);
     JobProcesses members = agent.stopLeftoverProcesses()
         ? new JobProcesses(ownSession ? process.pid() : -1, token)
         : null;
     AgentSupervisor supervisor = new AgentSupervisor(request, process, capture, stop, resultFile,
         clock, started, spawnedNanos, members, secrets);
-    CompletableFuture<AgentOutcome> outcome = new CompletableFuture<>();
-    Daemon.start(name + "-supervisor", () -> supervisor.run(outcome));
-    return new RunningAgent(process.toHandle(), stop, outcome);
+    return new Launched(process, name, supervisor, capture, null);
+  }
+
+  /**
+   * A job with more than the agent in it (docs/verification.md): the worktree's set-up first, the
+   * agent (resuming its last session, or fresh when the CLI no longer knows it), then the phase's
+   * gates if the agent reported success. Runs on its own thread; every process it starts is stopped
+   * by a cancel, a timeout, or the job's end.
+   */
+  private final class Job {
+    private final JobRequest request;
+    private final List<String> argv;
+    private final CappedLog log;
+    private final Secrets secrets;
+    private final String token;
+    private final StopSignal stop;
+    private final Instant started;
+    private final AtomicReference<ProcessHandle> current;
+    private final ProjectCommands commands;
+
+    Job(JobRequest request, List<String> argv, CappedLog log, Secrets secrets, String token, StopSignal stop,
+        Instant started, AtomicReference<ProcessHandle> current) {
+      this.request = request;
+      this.argv = argv;
+      this.log = log;
+      this.secrets = secrets;
+      this.token = token;
+      this.stop = stop;
+      this.started = started;
+      this.current = current;
+      Map<String, String> env = new HashMap<>(runnerEnv);
+      if (summarizerKeyEnv != null && !request.agent().passSummarizerKey()) {
+        env.remove(summarizerKeyEnv);
+      }
+      env.putAll(request.protocolEnv());
+      env.put(JobProcesses.TOKEN_VARIABLE, token);
+      this.commands = new ProjectCommands(clock, request.workDir(), request.jobDir(), env, secrets, stop,
+          setsid, current, request.agent().killGrace(), request.agent().logMaxBytes(), new JobProcesses(-1, token));
+    }
+
+    AgentOutcome run() throws InterruptedException {
+      JobRequest.Steps steps = request.steps();
+      List<CommandRun> checks = new ArrayList<>();
+      if (!steps.setup().isEmpty()) {
+        List<CommandRun> runs = commands.runAll(CommandRun.Kind.SETUP, steps.setup());
+        checks.addAll(runs);
+        CommandRun last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
+        if (stop.cancelRequested().isDone() || (last != null && last.ending() == CommandRun.Ending.CANCELLED)) {
+          log.close("");
+          return Outcomes.cancelled(elapsed()).withChecks(checks);
+        }
+        if (last != null && !last.passed()) {
+          log.writeLine("workspace.setup failed: the agent did not run; see " + last.log());
+          log.close("");
+          return AgentOutcome.setupFailed(setupFailure(last), checks, elapsed());
+        }
+      }
+      boolean resuming = steps.resumeSession() != null;
+      Launched launched = launch(request, argv, request.prompt(), log, secrets, token, stop, started);
+      AgentOutcome agent = supervise(launched);
+      AgentSession session;
+      if (resuming && resumeRefused(agent, launched, steps.resumeSession())) {
+        LOG.info("{} phase {} attempt {}: the agent CLI could not resume session {}; starting fresh",
+            request.itemId(), request.phase(), request.attempt(), steps.resumeSession());
+        CappedLog fresh = freshStart(steps.freshPrompt());
+        Launched again = launch(request, request.agent().command(), steps.freshPrompt(), fresh, secrets, token, stop,
+            started);
+        agent = supervise(again);
+        session = new AgentSession(again.capture() == null ? null : again.capture().sessionId(),
+            AgentSession.Start.RESUME_FAILED);
+      } else {
+        String id = launched.capture() == null ? null : launched.capture().sessionId();
+        session = new AgentSession(id != null ? id : resuming ? steps.resumeSession() : null,
+            resuming ? AgentSession.Start.RESUMED : AgentSession.Start.FRESH);
+      }
+      if (agent.kind() == OutcomeClass.SUCCEEDED && !steps.verify().isEmpty() && !stop.cancelRequested().isDone()) {
+        List<CommandRun> gates = commands.runAll(CommandRun.Kind.GATE, steps.verify());
+        checks.addAll(gates);
+        CommandRun last = gates.isEmpty() ? null : gates.get(gates.size() - 1);
+        if (stop.cancelRequested().isDone() || (last != null && last.ending() == CommandRun.Ending.CANCELLED)) {
+          return Outcomes.cancelled(elapsed()).withUsage(agent.usage()).withSession(session).withChecks(checks);
+        }
+        if (last != null && !last.passed()) {
+          agent = agent.refutedAs(OutcomeClass.VERIFY_FAILED, gateFailure(last, gates.size(), steps.verify().size()));
+        }
+      }
+      return agent.withSession(session).withChecks(checks);
+    }
+
+    private AgentOutcome supervise(Launched launched) throws InterruptedException {
+      if (launched.failed() != null) {
+        return launched.failed();
+      }
+      current.set(launched.process().toHandle());
+      return launched.supervisor().supervise();
+    }
+
+    /**
+     * Whether a resumed attempt failed because the CLI could not continue the session: it did not
+     * succeed, its provider is not to blame, and it said it found no such conversation or never
+     * named the session in its output.
+     */
+    private boolean resumeRefused(AgentOutcome outcome, Launched launched, String session) {
+      if (launched.failed() != null || outcome.kind() != OutcomeClass.FAILED || stop.cancelRequested().isDone()) {
+        return false;
+      }
+      String said = outcome.context().toLowerCase(Locale.ROOT);
+      if (said.contains("no conversation found") || said.contains("session not found")
+          || said.contains("no session found") || said.contains("could not find session")) {
+        return true;
+      }
+      return !session.equals(launched.capture().sessionId());
+    }
+
+    /**
+     * The failed resume's prompt and output are kept beside the job's ({@code prompt-resume.md},
+     * {@code output-resume.log}); the fresh attempt gets the full prompt and a new log.
+     */
+    private CappedLog freshStart(String prompt) {
+      try {
+        JobDirectory.moveAside(request.promptFile(), request.jobDir().resolve("prompt-resume.md"));
+        JobDirectory.moveAside(request.logFile(), request.jobDir().resolve("output-resume.log"));
+        JobDirectory.writeNew(request.promptFile(), prompt.getBytes(StandardCharsets.UTF_8));
+        return CappedLog.create(request.logFile(), request.agent().logMaxBytes());
+      } catch (IOException e) {
+        throw new UncheckedIOException("could not prepare the fresh start of job " + request.jobDir(), e);
+      }
+    }
+
+    private Duration elapsed() {
+      return Duration.between(started, clock.instant());
+    }
+  }
+
+  /** The next prompt's Previous Failure for a red gate: which gate, how it ended, the end of its output. */
+  static String gateFailure(CommandRun gate, int ran, int of) {
+    StringBuilder b = new StringBuilder("You reported the phase complete, but orchestrate's verify ")
+        .append(gate.headline()).append(" (gate ").append(ran).append(" of ").append(of)
+        .append(", run in your worktree). Fix what it reports; the gates run again after your next report.");
+    if (!gate.tail().isBlank()) {
+      b.append("\n\nThe end of its output:\n~~~~\n").append(gate.tail()).append("\n~~~~");
+    }
+    return SizeCap.cap(b.toString(), AgentOutcome.TEXT_MAX_CHARS);
+  }
+
+  /** The blocked reason for a failed set-up step: the command, how it ended, the end of its output. */
+  static String setupFailure(CommandRun step) {
+    StringBuilder b = new StringBuilder(step.headline()).append(" in the new worktree, so no agent ran");
+    if (step.log() != null) {
+      b.append(" (log: ").append(step.log()).append(")");
+    }
+    b.append("; fix the command or the project, then unblock the item");
+    if (!step.tail().isBlank()) {
+      b.append(". The end of its output:\n").append(step.tail());
+    }
+    return SizeCap.cap(b.toString(), AgentOutcome.TEXT_MAX_CHARS);
   }
 
   /**
@@ -177,10 +379,10 @@ public final class AgentRunner implements AgentLauncher {
     }
   }
 
-  private ProcessBuilder processBuilder(JobRequest request, boolean ownSession, String token)
+  private ProcessBuilder processBuilder(JobRequest request, List<String> command, boolean ownSession, String token)
       throws IOException {
     AgentConfig agent = request.agent();
-    List<String> argv = new ArrayList<>(agent.command());
+    List<String> argv = new ArrayList<>(command);
     if (ownSession) {
       // setsid reports a missing program as its own exit 1; resolve it first, as Java would, so
       // that it stays a spawn failure.

@@ -49,6 +49,19 @@ final class JobDirectory {
     }
   }
 
+  /**
+   * Renames {@code file} to {@code aside} within the job's directory (never following a link: a
+   * rename moves the entry itself); whatever had the name {@code aside} is removed first.
+   */
+  static void moveAside(Path file, Path aside) throws IOException {
+    if (Files.exists(aside, LinkOption.NOFOLLOW_LINKS)) {
+      deleteTree(aside);
+    }
+    if (Files.exists(file, LinkOption.NOFOLLOW_LINKS)) {
+      Files.move(file, aside, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    }
+  }
+
   /** Writes a new file; an entry that took its name meanwhile is removed (not followed) first. */
   static void writeNew(Path file, byte[] content) throws IOException {
     try (OutputStream out = openNew(file)) {

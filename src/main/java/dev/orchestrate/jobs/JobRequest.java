@@ -1,7 +1,9 @@
 package dev.orchestrate.jobs;
 
 import dev.orchestrate.config.AgentConfig;
+import dev.orchestrate.config.ProjectCommand;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 
@@ -14,6 +16,8 @@ import java.util.Objects;
  * @param attempt  1-based
  * @param workspace the item's own git worktree (execution.workspace: worktree), named to the agent by
  *                  ORCHESTRATE_WORKSPACE; null when agents share the backlog's directory
+ * @param steps    what the job does besides running the agent once with {@code prompt}: set-up
+ *                 before it, a session to resume, gates after it
  */
 public record JobRequest(
     String itemId,
@@ -23,7 +27,8 @@ public record JobRequest(
     AgentConfig agent,
     Path workDir,
     Path jobDir,
-    Path workspace) {
+    Path workspace,
+    Steps steps) {
 
   public JobRequest {
     Objects.requireNonNull(itemId, "itemId");
@@ -38,12 +43,42 @@ public record JobRequest(
     if (agent.command().isEmpty()) {
       throw new IllegalArgumentException("agent.command is empty");
     }
+    steps = steps == null ? Steps.NONE : steps;
+  }
+
+  public JobRequest(String itemId, String phase, int attempt, String prompt, AgentConfig agent, Path workDir,
+      Path jobDir, Path workspace) {
+    this(itemId, phase, attempt, prompt, agent, workDir, jobDir, workspace, Steps.NONE);
+  }
+
+  /**
+   * The job around the agent (docs/verification.md).
+   *
+   * @param setup         {@code workspace.setup} commands to run first (a new worktree); a failure
+   *                      ends the job without running the agent
+   * @param resumeSession the session of the last attempt to continue ({@code prompt} is then the short
+   *                      resume prompt), or null to start fresh
+   * @param freshPrompt   with {@code resumeSession}: the full prompt, for a fresh start when the CLI no
+   *                      longer knows the session
+   * @param verify        the phase's gates, run after the agent reports success
+   */
+  public record Steps(List<ProjectCommand> setup, String resumeSession, String freshPrompt,
+      List<ProjectCommand> verify) {
+    public static final Steps NONE = new Steps(List.of(), null, null, List.of());
+
+    public Steps {
+      setup = setup == null ? List.of() : List.copyOf(setup);
+      verify = verify == null ? List.of() : List.copyOf(verify);
+      if (resumeSession != null && (freshPrompt == null || !AgentSession.valid(resumeSession))) {
+        throw new IllegalArgumentException("a resume needs a valid session id and the full prompt");
+      }
+    }
   }
 
   /** A request for the shared workspace (no worktree of its own). */
   public JobRequest(String itemId, String phase, int attempt, String prompt, AgentConfig agent, Path workDir,
       Path jobDir) {
-    this(itemId, phase, attempt, prompt, agent, workDir, jobDir, null);
+    this(itemId, phase, attempt, prompt, agent, workDir, jobDir, null, Steps.NONE);
   }
 
   public Path promptFile() {

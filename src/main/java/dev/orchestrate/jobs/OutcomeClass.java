@@ -13,7 +13,11 @@ public enum OutcomeClass {
   SUCCEEDED,
   /** The agent's work failed: retried with the failure in the next prompt, counted. */
   FAILED,
-  /** The agent reported it is blocked and needs a person. */
+  /** The agent reported success, but a {@code verify:} gate failed: retried with the gate's output, counted. */
+  VERIFY_FAILED,
+  /** The agent reported success without changing the worktree of a {@code changes: required} phase: counted. */
+  NO_CHANGES,
+  /** The agent reported it is blocked and needs a person (or the worktree's set-up failed). */
   BLOCKED,
   /** The account's usage quota is spent: the agent profile pauses until its reset. */
   USAGE_LIMIT,

@@ -117,6 +117,13 @@ final class OutputCapture {
     }
   }
 
+  /** The session id the preset's reader found in stdout so far, or null. */
+  String sessionId() {
+    synchronized (reader) {
+      return reader.sessionId();
+    }
+  }
+
   /**
    * Waits up to {@code maxWait} for both streams to end, then closes the log. Waiting longer would
    * let a leftover grandchild that inherited the pipes hold the attempt open forever.

@@ -8,11 +8,13 @@ import java.util.concurrent.ExecutionException;
 /** A started agent attempt: wait for its outcome, or stop it. Safe to share between threads. */
 public final class RunningAgent implements AgentHandle {
 
-  private final ProcessHandle process;
+  /** The process the job runs now (a set-up step, the agent, a gate); null before the first starts. */
+  private final java.util.concurrent.atomic.AtomicReference<ProcessHandle> process;
   private final StopSignal stop;
   private final CompletableFuture<AgentOutcome> outcome;
 
-  RunningAgent(ProcessHandle process, StopSignal stop, CompletableFuture<AgentOutcome> outcome) {
+  RunningAgent(java.util.concurrent.atomic.AtomicReference<ProcessHandle> process, StopSignal stop,
+      CompletableFuture<AgentOutcome> outcome) {
     this.process = process;
     this.stop = Objects.requireNonNull(stop, "stop");
     this.outcome = Objects.requireNonNull(outcome, "outcome");
@@ -20,12 +22,14 @@ public final class RunningAgent implements AgentHandle {
 
   /** An attempt that ended before a process existed, e.g. the agent binary is missing. */
   static RunningAgent finished(AgentOutcome outcome) {
-    return new RunningAgent(null, new StopSignal(), CompletableFuture.completedFuture(outcome));
+    return new RunningAgent(new java.util.concurrent.atomic.AtomicReference<>(), new StopSignal(),
+        CompletableFuture.completedFuture(outcome));
   }
 
-  /** The agent's process id, or -1 if it never started. */
+  /** The process id of what the job runs now (the agent, or a set-up step or gate around it), or -1 if none started. */
   public long pid() {
-    return process == null ? -1 : process.pid();
+    ProcessHandle now = process.get();
+    return now == null ? -1 : now.pid();
   }
 
   /**

@@ -153,7 +153,8 @@ public final class Secrets {
         mask(outcome.provider().message()), outcome.provider().resetEpoch(), outcome.provider().resetIn());
     return new AgentOutcome(outcome.result(), mask(outcome.summary()), mask(outcome.context()), memories,
         followUps, outcome.exitCode(), outcome.ending(), outcome.elapsed(), outcome.truncatedValues(),
-        outcome.usage(), provider);
+        outcome.usage(), provider, outcome.session(),
+        outcome.checks().stream().map(run -> run.withTail(mask(run.tail()))).toList(), outcome.verdict());
   }
 
   /** A masker for one byte stream, such as an agent's stdout. */

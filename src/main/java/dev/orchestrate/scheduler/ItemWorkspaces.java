@@ -28,7 +28,20 @@ public interface ItemWorkspaces {
    * @throws Unavailable when the workspace cannot be prepared; the item is blocked with the message
    */
   default Placement prepare(String itemId, Path backlogDir) {
-    return new Placement(backlogDir, null, null);
+    return prepare(itemId, backlogDir, false);
+  }
+
+  /**
+   * As {@link #prepare(String, Path)}; with {@code keep}, a worktree that exists is left as the last
+   * attempt left it (its agent's session continues), only verified and its HEAD put back on the
+   * item's branch. The placement says whether it was kept.
+   */
+  default Placement prepare(String itemId, Path backlogDir, boolean keep) {
+    return new Placement(backlogDir, null, null, false, List.of());
+  }
+
+  /** The worktree's {@code workspace.setup} ran to the end in the job that just ended: not again. */
+  default void setUp(String itemId) {
   }
 
   /**
@@ -83,8 +96,19 @@ public interface ItemWorkspaces {
    * @param workDir   the agent's working directory
    * @param workspace the item's own worktree (ORCHESTRATE_WORKSPACE), or null when shared
    * @param branch    the worktree's branch, or null
+   * @param kept      the worktree holds the last attempt's work (prepared with {@code keep})
+   * @param setup     the {@code workspace.setup} commands the job runs before its agent (a worktree
+   *                  whose set-up has not yet succeeded), else empty
    */
-  record Placement(Path workDir, Path workspace, String branch) {
+  record Placement(Path workDir, Path workspace, String branch, boolean kept,
+      List<dev.orchestrate.config.ProjectCommand> setup) {
+    public Placement {
+      setup = setup == null ? List.of() : List.copyOf(setup);
+    }
+
+    public Placement(Path workDir, Path workspace, String branch) {
+      this(workDir, workspace, branch, false, List.of());
+    }
   }
 
   /**

@@ -18,15 +18,31 @@ import java.time.Instant;
  *                 truncated write of {@code jobs} when it is not 0
  * @param usage    tokens and cost the agent reported; unknown figures are null
  * @param outcome  the attempt's outcome class (docs/agents.md, "Outcome classes"); null when not known
+ * @param session  the agent's session of the job (its id, whether it resumed the last one)
+ * @param checks   the project commands the job ran (set-up, gates), in order
  */
 public record JobEnd(JobState state, String result, Integer exitCode, String reason, Instant endedAt,
-    int truncatedValues, Usage usage, OutcomeClass outcome) {
+    int truncatedValues, Usage usage, OutcomeClass outcome, dev.orchestrate.jobs.AgentSession session,
+    java.util.List<dev.orchestrate.jobs.CommandRun> checks) {
 
   public JobEnd {
     usage = usage == null ? Usage.UNKNOWN : usage;
+    session = session == null ? dev.orchestrate.jobs.AgentSession.NONE : session;
+    checks = checks == null ? java.util.List.of() : java.util.List.copyOf(checks);
     if (truncatedValues < 0) {
       throw new IllegalArgumentException("truncatedValues must not be negative, got " + truncatedValues);
     }
+  }
+
+  public JobEnd(JobState state, String result, Integer exitCode, String reason, Instant endedAt,
+      int truncatedValues, Usage usage, OutcomeClass outcome) {
+    this(state, result, exitCode, reason, endedAt, truncatedValues, usage, outcome, null, null);
+  }
+
+  /** This end with the job's session and the project commands it ran. */
+  public JobEnd with(dev.orchestrate.jobs.AgentSession agentSession,
+      java.util.List<dev.orchestrate.jobs.CommandRun> runs) {
+    return new JobEnd(state, result, exitCode, reason, endedAt, truncatedValues, usage, outcome, agentSession, runs);
   }
 
   public JobEnd(JobState state, String result, Integer exitCode, String reason, Instant endedAt,
@@ -42,7 +58,8 @@ public record JobEnd(JobState state, String result, Integer exitCode, String rea
 
   /** This end with {@code spent}, whose note (if any) the reason then ends with. */
   public JobEnd withUsage(Usage spent) {
-    return new JobEnd(state, result, exitCode, noted(reason, spent), endedAt, truncatedValues, spent, outcome);
+    return new JobEnd(state, result, exitCode, noted(reason, spent), endedAt, truncatedValues, spent, outcome, session,
+        checks);
   }
 
   /** An end with nothing truncated, such as a cancellation. */
@@ -55,7 +72,8 @@ public record JobEnd(JobState state, String result, Integer exitCode, String rea
     String result = state == JobState.CANCELLED ? null : outcome.result().key();
     Integer code = outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null;
     return new JobEnd(state, result, code, noted(reason, outcome.usage()), endedAt, outcome.truncatedValues(),
-        outcome.usage(), state == JobState.CANCELLED ? OutcomeClass.CANCELLED : outcome.kind());
+        outcome.usage(), state == JobState.CANCELLED ? OutcomeClass.CANCELLED : outcome.kind(), outcome.session(),
+        outcome.checks());
   }
 
   /** The job says why a figure it reported is unknown: the reason, then the usage's note. */

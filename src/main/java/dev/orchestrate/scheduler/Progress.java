@@ -12,6 +12,9 @@ import java.util.Objects;
  *                      into the next attempt's prompt
  * @param phaseSummary  the latest successful phase summary, for the next phase's prompt
  * @param unblockNotes  notes given with {@code unblock}, for the next prompt
+ * @param resume        the agent session the next attempt of {@code phase} may continue (the last
+ *                      attempt's, when it ended in a way a continuation mends), or null: the next
+ *                      attempt starts fresh in a reset worktree (docs/verification.md)
  */
 public record Progress(
     ItemStatus status,
@@ -21,7 +24,8 @@ public record Progress(
     ItemStatus blockedFrom,
     String lastFailure,
     String phaseSummary,
-    String unblockNotes) {
+    String unblockNotes,
+    Resume resume) {
 
   public Progress {
     Objects.requireNonNull(status, "status");
@@ -34,6 +38,33 @@ public record Progress(
     if (status == ItemStatus.BLOCKED && blockedReason == null) {
       throw new IllegalArgumentException("a blocked item needs a reason");
     }
+    if (resume != null && phase == null) {
+      throw new IllegalArgumentException("a session to resume belongs to a phase");
+    }
+  }
+
+  public Progress(ItemStatus status, String phase, int attempts, String blockedReason, ItemStatus blockedFrom,
+      String lastFailure, String phaseSummary, String unblockNotes) {
+    this(status, phase, attempts, blockedReason, blockedFrom, lastFailure, phaseSummary, unblockNotes, null);
+  }
+
+  /**
+   * The agent session the next attempt may continue.
+   *
+   * @param profile the agent profile whose CLI holds it (another profile cannot continue it)
+   * @param session the CLI's session id
+   */
+  public record Resume(String profile, String session) {
+    public Resume {
+      java.util.Objects.requireNonNull(profile, "profile");
+      java.util.Objects.requireNonNull(session, "session");
+    }
+  }
+
+  /** This progress with the session the next attempt may continue (null: start fresh). */
+  public Progress withResume(Resume next) {
+    return new Progress(status, phase, attempts, blockedReason, blockedFrom, lastFailure, phaseSummary, unblockNotes,
+        phase == null ? null : next);
   }
 
   /** The progress of an item first seen in the backlog: its status hint applies once. */
@@ -69,10 +100,11 @@ public record Progress(
   }
 
   public Progress withSummary(String summary) {
-    return new Progress(status, phase, attempts, blockedReason, blockedFrom, lastFailure, summary, unblockNotes);
+    return new Progress(status, phase, attempts, blockedReason, blockedFrom, lastFailure, summary, unblockNotes,
+        resume);
   }
 
   public Progress withoutUnblockNotes() {
-    return new Progress(status, phase, attempts, blockedReason, blockedFrom, lastFailure, phaseSummary, null);
+    return new Progress(status, phase, attempts, blockedReason, blockedFrom, lastFailure, phaseSummary, null, resume);
   }
 }

@@ -822,12 +822,31 @@ public final class Scheduler {
 
   private void spawn(Session s, ItemState item, Pipeline pipeline, Budget.Launch.Start grant, AgentConfig agent) {
     PhaseDef phase = Transitions.currentPhase(item, pipeline);
+    // A retry continues the last attempt's session when its profile resumes (docs/verification.md),
+    // in the worktree as that attempt left it.
+    String resume = Resumption.sessionFor(item.progress(), agent);
     ItemWorkspaces.Placement placement;
     try {
-      placement = workspaces.prepare(item.id(), backlogs.current().directory());
+      placement = workspaces.prepare(item.id(), backlogs.current().directory(), resume != null);
     } catch (ItemWorkspaces.Unavailable e) {
       commit(s, Transitions.block(item, e.getMessage()));
       return;
+    }
+    if (resume != null && placement.workspace() != null && !placement.kept()) {
+      resume = null; // the worktree had to be made again: the session's edits are gone, start afresh
+    }
+    if (item.progress().resume() != null) {
+      // Consumed: if this attempt never ends (a crash of the run), the next one starts fresh.
+      ItemState consumed = item.with(item.progress().withResume(null));
+      try {
+        store.apply(new Step(consumed, List.of()), clock.instant());
+      } catch (LeaseLostException e) {
+        log.warn("{}: not started: {}", item.id(), e.getMessage());
+        s.stale = true;
+        return;
+      }
+      s.items.put(item.id(), consumed);
+      item = consumed;
     }
     Progress progress = item.progress();
     int attempt = progress.attempts() + 1;
@@ -843,16 +862,21 @@ public final class Scheduler {
     // The summary is copied into the job here: whatever happens to the map later, this phase
     // has what it started with.
     String previousSummary = s.summaries.forSpawn(item).orElse(null);
+    List<dev.orchestrate.config.ProjectCommand> gates = pipeline.verifyFor(phase);
+    PromptInput input = new PromptInput(item.definition(), phase,
+        progress.status() == ItemStatus.SCOPING ? "pre-phase" : "phase", attempt,
+        config.execution().maxRetries() + 1, previousSummary, progress.unblockNotes(),
+        progress.lastFailure(), jobDir.resolve("result.json"))
+        .withProjectMemory(memory.bootContext()).withPriorContext(prior)
+        .withWorkspace(placement.workspace() == null ? null
+            : new PromptInput.Workspace(placement.workspace(), placement.branch(), agent.resumes()))
+        .withVerify(gates);
+    String full = PromptBuilder.build(input);
     JobRequest request = new JobRequest(item.id(), phase.name(), attempt,
-        PromptBuilder.build(new PromptInput(item.definition(), phase,
-            progress.status() == ItemStatus.SCOPING ? "pre-phase" : "phase", attempt,
-            config.execution().maxRetries() + 1, previousSummary, progress.unblockNotes(),
-            progress.lastFailure(), jobDir.resolve("result.json"))
-            .withProjectMemory(memory.bootContext()).withPriorContext(prior)
-            .withWorkspace(placement.workspace() == null ? null
-                : new PromptInput.Workspace(placement.workspace(), placement.branch()))),
+        resume != null ? PromptBuilder.resume(input) : full,
         grant.capUsd() == null ? agent : agent.withCostCap(grant.capUsd()), placement.workDir(),
-        jobDir, placement.workspace());
+        jobDir, placement.workspace(),
+        new JobRequest.Steps(placement.setup(), resume, resume != null ? full : null, gates));
 
     s.jobs.cleanUp();
     long jobId = store.jobStarted(new JobStart(s.runId, item.id(), phase.name(), attempt,
@@ -911,6 +935,13 @@ public final class Scheduler {
     // An agent that left its workspace (moved the base branch, replaced its worktree) is blocked,
     // whatever it reported and even if the run was interrupted meanwhile.
     String breach = workspaces.inspect(request.itemId());
+    if (outcome.checks().stream().anyMatch(c -> c.kind() == dev.orchestrate.jobs.CommandRun.Kind.SETUP)
+        && outcome.checks().stream().filter(c -> c.kind() == dev.orchestrate.jobs.CommandRun.Kind.SETUP)
+            .allMatch(dev.orchestrate.jobs.CommandRun::passed)
+        && !outcome.checks().stream().anyMatch(c -> c.kind() == dev.orchestrate.jobs.CommandRun.Kind.SETUP
+            && c.ending() == dev.orchestrate.jobs.CommandRun.Ending.CANCELLED)) {
+      workspaces.setUp(request.itemId()); // its set-up ran to the end: never again in this worktree
+    }
     if (breach != null) {
       cancelled = false;
       outcome = new AgentOutcome(AgentResult.BLOCKED, outcome.summary(), breach, List.of(), outcome.followUps(),
@@ -928,8 +959,8 @@ public final class Scheduler {
     if (cancelled) {
       List<ItemState> added = store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
           outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null,
-          "cancelled: the run was interrupted", clock.instant()).withUsage(outcome.usage()), null, followUps,
-          clock.instant());
+          "cancelled: the run was interrupted", clock.instant()).withUsage(outcome.usage())
+          .with(outcome.session(), outcome.checks()), null, followUps, clock.instant());
       store.jobLogBytes(jobId, directoryBytes(request.logFile().getParent()));
       s.jobs.ended(jobId, JobState.CANCELLED);
       s.jobs.cleanUp();
@@ -942,8 +973,9 @@ public final class Scheduler {
       join(s, added);
       return;
     }
-    outcome = commitWork(jobId, request, outcome);
-    Step step = Transitions.afterAttempt(item, job.pipeline(), outcome, config.execution().maxRetries());
+    outcome = commitWork(jobId, request, outcome, Transitions.currentPhase(item, job.pipeline()));
+    Step step = Transitions.afterAttempt(item, job.pipeline(), outcome, config.execution().maxRetries(),
+        job.profile().profileName());
     trackExhaustion(outcome, step, s);
     JobState state = JobState.of(outcome);
     List<ItemState> added;
@@ -991,7 +1023,7 @@ public final class Scheduler {
       String profile) {
     LimitPolicy.Decision d = pauses.failed(profile, outcome.provider(), clock.instant());
     s.limited.merge(outcome.kind().key(), 1, Integer::sum);
-    Step step = Transitions.afterLimit(item, outcome);
+    Step step = Transitions.afterLimit(item, outcome, profile);
     try {
       store.jobEnded(jobId, JobEnd.of(outcome, JobState.FAILED, clock.instant()), step, List.of(), clock.instant());
     } catch (LeaseLostException e) {
@@ -1025,12 +1057,17 @@ public final class Scheduler {
    * A successful attempt's work becomes the item's phase commit (before the job is recorded); a
    * commit that fails turns the attempt into a failed one, retried like any other.
    */
-  private AgentOutcome commitWork(long jobId, JobRequest request, AgentOutcome outcome) {
+  private AgentOutcome commitWork(long jobId, JobRequest request, AgentOutcome outcome, PhaseDef phase) {
     if (outcome.result() != AgentResult.PHASE_COMPLETE && outcome.result() != AgentResult.SUBPHASE_COMPLETE) {
       return outcome;
     }
     try {
-      workspaces.commit(request.itemId(), request.phase(), request.attempt(), jobId, outcome.summary());
+      String commit = workspaces.commit(request.itemId(), request.phase(), request.attempt(), jobId,
+          outcome.summary());
+      if (commit == null && request.workspace() != null && phase != null
+          && phase.changes() == PhaseDef.Changes.REQUIRED) {
+        return outcome.refutedAs(OutcomeClass.NO_CHANGES, NO_CHANGES);
+      }
       return outcome;
     } catch (RuntimeException e) {
       log.warn("{}: could not commit the work of phase {}: {}", request.itemId(), request.phase(), e.getMessage());
@@ -1039,6 +1076,11 @@ public final class Scheduler {
           outcome.elapsed());
     }
   }
+
+  /** The next prompt's Previous Failure after an attempt that changed nothing in a {@code changes: required} phase. */
+  static final String NO_CHANGES = "You reported the phase complete, but your worktree is exactly as the attempt "
+      + "started: no file was changed, added or removed (files git ignores do not count). This phase requires "
+      + "changes (changes: required): make the changes the task asks for, then report again.";
 
   /**
    * An item that just reached Done is integrated; one that reached Blocked keeps its workspace.

@@ -80,6 +80,15 @@ public final class Transitions {
    * @param maxRetries retries allowed after the first attempt; exhausting them blocks the item
    */
   public static Step afterAttempt(ItemState item, Pipeline pipeline, AgentOutcome outcome, int maxRetries) {
+    return afterAttempt(item, pipeline, outcome, maxRetries, null);
+  }
+
+  /**
+   * As above, for an attempt of the agent profile {@code profile}: a retry keeps the session the
+   * next attempt may continue ({@link Resumption#after}).
+   */
+  public static Step afterAttempt(ItemState item, Pipeline pipeline, AgentOutcome outcome, int maxRetries,
+      String profile) {
     Progress p = item.progress();
     if (!p.status().isRunningPhases()) {
       throw new InvalidTransitionException("item " + item.id() + " is " + p.status().key() + ", not in a phase");
@@ -105,8 +114,10 @@ public final class Transitions {
               .atPhase(p.status(), p.phase())),
           List.of()));
       case BLOCKED -> withResult(result, move(item,
-          Progress.blocked(p.status(), p.phase(), cuts.cap("agent reported blocked in phase " + p.phase()
-              + reasonSuffix(outcome.context()), BLOCKED_REASON_MAX_CHARS)),
+          Progress.blocked(p.status(), p.phase(), cuts.cap((setupFailed(outcome)
+              ? "the worktree's workspace.setup failed before phase " + p.phase()
+              : "agent reported blocked in phase " + p.phase()) + reasonSuffix(outcome.context()),
+              BLOCKED_REASON_MAX_CHARS)),
           null));
       case FAILED -> {
         int attempts = p.attempts() + 1;
@@ -117,8 +128,8 @@ public final class Transitions {
                   BLOCKED_REASON_MAX_CHARS)),
               null));
         }
-        yield withResult(result, new Step(item.with(p.withFailure(cuts.cap(outcome.context(), ITEM_TEXT_MAX_CHARS))),
-            List.of()));
+        yield withResult(result, new Step(item.with(p.withFailure(cuts.cap(outcome.context(), ITEM_TEXT_MAX_CHARS))
+            .withResume(Resumption.after(outcome, profile))), List.of()));
       }
     };
     return cuts.count() == 0 ? step : new Step(step.next(), step.events(), cuts.count());
@@ -130,11 +141,18 @@ public final class Transitions {
    * again; only the phase result is recorded, with its class.
    */
   public static Step afterLimit(ItemState item, AgentOutcome outcome) {
+    return afterLimit(item, outcome, null);
+  }
+
+  /** As above, for an attempt of {@code profile}: the next attempt may continue its session. */
+  public static Step afterLimit(ItemState item, AgentOutcome outcome, String profile) {
     Progress p = item.progress();
     if (!p.status().isRunningPhases()) {
       throw new InvalidTransitionException("item " + item.id() + " is " + p.status().key() + ", not in a phase");
     }
-    return new Step(item, List.of(phaseResult(item.id(), p.phase(), p.attempts() + 1, outcome)));
+    Progress.Resume resume = Resumption.after(outcome, profile);
+    ItemState next = resume == null && p.resume() == null ? item : item.with(p.withResume(resume));
+    return new Step(next, List.of(phaseResult(item.id(), p.phase(), p.attempts() + 1, outcome)));
   }
 
   /** The phase an item in a phase-running status is at, looked up in its pipeline. */
@@ -216,6 +234,11 @@ public final class Transitions {
     payload.put("outcome", outcome.kind().key());
     outcome.exitCode().ifPresent(code -> payload.put("exit_code", code));
     return new Event(itemId, Event.PHASE_RESULT, payload);
+  }
+
+  private static boolean setupFailed(AgentOutcome outcome) {
+    return outcome.checks().stream()
+        .anyMatch(c -> c.kind() == dev.orchestrate.jobs.CommandRun.Kind.SETUP && !c.passed());
   }
 
   private static String reasonSuffix(String context) {

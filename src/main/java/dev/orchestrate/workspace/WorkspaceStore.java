@@ -49,4 +49,13 @@ public interface WorkspaceStore {
 
   /** The phase commits of these jobs (jobs without one are left out). */
   Map<Long, String> commits(Collection<Long> jobIds);
+
+  /** When {@code workspace.setup} last succeeded in the item's worktree; empty: it has yet to run there. */
+  default Optional<Instant> setUpAt(String itemId) {
+    return Optional.empty();
+  }
+
+  /** Records that the item's worktree was set up at {@code at}; null: it needs its set-up again (recreated). */
+  default void setUp(String itemId, Instant at) {
+  }
 }

@@ -112,6 +112,7 @@ public final class Worktrees implements ItemWorkspaces {
     }
     prune();
     bases.watch(repo.baseBranch());
+    checkCopies();
     return this;
   }
 
@@ -125,23 +126,96 @@ public final class Worktrees implements ItemWorkspaces {
   }
 
   @Override
-  public Placement prepare(String itemId, Path backlogDir) {
+  public Placement prepare(String itemId, Path backlogDir, boolean keep) {
     try {
       WorkspaceRecord ws = store.workspace(itemId).orElse(null);
       if (ws != null && ws.finishedAt() != null) {
         store.finished(itemId, null, clock.instant()); // at work again: retention leaves it alone
         ws = store.workspace(itemId).orElseThrow();
       }
+      boolean made = false;
       if (ws == null) {
         ws = create(itemId);
+        made = true;
       } else if (!ws.onDisk() || WorktreeGuard.missing(ws.path()) || WorktreeGuard.missing(ws.gitDir())) {
         ws = recreate(ws);
+        store.setUp(itemId, null); // a new directory: its set-up (installed dependencies) is gone
+        made = true;
       }
-      Git.Place place = reset(ws);
+      boolean kept = keep && !made;
+      // Kept: the last attempt's edits stay for the agent that continues its session; only the
+      // worktree's git state is made ours again. Else the attempt starts at the last phase commit.
+      Git.Place place = kept ? guarded(ws) : reset(ws);
+      copyInto(place.workTree());
       Path workDir = guard.workDir(place.workTree(), repo.subdirectory());
-      return new Placement(workDir, ws.path(), ws.branch());
+      List<dev.orchestrate.config.ProjectCommand> setup = config.setup().isEmpty()
+          || store.setUpAt(itemId).isPresent() ? List.of() : config.setup();
+      return new Placement(workDir, ws.path(), ws.branch(), kept, setup);
     } catch (GitException | IOException | UncheckedIOException | WorktreeGuard.Breach e) {
       throw new Unavailable("could not prepare the worktree of " + itemId + ": " + e.getMessage());
+    }
+  }
+
+  @Override
+  public void setUp(String itemId) {
+    store.setUp(itemId, clock.instant());
+  }
+
+  /**
+   * Checks {@code workspace.copy} against the user's checkout before anything runs: each path is a
+   * file there, and one git does not track (copy is for what git ignores: a tracked file is in every
+   * worktree already, and a copy would overwrite the branch's version).
+   *
+   * @throws WorkspaceSetupException naming the path and what to do
+   */
+  private void checkCopies() {
+    for (String path : config.copy()) {
+      Path source = repo.top().resolve(path);
+      if (!Files.isRegularFile(source)) {
+        throw new WorkspaceSetupException("workspace.copy: " + path + " is not a file in " + repo.top()
+            + (Files.isDirectory(source) ? " (it is a directory: name the files in it)" : " (it does not exist)")
+            + ": create it, or remove it from workspace.copy");
+      }
+      if (git.run(checkout, "ls-files", "--error-unmatch", "--", path).ok()) {
+        throw new WorkspaceSetupException("workspace.copy: " + path + " is tracked by git, so every worktree has it "
+            + "already; copy is for files git does not track (like .env): remove it from workspace.copy");
+      }
+    }
+  }
+
+  /**
+   * Copies {@code workspace.copy} from the user's checkout into a worktree where it is missing. The
+   * worktree is the agent's: no link in it is followed (a directory on the way that is a link, or a
+   * link at the destination, is refused or replaced), so a copy never lands outside it.
+   */
+  private void copyInto(Path workTree) throws IOException {
+    for (String path : config.copy()) {
+      Path target = workTree.resolve(path).normalize();
+      if (!target.startsWith(workTree)) {
+        throw new WorktreeGuard.Breach("workspace.copy path " + path + " leaves the worktree");
+      }
+      if (Files.isRegularFile(target, WorktreeGuard.NOFOLLOW)) {
+        continue; // there already (copied before, or the agent's own version): never overwritten
+      }
+      Path dir = workTree;
+      for (Path part : workTree.relativize(target.getParent() == null ? workTree : target.getParent())) {
+        dir = dir.resolve(part);
+        if (Files.isSymbolicLink(dir)) {
+          throw new WorktreeGuard.Breach("workspace.copy: " + workTree.relativize(dir) + " in the worktree "
+              + workTree + " is a link" + WorktreeGuard.describe(dir) + "; orchestrate copies nothing through it");
+        }
+        if (!Files.exists(dir, WorktreeGuard.NOFOLLOW)) {
+          Files.createDirectory(dir);
+        }
+      }
+      if (Files.exists(target, WorktreeGuard.NOFOLLOW)) {
+        DiskUsage.delete(target); // a link or a directory in its place: removed itself, never followed
+      }
+      try (var in = Files.newInputStream(repo.top().resolve(path));
+          var out = Files.newOutputStream(target, java.nio.file.StandardOpenOption.CREATE_NEW,
+              java.nio.file.StandardOpenOption.WRITE, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        in.transferTo(out);
+      }
     }
   }
 
@@ -291,6 +365,7 @@ public final class Worktrees implements ItemWorkspaces {
     // Whatever the agent committed itself is folded into the one phase commit.
     git.ok(place, "reset", "--quiet", "--soft", ws.headCommit());
     git.ok(place, "add", "--all");
+    unstageIgnored(place);
     if (git.run(place, "diff", "--cached", "--quiet", "--no-ext-diff", "--no-textconv").ok()) {
       return null;
     }
@@ -301,6 +376,34 @@ public final class Worktrees implements ItemWorkspaces {
     String commit = git.ok(place, "rev-parse", "HEAD").line();
     store.commitPending(itemId, commit, jobId, DiskUsage.of(ws.path()), clock.instant());
     return commit;
+  }
+
+  /**
+   * What never goes into a phase commit, even when the agent staged it ({@code git add -f}, or a
+   * commit of its own that the phase commit folds in): the {@code workspace.copy} files (secrets
+   * like {@code .env}), and any file git ignores that the last phase commit did not have (build
+   * output, installed dependencies). A file git ignores that the branch already tracks stays: the
+   * user committed it on purpose.
+   */
+  private void unstageIgnored(Git.Place place) {
+    List<String> added = nulSeparated(git.ok(place, "diff", "--cached", "--name-only", "-z", "--no-renames",
+        "--diff-filter=A", "--no-ext-diff").out());
+    if (added.isEmpty()) {
+      return;
+    }
+    java.util.Set<String> ignored = new java.util.HashSet<>(nulSeparated(git.ok(place, "ls-files", "-z", "--cached",
+        "--ignored", "--exclude-standard").out()));
+    java.util.Set<String> copies = new java.util.HashSet<>(config.copy());
+    List<String> out = added.stream().filter(f -> ignored.contains(f) || copies.contains(f)).toList();
+    for (int i = 0; i < out.size(); i += 200) {
+      List<String> args = new ArrayList<>(List.of("rm", "--cached", "--quiet", "--ignore-unmatch", "--"));
+      args.addAll(out.subList(i, Math.min(out.size(), i + 200)));
+      git.ok(place, args.toArray(String[]::new));
+    }
+  }
+
+  private static List<String> nulSeparated(String text) {
+    return java.util.Arrays.stream(text.split("\0")).filter(s -> !s.isEmpty()).toList();
   }
 
   @Override
@@ -347,7 +450,10 @@ public final class Worktrees implements ItemWorkspaces {
       Git.Place place = guarded(ws);
       bases.watch(ws.baseBranch());
       bases.check(atWork());
-      String dirty = git.ok(place, "status", "--porcelain", "--untracked-files=all", "--ignore-submodules=all").out();
+      List<String> status = new ArrayList<>(List.of("status", "--porcelain", "--untracked-files=all",
+          "--ignore-submodules=all", "--", "."));
+      config.copy().forEach(path -> status.add(":(exclude,literal)" + path)); // copied in, never committed
+      String dirty = git.ok(place, status.toArray(String[]::new)).out();
       if (!dirty.isBlank()) {
         return deferred(ws, "the worktree " + ws.path() + " has uncommitted changes: commit them on "
             + ws.branch() + " (or discard them); the next run integrates");

@@ -190,4 +190,9 @@ final class ClaudeReader extends JsonEvents {
     }
     return text(new TextNode(text.toString()));
   }
+
+  @Override
+  String sessionOf(JsonNode event) {
+    return event.path("session_id").isTextual() ? event.path("session_id").asText() : null;
+  }
 }

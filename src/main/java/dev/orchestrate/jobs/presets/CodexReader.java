@@ -109,4 +109,10 @@ final class CodexReader extends JsonEvents {
   }
 
   private static final ObjectMapper JSON = new ObjectMapper();
+
+  @Override
+  String sessionOf(JsonNode event) {
+    return "thread.started".equals(event.path("type").asText()) && event.path("thread_id").isTextual()
+        ? event.path("thread_id").asText() : null;
+  }
 }

@@ -83,4 +83,10 @@ final class GeminiReader extends JsonEvents {
     String message = text(error.isTextual() ? error : error.get("message"));
     return message != null ? message : otherwise;
   }
+
+  @Override
+  String sessionOf(JsonNode event) {
+    return "init".equals(event.path("type").asText()) && event.path("session_id").isTextual()
+        ? event.path("session_id").asText() : null;
+  }
 }

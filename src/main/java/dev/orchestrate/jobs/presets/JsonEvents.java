@@ -47,6 +47,7 @@ abstract class JsonEvents implements OutputReader {
   private final Set<Figure> spoiled = EnumSet.noneOf(Figure.class);
   private final Set<String> problems = new LinkedHashSet<>();
   private int unnoted;
+  private String session;
 
   @Override
   public final void line(String line) {
@@ -58,6 +59,10 @@ abstract class JsonEvents implements OutputReader {
       JsonNode event = JSON.readTree(text);
       if (event != null && event.isObject()) {
         event(event);
+        if (session == null) {
+          String id = sessionOf(event);
+          session = dev.orchestrate.jobs.AgentSession.valid(id) ? id : null;
+        }
       }
     } catch (JsonProcessingException e) {
       // not an event: agents print other things too
@@ -65,6 +70,16 @@ abstract class JsonEvents implements OutputReader {
   }
 
   abstract void event(JsonNode event);
+
+  /** The session id this event names, if it names one (the first valid one of the stream is kept). */
+  String sessionOf(JsonNode event) {
+    return null;
+  }
+
+  @Override
+  public String sessionId() {
+    return session;
+  }
 
   /** A text the agent wrote, within the cap every agent text gets; null when absent or blank. */
   static String text(JsonNode node) {

@@ -48,4 +48,9 @@ final class OpencodeReader extends JsonEvents {
     return new AgentReport(checked(usage), answer, error, error == null ? null
         : dev.orchestrate.jobs.ProviderText.classify(error).orElse(null));
   }
+
+  @Override
+  String sessionOf(JsonNode event) {
+    return event.path("sessionID").isTextual() ? event.path("sessionID").asText() : null;
+  }
 }

@@ -24,6 +24,14 @@ public interface OutputReader {
   AgentReport report();
 
   /**
+   * The agent's session id, as its CLI printed it (docs/verification.md), or null. Only an id of the
+   * form {@link dev.orchestrate.jobs.AgentSession#valid} is ever returned: it goes back on a command line.
+   */
+  default String sessionId() {
+    return null;
+  }
+
+  /**
    * A failure seen in the output so far that no waiting can mend (a key the provider refused while
    * the CLI keeps retrying it): the agent is stopped at once. Null while there is none.
    */

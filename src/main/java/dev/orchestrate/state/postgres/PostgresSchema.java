@@ -20,7 +20,8 @@ import java.util.List;
  */
 final class PostgresSchema {
   /** Migration scripts in order; script N brings the schema to version N. */
-  private static final List<String> MIGRATIONS = List.of("V1__initial.sql", "V2__outcomes.sql");
+  private static final List<String> MIGRATIONS = List.of("V1__initial.sql", "V2__outcomes.sql",
+      "V3__verified_work.sql");
 
   private PostgresSchema() {
   }

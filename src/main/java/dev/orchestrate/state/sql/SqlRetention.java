@@ -121,6 +121,9 @@ final class SqlRetention implements RetentionStore {
             + ")", rs -> rs.getString(1), ids.toArray())
         : List.of();
     int n = jdbc.inTransaction(() -> {
+      if (structure == StructureName.JOBS && !ids.isEmpty()) { // the project commands each job ran go with it
+        jdbc.execute("DELETE FROM job_checks WHERE job_id IN (" + placeholders(ids.size()) + ")", ids.toArray());
+      }
       int deleted = ids.isEmpty() ? 0 : jdbc.execute("DELETE FROM " + structure.key() + " WHERE id IN ("
           + placeholders(ids.size()) + ")", ids.toArray());
       jdbc.execute("UPDATE structures SET cursor = ? WHERE name = ?", nextCursor, structure.key());

@@ -180,8 +180,22 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
     Progress progress = new Progress(ItemStatus.fromKey(rs.getString("status")), rs.getString("phase"),
         rs.getInt("attempts"), rs.getString("blocked_reason"),
         blockedFrom == null ? null : ItemStatus.fromKey(blockedFrom), rs.getString("last_failure"),
-        rs.getString("phase_summary"), rs.getString("unblock_notes"));
+        rs.getString("phase_summary"), rs.getString("unblock_notes"), resume(rs));
     return new ItemState(def, rs.getLong("seq"), rs.getInt("in_backlog") == 1, progress, rs.getString("origin"));
+  }
+
+  /** The session the item's next attempt may continue; none in a state older than schema 11. */
+  private static Progress.Resume resume(ResultSet rs) throws SQLException {
+    String profile;
+    String session;
+    try {
+      profile = rs.getString("resume_profile");
+      session = rs.getString("resume_session");
+    } catch (SQLException e) {
+      return null; // an older schema, read without migrating it
+    }
+    return profile == null || session == null || rs.getString("phase") == null ? null
+        : new Progress.Resume(profile, session);
   }
 
   @Override
@@ -247,10 +261,12 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
     Progress p = step.next().progress();
     List<Object> values = new ArrayList<>(java.util.Arrays.asList(p.status().key(), p.phase(), p.attempts(),
         p.blockedReason(), p.blockedFrom() == null ? null : p.blockedFrom().key(), p.lastFailure(),
-        p.phaseSummary(), p.unblockNotes(), at));
+        p.phaseSummary(), p.unblockNotes(), at, p.resume() == null ? null : p.resume().profile(),
+        p.resume() == null ? null : p.resume().session()));
     StringBuilder sql = new StringBuilder("""
         UPDATE items SET status = ?, phase = ?, attempts = ?, blocked_reason = ?, blocked_from = ?,
-               last_failure = ?, phase_summary = ?, unblock_notes = ?, updated_at = ?""");
+               last_failure = ?, phase_summary = ?, unblock_notes = ?, updated_at = ?, resume_profile = ?,
+               resume_session = ?""");
     SqlItemLeases.Fence fence = leases == null ? null : leases.fence(step);
     if (fence != null) {
       sql.append(", lease_owner = ?, version = version + 1");
@@ -323,6 +339,18 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
           + " WHERE id = ?", end.state().key(), end.result(), end.exitCode(), end.reason(),
           end.endedAt().toEpochMilli(), end.outcome() == null ? null : end.outcome().key(), jobId);
       TruncatedWrites.countIf(jdbc, "jobs", end.truncatedValues() > 0);
+      if (end.session().id() != null || end.session().start() != dev.orchestrate.jobs.AgentSession.Start.FRESH
+          || !end.checks().isEmpty()) {
+        jdbc.execute("UPDATE jobs SET session_id = ?, session_start = ? WHERE id = ?", end.session().id(),
+            end.session().start().key(), jobId);
+      }
+      int seq = 0;
+      for (dev.orchestrate.jobs.CommandRun run : end.checks()) {
+        jdbc.execute("INSERT INTO job_checks (job_id, seq, kind, name, exit_code, ending, duration_ms, log_file)"
+            + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", jobId, ++seq, run.kind().key(), run.name(), run.exitCode(),
+            run.ending().key(), run.elapsed().toMillis(),
+            run.log() == null || run.log().getFileName() == null ? null : run.log().getFileName().toString());
+      }
       if (!end.usage().isUnknown()) { // a trigger adds it to the item's and the lifetime totals
         jdbc.execute(
             "UPDATE jobs SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?,"

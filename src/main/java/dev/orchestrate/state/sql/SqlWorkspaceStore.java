@@ -27,6 +27,17 @@ final class SqlWorkspaceStore implements WorkspaceStore {
   }
 
   @Override
+  public Optional<Instant> setUpAt(String itemId) {
+    return jdbc.queryOne("SELECT setup_at FROM workspaces WHERE item_id = ? AND setup_at IS NOT NULL",
+        rs -> Instant.ofEpochMilli(rs.getLong(1)), itemId);
+  }
+
+  @Override
+  public void setUp(String itemId, Instant at) {
+    jdbc.execute("UPDATE workspaces SET setup_at = ? WHERE item_id = ?", at == null ? null : at.toEpochMilli(), itemId);
+  }
+
+  @Override
   public Map<String, WorkspaceRecord> all() {
     Map<String, WorkspaceRecord> out = new LinkedHashMap<>();
     for (WorkspaceRecord r : jdbc.query("SELECT * FROM workspaces ORDER BY item_id", SqlWorkspaceStore::record)) {

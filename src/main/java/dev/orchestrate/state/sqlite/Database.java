@@ -29,7 +29,8 @@ public final class Database {
   /** Migration scripts in order; script N brings the schema to user_version N. */
   private static final List<String> MIGRATIONS = List.of("V1__initial.sql", "V2__memory.sql", "V3__turns.sql",
       "V4__item_origin.sql", "V5__structures.sql", "V6__retention.sql", "V7__relative_job_paths.sql",
-      "V8__job_usage.sql", "V9__workspaces.sql", "V10__outcomes.sql");
+      "V8__job_usage.sql", "V9__workspaces.sql", "V10__outcomes.sql",
+      "V11__verified_work.sql");
   static final int BUSY_TIMEOUT_MS = BusyWait.PATIENCE_MS;
 
   private Database() {

@@ -191,6 +191,7 @@ final class RunCommand implements Callable<Integer> {
         throw CliException.usage("agents." + profile.profileName() + ": " + problem.message());
       }
     }
+    commandsStart(config, path, backlogs.current().directory());
     if (config.agent().command().isEmpty()) {
       return Optional.empty();
     }
@@ -199,6 +200,28 @@ final class RunCommand implements Callable<Integer> {
       throw CliException.usage(problem.message());
     }
     return Optional.of((Preflight.Found) check);
+  }
+
+  /** Every verify: gate and workspace.setup step must be able to start (docs/verification.md). */
+  private static void commandsStart(Config config, String path, java.nio.file.Path dir) {
+    for (dev.orchestrate.config.ProjectCommand step : config.execution().workspace().setup()) {
+      Preflight.Problem problem = Preflight.command(step, "workspace.setup '" + step.name() + "'", path, dir);
+      if (problem != null) {
+        throw CliException.usage(problem.message());
+      }
+    }
+    for (dev.orchestrate.config.Pipeline pipeline : config.pipelines().values()) {
+      for (dev.orchestrate.config.PhaseDef phase : java.util.stream.Stream.concat(pipeline.prePhases().stream(),
+          pipeline.phases().stream()).toList()) {
+        for (dev.orchestrate.config.ProjectCommand gate : pipeline.verifyFor(phase)) {
+          Preflight.Problem problem = Preflight.command(gate, "verify gate '" + gate.name() + "' of phase '"
+              + phase.name() + "' (pipeline '" + pipeline.name() + "')", path, dir);
+          if (problem != null) {
+            throw CliException.usage(problem.message());
+          }
+        }
+      }
+    }
   }
 
   /**

@@ -273,9 +273,10 @@ public final class AgentRunner implements AgentLauncher {
         return false;
       }
       String said = outcome.context().toLowerCase(Locale.ROOT);
-      if (said.contains("no conversation found") || said.contains("session not found")
-          || said.contains("no session found") || said.contains("could not find session")) {
-        return true;
+      for (String phrase : UNKNOWN_SESSION) {
+        if (said.contains(phrase)) {
+          return true;
+        }
       }
       return !session.equals(launched.capture().sessionId());
     }
@@ -299,6 +300,14 @@ public final class AgentRunner implements AgentLauncher {
       return Duration.between(started, clock.instant());
     }
   }
+
+  /**
+   * What the CLIs print when they do not know a session (recorded in
+   * src/test/resources/agent-outputs, "Resuming a session"): Claude Code's result error, Codex's,
+   * the Gemini CLI's and opencode's stderr.
+   */
+  static final List<String> UNKNOWN_SESSION = List.of("no conversation found with session id",
+      "no rollout found for thread id", "error resuming session", "no previous sessions found", "session not found");
 
   /** The next prompt's Previous Failure for a red gate: which gate, how it ended, the end of its output. */
   static String gateFailure(CommandRun gate, int ran, int of) {

@@ -63,6 +63,69 @@ public final class Preflight {
         + "not cost, so it could not be kept: use a token budget instead (" + tokens + ")");
   }
 
+  /** Shell words that are not programs on PATH: a command that starts with one is not checked further. */
+  private static final java.util.Set<String> SHELL_WORDS = java.util.Set.of("cd", "export", "set", "unset", "true",
+      "false", "test", "[", "echo", "printf", "exit", "if", "for", "while", "until", "case", "{", "(", ":", ".",
+      "source", "exec", "command", "eval", "env", "!", "time", "umask", "ulimit", "read", "trap", "wait", "shift");
+
+  /**
+   * A project command ({@code verify:} gate, {@code workspace.setup} step) must be able to start: its
+   * program (the argv's first word, or the first word of a shell command when it is a plain program
+   * name or path) is on PATH or, as a path, exists relative to {@code workDir} and is executable;
+   * a script run by an interpreter exists. Checked once before the run, so a typo fails the run with
+   * its fix instead of failing every item. Null when it can start.
+   *
+   * @param what how the message names the command, e.g. {@code verify gate 'tests' of phase 'build'}
+   */
+  public static Problem command(dev.orchestrate.config.ProjectCommand command, String what, String path,
+      Path workDir) {
+    java.util.List<String> argv = command.argv();
+    if (command.viaShell()) {
+      if (!Files.isExecutable(Path.of(dev.orchestrate.config.ProjectCommand.SHELL))) {
+        return new Problem(what + " runs through " + dev.orchestrate.config.ProjectCommand.SHELL
+            + ", which is not on this machine: write run: as a list (the program and its arguments)");
+      }
+      String[] words = command.text().strip().split("\\s+");
+      String first = words[0];
+      if (SHELL_WORDS.contains(first) || first.contains("=") || !first.matches("[A-Za-z0-9_./+-]+")) {
+        return null; // a builtin, an assignment, or shell syntax: the shell decides
+      }
+      argv = java.util.Arrays.asList(words);
+    }
+    String program = argv.get(0);
+    if (program.contains("/")) {
+      Path file = workDir.resolve(program).normalize();
+      if (!Files.exists(file)) {
+        return new Problem(what + ": program " + program + " does not exist (looked for " + file
+            + "; it is relative to the backlog's directory): fix run");
+      }
+      if (Files.isDirectory(file) || !Files.isExecutable(file)) {
+        return new Problem(what + ": program " + program + " is not executable: run 'chmod +x " + program
+            + "' (and commit it), or start it through its interpreter, e.g. run: \"sh " + program + "\"");
+      }
+    } else if (!onPath(program, path)) {
+      return new Problem(what + ": program '" + program + "' is not on PATH: install it, or fix run");
+    }
+    if (argv.size() > 1 && INTERPRETERS.contains(Path.of(program).getFileName().toString())
+        && !argv.get(1).startsWith("-") && !Files.isRegularFile(workDir.resolve(argv.get(1)).normalize())) {
+      return new Problem(what + ": script " + argv.get(1) + " (run by " + program + ") does not exist (looked for "
+          + workDir.resolve(argv.get(1)).normalize() + "): fix run; it is relative to the backlog's directory");
+    }
+    return null;
+  }
+
+  private static boolean onPath(String program, String path) {
+    for (String dir : (path == null ? "" : path).split(File.pathSeparator)) {
+      if (!dir.isEmpty()) {
+        Path candidate = Path.of(dir).resolve(program);
+        if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /** Interpreters whose first argument is the script they run: ["bash", "agents/claude.sh"]. */
   private static final java.util.Set<String> INTERPRETERS = java.util.Set.of("bash", "sh", "zsh", "dash", "python",
       "python3", "node", "ruby", "perl");

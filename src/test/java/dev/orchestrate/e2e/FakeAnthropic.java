@@ -78,6 +78,11 @@ final class FakeAnthropic implements AutoCloseable {
   /** The first failure answer sent, as {@link ServedRequest#shown}; null until one is. */
   final AtomicReference<String> firstFailure = new AtomicReference<>();
   volatile Mode mode = Mode.WRITE_RESULT;
+  /**
+   * With {@link Mode#WRITE_RESULT}: the Bash command of an agent turn that has no tool result yet,
+   * chosen from the request (the whole conversation Claude Code sent); null: write the result file.
+   */
+  volatile java.util.function.Function<JsonNode, String> commands;
   volatile Path requestLog;
   /** With a failure mode: how many model requests fail before the model answers; 0 means all do. */
   volatile int failFirst;
@@ -141,8 +146,10 @@ final class FakeAnthropic implements AutoCloseable {
       String model = request.path("model").asText("claude-sonnet-4-5");
       boolean stream = request.path("stream").asBoolean(false);
       if (agentTurn && (mode == Mode.ENDLESS_TOOLS || (mode == Mode.WRITE_RESULT && !hasToolResult(request)))) {
+        java.util.function.Function<JsonNode, String> script = commands;
         String command = mode == Mode.ENDLESS_TOOLS ? "echo still working"
-            : "printf '%s' '{\"result\":\"phase_complete\",\"summary\":\"fake model did '\"$ORCHESTRATE_PHASE\"' of '\"$ORCHESTRATE_ITEM_ID\"'\"}' > \"$ORCHESTRATE_RESULT_FILE\"";
+            : script != null ? script.apply(request)
+                : "printf '%s' '{\"result\":\"phase_complete\",\"summary\":\"fake model did '\"$ORCHESTRATE_PHASE\"' of '\"$ORCHESTRATE_ITEM_ID\"'\"}' > \"$ORCHESTRATE_RESULT_FILE\"";
         toolCall(exchange, model, stream, command);
       } else {
         text(exchange, model, stream, agentTurn ? "Done: the result file is written." : "ok");

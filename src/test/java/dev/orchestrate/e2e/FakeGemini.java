@@ -1,5 +1,6 @@
 package dev.orchestrate.e2e;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -48,6 +49,11 @@ final class FakeGemini implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private final HttpServer server;
   private final AtomicInteger failures = new AtomicInteger();
+  /**
+   * The bodies of the model requests ({@code :generateContent} and {@code :streamGenerateContent}),
+   * failed ones included, in the order they came: what a test reads to see the conversation sent.
+   */
+  final List<JsonNode> requests = new CopyOnWriteArrayList<>();
   final List<ServedRequest> served = new CopyOnWriteArrayList<>();
   /** The first failure answer sent, as {@link ServedRequest#shown}; null until one is. */
   final AtomicReference<String> firstFailure = new AtomicReference<>();
@@ -68,7 +74,7 @@ final class FakeGemini implements AutoCloseable {
 
   private void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
-      exchange.getRequestBody().readAllBytes();
+      byte[] body = exchange.getRequestBody().readAllBytes();
       String path = exchange.getRequestURI().getPath();
       if (path.endsWith(":countTokens")) {
         respond(exchange, 200, "application/json", "{\"totalTokens\": 10}");
@@ -80,6 +86,7 @@ final class FakeGemini implements AutoCloseable {
             JSON.createArrayNode()));
         return;
       }
+      requests.add(JSON.readTree(body));
       Mode failure = mode;
       if (failure != Mode.ANSWER_ONLY && (failFirst == 0 || failures.incrementAndGet() <= failFirst)) {
         fail(exchange, failure, path.substring(path.lastIndexOf('/') + 1, path.lastIndexOf(':')));

@@ -1,5 +1,6 @@
 package dev.orchestrate.e2e;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -55,6 +56,9 @@ public final class RecordAgentOutputs {
   /** A far reset: 3 days 6 hours ahead, to see how a CLI writes a date. */
   static final long DAYS_AHEAD = 3 * 86400 + 6 * 3600;
   static final String PROMPT = "Reply with a one-line greeting.\n";
+  /** The first run's prompt in the resume cases, and what the resume asks after it. */
+  static final String FIRST_PROMPT = "Remember the word PELICAN, then reply with a one-line greeting.\n";
+  static final String RESUME_PROMPT = "Which word did I ask you to remember?\n";
   static final Path FIXTURES = Launcher.HOME.resolve("src/test/resources/agent-outputs");
   static final Path SCRATCH = Launcher.HOME.resolve("target/agent-recordings");
   /** Beyond this a stream keeps its first {@link #HEAD_BYTES} and last {@link #TAIL_BYTES}. */
@@ -71,6 +75,9 @@ public final class RecordAgentOutputs {
     String baseUrl();
 
     List<ServedRequest> served();
+
+    /** The bodies of the model requests, in the order they came. */
+    List<JsonNode> requests();
 
     String firstFailure();
 
@@ -105,6 +112,16 @@ public final class RecordAgentOutputs {
       return FIXTURES.resolve(key + "-" + version());
     }
 
+    /** A well-formed session id that no run created: what the unknown-session case resumes. */
+    String unknownId() {
+      return this == OPENCODE ? "ses_0f0f0f0f0ffe0NeverCreated0000" : "5f0c1e8a-3b7d-4c2e-9a61-7d2b8e4f1c90";
+    }
+
+    /** The text the fake model answers this CLI's turn with. */
+    String answer() {
+      return this == GEMINI ? FakeGemini.ANSWER : "Done: the result file is written.";
+    }
+
     /** The --help outputs that show its resume flags: file name to argv after the program. */
     Map<String, List<String>> helps() {
       return switch (this) {
@@ -121,15 +138,42 @@ public final class RecordAgentOutputs {
    * One recording: {@code server} starts the fake in its mode; {@code oauth} gives Claude Code a
    * subscription token instead of an API key.
    */
-  record Case(Cli cli, String name, String description, ServerStart server, boolean oauth, Duration cap) {
+  record Case(Cli cli, String name, String description, ServerStart server, boolean oauth, Duration cap,
+      Resume resume) {
     Case(Cli cli, String name, String description, ServerStart server, boolean oauth) {
-      this(cli, name, description, server, oauth, CAP);
+      this(cli, name, description, server, oauth, CAP, Resume.NONE);
     }
 
     /** The same case, killed after {@code seconds} instead of {@link #CAP}. */
     Case cappedAt(long seconds) {
-      return new Case(cli, name, description, server, oauth, Duration.ofSeconds(seconds));
+      return new Case(cli, name, description, server, oauth, Duration.ofSeconds(seconds), resume);
     }
+
+    /** The same case, recorded as the resume of a session (see {@link Resume}). */
+    Case resuming(Resume how) {
+      return new Case(cli, name, description, server, oauth, cap, how);
+    }
+  }
+
+  /**
+   * How a case resumes a session with the CLI's resume argv ({@link #invocation}'s {@code resumeId}).
+   * The recorded run is the resume; for the kinds with a first run, that run (the preset's argv,
+   * {@link #FIRST_PROMPT}, same HOME, same fake) is summed up in the meta's {@code first_run}, and
+   * the meta's {@code resumed_requests} shows what the resume sent the model.
+   */
+  enum Resume {
+    /** not a resume: the preset's argv once */
+    NONE,
+    /** a successful first run, then its session resumed from the same cwd */
+    SUCCESS,
+    /** as {@link #SUCCESS}, but the resume runs in another directory (a sibling of the first cwd) */
+    OTHER_CWD,
+    /** no first run: a session id that was never created ({@link Cli#unknownId()}) */
+    UNKNOWN,
+    /** a successful first run, then a session id that was never created, beside that session */
+    UNKNOWN_BESIDE,
+    /** a first run that ends in an API error the CLI does not retry, then its session resumed */
+    AFTER_ERROR
   }
 
   @FunctionalInterface
@@ -150,7 +194,7 @@ public final class RecordAgentOutputs {
           fake.mode = FakeAnthropic.Mode.USAGE_LIMIT;
           fake.weeklyLimit = true;
           fake.resetsAt = System.currentTimeMillis() / 1000 + DAYS_AHEAD;
-          return server(fake.baseUrl(), fake.served, fake.firstFailure::get, fake);
+          return server(fake.baseUrl(), fake.served, fake.requests, fake.firstFailure::get, fake);
         }, true));
     all.add(new Case(Cli.CLAUDE, "unauthorized-oauth", "401 authentication_error, subscription token",
         anthropic(FakeAnthropic.Mode.UNAUTHORIZED, 0), true).cappedAt(300));
@@ -166,7 +210,7 @@ public final class RecordAgentOutputs {
       FakeResponses fake = new FakeResponses();
       fake.mode = FakeResponses.Mode.USAGE_LIMIT;
       fake.resetsAt = System.currentTimeMillis() / 1000 + DAYS_AHEAD;
-      return server(fake.baseUrl(), fake.served, fake.firstFailure::get, fake);
+      return server(fake.baseUrl(), fake.served, fake.requests, fake.firstFailure::get, fake);
     }, false));
     all.add(new Case(c, "rate-limit-then-ok", "429 rate_limit_exceeded for the first 2 requests, then an answer",
         responses(FakeResponses.Mode.RATE_LIMITED, 2), false));
@@ -196,7 +240,50 @@ public final class RecordAgentOutputs {
     all.add(new Case(c, "forbidden", "403 PERMISSION_DENIED", gemini(FakeGemini.Mode.FORBIDDEN, 0), false));
     all.add(new Case(c, "billing", "429 RESOURCE_EXHAUSTED with limit: 0 (no free-tier quota without billing)",
         gemini(FakeGemini.Mode.BILLING, 0), false));
+    resumeCases(all);
     return all;
+  }
+
+  /**
+   * Resuming a session: after a success (same cwd, another cwd), a session id never created, and
+   * after a first run that ended in an API error the CLI does not retry (the fake fails as many
+   * model requests as that run makes, then answers).
+   */
+  private static void resumeCases(List<Case> all) {
+    for (Cli cli : Cli.values()) {
+      ServerStart answers = switch (cli) {
+        case CLAUDE, OPENCODE -> anthropic(FakeAnthropic.Mode.ANSWER_ONLY, 0);
+        case CODEX -> responses(FakeResponses.Mode.ANSWER_ONLY, 0);
+        case GEMINI -> gemini(FakeGemini.Mode.ANSWER_ONLY, 0);
+      };
+      ServerStart failsFirst = switch (cli) {
+        case CLAUDE -> anthropic(FakeAnthropic.Mode.CREDIT_BALANCE, 1);
+        // the title request and the turn
+        case OPENCODE -> anthropic(FakeAnthropic.Mode.CREDIT_BALANCE, 2);
+        case CODEX -> responses(FakeResponses.Mode.INSUFFICIENT_QUOTA, 1);
+        // the router's classifier and the turn
+        case GEMINI -> gemini(FakeGemini.Mode.FORBIDDEN, 2);
+      };
+      String error = switch (cli) {
+        case CLAUDE, OPENCODE -> "400 credit balance too low";
+        case CODEX -> "429 insufficient_quota";
+        case GEMINI -> "403 PERMISSION_DENIED";
+      };
+      all.add(new Case(cli, "resume-success", "a first run answered; its session resumed from the same cwd and "
+          + "HOME, the prompt on stdin", answers, false).resuming(Resume.SUCCESS));
+      Case otherCwd = new Case(cli, "resume-other-cwd", "a first run answered; its session resumed with the same "
+          + "HOME from another directory (<WORK>-other)", answers, false).resuming(Resume.OTHER_CWD);
+      // opencode runs such a resume in the session's directory and then waits forever
+      all.add(cli == Cli.OPENCODE ? otherCwd.cappedAt(60) : otherCwd);
+      all.add(new Case(cli, "resume-unknown-id", "resuming a well-formed session id that was never created, in "
+          + "a HOME where no session was ever stored",
+          answers, false).resuming(Resume.UNKNOWN));
+      all.add(new Case(cli, "resume-unknown-id-beside-session", "a first run answered; then resuming a "
+          + "well-formed session id that was never created, with that session in the same store", answers, false)
+          .resuming(Resume.UNKNOWN_BESIDE));
+      all.add(new Case(cli, "resume-after-error", "a first run that failed with " + error + " (not retried); "
+          + "its session resumed once the fake answers", failsFirst, false).resuming(Resume.AFTER_ERROR));
+    }
   }
 
   /** The Anthropic cases, for Claude Code and for opencode through its anthropic provider. */
@@ -228,7 +315,7 @@ public final class RecordAgentOutputs {
       FakeAnthropic fake = new FakeAnthropic();
       fake.mode = mode;
       fake.failFirst = failFirst;
-      return server(fake.baseUrl(), fake.served, fake.firstFailure::get, fake);
+      return server(fake.baseUrl(), fake.served, fake.requests, fake.firstFailure::get, fake);
     };
   }
 
@@ -237,7 +324,7 @@ public final class RecordAgentOutputs {
       FakeResponses fake = new FakeResponses();
       fake.mode = mode;
       fake.failFirst = failFirst;
-      return server(fake.baseUrl(), fake.served, fake.firstFailure::get, fake);
+      return server(fake.baseUrl(), fake.served, fake.requests, fake.firstFailure::get, fake);
     };
   }
 
@@ -246,16 +333,21 @@ public final class RecordAgentOutputs {
       FakeGemini fake = new FakeGemini();
       fake.mode = mode;
       fake.failFirst = failFirst;
-      return server(fake.baseUrl(), fake.served, fake.firstFailure::get, fake);
+      return server(fake.baseUrl(), fake.served, fake.requests, fake.firstFailure::get, fake);
     };
   }
 
-  private static Server server(String url, List<ServedRequest> served,
+  private static Server server(String url, List<ServedRequest> served, List<JsonNode> requests,
       java.util.function.Supplier<String> failure, AutoCloseable fake) {
     return new Server() {
       @Override
       public String baseUrl() {
         return url;
+      }
+
+      @Override
+      public List<JsonNode> requests() {
+        return requests;
       }
 
       @Override
@@ -279,8 +371,12 @@ public final class RecordAgentOutputs {
     };
   }
 
-  /** The preset's argv (AgentPreset) plus what points the CLI at the fake, and an isolated home. */
-  static Invocation invocation(Case c, Path program, Path home, Server server) throws IOException {
+  /**
+   * The preset's argv (AgentPreset) plus what points the CLI at the fake, and an isolated home; with
+   * a {@code resumeId}, the CLI's argv that resumes that session headless with the same output.
+   */
+  static Invocation invocation(Case c, Path program, Path home, Server server, String resumeId)
+      throws IOException {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("PATH", AgentClis.nodeDir() + ":/usr/local/bin:/usr/bin:/bin");
     env.put("HOME", home.toString());
@@ -292,7 +388,11 @@ public final class RecordAgentOutputs {
     argv.add(program.toString());
     switch (c.cli()) {
       case CLAUDE -> {
-        argv.addAll(List.of("-p", "--output-format", "stream-json", "--verbose"));
+        argv.add("-p");
+        if (resumeId != null) {
+          argv.addAll(List.of("--resume", resumeId));
+        }
+        argv.addAll(List.of("--output-format", "stream-json", "--verbose"));
         env.put("CLAUDE_CONFIG_DIR", home.resolve(".claude").toString());
         env.put("ANTHROPIC_BASE_URL", server.baseUrl());
         env.put("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
@@ -300,7 +400,12 @@ public final class RecordAgentOutputs {
             c.oauth() ? "sk-ant-oat01-fake-subscription-token" : "sk-ant-api03-fake-key");
       }
       case CODEX -> {
-        argv.addAll(List.of("exec", "--json", "--skip-git-repo-check"));
+        argv.add("exec");
+        if (resumeId != null) {
+          // the prompt still comes on stdin: no PROMPT argument (nor "-") is needed
+          argv.addAll(List.of("resume", resumeId));
+        }
+        argv.addAll(List.of("--json", "--skip-git-repo-check"));
         argv.addAll(List.of("-c", "model_provider=\"local\"", "-c", "model_providers.local={name=\"local\",base_url=\""
             + server.baseUrl() + "\",env_key=\"OPENAI_API_KEY\",wire_api=\"responses\"}"));
         Files.createDirectories(home.resolve(".codex"));
@@ -308,6 +413,9 @@ public final class RecordAgentOutputs {
         secrets.put("OPENAI_API_KEY", "sk-test-fake-key");
       }
       case GEMINI -> {
+        if (resumeId != null) {
+          argv.addAll(List.of("--resume", resumeId));
+        }
         argv.addAll(List.of("--output-format", "stream-json", "--skip-trust", "-p", ""));
         files.put(".gemini/settings.json", """
             {
@@ -320,7 +428,11 @@ public final class RecordAgentOutputs {
         secrets.put("GEMINI_API_KEY", "fake-gemini-key");
       }
       case OPENCODE -> {
-        argv.addAll(List.of("run", "--format", "json"));
+        argv.add("run");
+        if (resumeId != null) {
+          argv.addAll(List.of("--session", resumeId));
+        }
+        argv.addAll(List.of("--format", "json"));
         files.put(".config/opencode/opencode.json", """
             {
               "model": "anthropic/claude-sonnet-4-5",
@@ -403,35 +515,87 @@ public final class RecordAgentOutputs {
     }
   }
 
-  /** Runs one case and writes its three fixture files; returns a one-line summary. */
+  /** What one run of a CLI left: its streams (files), exit code (null when killed) and times. */
+  record Run(Invocation inv, Path work, Path out, Path err, long start, long wall, Integer exit) {
+  }
+
+  /** Runs the CLI once, {@code prompt} on stdin, and kills it after {@code cap}. */
+  static Run run(Case c, Path program, Path home, Path work, Server server, String resumeId, String prompt,
+      Path out, Path err) throws IOException, InterruptedException {
+    Invocation inv = invocation(c, program, home, server, resumeId);
+    ProcessBuilder pb = new ProcessBuilder(inv.argv()).directory(work.toFile());
+    pb.environment().clear();
+    pb.environment().putAll(inv.env());
+    long start = System.currentTimeMillis();
+    Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+    try (OutputStream stdin = p.getOutputStream()) {
+      stdin.write(prompt.getBytes(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      // it need not read its prompt to fail
+    }
+    boolean exited = p.waitFor(c.cap().toMillis(), TimeUnit.MILLISECONDS);
+    long wall = System.currentTimeMillis() - start;
+    if (!exited) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+      p.waitFor(30, TimeUnit.SECONDS);
+    }
+    return new Run(inv, work, out, err, start, wall, exited ? p.exitValue() : null);
+  }
+
+  /**
+   * Runs one case and writes its three fixture files (five for a resume with a first run: the first
+   * run's streams as {@code <case>.first.stdout/.stderr}); returns a one-line summary.
+   */
   static String record(Case c, Path program) throws Exception {
     Path dir = fresh(SCRATCH.resolve(c.cli().key).resolve(c.name()));
     Path home = Files.createDirectories(dir.resolve("home"));
     Path work = Files.createDirectories(dir.resolve("work"));
     try (Server server = c.server().start()) {
-      Invocation inv = invocation(c, program, home, server);
-      ProcessBuilder pb = new ProcessBuilder(inv.argv()).directory(work.toFile());
-      pb.environment().clear();
-      pb.environment().putAll(inv.env());
-      Path out = dir.resolve("stdout");
-      Path err = dir.resolve("stderr");
-      long start = System.currentTimeMillis();
-      Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-      try (OutputStream stdin = p.getOutputStream()) {
-        stdin.write(PROMPT.getBytes(StandardCharsets.UTF_8));
-      } catch (IOException e) {
-        // it need not read its prompt to fail
-      }
-      boolean exited = p.waitFor(c.cap().toMillis(), TimeUnit.MILLISECONDS);
-      long wall = System.currentTimeMillis() - start;
-      if (!exited) {
-        p.descendants().forEach(ProcessHandle::destroyForcibly);
-        p.destroyForcibly();
-        p.waitFor(30, TimeUnit.SECONDS);
-      }
       String port = server.baseUrl().replaceAll("^http://127\\.0\\.0\\.1:(\\d+).*$", "$1");
       Placeholders names = new Placeholders(home, work, port);
       Path target = Files.createDirectories(c.cli().fixtures());
+      String resumeId = null;
+      ObjectNode first = null;
+      int servedBefore = 0;
+      int requestsBefore = 0;
+      if (c.resume() == Resume.UNKNOWN) {
+        resumeId = c.cli().unknownId();
+      } else if (c.resume() != Resume.NONE) {
+        Run r = run(c, program, home, work, server, null, FIRST_PROMPT, dir.resolve("first.stdout"),
+            dir.resolve("first.stderr"));
+        String stdout = Files.readString(r.out());
+        resumeId = sessionId(stdout);
+        servedBefore = server.served().size();
+        requestsBefore = server.requests().size();
+        first = JSON.createObjectNode();
+        ArrayNode argv = first.putArray("argv");
+        r.inv().argv().forEach(a -> argv.add(names.apply(a)));
+        first.put("stdin", FIRST_PROMPT).put("cwd", "<WORK>");
+        if (r.exit() == null) {
+          first.putNull("exit_code");
+        } else {
+          first.put("exit_code", r.exit());
+        }
+        first.put("wall_ms", r.wall()).put("requests", servedBefore).put("session_id", resumeId)
+            .put("stdout", "<case>.first.stdout").put("stderr", "<case>.first.stderr");
+        ObjectNode truncated = first.putObject("truncated");
+        writeStream(r.out(), target.resolve(c.name() + ".first.stdout"), names, truncated, "stdout");
+        writeStream(r.err(), target.resolve(c.name() + ".first.stderr"), names, truncated, "stderr");
+        if (c.resume() == Resume.UNKNOWN_BESIDE) {
+          resumeId = c.cli().unknownId();
+        } else if (resumeId == null) {
+          throw new IllegalStateException(c.cli().key + "/" + c.name() + ": no session id in the first run's "
+              + "stdout:\n" + stdout);
+        }
+      }
+      Path runIn = c.resume() == Resume.OTHER_CWD ? Files.createDirectories(dir.resolve("work-other")) : work;
+      String prompt = c.resume() == Resume.NONE ? PROMPT : RESUME_PROMPT;
+      Run r = run(c, program, home, runIn, server, resumeId, prompt, dir.resolve("stdout"), dir.resolve("stderr"));
+      Invocation inv = r.inv();
+      long start = r.start();
+      long wall = r.wall();
+      boolean exited = r.exit() != null;
       ObjectNode meta = JSON.createObjectNode();
       meta.put("cli", c.cli().key).put("version", c.cli().version()).put("case", c.name())
           .put("description", c.description()).put("recorded_at", Instant.ofEpochMilli(start).toString());
@@ -441,32 +605,46 @@ public final class RecordAgentOutputs {
       inv.shownEnv().forEach((k, v) -> env.put(k, names.apply(v)));
       ObjectNode files = meta.putObject("files");
       inv.files().forEach((k, v) -> files.put("<HOME>/" + k, names.apply(v)));
-      meta.put("stdin", PROMPT).put("cwd", "<WORK>").put("cap_ms", c.cap().toMillis());
+      meta.put("stdin", prompt).put("cwd", names.apply(runIn.toString())).put("cap_ms", c.cap().toMillis());
       if (exited) {
-        meta.put("exit_code", p.exitValue());
+        meta.put("exit_code", r.exit());
       } else {
         meta.putNull("exit_code");
         meta.put("killed_after_ms", c.cap().toMillis()).put("note", "still running after " + c.cap().toSeconds()
             + " s: killed by the recorder (SIGKILL to it and its descendants)");
       }
       meta.put("wall_ms", wall);
-      List<ServedRequest> served = server.served().stream().sorted(Comparator.comparingLong(ServedRequest::atMillis))
-          .toList();
+      if (first != null) {
+        meta.set("first_run", first);
+      }
+      List<ServedRequest> served = server.served().subList(servedBefore, server.served().size()).stream()
+          .sorted(Comparator.comparingLong(ServedRequest::atMillis)).toList();
       ObjectNode requests = meta.putObject("requests");
       requests.put("count", served.size());
       ArrayNode timeline = requests.putArray("timeline");
       long previous = -1;
-      for (ServedRequest r : served) {
-        ObjectNode entry = timeline.addObject().put("at_ms", r.atMillis() - start).put("method", r.method())
-            .put("path", r.path());
-        if (r.model() != null) {
-          entry.put("model", r.model());
+      for (ServedRequest sr : served) {
+        ObjectNode entry = timeline.addObject().put("at_ms", sr.atMillis() - start).put("method", sr.method())
+            .put("path", sr.path());
+        if (sr.model() != null) {
+          entry.put("model", sr.model());
         }
-        entry.put("status", r.status());
+        entry.put("status", sr.status());
         if (previous >= 0) {
-          entry.put("gap_ms", r.atMillis() - previous);
+          entry.put("gap_ms", sr.atMillis() - previous);
         }
-        previous = r.atMillis();
+        previous = sr.atMillis();
+      }
+      if (c.resume() != Resume.NONE) {
+        List<JsonNode> bodies = server.requests().subList(requestsBefore, server.requests().size());
+        ObjectNode resumed = meta.putObject("resumed_requests");
+        if (first != null) {
+          String sent = bodies.toString();
+          resumed.put("first_prompt_sent", sent.contains(FIRST_PROMPT.strip()))
+              .put("first_answer_sent", sent.contains(c.cli().answer()));
+        }
+        ArrayNode conversations = resumed.putArray("conversations");
+        bodies.forEach(b -> conversations.add(conversation(b, names)));
       }
       String failure = server.firstFailure();
       if (failure == null) {
@@ -475,12 +653,54 @@ public final class RecordAgentOutputs {
         meta.put("failure_response", names.apply(failure));
       }
       ObjectNode truncated = meta.putObject("truncated");
-      writeStream(out, target.resolve(c.name() + ".stdout"), names, truncated, "stdout");
-      writeStream(err, target.resolve(c.name() + ".stderr"), names, truncated, "stderr");
+      writeStream(r.out(), target.resolve(c.name() + ".stdout"), names, truncated, "stdout");
+      writeStream(r.err(), target.resolve(c.name() + ".stderr"), names, truncated, "stderr");
       Files.writeString(target.resolve(c.name() + ".meta.json"), JSON.writeValueAsString(meta) + "\n");
-      return c.cli().key + "/" + c.name() + ": exit " + (exited ? p.exitValue() : "killed") + ", " + wall + " ms, "
+      return c.cli().key + "/" + c.name() + ": exit " + (exited ? r.exit() : "killed") + ", " + wall + " ms, "
           + served.size() + " requests";
     }
+  }
+
+  /** The session id a CLI printed: the first session_id (Claude, Gemini), thread_id (Codex) or sessionID. */
+  static String sessionId(String stdout) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"(?:session_id|thread_id|sessionID)\":\"([^\"]+)\"")
+        .matcher(stdout);
+    return m.find() ? m.group(1) : null;
+  }
+
+  /**
+   * A model request's conversation as one line per message, {@code "role: text | text"}: Anthropic
+   * {@code messages}, Responses {@code input}, Gemini {@code contents}; a block without text shows as
+   * its type in brackets, a long text keeps its start and end.
+   */
+  static ObjectNode conversation(JsonNode body, Placeholders names) {
+    ObjectNode shown = JSON.createObjectNode();
+    if (body.hasNonNull("model")) {
+      shown.put("model", body.path("model").asText());
+    }
+    ArrayNode lines = shown.putArray("messages");
+    JsonNode messages = body.has("messages") ? body.path("messages")
+        : body.has("input") ? body.path("input") : body.path("contents");
+    for (JsonNode m : messages) {
+      List<String> parts = new ArrayList<>();
+      JsonNode content = m.has("parts") ? m.path("parts") : m.path("content");
+      if (content.isTextual()) {
+        parts.add(abbreviated(content.asText()));
+      }
+      for (JsonNode block : content.isArray() ? content : JSON.createArrayNode()) {
+        parts.add(block.hasNonNull("text") ? abbreviated(block.path("text").asText())
+            : "[" + (block.has("type") ? block.path("type").asText() : block.fieldNames().next()) + "]");
+      }
+      String role = m.has("role") ? m.path("role").asText() : "[" + m.path("type").asText() + "]";
+      lines.add(names.apply(role + ": " + String.join(" | ", parts)));
+    }
+    return shown;
+  }
+
+  private static String abbreviated(String text) {
+    return text.length() <= 200 ? text
+        : text.substring(0, 80) + " [… " + (text.length() - 160) + " characters …] "
+            + text.substring(text.length() - 80);
   }
 
   private static void writeStream(Path from, Path to, Placeholders names, ObjectNode truncated, String name)

@@ -77,7 +77,7 @@ class RealClaudeCodeResumeIT {
       if (last.contains(RESUMED)) {
         return "cat state.txt > '" + seen + "' && echo fixed > state.txt && " + result;
       }
-      if (last.contains(GATE_SAYS)) { // a fresh start whose full prompt carries the gate's output
+      if (last.contains("## Previous Failure") && last.contains(GATE_SAYS)) { // a fresh start told of the red gate
         return "echo fixed > state.txt && " + result;
       }
       return "echo broken > state.txt && " + result;
@@ -118,6 +118,27 @@ class RealClaudeCodeResumeIT {
 
   private String lastErr;
 
+  private String runOut() {
+    try {
+      return Files.readString(dir.resolve("run.out")) + "\n" + lastErr;
+    } catch (java.io.IOException e) {
+      return e.toString();
+    }
+  }
+
+  private static String describe(List<String[]> jobs) {
+    StringBuilder b = new StringBuilder();
+    for (String[] job : jobs) {
+      b.append("\n").append(String.join(" | ", job));
+      try {
+        b.append("\n").append(Files.readString(Path.of(job[3], "output.log")));
+      } catch (java.io.IOException e) {
+        b.append(e);
+      }
+    }
+    return b.toString();
+  }
+
   /** outcome, session_id, session_start and the job directory of item A's jobs, oldest first. */
   private static List<String[]> jobs(Path project) throws Exception {
     List<String[]> rows = new ArrayList<>();
@@ -143,7 +164,7 @@ class RealClaudeCodeResumeIT {
       assertEquals(0, run(project, model), lastErr);
 
       List<String[]> jobs = jobs(project);
-      assertEquals(2, jobs.size(), "exactly two attempts");
+      assertEquals(2, jobs.size(), () -> "exactly two attempts: " + runOut() + describe(jobs));
       assertEquals("verify_failed", jobs.get(0)[0]);
       assertEquals("fresh", jobs.get(0)[2]);
       assertNotNull(jobs.get(0)[1], "the first attempt's session id is recorded");
@@ -176,7 +197,7 @@ class RealClaudeCodeResumeIT {
       script(model, dir.resolve("seen.txt"));
       assertEquals(0, run(project, model, "--cap", "1"), lastErr); // the first attempt only: verify_failed
       List<String[]> first = jobs(project);
-      assertEquals(1, first.size());
+      assertEquals(1, first.size(), () -> runOut() + describe(first));
       assertEquals("verify_failed", first.get(0)[0]);
       // The CLI's session store no longer has it (another machine, a cleared ~/.claude): an unknown id.
       String unknown = "5f0c1e8a-3b7d-4c2e-9a61-7d2b8e4f1c90";

@@ -6,6 +6,8 @@
 -- fresh | resumed | fresh_after_failed_resume. NULL for jobs recorded before schema 11.
 ALTER TABLE jobs ADD COLUMN session_id TEXT;
 ALTER TABLE jobs ADD COLUMN session_start TEXT;
+-- What a resumed session's earlier jobs reported (CLIs that report running totals): by session.
+CREATE INDEX jobs_by_session ON jobs(session_id) WHERE session_id IS NOT NULL;
 
 -- One row per project command a job ran, in order. Bounded by the jobs (retention deletes a job's
 -- rows with it) times the commands the config names (workspace.setup plus one phase's verify:).

@@ -1,6 +1,7 @@
 -- Version 3: verified work (issue 29; the SQLite schema's V11__verified_work.sql has the comments).
 ALTER TABLE jobs ADD COLUMN session_id TEXT;
 ALTER TABLE jobs ADD COLUMN session_start TEXT;
+CREATE INDEX jobs_by_session ON jobs(session_id) WHERE session_id IS NOT NULL;
 
 CREATE TABLE job_checks (
   job_id      BIGINT NOT NULL,

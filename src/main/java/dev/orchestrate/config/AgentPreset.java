@@ -61,6 +61,20 @@ public enum AgentPreset {
   }
 
   /**
+   * Whether, on a resumed session, the CLI reports the session's cost so far rather than the run's:
+   * Claude Code's {@code total_cost_usd} (recorded in src/test/resources/agent-outputs, "Resuming a
+   * session").
+   */
+  public boolean sessionCost() {
+    return this == CLAUDE;
+  }
+
+  /** Whether, on a resumed session, the CLI's token counts are the session's so far: Codex's {@code turn.completed}. */
+  public boolean sessionTokens() {
+    return this == CODEX;
+  }
+
+  /**
    * Whether orchestrate can continue one of this CLI's sessions headlessly
    * (docs/verification.md, "Resuming the agent's session"): every preset CLI can; a plain command
    * cannot (nothing says what its session would be).

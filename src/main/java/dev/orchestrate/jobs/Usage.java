@@ -86,6 +86,24 @@ public record Usage(Long inputTokens, Long outputTokens, Long cacheReadTokens, L
         sum(costUsd, other.costUsd));
   }
 
+  /**
+   * This job's own share of figures a CLI reports for its whole session (after a resume Claude Code's
+   * {@code total_cost_usd} and Codex's token counts include the earlier attempts'):
+   * {@code before} (what the session's earlier jobs were recorded with) taken off each figure named,
+   * never below zero. Figures not named, and unknown ones, are kept as they are.
+   */
+  public Usage withoutEarlier(Usage before, boolean tokens, boolean cost) {
+    return new Usage(tokens ? less(inputTokens, before.inputTokens) : inputTokens,
+        tokens ? less(outputTokens, before.outputTokens) : outputTokens,
+        tokens ? less(cacheReadTokens, before.cacheReadTokens) : cacheReadTokens,
+        tokens ? less(cacheWriteTokens, before.cacheWriteTokens) : cacheWriteTokens,
+        cost && costUsd != null && before.costUsd != null ? Math.max(0, costUsd - before.costUsd) : costUsd, note);
+  }
+
+  private static Long less(Long a, Long b) {
+    return a == null || b == null ? a : Long.valueOf(Math.max(0, a - b));
+  }
+
   /** These figures with {@code problem} added to the note (see {@link #NOTE_PREFIX}). */
   public Usage noting(String problem) {
     return new Usage(inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd,

@@ -872,9 +872,16 @@ public final class Scheduler {
             : new PromptInput.Workspace(placement.workspace(), placement.branch(), agent.resumes()))
         .withVerify(gates);
     String full = PromptBuilder.build(input);
+    // A CLI that reports a resumed session's running totals: what its earlier jobs reported is
+    // taken off this job's figures when it ends, and added to the cost cap it is given.
+    Usage before = resume != null && (agent.preset().sessionCost() || agent.preset().sessionTokens())
+        ? store.sessionUsage(resume) : Usage.UNKNOWN;
+    java.math.BigDecimal cap = grant.capUsd() == null ? null
+        : before.costUsd() == null || !agent.preset().sessionCost() ? grant.capUsd()
+            : grant.capUsd().add(java.math.BigDecimal.valueOf(before.costUsd()));
     JobRequest request = new JobRequest(item.id(), phase.name(), attempt,
         resume != null ? PromptBuilder.resume(input) : full,
-        grant.capUsd() == null ? agent : agent.withCostCap(grant.capUsd()), placement.workDir(),
+        cap == null ? agent : agent.withCostCap(cap), placement.workDir(),
         jobDir, placement.workspace(),
         new JobRequest.Steps(placement.setup(), resume, resume != null ? full : null, gates));
 
@@ -885,7 +892,7 @@ public final class Scheduler {
     listener.jobStarted(item, phase.name(), attempt);
     AgentHandle handle = launcher.start(request);
     s.jobs.started(jobId, item.id(), phase.name(), attempt, clock.instant(),
-        new Job(handle, request, pipeline, phase.destructive(), agent));
+        new Job(handle, request, pipeline, phase.destructive(), agent, before));
     s.runningItems.put(item.id(), phase.destructive() && workspaces.destructiveRunsAlone());
     s.jobsStarted++;
     s.reserves.put(jobId, grant.reserve());
@@ -922,6 +929,11 @@ public final class Scheduler {
         || ((entry.cancelRequested() || stopRequested) && outcome.result() == AgentResult.FAILED);
     List<FollowUpItem> followUps = FollowUpItem.of(item.id(), request.phase(), outcome.followUps(),
         config.defaultPipeline());
+    if (outcome.session().start() == dev.orchestrate.jobs.AgentSession.Start.RESUMED) {
+      // The session's running totals, less what its earlier jobs were recorded with: this job's share.
+      outcome = outcome.withUsage(outcome.usage().withoutEarlier(job.sessionBefore(),
+          job.profile().preset().sessionTokens(), job.profile().preset().sessionCost()));
+    }
     // Whatever launched it, a job's figures are within their ceilings before they are counted or stored.
     outcome = outcome.withUsage(outcome.usage().bounded());
     if (outcome.usage().note() != null) {
@@ -1269,7 +1281,7 @@ public final class Scheduler {
 
   /** A job of this session: its agent, what it was asked, and the pipeline it was spawned under. */
   private record Job(AgentHandle agent, JobRequest request, Pipeline pipeline, boolean destructive,
-      AgentConfig profile) {
+      AgentConfig profile, Usage sessionBefore) {
   }
 
   private sealed interface Message {

@@ -105,6 +105,14 @@ public interface StateRepository {
    */
   Usage usageSince(Instant since);
 
+  /**
+   * The usage recorded on the ended jobs of the agent session {@code sessionId}, summed: what a CLI
+   * that reports a resumed session's running totals had already reported (docs/verification.md).
+   */
+  default Usage sessionUsage(String sessionId) {
+    return Usage.UNKNOWN;
+  }
+
   /** Reported usage per item id, summed over the item's jobs. */
   Map<String, Usage> itemUsage();
 

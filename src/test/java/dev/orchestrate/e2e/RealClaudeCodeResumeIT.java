@@ -129,7 +129,7 @@ class RealClaudeCodeResumeIT {
   private static String describe(List<String[]> jobs) {
     StringBuilder b = new StringBuilder();
     for (String[] job : jobs) {
-      b.append("\n").append(String.join(" | ", job));
+      b.append("\n").append(String.join(" | ", java.util.Arrays.asList(job).subList(0, 4)));
       try {
         b.append("\n").append(Files.readString(Path.of(job[3], "output.log")));
       } catch (java.io.IOException e) {
@@ -144,11 +144,11 @@ class RealClaudeCodeResumeIT {
     List<String[]> rows = new ArrayList<>();
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + project.resolve(".orchestrate/state.db"));
         Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT outcome, session_id, session_start, log_path FROM jobs "
+        ResultSet rs = st.executeQuery("SELECT outcome, session_id, session_start, log_path, cost_usd FROM jobs "
             + "WHERE item_id = 'A' ORDER BY id")) {
       while (rs.next()) {
         rows.add(new String[] {rs.getString(1), rs.getString(2), rs.getString(3),
-            project.resolve(".orchestrate").resolve(rs.getString(4)).getParent().toString()});
+            project.resolve(".orchestrate").resolve(rs.getString(4)).getParent().toString(), rs.getString(5)});
       }
     }
     return rows;
@@ -172,6 +172,11 @@ class RealClaudeCodeResumeIT {
       assertEquals("resumed", jobs.get(1)[2]);
       assertEquals(jobs.get(0)[1], jobs.get(1)[1], "the second attempt continued the first one's session");
       assertTrue(Files.readString(Path.of(jobs.get(0)[3], "gate-check.log")).contains(GATE_SAYS));
+      // Claude Code's total_cost_usd after a resume is the session's so far: the job keeps its own share.
+      double first = Double.parseDouble(jobs.get(0)[4]);
+      double second = Double.parseDouble(jobs.get(1)[4]);
+      assertTrue(second > 0 && second < first * 1.5, "the resumed job's own cost, not the session's: " + first
+          + " then " + second);
 
       // The second attempt's first model request carries the first attempt's conversation.
       JsonNode resumed = model.requests.stream().filter(r -> r.path("tools").size() > 0)

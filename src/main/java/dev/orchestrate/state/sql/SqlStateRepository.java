@@ -533,6 +533,14 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
         .orElse(Usage.UNKNOWN);
   }
 
+  @Override
+  public Usage sessionUsage(String sessionId) {
+    return jdbc.queryOne("SELECT SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,"
+        + " SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens,"
+        + " SUM(cost_usd) AS cost_usd FROM jobs WHERE session_id = ? AND ended_at IS NOT NULL", UsageRows::read,
+        sessionId).orElse(Usage.UNKNOWN);
+  }
+
   /** Each item's usage over all its jobs, pruned ones included (kept by a trigger since schema 8). */
   @Override
   public Map<String, Usage> itemUsage() {

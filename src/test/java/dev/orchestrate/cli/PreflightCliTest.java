@@ -127,4 +127,66 @@ class PreflightCliTest {
     assertEquals(0, r.exitCode(), r.err());
     assertTrue(r.out().contains("  agent: opencode (opencode) resolves to " + opencode), r.out());
   }
+
+  private CliRunner.Result runWithGates(String pipelineYaml, Map<String, String> env) throws Exception {
+    Path config = dir.resolve("orchestrate.yaml");
+    Files.writeString(config, "agent:\n  command: [\"true\"]\npipelines:\n  p:\n" + pipelineYaml
+        + "default_pipeline: p\n");
+    return CliRunner.run(env, "--state", dir.resolve("state").toString(), "--config", config.toString(), "run",
+        backlog.toString());
+  }
+
+  @Test
+  void a_verify_gate_whose_program_is_not_on_path_fails_the_run_not_every_item() throws Exception {
+    assertRefused(runWithGates("""
+            verify:
+              - {name: tests, run: "no-such-test-runner --all && echo ok"}
+            phases:
+              - {name: build, instructions: Build it.}
+        """, Map.of()),
+        "verify gate 'tests' of phase 'build' (pipeline 'p'): program 'no-such-test-runner' is not on PATH: "
+            + "install it, or fix run");
+  }
+
+  @Test
+  void a_gates_script_that_does_not_exist_or_cannot_run_fails_the_run_with_its_path() throws Exception {
+    assertRefused(runWithGates("""
+            phases:
+              - name: build
+                instructions: Build it.
+                verify: [{name: unit, run: ["./test.sh"]}]
+        """, Map.of()),
+        "verify gate 'unit' of phase 'build' (pipeline 'p'): program ./test.sh does not exist (looked for "
+            + dir.resolve("test.sh") + "; it is relative to the backlog's directory): fix run");
+    assertRefused(runWithGates("""
+            phases:
+              - name: build
+                instructions: Build it.
+                verify: [{name: unit, run: "bash checks/all.sh"}]
+        """, Map.of()),
+        "verify gate 'unit' of phase 'build' (pipeline 'p'): script checks/all.sh (run by bash) does not exist "
+            + "(looked for " + dir.resolve("checks/all.sh") + "): fix run; it is relative to the backlog's directory");
+  }
+
+  @Test
+  void shell_builtins_assignments_and_syntax_are_left_to_the_shell() throws Exception {
+    Path config = dir.resolve("orchestrate.yaml");
+    Files.writeString(config, """
+        agent:
+          command: ["true"]
+        default_pipeline: p
+        pipelines:
+          p:
+            verify:
+              - {name: a, run: "cd sub && make"}
+              - {name: b, run: "CI=1 npm test"}
+              - {name: c, run: "[ -f x ] || exit 1"}
+              - {name: d, run: "sh -c 'exit 0'"}
+            phases:
+              - {name: build, instructions: Build it.}
+        """);
+    CliRunner.Result r = CliRunner.run(Map.of(), "--state", dir.resolve("state").toString(), "--config",
+        config.toString(), "run", "--dry-run", backlog.toString());
+    assertEquals(0, r.exitCode(), r.err());
+  }
 }

@@ -72,7 +72,7 @@ public enum AgentPreset {
   /**
    * The argv that continues session {@code id} with the prompt on stdin, from the argv of a fresh
    * attempt ({@code command}: launcher, headless flags, the user's args, a cost cap), checked against
-   * each CLI's {@code --help}: Claude Code {@code --resume ID}, Codex {@code exec resume ... ID -},
+   * each CLI's {@code --help}: Claude Code {@code --resume ID}, Codex {@code exec ... resume ID -},
    * Gemini CLI {@code --resume ID}, opencode {@code run --session ID}.
    *
    * @throws IllegalStateException for {@link #COMMAND}, which cannot resume
@@ -89,11 +89,12 @@ public enum AgentPreset {
         argv.add(id);
       }
       case CODEX -> {
-        int exec = argv.indexOf("exec");
-        if (exec < 0) {
+        if (!argv.contains("exec")) {
           throw new IllegalStateException("a codex command without exec: " + command);
         }
-        argv.add(exec + 1, "resume");
+        // codex exec [OPTIONS] <COMMAND> [ARGS]: exec's options (the user's --sandbox, -C, --profile,
+        // which `exec resume` does not take) stay before the subcommand
+        argv.add("resume");
         argv.add(id);
         argv.add("-"); // the prompt from stdin
       }

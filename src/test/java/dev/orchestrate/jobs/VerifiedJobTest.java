@@ -98,7 +98,8 @@ class VerifiedJobTest {
     assertEquals(0, gate.exitCode());
     assertEquals(CommandRun.Ending.PASSED, gate.ending());
     assertEquals(dir.resolve("job/gate-tests.log"), gate.log());
-    assertEquals("3 passed\nnote\n", Files.readString(gate.log()));
+    // stdout and stderr are drained side by side: their lines may interleave either way in the log
+    assertEquals(List.of("3 passed", "note"), Files.readAllLines(gate.log()).stream().sorted().toList());
     assertEquals("3 passed\nnote", gate.tail());
     assertEquals(List.of(gate), outcome.gates());
   }
@@ -232,6 +233,38 @@ class VerifiedJobTest {
     assertEquals(CommandRun.Ending.CANCELLED, outcome.checks().get(0).ending());
     assertFalse(Files.exists(dir.resolve("after.txt")));
     assertTrue(TestAgents.becomesGone(TestAgents.readPid(started), Duration.ofSeconds(5)));
+  }
+
+  @Test
+  void a_gate_printing_fifty_megabytes_is_capped_in_its_log_and_its_tail() throws Exception {
+    AgentConfig agent = TestAgents.withOutputLimits(succeedingAgent(), 256 * 1024, 2000);
+    AgentOutcome outcome = run(request(agent, gates(
+        sh("flood", "head -c 50000000 /dev/zero | tr '\\0' x; echo; echo LAST LINE; exit 1"),
+        sh("never", "true"))));
+
+    CommandRun gate = outcome.checks().get(0);
+    assertEquals(CommandRun.Ending.FAILED, gate.ending());
+    long size = Files.size(gate.log());
+    assertTrue(size <= 256 * 1024 + CappedLog.CLOSING_ROOM, "log of " + size + " bytes");
+    assertTrue(size >= 256 * 1024, "log of " + size + " bytes");
+    String log = Files.readString(gate.log());
+    assertTrue(log.contains("…["), "no omission marker");
+    assertTrue(log.endsWith("LAST LINE\n"), log.substring(log.length() - 200));
+    assertTrue(gate.tail().length() <= CommandRun.TAIL_MAX_CHARS, "tail of " + gate.tail().length());
+    assertTrue(gate.tail().endsWith("x\nLAST LINE"), gate.tail().substring(gate.tail().length() - 50));
+    assertTrue(outcome.context().length() <= AgentOutcome.TEXT_MAX_CHARS, "context of " + outcome.context().length());
+    assertTrue(outcome.context().contains("LAST LINE"), "the end of the output reaches the next prompt");
+  }
+
+  @Test
+  void an_agent_that_times_out_in_a_job_with_gates_runs_no_gate() throws Exception {
+    AgentConfig agent = TestAgents.withTimeout(TestAgents.config(List.of("/bin/sh", "-c", "sleep 300")),
+        Duration.ofMillis(500), Duration.ofMillis(200));
+    AgentOutcome outcome = run(request(agent, gates(sh("tests", "echo ran > gate-ran.txt"))));
+
+    assertEquals(OutcomeClass.TIMED_OUT, outcome.kind());
+    assertEquals(List.of(), outcome.checks());
+    assertFalse(Files.exists(dir.resolve("gate-ran.txt")));
   }
 
   // --- set-up ---

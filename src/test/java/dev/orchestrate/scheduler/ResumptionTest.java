@@ -149,6 +149,25 @@ class ResumptionTest {
     assertEquals(RESUME, at("build", RESUME).progress().withSummary("s").withoutUnblockNotes().resume());
   }
 
+  @Test
+  void a_failed_set_up_blocks_the_item_saying_so_and_an_agents_block_says_the_agent() {
+    dev.orchestrate.jobs.CommandRun deps = new dev.orchestrate.jobs.CommandRun(
+        dev.orchestrate.jobs.CommandRun.Kind.SETUP,
+        "deps", 2, dev.orchestrate.jobs.CommandRun.Ending.FAILED, Duration.ofMillis(100), null, "npm ERR!");
+    Step step = Transitions.afterAttempt(at("build", RESUME), FEATURE,
+        AgentOutcome.setupFailed("workspace.setup 'deps' failed (exit 2) after 0.1s in the new worktree, so no agent "
+            + "ran", List.of(deps), Duration.ofMillis(100)),
+        2, "claude");
+    assertEquals(ItemStatus.BLOCKED, step.next().status());
+    assertEquals("the worktree's workspace.setup failed before phase build: workspace.setup 'deps' failed (exit 2) "
+        + "after 0.1s in the new worktree, so no agent ran", step.next().progress().blockedReason());
+    assertNull(step.next().progress().resume());
+
+    Step agent = Transitions.afterAttempt(at("build", null), FEATURE, outcome(AgentResult.BLOCKED, "", "need a key"),
+        2, "claude");
+    assertEquals("agent reported blocked in phase build: need a key", agent.next().progress().blockedReason());
+  }
+
   // --- sessionFor ---
 
   private static AgentConfig agent(AgentPreset preset, boolean resume) {

@@ -75,12 +75,85 @@ class VerifiedRetryTest {
   }
 
   private RunReport run(AgentConfig agent, int maxRetries, Function<JobRequest, AgentOutcome> behaviour) {
-    Config config = TestAgents.config(agent, maxRetries, PIPELINE);
+    return run(agent, maxRetries, behaviour, PIPELINE, ItemWorkspaces.SHARED);
+  }
+
+  private RunReport run(AgentConfig agent, int maxRetries, Function<JobRequest, AgentOutcome> behaviour,
+      Pipeline pipeline, ItemWorkspaces workspaces) {
+    Config config = TestAgents.config(agent, maxRetries, pipeline);
     try (StateStore store = TestStores.open(dir.resolve("state"));
         InProcessLauncher launcher = new InProcessLauncher(behaviour)) {
       return Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
-          dir.resolve("state/jobs"), launcher, Clock.systemUTC()).build().run(100);
+          dir.resolve("state/jobs"), launcher, Clock.systemUTC()).build().workspaces(workspaces).run(100);
     }
+  }
+
+  /**
+   * A worktree per item without git: build's first attempt commits nothing; an inspection can
+   * report a breach for one attempt.
+   */
+  private final class FakeWorktrees implements ItemWorkspaces {
+    final List<String> prepared = new CopyOnWriteArrayList<>();
+    private final String breachAtBuildAttempt;
+    private int buildCommits;
+
+    FakeWorktrees(String breachAtBuildAttempt) {
+      this.breachAtBuildAttempt = breachAtBuildAttempt;
+    }
+
+    @Override
+    public Placement prepare(String itemId, Path backlogDir, boolean keep) {
+      prepared.add(itemId + (keep ? " kept" : " reset"));
+      return new Placement(dir.resolve("wt"), dir.resolve("wt"), "orchestrate/" + itemId, keep, List.of());
+    }
+
+    @Override
+    public String commit(String itemId, String phase, int attempt, long jobId, String summary) {
+      return phase.equals("build") && ++buildCommits == 1 ? null : "c0ffee" + jobId;
+    }
+
+    @Override
+    public String inspect(String itemId) {
+      JobRequest last = requests.get(requests.size() - 1);
+      return last.phase().equals("build") && String.valueOf(last.attempt()).equals(breachAtBuildAttempt)
+          ? "the agent moved the base branch" : null;
+    }
+  }
+
+  @Test
+  void an_attempt_that_changed_nothing_in_a_changes_required_phase_fails_as_no_changes_and_is_continued()
+      throws Exception {
+    Pipeline required = new Pipeline("feature", List.of(), List.of(phase("build").withVerify(null,
+        dev.orchestrate.config.PhaseDef.Changes.REQUIRED)), null, null, List.of());
+    FakeWorktrees worktrees = new FakeWorktrees(null);
+    RunReport report = run(claude(true), 2, agent(0), required, worktrees);
+
+    assertEquals(HaltReason.ALL_DONE, report.haltReason());
+    assertEquals(List.of("build/1", "build/2"), requests.stream().map(r -> r.phase() + "/" + r.attempt()).toList());
+    assertEquals(List.of("A reset", "A kept"), worktrees.prepared);
+    JobRequest retry = request("build", 2);
+    assertEquals("s-1", retry.steps().resumeSession());
+    assertTrue(retry.prompt().contains("## Previous Failure\n\n" + Scheduler.NO_CHANGES + "\n"), retry.prompt());
+    List<JobRecord> jobs = StateRows.jobs(dir.resolve("state"));
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      Map<Long, OutcomeClass> classes = store.items().outcomes(jobs.stream().map(JobRecord::id).toList());
+      assertEquals(OutcomeClass.NO_CHANGES, classes.get(jobs.get(0).id()));
+      assertEquals(OutcomeClass.SUCCEEDED, classes.get(jobs.get(1).id()));
+    }
+  }
+
+  @Test
+  void a_job_whose_agent_breached_its_workspace_keeps_its_gate_record_and_session() throws Exception {
+    RunReport report = run(claude(true), 2, agent(1), PIPELINE, new FakeWorktrees("1"));
+
+    assertEquals(1, report.blocked());
+    List<JobRecord> jobs = StateRows.jobs(dir.resolve("state"));
+    JobRecord build = jobs.stream().filter(j -> j.phase().equals("build")).findFirst().orElseThrow();
+    Path db = dir.resolve("state/state.db");
+    assertEquals(List.of(build.id() + "|gate|tests|failed"), Db.column(db,
+        "SELECT job_id || '|' || kind || '|' || name || '|' || ending FROM job_checks ORDER BY job_id, seq"));
+    assertEquals(List.of("s-1|fresh"), Db.column(db, "SELECT session_id || '|' || session_start FROM jobs WHERE id = "
+        + build.id()));
   }
 
   private JobRequest request(String phase, int attempt) {

@@ -103,8 +103,12 @@ public enum AgentPreset {
         argv.add(id);
       }
       case CODEX -> {
-        // After every option of exec: `codex exec resume` refuses exec's --sandbox (and others) as its
-        // own, but takes them given to exec before the subcommand (tried with codex 0.169.0).
+        if (!argv.contains("exec")) {
+          throw new IllegalStateException("a codex command without exec: " + command);
+        }
+        // codex exec [OPTIONS] <COMMAND> [ARGS]: exec's options (the user's --sandbox, -C, --profile,
+        // which `exec resume` does not take) stay before the subcommand (tried with
+        // codex 0.169.0: after `resume` they are refused)
         argv.add("resume");
         argv.add(id);
         argv.add("-"); // the prompt from stdin

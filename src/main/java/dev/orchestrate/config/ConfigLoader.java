@@ -205,15 +205,29 @@ public final class ConfigLoader {
       return;
     }
     for (Pipeline pipeline : pipelines.values()) {
-      for (PhaseDef phase : java.util.stream.Stream.concat(pipeline.prePhases().stream(), pipeline.phases().stream())
-          .toList()) {
-        if (phase.changes() == PhaseDef.Changes.REQUIRED) {
-          problems.at(root.entry("pipelines").orElseThrow().key(), "phase " + Quote.value(phase.name())
-              + " of pipeline " + Quote.value(pipeline.name()) + " has changes: required, which needs "
-              + "execution.workspace: worktree (orchestrate sees an attempt's changes only in its own worktree)");
+      for (String list : List.of("pre_phases", "phases")) {
+        List<PhaseDef> phases = list.equals("phases") ? pipeline.phases() : pipeline.prePhases();
+        for (int i = 0; i < phases.size(); i++) {
+          PhaseDef phase = phases.get(i);
+          if (phase.changes() == PhaseDef.Changes.REQUIRED) {
+            problems.at(changesNode(root, pipeline.name(), list, i), "phase " + Quote.value(phase.name())
+                + " of pipeline " + Quote.value(pipeline.name()) + " has changes: required, which needs "
+                + "execution.workspace: worktree (orchestrate sees an attempt's changes only in its own worktree)");
+          }
         }
       }
     }
+  }
+
+  /** Where a phase wrote {@code changes:} (pipelines.NAME.LIST[i].changes), for its problem's place. */
+  private static YamlNode changesNode(YamlNode.Mapping root, String pipeline, String list, int index) {
+    YamlNode pipelines = root.get("pipelines").orElseThrow();
+    return Optional.of(pipelines).filter(YamlNode.Mapping.class::isInstance).map(YamlNode.Mapping.class::cast)
+        .flatMap(m -> m.get(pipeline)).filter(YamlNode.Mapping.class::isInstance).map(YamlNode.Mapping.class::cast)
+        .flatMap(m -> m.get(list)).filter(YamlNode.Sequence.class::isInstance).map(YamlNode.Sequence.class::cast)
+        .filter(s -> index < s.items().size()).map(s -> s.items().get(index))
+        .filter(YamlNode.Mapping.class::isInstance).map(YamlNode.Mapping.class::cast)
+        .flatMap(m -> m.get("changes")).orElse(pipelines);
   }
 
   /**
@@ -293,8 +307,8 @@ public final class ConfigLoader {
         ? projectCommands(map.get("setup").get(), "workspace.setup")
         : Optional.of(List.of());
     Optional<List<String>> copy = map.get("copy").isPresent()
-        ? values.strings(map.get("copy").get(), "workspace.copy", "", "path").flatMap(paths -> copyPaths(
-            (YamlNode.Sequence) map.get("copy").get(), paths))
+        ? values.strings(map.get("copy").get(), "workspace.copy", "", "path").flatMap(paths -> map.get("copy")
+            .get() instanceof YamlNode.Sequence list ? copyPaths(list, paths) : Optional.of(List.of()))
         : Optional.of(List.of());
     if (setup.isEmpty() || copy.isEmpty()) {
       return Optional.empty();

@@ -134,7 +134,8 @@ public final class PromptBuilder {
         .append("agent works there. Do not commit, switch branches or rewrite history: when this phase succeeds, ")
         .append("orchestrate commits everything in the worktree (but files git ignores), and ")
         .append(workspace.keepsFailedWork()
-            ? "an attempt that fails is continued by the next one, with your edits kept.\n"
+            ? "an attempt that fails is continued by the next one with your edits kept, unless it timed out or "
+                + "crashed: then the worktree is reset before the next one starts.\n"
             : "an attempt that fails is discarded before the next one starts.\n");
   }
 

@@ -957,7 +957,8 @@ public final class Scheduler {
     if (breach != null) {
       cancelled = false;
       outcome = new AgentOutcome(AgentResult.BLOCKED, outcome.summary(), breach, List.of(), outcome.followUps(),
-          outcome.exitCode(), outcome.ending(), outcome.elapsed()).withUsage(outcome.usage());
+          outcome.exitCode(), outcome.ending(), outcome.elapsed()).withUsage(outcome.usage())
+          .withSession(outcome.session()).withChecks(outcome.checks());
     }
     OutcomeClass kind = outcome.kind();
     if (!cancelled && (kind.isLimit() || kind == OutcomeClass.AUTH) && outcome.provider() != null) {

@@ -966,7 +966,8 @@ public final class Scheduler {
       return;
     }
     if (!cancelled && (kind == OutcomeClass.SUCCEEDED || kind == OutcomeClass.FAILED || kind == OutcomeClass.BLOCKED
-        || kind == OutcomeClass.DENIED)) {
+        || kind == OutcomeClass.DENIED || kind == OutcomeClass.VERIFY_FAILED || kind == OutcomeClass.NO_CHANGES)) {
+      // (a red gate or no changes: the agent's provider answered, whatever orchestrate made of it)
       pauses.worked(job.profile().profileName(), entry.startedAt()); // answered after the pause began: it is over
     }
     if (cancelled) {

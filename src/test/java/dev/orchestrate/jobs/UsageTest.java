@@ -93,4 +93,20 @@ class UsageTest {
     assertNull(Usage.UNKNOWN.totalTokens());
     assertEquals(4L, new Usage(4L, null, null, null, null).plus(Usage.UNKNOWN).totalTokens());
   }
+
+  @Test
+  void a_resumed_sessions_running_totals_less_its_earlier_jobs_are_the_jobs_own_share() {
+    Usage session = new Usage(1800L, 80L, 400L, 0L, 0.03);
+    Usage earlier = new Usage(900L, 40L, 200L, null, 0.01);
+    assertEquals(new Usage(900L, 40L, 200L, 0L, 0.03), session.withoutEarlier(earlier, true, false));
+    Usage costOnly = session.withoutEarlier(earlier, false, true);
+    assertEquals(1800L, costOnly.inputTokens());
+    assertEquals(0.02, costOnly.costUsd(), 1e-12);
+    // Never below zero; unknown figures stay unknown on either side.
+    assertEquals(new Usage(0L, 0L, 0L, 0L, 0.0), new Usage(1L, 1L, 1L, 0L, 0.001)
+        .withoutEarlier(new Usage(5L, 5L, 5L, 5L, 1.0), true, true));
+    assertEquals(new Usage(null, 3L, null, null, null), new Usage(null, 3L, null, null, null)
+        .withoutEarlier(earlier, true, true));
+    assertEquals(session, session.withoutEarlier(Usage.UNKNOWN, true, true));
+  }
 }

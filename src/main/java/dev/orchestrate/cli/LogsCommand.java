@@ -41,8 +41,8 @@ import picocli.CommandLine.Spec;
             + "to the terminal. Reads only the state directory; safe while a run is active."},
     footerHeading = "%nExit codes:%n",
     footer = {"  0    printed", "  1    the job's log is gone (deleted by retention or by hand)",
-        "  2    unknown item, no job of it matches --phase/--attempt, or the job ran no gate or set-up step "
-            + "of that name"})
+        "  2    unknown item, or no job of it matches --phase/--attempt, or the job",
+        "       ran no gate (--gate) or set-up step (--setup) of that name"})
 final class LogsCommand implements Callable<Integer> {
   /** How often --follow looks for new output and for the job's end. */
   static final long FOLLOW_POLL_MS = 200;

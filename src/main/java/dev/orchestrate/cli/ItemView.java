@@ -1,9 +1,9 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.scheduler.Dependencies;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.scheduler.StateRepository;
 import dev.orchestrate.state.ItemHistory;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.yaml.DidYouMean;
@@ -18,7 +18,7 @@ import java.util.Optional;
 
 /**
  * {@code orchestrate status ID}: one item in full, built once and rendered as text or JSON. The
- * job rows come from {@link JobsCommand#cells} and {@link JobsCommand#toJson(JobRecord, Instant,
+ * job rows come from {@link JobsCommand#cells} and {@link JobsCommand#toJson(JobRecord, JobDetails, Instant,
  * StateDirectory)}, so columns added there (usage, cost) appear here too.
  */
 final class ItemView {
@@ -27,15 +27,14 @@ final class ItemView {
   }
 
   record Detail(ItemState item, int attempts, List<String> waitingOn, List<PhaseView> phases, List<JobRecord> jobs,
-      List<ItemState> followUps, String contextSummary, Map<Long, OutcomeClass> outcomes, Map<Long, String> agents) {
+      List<ItemState> followUps, String contextSummary, JobDetails details) {
   }
 
   private ItemView() {
   }
 
   static int show(PrintWriter out, StateDirectory dir, List<ItemState> items, ItemHistory history,
-      java.util.function.Function<List<Long>, Map<Long, OutcomeClass>> outcomes,
-      java.util.function.Function<List<Long>, Map<Long, String>> agents, String id, boolean json) {
+      StateRepository repository, String id, boolean json) {
     Map<String, ItemState> byId = StatusCommand.byId(items);
     ItemState item = byId.get(id);
     if (item == null) {
@@ -43,7 +42,7 @@ final class ItemView {
           + DidYouMean.closest(id, byId.keySet()).map(s -> "; did you mean '" + s + "'?").orElse("")
           + " (orchestrate status lists them)");
     }
-    Detail detail = detail(item, byId, history, outcomes, agents);
+    Detail detail = detail(item, byId, history, repository);
     Instant now = Clock.systemUTC().instant();
     if (json) {
       Json.print(out, toJson(detail, dir, now));
@@ -53,9 +52,7 @@ final class ItemView {
     return ExitCode.OK;
   }
 
-  static Detail detail(ItemState item, Map<String, ItemState> byId, ItemHistory history,
-      java.util.function.Function<List<Long>, Map<Long, OutcomeClass>> outcomes,
-      java.util.function.Function<List<Long>, Map<Long, String>> agents) {
+  static Detail detail(ItemState item, Map<String, ItemState> byId, ItemHistory history, StateRepository repository) {
     List<JobRecord> jobs = history.jobs(item.id());
     Map<String, String> lastAnswer = new LinkedHashMap<>();
     history.answers(item.id()).forEach(a -> lastAnswer.put(a.phase(), a.text()));
@@ -75,8 +72,7 @@ final class ItemView {
     Map<String, JobRecord> latest = jobs.isEmpty() ? Map.of() : Map.of(item.id(), jobs.get(jobs.size() - 1));
     return new Detail(item, StatusCommand.attempts(item, latest),
         item.status().isTerminal() ? List.of() : Dependencies.unmet(item, byId), phases, jobs, followUps,
-        history.contextSummary(item.id()).orElse(null), outcomes.apply(jobs.stream().map(JobRecord::id).toList()),
-        agents.apply(jobs.stream().map(JobRecord::id).toList()));
+        history.contextSummary(item.id()).orElse(null), JobDetails.of(repository, jobs));
   }
 
   private static Map<String, Object> toJson(Detail d, StateDirectory dir, Instant now) {
@@ -111,8 +107,7 @@ final class ItemView {
       phases.add(row);
     }
     doc.put("phases", phases);
-    doc.put("jobs", d.jobs().stream().map(job -> JobsCommand.toJson(job, d.outcomes().get(job.id()),
-        d.agents().get(job.id()), now, dir)).toList());
+    doc.put("jobs", d.jobs().stream().map(job -> JobsCommand.toJson(job, d.details(), now, dir)).toList());
     doc.put("follow_ups", d.followUps().stream().map(f -> {
       Map<String, Object> row = new LinkedHashMap<>();
       row.put("id", f.id());
@@ -160,8 +155,9 @@ final class ItemView {
       Table jobs = new Table(header.toArray(String[]::new));
       for (JobRecord job : d.jobs()) {
         List<String> row = new ArrayList<>(List.of(Long.toString(job.id())));
-        row.addAll(List.of(JobsCommand.cells(job, d.outcomes().get(job.id()), now, dir)));
+        row.addAll(List.of(JobsCommand.cells(job, d.details().outcome(job), now, dir)));
         jobs.add(row.toArray(String[]::new));
+        d.details().lines(job, dir, true).forEach(jobs::note); // its session, set-up steps and gates
       }
       jobs.print(out);
     }

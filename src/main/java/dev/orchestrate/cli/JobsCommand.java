@@ -70,8 +70,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     StateDirectory dir = backend.directory();
     List<JobRecord> jobs = List.of();
     Map<Long, String> commits = Map.of();
-    Map<Long, OutcomeClass> outcomes = Map.of();
-    Map<Long, String> agents = Map.of();
+    JobDetails details = JobDetails.NONE;
     Optional<RunView> run = Optional.empty();
     usage = Map.of();
     if (backend.exists()) {
@@ -79,14 +78,13 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
         jobs = store.items().recentJobs(limit);
         usage = store.items().jobUsage(jobs.stream().map(JobRecord::id).toList());
         commits = store.workspaces().commits(jobs.stream().map(JobRecord::id).toList());
-        outcomes = store.items().outcomes(jobs.stream().map(JobRecord::id).toList());
-        agents = store.items().agents(jobs.stream().map(JobRecord::id).toList());
+        details = JobDetails.of(store.items(), jobs);
         run = store.items().lastRun().map(r -> new RunView(r, runState(r, backend)));
       }
     }
     Instant now = Clock.systemUTC().instant();
     if (json) {
-      Map<String, Object> doc = toJson(run, jobs, now, dir, commits, outcomes, agents);
+      Map<String, Object> doc = toJson(run, jobs, now, dir, commits, details);
       // Each row gets its usage: tokens and cost as the agent reported them, null when it did not.
       @SuppressWarnings("unchecked")
       List<Map<String, Object>> rows = (List<Map<String, Object>>) doc.get("jobs");
@@ -95,7 +93,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
       }
       Json.print(out, doc);
     } else {
-      printText(out, dir, run, jobs, commits, outcomes, agents, now);
+      printText(out, dir, run, jobs, commits, details, now);
     }
     return ExitCode.OK;
   }
@@ -109,12 +107,12 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
   }
 
   private static Map<String, Object> toJson(Optional<RunView> run, List<JobRecord> jobs, Instant now,
-      StateDirectory dir, Map<Long, String> commits, Map<Long, OutcomeClass> outcomes, Map<Long, String> agents) {
+      StateDirectory dir, Map<Long, String> commits, JobDetails details) {
     Map<String, Object> doc = Json.envelope("jobs");
     doc.put("run", run.map(JobsCommand::toJson).orElse(null));
     List<Map<String, Object>> rows = new ArrayList<>();
     for (JobRecord job : jobs) {
-      Map<String, Object> row = toJson(job, outcomes.get(job.id()), agents.get(job.id()), now, dir);
+      Map<String, Object> row = toJson(job, details, now, dir);
       row.put("commit", commits.get(job.id())); // the phase commit (execution.workspace: worktree)
       rows.add(row);
     }
@@ -123,13 +121,13 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
   }
 
   /**
-   * One job as {@code jobs --json} and {@code status ID --json} show it.
-   *
-   * @param outcome its outcome class (docs/agents.md); null while it runs or when recorded before they were
-   * @param agent   the agent profile that ran it; null when recorded before profiles were
+   * One job as {@code jobs --json} and {@code status ID --json} show it: its outcome class
+   * (docs/agents.md; null while it runs or when recorded before they were), the agent profile that
+   * ran it (null when recorded before profiles were), its session and its set-up steps and gates
+   * from {@code details}.
    */
-  static Map<String, Object> toJson(JobRecord job, OutcomeClass outcome, String agent, Instant now,
-      StateDirectory dir) {
+  static Map<String, Object> toJson(JobRecord job, JobDetails details, Instant now, StateDirectory dir) {
+    OutcomeClass outcome = details.outcome(job);
     Map<String, Object> row = new LinkedHashMap<>();
     row.put("id", job.id());
     row.put("run_id", job.runId());
@@ -139,13 +137,14 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     row.put("state", job.state().key());
     row.put("result", job.result());
     row.put("outcome", outcome == null ? null : outcome.key());
-    row.put("agent", agent);
+    row.put("agent", details.agent(job));
     row.put("started_at", Json.timestamp(job.startedAt()));
     row.put("ended_at", Json.timestamp(job.endedAt()));
     row.put("duration_ms", duration(job, now).toMillis());
     row.put("exit_code", job.exitCode());
     row.put("log_path", job.logPath() == null ? null : logPath(dir, job.logPath()));
     row.put("reason", job.reason());
+    details.putJson(row, job, dir);
     return row;
   }
 
@@ -184,7 +183,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
   }
 
   private void printText(PrintWriter out, StateDirectory dir, Optional<RunView> run, List<JobRecord> jobs,
-      Map<Long, String> commits, Map<Long, OutcomeClass> outcomes, Map<Long, String> agents, Instant now) {
+      Map<Long, String> commits, JobDetails details, Instant now) {
     run.ifPresent(view -> out.println(header(view, now)));
     if (jobs.isEmpty()) {
       out.println("No jobs yet in " + dir.root() + " (start with: orchestrate run [BACKLOG])");
@@ -197,14 +196,14 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     if (!commits.isEmpty()) {
       header.add("COMMIT"); // phase commits (execution.workspace: worktree) only
     }
-    boolean byAgent = new java.util.HashSet<>(agents.values()).size() > 1; // several agent profiles only
+    boolean byAgent = new java.util.HashSet<>(details.agents().values()).size() > 1; // several agent profiles only
     if (byAgent) {
       header.add("AGENT");
     }
     Table table = new Table(header.toArray(String[]::new));
     for (JobRecord job : jobs) {
       List<String> row = new ArrayList<>(List.of(Long.toString(job.id()), job.itemId()));
-      row.addAll(List.of(cells(job, outcomes.get(job.id()), now, dir)));
+      row.addAll(List.of(cells(job, details.outcome(job), now, dir)));
       Usage spent = usage.getOrDefault(job.id(), Usage.UNKNOWN);
       row.addAll(row.size() - 1, List.of(UsageView.tokens(spent.totalTokens()),
           spent.costUsd() == null ? "-" : UsageView.cost(spent.costUsd())));
@@ -212,9 +211,10 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
         row.add(commits.containsKey(job.id()) ? commits.get(job.id()).substring(0, 12) : "-");
       }
       if (byAgent) {
-        row.add(agents.getOrDefault(job.id(), "-"));
+        row.add(details.agents().getOrDefault(job.id(), "-"));
       }
       table.add(row.toArray(String[]::new));
+      details.lines(job, dir, false).forEach(table::note); // a resumed session, the set-up steps and gates
     }
     table.print(out);
     out.println("LOG is relative to " + dir.root() + "; print one with: orchestrate logs ITEM");

@@ -1,6 +1,9 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.jobs.CommandRun;
 import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.limits.Quote;
+import dev.orchestrate.scheduler.CheckRecord;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
@@ -12,6 +15,8 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -30,12 +35,14 @@ import picocli.CommandLine.Spec;
 @Command(name = "logs", mixinStandardHelpOptions = true,
     description = {"Print the output of one of an item's jobs (its output.log: the agent's stdout and stderr, "
         + "capped at agent.log_max_bytes). Default: the item's latest job; --phase and --attempt pick "
-        + "another. With --follow, keep printing while the job runs and stop when it ends.",
+        + "another; --gate and --setup print the log of one of the job's verify: gates or workspace.setup "
+        + "steps instead. With --follow, keep printing while the job runs and stop when it ends.",
         "Control characters the agent wrote (escape sequences) are shown as \\x1b and the like, never sent "
             + "to the terminal. Reads only the state directory; safe while a run is active."},
     footerHeading = "%nExit codes:%n",
     footer = {"  0    printed", "  1    the job's log is gone (deleted by retention or by hand)",
-        "  2    unknown item, or no job of it matches --phase/--attempt"})
+        "  2    unknown item, or no job of it matches --phase/--attempt, or the job",
+        "       ran no gate (--gate) or set-up step (--setup) of that name"})
 final class LogsCommand implements Callable<Integer> {
   /** How often --follow looks for new output and for the job's end. */
   static final long FOLLOW_POLL_MS = 200;
@@ -59,6 +66,29 @@ final class LogsCommand implements Callable<Integer> {
   @Option(names = {"-f", "--follow"}, description = "Keep printing new output until the job ends")
   boolean follow;
 
+  /** A gate or a set-up step of the job, instead of its output.log. */
+  @picocli.CommandLine.ArgGroup(exclusive = true)
+  Check check;
+
+  /** {@code --gate NAME} or {@code --setup NAME}, one of them. */
+  static final class Check {
+    @Option(names = "--gate", paramLabel = "NAME", required = true,
+        description = "Print the log of the job's verify: gate NAME")
+    String gate;
+
+    @Option(names = "--setup", paramLabel = "NAME", required = true,
+        description = "Print the log of the job's workspace.setup step NAME")
+    String setup;
+
+    CommandRun.Kind kind() {
+      return gate != null ? CommandRun.Kind.GATE : CommandRun.Kind.SETUP;
+    }
+
+    String name() {
+      return gate != null ? gate : setup;
+    }
+  }
+
   @Override
   public Integer call() {
     if (attempt != null && attempt < 1) {
@@ -71,21 +101,26 @@ final class LogsCommand implements Callable<Integer> {
     }
     JobRecord job;
     java.util.Map<Long, dev.orchestrate.jobs.OutcomeClass> outcome;
+    List<CheckRecord> checks;
     try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
       job = pick(store.history().jobs(id), store);
       outcome = store.items().outcomes(List.of(job.id()));
+      checks = check == null ? List.of() : store.items().checks(List.of(job.id())).getOrDefault(job.id(), List.of());
     }
+    CheckRecord ran = check == null ? null : ran(job, checks);
     if (job.logPath() == null) {
       throw CliException.failure("job " + job.id() + " of " + id + " has no log");
     }
-    Path log = dir.root().resolve(job.logPath());
+    Path shown = ran == null ? job.logPath() : checkLog(dir, job, ran);
+    Path log = dir.root().resolve(shown);
     PrintWriter out = spec.commandLine().getOut();
     ControlCharacters visible = new ControlCharacters();
     long offset;
     try {
       offset = copy(log, 0, out, visible);
     } catch (NoSuchFileException e) {
-      throw CliException.failure("the log of job " + job.id() + " (" + JobsCommand.logPath(dir, job.logPath())
+      throw CliException.failure("the log of " + (ran == null ? "" : ran.kind().key() + " " + ran.name() + " of ")
+          + "job " + job.id() + " (" + JobsCommand.logPath(dir, shown)
           + ") is gone: retention deletes old jobs' logs (retention.jobs), or it was deleted by hand"
           + (backend.shared() ? "; or a runner on another machine ran the job (job logs stay on each runner's disk)"
               : ""));
@@ -95,13 +130,53 @@ final class LogsCommand implements Callable<Integer> {
     out.flush();
     PrintWriter err = spec.commandLine().getErr();
     err.println("job " + job.id() + ": " + job.itemId() + " " + job.phase() + " attempt " + job.attempt() + ", "
-        + job.state().key() + (outcome.containsKey(job.id()) ? ", outcome " + outcome.get(job.id()).key() : ""));
+        + job.state().key() + (outcome.containsKey(job.id()) ? ", outcome " + outcome.get(job.id()).key() : "")
+        + (ran == null ? "" : "; " + TerminalText.safe(ran.kind().key() + " " + ran.name()) + " "
+            + JobDetails.ending(ran) + " after " + JobsCommand.human(ran.duration())));
     err.flush();
     if (follow) {
       follow(backend, job, log, offset, out, visible);
     }
     out.flush();
     return ExitCode.OK;
+  }
+
+  /** The job's check that {@code --gate}/{@code --setup} names; an unknown name exits 2 naming the job's. */
+  private CheckRecord ran(JobRecord job, List<CheckRecord> checks) {
+    CheckRecord found = null;
+    for (CheckRecord c : checks) {
+      if (c.kind() == check.kind() && c.name().equals(check.name())) {
+        found = c; // names are unique per list; the last one ran last
+      }
+    }
+    if (found != null) {
+      return found;
+    }
+    boolean gate = check.kind() == CommandRun.Kind.GATE;
+    List<String> names = checks.stream().filter(c -> c.kind() == check.kind()).map(CheckRecord::name).distinct()
+        .toList();
+    String none = "it ran none" + (job.state() == JobState.RUNNING ? " yet (they are recorded when it ends)" : "");
+    throw CliException.usage("job " + job.id() + " of " + id + " (" + job.phase() + " attempt " + job.attempt()
+        + ") ran no " + (gate ? "gate " : "workspace.setup step ") + Quote.value(check.name()) + "; "
+        + (names.isEmpty() ? none : "its " + (gate ? "gates" : "set-up steps") + ": " + String.join(", ", names)));
+  }
+
+  /**
+   * A check's log: a plain file name in the job's directory (where its output.log is), which must
+   * be a real directory, not a link; {@link #copy} then opens the log itself without following a
+   * link. An agent can write in its job's directory, and nothing it plants there is followed.
+   */
+  private static Path checkLog(StateDirectory dir, JobRecord job, CheckRecord ran) {
+    Path log = ran.log(job);
+    if (log == null) {
+      throw CliException.failure(ran.kind().key() + " " + ran.name() + " of job " + job.id() + " has no log");
+    }
+    Path jobDir = dir.root().resolve(log).getParent();
+    if (Files.exists(jobDir, LinkOption.NOFOLLOW_LINKS) && !Files.isDirectory(jobDir, LinkOption.NOFOLLOW_LINKS)) {
+      throw CliException.failure("the directory of job " + job.id() + " (" + JobsCommand.logPath(dir, jobDir)
+          + ") is not a directory (a link or a file): its logs are not shown");
+    }
+    return log;
   }
 
   private JobRecord pick(List<JobRecord> jobs, StateStore store) {
@@ -155,10 +230,20 @@ final class LogsCommand implements Callable<Integer> {
     return row.isPresent() && row.get().state() == JobState.RUNNING && backend.leaseHeld();
   }
 
-  /** Prints the log from byte {@code from} on (from the start if it was cut shorter); returns where it ended. */
+  /**
+   * Prints the log from byte {@code from} on (from the start if it was cut shorter); returns where it
+   * ended. The log is opened without following a link, and only when it is a regular file (a FIFO an
+   * agent left in its place would block): agents write in their job's directory.
+   */
   private static long copy(Path log, long from, PrintWriter out, ControlCharacters visible)
       throws NoSuchFileException {
-    try (FileChannel channel = FileChannel.open(log, StandardOpenOption.READ)) {
+    if (!Files.isRegularFile(log, LinkOption.NOFOLLOW_LINKS)) {
+      if (!Files.exists(log, LinkOption.NOFOLLOW_LINKS)) {
+        throw new NoSuchFileException(log.toString());
+      }
+      throw CliException.failure(log + " is not a regular file (a link or a special file): not shown");
+    }
+    try (FileChannel channel = FileChannel.open(log, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
       long start = channel.size() < from ? 0 : from;
       channel.position(start);
       ByteBuffer buffer = ByteBuffer.allocate(64 * 1024);

@@ -72,8 +72,7 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
         usage = store.items().itemUsage();
         workspaces = store.workspaces().all();
         if (id != null) {
-          return ItemView.show(out, dir, items, store.history(), store.items()::outcomes, store.items()::agents, id,
-              json);
+          return ItemView.show(out, dir, items, store.history(), store.items(), id, json);
         }
         latestJobs = store.history().latestJobs();
         pauses = store.pauses().all();

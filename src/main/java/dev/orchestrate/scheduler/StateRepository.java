@@ -124,4 +124,17 @@ public interface StateRepository {
 
   /** The agent profile of each of these jobs (jobs recorded without one, or before schema 10, are left out). */
   java.util.Map<Long, String> agents(java.util.Collection<Long> jobIds);
+
+  /**
+   * The agent's session of each of these jobs (its id and how the attempt began), in one read; jobs
+   * recorded without one (still running, a fresh start the agent printed no id for, before schema
+   * 11) are left out.
+   */
+  java.util.Map<Long, dev.orchestrate.jobs.AgentSession> sessions(java.util.Collection<Long> jobIds);
+
+  /**
+   * The project commands (set-up, gates) each of these jobs ran, in the order they ran, in one read;
+   * jobs that ran none (or recorded before schema 11) are left out.
+   */
+  java.util.Map<Long, List<CheckRecord>> checks(java.util.Collection<Long> jobIds);
 }

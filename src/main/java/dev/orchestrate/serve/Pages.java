@@ -2,8 +2,11 @@ package dev.orchestrate.serve;
 
 import static dev.orchestrate.serve.Html.esc;
 
+import dev.orchestrate.jobs.AgentSession;
+import dev.orchestrate.jobs.CommandRun;
 import dev.orchestrate.memory.CompactionPolicy;
 import dev.orchestrate.memory.MemoryItem;
+import dev.orchestrate.scheduler.CheckRecord;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
 import dev.orchestrate.scheduler.JobRecord;
@@ -18,6 +21,7 @@ import dev.orchestrate.stats.DatabaseFigures;
 import dev.orchestrate.stats.Sample;
 import dev.orchestrate.stats.StatsReport;
 import dev.orchestrate.stats.Structure;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -276,10 +280,22 @@ final class Pages {
       b.append("<p>None kept.</p>");
     } else {
       jobTable(b, db, jobs);
-      for (JobRecord job : jobs.subList(0, Math.min(ITEM_LOGS, jobs.size()))) {
+      List<JobRecord> shown = jobs.subList(0, Math.min(ITEM_LOGS, jobs.size()));
+      Map<Long, List<CheckRecord>> checks = db.jobChecks(shown.stream().map(JobRecord::id).toList());
+      for (JobRecord job : shown) {
         b.append("<details><summary>Log of job ").append(job.id()).append(" (").append(esc(job.phase()))
             .append(", attempt ").append(job.attempt()).append(")</summary><pre class=\"log\">")
             .append(esc(LogTail.read(dir.root(), job.logPath()))).append("</pre></details>");
+        for (CheckRecord c : checks.getOrDefault(job.id(), List.of())) {
+          if (c.ending() == CommandRun.Ending.PASSED) {
+            continue; // what failed is what the reader looks for; the passed ones are a link away
+          }
+          Path log = c.log(job);
+          b.append("<details data-check-log=\"").append(job.id()).append("\"><summary>Log of ")
+              .append(esc(c.kind().key() + " " + c.name())).append(" of job ").append(job.id()).append(" (")
+              .append(esc(ending(c))).append(")</summary><pre class=\"log\">")
+              .append(esc(log == null ? "(no log)" : LogTail.read(dir.root(), log))).append("</pre></details>");
+        }
       }
     }
     b.append("</section>");
@@ -294,12 +310,74 @@ final class Pages {
           .append(esc(q.get("job"))).append(".</p>")));
     }
     JobRecord job = found.get();
+    if (q.get("gate") != null || q.get("setup") != null) {
+      return checkLog(db, job, q);
+    }
     StringBuilder b = new StringBuilder("<h1>Log of job ").append(job.id()).append("</h1><p><a href=\"/item?id=")
         .append(esc(Query.encode(job.itemId()))).append("\">").append(esc(job.itemId())).append("</a>, ")
         .append(esc(job.phase())).append(", attempt ").append(job.attempt()).append(", ")
         .append(esc(job.state().name().toLowerCase(Locale.ROOT))).append(" (the last 64 KiB)</p>");
     b.append("<pre class=\"log\">").append(esc(LogTail.read(dir.root(), job.logPath()))).append("</pre>");
     return ok("Log of job " + job.id(), "/jobs", b);
+  }
+
+  /** The tail of one of the job's set-up steps or gates ({@code /log?job=12&gate=tests}, {@code &setup=deps}). */
+  private Rendered checkLog(DashboardQueries db, JobRecord job, Query q) {
+    CommandRun.Kind kind = q.get("gate") != null ? CommandRun.Kind.GATE : CommandRun.Kind.SETUP;
+    String name = kind == CommandRun.Kind.GATE ? q.get("gate") : q.get("setup");
+    CheckRecord check = null;
+    for (CheckRecord c : db.jobChecks(List.of(job.id())).getOrDefault(job.id(), List.of())) {
+      if (c.kind() == kind && c.name().equals(name)) {
+        check = c;
+      }
+    }
+    if (check == null) {
+      return new Rendered(404, layout("Not found", "/jobs", new StringBuilder("<h1>Not found</h1><p>Job ")
+          .append(job.id()).append(" ran no ").append(kind.key()).append(' ').append(esc(name)).append(".</p>")));
+    }
+    String title = "Log of " + kind.key() + " " + check.name() + " of job " + job.id();
+    StringBuilder b = new StringBuilder("<h1>").append(esc(title)).append("</h1><p><a href=\"/item?id=")
+        .append(esc(Query.encode(job.itemId()))).append("\">").append(esc(job.itemId())).append("</a>, ")
+        .append(esc(job.phase())).append(", attempt ").append(job.attempt()).append(": <span data-figure=\"ending\">")
+        .append(esc(ending(check))).append("</span> after ").append(esc(checkDuration(check.duration())))
+        .append(" (the last 64 KiB)</p>");
+    Path log = check.log(job);
+    b.append("<pre class=\"log\">").append(esc(log == null ? "(no log)" : LogTail.read(dir.root(), log)))
+        .append("</pre>");
+    return ok(title, "/jobs", b);
+  }
+
+  /** One link per set-up step and gate to its log: {@code gate tests: failed (exit 1), 3.2s}. */
+  private static void checkLinks(StringBuilder b, JobRecord job, List<CheckRecord> checks) {
+    for (int i = 0; i < checks.size(); i++) {
+      CheckRecord c = checks.get(i);
+      b.append(i == 0 ? "" : "<br>").append("<a class=\"check c-").append(esc(c.ending().key()))
+          .append("\" data-check=\"").append(esc(c.kind().key() + " " + c.name())).append("\" href=\"")
+          .append(esc(checkHref(job, c))).append("\">").append(esc(c.kind().key() + " " + c.name() + ": " + ending(c)
+              + ", " + checkDuration(c.duration())))
+          .append("</a>");
+    }
+  }
+
+  private static String checkHref(JobRecord job, CheckRecord c) {
+    return "/log?job=" + job.id() + "&" + c.kind().key() + "=" + Query.encode(c.name());
+  }
+
+  /** passed, failed (exit 1), timed out, could not start, cancelled. */
+  private static String ending(CheckRecord c) {
+    return switch (c.ending()) {
+      case PASSED -> "passed";
+      case FAILED -> "failed" + (c.exitCode() == null ? "" : " (exit " + c.exitCode() + ")");
+      case TIMED_OUT -> "timed out";
+      case SPAWN_FAILED -> "could not start";
+      case CANCELLED -> "cancelled";
+    };
+  }
+
+  /** 850ms, 3.2s, then as {@link #duration}. */
+  private static String checkDuration(Duration d) {
+    long ms = Math.max(0, d.toMillis());
+    return ms < 1000 ? ms + "ms" : ms < 60_000 ? String.format(Locale.ROOT, "%.1fs", ms / 1000.0) : duration(d);
   }
 
   Rendered jobs(DashboardQueries db, Query q) {
@@ -322,10 +400,17 @@ final class Pages {
 
   private static void jobTable(StringBuilder b, DashboardQueries db, List<JobRecord> jobs) {
     Map<Long, Double> costs = db.jobCosts(jobs.stream().map(JobRecord::id).toList());
-    Map<Long, dev.orchestrate.jobs.OutcomeClass> outcomes = db.jobOutcomes(jobs.stream().map(JobRecord::id).toList());
+    List<Long> ids = jobs.stream().map(JobRecord::id).toList();
+    Map<Long, dev.orchestrate.jobs.OutcomeClass> outcomes = db.jobOutcomes(ids);
+    Map<Long, AgentSession> sessions = db.jobSessions(ids);
+    Map<Long, List<CheckRecord>> checks = db.jobChecks(ids);
     boolean withCost = !costs.isEmpty(); // a column only when some agent reported a cost
+    boolean withSession = !sessions.isEmpty(); // and only when some job recorded a session, or ran a check
+    boolean withChecks = !checks.isEmpty();
     b.append("<table class=\"list\"><thead><tr><th>Job</th><th>Run</th><th>Item</th><th>Phase</th><th>Attempt</th>"
-        + "<th>State</th><th>Result</th><th>Outcome</th><th>Started</th><th>Took</th><th>Exit</th>")
+        + "<th>State</th><th>Result</th><th>Outcome</th>")
+        .append(withSession ? "<th>Session</th>" : "").append(withChecks ? "<th>Checks</th>" : "")
+        .append("<th>Started</th><th>Took</th><th>Exit</th>")
         .append(withCost ? "<th>Cost</th>" : "").append("<th>Reason</th></tr></thead><tbody>");
     for (JobRecord j : jobs) {
       b.append("<tr><td><a href=\"/log?job=").append(j.id()).append("\" title=\"log\">").append(j.id())
@@ -333,8 +418,21 @@ final class Pages {
           .append(esc(Query.encode(j.itemId()))).append("\">").append(esc(j.itemId())).append("</a></td><td>")
           .append(esc(j.phase())).append("</td><td>").append(j.attempt()).append("</td><td>")
           .append(esc(j.state().name().toLowerCase(Locale.ROOT))).append("</td><td>").append(esc(j.result()))
-          .append("</td><td>").append(outcomes.containsKey(j.id()) ? esc(outcomes.get(j.id()).key()) : "")
-          .append("</td><td>").append(TIME.format(j.startedAt())).append("</td><td>")
+          .append("</td><td>").append(outcomes.containsKey(j.id()) ? esc(outcomes.get(j.id()).key()) : "");
+      if (withSession) {
+        AgentSession session = sessions.get(j.id());
+        b.append("</td><td");
+        if (session != null && session.id() != null) {
+          b.append(" title=\"session ").append(esc(session.id())).append('"');
+        }
+        b.append(" data-session=\"").append(j.id()).append("\">")
+            .append(session == null ? "" : esc(session.start().key()));
+      }
+      if (withChecks) {
+        b.append("</td><td class=\"wrap\">");
+        checkLinks(b, j, checks.getOrDefault(j.id(), List.of()));
+      }
+      b.append("</td><td>").append(TIME.format(j.startedAt())).append("</td><td>")
           .append(j.endedAt() == null ? "" : esc(duration(Duration.between(j.startedAt(), j.endedAt()))))
           .append("</td><td>").append(j.exitCode() == null ? "" : j.exitCode()).append("</td><td>");
       if (withCost) {

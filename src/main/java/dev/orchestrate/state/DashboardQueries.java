@@ -97,6 +97,12 @@ public interface DashboardQueries {
   /** The outcome classes of these jobs; jobs recorded without one are left out. */
   Map<Long, dev.orchestrate.jobs.OutcomeClass> jobOutcomes(List<Long> jobIds);
 
+  /** The agent's session of each of these jobs; jobs recorded without one (or before schema 11) are left out. */
+  Map<Long, dev.orchestrate.jobs.AgentSession> jobSessions(List<Long> jobIds);
+
+  /** The set-up steps and gates each of these jobs ran, in order; jobs that ran none are left out. */
+  Map<Long, List<dev.orchestrate.scheduler.CheckRecord>> jobChecks(List<Long> jobIds);
+
   /** The agent profiles a provider's limit paused (those over included: the caller asks the time). */
   List<dev.orchestrate.scheduler.AgentPauses.Pause> pauses();
 

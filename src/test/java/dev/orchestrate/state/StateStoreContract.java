@@ -18,6 +18,8 @@ import dev.orchestrate.context.ContextSummary;
 import dev.orchestrate.context.Turn;
 import dev.orchestrate.context.TurnRepository;
 import dev.orchestrate.jobs.AgentOutcome.FollowUp;
+import dev.orchestrate.jobs.AgentSession;
+import dev.orchestrate.jobs.CommandRun;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.Usage;
@@ -32,6 +34,7 @@ import dev.orchestrate.retention.Retention;
 import dev.orchestrate.retention.RetentionPass;
 import dev.orchestrate.retention.RetentionStore;
 import dev.orchestrate.scheduler.AgentPauses;
+import dev.orchestrate.scheduler.CheckRecord;
 import dev.orchestrate.scheduler.Event;
 import dev.orchestrate.scheduler.EventLog;
 import dev.orchestrate.scheduler.EventLog.EventCompaction;
@@ -400,6 +403,66 @@ public abstract class StateStoreContract {
       assertEquals(Map.of(limited, OutcomeClass.USAGE_LIMIT, cancelled, OutcomeClass.CANCELLED),
           store.items().outcomes(List.of(limited, cancelled, running)));
       assertEquals(Map.of(), store.items().outcomes(List.of()));
+    }
+  }
+
+  @Test
+  void each_jobs_session_and_checks_are_recorded_with_its_end_and_read_for_many_jobs_at_once() {
+    long gated;
+    long plain;
+    long running;
+    Path jobDir = backend.directory().jobs().resolve("a-build-1");
+    List<CommandRun> runs = List.of(
+        new CommandRun(CommandRun.Kind.SETUP, "deps", 0, CommandRun.Ending.PASSED, Duration.ofMillis(1500),
+            jobDir.resolve("setup-deps.log"), "installed"),
+        new CommandRun(CommandRun.Kind.GATE, "tests", 1, CommandRun.Ending.FAILED, Duration.ofMillis(3200),
+            jobDir.resolve("gate-tests.log"), "FAILED test_export"),
+        new CommandRun(CommandRun.Kind.GATE, "lint", null, CommandRun.Ending.TIMED_OUT, Duration.ofMinutes(10),
+            null, ""));
+    try (StateStore store = open()) {
+      StateRepository items = store.items();
+      items.sync(List.of(item("A")), T0);
+      long run = items.runStarted(T0, 1);
+      gated = items.jobStarted(new JobStart(run, "A", "build", 1, T0, jobDir.resolve("output.log")));
+      items.jobEnded(gated, new JobEnd(JobState.FAILED, "phase_complete", 0, "gate 'tests' failed", at(20), 0,
+          Usage.UNKNOWN, OutcomeClass.VERIFY_FAILED).with(new AgentSession("sess-1", AgentSession.Start.RESUMED), runs),
+          null, List.of(), at(20));
+      plain = items.jobStarted(new JobStart(run, "A", "build", 2, at(21), null));
+      items.jobEnded(plain, completed(at(22)), null, at(22));
+      running = items.jobStarted(new JobStart(run, "A", "build", 3, at(23), null));
+    }
+    List<CheckRecord> expected = List.of(
+        new CheckRecord(CommandRun.Kind.SETUP, "deps", 0, CommandRun.Ending.PASSED, Duration.ofMillis(1500),
+            "setup-deps.log"),
+        new CheckRecord(CommandRun.Kind.GATE, "tests", 1, CommandRun.Ending.FAILED, Duration.ofMillis(3200),
+            "gate-tests.log"),
+        new CheckRecord(CommandRun.Kind.GATE, "lint", null, CommandRun.Ending.TIMED_OUT, Duration.ofMinutes(10), null));
+    List<Long> all = List.of(gated, plain, running);
+    try (StateStore store = openReadOnly()) {
+      assertEquals(Map.of(gated, new AgentSession("sess-1", AgentSession.Start.RESUMED)), store.items().sessions(all));
+      assertEquals(Map.of(gated, expected), store.items().checks(all));
+      assertEquals(Map.of(gated, OutcomeClass.VERIFY_FAILED), store.items().outcomes(all));
+      assertEquals(store.items().sessions(all), store.dashboard().jobSessions(all));
+      assertEquals(store.items().checks(all), store.dashboard().jobChecks(all));
+      assertEquals(Map.of(), store.items().checks(List.of()));
+      assertEquals(Map.of(), store.items().sessions(List.of(plain, running)));
+      JobRecord job = store.history().job(gated).orElseThrow();
+      assertEquals(jobDir.resolve("gate-tests.log"), expected.get(1).log(job));
+      assertNull(expected.get(2).log(job), "a check without a log");
+    }
+  }
+
+  @Test
+  void a_session_that_fell_back_to_a_fresh_start_is_recorded_without_checks() {
+    try (StateStore store = open()) {
+      StateRepository items = store.items();
+      items.sync(List.of(item("A")), T0);
+      long job = items.jobStarted(new JobStart(items.runStarted(T0, 1), "A", "build", 2, T0, null));
+      items.jobEnded(job, completed(at(1)).with(new AgentSession(null, AgentSession.Start.RESUME_FAILED), List.of()),
+          null, at(1));
+      assertEquals(Map.of(job, new AgentSession(null, AgentSession.Start.RESUME_FAILED)),
+          items.sessions(List.of(job)));
+      assertEquals(Map.of(), items.checks(List.of(job)));
     }
   }
 

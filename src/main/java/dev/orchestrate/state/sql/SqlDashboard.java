@@ -215,6 +215,16 @@ final class SqlDashboard implements DashboardQueries {
   }
 
   @Override
+  public Map<Long, dev.orchestrate.jobs.AgentSession> jobSessions(List<Long> jobIds) {
+    return JobChecks.sessions(jdbc, jobIds);
+  }
+
+  @Override
+  public Map<Long, List<dev.orchestrate.scheduler.CheckRecord>> jobChecks(List<Long> jobIds) {
+    return JobChecks.checks(jdbc, jobIds);
+  }
+
+  @Override
   public List<dev.orchestrate.scheduler.AgentPauses.Pause> pauses() {
     return new SqlAgentPauses(jdbc).all();
   }

@@ -430,6 +430,16 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
     return jobColumn(jdbc, "agent", jobIds);
   }
 
+  @Override
+  public Map<Long, dev.orchestrate.jobs.AgentSession> sessions(Collection<Long> jobIds) {
+    return JobChecks.sessions(jdbc, jobIds);
+  }
+
+  @Override
+  public Map<Long, List<dev.orchestrate.scheduler.CheckRecord>> checks(Collection<Long> jobIds) {
+    return JobChecks.checks(jdbc, jobIds);
+  }
+
   /**
    * A text column of these jobs, by id, nulls left out; empty when the state is older than the
    * column (read without migrating: logs, serve, a read-only directory).

@@ -12,7 +12,8 @@ import java.util.List;
 /** State databases as an older orchestrate left them: the first N migrations, in WAL mode, closed. */
 public final class OldSchemas {
   private static final List<String> SCRIPTS = List.of("V1__initial.sql", "V2__memory.sql", "V3__turns.sql",
-      "V4__item_origin.sql", "V5__structures.sql", "V6__retention.sql");
+      "V4__item_origin.sql", "V5__structures.sql", "V6__retention.sql", "V7__relative_job_paths.sql",
+      "V8__job_usage.sql", "V9__workspaces.sql", "V10__outcomes.sql");
 
   private OldSchemas() {
   }

@@ -113,6 +113,29 @@ class SqliteStateReaderTest {
   }
 
   @Test
+  void a_schema_10_state_reads_no_sessions_or_checks_and_is_not_migrated() throws Exception {
+    OldSchemas.create(db(), 10, """
+        INSERT INTO items (id, seq, title, pipeline, priority, status, phase, created_at, updated_at)
+          VALUES ('A', 1, 'a', 'feature', 'high', 'in_progress', 'build', 0, 0);
+        INSERT INTO runs (id, started_at, pid) VALUES (1, 0, 7);
+        INSERT INTO jobs (id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code,
+                          log_path, outcome)
+          VALUES (5, 1, 'A', 'build', 1, 'failed', 'failed', 0, 1000, 1, 'jobs/a/output.log', 'failed')""");
+    byte[] bytes = Files.readAllBytes(db());
+    try (StateStore reader = reader()) {
+      assertEquals(10, reader.schemaVersion());
+      assertEquals(java.util.Map.of(5L, dev.orchestrate.jobs.OutcomeClass.FAILED),
+          reader.items().outcomes(List.of(5L)));
+      assertEquals(java.util.Map.of(), reader.items().sessions(List.of(5L)));
+      assertEquals(java.util.Map.of(), reader.items().checks(List.of(5L)));
+      assertEquals(java.util.Map.of(), reader.dashboard().jobSessions(List.of(5L)));
+      assertEquals(java.util.Map.of(), reader.dashboard().jobChecks(List.of(5L)));
+    }
+    assertArrayEquals(bytes, Files.readAllBytes(db()));
+    assertEquals(List.of("state.db"), files());
+  }
+
+  @Test
   void the_dashboard_reads_a_schema_6_state_but_not_a_schema_5_one() throws Exception {
     OldSchemas.create(db(), 5, "");
     try (StateStore reader = reader()) {

@@ -75,7 +75,10 @@ final class AgentSupervisor {
 
   /** Blocks until the attempt is over. */
   AgentOutcome supervise() throws InterruptedException {
-    return secrets.mask(outcome());
+    AgentOutcome outcome = outcome();
+    String session = capture.sessionId(); // the conversation a retry may continue (docs/verification.md)
+    return secrets.mask(session == null ? outcome : outcome.withSession(new AgentSession(session,
+        AgentSession.Start.FRESH)));
   }
 
   private AgentOutcome outcome() throws InterruptedException {

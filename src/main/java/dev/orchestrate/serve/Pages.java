@@ -405,7 +405,9 @@ final class Pages {
     Map<Long, AgentSession> sessions = db.jobSessions(ids);
     Map<Long, List<CheckRecord>> checks = db.jobChecks(ids);
     boolean withCost = !costs.isEmpty(); // a column only when some agent reported a cost
-    boolean withSession = !sessions.isEmpty(); // and only when some job recorded a session, or ran a check
+    // Only when some job's conversation was more than a plain fresh start (an id, a resume), or ran a check.
+    boolean withSession = sessions.values().stream()
+        .anyMatch(x -> x.id() != null || x.start() != dev.orchestrate.jobs.AgentSession.Start.FRESH);
     boolean withChecks = !checks.isEmpty();
     b.append("<table class=\"list\"><thead><tr><th>Job</th><th>Run</th><th>Item</th><th>Phase</th><th>Attempt</th>"
         + "<th>State</th><th>Result</th><th>Outcome</th>")

@@ -339,11 +339,9 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
           + " WHERE id = ?", end.state().key(), end.result(), end.exitCode(), end.reason(),
           end.endedAt().toEpochMilli(), end.outcome() == null ? null : end.outcome().key(), jobId);
       TruncatedWrites.countIf(jdbc, "jobs", end.truncatedValues() > 0);
-      if (end.session().id() != null || end.session().start() != dev.orchestrate.jobs.AgentSession.Start.FRESH
-          || !end.checks().isEmpty()) {
-        jdbc.execute("UPDATE jobs SET session_id = ?, session_start = ? WHERE id = ?", end.session().id(),
-            end.session().start().key(), jobId);
-      }
+      // Every ended job says how its agent's conversation began (and which it was, if the CLI said).
+      jdbc.execute("UPDATE jobs SET session_id = ?, session_start = ? WHERE id = ?", end.session().id(),
+          end.session().start().key(), jobId);
       int seq = 0;
       for (dev.orchestrate.jobs.CommandRun run : end.checks()) {
         jdbc.execute("INSERT INTO job_checks (job_id, seq, kind, name, exit_code, ending, duration_ms, log_file)"

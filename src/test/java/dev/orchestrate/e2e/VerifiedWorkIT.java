@@ -546,12 +546,18 @@ class VerifiedWorkIT {
    * as the real CLI does for an unknown session.
    */
   private void fakeClaude(boolean forget) throws IOException {
+    fakeClaude(forget, false, 1);
+  }
+
+  /** As above; with {@code crashSecond}, call 2 is killed (exit 137) after an edit of its own. */
+  private void fakeClaude(boolean forget, boolean crashSecond, int retries) throws IOException {
     Path script = dir.resolve("claude.sh");
     Files.writeString(script, """
         #!/usr/bin/env bash
         n=$(( $(cat "$MARKS/calls" 2>/dev/null || echo 0) + 1 )); echo $n > "$MARKS/calls"
         printf '%%s\\n' "$@" > "$MARKS/argv-$n"
         cat > "$MARKS/stdin-$n"
+        ls > "$MARKS/files-$n"
         sid="sess-$n"
         for ((i=1;i<=$#;i++)); do if [ "${!i}" = --resume ]; then j=$((i+1)); sid="${!j}"; fi; done
         if [ "$sid" != "sess-$n" ] && [ %s = true ]; then
@@ -559,23 +565,24 @@ class VerifiedWorkIT {
         fi
         echo '{"type":"system","subtype":"init","session_id":"'$sid'"}'
         if [ $n = 1 ]; then echo first > first.txt; echo broken > state.txt
+        elif [ $n = 2 ] && [ %s = true ]; then echo second > second.txt; kill -9 $$
         elif [ -f first.txt ]; then echo fixed > state.txt
         else echo first > first.txt; echo fixed > state.txt; fi
         echo '{"type":"result","subtype":"success","is_error":false,"result":"did it","session_id":"'$sid'"}'
-        """.formatted(forget));
+        """.formatted(forget, crashSecond));
     repo.write("orchestrate.yaml", """
         agent:
           preset: claude
           command: ["bash", "%s"]
           env: {MARKS: "%s"}
           resume: true
-        execution: {workspace: worktree, max_retries: 1}
+        execution: {workspace: worktree, max_retries: %d}
         default_pipeline: p
         pipelines:
           p:
             phases:
               - {name: build, instructions: "Build.", verify: [{name: state, run: "grep -q fixed state.txt"}]}
-        """.formatted(script, marks));
+        """.formatted(script, marks, retries));
     repo.write("backlog.yaml", ONE_ITEM);
     repo.commitAll("orchestrate project");
   }
@@ -619,5 +626,50 @@ class VerifiedWorkIT {
     Path job2 = jobDir("run1-0002-A-build-2");
     assertTrue(Files.readString(job2.resolve("output-resume.log")).contains("No conversation found"));
     assertTrue(Files.exists(job2.resolve("prompt-resume.md")));
+  }
+
+  @Test
+  void after_a_resumed_attempt_crashes_the_next_starts_fresh_with_the_full_prompt_in_a_reset_worktree()
+      throws Exception {
+    fakeClaude(false, true, 2);
+
+    Launcher.Result r = run();
+
+    assertEquals(0, r.exitCode(), r.out() + r.err());
+    assertEquals("3\n", mark("calls"));
+    assertTrue(mark("argv-2").endsWith("--resume\nsess-1\n"), mark("argv-2"));
+    assertFalse(mark("argv-3").contains("--resume"), mark("argv-3"));
+    assertTrue(mark("stdin-3").contains("## Task: build"), mark("stdin-3"));
+    assertEquals(List.of("1|verify_failed|0|fresh", "2|failed|137|resumed", "3|succeeded|0|fresh"),
+        rows("SELECT id, outcome, exit_code, session_start FROM jobs ORDER BY id"));
+    // the crashed attempt's edits (and the first attempt's) were discarded before the fresh start
+    assertTrue(mark("files-2").contains("first.txt"), "the resumed attempt had the first one's files");
+    assertFalse(mark("files-3").contains("first.txt") || mark("files-3").contains("second.txt"), mark("files-3"));
+    assertFalse(repo.git("ls-tree", "-r", "--name-only", "main").contains("second.txt"));
+  }
+
+  // ---------------------------------------------------------------- gates without worktrees
+
+  @Test
+  void gates_run_in_the_backlogs_directory_in_the_shared_workspace() throws Exception {
+    project("echo \"$ORCHESTRATE_ATTEMPT\" >> attempts.txt\necho did it\n",
+        """
+            execution: {max_retries: 1}
+            pipelines:
+              p:
+                phases:
+                  - {name: build, instructions: "Build.", verify: [{name: two, run: "[ $(wc -l < attempts.txt) -ge 2 ] || { echo 'only one attempt so far'; exit 4; }"}]}
+            """,
+        ONE_ITEM);
+
+    Launcher.Result r = run();
+
+    assertEquals(0, r.exitCode(), r.out() + r.err());
+    assertEquals("done", itemStatus());
+    assertEquals(List.of("1|failed|verify_failed", "2|completed|succeeded"),
+        rows("SELECT id, state, outcome FROM jobs ORDER BY id"));
+    assertEquals(List.of("1|two|4|failed", "2|two|0|passed"),
+        rows("SELECT job_id, name, exit_code, ending FROM job_checks ORDER BY job_id"));
+    assertTrue(mark("prompt-build-2.md").contains("only one attempt so far"));
   }
 }

@@ -234,4 +234,16 @@ class WorktreePreparationTest {
     assertEquals("hello\n", GitRepo.read(ws.resolve("README.md")));
     assertFalse(Files.exists(ws.resolve("new.txt")));
   }
+
+  @Test
+  void an_attempt_that_changed_only_ignored_and_copied_files_makes_no_commit() {
+    ignoreEnv();
+    GitRepo.write(repo.dir, ".env", SECRET);
+    Worktrees w = worktrees(List.of(), List.of(".env"));
+    Path ws = w.prepare("A", repo.dir).workspace();
+    GitRepo.write(ws, "build/out.bin", "derived\n");
+    GitRepo.write(ws, ".env", "API_KEY=edited\n");
+    repo.git(ws, "add", "-f", ".env", "build/out.bin");
+    assertNull(w.commit("A", "build", 1, 1, "built"), "changes: required counts this as no change");
+  }
 }

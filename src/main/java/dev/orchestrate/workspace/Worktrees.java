@@ -341,9 +341,31 @@ public final class Worktrees implements ItemWorkspaces {
     }
     try {
       guard.verify(ws);
-      return null;
     } catch (WorktreeGuard.Breach e) {
       return e.getMessage();
+    }
+    dropAgentCommits(ws);
+    return null;
+  }
+
+  /**
+   * The item's branch is orchestrate's: a commit the agent made on it (which may hold a
+   * {@code workspace.copy} secret it staged) is taken off the branch as soon as the attempt ends,
+   * not only at the next phase commit or reset, so that an attempt that failed for good (the item
+   * blocked, the run stopped) leaves no commit of the agent's on {@code orchestrate/<ID>}, nor on
+   * the worktree's HEAD (which {@code git log --all} walks too). A soft
+   * reset: the attempt's files stay in the worktree and the index, for the phase commit, the
+   * resumed session, or a person to look at.
+   */
+  private void dropAgentCommits(WorkspaceRecord ws) {
+    try {
+      Git.Place place = guarded(ws); // HEAD back on the branch: a detached commit of the agent's is on no ref
+      String tip = revParse("refs/heads/" + ws.branch());
+      if (tip != null && !tip.equals(ws.headCommit())) {
+        git.ok(place, "reset", "--quiet", "--soft", ws.headCommit());
+      }
+    } catch (GitException | WorktreeGuard.Breach e) {
+      log.warn("{}: could not take the agent's commits off {}: {}", ws.itemId(), ws.branch(), e.getMessage());
     }
   }
 

@@ -109,4 +109,15 @@ class UsageTest {
         .withoutEarlier(earlier, true, true));
     assertEquals(session, session.withoutEarlier(Usage.UNKNOWN, true, true));
   }
+
+  @Test
+  void a_resumed_jobs_share_keeps_an_unknown_cost_unknown() {
+    Usage codex = new Usage(1500L, 300L, null, null, null, null);
+    Usage before = new Usage(1000L, 200L, null, null, null, null);
+    assertEquals(new Usage(500L, 100L, null, null, null, null), codex.withoutEarlier(before, true, false));
+    assertEquals(new Usage(1500L, 300L, null, null, null, null), codex.withoutEarlier(before, false, true));
+    Usage claude = new Usage(10L, 5L, null, null, 0.03, null);
+    assertEquals(0.01, claude.withoutEarlier(new Usage(null, null, null, null, 0.02, null), false, true).costUsd(),
+        1e-9);
+  }
 }

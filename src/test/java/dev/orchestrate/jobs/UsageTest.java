@@ -105,8 +105,8 @@ class UsageTest {
     // Never below zero; unknown figures stay unknown on either side.
     assertEquals(new Usage(0L, 0L, 0L, 0L, 0.0), new Usage(1L, 1L, 1L, 0L, 0.001)
         .withoutEarlier(new Usage(5L, 5L, 5L, 5L, 1.0), true, true));
-    assertEquals(new Usage(null, 3L, null, null, null), new Usage(null, 3L, null, null, null)
-        .withoutEarlier(earlier, true, true));
+    assertEquals(new Usage(null, 3L, null, 7L, null), new Usage(null, 3L, null, 7L, null)
+        .withoutEarlier(new Usage(5L, null, 1L, null, 0.5), true, true));
     assertEquals(session, session.withoutEarlier(Usage.UNKNOWN, true, true));
   }
 

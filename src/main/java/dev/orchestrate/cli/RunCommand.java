@@ -234,7 +234,10 @@ final class RunCommand implements Callable<Integer> {
       return null;
     }
     try {
-      return Repository.discover(new Git(), backlogs.current().directory(), workspace.baseBranch());
+      Git git = new Git();
+      Repository repo = Repository.discover(git, backlogs.current().directory(), workspace.baseBranch());
+      dev.orchestrate.workspace.Worktrees.checkCopies(git, repo, workspace.copy());
+      return repo;
     } catch (WorkspaceSetupException | GitException e) {
       throw CliException.usage(e.getMessage());
     }

@@ -220,7 +220,9 @@ public final class AgentRunner implements AgentLauncher {
         if (last != null && !last.passed()) {
           log.writeLine("workspace.setup failed: the agent did not run; see " + last.log());
           log.close("");
-          return AgentOutcome.setupFailed(setupFailure(last), checks, elapsed());
+          String text = steps.setup().stream().filter(c -> c.name().equals(last.name())).findFirst()
+              .map(dev.orchestrate.config.ProjectCommand::text).orElse(null);
+          return AgentOutcome.setupFailed(setupFailure(last, text), checks, elapsed());
         }
       }
       boolean resuming = steps.resumeSession() != null;
@@ -321,8 +323,12 @@ public final class AgentRunner implements AgentLauncher {
   }
 
   /** The blocked reason for a failed set-up step: the command, how it ended, the end of its output. */
-  static String setupFailure(CommandRun step) {
-    StringBuilder b = new StringBuilder(step.headline()).append(" in the new worktree, so no agent ran");
+  static String setupFailure(CommandRun step, String command) {
+    StringBuilder b = new StringBuilder(step.headline());
+    if (command != null) {
+      b.append(" (").append(command).append(")");
+    }
+    b.append(" in the new worktree, so no agent ran");
     if (step.log() != null) {
       b.append(" (log: ").append(step.log()).append(")");
     }

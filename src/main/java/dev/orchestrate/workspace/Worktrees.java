@@ -169,7 +169,18 @@ public final class Worktrees implements ItemWorkspaces {
    * @throws WorkspaceSetupException naming the path and what to do
    */
   private void checkCopies() {
-    for (String path : config.copy()) {
+    checkCopies(git, repo, config.copy());
+  }
+
+  /**
+   * The check of {@code workspace.copy} against the user's checkout, before a run takes its lock
+   * (so a wrong path is a usage error that leaves nothing behind) and again when the worktrees open.
+   *
+   * @throws WorkspaceSetupException naming the path and what to do
+   */
+  public static void checkCopies(Git git, Repository repo, List<String> copy) {
+    Git.Place checkout = repo.checkout();
+    for (String path : copy) {
       Path source = repo.top().resolve(path);
       if (!Files.isRegularFile(source)) {
         throw new WorkspaceSetupException("workspace.copy: " + path + " is not a file in " + repo.top()

@@ -2,7 +2,6 @@ package dev.orchestrate.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.workspace.GitRepo;
@@ -335,7 +334,7 @@ class VerifiedWorkIT {
 
     Launcher.Result r = run();
 
-    assertNotEquals(0, r.exitCode(), r.out() + r.err());
+    assertEquals(2, r.exitCode(), r.out() + r.err()); // a usage error, found before the lock
     assertEquals(1, r.err().strip().lines().count(), "one line: " + r.err());
     assertTrue(r.err().contains("config/local.yml") && r.err().contains("tracked"), r.err());
     assertEquals("", mark("agent-runs"), "no agent ran");

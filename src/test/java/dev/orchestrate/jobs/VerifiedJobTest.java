@@ -287,7 +287,8 @@ class VerifiedJobTest {
     assertFalse(Files.exists(dir.resolve("agent.sh.ran")), "the agent ran");
     assertFalse(Files.exists(dir.resolve("later.txt")));
     assertFalse(Files.exists(dir.resolve("gate.txt")));
-    assertTrue(outcome.context().matches("(?s)workspace\\.setup 'deps' failed \\(exit 2\\) after \\d+\\.\\ds in the "
+    assertTrue(outcome.context().matches("(?s)workspace\\.setup 'deps' failed \\(exit 2\\) after \\d+\\.\\ds "
+        + java.util.regex.Pattern.quote("(echo 'npm ERR! missing lockfile' >&2; exit 2)") + " in the "
         + "new worktree, so no agent ran \\(log: " + java.util.regex.Pattern.quote(dir.resolve("job/setup-deps.log")
             .toString())
         + "\\); fix the command or the project, then unblock the item\\. The end of its output:\n"

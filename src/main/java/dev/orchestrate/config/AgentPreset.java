@@ -86,7 +86,7 @@ public enum AgentPreset {
   /**
    * The argv that continues session {@code id} with the prompt on stdin, from the argv of a fresh
    * attempt ({@code command}: launcher, headless flags, the user's args, a cost cap), checked against
-   * each CLI's {@code --help}: Claude Code {@code --resume ID}, Codex {@code exec resume ... ID -},
+   * each CLI's {@code --help}: Claude Code {@code --resume ID}, Codex {@code exec ... resume ID -},
    * Gemini CLI {@code --resume ID}, opencode {@code run --session ID}.
    *
    * @throws IllegalStateException for {@link #COMMAND}, which cannot resume
@@ -103,11 +103,9 @@ public enum AgentPreset {
         argv.add(id);
       }
       case CODEX -> {
-        int exec = argv.indexOf("exec");
-        if (exec < 0) {
-          throw new IllegalStateException("a codex command without exec: " + command);
-        }
-        argv.add(exec + 1, "resume");
+        // After every option of exec: `codex exec resume` refuses exec's --sandbox (and others) as its
+        // own, but takes them given to exec before the subcommand (tried with codex 0.169.0).
+        argv.add("resume");
         argv.add(id);
         argv.add("-"); // the prompt from stdin
       }

@@ -97,7 +97,10 @@ public record Usage(Long inputTokens, Long outputTokens, Long cacheReadTokens, L
         tokens ? less(outputTokens, before.outputTokens) : outputTokens,
         tokens ? less(cacheReadTokens, before.cacheReadTokens) : cacheReadTokens,
         tokens ? less(cacheWriteTokens, before.cacheWriteTokens) : cacheWriteTokens,
-        cost && costUsd != null && before.costUsd != null ? Math.max(0, costUsd - before.costUsd) : costUsd, note);
+        // Double.valueOf: a bare double here would unbox a null costUsd (a CLI that reports no cost)
+        cost && costUsd != null && before.costUsd != null ? Double.valueOf(Math.max(0, costUsd - before.costUsd))
+            : costUsd,
+        note);
   }
 
   private static Long less(Long a, Long b) {

@@ -110,4 +110,16 @@ class AgentPresetConfigTest {
         "4:19: budget.tokens_per_day must be at least 1 and at most 1000000000000, got -1"),
         problemsOf("budget:\n  per_day: 0\n  per_month: 5\n  tokens_per_day: -1\n"));
   }
+
+  @Test
+  void codex_resumes_after_execs_own_options_with_the_prompt_on_stdin() {
+    // `codex exec resume` refuses --sandbox as its own option ("unexpected argument '--sandbox'"):
+    // exec's options, the user's included, stay before the subcommand (RealCodexResumeIT).
+    List<String> fresh = AgentPreset.CODEX.argv(List.of(), List.of("--sandbox", "workspace-write"));
+    assertEquals(List.of("codex", "exec", "--json", "--skip-git-repo-check", "--sandbox", "workspace-write",
+        "resume", "01a21748-622d-77d0-a547-14f942207613", "-"),
+        AgentPreset.CODEX.resumeArgv(fresh, "01a21748-622d-77d0-a547-14f942207613"));
+    assertEquals(List.of("claude", "-p", "--output-format", "stream-json", "--verbose", "--resume", "s1"),
+        AgentPreset.CLAUDE.resumeArgv(AgentPreset.CLAUDE.argv(List.of(), List.of()), "s1"));
+  }
 }

@@ -63,6 +63,11 @@ final class FakeResponses implements AutoCloseable {
   private final AtomicInteger ids = new AtomicInteger();
   final List<JsonNode> requests = new CopyOnWriteArrayList<>();
   volatile Mode mode = Mode.WRITE_RESULT;
+  /**
+   * With {@link Mode#WRITE_RESULT}: the shell command of a model turn that does not answer a tool
+   * call, chosen from the request (the whole conversation Codex sent); null: write the result file.
+   */
+  volatile java.util.function.Function<JsonNode, String> commands;
   volatile Path requestLog;
   /** Every request with the status it got. */
   final List<ServedRequest> served = new CopyOnWriteArrayList<>();
@@ -116,10 +121,11 @@ final class FakeResponses implements AutoCloseable {
         return;
       }
       String tool = shellTool(request);
-      boolean answered = hasToolOutput(request);
+      boolean answered = answersToolCall(request);
       ObjectNode item;
       if (mode == Mode.WRITE_RESULT && !answered && tool != null) {
-        item = shellCall(tool);
+        java.util.function.Function<JsonNode, String> script = commands;
+        item = shellCall(tool, script == null ? RESULT_COMMAND : script.apply(request));
       } else {
         item = JSON.createObjectNode().put("type", "message").put("role", "assistant").put("id",
             "msg_" + ids.incrementAndGet());
@@ -227,17 +233,20 @@ final class FakeResponses implements AutoCloseable {
     return null;
   }
 
-  private static boolean hasToolOutput(JsonNode request) {
-    for (JsonNode item : request.path("input")) {
-      if (item.path("type").asText().endsWith("_output")) {
-        return true;
-      }
-    }
-    return false;
+  /**
+   * Whether the request's last input item is a tool call's output: the model is being told what
+   * its call gave. Not merely "any output in the input": a resumed conversation carries its earlier
+   * turns' outputs, then the new prompt.
+   */
+  private static boolean answersToolCall(JsonNode request) {
+    JsonNode input = request.path("input");
+    return input.size() > 0 && input.get(input.size() - 1).path("type").asText().endsWith("_output");
   }
 
-  private ObjectNode shellCall(String tool) {
-    String script = "printf '%s' '{\"result\":\"phase_complete\",\"summary\":\"fake model did '\"$ORCHESTRATE_PHASE\"' of '\"$ORCHESTRATE_ITEM_ID\"'\"}' > \"$ORCHESTRATE_RESULT_FILE\"";
+  /** The default command: write a phase_complete result. */
+  static final String RESULT_COMMAND = "printf '%s' '{\"result\":\"phase_complete\",\"summary\":\"fake model did '\"$ORCHESTRATE_PHASE\"' of '\"$ORCHESTRATE_ITEM_ID\"'\"}' > \"$ORCHESTRATE_RESULT_FILE\"";
+
+  private ObjectNode shellCall(String tool, String script) {
     String callId = "call_" + ids.incrementAndGet();
     if (tool.equals("exec")) {
       String js = "const r = await tools.exec_command({cmd: " + JSON.getNodeFactory().textNode(script)

@@ -120,4 +120,18 @@ class UsageTest {
     assertEquals(0.01, claude.withoutEarlier(new Usage(null, null, null, null, 0.02, null), false, true).costUsd(),
         1e-9);
   }
+
+  @Test
+  void a_sessions_earlier_figures_are_taken_off_those_named_and_an_unknown_cost_stays_unknown() {
+    Usage codex = new Usage(2800L, 160L, 800L, null, null);
+    Usage before = new Usage(1400L, 80L, 400L, null, null);
+    // Codex reports tokens for the thread so far and no cost: the job keeps its own tokens, no cost.
+    assertEquals(new Usage(1400L, 80L, 400L, null, null), codex.withoutEarlier(before, true, false));
+    assertEquals(codex, codex.withoutEarlier(before, false, false));
+    Usage claude = new Usage(1200L, 40L, null, null, 0.5);
+    assertEquals(new Usage(1200L, 40L, null, null, 0.25),
+        claude.withoutEarlier(new Usage(1200L, 40L, null, null, 0.25), false, true));
+    assertEquals(new Usage(0L, null, null, null, 0.0), new Usage(5L, null, null, null, 0.01)
+        .withoutEarlier(new Usage(10L, null, null, null, 0.02), true, true), "never below zero");
+  }
 }

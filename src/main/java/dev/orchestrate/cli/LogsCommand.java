@@ -130,7 +130,7 @@ final class LogsCommand implements Callable<Integer> {
     out.flush();
     PrintWriter err = spec.commandLine().getErr();
     err.println("job " + job.id() + ": " + job.itemId() + " " + job.phase() + " attempt " + job.attempt() + ", "
-        + job.state().key() + (outcome.containsKey(job.id()) ? ", outcome " + outcome.get(job.id()).key() : "")
+        + JobDetails.state(job) + (outcome.containsKey(job.id()) ? ", outcome " + outcome.get(job.id()).key() : "")
         + (ran == null ? "" : "; " + TerminalText.safe(ran.kind().key() + " " + ran.name()) + " "
             + JobDetails.ending(ran) + " after " + JobsCommand.human(ran.duration())));
     err.flush();

@@ -1,11 +1,14 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.scheduler.Dependencies;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.StateRepository;
 import dev.orchestrate.state.ItemHistory;
 import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.workspace.WorkspaceRecord;
+import dev.orchestrate.workspace.WorkspaceStore;
 import dev.orchestrate.yaml.DidYouMean;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -27,14 +30,14 @@ final class ItemView {
   }
 
   record Detail(ItemState item, int attempts, List<String> waitingOn, List<PhaseView> phases, List<JobRecord> jobs,
-      List<ItemState> followUps, String contextSummary, JobDetails details) {
+      List<ItemState> followUps, String contextSummary, JobDetails details, WorkspaceRecord workspace, Usage usage) {
   }
 
   private ItemView() {
   }
 
   static int show(PrintWriter out, StateDirectory dir, List<ItemState> items, ItemHistory history,
-      StateRepository repository, String id, boolean json) {
+      StateRepository repository, WorkspaceStore workspaces, Map<String, Usage> usage, String id, boolean json) {
     Map<String, ItemState> byId = StatusCommand.byId(items);
     ItemState item = byId.get(id);
     if (item == null) {
@@ -42,7 +45,7 @@ final class ItemView {
           + DidYouMean.closest(id, byId.keySet()).map(s -> "; did you mean '" + s + "'?").orElse("")
           + " (orchestrate status lists them)");
     }
-    Detail detail = detail(item, byId, history, repository);
+    Detail detail = detail(item, byId, history, repository, workspaces, usage.getOrDefault(id, Usage.UNKNOWN));
     Instant now = Clock.systemUTC().instant();
     if (json) {
       Json.print(out, toJson(detail, dir, now));
@@ -52,7 +55,8 @@ final class ItemView {
     return ExitCode.OK;
   }
 
-  static Detail detail(ItemState item, Map<String, ItemState> byId, ItemHistory history, StateRepository repository) {
+  static Detail detail(ItemState item, Map<String, ItemState> byId, ItemHistory history, StateRepository repository,
+      WorkspaceStore workspaces, Usage usage) {
     List<JobRecord> jobs = history.jobs(item.id());
     Map<String, String> lastAnswer = new LinkedHashMap<>();
     history.answers(item.id()).forEach(a -> lastAnswer.put(a.phase(), a.text()));
@@ -72,7 +76,8 @@ final class ItemView {
     Map<String, JobRecord> latest = jobs.isEmpty() ? Map.of() : Map.of(item.id(), jobs.get(jobs.size() - 1));
     return new Detail(item, StatusCommand.attempts(item, latest),
         item.status().isTerminal() ? List.of() : Dependencies.unmet(item, byId), phases, jobs, followUps,
-        history.contextSummary(item.id()).orElse(null), JobDetails.of(repository, jobs));
+        history.contextSummary(item.id()).orElse(null), JobDetails.of(repository, workspaces, jobs),
+        workspaces.workspace(item.id()).orElse(null), usage);
   }
 
   private static Map<String, Object> toJson(Detail d, StateDirectory dir, Instant now) {
@@ -95,6 +100,8 @@ final class ItemView {
     m.put("blocked_reason", item.progress().blockedReason());
     m.put("unblock_notes", item.progress().unblockNotes());
     m.put("last_failure", item.progress().lastFailure());
+    m.put("workspace", StatusCommand.workspaceJson(d.workspace()));
+    m.put("usage", UsageView.json(d.usage()));
     doc.put("item", m);
     List<Map<String, Object>> phases = new ArrayList<>();
     for (PhaseView p : d.phases()) {
@@ -136,9 +143,17 @@ final class ItemView {
     } else if (!item.inBacklog()) {
       field(out, "backlog", "no longer listed in the backlog file (kept in the state, not run)");
     }
-    optional(out, "blocked", item.progress().blockedReason());
-    optional(out, "unblock notes", item.progress().unblockNotes());
-    optional(out, "last failure", item.progress().lastFailure());
+    if (d.workspace() != null) {
+      field(out, "branch", StatusCommand.workspaceWords(d.workspace()));
+    }
+    if (d.usage().totalTokens() != null || d.usage().costUsd() != null) {
+      field(out, "usage", UsageView.tokens(d.usage().totalTokens()) + " tokens"
+          + (d.usage().costUsd() == null ? "" : ", " + UsageView.cost(d.usage().costUsd())) + " over its jobs");
+    }
+    // In full: this is the one view of the item (the table and progress lines cut them to a line).
+    whole(out, "blocked", item.progress().blockedReason());
+    whole(out, "unblock notes", item.progress().unblockNotes());
+    whole(out, "last failure", item.progress().lastFailure());
     if (!d.phases().isEmpty()) {
       out.println();
       Table phases = new Table("PHASE", "ATTEMPTS", "RESULT", "SUMMARY");
@@ -150,16 +165,7 @@ final class ItemView {
     }
     if (!d.jobs().isEmpty()) {
       out.println();
-      List<String> header = new ArrayList<>(List.of("JOB"));
-      header.addAll(List.of(JobsCommand.JOB_COLUMNS));
-      Table jobs = new Table(header.toArray(String[]::new));
-      for (JobRecord job : d.jobs()) {
-        List<String> row = new ArrayList<>(List.of(Long.toString(job.id())));
-        row.addAll(List.of(JobsCommand.cells(job, d.details().outcome(job), now, dir)));
-        jobs.add(row.toArray(String[]::new));
-        d.details().lines(job, dir, true).forEach(jobs::note); // its session, set-up steps and gates
-      }
-      jobs.print(out);
+      JobsCommand.table(d.jobs(), false, d.details(), dir, now, true).print(out);
     }
     if (!d.followUps().isEmpty()) {
       out.println();
@@ -177,9 +183,13 @@ final class ItemView {
     out.println(String.format("%-14s %s", name + ":", TerminalText.safe(value)));
   }
 
-  private static void optional(PrintWriter out, String name, String value) {
-    if (value != null && !value.isBlank()) {
-      field(out, name, StatusCommand.oneLine(value));
+  /** A field whose value is shown whole: its lines under one another, aligned, each made safe. */
+  private static void whole(PrintWriter out, String name, String value) {
+    if (value == null || value.isBlank()) {
+      return;
     }
+    List<String> lines = value.strip().lines().toList();
+    field(out, name, lines.get(0));
+    lines.stream().skip(1).forEach(line -> out.println(" ".repeat(15) + TerminalText.safe(line)));
   }
 }

@@ -2,10 +2,12 @@ package dev.orchestrate.cli;
 
 import dev.orchestrate.jobs.AgentSession;
 import dev.orchestrate.jobs.OutcomeClass;
+import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.scheduler.CheckRecord;
 import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.scheduler.StateRepository;
 import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.workspace.WorkspaceStore;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,16 +17,46 @@ import java.util.Map;
 /**
  * What the job rows of {@code jobs} and {@code status ID} show beside the job itself, read for
  * the shown jobs at once (one query each): the outcome class, the agent profile, the agent's
- * session and the set-up steps and gates the job ran.
+ * session and the set-up steps and gates the job ran, its usage, its phase commit and the commit
+ * that landed on the base branch for it.
  */
 record JobDetails(Map<Long, OutcomeClass> outcomes, Map<Long, String> agents, Map<Long, AgentSession> sessions,
-    Map<Long, List<CheckRecord>> checks) {
-  static final JobDetails NONE = new JobDetails(Map.of(), Map.of(), Map.of(), Map.of());
+    Map<Long, List<CheckRecord>> checks, Map<Long, Usage> usage, Map<Long, String> commits,
+    Map<Long, String> landed) {
+  static final JobDetails NONE = new JobDetails(Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of(),
+      Map.of());
 
   /** The details of {@code jobs}. */
-  static JobDetails of(StateRepository store, List<JobRecord> jobs) {
+  static JobDetails of(StateRepository store, WorkspaceStore workspaces, List<JobRecord> jobs) {
     List<Long> ids = jobs.stream().map(JobRecord::id).toList();
-    return new JobDetails(store.outcomes(ids), store.agents(ids), store.sessions(ids), store.checks(ids));
+    return new JobDetails(store.outcomes(ids), store.agents(ids), store.sessions(ids), store.checks(ids),
+        store.jobUsage(ids), workspaces.commits(ids), workspaces.landed(ids));
+  }
+
+  Usage usage(JobRecord job) {
+    return usage.getOrDefault(job.id(), Usage.UNKNOWN);
+  }
+
+  /** The phase commit the job made (execution.workspace: worktree), or null. */
+  String commit(JobRecord job) {
+    return commits.get(job.id());
+  }
+
+  /**
+   * The commit of the base branch that holds the job's phase commit once its item was integrated:
+   * the rebased copy (the phase commit itself after a merge or a fast-forward); null before.
+   */
+  String landed(JobRecord job) {
+    return landed.get(job.id());
+  }
+
+  /**
+   * What a person is shown as a job's state: {@code blocked} for a job whose agent reported
+   * {@code blocked} (or whose set-up failed), which the state records as failed, the rest as recorded.
+   */
+  static String state(JobRecord job) {
+    return job.state() == dev.orchestrate.jobs.JobState.FAILED && "blocked".equals(job.result()) ? "blocked"
+        : job.state().key();
   }
 
   OutcomeClass outcome(JobRecord job) {

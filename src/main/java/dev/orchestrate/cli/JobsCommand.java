@@ -47,9 +47,6 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
   @Option(names = "--json", description = "Print one JSON document (kind \"jobs\") on stdout")
   boolean json;
 
-  /** Each shown job's usage, by job id (schema 8); a job missing here reported none. */
-  private Map<Long, Usage> usage = Map.of();
-
   /** The run header: the recorded run and whether it is still working. */
   record RunView(RunRecord run, String state) {
   }
@@ -69,31 +66,20 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     StateBackend backend = root.backend();
     StateDirectory dir = backend.directory();
     List<JobRecord> jobs = List.of();
-    Map<Long, String> commits = Map.of();
     JobDetails details = JobDetails.NONE;
     Optional<RunView> run = Optional.empty();
-    usage = Map.of();
     if (backend.exists()) {
       try (StateStore store = backend.openToRead()) {
         jobs = store.items().recentJobs(limit);
-        usage = store.items().jobUsage(jobs.stream().map(JobRecord::id).toList());
-        commits = store.workspaces().commits(jobs.stream().map(JobRecord::id).toList());
-        details = JobDetails.of(store.items(), jobs);
+        details = JobDetails.of(store.items(), store.workspaces(), jobs);
         run = store.items().lastRun().map(r -> new RunView(r, runState(r, backend)));
       }
     }
     Instant now = Clock.systemUTC().instant();
     if (json) {
-      Map<String, Object> doc = toJson(run, jobs, now, dir, commits, details);
-      // Each row gets its usage: tokens and cost as the agent reported them, null when it did not.
-      @SuppressWarnings("unchecked")
-      List<Map<String, Object>> rows = (List<Map<String, Object>>) doc.get("jobs");
-      for (int i = 0; i < rows.size(); i++) {
-        rows.get(i).put("usage", UsageView.json(usage.getOrDefault(jobs.get(i).id(), Usage.UNKNOWN)));
-      }
-      Json.print(out, doc);
+      Json.print(out, toJson(run, jobs, now, dir, details));
     } else {
-      printText(out, dir, run, jobs, commits, details, now);
+      printText(out, dir, run, jobs, details, now);
     }
     return ExitCode.OK;
   }
@@ -107,16 +93,10 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
   }
 
   private static Map<String, Object> toJson(Optional<RunView> run, List<JobRecord> jobs, Instant now,
-      StateDirectory dir, Map<Long, String> commits, JobDetails details) {
+      StateDirectory dir, JobDetails details) {
     Map<String, Object> doc = Json.envelope("jobs");
     doc.put("run", run.map(JobsCommand::toJson).orElse(null));
-    List<Map<String, Object>> rows = new ArrayList<>();
-    for (JobRecord job : jobs) {
-      Map<String, Object> row = toJson(job, details, now, dir);
-      row.put("commit", commits.get(job.id())); // the phase commit (execution.workspace: worktree)
-      rows.add(row);
-    }
-    doc.put("jobs", rows);
+    doc.put("jobs", jobs.stream().map(job -> toJson(job, details, now, dir)).toList());
     return doc;
   }
 
@@ -124,7 +104,8 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
    * One job as {@code jobs --json} and {@code status ID --json} show it: its outcome class
    * (docs/agents.md; null while it runs or when recorded before they were), the agent profile that
    * ran it (null when recorded before profiles were), its session and its set-up steps and gates
-   * from {@code details}.
+   * from {@code details}, then its phase commit, the commit that landed for it and its usage (tokens
+   * and cost as the agent reported them, null when it did not).
    */
   static Map<String, Object> toJson(JobRecord job, JobDetails details, Instant now, StateDirectory dir) {
     OutcomeClass outcome = details.outcome(job);
@@ -134,7 +115,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     row.put("item_id", job.itemId());
     row.put("phase", job.phase());
     row.put("attempt", job.attempt());
-    row.put("state", job.state().key());
+    row.put("state", JobDetails.state(job));
     row.put("result", job.result());
     row.put("outcome", outcome == null ? null : outcome.key());
     row.put("agent", details.agent(job));
@@ -145,12 +126,15 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     row.put("log_path", job.logPath() == null ? null : logPath(dir, job.logPath()));
     row.put("reason", job.reason());
     details.putJson(row, job, dir);
+    row.put("commit", details.commit(job)); // the phase commit (execution.workspace: worktree)
+    row.put("landed_commit", details.landed(job));
+    row.put("usage", UsageView.json(details.usage(job)));
     return row;
   }
 
   /** The cells of one job row of a table ({@code jobs}, {@code status ID}), after its ID column. */
   static String[] cells(JobRecord job, OutcomeClass outcome, Instant now, StateDirectory dir) {
-    return new String[] {job.phase(), Integer.toString(job.attempt()), job.state().key(),
+    return new String[] {job.phase(), Integer.toString(job.attempt()), JobDetails.state(job),
         job.result() == null ? "-" : job.result(), outcome == null ? "-" : outcome.key(), iso(job.startedAt()),
         human(duration(job, now)) + (job.endedAt() == null ? "+" : ""),
         job.exitCode() == null ? "-" : job.exitCode().toString(),
@@ -182,18 +166,32 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     return run;
   }
 
-  private void printText(PrintWriter out, StateDirectory dir, Optional<RunView> run, List<JobRecord> jobs,
-      Map<Long, String> commits, JobDetails details, Instant now) {
+  private static void printText(PrintWriter out, StateDirectory dir, Optional<RunView> run, List<JobRecord> jobs,
+      JobDetails details, Instant now) {
     run.ifPresent(view -> out.println(header(view, now)));
     if (jobs.isEmpty()) {
       out.println("No jobs yet in " + dir.root() + " (start with: orchestrate run [BACKLOG])");
       out.flush();
       return;
     }
-    List<String> header = new ArrayList<>(List.of("ID", "ITEM"));
+    table(jobs, true, details, dir, now, false).print(out);
+    out.println("LOG is relative to " + dir.root() + "; print one with: orchestrate logs ITEM");
+    out.flush();
+  }
+
+  /**
+   * The job table of {@code jobs} ({@code withItem}: ID, ITEM, …) and {@code status ID} (JOB, …):
+   * TOKENS and COST before LOG, COMMIT when any job has one (the commit that landed on the base
+   * branch once integrated, else the phase commit), AGENT when several profiles ran them, and under
+   * each row its session ({@code freshToo}: also a plain fresh start), set-up steps and gates.
+   */
+  static Table table(List<JobRecord> jobs, boolean withItem, JobDetails details, StateDirectory dir, Instant now,
+      boolean freshToo) {
+    List<String> header = new ArrayList<>(withItem ? List.of("ID", "ITEM") : List.of("JOB"));
     header.addAll(List.of(JOB_COLUMNS));
     header.addAll(header.size() - 1, List.of("TOKENS", "COST")); // before LOG
-    if (!commits.isEmpty()) {
+    boolean commits = jobs.stream().anyMatch(j -> details.commit(j) != null);
+    if (commits) {
       header.add("COMMIT"); // phase commits (execution.workspace: worktree) only
     }
     boolean byAgent = new java.util.HashSet<>(details.agents().values()).size() > 1; // several agent profiles only
@@ -202,23 +200,29 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     }
     Table table = new Table(header.toArray(String[]::new));
     for (JobRecord job : jobs) {
-      List<String> row = new ArrayList<>(List.of(Long.toString(job.id()), job.itemId()));
+      List<String> row = new ArrayList<>(withItem ? List.of(Long.toString(job.id()), job.itemId())
+          : List.of(Long.toString(job.id())));
       row.addAll(List.of(cells(job, details.outcome(job), now, dir)));
-      Usage spent = usage.getOrDefault(job.id(), Usage.UNKNOWN);
+      Usage spent = details.usage(job);
       row.addAll(row.size() - 1, List.of(UsageView.tokens(spent.totalTokens()),
           spent.costUsd() == null ? "-" : UsageView.cost(spent.costUsd())));
-      if (!commits.isEmpty()) {
-        row.add(commits.containsKey(job.id()) ? commits.get(job.id()).substring(0, 12) : "-");
+      if (commits) {
+        row.add(commitCell(details, job));
       }
       if (byAgent) {
         row.add(details.agents().getOrDefault(job.id(), "-"));
       }
       table.add(row.toArray(String[]::new));
-      details.lines(job, dir, false).forEach(table::note); // a resumed session, the set-up steps and gates
+      details.lines(job, dir, freshToo).forEach(table::note); // its session, the set-up steps and gates
     }
-    table.print(out);
-    out.println("LOG is relative to " + dir.root() + "; print one with: orchestrate logs ITEM");
-    out.flush();
+    return table;
+  }
+
+  /** The commit that landed for the job (12 digits), else its phase commit, else "-". */
+  private static String commitCell(JobDetails details, JobRecord job) {
+    String landed = details.landed(job);
+    String commit = landed != null ? landed : details.commit(job);
+    return commit == null ? "-" : commit.substring(0, Math.min(12, commit.length()));
   }
 
   private static String header(RunView view, Instant now) {

@@ -37,6 +37,9 @@ import picocli.CommandLine.Spec;
         + "capped at agent.log_max_bytes). Default: the item's latest job; --phase and --attempt pick "
         + "another; --gate and --setup print the log of one of the job's verify: gates or workspace.setup "
         + "steps instead. With --follow, keep printing while the job runs and stop when it ends.",
+        "A preset agent's JSON event stream (Claude Code, Codex, Gemini CLI, opencode) is shown as text: what "
+            + "the agent said, the tools it ran (->) and what they returned (<-), errors, its end; --raw prints "
+            + "the log's lines as written.",
         "Control characters the agent wrote (escape sequences) are shown as \\x1b and the like, never sent "
             + "to the terminal. Reads only the state directory; safe while a run is active."},
     footerHeading = "%nExit codes:%n",
@@ -65,6 +68,10 @@ final class LogsCommand implements Callable<Integer> {
 
   @Option(names = {"-f", "--follow"}, description = "Keep printing new output until the job ends")
   boolean follow;
+
+  @Option(names = "--raw", description = "Print the log as written (JSON event lines and all; control "
+      + "characters still made visible), not as text")
+  boolean raw;
 
   /** A gate or a set-up step of the job, instead of its output.log. */
   @picocli.CommandLine.ArgGroup(exclusive = true)
@@ -114,10 +121,13 @@ final class LogsCommand implements Callable<Integer> {
     Path shown = ran == null ? job.logPath() : checkLog(dir, job, ran);
     Path log = dir.root().resolve(shown);
     PrintWriter out = spec.commandLine().getOut();
-    ControlCharacters visible = new ControlCharacters();
+    Sink visible = raw ? new ControlCharacters(out) : new Rendered(out);
     long offset;
     try {
-      offset = copy(log, 0, out, visible);
+      offset = copy(log, 0, visible);
+      if (!follow) {
+        visible.finish();
+      }
     } catch (NoSuchFileException e) {
       throw CliException.failure("the log of " + (ran == null ? "" : ran.kind().key() + " " + ran.name() + " of ")
           + "job " + job.id() + " (" + JobsCommand.logPath(dir, shown)
@@ -126,11 +136,11 @@ final class LogsCommand implements Callable<Integer> {
               : ""));
     }
     // Which job this is and how it ended, on stderr once the log was read (an error stays one
-    // line): stdout stays the log, byte for byte.
+    // line): stdout stays the log.
     out.flush();
     PrintWriter err = spec.commandLine().getErr();
     err.println("job " + job.id() + ": " + job.itemId() + " " + job.phase() + " attempt " + job.attempt() + ", "
-        + job.state().key() + (outcome.containsKey(job.id()) ? ", outcome " + outcome.get(job.id()).key() : "")
+        + JobDetails.state(job) + (outcome.containsKey(job.id()) ? ", outcome " + outcome.get(job.id()).key() : "")
         + (ran == null ? "" : "; " + TerminalText.safe(ran.kind().key() + " " + ran.name()) + " "
             + JobDetails.ending(ran) + " after " + JobsCommand.human(ran.duration())));
     err.flush();
@@ -205,21 +215,21 @@ final class LogsCommand implements Callable<Integer> {
    * Prints what the job adds to its log until its row says it ended, then the rest. A job whose
    * run died (no run holds the lock) never ends: following stops there too.
    */
-  private void follow(StateBackend backend, JobRecord job, Path log, long offset, PrintWriter out,
-      ControlCharacters visible) {
+  private void follow(StateBackend backend, JobRecord job, Path log, long offset, PrintWriter out, Sink visible) {
     long at = offset;
     try {
       while (running(backend, job.id())) {
         out.flush();
         Thread.sleep(FOLLOW_POLL_MS);
-        at = copy(log, at, out, visible);
+        at = copy(log, at, visible);
       }
-      copy(log, at, out, visible);
+      copy(log, at, visible);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } catch (NoSuchFileException e) {
       // deleted meanwhile: nothing more to print
     }
+    visible.finish();
   }
 
   private static boolean running(StateBackend backend, long jobId) {
@@ -235,8 +245,7 @@ final class LogsCommand implements Callable<Integer> {
    * ended. The log is opened without following a link, and only when it is a regular file (a FIFO an
    * agent left in its place would block): agents write in their job's directory.
    */
-  private static long copy(Path log, long from, PrintWriter out, ControlCharacters visible)
-      throws NoSuchFileException {
+  private static long copy(Path log, long from, Sink visible) throws NoSuchFileException {
     if (!Files.isRegularFile(log, LinkOption.NOFOLLOW_LINKS)) {
       if (!Files.exists(log, LinkOption.NOFOLLOW_LINKS)) {
         throw new NoSuchFileException(log.toString());
@@ -251,7 +260,7 @@ final class LogsCommand implements Callable<Integer> {
       int n;
       while ((n = channel.read(buffer)) > 0) {
         buffer.flip();
-        out.print(visible.decode(buffer));
+        visible.write(buffer);
         buffer.clear();
         at += n;
       }
@@ -263,12 +272,51 @@ final class LogsCommand implements Callable<Integer> {
     }
   }
 
+  /** Where the log's bytes go, chunk by chunk, as they are read. */
+  interface Sink {
+    void write(ByteBuffer bytes);
+
+    /** The log ended (or following it did). */
+    default void finish() {
+    }
+  }
+
+  /** The log rendered as text ({@link EventLog}): a preset's JSON events as what the agent said and did. */
+  static final class Rendered implements Sink {
+    private final EventLog events;
+
+    Rendered(PrintWriter out) {
+      this.events = new EventLog(out);
+    }
+
+    @Override
+    public void write(ByteBuffer bytes) {
+      events.append(bytes.array(), bytes.arrayOffset() + bytes.position(), bytes.remaining());
+    }
+
+    @Override
+    public void finish() {
+      events.finish();
+    }
+  }
+
   /**
-   * UTF-8 decoding across reads, with every control character but newline and tab made visible
-   * by {@link TerminalText#safeLines} ({@code \\x1b} for ESC), as in every other human output: what
-   * an agent wrote never reaches the terminal raw.
+   * {@code --raw}: UTF-8 decoding across reads, with every control character but newline and tab
+   * made visible by {@link TerminalText#safeLines} ({@code \\x1b} for ESC), as in every other human
+   * output: what an agent wrote never reaches the terminal raw.
    */
-  static final class ControlCharacters {
+  static final class ControlCharacters implements Sink {
+    private final PrintWriter out;
+
+    ControlCharacters(PrintWriter out) {
+      this.out = out;
+    }
+
+    @Override
+    public void write(ByteBuffer bytes) {
+      out.print(decode(bytes));
+    }
+
     private final java.nio.charset.CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
         .onMalformedInput(java.nio.charset.CodingErrorAction.REPLACE)
         .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPLACE);

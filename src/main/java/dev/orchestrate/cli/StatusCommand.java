@@ -72,7 +72,7 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
         usage = store.items().itemUsage();
         workspaces = store.workspaces().all();
         if (id != null) {
-          return ItemView.show(out, dir, items, store.history(), store.items(), id, json);
+          return ItemView.show(out, dir, items, store.history(), store.items(), store.workspaces(), usage, id, json);
         }
         latestJobs = store.history().latestJobs();
         pauses = store.pauses().all();
@@ -150,7 +150,7 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
   }
 
   /** The item's worktree (execution.workspace: worktree), or null. */
-  private static Map<String, Object> workspaceJson(WorkspaceRecord ws) {
+  static Map<String, Object> workspaceJson(WorkspaceRecord ws) {
     if (ws == null) {
       return null;
     }
@@ -164,14 +164,62 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
     return w;
   }
 
-  /** " [orchestrate/ID @ 1a2b3c4d5e6f, integrated]" for an item with a worktree. */
+  /**
+   * " [orchestrate/ID @ 1a2b3c4d5e6f, integrated]" for an item with a worktree; for one whose agents
+   * changed nothing, what that means: " [orchestrate/ID, no commit yet]" at work, " [orchestrate/ID:
+   * no changes, nothing to integrate]" once done.
+   */
   private static String workspaceNote(WorkspaceRecord ws) {
     if (ws == null) {
       return "";
     }
-    String commit = ws.headCommit().equals(ws.baseCommit()) ? "no commit yet" : ws.headCommit().substring(0, 12);
+    if (!committed(ws)) {
+      return " [" + ws.branch() + noCommit(ws) + "]";
+    }
     String integration = ws.integration() == null ? "" : ", " + ws.integration().key();
-    return " [" + ws.branch() + " @ " + commit + integration + "]";
+    return " [" + ws.branch() + " @ " + ws.headCommit().substring(0, 12) + integration + "]";
+  }
+
+  /** Whether the item's branch has a phase commit of its own. */
+  private static boolean committed(WorkspaceRecord ws) {
+    return !ws.headCommit().equals(ws.baseCommit());
+  }
+
+  /** What a branch without a phase commit came to, in words, after its name. */
+  private static String noCommit(WorkspaceRecord ws) {
+    if (ws.integration() == null) {
+      return ", no commit yet";
+    }
+    return switch (ws.integration()) {
+      case INTEGRATED, SKIPPED -> ": no changes, nothing to integrate";
+      case DEFERRED, CONFLICT -> ", no commit, " + ws.integration().key();
+    };
+  }
+
+  /**
+   * The item's branch in words, for {@code status ID}: {@code orchestrate/A from main @
+   * 1a2b3c4d5e6f, integrated into main}, with why it is not integrated when it is not.
+   */
+  static String workspaceWords(WorkspaceRecord ws) {
+    StringBuilder words = new StringBuilder(ws.branch()).append(" from ").append(ws.baseBranch());
+    if (!committed(ws)) {
+      words.append(noCommit(ws));
+    } else {
+      words.append(" @ ").append(ws.headCommit(), 0, 12);
+      if (ws.integration() != null) {
+        words.append(", ").append(switch (ws.integration()) {
+          case INTEGRATED -> "integrated into " + ws.baseBranch();
+          case SKIPPED -> "left for a pull request (execution.merge: none)";
+          case DEFERRED -> "not integrated yet";
+          case CONFLICT -> "conflict";
+        });
+      }
+    }
+    if (ws.note() != null && !ws.note().isBlank()) {
+      words.append(": ").append(ws.note().strip());
+    }
+    words.append(ws.onDisk() ? "; worktree " + ws.path() : "; worktree removed");
+    return words.toString();
   }
 
   private static void printText(PrintWriter out, StateDirectory dir, List<ItemState> items,

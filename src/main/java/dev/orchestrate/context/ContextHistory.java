@@ -76,6 +76,10 @@ public final class ContextHistory implements TurnHistory {
     if (answer.context() != null && !answer.context().isBlank()) {
       text.append("context: ").append(answer.context().strip()).append('\n');
     }
+    String said = answer.answer() == null ? "" : answer.answer().strip();
+    if (!said.isEmpty() && !text.toString().contains(said)) {
+      text.append("answer: ").append(said).append('\n');
+    }
     String tail = tail(answer.outputLog(), tailChars).strip();
     // Without a result file the summary or context already is the output's tail.
     if (!tail.isEmpty() && !text.toString().contains(tail)) {

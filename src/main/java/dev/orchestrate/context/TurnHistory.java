@@ -40,8 +40,15 @@ public interface TurnHistory {
    * What an agent answered.
    *
    * @param result    phase_complete, failed, … or cancelled
-   * @param outputLog the job's output log, whose tail is kept (null or missing: none)
+   * @param answer    the agent's final answer in its own words, as its preset's reader parsed it (null:
+   *                  none, or a plain command)
+   * @param outputLog a plain command's output log, whose tail is kept (null or missing: none). Null for
+   *                  a preset's agent: its log is a stream of JSON events, which never goes into a turn
    */
-  record Answer(String result, String summary, String context, Path outputLog) {
+  record Answer(String result, String summary, String context, String answer, Path outputLog) {
+    /** A plain command's answer: its result, and the tail of its output log. */
+    public Answer(String result, String summary, String context, Path outputLog) {
+      this(result, summary, context, null, outputLog);
+    }
   }
 }

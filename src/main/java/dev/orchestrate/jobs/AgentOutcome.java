@@ -28,6 +28,10 @@ import java.util.OptionalInt;
  *                  before it, the phase's {@code verify:} gates after it, in order
  * @param verdict   what orchestrate's own checks made of a reported success ({@code verify_failed},
  *                  {@code no_changes}), or null; set, it is the class of a failed outcome
+ * @param answer    the agent's final answer in its own words, as its preset's reader parsed it from
+ *                  the event stream (within {@link #TEXT_MAX_CHARS}); null for a plain command, whose
+ *                  output is not read, and when the agent gave none. Never raw events: this, not the
+ *                  output log, is what the turn history keeps of the agent's output.
  */
 public record AgentOutcome(
     AgentResult result,
@@ -43,7 +47,8 @@ public record AgentOutcome(
     ProviderFailure provider,
     AgentSession session,
     List<CommandRun> checks,
-    OutcomeClass verdict) {
+    OutcomeClass verdict,
+    String answer) {
 
   /**
    * Cap of each text an agent reports (summary, context, a memory's content, a follow-up's title
@@ -80,7 +85,7 @@ public record AgentOutcome(
       List<FollowUp> followUps, OptionalInt exitCode, Ending ending, Duration elapsed, int truncatedValues,
       Usage usage, ProviderFailure provider) {
     this(result, summary, context, memories, followUps, exitCode, ending, elapsed, truncatedValues, usage, provider,
-        AgentSession.NONE, List.of(), null);
+        AgentSession.NONE, List.of(), null, null);
   }
 
   public AgentOutcome(AgentResult result, String summary, String context, List<MemoryNote> memories,
@@ -115,22 +120,30 @@ public record AgentOutcome(
     };
   }
 
+  /** This outcome with the agent's final answer, as its preset read it (cut to {@link #TEXT_MAX_CHARS}). */
+  public AgentOutcome withAnswer(String finalText) {
+    String text = finalText == null || finalText.isBlank() ? null
+        : dev.orchestrate.limits.SizeCap.cap(finalText.strip(), TEXT_MAX_CHARS);
+    return new AgentOutcome(result, summary, context, memories, followUps, exitCode, ending, elapsed,
+        truncatedValues, usage, provider, session, checks, verdict, text);
+  }
+
   /** This outcome with the provider's failure that ended it. */
   public AgentOutcome withProvider(ProviderFailure failure) {
     return new AgentOutcome(result, summary, context, memories, followUps, exitCode, ending, elapsed,
-        truncatedValues, usage, failure, session, checks, verdict);
+        truncatedValues, usage, failure, session, checks, verdict, answer);
   }
 
   /** This outcome with what is known of the agent's session. */
   public AgentOutcome withSession(AgentSession agentSession) {
     return new AgentOutcome(result, summary, context, memories, followUps, exitCode, ending, elapsed,
-        truncatedValues, usage, provider, agentSession, checks, verdict);
+        truncatedValues, usage, provider, agentSession, checks, verdict, answer);
   }
 
   /** This outcome with the project commands its job ran (set-up before the agent, gates after it). */
   public AgentOutcome withChecks(List<CommandRun> runs) {
     return new AgentOutcome(result, summary, context, memories, followUps, exitCode, ending, elapsed,
-        truncatedValues, usage, provider, session, runs, verdict);
+        truncatedValues, usage, provider, session, runs, verdict, answer);
   }
 
   /**
@@ -139,13 +152,13 @@ public record AgentOutcome(
    */
   public AgentOutcome refutedAs(OutcomeClass kind, String failure) {
     return new AgentOutcome(AgentResult.FAILED, summary, failure, memories, followUps, exitCode, ending, elapsed,
-        truncatedValues, usage, provider, session, checks, kind);
+        truncatedValues, usage, provider, session, checks, kind, answer);
   }
 
   /** A job whose agent never ran: the worktree's set-up failed, and the item is blocked with {@code reason}. */
   public static AgentOutcome setupFailed(String reason, List<CommandRun> runs, Duration elapsed) {
     return new AgentOutcome(AgentResult.BLOCKED, "", reason, List.of(), List.of(), OptionalInt.empty(),
-        Ending.EXITED, elapsed, 0, Usage.UNKNOWN, null, AgentSession.NONE, runs, null);
+        Ending.EXITED, elapsed, 0, Usage.UNKNOWN, null, AgentSession.NONE, runs, null, null);
   }
 
   /** The gates that ran after the agent (the checks of kind gate). */
@@ -161,7 +174,7 @@ public record AgentOutcome(
 
   public AgentOutcome withUsage(Usage spent) {
     return new AgentOutcome(result, summary, context, memories, followUps, exitCode, ending, elapsed,
-        truncatedValues, spent, provider, session, checks, verdict);
+        truncatedValues, spent, provider, session, checks, verdict, answer);
   }
 
   /** An outcome none of whose texts was cut. */

@@ -99,17 +99,19 @@ final class AgentSupervisor {
     OutputCapture.Tails tails = capture.finish(READER_WAIT);
     Duration elapsed = Duration.between(started, clock.instant());
     if (ending == Ending.TIMED_OUT) {
-      return Outcomes.timedOut(agent.timeout(), descendants, tails, elapsed).withUsage(capture.report().usage());
+      return Outcomes.timedOut(agent.timeout(), descendants, tails, elapsed).withUsage(capture.report().usage())
+          .withAnswer(capture.report().finalText());
     }
     if (ending == Ending.STALLED) {
-      return Outcomes.stalled(agent.stallTimeout(), descendants, tails, elapsed).withUsage(capture.report().usage());
+      return Outcomes.stalled(agent.stallTimeout(), descendants, tails, elapsed).withUsage(capture.report().usage())
+          .withAnswer(capture.report().finalText());
     }
     if (ending == Ending.CANCELLED) {
       return Outcomes.cancelled(elapsed);
     }
     if (ending == Ending.REFUSED) {
       return Outcomes.refused(capture.refused().join(), descendants, tails, elapsed)
-          .withUsage(capture.report().usage());
+          .withUsage(capture.report().usage()).withAnswer(capture.report().finalText());
     }
     int exitCode = process.exitValue();
     LOG.debug("agent pid {} exited with code {} after {}", process.pid(), exitCode, elapsed);

@@ -7,9 +7,9 @@ import java.util.function.Consumer;
 /**
  * Cuts a byte stream into lines for a preset's reader, holding at most {@code maxLineBytes} of one
  * line: a longer line is skipped whole (its reader never sees it), so no agent output can grow
- * this buffer past the cap.
+ * this buffer past the cap. Also what {@code orchestrate logs} reads a job's log with.
  */
-final class LineSplitter {
+public final class LineSplitter {
 
   private final int maxLineBytes;
   private final Consumer<String> lines;
@@ -17,12 +17,12 @@ final class LineSplitter {
   private boolean skipping;
   private long skipped;
 
-  LineSplitter(int maxLineBytes, Consumer<String> lines) {
+  public LineSplitter(int maxLineBytes, Consumer<String> lines) {
     this.maxLineBytes = maxLineBytes;
     this.lines = lines;
   }
 
-  void append(byte[] bytes, int offset, int length) {
+  public void append(byte[] bytes, int offset, int length) {
     int start = offset;
     for (int i = offset; i < offset + length; i++) {
       if (bytes[i] == '\n') {
@@ -35,14 +35,14 @@ final class LineSplitter {
   }
 
   /** The last line, when the stream ended without a line break. */
-  void finish() {
+  public void finish() {
     if (line.size() > 0 && !skipping) {
       emit();
     }
   }
 
   /** Lines skipped because they were longer than the cap. */
-  long skipped() {
+  public long skipped() {
     return skipped;
   }
 

@@ -88,11 +88,13 @@ final class Outcomes {
    * As {@link #exited(int, ResultFile.Reading, ResultFallback, OutputCapture.Tails, Duration)},
    * with what a preset's agent said on stdout: the result file still wins; without one, an error
    * the agent reported fails the attempt with its own message, and its final answer, not the raw
-   * tail of its event stream, is the summary. The usage it reported goes with every outcome.
+   * tail of its event stream, is the summary (also of a result file that gives none). The usage it
+   * reported goes with every outcome, and the final answer too ({@link AgentOutcome#answer()}).
    */
   static AgentOutcome exited(int exitCode, ResultFile.Reading reading, ResultFallback fallback,
       OutputCapture.Tails tails, Duration elapsed, AgentReport said) {
-    AgentOutcome outcome = exitedWithReport(exitCode, reading, fallback, tails, elapsed, said);
+    AgentOutcome outcome = exitedWithReport(exitCode, reading, fallback, tails, elapsed, said)
+        .withAnswer(said.finalText());
     if (outcome.result() != AgentResult.FAILED) {
       return outcome;
     }
@@ -126,6 +128,13 @@ final class Outcomes {
       outcome = new AgentOutcome(AgentResult.PHASE_COMPLETE, SizeCap.cap(summary, AgentOutcome.TEXT_MAX_CHARS), "",
           List.of(), List.of(), OptionalInt.of(exitCode), Ending.EXITED, elapsed,
           SizeCap.exceeds(summary, AgentOutcome.TEXT_MAX_CHARS) ? 1 : 0);
+    } else if (reading instanceof ResultFile.Reported report && report.summary().isBlank()
+        && said.finalText() != null && !said.finalText().isBlank()) {
+      // A result file without a summary: the agent's final answer says what was done.
+      String summary = said.finalText().strip();
+      outcome = new AgentOutcome(report.result(), SizeCap.cap(summary, AgentOutcome.TEXT_MAX_CHARS),
+          report.context(), report.memories(), report.followUps(), OptionalInt.of(exitCode), Ending.EXITED, elapsed,
+          report.truncatedValues() + (SizeCap.exceeds(summary, AgentOutcome.TEXT_MAX_CHARS) ? 1 : 0));
     } else {
       outcome = exited(exitCode, reading, fallback, tails, elapsed);
     }

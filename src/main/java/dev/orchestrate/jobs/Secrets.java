@@ -154,7 +154,8 @@ public final class Secrets {
     return new AgentOutcome(outcome.result(), mask(outcome.summary()), mask(outcome.context()), memories,
         followUps, outcome.exitCode(), outcome.ending(), outcome.elapsed(), outcome.truncatedValues(),
         outcome.usage(), provider, outcome.session(),
-        outcome.checks().stream().map(run -> run.withTail(mask(run.tail()))).toList(), outcome.verdict());
+        outcome.checks().stream().map(run -> run.withTail(mask(run.tail()))).toList(), outcome.verdict(),
+        outcome.answer() == null ? null : mask(outcome.answer()));
   }
 
   /** A masker for one byte stream, such as an agent's stdout. */

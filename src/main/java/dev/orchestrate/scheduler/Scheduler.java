@@ -958,11 +958,12 @@ public final class Scheduler {
       cancelled = false;
       outcome = new AgentOutcome(AgentResult.BLOCKED, outcome.summary(), breach, List.of(), outcome.followUps(),
           outcome.exitCode(), outcome.ending(), outcome.elapsed()).withUsage(outcome.usage())
+          .withAnswer(outcome.answer())
           .withSession(outcome.session()).withChecks(outcome.checks());
     }
     OutcomeClass kind = outcome.kind();
     if (!cancelled && (kind.isLimit() || kind == OutcomeClass.AUTH) && outcome.provider() != null) {
-      limited(s, jobId, item, request, outcome, job.profile().profileName());
+      limited(s, jobId, item, request, outcome, job.profile().profileName(), plainOutput(job));
       return;
     }
     if (!cancelled && (kind == OutcomeClass.SUCCEEDED || kind == OutcomeClass.FAILED || kind == OutcomeClass.BLOCKED
@@ -979,7 +980,7 @@ public final class Scheduler {
       s.jobs.ended(jobId, JobState.CANCELLED);
       s.jobs.cleanUp();
       history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer("cancelled",
-          outcome.summary(), outcome.context(), request.logFile()));
+          outcome.summary(), outcome.context(), outcome.answer(), plainOutput(job)));
       // Shown as cancelled, as recorded, even when the agent died of the Ctrl-C before its cancel.
       listener.jobFinished(item, item, new AgentOutcome(outcome.result(), outcome.summary(), outcome.context(),
           outcome.memories(), outcome.followUps(), outcome.exitCode(), AgentOutcome.Ending.CANCELLED,
@@ -1011,7 +1012,7 @@ public final class Scheduler {
     s.jobs.ended(jobId, state);
     s.jobs.cleanUp();
     history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer(
-        outcome.result().key(), outcome.summary(), outcome.context(), request.logFile()));
+        outcome.result().key(), outcome.summary(), outcome.context(), outcome.answer(), plainOutput(job)));
     memory.agentMemories(item.id(), agentMemories(item, outcome));
     remember(item, step.next(), outcome.summary());
     s.items.put(step.next().id(), step.next());
@@ -1034,7 +1035,7 @@ public final class Scheduler {
    * run halts, as {@link LimitPolicy} decides.
    */
   private void limited(Session s, long jobId, ItemState item, JobRequest request, AgentOutcome outcome,
-      String profile) {
+      String profile, Path plainOutput) {
     LimitPolicy.Decision d = pauses.failed(profile, outcome.provider(), clock.instant());
     s.limited.merge(outcome.kind().key(), 1, Integer::sum);
     Step step = Transitions.afterLimit(item, outcome, profile);
@@ -1048,7 +1049,7 @@ public final class Scheduler {
     s.jobs.cleanUp();
     s.jobsStarted--; // a limit costs no phase of the cap
     history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer(
-        outcome.kind().key(), "", outcome.provider().message(), request.logFile()));
+        outcome.kind().key(), "", outcome.provider().message(), outcome.answer(), plainOutput));
     s.items.put(step.next().id(), step.next());
     listener.jobFinished(item, step.next(), outcome);
     log.debug("{}", d.message());
@@ -1060,6 +1061,15 @@ public final class Scheduler {
       s.limitHalt = d.halt();
       s.haltDetail = d.message();
     }
+  }
+
+  /**
+   * The output log whose tail the turn keeps: a plain command's, which is what it printed. A preset's
+   * log is its CLI's JSON event stream (usage, model figures, tool calls): its turn keeps the answer
+   * the preset's reader parsed instead, never raw events, which every later prompt would pay for.
+   */
+  private static Path plainOutput(Job job) {
+    return job.profile().preset() == dev.orchestrate.config.AgentPreset.COMMAND ? job.request().logFile() : null;
   }
 
   /** The default agent profile (the agent: block, or the first of agents:). */

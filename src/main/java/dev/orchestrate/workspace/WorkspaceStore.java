@@ -50,6 +50,18 @@ public interface WorkspaceStore {
   /** The phase commits of these jobs (jobs without one are left out). */
   Map<Long, String> commits(Collection<Long> jobIds);
 
+  /**
+   * The commits of the base branch that carry these jobs' phase commits, recorded at integration
+   * ({@link #landed(Map, Instant)}); jobs without one are left out.
+   */
+  default Map<Long, String> landed(Collection<Long> jobIds) {
+    return Map.of();
+  }
+
+  /** Records, by job id, the commit of the base branch that carries each job's phase commit (integration). */
+  default void landed(Map<Long, String> commits, Instant now) {
+  }
+
   /** When {@code workspace.setup} last succeeded in the item's worktree; empty: it has yet to run there. */
   default Optional<Instant> setUpAt(String itemId) {
     return Optional.empty();

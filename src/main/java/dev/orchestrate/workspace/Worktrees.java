@@ -514,6 +514,7 @@ public final class Worktrees implements ItemWorkspaces {
         Advance advance = advanceBase(ws, base, result.tip());
         if (advance == Advance.DONE) {
           bases.movedByUs(ws.baseBranch(), result.tip());
+          store.landed(landed(place, base, result.tip()), clock.instant());
           return integrated(ws, result.tip());
         }
         if (advance instanceof Advance.Refused refused) {
@@ -549,6 +550,29 @@ public final class Worktrees implements ItemWorkspaces {
     }
     return new Integration("integrated", ws.branch() + " integrated into " + ws.baseBranch() + " at "
         + tip.substring(0, Math.min(12, tip.length())));
+  }
+
+  /**
+   * Which commit of the base branch carries each job's phase commit, now that {@code tip} landed on
+   * it from {@code base}: a rebase copies the phase commits under new ids, which {@code jobs} and
+   * {@code status ID} show instead of ids no branch holds. Found by the Orchestrate-Job trailer each
+   * phase commit has; only recorded, so a git that cannot say leaves them unknown.
+   */
+  private Map<Long, String> landed(Git.Place place, String base, String tip) {
+    Git.Result log = git.run(place, "log",
+        "--format=%H%x1f%(trailers:key=Orchestrate-Job,valueonly,separator=%x2C)%x1e",
+        base + ".." + tip);
+    Map<Long, String> landed = new java.util.LinkedHashMap<>();
+    if (!log.ok()) {
+      return landed;
+    }
+    for (String entry : log.out().split("\u001e")) {
+      String[] parts = entry.strip().split("\u001f", 2);
+      if (parts.length == 2 && parts[1].strip().matches("\\d{1,18}")) {
+        landed.putIfAbsent(Long.parseLong(parts[1].strip()), parts[0]);
+      }
+    }
+    return landed;
   }
 
   /** The tip to fast-forward the base branch to, or the files that conflict, or why git failed otherwise. */

@@ -17,6 +17,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** {@code status ID}: one item in full; and the table's TITLE and ATTEMPTS columns. */
 class StatusItemCliTest {
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final String LONG_REASON = "The staging key is missing and the vendor needs a signed form "
+      + "before they issue another one; the form is in the shared drive under legal/vendors/2026";
   private static final String LONG_TITLE = "Migrate the billing service to the new ledger and retire the old one";
 
   @TempDir
@@ -46,19 +48,24 @@ class StatusItemCliTest {
                 > "$ORCHESTRATE_RESULT_FILE"
               exit 0
             fi
+            if [ "$ORCHESTRATE_ITEM_ID" = D ]; then
+              printf '{"result": "blocked", "context": "%2$s\\\\nsecond line: ask ops"}' > "$ORCHESTRATE_RESULT_FILE"
+              exit 0
+            fi
             if [ "$ORCHESTRATE_ITEM_ID" = B ]; then
               printf '{"result": "blocked", "context": "needs the staging key"}' > "$ORCHESTRATE_RESULT_FILE"
               exit 0
             fi
             echo "$ORCHESTRATE_PHASE of $ORCHESTRATE_ITEM_ID done"
             """
-            .formatted(dir.resolve("a-failed-once")));
+            .formatted(dir.resolve("a-failed-once"), LONG_REASON));
     Path config = TwoPhaseProject.config(dir, agent);
     Path backlog = Files.writeString(dir.resolve("backlog.yaml"), """
         items:
           - {id: A, title: Wire retries, tags: [api]}
           - {id: B, title: Sandbox}
           - {id: C, title: "%s", depends_on: [B]}
+          - {id: D, title: Decide}
         """.formatted(LONG_TITLE));
     CliRunner.Result run = cli("--config", config.toString(), "--quiet", "run", backlog.toString());
     assertEquals(0, run.exitCode(), run.err());
@@ -105,12 +112,41 @@ class StatusItemCliTest {
     assertTrue(lines.stream().anyMatch(l -> l.matches("PHASE +ATTEMPTS +RESULT +SUMMARY")), r.out());
     assertTrue(lines.stream().anyMatch(l -> l.matches("first +1 +blocked +.*")), r.out());
     assertTrue(
-        lines.stream()
-            .anyMatch(l -> l.matches("JOB +PHASE +ATTEMPT +STATE +RESULT +OUTCOME +STARTED +DURATION +EXIT +LOG")),
+        lines.stream().anyMatch(
+            l -> l.matches("JOB +PHASE +ATTEMPT +STATE +RESULT +OUTCOME +STARTED +DURATION +EXIT +TOKENS +COST +LOG")),
         r.out());
     assertTrue(
-        lines.stream().anyMatch(l -> l.matches("\\d+ +first +1 +failed +blocked +blocked +.* jobs/.*output\\.log")),
+        lines.stream().anyMatch(l -> l.matches("\\d+ +first +1 +blocked +blocked +blocked +.* jobs/.*output\\.log")),
         r.out());
+  }
+
+  @Test
+  void status_id_shows_a_blocked_reason_in_full_and_its_job_as_blocked() throws Exception {
+    CliRunner.Result r = cli("status", "D");
+    assertEquals(0, r.exitCode(), r.err());
+    List<String> lines = r.out().lines().toList();
+    assertTrue(lines.contains("blocked:       agent reported blocked in phase first: " + LONG_REASON), r.out());
+    assertTrue(lines.contains("               second line: ask ops"), r.out());
+    assertTrue(lines.stream().anyMatch(l -> l.matches("\\d+ +first +1 +blocked +blocked +blocked +.*")), r.out());
+    JsonNode blocked = JSON.readTree(cli("status", "D", "--json").out()).get("jobs").get(0);
+    assertEquals("blocked", blocked.get("state").asText(), "what the agent reported, not failed: " + blocked);
+    assertTrue(cli("jobs").out().lines().anyMatch(l -> l.matches("\\d+ +D +first +1 +blocked +blocked +blocked .*")));
+  }
+
+  @Test
+  void status_id_json_has_the_items_workspace_and_usage_and_jobs_rows_as_jobs_json_has_them() throws Exception {
+    JsonNode doc = JSON.readTree(cli("status", "A", "--json").out());
+    List<String> keys = new ArrayList<>();
+    doc.get("item").fieldNames().forEachRemaining(keys::add);
+    assertEquals(List.of("id", "title", "status", "phase", "attempts", "pipeline", "priority", "depends_on",
+        "waiting_on", "tags", "in_backlog", "origin", "description", "blocked_reason", "unblock_notes", "last_failure",
+        "workspace", "usage"), keys);
+    assertTrue(doc.at("/item/workspace").isNull(), "a shared workspace has none");
+    List<String> jobKeys = new ArrayList<>();
+    doc.get("jobs").get(0).fieldNames().forEachRemaining(jobKeys::add);
+    assertEquals(List.of("id", "run_id", "item_id", "phase", "attempt", "state", "result", "outcome", "agent",
+        "started_at", "ended_at", "duration_ms", "exit_code", "log_path", "reason", "session_id", "session_start",
+        "checks", "commit", "landed_commit", "usage"), jobKeys);
   }
 
   @Test

@@ -179,7 +179,7 @@ class UnblockAndJobsCliTest {
         "B second 1 completed phase_complete 0",
         "B first 2 completed phase_complete 0",
         "B first 1 failed failed 3",
-        "A first 1 failed blocked 0"), rows);
+        "A first 1 blocked blocked 0"), rows);
     JsonNode oldest = doc.get("jobs").get(3);
     for (String key : List.of("id", "run_id", "item_id", "phase", "attempt", "state", "result", "started_at",
         "ended_at", "duration_ms", "exit_code", "log_path", "reason")) {
@@ -205,7 +205,7 @@ class UnblockAndJobsCliTest {
             .matches("ID +ITEM +PHASE +ATTEMPT +STATE +RESULT +OUTCOME +STARTED +DURATION +EXIT +TOKENS +COST +LOG"),
         lines.get(1));
     assertTrue(
-        lines.get(5).matches("1 +A +first +1 +failed +blocked +blocked +\\S+Z +\\S+ +0 +- +- +jobs/\\S+/output\\.log"),
+        lines.get(5).matches("1 +A +first +1 +blocked +blocked +blocked +\\S+Z +\\S+ +0 +- +- +jobs/\\S+/output\\.log"),
         lines.get(5));
   }
 

@@ -61,7 +61,7 @@ class JobsBesideARunIT {
       assertEquals("B running", running.get("item_id").asText() + " " + running.get("state").asText());
       assertTrue(running.get("ended_at").isNull());
       JsonNode blocked = doc.get("jobs").get(1);
-      assertEquals("A failed blocked", blocked.get("item_id").asText() + " " + blocked.get("state").asText() + " "
+      assertEquals("A blocked blocked", blocked.get("item_id").asText() + " " + blocked.get("state").asText() + " "
           + blocked.get("result").asText());
 
       Launcher.Result refused = Launcher.run(dir, "--state", "state", "unblock", "A", "--notes", "the key is in vault");

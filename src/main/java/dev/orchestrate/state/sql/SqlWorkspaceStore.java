@@ -151,6 +151,29 @@ final class SqlWorkspaceStore implements WorkspaceStore {
     return out;
   }
 
+  @Override
+  public Map<Long, String> landed(Collection<Long> jobIds) {
+    if (jobIds.isEmpty() || !jdbc.dialect().hasColumn(jdbc, "jobs", "landed_sha")) {
+      return Map.of(); // a state before schema 12, read without migrating
+    }
+    String ids = jobIds.stream().map(String::valueOf).collect(Collectors.joining(","));
+    Map<Long, String> out = new LinkedHashMap<>();
+    jdbc.query("SELECT id, landed_sha FROM jobs WHERE landed_sha IS NOT NULL AND id IN (" + ids + ")",
+        rs -> out.put(rs.getLong(1), rs.getString(2)));
+    return out;
+  }
+
+  @Override
+  public void landed(Map<Long, String> commits, Instant now) {
+    if (commits.isEmpty()) {
+      return;
+    }
+    jdbc.inTransaction(() -> {
+      commits.forEach((jobId, commit) -> jdbc.execute("UPDATE jobs SET landed_sha = ? WHERE id = ?", commit, jobId));
+      return null;
+    });
+  }
+
   static WorkspaceRecord record(ResultSet rs) throws SQLException {
     Long pending = Columns.longOrNull(rs, "pending_job_id");
     return new WorkspaceRecord(rs.getString("item_id"), Path.of(rs.getString("path")), rs.getString("branch"),

@@ -37,9 +37,11 @@ import picocli.CommandLine.Spec;
         "With execution.workspace: worktree, an item's next attempt starts from its branch as orchestrate "
             + "recorded it, so a fix you committed on the base branch since is not there: --rebase brings it in."},
     footerHeading = "%nExit codes:%n",
-    footer = {"  0    unblocked", "  1    --rebase: a rebase conflicted (the item stays blocked, its reason names the "
-        + "files) or could not be done; nothing was unblocked",
-        "  2    an unknown id, an item not blocked, empty notes, or --rebase without worktrees (nothing changed)",
+    footer = {"  0    unblocked",
+        "  1    --rebase: a rebase conflicted (the item stays blocked, its reason names",
+        "       the files) or could not be done; nothing was unblocked",
+        "  2    an unknown id, an item not blocked, empty notes, or --rebase without",
+        "       worktrees (nothing changed)",
         "  3    a run holds the state directory"})
 final class UnblockCommand implements Callable<Integer> {
   @ParentCommand

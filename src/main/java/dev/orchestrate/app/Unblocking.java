@@ -1,17 +1,28 @@
 package dev.orchestrate.app;
 
+import dev.orchestrate.config.Config;
+import dev.orchestrate.limits.Cuts;
 import dev.orchestrate.limits.Quote;
+import dev.orchestrate.scheduler.Event;
 import dev.orchestrate.scheduler.InvalidTransitionException;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.ItemStatus;
+import dev.orchestrate.scheduler.Progress;
 import dev.orchestrate.scheduler.Step;
 import dev.orchestrate.scheduler.Transitions;
 import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.workspace.Git;
+import dev.orchestrate.workspace.Repository;
+import dev.orchestrate.workspace.WorkspaceRecord;
+import dev.orchestrate.workspace.WorkspaceSetupException;
+import dev.orchestrate.workspace.Worktrees;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -39,8 +50,38 @@ public final class Unblocking {
    * @throws UnblockRefusedException naming every id that cannot be unblocked; nothing changed
    * @throws dev.orchestrate.state.StateLockedException while a run holds the lease
    */
-  @SuppressWarnings("try") // the lease is held, never read: closing it releases it
   public List<ItemState> unblock(List<String> ids, String notes) {
+    return unblock(ids, notes, null).items();
+  }
+
+  /**
+   * With {@code unblock --rebase}: what the config says of worktrees (the commit author of rebased
+   * commits), and where the user's checkout is found (the project's directory).
+   */
+  public record Rebasing(Config config, Path projectDir) {
+  }
+
+  /**
+   * The items unblocked, and with {@code --rebase} what became of each one's branch.
+   *
+   * @param rebases by item id, in the order asked; empty without {@code --rebase}
+   */
+  public record Outcome(List<ItemState> items, Map<String, Worktrees.Rebase> rebases) {
+  }
+
+  /**
+   * As {@link #unblock(List, String)}; with {@code rebasing}, each item's branch is first brought
+   * onto the current tip of its base branch ({@link Worktrees#rebaseOntoBase}), so that its next
+   * attempt sees what was committed there since (a fix of what blocked it). An item blocked at done
+   * is left to its integration, which rebases anyway. When a rebase conflicts or cannot be done,
+   * nothing is unblocked: a conflicting item stays blocked with the conflict (naming the files) as
+   * its reason, and the others stay blocked as they were (a branch rebased meanwhile keeps its
+   * recorded new start).
+   *
+   * @throws UnblockRebaseException when a rebase conflicted or could not be done
+   */
+  @SuppressWarnings("try") // the lease is held, never read: closing it releases it
+  public Outcome unblock(List<String> ids, String notes, Rebasing rebasing) {
     List<String> wanted = List.copyOf(new LinkedHashSet<>(ids));
     if (!backend.exists()) {
       throw new UnblockRefusedException("unknown item " + quoted(wanted) + ": there is no state in "
@@ -53,13 +94,96 @@ public final class Unblocking {
     try (RunLease lease = backend.shared() ? null : backend.acquireLease(clock.instant());
         StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
       List<Step> steps = steps(store.items()::item, wanted, notes);
+      Map<String, Worktrees.Rebase> rebases = new LinkedHashMap<>();
+      if (rebasing != null) {
+        steps = rebased(store, steps, rebasing, rebases);
+      }
       if (!store.items().applyAllIf(steps, ItemStatus.BLOCKED, clock.instant())) {
         throw new UnblockRefusedException("an item stopped being blocked while unblocking; nothing was unblocked; "
             + "check 'orchestrate status'");
       }
       steps.forEach(step -> unblocked.add(step.next()));
+      return new Outcome(unblocked, rebases);
     }
-    return unblocked;
+  }
+
+  /**
+   * Rebases each item's branch (recording each one's new start), and returns the steps with an
+   * event of each rebase; or, when one conflicted or could not be done, blocks the conflicting
+   * items again with the conflict as their reason and throws.
+   */
+  private List<Step> rebased(StateStore store, List<Step> steps, Rebasing rebasing,
+      Map<String, Worktrees.Rebase> rebases) {
+    Worktrees worktrees = null;
+    List<Step> out = new ArrayList<>();
+    for (Step step : steps) {
+      ItemState item = store.items().item(step.next().id()).orElseThrow();
+      Optional<WorkspaceRecord> ws = store.workspaces().workspace(item.id());
+      Worktrees.Rebase rebase;
+      if (item.progress().blockedFrom() == ItemStatus.DONE && ws.isPresent()) {
+        rebase = new Worktrees.Rebase("at_integration", ws.get().branch(), ws.get().baseBranch(), null,
+            ws.get().headCommit(), null, false, null);
+      } else {
+        if (worktrees == null && ws.isPresent()) {
+          worktrees = worktrees(store, rebasing, ws.get().baseBranch());
+        }
+        rebase = worktrees == null
+            ? new Worktrees.Rebase("no_worktree", Worktrees.BRANCH_PREFIX + item.id(), null, null, null, null, false,
+                null)
+            : worktrees.rebaseOntoBase(item.id());
+      }
+      rebases.put(item.id(), rebase);
+      List<Event> events = new ArrayList<>(step.events());
+      if (rebase.kind().equals("rebased") || rebase.kind().equals("up_to_date")) {
+        Map<String, Object> payload = new LinkedHashMap<>();
+        payload.put("result", rebase.kind());
+        payload.put("branch", rebase.branch());
+        payload.put("onto", rebase.baseBranch());
+        payload.put("base_commit", rebase.base());
+        payload.put("from", rebase.from());
+        payload.put("head_commit", rebase.head());
+        payload.put("moved", rebase.moved());
+        events.add(new Event(item.id(), "workspace.rebased", payload));
+      }
+      out.add(new Step(step.next(), events, step.truncatedValues()));
+    }
+    List<String> failures = new ArrayList<>();
+    for (Worktrees.Rebase rebase : rebases.values()) {
+      if (rebase.failed()) {
+        failures.add(rebase.reason());
+      }
+    }
+    if (failures.isEmpty()) {
+      return out;
+    }
+    rebases.forEach((id, rebase) -> {
+      if (rebase.kind().equals("conflict")) {
+        ItemState item = store.items().item(id).orElseThrow();
+        Progress p = item.progress();
+        Cuts cuts = new Cuts();
+        Progress again = new Progress(p.status(), p.phase(), p.attempts(),
+            cuts.cap(rebase.reason(), Transitions.BLOCKED_REASON_MAX_CHARS), p.blockedFrom(), p.lastFailure(),
+            p.phaseSummary(), p.unblockNotes(), p.resume());
+        store.items().applyIf(new Step(item.with(again), List.of(new Event(id, "workspace.conflict",
+            Map.of("reason", again.blockedReason()))), cuts.count()), ItemStatus.BLOCKED, clock.instant());
+      }
+    });
+    throw new UnblockRebaseException(String.join("; ", failures) + (rebases.size() > 1 || failures.size() > 1
+        ? " (nothing was unblocked)" : ""));
+  }
+
+  /** orchestrate's worktrees of this state, on the repository of the user's checkout. */
+  private Worktrees worktrees(StateStore store, Rebasing rebasing, String baseBranch) {
+    Git git = new Git();
+    Repository repo;
+    try {
+      repo = Repository.discover(git, rebasing.projectDir(), baseBranch);
+    } catch (WorkspaceSetupException e) {
+      throw new UnblockRefusedException("--rebase: " + e.getMessage());
+    }
+    return new Worktrees(git, repo, rebasing.config().execution().workspace(),
+        rebasing.config().retention().worktrees(), store.workspaces(), backend.directory().root().resolve("worktrees"),
+        clock);
   }
 
   private void refuseBeforeLocking(List<String> wanted, String notes) {

@@ -9,6 +9,7 @@ import dev.orchestrate.scheduler.Plan;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -63,7 +64,9 @@ final class DryRun {
     } else {
       printText(out, plan, config, phaseCap);
       out.println("  agent: " + agent.map(a -> TerminalText.safe(a.program() + " (" + config.agent().preset().key()
-          + ") resolves to " + a.resolved()))
+          + ") resolves to " + a.resolved() + (a.script() == null ? "" : ", running " + a.script())
+          + (config.execution().workspace().worktrees() && (a.script() != null || a.program().contains("/"))
+              ? " (from your checkout, also for agents in worktrees)" : "")))
           .orElse("none configured (set agent.preset or agent.command before a run)"));
       out.flush();
     }
@@ -75,6 +78,7 @@ final class DryRun {
     row.put("preset", config.agent().preset().key());
     row.put("program", agent.map(Preflight.Found::program).orElse(null));
     row.put("resolved", agent.map(a -> a.resolved().toString()).orElse(null));
+    row.put("script", agent.map(Preflight.Found::script).map(Path::toString).orElse(null));
     return row;
   }
 

@@ -146,6 +146,10 @@ final class RunCommand implements Callable<Integer> {
     filter = checkFilter(filter, config);
     StateBackend backend = root.backend(backlogFile, config);
     Optional<Preflight.Found> agentProgram = preflight(config, backlogs);
+    // What was checked is what runs: relative program and script paths are the checkout's, also for an
+    // agent in an item's worktree (which has only tracked files).
+    Path projectDir = backlogs.current().directory();
+    config = config.withProfiles(profile -> Preflight.anchored(profile, projectDir));
     if (dryRun) {
       return DryRun.print(spec.commandLine().getOut(), spec.commandLine().getErr(), root.quiet(), json, backend,
           config, backlogs.current(), filter, cap != null ? cap : config.execution().phaseCap(), agentProgram);

@@ -1,10 +1,14 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.app.UnblockRebaseException;
 import dev.orchestrate.app.UnblockRefusedException;
 import dev.orchestrate.app.Unblocking;
+import dev.orchestrate.config.Config;
 import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.Transitions;
+import dev.orchestrate.workspace.Worktrees;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,10 +31,17 @@ import picocli.CommandLine.Spec;
         "The notes appear in each item's next prompt as '## Unblock Context' and are cleared once that "
             + "phase succeeds. Several ids are all or nothing: one unknown or not-blocked id refuses them "
             + "all and changes nothing.",
-        "Needs only the state directory. Refused (exit 3) while a run works on the same state: the run "
-            + "holds the items in memory and would overwrite the change; run it between runs."},
+        "Needs only the state directory (with --rebase, the project's config and git repository too). Refused "
+            + "(exit 3) while a run works on the same state: the run holds the items in memory and would overwrite "
+            + "the change; run it between runs.",
+        "With execution.workspace: worktree, an item's next attempt starts from its branch as orchestrate "
+            + "recorded it, so a fix you committed on the base branch since is not there: --rebase brings it in."},
     footerHeading = "%nExit codes:%n",
-    footer = {"  0    unblocked", "  2    an unknown id, an item not blocked, or empty notes (nothing changed)",
+    footer = {"  0    unblocked",
+        "  1    --rebase: a rebase conflicted (the item stays blocked, its reason names",
+        "       the files) or could not be done; nothing was unblocked",
+        "  2    an unknown id, an item not blocked, empty notes, or --rebase without",
+        "       worktrees (nothing changed)",
         "  3    a run holds the state directory"})
 final class UnblockCommand implements Callable<Integer> {
   @ParentCommand
@@ -47,6 +58,14 @@ final class UnblockCommand implements Callable<Integer> {
           + Transitions.UNBLOCK_NOTES_MAX_CHARS + " characters)")
   String notes;
 
+  @Option(names = "--rebase", description = "Worktrees only: first rebase each item's branch onto the current tip "
+      + "of its base branch, so its next attempt sees what was committed there since it was blocked (your fix). "
+      + "The branch is taken as it is now: commits you made on it, or your own rebase of it, are kept. Its "
+      + "worktree's uncommitted files are discarded, as the next attempt's reset would. A conflict leaves the item "
+      + "blocked with the conflicting files named (exit 1); resolve it on the branch and unblock --rebase again. "
+      + "An item blocked at done is left to its integration, which rebases anyway.")
+  boolean rebase;
+
   @Option(names = "--json", description = "Print one JSON document (kind \"unblock\") on stdout")
   boolean json;
 
@@ -55,17 +74,52 @@ final class UnblockCommand implements Callable<Integer> {
     if (notes.isBlank()) {
       throw CliException.usage("--notes must not be empty: tell the agent what changed");
     }
-    List<ItemState> unblocked;
+    Unblocking.Rebasing rebasing = rebase ? rebasing() : null;
+    Unblocking.Outcome unblocked;
     try {
-      unblocked = new Unblocking(root.backend(), Clock.systemUTC()).unblock(ids, notes);
+      unblocked = new Unblocking(root.backend(), Clock.systemUTC()).unblock(ids, notes, rebasing);
     } catch (UnblockRefusedException e) {
       throw CliException.usage(e.getMessage());
+    } catch (UnblockRebaseException e) {
+      throw CliException.failure(e.getMessage());
     }
-    print(spec.commandLine().getOut(), unblocked);
+    print(spec.commandLine().getOut(), unblocked.items(), unblocked.rebases());
     return ExitCode.OK;
   }
 
-  private void print(PrintWriter out, List<ItemState> items) {
+  /** The config's worktree settings and the project's directory, where the user's checkout is found. */
+  private Unblocking.Rebasing rebasing() {
+    Config config = root.loadConfig(null);
+    if (!config.execution().workspace().worktrees()) {
+      throw CliException.usage("--rebase needs execution.workspace: worktree"
+          + config.source().map(f -> " (" + f + " has workspace: " + config.execution().workspace().mode().key() + ")")
+              .orElse("")
+          + ": without worktrees agents work in your checkout, which has your fix already");
+    }
+    Path dir = config.source().map(f -> root.workingDirectory().resolve(f).toAbsolutePath().normalize().getParent())
+        .orElse(root.workingDirectory());
+    return new Unblocking.Rebasing(config, dir);
+  }
+
+  private static String rebaseLine(String id, Worktrees.Rebase r) {
+    String kept = r.moved() ? " (from its tip " + abbrev(r.from()) + ", which had moved since orchestrate recorded "
+        + "it: your commits on it are kept)" : "";
+    return switch (r.kind()) {
+      case "rebased" -> r.branch() + " rebased onto " + r.baseBranch() + " at " + abbrev(r.base()) + kept
+          + ": its next attempt starts from " + abbrev(r.head());
+      case "up_to_date" -> r.branch() + " already holds " + r.baseBranch() + " at " + abbrev(r.base()) + kept
+          + ": its next attempt starts from " + abbrev(r.head());
+      case "at_integration" -> id + " was blocked at done: its integration rebases " + r.branch()
+          + " onto " + r.baseBranch() + " at the next run";
+      default -> id + " has no worktree yet: its first attempt starts from the base branch's tip";
+    };
+  }
+
+  private static String abbrev(String commit) {
+    return commit == null ? "-" : commit.substring(0, Math.min(12, commit.length()));
+  }
+
+  private void print(PrintWriter out, List<ItemState> items, Map<String, Worktrees.Rebase> rebases) {
     if (json) {
       Map<String, Object> doc = Json.envelope("unblock");
       if (items.size() == 1) {
@@ -80,6 +134,18 @@ final class UnblockCommand implements Callable<Integer> {
         row.put("id", item.id());
         row.put("status", item.status().key());
         row.put("phase", item.progress().phase());
+        Worktrees.Rebase r = rebases.get(item.id());
+        if (r != null) {
+          Map<String, Object> rebase = new LinkedHashMap<>();
+          rebase.put("result", r.kind());
+          rebase.put("branch", r.branch());
+          rebase.put("onto", r.baseBranch());
+          rebase.put("base_commit", r.base());
+          rebase.put("from", r.from());
+          rebase.put("head_commit", r.head());
+          rebase.put("kept_moved_branch", r.moved());
+          row.put("rebase", rebase);
+        }
         rows.add(row);
       }
       doc.put("items", rows);
@@ -91,6 +157,10 @@ final class UnblockCommand implements Callable<Integer> {
       out.println(TerminalText.safe("Unblocked " + item.id() + ": " + item.status().key()
           + (phase == null ? "" : " at phase " + phase)
           + (items.size() == 1 ? "; the notes go into its next prompt. Continue with: orchestrate run" : "")));
+      Worktrees.Rebase r = rebases.get(item.id());
+      if (r != null) {
+        out.println(TerminalText.safe("  " + rebaseLine(item.id(), r)));
+      }
     }
     if (items.size() > 1) {
       out.println("The notes go into each one's next prompt. Continue with: orchestrate run");

@@ -90,6 +90,13 @@ public record AgentConfig(
         maxConcurrent, on);
   }
 
+  /** This config with another argv (the same program and arguments, say, with its paths made absolute). */
+  public AgentConfig withCommand(List<String> argv) {
+    return new AgentConfig(argv, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset, args,
+        stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name, maxConcurrent,
+        resume);
+  }
+
   /** Whether a retry of this profile continues the last attempt's session: asked for, and the preset can. */
   public boolean resumes() {
     return resume && preset.resumes();

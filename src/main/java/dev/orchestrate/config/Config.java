@@ -71,6 +71,14 @@ public record Config(
     return all;
   }
 
+  /** This config with every agent profile ({@code agent:} and each of {@code agents:}) passed through {@code change}. */
+  public Config withProfiles(java.util.function.UnaryOperator<AgentConfig> change) {
+    Map<String, AgentConfig> changed = new LinkedHashMap<>();
+    agents.forEach((key, profile) -> changed.put(key, change.apply(profile)));
+    return new Config(source, change.apply(agent), execution, defaultPipeline, pipelines, context, memoryKeepRecent,
+        memoryBootContextChars, retention, state, budget, changed);
+  }
+
   /** A config without a project budget. */
   public Config(Optional<Path> source, AgentConfig agent, ExecutionConfig execution, String defaultPipeline,
       Map<String, Pipeline> pipelines, ContextConfig context, int memoryKeepRecent, int memoryBootContextChars,

@@ -5,13 +5,18 @@ import dev.orchestrate.config.AgentPreset;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
 
 /**
  * Checks, before a run takes the lock, that the agent program can be started: a bare name must
- * resolve on PATH, a path (relative to the backlog's directory, where agents run) must be an
+ * resolve on PATH, a path (relative to the backlog's directory in the user's checkout) must be an
  * executable file. A mistyped command would otherwise be found only after every item had been
- * blocked three times over.
+ * blocked three times over. {@link #anchored} then makes those paths absolute, so that an agent in
+ * an item's worktree (which holds only tracked files) runs the very program and script checked
+ * here, not a missing copy in the worktree (docs/workspaces.md, "Where agents run and what they
+ * see").
  */
 public final class Preflight {
 
@@ -19,7 +24,16 @@ public final class Preflight {
   public sealed interface Check permits Found, Problem {
   }
 
-  public record Found(String program, Path resolved) implements Check {
+  /**
+   * @param program  the program as configured
+   * @param resolved where it is
+   * @param script   the script an interpreter is given ({@code ["bash", "agents/x.sh"]}), absolute; null
+   *                 when the agent is not an interpreter with a script
+   */
+  public record Found(String program, Path resolved, Path script) implements Check {
+    public Found(String program, Path resolved) {
+      this(program, resolved, null);
+    }
   }
 
   public record Problem(String message) implements Check {
@@ -35,13 +49,51 @@ public final class Preflight {
   public static Check check(AgentConfig agent, String path, Path workDir) {
     Objects.requireNonNull(agent, "agent");
     Check check = program(agent, path, workDir);
-    if (check instanceof Found && agent.command().size() > 1) {
+    if (check instanceof Found found && agent.command().size() > 1) {
       Check script = script(agent.command(), workDir);
       if (script != null) {
         return script;
       }
+      Path file = scriptArgument(agent.command());
+      if (file != null) {
+        return new Found(found.program(), found.resolved(), workDir.resolve(file).normalize());
+      }
     }
     return check;
+  }
+
+  /**
+   * The agent's command with its relative paths made absolute against {@code projectDir} (the
+   * backlog's directory in the user's checkout): the program when it is a path
+   * ({@code ./agents/run.sh}), and the script an interpreter is given ({@code ["bash",
+   * "agents/run.sh"]}). Agents run in the item's worktree, where a script the user has not
+   * committed does not exist; the program checked by {@link #check} is the one that runs. A bare
+   * program name (looked up on PATH) and every other argument are left as they are.
+   */
+  public static AgentConfig anchored(AgentConfig agent, Path projectDir) {
+    List<String> argv = agent.command();
+    if (argv.isEmpty()) {
+      return agent;
+    }
+    List<String> anchored = new ArrayList<>(argv);
+    String program = argv.get(0);
+    if (program.contains("/") && !Path.of(program).isAbsolute()) {
+      anchored.set(0, projectDir.resolve(program).normalize().toString());
+    }
+    Path script = scriptArgument(argv);
+    if (script != null && !script.isAbsolute()) {
+      anchored.set(1, projectDir.resolve(script).normalize().toString());
+    }
+    return anchored.equals(argv) ? agent : agent.withCommand(anchored);
+  }
+
+  /** The script an interpreter is given as its first argument, or null. */
+  private static Path scriptArgument(List<String> argv) {
+    if (argv.size() < 2 || !INTERPRETERS.contains(Path.of(argv.get(0)).getFileName().toString())
+        || argv.get(1).startsWith("-") || argv.get(1).isEmpty()) {
+      return null;
+    }
+    return Path.of(argv.get(1));
   }
 
   /**

@@ -229,6 +229,32 @@ final class RunCommand implements Callable<Integer> {
   }
 
   /**
+   * In worktree mode, the project files a gate or set-up step runs (a relative program, an
+   * interpreter's script) must be tracked: they run in each item's worktree, which holds only what
+   * git tracks, so an uncommitted one would fail every item (docs/verification.md).
+   */
+  private static void commandsTracked(Config config, Git git, java.nio.file.Path dir) {
+    Map<dev.orchestrate.config.ProjectCommand, String> all = new java.util.LinkedHashMap<>();
+    config.execution().workspace().setup().forEach(step -> all.put(step, "workspace.setup '" + step.name() + "'"));
+    for (dev.orchestrate.config.Pipeline pipeline : config.pipelines().values()) {
+      for (dev.orchestrate.config.PhaseDef phase : java.util.stream.Stream.concat(pipeline.prePhases().stream(),
+          pipeline.phases().stream()).toList()) {
+        pipeline.verifyFor(phase).forEach(gate -> all.putIfAbsent(gate, "verify gate '" + gate.name()
+            + "' of phase '" + phase.name() + "' (pipeline '" + pipeline.name() + "')"));
+      }
+    }
+    all.forEach((command, what) -> {
+      for (String file : Preflight.projectFiles(command)) {
+        if (!git.run(dir, "ls-files", "--error-unmatch", "--", file).ok()) {
+          throw CliException.usage(what + ": " + file + " is not tracked by git, and it runs in each item's "
+              + "worktree, which holds only tracked files: commit it (git add " + file + " && git commit), or "
+              + "give its absolute path");
+        }
+      }
+    });
+  }
+
+  /**
    * With execution.workspace: worktree, the repository and base branch items work from, found
    * before the lock: a backlog outside git or a detached HEAD is a usage error that leaves nothing.
    */
@@ -241,6 +267,7 @@ final class RunCommand implements Callable<Integer> {
       Git git = new Git();
       Repository repo = Repository.discover(git, backlogs.current().directory(), workspace.baseBranch());
       dev.orchestrate.workspace.Worktrees.checkCopies(git, repo, workspace.copy());
+      commandsTracked(config, git, backlogs.current().directory());
       return repo;
     } catch (WorkspaceSetupException | GitException e) {
       throw CliException.usage(e.getMessage());

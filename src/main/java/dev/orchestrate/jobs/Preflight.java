@@ -166,6 +166,33 @@ public final class Preflight {
     return null;
   }
 
+  /**
+   * The files of the project a command runs, as written (relative to where it runs): its program
+   * when that is a relative path, and the script an interpreter is given. In worktree mode these
+   * must be files git tracks, since a worktree holds only those.
+   */
+  public static java.util.List<String> projectFiles(dev.orchestrate.config.ProjectCommand command) {
+    java.util.List<String> argv = command.argv();
+    if (command.viaShell()) {
+      String[] words = command.text().strip().split("\\s+");
+      if (SHELL_WORDS.contains(words[0]) || words[0].contains("=") || !words[0].matches("[A-Za-z0-9_./+-]+")) {
+        return java.util.List.of();
+      }
+      argv = java.util.Arrays.asList(words);
+    }
+    java.util.List<String> files = new java.util.ArrayList<>();
+    String program = argv.get(0);
+    if (program.contains("/") && !Path.of(program).isAbsolute()) {
+      files.add(program);
+    }
+    if (argv.size() > 1 && INTERPRETERS.contains(Path.of(program).getFileName().toString())
+        && !argv.get(1).startsWith("-") && !Path.of(argv.get(1)).isAbsolute()
+        && argv.get(1).matches("[A-Za-z0-9_./+-]+")) {
+      files.add(argv.get(1));
+    }
+    return files;
+  }
+
   private static boolean onPath(String program, String path) {
     for (String dir : (path == null ? "" : path).split(File.pathSeparator)) {
       if (!dir.isEmpty()) {

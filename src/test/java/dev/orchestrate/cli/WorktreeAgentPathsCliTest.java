@@ -111,4 +111,24 @@ class WorktreeAgentPathsCliTest {
     assertTrue(text.out().contains(", running " + proj.resolve("agents/agent.sh")
         + " (from your checkout, also for agents in worktrees)"), text.out());
   }
+
+  @Test
+  void a_gate_script_git_does_not_track_is_refused_before_the_run_since_worktrees_hold_only_tracked_files()
+      throws Exception {
+    Path proj = project("[\"true\"]");
+    Files.writeString(proj.resolve("orchestrate.yaml"), Files.readString(proj.resolve("orchestrate.yaml"))
+        .replace("- {name: build, instructions: \"Build it.\"}",
+            "- {name: build, instructions: \"Build it.\", verify: [{name: tests, run: \"bash checks/all.sh -q\"}]}"));
+    Path check = proj.resolve("checks/all.sh");
+    Files.createDirectories(check.getParent());
+    Files.writeString(check, "exit 0\n");
+    CliRunner.Result r = cli(proj, "run", "--no-live");
+    assertEquals(2, r.exitCode(), r.out() + r.err());
+    assertEquals(List.of("orchestrate: error: verify gate 'tests' of phase 'build' (pipeline 'p'): checks/all.sh is "
+        + "not tracked by git, and it runs in each item's worktree, which holds only tracked files: commit it "
+        + "(git add checks/all.sh && git commit), or give its absolute path"), r.err().lines().toList());
+    assertFalse(Files.exists(proj.resolve(".orchestrate/state.db")), "refused before the state is made");
+    repo.commitAll("the checks");
+    assertEquals(0, cli(proj, "run", "--dry-run").exitCode());
+  }
 }

@@ -116,8 +116,9 @@ final class InitCommand implements Callable<Integer> {
         }
         out.println("wrote " + dir.resolve(f));
       }
-      Files.createDirectories(root.workingDirectory().resolve(state));
-      out.println("created " + state + "/" + (url == null ? "" : " (this machine's job logs and worktrees)"));
+      boolean ignored = new StateDirectory(root.workingDirectory().resolve(state)).create();
+      out.println("created " + state + "/" + (url == null ? "" : " (this machine's job logs and worktrees)")
+          + (ignored ? " with a .gitignore of *: the state is never committed" : ""));
     } catch (IOException e) {
       throw new UncheckedIOException("init: " + e.getMessage(), e);
     }

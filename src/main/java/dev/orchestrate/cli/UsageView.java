@@ -52,8 +52,7 @@ final class UsageView {
    * {@code 0.02324}, not {@code 0.023240000000000003}; null stays null.
    */
   static Double money(Double usd) {
-    return usd == null ? null
-        : java.math.BigDecimal.valueOf(usd).setScale(6, java.math.RoundingMode.HALF_UP).doubleValue();
+    return (Double) Json.money(usd);
   }
 
   static String tokens(Long n) {

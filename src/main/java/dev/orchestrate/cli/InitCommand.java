@@ -125,10 +125,17 @@ final class InitCommand implements Callable<Integer> {
       throw new UncheckedIOException("init: " + e.getMessage(), e);
     }
     out.println();
-    out.println(preset == null ? "Next: edit backlog.yaml and agent.command in orchestrate.yaml, then run"
-        : "Next: edit backlog.yaml (and agent.args in orchestrate.yaml: model, allowed tools), then run");
     // Run from here, that backlog finds its project (the state and config written above).
-    out.println("  orchestrate run" + (dir.equals(Path.of(".")) ? "" : " " + dir.resolve("backlog.yaml")));
+    String run = "  orchestrate run" + (dir.equals(Path.of(".")) ? "" : " " + dir.resolve("backlog.yaml"));
+    if (preset == null) {
+      out.println("Next: try it as it is (the example agent only pretends to work):");
+      out.println(run);
+      out.println("then set agent.command in orchestrate.yaml to your agent (or agent.preset: claude, codex, gemini, "
+          + "opencode) and write your items into backlog.yaml.");
+    } else {
+      out.println("Next: edit backlog.yaml (and agent.args in orchestrate.yaml: model, allowed tools), then run");
+      out.println(run);
+    }
     out.flush();
     return ExitCode.OK;
   }

@@ -268,9 +268,10 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
     LastRun run = r.lastRun();
     if (run != null) {
       out.println("last run " + run.id() + (run.endedAt() == null ? " (running, or it died)" : " ("
-          + run.haltReason() + ")") + ": summary map peak " + orDash(run.summaryMapPeak()) + ", final "
-          + orDash(run.summaryMapFinal()) + "; job table peak " + orDash(run.jobTablePeakActive()) + " active + "
-          + orDash(run.jobTablePeakInactive()) + " ended, final " + orDash(run.jobTableFinal()));
+          + run.haltReason() + ")") + " held in memory: summaries of " + orDash(run.summaryMapPeak())
+          + " item(s) at most, " + orDash(run.summaryMapFinal()) + " at the end; jobs: at most "
+          + orDash(run.jobTablePeakActive()) + " running and " + orDash(run.jobTablePeakInactive()) + " finished, "
+          + orDash(run.jobTableFinal()) + " at the end");
     }
     out.println(r.trend() == null || r.trend().samples() < 1 ? "trend: not enough samples yet"
         : "trend: over " + r.trend().samples() + " samples since " + r.trend().from());

@@ -49,6 +49,17 @@ class InitAgentCliTest {
   }
 
   @Test
+  void init_without_a_preset_says_the_example_runs_as_it_is_and_what_to_change_after() {
+    CliRunner.Result r = CliRunner.run("init", dir.toString());
+    assertEquals(0, r.exitCode(), r.err());
+    List<String> lines = r.out().lines().toList();
+    int next = lines.indexOf("Next: try it as it is (the example agent only pretends to work):");
+    assertTrue(next > 0, r.out());
+    assertEquals("  orchestrate run " + dir.resolve("backlog.yaml"), lines.get(next + 1));
+    assertTrue(lines.get(next + 2).startsWith("then set agent.command in orchestrate.yaml to your agent"), r.out());
+  }
+
+  @Test
   void every_preset_writes_a_config_that_loads() throws Exception {
     for (String preset : List.of("codex", "gemini", "opencode")) {
       Path project = Files.createDirectory(dir.resolve(preset));

@@ -220,6 +220,14 @@ class StatsCliTest {
   }
 
   @Test
+  void the_last_run_line_says_what_the_run_held_in_memory_in_plain_words() throws Exception {
+    busy();
+    String text = cli("stats").out();
+    assertTrue(text.contains("last run 1 (all_done) held in memory: summaries of "), text);
+    assertFalse(text.contains("summary map") || text.contains("job table"), text);
+  }
+
+  @Test
   void no_sample_makes_stats_a_pure_read_that_records_nothing() throws Exception {
     busy();
     assertEquals(0, cli("stats").exitCode());

@@ -76,7 +76,7 @@ final class FastPath {
       "jobs", Set.of("--limit"), "memory list", Set.of("--kind", "--tag"), "compact", Set.of("--keep-recent"));
   /** The flags of each command. */
   static final Map<String, Set<String>> FLAGS = Map.of("status", Set.of("--json"),
-      "stats", Set.of("--json", "--check"), "jobs", Set.of("--json"), "memory list", Set.of("--json"),
+      "stats", Set.of("--json", "--check", "--no-sample"), "jobs", Set.of("--json"), "memory list", Set.of("--json"),
       "compact", Set.of("--json", "--dry-run", "--vacuum", "--incremental"));
   private static final Pattern NUMBER = Pattern.compile("[0-9]{1,9}");
 
@@ -212,6 +212,7 @@ final class FastPath {
         c.root = root;
         c.json = json;
         c.check = flags.contains("--check");
+        c.noSample = flags.contains("--no-sample");
         return Optional.of(c);
       }
       case "jobs" -> {

@@ -29,8 +29,9 @@ import picocli.CommandLine.Spec;
 /** {@code orchestrate init}: scaffold a commented config, a small backlog and an example agent. */
 @Command(name = "init", mixinStandardHelpOptions = true,
     description = {"Scaffold a project: config, backlog and an example agent.",
-        "Writes orchestrate.yaml (every key, commented), backlog.yaml, agents/example-agent.sh and the "
-            + ".orchestrate/ state directory into DIR. Refuses to overwrite any existing file.",
+        "Writes orchestrate.yaml (every key, commented), backlog.yaml, agents/example-agent.sh (not with "
+            + "--agent, whose config runs that CLI) and the .orchestrate/ state directory, git-ignored, into DIR. "
+            + "Refuses to overwrite any existing file.",
         "With --state postgresql://user@host:5432/db, first connects to the database and creates or migrates "
             + "the state's schema (nothing is written when that fails), then writes the URL into orchestrate.yaml "
             + "as state.url; .orchestrate/ then holds only this machine's job logs and worktrees. In a directory "
@@ -73,8 +74,9 @@ final class InitCommand implements Callable<Integer> {
     if (url != null && Files.isRegularFile(base.resolve("orchestrate.yaml"))) {
       return prepareOnly(url, base);
     }
+    List<String> files = files(preset);
     List<String> existing = new ArrayList<>();
-    for (String f : FILES) {
+    for (String f : files) {
       if (Files.exists(base.resolve(f))) {
         existing.add(dir.resolve(f).toString());
       }
@@ -89,14 +91,14 @@ final class InitCommand implements Callable<Integer> {
     }
     Path state = root.state != null && url == null ? Path.of(root.state)
         : dir.resolve(OrchestrateCommand.DEFAULT_STATE_DIR);
-    refuseWhatCannotBeCreated(base, root.workingDirectory().resolve(state));
+    refuseWhatCannotBeCreated(base, root.workingDirectory().resolve(state), files);
     PrintWriter out = spec.commandLine().getOut();
     if (url != null) {
       // Before any file: a database out of reach leaves nothing to clean up.
       out.println(prepare(url, base));
     }
     try {
-      for (String f : FILES) {
+      for (String f : files) {
         Path target = base.resolve(f);
         Files.createDirectories(target.toAbsolutePath().getParent());
         try (InputStream in = InitCommand.class.getResourceAsStream("/init/" + f)) {
@@ -116,16 +118,24 @@ final class InitCommand implements Callable<Integer> {
         }
         out.println("wrote " + dir.resolve(f));
       }
-      Files.createDirectories(root.workingDirectory().resolve(state));
-      out.println("created " + state + "/" + (url == null ? "" : " (this machine's job logs and worktrees)"));
+      boolean ignored = new StateDirectory(root.workingDirectory().resolve(state)).create();
+      out.println("created " + state + "/" + (url == null ? "" : " (this machine's job logs and worktrees)")
+          + (ignored ? " with a .gitignore of *: the state is never committed" : ""));
     } catch (IOException e) {
       throw new UncheckedIOException("init: " + e.getMessage(), e);
     }
     out.println();
-    out.println(preset == null ? "Next: edit backlog.yaml and agent.command in orchestrate.yaml, then run"
-        : "Next: edit backlog.yaml (and agent.args in orchestrate.yaml: model, allowed tools), then run");
     // Run from here, that backlog finds its project (the state and config written above).
-    out.println("  orchestrate run" + (dir.equals(Path.of(".")) ? "" : " " + dir.resolve("backlog.yaml")));
+    String run = "  orchestrate run" + (dir.equals(Path.of(".")) ? "" : " " + dir.resolve("backlog.yaml"));
+    if (preset == null) {
+      out.println("Next: try it as it is (the example agent only pretends to work):");
+      out.println(run);
+      out.println("then set agent.command in orchestrate.yaml to your agent (or agent.preset: claude, codex, gemini, "
+          + "opencode) and write your items into backlog.yaml.");
+    } else {
+      out.println("Next: edit backlog.yaml (and agent.args in orchestrate.yaml: model, allowed tools), then run");
+      out.println(run);
+    }
     out.flush();
     return ExitCode.OK;
   }
@@ -202,9 +212,9 @@ final class InitCommand implements Callable<Integer> {
    * Every directory init creates or writes into, checked before the first file is written: a
    * file where one of them belongs would otherwise stop init half-way, with some files written.
    */
-  private static void refuseWhatCannotBeCreated(Path base, Path state) {
+  private static void refuseWhatCannotBeCreated(Path base, Path state, List<String> files) {
     List<Path> directories = new ArrayList<>();
-    for (String f : FILES) {
+    for (String f : files) {
       directories.add(base.resolve(f).toAbsolutePath().getParent());
     }
     directories.add(state.toAbsolutePath());
@@ -218,6 +228,11 @@ final class InitCommand implements Callable<Integer> {
             + "another directory)");
       }
     }
+  }
+
+  /** The files init writes: a preset's config runs that CLI, so the example agent would only be clutter. */
+  private static List<String> files(AgentPreset preset) {
+    return preset == null ? FILES : FILES.stream().filter(f -> !f.startsWith("agents/")).toList();
   }
 
   private AgentPreset preset() {

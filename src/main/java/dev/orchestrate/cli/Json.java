@@ -55,6 +55,9 @@ final class Json {
    * {@code Map.copyOf} from the domain iterates in a different order in every JVM) turned into a
    * key-sorted one; insertion-ordered maps keep the order they were built in. A number that is not
    * finite becomes null: JSON has no NaN or Infinity, and Jackson would write them as strings.
+   * Money, every key ending in {@code _usd}, is rounded to {@value #MONEY_DECIMALS} decimals (a
+   * millionth of a dollar), so that a sum of costs or a budget reads {@code 0.0248}, never
+   * {@code 0.024800000000000003}, in every document.
    */
   static Object stable(Object value) {
     if (value instanceof Double d && !Double.isFinite(d) || value instanceof Float f && !Float.isFinite(f)) {
@@ -63,13 +66,27 @@ final class Json {
     if (value instanceof Map<?, ?> map) {
       Map<String, Object> copy = map instanceof LinkedHashMap || map instanceof SortedMap ? new LinkedHashMap<>()
           : new TreeMap<>();
-      map.forEach((k, v) -> copy.put(String.valueOf(k), stable(v)));
+      map.forEach((k, v) -> {
+        String key = String.valueOf(k);
+        copy.put(key, key.endsWith("_usd") ? money(stable(v)) : stable(v));
+      });
       return copy;
     }
     if (value instanceof Collection<?> list) {
       List<Object> copy = new ArrayList<>(list.size());
       list.forEach(v -> copy.add(stable(v)));
       return copy;
+    }
+    return value;
+  }
+
+  static final int MONEY_DECIMALS = 6;
+
+  /** A figure in US dollars rounded to {@value #MONEY_DECIMALS} decimals; anything else as it is. */
+  static Object money(Object value) {
+    if (value instanceof Double || value instanceof Float || value instanceof BigDecimal) {
+      return BigDecimal.valueOf(((Number) value).doubleValue()).setScale(MONEY_DECIMALS, java.math.RoundingMode.HALF_UP)
+          .doubleValue();
     }
     return value;
   }

@@ -175,7 +175,7 @@ final class RunCommand implements Callable<Integer> {
     if (json) {
       Json.print(out, withSelection(toJson(report), only));
     } else {
-      printText(out, report, only);
+      printText(out, report, only, root.verbose.length > 0);
     }
     return exitCode(report);
   }
@@ -406,6 +406,7 @@ final class RunCommand implements Callable<Integer> {
     items.put("blocked_this_run", r.blockedThisRun());
     doc.put("items", items);
     doc.put("remaining_ids", r.waiting());
+    doc.put("unselected_ids", r.unselected());
     Map<String, Object> backlog = new LinkedHashMap<>();
     backlog.put("added", r.sync().added());
     backlog.put("vanished", r.sync().vanished());
@@ -437,8 +438,8 @@ final class RunCommand implements Callable<Integer> {
     return doc;
   }
 
-  private static void printText(PrintWriter out, RunReport r, List<String> only) {
-    // With --only, "every item" is every item --only selected; the others are still to do.
+  private static void printText(PrintWriter out, RunReport r, List<String> only, boolean verbose) {
+    // With --only, "every item" is every item --only selected; the others are not this run's to do.
     boolean selected = !only.isEmpty() && r.haltReason() == HaltReason.ALL_DONE;
     String why = selected ? "every item selected by " + onlyFlags(only) + " is done or blocked"
         : r.haltReason().description();
@@ -447,11 +448,17 @@ final class RunCommand implements Callable<Integer> {
     if (r.haltDetail() != null) {
       out.println("  " + TerminalText.safe(r.haltDetail()));
     }
+    List<String> outside = r.unselected();
+    List<String> todo = r.waiting().stream().filter(id -> !outside.contains(id)).toList();
     out.println("  items: " + r.total() + " total, " + r.done() + " done, " + r.blocked() + " blocked, "
-        + r.remaining() + " remaining" + (selected && r.remaining() > 0 ? " outside the selection" : "")
+        + r.remaining() + " remaining"
+        + (outside.isEmpty() ? "" : ": " + todo.size() + " selected, " + outside.size() + " not selected")
         + " (this run: " + r.doneThisRun() + " done, " + r.blockedThisRun() + " blocked)");
-    if (!r.waiting().isEmpty() && (r.haltReason() != HaltReason.ALL_DONE || selected)) {
-      out.println("  remaining: " + ids(r.waiting()));
+    if (!todo.isEmpty() && r.haltReason() != HaltReason.ALL_DONE) {
+      out.println("  remaining: " + ids(todo));
+    }
+    if (!outside.isEmpty()) {
+      out.println("  not selected by " + onlyFlags(only) + ": " + ids(outside));
     }
     if (!r.sync().added().isEmpty()) {
       out.println("  new in the backlog: " + ids(r.sync().added()));
@@ -466,10 +473,13 @@ final class RunCommand implements Callable<Integer> {
       out.println("  attempts a provider ended (not counted): " + r.limited().entrySet().stream()
           .map(e -> e.getValue() + " " + e.getKey()).collect(java.util.stream.Collectors.joining(", ")));
     }
-    RunFigures f = r.figures();
-    out.println("  summary map: " + f.summaryMapFinal() + " at the end, peak " + f.summaryMapPeak()
-        + "; job table: peak " + f.jobTablePeakActive() + " active + " + f.jobTablePeakInactive() + " ended, "
-        + f.jobTableFinal() + " at the end");
+    if (verbose) {
+      // How big the run's two in-memory structures grew (docs/how-it-works.md); stats shows them too.
+      RunFigures f = r.figures();
+      out.println("  held in memory: summaries of " + f.summaryMapPeak() + " item(s) at most, " + f.summaryMapFinal()
+          + " at the end; jobs: at most " + f.jobTablePeakActive() + " running and " + f.jobTablePeakInactive()
+          + " finished, " + f.jobTableFinal() + " at the end");
+    }
     if (!r.usage().isUnknown() || r.budget().isLimited()) {
       out.println("  usage: " + UsageView.text(r.usage()) + UsageView.budgetText(r.usage(), r.budget()));
     }

@@ -61,7 +61,7 @@ final class ServeCommand implements Callable<Integer> {
     }
     try {
       return DashboardServer.serveUntilStopped(root.backend(), new InetSocketAddress(address, port), token,
-          spec.commandLine().getOut(), spec.commandLine().getErr());
+          spec.commandLine().getOut(), spec.commandLine().getErr(), StopSignals::install);
     } catch (IOException e) {
       throw CliException.usage("cannot listen on " + bind + ":" + port + ": " + e.getMessage()
           + " (choose another --port, or 0 for any free one)");

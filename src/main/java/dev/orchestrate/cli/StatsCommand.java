@@ -48,10 +48,11 @@ import picocli.CommandLine.Spec;
             + "status still ok), warn or over; memory gets an elevated warning when the episodic "
             + "memories over keep_recent are at least as many as keep_recent (and at least 50).",
         "Reads only the state directory (no backlog or config needed); safe while a run is active; "
-            + "reads counters, never counts the rows of a large table. Records one sample for the trend "
-            + "and prunes the oldest beyond retention.stats_samples as last applied (skipped if a run "
-            + "holds the write lock for more than 200 ms: stats never waits for it; and on a state directory "
-            + "it cannot write, which it reads read-only).",
+            + "reads counters, never counts the rows of a large table. Not a pure read: it records one sample "
+            + "for the trend and prunes the oldest beyond retention.stats_samples as last applied (skipped if a "
+            + "run holds the write lock for more than 200 ms: stats never waits for it; and on a state directory "
+            + "it cannot write, which it reads read-only). --no-sample makes it a pure read: the state is opened "
+            + "read-only and nothing is written.",
         "",
         "Exit codes with --check: 0 every structure ok, 4 some at warn, 5 some over its limit, 2 no state "
             + "database where it looked (a check never passes on a state it could not find)."})
@@ -70,6 +71,10 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
   @Option(names = "--check", description = "Exit 0 when every structure is ok, 4 when one is at warn, 5 when one "
       + "is over its limit (the report is printed as usual)")
   boolean check;
+
+  @Option(names = "--no-sample", description = "Record no trend sample: open the state read-only and write nothing "
+      + "(for scripts that poll; the trend then has only the samples run, compact and plain stats record)")
+  boolean noSample;
 
   @Override
   public Integer call() {
@@ -95,7 +100,7 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
     BudgetConfig project = root.budgetConfig();
     List<WindowSpend> windows = List.of();
     if (backend.exists()) {
-      boolean writable = backend.writable();
+      boolean writable = !noSample && backend.writable();
       try (StateStore store = backend.open(writable ? StateStore.Mode.READ_WRITE : StateStore.Mode.READ_ONLY)) {
         StatsSource stats = store.stats();
         input = stats.read(now);
@@ -105,7 +110,9 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
         windows = windows(project, store, now);
         // After the read, and never in its way: a busy (or read-only) database costs the trend
         // one sample, not the answer.
-        if (!writable) {
+        if (noSample) {
+          LOG.debug("no stats sample recorded: --no-sample");
+        } else if (!writable) {
           if (root.verbose.length > 0) {
             err.println("orchestrate: note: no stats sample recorded: the state directory is read-only");
             err.flush();
@@ -242,7 +249,8 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
     table.print(out);
     var db = r.database();
     out.println("database: " + db.fileBytes() + " bytes (" + db.pageCount() + " pages of " + db.pageSize()
-        + "), WAL " + db.walBytes() + " bytes, " + db.freelistBytes() + " bytes free (compact --vacuum reclaims)");
+        + "), WAL " + db.walBytes() + " bytes"
+        + (db.freelistBytes() > 0 ? ", " + db.freelistBytes() + " bytes free (compact --vacuum reclaims them)" : ""));
     r.structures().stream().filter(row -> row.name().equals(StructureName.JOB_LOGS.key())).findFirst()
         .ifPresent(row -> out.println("job logs on disk: " + row.figures().rowsNow() + " directories, "
             + row.figures().bytes() + " bytes"));
@@ -260,9 +268,10 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
     LastRun run = r.lastRun();
     if (run != null) {
       out.println("last run " + run.id() + (run.endedAt() == null ? " (running, or it died)" : " ("
-          + run.haltReason() + ")") + ": summary map peak " + orDash(run.summaryMapPeak()) + ", final "
-          + orDash(run.summaryMapFinal()) + "; job table peak " + orDash(run.jobTablePeakActive()) + " active + "
-          + orDash(run.jobTablePeakInactive()) + " ended, final " + orDash(run.jobTableFinal()));
+          + run.haltReason() + ")") + " held in memory: summaries of " + orDash(run.summaryMapPeak())
+          + " item(s) at most, " + orDash(run.summaryMapFinal()) + " at the end; jobs: at most "
+          + orDash(run.jobTablePeakActive()) + " running and " + orDash(run.jobTablePeakInactive()) + " finished, "
+          + orDash(run.jobTableFinal()) + " at the end");
     }
     out.println(r.trend() == null || r.trend().samples() < 1 ? "trend: not enough samples yet"
         : "trend: over " + r.trend().samples() + " samples since " + r.trend().from());

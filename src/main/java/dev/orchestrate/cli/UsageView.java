@@ -22,14 +22,17 @@ final class UsageView {
     return m;
   }
 
-  /** {@code 3,200 tokens (2,400 in, 70 out, 600 cache read, 100 cache write), $0.0116}. */
+  /**
+   * {@code 3,200 tokens (2,400 in, 70 out, 600 cache read, 100 cache write), $0.0116}; an agent that
+   * reports tokens only (Codex, the Gemini CLI) ends {@code , no cost reported}, not {@code $-}.
+   */
   static String text(Usage u) {
     if (u.isUnknown()) {
       return "not reported";
     }
     return tokens(u.totalTokens()) + " tokens (" + tokens(u.inputTokens()) + " in, " + tokens(u.outputTokens())
         + " out, " + tokens(u.cacheReadTokens()) + " cache read, " + tokens(u.cacheWriteTokens()) + " cache write), "
-        + cost(u.costUsd());
+        + (u.costUsd() == null ? "no cost reported" : cost(u.costUsd()));
   }
 
   /** {@code ; budget $0.0500 (23%)}, or nothing without a budget. */
@@ -52,8 +55,7 @@ final class UsageView {
    * {@code 0.02324}, not {@code 0.023240000000000003}; null stays null.
    */
   static Double money(Double usd) {
-    return usd == null ? null
-        : java.math.BigDecimal.valueOf(usd).setScale(6, java.math.RoundingMode.HALF_UP).doubleValue();
+    return (Double) Json.money(usd);
   }
 
   static String tokens(Long n) {

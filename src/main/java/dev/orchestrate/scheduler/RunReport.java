@@ -19,6 +19,8 @@ import java.util.List;
  * @param runnerId         this runner's id when several runners share the state; null when it held it alone
  * @param haltDetail       what the halt reason does not say by itself (which agent hit its usage
  *                         limit and when it resets, the provider's refusal); null when nothing
+ * @param unselected       the ids of {@code waiting} that the run's {@code --only} criteria leave out
+ *                         (empty without them): not the run's to do, as opposed to the rest
  */
 public record RunReport(
     long runId,
@@ -39,10 +41,12 @@ public record RunReport(
     Budget budget,
     String runnerId,
     String haltDetail,
-    java.util.Map<String, Integer> limited) {
+    java.util.Map<String, Integer> limited,
+    List<String> unselected) {
 
   public RunReport {
     waiting = List.copyOf(waiting);
+    unselected = unselected == null ? List.of() : List.copyOf(unselected);
     usage = usage == null ? Usage.UNKNOWN : usage;
     budget = budget == null ? Budget.NONE : budget;
     limited = limited == null ? java.util.Map.of()

@@ -332,7 +332,7 @@ public final class Scheduler {
         s.doneThisRun, s.blockedThisRun, s.jobsStarted, halt,
         Duration.between(started, ended), interrupted, sync, remaining(items), figures, s.spend, budget(),
         leases.runnerId(), halt == s.limitHalt ? s.haltDetail : halt == HaltReason.BUDGET ? budgetDetail(s) : null,
-        s.limited);
+        s.limited, unselected(s));
   }
 
   private Budget budget() {
@@ -1258,6 +1258,17 @@ public final class Scheduler {
     List<String> ids = new ArrayList<>();
     for (ItemState item : s.items.values()) {
       if (item.inBacklog() && !item.status().isTerminal() && admitted.test(item)) {
+        ids.add(item.id());
+      }
+    }
+    return ids;
+  }
+
+  /** Listed, unfinished items the run's {@code --only} criteria leave out (targets aside). */
+  private static List<String> unselected(Session s) {
+    List<String> ids = new ArrayList<>();
+    for (ItemState item : s.items.values()) {
+      if (item.inBacklog() && !item.status().isTerminal() && !s.filter.matches(item)) {
         ids.add(item.id());
       }
     }

@@ -107,12 +107,16 @@ public final class DashboardServer implements AutoCloseable {
    * rather than in the command so that the command's class names nothing of this package the
    * verifier would load at start-up.
    *
-   * @param token null: none asked for on loopback, one generated on any other address
+   * @param token  null: none asked for on loopback, one generated on any other address
+   * @param onStop routes the operator's stop (Ctrl-C, SIGTERM, SIGHUP) to the action it is given
+   *               until the registration it returns is closed, so that serve ends as {@code run}
+   *               does, with 130, rather than by the signal's default (143 for SIGTERM)
    * @return 130, the interrupted exit code, when stopped
    * @throws IOException when the address cannot be bound
    */
   public static int serveUntilStopped(StateBackend backend, InetSocketAddress address, String token, PrintWriter out,
-      PrintWriter err) throws IOException, InterruptedException {
+      PrintWriter err, java.util.function.Function<Runnable, AutoCloseable> onStop)
+      throws IOException, InterruptedException {
     String access = token;
     if (access == null && !address.getAddress().isLoopbackAddress()) {
       access = AccessToken.generate(new SecureRandom()).value();
@@ -121,10 +125,7 @@ public final class DashboardServer implements AutoCloseable {
     }
     DashboardServer server = start(backend, address, access, Clock.systemUTC());
     CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      server.close();
-      stopped.countDown();
-    }, "serve-stop"));
+    AutoCloseable signals = onStop.apply(stopped::countDown);
     String host = address.getAddress().isAnyLocalAddress() ? "127.0.0.1" : address.getAddress().getHostAddress();
     if (host.contains(":")) {
       host = "[" + host + "]";
@@ -133,7 +134,16 @@ public final class DashboardServer implements AutoCloseable {
         + server.port() + "/"
         + (access == null ? "" : " (token required)"));
     out.flush();
-    stopped.await();
+    try {
+      stopped.await();
+    } finally {
+      server.close();
+      try {
+        signals.close();
+      } catch (Exception e) {
+        // putting the previous handlers back cannot fail in a way that matters once serving ended
+      }
+    }
     return 130;
   }
 

@@ -46,6 +46,7 @@ final class Pages {
   static final int RUNS = 10;
   static final int MEMORY_ROWS = 50;
   private static final String[] STATUSES = {"new", "scoping", "ready", "in_progress", "done", "blocked"};
+  private static final String[] PRIORITIES = {"high", "medium", "low"};
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss'Z'", Locale.ROOT)
       .withZone(java.time.ZoneOffset.UTC);
 
@@ -169,14 +170,22 @@ final class Pages {
 
   Rendered items(DashboardQueries db, Query q) {
     String status = oneOf(q.get("status"), STATUSES);
-    String priority = oneOf(q.get("priority"), new String[] {"high", "medium", "low"});
+    String priority = oneOf(q.get("priority"), PRIORITIES);
+    if (status == null && q.get("status") != null || priority == null && q.get("priority") != null) {
+      // A filter that cannot match is not silently dropped: the page would list every item under it.
+      String name = status == null && q.get("status") != null ? "status" : "priority";
+      return new Rendered(400, layout("Bad request", "/items", new StringBuilder("<h1>Bad request</h1><p>")
+          .append(esc(name)).append(" '").append(esc(cut(q.get(name), 60)))
+          .append("' is not one of ").append(esc(String.join(", ", name.equals("status") ? STATUSES : PRIORITIES)))
+          .append(": <a href=\"/items\">all items</a>.</p>")));
+    }
     ItemFilter filter = new ItemFilter(status, priority, q.get("tag"), q.get("q"));
     long offset = q.number("offset", 0);
     Page<ItemState> page = db.items(filter, PAGE_SIZE, (int) Math.min(offset, Integer.MAX_VALUE));
     StringBuilder b = new StringBuilder("<h1>Items</h1>");
     b.append("<form class=\"filter\" method=\"get\" action=\"/items\">");
     select(b, "status", status, STATUSES);
-    select(b, "priority", priority, new String[] {"high", "medium", "low"});
+    select(b, "priority", priority, PRIORITIES);
     b.append("<label>tag <input name=\"tag\" value=\"").append(esc(filter.tag())).append("\"></label>");
     b.append("<label>text <input name=\"q\" value=\"").append(esc(filter.text())).append("\"></label>");
     b.append("<button type=\"submit\">Filter</button></form>");

@@ -2,10 +2,13 @@ package dev.orchestrate.state;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.Optional;
 
@@ -56,6 +59,39 @@ public record StateDirectory(Path root, Path jobs) {
 
   public boolean hasDatabase() {
     return Files.isRegularFile(database());
+  }
+
+  /** What a new state directory's {@code .gitignore} says: nothing in it belongs to the repository. */
+  static final String GITIGNORE = "# orchestrate's state: never part of the repository\n*\n";
+
+  /**
+   * Creates the state directory (and its parents) when it is missing. A directory this call
+   * creates, or finds empty, gets a {@code .gitignore} of {@code *}, so that the user's (or an
+   * agent's) {@code git add -A} never commits {@code state.db} and the job logs, in every
+   * workspace mode. A directory that already holds something is left as it is (it may be one the
+   * user chose, even the project's own), and so is any {@code .gitignore}: the file is created
+   * new, never written through a link or over an existing file.
+   *
+   * @return whether this call wrote the {@code .gitignore}
+   */
+  public boolean create() throws IOException {
+    boolean fresh = !Files.exists(root, LinkOption.NOFOLLOW_LINKS);
+    Files.createDirectories(root);
+    if (!fresh) {
+      try (var entries = Files.list(root)) {
+        fresh = entries.findAny().isEmpty();
+      }
+    }
+    if (fresh) {
+      try (OutputStream out = Files.newOutputStream(root.resolve(".gitignore"), StandardOpenOption.CREATE_NEW,
+          StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+        out.write(GITIGNORE.getBytes(StandardCharsets.UTF_8));
+        return true;
+      } catch (FileAlreadyExistsException e) {
+        // something made one meanwhile: it stays as it is
+      }
+    }
+    return false;
   }
 
   /**

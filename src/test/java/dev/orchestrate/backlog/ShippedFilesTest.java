@@ -1,13 +1,18 @@
 package dev.orchestrate.backlog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ConfigLoader;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
@@ -40,6 +45,35 @@ class ShippedFilesTest {
     assertEquals(defaults.secretEnv(), agent.secretEnv());
     assertEquals(defaults.stopLeftoverProcesses(), agent.stopLeftoverProcesses());
     assertEquals(defaults.passSummarizerKey(), agent.passSummarizerKey());
+  }
+
+  /**
+   * Every place the reference config (and so every config init writes) sends its reader exists:
+   * {@code (docs/x.md, "Heading")} names a heading of that file, {@code docs/x.md#anchor} one whose
+   * anchor it is, and nothing cites a document the repository no longer has (DESIGN, README sections).
+   */
+  @Test
+  void every_document_and_section_the_reference_config_cites_exists() throws Exception {
+    String config = Files.readString(HOME.resolve("config/orchestrate.yaml"));
+    assertFalse(config.contains("DESIGN"), "DESIGN.md is gone");
+    assertFalse(config.contains("(README, "), "the README's sections moved to docs/");
+    Matcher cited = Pattern.compile("(docs/[a-z-]+\\.md)(?:, \"([^\"]+)\"|#([a-z0-9-]+))?").matcher(config);
+    int found = 0;
+    while (cited.find()) {
+      found++;
+      Path doc = HOME.resolve(cited.group(1));
+      assertTrue(Files.isRegularFile(doc), cited.group());
+      List<String> headings = Files.readAllLines(doc).stream().filter(l -> l.startsWith("#"))
+          .map(l -> l.replaceFirst("^#+ ", "")).toList();
+      if (cited.group(2) != null) {
+        assertTrue(headings.contains(cited.group(2)), cited.group() + " among " + headings);
+      }
+      if (cited.group(3) != null) {
+        assertTrue(headings.stream().map(h -> h.toLowerCase(java.util.Locale.ROOT).replaceAll("[^a-z0-9 -]", "")
+            .replace(' ', '-')).anyMatch(cited.group(3)::equals), cited.group());
+      }
+    }
+    assertTrue(found >= 8, "citations found: " + found);
   }
 
   @Test

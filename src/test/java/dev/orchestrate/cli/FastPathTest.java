@@ -86,6 +86,7 @@ class FastPathTest {
       List.of("status", "-q", "--json"), List.of("--log-level", "error", "status"),
       List.of("--log-level=bogus", "status", "--json"), List.of("status", "--log-level", "ERROR"),
       List.of("stats"), List.of("stats", "--json"), List.of("stats", "--check"), List.of("stats", "--check", "--json"),
+      List.of("stats", "--no-sample"), List.of("stats", "--json", "--no-sample", "--check"),
       List.of("jobs"), List.of("jobs", "--json"), List.of("jobs", "--limit", "2"),
       List.of("jobs", "--limit=1", "--json"),
       List.of("jobs", "--limit", "0"), List.of("jobs", "--limit", "999999999"), List.of("jobs", "--limit", "007"),
@@ -135,7 +136,7 @@ class FastPathTest {
 
   @Test
   void the_verbosity_flags_and_the_state_from_the_environment_are_read_as_picocli_reads_them() throws IOException {
-    int n = 100;
+    int n = 1000; // each test its own copies: RECOGNISED takes 2 per entry from 0
     for (List<String> args : List.of(List.of("-v", "status", "--json"), List.of("status", "-vv", "--verbose"),
         List.of("--verbose", "memory", "list", "--json"))) {
       assertTrue(FastPath.parse(args.toArray(String[]::new), Map.of(), project).isPresent(), args.toString());
@@ -152,7 +153,7 @@ class FastPathTest {
 
   @Test
   void anything_else_is_left_to_picocli_unchanged() throws IOException {
-    int n = 200;
+    int n = 2000;
     for (List<String> args : LEFT_TO_PICOCLI) {
       List<String> all = withState(args);
       assertTrue(FastPath.parse(all.toArray(String[]::new), Map.of(), project).isEmpty(), "recognised: " + all);

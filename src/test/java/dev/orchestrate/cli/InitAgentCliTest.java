@@ -32,6 +32,34 @@ class InitAgentCliTest {
   }
 
   @Test
+  void init_with_a_preset_writes_no_example_agent_it_would_not_run() throws Exception {
+    CliRunner.Result r = CliRunner.run("init", "--agent", "claude", dir.toString());
+    assertEquals(0, r.exitCode(), r.err());
+    assertFalse(Files.exists(dir.resolve("agents")), "the preset runs claude: agents/example-agent.sh is unused");
+    assertFalse(r.out().contains("example-agent"), r.out());
+    assertFalse(Files.readString(dir.resolve("orchestrate.yaml")).contains("example-agent"));
+  }
+
+  @Test
+  void init_with_a_preset_does_not_refuse_over_an_example_agent_it_would_not_write() throws Exception {
+    Files.createDirectories(dir.resolve("agents"));
+    Files.writeString(dir.resolve("agents/example-agent.sh"), "mine\n");
+    assertEquals(0, CliRunner.run("init", "--agent", "codex", dir.toString()).exitCode());
+    assertEquals("mine\n", Files.readString(dir.resolve("agents/example-agent.sh")));
+  }
+
+  @Test
+  void init_without_a_preset_says_the_example_runs_as_it_is_and_what_to_change_after() {
+    CliRunner.Result r = CliRunner.run("init", dir.toString());
+    assertEquals(0, r.exitCode(), r.err());
+    List<String> lines = r.out().lines().toList();
+    int next = lines.indexOf("Next: try it as it is (the example agent only pretends to work):");
+    assertTrue(next > 0, r.out());
+    assertEquals("  orchestrate run " + dir.resolve("backlog.yaml"), lines.get(next + 1));
+    assertTrue(lines.get(next + 2).startsWith("then set agent.command in orchestrate.yaml to your agent"), r.out());
+  }
+
+  @Test
   void every_preset_writes_a_config_that_loads() throws Exception {
     for (String preset : List.of("codex", "gemini", "opencode")) {
       Path project = Files.createDirectory(dir.resolve(preset));

@@ -154,12 +154,37 @@ class RunFlagsCliTest {
     List<String> lines = r.out().lines().toList();
     assertTrue(lines.get(0).startsWith("run 1 stopped: every item selected by --only tag=api is done or blocked ("),
         lines.get(0));
-    assertTrue(lines.get(1).startsWith("  items: 4 total, 2 done, 0 blocked, 2 remaining outside the selection "),
-        lines.get(1));
-    assertEquals("  remaining: B, D", lines.get(2));
+    assertTrue(lines.get(1).startsWith("  items: 4 total, 2 done, 0 blocked, 2 remaining: 0 selected, 2 not selected "
+        + "(this run: 2 done, 0 blocked)"), lines.get(1));
+    assertEquals("  not selected by --only tag=api: B, D", lines.get(2));
+    assertFalse(r.out().contains("  remaining:"), "the items --only leaves out are not this run's to do: " + r.out());
 
     JsonNode json = JSON.readTree(cli("run", backlog.toString(), "--only", "tag=db", "--json").out());
     assertEquals("[\"tag=db\"]", json.get("only").toString());
+    assertEquals("[\"D\"]", json.get("unselected_ids").toString());
+  }
+
+  @Test
+  void a_capped_only_run_says_apart_what_remains_of_its_selection_and_what_it_did_not_select() throws Exception {
+    CliRunner.Result r = cli("run", backlog.toString(), "--only", "tag=api", "--cap", "1");
+    assertEquals(0, r.exitCode(), r.err());
+    List<String> lines = r.out().lines().toList();
+    assertTrue(lines.get(1).startsWith("  items: 4 total, 0 done, 0 blocked, 4 remaining: 2 selected, 2 not selected"),
+        lines.get(1));
+    assertEquals("  remaining: A, C", lines.get(2));
+    assertEquals("  not selected by --only tag=api: B, D", lines.get(3));
+  }
+
+  @Test
+  void the_run_report_speaks_of_items_and_phases_and_leaves_the_in_memory_figures_to_verbose() throws Exception {
+    CliRunner.Result r = cli("run", backlog.toString());
+    assertEquals(0, r.exitCode(), r.err());
+    assertFalse(r.out().contains("summary map") || r.out().contains("job table") || r.out().contains("held in memory"),
+        r.out());
+    CliRunner.Result verbose = cli("-v", "run", backlog.toString());
+    assertEquals(0, verbose.exitCode(), verbose.err());
+    assertTrue(verbose.out().contains("  held in memory: summaries of "), verbose.out());
+    assertFalse(verbose.out().contains("summary map"), verbose.out());
   }
 
   @Test

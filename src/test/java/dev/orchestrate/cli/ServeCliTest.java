@@ -244,6 +244,22 @@ class ServeCliTest {
   }
 
   @Test
+  void an_items_filter_that_names_no_status_or_priority_is_answered_400_saying_which_values_exist()
+      throws Exception {
+    String base = base(null);
+    HttpResponse<String> bogus = get(base + "/items?status=bogus");
+    assertEquals(400, bogus.statusCode());
+    assertTrue(bogus.body().contains("status 'bogus' is not one of new, scoping, ready, in_progress, done, blocked"),
+        bogus.body());
+    assertFalse(bogus.body().contains("data-figure=\"matching\""), "no list of every item under a dropped filter");
+    HttpResponse<String> priority = get(base + "/items?priority=%3Cb%3Eurgent");
+    assertEquals(400, priority.statusCode());
+    assertTrue(priority.body().contains("priority '&lt;b&gt;urgent' is not one of high, medium, low"),
+        priority.body());
+    assertEquals(200, get(base + "/items?status=&priority=").statusCode(), "an empty filter is no filter");
+  }
+
+  @Test
   void reading_every_page_changes_nothing_in_the_state_directory() throws Exception {
     Map<String, String> before = listing(dir.resolve("state"));
     String base = base(null);

@@ -204,6 +204,59 @@ class StatsCliTest {
   }
 
   @Test
+  void the_text_names_free_bytes_only_when_there_are_some_to_reclaim() throws Exception {
+    freshDatabase();
+    String fresh = cli("stats").out();
+    assertTrue(fresh.contains("database: "), fresh);
+    assertFalse(fresh.contains("bytes free"), fresh);
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db()); Statement st = c.createStatement()) {
+      st.executeUpdate("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000) "
+          + "INSERT INTO events (at, kind, payload) SELECT i, 'phase.result', "
+          + "json_object('pad', hex(randomblob(200))) FROM n");
+      st.executeUpdate("DELETE FROM events");
+      String freed = cli("stats").out();
+      assertTrue(freed.contains(" bytes free (compact --vacuum reclaims them)"), freed);
+    }
+  }
+
+  @Test
+  void the_last_run_line_says_what_the_run_held_in_memory_in_plain_words() throws Exception {
+    busy();
+    String text = cli("stats").out();
+    assertTrue(text.contains("last run 1 (all_done) held in memory: summaries of "), text);
+    assertFalse(text.contains("summary map") || text.contains("job table"), text);
+  }
+
+  @Test
+  void no_sample_makes_stats_a_pure_read_that_records_nothing() throws Exception {
+    busy();
+    assertEquals(0, cli("stats").exitCode());
+    int before = samples().size();
+    // the run and the stats call above have ended: their WAL is checkpointed and gone
+    Map<String, Long> files = new java.util.TreeMap<>();
+    try (var all = Files.list(state())) {
+      for (Path p : all.filter(Files::isRegularFile).toList()) {
+        files.put(p.getFileName().toString(), Files.getLastModifiedTime(p).toMillis() ^ Files.size(p));
+      }
+    }
+    for (List<String> args : List.of(List.of("stats", "--no-sample"), List.of("stats", "--no-sample", "--json"))) {
+      CliRunner.Result r = cli(args.toArray(String[]::new));
+      assertEquals(0, r.exitCode(), r.err());
+      assertTrue(r.out().contains("jobs"), r.out());
+    }
+    assertEquals(before, samples().size(), "no trend sample was recorded");
+    Map<String, Long> after = new java.util.TreeMap<>();
+    try (var all = Files.list(state())) {
+      for (Path p : all.filter(Files::isRegularFile).toList()) {
+        after.put(p.getFileName().toString(), Files.getLastModifiedTime(p).toMillis() ^ Files.size(p));
+      }
+    }
+    assertEquals(files, after, "nothing in the state directory was written");
+    assertEquals(0, cli("stats", "--json").exitCode());
+    assertEquals(before + 1, samples().size(), "without the flag, stats records its sample");
+  }
+
+  @Test
   void stats_alone_keeps_its_samples_within_the_recorded_max_rows_and_the_counters_exact() throws Exception {
     freshDatabase();
     sql("UPDATE structures SET max_rows = 10 WHERE name = 'stats_samples'");

@@ -1,6 +1,7 @@
 package dev.orchestrate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -99,6 +100,17 @@ class UsageCliTest {
     assertRecordedUsage(stats.path("last_run").path("spend"), 4);
     assertTrue(cli("stats").out().contains("usage, lifetime: 12,680 tokens (9,600 in, 280 out, 2,400 cache read, "
         + "400 cache write), $0.0465 over 4 jobs that reported it"));
+  }
+
+  @Test
+  void money_in_json_is_rounded_to_a_millionth_of_a_dollar_wherever_it_is_printed() throws Exception {
+    CliRunner.Result run = cli("run", "--max-cost", "0.024800000000000003", "--json", backlog.toString());
+    assertEquals(0, run.exitCode(), run.err());
+    assertTrue(run.out().contains("\"max_cost_usd\" : 0.0248,"), run.out());
+    assertFalse(run.out().contains("00000000"), run.out());
+    String stats = cli("stats", "--json").out();
+    assertTrue(stats.contains("\"max_cost_usd\" : 0.0248,"), stats);
+    assertFalse(stats.contains("00000000"), stats);
   }
 
   @Test

@@ -70,6 +70,7 @@ class ServeIT {
       serve.destroy();
       assertTrue(serve.waitFor(30, TimeUnit.SECONDS), "serve stops on SIGTERM");
     }
+    assertEquals(130, serve.exitValue(), "stopped by SIGTERM, serve exits 130 as run does (README, exit codes)");
     assertFalse(Files.exists(dir.resolve("state/state.db-shm")) && !Files.exists(dir.resolve("state/state.db-wal")),
         "no -shm left without its WAL");
   }

@@ -152,6 +152,13 @@ public final class PostgresBackend implements StateBackend {
   public RunLease acquireLease(Instant now, java.time.Duration leaseTimeout) {
     PostgresLocation at = usable();
     open(StateStore.Mode.READ_WRITE).close(); // the runners table is part of the schema
+    if (directory.jobsInside()) {
+      try {
+        directory.create(); // this runner's job logs and worktrees, git-ignored like a SQLite state
+      } catch (java.io.IOException e) {
+        throw new StoreException("cannot create " + directory.root() + ": " + e.getMessage(), e);
+      }
+    }
     String host = hostName();
     return PostgresRunner.start(host, directory.jobs(), leaseTimeout,
         () -> connect("orchestrate run: pid " + ProcessHandle.current().pid() + " on " + host), at.schema());

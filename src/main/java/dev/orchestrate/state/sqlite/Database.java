@@ -63,7 +63,7 @@ public final class Database {
   /** Opens (creating if needed) and migrates the database at {@code file}. */
   public static Connection open(Path file) {
     try {
-      Files.createDirectories(file.toAbsolutePath().getParent());
+      new StateDirectory(file.toAbsolutePath().getParent()).create();
     } catch (IOException e) {
       throw new StoreException("cannot create the state directory " + file.getParent() + ": " + e.getMessage(), e);
     }

@@ -32,7 +32,7 @@ public final class RunLock implements AutoCloseable {
   public static RunLock acquire(StateDirectory dir, Instant now) {
     Path file = dir.lockFile();
     try {
-      Files.createDirectories(dir.root());
+      dir.create();
       FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
           StandardOpenOption.WRITE);
       FileLock lock;

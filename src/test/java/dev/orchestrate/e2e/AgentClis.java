@@ -6,6 +6,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,6 +38,8 @@ final class AgentClis {
   private static final int PING_SECONDS = 10;
   /** Why the registry could not be reached, once found so: every later test skips without asking. */
   private static String unreachable;
+  /** Why the install of a package failed, so that the next tests fail at once rather than retry. */
+  private static final Map<String, String> FAILED = new HashMap<>();
 
   private AgentClis() {
   }
@@ -51,6 +55,8 @@ final class AgentClis {
       Path manifest = PREFIX.resolve("node_modules/" + name + "/package.json");
       Path program = PREFIX.resolve("node_modules/.bin/" + bin);
       if (!Files.exists(program) || !Files.readString(manifest).contains("\"version\": \"" + version + "\"")) {
+        String failed = FAILED.get(pkg);
+        assertTrue(failed == null, () -> failed + "\n(for an earlier test of this run: not tried again)");
         if (unreachable == null) {
           unreachable = unreachable(npm);
         }
@@ -62,9 +68,14 @@ final class AgentClis {
         Process p = new ProcessBuilder(npm.toString(), "install", "--prefix", PREFIX.toString(), "--no-audit",
             "--no-fund", "--loglevel=error", pkg)
             .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        assertTrue(p.waitFor(10, TimeUnit.MINUTES), "npm install " + pkg + " did not finish in 10 minutes");
-        assertTrue(p.exitValue() == 0 && Files.exists(program), "npm install " + pkg + " failed (exit "
-            + p.exitValue() + "):\n" + Files.readString(log, StandardCharsets.UTF_8));
+        if (!p.waitFor(10, TimeUnit.MINUTES)) {
+          p.destroyForcibly();
+          FAILED.put(pkg, "npm install " + pkg + " did not finish in 10 minutes");
+        } else if (p.exitValue() != 0 || !Files.exists(program)) {
+          FAILED.put(pkg, "npm install " + pkg + " failed (exit " + p.exitValue() + "):\n"
+              + Files.readString(log, StandardCharsets.UTF_8));
+        }
+        assertTrue(!FAILED.containsKey(pkg), () -> FAILED.get(pkg));
       }
       return program;
     }
@@ -82,7 +93,7 @@ final class AgentClis {
           "--fetch-timeout=" + PING_SECONDS * 1000).redirectErrorStream(true).redirectOutput(log.toFile()).start();
       if (!p.waitFor(PING_SECONDS + 20, TimeUnit.SECONDS)) {
         p.destroyForcibly();
-        return "the npm registry could not be reached: npm ping did not finish in " + (PING_SECONDS + 20) + " s";
+        return "the npm registry could not be reached: npm ping did not answer in " + (PING_SECONDS + 20) + " s";
       }
       return unreachable(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
     } finally {

@@ -49,7 +49,7 @@ final class OnPath {
       }
     }
     Assumptions.assumeTrue(missing.length() == 0, () -> missing + " not on PATH (Debian: apt-get install -y"
-        + packages + "; .ci/run installs them when run as root): " + skipped);
+        + packages + "; .ci/run does so when run as root): " + skipped);
     return found;
   }
 

@@ -47,7 +47,7 @@ class OnPathTest {
         () -> OnPath.require(path, "the browser tests are skipped", OnPath.Tool.CHROMIUM, OnPath.Tool.CHROMEDRIVER,
             OnPath.Tool.TMUX));
     assertEquals("Assumption failed: chromedriver, tmux not on PATH (Debian: apt-get install -y chromium-driver tmux; "
-        + ".ci/run installs them when run as root): the browser tests are skipped", skip.getMessage());
+        + ".ci/run does so when run as root): the browser tests are skipped", skip.getMessage());
     assertArrayEquals(new Path[] {chromium}, OnPath.require(path, "skipped", OnPath.Tool.CHROMIUM));
   }
 }

@@ -2,18 +2,24 @@ package dev.orchestrate.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Assumptions;
 
 /**
  * The real coding-agent CLIs the end-to-end tests drive, pinned, installed from the npm registry
  * (and nowhere else) into {@code target/agent-clis} on first use. Without npm on PATH the tests are
- * skipped with that message; with npm, a failed install fails them.
+ * skipped with that message. Before an install, {@code npm ping} (no retries, a short timeout) asks
+ * whether npm's configured registry answers at all: when the network cannot reach it (refused, no
+ * such host, timed out) the tests are skipped saying so, in about a second rather than after npm's
+ * minute of retries. Any other failure of the install, the registry answering, fails them.
  */
 final class AgentClis {
   static final String CLAUDE_CODE = "@anthropic-ai/claude-code@2.1.330";
@@ -22,13 +28,25 @@ final class AgentClis {
   static final String OPENCODE = "opencode-ai@1.18.33";
   static final Path PREFIX = Launcher.HOME.resolve("target/agent-clis");
   private static final Object INSTALL = new Object();
+  /**
+   * npm's error codes that say the registry was never reached or never answered (node's, and
+   * npm-registry-fetch's "network timeout" when {@code --fetch-timeout} passes).
+   */
+  private static final Pattern UNREACHABLE = Pattern.compile("\\b(ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ETIMEDOUT"
+      + "|ESOCKETTIMEDOUT|ECONNRESET|EHOSTUNREACH|ENETUNREACH|ENETDOWN|ECONNABORTED|ERR_SOCKET_TIMEOUT"
+      + "|UND_ERR_CONNECT_TIMEOUT|network timeout)\\b");
+  private static final int PING_SECONDS = 10;
+  /** Why the registry could not be reached, once found so: every later test skips without asking. */
+  private static String unreachable;
+  /** Why the install of a package failed, so that the next tests fail at once rather than retry. */
+  private static final Map<String, String> FAILED = new HashMap<>();
 
   private AgentClis() {
   }
 
   /** The installed program {@code bin} of {@code pkg} (name@version), installing it if needed. */
   static Path install(String pkg, String bin) throws IOException, InterruptedException {
-    Path npm = onPath("npm");
+    Path npm = OnPath.find("npm");
     Assumptions.assumeTrue(npm != null, "npm is not on PATH: the real-CLI end-to-end tests need it to install "
         + pkg + " from the npm registry (install Node.js 20+ with npm to run them)");
     synchronized (INSTALL) {
@@ -37,32 +55,66 @@ final class AgentClis {
       Path manifest = PREFIX.resolve("node_modules/" + name + "/package.json");
       Path program = PREFIX.resolve("node_modules/.bin/" + bin);
       if (!Files.exists(program) || !Files.readString(manifest).contains("\"version\": \"" + version + "\"")) {
+        String failed = FAILED.get(pkg);
+        assertTrue(failed == null, () -> failed + "\n(for an earlier test of this run: not tried again)");
+        if (unreachable == null) {
+          unreachable = unreachable(npm);
+        }
+        String why = unreachable;
+        Assumptions.assumeTrue(why.isEmpty(), () -> why + ": the real-CLI end-to-end tests need it to install " + pkg
+            + " (check the network, or npm's registry and proxy settings: npm config get registry)");
         Files.createDirectories(PREFIX);
         Path log = PREFIX.resolve("npm-install-" + bin + ".log");
         Process p = new ProcessBuilder(npm.toString(), "install", "--prefix", PREFIX.toString(), "--no-audit",
             "--no-fund", "--loglevel=error", pkg)
             .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        assertTrue(p.waitFor(10, TimeUnit.MINUTES), "npm install " + pkg + " did not finish in 10 minutes");
-        assertTrue(p.exitValue() == 0 && Files.exists(program), "npm install " + pkg + " failed (exit "
-            + p.exitValue() + "):\n" + Files.readString(log, StandardCharsets.UTF_8));
+        if (!p.waitFor(10, TimeUnit.MINUTES)) {
+          p.destroyForcibly();
+          FAILED.put(pkg, "npm install " + pkg + " did not finish in 10 minutes");
+        } else if (p.exitValue() != 0 || !Files.exists(program)) {
+          FAILED.put(pkg, "npm install " + pkg + " failed (exit " + p.exitValue() + "):\n"
+              + Files.readString(log, StandardCharsets.UTF_8));
+        }
+        assertTrue(!FAILED.containsKey(pkg), () -> FAILED.get(pkg));
       }
       return program;
     }
   }
 
-  /** The directory of the node that runs the CLIs, to put on the agents' PATH. */
-  static String nodeDir() {
-    Path node = onPath("node");
-    return node == null ? "" : node.getParent().toString();
+  /**
+   * Empty when npm's configured registry answers {@code npm ping} (or fails it for another reason
+   * than the network: the install then runs and says what is wrong), else why it could not be
+   * reached.
+   */
+  static String unreachable(Path npm) throws IOException, InterruptedException {
+    Path log = Files.createTempFile("npm-ping", ".log");
+    try {
+      Process p = new ProcessBuilder(npm.toString(), "ping", "--fetch-retries=0",
+          "--fetch-timeout=" + PING_SECONDS * 1000).redirectErrorStream(true).redirectOutput(log.toFile()).start();
+      if (!p.waitFor(PING_SECONDS + 20, TimeUnit.SECONDS)) {
+        p.destroyForcibly();
+        return "the npm registry could not be reached: npm ping did not answer in " + (PING_SECONDS + 20) + " s";
+      }
+      return unreachable(p.exitValue(), Files.readString(log, StandardCharsets.UTF_8));
+    } finally {
+      Files.deleteIfExists(log);
+    }
   }
 
-  static Path onPath(String program) {
-    String path = System.getenv("PATH");
-    for (String dir : (path == null ? "" : path).split(File.pathSeparator)) {
-      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, program))) {
-        return Path.of(dir, program);
-      }
+  /** {@link #unreachable(Path)} from npm ping's exit code and output. */
+  static String unreachable(int exit, String output) {
+    Matcher code = UNREACHABLE.matcher(output);
+    if (exit == 0 || !code.find()) {
+      return "";
     }
-    return null;
+    Matcher ping = Pattern.compile("PING (\\S+)").matcher(output);
+    return "the npm registry " + (ping.find() ? ping.group(1) + " " : "") + "could not be reached (npm ping: "
+        + code.group(1) + ")";
+  }
+
+  /** The directory of the node that runs the CLIs, to put on the agents' PATH. */
+  static String nodeDir() {
+    Path node = OnPath.find("node");
+    return node == null ? "" : node.getParent().toString();
   }
 }

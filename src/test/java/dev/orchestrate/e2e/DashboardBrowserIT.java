@@ -3,7 +3,6 @@ package dev.orchestrate.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -25,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The dashboard in a real headless Chromium, beside a real run: the overview updates while the
  * run works without the page reloading, every page is reached by clicking, the figures are those
  * of {@code status --json}, and an agent's markup and script stay text (no script runs).
- * Skipped when Debian's chromium and chromium-driver are not installed.
+ * Skipped, with what to install, when chromium or chromedriver is not on PATH.
  */
 class DashboardBrowserIT {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -41,8 +40,7 @@ class DashboardBrowserIT {
 
   @BeforeEach
   void chromium() {
-    assumeTrue(WebDriver.available(), "chromium and chromium-driver are not installed "
-        + "(apt-get install -y chromium chromium-driver): the browser tests are skipped");
+    WebDriver.require();
   }
 
   @AfterEach

@@ -2,7 +2,6 @@ package dev.orchestrate.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -22,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * and the window is resized, and its scrollback read at the end.
  */
 class LiveViewInTmuxIT {
-  private static final String TMUX = "/usr/bin/tmux";
+  private static String tmux;
   private static final Pattern HEADER = Pattern.compile(
       "orchestrate run · (\\d+)/(\\d+) done( · \\d+ blocked)? · \\d+ phases? · \\d+:\\d\\d elapsed( · ETA \\d+:\\d\\d)?");
   private static final Pattern JOB = Pattern.compile("▶ WRK-\\d+ work \\(attempt 1\\) \\d+:\\d\\d");
@@ -33,8 +32,8 @@ class LiveViewInTmuxIT {
 
   @BeforeAll
   static void needsTmux() {
-    assumeTrue(Files.isExecutable(Path.of(TMUX)), TMUX + " is not installed: the live view's terminal test needs "
-        + "tmux (Debian: apt-get install tmux); the VT100 model test (LiveViewTest) still runs");
+    tmux = OnPath.require("the live view's terminal tests are skipped; the VT100 model test (LiveViewTest) still runs",
+        OnPath.Tool.TMUX)[0].toString();
   }
 
   @Test
@@ -223,7 +222,7 @@ class LiveViewInTmuxIT {
   }
 
   private static String tmux(Path socket, String... args) throws IOException, InterruptedException {
-    List<String> command = new ArrayList<>(List.of(TMUX, "-S", socket.toString()));
+    List<String> command = new ArrayList<>(List.of(tmux, "-S", socket.toString()));
     command.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
     pb.environment().remove("TMUX");

@@ -9,7 +9,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -20,30 +19,34 @@ import java.util.function.Predicate;
 
 /**
  * A real headless Chromium driven through chromedriver over the W3C WebDriver protocol (plain
- * JSON over HTTP: no Selenium). Debian's {@code chromium} and {@code chromium-driver}; tests
- * skip when they are not installed ({@link #available()}).
+ * JSON over HTTP: no Selenium). {@code chromium} and {@code chromedriver} are found on {@code PATH}
+ * (Debian's {@code chromium} and {@code chromium-driver}); tests skip with a message naming what is
+ * missing when they are not ({@link #require()}).
  */
 final class WebDriver implements AutoCloseable {
-  static final Path CHROMIUM = Path.of("/usr/bin/chromium");
-  static final Path CHROMEDRIVER = Path.of("/usr/bin/chromedriver");
   private static final String ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  private final Path chromium;
   private final Process driver;
   private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
   private final String base;
   private final String session;
 
-  static boolean available() {
-    return Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
+  /** Skips the calling test, with what to install, unless chromium and chromedriver are on PATH. */
+  static void require() {
+    OnPath.require("the dashboard's browser tests are skipped", OnPath.Tool.CHROMIUM, OnPath.Tool.CHROMEDRIVER);
   }
 
   WebDriver(Path profile) throws Exception {
+    Path[] programs = OnPath.require("the dashboard's browser tests are skipped", OnPath.Tool.CHROMIUM,
+        OnPath.Tool.CHROMEDRIVER);
+    chromium = programs[0];
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
-    driver = new ProcessBuilder(CHROMEDRIVER.toString(), "--port=" + port)
+    driver = new ProcessBuilder(programs[1].toString(), "--port=" + port)
         .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD).start();
     base = "http://127.0.0.1:" + port;
     try {
@@ -58,7 +61,7 @@ final class WebDriver implements AutoCloseable {
     waitFor("chromedriver ready", () -> call("GET", "/status", null).path("value").path("ready").asBoolean(false));
     ObjectNode caps = JSON.createObjectNode();
     ObjectNode options = caps.putObject("capabilities").putObject("alwaysMatch").putObject("goog:chromeOptions");
-    options.put("binary", CHROMIUM.toString());
+    options.put("binary", chromium.toString());
     var args = options.putArray("args");
     for (String a : List.of("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync",

@@ -83,8 +83,12 @@ class MultiRunnerIT {
     for (int r = 0; r < RUNNERS; r++) {
       Process runner = runners.get(r);
       while (runningJobs(schema, runner.pid()) == 0) {
+        if (!runner.isAlive()) { // say why it ended: its report names the halt
+          runner.waitFor();
+        }
         assertTrue(runner.isAlive(), "runner " + r + " exited " + (runner.isAlive() ? "" : runner.exitValue())
-            + " before it ran an agent: " + Files.readString(dir.resolve("err-" + r + ".txt")));
+            + " before it ran an agent: " + Files.readString(dir.resolve("err-" + r + ".txt")) + "\nits report: "
+            + Files.readString(dir.resolve("report-" + r + ".json")));
         assertTrue(System.nanoTime() < deadline, "runner " + r + " ran no agent in 180 s: "
             + Files.readString(dir.resolve("err-" + r + ".txt")));
         Thread.sleep(50);

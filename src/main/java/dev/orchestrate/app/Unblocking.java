@@ -1,15 +1,15 @@
 package dev.orchestrate.app;
 
 import dev.orchestrate.config.Config;
+import dev.orchestrate.item.Event;
+import dev.orchestrate.item.InvalidTransitionException;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
+import dev.orchestrate.item.Progress;
+import dev.orchestrate.item.Step;
+import dev.orchestrate.item.Transitions;
 import dev.orchestrate.limits.Cuts;
 import dev.orchestrate.limits.Quote;
-import dev.orchestrate.scheduler.Event;
-import dev.orchestrate.scheduler.InvalidTransitionException;
-import dev.orchestrate.scheduler.ItemState;
-import dev.orchestrate.scheduler.ItemStatus;
-import dev.orchestrate.scheduler.Progress;
-import dev.orchestrate.scheduler.Step;
-import dev.orchestrate.scheduler.Transitions;
 import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;

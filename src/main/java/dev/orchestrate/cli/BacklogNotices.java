@@ -1,11 +1,11 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.SyncResult;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.limits.Quote;
 import dev.orchestrate.scheduler.ItemFilter;
-import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.RunListener;
-import dev.orchestrate.scheduler.SyncResult;
 import dev.orchestrate.yaml.Problem;
 import java.io.PrintWriter;
 import java.time.Clock;

@@ -2,9 +2,9 @@ package dev.orchestrate.cli;
 
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.config.Config;
+import dev.orchestrate.item.ItemState;
 import dev.orchestrate.jobs.Preflight;
 import dev.orchestrate.scheduler.ItemFilter;
-import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.Plan;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;

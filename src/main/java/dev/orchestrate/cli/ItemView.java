@@ -1,10 +1,10 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.JobRecord;
+import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.scheduler.Dependencies;
-import dev.orchestrate.scheduler.ItemState;
-import dev.orchestrate.scheduler.JobRecord;
-import dev.orchestrate.scheduler.StateRepository;
 import dev.orchestrate.state.ItemHistory;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.workspace.WorkspaceRecord;

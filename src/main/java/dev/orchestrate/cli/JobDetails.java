@@ -1,11 +1,11 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.item.CheckRecord;
+import dev.orchestrate.item.JobRecord;
+import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.jobs.AgentSession;
 import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.Usage;
-import dev.orchestrate.scheduler.CheckRecord;
-import dev.orchestrate.scheduler.JobRecord;
-import dev.orchestrate.scheduler.StateRepository;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.workspace.WorkspaceStore;
 import java.nio.file.Path;

@@ -1,10 +1,10 @@
 package dev.orchestrate.cli;
 
 import dev.orchestrate.config.Ranges;
+import dev.orchestrate.item.JobRecord;
+import dev.orchestrate.item.RunRecord;
 import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.Usage;
-import dev.orchestrate.scheduler.JobRecord;
-import dev.orchestrate.scheduler.RunRecord;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateStore;

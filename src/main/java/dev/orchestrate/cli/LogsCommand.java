@@ -1,10 +1,10 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.item.CheckRecord;
+import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.jobs.CommandRun;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.limits.Quote;
-import dev.orchestrate.scheduler.CheckRecord;
-import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateStore;

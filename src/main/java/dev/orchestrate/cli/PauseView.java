@@ -1,6 +1,6 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.scheduler.AgentPauses;
+import dev.orchestrate.item.AgentPauses;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;

@@ -1,9 +1,9 @@
 package dev.orchestrate.cli;
 
 import dev.orchestrate.context.SummarizationListener;
+import dev.orchestrate.item.ItemState;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentResult;
-import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.scheduler.RunListener;
 import java.io.PrintWriter;
 import java.time.Clock;

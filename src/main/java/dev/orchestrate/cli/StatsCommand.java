@@ -2,9 +2,9 @@ package dev.orchestrate.cli;
 
 import dev.orchestrate.config.BudgetConfig;
 import dev.orchestrate.config.Durations;
+import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.limits.StructureName;
-import dev.orchestrate.scheduler.AgentPauses;
 import dev.orchestrate.scheduler.Budget;
 import dev.orchestrate.scheduler.BudgetWindow;
 import dev.orchestrate.state.StateBackend;

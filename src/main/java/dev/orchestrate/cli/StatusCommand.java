@@ -1,11 +1,11 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.item.AgentPauses;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
+import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.jobs.Usage;
-import dev.orchestrate.scheduler.AgentPauses;
 import dev.orchestrate.scheduler.Dependencies;
-import dev.orchestrate.scheduler.ItemState;
-import dev.orchestrate.scheduler.ItemStatus;
-import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateStore;

@@ -39,7 +39,7 @@ final class UsageView {
   static String budgetText(Usage spend, Budget budget) {
     StringBuilder text = new StringBuilder();
     if (budget.maxCostUsd() != null) {
-      text.append("; budget ").append(dev.orchestrate.scheduler.Money.usd(budget.maxCostUsd()))
+      text.append("; budget ").append(dev.orchestrate.item.Money.usd(budget.maxCostUsd()))
           .append(percent(spend.costUsd() == null ? null : spend.costUsd() / budget.maxCostUsd()));
     }
     if (budget.maxTokens() != null) {

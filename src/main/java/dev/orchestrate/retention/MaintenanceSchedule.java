@@ -1,6 +1,6 @@
 package dev.orchestrate.retention;
 
-import dev.orchestrate.scheduler.Housekeeping;
+import dev.orchestrate.item.Housekeeping;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.function.BooleanSupplier;

@@ -1,5 +1,7 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.item.Transitions;
+
 import java.util.Objects;
 
 /**

@@ -1,5 +1,7 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.item.StateRepository;
+
 import dev.orchestrate.jobs.Usage;
 import java.math.BigDecimal;
 import java.math.RoundingMode;

@@ -1,5 +1,7 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.item.Money;
+
 import dev.orchestrate.jobs.Usage;
 import java.time.Instant;
 import java.util.ArrayList;

@@ -1,5 +1,8 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

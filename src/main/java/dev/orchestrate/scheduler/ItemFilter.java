@@ -1,6 +1,8 @@
 package dev.orchestrate.scheduler;
 
 import dev.orchestrate.backlog.Priority;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.limits.Quote;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,6 +1,7 @@
 package dev.orchestrate.scheduler;
 
 import dev.orchestrate.config.OnUsageLimit;
+import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.ProviderFailure;
 import java.time.Duration;

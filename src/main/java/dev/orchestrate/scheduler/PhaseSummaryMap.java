@@ -1,5 +1,7 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.Progress;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;

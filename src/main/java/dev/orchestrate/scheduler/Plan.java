@@ -2,6 +2,10 @@ package dev.orchestrate.scheduler;
 
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
+import dev.orchestrate.item.Progress;
+import dev.orchestrate.item.Transitions;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentResult;
 import java.time.Duration;

@@ -1,5 +1,7 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.item.AgentPauses;
+
 import dev.orchestrate.jobs.ProviderFailure;
 import java.time.Instant;
 import java.util.LinkedHashMap;

@@ -1,5 +1,8 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.SyncResult;
+
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.yaml.Problem;
 import java.util.List;

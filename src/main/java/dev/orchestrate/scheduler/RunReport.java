@@ -1,5 +1,8 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.item.RunFigures;
+import dev.orchestrate.item.SyncResult;
+
 import dev.orchestrate.jobs.Usage;
 import java.time.Duration;
 import java.util.List;

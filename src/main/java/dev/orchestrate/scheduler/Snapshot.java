@@ -1,6 +1,8 @@
 package dev.orchestrate.scheduler;
 
 import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.item.ItemLeases;
+import dev.orchestrate.item.ItemState;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;

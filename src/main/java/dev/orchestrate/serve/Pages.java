@@ -2,15 +2,15 @@ package dev.orchestrate.serve;
 
 import static dev.orchestrate.serve.Html.esc;
 
+import dev.orchestrate.item.CheckRecord;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
+import dev.orchestrate.item.JobRecord;
+import dev.orchestrate.item.RunRecord;
 import dev.orchestrate.jobs.AgentSession;
 import dev.orchestrate.jobs.CommandRun;
 import dev.orchestrate.memory.CompactionPolicy;
 import dev.orchestrate.memory.MemoryItem;
-import dev.orchestrate.scheduler.CheckRecord;
-import dev.orchestrate.scheduler.ItemState;
-import dev.orchestrate.scheduler.ItemStatus;
-import dev.orchestrate.scheduler.JobRecord;
-import dev.orchestrate.scheduler.RunRecord;
 import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.DashboardQueries.ItemFilter;
 import dev.orchestrate.state.DashboardQueries.Page;
@@ -90,11 +90,11 @@ final class Pages {
     }
     b.append("</section>");
     Instant now = clock.instant();
-    List<dev.orchestrate.scheduler.AgentPauses.Pause> pauses = db.pauses().stream().filter(p -> p.activeAt(now))
+    List<dev.orchestrate.item.AgentPauses.Pause> pauses = db.pauses().stream().filter(p -> p.activeAt(now))
         .toList();
     if (!pauses.isEmpty()) {
       b.append("<section><h2>Agents paused by a provider's limit</h2><ul>");
-      for (dev.orchestrate.scheduler.AgentPauses.Pause p : pauses) {
+      for (dev.orchestrate.item.AgentPauses.Pause p : pauses) {
         b.append("<li data-figure=\"pause\"><strong>").append(esc(p.profile())).append("</strong> paused ")
             .append(
                 p.until() == null ? "until its reset (not said; the run halted)" : "until " + TIME.format(p.until()))
@@ -648,7 +648,7 @@ final class Pages {
 
   /** Cents at least and up to 6 decimals: a $0.001 budget is not "$0.00". */
   private static String usd(double v) {
-    return dev.orchestrate.scheduler.Money.usd(v);
+    return dev.orchestrate.item.Money.usd(v);
   }
 
   private static String n(Long v) {

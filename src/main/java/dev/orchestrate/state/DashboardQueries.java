@@ -1,10 +1,10 @@
 package dev.orchestrate.state;
 
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.JobRecord;
+import dev.orchestrate.item.RunRecord;
 import dev.orchestrate.memory.MemoryCompaction;
 import dev.orchestrate.memory.MemoryItem;
-import dev.orchestrate.scheduler.ItemState;
-import dev.orchestrate.scheduler.JobRecord;
-import dev.orchestrate.scheduler.RunRecord;
 import dev.orchestrate.stats.Sample;
 import dev.orchestrate.stats.StatsInput;
 import dev.orchestrate.workspace.WorkspaceRecord;
@@ -101,10 +101,10 @@ public interface DashboardQueries {
   Map<Long, dev.orchestrate.jobs.AgentSession> jobSessions(List<Long> jobIds);
 
   /** The set-up steps and gates each of these jobs ran, in order; jobs that ran none are left out. */
-  Map<Long, List<dev.orchestrate.scheduler.CheckRecord>> jobChecks(List<Long> jobIds);
+  Map<Long, List<dev.orchestrate.item.CheckRecord>> jobChecks(List<Long> jobIds);
 
   /** The agent profiles a provider's limit paused (those over included: the caller asks the time). */
-  List<dev.orchestrate.scheduler.AgentPauses.Pause> pauses();
+  List<dev.orchestrate.item.AgentPauses.Pause> pauses();
 
   /** Items that reached done or blocked at or after {@code at}. */
   long itemsFinishedSince(Instant at);

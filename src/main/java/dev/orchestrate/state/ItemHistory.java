@@ -1,6 +1,6 @@
 package dev.orchestrate.state;
 
-import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.item.JobRecord;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;

@@ -2,7 +2,7 @@ package dev.orchestrate.workspace;
 
 import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.WorkspaceConfig;
-import dev.orchestrate.scheduler.ItemWorkspaces;
+import dev.orchestrate.item.ItemWorkspaces;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

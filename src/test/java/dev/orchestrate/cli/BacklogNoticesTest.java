@@ -3,8 +3,8 @@ package dev.orchestrate.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.item.SyncResult;
 import dev.orchestrate.scheduler.RunListener;
-import dev.orchestrate.scheduler.SyncResult;
 import dev.orchestrate.yaml.Problem;
 import java.io.PrintWriter;
 import java.io.StringWriter;

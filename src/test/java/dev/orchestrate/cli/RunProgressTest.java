@@ -3,11 +3,11 @@ package dev.orchestrate.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
+import dev.orchestrate.item.Progress;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentResult;
-import dev.orchestrate.scheduler.ItemState;
-import dev.orchestrate.scheduler.ItemStatus;
-import dev.orchestrate.scheduler.Progress;
 import dev.orchestrate.testing.Fixtures;
 import java.time.Clock;
 import java.time.Instant;

@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.orchestrate.scheduler.EventLog;
-import dev.orchestrate.scheduler.Progress;
+import dev.orchestrate.item.EventLog;
+import dev.orchestrate.item.Progress;
 import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;

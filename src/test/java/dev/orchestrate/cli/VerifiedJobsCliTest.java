@@ -6,14 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.item.JobEnd;
+import dev.orchestrate.item.JobStart;
+import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.jobs.AgentSession;
 import dev.orchestrate.jobs.CommandRun;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.Usage;
-import dev.orchestrate.scheduler.JobEnd;
-import dev.orchestrate.scheduler.JobStart;
-import dev.orchestrate.scheduler.StateRepository;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.item.JobRecord;
+import dev.orchestrate.item.RunRecord;
 import dev.orchestrate.jobs.JobState;
-import dev.orchestrate.scheduler.JobRecord;
-import dev.orchestrate.scheduler.RunRecord;
 import dev.orchestrate.testing.TestStores;
 import java.io.IOException;
 import java.io.UncheckedIOException;

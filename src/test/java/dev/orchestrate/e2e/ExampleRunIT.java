@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.item.JobRecord;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.item.ItemStatus;
+import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.jobs.JobState;
-import dev.orchestrate.scheduler.ItemStatus;
-import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;

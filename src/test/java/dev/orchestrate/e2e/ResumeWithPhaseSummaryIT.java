@@ -3,7 +3,7 @@ package dev.orchestrate.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.item.JobRecord;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,10 +1,10 @@
 package dev.orchestrate.e2e;
 
 import dev.orchestrate.context.Turn;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.jobs.Usage;
-import dev.orchestrate.scheduler.ItemState;
-import dev.orchestrate.scheduler.JobRecord;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Path;
 import java.util.Comparator;

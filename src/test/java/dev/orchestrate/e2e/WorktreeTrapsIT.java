@@ -3,8 +3,8 @@ package dev.orchestrate.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.item.ItemState;
 import dev.orchestrate.jobs.JobState;
-import dev.orchestrate.scheduler.ItemState;
 import dev.orchestrate.workspace.GitRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.config.Config;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.SyncResult;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.TestStores;

@@ -13,6 +13,7 @@ import dev.orchestrate.config.AgentPreset;
 import dev.orchestrate.config.BudgetConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ResultFallback;
+import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.limits.StructureName;

@@ -2,6 +2,7 @@ package dev.orchestrate.scheduler;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.orchestrate.item.Money;
 import dev.orchestrate.jobs.Usage;
 import java.time.Instant;
 import java.util.List;

@@ -13,6 +13,7 @@ import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.item.Housekeeping;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.InProcessLauncher;

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.OnUsageLimit;
+import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.ProviderFailure;
 import java.time.Duration;

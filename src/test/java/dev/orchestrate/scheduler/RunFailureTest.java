@@ -17,6 +17,7 @@ import static org.mockito.Mockito.mock;
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.TestStores;

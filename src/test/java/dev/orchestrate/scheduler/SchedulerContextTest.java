@@ -19,6 +19,8 @@ import dev.orchestrate.context.ContextSummary;
 import dev.orchestrate.context.PromptBuilder;
 import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.context.Turn;
+import dev.orchestrate.item.Event;
+import dev.orchestrate.item.EventLog;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.CapturedLogs;

@@ -14,6 +14,8 @@ import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.item.EventLog;
+import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.memory.MemoryCompaction;
 import dev.orchestrate.memory.MemoryItem;

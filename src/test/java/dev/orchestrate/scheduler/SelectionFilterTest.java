@@ -1,13 +1,14 @@
 package dev.orchestrate.scheduler;
 
-import static dev.orchestrate.scheduler.ItemStatus.DONE;
-import static dev.orchestrate.scheduler.ItemStatus.IN_PROGRESS;
-import static dev.orchestrate.scheduler.ItemStatus.NEW;
-import static dev.orchestrate.scheduler.ItemStatus.READY;
+import static dev.orchestrate.item.ItemStatus.DONE;
+import static dev.orchestrate.item.ItemStatus.IN_PROGRESS;
+import static dev.orchestrate.item.ItemStatus.NEW;
+import static dev.orchestrate.item.ItemStatus.READY;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.Priority;
+import dev.orchestrate.item.ItemStatus;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,15 +1,17 @@
 package dev.orchestrate.scheduler;
 
-import static dev.orchestrate.scheduler.ItemStatus.BLOCKED;
-import static dev.orchestrate.scheduler.ItemStatus.DONE;
-import static dev.orchestrate.scheduler.ItemStatus.IN_PROGRESS;
-import static dev.orchestrate.scheduler.ItemStatus.READY;
-import static dev.orchestrate.scheduler.ItemStatus.SCOPING;
+import static dev.orchestrate.item.ItemStatus.BLOCKED;
+import static dev.orchestrate.item.ItemStatus.DONE;
+import static dev.orchestrate.item.ItemStatus.IN_PROGRESS;
+import static dev.orchestrate.item.ItemStatus.READY;
+import static dev.orchestrate.item.ItemStatus.SCOPING;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.Priority;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.jobs.AgentResult;
 import java.util.ArrayList;
 import java.util.HashSet;

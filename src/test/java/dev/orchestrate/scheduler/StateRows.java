@@ -1,5 +1,8 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.JobRecord;
+
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Path;

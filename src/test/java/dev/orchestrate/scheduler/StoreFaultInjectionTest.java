@@ -12,6 +12,9 @@ import static org.mockito.Mockito.withSettings;
 
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.config.Config;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
+import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.state.StateStore;

@@ -1,8 +1,8 @@
 package dev.orchestrate.testing;
 
 import dev.orchestrate.context.Turn;
-import dev.orchestrate.scheduler.EventLog;
-import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.item.EventLog;
+import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateStore;

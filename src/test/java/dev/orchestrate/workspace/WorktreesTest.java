@@ -9,7 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.WorkspaceConfig;
-import dev.orchestrate.scheduler.ItemWorkspaces;
+import dev.orchestrate.item.ItemWorkspaces;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.CapturedLogs;
 import dev.orchestrate.testing.TestStores;

@@ -1,6 +1,6 @@
 package dev.orchestrate.state.sql;
 
-import dev.orchestrate.scheduler.EventLogPolicy;
+import dev.orchestrate.item.EventLogPolicy;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

@@ -1,9 +1,9 @@
 package dev.orchestrate.state.sql;
 
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.JobRecord;
+import dev.orchestrate.item.RunRecord;
 import dev.orchestrate.memory.MemoryItem;
-import dev.orchestrate.scheduler.ItemState;
-import dev.orchestrate.scheduler.JobRecord;
-import dev.orchestrate.scheduler.RunRecord;
 import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.ItemHistory;
 import dev.orchestrate.stats.Sample;
@@ -220,12 +220,12 @@ final class SqlDashboard implements DashboardQueries {
   }
 
   @Override
-  public Map<Long, List<dev.orchestrate.scheduler.CheckRecord>> jobChecks(List<Long> jobIds) {
+  public Map<Long, List<dev.orchestrate.item.CheckRecord>> jobChecks(List<Long> jobIds) {
     return JobChecks.checks(jdbc, jobIds);
   }
 
   @Override
-  public List<dev.orchestrate.scheduler.AgentPauses.Pause> pauses() {
+  public List<dev.orchestrate.item.AgentPauses.Pause> pauses() {
     return new SqlAgentPauses(jdbc).all();
   }
 

@@ -1,8 +1,8 @@
 package dev.orchestrate.state.sql;
 
-import dev.orchestrate.scheduler.Event;
-import dev.orchestrate.scheduler.EventLog;
-import dev.orchestrate.scheduler.EventLogPolicy;
+import dev.orchestrate.item.Event;
+import dev.orchestrate.item.EventLog;
+import dev.orchestrate.item.EventLogPolicy;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package dev.orchestrate.state.sql;
 
-import dev.orchestrate.scheduler.JobRecord;
+import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.state.ItemHistory;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

@@ -1,9 +1,9 @@
 package dev.orchestrate.state.sql;
 
+import dev.orchestrate.item.ItemLeases;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.Step;
 import dev.orchestrate.jobs.JobState;
-import dev.orchestrate.scheduler.ItemLeases;
-import dev.orchestrate.scheduler.ItemState;
-import dev.orchestrate.scheduler.Step;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -24,7 +24,7 @@ import java.util.Set;
  * row lock, and reads back the stored item and its version. Every later write to the item (made
  * by {@link SqlStateRepository} while this object is its fence) is conditional on that version and
  * on the owner, and bumps the version: a write that finds either changed writes nothing and
- * throws {@link dev.orchestrate.scheduler.LeaseLostException}.
+ * throws {@link dev.orchestrate.item.LeaseLostException}.
  *
  * <p>Times here are the database server's ({@code clock_timestamp()}), so that runners on hosts
  * whose clocks disagree still agree on whose heartbeat is old.

@@ -4,22 +4,22 @@ import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.InitialStatus;
 import dev.orchestrate.backlog.Priority;
 import dev.orchestrate.context.TurnRepository;
+import dev.orchestrate.item.Event;
+import dev.orchestrate.item.FollowUpItem;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
+import dev.orchestrate.item.JobEnd;
+import dev.orchestrate.item.JobRecord;
+import dev.orchestrate.item.JobStart;
+import dev.orchestrate.item.Progress;
+import dev.orchestrate.item.RunFigures;
+import dev.orchestrate.item.RunRecord;
+import dev.orchestrate.item.StateRepository;
+import dev.orchestrate.item.Step;
+import dev.orchestrate.item.SyncResult;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.Usage;
-import dev.orchestrate.scheduler.Event;
-import dev.orchestrate.scheduler.FollowUpItem;
-import dev.orchestrate.scheduler.ItemState;
-import dev.orchestrate.scheduler.ItemStatus;
-import dev.orchestrate.scheduler.JobEnd;
-import dev.orchestrate.scheduler.JobRecord;
-import dev.orchestrate.scheduler.JobStart;
-import dev.orchestrate.scheduler.Progress;
-import dev.orchestrate.scheduler.RunFigures;
-import dev.orchestrate.scheduler.RunRecord;
-import dev.orchestrate.scheduler.StateRepository;
-import dev.orchestrate.scheduler.Step;
-import dev.orchestrate.scheduler.SyncResult;
 import dev.orchestrate.state.StoreException;
 import java.nio.file.Path;
 import java.sql.ResultSet;
@@ -298,8 +298,8 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
     return n;
   }
 
-  private dev.orchestrate.scheduler.LeaseLostException lost(String itemId) {
-    return new dev.orchestrate.scheduler.LeaseLostException(itemId, "item " + itemId
+  private dev.orchestrate.item.LeaseLostException lost(String itemId) {
+    return new dev.orchestrate.item.LeaseLostException(itemId, "item " + itemId
         + " is no longer held by runner " + leases.runnerId() + ": another runner took it over or changed it");
   }
 
@@ -434,7 +434,7 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   }
 
   @Override
-  public Map<Long, List<dev.orchestrate.scheduler.CheckRecord>> checks(Collection<Long> jobIds) {
+  public Map<Long, List<dev.orchestrate.item.CheckRecord>> checks(Collection<Long> jobIds) {
     return JobChecks.checks(jdbc, jobIds);
   }
 

@@ -1,12 +1,12 @@
 package dev.orchestrate.state.sql;
 
 import dev.orchestrate.context.TurnRepository;
+import dev.orchestrate.item.AgentPauses;
+import dev.orchestrate.item.EventLog;
+import dev.orchestrate.item.ItemLeases;
+import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.memory.MemoryRepository;
 import dev.orchestrate.retention.RetentionStore;
-import dev.orchestrate.scheduler.AgentPauses;
-import dev.orchestrate.scheduler.EventLog;
-import dev.orchestrate.scheduler.ItemLeases;
-import dev.orchestrate.scheduler.StateRepository;
 import dev.orchestrate.state.BusyWait;
 import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.ItemHistory;

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.item.JobEnd;
+import dev.orchestrate.item.JobStart;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.memory.MemoryKind;
 import dev.orchestrate.memory.NewMemory;
 import dev.orchestrate.retention.RetentionStore.OrphanSweep;
-import dev.orchestrate.scheduler.JobEnd;
-import dev.orchestrate.scheduler.JobStart;
 import dev.orchestrate.state.BusyWait;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateStore;

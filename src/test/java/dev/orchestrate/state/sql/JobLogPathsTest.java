@@ -39,7 +39,7 @@ class JobLogPathsTest {
     Path root = dir.resolve("state");
     try (SqlStateRepository store = SqliteStores.repository(root.resolve("state.db"))) {
       long run = store.runStarted(java.time.Instant.EPOCH, 1);
-      store.jobStarted(new dev.orchestrate.scheduler.JobStart(run, "A", "build", 1, java.time.Instant.EPOCH,
+      store.jobStarted(new dev.orchestrate.item.JobStart(run, "A", "build", 1, java.time.Instant.EPOCH,
           root.resolve("jobs/run1-0001-A-build-1/output.log")));
       assertEquals(root.resolve("jobs/run1-0001-A-build-1/output.log"), store.recentJobs(1).get(0).logPath());
     }

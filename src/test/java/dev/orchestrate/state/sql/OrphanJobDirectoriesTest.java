@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.item.JobEnd;
+import dev.orchestrate.item.JobStart;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.retention.RetentionStore.OrphanSweep;
-import dev.orchestrate.scheduler.JobEnd;
-import dev.orchestrate.scheduler.JobStart;
 import dev.orchestrate.state.StateDirectory;
 import java.nio.file.Files;
 import java.nio.file.Path;

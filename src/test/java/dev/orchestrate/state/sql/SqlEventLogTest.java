@@ -2,7 +2,7 @@ package dev.orchestrate.state.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.orchestrate.scheduler.EventLog;
+import dev.orchestrate.item.EventLog;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -12,7 +12,7 @@ import dev.orchestrate.backlog.InitialStatus;
 import dev.orchestrate.backlog.Priority;
 import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.RetentionConfig.Policy;
-import dev.orchestrate.scheduler.ItemState;
+import dev.orchestrate.item.ItemState;
 import dev.orchestrate.state.RecordedPolicies;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateStore;

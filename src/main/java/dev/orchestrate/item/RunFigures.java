@@ -1,4 +1,4 @@
-package dev.orchestrate.scheduler;
+package dev.orchestrate.item;
 
 /**
  * The in-memory bounded structures of a run session, as measured (docs/architecture.md): recorded with the

@@ -1,4 +1,4 @@
-package dev.orchestrate.scheduler;
+package dev.orchestrate.item;
 
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.jobs.Usage;
@@ -95,7 +95,7 @@ public interface StateRepository {
 
   /**
    * The usage of the {@code jobs} most recently started jobs that have ended and reported any figure,
-   * every runner's, newest first: what a budget expects the next job to spend ({@link Budget}).
+   * every runner's, newest first: what a budget expects the next job to spend (the scheduler's {@code Budget}).
    */
   List<Usage> recentUsage(int jobs);
 

@@ -1,4 +1,4 @@
-package dev.orchestrate.scheduler;
+package dev.orchestrate.item;
 
 /**
  * A transition that the item's current state does not allow (docs/architecture.md: invalid transitions are

@@ -1,4 +1,4 @@
-package dev.orchestrate.scheduler;
+package dev.orchestrate.item;
 
 /**
  * A write to an item failed its condition: another runner took the item over (this runner's

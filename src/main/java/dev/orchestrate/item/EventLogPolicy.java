@@ -1,4 +1,4 @@
-package dev.orchestrate.scheduler;
+package dev.orchestrate.item;
 
 import dev.orchestrate.context.SlidingWindowSummarizer;
 import java.util.Map;

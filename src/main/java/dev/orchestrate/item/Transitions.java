@@ -1,4 +1,4 @@
-package dev.orchestrate.scheduler;
+package dev.orchestrate.item;
 
 import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;

@@ -1,4 +1,4 @@
-package dev.orchestrate.scheduler;
+package dev.orchestrate.item;
 
 import java.util.Objects;
 

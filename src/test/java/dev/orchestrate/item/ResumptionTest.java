@@ -1,4 +1,4 @@
-package dev.orchestrate.scheduler;
+package dev.orchestrate.item;
 
 import static dev.orchestrate.testing.Fixtures.feature;
 import static dev.orchestrate.testing.Fixtures.item;

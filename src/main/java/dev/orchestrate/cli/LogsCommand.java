@@ -281,12 +281,12 @@ final class LogsCommand implements Callable<Integer> {
     }
   }
 
-  /** The log rendered as text ({@link EventLog}): a preset's JSON events as what the agent said and did. */
+  /** The log rendered as text ({@link AgentStreamText}): a preset's JSON events as what the agent said and did. */
   static final class Rendered implements Sink {
-    private final EventLog events;
+    private final AgentStreamText events;
 
     Rendered(PrintWriter out) {
-      this.events = new EventLog(out);
+      this.events = new AgentStreamText(out);
     }
 
     @Override

@@ -206,26 +206,30 @@ final class RunCommand implements Callable<Integer> {
     return Optional.of((Preflight.Found) check);
   }
 
+  /**
+   * Every {@code workspace.setup} step and {@code verify:} gate of the config, once each, with how a
+   * message names it (a gate by the first phase that runs it).
+   */
+  private static Map<dev.orchestrate.config.ProjectCommand, String> projectCommands(Config config) {
+    Map<dev.orchestrate.config.ProjectCommand, String> all = new java.util.LinkedHashMap<>();
+    config.execution().workspace().setup().forEach(step -> all.put(step, "workspace.setup '" + step.name() + "'"));
+    for (dev.orchestrate.config.Pipeline pipeline : config.pipelines().values()) {
+      for (dev.orchestrate.config.PhaseDef phase : pipeline.allPhases()) {
+        pipeline.verifyFor(phase).forEach(gate -> all.putIfAbsent(gate, "verify gate '" + gate.name()
+            + "' of phase '" + phase.name() + "' (pipeline '" + pipeline.name() + "')"));
+      }
+    }
+    return all;
+  }
+
   /** Every verify: gate and workspace.setup step must be able to start (docs/verification.md). */
   private static void commandsStart(Config config, String path, java.nio.file.Path dir) {
-    for (dev.orchestrate.config.ProjectCommand step : config.execution().workspace().setup()) {
-      Preflight.Problem problem = Preflight.command(step, "workspace.setup '" + step.name() + "'", path, dir);
+    projectCommands(config).forEach((command, what) -> {
+      Preflight.Problem problem = Preflight.command(command, what, path, dir);
       if (problem != null) {
         throw CliException.usage(problem.message());
       }
-    }
-    for (dev.orchestrate.config.Pipeline pipeline : config.pipelines().values()) {
-      for (dev.orchestrate.config.PhaseDef phase : java.util.stream.Stream.concat(pipeline.prePhases().stream(),
-          pipeline.phases().stream()).toList()) {
-        for (dev.orchestrate.config.ProjectCommand gate : pipeline.verifyFor(phase)) {
-          Preflight.Problem problem = Preflight.command(gate, "verify gate '" + gate.name() + "' of phase '"
-              + phase.name() + "' (pipeline '" + pipeline.name() + "')", path, dir);
-          if (problem != null) {
-            throw CliException.usage(problem.message());
-          }
-        }
-      }
-    }
+    });
   }
 
   /**
@@ -234,16 +238,7 @@ final class RunCommand implements Callable<Integer> {
    * git tracks, so an uncommitted one would fail every item (docs/verification.md).
    */
   private static void commandsTracked(Config config, Git git, java.nio.file.Path dir) {
-    Map<dev.orchestrate.config.ProjectCommand, String> all = new java.util.LinkedHashMap<>();
-    config.execution().workspace().setup().forEach(step -> all.put(step, "workspace.setup '" + step.name() + "'"));
-    for (dev.orchestrate.config.Pipeline pipeline : config.pipelines().values()) {
-      for (dev.orchestrate.config.PhaseDef phase : java.util.stream.Stream.concat(pipeline.prePhases().stream(),
-          pipeline.phases().stream()).toList()) {
-        pipeline.verifyFor(phase).forEach(gate -> all.putIfAbsent(gate, "verify gate '" + gate.name()
-            + "' of phase '" + phase.name() + "' (pipeline '" + pipeline.name() + "')"));
-      }
-    }
-    all.forEach((command, what) -> {
+    projectCommands(config).forEach((command, what) -> {
       for (String file : Preflight.projectFiles(command)) {
         if (!git.run(dir, "ls-files", "--error-unmatch", "--", file).ok()) {
           throw CliException.usage(what + ": " + file + " is not tracked by git, and it runs in each item's "

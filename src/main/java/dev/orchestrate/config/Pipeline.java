@@ -21,6 +21,13 @@ public record Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> pha
     this(name, prePhases, phases, agent, fallback, List.of());
   }
 
+  /** The pre-phases, then the phases: every phase of the pipeline. */
+  public List<PhaseDef> allPhases() {
+    List<PhaseDef> all = new java.util.ArrayList<>(prePhases);
+    all.addAll(phases);
+    return all;
+  }
+
   /**
    * The gates of {@code phase}: its own {@code verify:} when it has the key, else the pipeline's
    * for a phase of {@code phases} (a pre-phase, which scopes the item, has none unless it says so).

@@ -131,18 +131,13 @@ public final class Preflight {
    */
   public static Problem command(dev.orchestrate.config.ProjectCommand command, String what, String path,
       Path workDir) {
-    java.util.List<String> argv = command.argv();
-    if (command.viaShell()) {
-      if (!Files.isExecutable(Path.of(dev.orchestrate.config.ProjectCommand.SHELL))) {
-        return new Problem(what + " runs through " + dev.orchestrate.config.ProjectCommand.SHELL
-            + ", which is not on this machine: write run: as a list (the program and its arguments)");
-      }
-      String[] words = command.text().strip().split("\\s+");
-      String first = words[0];
-      if (SHELL_WORDS.contains(first) || first.contains("=") || !first.matches("[A-Za-z0-9_./+-]+")) {
-        return null; // a builtin, an assignment, or shell syntax: the shell decides
-      }
-      argv = java.util.Arrays.asList(words);
+    if (command.viaShell() && !Files.isExecutable(Path.of(dev.orchestrate.config.ProjectCommand.SHELL))) {
+      return new Problem(what + " runs through " + dev.orchestrate.config.ProjectCommand.SHELL
+          + ", which is not on this machine: write run: as a list (the program and its arguments)");
+    }
+    java.util.List<String> argv = programArgv(command);
+    if (argv.isEmpty()) {
+      return null; // a builtin, an assignment, or shell syntax: the shell decides
     }
     String program = argv.get(0);
     if (program.contains("/")) {
@@ -172,13 +167,9 @@ public final class Preflight {
    * must be files git tracks, since a worktree holds only those.
    */
   public static java.util.List<String> projectFiles(dev.orchestrate.config.ProjectCommand command) {
-    java.util.List<String> argv = command.argv();
-    if (command.viaShell()) {
-      String[] words = command.text().strip().split("\\s+");
-      if (SHELL_WORDS.contains(words[0]) || words[0].contains("=") || !words[0].matches("[A-Za-z0-9_./+-]+")) {
-        return java.util.List.of();
-      }
-      argv = java.util.Arrays.asList(words);
+    java.util.List<String> argv = programArgv(command);
+    if (argv.isEmpty()) {
+      return java.util.List.of();
     }
     java.util.List<String> files = new java.util.ArrayList<>();
     String program = argv.get(0);
@@ -191,6 +182,22 @@ public final class Preflight {
       files.add(argv.get(1));
     }
     return files;
+  }
+
+  /**
+   * The program and arguments a command runs, as far as they can be known without a shell: the
+   * argv, or a shell command's words when its first one is a plain program name or path; empty
+   * when it starts with a builtin, an assignment or shell syntax.
+   */
+  private static java.util.List<String> programArgv(dev.orchestrate.config.ProjectCommand command) {
+    if (!command.viaShell()) {
+      return command.argv();
+    }
+    String[] words = command.text().strip().split("\\s+");
+    if (SHELL_WORDS.contains(words[0]) || words[0].contains("=") || !words[0].matches("[A-Za-z0-9_./+-]+")) {
+      return java.util.List.of();
+    }
+    return java.util.Arrays.asList(words);
   }
 
   private static boolean onPath(String program, String path) {

@@ -155,7 +155,10 @@ final class ProjectCommands {
     return builder;
   }
 
-  /** The end of what it printed (stdout, then stderr), masked, with control characters made visible. */
+  /**
+   * The end of what it printed (stdout, then stderr), masked, with control characters (bidi
+   * overrides included) made visible as the rest of orchestrate shows them ({@code Quote}).
+   */
   private static String tail(OutputCapture.Tails tails) {
     StringBuilder b = new StringBuilder();
     if (!tails.stdout().isBlank()) {
@@ -164,23 +167,7 @@ final class ProjectCommands {
     if (!tails.stderr().isBlank()) {
       b.append(b.length() > 0 ? "\n" : "").append(tails.stderr().strip());
     }
-    return SizeCap.cap(escape(b.toString()), CommandRun.TAIL_MAX_CHARS);
-  }
-
-  /** Control characters but newline and tab as {@code \xNN}: a prompt and a terminal get them as text. */
-  static String escape(String text) {
-    StringBuilder b = new StringBuilder(text.length());
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (c == '\r') {
-        b.append("\\r");
-      } else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f || (c >= 0x80 && c < 0xa0)) {
-        b.append(String.format("\\x%02x", (int) c));
-      } else {
-        b.append(c);
-      }
-    }
-    return b.toString();
+    return SizeCap.cap(dev.orchestrate.limits.Quote.escapedLines(b.toString()), CommandRun.TAIL_MAX_CHARS);
   }
 
   static String describe(ProjectCommand command) {

@@ -37,14 +37,26 @@ public final class Quote {
     return escape(text, end) + "…";
   }
 
+  /**
+   * Text of several lines (a command's output quoted in a prompt) with every control character
+   * escaped as in {@link #escaped} but line breaks and tabs, which are kept; not cut.
+   */
+  public static String escapedLines(String text) {
+    return escape(text, text.length(), true);
+  }
+
   private static String escape(String text, int end) {
+    return escape(text, end, false);
+  }
+
+  private static String escape(String text, int end, boolean keepLines) {
     StringBuilder out = new StringBuilder(end + 8);
     for (int i = 0; i < end; i++) {
       char c = text.charAt(i);
       switch (c) {
-        case '\n' -> out.append("\\n");
+        case '\n' -> out.append(keepLines ? "\n" : "\\n");
         case '\r' -> out.append("\\r");
-        case '\t' -> out.append("\\t");
+        case '\t' -> out.append(keepLines ? "\t" : "\\t");
         default -> {
           if (needsEscape(c)) {
             // The form of the terminal output (TerminalText): two hex digits for ASCII, four beyond.

@@ -822,8 +822,7 @@ public final class Scheduler {
    */
   private boolean fallbackFor(String profile, Instant now) {
     for (Pipeline pipeline : config.pipelines().values()) {
-      for (PhaseDef phase : java.util.stream.Stream.concat(pipeline.prePhases().stream(), pipeline.phases().stream())
-          .toList()) {
+      for (PhaseDef phase : pipeline.allPhases()) {
         List<String> names = pipeline.profilesFor(phase);
         if (!config.profile(names.get(0)).profileName().equals(profile)) {
           continue;
@@ -965,11 +964,11 @@ public final class Scheduler {
     // An agent that left its workspace (moved the base branch, replaced its worktree) is blocked,
     // whatever it reported and even if the run was interrupted meanwhile.
     String breach = workspaces.inspect(request.itemId());
-    if (outcome.checks().stream().anyMatch(c -> c.kind() == dev.orchestrate.jobs.CommandRun.Kind.SETUP)
-        && outcome.checks().stream().filter(c -> c.kind() == dev.orchestrate.jobs.CommandRun.Kind.SETUP)
-            .allMatch(dev.orchestrate.jobs.CommandRun::passed)
-        && !outcome.checks().stream().anyMatch(c -> c.kind() == dev.orchestrate.jobs.CommandRun.Kind.SETUP
-            && c.ending() == dev.orchestrate.jobs.CommandRun.Ending.CANCELLED)) {
+    if (!job.request().steps().setup().isEmpty() && outcome.checks().stream()
+        .filter(c -> c.kind() == dev.orchestrate.jobs.CommandRun.Kind.SETUP)
+        .count() == job.request().steps().setup().size()
+        && outcome.checks().stream().allMatch(c -> c.kind() != dev.orchestrate.jobs.CommandRun.Kind.SETUP
+            || c.passed())) {
       workspaces.setUp(request.itemId()); // its set-up ran to the end: never again in this worktree
     }
     if (breach != null) {

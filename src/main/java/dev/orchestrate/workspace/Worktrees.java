@@ -452,12 +452,13 @@ public final class Worktrees implements ItemWorkspaces {
     if (ws == null || !ws.onDisk()) {
       return null;
     }
+    Git.Place place;
     try {
-      guard.verify(ws);
+      place = guard.verify(ws);
     } catch (WorktreeGuard.Breach e) {
       return e.getMessage();
     }
-    dropAgentCommits(ws);
+    dropAgentCommits(ws, place);
     return null;
   }
 
@@ -470,14 +471,15 @@ public final class Worktrees implements ItemWorkspaces {
    * reset: the attempt's files stay in the worktree and the index, for the phase commit, the
    * resumed session, or a person to look at.
    */
-  private void dropAgentCommits(WorkspaceRecord ws) {
+  private void dropAgentCommits(WorkspaceRecord ws, Git.Place place) {
     try {
-      Git.Place place = guarded(ws); // HEAD back on the branch: a detached commit of the agent's is on no ref
+      // HEAD back on the branch (the worktree was just verified): a detached commit of the agent's is on no ref
+      git.ok(place, "symbolic-ref", "HEAD", "refs/heads/" + ws.branch());
       String tip = revParse("refs/heads/" + ws.branch());
       if (tip != null && !tip.equals(ws.headCommit())) {
         git.ok(place, "reset", "--quiet", "--soft", ws.headCommit());
       }
-    } catch (GitException | WorktreeGuard.Breach e) {
+    } catch (GitException e) {
       log.warn("{}: could not take the agent's commits off {}: {}", ws.itemId(), ws.branch(), e.getMessage());
     }
   }

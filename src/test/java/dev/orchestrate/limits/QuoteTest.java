@@ -33,4 +33,11 @@ class QuoteTest {
     assertEquals("x\\ny", Quote.line("x\ny", 100));
     assertEquals("abc…", Quote.line("abcdef", 3));
   }
+
+  @Test
+  void several_lines_keep_their_breaks_and_tabs_and_nothing_else_that_controls_a_terminal() {
+    // A gate's output quoted in a prompt: ESC, CR, C1 and the bidi overrides of a "Trojan source" are shown.
+    assertEquals("ok\n\tline \\x1b[31mred\\r\\u009b \\u202eevil\\u202c",
+        Quote.escapedLines("ok\n\tline \u001b[31mred\r\u009b \u202eevil\u202c"));
+  }
 }

@@ -19,7 +19,7 @@ import java.util.Locale;
  * answer, streamed in pieces, is joined within {@link #TEXT_MAX_CHARS}. Everything an agent wrote
  * goes through {@link TerminalText}: agents are untrusted.
  */
-final class EventLog {
+final class AgentStreamText {
   /** As the presets' readers: a longer line is not an event anyone reads. */
   static final int MAX_LINE_BYTES = 2 * 1024 * 1024;
   static final int VALUE_MAX_CHARS = 200;
@@ -32,7 +32,7 @@ final class EventLog {
   private final StringBuilder streamed = new StringBuilder();
   private long skippedShown;
 
-  EventLog(PrintWriter out) {
+  AgentStreamText(PrintWriter out) {
     this.out = out;
     this.lines = new LineSplitter(MAX_LINE_BYTES, this::line);
   }

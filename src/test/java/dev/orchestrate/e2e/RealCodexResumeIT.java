@@ -1,22 +1,21 @@
 package dev.orchestrate.e2e;
 
+import static dev.orchestrate.e2e.ResumeProject.GATE_SAYS;
+import static dev.orchestrate.e2e.ResumeProject.RESUMED;
+import static dev.orchestrate.e2e.ResumeProject.describe;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.orchestrate.e2e.ResumeProject.Job;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,42 +33,18 @@ class RealCodexResumeIT {
   @TempDir
   Path dir;
 
-  private static final String RESUMED = "This continues your last attempt";
-  private static final String GATE_SAYS = "state.txt is not fixed";
   private static final String SEEN = "worktree-held:";
 
-  /** A git project with state.txt = start, and the config: worktrees, resume, one gated phase. */
-  private Path project(Path codex, FakeResponses model) throws Exception {
-    Path project = Files.createDirectories(dir.resolve("project"));
-    git(project, "init", "-q", "-b", "main");
-    Files.writeString(project.resolve("state.txt"), "start\n");
-    Files.writeString(project.resolve(".gitignore"), ".orchestrate/\n");
-    git(project, "add", "-A");
-    git(project, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "start");
+  /** The shared project (ResumeProject) with preset codex pointed at the scripted server. */
+  private ResumeProject project(Path codex, FakeResponses model) throws Exception {
     String provider = "model_providers.local={name=\"local\",base_url=\"" + model.baseUrl()
         + "\",env_key=\"OPENAI_API_KEY\",wire_api=\"responses\"}";
-    Files.writeString(project.resolve("orchestrate.yaml"), """
-        agent:
+    return new ResumeProject(dir, """
           preset: codex
           command: ["%s"]
           args: ["--sandbox", "workspace-write", "-c", "model_provider=\\"local\\"", "-c", '%s']
           timeout: 3m
-          resume: true
-        execution:
-          workspace: worktree
-          max_retries: 2
-        default_pipeline: one
-        pipelines:
-          one:
-            phases:
-              - name: build
-                instructions: "Make state.txt say fixed."
-                verify:
-                  - name: check
-                    run: "grep -qx fixed state.txt || { echo '%s'; exit 1; }"
-        """.formatted(codex, provider, GATE_SAYS));
-    Files.writeString(project.resolve("backlog.yaml"), "items:\n  - {id: A, title: fix the state}\n");
-    return project;
+        """.formatted(codex, provider));
   }
 
   /**
@@ -108,46 +83,10 @@ class RealCodexResumeIT {
     return texts.isEmpty() ? "" : texts.get(texts.size() - 1);
   }
 
-  private int run(Path project, FakeResponses model, String... flags) throws Exception {
+  private int run(ResumeProject project, String... flags) throws Exception {
     Path home = Files.createDirectories(dir.resolve("home"));
-    List<String> args = new ArrayList<>(List.of("run", "--json", "--no-live"));
-    args.addAll(List.of(flags));
-    args.add("backlog.yaml");
-    ProcessBuilder pb = Launcher.builder(project, args.toArray(String[]::new));
-    Map<String, String> env = pb.environment();
-    env.put("HOME", home.toString());
-    env.put("CODEX_HOME", home.toString());
-    env.put("OPENAI_API_KEY", "sk-test-dummy");
-    env.put("PATH", AgentClis.nodeDir() + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
-    Path out = dir.resolve("run.out");
-    Path err = dir.resolve("run.err");
-    Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
-    assertTrue(p.waitFor(10, TimeUnit.MINUTES), "the run finishes");
-    lastErr = Files.readString(err);
-    return p.exitValue();
-  }
-
-  private String lastErr;
-
-  private String runOut() {
-    try {
-      return Files.readString(dir.resolve("run.out")) + "\n" + lastErr;
-    } catch (java.io.IOException e) {
-      return e.toString();
-    }
-  }
-
-  private static String describe(List<Job> jobs) {
-    StringBuilder b = new StringBuilder();
-    for (Job job : jobs) {
-      b.append("\n").append(job);
-      try {
-        b.append("\n").append(Files.readString(job.dir().resolve("output.log")));
-      } catch (java.io.IOException e) {
-        b.append(e);
-      }
-    }
-    return b.toString();
+    return project.run(Map.of("HOME", home.toString(), "CODEX_HOME", home.toString(), "OPENAI_API_KEY",
+        "sk-test-dummy"), flags);
   }
 
   private static String readResume(Path d) {
@@ -158,36 +97,16 @@ class RealCodexResumeIT {
     }
   }
 
-  /** One of item A's jobs as the state database recorded it. */
-  private record Job(String outcome, String sessionId, String sessionStart, Path dir, long inputTokens,
-      long outputTokens) {
-  }
-
-  /** Item A's jobs, oldest first. */
-  private static List<Job> jobs(Path project) throws Exception {
-    List<Job> rows = new ArrayList<>();
-    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + project.resolve(".orchestrate/state.db"));
-        Statement st = c.createStatement();
-        ResultSet rs = st.executeQuery("SELECT outcome, session_id, session_start, log_path, input_tokens, "
-            + "output_tokens FROM jobs WHERE item_id = 'A' ORDER BY id")) {
-      while (rs.next()) {
-        rows.add(new Job(rs.getString(1), rs.getString(2), rs.getString(3),
-            project.resolve(".orchestrate").resolve(rs.getString(4)).getParent(), rs.getLong(5), rs.getLong(6)));
-      }
-    }
-    return rows;
-  }
-
   @Test
   void a_red_gate_goes_back_to_the_same_codex_thread_which_fixes_it_in_the_worktree_it_left() throws Exception {
     Path codex = AgentClis.install(AgentClis.CODEX, "codex");
     try (FakeResponses model = new FakeResponses()) {
-      Path project = project(codex, model);
+      ResumeProject project = project(codex, model);
       script(model);
-      assertEquals(0, run(project, model), lastErr);
+      assertEquals(0, run(project), project.lastErr());
 
-      List<Job> jobs = jobs(project);
-      assertEquals(2, jobs.size(), () -> "exactly two attempts: " + runOut() + describe(jobs));
+      List<Job> jobs = project.jobs();
+      assertEquals(2, jobs.size(), () -> "exactly two attempts: " + project.runOut() + describe(jobs));
       Job first = jobs.get(0);
       Job second = jobs.get(1);
       assertEquals("verify_failed", first.outcome(), () -> describe(jobs));
@@ -224,8 +143,8 @@ class RealCodexResumeIT {
       JsonNode output = answered.path("input").get(answered.path("input").size() - 1);
       assertTrue(output.toString().contains(SEEN + "broken"), "the worktree still held broken: " + output);
       // The base branch got the fixed work, and never the red one.
-      assertEquals("fixed", git(project, "show", "main:state.txt").strip());
-      assertFalse(git(project, "log", "-p", "main").contains("+broken"), "no red commit on main");
+      assertEquals("fixed", project.git("show", "main:state.txt").strip());
+      assertFalse(project.git("log", "-p", "main").contains("+broken"), "no red commit on main");
     }
   }
 
@@ -233,22 +152,19 @@ class RealCodexResumeIT {
   void a_thread_codex_does_not_know_falls_back_to_a_fresh_start_with_the_full_prompt() throws Exception {
     Path codex = AgentClis.install(AgentClis.CODEX, "codex");
     try (FakeResponses model = new FakeResponses()) {
-      Path project = project(codex, model);
+      ResumeProject project = project(codex, model);
       script(model);
-      assertEquals(0, run(project, model, "--cap", "1"), lastErr); // the first attempt only: verify_failed
-      List<Job> first = jobs(project);
-      assertEquals(1, first.size(), () -> runOut() + describe(first));
+      assertEquals(0, run(project, "--cap", "1"), project.lastErr()); // the first attempt only: verify_failed
+      List<Job> first = project.jobs();
+      assertEquals(1, first.size(), () -> project.runOut() + describe(first));
       assertEquals("verify_failed", first.get(0).outcome(), () -> describe(first));
       // Codex's store no longer has it (another machine, a cleared CODEX_HOME): an unknown thread id.
       String unknown = java.util.UUID.randomUUID().toString();
-      try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + project.resolve(".orchestrate/state.db"));
-          Statement st = c.createStatement()) {
-        assertEquals(1, st.executeUpdate("UPDATE items SET resume_session = '" + unknown + "' WHERE id = 'A'"));
-      }
+      project.resumeWith(unknown);
 
-      assertEquals(0, run(project, model), lastErr);
-      List<Job> jobs = jobs(project);
-      assertEquals(2, jobs.size(), () -> runOut() + describe(jobs));
+      assertEquals(0, run(project), project.lastErr());
+      List<Job> jobs = project.jobs();
+      assertEquals(2, jobs.size(), () -> project.runOut() + describe(jobs));
       assertEquals("succeeded", jobs.get(1).outcome(), () -> describe(jobs));
       assertEquals("fresh_after_failed_resume", jobs.get(1).sessionStart(), () -> describe(jobs));
       Path jobDir = jobs.get(1).dir();
@@ -259,17 +175,8 @@ class RealCodexResumeIT {
       String fresh = Files.readString(jobDir.resolve("prompt.md"), StandardCharsets.UTF_8);
       assertTrue(fresh.contains("## Task: build") && fresh.contains(GATE_SAYS), "the full prompt, failure included");
       assertFalse(fresh.contains(RESUMED));
-      assertEquals("fixed", git(project, "show", "main:state.txt").strip());
+      assertEquals("fixed", project.git("show", "main:state.txt").strip());
     }
   }
 
-  private static String git(Path dir, String... args) throws Exception {
-    List<String> cmd = new ArrayList<>(List.of("git", "-C", dir.toString()));
-    cmd.addAll(List.of(args));
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(p.waitFor(30, TimeUnit.SECONDS));
-    assertEquals(0, p.exitValue(), String.join(" ", cmd) + ": " + out);
-    return out;
-  }
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -31,11 +30,7 @@ class LogsRenderCliTest {
   }
 
   private static Path recording(String name) {
-    try {
-      return Path.of(LogsRenderCliTest.class.getResource(name).toURI());
-    } catch (URISyntaxException e) {
-      throw new IllegalStateException(e);
-    }
+    return TwoPhaseProject.resource(name);
   }
 
   /** Runs item A once with {@code preset}, its agent printing {@code before} (shell), then {@code stdout}. */

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -33,11 +32,7 @@ class PresetTurnsCliTest {
   }
 
   static Path recording(String name) {
-    try {
-      return Path.of(PresetTurnsCliTest.class.getResource("/agent-outputs/" + name).toURI());
-    } catch (URISyntaxException e) {
-      throw new IllegalStateException(e);
-    }
+    return TwoPhaseProject.resource("/agent-outputs/" + name);
   }
 
   /** Runs item A through two phases with {@code preset}, its agent replaying {@code stdout}; returns the status. */
@@ -48,20 +43,7 @@ class PresetTurnsCliTest {
         cat '%s'
         printf '{"result": "phase_complete"%s}' > "$ORCHESTRATE_RESULT_FILE"
         """.formatted(recording(stdout), summaryJson));
-    Path config = Files.writeString(dir.resolve("orchestrate.yaml"), """
-        agent:
-          preset: %s
-          command: ["bash", "%s"]
-          timeout: 20s
-        default_pipeline: two
-        pipelines:
-          two:
-            phases:
-              - name: first
-                instructions: "Do the first thing."
-              - name: second
-                instructions: "Do the second thing."
-        """.formatted(preset, agent));
+    Path config = TwoPhaseProject.config(dir, agent, preset);
     Path backlog = Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: Wire retries}\n");
     CliRunner.Result run = cli("--config", config.toString(), "--quiet", "run", backlog.toString());
     assertEquals(0, run.exitCode(), run.err());

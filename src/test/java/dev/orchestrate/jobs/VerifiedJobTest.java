@@ -388,6 +388,38 @@ class VerifiedJobTest {
   }
 
   @Test
+  void links_a_refused_resume_plants_in_its_job_directory_are_never_followed() throws Exception {
+    // The agent of the refused resume knows its job directory (ORCHESTRATE_RESULT_FILE's): it plants
+    // links where orchestrate then moves the resume's files, writes the fresh prompt and a gate's log.
+    Path outside = Files.writeString(dir.resolve("outside.txt"), "precious\n");
+    Path planter = script("claude.sh", """
+        job=$(dirname "$ORCHESTRATE_RESULT_FILE")
+        case "$*" in
+          *--resume*)
+            for f in prompt-resume.md output-resume.log gate-check.log; do ln -sf '%s' "$job/$f"; done
+            echo "No conversation found with session ID: gone-9" >&2; exit 1 ;;
+        esac
+        echo '{"type":"system","subtype":"init","cwd":"/w","session_id":"fresh-2","tools":[]}'
+        echo '{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"fresh-2"}'
+        """.formatted(outside));
+    AgentConfig c = TestAgents.config(List.of("/bin/sh", planter.toString()));
+    AgentConfig claude = new AgentConfig(c.command(), c.timeout(), c.killGrace(), c.env(), ResultFallback.EXIT_CODE,
+        c.logMaxBytes(), c.outputTailChars(), AgentPreset.CLAUDE, List.of(), null).withResume(true);
+    JobRequest request = new JobRequest("ITEM-7", "build", 2, "SHORT\n", claude, dir, dir.resolve("job"), null,
+        new JobRequest.Steps(List.of(), "gone-9", "FULL\n", List.of(sh("check", "echo gate ran"))));
+
+    AgentOutcome outcome = run(request);
+
+    assertEquals(AgentSession.Start.RESUME_FAILED, outcome.session().start(), outcome.context());
+    assertEquals("precious\n", Files.readString(outside), "nothing was written through a planted link");
+    for (String f : List.of("prompt-resume.md", "output-resume.log", "gate-check.log", "prompt.md")) {
+      assertFalse(Files.isSymbolicLink(dir.resolve("job").resolve(f)), f + " is still a link");
+    }
+    assertEquals("FULL\n", Files.readString(dir.resolve("job/prompt.md")));
+    assertEquals("gate ran\n", Files.readString(dir.resolve("job/gate-check.log")));
+  }
+
+  @Test
   void a_resumed_run_whose_gate_fails_keeps_the_session_for_the_next_attempt() throws Exception {
     JobRequest request = new JobRequest("ITEM-7", "build", 2, "SHORT\n", fakeClaude(), dir, dir.resolve("job"), null,
         new JobRequest.Steps(List.of(), "known-1", "FULL\n", List.of(sh("tests", "echo still red; exit 1"))));

@@ -196,6 +196,14 @@ class WebhookNotifierTest {
         + "unsigned documents", e.getMessage());
   }
 
+  @Test
+  void the_signature_is_the_one_openssl_computes_as_the_doc_shows() {
+    // printf '%s' '{"version":1}' | openssl dgst -sha256 -hmac 'k3y' -r
+    assertEquals("66d9b4a25267bcf0bb3359eeeaddc0a4bd80596e0ec4e900ea6450b393f9fac0", WebhookSink.sign(
+        new SecretKeySpec("k3y".getBytes(StandardCharsets.UTF_8), "HmacSHA256"),
+        "{\"version\":1}".getBytes(StandardCharsets.UTF_8)));
+  }
+
   /** A loopback port nothing listens on: bound, then closed. */
   static URI refusedUrl() throws Exception {
     int port;

@@ -93,6 +93,9 @@ public final class Notifier implements AutoCloseable {
 
   /** Queues {@code event} for every sink that wants it, unless it repeats one already sent. */
   public void publish(NotificationEvent event) {
+    if (event == null) {
+      return;
+    }
     try {
       if (closed || lanes.stream().noneMatch(l -> l.sink.config().wants(event.kind()))) {
         return;
@@ -110,8 +113,13 @@ public final class Notifier implements AutoCloseable {
         }
       }
     } catch (RuntimeException e) {
-      // A notification must never cost the run anything; a masking function that throws loses it.
-      suppressed.incrementAndGet();
+      // A notification must never cost the run anything: one that cannot be rendered (a masking
+      // function that throws) is lost, and counted as dropped by the sinks that wanted it.
+      for (Lane lane : lanes) {
+        if (lane.sink.config().wants(event.kind())) {
+          lane.dropped.incrementAndGet();
+        }
+      }
     }
   }
 

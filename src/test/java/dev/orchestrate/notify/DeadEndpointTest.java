@@ -48,7 +48,7 @@ class DeadEndpointTest {
     long longest = publishAll(notifier);
     long total = System.nanoTime() - start;
     assertTrue(total < Duration.ofSeconds(2).toNanos(), "10,000 publishes took " + total / 1_000_000 + " ms");
-    assertTrue(longest < Duration.ofMillis(200).toNanos(), "one publish took " + longest / 1_000 + " µs");
+    assertTrue(longest < Duration.ofMillis(500).toNanos(), "one publish took " + longest / 1_000 + " µs");
 
     DeliveryStats.SinkFigures open = notifier.stats().sinks().get(0);
     assertTrue(open.queued() <= CAPACITY, "queued " + open.queued());

@@ -197,6 +197,23 @@ class WebhookNotifierTest {
   }
 
   @Test
+  void an_event_the_masking_function_fails_on_is_dropped_without_reaching_the_caller() throws Exception {
+    receiver = Receiver.answering(200);
+    notifier = new Notifier(List.of(new WebhookSink(webhook(receiver.url(), Optional.empty(),
+        EnumSet.of(EventKind.ITEM_DONE)), ENV, recordingSleeper)), text -> {
+          throw new IllegalStateException("mask broke");
+        }, CLOCK, 10);
+
+    notifier.publish(event(EventKind.ITEM_DONE, "A", Map.of("phase", "build")));
+    notifier.publish(null);
+    DeliveryStats stats = notifier.close(Duration.ofSeconds(5));
+
+    assertEquals(1, stats.dropped());
+    assertEquals(0, stats.delivered());
+    assertTrue(receiver.requests().isEmpty());
+  }
+
+  @Test
   void the_signature_is_the_one_openssl_computes_as_the_doc_shows() {
     // printf '%s' '{"version":1}' | openssl dgst -sha256 -hmac 'k3y' -r
     assertEquals("66d9b4a25267bcf0bb3359eeeaddc0a4bd80596e0ec4e900ea6450b393f9fac0", WebhookSink.sign(

@@ -40,6 +40,7 @@ class ArchitectureTest {
       {"workspace", "dev.orchestrate.workspace.."},
       {"retention", "dev.orchestrate.retention.."},
       {"stats", "dev.orchestrate.stats.."},
+      {"notify", "dev.orchestrate.notify.."},
       {"state", "dev.orchestrate.state"},
       {"state.sql", "dev.orchestrate.state.sql.."},
       {"state.sqlite", "dev.orchestrate.state.sqlite.."},
@@ -88,6 +89,7 @@ class ArchitectureTest {
       .whereLayer("workspace").mayOnlyAccessLayers("config", "item")
       .whereLayer("retention").mayOnlyAccessLayers("config", "item", "limits")
       .whereLayer("stats").mayOnlyAccessLayers("config", "jobs", "limits")
+      .whereLayer("notify").mayOnlyAccessLayers("limits", "yaml")
       .whereLayer("state").mayOnlyAccessLayers("config", "context", "item", "jobs", "limits", "memory",
           "retention", "stats", "workspace")
       .whereLayer("state.sql").mayOnlyAccessLayers("backlog", "config", "context", "item", "jobs", "limits",

@@ -47,7 +47,8 @@ class ArchitectureTest {
       {"state.select", "dev.orchestrate.state.select.."},
       {"app", "dev.orchestrate.app.."},
       {"serve", "dev.orchestrate.serve.."},
-      {"cli", "dev.orchestrate.cli.."},
+      {"cli.live", "dev.orchestrate.cli.live.."},
+      {"cli", "dev.orchestrate.cli"},
       {"root", ROOT}};
 
   private static String[] packages() {
@@ -100,8 +101,10 @@ class ArchitectureTest {
       .whereLayer("app").mayOnlyAccessLayers("backlog", "config", "context", "item", "jobs", "limits", "memory",
           "retention", "scheduler", "state", "stats", "workspace")
       .whereLayer("serve").mayOnlyAccessLayers("backlog", "item", "jobs", "memory", "state", "stats", "workspace")
-      .whereLayer("cli").mayOnlyAccessLayers("app", "backlog", "config", "context", "item", "jobs", "limits",
-          "memory", "retention", "scheduler", "serve", "state", "state.select", "stats", "workspace", "yaml")
+      .whereLayer("cli.live").mayOnlyAccessLayers("backlog", "config", "context", "item", "jobs", "scheduler")
+      .whereLayer("cli").mayOnlyAccessLayers("app", "backlog", "cli.live", "config", "context", "item", "jobs",
+          "limits", "memory", "retention", "scheduler", "serve", "state", "state.select", "stats", "workspace",
+          "yaml")
       .whereLayer("root").mayOnlyAccessLayers("cli");
 
   /** The run loop is used by the use cases and the commands, not by what it runs on. */

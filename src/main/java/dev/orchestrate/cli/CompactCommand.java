@@ -1,6 +1,7 @@
 package dev.orchestrate.cli;
 
 import dev.orchestrate.app.Compaction;
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.Ranges;
 import dev.orchestrate.item.EventLog;

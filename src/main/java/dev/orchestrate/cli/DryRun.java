@@ -1,6 +1,7 @@
 package dev.orchestrate.cli;
 
 import dev.orchestrate.backlog.Backlog;
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.jobs.Preflight;

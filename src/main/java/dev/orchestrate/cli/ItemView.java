@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.item.StateRepository;
@@ -129,7 +130,7 @@ final class ItemView {
   private static void printText(PrintWriter out, Detail d, StateDirectory dir, Instant now) {
     ItemState item = d.item();
     var def = item.definition();
-    out.println(TerminalText.safe(item.id() + ": " + StatusCommand.oneLine(def.title())));
+    out.println(TerminalText.safe(item.id() + ": " + TerminalText.oneLine(def.title())));
     field(out, "status", item.status().key() + (item.progress().phase() == null ? ""
         : " at phase " + item.progress().phase() + ", attempts " + d.attempts()));
     field(out, "pipeline", def.pipeline() + ", priority " + def.priority().key()
@@ -159,7 +160,7 @@ final class ItemView {
       Table phases = new Table("PHASE", "ATTEMPTS", "RESULT", "SUMMARY");
       for (PhaseView p : d.phases()) {
         phases.add(p.name(), Integer.toString(p.attempts()), p.lastResult(),
-            p.summary() == null ? "-" : StatusCommand.oneLine(p.summary()));
+            p.summary() == null ? "-" : TerminalText.oneLine(p.summary()));
       }
       phases.print(out);
     }
@@ -174,7 +175,7 @@ final class ItemView {
     }
     Optional.ofNullable(d.contextSummary()).ifPresent(summary -> {
       out.println();
-      field(out, "context summary", StatusCommand.oneLine(summary));
+      field(out, "context summary", TerminalText.oneLine(summary));
     });
     out.flush();
   }

@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.item.CheckRecord;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.jobs.CommandRun;

@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.limits.Quote;
 import dev.orchestrate.memory.JsonLinesImport;
 import dev.orchestrate.memory.MemoryException;
@@ -114,7 +115,7 @@ final class MemoryCommand implements Callable<Integer> {
         for (MemoryItem i : items) {
           String text = i.title().isBlank() ? i.content() : i.title() + ": " + i.content();
           table.add(i.id(), i.kind().key(), String.join(",", i.tags()), i.isLoadBearing() ? "yes" : "-",
-              StatusCommand.oneLine(text));
+              TerminalText.oneLine(text));
         }
         table.print(out);
         out.println(items.size() + (items.size() == 1 ? " memory" : " memories") + " (LB: load-bearing)");

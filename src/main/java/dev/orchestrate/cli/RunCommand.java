@@ -2,6 +2,10 @@ package dev.orchestrate.cli;
 
 import dev.orchestrate.app.RunSession;
 import dev.orchestrate.backlog.WatchedBacklogFile;
+import dev.orchestrate.cli.live.LiveView;
+import dev.orchestrate.cli.live.ProgressMode;
+import dev.orchestrate.cli.live.RunProgress;
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ExecutionConfig;

@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.cli.live.RunProgress;
 import dev.orchestrate.config.BudgetConfig;
 import dev.orchestrate.config.Durations;
 import dev.orchestrate.item.AgentPauses;

@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
@@ -234,7 +235,7 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
     for (ItemState item : items) {
       String note = "";
       if (item.status() == ItemStatus.BLOCKED) {
-        note = oneLine(item.progress().blockedReason());
+        note = TerminalText.oneLine(item.progress().blockedReason());
       } else if (!item.status().isTerminal()) {
         List<String> unmet = Dependencies.unmet(item, byId);
         note = unmet.isEmpty() ? "" : "waiting on " + String.join(", ", unmet);
@@ -247,7 +248,8 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
       }
       note = (note + workspaceNote(workspaces.get(item.id()))).strip();
       table.add(item.id(), item.status().key(), item.progress().phase() == null ? "-" : item.progress().phase(),
-          Integer.toString(attempts(item, latestJobs)), cut(oneLine(item.definition().title()), TITLE_COLUMN_MAX),
+          Integer.toString(attempts(item, latestJobs)),
+          cut(TerminalText.oneLine(item.definition().title()), TITLE_COLUMN_MAX),
           note);
     }
     table.print(out);
@@ -262,7 +264,7 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
     out.println(summary);
     for (WorkspaceRecord ws : workspaces.values()) {
       if (ws.integration() == WorkspaceRecord.Integration.DEFERRED && ws.note() != null) {
-        out.println(ws.itemId() + " is not integrated yet: " + oneLine(ws.note()));
+        out.println(ws.itemId() + " is not integrated yet: " + TerminalText.oneLine(ws.note()));
       }
     }
     out.flush();
@@ -288,14 +290,5 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
   /** {@code text} cut to {@code max} characters, the last one an ellipsis when cut. */
   static String cut(String text, int max) {
     return text.length() > max ? text.substring(0, max - 1) + "…" : text;
-  }
-
-  /** A multi-line reason folded into one line of at most 120 characters, for tables and progress. */
-  static String oneLine(String text) {
-    if (text == null) {
-      return "";
-    }
-    String line = text.strip().replaceAll("\\s*\\R\\s*", " | ");
-    return line.length() > 120 ? line.substring(0, 119) + "…" : line;
   }
 }

@@ -3,6 +3,7 @@ package dev.orchestrate.cli;
 import dev.orchestrate.app.UnblockRebaseException;
 import dev.orchestrate.app.UnblockRefusedException;
 import dev.orchestrate.app.Unblocking;
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.Transitions;

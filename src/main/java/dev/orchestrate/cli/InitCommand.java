@@ -1,10 +1,10 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.app.StatePreparation;
 import dev.orchestrate.config.AgentPreset;
 import dev.orchestrate.config.ConfigLoader;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
-import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.StoreException;
 import dev.orchestrate.state.select.StateBackends;
 import dev.orchestrate.yaml.ValidationException;
@@ -153,12 +153,7 @@ final class InitCommand implements Callable<Integer> {
     backend.problem().ifPresent(problem -> {
       throw CliException.usage(problem);
     });
-    int version;
-    try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
-      version = store.schemaVersion();
-    } catch (StoreException e) {
-      throw new StoreException("init wrote nothing: " + e.getMessage(), e);
-    }
+    int version = StatePreparation.prepare(backend);
     return "state: " + backend + " ready, schema version " + version;
   }
 

@@ -1,16 +1,14 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.app.Memories;
 import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.limits.Quote;
-import dev.orchestrate.memory.JsonLinesImport;
 import dev.orchestrate.memory.MemoryException;
 import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.memory.MemoryKind;
-import dev.orchestrate.memory.MemoryRepository;
 import dev.orchestrate.memory.NewMemory;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
-import dev.orchestrate.state.StateStore;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -94,12 +92,7 @@ final class MemoryCommand implements Callable<Integer> {
       MemoryKind k = kind == null ? null : kind(kind);
       StateBackend backend = parent.root.backend();
       StateDirectory dir = backend.directory();
-      List<MemoryItem> items = List.of();
-      if (backend.exists()) {
-        try (StateStore store = backend.open(StateStore.Mode.MAINTENANCE)) {
-          items = store.memory().listActive(k, tag);
-        }
-      }
+      List<MemoryItem> items = Memories.list(backend, k, tag);
       if (json) {
         Map<String, Object> doc = Json.envelope("memory");
         List<Map<String, Object>> rows = new ArrayList<>();
@@ -168,11 +161,8 @@ final class MemoryCommand implements Callable<Integer> {
           throw CliException.usage("--tag is empty");
         }
       }
-      MemoryItem stored;
-      try (StateStore store = parent.root.backend().open(StateStore.Mode.MAINTENANCE)) {
-        stored = store.memory().put(new NewMemory(id, k, title, text, tags, null).capped(),
-            Clock.systemUTC().instant());
-      }
+      MemoryItem stored = Memories.add(parent.root.backend(), new NewMemory(id, k, title, text, tags, null),
+          Clock.systemUTC().instant());
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         Map<String, Object> doc = Json.envelope("memory");
@@ -212,20 +202,14 @@ final class MemoryCommand implements Callable<Integer> {
       if (!Files.isRegularFile(file)) {
         throw CliException.usage("import file " + file + " " + InputFiles.whyNotAFile(file));
       }
-      long imported;
-      long added;
+      Memories.Imported done;
       try {
-        JsonLinesImport.validate(file);
-        try (StateStore store = parent.root.backend().open(StateStore.Mode.MAINTENANCE);
-            JsonLinesImport.Records records = JsonLinesImport.open(file)) {
-          MemoryRepository repo = store.memory();
-          long before = repo.size();
-          imported = repo.importAll(records, Instant.now());
-          added = repo.size() - before;
-        }
+        done = Memories.importFile(parent.root.backend(), file, Instant.now());
       } catch (MemoryException e) {
         throw CliException.usage(e.getMessage());
       }
+      long imported = done.imported();
+      long added = done.added();
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         Map<String, Object> doc = Json.envelope("memory_import");
@@ -266,8 +250,8 @@ final class MemoryCommand implements Callable<Integer> {
         throw CliException.usage("no memory with id " + Quote.value(id) + " (no state database in "
             + backend.directory().root() + ")");
       }
-      try (StateStore store = backend.open(StateStore.Mode.MAINTENANCE)) {
-        store.memory().supersede(id, by, Clock.systemUTC().instant());
+      try {
+        Memories.supersede(backend, id, by, Clock.systemUTC().instant());
       } catch (MemoryException e) {
         throw CliException.usage(e.getMessage());
       }

@@ -4,9 +4,9 @@ import dev.orchestrate.app.Completions;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -16,8 +16,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "__complete", hidden = true, description = "Completion candidates for the shell scripts.")
 final class CompleteCommand implements Callable<Integer> {
-  @ParentCommand
-  OrchestrateCommand root;
+  @Mixin
+  Root root;
 
   @Spec
   CommandSpec spec;
@@ -32,7 +32,7 @@ final class CompleteCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     try {
-      Completions.itemIds(root.backend()).forEach(out::println);
+      Completions.itemIds(root.command().backend()).forEach(out::println);
     } catch (RuntimeException e) {
       // a locked, damaged, newer or unreachable state, a bad config: no candidates, no noise on the command line
     }

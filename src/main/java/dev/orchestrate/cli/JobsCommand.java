@@ -23,9 +23,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code orchestrate jobs}: the job history, newest first, and the current or last run. */
@@ -36,8 +36,8 @@ import picocli.CommandLine.Spec;
 final class JobsCommand implements Callable<Integer>, FastPath.Command {
   static final int DEFAULT_LIMIT = 50;
 
-  @ParentCommand
-  OrchestrateCommand root;
+  @Mixin
+  Root root;
 
   @Spec
   CommandSpec spec;
@@ -61,7 +61,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
       throw CliException.usage("--limit must be at least 1, got " + limit);
     }
     Flags.atMost("--limit", limit, Ranges.JOBS_LIMIT);
-    StateBackend backend = root.backend();
+    StateBackend backend = root.command().backend();
     StateDirectory dir = backend.directory();
     JobsQuery.Jobs found = JobsQuery.recent(backend, limit);
     List<JobRecord> jobs = found.jobs();

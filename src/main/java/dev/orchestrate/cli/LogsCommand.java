@@ -25,10 +25,10 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code orchestrate logs ID}: a job's output.log, found by item (and phase, attempt), not by path. */
@@ -50,8 +50,8 @@ final class LogsCommand implements Callable<Integer> {
   /** How often --follow looks for new output and for the job's end. */
   static final long FOLLOW_POLL_MS = 200;
 
-  @ParentCommand
-  OrchestrateCommand root;
+  @Mixin
+  Root root;
 
   @Spec
   CommandSpec spec;
@@ -101,7 +101,7 @@ final class LogsCommand implements Callable<Integer> {
     if (attempt != null && attempt < 1) {
       throw CliException.usage("--attempt must be at least 1, got " + attempt);
     }
-    StateBackend backend = root.backend();
+    StateBackend backend = root.command().backend();
     StateDirectory dir = backend.directory();
     LogsQuery.Found found = found(LogsQuery.job(backend, id, phase, attempt, check != null), dir);
     JobRecord job = found.job();

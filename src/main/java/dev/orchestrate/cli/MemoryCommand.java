@@ -20,10 +20,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code orchestrate memory list|add|import|supersede}: the project memory. */
@@ -34,9 +34,6 @@ import picocli.CommandLine.Spec;
     subcommands = {MemoryCommand.ListCommand.class, MemoryCommand.AddCommand.class,
         MemoryCommand.ImportCommand.class, MemoryCommand.SupersedeCommand.class})
 final class MemoryCommand implements Callable<Integer> {
-  @ParentCommand
-  OrchestrateCommand root;
-
   @Override
   public Integer call() {
     throw CliException
@@ -66,8 +63,8 @@ final class MemoryCommand implements Callable<Integer> {
   @Command(name = "list", mixinStandardHelpOptions = true,
       description = "List active (not superseded) memories in insertion order.")
   static final class ListCommand implements Callable<Integer>, FastPath.Command {
-    @ParentCommand
-    MemoryCommand parent;
+    @Mixin
+    Root root;
 
     @Spec
     CommandSpec spec;
@@ -90,7 +87,7 @@ final class MemoryCommand implements Callable<Integer> {
     @Override
     public int run(PrintWriter out, PrintWriter err) {
       MemoryKind k = kind == null ? null : kind(kind);
-      StateBackend backend = parent.root.backend();
+      StateBackend backend = root.command().backend();
       StateDirectory dir = backend.directory();
       List<MemoryItem> items = Memories.list(backend, k, tag);
       if (json) {
@@ -121,8 +118,8 @@ final class MemoryCommand implements Callable<Integer> {
   @Command(name = "add", mixinStandardHelpOptions = true,
       description = "Add a memory (or replace the one with the same --id). Prints its id.")
   static final class AddCommand implements Callable<Integer> {
-    @ParentCommand
-    MemoryCommand parent;
+    @Mixin
+    Root root;
 
     @Spec
     CommandSpec spec;
@@ -161,7 +158,7 @@ final class MemoryCommand implements Callable<Integer> {
           throw CliException.usage("--tag is empty");
         }
       }
-      MemoryItem stored = Memories.add(parent.root.backend(), new NewMemory(id, k, title, text, tags, null),
+      MemoryItem stored = Memories.add(root.command().backend(), new NewMemory(id, k, title, text, tags, null),
           Clock.systemUTC().instant());
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
@@ -184,8 +181,8 @@ final class MemoryCommand implements Callable<Integer> {
           "A line without an id gets one derived from its content: importing the same file again",
           "(say after an import was killed part-way) updates those memories, it does not add them twice."})
   static final class ImportCommand implements Callable<Integer> {
-    @ParentCommand
-    MemoryCommand parent;
+    @Mixin
+    Root root;
 
     @Spec
     CommandSpec spec;
@@ -204,7 +201,7 @@ final class MemoryCommand implements Callable<Integer> {
       }
       Memories.Imported done;
       try {
-        done = Memories.importFile(parent.root.backend(), file, Instant.now());
+        done = Memories.importFile(root.command().backend(), file, Instant.now());
       } catch (MemoryException e) {
         throw CliException.usage(e.getMessage());
       }
@@ -228,8 +225,8 @@ final class MemoryCommand implements Callable<Integer> {
   @Command(name = "supersede", mixinStandardHelpOptions = true,
       description = "Mark memory ID as replaced by another (which must exist); it leaves prompts and listings.")
   static final class SupersedeCommand implements Callable<Integer> {
-    @ParentCommand
-    MemoryCommand parent;
+    @Mixin
+    Root root;
 
     @Spec
     CommandSpec spec;
@@ -245,7 +242,7 @@ final class MemoryCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      StateBackend backend = parent.root.backend();
+      StateBackend backend = root.command().backend();
       if (!backend.exists()) {
         throw CliException.usage("no memory with id " + Quote.value(id) + " (no state database in "
             + backend.directory().root() + ")");

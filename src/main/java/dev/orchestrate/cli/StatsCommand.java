@@ -27,9 +27,9 @@ import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code orchestrate stats}: how much every bounded structure has grown, its limit, and how close it is. */
@@ -57,8 +57,8 @@ import picocli.CommandLine.Spec;
 final class StatsCommand implements Callable<Integer>, FastPath.Command {
   private static final Logger LOG = LoggerFactory.getLogger(StatsCommand.class);
 
-  @ParentCommand
-  OrchestrateCommand root;
+  @Mixin
+  Root root;
 
   @Spec
   CommandSpec spec;
@@ -82,7 +82,7 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
   /** The command with its options set, writing to {@code out} (picocli's, or {@link FastPath}'s). */
   @Override
   public int run(PrintWriter out, PrintWriter err) {
-    StateBackend backend = root.backend();
+    StateBackend backend = root.command().backend();
     // The state directory, or a shared state's URL (shown without a password: none is accepted).
     String where = backend.shared() ? backend.toString() : backend.directory().root().toString();
     if (check && !backend.exists()) {
@@ -91,11 +91,11 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
           + "ORCHESTRATE_STATE) at the state directory of a project that has run");
     }
     Instant now = Clock.systemUTC().instant();
-    StatsQuery.Stats stats = StatsQuery.read(backend, root.budgetConfig(), now, !noSample);
+    StatsQuery.Stats stats = StatsQuery.read(backend, root.command().budgetConfig(), now, !noSample);
     if (stats.sample() instanceof StatsQuery.NotAsked) {
       LOG.debug("no stats sample recorded: --no-sample");
     } else if (stats.sample() instanceof StatsQuery.ReadOnly) {
-      if (root.verbose.length > 0) {
+      if (root.command().verbose.length > 0) {
         err.println("orchestrate: note: no stats sample recorded: the state directory is read-only");
         err.flush();
       }

@@ -18,10 +18,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -37,8 +37,8 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
   /** Titles longer than this are cut in the table (status ID and --json have them whole). */
   static final int TITLE_COLUMN_MAX = 40;
 
-  @ParentCommand
-  OrchestrateCommand root;
+  @Mixin
+  Root root;
 
   @Spec
   CommandSpec spec;
@@ -57,7 +57,7 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
   /** The command with its options set, writing to {@code out} (picocli's, or {@link FastPath}'s). */
   @Override
   public int run(PrintWriter out, PrintWriter err) {
-    StateBackend backend = root.backend();
+    StateBackend backend = root.command().backend();
     StateDirectory dir = backend.directory();
     if (id != null) {
       return ItemView.show(out, dir, StatusQuery.item(backend, id), id, json);

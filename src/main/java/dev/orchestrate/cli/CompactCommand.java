@@ -56,8 +56,8 @@ final class CompactCommand implements Callable<Integer>, FastPath.Command {
   @Option(names = "--vacuum", description = "Afterwards rewrite the database file so it shrinks (VACUUM)")
   boolean vacuum;
 
-  @Option(names = "--json", description = "Print one JSON document (kind \"compact\") on stdout")
-  boolean json;
+  @Mixin
+  JsonOutput output = new JsonOutput();
 
   @Option(names = "--incremental", description = "Only one budgeted retention pass, what a run does once per "
       + "retention.maintenance_interval: at most retention.budget rows per structure, resuming where the last "
@@ -104,7 +104,7 @@ final class CompactCommand implements Callable<Integer>, FastPath.Command {
     boolean verbose = root.command().verbose.length > 0;
     Compaction.Report report = compaction.compact(new Compaction.Request(keep, dryRun, vacuum,
         verbose ? Integer.MAX_VALUE : DRY_RUN_SAMPLE, verbose));
-    if (json) {
+    if (output.json) {
       Map<String, Object> doc = toJson(keep, report);
       Map<String, Object> retention = retentionJson(report.retention());
       retention.put("applied", report.applied());
@@ -148,7 +148,7 @@ final class CompactCommand implements Callable<Integer>, FastPath.Command {
   }
 
   private int incremental(PrintWriter out, Compaction.IncrementalReport report) {
-    if (json) {
+    if (output.json) {
       Map<String, Object> doc = Json.envelope("compact");
       doc.put("incremental", true);
       Map<String, Object> retention = retentionJson(report.deleted());

@@ -210,7 +210,7 @@ final class FastPath {
       case "stats" -> {
         StatsCommand c = new StatsCommand();
         c.root = new Root(root);
-        c.json = json;
+        c.output.json = json;
         c.check = flags.contains("--check");
         c.noSample = flags.contains("--no-sample");
         return Optional.of(c);
@@ -224,7 +224,7 @@ final class FastPath {
         JobsCommand c = new JobsCommand();
         c.root = new Root(root);
         c.limit = n.orElse(JobsCommand.DEFAULT_LIMIT);
-        c.json = json;
+        c.output.json = json;
         return Optional.of(c);
       }
       case "memory list" -> {
@@ -247,7 +247,7 @@ final class FastPath {
         c.dryRun = flags.contains("--dry-run");
         c.vacuum = flags.contains("--vacuum");
         c.incremental = flags.contains("--incremental");
-        c.json = json;
+        c.output.json = json;
         return Optional.of(c);
       }
       default -> {

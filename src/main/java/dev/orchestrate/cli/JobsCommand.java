@@ -46,8 +46,8 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
       description = "Newest jobs shown (default: ${DEFAULT-VALUE})")
   int limit;
 
-  @Option(names = "--json", description = "Print one JSON document (kind \"jobs\") on stdout")
-  boolean json;
+  @Mixin
+  JsonOutput output = new JsonOutput();
 
   @Override
   public Integer call() {
@@ -68,7 +68,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     JobDetails details = found.details();
     Optional<RunView> run = found.run();
     Instant now = Clock.systemUTC().instant();
-    if (json) {
+    if (output.json) {
       Json.print(out, toJson(run, jobs, now, dir, details));
     } else {
       printText(out, dir, run, jobs, details, now);

@@ -63,8 +63,8 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--json", description = "Print one JSON document (kind \"stats\") on stdout")
-  boolean json;
+  @Mixin
+  JsonOutput output = new JsonOutput();
 
   @Option(names = "--check", description = "Exit 0 when every structure is ok, 4 when one is at warn, 5 when one "
       + "is over its limit (the report is printed as usual)")
@@ -110,7 +110,7 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
     List<AgentPauses.Pause> pauses = stats.pauses();
     List<WindowSpend> windows = stats.windows();
     StatsReport report = StatsReport.of(input);
-    if (json) {
+    if (output.json) {
       Map<String, Object> doc = toJson(report, where);
       Map<String, Object> usage = usageJson(spending);
       usage.put("windows", windows.stream().map(StatsCommand::windowJson).toList());

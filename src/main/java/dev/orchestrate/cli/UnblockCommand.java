@@ -67,8 +67,8 @@ final class UnblockCommand implements Callable<Integer> {
       + "An item blocked at done is left to its integration, which rebases anyway.")
   boolean rebase;
 
-  @Option(names = "--json", description = "Print one JSON document (kind \"unblock\") on stdout")
-  boolean json;
+  @Mixin
+  JsonOutput output = new JsonOutput();
 
   @Override
   public Integer call() {
@@ -122,7 +122,7 @@ final class UnblockCommand implements Callable<Integer> {
   }
 
   private void print(PrintWriter out, List<ItemState> items, Map<String, Worktrees.Rebase> rebases) {
-    if (json) {
+    if (output.json) {
       Map<String, Object> doc = Json.envelope("unblock");
       if (items.size() == 1) {
         // The one-id form of schema 1, kept: scripts read these three keys.

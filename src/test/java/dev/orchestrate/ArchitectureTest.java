@@ -48,7 +48,8 @@ class ArchitectureTest {
       {"state.select", "dev.orchestrate.state.select.."},
       {"app", "dev.orchestrate.app.."},
       {"serve", "dev.orchestrate.serve.."},
-      {"cli", "dev.orchestrate.cli.."},
+      {"cli.live", "dev.orchestrate.cli.live.."},
+      {"cli", "dev.orchestrate.cli"},
       {"root", ROOT}};
 
   private static String[] packages() {
@@ -102,8 +103,10 @@ class ArchitectureTest {
       .whereLayer("app").mayOnlyAccessLayers("backlog", "config", "context", "item", "jobs", "limits", "memory",
           "retention", "scheduler", "state", "stats", "workspace")
       .whereLayer("serve").mayOnlyAccessLayers("backlog", "item", "jobs", "memory", "state", "stats", "workspace")
-      .whereLayer("cli").mayOnlyAccessLayers("app", "backlog", "config", "context", "item", "jobs", "limits",
-          "memory", "retention", "scheduler", "serve", "state", "state.select", "stats", "workspace", "yaml")
+      .whereLayer("cli.live").mayOnlyAccessLayers("backlog", "config", "context", "item", "jobs", "scheduler")
+      .whereLayer("cli").mayOnlyAccessLayers("app", "backlog", "cli.live", "config", "context", "item", "jobs",
+          "limits", "memory", "retention", "scheduler", "serve", "state", "state.select", "stats", "workspace",
+          "yaml")
       .whereLayer("root").mayOnlyAccessLayers("cli");
 
   /** The run loop is used by the use cases and the commands, not by what it runs on. */
@@ -127,7 +130,17 @@ class ArchitectureTest {
   static final ArchRule noCycles = slices().matching("dev.orchestrate.(**)").should().beFreeOfCycles()
       .ignoreDependency(resideInAPackage("dev.orchestrate.jobs.presets"), resideInAPackage("dev.orchestrate.jobs"));
 
-  // Not stated yet: "command classes do not open stores". Today twelve places in cli/ call
-  // StateBackend.open themselves (issue 31, item 2 moves them to app/); the rule comes with that.
+  /**
+   * Command classes do not open stores: a command parses, calls a use case of {@code app} (which
+   * opens the store through the port and returns result records) and renders. So nothing in
+   * {@code cli} calls {@code StateBackend.open} or {@code openToRead}, nor touches a store at all.
+   */
+  @ArchTest
+  static final ArchRule commandsDoNotOpenStores = noClasses().that().resideInAPackage("dev.orchestrate.cli..")
+      .should()
+      .callMethod(dev.orchestrate.state.StateBackend.class, "open", dev.orchestrate.state.StateStore.Mode.class)
+      .orShould().callMethod(dev.orchestrate.state.StateBackend.class, "openToRead")
+      .orShould().dependOnClassesThat().areAssignableTo(dev.orchestrate.state.StateStore.class)
+      .because("the read side is app's use cases (issue 31, item 2): a command parses, calls one and renders");
 
 }

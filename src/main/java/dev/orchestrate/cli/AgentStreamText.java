@@ -2,6 +2,7 @@ package dev.orchestrate.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.jobs.LineSplitter;
 import java.io.PrintWriter;
 import java.util.Locale;

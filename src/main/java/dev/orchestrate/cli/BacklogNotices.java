@@ -1,5 +1,7 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.cli.live.LineSink;
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.SyncResult;
 import dev.orchestrate.jobs.AgentOutcome;

@@ -1,6 +1,7 @@
 package dev.orchestrate.cli;
 
 import dev.orchestrate.app.Compaction;
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.Ranges;
 import dev.orchestrate.item.EventLog;
@@ -20,9 +21,9 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code orchestrate compact}: prune old episodic memories and routine events; optionally shrink the file. */
@@ -39,8 +40,8 @@ final class CompactCommand implements Callable<Integer>, FastPath.Command {
   /** Ids listed by a dry run (text and JSON); -v lists them all. */
   static final int DRY_RUN_SAMPLE = 100;
 
-  @ParentCommand
-  OrchestrateCommand root;
+  @Mixin
+  Root root;
 
   @Spec
   CommandSpec spec;
@@ -55,8 +56,8 @@ final class CompactCommand implements Callable<Integer>, FastPath.Command {
   @Option(names = "--vacuum", description = "Afterwards rewrite the database file so it shrinks (VACUUM)")
   boolean vacuum;
 
-  @Option(names = "--json", description = "Print one JSON document (kind \"compact\") on stdout")
-  boolean json;
+  @Mixin
+  JsonOutput output = new JsonOutput();
 
   @Option(names = "--incremental", description = "Only one budgeted retention pass, what a run does once per "
       + "retention.maintenance_interval: at most retention.budget rows per structure, resuming where the last "
@@ -82,14 +83,14 @@ final class CompactCommand implements Callable<Integer>, FastPath.Command {
       throw CliException.usage("--incremental runs one retention pass only; it does not combine with "
           + "--dry-run, --vacuum or --keep-recent");
     }
-    Config config = root.loadConfig(null);
-    StateBackend backend = root.backend(null, config); // state.url from the config just read, not read again
+    Config config = root.command().loadConfig(null);
+    StateBackend backend = root.command().backend(null, config); // state.url from the config just read, not read again
     Clock clock = Clock.systemUTC();
     if (config.source().isEmpty()) {
       Optional<RecordedPolicies> recorded = new Compaction(backend, config, clock).recordedPolicies();
       if (recorded.isPresent()) {
         config = Compaction.withRecorded(config, recorded.get());
-        if (!root.quiet()) {
+        if (!root.command().quiet()) {
           err.println(recordedNote(recorded.get(), keepRecent != null));
           err.flush();
         }
@@ -100,10 +101,10 @@ final class CompactCommand implements Callable<Integer>, FastPath.Command {
       return incremental(out, compaction.incremental());
     }
     int keep = keepRecent != null ? keepRecent : config.memoryKeepRecent();
-    boolean verbose = root.verbose.length > 0;
+    boolean verbose = root.command().verbose.length > 0;
     Compaction.Report report = compaction.compact(new Compaction.Request(keep, dryRun, vacuum,
         verbose ? Integer.MAX_VALUE : DRY_RUN_SAMPLE, verbose));
-    if (json) {
+    if (output.json) {
       Map<String, Object> doc = toJson(keep, report);
       Map<String, Object> retention = retentionJson(report.retention());
       retention.put("applied", report.applied());
@@ -147,7 +148,7 @@ final class CompactCommand implements Callable<Integer>, FastPath.Command {
   }
 
   private int incremental(PrintWriter out, Compaction.IncrementalReport report) {
-    if (json) {
+    if (output.json) {
       Map<String, Object> doc = Json.envelope("compact");
       doc.put("incremental", true);
       Map<String, Object> retention = retentionJson(report.deleted());

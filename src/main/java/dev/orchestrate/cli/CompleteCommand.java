@@ -1,13 +1,12 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.state.StateBackend;
-import dev.orchestrate.state.StateStore;
+import dev.orchestrate.app.Completions;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -17,8 +16,8 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "__complete", hidden = true, description = "Completion candidates for the shell scripts.")
 final class CompleteCommand implements Callable<Integer> {
-  @ParentCommand
-  OrchestrateCommand root;
+  @Mixin
+  Root root;
 
   @Spec
   CommandSpec spec;
@@ -33,12 +32,7 @@ final class CompleteCommand implements Callable<Integer> {
     }
     PrintWriter out = spec.commandLine().getOut();
     try {
-      StateBackend backend = root.backend();
-      if (backend.exists()) {
-        try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
-          store.itemIds().forEach(out::println);
-        }
-      }
+      Completions.itemIds(root.command().backend()).forEach(out::println);
     } catch (RuntimeException e) {
       // a locked, damaged, newer or unreachable state, a bad config: no candidates, no noise on the command line
     }

@@ -1,13 +1,14 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.app.PlanInput;
 import dev.orchestrate.backlog.Backlog;
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.jobs.Preflight;
 import dev.orchestrate.scheduler.ItemFilter;
 import dev.orchestrate.scheduler.Plan;
 import dev.orchestrate.state.StateBackend;
-import dev.orchestrate.state.StateStore;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -35,19 +36,14 @@ final class DryRun {
   /** {@code agent}: the program the preflight check resolved (empty when no agent is configured). */
   static int print(PrintWriter out, PrintWriter err, boolean quiet, boolean json, StateBackend backend, Config config,
       Backlog backlog, ItemFilter filter, int phaseCap, Optional<Preflight.Found> agent) {
-    List<ItemState> stored = List.of();
-    if (backend.exists()) {
-      try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
-        stored = store.items().items();
-        if (store.schemaVersion() != store.latestSchemaVersion() && !quiet) {
-          err.println("orchestrate: note: the state database has schema version " + store.schemaVersion()
-              + ", older than this orchestrate's " + store.latestSchemaVersion()
-              + "; the plan reads it as it is and changes nothing, a run upgrades it first");
-          err.flush();
-        }
-      }
+    PlanInput.Stored stored = PlanInput.read(backend);
+    if (stored.olderSchema() && !quiet) {
+      err.println("orchestrate: note: the state database has schema version " + stored.schemaVersion()
+          + ", older than this orchestrate's " + stored.latestSchemaVersion()
+          + "; the plan reads it as it is and changes nothing, a run upgrades it first");
+      err.flush();
     }
-    List<ItemState> items = Plan.preview(stored, backlog.items());
+    List<ItemState> items = Plan.preview(stored.items(), backlog.items());
     Set<String> known = new HashSet<>();
     items.forEach(i -> known.add(i.id()));
     try {

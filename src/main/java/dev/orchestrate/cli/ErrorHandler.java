@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.limits.Quote;
 import dev.orchestrate.state.StateLockedException;
 import dev.orchestrate.state.StoreException;

@@ -202,15 +202,15 @@ final class FastPath {
     switch (name) {
       case "status" -> {
         StatusCommand c = new StatusCommand();
-        c.root = root;
+        c.root = new Root(root);
         c.id = id;
         c.json = json;
         return Optional.of(c);
       }
       case "stats" -> {
         StatsCommand c = new StatsCommand();
-        c.root = root;
-        c.json = json;
+        c.root = new Root(root);
+        c.output.json = json;
         c.check = flags.contains("--check");
         c.noSample = flags.contains("--no-sample");
         return Optional.of(c);
@@ -222,16 +222,14 @@ final class FastPath {
           return Optional.empty();
         }
         JobsCommand c = new JobsCommand();
-        c.root = root;
+        c.root = new Root(root);
         c.limit = n.orElse(JobsCommand.DEFAULT_LIMIT);
-        c.json = json;
+        c.output.json = json;
         return Optional.of(c);
       }
       case "memory list" -> {
-        MemoryCommand memory = new MemoryCommand();
-        memory.root = root;
         MemoryCommand.ListCommand c = new MemoryCommand.ListCommand();
-        c.parent = memory;
+        c.root = new Root(root);
         c.kind = values.get("--kind");
         c.tag = values.get("--tag");
         c.json = json;
@@ -244,12 +242,12 @@ final class FastPath {
           return Optional.empty();
         }
         CompactCommand c = new CompactCommand();
-        c.root = root;
+        c.root = new Root(root);
         c.keepRecent = k.orElse(null);
         c.dryRun = flags.contains("--dry-run");
         c.vacuum = flags.contains("--vacuum");
         c.incremental = flags.contains("--incremental");
-        c.json = json;
+        c.output.json = json;
         return Optional.of(c);
       }
       default -> {

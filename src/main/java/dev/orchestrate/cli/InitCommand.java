@@ -1,10 +1,10 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.app.StatePreparation;
 import dev.orchestrate.config.AgentPreset;
 import dev.orchestrate.config.ConfigLoader;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
-import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.StoreException;
 import dev.orchestrate.state.select.StateBackends;
 import dev.orchestrate.yaml.ValidationException;
@@ -20,10 +20,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code orchestrate init}: scaffold a commented config, a small backlog and an example agent. */
@@ -41,8 +41,8 @@ final class InitCommand implements Callable<Integer> {
   /** Template resource → file written, relative to DIR. */
   private static final List<String> FILES = List.of("orchestrate.yaml", "backlog.yaml", "agents/example-agent.sh");
 
-  @ParentCommand
-  OrchestrateCommand root;
+  @Mixin
+  Root root;
 
   @Spec
   CommandSpec spec;
@@ -69,8 +69,9 @@ final class InitCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     AgentPreset preset = preset();
-    Path base = root.workingDirectory().resolve(dir);
-    String url = root.state != null && StateBackends.isDatabase(root.state) ? root.state : null;
+    Path base = root.command().workingDirectory().resolve(dir);
+    String url = root.command().state != null && StateBackends.isDatabase(root.command().state) ? root.command().state
+        : null;
     if (url != null && Files.isRegularFile(base.resolve("orchestrate.yaml"))) {
       return prepareOnly(url, base);
     }
@@ -85,13 +86,13 @@ final class InitCommand implements Callable<Integer> {
       throw CliException.usage("init would overwrite " + String.join(", ", existing)
           + "; nothing was written (move them away or init another directory)");
     }
-    if (root.state != null && root.state.isBlank()) {
+    if (root.command().state != null && root.command().state.isBlank()) {
       throw CliException.usage("--state is empty; give the state directory or URL, or leave the flag out for "
           + OrchestrateCommand.DEFAULT_STATE_DIR);
     }
-    Path state = root.state != null && url == null ? Path.of(root.state)
+    Path state = root.command().state != null && url == null ? Path.of(root.command().state)
         : dir.resolve(OrchestrateCommand.DEFAULT_STATE_DIR);
-    refuseWhatCannotBeCreated(base, root.workingDirectory().resolve(state), files);
+    refuseWhatCannotBeCreated(base, root.command().workingDirectory().resolve(state), files);
     PrintWriter out = spec.commandLine().getOut();
     if (url != null) {
       // Before any file: a database out of reach leaves nothing to clean up.
@@ -118,7 +119,7 @@ final class InitCommand implements Callable<Integer> {
         }
         out.println("wrote " + dir.resolve(f));
       }
-      boolean ignored = new StateDirectory(root.workingDirectory().resolve(state)).create();
+      boolean ignored = new StateDirectory(root.command().workingDirectory().resolve(state)).create();
       out.println("created " + state + "/" + (url == null ? "" : " (this machine's job logs and worktrees)")
           + (ignored ? " with a .gitignore of *: the state is never committed" : ""));
     } catch (IOException e) {
@@ -153,12 +154,7 @@ final class InitCommand implements Callable<Integer> {
     backend.problem().ifPresent(problem -> {
       throw CliException.usage(problem);
     });
-    int version;
-    try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
-      version = store.schemaVersion();
-    } catch (StoreException e) {
-      throw new StoreException("init wrote nothing: " + e.getMessage(), e);
-    }
+    int version = StatePreparation.prepare(backend);
     return "state: " + backend + " ready, schema version " + version;
   }
 

@@ -1,14 +1,11 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.app.JobDetails;
+import dev.orchestrate.app.StatusQuery;
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.JobRecord;
-import dev.orchestrate.item.StateRepository;
-import dev.orchestrate.jobs.Usage;
-import dev.orchestrate.scheduler.Dependencies;
-import dev.orchestrate.state.ItemHistory;
 import dev.orchestrate.state.StateDirectory;
-import dev.orchestrate.workspace.WorkspaceRecord;
-import dev.orchestrate.workspace.WorkspaceStore;
 import dev.orchestrate.yaml.DidYouMean;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -25,27 +22,19 @@ import java.util.Optional;
  * StateDirectory)}, so columns added there (usage, cost) appear here too.
  */
 final class ItemView {
-  /** A phase the item's jobs went through, in the order first run. */
-  record PhaseView(String name, int attempts, String lastResult, boolean completed, String summary) {
-  }
-
-  record Detail(ItemState item, int attempts, List<String> waitingOn, List<PhaseView> phases, List<JobRecord> jobs,
-      List<ItemState> followUps, String contextSummary, JobDetails details, WorkspaceRecord workspace, Usage usage) {
-  }
-
   private ItemView() {
   }
 
-  static int show(PrintWriter out, StateDirectory dir, List<ItemState> items, ItemHistory history,
-      StateRepository repository, WorkspaceStore workspaces, Map<String, Usage> usage, String id, boolean json) {
-    Map<String, ItemState> byId = StatusCommand.byId(items);
-    ItemState item = byId.get(id);
-    if (item == null) {
+  static int show(PrintWriter out, StateDirectory dir, StatusQuery.Lookup lookup, String id, boolean json) {
+    if (lookup instanceof StatusQuery.NoState) {
+      throw CliException.usage("unknown item '" + id + "': there is no state in " + dir.root() + " yet");
+    }
+    if (lookup instanceof StatusQuery.Unknown unknown) {
       throw CliException.usage("unknown item '" + id + "'"
-          + DidYouMean.closest(id, byId.keySet()).map(s -> "; did you mean '" + s + "'?").orElse("")
+          + DidYouMean.closest(id, unknown.known()).map(s -> "; did you mean '" + s + "'?").orElse("")
           + " (orchestrate status lists them)");
     }
-    Detail detail = detail(item, byId, history, repository, workspaces, usage.getOrDefault(id, Usage.UNKNOWN));
+    StatusQuery.ItemDetail detail = ((StatusQuery.Found) lookup).detail();
     Instant now = Clock.systemUTC().instant();
     if (json) {
       Json.print(out, toJson(detail, dir, now));
@@ -55,32 +44,7 @@ final class ItemView {
     return ExitCode.OK;
   }
 
-  static Detail detail(ItemState item, Map<String, ItemState> byId, ItemHistory history, StateRepository repository,
-      WorkspaceStore workspaces, Usage usage) {
-    List<JobRecord> jobs = history.jobs(item.id());
-    Map<String, String> lastAnswer = new LinkedHashMap<>();
-    history.answers(item.id()).forEach(a -> lastAnswer.put(a.phase(), a.text()));
-    Map<String, List<JobRecord>> byPhase = new LinkedHashMap<>();
-    jobs.forEach(job -> byPhase.computeIfAbsent(job.phase(), p -> new ArrayList<>()).add(job));
-    List<PhaseView> phases = new ArrayList<>();
-    byPhase.forEach((phase, runs) -> {
-      JobRecord last = runs.get(runs.size() - 1);
-      boolean completed = runs.stream().anyMatch(j -> "phase_complete".equals(j.result()));
-      int attempts = runs.stream().mapToInt(JobRecord::attempt).max().orElse(0);
-      phases.add(new PhaseView(phase, attempts, last.result() == null ? last.state().key() : last.result(),
-          completed, lastAnswer.get(phase)));
-    });
-    List<ItemState> followUps = byId.values().stream()
-        .filter(i -> i.origin() != null && (i.origin().equals(item.id()) || i.origin().startsWith(item.id() + "/")))
-        .toList();
-    Map<String, JobRecord> latest = jobs.isEmpty() ? Map.of() : Map.of(item.id(), jobs.get(jobs.size() - 1));
-    return new Detail(item, StatusCommand.attempts(item, latest),
-        item.status().isTerminal() ? List.of() : Dependencies.unmet(item, byId), phases, jobs, followUps,
-        history.contextSummary(item.id()).orElse(null), JobDetails.of(repository, workspaces, jobs),
-        workspaces.workspace(item.id()).orElse(null), usage);
-  }
-
-  private static Map<String, Object> toJson(Detail d, StateDirectory dir, Instant now) {
+  private static Map<String, Object> toJson(StatusQuery.ItemDetail d, StateDirectory dir, Instant now) {
     ItemState item = d.item();
     Map<String, Object> doc = Json.envelope("item");
     Map<String, Object> m = new LinkedHashMap<>();
@@ -104,7 +68,7 @@ final class ItemView {
     m.put("usage", UsageView.json(d.usage()));
     doc.put("item", m);
     List<Map<String, Object>> phases = new ArrayList<>();
-    for (PhaseView p : d.phases()) {
+    for (StatusQuery.PhaseView p : d.phases()) {
       Map<String, Object> row = new LinkedHashMap<>();
       row.put("name", p.name());
       row.put("attempts", p.attempts());
@@ -126,10 +90,10 @@ final class ItemView {
     return doc;
   }
 
-  private static void printText(PrintWriter out, Detail d, StateDirectory dir, Instant now) {
+  private static void printText(PrintWriter out, StatusQuery.ItemDetail d, StateDirectory dir, Instant now) {
     ItemState item = d.item();
     var def = item.definition();
-    out.println(TerminalText.safe(item.id() + ": " + StatusCommand.oneLine(def.title())));
+    out.println(TerminalText.safe(item.id() + ": " + TerminalText.oneLine(def.title())));
     field(out, "status", item.status().key() + (item.progress().phase() == null ? ""
         : " at phase " + item.progress().phase() + ", attempts " + d.attempts()));
     field(out, "pipeline", def.pipeline() + ", priority " + def.priority().key()
@@ -157,9 +121,9 @@ final class ItemView {
     if (!d.phases().isEmpty()) {
       out.println();
       Table phases = new Table("PHASE", "ATTEMPTS", "RESULT", "SUMMARY");
-      for (PhaseView p : d.phases()) {
+      for (StatusQuery.PhaseView p : d.phases()) {
         phases.add(p.name(), Integer.toString(p.attempts()), p.lastResult(),
-            p.summary() == null ? "-" : StatusCommand.oneLine(p.summary()));
+            p.summary() == null ? "-" : TerminalText.oneLine(p.summary()));
       }
       phases.print(out);
     }
@@ -174,7 +138,7 @@ final class ItemView {
     }
     Optional.ofNullable(d.contextSummary()).ifPresent(summary -> {
       out.println();
-      field(out, "context summary", StatusCommand.oneLine(summary));
+      field(out, "context summary", TerminalText.oneLine(summary));
     });
     out.flush();
   }

@@ -1,5 +1,8 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.app.JobDetails;
+import dev.orchestrate.app.JobsQuery;
+import dev.orchestrate.app.JobsQuery.RunView;
 import dev.orchestrate.config.Ranges;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.item.RunRecord;
@@ -7,7 +10,6 @@ import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
-import dev.orchestrate.state.StateStore;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -21,9 +23,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code orchestrate jobs}: the job history, newest first, and the current or last run. */
@@ -34,8 +36,8 @@ import picocli.CommandLine.Spec;
 final class JobsCommand implements Callable<Integer>, FastPath.Command {
   static final int DEFAULT_LIMIT = 50;
 
-  @ParentCommand
-  OrchestrateCommand root;
+  @Mixin
+  Root root;
 
   @Spec
   CommandSpec spec;
@@ -44,12 +46,8 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
       description = "Newest jobs shown (default: ${DEFAULT-VALUE})")
   int limit;
 
-  @Option(names = "--json", description = "Print one JSON document (kind \"jobs\") on stdout")
-  boolean json;
-
-  /** The run header: the recorded run and whether it is still working. */
-  record RunView(RunRecord run, String state) {
-  }
+  @Mixin
+  JsonOutput output = new JsonOutput();
 
   @Override
   public Integer call() {
@@ -63,33 +61,19 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
       throw CliException.usage("--limit must be at least 1, got " + limit);
     }
     Flags.atMost("--limit", limit, Ranges.JOBS_LIMIT);
-    StateBackend backend = root.backend();
+    StateBackend backend = root.command().backend();
     StateDirectory dir = backend.directory();
-    List<JobRecord> jobs = List.of();
-    JobDetails details = JobDetails.NONE;
-    Optional<RunView> run = Optional.empty();
-    if (backend.exists()) {
-      try (StateStore store = backend.openToRead()) {
-        jobs = store.items().recentJobs(limit);
-        details = JobDetails.of(store.items(), store.workspaces(), jobs);
-        run = store.items().lastRun().map(r -> new RunView(r, runState(r, backend)));
-      }
-    }
+    JobsQuery.Jobs found = JobsQuery.recent(backend, limit);
+    List<JobRecord> jobs = found.jobs();
+    JobDetails details = found.details();
+    Optional<RunView> run = found.run();
     Instant now = Clock.systemUTC().instant();
-    if (json) {
+    if (output.json) {
       Json.print(out, toJson(run, jobs, now, dir, details));
     } else {
       printText(out, dir, run, jobs, details, now);
     }
     return ExitCode.OK;
-  }
-
-  /** running, ended, or died (no end recorded and nobody holds the lock: the process was killed). */
-  private static String runState(RunRecord run, StateBackend backend) {
-    if (run.ended()) {
-      return "ended";
-    }
-    return backend.leaseHeld() ? "running" : "died";
   }
 
   private static Map<String, Object> toJson(Optional<RunView> run, List<JobRecord> jobs, Instant now,
@@ -125,7 +109,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     row.put("exit_code", job.exitCode());
     row.put("log_path", job.logPath() == null ? null : logPath(dir, job.logPath()));
     row.put("reason", job.reason());
-    details.putJson(row, job, dir);
+    JobDetailsView.putJson(row, details, job, dir);
     row.put("commit", details.commit(job)); // the phase commit (execution.workspace: worktree)
     row.put("landed_commit", details.landed(job));
     row.put("usage", UsageView.json(details.usage(job)));
@@ -213,7 +197,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
         row.add(details.agents().getOrDefault(job.id(), "-"));
       }
       table.add(row.toArray(String[]::new));
-      details.lines(job, dir, freshToo).forEach(table::note); // its session, the set-up steps and gates
+      JobDetailsView.lines(details, job, dir, freshToo).forEach(table::note); // its session, the set-up steps and gates
     }
     return table;
   }

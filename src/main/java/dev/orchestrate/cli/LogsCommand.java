@@ -1,5 +1,8 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.app.JobDetails;
+import dev.orchestrate.app.LogsQuery;
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.item.CheckRecord;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.jobs.CommandRun;
@@ -7,7 +10,6 @@ import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.limits.Quote;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
-import dev.orchestrate.state.StateStore;
 import dev.orchestrate.yaml.DidYouMean;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -21,14 +23,12 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code orchestrate logs ID}: a job's output.log, found by item (and phase, attempt), not by path. */
@@ -50,8 +50,8 @@ final class LogsCommand implements Callable<Integer> {
   /** How often --follow looks for new output and for the job's end. */
   static final long FOLLOW_POLL_MS = 200;
 
-  @ParentCommand
-  OrchestrateCommand root;
+  @Mixin
+  Root root;
 
   @Spec
   CommandSpec spec;
@@ -101,19 +101,11 @@ final class LogsCommand implements Callable<Integer> {
     if (attempt != null && attempt < 1) {
       throw CliException.usage("--attempt must be at least 1, got " + attempt);
     }
-    StateBackend backend = root.backend();
+    StateBackend backend = root.command().backend();
     StateDirectory dir = backend.directory();
-    if (!backend.exists()) {
-      throw CliException.usage("unknown item '" + id + "': there is no state in " + dir.root() + " yet");
-    }
-    JobRecord job;
-    java.util.Map<Long, dev.orchestrate.jobs.OutcomeClass> outcome;
-    List<CheckRecord> checks;
-    try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
-      job = pick(store.history().jobs(id), store);
-      outcome = store.items().outcomes(List.of(job.id()));
-      checks = check == null ? List.of() : store.items().checks(List.of(job.id())).getOrDefault(job.id(), List.of());
-    }
+    LogsQuery.Found found = found(LogsQuery.job(backend, id, phase, attempt, check != null), dir);
+    JobRecord job = found.job();
+    List<CheckRecord> checks = found.checks();
     CheckRecord ran = check == null ? null : ran(job, checks);
     if (job.logPath() == null) {
       throw CliException.failure("job " + job.id() + " of " + id + " has no log");
@@ -140,9 +132,9 @@ final class LogsCommand implements Callable<Integer> {
     out.flush();
     PrintWriter err = spec.commandLine().getErr();
     err.println("job " + job.id() + ": " + job.itemId() + " " + job.phase() + " attempt " + job.attempt() + ", "
-        + JobDetails.state(job) + (outcome.containsKey(job.id()) ? ", outcome " + outcome.get(job.id()).key() : "")
+        + JobDetails.state(job) + (found.outcome() != null ? ", outcome " + found.outcome().key() : "")
         + (ran == null ? "" : "; " + TerminalText.safe(ran.kind().key() + " " + ran.name()) + " "
-            + JobDetails.ending(ran) + " after " + JobsCommand.human(ran.duration())));
+            + JobDetailsView.ending(ran) + " after " + JobsCommand.human(ran.duration())));
     err.flush();
     if (follow) {
       follow(backend, job, log, offset, out, visible);
@@ -189,26 +181,26 @@ final class LogsCommand implements Callable<Integer> {
     return log;
   }
 
-  private JobRecord pick(List<JobRecord> jobs, StateStore store) {
-    if (jobs.isEmpty()) {
-      Set<String> known = store.itemIds();
-      if (!known.contains(id)) {
-        throw CliException.usage("unknown item '" + id + "'"
-            + DidYouMean.closest(id, known).map(s -> "; did you mean '" + s + "'?").orElse("")
-            + " (orchestrate status lists them)");
-      }
-      throw CliException.usage("item " + id + " has no jobs (yet, or retention deleted them)");
+  /** The job looked for, or the usage error that says why there is none. */
+  private LogsQuery.Found found(LogsQuery.Lookup lookup, StateDirectory dir) {
+    if (lookup instanceof LogsQuery.Found found) {
+      return found;
     }
-    String wantedPhase = phase != null ? phase : attempt != null ? jobs.get(jobs.size() - 1).phase() : null;
-    Optional<JobRecord> match = Optional.empty();
-    for (JobRecord job : jobs) {
-      if ((wantedPhase == null || job.phase().equals(wantedPhase)) && (attempt == null || job.attempt() == attempt)) {
-        match = Optional.of(job);
-      }
+    if (lookup instanceof LogsQuery.NoState) {
+      throw CliException.usage("unknown item '" + id + "': there is no state in " + dir.root() + " yet");
     }
-    return match.orElseThrow(() -> CliException.usage("item " + id + " has no job"
-        + (wantedPhase == null ? "" : " in phase " + wantedPhase) + (attempt == null ? "" : ", attempt " + attempt)
-        + "; its jobs: " + String.join(", ", jobs.stream().map(j -> j.phase() + "#" + j.attempt()).toList())));
+    if (lookup instanceof LogsQuery.UnknownItem unknown) {
+      throw CliException.usage("unknown item '" + id + "'"
+          + DidYouMean.closest(id, unknown.known()).map(s -> "; did you mean '" + s + "'?").orElse("")
+          + " (orchestrate status lists them)");
+    }
+    if (lookup instanceof LogsQuery.NoMatch none) {
+      String wantedPhase = none.phase();
+      throw CliException.usage("item " + id + " has no job"
+          + (wantedPhase == null ? "" : " in phase " + wantedPhase) + (attempt == null ? "" : ", attempt " + attempt)
+          + "; its jobs: " + String.join(", ", none.jobs().stream().map(j -> j.phase() + "#" + j.attempt()).toList()));
+    }
+    throw CliException.usage("item " + id + " has no jobs (yet, or retention deleted them)");
   }
 
   /**
@@ -218,7 +210,7 @@ final class LogsCommand implements Callable<Integer> {
   private void follow(StateBackend backend, JobRecord job, Path log, long offset, PrintWriter out, Sink visible) {
     long at = offset;
     try {
-      while (running(backend, job.id())) {
+      while (LogsQuery.running(backend, job.id())) {
         out.flush();
         Thread.sleep(FOLLOW_POLL_MS);
         at = copy(log, at, visible);
@@ -230,14 +222,6 @@ final class LogsCommand implements Callable<Integer> {
       // deleted meanwhile: nothing more to print
     }
     visible.finish();
-  }
-
-  private static boolean running(StateBackend backend, long jobId) {
-    Optional<JobRecord> row;
-    try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
-      row = store.history().job(jobId);
-    }
-    return row.isPresent() && row.get().state() == JobState.RUNNING && backend.leaseHeld();
   }
 
   /**

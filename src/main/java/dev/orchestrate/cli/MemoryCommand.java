@@ -1,15 +1,14 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.app.Memories;
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.limits.Quote;
-import dev.orchestrate.memory.JsonLinesImport;
 import dev.orchestrate.memory.MemoryException;
 import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.memory.MemoryKind;
-import dev.orchestrate.memory.MemoryRepository;
 import dev.orchestrate.memory.NewMemory;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
-import dev.orchestrate.state.StateStore;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,10 +20,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code orchestrate memory list|add|import|supersede}: the project memory. */
@@ -35,9 +34,6 @@ import picocli.CommandLine.Spec;
     subcommands = {MemoryCommand.ListCommand.class, MemoryCommand.AddCommand.class,
         MemoryCommand.ImportCommand.class, MemoryCommand.SupersedeCommand.class})
 final class MemoryCommand implements Callable<Integer> {
-  @ParentCommand
-  OrchestrateCommand root;
-
   @Override
   public Integer call() {
     throw CliException
@@ -67,8 +63,8 @@ final class MemoryCommand implements Callable<Integer> {
   @Command(name = "list", mixinStandardHelpOptions = true,
       description = "List active (not superseded) memories in insertion order.")
   static final class ListCommand implements Callable<Integer>, FastPath.Command {
-    @ParentCommand
-    MemoryCommand parent;
+    @Mixin
+    Root root;
 
     @Spec
     CommandSpec spec;
@@ -91,14 +87,9 @@ final class MemoryCommand implements Callable<Integer> {
     @Override
     public int run(PrintWriter out, PrintWriter err) {
       MemoryKind k = kind == null ? null : kind(kind);
-      StateBackend backend = parent.root.backend();
+      StateBackend backend = root.command().backend();
       StateDirectory dir = backend.directory();
-      List<MemoryItem> items = List.of();
-      if (backend.exists()) {
-        try (StateStore store = backend.open(StateStore.Mode.MAINTENANCE)) {
-          items = store.memory().listActive(k, tag);
-        }
-      }
+      List<MemoryItem> items = Memories.list(backend, k, tag);
       if (json) {
         Map<String, Object> doc = Json.envelope("memory");
         List<Map<String, Object>> rows = new ArrayList<>();
@@ -114,7 +105,7 @@ final class MemoryCommand implements Callable<Integer> {
         for (MemoryItem i : items) {
           String text = i.title().isBlank() ? i.content() : i.title() + ": " + i.content();
           table.add(i.id(), i.kind().key(), String.join(",", i.tags()), i.isLoadBearing() ? "yes" : "-",
-              StatusCommand.oneLine(text));
+              TerminalText.oneLine(text));
         }
         table.print(out);
         out.println(items.size() + (items.size() == 1 ? " memory" : " memories") + " (LB: load-bearing)");
@@ -127,8 +118,8 @@ final class MemoryCommand implements Callable<Integer> {
   @Command(name = "add", mixinStandardHelpOptions = true,
       description = "Add a memory (or replace the one with the same --id). Prints its id.")
   static final class AddCommand implements Callable<Integer> {
-    @ParentCommand
-    MemoryCommand parent;
+    @Mixin
+    Root root;
 
     @Spec
     CommandSpec spec;
@@ -167,11 +158,8 @@ final class MemoryCommand implements Callable<Integer> {
           throw CliException.usage("--tag is empty");
         }
       }
-      MemoryItem stored;
-      try (StateStore store = parent.root.backend().open(StateStore.Mode.MAINTENANCE)) {
-        stored = store.memory().put(new NewMemory(id, k, title, text, tags, null).capped(),
-            Clock.systemUTC().instant());
-      }
+      MemoryItem stored = Memories.add(root.command().backend(), new NewMemory(id, k, title, text, tags, null),
+          Clock.systemUTC().instant());
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         Map<String, Object> doc = Json.envelope("memory");
@@ -193,8 +181,8 @@ final class MemoryCommand implements Callable<Integer> {
           "A line without an id gets one derived from its content: importing the same file again",
           "(say after an import was killed part-way) updates those memories, it does not add them twice."})
   static final class ImportCommand implements Callable<Integer> {
-    @ParentCommand
-    MemoryCommand parent;
+    @Mixin
+    Root root;
 
     @Spec
     CommandSpec spec;
@@ -211,20 +199,14 @@ final class MemoryCommand implements Callable<Integer> {
       if (!Files.isRegularFile(file)) {
         throw CliException.usage("import file " + file + " " + InputFiles.whyNotAFile(file));
       }
-      long imported;
-      long added;
+      Memories.Imported done;
       try {
-        JsonLinesImport.validate(file);
-        try (StateStore store = parent.root.backend().open(StateStore.Mode.MAINTENANCE);
-            JsonLinesImport.Records records = JsonLinesImport.open(file)) {
-          MemoryRepository repo = store.memory();
-          long before = repo.size();
-          imported = repo.importAll(records, Instant.now());
-          added = repo.size() - before;
-        }
+        done = Memories.importFile(root.command().backend(), file, Instant.now());
       } catch (MemoryException e) {
         throw CliException.usage(e.getMessage());
       }
+      long imported = done.imported();
+      long added = done.added();
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         Map<String, Object> doc = Json.envelope("memory_import");
@@ -243,8 +225,8 @@ final class MemoryCommand implements Callable<Integer> {
   @Command(name = "supersede", mixinStandardHelpOptions = true,
       description = "Mark memory ID as replaced by another (which must exist); it leaves prompts and listings.")
   static final class SupersedeCommand implements Callable<Integer> {
-    @ParentCommand
-    MemoryCommand parent;
+    @Mixin
+    Root root;
 
     @Spec
     CommandSpec spec;
@@ -260,13 +242,13 @@ final class MemoryCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      StateBackend backend = parent.root.backend();
+      StateBackend backend = root.command().backend();
       if (!backend.exists()) {
         throw CliException.usage("no memory with id " + Quote.value(id) + " (no state database in "
             + backend.directory().root() + ")");
       }
-      try (StateStore store = backend.open(StateStore.Mode.MAINTENANCE)) {
-        store.memory().supersede(id, by, Clock.systemUTC().instant());
+      try {
+        Memories.supersede(backend, id, by, Clock.systemUTC().instant());
       } catch (MemoryException e) {
         throw CliException.usage(e.getMessage());
       }

@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.item.AgentPauses;
 import java.time.Instant;
 import java.time.ZoneId;

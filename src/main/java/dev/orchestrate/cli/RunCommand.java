@@ -2,6 +2,10 @@ package dev.orchestrate.cli;
 
 import dev.orchestrate.app.RunSession;
 import dev.orchestrate.backlog.WatchedBacklogFile;
+import dev.orchestrate.cli.live.LiveView;
+import dev.orchestrate.cli.live.ProgressMode;
+import dev.orchestrate.cli.live.RunProgress;
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ExecutionConfig;
@@ -33,10 +37,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code orchestrate run}: validate, lock the state, run the scheduler, report. */
@@ -51,8 +55,8 @@ import picocli.CommandLine.Spec;
         "  2    bad flag, backlog or config", "  3    another run holds the state directory (never on PostgreSQL)",
         "  130  interrupted (Ctrl-C or SIGTERM)"})
 final class RunCommand implements Callable<Integer> {
-  @ParentCommand
-  OrchestrateCommand root;
+  @Mixin
+  Root root;
 
   @Spec
   CommandSpec spec;
@@ -131,7 +135,7 @@ final class RunCommand implements Callable<Integer> {
       throw CliException.usage("backlog file " + backlogFile + " " + InputFiles.whyNotAFile(backlogFile)
           + " (create one with 'orchestrate init')");
     }
-    Config config = withOverrides(root.loadConfig(backlogFile));
+    Config config = withOverrides(root.command().loadConfig(backlogFile));
     String costBudget = costKey(config) != null ? costKey(config)
         : config.budget().perDayUsd() != null ? "budget.per_day"
             : config.budget().perWeekUsd() != null ? "budget.per_week" : null;
@@ -144,14 +148,15 @@ final class RunCommand implements Callable<Integer> {
     }
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
     filter = checkFilter(filter, config);
-    StateBackend backend = root.backend(backlogFile, config);
+    StateBackend backend = root.command().backend(backlogFile, config);
     Optional<Preflight.Found> agentProgram = preflight(config, backlogs);
     // What was checked is what runs: relative program and script paths are the checkout's, also for an
     // agent in an item's worktree (which has only tracked files).
     Path projectDir = backlogs.current().directory();
     config = config.withProfiles(profile -> Preflight.anchored(profile, projectDir));
     if (dryRun) {
-      return DryRun.print(spec.commandLine().getOut(), spec.commandLine().getErr(), root.quiet(), json, backend,
+      return DryRun.print(spec.commandLine().getOut(), spec.commandLine().getErr(), root.command().quiet(), json,
+          backend,
           config, backlogs.current(), filter, cap != null ? cap : config.execution().phaseCap(), agentProgram);
     }
     if (config.agent().command().isEmpty()) {
@@ -167,15 +172,16 @@ final class RunCommand implements Callable<Integer> {
     Repository repository = repository(config, backlogs);
 
     PrintWriter err = spec.commandLine().getErr();
-    ProgressMode mode = ProgressMode.choose(root.quiet(), json, noLive, ProgressMode.stderrIsTerminal(), root.env());
+    ProgressMode mode = ProgressMode.choose(root.command().quiet(), json, noLive, ProgressMode.stderrIsTerminal(),
+        root.command().env());
     RunReport report = session.run(backlogs, repository, new RunOptions(phaseCap, filter,
         costKey(config), maxTokens != null ? "--max-tokens" : null),
-        new TerminalUi(mode, err, clock, config, root.env(), root.quiet()));
+        new TerminalUi(mode, err, clock, config, root.command().env(), root.command().quiet()));
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       Json.print(out, withSelection(toJson(report), only));
     } else {
-      printText(out, report, only, root.verbose.length > 0);
+      printText(out, report, only, root.command().verbose.length > 0);
     }
     return exitCode(report);
   }
@@ -185,7 +191,7 @@ final class RunCommand implements Callable<Integer> {
    * exits 2 with its fix instead of blocking every item. Empty when no agent is configured.
    */
   private Optional<Preflight.Found> preflight(Config config, WatchedBacklogFile backlogs) {
-    String path = root.env().getOrDefault("PATH", System.getenv("PATH"));
+    String path = root.command().env().getOrDefault("PATH", System.getenv("PATH"));
     for (AgentConfig profile : config.agents().values()) { // every profile of agents: must start too
       if (profile.command().isEmpty()) {
         throw CliException.usage("agents." + profile.profileName() + " has no command: give its preset (claude, codex, "

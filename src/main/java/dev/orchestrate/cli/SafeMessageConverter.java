@@ -2,6 +2,7 @@ package dev.orchestrate.cli;
 
 import ch.qos.logback.classic.pattern.ClassicConverter;
 import ch.qos.logback.classic.spi.ILoggingEvent;
+import dev.orchestrate.cli.live.TerminalText;
 
 /**
  * A log line's message through {@link TerminalText#safe}: log messages quote agents and

@@ -7,9 +7,9 @@ import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -25,8 +25,8 @@ final class ServeCommand implements Callable<Integer> {
   static final int DEFAULT_PORT = 8765;
   static final int MIN_TOKEN_CHARS = 16;
 
-  @ParentCommand
-  OrchestrateCommand root;
+  @Mixin
+  Root root;
 
   @Spec
   CommandSpec spec;
@@ -60,7 +60,7 @@ final class ServeCommand implements Callable<Integer> {
           .usage("--bind: unknown address '" + bind + "' (use an IP address such as 127.0.0.1 or 0.0.0.0)");
     }
     try {
-      return DashboardServer.serveUntilStopped(root.backend(), new InetSocketAddress(address, port), token,
+      return DashboardServer.serveUntilStopped(root.command().backend(), new InetSocketAddress(address, port), token,
           spec.commandLine().getOut(), spec.commandLine().getErr(), StopSignals::install);
     } catch (IOException e) {
       throw CliException.usage("cannot listen on " + bind + ":" + port + ": " + e.getMessage()

@@ -1,21 +1,19 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.config.BudgetConfig;
+import dev.orchestrate.app.StatsQuery;
+import dev.orchestrate.app.StatsQuery.WindowSpend;
+import dev.orchestrate.cli.live.RunProgress;
 import dev.orchestrate.config.Durations;
 import dev.orchestrate.item.AgentPauses;
-import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.scheduler.Budget;
 import dev.orchestrate.scheduler.BudgetWindow;
 import dev.orchestrate.state.StateBackend;
-import dev.orchestrate.state.StateStore;
-import dev.orchestrate.state.StoreException;
 import dev.orchestrate.stats.LastRun;
 import dev.orchestrate.stats.RunnerLease;
 import dev.orchestrate.stats.Spending;
 import dev.orchestrate.stats.StatsInput;
 import dev.orchestrate.stats.StatsReport;
-import dev.orchestrate.stats.StatsSource;
 import dev.orchestrate.stats.Structure;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -29,9 +27,9 @@ import java.util.concurrent.Callable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /** {@code orchestrate stats}: how much every bounded structure has grown, its limit, and how close it is. */
@@ -59,14 +57,14 @@ import picocli.CommandLine.Spec;
 final class StatsCommand implements Callable<Integer>, FastPath.Command {
   private static final Logger LOG = LoggerFactory.getLogger(StatsCommand.class);
 
-  @ParentCommand
-  OrchestrateCommand root;
+  @Mixin
+  Root root;
 
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--json", description = "Print one JSON document (kind \"stats\") on stdout")
-  boolean json;
+  @Mixin
+  JsonOutput output = new JsonOutput();
 
   @Option(names = "--check", description = "Exit 0 when every structure is ok, 4 when one is at warn, 5 when one "
       + "is over its limit (the report is printed as usual)")
@@ -84,7 +82,7 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
   /** The command with its options set, writing to {@code out} (picocli's, or {@link FastPath}'s). */
   @Override
   public int run(PrintWriter out, PrintWriter err) {
-    StateBackend backend = root.backend();
+    StateBackend backend = root.command().backend();
     // The state directory, or a shared state's URL (shown without a password: none is accepted).
     String where = backend.shared() ? backend.toString() : backend.directory().root().toString();
     if (check && !backend.exists()) {
@@ -93,42 +91,26 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
           + "ORCHESTRATE_STATE) at the state directory of a project that has run");
     }
     Instant now = Clock.systemUTC().instant();
-    StatsInput input = StatsInput.empty(now);
-    Spending spending = Spending.NONE;
-    List<RunnerLease> runners = List.of();
-    List<AgentPauses.Pause> pauses = List.of();
-    BudgetConfig project = root.budgetConfig();
-    List<WindowSpend> windows = List.of();
-    if (backend.exists()) {
-      boolean writable = !noSample && backend.writable();
-      try (StateStore store = backend.open(writable ? StateStore.Mode.READ_WRITE : StateStore.Mode.READ_ONLY)) {
-        StatsSource stats = store.stats();
-        input = stats.read(now);
-        spending = stats.spending();
-        runners = stats.runners();
-        pauses = store.pauses().all();
-        windows = windows(project, store, now);
-        // After the read, and never in its way: a busy (or read-only) database costs the trend
-        // one sample, not the answer.
-        if (noSample) {
-          LOG.debug("no stats sample recorded: --no-sample");
-        } else if (!writable) {
-          if (root.verbose.length > 0) {
-            err.println("orchestrate: note: no stats sample recorded: the state directory is read-only");
-            err.flush();
-          }
-        } else {
-          try {
-            int pruned = stats.recordSampleIfFree("stats", now);
-            LOG.debug("stats sample recorded, {} old samples pruned", pruned);
-          } catch (StoreException e) {
-            LOG.debug("no stats sample recorded: {}", e.getMessage());
-          }
-        }
+    StatsQuery.Stats stats = StatsQuery.read(backend, root.command().budgetConfig(), now, !noSample);
+    if (stats.sample() instanceof StatsQuery.NotAsked) {
+      LOG.debug("no stats sample recorded: --no-sample");
+    } else if (stats.sample() instanceof StatsQuery.ReadOnly) {
+      if (root.command().verbose.length > 0) {
+        err.println("orchestrate: note: no stats sample recorded: the state directory is read-only");
+        err.flush();
       }
+    } else if (stats.sample() instanceof StatsQuery.Recorded recorded) {
+      LOG.debug("stats sample recorded, {} old samples pruned", recorded.pruned());
+    } else if (stats.sample() instanceof StatsQuery.Busy busy) {
+      LOG.debug("no stats sample recorded: {}", busy.message());
     }
+    StatsInput input = stats.input();
+    Spending spending = stats.spending();
+    List<RunnerLease> runners = stats.runners();
+    List<AgentPauses.Pause> pauses = stats.pauses();
+    List<WindowSpend> windows = stats.windows();
     StatsReport report = StatsReport.of(input);
-    if (json) {
+    if (output.json) {
       Map<String, Object> doc = toJson(report, where);
       Map<String, Object> usage = usageJson(spending);
       usage.put("windows", windows.stream().map(StatsCommand::windowJson).toList());
@@ -303,31 +285,6 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
     last.put("budget", budget);
     usage.put("last_run", last);
     return usage;
-  }
-
-  /** A window of the project's budget and what every runner's jobs spent in it. */
-  record WindowSpend(BudgetWindow window, Budget budget, Usage spent, Instant from, Instant reopensAt) {
-    Double costPressure() {
-      return budget.maxCostUsd() == null || spent.costUsd() == null ? null : spent.costUsd() / budget.maxCostUsd();
-    }
-
-    Double tokenPressure() {
-      Long tokens = spent.totalTokens();
-      return budget.maxTokens() == null || tokens == null ? null : (double) tokens / budget.maxTokens();
-    }
-  }
-
-  private static List<WindowSpend> windows(BudgetConfig project, StateStore store, Instant now) {
-    List<WindowSpend> windows = new java.util.ArrayList<>();
-    for (BudgetWindow w : BudgetWindow.values()) {
-      Double usd = w == BudgetWindow.DAY ? project.perDayUsd() : project.perWeekUsd();
-      Long tokens = w == BudgetWindow.DAY ? project.tokensPerDay() : project.tokensPerWeek();
-      if (usd != null || tokens != null) {
-        windows.add(new WindowSpend(w, new Budget(usd, tokens), store.items().usageSince(w.start(now)), w.start(now),
-            w.end(now)));
-      }
-    }
-    return windows;
   }
 
   static Map<String, Object> windowJson(WindowSpend w) {

@@ -1,6 +1,7 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.item.AgentPauses;
+import dev.orchestrate.app.StatusQuery;
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.JobRecord;
@@ -8,7 +9,6 @@ import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.scheduler.Dependencies;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
-import dev.orchestrate.state.StateStore;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -18,10 +18,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -37,8 +37,8 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
   /** Titles longer than this are cut in the table (status ID and --json have them whole). */
   static final int TITLE_COLUMN_MAX = 40;
 
-  @ParentCommand
-  OrchestrateCommand root;
+  @Mixin
+  Root root;
 
   @Spec
   CommandSpec spec;
@@ -49,9 +49,6 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
   @Option(names = "--json", description = "Print one JSON document (kind \"status\", or \"item\" with ID) on stdout")
   boolean json;
 
-  /** Each item's usage over all its jobs (schema 8), read with the items. */
-  private Map<String, Usage> usage = Map.of();
-
   @Override
   public Integer call() {
     return run(spec.commandLine().getOut(), spec.commandLine().getErr());
@@ -60,54 +57,28 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
   /** The command with its options set, writing to {@code out} (picocli's, or {@link FastPath}'s). */
   @Override
   public int run(PrintWriter out, PrintWriter err) {
-    StateBackend backend = root.backend();
+    StateBackend backend = root.command().backend();
     StateDirectory dir = backend.directory();
-    List<ItemState> items = List.of();
-    Map<String, JobRecord> latestJobs = Map.of();
-    Map<String, WorkspaceRecord> workspaces = Map.of();
-    List<AgentPauses.Pause> pauses = List.of();
-    if (backend.exists()) {
-      try (StateStore store = backend.openToRead()) {
-        items = store.items().items();
-        usage = store.items().itemUsage();
-        workspaces = store.workspaces().all();
-        if (id != null) {
-          return ItemView.show(out, dir, items, store.history(), store.items(), store.workspaces(), usage, id, json);
-        }
-        latestJobs = store.history().latestJobs();
-        pauses = store.pauses().all();
-      }
-    } else if (id != null) {
-      throw CliException.usage("unknown item '" + id + "': there is no state in " + dir.root() + " yet");
+    if (id != null) {
+      return ItemView.show(out, dir, StatusQuery.item(backend, id), id, json);
     }
+    StatusQuery.Overview overview = StatusQuery.overview(backend);
+    List<ItemState> items = overview.items();
     if (json) {
-      Map<String, Object> doc = toJson(items, latestJobs, workspaces);
+      Map<String, Object> doc = toJson(items, overview.latestJobs(), overview.workspaces());
       // Each item's usage over all its jobs (kept when job history is pruned); null: not reported.
       @SuppressWarnings("unchecked")
       List<Map<String, Object>> rows = (List<Map<String, Object>>) doc.get("items");
       for (Map<String, Object> row : rows) {
-        row.put("usage", UsageView.json(usage.getOrDefault((String) row.get("id"), Usage.UNKNOWN)));
+        row.put("usage", UsageView.json(overview.usage().getOrDefault((String) row.get("id"), Usage.UNKNOWN)));
       }
-      doc.put("agent_pauses", PauseView.json(pauses, java.time.Instant.now()));
+      doc.put("agent_pauses", PauseView.json(overview.pauses(), java.time.Instant.now()));
       Json.print(out, doc);
     } else {
-      printText(out, dir, items, latestJobs, workspaces);
-      PauseView.print(out, pauses, java.time.Instant.now(), java.time.ZoneId.systemDefault());
+      printText(out, dir, items, overview.latestJobs(), overview.workspaces());
+      PauseView.print(out, overview.pauses(), java.time.Instant.now(), java.time.ZoneId.systemDefault());
     }
     return ExitCode.OK;
-  }
-
-  /**
-   * The attempts of the item's current phase; for a done or blocked item (whose count the state
-   * resets or keeps at the phase it stopped in), those of its last job's phase when retention kept it.
-   */
-  static int attempts(ItemState item, Map<String, JobRecord> latestJobs) {
-    int recorded = item.progress().attempts();
-    JobRecord last = latestJobs.get(item.id());
-    if (item.status().isTerminal() && last != null) {
-      return Math.max(recorded, last.attempt());
-    }
-    return recorded;
   }
 
   /**
@@ -120,7 +91,7 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
 
   private static Map<String, Object> toJson(List<ItemState> items, Map<String, JobRecord> latestJobs,
       Map<String, WorkspaceRecord> workspaces) {
-    Map<String, ItemState> byId = byId(items);
+    Map<String, ItemState> byId = StatusQuery.byId(items);
     List<Map<String, Object>> rows = new ArrayList<>();
     for (ItemState item : items) {
       Map<String, Object> row = new LinkedHashMap<>();
@@ -128,7 +99,7 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
       row.put("title", item.definition().title());
       row.put("status", item.status().key());
       row.put("phase", item.progress().phase());
-      row.put("attempts", attempts(item, latestJobs));
+      row.put("attempts", StatusQuery.attempts(item, latestJobs));
       row.put("blocked_reason", item.progress().blockedReason());
       row.put("waiting_on", item.status().isTerminal() ? List.of() : Dependencies.unmet(item, byId));
       row.put("pipeline", item.definition().pipeline());
@@ -229,12 +200,12 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
       out.flush();
       return;
     }
-    Map<String, ItemState> byId = byId(items);
+    Map<String, ItemState> byId = StatusQuery.byId(items);
     Table table = new Table("ID", "STATUS", "PHASE", "ATTEMPTS", "TITLE", "NOTE");
     for (ItemState item : items) {
       String note = "";
       if (item.status() == ItemStatus.BLOCKED) {
-        note = oneLine(item.progress().blockedReason());
+        note = TerminalText.oneLine(item.progress().blockedReason());
       } else if (!item.status().isTerminal()) {
         List<String> unmet = Dependencies.unmet(item, byId);
         note = unmet.isEmpty() ? "" : "waiting on " + String.join(", ", unmet);
@@ -247,7 +218,8 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
       }
       note = (note + workspaceNote(workspaces.get(item.id()))).strip();
       table.add(item.id(), item.status().key(), item.progress().phase() == null ? "-" : item.progress().phase(),
-          Integer.toString(attempts(item, latestJobs)), cut(oneLine(item.definition().title()), TITLE_COLUMN_MAX),
+          Integer.toString(StatusQuery.attempts(item, latestJobs)),
+          cut(TerminalText.oneLine(item.definition().title()), TITLE_COLUMN_MAX),
           note);
     }
     table.print(out);
@@ -262,7 +234,7 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
     out.println(summary);
     for (WorkspaceRecord ws : workspaces.values()) {
       if (ws.integration() == WorkspaceRecord.Integration.DEFERRED && ws.note() != null) {
-        out.println(ws.itemId() + " is not integrated yet: " + oneLine(ws.note()));
+        out.println(ws.itemId() + " is not integrated yet: " + TerminalText.oneLine(ws.note()));
       }
     }
     out.flush();
@@ -279,23 +251,8 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
     return counts;
   }
 
-  static Map<String, ItemState> byId(List<ItemState> items) {
-    Map<String, ItemState> byId = new LinkedHashMap<>();
-    items.forEach(i -> byId.put(i.id(), i));
-    return byId;
-  }
-
   /** {@code text} cut to {@code max} characters, the last one an ellipsis when cut. */
   static String cut(String text, int max) {
     return text.length() > max ? text.substring(0, max - 1) + "…" : text;
-  }
-
-  /** A multi-line reason folded into one line of at most 120 characters, for tables and progress. */
-  static String oneLine(String text) {
-    if (text == null) {
-      return "";
-    }
-    String line = text.strip().replaceAll("\\s*\\R\\s*", " | ");
-    return line.length() > 120 ? line.substring(0, 119) + "…" : line;
   }
 }

@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.cli.live.TerminalText;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -3,6 +3,7 @@ package dev.orchestrate.cli;
 import dev.orchestrate.app.UnblockRebaseException;
 import dev.orchestrate.app.UnblockRefusedException;
 import dev.orchestrate.app.Unblocking;
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.Transitions;
@@ -16,10 +17,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
-import picocli.CommandLine.ParentCommand;
 import picocli.CommandLine.Spec;
 
 /**
@@ -44,8 +45,8 @@ import picocli.CommandLine.Spec;
         "       worktrees (nothing changed)",
         "  3    a run holds the state directory"})
 final class UnblockCommand implements Callable<Integer> {
-  @ParentCommand
-  OrchestrateCommand root;
+  @Mixin
+  Root root;
 
   @Spec
   CommandSpec spec;
@@ -66,8 +67,8 @@ final class UnblockCommand implements Callable<Integer> {
       + "An item blocked at done is left to its integration, which rebases anyway.")
   boolean rebase;
 
-  @Option(names = "--json", description = "Print one JSON document (kind \"unblock\") on stdout")
-  boolean json;
+  @Mixin
+  JsonOutput output = new JsonOutput();
 
   @Override
   public Integer call() {
@@ -77,7 +78,7 @@ final class UnblockCommand implements Callable<Integer> {
     Unblocking.Rebasing rebasing = rebase ? rebasing() : null;
     Unblocking.Outcome unblocked;
     try {
-      unblocked = new Unblocking(root.backend(), Clock.systemUTC()).unblock(ids, notes, rebasing);
+      unblocked = new Unblocking(root.command().backend(), Clock.systemUTC()).unblock(ids, notes, rebasing);
     } catch (UnblockRefusedException e) {
       throw CliException.usage(e.getMessage());
     } catch (UnblockRebaseException e) {
@@ -89,15 +90,16 @@ final class UnblockCommand implements Callable<Integer> {
 
   /** The config's worktree settings and the project's directory, where the user's checkout is found. */
   private Unblocking.Rebasing rebasing() {
-    Config config = root.loadConfig(null);
+    Config config = root.command().loadConfig(null);
     if (!config.execution().workspace().worktrees()) {
       throw CliException.usage("--rebase needs execution.workspace: worktree"
           + config.source().map(f -> " (" + f + " has workspace: " + config.execution().workspace().mode().key() + ")")
               .orElse("")
           + ": without worktrees agents work in your checkout, which has your fix already");
     }
-    Path dir = config.source().map(f -> root.workingDirectory().resolve(f).toAbsolutePath().normalize().getParent())
-        .orElse(root.workingDirectory());
+    Path dir = config.source()
+        .map(f -> root.command().workingDirectory().resolve(f).toAbsolutePath().normalize().getParent())
+        .orElse(root.command().workingDirectory());
     return new Unblocking.Rebasing(config, dir);
   }
 
@@ -120,7 +122,7 @@ final class UnblockCommand implements Callable<Integer> {
   }
 
   private void print(PrintWriter out, List<ItemState> items, Map<String, Worktrees.Rebase> rebases) {
-    if (json) {
+    if (output.json) {
       Map<String, Object> doc = Json.envelope("unblock");
       if (items.size() == 1) {
         // The one-id form of schema 1, kept: scripts read these three keys.

@@ -3,6 +3,7 @@ package dev.orchestrate.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.cli.live.LineSink;
 import dev.orchestrate.item.SyncResult;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.yaml.Problem;

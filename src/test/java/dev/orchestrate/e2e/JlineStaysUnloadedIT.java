@@ -27,9 +27,9 @@ class JlineStaysUnloadedIT {
     String state = dir.resolve("state").toString();
 
     String run = loadedClasses("--state", state, "run", "examples/backlog.yaml");
-    assertTrue(run.contains("dev.orchestrate.cli.RunProgress"), "the probe sees our classes load");
+    assertTrue(run.contains("dev.orchestrate.cli.live.RunProgress"), "the probe sees our classes load");
     assertFalse(run.contains("org.jline"), "run with piped stderr loaded jline");
-    assertFalse(run.contains("dev.orchestrate.cli.LiveView"), "run with piped stderr loaded LiveView");
+    assertFalse(run.contains("dev.orchestrate.cli.live.LiveView"), "run with piped stderr loaded LiveView");
 
     assertFalse(loadedClasses("--version").contains("org.jline"), "--version loaded jline");
     assertFalse(loadedClasses("--state", state, "status", "--json").contains("org.jline"),

@@ -1,4 +1,4 @@
-package dev.orchestrate.cli;
+package dev.orchestrate.cli.live;
 
 import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;
@@ -63,7 +63,7 @@ import org.jline.utils.Signals;
  * <p>The only class that imports jline: {@code run} loads it only when {@link ProgressMode#LIVE}
  * is chosen, so other commands never pay for jline at start-up.
  */
-final class LiveView implements RunListener, SummarizationListener, AutoCloseable, LineSink {
+public final class LiveView implements RunListener, SummarizationListener, AutoCloseable, LineSink {
   /** The screen the view draws on: its size now, and where the bytes go. */
   interface Screen {
     /** Rows and columns now. */
@@ -121,7 +121,7 @@ final class LiveView implements RunListener, SummarizationListener, AutoCloseabl
    * uses plain lines. {@code items} is read on the scheduler thread only, on events. Colour unless
    * {@code NO_COLOR} is set to anything (https://no-color.org).
    */
-  static Optional<LiveView> open(Clock clock, Supplier<List<ItemState>> items, Map<String, Pipeline> pipelines,
+  public static Optional<LiveView> open(Clock clock, Supplier<List<ItemState>> items, Map<String, Pipeline> pipelines,
       int maxConcurrent, Map<String, String> env) {
     Terminal terminal = null;
     try {

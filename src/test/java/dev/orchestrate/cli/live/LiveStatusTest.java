@@ -1,11 +1,11 @@
-package dev.orchestrate.cli;
+package dev.orchestrate.cli.live;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import dev.orchestrate.cli.LiveStatus.ActiveJob;
-import dev.orchestrate.cli.LiveStatus.Finished;
-import dev.orchestrate.cli.LiveStatus.Tone;
+import dev.orchestrate.cli.live.LiveStatus.ActiveJob;
+import dev.orchestrate.cli.live.LiveStatus.Finished;
+import dev.orchestrate.cli.live.LiveStatus.Tone;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

@@ -1,4 +1,4 @@
-package dev.orchestrate.cli;
+package dev.orchestrate.cli.live;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -9,7 +9,7 @@ import java.util.Map;
  * Which progress display {@code run} uses. A pure decision, so the live view (and jline) is only
  * loaded when it is chosen.
  */
-enum ProgressMode {
+public enum ProgressMode {
   /** No progress output ({@code --quiet}). */
   NONE,
   /** Plain timestamped lines on stderr: pipes, CI, {@code --json}, dumb terminals. */
@@ -18,9 +18,9 @@ enum ProgressMode {
   LIVE;
 
   /** Environment variable that turns the live view off when set to anything but empty or "0". */
-  static final String NO_LIVE_ENV = "ORCHESTRATE_NO_LIVE";
+  public static final String NO_LIVE_ENV = "ORCHESTRATE_NO_LIVE";
 
-  static ProgressMode choose(boolean quiet, boolean json, boolean noLive, boolean stderrIsTerminal,
+  public static ProgressMode choose(boolean quiet, boolean json, boolean noLive, boolean stderrIsTerminal,
       Map<String, String> env) {
     if (quiet) {
       return NONE;
@@ -38,7 +38,7 @@ enum ProgressMode {
    * points; elsewhere {@code System.console()} (stdin and stdout are terminals) is the hint. jline
    * checks again when the live view opens and the run falls back to plain lines if it disagrees.
    */
-  static boolean stderrIsTerminal() {
+  public static boolean stderrIsTerminal() {
     Path fd2 = Path.of("/proc/self/fd/2");
     try {
       if (Files.isSymbolicLink(fd2)) {

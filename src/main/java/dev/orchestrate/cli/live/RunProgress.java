@@ -1,4 +1,4 @@
-package dev.orchestrate.cli;
+package dev.orchestrate.cli.live;
 
 import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.item.ItemState;
@@ -19,7 +19,7 @@ import java.util.function.Consumer;
  * Progress lines on stderr (UI, not logs): one when a phase starts, one when it ends. The live
  * view prints the same lines above its status area, through {@link #RunProgress(Consumer, Clock)}.
  */
-final class RunProgress implements RunListener, SummarizationListener {
+public final class RunProgress implements RunListener, SummarizationListener {
   private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss")
       .withZone(ZoneId.systemDefault());
 
@@ -27,7 +27,7 @@ final class RunProgress implements RunListener, SummarizationListener {
   private final Clock clock;
   private final Map<String, Instant> jobStarts = new HashMap<>();
 
-  RunProgress(PrintWriter err, Clock clock) {
+  public RunProgress(PrintWriter err, Clock clock) {
     this(line -> {
       err.println(line);
       err.flush();
@@ -73,7 +73,7 @@ final class RunProgress implements RunListener, SummarizationListener {
       if (outcome.kind().isLimit() || outcome.kind() == dev.orchestrate.jobs.OutcomeClass.AUTH) {
         // the provider, not the agent's work: not counted, and the operator wants to know which
         return text.append(" (").append(outcome.kind().key()).append(", not counted): ")
-            .append(StatusCommand.oneLine(outcome.provider().message())).toString();
+            .append(TerminalText.oneLine(outcome.provider().message())).toString();
       }
       text.append(" (").append(outcome.kind().key()).append(')');
     }
@@ -83,9 +83,9 @@ final class RunProgress implements RunListener, SummarizationListener {
       text.append(" -> ").append(after.progress().phase());
     }
     if (after.progress().blockedReason() != null && after.status() != before.status()) {
-      text.append(": ").append(StatusCommand.oneLine(after.progress().blockedReason()));
+      text.append(": ").append(TerminalText.oneLine(after.progress().blockedReason()));
     } else if (after.progress().lastFailure() != null && after.progress().attempts() > before.progress().attempts()) {
-      text.append(" (will retry): ").append(StatusCommand.oneLine(after.progress().lastFailure()));
+      text.append(" (will retry): ").append(TerminalText.oneLine(after.progress().lastFailure()));
     }
     return text.toString();
   }
@@ -103,19 +103,19 @@ final class RunProgress implements RunListener, SummarizationListener {
 
   @Override
   public void itemAdded(ItemState item) {
-    line(item.id() + " added, follow-up of " + item.origin() + ": " + StatusCommand.oneLine(item.definition().title()));
+    line(item.id() + " added, follow-up of " + item.origin() + ": " + TerminalText.oneLine(item.definition().title()));
   }
 
   @Override
   public void summarizationFailed(String itemId, String error) {
-    line(itemId + " summarizing earlier turns failed: " + StatusCommand.oneLine(error));
+    line(itemId + " summarizing earlier turns failed: " + TerminalText.oneLine(error));
   }
 
   private void line(String text) {
     sink.accept(TIME.format(clock.instant()) + " " + TerminalText.safe(text));
   }
 
-  static String seconds(Duration d) {
+  public static String seconds(Duration d) {
     return String.format(java.util.Locale.ROOT, "%.1fs", d.toMillis() / 1000.0);
   }
 }

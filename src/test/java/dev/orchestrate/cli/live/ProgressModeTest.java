@@ -1,8 +1,8 @@
-package dev.orchestrate.cli;
+package dev.orchestrate.cli.live;
 
-import static dev.orchestrate.cli.ProgressMode.LIVE;
-import static dev.orchestrate.cli.ProgressMode.NONE;
-import static dev.orchestrate.cli.ProgressMode.PLAIN;
+import static dev.orchestrate.cli.live.ProgressMode.LIVE;
+import static dev.orchestrate.cli.live.ProgressMode.NONE;
+import static dev.orchestrate.cli.live.ProgressMode.PLAIN;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.orchestrate.cli;
+package dev.orchestrate.cli.live;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -1,4 +1,4 @@
-package dev.orchestrate.cli;
+package dev.orchestrate.cli.live;
 
 /**
  * Text for people's terminals: agent output (summaries, failure context, follow-up titles,
@@ -13,15 +13,15 @@ package dev.orchestrate.cli;
  * is left as it is (a path stays readable), so the escapes are for reading, not for parsing:
  * {@code --json} has the exact text.
  *
- * <p>Every human renderer goes through it: {@link Table}, the progress lines and the live view,
+ * <p>Every human renderer goes through it: {@code cli.Table}, the progress lines and the live view,
  * and the commands' own lines that carry stored text.
  */
-final class TerminalText {
+public final class TerminalText {
   private TerminalText() {
   }
 
   /** {@code text} with every control character made visible; {@code null} as the empty string. */
-  static String safe(String text) {
+  public static String safe(String text) {
     return safe(text, false);
   }
 
@@ -30,7 +30,7 @@ final class TerminalText {
    * lines, such as a job's log ({@code orchestrate logs}). A lone CR is still made visible, so it
    * cannot overwrite a line.
    */
-  static String safeLines(String text) {
+  public static String safeLines(String text) {
     return safe(text, true);
   }
 
@@ -63,7 +63,7 @@ final class TerminalText {
   }
 
   /** Whether {@code text} holds nothing that {@link #safe} would change. */
-  static boolean isSafe(String text) {
+  public static boolean isSafe(String text) {
     return text == null || firstUnsafe(text, false) < 0;
   }
 
@@ -81,5 +81,14 @@ final class TerminalText {
     return c < 0x20 || (c >= 0x7f && c <= 0x9f)
         || (c >= '\u202a' && c <= '\u202e') || (c >= '\u2066' && c <= '\u2069')
         || c == '\u2028' || c == '\u2029';
+  }
+
+  /** A multi-line reason folded into one line of at most 120 characters, for tables and progress. */
+  public static String oneLine(String text) {
+    if (text == null) {
+      return "";
+    }
+    String line = text.strip().replaceAll("\\s*\\R\\s*", " | ");
+    return line.length() > 120 ? line.substring(0, 119) + "…" : line;
   }
 }

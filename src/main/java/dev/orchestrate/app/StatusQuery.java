@@ -1,0 +1,144 @@
+package dev.orchestrate.app;
+
+import dev.orchestrate.item.AgentPauses;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.JobRecord;
+import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.scheduler.Dependencies;
+import dev.orchestrate.state.ItemHistory;
+import dev.orchestrate.state.StateBackend;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.workspace.WorkspaceRecord;
+import dev.orchestrate.workspace.WorkspaceStore;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What {@code status} shows: every item with what its row needs, or one item in full. Reads the
+ * state only (opened to read, {@link StateBackend#openToRead}); an absent state is an empty one.
+ */
+public final class StatusQuery {
+  private StatusQuery() {
+  }
+
+  /** Every item, in the store's order, with its usage, latest job and worktree, and the agent pauses. */
+  public record Overview(List<ItemState> items, Map<String, Usage> usage, Map<String, JobRecord> latestJobs,
+      Map<String, WorkspaceRecord> workspaces, List<AgentPauses.Pause> pauses) {
+    public static final Overview EMPTY = new Overview(List.of(), Map.of(), Map.of(), Map.of(), List.of());
+
+    public Overview {
+      items = Frozen.list(items);
+      usage = Frozen.map(usage);
+      latestJobs = Frozen.map(latestJobs);
+      workspaces = Frozen.map(workspaces);
+      pauses = Frozen.list(pauses);
+    }
+  }
+
+  /** What {@code status ID} found: no state yet, no such item (with the known ids), or the item. */
+  public sealed interface Lookup permits NoState, Unknown, Found {
+  }
+
+  public record NoState() implements Lookup {
+  }
+
+  /** The ids the state knows, in the store's order. */
+  public record Unknown(List<String> known) implements Lookup {
+    public Unknown {
+      known = Frozen.list(known);
+    }
+  }
+
+  public record Found(ItemDetail detail) implements Lookup {
+  }
+
+  /** A phase the item's jobs went through, in the order first run. */
+  public record PhaseView(String name, int attempts, String lastResult, boolean completed, String summary) {
+  }
+
+  /** One item in full: its phases, jobs (with their details), follow-ups, summary, worktree and usage. */
+  public record ItemDetail(ItemState item, int attempts, List<String> waitingOn, List<PhaseView> phases,
+      List<JobRecord> jobs, List<ItemState> followUps, String contextSummary, JobDetails details,
+      WorkspaceRecord workspace, Usage usage) {
+    public ItemDetail {
+      waitingOn = Frozen.list(waitingOn);
+      phases = Frozen.list(phases);
+      jobs = Frozen.list(jobs);
+      followUps = Frozen.list(followUps);
+    }
+  }
+
+  /** Every item ({@link Overview#EMPTY} when there is no state yet). */
+  public static Overview overview(StateBackend backend) {
+    if (!backend.exists()) {
+      return Overview.EMPTY;
+    }
+    try (StateStore store = backend.openToRead()) {
+      return new Overview(store.items().items(), store.items().itemUsage(), store.history().latestJobs(),
+          store.workspaces().all(), store.pauses().all());
+    }
+  }
+
+  /** The item {@code id} in full. */
+  public static Lookup item(StateBackend backend, String id) {
+    if (!backend.exists()) {
+      return new NoState();
+    }
+    try (StateStore store = backend.openToRead()) {
+      Map<String, ItemState> byId = byId(store.items().items());
+      ItemState item = byId.get(id);
+      if (item == null) {
+        return new Unknown(new ArrayList<>(byId.keySet()));
+      }
+      Usage usage = store.items().itemUsage().getOrDefault(id, Usage.UNKNOWN);
+      return new Found(detail(item, byId, store.history(), store, store.workspaces(), usage));
+    }
+  }
+
+  private static ItemDetail detail(ItemState item, Map<String, ItemState> byId, ItemHistory history,
+      StateStore store, WorkspaceStore workspaces, Usage usage) {
+    List<JobRecord> jobs = history.jobs(item.id());
+    Map<String, String> lastAnswer = new LinkedHashMap<>();
+    history.answers(item.id()).forEach(a -> lastAnswer.put(a.phase(), a.text()));
+    Map<String, List<JobRecord>> byPhase = new LinkedHashMap<>();
+    jobs.forEach(job -> byPhase.computeIfAbsent(job.phase(), p -> new ArrayList<>()).add(job));
+    List<PhaseView> phases = new ArrayList<>();
+    byPhase.forEach((phase, runs) -> {
+      JobRecord last = runs.get(runs.size() - 1);
+      boolean completed = runs.stream().anyMatch(j -> "phase_complete".equals(j.result()));
+      int attempts = runs.stream().mapToInt(JobRecord::attempt).max().orElse(0);
+      phases.add(new PhaseView(phase, attempts, last.result() == null ? last.state().key() : last.result(),
+          completed, lastAnswer.get(phase)));
+    });
+    List<ItemState> followUps = byId.values().stream()
+        .filter(i -> i.origin() != null && (i.origin().equals(item.id()) || i.origin().startsWith(item.id() + "/")))
+        .toList();
+    Map<String, JobRecord> latest = jobs.isEmpty() ? Map.of() : Map.of(item.id(), jobs.get(jobs.size() - 1));
+    return new ItemDetail(item, attempts(item, latest),
+        item.status().isTerminal() ? List.of() : Dependencies.unmet(item, byId), phases, jobs, followUps,
+        history.contextSummary(item.id()).orElse(null), JobDetails.of(store.items(), workspaces, jobs),
+        workspaces.workspace(item.id()).orElse(null), usage);
+  }
+
+  /**
+   * The attempts of the item's current phase; for a done or blocked item (whose count the state
+   * resets or keeps at the phase it stopped in), those of its last job's phase when retention kept it.
+   */
+  public static int attempts(ItemState item, Map<String, JobRecord> latestJobs) {
+    int recorded = item.progress().attempts();
+    JobRecord last = latestJobs.get(item.id());
+    if (item.status().isTerminal() && last != null) {
+      return Math.max(recorded, last.attempt());
+    }
+    return recorded;
+  }
+
+  /** The items by id, in their order. */
+  public static Map<String, ItemState> byId(List<ItemState> items) {
+    Map<String, ItemState> byId = new LinkedHashMap<>();
+    items.forEach(i -> byId.put(i.id(), i));
+    return byId;
+  }
+}

@@ -485,14 +485,14 @@ public final class ConfigLoader {
   }
 
   /** retention.worktrees: a policy like the others, plus discard_uncommitted. */
-  private RetentionConfig.Worktrees worktreesRetention(YamlNode.Mapping retention,
-      RetentionConfig.Worktrees defaults) {
+  private RetentionConfig.WorktreePolicy worktreesRetention(YamlNode.Mapping retention,
+      RetentionConfig.WorktreePolicy defaults) {
     RetentionConfig.Policy policy = policy(retention, "worktrees", defaults.policy());
     boolean discard = retention.get("worktrees").filter(YamlNode.Mapping.class::isInstance)
         .flatMap(n -> ((YamlNode.Mapping) n).get("discard_uncommitted"))
         .flatMap(n -> values.bool(n, "retention.worktrees.discard_uncommitted"))
         .orElse(defaults.discardUncommitted());
-    return new RetentionConfig.Worktrees(policy, discard);
+    return new RetentionConfig.WorktreePolicy(policy, discard);
   }
 
   /**

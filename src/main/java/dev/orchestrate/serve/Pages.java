@@ -12,10 +12,10 @@ import dev.orchestrate.jobs.CommandRun;
 import dev.orchestrate.memory.CompactionPolicy;
 import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.state.DashboardQueries;
-import dev.orchestrate.state.DashboardQueries.ItemFilter;
+import dev.orchestrate.state.DashboardQueries.DashboardFilter;
 import dev.orchestrate.state.DashboardQueries.Page;
 import dev.orchestrate.state.DashboardQueries.RunBounds;
-import dev.orchestrate.state.ItemHistory.Answer;
+import dev.orchestrate.state.ItemHistory.KeptAnswer;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.stats.DatabaseFigures;
 import dev.orchestrate.stats.Sample;
@@ -179,7 +179,7 @@ final class Pages {
           .append("' is not one of ").append(esc(String.join(", ", name.equals("status") ? STATUSES : PRIORITIES)))
           .append(": <a href=\"/items\">all items</a>.</p>")));
     }
-    ItemFilter filter = new ItemFilter(status, priority, q.get("tag"), q.get("q"));
+    DashboardFilter filter = new DashboardFilter(status, priority, q.get("tag"), q.get("q"));
     long offset = q.number("offset", 0);
     Page<ItemState> page = db.items(filter, PAGE_SIZE, (int) Math.min(offset, Integer.MAX_VALUE));
     StringBuilder b = new StringBuilder("<h1>Items</h1>");
@@ -264,10 +264,10 @@ final class Pages {
     pre(b, "Unblock notes", item.progress().unblockNotes());
     pre(b, "Phase summary", item.progress().phaseSummary());
     pre(b, "Context summary", db.contextSummary(item.id()).orElse(null));
-    List<Answer> answers = db.answers(item.id(), ITEM_ANSWERS);
+    List<KeptAnswer> answers = db.answers(item.id(), ITEM_ANSWERS);
     if (!answers.isEmpty()) {
       b.append("<section><h2>Summaries by phase and attempt</h2>");
-      for (Answer a : answers) {
+      for (KeptAnswer a : answers) {
         b.append("<h3>").append(esc(a.phase())).append(", attempt ").append(a.attempt())
             .append("</h3><pre class=\"text\">")
             .append(esc(a.text())).append("</pre>");

@@ -52,7 +52,7 @@ public final class Worktrees implements ItemWorkspaces {
   private final Git git;
   private final Repository repo;
   private final WorkspaceConfig config;
-  private final RetentionConfig.Worktrees retention;
+  private final RetentionConfig.WorktreePolicy retention;
   private final WorkspaceStore store;
   private final Path root;
   private final Clock clock;
@@ -67,7 +67,7 @@ public final class Worktrees implements ItemWorkspaces {
    *             {@code .gitignore} of {@code *} so that the user's {@code git add -A} in the main
    *             checkout never picks the nested worktrees up
    */
-  public Worktrees(Git git, Repository repo, WorkspaceConfig config, RetentionConfig.Worktrees retention,
+  public Worktrees(Git git, Repository repo, WorkspaceConfig config, RetentionConfig.WorktreePolicy retention,
       WorkspaceStore store, Path root, Clock clock) {
     this.git = Objects.requireNonNull(git, "git");
     this.repo = Objects.requireNonNull(repo, "repo");

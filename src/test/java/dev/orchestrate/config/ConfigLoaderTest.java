@@ -562,10 +562,11 @@ class ConfigLoaderTest {
         """).execution().workspace();
     assertEquals(new WorkspaceConfig(WorkspaceConfig.Mode.WORKTREE, "release/2.x", WorkspaceConfig.Merge.MERGE, false,
         new WorkspaceConfig.Author("Robot Builder", "robot@example.com"), true), w);
-    RetentionConfig.Worktrees r = load(
+    RetentionConfig.WorktreePolicy r = load(
         "retention: {worktrees: {max_rows: 20, max_age: 2d, discard_uncommitted: true}}\n")
         .retention().worktrees();
-    assertEquals(new RetentionConfig.Worktrees(RetentionConfig.Policy.of(20, java.time.Duration.ofDays(2)), true), r);
+    assertEquals(new RetentionConfig.WorktreePolicy(RetentionConfig.Policy.of(20, java.time.Duration.ofDays(2)), true),
+        r);
     assertEquals(WorkspaceConfig.defaults(), load("execution: {max_wip: 2}\n").execution().workspace());
   }
 

@@ -56,7 +56,7 @@ final class SqlDashboard implements DashboardQueries {
 
   /** The items that pass {@code filter}, in backlog order, {@code limit} from {@code offset}. */
   @Override
-  public Page<ItemState> items(ItemFilter filter, int limit, int offset) {
+  public Page<ItemState> items(DashboardFilter filter, int limit, int offset) {
     StringBuilder where = new StringBuilder(" WHERE 1 = 1");
     List<Object> params = new ArrayList<>();
     if (filter.status() != null) {
@@ -118,10 +118,10 @@ final class SqlDashboard implements DashboardQueries {
 
   /** The agents' answers kept as turns, in order, at most the last {@code limit}. */
   @Override
-  public List<ItemHistory.Answer> answers(String itemId, int limit) {
-    List<ItemHistory.Answer> answers = new ArrayList<>(jdbc.query("""
+  public List<ItemHistory.KeptAnswer> answers(String itemId, int limit) {
+    List<ItemHistory.KeptAnswer> answers = new ArrayList<>(jdbc.query("""
         SELECT phase, attempt, text FROM turns WHERE item_id = ? AND role = 'assistant' ORDER BY seq DESC LIMIT ?""",
-        rs -> new ItemHistory.Answer(rs.getString(1), rs.getInt(2), rs.getString(3)), itemId, limit));
+        rs -> new ItemHistory.KeptAnswer(rs.getString(1), rs.getInt(2), rs.getString(3)), itemId, limit));
     Collections.reverse(answers);
     return answers;
   }

@@ -53,9 +53,9 @@ final class SqlItemHistory implements ItemHistory {
 
   /** The agents' answers the item's turns kept (finished items' turns are condensed in time), in order. */
   @Override
-  public List<Answer> answers(String itemId) {
+  public List<KeptAnswer> answers(String itemId) {
     return jdbc.query("SELECT phase, attempt, text FROM turns WHERE item_id = ? AND role = 'assistant' ORDER BY seq",
-        rs -> new Answer(rs.getString(1), rs.getInt(2), rs.getString(3)), itemId);
+        rs -> new KeptAnswer(rs.getString(1), rs.getInt(2), rs.getString(3)), itemId);
   }
 
   /** The rolling summary of the item's condensed turns, if any. */

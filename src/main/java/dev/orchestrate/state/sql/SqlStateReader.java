@@ -84,8 +84,8 @@ final class SqlStateReader {
     // worktrees (schema 9): its recorded limits when there are any; discard_uncommitted is never
     // recorded, so a compact without a config keeps every worktree with uncommitted work.
     Limits worktrees = rows.get(StructureName.WORKTREES.key());
-    RetentionConfig.Worktrees worktreesPolicy = recorded && worktrees != null && worktrees.valid()
-        ? new RetentionConfig.Worktrees(worktrees.policy(), false) : defaults.worktrees();
+    RetentionConfig.WorktreePolicy worktreesPolicy = recorded && worktrees != null && worktrees.valid()
+        ? new RetentionConfig.WorktreePolicy(worktrees.policy(), false) : defaults.worktrees();
     return new RecordedPolicies(new RetentionConfig(defaults.maintenanceInterval(), defaults.budget(), jobs, turns,
         events, samples, worktreesPolicy), keepRecent, defaulted);
   }

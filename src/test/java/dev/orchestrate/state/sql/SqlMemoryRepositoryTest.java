@@ -208,12 +208,12 @@ class SqlMemoryRepositoryTest {
   void outcome_memories_are_recorded_once_per_item_and_outcome_and_done_supersedes_blocked() {
     try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       MemoryService service = new MemoryService(repo, Clock.fixed(T, ZoneOffset.UTC), 20_000);
-      service.itemFinished("WRK-1", "Title", ProjectMemory.Outcome.BLOCKED, "needs a key");
-      service.itemFinished("WRK-1", "Title", ProjectMemory.Outcome.BLOCKED, "needs a key, again");
+      service.itemFinished("WRK-1", "Title", ProjectMemory.FinalStatus.BLOCKED, "needs a key");
+      service.itemFinished("WRK-1", "Title", ProjectMemory.FinalStatus.BLOCKED, "needs a key, again");
       assertEquals(List.of("outcome:WRK-1:blocked"), ids(repo.listActive(null, null)));
       assertEquals("Title — needs a key, again", repo.get("outcome:WRK-1:blocked").orElseThrow().content());
-      service.itemFinished("WRK-1", "Title", ProjectMemory.Outcome.DONE, "shipped");
-      service.itemFinished("WRK-1", "Title", ProjectMemory.Outcome.DONE, "shipped");
+      service.itemFinished("WRK-1", "Title", ProjectMemory.FinalStatus.DONE, "shipped");
+      service.itemFinished("WRK-1", "Title", ProjectMemory.FinalStatus.DONE, "shipped");
       assertEquals(List.of("outcome:WRK-1:done"), ids(repo.listActive(null, null)));
       assertEquals("outcome:WRK-1:done", repo.get("outcome:WRK-1:blocked").orElseThrow().supersededBy());
       assertEquals("WRK-1", repo.get("outcome:WRK-1:done").orElseThrow().sourceItem());

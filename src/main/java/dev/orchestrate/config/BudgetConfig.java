@@ -33,9 +33,4 @@ public record BudgetConfig(Double perDayUsd, Double perWeekUsd, Long tokensPerDa
   public boolean isLimited() {
     return perDayUsd != null || perWeekUsd != null || tokensPerDay != null || tokensPerWeek != null;
   }
-
-  /** Whether it limits cost, which needs an agent that reports cost. */
-  public boolean limitsCost() {
-    return perDayUsd != null || perWeekUsd != null;
-  }
 }

@@ -115,11 +115,6 @@ public record Config(
         DEFAULT_KEEP_RECENT, DEFAULT_BOOT_CONTEXT_CHARS);
   }
 
-  /** Recent turns kept verbatim in prompts ({@code context.window_size}). */
-  public int contextWindowSize() {
-    return context.windowSize();
-  }
-
   public Config withContext(ContextConfig context) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
         memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents);

@@ -151,10 +151,6 @@ public final class DashboardServer implements AutoCloseable {
     return server.getAddress().getPort();
   }
 
-  public InetSocketAddress address() {
-    return server.getAddress();
-  }
-
   private void handle(HttpExchange ex) throws IOException {
     try (ex) {
       Headers h = ex.getResponseHeaders();

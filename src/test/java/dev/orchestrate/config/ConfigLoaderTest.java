@@ -99,7 +99,7 @@ class ConfigLoaderTest {
         ExecutionConfig.DEFAULT_PHASE_CAP), config.execution());
     assertEquals(Config.DEFAULT_PIPELINE, config.defaultPipeline());
     assertEquals(defaults.pipelines(), config.pipelines());
-    assertEquals(Config.DEFAULT_WINDOW_SIZE, config.contextWindowSize());
+    assertEquals(Config.DEFAULT_WINDOW_SIZE, config.context().windowSize());
     assertEquals(Config.DEFAULT_KEEP_RECENT, config.memoryKeepRecent());
     assertEquals(Config.DEFAULT_BOOT_CONTEXT_CHARS, config.memoryBootContextChars());
   }
@@ -117,7 +117,7 @@ class ConfigLoaderTest {
     assertEquals(new AgentConfig(List.of("bash", "a.sh"), AgentConfig.DEFAULT_TIMEOUT,
         AgentConfig.DEFAULT_KILL_GRACE, Map.of(), ResultFallback.EXIT_CODE,
         AgentConfig.DEFAULT_LOG_MAX_BYTES, AgentConfig.DEFAULT_OUTPUT_TAIL_CHARS), config.agent());
-    assertEquals(Config.DEFAULT_WINDOW_SIZE, config.contextWindowSize());
+    assertEquals(Config.DEFAULT_WINDOW_SIZE, config.context().windowSize());
     assertEquals(0, config.memoryKeepRecent());
     assertEquals(Config.DEFAULT_BOOT_CONTEXT_CHARS, config.memoryBootContextChars());
   }

@@ -42,7 +42,7 @@ final class SqlStateReader {
     }
     String sql = jdbc.dialect().has(Dialect.Feature.ITEM_ORIGINS, schemaVersion) ? "SELECT * FROM items ORDER BY seq"
         : "SELECT *, NULL AS origin FROM items ORDER BY seq";
-    return jdbc.query(sql, SqlStateRepository::item);
+    return jdbc.query(sql, StateRows::item);
   }
 
   /** The ids of every stored item: backlog items, those no longer listed, and follow-ups. */

@@ -21,7 +21,7 @@ public record BudgetConfig(Double perDayUsd, Double perWeekUsd, Long tokensPerDa
    * Whether the config {@code file} may have a {@code budget} section, found without parsing YAML
    * (as {@link StateConfig#mayBeSetIn}): {@code stats} parses the config only then.
    */
-  public static boolean mayBeSetIn(Path file) {
+  static boolean mayBeSetIn(Path file) {
     try {
       return Files.size(file) > MAX_SCANNED_BYTES
           || BUDGET_LINE.matcher(new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1)).find();

@@ -10,7 +10,7 @@ import java.util.function.Function;
  * with the same marker, and counts the cut as a truncated write, which a cut made inside the
  * summarizer would hide. The text stored is the same either way.
  */
-public final class Summarizers {
+final class Summarizers {
   /** The builtin summarizer's own cap here: none, its output is at most as long as its input. */
   private static final int UNCAPPED = Integer.MAX_VALUE;
 

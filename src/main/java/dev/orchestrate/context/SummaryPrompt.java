@@ -6,7 +6,7 @@ import java.util.List;
  * The text sent to a summarizer: fixed instructions (which a configured prompt may extend, never
  * replace), the previous summary, and only the turns that aged out since it was written.
  */
-public final class SummaryPrompt {
+final class SummaryPrompt {
   /** Always in the prompt (issue 5, docs/agents.md). */
   public static final String PRESERVE = "Preserve all technical decisions, file paths, error messages, "
       + "and architectural constraints. Omit conversational filler.";

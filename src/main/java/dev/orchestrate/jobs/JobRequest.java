@@ -81,7 +81,7 @@ public record JobRequest(
     this(itemId, phase, attempt, prompt, agent, workDir, jobDir, null, Steps.NONE);
   }
 
-  public Path promptFile() {
+  Path promptFile() {
     return jobDir.resolve("prompt.md");
   }
 
@@ -94,7 +94,7 @@ public record JobRequest(
   }
 
   /** The ORCHESTRATE_* variables, on top of which agent.env is laid. */
-  public Map<String, String> protocolEnv() {
+  Map<String, String> protocolEnv() {
     if (workspace != null) {
       return Map.of(
           "ORCHESTRATE_ITEM_ID", itemId,

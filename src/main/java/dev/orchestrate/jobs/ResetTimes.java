@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  * A clock time without a date is the next such time after now. Anything not understood is empty:
  * orchestrate then backs off on its own.
  */
-public final class ResetTimes {
+final class ResetTimes {
   /** Epoch values above this are milliseconds (this many seconds is the year 5138). */
   private static final long SECONDS_CEILING = 100_000_000_000L;
   /** A reset further ahead than this is not believed (a parse gone wrong, or a hostile agent). */

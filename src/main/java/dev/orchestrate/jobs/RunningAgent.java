@@ -6,7 +6,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 
 /** A started agent attempt: wait for its outcome, or stop it. Safe to share between threads. */
-public final class RunningAgent implements AgentHandle {
+final class RunningAgent implements AgentHandle {
 
   /** The process the job runs now (a set-up step, the agent, a gate); null before the first starts. */
   private final java.util.concurrent.atomic.AtomicReference<ProcessHandle> process;

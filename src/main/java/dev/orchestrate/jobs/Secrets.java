@@ -94,7 +94,7 @@ public final class Secrets {
   }
 
   /** Whether a variable of this name is secret without being listed. */
-  public static boolean hasSecretName(String name) {
+  static boolean hasSecretName(String name) {
     String upper = name.toUpperCase(Locale.ROOT);
     return SECRET_NAME_SUFFIXES.stream().anyMatch(upper::endsWith);
   }

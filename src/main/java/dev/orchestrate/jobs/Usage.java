@@ -107,7 +107,7 @@ public record Usage(Long inputTokens, Long outputTokens, Long cacheReadTokens, L
   }
 
   /** These figures with {@code problem} added to the note (see {@link #NOTE_PREFIX}). */
-  public Usage noting(String problem) {
+  Usage noting(String problem) {
     return new Usage(inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd,
         note == null ? NOTE_PREFIX + problem : note + "; " + problem);
   }

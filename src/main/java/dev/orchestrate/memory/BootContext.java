@@ -9,7 +9,7 @@ import java.util.List;
  * while they fit in the character budget. When load-bearing items alone do not fit, the text
  * says how many were left out.
  */
-public final class BootContext {
+final class BootContext {
   private BootContext() {
   }
 

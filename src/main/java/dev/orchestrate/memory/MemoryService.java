@@ -18,7 +18,7 @@ public final class MemoryService implements ProjectMemory {
     this.bootContextChars = bootContextChars;
   }
 
-  public static String outcomeId(String itemId, FinalStatus status) {
+  static String outcomeId(String itemId, FinalStatus status) {
     return "outcome:" + itemId + ":" + status.key();
   }
 

@@ -119,7 +119,7 @@ public final class MaintenanceSchedule implements Housekeeping {
   }
 
   /** Ticks that continued a pass which had stepped aside. */
-  public int continuations() {
+  int continuations() {
     return continuations;
   }
 

@@ -93,7 +93,7 @@ public final class Git {
    * Where a command runs, with the repository pinned: {@code GIT_DIR}, {@code GIT_COMMON_DIR} and
    * (when not null) {@code GIT_WORK_TREE}. Build one only from paths orchestrate verified.
    */
-  public record Place(Path dir, Path gitDir, Path commonDir, Path workTree) {
+  record Place(Path dir, Path gitDir, Path commonDir, Path workTree) {
     public Place {
       Objects.requireNonNull(dir, "dir");
       Objects.requireNonNull(gitDir, "gitDir");

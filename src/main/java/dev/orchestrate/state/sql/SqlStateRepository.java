@@ -85,12 +85,12 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   }
 
   /** The items' git worktrees (execution.workspace: worktree), on this repository's connection. */
-  public dev.orchestrate.workspace.WorkspaceStore workspaceStore() {
+  dev.orchestrate.workspace.WorkspaceStore workspaceStore() {
     return new SqlWorkspaceStore(jdbc);
   }
 
   /** Turn history and summaries, on this repository's connection. */
-  public TurnRepository turnRepository() {
+  TurnRepository turnRepository() {
     return new SqlTurnRepository(jdbc);
   }
 

@@ -120,7 +120,7 @@ public record Config(
         memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents);
   }
 
-  public Pipeline pipeline(String name) {
+  Pipeline pipeline(String name) {
     Pipeline p = pipelines.get(name);
     if (p == null) {
       throw new IllegalArgumentException("unknown pipeline " + Quote.value(name));

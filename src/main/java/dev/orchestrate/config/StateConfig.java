@@ -46,7 +46,7 @@ public record StateConfig(String url, Duration leaseTimeout) {
     }
   }
 
-  public static StateConfig defaults() {
+  static StateConfig defaults() {
     return new StateConfig(null, DEFAULT_LEASE_TIMEOUT);
   }
 }

@@ -21,7 +21,7 @@ final class Summarizers {
    * @param workDir  where a command summarizer runs (the backlog's directory)
    * @param env      environment lookup for the openai API key
    */
-  public static Summarizer create(SummarizerConfig config, Path workDir,
+  static Summarizer create(SummarizerConfig config, Path workDir,
       Function<String, String> env) {
     return switch (config.kind()) {
       case BUILTIN -> new BuiltinSummarizer(UNCAPPED);
@@ -31,7 +31,7 @@ final class Summarizers {
   }
 
   /** The stand-in for a failed summarization, or null when {@code fallback: none}. */
-  public static Summarizer fallback(SummarizerConfig config) {
+  static Summarizer fallback(SummarizerConfig config) {
     return config.fallback() == SummarizerConfig.Fallback.NONE ? null : new BuiltinSummarizer(UNCAPPED);
   }
 }

@@ -23,7 +23,7 @@ final class SummaryPrompt {
    * @param previousSummary  the item's current summary, or null
    * @param turns            the newly aged-out turns, oldest first
    */
-  public static String build(String customPrompt, String previousSummary, List<Turn> turns) {
+  static String build(String customPrompt, String previousSummary, List<Turn> turns) {
     StringBuilder out = new StringBuilder(1024);
     out.append("You condense the earlier history of one backlog item so that an agent can continue ")
         .append("the work without reading it.\n")

@@ -46,7 +46,7 @@ public record JobRequest(
     steps = steps == null ? Steps.NONE : steps;
   }
 
-  public JobRequest(String itemId, String phase, int attempt, String prompt, AgentConfig agent, Path workDir,
+  JobRequest(String itemId, String phase, int attempt, String prompt, AgentConfig agent, Path workDir,
       Path jobDir, Path workspace) {
     this(itemId, phase, attempt, prompt, agent, workDir, jobDir, workspace, Steps.NONE);
   }
@@ -76,7 +76,7 @@ public record JobRequest(
   }
 
   /** A request for the shared workspace (no worktree of its own). */
-  public JobRequest(String itemId, String phase, int attempt, String prompt, AgentConfig agent, Path workDir,
+  JobRequest(String itemId, String phase, int attempt, String prompt, AgentConfig agent, Path workDir,
       Path jobDir) {
     this(itemId, phase, attempt, prompt, agent, workDir, jobDir, null, Steps.NONE);
   }
@@ -85,7 +85,7 @@ public record JobRequest(
     return jobDir.resolve("prompt.md");
   }
 
-  public Path resultFile() {
+  Path resultFile() {
     return jobDir.resolve("result.json");
   }
 

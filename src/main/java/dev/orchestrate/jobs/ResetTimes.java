@@ -55,7 +55,7 @@ final class ResetTimes {
   }
 
   /** An epoch timestamp in seconds or milliseconds (decided by magnitude), if it is a plausible reset. */
-  public static Optional<Instant> epoch(long value, Instant now) {
+  static Optional<Instant> epoch(long value, Instant now) {
     if (value <= 0) {
       return Optional.empty();
     }
@@ -64,7 +64,7 @@ final class ResetTimes {
   }
 
   /** The reset time a CLI's message names, if it names one this can read. */
-  public static Optional<Instant> parse(String text, Instant now, ZoneId localZone) {
+  static Optional<Instant> parse(String text, Instant now, ZoneId localZone) {
     if (text == null || text.isBlank()) {
       return Optional.empty();
     }

@@ -62,7 +62,7 @@ public final class Secrets {
   }
 
   /** These values (short ones dropped). */
-  public static Secrets of(Collection<String> values) {
+  static Secrets of(Collection<String> values) {
     return new Secrets(values);
   }
 
@@ -99,7 +99,7 @@ public final class Secrets {
     return SECRET_NAME_SUFFIXES.stream().anyMatch(upper::endsWith);
   }
 
-  public boolean isEmpty() {
+  boolean isEmpty() {
     return values.isEmpty();
   }
 
@@ -136,7 +136,7 @@ public final class Secrets {
   }
 
   /** Every text of {@code outcome} masked; the outcome itself when nothing needed masking. */
-  public AgentOutcome mask(AgentOutcome outcome) {
+  AgentOutcome mask(AgentOutcome outcome) {
     if (values.isEmpty()) {
       return outcome;
     }

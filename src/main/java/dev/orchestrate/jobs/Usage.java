@@ -151,7 +151,7 @@ public record Usage(Long inputTokens, Long outputTokens, Long cacheReadTokens, L
   }
 
   /** {@code a + b}, clamped to the range of a long instead of wrapping. */
-  public static long add(long a, long b) {
+  static long add(long a, long b) {
     long sum = a + b;
     // Overflow happened when both operands have the sign the result lacks.
     if (((a ^ sum) & (b ^ sum)) < 0) {

@@ -14,7 +14,7 @@ final class BootContext {
   }
 
   /** The section's text, or null when there is nothing to say. */
-  public static String render(List<MemoryItem> loadBearing, List<MemoryItem> recentEpisodes, int budgetChars) {
+  static String render(List<MemoryItem> loadBearing, List<MemoryItem> recentEpisodes, int budgetChars) {
     StringBuilder out = new StringBuilder();
     int leftOutLoadBearing = 0;
     for (MemoryItem item : loadBearing) {

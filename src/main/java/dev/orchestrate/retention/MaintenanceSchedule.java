@@ -114,7 +114,7 @@ public final class MaintenanceSchedule implements Housekeeping {
   }
 
   /** Passes begun. */
-  public int passes() {
+  int passes() {
     return passes;
   }
 
@@ -123,12 +123,12 @@ public final class MaintenanceSchedule implements Housekeeping {
     return continuations;
   }
 
-  public int failures() {
+  int failures() {
     return failures;
   }
 
   /** Whether a pass stepped aside and waits to be continued. */
-  public boolean pending() {
+  boolean pending() {
     return current != null;
   }
 }

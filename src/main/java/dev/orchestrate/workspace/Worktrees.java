@@ -123,7 +123,7 @@ public final class Worktrees implements ItemWorkspaces {
     return this;
   }
 
-  public Repository repository() {
+  Repository repository() {
     return repo;
   }
 

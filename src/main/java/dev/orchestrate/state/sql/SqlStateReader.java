@@ -31,12 +31,12 @@ final class SqlStateReader {
   }
 
   /** The migrations applied; below the dialect's latest, a read-write store upgrades it first. */
-  public int schemaVersion() {
+  int schemaVersion() {
     return schemaVersion;
   }
 
   /** Every stored item in backlog order. */
-  public List<ItemState> items() {
+  List<ItemState> items() {
     if (schemaVersion < 1) {
       return List.of();
     }
@@ -46,7 +46,7 @@ final class SqlStateReader {
   }
 
   /** The ids of every stored item: backlog items, those no longer listed, and follow-ups. */
-  public Set<String> itemIds() {
+  Set<String> itemIds() {
     if (schemaVersion < 1) {
       return Set.of();
     }
@@ -60,7 +60,7 @@ final class SqlStateReader {
    * without it (never recorded, or a schema without the table), every structure takes its built-in
    * default.
    */
-  public RecordedPolicies recordedPolicies() {
+  RecordedPolicies recordedPolicies() {
     Map<String, Limits> rows = new HashMap<>();
     if (jdbc.dialect().has(Dialect.Feature.STRUCTURES, schemaVersion)) {
       jdbc.query("SELECT name, max_rows, max_age_ms FROM structures WHERE name IN "

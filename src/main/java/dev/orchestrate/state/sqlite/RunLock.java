@@ -29,7 +29,7 @@ public final class RunLock implements AutoCloseable {
     this.lock = lock;
   }
 
-  public static RunLock acquire(StateDirectory dir, Instant now) {
+  static RunLock acquire(StateDirectory dir, Instant now) {
     Path file = dir.lockFile();
     try {
       dir.create();

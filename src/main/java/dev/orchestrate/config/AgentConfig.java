@@ -194,7 +194,7 @@ public record AgentConfig(
         maxConcurrent, resume);
   }
 
-  public static AgentConfig defaults() {
+  static AgentConfig defaults() {
     return new AgentConfig(List.of(), DEFAULT_TIMEOUT, DEFAULT_KILL_GRACE, Map.of(),
         ResultFallback.EXIT_CODE, DEFAULT_LOG_MAX_BYTES, DEFAULT_OUTPUT_TAIL_CHARS);
   }

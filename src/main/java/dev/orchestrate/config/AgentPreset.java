@@ -124,10 +124,6 @@ public enum AgentPreset {
     return program;
   }
 
-  public List<String> headlessArgs() {
-    return headlessArgs;
-  }
-
   /** How to install the program, e.g. {@code npm install -g @openai/codex}; null for {@link #COMMAND}. */
   public String installHint() {
     return installHint;

@@ -21,7 +21,7 @@ public record BudgetConfig(Double perDayUsd, Double perWeekUsd, Long tokensPerDa
    * Whether the config {@code file} may have a {@code budget} section, found without parsing YAML
    * (as {@link StateConfig#mayBeSetIn}): {@code stats} parses the config only then.
    */
-  public static boolean mayBeSetIn(Path file) {
+  static boolean mayBeSetIn(Path file) {
     try {
       return Files.size(file) > MAX_SCANNED_BYTES
           || BUDGET_LINE.matcher(new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1)).find();
@@ -32,10 +32,5 @@ public record BudgetConfig(Double perDayUsd, Double perWeekUsd, Long tokensPerDa
 
   public boolean isLimited() {
     return perDayUsd != null || perWeekUsd != null || tokensPerDay != null || tokensPerWeek != null;
-  }
-
-  /** Whether it limits cost, which needs an agent that reports cost. */
-  public boolean limitsCost() {
-    return perDayUsd != null || perWeekUsd != null;
   }
 }

@@ -115,17 +115,12 @@ public record Config(
         DEFAULT_KEEP_RECENT, DEFAULT_BOOT_CONTEXT_CHARS);
   }
 
-  /** Recent turns kept verbatim in prompts ({@code context.window_size}). */
-  public int contextWindowSize() {
-    return context.windowSize();
-  }
-
   public Config withContext(ContextConfig context) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
         memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents);
   }
 
-  public Pipeline pipeline(String name) {
+  Pipeline pipeline(String name) {
     Pipeline p = pipelines.get(name);
     if (p == null) {
       throw new IllegalArgumentException("unknown pipeline " + Quote.value(name));

@@ -19,7 +19,7 @@ public record ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int
   }
 
   /** Limits with no budget and the default workspace (shared). */
-  public ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int circuitBreaker, int phaseCap) {
+  ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int circuitBreaker, int phaseCap) {
     this(maxWip, maxConcurrent, maxRetries, circuitBreaker, phaseCap, null, null, WorkspaceConfig.defaults());
   }
 
@@ -32,7 +32,7 @@ public record ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int
         workspace);
   }
 
-  public ExecutionConfig withWorkspace(WorkspaceConfig workspace) {
+  ExecutionConfig withWorkspace(WorkspaceConfig workspace) {
     return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, circuitBreaker, phaseCap, maxCostUsd, maxTokens,
         workspace);
   }

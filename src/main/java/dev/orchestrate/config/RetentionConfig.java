@@ -21,7 +21,7 @@ import java.util.OptionalInt;
  *                            worktree); a worktree of an item still at work is never removed
  */
 public record RetentionConfig(Duration maintenanceInterval, int budget, Policy jobs, Policy turns, Policy events,
-    Policy statsSamples, Worktrees worktrees) {
+    Policy statsSamples, WorktreePolicy worktrees) {
   public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(1);
   /**
    * {@code max_rows} is a ceiling: maintenance prunes a structure down to this share of it, so that
@@ -39,13 +39,13 @@ public record RetentionConfig(Duration maintenanceInterval, int budget, Policy j
     if (budget < 1) {
       throw new IllegalArgumentException("budget must be at least 1, got " + budget);
     }
-    worktrees = worktrees == null ? Worktrees.DEFAULT : worktrees;
+    worktrees = worktrees == null ? WorktreePolicy.DEFAULT : worktrees;
   }
 
   /** The policies with the default worktree retention. */
   public RetentionConfig(Duration maintenanceInterval, int budget, Policy jobs, Policy turns, Policy events,
       Policy statsSamples) {
-    this(maintenanceInterval, budget, jobs, turns, events, statsSamples, Worktrees.DEFAULT);
+    this(maintenanceInterval, budget, jobs, turns, events, statsSamples, WorktreePolicy.DEFAULT);
   }
 
   /**
@@ -54,10 +54,10 @@ public record RetentionConfig(Duration maintenanceInterval, int budget, Policy j
    * @param discardUncommitted whether retention may remove a blocked item's worktree that holds
    *                           uncommitted changes (someone's fix in progress); off by default
    */
-  public record Worktrees(Policy policy, boolean discardUncommitted) {
-    public static final Worktrees DEFAULT = new Worktrees(Policy.of(100, Duration.ofDays(7)), false);
+  public record WorktreePolicy(Policy policy, boolean discardUncommitted) {
+    public static final WorktreePolicy DEFAULT = new WorktreePolicy(Policy.of(100, Duration.ofDays(7)), false);
 
-    public Worktrees {
+    public WorktreePolicy {
       java.util.Objects.requireNonNull(policy, "policy");
     }
   }

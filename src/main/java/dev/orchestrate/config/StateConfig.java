@@ -37,7 +37,7 @@ public record StateConfig(String url, Duration leaseTimeout) {
    * nor the config loader (start-up time) for a config that leaves the state alone. An unreadable
    * file may: reading it reports why.
    */
-  public static boolean mayBeSetIn(Path file) {
+  static boolean mayBeSetIn(Path file) {
     try {
       return Files.size(file) > MAX_SCANNED_BYTES
           || STATE_LINE.matcher(new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1)).find();
@@ -46,7 +46,7 @@ public record StateConfig(String url, Duration leaseTimeout) {
     }
   }
 
-  public static StateConfig defaults() {
+  static StateConfig defaults() {
     return new StateConfig(null, DEFAULT_LEASE_TIMEOUT);
   }
 }

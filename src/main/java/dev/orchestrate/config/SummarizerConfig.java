@@ -57,7 +57,7 @@ public record SummarizerConfig(
     return builtin(Fallback.BUILTIN, null);
   }
 
-  public static SummarizerConfig builtin(Fallback fallback, String prompt) {
+  static SummarizerConfig builtin(Fallback fallback, String prompt) {
     return new SummarizerConfig(Kind.BUILTIN, null, null, null, List.of(), DEFAULT_TIMEOUT, fallback, prompt);
   }
 

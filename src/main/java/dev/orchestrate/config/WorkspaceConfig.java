@@ -35,7 +35,7 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
     copy = copy == null ? List.of() : List.copyOf(copy);
   }
 
-  public WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches, Author commitAuthor,
+  WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches, Author commitAuthor,
       boolean destructiveRunsAlone) {
     this(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, List.of(), List.of());
   }

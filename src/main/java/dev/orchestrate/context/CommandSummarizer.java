@@ -18,7 +18,7 @@ import java.util.concurrent.TimeoutException;
  * Summarizes by running a program (argv, no shell): the prompt on its stdin, the summary from its
  * stdout. On timeout the program and everything it started are killed.
  */
-public final class CommandSummarizer implements Summarizer {
+final class CommandSummarizer implements Summarizer {
   /** More than any sane summary; protects the runner from a program that never stops printing. */
   static final int MAX_OUTPUT_BYTES = 1 << 20;
   private static final int STDERR_EXCERPT_CHARS = 300;
@@ -27,7 +27,7 @@ public final class CommandSummarizer implements Summarizer {
   private final Path workDir;
   private final Duration timeout;
 
-  public CommandSummarizer(List<String> command, Path workDir, Duration timeout) {
+  CommandSummarizer(List<String> command, Path workDir, Duration timeout) {
     if (command.isEmpty()) {
       throw new IllegalArgumentException("the command summarizer needs a command");
     }

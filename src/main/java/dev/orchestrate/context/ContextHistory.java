@@ -21,7 +21,7 @@ public final class ContextHistory implements TurnHistory {
   private final int turnMaxChars;
   private final Clock clock;
 
-  public ContextHistory(TurnRepository repository, SlidingWindowSummarizer window, int turnMaxChars, Clock clock) {
+  ContextHistory(TurnRepository repository, SlidingWindowSummarizer window, int turnMaxChars, Clock clock) {
     this.repository = repository;
     this.window = window;
     this.turnMaxChars = turnMaxChars;

@@ -20,7 +20,7 @@ import java.util.function.Function;
  * from a named environment variable at each call and never appears in logs or messages, not even
  * where the endpoint's answer quotes it back.
  */
-public final class OpenAiSummarizer implements Summarizer {
+final class OpenAiSummarizer implements Summarizer {
   public static final int MAX_TOKENS = 4096;
   private static final int BODY_EXCERPT_CHARS = 200;
   /** What stands for the API key in a message: the mask every other secret gets (Secrets.MASK). */
@@ -38,7 +38,7 @@ public final class OpenAiSummarizer implements Summarizer {
    * @param apiKeyEnv the variable holding the API key; null sends no Authorization header
    * @param env       how to read environment variables ({@code System::getenv} in production)
    */
-  public OpenAiSummarizer(String baseUrl, String model, String apiKeyEnv, Duration timeout,
+  OpenAiSummarizer(String baseUrl, String model, String apiKeyEnv, Duration timeout,
       Function<String, String> env) {
     String base = baseUrl.endsWith("/") ? baseUrl.substring(0, baseUrl.length() - 1) : baseUrl;
     this.endpoint = URI.create(base + "/chat/completions");

@@ -10,7 +10,7 @@ import java.util.function.Function;
  * with the same marker, and counts the cut as a truncated write, which a cut made inside the
  * summarizer would hide. The text stored is the same either way.
  */
-public final class Summarizers {
+final class Summarizers {
   /** The builtin summarizer's own cap here: none, its output is at most as long as its input. */
   private static final int UNCAPPED = Integer.MAX_VALUE;
 
@@ -21,7 +21,7 @@ public final class Summarizers {
    * @param workDir  where a command summarizer runs (the backlog's directory)
    * @param env      environment lookup for the openai API key
    */
-  public static Summarizer create(SummarizerConfig config, Path workDir,
+  static Summarizer create(SummarizerConfig config, Path workDir,
       Function<String, String> env) {
     return switch (config.kind()) {
       case BUILTIN -> new BuiltinSummarizer(UNCAPPED);
@@ -31,7 +31,7 @@ public final class Summarizers {
   }
 
   /** The stand-in for a failed summarization, or null when {@code fallback: none}. */
-  public static Summarizer fallback(SummarizerConfig config) {
+  static Summarizer fallback(SummarizerConfig config) {
     return config.fallback() == SummarizerConfig.Fallback.NONE ? null : new BuiltinSummarizer(UNCAPPED);
   }
 }

@@ -6,7 +6,7 @@ import java.util.List;
  * The text sent to a summarizer: fixed instructions (which a configured prompt may extend, never
  * replace), the previous summary, and only the turns that aged out since it was written.
  */
-public final class SummaryPrompt {
+final class SummaryPrompt {
   /** Always in the prompt (issue 5, docs/agents.md). */
   public static final String PRESERVE = "Preserve all technical decisions, file paths, error messages, "
       + "and architectural constraints. Omit conversational filler.";
@@ -23,7 +23,7 @@ public final class SummaryPrompt {
    * @param previousSummary  the item's current summary, or null
    * @param turns            the newly aged-out turns, oldest first
    */
-  public static String build(String customPrompt, String previousSummary, List<Turn> turns) {
+  static String build(String customPrompt, String previousSummary, List<Turn> turns) {
     StringBuilder out = new StringBuilder(1024);
     out.append("You condense the earlier history of one backlog item so that an agent can continue ")
         .append("the work without reading it.\n")

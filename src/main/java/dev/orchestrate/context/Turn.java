@@ -38,7 +38,7 @@ public record Turn(String itemId, long seq, String phase, int attempt, Role role
   }
 
   /** The heading of this turn in prompts and summarization input. */
-  public String heading() {
+  String heading() {
     return "Turn " + seq + " · " + role.key() + " · " + phase + " attempt " + attempt;
   }
 }

@@ -6,7 +6,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Storage of turn history and rolling summaries; implemented in {@code store/}. The only way to
+ * Storage of turn history and rolling summaries; implemented in {@code state/sql} ({@code SqlTurnRepository}). The only way to
  * delete turns here is {@link #saveSummaryAndPrune}: together with the summary that covers them,
  * in one transaction (summarize-then-prune), so history is condensed, never lost.
  */

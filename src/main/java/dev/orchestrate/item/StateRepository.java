@@ -10,7 +10,7 @@ import java.util.Optional;
 /**
  * Everything the scheduler persists, as domain operations. Each method is one transaction: when
  * it returns, the change is committed, so a crash after it loses nothing (docs/architecture.md).
- * Implemented in {@code store/}; the scheduler never sees SQL.
+ * Implemented in {@code state/sql} ({@code SqlStateRepository}); the scheduler never sees SQL.
  */
 public interface StateRepository {
 

@@ -162,7 +162,7 @@ public record AgentOutcome(
   }
 
   /** The gates that ran after the agent (the checks of kind gate). */
-  public List<CommandRun> gates() {
+  List<CommandRun> gates() {
     return checks.stream().filter(c -> c.kind() == CommandRun.Kind.GATE).toList();
   }
 

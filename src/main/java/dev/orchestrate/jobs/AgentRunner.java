@@ -1,7 +1,6 @@
 package dev.orchestrate.jobs;
 
 import dev.orchestrate.config.AgentConfig;
-import dev.orchestrate.jobs.presets.OutputReaders;
 import dev.orchestrate.limits.SizeCap;
 import java.io.IOException;
 import java.io.OutputStream;

@@ -35,7 +35,7 @@ public record CommandRun(Kind kind, String name, Integer exitCode, Ending ending
     return ending == Ending.PASSED;
   }
 
-  public CommandRun withTail(String text) {
+  CommandRun withTail(String text) {
     return new CommandRun(kind, name, exitCode, ending, elapsed, log, text);
   }
 
@@ -80,7 +80,7 @@ public record CommandRun(Kind kind, String name, Integer exitCode, Ending ending
   }
 
   /** One line for a prompt or a reason: {@code gate 'tests' failed (exit 1) after 3.2s}. */
-  public String headline() {
+  String headline() {
     String what = (kind == Kind.GATE ? "gate '" : "workspace.setup '") + name + "'";
     String how = switch (ending) {
       case PASSED -> "passed";

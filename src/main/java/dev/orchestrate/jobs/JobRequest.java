@@ -46,7 +46,7 @@ public record JobRequest(
     steps = steps == null ? Steps.NONE : steps;
   }
 
-  public JobRequest(String itemId, String phase, int attempt, String prompt, AgentConfig agent, Path workDir,
+  JobRequest(String itemId, String phase, int attempt, String prompt, AgentConfig agent, Path workDir,
       Path jobDir, Path workspace) {
     this(itemId, phase, attempt, prompt, agent, workDir, jobDir, workspace, Steps.NONE);
   }
@@ -76,16 +76,16 @@ public record JobRequest(
   }
 
   /** A request for the shared workspace (no worktree of its own). */
-  public JobRequest(String itemId, String phase, int attempt, String prompt, AgentConfig agent, Path workDir,
+  JobRequest(String itemId, String phase, int attempt, String prompt, AgentConfig agent, Path workDir,
       Path jobDir) {
     this(itemId, phase, attempt, prompt, agent, workDir, jobDir, null, Steps.NONE);
   }
 
-  public Path promptFile() {
+  Path promptFile() {
     return jobDir.resolve("prompt.md");
   }
 
-  public Path resultFile() {
+  Path resultFile() {
     return jobDir.resolve("result.json");
   }
 
@@ -94,7 +94,7 @@ public record JobRequest(
   }
 
   /** The ORCHESTRATE_* variables, on top of which agent.env is laid. */
-  public Map<String, String> protocolEnv() {
+  Map<String, String> protocolEnv() {
     if (workspace != null) {
       return Map.of(
           "ORCHESTRATE_ITEM_ID", itemId,

@@ -2,7 +2,6 @@ package dev.orchestrate.jobs;
 
 import dev.orchestrate.config.ResultFallback;
 import dev.orchestrate.jobs.AgentOutcome.Ending;
-import dev.orchestrate.jobs.presets.AgentReport;
 import dev.orchestrate.limits.SizeCap;
 import java.time.Duration;
 import java.util.List;

@@ -1,7 +1,5 @@
 package dev.orchestrate.jobs;
 
-import dev.orchestrate.jobs.presets.AgentReport;
-import dev.orchestrate.jobs.presets.OutputReader;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;

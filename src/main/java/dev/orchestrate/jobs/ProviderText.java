@@ -12,7 +12,7 @@ import java.util.regex.Pattern;
  * alone in a test's output is not a rate limit. Auth wins over limits (a revoked key can also
  * read "quota"), and a usage limit over a rate limit.
  */
-public final class ProviderText {
+final class ProviderText {
   private static final List<Pattern> AUTH = patterns(
       "authentication_error", "authentication_failed", "invalid x-api-key", "invalid api key", "invalid_api_key",
       "incorrect api key", "api key not valid", "api_key_invalid", "permission_error", "billing_error",
@@ -36,7 +36,7 @@ public final class ProviderText {
   }
 
   /** The provider's failure this text describes, if it describes one. */
-  public static Optional<ProviderFailure> classify(String text) {
+  static Optional<ProviderFailure> classify(String text) {
     if (text == null || text.isBlank()) {
       return Optional.empty();
     }

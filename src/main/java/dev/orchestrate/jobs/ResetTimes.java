@@ -31,7 +31,7 @@ import java.util.regex.Pattern;
  * A clock time without a date is the next such time after now. Anything not understood is empty:
  * orchestrate then backs off on its own.
  */
-public final class ResetTimes {
+final class ResetTimes {
   /** Epoch values above this are milliseconds (this many seconds is the year 5138). */
   private static final long SECONDS_CEILING = 100_000_000_000L;
   /** A reset further ahead than this is not believed (a parse gone wrong, or a hostile agent). */
@@ -55,7 +55,7 @@ public final class ResetTimes {
   }
 
   /** An epoch timestamp in seconds or milliseconds (decided by magnitude), if it is a plausible reset. */
-  public static Optional<Instant> epoch(long value, Instant now) {
+  static Optional<Instant> epoch(long value, Instant now) {
     if (value <= 0) {
       return Optional.empty();
     }
@@ -64,7 +64,7 @@ public final class ResetTimes {
   }
 
   /** The reset time a CLI's message names, if it names one this can read. */
-  public static Optional<Instant> parse(String text, Instant now, ZoneId localZone) {
+  static Optional<Instant> parse(String text, Instant now, ZoneId localZone) {
     if (text == null || text.isBlank()) {
       return Optional.empty();
     }

@@ -6,7 +6,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 
 /** A started agent attempt: wait for its outcome, or stop it. Safe to share between threads. */
-public final class RunningAgent implements AgentHandle {
+final class RunningAgent implements AgentHandle {
 
   /** The process the job runs now (a set-up step, the agent, a gate); null before the first starts. */
   private final java.util.concurrent.atomic.AtomicReference<ProcessHandle> process;
@@ -27,7 +27,7 @@ public final class RunningAgent implements AgentHandle {
   }
 
   /** The process id of what the job runs now (the agent, or a set-up step or gate around it), or -1 if none started. */
-  public long pid() {
+  long pid() {
     ProcessHandle now = process.get();
     return now == null ? -1 : now.pid();
   }
@@ -36,12 +36,12 @@ public final class RunningAgent implements AgentHandle {
    * True until the attempt is over. The process may already have exited while its remaining
    * output is drained; once this is false, {@link #await()} returns at once.
    */
-  public boolean isAlive() {
+  boolean isAlive() {
     return !outcome.isDone();
   }
 
   /** Blocks until the attempt is over; every call, from any thread, gets the same outcome. */
-  public AgentOutcome await() throws InterruptedException {
+  AgentOutcome await() throws InterruptedException {
     try {
       return outcome.get();
     } catch (ExecutionException e) {

@@ -62,7 +62,7 @@ public final class Secrets {
   }
 
   /** These values (short ones dropped). */
-  public static Secrets of(Collection<String> values) {
+  static Secrets of(Collection<String> values) {
     return new Secrets(values);
   }
 
@@ -94,12 +94,12 @@ public final class Secrets {
   }
 
   /** Whether a variable of this name is secret without being listed. */
-  public static boolean hasSecretName(String name) {
+  static boolean hasSecretName(String name) {
     String upper = name.toUpperCase(Locale.ROOT);
     return SECRET_NAME_SUFFIXES.stream().anyMatch(upper::endsWith);
   }
 
-  public boolean isEmpty() {
+  boolean isEmpty() {
     return values.isEmpty();
   }
 
@@ -136,7 +136,7 @@ public final class Secrets {
   }
 
   /** Every text of {@code outcome} masked; the outcome itself when nothing needed masking. */
-  public AgentOutcome mask(AgentOutcome outcome) {
+  AgentOutcome mask(AgentOutcome outcome) {
     if (values.isEmpty()) {
       return outcome;
     }

@@ -107,7 +107,7 @@ public record Usage(Long inputTokens, Long outputTokens, Long cacheReadTokens, L
   }
 
   /** These figures with {@code problem} added to the note (see {@link #NOTE_PREFIX}). */
-  public Usage noting(String problem) {
+  Usage noting(String problem) {
     return new Usage(inputTokens, outputTokens, cacheReadTokens, cacheWriteTokens, costUsd,
         note == null ? NOTE_PREFIX + problem : note + "; " + problem);
   }
@@ -151,7 +151,7 @@ public record Usage(Long inputTokens, Long outputTokens, Long cacheReadTokens, L
   }
 
   /** {@code a + b}, clamped to the range of a long instead of wrapping. */
-  public static long add(long a, long b) {
+  static long add(long a, long b) {
     long sum = a + b;
     // Overflow happened when both operands have the sign the result lacks.
     if (((a ^ sum) & (b ^ sum)) < 0) {

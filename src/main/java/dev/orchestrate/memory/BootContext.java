@@ -9,12 +9,12 @@ import java.util.List;
  * while they fit in the character budget. When load-bearing items alone do not fit, the text
  * says how many were left out.
  */
-public final class BootContext {
+final class BootContext {
   private BootContext() {
   }
 
   /** The section's text, or null when there is nothing to say. */
-  public static String render(List<MemoryItem> loadBearing, List<MemoryItem> recentEpisodes, int budgetChars) {
+  static String render(List<MemoryItem> loadBearing, List<MemoryItem> recentEpisodes, int budgetChars) {
     StringBuilder out = new StringBuilder();
     int leftOutLoadBearing = 0;
     for (MemoryItem item : loadBearing) {

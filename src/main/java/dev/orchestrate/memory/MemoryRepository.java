@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The memory store (docs/how-it-works.md) as domain operations; implemented in {@code store/}. Every
+ * The memory store (docs/how-it-works.md) as domain operations; implemented in {@code state/sql} ({@code SqlMemoryRepository}). Every
  * write is its own short transaction, and every change writes a {@code memory.*} event, which
  * event-log compaction always keeps.
  */

@@ -18,8 +18,8 @@ public final class MemoryService implements ProjectMemory {
     this.bootContextChars = bootContextChars;
   }
 
-  public static String outcomeId(String itemId, Outcome outcome) {
-    return "outcome:" + itemId + ":" + outcome.key();
+  static String outcomeId(String itemId, FinalStatus status) {
+    return "outcome:" + itemId + ":" + status.key();
   }
 
   @Override
@@ -32,14 +32,14 @@ public final class MemoryService implements ProjectMemory {
   }
 
   @Override
-  public void itemFinished(String itemId, String title, Outcome outcome, String detail) {
+  public void itemFinished(String itemId, String title, FinalStatus status, String detail) {
     // Rendered as "<title>: <content>", so the content starts with what the item is, not its id again.
     String text = title + (detail == null || detail.isBlank() ? "" : " — " + detail.strip());
-    String id = outcomeId(itemId, outcome);
-    repository.put(new NewMemory(id, MemoryKind.EPISODIC, itemId + " " + outcome.key(), text, List.of("outcome"),
+    String id = outcomeId(itemId, status);
+    repository.put(new NewMemory(id, MemoryKind.EPISODIC, itemId + " " + status.key(), text, List.of("outcome"),
         itemId).capped(), clock.instant());
-    if (outcome == Outcome.DONE) {
-      String blocked = outcomeId(itemId, Outcome.BLOCKED);
+    if (status == FinalStatus.DONE) {
+      String blocked = outcomeId(itemId, FinalStatus.BLOCKED);
       repository.get(blocked).filter(MemoryItem::active)
           .ifPresent(b -> repository.supersede(blocked, id, clock.instant()));
     }

@@ -12,7 +12,7 @@ public interface ProjectMemory {
     }
 
     @Override
-    public void itemFinished(String itemId, String title, Outcome outcome, String detail) {
+    public void itemFinished(String itemId, String title, FinalStatus status, String detail) {
     }
 
     @Override
@@ -21,7 +21,7 @@ public interface ProjectMemory {
   };
 
   /** How an item ended. */
-  enum Outcome {
+  enum FinalStatus {
     DONE, BLOCKED;
 
     public String key() {
@@ -36,7 +36,7 @@ public interface ProjectMemory {
    * Records the episodic memory of an item reaching Done or Blocked, under an id fixed by item and
    * outcome, so recording it again replaces it; Done supersedes an earlier Blocked record.
    */
-  void itemFinished(String itemId, String title, Outcome outcome, String detail);
+  void itemFinished(String itemId, String title, FinalStatus status, String detail);
 
   /** Stores the memories an agent reported in its result file. */
   void agentMemories(String itemId, List<NewMemory> memories);

@@ -114,21 +114,21 @@ public final class MaintenanceSchedule implements Housekeeping {
   }
 
   /** Passes begun. */
-  public int passes() {
+  int passes() {
     return passes;
   }
 
   /** Ticks that continued a pass which had stepped aside. */
-  public int continuations() {
+  int continuations() {
     return continuations;
   }
 
-  public int failures() {
+  int failures() {
     return failures;
   }
 
   /** Whether a pass stepped aside and waits to be continued. */
-  public boolean pending() {
+  boolean pending() {
     return current != null;
   }
 }

@@ -90,8 +90,8 @@ public final class Retention {
   }
 
   /** What one structure's batch did. */
-  private record Outcome(long deleted, boolean unfinished, boolean steppedAside) {
-    static final Outcome SPENT = new Outcome(0, true, false); // no budget left: more next pass
+  private record BatchResult(long deleted, boolean unfinished, boolean steppedAside) {
+    static final BatchResult SPENT = new BatchResult(0, true, false); // no budget left: more next pass
   }
 
   private RetentionPass run(RetentionConfig config, Instant now, Condenser condenser, BooleanSupplier waiting,
@@ -107,7 +107,7 @@ public final class Retention {
         return new RetentionPass(deleted, unfinished, left.subList(i, left.size()));
       }
       int budget = (int) Math.max(0, config.budget() - deleted.getOrDefault(structure, 0L));
-      Outcome outcome = budget == 0 ? Outcome.SPENT : switch (structure) {
+      BatchResult result = budget == 0 ? BatchResult.SPENT : switch (structure) {
         case JOBS -> batch(StructureName.JOBS, config.jobs(), budget, now);
         case TURNS -> turns(config.turns(), budget, now, condenser, units);
         case EVENTS -> batch(StructureName.EVENTS, config.events(), budget, now);
@@ -115,13 +115,13 @@ public final class Retention {
         default -> throw new IllegalArgumentException("no retention for " + structure);
       };
       units.done();
-      deleted.merge(structure, outcome.deleted(), Long::sum);
-      if (outcome.unfinished()) {
+      deleted.merge(structure, result.deleted(), Long::sum);
+      if (result.unfinished()) {
         unfinished.add(structure);
       } else {
         unfinished.remove(structure);
       }
-      if (outcome.steppedAside()) { // stepped aside inside the structure: it comes first next time
+      if (result.steppedAside()) { // stepped aside inside the structure: it comes first next time
         return new RetentionPass(deleted, unfinished, left.subList(i, left.size()));
       }
     }
@@ -129,12 +129,12 @@ public final class Retention {
   }
 
   /** Jobs, events and stats samples: walk from the cursor, delete what is beyond the policy and prunable. */
-  private Outcome batch(StructureName structure, Policy policy, int budget, Instant now) {
+  private BatchResult batch(StructureName structure, Policy policy, int budget, Instant now) {
     int scan = budget * SCAN_FACTOR;
     Quota quota = new Quota(policy, store.prunableRows(structure), budget, now);
     Walk walk = Walk.over(store.scan(structure, store.cursor(structure), scan), quota, scan);
     int n = store.delete(structure, walk.ids(), walk.nextCursor, now);
-    return new Outcome(n, walk.unfinished, false);
+    return new BatchResult(n, walk.unfinished, false);
   }
 
   /**
@@ -144,7 +144,7 @@ public final class Retention {
    * external summarizer): before the next one, the pass may step aside; it then deletes what it
    * walked so far and leaves the cursor before the first row it did not look at.
    */
-  private Outcome turns(Policy policy, int budget, Instant now, Condenser condenser, Units units) {
+  private BatchResult turns(Policy policy, int budget, Instant now, Condenser condenser, Units units) {
     int scan = budget * SCAN_FACTOR;
     long from = store.cursor(StructureName.TURNS);
     Quota quota = new Quota(policy, store.prunableRows(StructureName.TURNS), budget, now);
@@ -185,7 +185,7 @@ public final class Retention {
     if (condensed > 0) {
       store.markPruned(StructureName.TURNS, now);
     }
-    return new Outcome(n + condensed, walk.unfinished, stepped && !walk.boundary);
+    return new BatchResult(n + condensed, walk.unfinished, stepped && !walk.boundary);
   }
 
   /** One pass's units of work so far in this call, and when to step aside. */

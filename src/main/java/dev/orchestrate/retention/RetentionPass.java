@@ -17,7 +17,7 @@ public record RetentionPass(Map<StructureName, Long> deleted, Set<StructureName>
     left = List.copyOf(left);
   }
 
-  public RetentionPass(Map<StructureName, Long> deleted, Set<StructureName> unfinished) {
+  RetentionPass(Map<StructureName, Long> deleted, Set<StructureName> unfinished) {
     this(deleted, unfinished, List.of());
   }
 

@@ -1243,7 +1243,7 @@ public final class Scheduler {
     }
     boolean done = after.status() == ItemStatus.DONE;
     memory.itemFinished(after.id(), after.definition().title(),
-        done ? ProjectMemory.Outcome.DONE : ProjectMemory.Outcome.BLOCKED,
+        done ? ProjectMemory.FinalStatus.DONE : ProjectMemory.FinalStatus.BLOCKED,
         done ? summary : after.progress().blockedReason());
   }
 

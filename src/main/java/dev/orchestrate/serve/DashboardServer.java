@@ -54,6 +54,7 @@ public final class DashboardServer implements AutoCloseable {
   private final ExecutorService pool;
   private final StateBackend backend;
   private final Pages pages;
+  private final ItemPages itemPages;
   private final AccessToken token;
   private final AllowedHosts hosts;
   private final Semaphore rendering = new Semaphore(RENDERERS, true);
@@ -64,6 +65,7 @@ public final class DashboardServer implements AutoCloseable {
     this.pool = pool;
     this.backend = backend;
     this.pages = new Pages(backend.directory(), clock);
+    this.itemPages = new ItemPages(backend.directory());
     this.token = token;
     this.hosts = hosts;
   }
@@ -149,10 +151,6 @@ public final class DashboardServer implements AutoCloseable {
 
   public int port() {
     return server.getAddress().getPort();
-  }
-
-  public InetSocketAddress address() {
-    return server.getAddress();
   }
 
   private void handle(HttpExchange ex) throws IOException {
@@ -277,16 +275,16 @@ public final class DashboardServer implements AutoCloseable {
       } else {
         rendered = switch (path) {
           case "/items" -> pages.items(db, query);
-          case "/item" -> pages.item(db, query);
+          case "/item" -> itemPages.item(db, query);
           case "/jobs" -> pages.jobs(db, query);
-          case "/log" -> pages.log(db, query);
+          case "/log" -> itemPages.log(db, query);
           case "/growth" -> pages.growth(db);
           case "/memory" -> pages.memory(db, query);
           default -> pages.overview(db);
         };
       }
     } catch (StoreException e) {
-      rendered = new Pages.Rendered(503, Pages.layout("Unavailable", "",
+      rendered = new Pages.Rendered(503, PageParts.layout("Unavailable", "",
           "<h1>Unavailable</h1><p>" + Html.esc(e.getMessage()) + "</p>"));
     } finally {
       rendering.release();

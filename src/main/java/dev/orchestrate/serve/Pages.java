@@ -1,31 +1,39 @@
 package dev.orchestrate.serve;
 
 import static dev.orchestrate.serve.Html.esc;
+import static dev.orchestrate.serve.PageParts.TIME;
+import static dev.orchestrate.serve.PageParts.attempts;
+import static dev.orchestrate.serve.PageParts.cut;
+import static dev.orchestrate.serve.PageParts.dt;
+import static dev.orchestrate.serve.PageParts.duration;
+import static dev.orchestrate.serve.PageParts.jobTable;
+import static dev.orchestrate.serve.PageParts.layout;
+import static dev.orchestrate.serve.PageParts.n;
+import static dev.orchestrate.serve.PageParts.ok;
+import static dev.orchestrate.serve.PageParts.oneOf;
+import static dev.orchestrate.serve.PageParts.param;
+import static dev.orchestrate.serve.PageParts.percent;
+import static dev.orchestrate.serve.PageParts.select;
+import static dev.orchestrate.serve.PageParts.usd;
 
-import dev.orchestrate.item.CheckRecord;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.item.RunRecord;
-import dev.orchestrate.jobs.AgentSession;
-import dev.orchestrate.jobs.CommandRun;
 import dev.orchestrate.memory.CompactionPolicy;
 import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.state.DashboardQueries;
-import dev.orchestrate.state.DashboardQueries.ItemFilter;
+import dev.orchestrate.state.DashboardQueries.DashboardFilter;
 import dev.orchestrate.state.DashboardQueries.Page;
 import dev.orchestrate.state.DashboardQueries.RunBounds;
-import dev.orchestrate.state.ItemHistory.Answer;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.stats.DatabaseFigures;
 import dev.orchestrate.stats.Sample;
 import dev.orchestrate.stats.StatsReport;
 import dev.orchestrate.stats.Structure;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -34,21 +42,16 @@ import java.util.Optional;
 
 /**
  * The dashboard's pages, rendered on the server. Each reads what it shows through one read-only
- * {@link DashboardQueries} and bounds every list; every value goes through {@link Html#esc}.
+ * {@link DashboardQueries} and bounds every list; every value goes through {@link Html#esc}. The
+ * pages of one item are {@link ItemPages}; what all pages share is {@link PageParts}.
  */
 final class Pages {
   static final int PAGE_SIZE = 50;
-  static final int ITEM_JOBS = 20;
-  /** Jobs whose log tail the item page shows inline (each is up to 64 KiB, and the page refreshes). */
-  static final int ITEM_LOGS = 3;
-  static final int ITEM_ANSWERS = 20;
   static final int SAMPLES = 500;
   static final int RUNS = 10;
   static final int MEMORY_ROWS = 50;
   private static final String[] STATUSES = {"new", "scoping", "ready", "in_progress", "done", "blocked"};
   private static final String[] PRIORITIES = {"high", "medium", "low"};
-  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss'Z'", Locale.ROOT)
-      .withZone(java.time.ZoneOffset.UTC);
 
   private final StateDirectory dir;
   private final Clock clock;
@@ -179,7 +182,7 @@ final class Pages {
           .append("' is not one of ").append(esc(String.join(", ", name.equals("status") ? STATUSES : PRIORITIES)))
           .append(": <a href=\"/items\">all items</a>.</p>")));
     }
-    ItemFilter filter = new ItemFilter(status, priority, q.get("tag"), q.get("q"));
+    DashboardFilter filter = new DashboardFilter(status, priority, q.get("tag"), q.get("q"));
     long offset = q.number("offset", 0);
     Page<ItemState> page = db.items(filter, PAGE_SIZE, (int) Math.min(offset, Integer.MAX_VALUE));
     StringBuilder b = new StringBuilder("<h1>Items</h1>");
@@ -224,171 +227,6 @@ final class Pages {
     return ok("Items", "/items", b);
   }
 
-  Rendered item(DashboardQueries db, Query q) {
-    String id = q.get("id");
-    Optional<ItemState> found = id == null ? Optional.empty() : db.item(id);
-    if (found.isEmpty()) {
-      return new Rendered(404, layout("Not found", "/items",
-          new StringBuilder("<h1>Not found</h1><p>No item ").append(esc(id)).append(".</p>")));
-    }
-    ItemState item = found.get();
-    List<JobRecord> jobs = db.itemJobs(item.id(), ITEM_JOBS);
-    StringBuilder b = new StringBuilder("<h1>").append(esc(item.id())).append("</h1>");
-    b.append("<p class=\"title\">").append(esc(item.definition().title())).append("</p><dl class=\"item\">");
-    dt(b, "Status", item.status().key());
-    dt(b, "Phase", item.progress().phase());
-    dt(b, "Attempts", Integer.toString(attempts(item, jobs.isEmpty() ? null : jobs.get(0).attempt())));
-    dt(b, "Pipeline", item.definition().pipeline());
-    dt(b, "Priority", item.definition().priority().key());
-    dt(b, "Tags", String.join(", ", item.definition().tags()));
-    dt(b, "Depends on", String.join(", ", item.definition().dependsOn()));
-    if (item.origin() != null) {
-      b.append("<dt>Follow-up of</dt><dd><a href=\"/item?id=").append(esc(Query.encode(item.origin().split("/")[0])))
-          .append("\">").append(esc(item.origin())).append("</a></dd>");
-    }
-    if (!item.inBacklog()) {
-      dt(b, "Backlog", "not in the backlog file");
-    }
-    db.workspace(item.id()).ifPresent(w -> {
-      dt(b, "Branch", w.branch() + " (from " + w.baseBranch() + ")");
-      dt(b, "Last phase commit", w.headCommit());
-      dt(b, "Worktree", w.onDisk() ? w.path().toString() : "removed");
-      if (w.integration() != null) {
-        dt(b, "Integration", w.integration().key() + (w.note() == null ? "" : ": " + w.note()));
-      }
-    });
-    b.append("</dl>");
-    pre(b, "Description", item.definition().description());
-    pre(b, "Blocked reason", item.progress().blockedReason());
-    pre(b, "Last failure", item.progress().lastFailure());
-    pre(b, "Unblock notes", item.progress().unblockNotes());
-    pre(b, "Phase summary", item.progress().phaseSummary());
-    pre(b, "Context summary", db.contextSummary(item.id()).orElse(null));
-    List<Answer> answers = db.answers(item.id(), ITEM_ANSWERS);
-    if (!answers.isEmpty()) {
-      b.append("<section><h2>Summaries by phase and attempt</h2>");
-      for (Answer a : answers) {
-        b.append("<h3>").append(esc(a.phase())).append(", attempt ").append(a.attempt())
-            .append("</h3><pre class=\"text\">")
-            .append(esc(a.text())).append("</pre>");
-      }
-      b.append("</section>");
-    }
-    List<ItemState> followUps = db.followUps(item.id(), PAGE_SIZE);
-    if (!followUps.isEmpty()) {
-      b.append("<section><h2>Follow-ups</h2><ul>");
-      for (ItemState f : followUps) {
-        b.append("<li><a href=\"/item?id=").append(esc(Query.encode(f.id()))).append("\">").append(esc(f.id()))
-            .append("</a> ").append(esc(f.status().key())).append(" — ").append(esc(f.definition().title()))
-            .append("</li>");
-      }
-      b.append("</ul></section>");
-    }
-    b.append("<section><h2>Jobs</h2>");
-    if (jobs.isEmpty()) {
-      b.append("<p>None kept.</p>");
-    } else {
-      jobTable(b, db, jobs);
-      List<JobRecord> shown = jobs.subList(0, Math.min(ITEM_LOGS, jobs.size()));
-      Map<Long, List<CheckRecord>> checks = db.jobChecks(shown.stream().map(JobRecord::id).toList());
-      for (JobRecord job : shown) {
-        b.append("<details><summary>Log of job ").append(job.id()).append(" (").append(esc(job.phase()))
-            .append(", attempt ").append(job.attempt()).append(")</summary><pre class=\"log\">")
-            .append(esc(LogTail.read(dir.root(), job.logPath()))).append("</pre></details>");
-        for (CheckRecord c : checks.getOrDefault(job.id(), List.of())) {
-          if (c.ending() == CommandRun.Ending.PASSED) {
-            continue; // what failed is what the reader looks for; the passed ones are a link away
-          }
-          Path log = c.log(job);
-          b.append("<details data-check-log=\"").append(job.id()).append("\"><summary>Log of ")
-              .append(esc(c.kind().key() + " " + c.name())).append(" of job ").append(job.id()).append(" (")
-              .append(esc(ending(c))).append(")</summary><pre class=\"log\">")
-              .append(esc(log == null ? "(no log)" : LogTail.read(dir.root(), log))).append("</pre></details>");
-        }
-      }
-    }
-    b.append("</section>");
-    return ok(item.id(), "/items", b);
-  }
-
-  Rendered log(DashboardQueries db, Query q) {
-    long id = q.number("job", -1);
-    Optional<JobRecord> found = id < 0 ? Optional.empty() : db.job(id);
-    if (found.isEmpty()) {
-      return new Rendered(404, layout("Not found", "/jobs", new StringBuilder("<h1>Not found</h1><p>No job ")
-          .append(esc(q.get("job"))).append(".</p>")));
-    }
-    JobRecord job = found.get();
-    if (q.get("gate") != null || q.get("setup") != null) {
-      return checkLog(db, job, q);
-    }
-    StringBuilder b = new StringBuilder("<h1>Log of job ").append(job.id()).append("</h1><p><a href=\"/item?id=")
-        .append(esc(Query.encode(job.itemId()))).append("\">").append(esc(job.itemId())).append("</a>, ")
-        .append(esc(job.phase())).append(", attempt ").append(job.attempt()).append(", ")
-        .append(esc(job.state().name().toLowerCase(Locale.ROOT))).append(" (the last 64 KiB)</p>");
-    b.append("<pre class=\"log\">").append(esc(LogTail.read(dir.root(), job.logPath()))).append("</pre>");
-    return ok("Log of job " + job.id(), "/jobs", b);
-  }
-
-  /** The tail of one of the job's set-up steps or gates ({@code /log?job=12&gate=tests}, {@code &setup=deps}). */
-  private Rendered checkLog(DashboardQueries db, JobRecord job, Query q) {
-    CommandRun.Kind kind = q.get("gate") != null ? CommandRun.Kind.GATE : CommandRun.Kind.SETUP;
-    String name = kind == CommandRun.Kind.GATE ? q.get("gate") : q.get("setup");
-    CheckRecord check = null;
-    for (CheckRecord c : db.jobChecks(List.of(job.id())).getOrDefault(job.id(), List.of())) {
-      if (c.kind() == kind && c.name().equals(name)) {
-        check = c;
-      }
-    }
-    if (check == null) {
-      return new Rendered(404, layout("Not found", "/jobs", new StringBuilder("<h1>Not found</h1><p>Job ")
-          .append(job.id()).append(" ran no ").append(kind.key()).append(' ').append(esc(name)).append(".</p>")));
-    }
-    String title = "Log of " + kind.key() + " " + check.name() + " of job " + job.id();
-    StringBuilder b = new StringBuilder("<h1>").append(esc(title)).append("</h1><p><a href=\"/item?id=")
-        .append(esc(Query.encode(job.itemId()))).append("\">").append(esc(job.itemId())).append("</a>, ")
-        .append(esc(job.phase())).append(", attempt ").append(job.attempt()).append(": <span data-figure=\"ending\">")
-        .append(esc(ending(check))).append("</span> after ").append(esc(checkDuration(check.duration())))
-        .append(" (the last 64 KiB)</p>");
-    Path log = check.log(job);
-    b.append("<pre class=\"log\">").append(esc(log == null ? "(no log)" : LogTail.read(dir.root(), log)))
-        .append("</pre>");
-    return ok(title, "/jobs", b);
-  }
-
-  /** One link per set-up step and gate to its log: {@code gate tests: failed (exit 1), 3.2s}. */
-  private static void checkLinks(StringBuilder b, JobRecord job, List<CheckRecord> checks) {
-    for (int i = 0; i < checks.size(); i++) {
-      CheckRecord c = checks.get(i);
-      b.append(i == 0 ? "" : "<br>").append("<a class=\"check c-").append(esc(c.ending().key()))
-          .append("\" data-check=\"").append(esc(c.kind().key() + " " + c.name())).append("\" href=\"")
-          .append(esc(checkHref(job, c))).append("\">").append(esc(c.kind().key() + " " + c.name() + ": " + ending(c)
-              + ", " + checkDuration(c.duration())))
-          .append("</a>");
-    }
-  }
-
-  private static String checkHref(JobRecord job, CheckRecord c) {
-    return "/log?job=" + job.id() + "&" + c.kind().key() + "=" + Query.encode(c.name());
-  }
-
-  /** passed, failed (exit 1), timed out, could not start, cancelled. */
-  private static String ending(CheckRecord c) {
-    return switch (c.ending()) {
-      case PASSED -> "passed";
-      case FAILED -> "failed" + (c.exitCode() == null ? "" : " (exit " + c.exitCode() + ")");
-      case TIMED_OUT -> "timed out";
-      case SPAWN_FAILED -> "could not start";
-      case CANCELLED -> "cancelled";
-    };
-  }
-
-  /** 850ms, 3.2s, then as {@link #duration}. */
-  private static String checkDuration(Duration d) {
-    long ms = Math.max(0, d.toMillis());
-    return ms < 1000 ? ms + "ms" : ms < 60_000 ? String.format(Locale.ROOT, "%.1fs", ms / 1000.0) : duration(d);
-  }
-
   Rendered jobs(DashboardQueries db, Query q) {
     long before = q.number("before", Long.MAX_VALUE);
     Page<JobRecord> page = db.jobs(before, PAGE_SIZE);
@@ -405,54 +243,6 @@ final class Pages {
     }
     b.append("</nav>");
     return ok("Jobs", "/jobs", b);
-  }
-
-  private static void jobTable(StringBuilder b, DashboardQueries db, List<JobRecord> jobs) {
-    Map<Long, Double> costs = db.jobCosts(jobs.stream().map(JobRecord::id).toList());
-    List<Long> ids = jobs.stream().map(JobRecord::id).toList();
-    Map<Long, dev.orchestrate.jobs.OutcomeClass> outcomes = db.jobOutcomes(ids);
-    Map<Long, AgentSession> sessions = db.jobSessions(ids);
-    Map<Long, List<CheckRecord>> checks = db.jobChecks(ids);
-    boolean withCost = !costs.isEmpty(); // a column only when some agent reported a cost
-    // Only when some job's conversation was more than a plain fresh start (an id, a resume), or ran a check.
-    boolean withSession = sessions.values().stream()
-        .anyMatch(x -> x.id() != null || x.start() != dev.orchestrate.jobs.AgentSession.Start.FRESH);
-    boolean withChecks = !checks.isEmpty();
-    b.append("<table class=\"list\"><thead><tr><th>Job</th><th>Run</th><th>Item</th><th>Phase</th><th>Attempt</th>"
-        + "<th>State</th><th>Result</th><th>Outcome</th>")
-        .append(withSession ? "<th>Session</th>" : "").append(withChecks ? "<th>Checks</th>" : "")
-        .append("<th>Started</th><th>Took</th><th>Exit</th>")
-        .append(withCost ? "<th>Cost</th>" : "").append("<th>Reason</th></tr></thead><tbody>");
-    for (JobRecord j : jobs) {
-      b.append("<tr><td><a href=\"/log?job=").append(j.id()).append("\" title=\"log\">").append(j.id())
-          .append("</a></td><td>").append(j.runId()).append("</td><td><a href=\"/item?id=")
-          .append(esc(Query.encode(j.itemId()))).append("\">").append(esc(j.itemId())).append("</a></td><td>")
-          .append(esc(j.phase())).append("</td><td>").append(j.attempt()).append("</td><td>")
-          .append(esc(j.state().name().toLowerCase(Locale.ROOT))).append("</td><td>").append(esc(j.result()))
-          .append("</td><td>").append(outcomes.containsKey(j.id()) ? esc(outcomes.get(j.id()).key()) : "");
-      if (withSession) {
-        AgentSession session = sessions.get(j.id());
-        b.append("</td><td");
-        if (session != null && session.id() != null) {
-          b.append(" title=\"session ").append(esc(session.id())).append('"');
-        }
-        b.append(" data-session=\"").append(j.id()).append("\">")
-            .append(session == null ? "" : esc(session.start().key()));
-      }
-      if (withChecks) {
-        b.append("</td><td class=\"wrap\">");
-        checkLinks(b, j, checks.getOrDefault(j.id(), List.of()));
-      }
-      b.append("</td><td>").append(TIME.format(j.startedAt())).append("</td><td>")
-          .append(j.endedAt() == null ? "" : esc(duration(Duration.between(j.startedAt(), j.endedAt()))))
-          .append("</td><td>").append(j.exitCode() == null ? "" : j.exitCode()).append("</td><td>");
-      if (withCost) {
-        Double cost = costs.get(j.id());
-        b.append(cost == null ? "" : usd(cost)).append("</td><td>");
-      }
-      b.append(esc(cut(j.reason(), 160))).append("</td></tr>");
-    }
-    b.append("</tbody></table>");
   }
 
   Rendered growth(DashboardQueries db) {
@@ -578,103 +368,4 @@ final class Pages {
     return new Rendered(404, layout("Not found", "", new StringBuilder("<h1>Not found</h1>")));
   }
 
-  private static Rendered ok(String title, String nav, StringBuilder body) {
-    return new Rendered(200, layout(title, nav, body));
-  }
-
-  static String layout(String title, String active, CharSequence body) {
-    StringBuilder b = new StringBuilder(body.length() + 1024);
-    b.append("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">")
-        .append("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">")
-        .append("<title>").append(esc(title)).append(" · orchestrate</title>")
-        .append("<link rel=\"stylesheet\" href=\"/static/dashboard.css\">")
-        .append(
-            "<script src=\"/static/dashboard.js\" defer></script></head><body><header><span class=\"brand\">orchestrate</span><nav>");
-    for (String[] link : new String[][] {{"/", "Overview"}, {"/items", "Items"}, {"/jobs", "Jobs"},
-        {"/growth", "Growth"}, {"/memory", "Memory"}}) {
-      b.append("<a href=\"").append(link[0]).append('"').append(link[0].equals(active) ? " class=\"active\"" : "")
-          .append('>').append(link[1]).append("</a>");
-    }
-    b.append("</nav><span id=\"refreshed\" class=\"refreshed\"></span></header><main id=\"live\">").append(body)
-        .append("</main></body></html>");
-    return b.toString();
-  }
-
-  private static void select(StringBuilder b, String name, String chosen, String[] options) {
-    b.append("<label>").append(name).append(" <select name=\"").append(name)
-        .append("\"><option value=\"\">any</option>");
-    for (String o : options) {
-      b.append("<option").append(o.equals(chosen) ? " selected" : "").append(">").append(o).append("</option>");
-    }
-    b.append("</select></label>");
-  }
-
-  private static void param(StringBuilder url, String name, String value) {
-    if (value != null) {
-      url.append(name).append('=').append(Query.encode(value)).append('&');
-    }
-  }
-
-  private static String oneOf(String value, String[] allowed) {
-    for (String a : allowed) {
-      if (a.equals(value)) {
-        return a;
-      }
-    }
-    return null;
-  }
-
-  private static void dt(StringBuilder b, String name, String value) {
-    if (value != null && !value.isEmpty()) {
-      b.append("<dt>").append(esc(name)).append("</dt><dd>").append(esc(value)).append("</dd>");
-    }
-  }
-
-  private static void pre(StringBuilder b, String name, String text) {
-    if (text != null && !text.isBlank()) {
-      b.append("<section><h2>").append(esc(name)).append("</h2><pre class=\"text\">").append(esc(text))
-          .append("</pre></section>");
-    }
-  }
-
-  /**
-   * As {@code status} counts them: the attempts of the current phase; for a done or blocked item
-   * (whose count the state resets or keeps), those of its last job when retention kept it.
-   */
-  private static int attempts(ItemState item, Integer lastJobAttempt) {
-    int recorded = item.progress().attempts();
-    return item.status().isTerminal() && lastJobAttempt != null ? Math.max(recorded, lastJobAttempt) : recorded;
-  }
-
-  /** Cents at least and up to 6 decimals: a $0.001 budget is not "$0.00". */
-  private static String usd(double v) {
-    return dev.orchestrate.item.Money.usd(v);
-  }
-
-  private static String n(Long v) {
-    return v == null ? "" : v.toString();
-  }
-
-  private static String percent(double share) {
-    return String.format(Locale.ROOT, "%.0f %%", share * 100);
-  }
-
-  private static String cut(String s, int max) {
-    if (s == null) {
-      return null;
-    }
-    String line = s.strip().replace('\n', ' ');
-    return line.length() <= max ? line : line.substring(0, max - 1) + "…";
-  }
-
-  static String duration(Duration d) {
-    long s = Math.max(0, d.getSeconds());
-    if (s < 60) {
-      return s + "s";
-    }
-    if (s < 3600) {
-      return s / 60 + "m " + s % 60 + "s";
-    }
-    return s / 3600 + "h " + (s % 3600) / 60 + "m";
-  }
 }

@@ -23,7 +23,7 @@ public interface DashboardQueries {
   int MIN_SCHEMA = 6;
 
   /** Which items to list: each criterion null when not filtered on. */
-  record ItemFilter(String status, String priority, String tag, String text) {
+  record DashboardFilter(String status, String priority, String tag, String text) {
   }
 
   /** One page of a list and the number of rows the whole list has. */
@@ -58,7 +58,7 @@ public interface DashboardQueries {
   Map<String, Long> statusCounts();
 
   /** One page of the items that match {@code filter}, in backlog order. */
-  Page<ItemState> items(ItemFilter filter, int limit, int offset);
+  Page<ItemState> items(DashboardFilter filter, int limit, int offset);
 
   Optional<ItemState> item(String id);
 
@@ -71,7 +71,7 @@ public interface DashboardQueries {
   Optional<JobRecord> job(long id);
 
   /** The item's most recent {@code limit} answers, newest first. */
-  List<ItemHistory.Answer> answers(String itemId, int limit);
+  List<ItemHistory.KeptAnswer> answers(String itemId, int limit);
 
   Optional<String> contextSummary(String itemId);
 

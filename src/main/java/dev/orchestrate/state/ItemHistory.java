@@ -8,7 +8,7 @@ import java.util.Optional;
 /** One item's history as {@code status ID} and {@code logs} show it. */
 public interface ItemHistory {
   /** One agent answer kept as a turn: what the agent reported for an attempt of a phase. */
-  record Answer(String phase, int attempt, String text) {
+  record KeptAnswer(String phase, int attempt, String text) {
   }
 
   /** The item's jobs that retention kept, oldest first. */
@@ -21,7 +21,7 @@ public interface ItemHistory {
   Map<String, JobRecord> latestJobs();
 
   /** The item's agent answers that retention kept, oldest first. */
-  List<Answer> answers(String itemId);
+  List<KeptAnswer> answers(String itemId);
 
   /** The item's rolling summary of prior context, if it has one. */
   Optional<String> contextSummary(String itemId);

@@ -21,7 +21,7 @@ public record SampleWindow(Sample oldest, int samples) {
   }
 
   /** The window of {@code samples} (oldest first) that starts at {@code from}: for fakes and tests. */
-  public static SampleWindow of(List<Sample> samples, Instant from) {
+  static SampleWindow of(List<Sample> samples, Instant from) {
     List<Sample> in = samples.stream().filter(s -> !s.at().isBefore(from)).toList();
     return in.isEmpty() ? EMPTY : new SampleWindow(in.get(0), in.size());
   }

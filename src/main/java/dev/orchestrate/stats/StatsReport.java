@@ -196,7 +196,7 @@ public record StatsReport(Instant generatedAt, boolean databaseExists, List<Row>
   }
 
   /** Rows now per structure, for a new sample. */
-  public Map<String, Long> rowsNow() {
+  Map<String, Long> rowsNow() {
     Map<String, Long> out = new java.util.LinkedHashMap<>();
     structures.forEach(r -> out.put(r.name(), r.figures().rowsNow()));
     return out;

@@ -93,7 +93,7 @@ public final class Git {
    * Where a command runs, with the repository pinned: {@code GIT_DIR}, {@code GIT_COMMON_DIR} and
    * (when not null) {@code GIT_WORK_TREE}. Build one only from paths orchestrate verified.
    */
-  public record Place(Path dir, Path gitDir, Path commonDir, Path workTree) {
+  record Place(Path dir, Path gitDir, Path commonDir, Path workTree) {
     public Place {
       Objects.requireNonNull(dir, "dir");
       Objects.requireNonNull(gitDir, "gitDir");
@@ -131,7 +131,7 @@ public final class Git {
   }
 
   /** Runs {@code git -C dir args...}; throws unless it exited 0. */
-  public Result ok(Path dir, String... args) {
+  Result ok(Path dir, String... args) {
     return checked(dir.toString(), args, run(dir, args));
   }
 
@@ -141,12 +141,12 @@ public final class Git {
   }
 
   /** Like {@link #run(Place, String...)}; throws unless it exited 0. */
-  public Result ok(Place place, String... args) {
+  Result ok(Place place, String... args) {
     return checked(place.dir().toString(), args, run(place, args));
   }
 
   /** Like {@link #run(Place, Map, List)}; throws unless it exited 0. */
-  public Result ok(Place place, Map<String, String> env, List<String> args) {
+  Result ok(Place place, Map<String, String> env, List<String> args) {
     return checked(place.dir().toString(), args.toArray(String[]::new), run(place, env, args));
   }
 

@@ -2,11 +2,11 @@ package dev.orchestrate.workspace;
 
 /** A git command that failed, timed out or could not be started; the message says which and why. */
 public final class GitException extends RuntimeException {
-  public GitException(String message) {
+  GitException(String message) {
     super(message);
   }
 
-  public GitException(String message, Throwable cause) {
+  GitException(String message, Throwable cause) {
     super(message, cause);
   }
 }

@@ -5,7 +5,7 @@ package dev.orchestrate.workspace;
  * {@code execution.base_branch}, an unknown base branch): a usage error, reported before the lock.
  */
 public final class WorkspaceSetupException extends RuntimeException {
-  public WorkspaceSetupException(String message) {
+  WorkspaceSetupException(String message) {
     super(message);
   }
 }

@@ -26,10 +26,10 @@ public final class WorktreeRetention {
   private static final Logger log = LoggerFactory.getLogger(WorktreeRetention.class);
   private final Git git;
   private final WorkspaceStore store;
-  private final RetentionConfig.Worktrees policy;
+  private final RetentionConfig.WorktreePolicy policy;
   private final Clock clock;
 
-  public WorktreeRetention(Git git, WorkspaceStore store, RetentionConfig.Worktrees policy, Clock clock) {
+  public WorktreeRetention(Git git, WorkspaceStore store, RetentionConfig.WorktreePolicy policy, Clock clock) {
     this.git = git;
     this.store = store;
     this.policy = policy;

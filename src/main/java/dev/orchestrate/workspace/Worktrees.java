@@ -12,7 +12,6 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +41,12 @@ import org.slf4j.LoggerFactory;
  * Every git command runs with hooks off (see {@link Git}) and against the worktree's own
  * administrative directory, checked before anything destructive: an agent that deleted or
  * replaced the worktree's {@code .git} file cannot make orchestrate reset the user's checkout.
+ *
+ * <p>Why one class of about 700 lines: the git mechanics of integration are {@link Integrator}'s;
+ * what stays here is every step of an item's worktree life (create, reset, commit, integrate,
+ * rebase on unblock, inspect, remove), and each one goes through the same guard, the same record
+ * in {@link WorkspaceStore} and the same base-branch watch ({@link BaseRefs}) in a fixed order.
+ * Split further, each part would need all three and the order would be spread over files.
  */
 public final class Worktrees implements ItemWorkspaces {
   private static final Logger log = LoggerFactory.getLogger(Worktrees.class);
@@ -52,13 +57,14 @@ public final class Worktrees implements ItemWorkspaces {
   private final Git git;
   private final Repository repo;
   private final WorkspaceConfig config;
-  private final RetentionConfig.Worktrees retention;
+  private final RetentionConfig.WorktreePolicy retention;
   private final WorkspaceStore store;
   private final Path root;
   private final Clock clock;
   /** The user's checkout, the repository pinned: where repository-wide commands run. */
   private final Git.Place checkout;
   private final BaseRefs bases;
+  private final Integrator integrator;
   /** Set by {@link #open()}, from real paths taken before any agent of this run worked. */
   private WorktreeGuard guard;
 
@@ -67,7 +73,7 @@ public final class Worktrees implements ItemWorkspaces {
    *             {@code .gitignore} of {@code *} so that the user's {@code git add -A} in the main
    *             checkout never picks the nested worktrees up
    */
-  public Worktrees(Git git, Repository repo, WorkspaceConfig config, RetentionConfig.Worktrees retention,
+  public Worktrees(Git git, Repository repo, WorkspaceConfig config, RetentionConfig.WorktreePolicy retention,
       WorkspaceStore store, Path root, Clock clock) {
     this.git = Objects.requireNonNull(git, "git");
     this.repo = Objects.requireNonNull(repo, "repo");
@@ -78,6 +84,7 @@ public final class Worktrees implements ItemWorkspaces {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.checkout = repo.checkout();
     this.bases = new BaseRefs(git, checkout);
+    this.integrator = new Integrator(git, repo, config, checkout, this.root);
   }
 
   /**
@@ -116,7 +123,7 @@ public final class Worktrees implements ItemWorkspaces {
     return this;
   }
 
-  public Repository repository() {
+  Repository repository() {
     return repo;
   }
 
@@ -241,7 +248,7 @@ public final class Worktrees implements ItemWorkspaces {
     }
     String baseCommit = git.ok(checkout, "rev-parse", "--verify", "refs/heads/" + repo.baseBranch() + "^{commit}")
         .line();
-    String existing = revParse("refs/heads/" + branch);
+    String existing = integrator.revParse("refs/heads/" + branch);
     if (existing != null) {
       // Left by a run that crashed between `worktree add` and recording it, or by another state
       // directory. Adopted only when it holds no work of its own; anything else is someone's.
@@ -265,7 +272,7 @@ public final class Worktrees implements ItemWorkspaces {
   /** The worktree was removed (retention) or lost: back on disk at its branch's last phase commit. */
   private WorkspaceRecord recreate(WorkspaceRecord ws) throws IOException {
     forget(ws.path());
-    if (revParse("refs/heads/" + ws.branch()) != null) {
+    if (integrator.revParse("refs/heads/" + ws.branch()) != null) {
       git.ok(checkout, "worktree", "add", "--quiet", "--force", ws.path().toString(), ws.branch());
     } else {
       git.ok(checkout, "worktree", "add", "--quiet", "-b", ws.branch(), ws.path().toString(), ws.headCommit());
@@ -396,7 +403,7 @@ public final class Worktrees implements ItemWorkspaces {
       if (base == null) {
         return refused(ws, "the base branch " + ws.baseBranch() + " has no commit");
       }
-      String from = revParse("refs/heads/" + ws.branch());
+      String from = integrator.revParse("refs/heads/" + ws.branch());
       if (from == null) {
         return refused(ws, "its branch " + ws.branch() + " is gone");
       }
@@ -405,13 +412,13 @@ public final class Worktrees implements ItemWorkspaces {
       git.ok(place, "clean", "-ffdq");
       String head = from;
       if (!git.run(place, "merge-base", "--is-ancestor", base, "HEAD").ok()) {
-        Git.Result rebase = git.run(place, author(), List.of("rebase", "--quiet", "--no-autostash", base));
+        Git.Result rebase = git.run(place, integrator.author(), List.of("rebase", "--quiet", "--no-autostash", base));
         if (!rebase.ok()) {
-          List<String> files = conflicts(place);
+          List<String> files = integrator.conflicts(place);
           git.run(place, "rebase", "--abort");
           git.ok(place, "reset", "--quiet", "--hard", from);
           String why = files.isEmpty()
-              ? "rebasing " + ws.branch() + " onto " + ws.baseBranch() + " failed: " + lockHeld(rebase)
+              ? "rebasing " + ws.branch() + " onto " + ws.baseBranch() + " failed: " + Integrator.lockHeld(rebase)
                   .orElse("git failed: " + rebase.reason())
               : "rebasing " + ws.branch() + " onto " + ws.baseBranch() + " conflicts in " + String.join(", ", files)
                   + ": resolve it on branch " + ws.branch() + " in " + ws.path() + " (git rebase " + ws.baseBranch()
@@ -475,7 +482,7 @@ public final class Worktrees implements ItemWorkspaces {
     try {
       // HEAD back on the branch (the worktree was just verified): a detached commit of the agent's is on no ref
       git.ok(place, "symbolic-ref", "HEAD", "refs/heads/" + ws.branch());
-      String tip = revParse("refs/heads/" + ws.branch());
+      String tip = integrator.revParse("refs/heads/" + ws.branch());
       if (tip != null && !tip.equals(ws.headCommit())) {
         git.ok(place, "reset", "--quiet", "--soft", ws.headCommit());
       }
@@ -509,7 +516,7 @@ public final class Worktrees implements ItemWorkspaces {
     List<String> args = new ArrayList<>(List.of("commit", "--quiet", "--no-verify", "--no-edit",
         "-m", itemId + " " + phase + ": " + firstLine(summary),
         "-m", "Orchestrate-Job: " + jobId + "\nOrchestrate-Attempt: " + attempt));
-    git.ok(place, author(), args);
+    git.ok(place, integrator.author(), args);
     String commit = git.ok(place, "rev-parse", "HEAD").line();
     store.commitPending(itemId, commit, jobId, DiskUsage.of(ws.path()), clock.instant());
     return commit;
@@ -601,9 +608,9 @@ public final class Worktrees implements ItemWorkspaces {
           return deferred(ws, "the base branch " + ws.baseBranch() + " has no commit: create it; the next run "
               + "integrates " + ws.branch());
         }
-        Integrated result = config.merge() == WorkspaceConfig.Merge.MERGE
-            ? merge(ws, place, base, title)
-            : rebase(ws, place, base);
+        Integrator.Integrated result = config.merge() == WorkspaceConfig.Merge.MERGE
+            ? integrator.merge(ws, place, base, title)
+            : integrator.rebase(ws, place, base);
         if (result.failure() != null) {
           return deferred(ws, result.failure());
         }
@@ -615,13 +622,13 @@ public final class Worktrees implements ItemWorkspaces {
           store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, reason, now);
           return new Integration("conflict", reason);
         }
-        Advance advance = advanceBase(ws, base, result.tip());
-        if (advance == Advance.DONE) {
+        Integrator.Advance advance = integrator.advanceBase(ws, base, result.tip(), guard.root());
+        if (advance == Integrator.Advance.DONE) {
           bases.movedByUs(ws.baseBranch(), result.tip());
-          store.landed(landed(place, base, result.tip()), clock.instant());
+          store.landed(integrator.landed(place, base, result.tip()), clock.instant());
           return integrated(ws, result.tip());
         }
-        if (advance instanceof Advance.Refused refused) {
+        if (advance instanceof Integrator.Advance.Refused refused) {
           return deferred(ws, refused.reason());
         }
         // the base branch moved meanwhile (the user's commit): rebase again onto its new tip
@@ -656,173 +663,6 @@ public final class Worktrees implements ItemWorkspaces {
         + tip.substring(0, Math.min(12, tip.length())));
   }
 
-  /**
-   * Which commit of the base branch carries each job's phase commit, now that {@code tip} landed on
-   * it from {@code base}: a rebase copies the phase commits under new ids, which {@code jobs} and
-   * {@code status ID} show instead of ids no branch holds. Found by the Orchestrate-Job trailer each
-   * phase commit has; only recorded, so a git that cannot say leaves them unknown.
-   */
-  private Map<Long, String> landed(Git.Place place, String base, String tip) {
-    Git.Result log = git.run(place, "log",
-        "--format=%H%x1f%(trailers:key=Orchestrate-Job,valueonly,separator=%x2C)%x1e",
-        base + ".." + tip);
-    Map<Long, String> landed = new java.util.LinkedHashMap<>();
-    if (!log.ok()) {
-      return landed;
-    }
-    for (String entry : log.out().split("\u001e")) {
-      String[] parts = entry.strip().split("\u001f", 2);
-      if (parts.length == 2 && parts[1].strip().matches("\\d{1,18}")) {
-        landed.putIfAbsent(Long.parseLong(parts[1].strip()), parts[0]);
-      }
-    }
-    return landed;
-  }
-
-  /** The tip to fast-forward the base branch to, or the files that conflict, or why git failed otherwise. */
-  private record Integrated(String tip, List<String> conflicts, String failure) {
-  }
-
-  private Integrated rebase(WorkspaceRecord ws, Git.Place place, String base) {
-    if (git.run(place, "merge-base", "--is-ancestor", base, "HEAD").ok()) {
-      // already on top of the base (nothing new there, or a person merged it in to resolve a conflict)
-      return new Integrated(git.ok(place, "rev-parse", "HEAD").line(), null, null);
-    }
-    Git.Result rebase = git.run(place, author(), List.of("rebase", "--quiet", "--no-autostash", base));
-    if (!rebase.ok()) {
-      List<String> files = conflicts(place);
-      git.run(place, "rebase", "--abort");
-      return files.isEmpty() ? failed(rebase) : new Integrated(null, files, null);
-    }
-    return new Integrated(git.ok(place, "rev-parse", "HEAD").line(), null, null);
-  }
-
-  /** A merge commit of the branch on top of the base, made on a detached HEAD in the item's worktree. */
-  private Integrated merge(WorkspaceRecord ws, Git.Place place, String base, String title) {
-    git.ok(place, "checkout", "--quiet", "--detach", base);
-    Git.Result merge = git.run(place, author(), List.of("merge", "--quiet", "--no-ff", "--no-edit",
-        "-m", "Merge " + ws.branch() + ": " + firstLine(title), ws.branch()));
-    if (!merge.ok()) {
-      List<String> files = conflicts(place);
-      git.run(place, "merge", "--abort");
-      git.run(place, "reset", "--quiet", "--hard");
-      git.ok(place, "checkout", "--quiet", ws.branch());
-      return files.isEmpty() ? failed(merge) : new Integrated(null, files, null);
-    }
-    String tip = git.ok(place, "rev-parse", "HEAD").line();
-    git.ok(place, "checkout", "--quiet", ws.branch());
-    return new Integrated(tip, null, null);
-  }
-
-  /** git failed without a conflicting file: a lock, a broken repository; the item stays done, to retry. */
-  private static Integrated failed(Git.Result result) {
-    return new Integrated(null, null, lockHeld(result).orElse("git failed: " + result.reason()
-        + "; the next run integrates"));
-  }
-
-  private List<String> conflicts(Git.Place place) {
-    return git.run(place, "diff", "--name-only", "--diff-filter=U", "--no-ext-diff").out().lines()
-        .filter(l -> !l.isBlank()).distinct().limit(50).toList();
-  }
-
-  private sealed interface Advance {
-    Advance DONE = new Done();
-    Advance MOVED = new Moved();
-
-    record Done() implements Advance {
-    }
-
-    record Moved() implements Advance {
-    }
-
-    record Refused(String reason) implements Advance {
-    }
-  }
-
-  /**
-   * Moves the base branch from {@code base} to {@code tip} (a descendant). Where the user's checkout
-   * has the base branch checked out, git's own fast-forward merge does it there, and refuses when a
-   * local change would be overwritten: the user's uncommitted work is never touched. A base branch
-   * checked out in any other work tree is left alone.
-   */
-  private Advance advanceBase(WorkspaceRecord ws, String base, String tip) {
-    Git.Result head = git.run(checkout, "symbolic-ref", "--quiet", "HEAD");
-    if (head.ok() && head.line().equals("refs/heads/" + ws.baseBranch())) {
-      if (!base.equals(revParse("HEAD"))) {
-        return Advance.MOVED;
-      }
-      // git's fast-forward updates the files before the branch: a lock on the branch would leave
-      // the user's checkout changed and the branch where it was
-      for (Path lock : List.of(repo.gitDir().resolve("index.lock"), repo.gitDir().resolve("HEAD.lock"),
-          repo.commonDir().resolve("refs/heads/" + ws.baseBranch() + ".lock"))) {
-        if (Files.exists(lock, WorktreeGuard.NOFOLLOW)) {
-          return new Advance.Refused(lockMessage(lock.toString()));
-        }
-      }
-      Git.Result merge = git.run(checkout, "merge", "--quiet", "--ff-only", tip);
-      if (merge.ok()) {
-        return Advance.DONE;
-      }
-      if (!base.equals(revParse("HEAD"))) {
-        return Advance.MOVED;
-      }
-      return new Advance.Refused(lockHeld(merge).orElse("the base branch " + ws.baseBranch() + " is checked out in "
-          + repo.top() + " with local changes the fast-forward would overwrite (" + merge.reason()
-          + "): commit or stash them; the next run integrates " + ws.branch()));
-    }
-    Path elsewhere = checkedOutElsewhere(ws.baseBranch());
-    if (elsewhere != null) {
-      return new Advance.Refused("the base branch " + ws.baseBranch() + " is checked out in " + elsewhere
-          + ", another work tree: orchestrate fast-forwards it only in " + repo.top() + " or where no work tree has "
-          + "it; check it out there or switch that work tree to another branch");
-    }
-    Git.Result update = git.run(checkout, "update-ref", "-m", "orchestrate: integrate " + ws.branch(),
-        "refs/heads/" + ws.baseBranch(), tip, base);
-    if (update.ok()) {
-      return Advance.DONE;
-    }
-    if (!base.equals(revParse("refs/heads/" + ws.baseBranch()))) {
-      return Advance.MOVED;
-    }
-    return new Advance.Refused(lockHeld(update).orElse("git could not move " + ws.baseBranch() + ": "
-        + update.reason() + "; the next run integrates " + ws.branch()));
-  }
-
-  /**
-   * A work tree other than the user's checkout and orchestrate's own worktrees that has
-   * {@code branch} checked out, or null. (One of orchestrate's worktrees on the base branch is an
-   * agent's doing: {@link BaseRefs} and the guard deal with it.)
-   */
-  private Path checkedOutElsewhere(String branch) {
-    String list = git.ok(checkout, "worktree", "list", "--porcelain").out();
-    Path current = null;
-    for (String line : list.lines().toList()) {
-      if (line.startsWith("worktree ")) {
-        current = Path.of(line.substring("worktree ".length()));
-      } else if (line.equals("branch refs/heads/" + branch) && current != null && !current.equals(repo.top())
-          && !current.toAbsolutePath().normalize().startsWith(root) && !current.startsWith(guard.root())) {
-        return current;
-      }
-    }
-    return null;
-  }
-
-  /**
-   * The operator's message when git failed on a lock file it could not create: which file, and
-   * that it is either held by a git command running now or left by one that was killed.
-   */
-  static java.util.Optional<String> lockHeld(Git.Result result) {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("Unable to create '([^']+\\.lock)': File exists")
-        .matcher(result.err());
-    return m.find() ? java.util.Optional.of(lockMessage(m.group(1))) : java.util.Optional.empty();
-  }
-
-  private static String lockMessage(String lock) {
-    return "git's lock file " + lock + " exists: a git command is running there now, or one was killed and left "
-        + "it; if no git command is running, delete " + lock + " (orchestrate never deletes a lock in your "
-        + "repository); the next run integrates";
-  }
-
   /** Removes an integrated worktree from disk (its work is on the base branch; the branch stays or goes by config). */
   private void remove(WorkspaceRecord ws) {
     if (WorktreeRetention.removeFromDisk(git, ws, true)) {
@@ -841,17 +681,6 @@ public final class Worktrees implements ItemWorkspaces {
   static Path commonDir(WorkspaceRecord ws) {
     Path parent = ws.gitDir().getParent();
     return parent != null && parent.getParent() != null ? parent.getParent() : ws.gitDir();
-  }
-
-  private String revParse(String ref) {
-    Git.Result r = git.run(checkout, "rev-parse", "--verify", "--quiet", ref + "^{commit}");
-    return r.ok() ? r.line() : null;
-  }
-
-  private Map<String, String> author() {
-    WorkspaceConfig.Author a = config.commitAuthor();
-    return Map.of("GIT_AUTHOR_NAME", a.name(), "GIT_AUTHOR_EMAIL", a.email(),
-        "GIT_COMMITTER_NAME", a.name(), "GIT_COMMITTER_EMAIL", a.email());
   }
 
   static String firstLine(String text) {

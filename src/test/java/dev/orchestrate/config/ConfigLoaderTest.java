@@ -99,7 +99,7 @@ class ConfigLoaderTest {
         ExecutionConfig.DEFAULT_PHASE_CAP), config.execution());
     assertEquals(Config.DEFAULT_PIPELINE, config.defaultPipeline());
     assertEquals(defaults.pipelines(), config.pipelines());
-    assertEquals(Config.DEFAULT_WINDOW_SIZE, config.contextWindowSize());
+    assertEquals(Config.DEFAULT_WINDOW_SIZE, config.context().windowSize());
     assertEquals(Config.DEFAULT_KEEP_RECENT, config.memoryKeepRecent());
     assertEquals(Config.DEFAULT_BOOT_CONTEXT_CHARS, config.memoryBootContextChars());
   }
@@ -117,7 +117,7 @@ class ConfigLoaderTest {
     assertEquals(new AgentConfig(List.of("bash", "a.sh"), AgentConfig.DEFAULT_TIMEOUT,
         AgentConfig.DEFAULT_KILL_GRACE, Map.of(), ResultFallback.EXIT_CODE,
         AgentConfig.DEFAULT_LOG_MAX_BYTES, AgentConfig.DEFAULT_OUTPUT_TAIL_CHARS), config.agent());
-    assertEquals(Config.DEFAULT_WINDOW_SIZE, config.contextWindowSize());
+    assertEquals(Config.DEFAULT_WINDOW_SIZE, config.context().windowSize());
     assertEquals(0, config.memoryKeepRecent());
     assertEquals(Config.DEFAULT_BOOT_CONTEXT_CHARS, config.memoryBootContextChars());
   }
@@ -562,10 +562,11 @@ class ConfigLoaderTest {
         """).execution().workspace();
     assertEquals(new WorkspaceConfig(WorkspaceConfig.Mode.WORKTREE, "release/2.x", WorkspaceConfig.Merge.MERGE, false,
         new WorkspaceConfig.Author("Robot Builder", "robot@example.com"), true), w);
-    RetentionConfig.Worktrees r = load(
+    RetentionConfig.WorktreePolicy r = load(
         "retention: {worktrees: {max_rows: 20, max_age: 2d, discard_uncommitted: true}}\n")
         .retention().worktrees();
-    assertEquals(new RetentionConfig.Worktrees(RetentionConfig.Policy.of(20, java.time.Duration.ofDays(2)), true), r);
+    assertEquals(new RetentionConfig.WorktreePolicy(RetentionConfig.Policy.of(20, java.time.Duration.ofDays(2)), true),
+        r);
     assertEquals(WorkspaceConfig.defaults(), load("execution: {max_wip: 2}\n").execution().workspace());
   }
 

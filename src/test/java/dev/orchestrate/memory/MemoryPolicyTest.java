@@ -11,7 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The load-bearing predicate, the pure compaction rule, the boot context and the size cap. */
+/** The load-bearing predicate, why compaction keeps an item, the boot context and the size cap. */
 class MemoryPolicyTest {
   private static final Instant T = Instant.parse("2026-01-01T00:00:00Z");
 
@@ -32,24 +32,6 @@ class MemoryPolicyTest {
         assertEquals(expected, new NewMemory(null, kind, null, "c", tags, null).isLoadBearing());
       }
     }
-  }
-
-  @Test
-  void compaction_keeps_every_load_bearing_item_and_the_k_newest_prunable_ones() {
-    List<MemoryItem> items = List.of(item(1, MemoryKind.SEMANTIC), item(2, MemoryKind.EPISODIC),
-        item(3, MemoryKind.PROCEDURAL), item(4, MemoryKind.EPISODIC), item(5, MemoryKind.EPISODIC, "rejected-path"),
-        item(6, MemoryKind.EPISODIC), item(7, MemoryKind.EPISODIC), item(8, MemoryKind.EPISODIC));
-    assertEquals(List.of("m2", "m4", "m6"), CompactionPolicy.toDelete(items, 2));
-    assertEquals(List.of("m2", "m4", "m6", "m7", "m8"), CompactionPolicy.toDelete(items, 0));
-    assertEquals(List.of(), CompactionPolicy.toDelete(items, 5));
-    assertThrows(IllegalArgumentException.class, () -> CompactionPolicy.toDelete(items, -1));
-  }
-
-  @Test
-  void superseded_items_are_neither_counted_nor_deleted_by_the_rule() {
-    MemoryItem superseded = new MemoryItem(1, "old", MemoryKind.EPISODIC, "", "c", List.of(), null, T, "m3");
-    List<MemoryItem> items = List.of(superseded, item(2, MemoryKind.EPISODIC), item(3, MemoryKind.EPISODIC));
-    assertEquals(List.of("m2"), CompactionPolicy.toDelete(items, 1));
   }
 
   @Test

@@ -50,7 +50,7 @@ import dev.orchestrate.memory.NewMemory;
 import dev.orchestrate.retention.Retention;
 import dev.orchestrate.retention.RetentionPass;
 import dev.orchestrate.retention.RetentionStore;
-import dev.orchestrate.state.DashboardQueries.ItemFilter;
+import dev.orchestrate.state.DashboardQueries.DashboardFilter;
 import dev.orchestrate.state.DashboardQueries.Page;
 import dev.orchestrate.stats.Sample;
 import dev.orchestrate.stats.Spending;
@@ -189,7 +189,7 @@ public abstract class StateStoreContract {
       assertEquals(Set.of("A", "B"), store.itemIds());
       assertEquals("the sky is blue", store.memory().get("fact").orElseThrow().content());
       assertEquals(1, store.turns().lastTurnSeq("A"));
-      assertEquals(List.of(new ItemHistory.Answer("design", 1, "done designing")), store.history().answers("A"));
+      assertEquals(List.of(new ItemHistory.KeptAnswer("design", 1, "done designing")), store.history().answers("A"));
       assertEquals(Map.of("new", 1L, "done", 1L), store.dashboard().statusCounts());
     }
   }
@@ -1379,8 +1379,8 @@ public abstract class StateStoreContract {
       turns.appendTurn("A", "build", 2, Turn.Role.ASSISTANT, "built", at(4));
       turns.appendTurn("B", "design", 1, Turn.Role.ASSISTANT, "B designed", at(5));
 
-      List<ItemHistory.Answer> answers = List.of(new ItemHistory.Answer("design", 1, "designed"),
-          new ItemHistory.Answer("build", 1, "failed: tests"), new ItemHistory.Answer("build", 2, "built"));
+      List<ItemHistory.KeptAnswer> answers = List.of(new ItemHistory.KeptAnswer("design", 1, "designed"),
+          new ItemHistory.KeptAnswer("build", 1, "failed: tests"), new ItemHistory.KeptAnswer("build", 2, "built"));
       assertEquals(answers, store.history().answers("A"));
       assertEquals(answers.subList(1, 3), store.dashboard().answers("A", 2), "the last ones, oldest first");
       assertEquals(List.of(), store.history().answers("C"));
@@ -1439,7 +1439,7 @@ public abstract class StateStoreContract {
     try (StateStore store = open()) {
       store.items().sync(pagedBacklog(), T0);
       DashboardQueries dashboard = store.dashboard();
-      ItemFilter all = new ItemFilter(null, null, null, null);
+      DashboardFilter all = new DashboardFilter(null, null, null, null);
 
       Page<ItemState> first = dashboard.items(all, 10, 0);
       assertEquals(25, first.total());
@@ -1449,18 +1449,18 @@ public abstract class StateStoreContract {
       assertEquals(range(21, 22, 23, 24, 25), ids(last.rows()));
       assertEquals(List.of(), ids(dashboard.items(all, 10, 30).rows()));
 
-      Page<ItemState> newAndEven = dashboard.items(new ItemFilter("new", null, "even", null), 4, 4);
+      Page<ItemState> newAndEven = dashboard.items(new DashboardFilter("new", null, "even", null), 4, 4);
       assertEquals(10, newAndEven.total());
       assertEquals(range(12, 14, 16, 18), ids(newAndEven.rows()));
-      Page<ItemState> high = dashboard.items(new ItemFilter(null, "high", null, null), 100, 0);
+      Page<ItemState> high = dashboard.items(new DashboardFilter(null, "high", null, null), 100, 0);
       assertEquals(range(3, 6, 9, 12, 15, 18, 21, 24), ids(high.rows()));
       assertEquals(8, high.total());
-      Page<ItemState> done = dashboard.items(new ItemFilter("done", "high", null, null), 100, 0);
+      Page<ItemState> done = dashboard.items(new DashboardFilter("done", "high", null, null), 100, 0);
       assertEquals(range(15), ids(done.rows()));
-      Page<ItemState> login = dashboard.items(new ItemFilter(null, null, null, "login"), 100, 0);
+      Page<ItemState> login = dashboard.items(new DashboardFilter(null, null, null, "login"), 100, 0);
       assertEquals(range(7), ids(login.rows()));
       assertEquals(1, login.total());
-      Page<ItemState> none = dashboard.items(new ItemFilter("blocked", null, null, null), 100, 0);
+      Page<ItemState> none = dashboard.items(new DashboardFilter("blocked", null, null, null), 100, 0);
       assertEquals(0, none.total());
       assertEquals(List.of(), none.rows());
       assertEquals(store.items().item("I07"), dashboard.item("I07"));

@@ -64,7 +64,7 @@ class WorktreePreparationTest {
     WorkspaceConfig config = WorkspaceConfig.defaults().withMode(WorkspaceConfig.Mode.WORKTREE)
         .withDeleteMergedBranches(false).withPreparation(setup, copy);
     Repository repository = Repository.discover(new Git(), repo.dir, null);
-    return new Worktrees(new Git(), repository, config, RetentionConfig.Worktrees.DEFAULT, store,
+    return new Worktrees(new Git(), repository, config, RetentionConfig.WorktreePolicy.DEFAULT, store,
         repo.dir.resolve(".orchestrate/worktrees"), Clock.fixed(Instant.parse("2026-11-01T00:00:00Z"), ZoneOffset.UTC))
         .open();
   }

@@ -57,10 +57,10 @@ class WorktreesTest {
   }
 
   private Worktrees worktrees(WorkspaceConfig config) {
-    return worktrees(config, RetentionConfig.Worktrees.DEFAULT);
+    return worktrees(config, RetentionConfig.WorktreePolicy.DEFAULT);
   }
 
-  private Worktrees worktrees(WorkspaceConfig config, RetentionConfig.Worktrees retention) {
+  private Worktrees worktrees(WorkspaceConfig config, RetentionConfig.WorktreePolicy retention) {
     Repository repository = Repository.discover(new Git(), backlogDir, config.baseBranch());
     return new Worktrees(new Git(), repository, config, retention, store,
         repo.dir.resolve(".orchestrate/worktrees"), clock).open();
@@ -376,7 +376,7 @@ class WorktreesTest {
 
   @Test
   void retention_removes_finished_worktrees_past_max_age_but_keeps_one_with_uncommitted_work() {
-    RetentionConfig.Worktrees policy = new RetentionConfig.Worktrees(
+    RetentionConfig.WorktreePolicy policy = new RetentionConfig.WorktreePolicy(
         RetentionConfig.Policy.of(null, Duration.ofDays(1)), false);
     Worktrees w = worktrees(worktree().withMerge(WorkspaceConfig.Merge.NONE), policy);
     Path a = w.prepare("A", backlogDir).workspace();
@@ -393,14 +393,15 @@ class WorktreesTest {
     assertTrue(Files.isDirectory(c), "an item at work keeps its worktree");
     assertTrue(repo.git("branch", "--list", "orchestrate/A").contains("orchestrate/A"), "the branch stays");
     // with discard_uncommitted the blocked one goes too
-    RetentionConfig.Worktrees discard = new RetentionConfig.Worktrees(policy.policy(), true);
+    RetentionConfig.WorktreePolicy discard = new RetentionConfig.WorktreePolicy(policy.policy(), true);
     assertEquals(1, new WorktreeRetention(new Git(), store, discard, clock).sweep(clock.instant()).removed());
     assertFalse(Files.exists(b));
   }
 
   @Test
   void a_removed_worktree_comes_back_from_its_branch_at_the_last_phase_commit() {
-    RetentionConfig.Worktrees policy = new RetentionConfig.Worktrees(RetentionConfig.Policy.of(0, null), false);
+    RetentionConfig.WorktreePolicy policy = new RetentionConfig.WorktreePolicy(RetentionConfig.Policy.of(0, null),
+        false);
     Worktrees w = worktrees(worktree(), policy);
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "a.txt", "a\n");
@@ -415,7 +416,8 @@ class WorktreesTest {
 
   @Test
   void an_unblocked_item_at_work_again_keeps_its_worktree_through_retention() {
-    RetentionConfig.Worktrees policy = new RetentionConfig.Worktrees(RetentionConfig.Policy.of(0, null), true);
+    RetentionConfig.WorktreePolicy policy = new RetentionConfig.WorktreePolicy(RetentionConfig.Policy.of(0, null),
+        true);
     Worktrees w = worktrees(worktree(), policy);
     Path ws = w.prepare("A", backlogDir).workspace();
     w.blocked("A");

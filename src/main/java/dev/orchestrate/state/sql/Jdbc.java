@@ -40,7 +40,7 @@ public final class Jdbc implements AutoCloseable {
   }
 
   @FunctionalInterface
-  public interface RowConsumer {
+  interface RowConsumer {
     void accept(ResultSet rs) throws SQLException;
   }
 

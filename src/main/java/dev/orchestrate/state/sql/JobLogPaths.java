@@ -31,7 +31,7 @@ public final class JobLogPaths {
   }
 
   /** Where a stored path is for the state directory {@code root}: relative ones resolve against it. */
-  public static Path resolve(Path root, String stored) {
+  static Path resolve(Path root, String stored) {
     Path path = Path.of(stored);
     return path.isAbsolute() ? path : root.toAbsolutePath().normalize().resolve(path).normalize();
   }

@@ -56,7 +56,7 @@ final class SqlDashboard implements DashboardQueries {
 
   /** The items that pass {@code filter}, in backlog order, {@code limit} from {@code offset}. */
   @Override
-  public Page<ItemState> items(ItemFilter filter, int limit, int offset) {
+  public Page<ItemState> items(DashboardFilter filter, int limit, int offset) {
     StringBuilder where = new StringBuilder(" WHERE 1 = 1");
     List<Object> params = new ArrayList<>();
     if (filter.status() != null) {
@@ -82,21 +82,21 @@ final class SqlDashboard implements DashboardQueries {
     paged.add(limit);
     paged.add(offset);
     List<ItemState> rows = jdbc.query("SELECT * FROM items" + where + " ORDER BY seq LIMIT ? OFFSET ?",
-        SqlStateRepository::item, paged.toArray());
+        StateRows::item, paged.toArray());
     return new Page<>(rows, total);
   }
 
   @Override
   public Optional<ItemState> item(String id) {
-    return jdbc.queryOne("SELECT * FROM items WHERE id = ?", SqlStateRepository::item, id);
+    return jdbc.queryOne("SELECT * FROM items WHERE id = ?", StateRows::item, id);
   }
 
   /** The item's jobs retention kept, newest first, at most {@code limit}. */
   @Override
   public List<JobRecord> itemJobs(String itemId, int limit) {
     return jdbc.query(
-        "SELECT " + SqlStateRepository.JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id DESC LIMIT ?",
-        rs -> SqlStateRepository.job(rs, root), itemId, limit);
+        "SELECT " + StateRows.JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id DESC LIMIT ?",
+        rs -> StateRows.job(rs, root), itemId, limit);
   }
 
   /** The attempt of each listed item's latest job (items without a kept job are left out). */
@@ -112,16 +112,16 @@ final class SqlDashboard implements DashboardQueries {
 
   @Override
   public Optional<JobRecord> job(long id) {
-    return jdbc.queryOne("SELECT " + SqlStateRepository.JOB_COLUMNS + " FROM jobs WHERE id = ?",
-        rs -> SqlStateRepository.job(rs, root), id);
+    return jdbc.queryOne("SELECT " + StateRows.JOB_COLUMNS + " FROM jobs WHERE id = ?",
+        rs -> StateRows.job(rs, root), id);
   }
 
   /** The agents' answers kept as turns, in order, at most the last {@code limit}. */
   @Override
-  public List<ItemHistory.Answer> answers(String itemId, int limit) {
-    List<ItemHistory.Answer> answers = new ArrayList<>(jdbc.query("""
+  public List<ItemHistory.KeptAnswer> answers(String itemId, int limit) {
+    List<ItemHistory.KeptAnswer> answers = new ArrayList<>(jdbc.query("""
         SELECT phase, attempt, text FROM turns WHERE item_id = ? AND role = 'assistant' ORDER BY seq DESC LIMIT ?""",
-        rs -> new ItemHistory.Answer(rs.getString(1), rs.getInt(2), rs.getString(3)), itemId, limit));
+        rs -> new ItemHistory.KeptAnswer(rs.getString(1), rs.getInt(2), rs.getString(3)), itemId, limit));
     Collections.reverse(answers);
     return answers;
   }
@@ -137,7 +137,7 @@ final class SqlDashboard implements DashboardQueries {
     // An exact prefix, not LIKE: SQLite's LIKE ignores case, and ids are compared exactly.
     String prefix = itemId + "/";
     return jdbc.query("SELECT * FROM items WHERE origin = ? OR substr(origin, 1, ?) = ? ORDER BY seq LIMIT ?",
-        SqlStateRepository::item, itemId, prefix.length(), prefix, limit);
+        StateRows::item, itemId, prefix.length(), prefix, limit);
   }
 
   /** Jobs newest first: those with an id below {@code beforeId} (keyset paging), at most {@code limit}. */
@@ -145,8 +145,8 @@ final class SqlDashboard implements DashboardQueries {
   public Page<JobRecord> jobs(long beforeId, int limit) {
     long total = jdbc.queryLong("SELECT COUNT(*) FROM jobs");
     return new Page<>(
-        jdbc.query("SELECT " + SqlStateRepository.JOB_COLUMNS + " FROM jobs WHERE id < ? ORDER BY id DESC LIMIT ?",
-            rs -> SqlStateRepository.job(rs, root), beforeId, limit),
+        jdbc.query("SELECT " + StateRows.JOB_COLUMNS + " FROM jobs WHERE id < ? ORDER BY id DESC LIMIT ?",
+            rs -> StateRows.job(rs, root), beforeId, limit),
         total);
   }
 
@@ -154,13 +154,13 @@ final class SqlDashboard implements DashboardQueries {
   @Override
   public List<JobRecord> runningJobs(int limit) {
     return jdbc.query(
-        "SELECT " + SqlStateRepository.JOB_COLUMNS + " FROM jobs WHERE state = 'running' ORDER BY id LIMIT ?",
-        rs -> SqlStateRepository.job(rs, root), limit);
+        "SELECT " + StateRows.JOB_COLUMNS + " FROM jobs WHERE state = 'running' ORDER BY id LIMIT ?",
+        rs -> StateRows.job(rs, root), limit);
   }
 
   @Override
   public Optional<RunRecord> lastRun() {
-    return SqlStateRepository.lastRun(jdbc);
+    return StateRows.lastRun(jdbc);
   }
 
   /**
@@ -211,7 +211,7 @@ final class SqlDashboard implements DashboardQueries {
 
   @Override
   public Map<Long, dev.orchestrate.jobs.OutcomeClass> jobOutcomes(List<Long> jobIds) {
-    return SqlStateRepository.outcomes(jdbc, jobIds);
+    return StateRows.outcomes(jdbc, jobIds);
   }
 
   @Override

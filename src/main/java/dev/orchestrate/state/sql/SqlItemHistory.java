@@ -24,20 +24,20 @@ final class SqlItemHistory implements ItemHistory {
 
   /** A job row, its log path resolved against the state directory read (rows store it relative). */
   private JobRecord job(java.sql.ResultSet rs) throws java.sql.SQLException {
-    return SqlStateRepository.job(rs, root);
+    return StateRows.job(rs, root);
   }
 
   /** The item's jobs that retention kept, oldest first. */
   @Override
   public List<JobRecord> jobs(String itemId) {
-    return jdbc.query("SELECT " + SqlStateRepository.JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id",
+    return jdbc.query("SELECT " + StateRows.JOB_COLUMNS + " FROM jobs WHERE item_id = ? ORDER BY id",
         this::job,
         itemId);
   }
 
   @Override
   public Optional<JobRecord> job(long id) {
-    return jdbc.queryOne("SELECT " + SqlStateRepository.JOB_COLUMNS + " FROM jobs WHERE id = ?", this::job, id);
+    return jdbc.queryOne("SELECT " + StateRows.JOB_COLUMNS + " FROM jobs WHERE id = ?", this::job, id);
   }
 
   /** Every item's latest job, by item id. */
@@ -45,7 +45,7 @@ final class SqlItemHistory implements ItemHistory {
   public Map<String, JobRecord> latestJobs() {
     Map<String, JobRecord> latest = new LinkedHashMap<>();
     jdbc.query(
-        "SELECT " + SqlStateRepository.JOB_COLUMNS
+        "SELECT " + StateRows.JOB_COLUMNS
             + " FROM jobs WHERE id IN (SELECT MAX(id) FROM jobs GROUP BY item_id)",
         this::job).forEach(job -> latest.put(job.itemId(), job));
     return latest;
@@ -53,9 +53,9 @@ final class SqlItemHistory implements ItemHistory {
 
   /** The agents' answers the item's turns kept (finished items' turns are condensed in time), in order. */
   @Override
-  public List<Answer> answers(String itemId) {
+  public List<KeptAnswer> answers(String itemId) {
     return jdbc.query("SELECT phase, attempt, text FROM turns WHERE item_id = ? AND role = 'assistant' ORDER BY seq",
-        rs -> new Answer(rs.getString(1), rs.getInt(2), rs.getString(3)), itemId);
+        rs -> new KeptAnswer(rs.getString(1), rs.getInt(2), rs.getString(3)), itemId);
   }
 
   /** The rolling summary of the item's condensed turns, if any. */

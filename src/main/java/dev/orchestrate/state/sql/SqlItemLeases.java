@@ -132,7 +132,7 @@ final class SqlItemLeases implements ItemLeases {
     Object[] params = wipLimit <= 0 ? new Object[] {me, itemId, me} : new Object[] {me, itemId, me, wipLimit};
     long start = System.nanoTime();
     Optional<Claimed> claimed = jdbc.inTransaction(() -> jdbc.queryOne(sql,
-        rs -> new Claimed(SqlStateRepository.item(rs), rs.getLong("version")), params));
+        rs -> new Claimed(StateRows.item(rs), rs.getLong("version")), params));
     claimed.ifPresent(c -> held.put(itemId, c.version()));
     // src/bench/multirunner.sh reads these lines for the claim latency
     LOG.debug("claim {} {} in {} us", itemId, claimed.isPresent() ? "taken" : "refused",

@@ -222,7 +222,7 @@ final class SqlMemoryRepository implements MemoryRepository, AutoCloseable {
   static final String PRUNABLE_INDEX = "CREATE INDEX memories_prunable ON memories(seq) WHERE load_bearing = 0 AND superseded_by IS NULL";
 
   /** The one DELETE of a compaction; {@code docs/benchmarks.md} runs the same text in the sqlite3 tool. */
-  public static String deleteStatement(int keepRecent) {
+  static String deleteStatement(int keepRecent) {
     if (keepRecent == 0) {
       return "DELETE FROM memories WHERE " + ACTIVE_PRUNABLE;
     }

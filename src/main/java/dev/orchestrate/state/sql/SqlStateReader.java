@@ -31,22 +31,22 @@ final class SqlStateReader {
   }
 
   /** The migrations applied; below the dialect's latest, a read-write store upgrades it first. */
-  public int schemaVersion() {
+  int schemaVersion() {
     return schemaVersion;
   }
 
   /** Every stored item in backlog order. */
-  public List<ItemState> items() {
+  List<ItemState> items() {
     if (schemaVersion < 1) {
       return List.of();
     }
     String sql = jdbc.dialect().has(Dialect.Feature.ITEM_ORIGINS, schemaVersion) ? "SELECT * FROM items ORDER BY seq"
         : "SELECT *, NULL AS origin FROM items ORDER BY seq";
-    return jdbc.query(sql, SqlStateRepository::item);
+    return jdbc.query(sql, StateRows::item);
   }
 
   /** The ids of every stored item: backlog items, those no longer listed, and follow-ups. */
-  public Set<String> itemIds() {
+  Set<String> itemIds() {
     if (schemaVersion < 1) {
       return Set.of();
     }
@@ -60,7 +60,7 @@ final class SqlStateReader {
    * without it (never recorded, or a schema without the table), every structure takes its built-in
    * default.
    */
-  public RecordedPolicies recordedPolicies() {
+  RecordedPolicies recordedPolicies() {
     Map<String, Limits> rows = new HashMap<>();
     if (jdbc.dialect().has(Dialect.Feature.STRUCTURES, schemaVersion)) {
       jdbc.query("SELECT name, max_rows, max_age_ms FROM structures WHERE name IN "
@@ -84,8 +84,8 @@ final class SqlStateReader {
     // worktrees (schema 9): its recorded limits when there are any; discard_uncommitted is never
     // recorded, so a compact without a config keeps every worktree with uncommitted work.
     Limits worktrees = rows.get(StructureName.WORKTREES.key());
-    RetentionConfig.Worktrees worktreesPolicy = recorded && worktrees != null && worktrees.valid()
-        ? new RetentionConfig.Worktrees(worktrees.policy(), false) : defaults.worktrees();
+    RetentionConfig.WorktreePolicy worktreesPolicy = recorded && worktrees != null && worktrees.valid()
+        ? new RetentionConfig.WorktreePolicy(worktrees.policy(), false) : defaults.worktrees();
     return new RecordedPolicies(new RetentionConfig(defaults.maintenanceInterval(), defaults.budget(), jobs, turns,
         events, samples, worktreesPolicy), keepRecent, defaulted);
   }

@@ -1,8 +1,6 @@
 package dev.orchestrate.state.sql;
 
 import dev.orchestrate.backlog.BacklogItem;
-import dev.orchestrate.backlog.InitialStatus;
-import dev.orchestrate.backlog.Priority;
 import dev.orchestrate.context.TurnRepository;
 import dev.orchestrate.item.Event;
 import dev.orchestrate.item.FollowUpItem;
@@ -31,7 +29,6 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -88,12 +85,12 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   }
 
   /** The items' git worktrees (execution.workspace: worktree), on this repository's connection. */
-  public dev.orchestrate.workspace.WorkspaceStore workspaceStore() {
+  dev.orchestrate.workspace.WorkspaceStore workspaceStore() {
     return new SqlWorkspaceStore(jdbc);
   }
 
   /** Turn history and summaries, on this repository's connection. */
-  public TurnRepository turnRepository() {
+  TurnRepository turnRepository() {
     return new SqlTurnRepository(jdbc);
   }
 
@@ -167,35 +164,7 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
 
   @Override
   public Optional<ItemState> item(String id) {
-    return jdbc.queryOne("SELECT * FROM items WHERE id = ?", SqlStateRepository::item, id);
-  }
-
-  static ItemState item(ResultSet rs) throws SQLException {
-    BacklogItem def = new BacklogItem(rs.getString("id"), rs.getString("title"), rs.getString("pipeline"),
-        Priority.valueOf(rs.getString("priority").toUpperCase(Locale.ROOT)),
-        JsonText.parseArray(rs.getString("depends_on")), JsonText.parseArray(rs.getString("tags")),
-        rs.getString("description"),
-        InitialStatus.valueOf(rs.getString("initial_status").toUpperCase(Locale.ROOT)));
-    String blockedFrom = rs.getString("blocked_from");
-    Progress progress = new Progress(ItemStatus.fromKey(rs.getString("status")), rs.getString("phase"),
-        rs.getInt("attempts"), rs.getString("blocked_reason"),
-        blockedFrom == null ? null : ItemStatus.fromKey(blockedFrom), rs.getString("last_failure"),
-        rs.getString("phase_summary"), rs.getString("unblock_notes"), resume(rs));
-    return new ItemState(def, rs.getLong("seq"), rs.getInt("in_backlog") == 1, progress, rs.getString("origin"));
-  }
-
-  /** The session the item's next attempt may continue; none in a state older than schema 11. */
-  private static Progress.Resume resume(ResultSet rs) throws SQLException {
-    String profile;
-    String session;
-    try {
-      profile = rs.getString("resume_profile");
-      session = rs.getString("resume_session");
-    } catch (SQLException e) {
-      return null; // an older schema, read without migrating it
-    }
-    return profile == null || session == null || rs.getString("phase") == null ? null
-        : new Progress.Resume(profile, session);
+    return jdbc.queryOne("SELECT * FROM items WHERE id = ?", StateRows::item, id);
   }
 
   @Override
@@ -400,32 +369,17 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
     if (limit < 1) {
       throw new IllegalArgumentException("limit must be at least 1, got " + limit);
     }
-    return jdbc.query("SELECT " + JOB_COLUMNS + " FROM jobs ORDER BY id DESC LIMIT ?", this::job, limit);
+    return jdbc.query("SELECT " + StateRows.JOB_COLUMNS + " FROM jobs ORDER BY id DESC LIMIT ?", this::job, limit);
   }
 
   @Override
   public Map<Long, OutcomeClass> outcomes(Collection<Long> jobIds) {
-    return outcomes(jdbc, jobIds);
-  }
-
-  /**
-   * The outcome classes of these jobs, read apart from the job rows: a state read without
-   * migrating (logs, serve, a read-only directory) may be older than the column.
-   */
-  static Map<Long, OutcomeClass> outcomes(Jdbc jdbc, Collection<Long> jobIds) {
-    Map<Long, OutcomeClass> out = new java.util.LinkedHashMap<>();
-    jobColumn(jdbc, "outcome", jobIds).forEach((id, key) -> {
-      OutcomeClass kind = OutcomeClass.of(key);
-      if (kind != null) { // a class of a newer orchestrate's: left out, not misread
-        out.put(id, kind);
-      }
-    });
-    return out;
+    return StateRows.outcomes(jdbc, jobIds);
   }
 
   @Override
   public Map<Long, String> agents(Collection<Long> jobIds) {
-    return jobColumn(jdbc, "agent", jobIds);
+    return StateRows.jobColumn(jdbc, "agent", jobIds);
   }
 
   @Override
@@ -438,52 +392,13 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
     return JobChecks.checks(jdbc, jobIds);
   }
 
-  /**
-   * A text column of these jobs, by id, nulls left out; empty when the state is older than the
-   * column (read without migrating: logs, serve, a read-only directory).
-   */
-  private static Map<Long, String> jobColumn(Jdbc jdbc, String column, Collection<Long> jobIds) {
-    if (jobIds.isEmpty() || !jdbc.dialect().hasColumn(jdbc, "jobs", column)) {
-      return Map.of();
-    }
-    String ids = jobIds.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(","));
-    Map<Long, String> out = new java.util.LinkedHashMap<>();
-    jdbc.query("SELECT id, " + column + " FROM jobs WHERE " + column + " IS NOT NULL AND id IN (" + ids + ")",
-        rs -> out.put(rs.getLong(1), rs.getString(2)));
-    return out;
-  }
-
   private JobRecord job(ResultSet rs) throws SQLException {
-    return job(rs, root);
-  }
-
-  /** The columns {@link #job(ResultSet, Path)} reads: every query of job rows selects these. */
-  static final String JOB_COLUMNS = "id, run_id, item_id, phase, attempt, state, result, started_at, ended_at, exit_code, "
-      + "log_path, reason";
-
-  /**
-   * A job row; its log path (stored relative to the state directory, see {@link JobLogPaths})
-   * resolved against {@code root}, the state directory it was read for.
-   */
-  static JobRecord job(ResultSet rs, Path root) throws SQLException {
-    String log = rs.getString("log_path");
-    return new JobRecord(rs.getLong("id"), rs.getLong("run_id"), rs.getString("item_id"), rs.getString("phase"),
-        rs.getInt("attempt"), JobState.valueOf(rs.getString("state").toUpperCase(Locale.ROOT)),
-        rs.getString("result"), Instant.ofEpochMilli(rs.getLong("started_at")), Columns.instantOrNull(rs, "ended_at"),
-        Columns.intOrNull(rs, "exit_code"), log == null ? null : JobLogPaths.resolve(root, log),
-        rs.getString("reason"));
+    return StateRows.job(rs, root);
   }
 
   @Override
   public Optional<RunRecord> lastRun() {
-    return lastRun(jdbc);
-  }
-
-  /** The most recent run session, for the repository and the dashboard alike. */
-  static Optional<RunRecord> lastRun(Jdbc jdbc) {
-    return jdbc.queryOne("SELECT id, started_at, ended_at, pid, halt_reason FROM runs ORDER BY id DESC LIMIT 1",
-        rs -> new RunRecord(rs.getLong("id"), Instant.ofEpochMilli(rs.getLong("started_at")),
-            Columns.instantOrNull(rs, "ended_at"), rs.getLong("pid"), rs.getString("halt_reason")));
+    return StateRows.lastRun(jdbc);
   }
 
   @Override

@@ -61,7 +61,7 @@ public final class Database {
   static final int MAINTENANCE_CACHE_KIB = 65_536;
 
   /** Opens (creating if needed) and migrates the database at {@code file}. */
-  public static Connection open(Path file) {
+  static Connection open(Path file) {
     try {
       new StateDirectory(file.toAbsolutePath().getParent()).create();
     } catch (IOException e) {
@@ -309,7 +309,7 @@ public final class Database {
    *
    * @return the bytes of the database file plus its WAL, before and after
    */
-  public static long[] vacuum(Path file) {
+  static long[] vacuum(Path file) {
     long before = bytes(file);
     try (Connection connection = connect(file); Statement st = connection.createStatement()) {
       st.executeUpdate("VACUUM");
@@ -321,7 +321,7 @@ public final class Database {
   }
 
   /** The database file plus its WAL, in bytes. */
-  public static long bytes(Path file) {
+  static long bytes(Path file) {
     return size(file) + size(file.resolveSibling(file.getFileName() + "-wal"));
   }
 

@@ -29,7 +29,7 @@ public final class RunLock implements AutoCloseable {
     this.lock = lock;
   }
 
-  public static RunLock acquire(StateDirectory dir, Instant now) {
+  static RunLock acquire(StateDirectory dir, Instant now) {
     Path file = dir.lockFile();
     try {
       dir.create();
@@ -63,7 +63,7 @@ public final class RunLock implements AutoCloseable {
    * starting in that instant would find it held and exit 3, a window of microseconds). Shared,
    * so that the file is opened for reading only: a read-only state directory is asked too.
    */
-  public static boolean isHeld(StateDirectory dir) {
+  static boolean isHeld(StateDirectory dir) {
     Path file = dir.lockFile();
     if (!Files.isRegularFile(file)) {
       return false;

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.memory.CompactionPolicy;
 import dev.orchestrate.memory.MemoryCompaction;
 import dev.orchestrate.memory.MemoryException;
 import dev.orchestrate.memory.MemoryItem;
@@ -20,6 +19,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -208,12 +208,12 @@ class SqlMemoryRepositoryTest {
   void outcome_memories_are_recorded_once_per_item_and_outcome_and_done_supersedes_blocked() {
     try (SqlMemoryRepository repo = SqliteStores.memory(db)) {
       MemoryService service = new MemoryService(repo, Clock.fixed(T, ZoneOffset.UTC), 20_000);
-      service.itemFinished("WRK-1", "Title", ProjectMemory.Outcome.BLOCKED, "needs a key");
-      service.itemFinished("WRK-1", "Title", ProjectMemory.Outcome.BLOCKED, "needs a key, again");
+      service.itemFinished("WRK-1", "Title", ProjectMemory.FinalStatus.BLOCKED, "needs a key");
+      service.itemFinished("WRK-1", "Title", ProjectMemory.FinalStatus.BLOCKED, "needs a key, again");
       assertEquals(List.of("outcome:WRK-1:blocked"), ids(repo.listActive(null, null)));
       assertEquals("Title — needs a key, again", repo.get("outcome:WRK-1:blocked").orElseThrow().content());
-      service.itemFinished("WRK-1", "Title", ProjectMemory.Outcome.DONE, "shipped");
-      service.itemFinished("WRK-1", "Title", ProjectMemory.Outcome.DONE, "shipped");
+      service.itemFinished("WRK-1", "Title", ProjectMemory.FinalStatus.DONE, "shipped");
+      service.itemFinished("WRK-1", "Title", ProjectMemory.FinalStatus.DONE, "shipped");
       assertEquals(List.of("outcome:WRK-1:done"), ids(repo.listActive(null, null)));
       assertEquals("outcome:WRK-1:done", repo.get("outcome:WRK-1:blocked").orElseThrow().supersededBy());
       assertEquals("WRK-1", repo.get("outcome:WRK-1:done").orElseThrow().sourceItem());
@@ -248,9 +248,24 @@ class SqlMemoryRepositoryTest {
     }
   }
 
-  /** The SQL compaction agrees with the pure rule on thousands of items of every kind, some superseded. */
+  /**
+   * The compaction rule written plainly (docs/how-it-works.md): among active items that are not
+   * load-bearing, the ids of all but the K most recent by insertion order, oldest first.
+   */
+  private static List<String> ruleDeletes(List<MemoryItem> items, int keepRecent) {
+    List<MemoryItem> prunable = new ArrayList<>();
+    for (MemoryItem item : items) {
+      if (item.active() && !item.isLoadBearing()) {
+        prunable.add(item);
+      }
+    }
+    prunable.sort(Comparator.comparingLong(MemoryItem::seq));
+    return prunable.subList(0, Math.max(0, prunable.size() - keepRecent)).stream().map(MemoryItem::id).toList();
+  }
+
+  /** The SQL compaction agrees with the rule on thousands of items of every kind, some superseded. */
   @Test
-  void compaction_at_scale_matches_the_pure_rule_exactly() {
+  void compaction_at_scale_matches_the_rule_exactly() {
     Random random = new Random(42);
     List<NewMemory> all = new ArrayList<>();
     for (int i = 0; i < 6000; i++) {
@@ -266,7 +281,7 @@ class SqlMemoryRepositoryTest {
       }
       for (int k : new int[] {1000, 50, 0}) {
         List<MemoryItem> before = new ArrayList<>(repo.listActive(null, null));
-        List<String> expectedGone = CompactionPolicy.toDelete(before, k);
+        List<String> expectedGone = ruleDeletes(before, k);
         MemoryCompaction result = repo.compact(k, T);
         assertEquals(expectedGone.size(), result.deleted(), "k=" + k);
         List<String> survivors = ids(repo.listActive(null, null));

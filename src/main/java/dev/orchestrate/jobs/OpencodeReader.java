@@ -1,7 +1,6 @@
-package dev.orchestrate.jobs.presets;
+package dev.orchestrate.jobs;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.orchestrate.jobs.Usage;
 
 /**
  * opencode's {@code run --format json} events: {@code text} parts make the answer (the last one
@@ -46,7 +45,7 @@ final class OpencodeReader extends JsonEvents {
   @Override
   public AgentReport report() {
     return new AgentReport(checked(usage), answer, error, error == null ? null
-        : dev.orchestrate.jobs.ProviderText.classify(error).orElse(null));
+        : ProviderText.classify(error).orElse(null));
   }
 
   @Override

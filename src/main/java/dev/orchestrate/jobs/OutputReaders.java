@@ -1,14 +1,14 @@
-package dev.orchestrate.jobs.presets;
+package dev.orchestrate.jobs;
 
 import dev.orchestrate.config.AgentPreset;
 
 /** The reader of each preset's stdout; a plain command's output is not read (its tail is the summary). */
-public final class OutputReaders {
+final class OutputReaders {
   private OutputReaders() {
   }
 
   /** A fresh reader for one attempt. */
-  public static OutputReader of(AgentPreset preset) {
+  static OutputReader of(AgentPreset preset) {
     return switch (preset) {
       case CLAUDE -> new ClaudeReader();
       case CODEX -> new CodexReader();

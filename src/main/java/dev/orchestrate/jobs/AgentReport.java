@@ -1,7 +1,5 @@
-package dev.orchestrate.jobs.presets;
+package dev.orchestrate.jobs;
 
-import dev.orchestrate.jobs.ProviderFailure;
-import dev.orchestrate.jobs.Usage;
 import java.util.Objects;
 
 /**
@@ -13,18 +11,18 @@ import java.util.Objects;
  *                  result, a failed turn, a budget or turn limit hit), else null
  * @param provider  its provider ended the attempt (a limit, a refused key, denials), else null
  */
-public record AgentReport(Usage usage, String finalText, String error, ProviderFailure provider) {
-  public static final AgentReport NONE = new AgentReport(Usage.UNKNOWN, null, null);
+record AgentReport(Usage usage, String finalText, String error, ProviderFailure provider) {
+  static final AgentReport NONE = new AgentReport(Usage.UNKNOWN, null, null);
 
   public AgentReport {
     Objects.requireNonNull(usage, "usage");
   }
 
-  public AgentReport(Usage usage, String finalText, String error) {
+  AgentReport(Usage usage, String finalText, String error) {
     this(usage, finalText, error, null);
   }
 
-  public boolean failed() {
+  boolean failed() {
     return error != null;
   }
 }

@@ -1,12 +1,10 @@
-package dev.orchestrate.jobs.presets;
+package dev.orchestrate.jobs;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
-import dev.orchestrate.jobs.AgentOutcome;
-import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.limits.SizeCap;
 import java.math.BigDecimal;
 import java.util.EnumSet;
@@ -61,7 +59,7 @@ abstract class JsonEvents implements OutputReader {
         event(event);
         if (session == null) {
           String id = sessionOf(event);
-          session = dev.orchestrate.jobs.AgentSession.valid(id) ? id : null;
+          session = AgentSession.valid(id) ? id : null;
         }
       }
     } catch (JsonProcessingException e) {

@@ -1,11 +1,11 @@
-package dev.orchestrate.jobs.presets;
+package dev.orchestrate.jobs;
 
 /**
  * Reads one attempt's stdout line by line as it is written, keeping only what the report needs
  * (running usage totals, the last answer and error, each within a cap), so that no amount of output
  * grows its memory. Lines come from one thread; {@link #report()} is called after the last line.
  */
-public interface OutputReader {
+interface OutputReader {
   /** For agents whose output is not read: every report is {@link AgentReport#NONE}. */
   OutputReader NONE = new OutputReader() {
     @Override
@@ -25,7 +25,7 @@ public interface OutputReader {
 
   /**
    * The agent's session id, as its CLI printed it (docs/verification.md), or null. Only an id of the
-   * form {@link dev.orchestrate.jobs.AgentSession#valid} is ever returned: it goes back on a command line.
+   * form {@link AgentSession#valid} is ever returned: it goes back on a command line.
    */
   default String sessionId() {
     return null;
@@ -35,7 +35,7 @@ public interface OutputReader {
    * A failure seen in the output so far that no waiting can mend (a key the provider refused while
    * the CLI keeps retrying it): the agent is stopped at once. Null while there is none.
    */
-  default dev.orchestrate.jobs.ProviderFailure stopNow() {
+  default ProviderFailure stopNow() {
     return null;
   }
 }

@@ -1,12 +1,7 @@
-package dev.orchestrate.jobs.presets;
+package dev.orchestrate.jobs;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import dev.orchestrate.jobs.AgentOutcome;
-import dev.orchestrate.jobs.OutcomeClass;
-import dev.orchestrate.jobs.ProviderFailure;
-import dev.orchestrate.jobs.ProviderText;
-import dev.orchestrate.jobs.Usage;
 import java.time.Duration;
 
 /**

@@ -1,13 +1,10 @@
-package dev.orchestrate.jobs.presets;
+package dev.orchestrate.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.orchestrate.config.AgentPreset;
-import dev.orchestrate.jobs.OutcomeClass;
-import dev.orchestrate.jobs.ProviderFailure;
-import dev.orchestrate.jobs.ProviderText;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;

@@ -1,12 +1,8 @@
-package dev.orchestrate.jobs.presets;
+package dev.orchestrate.jobs;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.orchestrate.jobs.OutcomeClass;
-import dev.orchestrate.jobs.ProviderFailure;
-import dev.orchestrate.jobs.ProviderText;
-import dev.orchestrate.jobs.Usage;
 import java.time.Duration;
 
 /**

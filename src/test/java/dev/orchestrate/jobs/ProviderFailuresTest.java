@@ -1,4 +1,4 @@
-package dev.orchestrate.jobs.presets;
+package dev.orchestrate.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.AgentPreset;
-import dev.orchestrate.jobs.OutcomeClass;
-import dev.orchestrate.jobs.ProviderFailure;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;

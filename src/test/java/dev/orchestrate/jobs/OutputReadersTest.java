@@ -1,11 +1,10 @@
-package dev.orchestrate.jobs.presets;
+package dev.orchestrate.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.AgentPreset;
-import dev.orchestrate.jobs.Usage;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

@@ -1,9 +1,7 @@
-package dev.orchestrate.jobs.presets;
+package dev.orchestrate.jobs;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
-import dev.orchestrate.jobs.AgentOutcome;
-import dev.orchestrate.jobs.Usage;
 
 /**
  * The Gemini CLI's {@code --output-format stream-json} events: assistant {@code message} events
@@ -73,7 +71,7 @@ final class GeminiReader extends JsonEvents {
   public AgentReport report() {
     String text = answer.length() == 0 ? null : text(new TextNode(answer.toString()));
     return new AgentReport(checked(usage), text, error, error == null ? null
-        : dev.orchestrate.jobs.ProviderText.classify(error).orElse(null));
+        : ProviderText.classify(error).orElse(null));
   }
 
   private static String errorText(JsonNode error, String otherwise) {

@@ -1,0 +1,145 @@
+package dev.orchestrate.config;
+
+import static dev.orchestrate.config.ConfigLoader.EXECUTION_KEYS;
+import static dev.orchestrate.config.ConfigLoader.WORKSPACE_KEYS;
+
+import dev.orchestrate.limits.Quote;
+import dev.orchestrate.yaml.Values;
+import dev.orchestrate.yaml.YamlNode;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * {@code execution:} (with {@code execution.workspace}) and {@code workspace:} (the set-up and copied
+ * paths of each worktree), for {@link ConfigLoader}.
+ */
+final class ExecutionSection extends SectionReader {
+  ExecutionSection(SectionReader load) {
+    super(load);
+  }
+
+  /** A git branch name we accept in execution.base_branch: no spaces, no leading '-', no "..". */
+  private static final Pattern BRANCH = Pattern.compile("(?!-)(?!.*\\.\\.)(?!.*//)[A-Za-z0-9._/-]+(?<![./])");
+
+  ExecutionConfig execution(YamlNode.Mapping map) {
+    problems.unknownKeys(map, EXECUTION_KEYS, "key", "execution");
+    Optional<YamlNode.Mapping> section = Optional.of(map);
+    return new ExecutionConfig(
+        setting(section, "max_wip", n -> values.integer(n, "execution.max_wip", 1, Ranges.MAX_WIP))
+            .orElse(ExecutionConfig.DEFAULT_MAX_WIP),
+        setting(section, "max_concurrent", n -> values.integer(n, "execution.max_concurrent", 1, Ranges.MAX_CONCURRENT))
+            .orElse(ExecutionConfig.DEFAULT_MAX_CONCURRENT),
+        setting(section, "max_retries", n -> values.integer(n, "execution.max_retries", 0, Ranges.MAX_RETRIES))
+            .orElse(ExecutionConfig.DEFAULT_MAX_RETRIES),
+        setting(section, "circuit_breaker",
+            n -> values.integer(n, "execution.circuit_breaker", 1, Ranges.CIRCUIT_BREAKER))
+            .orElse(ExecutionConfig.DEFAULT_CIRCUIT_BREAKER),
+        setting(section, "phase_cap", n -> values.integer(n, "execution.phase_cap", 1, Ranges.PHASE_CAP))
+            .orElse(ExecutionConfig.DEFAULT_PHASE_CAP),
+        setting(section, "max_cost_usd", this::maxCostUsd).orElse(null),
+        setting(section, "max_tokens", this::maxTokens).orElse(null),
+        workspace(section));
+  }
+
+  /** The execution.workspace keys (docs/workspaces.md). */
+  private WorkspaceConfig workspace(Optional<YamlNode.Mapping> section) {
+    WorkspaceConfig defaults = WorkspaceConfig.defaults();
+    return new WorkspaceConfig(
+        setting(section, "workspace", n -> values.choice(n, "execution.workspace",
+            Values.words(WorkspaceConfig.Mode.values()))).orElse(defaults.mode()),
+        setting(section, "base_branch", this::branch).orElse(defaults.baseBranch()),
+        setting(section, "merge", n -> values.choice(n, "execution.merge",
+            Values.words(WorkspaceConfig.Merge.values()))).orElse(defaults.merge()),
+        setting(section, "delete_merged_branches", n -> values.bool(n, "execution.delete_merged_branches"))
+            .orElse(defaults.deleteMergedBranches()),
+        setting(section, "commit_author", this::author).orElse(defaults.commitAuthor()),
+        setting(section, "destructive_runs_alone", n -> values.bool(n, "execution.destructive_runs_alone"))
+            .orElse(defaults.destructiveRunsAlone()));
+  }
+
+  private Optional<String> branch(YamlNode node) {
+    if (off(node)) {
+      return Optional.empty(); // null: the branch checked out when the run starts
+    }
+    return values.nonBlank(node, "execution.base_branch", "a branch name like main").flatMap(name -> {
+      String branch = name.startsWith("refs/heads/") ? name.substring("refs/heads/".length()) : name;
+      if (BRANCH.matcher(branch).matches() && !branch.endsWith(".lock")) {
+        return Optional.of(branch);
+      }
+      problems.at(node, "execution.base_branch '" + name + "' is not a branch name git accepts here: use letters, "
+          + "digits and . _ / - (like main or release/2.x)");
+      return Optional.empty();
+    });
+  }
+
+  private Optional<WorkspaceConfig.Author> author(YamlNode node) {
+    return values.nonBlank(node, "execution.commit_author", "\"Name <email>\"").flatMap(text -> {
+      Optional<WorkspaceConfig.Author> author = WorkspaceConfig.Author.parse(text);
+      if (author.isEmpty()) {
+        problems.at(node, "execution.commit_author must read \"Name <email>\", like \"orchestrate "
+            + "<orchestrate@localhost>\", got '" + text + "'");
+      }
+      return author;
+    });
+  }
+
+  /** The {@code workspace:} section: set-up commands and copied paths of each new worktree. */
+  Optional<WorkspacePreparation> workspacePreparation(YamlNode.Mapping map) {
+    problems.unknownKeys(map, WORKSPACE_KEYS, "key", "workspace");
+    Optional<List<ProjectCommand>> setup = map.get("setup").isPresent()
+        ? projectCommands(map.get("setup").get(), "workspace.setup")
+        : Optional.of(List.of());
+    Optional<List<String>> copy = map.get("copy").isPresent()
+        ? values.strings(map.get("copy").get(), "workspace.copy", "", "path").flatMap(paths -> map.get("copy")
+            .get() instanceof YamlNode.Sequence list ? copyPaths(list, paths) : Optional.of(List.of()))
+        : Optional.of(List.of());
+    if (setup.isEmpty() || copy.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(new WorkspacePreparation(setup.get(), copy.get()));
+  }
+
+  record WorkspacePreparation(List<ProjectCommand> setup, List<String> copy) {
+  }
+
+  /**
+   * The paths of {@code workspace.copy}: relative to the repository's top, inside it, never into
+   * {@code .git}; written normalized, without duplicates.
+   */
+  private Optional<List<String>> copyPaths(YamlNode.Sequence list, List<String> paths) {
+    List<String> out = new ArrayList<>();
+    boolean ok = true;
+    for (int i = 0; i < paths.size(); i++) {
+      String text = paths.get(i);
+      YamlNode node = list.items().get(i);
+      Path path;
+      try {
+        path = Path.of(text);
+      } catch (java.nio.file.InvalidPathException e) {
+        problems.at(node, "workspace.copy " + Quote.value(text) + " is not a valid path");
+        ok = false;
+        continue;
+      }
+      Path normal = path.normalize();
+      if (path.isAbsolute() || normal.toString().isEmpty() || normal.startsWith("..")
+          || normal.toString().equals(".")) {
+        problems.at(node, "workspace.copy " + Quote.value(text) + " leaves the repository: give a path relative to "
+            + "the repository's top, inside it (like .env or config/local.yml)");
+        ok = false;
+      } else if (normal.getName(0).toString().equals(".git")) {
+        problems.at(node, "workspace.copy " + Quote.value(text) + " is inside .git: orchestrate copies only the "
+            + "project's own files");
+        ok = false;
+      } else if (out.contains(normal.toString())) {
+        problems.at(node, "workspace.copy names " + Quote.value(text) + " twice");
+        ok = false;
+      } else {
+        out.add(normal.toString());
+      }
+    }
+    return ok ? Optional.of(out) : Optional.empty();
+  }
+}

@@ -1,0 +1,175 @@
+package dev.orchestrate.serve;
+
+import static dev.orchestrate.serve.Html.esc;
+import static dev.orchestrate.serve.PageParts.attempts;
+import static dev.orchestrate.serve.PageParts.checkDuration;
+import static dev.orchestrate.serve.PageParts.dt;
+import static dev.orchestrate.serve.PageParts.ending;
+import static dev.orchestrate.serve.PageParts.jobTable;
+import static dev.orchestrate.serve.PageParts.layout;
+import static dev.orchestrate.serve.PageParts.ok;
+import static dev.orchestrate.serve.PageParts.pre;
+
+import dev.orchestrate.item.CheckRecord;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.JobRecord;
+import dev.orchestrate.jobs.CommandRun;
+import dev.orchestrate.state.DashboardQueries;
+import dev.orchestrate.state.ItemHistory.KeptAnswer;
+import dev.orchestrate.state.StateDirectory;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The dashboard's pages of one item: the item (its state, jobs, answers and log tails) and a job's
+ * or a check's whole log tail.
+ */
+final class ItemPages {
+  private final StateDirectory dir;
+
+  ItemPages(StateDirectory dir) {
+    this.dir = dir;
+  }
+
+  /** Jobs whose log tail the item page shows inline (each is up to 64 KiB, and the page refreshes). */
+  static final int ITEM_LOGS = 3;
+
+  static final int ITEM_JOBS = 20;
+
+  static final int ITEM_ANSWERS = 20;
+
+  Pages.Rendered item(DashboardQueries db, Query q) {
+    String id = q.get("id");
+    Optional<ItemState> found = id == null ? Optional.empty() : db.item(id);
+    if (found.isEmpty()) {
+      return new Pages.Rendered(404, layout("Not found", "/items",
+          new StringBuilder("<h1>Not found</h1><p>No item ").append(esc(id)).append(".</p>")));
+    }
+    ItemState item = found.get();
+    List<JobRecord> jobs = db.itemJobs(item.id(), ITEM_JOBS);
+    StringBuilder b = new StringBuilder("<h1>").append(esc(item.id())).append("</h1>");
+    b.append("<p class=\"title\">").append(esc(item.definition().title())).append("</p><dl class=\"item\">");
+    dt(b, "Status", item.status().key());
+    dt(b, "Phase", item.progress().phase());
+    dt(b, "Attempts", Integer.toString(attempts(item, jobs.isEmpty() ? null : jobs.get(0).attempt())));
+    dt(b, "Pipeline", item.definition().pipeline());
+    dt(b, "Priority", item.definition().priority().key());
+    dt(b, "Tags", String.join(", ", item.definition().tags()));
+    dt(b, "Depends on", String.join(", ", item.definition().dependsOn()));
+    if (item.origin() != null) {
+      b.append("<dt>Follow-up of</dt><dd><a href=\"/item?id=").append(esc(Query.encode(item.origin().split("/")[0])))
+          .append("\">").append(esc(item.origin())).append("</a></dd>");
+    }
+    if (!item.inBacklog()) {
+      dt(b, "Backlog", "not in the backlog file");
+    }
+    db.workspace(item.id()).ifPresent(w -> {
+      dt(b, "Branch", w.branch() + " (from " + w.baseBranch() + ")");
+      dt(b, "Last phase commit", w.headCommit());
+      dt(b, "Worktree", w.onDisk() ? w.path().toString() : "removed");
+      if (w.integration() != null) {
+        dt(b, "Integration", w.integration().key() + (w.note() == null ? "" : ": " + w.note()));
+      }
+    });
+    b.append("</dl>");
+    pre(b, "Description", item.definition().description());
+    pre(b, "Blocked reason", item.progress().blockedReason());
+    pre(b, "Last failure", item.progress().lastFailure());
+    pre(b, "Unblock notes", item.progress().unblockNotes());
+    pre(b, "Phase summary", item.progress().phaseSummary());
+    pre(b, "Context summary", db.contextSummary(item.id()).orElse(null));
+    List<KeptAnswer> answers = db.answers(item.id(), ITEM_ANSWERS);
+    if (!answers.isEmpty()) {
+      b.append("<section><h2>Summaries by phase and attempt</h2>");
+      for (KeptAnswer a : answers) {
+        b.append("<h3>").append(esc(a.phase())).append(", attempt ").append(a.attempt())
+            .append("</h3><pre class=\"text\">")
+            .append(esc(a.text())).append("</pre>");
+      }
+      b.append("</section>");
+    }
+    List<ItemState> followUps = db.followUps(item.id(), Pages.PAGE_SIZE);
+    if (!followUps.isEmpty()) {
+      b.append("<section><h2>Follow-ups</h2><ul>");
+      for (ItemState f : followUps) {
+        b.append("<li><a href=\"/item?id=").append(esc(Query.encode(f.id()))).append("\">").append(esc(f.id()))
+            .append("</a> ").append(esc(f.status().key())).append(" — ").append(esc(f.definition().title()))
+            .append("</li>");
+      }
+      b.append("</ul></section>");
+    }
+    b.append("<section><h2>Jobs</h2>");
+    if (jobs.isEmpty()) {
+      b.append("<p>None kept.</p>");
+    } else {
+      jobTable(b, db, jobs);
+      List<JobRecord> shown = jobs.subList(0, Math.min(ITEM_LOGS, jobs.size()));
+      Map<Long, List<CheckRecord>> checks = db.jobChecks(shown.stream().map(JobRecord::id).toList());
+      for (JobRecord job : shown) {
+        b.append("<details><summary>Log of job ").append(job.id()).append(" (").append(esc(job.phase()))
+            .append(", attempt ").append(job.attempt()).append(")</summary><pre class=\"log\">")
+            .append(esc(LogTail.read(dir.root(), job.logPath()))).append("</pre></details>");
+        for (CheckRecord c : checks.getOrDefault(job.id(), List.of())) {
+          if (c.ending() == CommandRun.Ending.PASSED) {
+            continue; // what failed is what the reader looks for; the passed ones are a link away
+          }
+          Path log = c.log(job);
+          b.append("<details data-check-log=\"").append(job.id()).append("\"><summary>Log of ")
+              .append(esc(c.kind().key() + " " + c.name())).append(" of job ").append(job.id()).append(" (")
+              .append(esc(ending(c))).append(")</summary><pre class=\"log\">")
+              .append(esc(log == null ? "(no log)" : LogTail.read(dir.root(), log))).append("</pre></details>");
+        }
+      }
+    }
+    b.append("</section>");
+    return ok(item.id(), "/items", b);
+  }
+
+  Pages.Rendered log(DashboardQueries db, Query q) {
+    long id = q.number("job", -1);
+    Optional<JobRecord> found = id < 0 ? Optional.empty() : db.job(id);
+    if (found.isEmpty()) {
+      return new Pages.Rendered(404, layout("Not found", "/jobs", new StringBuilder("<h1>Not found</h1><p>No job ")
+          .append(esc(q.get("job"))).append(".</p>")));
+    }
+    JobRecord job = found.get();
+    if (q.get("gate") != null || q.get("setup") != null) {
+      return checkLog(db, job, q);
+    }
+    StringBuilder b = new StringBuilder("<h1>Log of job ").append(job.id()).append("</h1><p><a href=\"/item?id=")
+        .append(esc(Query.encode(job.itemId()))).append("\">").append(esc(job.itemId())).append("</a>, ")
+        .append(esc(job.phase())).append(", attempt ").append(job.attempt()).append(", ")
+        .append(esc(job.state().name().toLowerCase(Locale.ROOT))).append(" (the last 64 KiB)</p>");
+    b.append("<pre class=\"log\">").append(esc(LogTail.read(dir.root(), job.logPath()))).append("</pre>");
+    return ok("Log of job " + job.id(), "/jobs", b);
+  }
+
+  /** The tail of one of the job's set-up steps or gates ({@code /log?job=12&gate=tests}, {@code &setup=deps}). */
+  private Pages.Rendered checkLog(DashboardQueries db, JobRecord job, Query q) {
+    CommandRun.Kind kind = q.get("gate") != null ? CommandRun.Kind.GATE : CommandRun.Kind.SETUP;
+    String name = kind == CommandRun.Kind.GATE ? q.get("gate") : q.get("setup");
+    CheckRecord check = null;
+    for (CheckRecord c : db.jobChecks(List.of(job.id())).getOrDefault(job.id(), List.of())) {
+      if (c.kind() == kind && c.name().equals(name)) {
+        check = c;
+      }
+    }
+    if (check == null) {
+      return new Pages.Rendered(404, layout("Not found", "/jobs", new StringBuilder("<h1>Not found</h1><p>Job ")
+          .append(job.id()).append(" ran no ").append(kind.key()).append(' ').append(esc(name)).append(".</p>")));
+    }
+    String title = "Log of " + kind.key() + " " + check.name() + " of job " + job.id();
+    StringBuilder b = new StringBuilder("<h1>").append(esc(title)).append("</h1><p><a href=\"/item?id=")
+        .append(esc(Query.encode(job.itemId()))).append("\">").append(esc(job.itemId())).append("</a>, ")
+        .append(esc(job.phase())).append(", attempt ").append(job.attempt()).append(": <span data-figure=\"ending\">")
+        .append(esc(ending(check))).append("</span> after ").append(esc(checkDuration(check.duration())))
+        .append(" (the last 64 KiB)</p>");
+    Path log = check.log(job);
+    b.append("<pre class=\"log\">").append(esc(log == null ? "(no log)" : LogTail.read(dir.root(), log)))
+        .append("</pre>");
+    return ok(title, "/jobs", b);
+  }
+}

@@ -1,0 +1,208 @@
+package dev.orchestrate.workspace;
+
+import dev.orchestrate.config.WorkspaceConfig;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The git side of integrating an item's branch (docs/workspaces.md), for {@link Worktrees}: rebasing
+ * it onto the base branch or merging it, the files that conflict, moving the base branch forward by
+ * a fast-forward git itself checks, and which base commit carries each job's phase commit.
+ */
+final class Integrator {
+  private final Git git;
+  private final Repository repo;
+  private final WorkspaceConfig config;
+  /** The user's checkout, the repository pinned: where repository-wide commands run. */
+  private final Git.Place checkout;
+  /** Where orchestrate's worktrees go: never "another work tree" of the user's. */
+  private final Path root;
+
+  Integrator(Git git, Repository repo, WorkspaceConfig config, Git.Place checkout, Path root) {
+    this.git = git;
+    this.repo = repo;
+    this.config = config;
+    this.checkout = checkout;
+    this.root = root;
+  }
+
+  /**
+   * Which commit of the base branch carries each job's phase commit, now that {@code tip} landed on
+   * it from {@code base}: a rebase copies the phase commits under new ids, which {@code jobs} and
+   * {@code status ID} show instead of ids no branch holds. Found by the Orchestrate-Job trailer each
+   * phase commit has; only recorded, so a git that cannot say leaves them unknown.
+   */
+  Map<Long, String> landed(Git.Place place, String base, String tip) {
+    Git.Result log = git.run(place, "log",
+        "--format=%H%x1f%(trailers:key=Orchestrate-Job,valueonly,separator=%x2C)%x1e",
+        base + ".." + tip);
+    Map<Long, String> landed = new java.util.LinkedHashMap<>();
+    if (!log.ok()) {
+      return landed;
+    }
+    for (String entry : log.out().split("\u001e")) {
+      String[] parts = entry.strip().split("\u001f", 2);
+      if (parts.length == 2 && parts[1].strip().matches("\\d{1,18}")) {
+        landed.putIfAbsent(Long.parseLong(parts[1].strip()), parts[0]);
+      }
+    }
+    return landed;
+  }
+
+  /** The tip to fast-forward the base branch to, or the files that conflict, or why git failed otherwise. */
+  record Integrated(String tip, List<String> conflicts, String failure) {
+  }
+
+  Integrated rebase(WorkspaceRecord ws, Git.Place place, String base) {
+    if (git.run(place, "merge-base", "--is-ancestor", base, "HEAD").ok()) {
+      // already on top of the base (nothing new there, or a person merged it in to resolve a conflict)
+      return new Integrated(git.ok(place, "rev-parse", "HEAD").line(), null, null);
+    }
+    Git.Result rebase = git.run(place, author(), List.of("rebase", "--quiet", "--no-autostash", base));
+    if (!rebase.ok()) {
+      List<String> files = conflicts(place);
+      git.run(place, "rebase", "--abort");
+      return files.isEmpty() ? failed(rebase) : new Integrated(null, files, null);
+    }
+    return new Integrated(git.ok(place, "rev-parse", "HEAD").line(), null, null);
+  }
+
+  /** A merge commit of the branch on top of the base, made on a detached HEAD in the item's worktree. */
+  Integrated merge(WorkspaceRecord ws, Git.Place place, String base, String title) {
+    git.ok(place, "checkout", "--quiet", "--detach", base);
+    Git.Result merge = git.run(place, author(), List.of("merge", "--quiet", "--no-ff", "--no-edit",
+        "-m", "Merge " + ws.branch() + ": " + Worktrees.firstLine(title), ws.branch()));
+    if (!merge.ok()) {
+      List<String> files = conflicts(place);
+      git.run(place, "merge", "--abort");
+      git.run(place, "reset", "--quiet", "--hard");
+      git.ok(place, "checkout", "--quiet", ws.branch());
+      return files.isEmpty() ? failed(merge) : new Integrated(null, files, null);
+    }
+    String tip = git.ok(place, "rev-parse", "HEAD").line();
+    git.ok(place, "checkout", "--quiet", ws.branch());
+    return new Integrated(tip, null, null);
+  }
+
+  /** git failed without a conflicting file: a lock, a broken repository; the item stays done, to retry. */
+  private static Integrated failed(Git.Result result) {
+    return new Integrated(null, null, lockHeld(result).orElse("git failed: " + result.reason()
+        + "; the next run integrates"));
+  }
+
+  List<String> conflicts(Git.Place place) {
+    return git.run(place, "diff", "--name-only", "--diff-filter=U", "--no-ext-diff").out().lines()
+        .filter(l -> !l.isBlank()).distinct().limit(50).toList();
+  }
+
+  sealed interface Advance {
+    Advance DONE = new Done();
+    Advance MOVED = new Moved();
+
+    record Done() implements Advance {
+    }
+
+    record Moved() implements Advance {
+    }
+
+    record Refused(String reason) implements Advance {
+    }
+  }
+
+  /**
+   * Moves the base branch from {@code base} to {@code tip} (a descendant). Where the user's checkout
+   * has the base branch checked out, git's own fast-forward merge does it there, and refuses when a
+   * local change would be overwritten: the user's uncommitted work is never touched. A base branch
+   * checked out in any other work tree is left alone.
+   */
+  Advance advanceBase(WorkspaceRecord ws, String base, String tip, Path guardRoot) {
+    Git.Result head = git.run(checkout, "symbolic-ref", "--quiet", "HEAD");
+    if (head.ok() && head.line().equals("refs/heads/" + ws.baseBranch())) {
+      if (!base.equals(revParse("HEAD"))) {
+        return Advance.MOVED;
+      }
+      // git's fast-forward updates the files before the branch: a lock on the branch would leave
+      // the user's checkout changed and the branch where it was
+      for (Path lock : List.of(repo.gitDir().resolve("index.lock"), repo.gitDir().resolve("HEAD.lock"),
+          repo.commonDir().resolve("refs/heads/" + ws.baseBranch() + ".lock"))) {
+        if (Files.exists(lock, WorktreeGuard.NOFOLLOW)) {
+          return new Advance.Refused(lockMessage(lock.toString()));
+        }
+      }
+      Git.Result merge = git.run(checkout, "merge", "--quiet", "--ff-only", tip);
+      if (merge.ok()) {
+        return Advance.DONE;
+      }
+      if (!base.equals(revParse("HEAD"))) {
+        return Advance.MOVED;
+      }
+      return new Advance.Refused(lockHeld(merge).orElse("the base branch " + ws.baseBranch() + " is checked out in "
+          + repo.top() + " with local changes the fast-forward would overwrite (" + merge.reason()
+          + "): commit or stash them; the next run integrates " + ws.branch()));
+    }
+    Path elsewhere = checkedOutElsewhere(ws.baseBranch(), guardRoot);
+    if (elsewhere != null) {
+      return new Advance.Refused("the base branch " + ws.baseBranch() + " is checked out in " + elsewhere
+          + ", another work tree: orchestrate fast-forwards it only in " + repo.top() + " or where no work tree has "
+          + "it; check it out there or switch that work tree to another branch");
+    }
+    Git.Result update = git.run(checkout, "update-ref", "-m", "orchestrate: integrate " + ws.branch(),
+        "refs/heads/" + ws.baseBranch(), tip, base);
+    if (update.ok()) {
+      return Advance.DONE;
+    }
+    if (!base.equals(revParse("refs/heads/" + ws.baseBranch()))) {
+      return Advance.MOVED;
+    }
+    return new Advance.Refused(lockHeld(update).orElse("git could not move " + ws.baseBranch() + ": "
+        + update.reason() + "; the next run integrates " + ws.branch()));
+  }
+
+  /**
+   * A work tree other than the user's checkout and orchestrate's own worktrees that has
+   * {@code branch} checked out, or null. (One of orchestrate's worktrees on the base branch is an
+   * agent's doing: {@link BaseRefs} and the guard deal with it.)
+   */
+  private Path checkedOutElsewhere(String branch, Path guardRoot) {
+    String list = git.ok(checkout, "worktree", "list", "--porcelain").out();
+    Path current = null;
+    for (String line : list.lines().toList()) {
+      if (line.startsWith("worktree ")) {
+        current = Path.of(line.substring("worktree ".length()));
+      } else if (line.equals("branch refs/heads/" + branch) && current != null && !current.equals(repo.top())
+          && !current.toAbsolutePath().normalize().startsWith(root) && !current.startsWith(guardRoot)) {
+        return current;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * The operator's message when git failed on a lock file it could not create: which file, and
+   * that it is either held by a git command running now or left by one that was killed.
+   */
+  static java.util.Optional<String> lockHeld(Git.Result result) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("Unable to create '([^']+\\.lock)': File exists")
+        .matcher(result.err());
+    return m.find() ? java.util.Optional.of(lockMessage(m.group(1))) : java.util.Optional.empty();
+  }
+
+  private static String lockMessage(String lock) {
+    return "git's lock file " + lock + " exists: a git command is running there now, or one was killed and left "
+        + "it; if no git command is running, delete " + lock + " (orchestrate never deletes a lock in your "
+        + "repository); the next run integrates";
+  }
+
+  String revParse(String ref) {
+    Git.Result r = git.run(checkout, "rev-parse", "--verify", "--quiet", ref + "^{commit}");
+    return r.ok() ? r.line() : null;
+  }
+
+  Map<String, String> author() {
+    WorkspaceConfig.Author a = config.commitAuthor();
+    return Map.of("GIT_AUTHOR_NAME", a.name(), "GIT_AUTHOR_EMAIL", a.email(),
+        "GIT_COMMITTER_NAME", a.name(), "GIT_COMMITTER_EMAIL", a.email());
+  }
+}

@@ -22,7 +22,7 @@ public final class Durations {
    * @throws IllegalArgumentException {@code bad duration '3 minutes': use a number with ms, s, m
    *     h or d, e.g. 90s, 30m, 2h, 7d}, or {@code bad duration '0s': must be more than zero}
    */
-  static Duration parse(String text) {
+  public static Duration parse(String text) {
     String value = text == null ? "" : text.strip();
     Matcher m = FORM.matcher(value);
     if (value.isEmpty() || !m.matches()) {

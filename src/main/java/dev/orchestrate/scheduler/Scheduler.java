@@ -88,7 +88,8 @@ import org.slf4j.LoggerFactory;
  * runners over); items others hold ({@code Snapshot.elsewhere}) are never eligible, and those in
  * progress count toward {@code max_wip}, of which this runner takes at most what is in progress
  * elsewhere plus its own {@code max_concurrent}. It waits, rather than halts, while another runner
- * holds an unfinished item, and never halts on a picture it has not just re-read. A write that
+ * holds an unfinished item, and never halts on a picture it has not just re-read, nor on one its
+ * own claims just contradicted (a refused claim, an item found changed). A write that
  * finds its lease lost ({@link LeaseLostException}) drops the item, never another's progress.
  */
 public final class Scheduler {
@@ -446,7 +447,15 @@ public final class Scheduler {
           continue;
         }
         if (s.jobs.activeCount() == 0 && !othersWorkOn(s)) {
-          return remaining(s).isEmpty() ? HaltReason.ALL_DONE : HaltReason.WAITING_ON_BLOCKED;
+          if (remaining(s).isEmpty()) {
+            return HaltReason.ALL_DONE;
+          }
+          // A claim of this round was refused or found its item changed: the leases were read
+          // before the items (and both before the claims), so what looks like nothing left for
+          // this runner may be items another runner took meanwhile. Wait and read again instead.
+          if (!s.stale) {
+            return HaltReason.WAITING_ON_BLOCKED;
+          }
         }
         takeMessages(s, true);
         s.stale |= leases.shared(); // waited: look at what the others did meanwhile

@@ -351,7 +351,7 @@ public final class Scheduler {
         s.doneThisRun, s.blockedThisRun, s.jobsStarted, halt,
         Duration.between(started, ended), interrupted, sync, remaining(items), figures, s.spend, budget(),
         leases.runnerId(), halt == s.limitHalt ? s.haltDetail : halt == HaltReason.BUDGET ? budgetDetail(s) : null,
-        s.limited, unselected(s));
+        s.limited, s.unselected());
   }
 
   private Budget budget() {
@@ -422,7 +422,7 @@ public final class Scheduler {
       if (halt != null) {
         if (s.jobs.activeCount() == 0) {
           // The cap-th phase may have been the last one needed: then the run is simply done.
-          return halt == HaltReason.PHASE_CAP && remaining(s).isEmpty() ? HaltReason.ALL_DONE : halt;
+          return halt == HaltReason.PHASE_CAP && s.remaining().isEmpty() ? HaltReason.ALL_DONE : halt;
         }
         takeMessages(s, true); // running jobs finish (or are cancelled) and are recorded
         continue;
@@ -441,13 +441,13 @@ public final class Scheduler {
           continue;
         }
         if (s.jobs.activeCount() == 0 && (s.heldByPause || pauses.anyPaused(clock.instant()))
-            && !remaining(s).isEmpty()) {
+            && !s.remaining().isEmpty()) {
           s.heldByPause = false;
           takeMessages(s, true); // an agent profile waits for its provider: so does the run
           continue;
         }
         if (s.jobs.activeCount() == 0 && !othersWorkOn(s)) {
-          if (remaining(s).isEmpty()) {
+          if (s.remaining().isEmpty()) {
             return HaltReason.ALL_DONE;
           }
           // A claim of this round was refused or found its item changed: the leases were read
@@ -666,7 +666,7 @@ public final class Scheduler {
     if (!leases.shared()) {
       return false;
     }
-    for (String id : remaining(s)) {
+    for (String id : s.remaining()) {
       if (s.elsewhere.contains(id)) {
         return true;
       }
@@ -1017,7 +1017,7 @@ public final class Scheduler {
     outcome = commitWork(jobId, request, outcome, Transitions.currentPhase(item, job.pipeline()));
     Step step = Transitions.afterAttempt(item, job.pipeline(), outcome, config.execution().maxRetries(),
         job.profile().profileName());
-    trackExhaustion(outcome, step, s);
+    s.trackExhaustion(outcome, step);
     JobState state = JobState.of(outcome);
     List<ItemState> added;
     try {
@@ -1042,7 +1042,7 @@ public final class Scheduler {
     memory.agentMemories(item.id(), agentMemories(item, outcome));
     remember(item, step.next(), outcome.summary());
     s.items.put(step.next().id(), step.next());
-    count(item, step.next(), s);
+    s.count(item, step.next());
     // The map follows the committed state: a terminal item leaves it, a success puts its summary.
     if (step.next().status().isTerminal()) {
       s.summaries.finished(item.id());
@@ -1234,7 +1234,7 @@ public final class Scheduler {
     }
     remember(before, step.next(), s.summaries.get(before.id()).orElse(before.progress().phaseSummary()));
     s.items.put(step.next().id(), step.next());
-    count(before, step.next(), s);
+    s.count(before, step.next());
     if (step.next().status().isTerminal()) {
       s.summaries.finished(before.id());
     }
@@ -1268,39 +1268,6 @@ public final class Scheduler {
     return out;
   }
 
-  private static void count(ItemState before, ItemState after, Session s) {
-    if (before.status() != after.status()) {
-      if (after.status() == ItemStatus.DONE) {
-        s.doneThisRun++;
-      } else if (after.status() == ItemStatus.BLOCKED) {
-        s.blockedThisRun++;
-      }
-    }
-  }
-
-  /** Listed items that are not finished and that this run may work on (the filter admits them). */
-  private static List<String> remaining(Session s) {
-    var admitted = s.filter.admission(s.items);
-    List<String> ids = new ArrayList<>();
-    for (ItemState item : s.items.values()) {
-      if (item.inBacklog() && !item.status().isTerminal() && admitted.test(item)) {
-        ids.add(item.id());
-      }
-    }
-    return ids;
-  }
-
-  /** Listed, unfinished items the run's {@code --only} criteria leave out (targets aside). */
-  private static List<String> unselected(Session s) {
-    List<String> ids = new ArrayList<>();
-    for (ItemState item : s.items.values()) {
-      if (item.inBacklog() && !item.status().isTerminal() && !s.filter.matches(item)) {
-        ids.add(item.id());
-      }
-    }
-    return ids;
-  }
-
   private static List<String> remaining(Map<String, ItemState> items) {
     List<String> ids = new ArrayList<>();
     for (ItemState item : items.values()) {
@@ -1315,24 +1282,6 @@ public final class Scheduler {
     return (int) items.values().stream().filter(i -> i.inBacklog() && i.status() == status).count();
   }
 
-  /**
-   * The circuit breaker counts retry exhaustions in a row (a systematic failure: a broken agent,
-   * no network, a full disk) and any completed phase or subphase resets it. An agent that reports
-   * blocked is a decision, not a failure, and does neither.
-   */
-  private static void trackExhaustion(AgentOutcome outcome, Step step, Session s) {
-    if (outcome.result() == AgentResult.PHASE_COMPLETE || outcome.result() == AgentResult.SUBPHASE_COMPLETE) {
-      s.consecutiveExhaustions = 0;
-    } else if (outcome.result() == AgentResult.FAILED && step.next().status() == ItemStatus.BLOCKED) {
-      s.consecutiveExhaustions++;
-    }
-  }
-
-  /** A job of this session: its agent, what it was asked, and the pipeline it was spawned under. */
-  private record Job(AgentHandle agent, JobRequest request, Pipeline pipeline, boolean destructive,
-      AgentConfig profile, Usage sessionBefore) {
-  }
-
   private sealed interface Message {
     Stop STOP = new Stop();
 
@@ -1340,65 +1289,6 @@ public final class Scheduler {
     }
 
     record Ended(long jobId, AgentOutcome outcome, Throwable error) implements Message {
-    }
-  }
-
-  /** The scheduler thread's state for one session. */
-  private static final class Session {
-    final long runId;
-    final int phaseCap;
-    final Map<String, ItemState> items = new LinkedHashMap<>();
-    final PhaseSummaryMap summaries = new PhaseSummaryMap();
-    final JobTable<Job> jobs = new JobTable<>();
-    /** Item id → whether its running job's phase is destructive (the snapshot's view of the job table). */
-    final Map<String, Boolean> runningItems = new LinkedHashMap<>();
-    ItemFilter filter = ItemFilter.ALL;
-    SyncResult sync = SyncResult.NONE;
-    /** Items other runners hold (a shared state), as of {@link #lastRefresh}. */
-    java.util.Set<String> elsewhere = java.util.Set.of();
-    long lastRefresh;
-    /** A claim or a wait says the items may have changed: read them again before the next round. */
-    boolean stale;
-    /** Nothing was done since the items were last read afresh to decide whether to halt. */
-    boolean checkedBeforeHalt;
-    int jobNumber;
-    int jobsStarted;
-    int consecutiveExhaustions;
-    /** What this run's agents reported spending, summed as their jobs end (the budget's measure). */
-    Usage spend = Usage.UNKNOWN;
-    /** What each running job may still spend, and their sum: held against the budget until it ends. */
-    final Map<Long, Budget.Reserve> reserves = new java.util.HashMap<>();
-    Budget.Reserve reserved = Budget.Reserve.NONE;
-    /** What the next job is expected to spend: the largest of the recent jobs'. */
-    Budget.Estimate estimate = Budget.Estimate.NONE;
-    /** A job was not started because it could pass the budget: halt once the running ones end. */
-    boolean budgetSpent;
-    /** The limit that refused a launch, for the halt to name; null when none did. */
-    BudgetLimit budgetRefusal;
-    /** The budgets and their spend as of this round ({@link #act}); null until a launch asks. */
-    List<BudgetLimit> roundLimits;
-    /** A job ended since the budgets were last compared with their warning thresholds. */
-    boolean spendChanged;
-    /** The threshold last announced per budget (its key, and a window's start). */
-    final Map<String, Integer> budgetWarned = new java.util.HashMap<>();
-    RunOptions options = RunOptions.cap(1);
-    int doneThisRun;
-    int blockedThisRun;
-    /** A provider's limit or refusal halts the run (usage_limit, agent_auth), with what to tell the operator. */
-    HaltReason limitHalt;
-    String haltDetail;
-    /** Attempts a provider ended, by class (the run report's tally). */
-    final Map<String, Integer> limited = new java.util.TreeMap<>();
-    /** This round left a phase unstarted because its agent profile is paused: wait, do not halt. */
-    boolean heldByPause;
-
-    Session(long runId, int phaseCap) {
-      this.runId = runId;
-      this.phaseCap = phaseCap;
-    }
-
-    Map<String, Boolean> running() {
-      return runningItems;
     }
   }
 }

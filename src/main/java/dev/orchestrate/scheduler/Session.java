@@ -1,0 +1,119 @@
+package dev.orchestrate.scheduler;
+
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
+import dev.orchestrate.item.Step;
+import dev.orchestrate.item.SyncResult;
+import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.jobs.AgentResult;
+import dev.orchestrate.jobs.Usage;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The scheduler thread's state for one session. */
+final class Session {
+  final long runId;
+  final int phaseCap;
+  final Map<String, ItemState> items = new LinkedHashMap<>();
+  final PhaseSummaryMap summaries = new PhaseSummaryMap();
+  final JobTable<Job> jobs = new JobTable<>();
+  /** Item id → whether its running job's phase is destructive (the snapshot's view of the job table). */
+  final Map<String, Boolean> runningItems = new LinkedHashMap<>();
+  ItemFilter filter = ItemFilter.ALL;
+  SyncResult sync = SyncResult.NONE;
+  /** Items other runners hold (a shared state), as of {@link #lastRefresh}. */
+  java.util.Set<String> elsewhere = java.util.Set.of();
+  long lastRefresh;
+  /** A claim or a wait says the items may have changed: read them again before the next round. */
+  boolean stale;
+  /** Nothing was done since the items were last read afresh to decide whether to halt. */
+  boolean checkedBeforeHalt;
+  int jobNumber;
+  int jobsStarted;
+  int consecutiveExhaustions;
+  /** What this run's agents reported spending, summed as their jobs end (the budget's measure). */
+  Usage spend = Usage.UNKNOWN;
+  /** What each running job may still spend, and their sum: held against the budget until it ends. */
+  final Map<Long, Budget.Reserve> reserves = new java.util.HashMap<>();
+  Budget.Reserve reserved = Budget.Reserve.NONE;
+  /** What the next job is expected to spend: the largest of the recent jobs'. */
+  Budget.Estimate estimate = Budget.Estimate.NONE;
+  /** A job was not started because it could pass the budget: halt once the running ones end. */
+  boolean budgetSpent;
+  /** The limit that refused a launch, for the halt to name; null when none did. */
+  BudgetLimit budgetRefusal;
+  /** The budgets and their spend as of this round ({@link #act}); null until a launch asks. */
+  List<BudgetLimit> roundLimits;
+  /** A job ended since the budgets were last compared with their warning thresholds. */
+  boolean spendChanged;
+  /** The threshold last announced per budget (its key, and a window's start). */
+  final Map<String, Integer> budgetWarned = new java.util.HashMap<>();
+  RunOptions options = RunOptions.cap(1);
+  int doneThisRun;
+  int blockedThisRun;
+  /** A provider's limit or refusal halts the run (usage_limit, agent_auth), with what to tell the operator. */
+  HaltReason limitHalt;
+  String haltDetail;
+  /** Attempts a provider ended, by class (the run report's tally). */
+  final Map<String, Integer> limited = new java.util.TreeMap<>();
+  /** This round left a phase unstarted because its agent profile is paused: wait, do not halt. */
+  boolean heldByPause;
+
+  Session(long runId, int phaseCap) {
+    this.runId = runId;
+    this.phaseCap = phaseCap;
+  }
+
+  Map<String, Boolean> running() {
+    return runningItems;
+  }
+
+  /** Listed items that are not finished and that this run may work on (the filter admits them). */
+  List<String> remaining() {
+    var admitted = filter.admission(items);
+    List<String> ids = new ArrayList<>();
+    for (ItemState item : items.values()) {
+      if (item.inBacklog() && !item.status().isTerminal() && admitted.test(item)) {
+        ids.add(item.id());
+      }
+    }
+    return ids;
+  }
+
+  /** Listed, unfinished items the run's {@code --only} criteria leave out (targets aside). */
+  List<String> unselected() {
+    List<String> ids = new ArrayList<>();
+    for (ItemState item : items.values()) {
+      if (item.inBacklog() && !item.status().isTerminal() && !filter.matches(item)) {
+        ids.add(item.id());
+      }
+    }
+    return ids;
+  }
+
+  /** Counts an item that has just reached Done or Blocked in this run. */
+  void count(ItemState before, ItemState after) {
+    if (before.status() != after.status()) {
+      if (after.status() == ItemStatus.DONE) {
+        doneThisRun++;
+      } else if (after.status() == ItemStatus.BLOCKED) {
+        blockedThisRun++;
+      }
+    }
+  }
+
+  /**
+   * The circuit breaker counts retry exhaustions in a row (a systematic failure: a broken agent,
+   * no network, a full disk) and any completed phase or subphase resets it. An agent that reports
+   * blocked is a decision, not a failure, and does neither.
+   */
+  void trackExhaustion(AgentOutcome outcome, Step step) {
+    if (outcome.result() == AgentResult.PHASE_COMPLETE || outcome.result() == AgentResult.SUBPHASE_COMPLETE) {
+      consecutiveExhaustions = 0;
+    } else if (outcome.result() == AgentResult.FAILED && step.next().status() == ItemStatus.BLOCKED) {
+      consecutiveExhaustions++;
+    }
+  }
+}

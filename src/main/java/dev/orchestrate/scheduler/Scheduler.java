@@ -84,7 +84,7 @@ import org.slf4j.LoggerFactory;
  * With {@link ItemLeases} that are {@linkplain ItemLeases#shared() shared}, other runners work on
  * the same backlog. Before every action the scheduler claims its item ({@link ItemLeases#claim}):
  * a refused claim skips the item's other actions this tick and makes the next tick re-read. The
- * items and the others' leases are read again every {@link #REFRESH_MS} (which also takes dead
+ * items and the others' leases are read again every {@link Claims#REFRESH_MS} (which also takes dead
  * runners over); items others hold ({@code Snapshot.elsewhere}) are never eligible, and those in
  * progress count toward {@code max_wip}, of which this runner takes at most what is in progress
  * elsewhere plus its own {@code max_concurrent}. It waits, rather than halts, while another runner
@@ -101,11 +101,6 @@ public final class Scheduler {
    * re-read its tables for every single unit on a busy run, short next to any real agent.
    */
   static final long HOUSEKEEPING_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-  /**
-   * How often a runner of a shared state reads the items and the other runners' leases again (and
-   * takes dead runners over), at most: sooner when a claim found an item changed.
-   */
-  static final long REFRESH_MS = 250;
 
   private final StateRepository store;
   private final Config config;
@@ -117,7 +112,8 @@ public final class Scheduler {
   private final TurnHistory history;
   private final ProjectMemory memory;
   private final Housekeeping housekeeping;
-  private final ItemLeases leases;
+  /** The claim protocol when other runners share the state (a no-op for one). */
+  private final Claims claims;
   /** The agent profiles a provider's limit paused, and what a limit does to the run. */
   private final ProviderPauses pauses;
 
@@ -140,7 +136,7 @@ public final class Scheduler {
     this.history = b.history;
     this.memory = b.memory;
     this.housekeeping = b.housekeeping;
-    this.leases = b.leases;
+    this.claims = new Claims(b.leases, store, config, launcher, listener);
     this.pauses = new ProviderPauses(b.pauses, new LimitPolicy(config.agent().onUsageLimit(),
         config.agent().maxWait(), clock.getZone(),
         () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble()));
@@ -228,7 +224,7 @@ public final class Scheduler {
     /**
      * The item leases of this runner when several runners share the state: every item is claimed
      * before it is changed, items other runners hold are left alone, and the items are read again
-     * from the state every {@link #REFRESH_MS} ms. {@link ItemLeases#SOLE} (the default) for one.
+     * from the state every {@link Claims#REFRESH_MS} ms. {@link ItemLeases#SOLE} (the default) for one.
      */
     public Builder leases(ItemLeases leases) {
       this.leases = Objects.requireNonNull(leases, "leases");
@@ -287,8 +283,7 @@ public final class Scheduler {
       log.warn("stopped {} process(es) that agents of an earlier, killed run left running", leftovers);
     }
     // A shared state: dead runners are taken over first, so their running jobs count as interrupted.
-    ItemLeases.Refresh first = leases.refresh();
-    int interrupted = store.interruptRunningJobs(started) + tookOver(first);
+    int interrupted = store.interruptRunningJobs(started) + claims.start();
     if (interrupted > 0) {
       log.info("{} job(s) left running by an earlier session were recorded as interrupted", interrupted);
     }
@@ -297,8 +292,6 @@ public final class Scheduler {
     if (budget().isLimited() || config.budget().isLimited()) {
       s.estimate = Budget.Estimate.of(store.recentUsage(Budget.ESTIMATE_JOBS));
     }
-    s.elsewhere = first.heldElsewhere();
-    s.lastRefresh = System.nanoTime();
     SyncResult sync = store.sync(backlogs.current().items(), started);
     load(s.items);
     s.filter = options.filter().asOfRunStart(s.items.values());
@@ -337,7 +330,7 @@ public final class Scheduler {
       }
     }
 
-    leases.releaseAll();
+    claims.releaseAll();
     Instant ended = clock.instant();
     RunFigures figures = new RunFigures(s.summaries.size(), s.summaries.peak(), s.jobs.peakActive(),
         s.jobs.peakInactive(), s.jobs.size());
@@ -350,7 +343,7 @@ public final class Scheduler {
     return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked,
         s.doneThisRun, s.blockedThisRun, s.jobsStarted, halt,
         Duration.between(started, ended), interrupted, sync, remaining(items), figures, s.spend, budget(),
-        leases.runnerId(), halt == s.limitHalt ? s.haltDetail : halt == HaltReason.BUDGET ? budgetDetail(s) : null,
+        claims.runnerId(), halt == s.limitHalt ? s.haltDetail : halt == HaltReason.BUDGET ? budgetDetail(s) : null,
         s.limited, s.unselected());
   }
 
@@ -428,16 +421,16 @@ public final class Scheduler {
         continue;
       }
       s.sync = s.sync.then(reload(s.items));
-      refresh(s);
+      claims.refresh(s.items, s.runningItems);
       boolean acted = act(s);
       endOfTick(s);
       if (acted) {
         s.checkedBeforeHalt = false;
       } else if (!stopRequested) {
-        if (s.jobs.activeCount() == 0 && leases.shared() && !s.checkedBeforeHalt) {
+        if (s.jobs.activeCount() == 0 && claims.shared() && !s.checkedBeforeHalt) {
           // Never halt on a stale picture: read the others' work again and decide once more.
           s.checkedBeforeHalt = true;
-          s.stale = true;
+          claims.markStale();
           continue;
         }
         if (s.jobs.activeCount() == 0 && (s.heldByPause || pauses.anyPaused(clock.instant()))
@@ -446,19 +439,19 @@ public final class Scheduler {
           takeMessages(s, true); // an agent profile waits for its provider: so does the run
           continue;
         }
-        if (s.jobs.activeCount() == 0 && !othersWorkOn(s)) {
+        if (s.jobs.activeCount() == 0 && !claims.othersWorkOn(s.remaining())) {
           if (s.remaining().isEmpty()) {
             return HaltReason.ALL_DONE;
           }
           // A claim of this round was refused or found its item changed: the leases were read
           // before the items (and both before the claims), so what looks like nothing left for
           // this runner may be items another runner took meanwhile. Wait and read again instead.
-          if (!s.stale) {
+          if (!claims.stale()) {
             return HaltReason.WAITING_ON_BLOCKED;
           }
         }
         takeMessages(s, true);
-        s.stale |= leases.shared(); // waited: look at what the others did meanwhile
+        claims.markStale(); // waited: look at what the others did meanwhile
       }
     }
   }
@@ -525,15 +518,15 @@ public final class Scheduler {
   private boolean act(Session s) {
     s.roundLimits = null; // spend changes only as jobs end, between rounds: read the windows once a round
     boolean acted = blockOrphans(s);
-    Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), selectionPipelines(), wipLimit(s),
-        config.execution().maxConcurrent(), s.running(), s.filter, s.elsewhere);
+    Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), selectionPipelines(), claims.wipLimit(s.items),
+        config.execution().maxConcurrent(), s.running(), s.filter, claims.elsewhere());
     java.util.Set<String> skipped = new java.util.HashSet<>();
     for (Action action : ActionSelection.select(snapshot)) {
       if (stopRequested) {
         return true;
       }
       // An item's later actions build on its earlier ones: once one is skipped, so are the rest.
-      if (skipped.contains(action.itemId()) || !claim(s, action)) {
+      if (skipped.contains(action.itemId()) || !claims.claim(s.items, action)) {
         skipped.add(action.itemId()); // another runner has it, or changed it meanwhile: decide again
         continue;
       }
@@ -570,111 +563,6 @@ public final class Scheduler {
   }
 
   /**
-   * The WIP limit this runner selects under: {@code max_wip}, and when runners share the state,
-   * no more than the items in progress elsewhere plus this runner's {@code max_concurrent}, so that
-   * a runner takes into progress only what it can run and leaves the rest of the WIP to the
-   * others (the claim still checks {@code max_wip} across all runners).
-   */
-  private int wipLimit(Session s) {
-    int maxWip = config.execution().maxWip();
-    if (!leases.shared()) {
-      return maxWip;
-    }
-    int elsewhere = 0;
-    for (String id : s.elsewhere) {
-      ItemState item = s.items.get(id);
-      if (item != null && item.inBacklog() && item.status() == ItemStatus.IN_PROGRESS) {
-        elsewhere++;
-      }
-    }
-    return Math.max(1, Math.min(maxWip, elsewhere + config.execution().maxConcurrent()));
-  }
-
-  /**
-   * Claims the item of {@code action} when the state is shared, and says whether the action may go
-   * on: not when another runner holds the item, when its promotion would take WIP across all
-   * runners beyond {@code max_wip}, or when the item changed since this runner read it (then the
-   * fresh state is taken in, and the next round decides again).
-   */
-  private boolean claim(Session s, Action action) {
-    String id = action.itemId();
-    int wipLimit = action instanceof Action.Promote p && !p.lent() ? config.execution().maxWip() : 0;
-    if (!leases.shared() || (wipLimit == 0 && leases.holds(id))) {
-      return true;
-    }
-    Optional<ItemState> fresh = leases.claim(id, wipLimit);
-    if (fresh.isEmpty()) {
-      s.stale = true;
-      return false;
-    }
-    if (!fresh.get().equals(s.items.get(id))) {
-      s.items.put(id, fresh.get());
-      if (!fresh.get().status().isRunningPhases()) {
-        leases.release(id);
-      }
-      s.stale = true;
-      return false;
-    }
-    return true;
-  }
-
-  /**
-   * Reads the items and the other runners' leases again, when the state is shared: at most every
-   * {@link #REFRESH_MS} ms, at once after a claim found something changed. Dead runners are taken
-   * over here (their agents left on this host are stopped).
-   */
-  private void refresh(Session s) {
-    if (!leases.shared()
-        || (!s.stale && System.nanoTime() - s.lastRefresh < TimeUnit.MILLISECONDS.toNanos(REFRESH_MS))) {
-      return;
-    }
-    ItemLeases.Refresh refresh = leases.refresh();
-    tookOver(refresh);
-    s.elsewhere = refresh.heldElsewhere();
-    s.lastRefresh = System.nanoTime();
-    s.stale = false;
-    for (ItemState item : store.items()) {
-      ItemState known = s.items.get(item.id());
-      if (known == null) {
-        s.items.put(item.id(), item);
-        listener.itemAdded(item);
-      } else if (!known.equals(item) && !s.runningItems.containsKey(item.id())) {
-        s.items.put(item.id(), item);
-        if (known.status() != item.status()) {
-          listener.statusChanged(known, item);
-        }
-      }
-    }
-  }
-
-  /** Stops what taken-over runners of this host left running; returns how many jobs they had running. */
-  private int tookOver(ItemLeases.Refresh refresh) {
-    int jobs = 0;
-    for (ItemLeases.DeadRunner dead : refresh.takenOver()) {
-      log.warn("runner {} stopped renewing its heartbeat: took over its {} item(s), its {} running job(s) are"
-          + " interrupted and re-run", dead.id(), dead.items(), dead.jobs());
-      if (dead.sameHost()) {
-        launcher.stopLeftovers(dead.logs(), dead.id(), config.agent().killGrace());
-      }
-      jobs += dead.jobs();
-    }
-    return jobs;
-  }
-
-  /** Whether another runner holds an unfinished item this run may work on (it waits for them, then). */
-  private boolean othersWorkOn(Session s) {
-    if (!leases.shared()) {
-      return false;
-    }
-    for (String id : s.remaining()) {
-      if (s.elsewhere.contains(id)) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
    * Blocks the listed items whose pipeline is gone. Only a follow-up item gets here (backlog
    * entries are checked against the config): its pipeline was the default one when it was added,
    * and the config has changed since.
@@ -683,8 +571,8 @@ public final class Scheduler {
     boolean blocked = false;
     for (ItemState item : List.copyOf(s.items.values())) {
       if (item.inBacklog() && !item.status().isTerminal() && !s.runningItems.containsKey(item.id())
-          && !s.elsewhere.contains(item.id()) && !config.pipelines().containsKey(item.definition().pipeline())) {
-        if (!claim(s, new Action.Realign(item.id()))) {
+          && !claims.elsewhere().contains(item.id()) && !config.pipelines().containsKey(item.definition().pipeline())) {
+        if (!claims.claim(s.items, new Action.Realign(item.id()))) {
           continue;
         }
         commit(s, Transitions.block(item, "unknown pipeline '" + item.definition().pipeline()
@@ -868,7 +756,7 @@ public final class Scheduler {
         store.apply(new Step(consumed, List.of()), clock.instant());
       } catch (LeaseLostException e) {
         log.warn("{}: not started: {}", item.id(), e.getMessage());
-        s.stale = true;
+        claims.markStale();
         return;
       }
       s.items.put(item.id(), consumed);
@@ -1028,7 +916,7 @@ public final class Scheduler {
       log.warn("{}: the result of phase {} is dropped: {}", item.id(), request.phase(), e.getMessage());
       s.jobs.ended(jobId, JobState.INTERRUPTED);
       s.jobs.cleanUp();
-      s.stale = true;
+      claims.markStale();
       return;
     }
     store.jobLogBytes(jobId, directoryBytes(request.logFile().getParent()));
@@ -1229,7 +1117,7 @@ public final class Scheduler {
       store.apply(step, clock.instant());
     } catch (LeaseLostException e) {
       log.warn("{}: not changed: {}", before.id(), e.getMessage());
-      s.stale = true;
+      claims.markStale();
       return false;
     }
     remember(before, step.next(), s.summaries.get(before.id()).orElse(before.progress().phaseSummary()));

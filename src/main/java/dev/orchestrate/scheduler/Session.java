@@ -23,11 +23,6 @@ final class Session {
   final Map<String, Boolean> runningItems = new LinkedHashMap<>();
   ItemFilter filter = ItemFilter.ALL;
   SyncResult sync = SyncResult.NONE;
-  /** Items other runners hold (a shared state), as of {@link #lastRefresh}. */
-  java.util.Set<String> elsewhere = java.util.Set.of();
-  long lastRefresh;
-  /** A claim or a wait says the items may have changed: read them again before the next round. */
-  boolean stale;
   /** Nothing was done since the items were last read afresh to decide whether to halt. */
   boolean checkedBeforeHalt;
   int jobNumber;

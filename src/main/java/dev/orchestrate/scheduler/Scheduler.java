@@ -13,7 +13,6 @@ import dev.orchestrate.context.PromptBuilder;
 import dev.orchestrate.context.PromptInput;
 import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.item.AgentPauses;
-import dev.orchestrate.item.Event;
 import dev.orchestrate.item.FollowUpItem;
 import dev.orchestrate.item.Housekeeping;
 import dev.orchestrate.item.ItemLeases;
@@ -46,7 +45,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -124,6 +122,8 @@ public final class Scheduler {
   private volatile Thread summarizing;
   /** Where each item's agents work (the backlog's directory unless execution.workspace is worktree). */
   private ItemWorkspaces workspaces = ItemWorkspaces.SHARED;
+  /** What a run does with those workspaces: commits, inspection, integration of done items. */
+  private Integration integration;
 
   private Scheduler(Builder b) {
     this.store = b.store;
@@ -136,6 +136,7 @@ public final class Scheduler {
     this.history = b.history;
     this.memory = b.memory;
     this.housekeeping = b.housekeeping;
+    this.integration = new Integration(workspaces, store, clock);
     this.claims = new Claims(b.leases, store, config, launcher, listener);
     this.pauses = new ProviderPauses(b.pauses, new LimitPolicy(config.agent().onUsageLimit(),
         config.agent().maxWait(), clock.getZone(),
@@ -248,6 +249,7 @@ public final class Scheduler {
   /** Gives each item its own workspace (a git worktree); call before {@link #run}. */
   public Scheduler workspaces(ItemWorkspaces workspaces) {
     this.workspaces = Objects.requireNonNull(workspaces, "workspaces");
+    this.integration = new Integration(workspaces, store, clock);
     return this;
   }
 
@@ -303,7 +305,7 @@ public final class Scheduler {
           s.haltDetail = d.message();
           log.warn("{}", d.message());
         });
-    integratePending(s);
+    integration.integratePending(s.items, change -> commit(s, change));
     workspaces.maintain();
 
     HaltReason halt;
@@ -518,7 +520,8 @@ public final class Scheduler {
   private boolean act(Session s) {
     s.roundLimits = null; // spend changes only as jobs end, between rounds: read the windows once a round
     boolean acted = blockOrphans(s);
-    Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), selectionPipelines(), claims.wipLimit(s.items),
+    Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), integration.selectionPipelines(config.pipelines()),
+        claims.wipLimit(s.items),
         config.execution().maxConcurrent(), s.running(), s.filter, claims.elsewhere());
     java.util.Set<String> skipped = new java.util.HashSet<>();
     for (Action action : ActionSelection.select(snapshot)) {
@@ -860,14 +863,7 @@ public final class Scheduler {
     s.spendChanged = true;
     // An agent that left its workspace (moved the base branch, replaced its worktree) is blocked,
     // whatever it reported and even if the run was interrupted meanwhile.
-    String breach = workspaces.inspect(request.itemId());
-    if (!job.request().steps().setup().isEmpty() && outcome.checks().stream()
-        .filter(c -> c.kind() == dev.orchestrate.jobs.CommandRun.Kind.SETUP)
-        .count() == job.request().steps().setup().size()
-        && outcome.checks().stream().allMatch(c -> c.kind() != dev.orchestrate.jobs.CommandRun.Kind.SETUP
-            || c.passed())) {
-      workspaces.setUp(request.itemId()); // its set-up ran to the end: never again in this worktree
-    }
+    String breach = integration.inspect(request, outcome);
     if (breach != null) {
       cancelled = false;
       outcome = new AgentOutcome(AgentResult.BLOCKED, outcome.summary(), breach, List.of(), outcome.followUps(),
@@ -902,7 +898,7 @@ public final class Scheduler {
       join(s, added);
       return;
     }
-    outcome = commitWork(jobId, request, outcome, Transitions.currentPhase(item, job.pipeline()));
+    outcome = integration.commitWork(jobId, request, outcome, Transitions.currentPhase(item, job.pipeline()));
     Step step = Transitions.afterAttempt(item, job.pipeline(), outcome, config.execution().maxRetries(),
         job.profile().profileName());
     s.trackExhaustion(outcome, step);
@@ -938,7 +934,7 @@ public final class Scheduler {
       s.summaries.put(item.id(), step.next().progress().phaseSummary());
     }
     listener.jobFinished(item, step.next(), outcome);
-    finished(s, step.next());
+    integration.finished(step.next(), change -> commit(s, change));
     join(s, added);
   }
 
@@ -989,93 +985,6 @@ public final class Scheduler {
   /** The default agent profile (the agent: block, or the first of agents:). */
   private String profile() {
     return config.agent().profileName();
-  }
-
-  /**
-   * A successful attempt's work becomes the item's phase commit (before the job is recorded); a
-   * commit that fails turns the attempt into a failed one, retried like any other.
-   */
-  private AgentOutcome commitWork(long jobId, JobRequest request, AgentOutcome outcome, PhaseDef phase) {
-    if (outcome.result() != AgentResult.PHASE_COMPLETE && outcome.result() != AgentResult.SUBPHASE_COMPLETE) {
-      return outcome;
-    }
-    try {
-      String commit = workspaces.commit(request.itemId(), request.phase(), request.attempt(), jobId,
-          outcome.summary());
-      if (commit == null && request.workspace() != null && phase != null
-          && phase.changes() == PhaseDef.Changes.REQUIRED) {
-        return outcome.refutedAs(OutcomeClass.NO_CHANGES, NO_CHANGES);
-      }
-      return outcome;
-    } catch (RuntimeException e) {
-      log.warn("{}: could not commit the work of phase {}: {}", request.itemId(), request.phase(), e.getMessage());
-      return new AgentOutcome(AgentResult.FAILED, outcome.summary(), "orchestrate could not commit the phase's work: "
-          + e.getMessage(), outcome.memories(), outcome.followUps(), outcome.exitCode(), outcome.ending(),
-          outcome.elapsed());
-    }
-  }
-
-  /** The next prompt's Previous Failure after an attempt that changed nothing in a {@code changes: required} phase. */
-  static final String NO_CHANGES = "You reported the phase complete, but your worktree is exactly as the attempt "
-      + "started: no file was changed, added or removed (files git ignores do not count). This phase requires "
-      + "changes (changes: required): make the changes the task asks for, then report again.";
-
-  /**
-   * An item that just reached Done is integrated; one that reached Blocked keeps its workspace.
-   * Either way the workspaces' retention runs then, so that finished items' worktrees stay within
-   * their policy during a long run too (with merge: none every done item keeps one).
-   */
-  private void finished(Session s, ItemState item) {
-    if (item.status() == ItemStatus.DONE) {
-      integrate(s, item);
-    } else if (item.status() == ItemStatus.BLOCKED) {
-      workspaces.blocked(item.id());
-    }
-    if (item.status().isTerminal()) {
-      workspaces.maintain();
-    }
-  }
-
-  /** Done items whose integration a crash, a deferral or a conflict left to do (after unblock: done again). */
-  private void integratePending(Session s) {
-    for (String id : workspaces.integrationPending()) {
-      ItemState item = s.items.get(id);
-      if (item != null && item.status() == ItemStatus.DONE) {
-        integrate(s, item);
-      }
-    }
-  }
-
-  private void integrate(Session s, ItemState item) {
-    ItemWorkspaces.Integration result = workspaces.integrate(item.id(), item.definition().title());
-    if (result.blocks()) {
-      commit(s, Transitions.integrationConflict(item, result.message()));
-    } else if (result.message() != null) {
-      try {
-        store.apply(new Step(item, List.of(new Event(item.id(), "workspace." + result.kind(),
-            Map.of("message", result.message())))), clock.instant());
-      } catch (LeaseLostException e) {
-        log.warn("{}: {} not recorded: {}", item.id(), result.message(), e.getMessage());
-      }
-    }
-  }
-
-  /**
-   * The pipelines as action selection sees them: with a worktree per item, a destructive phase no
-   * longer needs the tree to itself, so it runs alone only if execution.destructive_runs_alone.
-   */
-  private Map<String, Pipeline> selectionPipelines() {
-    if (workspaces.destructiveRunsAlone()) {
-      return config.pipelines();
-    }
-    Map<String, Pipeline> shared = new LinkedHashMap<>();
-    config.pipelines().forEach((name, p) -> shared.put(name, new Pipeline(name, notDestructive(p.prePhases()),
-        notDestructive(p.phases()))));
-    return shared;
-  }
-
-  private static List<PhaseDef> notDestructive(List<PhaseDef> phases) {
-    return phases.stream().map(p -> new PhaseDef(p.name(), p.instructions(), p.workflow(), false)).toList();
   }
 
   /**

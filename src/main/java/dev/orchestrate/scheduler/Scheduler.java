@@ -3,7 +3,6 @@ package dev.orchestrate.scheduler;
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogSource;
 import dev.orchestrate.config.AgentConfig;
-import dev.orchestrate.config.BudgetConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.OnUsageLimit;
 import dev.orchestrate.config.PhaseDef;
@@ -289,11 +288,7 @@ public final class Scheduler {
     if (interrupted > 0) {
       log.info("{} job(s) left running by an earlier session were recorded as interrupted", interrupted);
     }
-    Session s = new Session(runId, options.phaseCap());
-    s.options = options;
-    if (budget().isLimited() || config.budget().isLimited()) {
-      s.estimate = Budget.Estimate.of(store.recentUsage(Budget.ESTIMATE_JOBS));
-    }
+    Session s = new Session(runId, options.phaseCap(), new RunBudget(config, store, clock, listener, options));
     SyncResult sync = store.sync(backlogs.current().items(), started);
     load(s.items);
     s.filter = options.filter().asOfRunStart(s.items.values());
@@ -336,7 +331,8 @@ public final class Scheduler {
     Instant ended = clock.instant();
     RunFigures figures = new RunFigures(s.summaries.size(), s.summaries.peak(), s.jobs.peakActive(),
         s.jobs.peakInactive(), s.jobs.size());
-    store.runSpend(runId, s.spend, budget().maxCostUsd(), budget().maxTokens());
+    Budget budget = RunBudget.budget(config);
+    store.runSpend(runId, s.budget.spend(), budget.maxCostUsd(), budget.maxTokens());
     store.runEnded(runId, ended, halt.key(), figures);
     Map<String, ItemState> items = s.items;
     int done = count(items, ItemStatus.DONE);
@@ -344,13 +340,11 @@ public final class Scheduler {
     int inBacklog = (int) items.values().stream().filter(ItemState::inBacklog).count();
     return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked,
         s.doneThisRun, s.blockedThisRun, s.jobsStarted, halt,
-        Duration.between(started, ended), interrupted, sync, remaining(items), figures, s.spend, budget(),
-        claims.runnerId(), halt == s.limitHalt ? s.haltDetail : halt == HaltReason.BUDGET ? budgetDetail(s) : null,
+        Duration.between(started, ended), interrupted, sync, remaining(items), figures, s.budget.spend(), budget,
+        claims.runnerId(),
+        halt == s.limitHalt ? s.haltDetail
+            : halt == HaltReason.BUDGET ? s.budget.haltDetail(s.jobs.activeCount()) : null,
         s.limited, s.unselected());
-  }
-
-  private Budget budget() {
-    return new Budget(config.execution().maxCostUsd(), config.execution().maxTokens());
   }
 
   /**
@@ -404,10 +398,7 @@ public final class Scheduler {
     HaltReason halt = null;
     while (true) {
       takeMessages(s, false);
-      if (s.spendChanged) {
-        s.spendChanged = false;
-        warnBudgets(s); // a job ended: before deciding anything, and before a halt
-      }
+      s.budget.warnIfSpent(); // a job ended: before deciding anything, and before a halt
       if (stopRequested) {
         Thread.interrupted(); // a stop that raced the end of a summarization must not linger
         halt = HaltReason.INTERRUPTED;
@@ -469,7 +460,7 @@ public final class Scheduler {
     if (s.filter.hasTargets() && s.filter.targetsFinished(s.items)) {
       return HaltReason.TARGETS_DONE;
     }
-    if (s.budgetSpent || budget().reachedBy(s.spend)) {
+    if (s.budget.reached()) {
       return HaltReason.BUDGET;
     }
     if (s.jobsStarted >= s.phaseCap) {
@@ -518,7 +509,7 @@ public final class Scheduler {
    * (within the phase cap). Returns whether anything happened.
    */
   private boolean act(Session s) {
-    s.roundLimits = null; // spend changes only as jobs end, between rounds: read the windows once a round
+    s.budget.newRound();
     boolean acted = blockOrphans(s);
     Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), integration.selectionPipelines(config.pipelines()),
         claims.wipLimit(s.items),
@@ -546,12 +537,11 @@ public final class Scheduler {
         if (agent == null) {
           continue; // its profiles are paused by a limit or at their max_concurrent: the item keeps its place
         }
-        Budget.Launch launch = launch(s, agent);
+        Budget.Launch launch = s.budget.launch(agent, s.jobs.activeCount());
         if (!(launch instanceof Budget.Launch.Start start)) {
           // Spent: it could pass the budget, so nothing more starts (and the run halts, which is
           // acting); Wait: the first job runs alone.
           if (launch instanceof Budget.Launch.Spent) {
-            s.budgetSpent = true;
             acted = true;
           }
           continue;
@@ -625,66 +615,6 @@ public final class Scheduler {
       items.put(item.id(), item);
     }
   }
-
-  /**
-   * Whether the run's budget and the project's windows let one more job start now (docs/agents.md,
-   * "Budgets"). A window's spend is read from the state: every run's and every runner's jobs.
-   */
-  private Budget.Launch launch(Session s, AgentConfig agent) {
-    if (s.roundLimits == null) {
-      s.roundLimits = limits(s);
-    }
-    List<BudgetLimit> limits = s.roundLimits;
-    if (limits.isEmpty()) {
-      return UNBUDGETED;
-    }
-    int running = s.jobs.activeCount();
-    Budget.Verdict verdict = Budget.launchAll(limits.stream().map(BudgetLimit::limit).toList(), s.reserved, running,
-        Math.max(1, config.execution().maxConcurrent() - running), s.estimate,
-        agent.preset().costCapFlag() != null);
-    if (verdict.refusedBy() >= 0) {
-      s.budgetRefusal = limits.get(verdict.refusedBy());
-    }
-    return verdict.launch();
-  }
-
-  private List<BudgetLimit> limits(Session s) {
-    List<BudgetLimit> limits = new ArrayList<>();
-    Instant now = clock.instant();
-    if (budget().isLimited()) {
-      limits.add(BudgetLimit.ofRun(budget(), s.spend, now, s.options.costKey(), s.options.tokensKey()));
-    }
-    BudgetConfig project = config.budget();
-    for (BudgetWindow window : BudgetWindow.values()) {
-      Double usd = window == BudgetWindow.DAY ? project.perDayUsd() : project.perWeekUsd();
-      Long tokens = window == BudgetWindow.DAY ? project.tokensPerDay() : project.tokensPerWeek();
-      if (usd != null || tokens != null) {
-        limits.add(BudgetLimit.ofWindow(window, new Budget(usd, tokens), store.usageSince(window.start(now)), now));
-      }
-    }
-    return limits;
-  }
-
-  /** Tells the listener, once per budget and threshold, that a budget is 80 % or 95 % spent. */
-  private void warnBudgets(Session s) {
-    for (BudgetLimit limit : limits(s)) {
-      for (BudgetLimit.Warning w : limit.warnings()) {
-        if (w.percent() > s.budgetWarned.getOrDefault(w.id(), 0)) {
-          s.budgetWarned.put(w.id(), w.percent());
-          listener.budgetWarning(w.message());
-        }
-      }
-    }
-  }
-
-  /** What a budget halt names: the limit, the flag or key that set it, what was spent, when a window reopens. */
-  private String budgetDetail(Session s) {
-    BudgetLimit refused = s.budgetRefusal != null ? s.budgetRefusal
-        : BudgetLimit.ofRun(budget(), s.spend, clock.instant(), s.options.costKey(), s.options.tokensKey());
-    return refused.haltDetail(s.reserved, s.jobs.activeCount(), s.estimate);
-  }
-
-  private static final Budget.Launch.Start UNBUDGETED = new Budget.Launch.Start(Budget.Reserve.NONE, null);
 
   /**
    * The agent profile that runs {@code phase} now: its first choice unless a provider's limit
@@ -812,8 +742,7 @@ public final class Scheduler {
         new Job(handle, request, pipeline, phase.destructive(), agent, before));
     s.runningItems.put(item.id(), phase.destructive() && workspaces.destructiveRunsAlone());
     s.jobsStarted++;
-    s.reserves.put(jobId, grant.reserve());
-    s.reserved = s.reserved.plus(grant.reserve());
+    s.budget.started(jobId, grant.reserve());
     handle.finished().whenComplete((outcome, error) -> inbox.add(new Message.Ended(jobId, outcome, error)));
   }
 
@@ -856,11 +785,7 @@ public final class Scheduler {
     if (outcome.usage().note() != null) {
       log.warn("{}: phase {} attempt {}: {}", item.id(), request.phase(), request.attempt(), outcome.usage().note());
     }
-    s.spend = s.spend.plus(outcome.usage()); // a cancelled job spent too
-    Budget.Reserve granted = s.reserves.remove(jobId);
-    s.reserved = granted == null ? s.reserved : s.reserved.minus(granted);
-    s.estimate = s.estimate.with(outcome.usage());
-    s.spendChanged = true;
+    s.budget.ended(jobId, outcome.usage()); // a cancelled job spent too
     // An agent that left its workspace (moved the base branch, replaced its worktree) is blocked,
     // whatever it reported and even if the run was interrupted meanwhile.
     String breach = integration.inspect(request, outcome);

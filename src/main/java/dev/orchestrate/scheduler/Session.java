@@ -6,7 +6,6 @@ import dev.orchestrate.item.Step;
 import dev.orchestrate.item.SyncResult;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentResult;
-import dev.orchestrate.jobs.Usage;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,6 +15,8 @@ import java.util.Map;
 final class Session {
   final long runId;
   final int phaseCap;
+  /** The run's budgets and what it spent against them. */
+  final RunBudget budget;
   final Map<String, ItemState> items = new LinkedHashMap<>();
   final PhaseSummaryMap summaries = new PhaseSummaryMap();
   final JobTable<Job> jobs = new JobTable<>();
@@ -28,24 +29,6 @@ final class Session {
   int jobNumber;
   int jobsStarted;
   int consecutiveExhaustions;
-  /** What this run's agents reported spending, summed as their jobs end (the budget's measure). */
-  Usage spend = Usage.UNKNOWN;
-  /** What each running job may still spend, and their sum: held against the budget until it ends. */
-  final Map<Long, Budget.Reserve> reserves = new java.util.HashMap<>();
-  Budget.Reserve reserved = Budget.Reserve.NONE;
-  /** What the next job is expected to spend: the largest of the recent jobs'. */
-  Budget.Estimate estimate = Budget.Estimate.NONE;
-  /** A job was not started because it could pass the budget: halt once the running ones end. */
-  boolean budgetSpent;
-  /** The limit that refused a launch, for the halt to name; null when none did. */
-  BudgetLimit budgetRefusal;
-  /** The budgets and their spend as of this round ({@link #act}); null until a launch asks. */
-  List<BudgetLimit> roundLimits;
-  /** A job ended since the budgets were last compared with their warning thresholds. */
-  boolean spendChanged;
-  /** The threshold last announced per budget (its key, and a window's start). */
-  final Map<String, Integer> budgetWarned = new java.util.HashMap<>();
-  RunOptions options = RunOptions.cap(1);
   int doneThisRun;
   int blockedThisRun;
   /** A provider's limit or refusal halts the run (usage_limit, agent_auth), with what to tell the operator. */
@@ -56,9 +39,10 @@ final class Session {
   /** This round left a phase unstarted because its agent profile is paused: wait, do not halt. */
   boolean heldByPause;
 
-  Session(long runId, int phaseCap) {
+  Session(long runId, int phaseCap, RunBudget budget) {
     this.runId = runId;
     this.phaseCap = phaseCap;
+    this.budget = budget;
   }
 
   Map<String, Boolean> running() {

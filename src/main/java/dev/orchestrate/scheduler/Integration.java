@@ -45,6 +45,11 @@ final class Integration {
     this.clock = clock;
   }
 
+  /** A job's attempt completed: its workspace's work is the item's now. */
+  void committed(String itemId) {
+    workspaces.committed(itemId);
+  }
+
   /**
    * Looks at a job's workspace once the job ended: returns why the agent left it (it moved the base
    * branch, replaced its worktree), null when it did not. A set-up that ran to the end and passed is

@@ -20,7 +20,6 @@ import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.item.SyncResult;
 import dev.orchestrate.item.Transitions;
-import dev.orchestrate.jobs.AgentHandle;
 import dev.orchestrate.jobs.AgentLauncher;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.memory.ProjectMemory;
@@ -28,7 +27,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -73,6 +71,17 @@ import org.slf4j.LoggerFactory;
  * holds an unfinished item, and never halts on a picture it has not just re-read, nor on one its
  * own claims just contradicted (a refused claim, an item found changed). A write that
  * finds its lease lost ({@link LeaseLostException}) drops the item, never another's progress.
+ *
+ * <h2>Its parts</h2>
+ * The scheduler keeps the loop, the halts, the messages, the round of actions and the commit of
+ * a status change; the rest is delegated, each part owning its state: {@link Session} (the run's
+ * items, maps and tallies), {@link Claims} (the multi-runner claim protocol), {@link Integration}
+ * (the items' workspaces), {@link RunBudget} (spend, grants, warnings), {@link JobStarts} and
+ * {@link JobEnds} (a job's start and end), {@link ProviderPauses} (limits), {@link StopOnFailure}.
+ * It stays over 500 lines for a reason: about 110 of them are the public {@link Builder} that
+ * {@code app/} wires (kept where it is, so that its callers are unchanged), and the loop with its
+ * halt, stop and wait decisions reads as one state machine; split further, each decision would
+ * hide half of what it depends on.
  */
 public final class Scheduler {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
@@ -301,7 +310,7 @@ public final class Scheduler {
       halt = loop(s, sync);
     } catch (RuntimeException | Error e) {
       // A failure of our own (the store, say) must not leave agents running on their own.
-      stopAgents(s, e);
+      StopOnFailure.stopAgents(s.jobs, config.agent().killGrace(), e, () -> inbox.remove(Message.STOP));
       throw e;
     }
     sync = s.sync;
@@ -327,64 +336,8 @@ public final class Scheduler {
     Budget budget = RunBudget.budget(config);
     store.runSpend(runId, s.budget.spend(), budget.maxCostUsd(), budget.maxTokens());
     store.runEnded(runId, ended, halt.key(), figures);
-    Map<String, ItemState> items = s.items;
-    int done = count(items, ItemStatus.DONE);
-    int blocked = count(items, ItemStatus.BLOCKED);
-    int inBacklog = (int) items.values().stream().filter(ItemState::inBacklog).count();
-    return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked,
-        s.doneThisRun, s.blockedThisRun, s.jobsStarted, halt,
-        Duration.between(started, ended), interrupted, sync, remaining(items), figures, s.budget.spend(), budget,
-        claims.runnerId(),
-        halt == s.limitHalt ? s.haltDetail
-            : halt == HaltReason.BUDGET ? s.budget.haltDetail(s.jobs.activeCount()) : null,
-        s.limited, s.unselected());
+    return s.report(halt, Duration.between(started, ended), interrupted, sync, figures, budget, claims.runnerId());
   }
-
-  /**
-   * Cancels every running agent (TERM, grace, KILL of everything it started) and waits until each
-   * is over, so that a run ended by an error leaves no agent behind once it returns. The wait is
-   * bounded: kill_grace plus {@link #STOP_WAIT_MARGIN}.
-   */
-  private void stopAgents(Session s, Throwable cause) {
-    List<AgentHandle> agents = new ArrayList<>();
-    for (JobTable.Entry<Job> entry : s.jobs.active()) {
-      agents.add(entry.handle().agent());
-    }
-    if (agents.isEmpty()) {
-      return;
-    }
-    log.info("the run failed ({}); stopping {} running agent(s) first", cause.toString(), agents.size());
-    agents.forEach(AgentHandle::cancel);
-    long deadline = System.nanoTime() + config.agent().killGrace().plus(STOP_WAIT_MARGIN).toNanos();
-    boolean interrupted = Thread.interrupted();
-    for (AgentHandle agent : agents) {
-      java.util.concurrent.CompletableFuture<AgentOutcome> finished = agent.finished().toCompletableFuture();
-      while (!finished.isDone() && deadline - System.nanoTime() > 0) {
-        try {
-          finished.get(Math.min(IDLE_POLL_MS, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()) + 1),
-              TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-          interrupted = true;
-          agents.forEach(AgentHandle::cancel); // a second cancel kills at once
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-          // not over yet, or its supervisor failed (and killed it): see below
-        }
-        if (inbox.remove(Message.STOP)) {
-          agents.forEach(AgentHandle::cancel); // Ctrl-C meanwhile: the operator wants out now
-        }
-      }
-      if (!finished.isDone()) {
-        log.warn("an agent was not confirmed stopped within {} s",
-            config.agent().killGrace().plus(STOP_WAIT_MARGIN).toSeconds());
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  /** Beyond kill_grace: the KILL, its confirmation and the output drain of a stopped agent. */
-  static final Duration STOP_WAIT_MARGIN = Duration.ofSeconds(15);
 
   private HaltReason loop(Session s, SyncResult initialSync) {
     s.sync = initialSync;
@@ -652,20 +605,6 @@ public final class Scheduler {
       workspaces.blocked(before.id());
     }
     return true;
-  }
-
-  private static List<String> remaining(Map<String, ItemState> items) {
-    List<String> ids = new ArrayList<>();
-    for (ItemState item : items.values()) {
-      if (item.inBacklog() && !item.status().isTerminal()) {
-        ids.add(item.id());
-      }
-    }
-    return ids;
-  }
-
-  private static int count(Map<String, ItemState> items, ItemStatus status) {
-    return (int) items.values().stream().filter(i -> i.inBacklog() && i.status() == status).count();
   }
 
   private sealed interface Message {

@@ -2,10 +2,12 @@ package dev.orchestrate.scheduler;
 
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
+import dev.orchestrate.item.RunFigures;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.item.SyncResult;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentResult;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -94,5 +96,27 @@ final class Session {
     } else if (outcome.result() == AgentResult.FAILED && step.next().status() == ItemStatus.BLOCKED) {
       consecutiveExhaustions++;
     }
+  }
+
+  /** The run's report, once it halted for {@code halt} and nothing runs any more. */
+  RunReport report(HaltReason halt, Duration duration, int interrupted, SyncResult sync, RunFigures figures,
+      Budget budget, String runnerId) {
+    int done = count(ItemStatus.DONE);
+    int blocked = count(ItemStatus.BLOCKED);
+    int inBacklog = (int) items.values().stream().filter(ItemState::inBacklog).count();
+    List<String> unfinished = new ArrayList<>();
+    for (ItemState item : items.values()) {
+      if (item.inBacklog() && !item.status().isTerminal()) {
+        unfinished.add(item.id());
+      }
+    }
+    return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked, doneThisRun, blockedThisRun,
+        jobsStarted, halt, duration, interrupted, sync, unfinished, figures, this.budget.spend(), budget, runnerId,
+        halt == limitHalt ? haltDetail : halt == HaltReason.BUDGET ? this.budget.haltDetail(jobs.activeCount()) : null,
+        limited, unselected());
+  }
+
+  private int count(ItemStatus status) {
+    return (int) items.values().stream().filter(i -> i.inBacklog() && i.status() == status).count();
   }
 }

@@ -286,7 +286,8 @@ public final class Scheduler {
       log.warn("stopped {} process(es) that agents of an earlier, killed run left running", leftovers);
     }
     // A shared state: dead runners are taken over first, so their running jobs count as interrupted.
-    int interrupted = store.interruptRunningJobs(started) + claims.start();
+    int takenOver = claims.start();
+    int interrupted = store.interruptRunningJobs(started) + takenOver;
     if (interrupted > 0) {
       log.info("{} job(s) left running by an earlier session were recorded as interrupted", interrupted);
     }

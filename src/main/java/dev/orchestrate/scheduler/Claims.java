@@ -6,6 +6,7 @@ import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.jobs.AgentLauncher;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -42,6 +43,11 @@ final class Claims {
   private long lastRefresh;
   /** A claim or a wait says the items may have changed: read them again before the next round. */
   private boolean stale;
+  /** The items whose claim was refused this round, and in the round before. */
+  private Set<String> refused = new HashSet<>();
+  private Set<String> refusedBefore = Set.of();
+  /** A claim of this round found its item changed since it was read. */
+  private boolean changed;
 
   Claims(ItemLeases leases, StateRepository store, Config config, AgentLauncher launcher, RunListener listener) {
     this.leases = leases;
@@ -83,9 +89,31 @@ final class Claims {
     stale |= leases.shared();
   }
 
-  /** Whether something since the last read said the picture is out of date. */
-  boolean stale() {
-    return stale;
+  /** A new round of actions: what its claims find is told by {@link #contradicted}. */
+  void newRound() {
+    refusedBefore = refused;
+    refused = new HashSet<>();
+    changed = false;
+  }
+
+  /**
+   * Whether this round's claims contradicted the picture it was decided on: an item found changed,
+   * or a claim refused that was not refused in the round before. A refresh reads the leases before
+   * the items, so an item another runner takes in between looks free here, and its claim is
+   * refused: the run must read again rather than halt. The same refusal once more after a fresh
+   * read is not news: the claim's WIP check across all runners (in-progress items nobody holds,
+   * which this run's filter leaves out) refuses it, and waiting would change nothing.
+   */
+  boolean contradicted() {
+    if (changed) {
+      return true;
+    }
+    for (String id : refused) {
+      if (!refusedBefore.contains(id)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Releases every item this runner holds (the end of its run). */
@@ -128,6 +156,7 @@ final class Claims {
     }
     Optional<ItemState> fresh = leases.claim(id, wipLimit);
     if (fresh.isEmpty()) {
+      refused.add(id);
       stale = true;
       return false;
     }
@@ -136,6 +165,7 @@ final class Claims {
       if (!fresh.get().status().isRunningPhases()) {
         leases.release(id);
       }
+      changed = true;
       stale = true;
       return false;
     }

@@ -386,7 +386,7 @@ public final class Scheduler {
           // A claim of this round was refused or found its item changed: the leases were read
           // before the items (and both before the claims), so what looks like nothing left for
           // this runner may be items another runner took meanwhile. Wait and read again instead.
-          if (!claims.stale()) {
+          if (!claims.contradicted()) {
             return HaltReason.WAITING_ON_BLOCKED;
           }
         }
@@ -457,6 +457,7 @@ public final class Scheduler {
    */
   private boolean act(Session s) {
     s.budget.newRound();
+    claims.newRound();
     boolean acted = blockOrphans(s);
     Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), integration.selectionPipelines(config.pipelines()),
         claims.wipLimit(s.items),

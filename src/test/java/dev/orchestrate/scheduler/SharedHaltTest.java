@@ -5,6 +5,7 @@ import static dev.orchestrate.testing.Fixtures.phase;
 import static dev.orchestrate.testing.TestAgents.agent;
 import static dev.orchestrate.testing.TestAgents.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.config.Config;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -58,6 +60,78 @@ class SharedHaltTest {
           other.moves);
       assertEquals(3, report.done());
       assertEquals(1, report.phasesRun(), "C's phase, the one item the other runner left");
+    }
+  }
+
+  @Test
+  @Timeout(60)
+  void a_promotion_the_wip_across_runners_refuses_again_after_a_fresh_read_halts_the_run_instead_of_waiting_forever() {
+    Config base = config(agent(Path.of("unused.sh")), 0, ONE_PHASE);
+    Config config = base.withExecution(base.execution().withMaxWip(1).withMaxConcurrent(1));
+    try (StateStore store = TestStores.open(dir.resolve("state"));
+        InProcessLauncher launcher = InProcessLauncher.succeeding()) {
+      WipFull leases = new WipFull(store.items());
+      RunReport report = Scheduler.builder(store.items(), config,
+          new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
+          dir.resolve("state/jobs"), launcher, Clock.systemUTC()).leases(leases).build().run(RunOptions.cap(100));
+
+      // In-progress items nobody holds (left by a run that ended, outside this run's --only) fill
+      // max_wip across runners: the claim refuses every promotion, and the picture never changes.
+      assertEquals(HaltReason.WAITING_ON_BLOCKED, report.haltReason(), report.toString());
+      assertEquals(0, report.phasesRun());
+      assertTrue(leases.promotionsRefused >= 2, "refused once, then once more after a fresh read: "
+          + leases.promotionsRefused);
+    }
+  }
+
+  /** Leases whose promotions the WIP across runners always refuses; nobody else holds anything. */
+  private static final class WipFull implements ItemLeases {
+    private final StateRepository store;
+    private final Set<String> held = new HashSet<>();
+    int promotionsRefused;
+
+    WipFull(StateRepository store) {
+      this.store = store;
+    }
+
+    @Override
+    public boolean shared() {
+      return true;
+    }
+
+    @Override
+    public String runnerId() {
+      return "host:1:0";
+    }
+
+    @Override
+    public Refresh refresh() {
+      return Refresh.NONE;
+    }
+
+    @Override
+    public boolean holds(String itemId) {
+      return held.contains(itemId);
+    }
+
+    @Override
+    public Optional<ItemState> claim(String itemId, int wipLimit) {
+      if (wipLimit > 0) {
+        promotionsRefused++;
+        return Optional.empty();
+      }
+      held.add(itemId);
+      return store.item(itemId);
+    }
+
+    @Override
+    public void release(String itemId) {
+      held.remove(itemId);
+    }
+
+    @Override
+    public void releaseAll() {
+      held.clear();
     }
   }
 

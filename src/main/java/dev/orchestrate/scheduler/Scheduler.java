@@ -69,7 +69,7 @@ import org.slf4j.LoggerFactory;
  * progress count toward {@code max_wip}, of which this runner takes at most what is in progress
  * elsewhere plus its own {@code max_concurrent}. It waits, rather than halts, while another runner
  * holds an unfinished item, and never halts on a picture it has not just re-read, nor on one its
- * own claims just contradicted (a refused claim, an item found changed). A write that
+ * own claims just contradicted (an item found changed, a claim refused anew). A write that
  * finds its lease lost ({@link LeaseLostException}) drops the item, never another's progress.
  *
  * <h2>Its parts</h2>

@@ -1,10 +1,14 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.config.Config;
+import dev.orchestrate.config.PhaseDef;
+import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.item.AgentPauses;
 
 import dev.orchestrate.jobs.ProviderFailure;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -99,5 +103,26 @@ final class ProviderPauses {
       pauses.remove(profile);
       store.clear(profile);
     }
+  }
+
+  /**
+   * Whether a phase that would use {@code profile} first has a fallback that is not paused: then a
+   * usage limit of {@code profile} pauses it instead of halting the run.
+   */
+  boolean fallbackFor(Config config, String profile, Instant now) {
+    for (Pipeline pipeline : config.pipelines().values()) {
+      for (PhaseDef phase : pipeline.allPhases()) {
+        List<String> names = pipeline.profilesFor(phase);
+        if (!config.profile(names.get(0)).profileName().equals(profile)) {
+          continue;
+        }
+        for (String other : names.subList(1, names.size())) {
+          if (!paused(config.profile(other).profileName(), now)) {
+            return true;
+          }
+        }
+      }
+    }
+    return false;
   }
 }

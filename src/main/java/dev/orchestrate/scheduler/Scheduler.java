@@ -3,50 +3,30 @@ package dev.orchestrate.scheduler;
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogSource;
 import dev.orchestrate.config.AgentConfig;
-import dev.orchestrate.config.BudgetConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.OnUsageLimit;
-import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.context.PriorContext;
-import dev.orchestrate.context.PromptBuilder;
-import dev.orchestrate.context.PromptInput;
 import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.item.AgentPauses;
-import dev.orchestrate.item.Event;
-import dev.orchestrate.item.FollowUpItem;
 import dev.orchestrate.item.Housekeeping;
 import dev.orchestrate.item.ItemLeases;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.ItemWorkspaces;
-import dev.orchestrate.item.JobEnd;
-import dev.orchestrate.item.JobStart;
 import dev.orchestrate.item.LeaseLostException;
-import dev.orchestrate.item.Progress;
-import dev.orchestrate.item.Resumption;
 import dev.orchestrate.item.RunFigures;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.item.SyncResult;
 import dev.orchestrate.item.Transitions;
-import dev.orchestrate.jobs.AgentHandle;
 import dev.orchestrate.jobs.AgentLauncher;
 import dev.orchestrate.jobs.AgentOutcome;
-import dev.orchestrate.jobs.AgentResult;
-import dev.orchestrate.jobs.JobRequest;
-import dev.orchestrate.jobs.JobState;
-import dev.orchestrate.jobs.OutcomeClass;
-import dev.orchestrate.jobs.Usage;
-import dev.orchestrate.memory.MemoryKind;
-import dev.orchestrate.memory.NewMemory;
 import dev.orchestrate.memory.ProjectMemory;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -84,12 +64,24 @@ import org.slf4j.LoggerFactory;
  * With {@link ItemLeases} that are {@linkplain ItemLeases#shared() shared}, other runners work on
  * the same backlog. Before every action the scheduler claims its item ({@link ItemLeases#claim}):
  * a refused claim skips the item's other actions this tick and makes the next tick re-read. The
- * items and the others' leases are read again every {@link #REFRESH_MS} (which also takes dead
+ * items and the others' leases are read again every {@link Claims#REFRESH_MS} (which also takes dead
  * runners over); items others hold ({@code Snapshot.elsewhere}) are never eligible, and those in
  * progress count toward {@code max_wip}, of which this runner takes at most what is in progress
  * elsewhere plus its own {@code max_concurrent}. It waits, rather than halts, while another runner
- * holds an unfinished item, and never halts on a picture it has not just re-read. A write that
+ * holds an unfinished item, and never halts on a picture it has not just re-read, nor on one its
+ * own claims just contradicted (an item found changed, a claim refused anew). A write that
  * finds its lease lost ({@link LeaseLostException}) drops the item, never another's progress.
+ *
+ * <h2>Its parts</h2>
+ * The scheduler keeps the loop, the halts, the messages, the round of actions and the commit of
+ * a status change; the rest is delegated, each part owning its state: {@link Session} (the run's
+ * items, maps and tallies), {@link Claims} (the multi-runner claim protocol), {@link Integration}
+ * (the items' workspaces), {@link RunBudget} (spend, grants, warnings), {@link JobStarts} and
+ * {@link JobEnds} (a job's start and end), {@link ProviderPauses} (limits), {@link StopOnFailure}.
+ * It stays over 500 lines for a reason: about 110 of them are the public {@link Builder} that
+ * {@code app/} wires (kept where it is, so that its callers are unchanged), and the loop with its
+ * halt, stop and wait decisions reads as one state machine; split further, each decision would
+ * hide half of what it depends on.
  */
 public final class Scheduler {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
@@ -100,11 +92,6 @@ public final class Scheduler {
    * re-read its tables for every single unit on a busy run, short next to any real agent.
    */
   static final long HOUSEKEEPING_SLICE_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-  /**
-   * How often a runner of a shared state reads the items and the other runners' leases again (and
-   * takes dead runners over), at most: sooner when a claim found an item changed.
-   */
-  static final long REFRESH_MS = 250;
 
   private final StateRepository store;
   private final Config config;
@@ -116,7 +103,12 @@ public final class Scheduler {
   private final TurnHistory history;
   private final ProjectMemory memory;
   private final Housekeeping housekeeping;
-  private final ItemLeases leases;
+  /** The claim protocol when other runners share the state (a no-op for one). */
+  private final Claims claims;
+  /** How each job starts. */
+  private final JobStarts starts;
+  /** What the end of each job does to the state. */
+  private final JobEnds ends;
   /** The agent profiles a provider's limit paused, and what a limit does to the run. */
   private final ProviderPauses pauses;
 
@@ -127,6 +119,8 @@ public final class Scheduler {
   private volatile Thread summarizing;
   /** Where each item's agents work (the backlog's directory unless execution.workspace is worktree). */
   private ItemWorkspaces workspaces = ItemWorkspaces.SHARED;
+  /** What a run does with those workspaces: commits, inspection, integration of done items. */
+  private Integration integration;
 
   private Scheduler(Builder b) {
     this.store = b.store;
@@ -139,10 +133,15 @@ public final class Scheduler {
     this.history = b.history;
     this.memory = b.memory;
     this.housekeeping = b.housekeeping;
-    this.leases = b.leases;
+    this.integration = new Integration(workspaces, store, clock);
+    this.claims = new Claims(b.leases, store, config, launcher, listener);
     this.pauses = new ProviderPauses(b.pauses, new LimitPolicy(config.agent().onUsageLimit(),
         config.agent().maxWait(), clock.getZone(),
         () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble()));
+    this.starts = new JobStarts(store, config, backlogs, jobsRoot, launcher, clock, listener, history, memory, pauses,
+        claims, () -> stopRequested, this::prepareContext,
+        (jobId, outcome, error) -> inbox.add(new Message.Ended(jobId, outcome, error)));
+    this.ends = new JobEnds(store, config, clock, listener, history, memory, pauses, claims, () -> stopRequested);
   }
 
   /**
@@ -227,7 +226,7 @@ public final class Scheduler {
     /**
      * The item leases of this runner when several runners share the state: every item is claimed
      * before it is changed, items other runners hold are left alone, and the items are read again
-     * from the state every {@link #REFRESH_MS} ms. {@link ItemLeases#SOLE} (the default) for one.
+     * from the state every {@link Claims#REFRESH_MS} ms. {@link ItemLeases#SOLE} (the default) for one.
      */
     public Builder leases(ItemLeases leases) {
       this.leases = Objects.requireNonNull(leases, "leases");
@@ -251,6 +250,7 @@ public final class Scheduler {
   /** Gives each item its own workspace (a git worktree); call before {@link #run}. */
   public Scheduler workspaces(ItemWorkspaces workspaces) {
     this.workspaces = Objects.requireNonNull(workspaces, "workspaces");
+    this.integration = new Integration(workspaces, store, clock);
     return this;
   }
 
@@ -286,30 +286,24 @@ public final class Scheduler {
       log.warn("stopped {} process(es) that agents of an earlier, killed run left running", leftovers);
     }
     // A shared state: dead runners are taken over first, so their running jobs count as interrupted.
-    ItemLeases.Refresh first = leases.refresh();
-    int interrupted = store.interruptRunningJobs(started) + tookOver(first);
+    int takenOver = claims.start();
+    int interrupted = store.interruptRunningJobs(started) + takenOver;
     if (interrupted > 0) {
       log.info("{} job(s) left running by an earlier session were recorded as interrupted", interrupted);
     }
-    Session s = new Session(runId, options.phaseCap());
-    s.options = options;
-    if (budget().isLimited() || config.budget().isLimited()) {
-      s.estimate = Budget.Estimate.of(store.recentUsage(Budget.ESTIMATE_JOBS));
-    }
-    s.elsewhere = first.heldElsewhere();
-    s.lastRefresh = System.nanoTime();
+    Session s = new Session(runId, options.phaseCap(), new RunBudget(config, store, clock, listener, options));
     SyncResult sync = store.sync(backlogs.current().items(), started);
     load(s.items);
     s.filter = options.filter().asOfRunStart(s.items.values());
     listener.runStarted(List.copyOf(s.items.values()), s.filter);
     s.summaries.restore(s.items.values());
     pauses.start(profile(), started, config.agent().onUsageLimit() == OnUsageLimit.HALT
-        && !fallbackFor(profile(), started)).ifPresent(d -> {
+        && !pauses.fallbackFor(config, profile(), started)).ifPresent(d -> {
           s.limitHalt = d.halt();
           s.haltDetail = d.message();
           log.warn("{}", d.message());
         });
-    integratePending(s);
+    integration.integratePending(s.items, change -> commit(s, change));
     workspaces.maintain();
 
     HaltReason halt;
@@ -317,7 +311,7 @@ public final class Scheduler {
       halt = loop(s, sync);
     } catch (RuntimeException | Error e) {
       // A failure of our own (the store, say) must not leave agents running on their own.
-      stopAgents(s, e);
+      StopOnFailure.stopAgents(s.jobs, config.agent().killGrace(), e, () -> inbox.remove(Message.STOP));
       throw e;
     }
     sync = s.sync;
@@ -336,82 +330,22 @@ public final class Scheduler {
       }
     }
 
-    leases.releaseAll();
+    claims.releaseAll();
     Instant ended = clock.instant();
     RunFigures figures = new RunFigures(s.summaries.size(), s.summaries.peak(), s.jobs.peakActive(),
         s.jobs.peakInactive(), s.jobs.size());
-    store.runSpend(runId, s.spend, budget().maxCostUsd(), budget().maxTokens());
+    Budget budget = RunBudget.budget(config);
+    store.runSpend(runId, s.budget.spend(), budget.maxCostUsd(), budget.maxTokens());
     store.runEnded(runId, ended, halt.key(), figures);
-    Map<String, ItemState> items = s.items;
-    int done = count(items, ItemStatus.DONE);
-    int blocked = count(items, ItemStatus.BLOCKED);
-    int inBacklog = (int) items.values().stream().filter(ItemState::inBacklog).count();
-    return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked,
-        s.doneThisRun, s.blockedThisRun, s.jobsStarted, halt,
-        Duration.between(started, ended), interrupted, sync, remaining(items), figures, s.spend, budget(),
-        leases.runnerId(), halt == s.limitHalt ? s.haltDetail : halt == HaltReason.BUDGET ? budgetDetail(s) : null,
-        s.limited, unselected(s));
+    return s.report(halt, Duration.between(started, ended), interrupted, sync, figures, budget, claims.runnerId());
   }
-
-  private Budget budget() {
-    return new Budget(config.execution().maxCostUsd(), config.execution().maxTokens());
-  }
-
-  /**
-   * Cancels every running agent (TERM, grace, KILL of everything it started) and waits until each
-   * is over, so that a run ended by an error leaves no agent behind once it returns. The wait is
-   * bounded: kill_grace plus {@link #STOP_WAIT_MARGIN}.
-   */
-  private void stopAgents(Session s, Throwable cause) {
-    List<AgentHandle> agents = new ArrayList<>();
-    for (JobTable.Entry<Job> entry : s.jobs.active()) {
-      agents.add(entry.handle().agent());
-    }
-    if (agents.isEmpty()) {
-      return;
-    }
-    log.info("the run failed ({}); stopping {} running agent(s) first", cause.toString(), agents.size());
-    agents.forEach(AgentHandle::cancel);
-    long deadline = System.nanoTime() + config.agent().killGrace().plus(STOP_WAIT_MARGIN).toNanos();
-    boolean interrupted = Thread.interrupted();
-    for (AgentHandle agent : agents) {
-      java.util.concurrent.CompletableFuture<AgentOutcome> finished = agent.finished().toCompletableFuture();
-      while (!finished.isDone() && deadline - System.nanoTime() > 0) {
-        try {
-          finished.get(Math.min(IDLE_POLL_MS, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()) + 1),
-              TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-          interrupted = true;
-          agents.forEach(AgentHandle::cancel); // a second cancel kills at once
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-          // not over yet, or its supervisor failed (and killed it): see below
-        }
-        if (inbox.remove(Message.STOP)) {
-          agents.forEach(AgentHandle::cancel); // Ctrl-C meanwhile: the operator wants out now
-        }
-      }
-      if (!finished.isDone()) {
-        log.warn("an agent was not confirmed stopped within {} s",
-            config.agent().killGrace().plus(STOP_WAIT_MARGIN).toSeconds());
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  /** Beyond kill_grace: the KILL, its confirmation and the output drain of a stopped agent. */
-  static final Duration STOP_WAIT_MARGIN = Duration.ofSeconds(15);
 
   private HaltReason loop(Session s, SyncResult initialSync) {
     s.sync = initialSync;
     HaltReason halt = null;
     while (true) {
       takeMessages(s, false);
-      if (s.spendChanged) {
-        s.spendChanged = false;
-        warnBudgets(s); // a job ended: before deciding anything, and before a halt
-      }
+      s.budget.warnIfSpent(); // a job ended: before deciding anything, and before a halt
       if (stopRequested) {
         Thread.interrupted(); // a stop that raced the end of a summarization must not linger
         halt = HaltReason.INTERRUPTED;
@@ -421,35 +355,43 @@ public final class Scheduler {
       if (halt != null) {
         if (s.jobs.activeCount() == 0) {
           // The cap-th phase may have been the last one needed: then the run is simply done.
-          return halt == HaltReason.PHASE_CAP && remaining(s).isEmpty() ? HaltReason.ALL_DONE : halt;
+          return halt == HaltReason.PHASE_CAP && s.remaining().isEmpty() ? HaltReason.ALL_DONE : halt;
         }
         takeMessages(s, true); // running jobs finish (or are cancelled) and are recorded
         continue;
       }
       s.sync = s.sync.then(reload(s.items));
-      refresh(s);
+      claims.refresh(s.items, s.runningItems);
       boolean acted = act(s);
       endOfTick(s);
       if (acted) {
         s.checkedBeforeHalt = false;
       } else if (!stopRequested) {
-        if (s.jobs.activeCount() == 0 && leases.shared() && !s.checkedBeforeHalt) {
+        if (s.jobs.activeCount() == 0 && claims.shared() && !s.checkedBeforeHalt) {
           // Never halt on a stale picture: read the others' work again and decide once more.
           s.checkedBeforeHalt = true;
-          s.stale = true;
+          claims.markStale();
           continue;
         }
         if (s.jobs.activeCount() == 0 && (s.heldByPause || pauses.anyPaused(clock.instant()))
-            && !remaining(s).isEmpty()) {
+            && !s.remaining().isEmpty()) {
           s.heldByPause = false;
           takeMessages(s, true); // an agent profile waits for its provider: so does the run
           continue;
         }
-        if (s.jobs.activeCount() == 0 && !othersWorkOn(s)) {
-          return remaining(s).isEmpty() ? HaltReason.ALL_DONE : HaltReason.WAITING_ON_BLOCKED;
+        if (s.jobs.activeCount() == 0 && !claims.othersWorkOn(s.remaining())) {
+          if (s.remaining().isEmpty()) {
+            return HaltReason.ALL_DONE;
+          }
+          // A claim of this round was refused or found its item changed: the leases were read
+          // before the items (and both before the claims), so what looks like nothing left for
+          // this runner may be items another runner took meanwhile. Wait and read again instead.
+          if (!claims.contradicted()) {
+            return HaltReason.WAITING_ON_BLOCKED;
+          }
         }
         takeMessages(s, true);
-        s.stale |= leases.shared(); // waited: look at what the others did meanwhile
+        claims.markStale(); // waited: look at what the others did meanwhile
       }
     }
   }
@@ -465,7 +407,7 @@ public final class Scheduler {
     if (s.filter.hasTargets() && s.filter.targetsFinished(s.items)) {
       return HaltReason.TARGETS_DONE;
     }
-    if (s.budgetSpent || budget().reachedBy(s.spend)) {
+    if (s.budget.reached()) {
       return HaltReason.BUDGET;
     }
     if (s.jobsStarted >= s.phaseCap) {
@@ -505,7 +447,7 @@ public final class Scheduler {
         throw new IllegalStateException("supervising the agent of job " + ended.jobId() + " failed",
             ended.error());
       }
-      finishJob(s, ended.jobId(), ended.outcome());
+      ends.finish(s, ended.jobId(), ended.outcome(), integration, change -> commit(s, change));
     }
   }
 
@@ -514,17 +456,19 @@ public final class Scheduler {
    * (within the phase cap). Returns whether anything happened.
    */
   private boolean act(Session s) {
-    s.roundLimits = null; // spend changes only as jobs end, between rounds: read the windows once a round
+    s.budget.newRound();
+    claims.newRound();
     boolean acted = blockOrphans(s);
-    Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), selectionPipelines(), wipLimit(s),
-        config.execution().maxConcurrent(), s.running(), s.filter, s.elsewhere);
+    Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), integration.selectionPipelines(config.pipelines()),
+        claims.wipLimit(s.items),
+        config.execution().maxConcurrent(), s.running(), s.filter, claims.elsewhere());
     java.util.Set<String> skipped = new java.util.HashSet<>();
     for (Action action : ActionSelection.select(snapshot)) {
       if (stopRequested) {
         return true;
       }
       // An item's later actions build on its earlier ones: once one is skipped, so are the rest.
-      if (skipped.contains(action.itemId()) || !claim(s, action)) {
+      if (skipped.contains(action.itemId()) || !claims.claim(s.items, action)) {
         skipped.add(action.itemId()); // another runner has it, or changed it meanwhile: decide again
         continue;
       }
@@ -537,132 +481,26 @@ public final class Scheduler {
       } else if (s.jobsStarted >= s.phaseCap) {
         continue; // no phase can start in this run: leave statuses for the run that will work on them
       } else if (action instanceof Action.RunPhase) {
-        AgentConfig agent = choose(s, pipeline, Transitions.currentPhase(item, pipeline));
+        AgentConfig agent = starts.choose(s, pipeline, Transitions.currentPhase(item, pipeline));
         if (agent == null) {
           continue; // its profiles are paused by a limit or at their max_concurrent: the item keeps its place
         }
-        Budget.Launch launch = launch(s, agent);
+        Budget.Launch launch = s.budget.launch(agent, s.jobs.activeCount());
         if (!(launch instanceof Budget.Launch.Start start)) {
           // Spent: it could pass the budget, so nothing more starts (and the run halts, which is
           // acting); Wait: the first job runs alone.
           if (launch instanceof Budget.Launch.Spent) {
-            s.budgetSpent = true;
             acted = true;
           }
           continue;
         }
-        spawn(s, item, pipeline, start, agent);
+        starts.spawn(s, item, pipeline, start, agent, workspaces, change -> commit(s, change));
       } else if (!commit(s, Transitions.advance(item, pipeline))) { // Advance (new →) and Promote (ready →)
         skipped.add(item.id());
       }
       acted = true;
     }
     return acted;
-  }
-
-  /**
-   * The WIP limit this runner selects under: {@code max_wip}, and when runners share the state,
-   * no more than the items in progress elsewhere plus this runner's {@code max_concurrent}, so that
-   * a runner takes into progress only what it can run and leaves the rest of the WIP to the
-   * others (the claim still checks {@code max_wip} across all runners).
-   */
-  private int wipLimit(Session s) {
-    int maxWip = config.execution().maxWip();
-    if (!leases.shared()) {
-      return maxWip;
-    }
-    int elsewhere = 0;
-    for (String id : s.elsewhere) {
-      ItemState item = s.items.get(id);
-      if (item != null && item.inBacklog() && item.status() == ItemStatus.IN_PROGRESS) {
-        elsewhere++;
-      }
-    }
-    return Math.max(1, Math.min(maxWip, elsewhere + config.execution().maxConcurrent()));
-  }
-
-  /**
-   * Claims the item of {@code action} when the state is shared, and says whether the action may go
-   * on: not when another runner holds the item, when its promotion would take WIP across all
-   * runners beyond {@code max_wip}, or when the item changed since this runner read it (then the
-   * fresh state is taken in, and the next round decides again).
-   */
-  private boolean claim(Session s, Action action) {
-    String id = action.itemId();
-    int wipLimit = action instanceof Action.Promote p && !p.lent() ? config.execution().maxWip() : 0;
-    if (!leases.shared() || (wipLimit == 0 && leases.holds(id))) {
-      return true;
-    }
-    Optional<ItemState> fresh = leases.claim(id, wipLimit);
-    if (fresh.isEmpty()) {
-      s.stale = true;
-      return false;
-    }
-    if (!fresh.get().equals(s.items.get(id))) {
-      s.items.put(id, fresh.get());
-      if (!fresh.get().status().isRunningPhases()) {
-        leases.release(id);
-      }
-      s.stale = true;
-      return false;
-    }
-    return true;
-  }
-
-  /**
-   * Reads the items and the other runners' leases again, when the state is shared: at most every
-   * {@link #REFRESH_MS} ms, at once after a claim found something changed. Dead runners are taken
-   * over here (their agents left on this host are stopped).
-   */
-  private void refresh(Session s) {
-    if (!leases.shared()
-        || (!s.stale && System.nanoTime() - s.lastRefresh < TimeUnit.MILLISECONDS.toNanos(REFRESH_MS))) {
-      return;
-    }
-    ItemLeases.Refresh refresh = leases.refresh();
-    tookOver(refresh);
-    s.elsewhere = refresh.heldElsewhere();
-    s.lastRefresh = System.nanoTime();
-    s.stale = false;
-    for (ItemState item : store.items()) {
-      ItemState known = s.items.get(item.id());
-      if (known == null) {
-        s.items.put(item.id(), item);
-        listener.itemAdded(item);
-      } else if (!known.equals(item) && !s.runningItems.containsKey(item.id())) {
-        s.items.put(item.id(), item);
-        if (known.status() != item.status()) {
-          listener.statusChanged(known, item);
-        }
-      }
-    }
-  }
-
-  /** Stops what taken-over runners of this host left running; returns how many jobs they had running. */
-  private int tookOver(ItemLeases.Refresh refresh) {
-    int jobs = 0;
-    for (ItemLeases.DeadRunner dead : refresh.takenOver()) {
-      log.warn("runner {} stopped renewing its heartbeat: took over its {} item(s), its {} running job(s) are"
-          + " interrupted and re-run", dead.id(), dead.items(), dead.jobs());
-      if (dead.sameHost()) {
-        launcher.stopLeftovers(dead.logs(), dead.id(), config.agent().killGrace());
-      }
-      jobs += dead.jobs();
-    }
-    return jobs;
-  }
-
-  /** Whether another runner holds an unfinished item this run may work on (it waits for them, then). */
-  private boolean othersWorkOn(Session s) {
-    if (!leases.shared()) {
-      return false;
-    }
-    for (String id : remaining(s)) {
-      if (s.elsewhere.contains(id)) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /**
@@ -674,8 +512,8 @@ public final class Scheduler {
     boolean blocked = false;
     for (ItemState item : List.copyOf(s.items.values())) {
       if (item.inBacklog() && !item.status().isTerminal() && !s.runningItems.containsKey(item.id())
-          && !s.elsewhere.contains(item.id()) && !config.pipelines().containsKey(item.definition().pipeline())) {
-        if (!claim(s, new Action.Realign(item.id()))) {
+          && !claims.elsewhere().contains(item.id()) && !config.pipelines().containsKey(item.definition().pipeline())) {
+        if (!claims.claim(s.items, new Action.Realign(item.id()))) {
           continue;
         }
         commit(s, Transitions.block(item, "unknown pipeline '" + item.definition().pipeline()
@@ -726,197 +564,6 @@ public final class Scheduler {
     }
   }
 
-  /**
-   * Whether the run's budget and the project's windows let one more job start now (docs/agents.md,
-   * "Budgets"). A window's spend is read from the state: every run's and every runner's jobs.
-   */
-  private Budget.Launch launch(Session s, AgentConfig agent) {
-    if (s.roundLimits == null) {
-      s.roundLimits = limits(s);
-    }
-    List<BudgetLimit> limits = s.roundLimits;
-    if (limits.isEmpty()) {
-      return UNBUDGETED;
-    }
-    int running = s.jobs.activeCount();
-    Budget.Verdict verdict = Budget.launchAll(limits.stream().map(BudgetLimit::limit).toList(), s.reserved, running,
-        Math.max(1, config.execution().maxConcurrent() - running), s.estimate,
-        agent.preset().costCapFlag() != null);
-    if (verdict.refusedBy() >= 0) {
-      s.budgetRefusal = limits.get(verdict.refusedBy());
-    }
-    return verdict.launch();
-  }
-
-  private List<BudgetLimit> limits(Session s) {
-    List<BudgetLimit> limits = new ArrayList<>();
-    Instant now = clock.instant();
-    if (budget().isLimited()) {
-      limits.add(BudgetLimit.ofRun(budget(), s.spend, now, s.options.costKey(), s.options.tokensKey()));
-    }
-    BudgetConfig project = config.budget();
-    for (BudgetWindow window : BudgetWindow.values()) {
-      Double usd = window == BudgetWindow.DAY ? project.perDayUsd() : project.perWeekUsd();
-      Long tokens = window == BudgetWindow.DAY ? project.tokensPerDay() : project.tokensPerWeek();
-      if (usd != null || tokens != null) {
-        limits.add(BudgetLimit.ofWindow(window, new Budget(usd, tokens), store.usageSince(window.start(now)), now));
-      }
-    }
-    return limits;
-  }
-
-  /** Tells the listener, once per budget and threshold, that a budget is 80 % or 95 % spent. */
-  private void warnBudgets(Session s) {
-    for (BudgetLimit limit : limits(s)) {
-      for (BudgetLimit.Warning w : limit.warnings()) {
-        if (w.percent() > s.budgetWarned.getOrDefault(w.id(), 0)) {
-          s.budgetWarned.put(w.id(), w.percent());
-          listener.budgetWarning(w.message());
-        }
-      }
-    }
-  }
-
-  /** What a budget halt names: the limit, the flag or key that set it, what was spent, when a window reopens. */
-  private String budgetDetail(Session s) {
-    BudgetLimit refused = s.budgetRefusal != null ? s.budgetRefusal
-        : BudgetLimit.ofRun(budget(), s.spend, clock.instant(), s.options.costKey(), s.options.tokensKey());
-    return refused.haltDetail(s.reserved, s.jobs.activeCount(), s.estimate);
-  }
-
-  private static final Budget.Launch.Start UNBUDGETED = new Budget.Launch.Start(Budget.Reserve.NONE, null);
-
-  /**
-   * The agent profile that runs {@code phase} now: its first choice unless a provider's limit
-   * paused it, else the first of its fallbacks that is not paused; null when every one is paused
-   * (the run waits, or halts as the limit says) or the one to use is at its own max_concurrent.
-   */
-  private AgentConfig choose(Session s, Pipeline pipeline, PhaseDef phase) {
-    Instant now = clock.instant();
-    for (String name : pipeline.profilesFor(phase)) {
-      AgentConfig agent = config.profile(name);
-      if (pauses.paused(agent.profileName(), now)) {
-        s.heldByPause = true;
-        continue;
-      }
-      if (agent.maxConcurrent() > 0 && running(s, agent.profileName()) >= agent.maxConcurrent()) {
-        return null; // a provider's concurrency limit: wait for one of its agents, not a fallback
-      }
-      return agent;
-    }
-    return null;
-  }
-
-  /** How many agents of the profile {@code name} run now. */
-  private static int running(Session s, String name) {
-    int n = 0;
-    for (JobTable.Entry<Job> entry : s.jobs.active()) {
-      n += entry.handle().profile().profileName().equals(name) ? 1 : 0;
-    }
-    return n;
-  }
-
-  /**
-   * Whether a phase that would use {@code profile} first has a fallback that is not paused: then a
-   * usage limit of {@code profile} pauses it instead of halting the run.
-   */
-  private boolean fallbackFor(String profile, Instant now) {
-    for (Pipeline pipeline : config.pipelines().values()) {
-      for (PhaseDef phase : pipeline.allPhases()) {
-        List<String> names = pipeline.profilesFor(phase);
-        if (!config.profile(names.get(0)).profileName().equals(profile)) {
-          continue;
-        }
-        for (String other : names.subList(1, names.size())) {
-          if (!pauses.paused(config.profile(other).profileName(), now)) {
-            return true;
-          }
-        }
-      }
-    }
-    return false;
-  }
-
-  private void spawn(Session s, ItemState item, Pipeline pipeline, Budget.Launch.Start grant, AgentConfig agent) {
-    PhaseDef phase = Transitions.currentPhase(item, pipeline);
-    // A retry continues the last attempt's session when its profile resumes (docs/verification.md),
-    // in the worktree as that attempt left it.
-    String resume = Resumption.sessionFor(item.progress(), agent);
-    ItemWorkspaces.Placement placement;
-    try {
-      placement = workspaces.prepare(item.id(), backlogs.current().directory(), resume != null);
-    } catch (ItemWorkspaces.Unavailable e) {
-      commit(s, Transitions.block(item, e.getMessage()));
-      return;
-    }
-    if (resume != null && placement.workspace() != null && !placement.kept()) {
-      resume = null; // the worktree had to be made again: the session's edits are gone, start afresh
-    }
-    if (item.progress().resume() != null) {
-      // Consumed: if this attempt never ends (a crash of the run), the next one starts fresh.
-      ItemState consumed = item.with(item.progress().withResume(null));
-      try {
-        store.apply(new Step(consumed, List.of()), clock.instant());
-      } catch (LeaseLostException e) {
-        log.warn("{}: not started: {}", item.id(), e.getMessage());
-        s.stale = true;
-        return;
-      }
-      s.items.put(item.id(), consumed);
-      item = consumed;
-    }
-    Progress progress = item.progress();
-    int attempt = progress.attempts() + 1;
-    int jobNumber = ++s.jobNumber;
-    Path jobDir = jobsRoot.resolve(String.format("run%d-%04d-%s-%s-%d",
-        s.runId, jobNumber, item.id(), phase.name(), attempt));
-    // Summarizing what aged out of the window happens here, awaited: a failure degrades the
-    // summary but never stops the phase.
-    PriorContext prior = prepareContext(item.id());
-    if (stopRequested) {
-      return; // the stop came while summarizing: spawn nothing
-    }
-    // The summary is copied into the job here: whatever happens to the map later, this phase
-    // has what it started with.
-    String previousSummary = s.summaries.forSpawn(item).orElse(null);
-    List<dev.orchestrate.config.ProjectCommand> gates = pipeline.verifyFor(phase);
-    PromptInput input = new PromptInput(item.definition(), phase,
-        progress.status() == ItemStatus.SCOPING ? "pre-phase" : "phase", attempt,
-        config.execution().maxRetries() + 1, previousSummary, progress.unblockNotes(),
-        progress.lastFailure(), jobDir.resolve("result.json"))
-        .withProjectMemory(memory.bootContext()).withPriorContext(prior)
-        .withWorkspace(placement.workspace() == null ? null
-            : new PromptInput.Workspace(placement.workspace(), placement.branch(), agent.resumes()))
-        .withVerify(gates);
-    String full = PromptBuilder.build(input);
-    // A CLI that reports a resumed session's running totals: what its earlier jobs reported is
-    // taken off this job's figures when it ends, and added to the cost cap it is given.
-    Usage before = resume != null && (agent.preset().sessionCost() || agent.preset().sessionTokens())
-        ? store.sessionUsage(resume) : Usage.UNKNOWN;
-    java.math.BigDecimal cap = grant.capUsd() == null ? null
-        : before.costUsd() == null || !agent.preset().sessionCost() ? grant.capUsd()
-            : grant.capUsd().add(java.math.BigDecimal.valueOf(before.costUsd()));
-    JobRequest request = new JobRequest(item.id(), phase.name(), attempt,
-        resume != null ? PromptBuilder.resume(input) : full,
-        cap == null ? agent : agent.withCostCap(cap), placement.workDir(),
-        jobDir, placement.workspace(),
-        new JobRequest.Steps(placement.setup(), resume, resume != null ? full : null, gates));
-
-    s.jobs.cleanUp();
-    long jobId = store.jobStarted(new JobStart(s.runId, item.id(), phase.name(), attempt,
-        clock.instant(), request.logFile(), agent.profileName()));
-    history.recordTask(item.id(), phase.name(), attempt, PromptBuilder.task(phase));
-    listener.jobStarted(item, phase.name(), attempt);
-    AgentHandle handle = launcher.start(request);
-    s.jobs.started(jobId, item.id(), phase.name(), attempt, clock.instant(),
-        new Job(handle, request, pipeline, phase.destructive(), agent, before));
-    s.runningItems.put(item.id(), phase.destructive() && workspaces.destructiveRunsAlone());
-    s.jobsStarted++;
-    s.reserves.put(jobId, grant.reserve());
-    s.reserved = s.reserved.plus(grant.reserve());
-    handle.finished().whenComplete((outcome, error) -> inbox.add(new Message.Ended(jobId, outcome, error)));
-  }
-
   private PriorContext prepareContext(String itemId) {
     return interruptibly(() -> stopRequested ? PriorContext.EMPTY : history.prepare(itemId));
   }
@@ -934,283 +581,9 @@ public final class Scheduler {
     }
   }
 
-  private void finishJob(Session s, long jobId, AgentOutcome outcome) {
-    JobTable.Entry<Job> entry = s.jobs.get(jobId)
-        .orElseThrow(() -> new IllegalStateException("job " + jobId + " ended but is not in the job table"));
-    Job job = entry.handle();
-    JobRequest request = job.request();
-    ItemState item = s.items.get(request.itemId());
-    s.runningItems.remove(request.itemId());
-    boolean cancelled = outcome.ending() == AgentOutcome.Ending.CANCELLED
-        // Ctrl-C reaches the agent's process group too; its death is not a failure of the phase.
-        || ((entry.cancelRequested() || stopRequested) && outcome.result() == AgentResult.FAILED);
-    List<FollowUpItem> followUps = FollowUpItem.of(item.id(), request.phase(), outcome.followUps(),
-        config.defaultPipeline());
-    if (outcome.session().start() == dev.orchestrate.jobs.AgentSession.Start.RESUMED) {
-      // The session's running totals, less what its earlier jobs were recorded with: this job's share.
-      outcome = outcome.withUsage(outcome.usage().withoutEarlier(job.sessionBefore(),
-          job.profile().preset().sessionTokens(), job.profile().preset().sessionCost()));
-    }
-    // Whatever launched it, a job's figures are within their ceilings before they are counted or stored.
-    outcome = outcome.withUsage(outcome.usage().bounded());
-    if (outcome.usage().note() != null) {
-      log.warn("{}: phase {} attempt {}: {}", item.id(), request.phase(), request.attempt(), outcome.usage().note());
-    }
-    s.spend = s.spend.plus(outcome.usage()); // a cancelled job spent too
-    Budget.Reserve granted = s.reserves.remove(jobId);
-    s.reserved = granted == null ? s.reserved : s.reserved.minus(granted);
-    s.estimate = s.estimate.with(outcome.usage());
-    s.spendChanged = true;
-    // An agent that left its workspace (moved the base branch, replaced its worktree) is blocked,
-    // whatever it reported and even if the run was interrupted meanwhile.
-    String breach = workspaces.inspect(request.itemId());
-    if (!job.request().steps().setup().isEmpty() && outcome.checks().stream()
-        .filter(c -> c.kind() == dev.orchestrate.jobs.CommandRun.Kind.SETUP)
-        .count() == job.request().steps().setup().size()
-        && outcome.checks().stream().allMatch(c -> c.kind() != dev.orchestrate.jobs.CommandRun.Kind.SETUP
-            || c.passed())) {
-      workspaces.setUp(request.itemId()); // its set-up ran to the end: never again in this worktree
-    }
-    if (breach != null) {
-      cancelled = false;
-      outcome = new AgentOutcome(AgentResult.BLOCKED, outcome.summary(), breach, List.of(), outcome.followUps(),
-          outcome.exitCode(), outcome.ending(), outcome.elapsed()).withUsage(outcome.usage())
-          .withAnswer(outcome.answer())
-          .withSession(outcome.session()).withChecks(outcome.checks());
-    }
-    OutcomeClass kind = outcome.kind();
-    if (!cancelled && (kind.isLimit() || kind == OutcomeClass.AUTH) && outcome.provider() != null) {
-      limited(s, jobId, item, request, outcome, job.profile().profileName(), plainOutput(job));
-      return;
-    }
-    if (!cancelled && (kind == OutcomeClass.SUCCEEDED || kind == OutcomeClass.FAILED || kind == OutcomeClass.BLOCKED
-        || kind == OutcomeClass.DENIED || kind == OutcomeClass.VERIFY_FAILED || kind == OutcomeClass.NO_CHANGES)) {
-      // (a red gate or no changes: the agent's provider answered, whatever orchestrate made of it)
-      pauses.worked(job.profile().profileName(), entry.startedAt()); // answered after the pause began: it is over
-    }
-    if (cancelled) {
-      List<ItemState> added = store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
-          outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null,
-          "cancelled: the run was interrupted", clock.instant()).withUsage(outcome.usage())
-          .with(outcome.session(), outcome.checks()), null, followUps, clock.instant());
-      store.jobLogBytes(jobId, directoryBytes(request.logFile().getParent()));
-      s.jobs.ended(jobId, JobState.CANCELLED);
-      s.jobs.cleanUp();
-      history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer("cancelled",
-          outcome.summary(), outcome.context(), outcome.answer(), plainOutput(job)));
-      // Shown as cancelled, as recorded, even when the agent died of the Ctrl-C before its cancel.
-      listener.jobFinished(item, item, new AgentOutcome(outcome.result(), outcome.summary(), outcome.context(),
-          outcome.memories(), outcome.followUps(), outcome.exitCode(), AgentOutcome.Ending.CANCELLED,
-          outcome.elapsed()));
-      join(s, added);
-      return;
-    }
-    outcome = commitWork(jobId, request, outcome, Transitions.currentPhase(item, job.pipeline()));
-    Step step = Transitions.afterAttempt(item, job.pipeline(), outcome, config.execution().maxRetries(),
-        job.profile().profileName());
-    trackExhaustion(outcome, step, s);
-    JobState state = JobState.of(outcome);
-    List<ItemState> added;
-    try {
-      added = store.jobEnded(jobId, JobEnd.of(outcome, state, clock.instant()), step, followUps, clock.instant());
-    } catch (LeaseLostException e) {
-      // Another runner took the item over (this one's heartbeat was too old): its result is not
-      // recorded, and the phase runs again there, as after a kill -9.
-      log.warn("{}: the result of phase {} is dropped: {}", item.id(), request.phase(), e.getMessage());
-      s.jobs.ended(jobId, JobState.INTERRUPTED);
-      s.jobs.cleanUp();
-      s.stale = true;
-      return;
-    }
-    store.jobLogBytes(jobId, directoryBytes(request.logFile().getParent()));
-    if (state == JobState.COMPLETED) {
-      workspaces.committed(item.id());
-    }
-    s.jobs.ended(jobId, state);
-    s.jobs.cleanUp();
-    history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer(
-        outcome.result().key(), outcome.summary(), outcome.context(), outcome.answer(), plainOutput(job)));
-    memory.agentMemories(item.id(), agentMemories(item, outcome));
-    remember(item, step.next(), outcome.summary());
-    s.items.put(step.next().id(), step.next());
-    count(item, step.next(), s);
-    // The map follows the committed state: a terminal item leaves it, a success puts its summary.
-    if (step.next().status().isTerminal()) {
-      s.summaries.finished(item.id());
-    } else if (outcome.result() == AgentResult.PHASE_COMPLETE || outcome.result() == AgentResult.SUBPHASE_COMPLETE) {
-      s.summaries.put(item.id(), step.next().progress().phaseSummary());
-    }
-    listener.jobFinished(item, step.next(), outcome);
-    finished(s, step.next());
-    join(s, added);
-  }
-
-  /**
-   * An attempt its provider ended (a usage or rate limit, a refused key): recorded with its class,
-   * but it costs the item nothing (no attempt of its phase counted, no step towards blocking or the
-   * circuit breaker, no phase of the cap), and the item keeps its place; the profile pauses, or the
-   * run halts, as {@link LimitPolicy} decides.
-   */
-  private void limited(Session s, long jobId, ItemState item, JobRequest request, AgentOutcome outcome,
-      String profile, Path plainOutput) {
-    LimitPolicy.Decision d = pauses.failed(profile, outcome.provider(), clock.instant());
-    s.limited.merge(outcome.kind().key(), 1, Integer::sum);
-    Step step = Transitions.afterLimit(item, outcome, profile);
-    try {
-      store.jobEnded(jobId, JobEnd.of(outcome, JobState.FAILED, clock.instant()), step, List.of(), clock.instant());
-    } catch (LeaseLostException e) {
-      log.warn("{}: the end of phase {} is dropped: {}", item.id(), request.phase(), e.getMessage());
-    }
-    store.jobLogBytes(jobId, directoryBytes(request.logFile().getParent()));
-    s.jobs.ended(jobId, JobState.FAILED);
-    s.jobs.cleanUp();
-    s.jobsStarted--; // a limit costs no phase of the cap
-    history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer(
-        outcome.kind().key(), "", outcome.provider().message(), outcome.answer(), plainOutput));
-    s.items.put(step.next().id(), step.next());
-    listener.jobFinished(item, step.next(), outcome);
-    log.debug("{}", d.message());
-    listener.providerLimit(d.message());
-    if (d.halt() == HaltReason.USAGE_LIMIT && fallbackFor(profile, clock.instant())) {
-      return; // another profile takes its phases over while it is paused
-    }
-    if (d.halt() != null && s.limitHalt == null) {
-      s.limitHalt = d.halt();
-      s.haltDetail = d.message();
-    }
-  }
-
-  /**
-   * The output log whose tail the turn keeps: a plain command's, which is what it printed. A preset's
-   * log is its CLI's JSON event stream (usage, model figures, tool calls): its turn keeps the answer
-   * the preset's reader parsed instead, never raw events, which every later prompt would pay for.
-   */
-  private static Path plainOutput(Job job) {
-    return job.profile().preset() == dev.orchestrate.config.AgentPreset.COMMAND ? job.request().logFile() : null;
-  }
-
   /** The default agent profile (the agent: block, or the first of agents:). */
   private String profile() {
     return config.agent().profileName();
-  }
-
-  /**
-   * A successful attempt's work becomes the item's phase commit (before the job is recorded); a
-   * commit that fails turns the attempt into a failed one, retried like any other.
-   */
-  private AgentOutcome commitWork(long jobId, JobRequest request, AgentOutcome outcome, PhaseDef phase) {
-    if (outcome.result() != AgentResult.PHASE_COMPLETE && outcome.result() != AgentResult.SUBPHASE_COMPLETE) {
-      return outcome;
-    }
-    try {
-      String commit = workspaces.commit(request.itemId(), request.phase(), request.attempt(), jobId,
-          outcome.summary());
-      if (commit == null && request.workspace() != null && phase != null
-          && phase.changes() == PhaseDef.Changes.REQUIRED) {
-        return outcome.refutedAs(OutcomeClass.NO_CHANGES, NO_CHANGES);
-      }
-      return outcome;
-    } catch (RuntimeException e) {
-      log.warn("{}: could not commit the work of phase {}: {}", request.itemId(), request.phase(), e.getMessage());
-      return new AgentOutcome(AgentResult.FAILED, outcome.summary(), "orchestrate could not commit the phase's work: "
-          + e.getMessage(), outcome.memories(), outcome.followUps(), outcome.exitCode(), outcome.ending(),
-          outcome.elapsed());
-    }
-  }
-
-  /** The next prompt's Previous Failure after an attempt that changed nothing in a {@code changes: required} phase. */
-  static final String NO_CHANGES = "You reported the phase complete, but your worktree is exactly as the attempt "
-      + "started: no file was changed, added or removed (files git ignores do not count). This phase requires "
-      + "changes (changes: required): make the changes the task asks for, then report again.";
-
-  /**
-   * An item that just reached Done is integrated; one that reached Blocked keeps its workspace.
-   * Either way the workspaces' retention runs then, so that finished items' worktrees stay within
-   * their policy during a long run too (with merge: none every done item keeps one).
-   */
-  private void finished(Session s, ItemState item) {
-    if (item.status() == ItemStatus.DONE) {
-      integrate(s, item);
-    } else if (item.status() == ItemStatus.BLOCKED) {
-      workspaces.blocked(item.id());
-    }
-    if (item.status().isTerminal()) {
-      workspaces.maintain();
-    }
-  }
-
-  /** Done items whose integration a crash, a deferral or a conflict left to do (after unblock: done again). */
-  private void integratePending(Session s) {
-    for (String id : workspaces.integrationPending()) {
-      ItemState item = s.items.get(id);
-      if (item != null && item.status() == ItemStatus.DONE) {
-        integrate(s, item);
-      }
-    }
-  }
-
-  private void integrate(Session s, ItemState item) {
-    ItemWorkspaces.Integration result = workspaces.integrate(item.id(), item.definition().title());
-    if (result.blocks()) {
-      commit(s, Transitions.integrationConflict(item, result.message()));
-    } else if (result.message() != null) {
-      try {
-        store.apply(new Step(item, List.of(new Event(item.id(), "workspace." + result.kind(),
-            Map.of("message", result.message())))), clock.instant());
-      } catch (LeaseLostException e) {
-        log.warn("{}: {} not recorded: {}", item.id(), result.message(), e.getMessage());
-      }
-    }
-  }
-
-  /**
-   * The pipelines as action selection sees them: with a worktree per item, a destructive phase no
-   * longer needs the tree to itself, so it runs alone only if execution.destructive_runs_alone.
-   */
-  private Map<String, Pipeline> selectionPipelines() {
-    if (workspaces.destructiveRunsAlone()) {
-      return config.pipelines();
-    }
-    Map<String, Pipeline> shared = new LinkedHashMap<>();
-    config.pipelines().forEach((name, p) -> shared.put(name, new Pipeline(name, notDestructive(p.prePhases()),
-        notDestructive(p.phases()))));
-    return shared;
-  }
-
-  private static List<PhaseDef> notDestructive(List<PhaseDef> phases) {
-    return phases.stream().map(p -> new PhaseDef(p.name(), p.instructions(), p.workflow(), false)).toList();
-  }
-
-  /**
-   * The bytes of the regular files directly in a job's directory (output log, prompt, result); 0 if
-   * unreadable. Links an agent planted there are not followed: they would count another file's size.
-   */
-  static long directoryBytes(Path dir) {
-    long bytes = 0;
-    try (java.nio.file.DirectoryStream<Path> files = java.nio.file.Files.newDirectoryStream(dir)) {
-      for (Path file : files) {
-        try {
-          java.nio.file.attribute.BasicFileAttributes attributes = java.nio.file.Files.readAttributes(file,
-              java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-          if (attributes.isRegularFile()) {
-            bytes += attributes.size();
-          }
-        } catch (java.io.IOException e) {
-          // gone in between: not counted
-        }
-      }
-    } catch (java.io.IOException e) {
-      return 0;
-    }
-    return bytes;
-  }
-
-  /** Follow-up items join this session at the end of backlog order, so they run in this run. */
-  private void join(Session s, List<ItemState> added) {
-    for (ItemState item : added) {
-      s.items.put(item.id(), item);
-      listener.itemAdded(item);
-    }
   }
 
   /** Commits the step and takes it in; false when another runner holds the item now (nothing changed). */
@@ -1220,12 +593,12 @@ public final class Scheduler {
       store.apply(step, clock.instant());
     } catch (LeaseLostException e) {
       log.warn("{}: not changed: {}", before.id(), e.getMessage());
-      s.stale = true;
+      claims.markStale();
       return false;
     }
-    remember(before, step.next(), s.summaries.get(before.id()).orElse(before.progress().phaseSummary()));
+    ends.remember(before, step.next(), s.summaries.get(before.id()).orElse(before.progress().phaseSummary()));
     s.items.put(step.next().id(), step.next());
-    count(before, step.next(), s);
+    s.count(before, step.next());
     if (step.next().status().isTerminal()) {
       s.summaries.finished(before.id());
     }
@@ -1236,94 +609,6 @@ public final class Scheduler {
     return true;
   }
 
-  /** Records the outcome memory when an item has just reached Done or Blocked. */
-  private void remember(ItemState before, ItemState after, String summary) {
-    if (before.status() == after.status() || !after.status().isTerminal()) {
-      return;
-    }
-    boolean done = after.status() == ItemStatus.DONE;
-    memory.itemFinished(after.id(), after.definition().title(),
-        done ? ProjectMemory.FinalStatus.DONE : ProjectMemory.FinalStatus.BLOCKED,
-        done ? summary : after.progress().blockedReason());
-  }
-
-  private static List<NewMemory> agentMemories(ItemState item, AgentOutcome outcome) {
-    List<NewMemory> out = new ArrayList<>();
-    for (AgentOutcome.MemoryNote note : outcome.memories()) {
-      try {
-        out.add(new NewMemory(null, MemoryKind.fromKey(note.kind()), null, note.content(), note.tags(), item.id()));
-      } catch (IllegalArgumentException e) {
-        log.warn("{}: ignored a memory from the agent: {}", item.id(), e.getMessage());
-      }
-    }
-    return out;
-  }
-
-  private static void count(ItemState before, ItemState after, Session s) {
-    if (before.status() != after.status()) {
-      if (after.status() == ItemStatus.DONE) {
-        s.doneThisRun++;
-      } else if (after.status() == ItemStatus.BLOCKED) {
-        s.blockedThisRun++;
-      }
-    }
-  }
-
-  /** Listed items that are not finished and that this run may work on (the filter admits them). */
-  private static List<String> remaining(Session s) {
-    var admitted = s.filter.admission(s.items);
-    List<String> ids = new ArrayList<>();
-    for (ItemState item : s.items.values()) {
-      if (item.inBacklog() && !item.status().isTerminal() && admitted.test(item)) {
-        ids.add(item.id());
-      }
-    }
-    return ids;
-  }
-
-  /** Listed, unfinished items the run's {@code --only} criteria leave out (targets aside). */
-  private static List<String> unselected(Session s) {
-    List<String> ids = new ArrayList<>();
-    for (ItemState item : s.items.values()) {
-      if (item.inBacklog() && !item.status().isTerminal() && !s.filter.matches(item)) {
-        ids.add(item.id());
-      }
-    }
-    return ids;
-  }
-
-  private static List<String> remaining(Map<String, ItemState> items) {
-    List<String> ids = new ArrayList<>();
-    for (ItemState item : items.values()) {
-      if (item.inBacklog() && !item.status().isTerminal()) {
-        ids.add(item.id());
-      }
-    }
-    return ids;
-  }
-
-  private static int count(Map<String, ItemState> items, ItemStatus status) {
-    return (int) items.values().stream().filter(i -> i.inBacklog() && i.status() == status).count();
-  }
-
-  /**
-   * The circuit breaker counts retry exhaustions in a row (a systematic failure: a broken agent,
-   * no network, a full disk) and any completed phase or subphase resets it. An agent that reports
-   * blocked is a decision, not a failure, and does neither.
-   */
-  private static void trackExhaustion(AgentOutcome outcome, Step step, Session s) {
-    if (outcome.result() == AgentResult.PHASE_COMPLETE || outcome.result() == AgentResult.SUBPHASE_COMPLETE) {
-      s.consecutiveExhaustions = 0;
-    } else if (outcome.result() == AgentResult.FAILED && step.next().status() == ItemStatus.BLOCKED) {
-      s.consecutiveExhaustions++;
-    }
-  }
-
-  /** A job of this session: its agent, what it was asked, and the pipeline it was spawned under. */
-  private record Job(AgentHandle agent, JobRequest request, Pipeline pipeline, boolean destructive,
-      AgentConfig profile, Usage sessionBefore) {
-  }
-
   private sealed interface Message {
     Stop STOP = new Stop();
 
@@ -1331,65 +616,6 @@ public final class Scheduler {
     }
 
     record Ended(long jobId, AgentOutcome outcome, Throwable error) implements Message {
-    }
-  }
-
-  /** The scheduler thread's state for one session. */
-  private static final class Session {
-    final long runId;
-    final int phaseCap;
-    final Map<String, ItemState> items = new LinkedHashMap<>();
-    final PhaseSummaryMap summaries = new PhaseSummaryMap();
-    final JobTable<Job> jobs = new JobTable<>();
-    /** Item id → whether its running job's phase is destructive (the snapshot's view of the job table). */
-    final Map<String, Boolean> runningItems = new LinkedHashMap<>();
-    ItemFilter filter = ItemFilter.ALL;
-    SyncResult sync = SyncResult.NONE;
-    /** Items other runners hold (a shared state), as of {@link #lastRefresh}. */
-    java.util.Set<String> elsewhere = java.util.Set.of();
-    long lastRefresh;
-    /** A claim or a wait says the items may have changed: read them again before the next round. */
-    boolean stale;
-    /** Nothing was done since the items were last read afresh to decide whether to halt. */
-    boolean checkedBeforeHalt;
-    int jobNumber;
-    int jobsStarted;
-    int consecutiveExhaustions;
-    /** What this run's agents reported spending, summed as their jobs end (the budget's measure). */
-    Usage spend = Usage.UNKNOWN;
-    /** What each running job may still spend, and their sum: held against the budget until it ends. */
-    final Map<Long, Budget.Reserve> reserves = new java.util.HashMap<>();
-    Budget.Reserve reserved = Budget.Reserve.NONE;
-    /** What the next job is expected to spend: the largest of the recent jobs'. */
-    Budget.Estimate estimate = Budget.Estimate.NONE;
-    /** A job was not started because it could pass the budget: halt once the running ones end. */
-    boolean budgetSpent;
-    /** The limit that refused a launch, for the halt to name; null when none did. */
-    BudgetLimit budgetRefusal;
-    /** The budgets and their spend as of this round ({@link #act}); null until a launch asks. */
-    List<BudgetLimit> roundLimits;
-    /** A job ended since the budgets were last compared with their warning thresholds. */
-    boolean spendChanged;
-    /** The threshold last announced per budget (its key, and a window's start). */
-    final Map<String, Integer> budgetWarned = new java.util.HashMap<>();
-    RunOptions options = RunOptions.cap(1);
-    int doneThisRun;
-    int blockedThisRun;
-    /** A provider's limit or refusal halts the run (usage_limit, agent_auth), with what to tell the operator. */
-    HaltReason limitHalt;
-    String haltDetail;
-    /** Attempts a provider ended, by class (the run report's tally). */
-    final Map<String, Integer> limited = new java.util.TreeMap<>();
-    /** This round left a phase unstarted because its agent profile is paused: wait, do not halt. */
-    boolean heldByPause;
-
-    Session(long runId, int phaseCap) {
-      this.runId = runId;
-      this.phaseCap = phaseCap;
-    }
-
-    Map<String, Boolean> running() {
-      return runningItems;
     }
   }
 }

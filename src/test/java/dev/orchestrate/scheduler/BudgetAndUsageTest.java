@@ -240,9 +240,17 @@ class BudgetAndUsageTest {
     Config config = concurrent(TestAgents.config(claude, 2), 2);
     config = config.withExecution(config.execution().withMaxCostUsd(1.0));
     List<List<String>> argv = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    // Claude Code stops at the cap it is told (docs/agents.md, "Budgets"): this one's work costs
+    // $0.25 but never more than its cap. (Spending $0.25 past a smaller cap, as it once did, is an
+    // agent that ignores --max-budget-usd: when two jobs ended in one tick and left $0.25 for two
+    // free slots, each was rightly told $0.125 and the run "spent" $1.25.)
     try (InProcessLauncher launcher = new InProcessLauncher(r -> {
-      argv.add(r.agent().command());
-      return InProcessLauncher.outcome(AgentResult.PHASE_COMPLETE, "done").withUsage(PER_JOB);
+      List<String> command = r.agent().command();
+      argv.add(command);
+      double cap = Double.parseDouble(command.get(command.indexOf("--max-budget-usd") + 1));
+      return InProcessLauncher.outcome(AgentResult.PHASE_COMPLETE, "done").withUsage(
+          new Usage(PER_JOB.inputTokens(), PER_JOB.outputTokens(), PER_JOB.cacheReadTokens(),
+              PER_JOB.cacheWriteTokens(), Math.min(PER_JOB.costUsd(), cap)));
     })) {
       RunReport report = run(config, List.of(item("A"), item("B")), launcher);
       assertEquals(HaltReason.BUDGET, report.haltReason());

@@ -137,7 +137,7 @@ class VerifiedRetryTest {
     assertEquals(List.of("A reset", "A kept"), worktrees.prepared);
     JobRequest retry = request("build", 2);
     assertEquals("s-1", retry.steps().resumeSession());
-    assertTrue(retry.prompt().contains("## Previous Failure\n\n" + Scheduler.NO_CHANGES + "\n"), retry.prompt());
+    assertTrue(retry.prompt().contains("## Previous Failure\n\n" + Integration.NO_CHANGES + "\n"), retry.prompt());
     List<JobRecord> jobs = StateRows.jobs(dir.resolve("state"));
     try (StateStore store = TestStores.open(dir.resolve("state"))) {
       Map<Long, OutcomeClass> classes = store.items().outcomes(jobs.stream().map(JobRecord::id).toList());

@@ -1,0 +1,230 @@
+package dev.orchestrate.scheduler;
+
+import dev.orchestrate.config.Config;
+import dev.orchestrate.item.ItemLeases;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
+import dev.orchestrate.item.StateRepository;
+import dev.orchestrate.jobs.AgentLauncher;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The claim protocol of a runner that shares its state with other runners ({@link ItemLeases}):
+ * every action's item is claimed first, the items and the others' leases are read again every
+ * {@link #REFRESH_MS} (sooner when a claim found an item changed), dead runners are taken over, and
+ * what the others hold ({@link #elsewhere}) is what the run loop waits for rather than halts on.
+ * With {@link ItemLeases#SOLE} every call is a no-op that lets everything through.
+ *
+ * <p>Used by the scheduler thread only, like the rest of a session's state.
+ */
+final class Claims {
+  /** The run's log lines keep the category they always had (log configurations and tests name it). */
+  private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
+  /**
+   * How often a runner of a shared state reads the items and the other runners' leases again (and
+   * takes dead runners over), at most: sooner when a claim found an item changed.
+   */
+  static final long REFRESH_MS = 250;
+
+  private final ItemLeases leases;
+  private final StateRepository store;
+  private final Config config;
+  private final AgentLauncher launcher;
+  private final RunListener listener;
+  /** Items other runners hold, as of {@link #lastRefresh}. */
+  private Set<String> elsewhere = Set.of();
+  private long lastRefresh;
+  /** A claim or a wait says the items may have changed: read them again before the next round. */
+  private boolean stale;
+  /** The items whose claim was refused this round, and in the round before. */
+  private Set<String> refused = new HashSet<>();
+  private Set<String> refusedBefore = Set.of();
+  /** A claim of this round found its item changed since it was read. */
+  private boolean changed;
+
+  Claims(ItemLeases leases, StateRepository store, Config config, AgentLauncher launcher, RunListener listener) {
+    this.leases = leases;
+    this.store = store;
+    this.config = config;
+    this.launcher = launcher;
+    this.listener = listener;
+  }
+
+  /** Whether other runners may share the state (claims are needed). */
+  boolean shared() {
+    return leases.shared();
+  }
+
+  String runnerId() {
+    return leases.runnerId();
+  }
+
+  /**
+   * The first read of a run: dead runners are taken over first, so that their running jobs count as
+   * interrupted. Returns how many jobs they had running.
+   */
+  int start() {
+    ItemLeases.Refresh first = leases.refresh();
+    int jobs = tookOver(first);
+    elsewhere = first.heldElsewhere();
+    lastRefresh = System.nanoTime();
+    stale = false;
+    return jobs;
+  }
+
+  /** Items other runners hold, as of the last read. */
+  Set<String> elsewhere() {
+    return elsewhere;
+  }
+
+  /** The items may have changed (a claim, a lost lease, a wait): read them again before the next round. */
+  void markStale() {
+    stale |= leases.shared();
+  }
+
+  /** A new round of actions: what its claims find is told by {@link #contradicted}. */
+  void newRound() {
+    refusedBefore = refused;
+    refused = new HashSet<>();
+    changed = false;
+  }
+
+  /**
+   * Whether this round's claims contradicted the picture it was decided on: an item found changed,
+   * or a claim refused that was not refused in the round before. A refresh reads the leases before
+   * the items, so an item another runner takes in between looks free here, and its claim is
+   * refused: the run must read again rather than halt. The same refusal once more after a fresh
+   * read is not news: the claim's WIP check across all runners (in-progress items nobody holds,
+   * which this run's filter leaves out) refuses it, and waiting would change nothing.
+   */
+  boolean contradicted() {
+    if (changed) {
+      return true;
+    }
+    for (String id : refused) {
+      if (!refusedBefore.contains(id)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Releases every item this runner holds (the end of its run). */
+  void releaseAll() {
+    leases.releaseAll();
+  }
+
+  /**
+   * The WIP limit this runner selects under: {@code max_wip}, and when runners share the state,
+   * no more than the items in progress elsewhere plus this runner's {@code max_concurrent}, so that
+   * a runner takes into progress only what it can run and leaves the rest of the WIP to the
+   * others (the claim still checks {@code max_wip} across all runners).
+   */
+  int wipLimit(Map<String, ItemState> items) {
+    int maxWip = config.execution().maxWip();
+    if (!leases.shared()) {
+      return maxWip;
+    }
+    int inProgressElsewhere = 0;
+    for (String id : elsewhere) {
+      ItemState item = items.get(id);
+      if (item != null && item.inBacklog() && item.status() == ItemStatus.IN_PROGRESS) {
+        inProgressElsewhere++;
+      }
+    }
+    return Math.max(1, Math.min(maxWip, inProgressElsewhere + config.execution().maxConcurrent()));
+  }
+
+  /**
+   * Claims the item of {@code action} when the state is shared, and says whether the action may go
+   * on: not when another runner holds the item, when its promotion would take WIP across all
+   * runners beyond {@code max_wip}, or when the item changed since this runner read it (then the
+   * fresh state is taken in, and the next round decides again).
+   */
+  boolean claim(Map<String, ItemState> items, Action action) {
+    String id = action.itemId();
+    int wipLimit = action instanceof Action.Promote p && !p.lent() ? config.execution().maxWip() : 0;
+    if (!leases.shared() || (wipLimit == 0 && leases.holds(id))) {
+      return true;
+    }
+    Optional<ItemState> fresh = leases.claim(id, wipLimit);
+    if (fresh.isEmpty()) {
+      refused.add(id);
+      stale = true;
+      return false;
+    }
+    if (!fresh.get().equals(items.get(id))) {
+      items.put(id, fresh.get());
+      if (!fresh.get().status().isRunningPhases()) {
+        leases.release(id);
+      }
+      changed = true;
+      stale = true;
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Reads the items and the other runners' leases again, when the state is shared: at most every
+   * {@link #REFRESH_MS} ms, at once after a claim found something changed. Dead runners are taken
+   * over here (their agents left on this host are stopped).
+   */
+  void refresh(Map<String, ItemState> items, Map<String, Boolean> running) {
+    if (!leases.shared()
+        || (!stale && System.nanoTime() - lastRefresh < TimeUnit.MILLISECONDS.toNanos(REFRESH_MS))) {
+      return;
+    }
+    ItemLeases.Refresh refresh = leases.refresh();
+    tookOver(refresh);
+    elsewhere = refresh.heldElsewhere();
+    lastRefresh = System.nanoTime();
+    stale = false;
+    for (ItemState item : store.items()) {
+      ItemState known = items.get(item.id());
+      if (known == null) {
+        items.put(item.id(), item);
+        listener.itemAdded(item);
+      } else if (!known.equals(item) && !running.containsKey(item.id())) {
+        items.put(item.id(), item);
+        if (known.status() != item.status()) {
+          listener.statusChanged(known, item);
+        }
+      }
+    }
+  }
+
+  /** Stops what taken-over runners of this host left running; returns how many jobs they had running. */
+  private int tookOver(ItemLeases.Refresh refresh) {
+    int jobs = 0;
+    for (ItemLeases.DeadRunner dead : refresh.takenOver()) {
+      log.warn("runner {} stopped renewing its heartbeat: took over its {} item(s), its {} running job(s) are"
+          + " interrupted and re-run", dead.id(), dead.items(), dead.jobs());
+      if (dead.sameHost()) {
+        launcher.stopLeftovers(dead.logs(), dead.id(), config.agent().killGrace());
+      }
+      jobs += dead.jobs();
+    }
+    return jobs;
+  }
+
+  /** Whether another runner holds an unfinished item this run may work on (it waits for them, then). */
+  boolean othersWorkOn(List<String> remaining) {
+    if (!leases.shared()) {
+      return false;
+    }
+    for (String id : remaining) {
+      if (elsewhere.contains(id)) {
+        return true;
+      }
+    }
+    return false;
+  }
+}

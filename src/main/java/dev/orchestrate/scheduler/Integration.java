@@ -1,0 +1,155 @@
+package dev.orchestrate.scheduler;
+
+import dev.orchestrate.config.PhaseDef;
+import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.item.Event;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
+import dev.orchestrate.item.ItemWorkspaces;
+import dev.orchestrate.item.LeaseLostException;
+import dev.orchestrate.item.StateRepository;
+import dev.orchestrate.item.Step;
+import dev.orchestrate.item.Transitions;
+import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.jobs.AgentResult;
+import dev.orchestrate.jobs.CommandRun;
+import dev.orchestrate.jobs.JobRequest;
+import dev.orchestrate.jobs.OutcomeClass;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Predicate;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a run does with the items' workspaces ({@link ItemWorkspaces}: a git worktree per item, or
+ * the one shared directory): a successful attempt's work becomes a commit, an ended job's
+ * workspace is inspected (an agent that left it blocks its item) and its set-up recorded, a done
+ * item is integrated (a conflict blocks it), and a finished item's workspace is kept or pruned by
+ * retention. The state changes this asks for (a block) go through the scheduler's commit, given
+ * as a {@code Predicate<Step>} that says whether it was written.
+ */
+final class Integration {
+  /** The run's log lines keep the category they always had (log configurations and tests name it). */
+  private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
+
+  private final ItemWorkspaces workspaces;
+  private final StateRepository store;
+  private final Clock clock;
+
+  Integration(ItemWorkspaces workspaces, StateRepository store, Clock clock) {
+    this.workspaces = workspaces;
+    this.store = store;
+    this.clock = clock;
+  }
+
+  /** A job's attempt completed: its workspace's work is the item's now. */
+  void committed(String itemId) {
+    workspaces.committed(itemId);
+  }
+
+  /**
+   * Looks at a job's workspace once the job ended: returns why the agent left it (it moved the base
+   * branch, replaced its worktree), null when it did not. A set-up that ran to the end and passed is
+   * recorded, so that it never runs again in this worktree.
+   */
+  String inspect(JobRequest request, AgentOutcome outcome) {
+    String breach = workspaces.inspect(request.itemId());
+    List<?> setup = request.steps().setup();
+    if (!setup.isEmpty()
+        && outcome.checks().stream().filter(c -> c.kind() == CommandRun.Kind.SETUP).count() == setup.size()
+        && outcome.checks().stream().allMatch(c -> c.kind() != CommandRun.Kind.SETUP || c.passed())) {
+      workspaces.setUp(request.itemId());
+    }
+    return breach;
+  }
+
+  /**
+   * A successful attempt's work becomes the item's phase commit (before the job is recorded); a
+   * commit that fails turns the attempt into a failed one, retried like any other.
+   */
+  AgentOutcome commitWork(long jobId, JobRequest request, AgentOutcome outcome, PhaseDef phase) {
+    if (outcome.result() != AgentResult.PHASE_COMPLETE && outcome.result() != AgentResult.SUBPHASE_COMPLETE) {
+      return outcome;
+    }
+    try {
+      String commit = workspaces.commit(request.itemId(), request.phase(), request.attempt(), jobId,
+          outcome.summary());
+      if (commit == null && request.workspace() != null && phase != null
+          && phase.changes() == PhaseDef.Changes.REQUIRED) {
+        return outcome.refutedAs(OutcomeClass.NO_CHANGES, NO_CHANGES);
+      }
+      return outcome;
+    } catch (RuntimeException e) {
+      log.warn("{}: could not commit the work of phase {}: {}", request.itemId(), request.phase(), e.getMessage());
+      return new AgentOutcome(AgentResult.FAILED, outcome.summary(), "orchestrate could not commit the phase's work: "
+          + e.getMessage(), outcome.memories(), outcome.followUps(), outcome.exitCode(), outcome.ending(),
+          outcome.elapsed());
+    }
+  }
+
+  /** The next prompt's Previous Failure after an attempt that changed nothing in a {@code changes: required} phase. */
+  static final String NO_CHANGES = "You reported the phase complete, but your worktree is exactly as the attempt "
+      + "started: no file was changed, added or removed (files git ignores do not count). This phase requires "
+      + "changes (changes: required): make the changes the task asks for, then report again.";
+
+  /**
+   * An item that just reached Done is integrated; one that reached Blocked keeps its workspace.
+   * Either way the workspaces' retention runs then, so that finished items' worktrees stay within
+   * their policy during a long run too (with merge: none every done item keeps one).
+   */
+  void finished(ItemState item, Predicate<Step> commit) {
+    if (item.status() == ItemStatus.DONE) {
+      integrate(item, commit);
+    } else if (item.status() == ItemStatus.BLOCKED) {
+      workspaces.blocked(item.id());
+    }
+    if (item.status().isTerminal()) {
+      workspaces.maintain();
+    }
+  }
+
+  /** Done items whose integration a crash, a deferral or a conflict left to do (after unblock: done again). */
+  void integratePending(Map<String, ItemState> items, Predicate<Step> commit) {
+    for (String id : workspaces.integrationPending()) {
+      ItemState item = items.get(id);
+      if (item != null && item.status() == ItemStatus.DONE) {
+        integrate(item, commit);
+      }
+    }
+  }
+
+  private void integrate(ItemState item, Predicate<Step> commit) {
+    ItemWorkspaces.Integration result = workspaces.integrate(item.id(), item.definition().title());
+    if (result.blocks()) {
+      commit.test(Transitions.integrationConflict(item, result.message()));
+    } else if (result.message() != null) {
+      try {
+        store.apply(new Step(item, List.of(new Event(item.id(), "workspace." + result.kind(),
+            Map.of("message", result.message())))), clock.instant());
+      } catch (LeaseLostException e) {
+        log.warn("{}: {} not recorded: {}", item.id(), result.message(), e.getMessage());
+      }
+    }
+  }
+
+  /**
+   * The pipelines as action selection sees them: with a worktree per item, a destructive phase no
+   * longer needs the tree to itself, so it runs alone only if execution.destructive_runs_alone.
+   */
+  Map<String, Pipeline> selectionPipelines(Map<String, Pipeline> pipelines) {
+    if (workspaces.destructiveRunsAlone()) {
+      return pipelines;
+    }
+    Map<String, Pipeline> shared = new LinkedHashMap<>();
+    pipelines.forEach((name, p) -> shared.put(name, new Pipeline(name, notDestructive(p.prePhases()),
+        notDestructive(p.phases()))));
+    return shared;
+  }
+
+  private static List<PhaseDef> notDestructive(List<PhaseDef> phases) {
+    return phases.stream().map(p -> new PhaseDef(p.name(), p.instructions(), p.workflow(), false)).toList();
+  }
+}

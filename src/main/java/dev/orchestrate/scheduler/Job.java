@@ -1,0 +1,12 @@
+package dev.orchestrate.scheduler;
+
+import dev.orchestrate.config.AgentConfig;
+import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.jobs.AgentHandle;
+import dev.orchestrate.jobs.JobRequest;
+import dev.orchestrate.jobs.Usage;
+
+/** A job of this session: its agent, what it was asked, and the pipeline it was spawned under. */
+record Job(AgentHandle agent, JobRequest request, Pipeline pipeline, boolean destructive,
+    AgentConfig profile, Usage sessionBefore) {
+}

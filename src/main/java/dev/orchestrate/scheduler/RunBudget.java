@@ -1,0 +1,157 @@
+package dev.orchestrate.scheduler;
+
+import dev.orchestrate.config.AgentConfig;
+import dev.orchestrate.config.BudgetConfig;
+import dev.orchestrate.config.Config;
+import dev.orchestrate.item.StateRepository;
+import dev.orchestrate.jobs.Usage;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The budgets of one run (docs/agents.md, "Budgets"): the run's own ({@code max_cost_usd},
+ * {@code max_tokens}, or {@code run --max-cost/--max-tokens}) and the project's windows, what this
+ * run spent, what its running jobs were granted, the estimate of the next job, and the warnings
+ * given. {@link Budget} decides; this keeps the figures it decides from, on the scheduler thread.
+ */
+final class RunBudget {
+  private static final Budget.Launch.Start UNBUDGETED = new Budget.Launch.Start(Budget.Reserve.NONE, null);
+
+  private final Config config;
+  private final StateRepository store;
+  private final Clock clock;
+  private final RunListener listener;
+  private final RunOptions options;
+  /** What this run's agents reported spending, summed as their jobs end (the budget's measure). */
+  private Usage spend = Usage.UNKNOWN;
+  /** What each running job may still spend, and their sum: held against the budget until it ends. */
+  private final Map<Long, Budget.Reserve> reserves = new HashMap<>();
+  private Budget.Reserve reserved = Budget.Reserve.NONE;
+  /** What the next job is expected to spend: the largest of the recent jobs'. */
+  private Budget.Estimate estimate = Budget.Estimate.NONE;
+  /** A job was not started because it could pass the budget: halt once the running ones end. */
+  private boolean spent;
+  /** The limit that refused a launch, for the halt to name; null when none did. */
+  private BudgetLimit refusal;
+  /** The budgets and their spend as of this round; null until a launch asks. */
+  private List<BudgetLimit> roundLimits;
+  /** A job ended since the budgets were last compared with their warning thresholds. */
+  private boolean spendChanged;
+  /** The threshold last announced per budget (its key, and a window's start). */
+  private final Map<String, Integer> warned = new HashMap<>();
+
+  RunBudget(Config config, StateRepository store, Clock clock, RunListener listener, RunOptions options) {
+    this.config = config;
+    this.store = store;
+    this.clock = clock;
+    this.listener = listener;
+    this.options = options;
+    if (budget(config).isLimited() || config.budget().isLimited()) {
+      estimate = Budget.Estimate.of(store.recentUsage(Budget.ESTIMATE_JOBS));
+    }
+  }
+
+  /** The run's own budget as configured (the report's and the run record's). */
+  static Budget budget(Config config) {
+    return new Budget(config.execution().maxCostUsd(), config.execution().maxTokens());
+  }
+
+  /** What this run's jobs reported spending so far. */
+  Usage spend() {
+    return spend;
+  }
+
+  /** A new round of launches: spend changes only as jobs end, between rounds, so the windows are read once a round. */
+  void newRound() {
+    roundLimits = null;
+  }
+
+  /**
+   * Whether the run's budget and the project's windows let one more job start now, with
+   * {@code running} jobs running. A window's spend is read from the state: every run's and every
+   * runner's jobs. A {@link Budget.Launch.Spent} also marks the budget spent ({@link #reached}).
+   */
+  Budget.Launch launch(AgentConfig agent, int running) {
+    if (roundLimits == null) {
+      roundLimits = limits();
+    }
+    if (roundLimits.isEmpty()) {
+      return UNBUDGETED;
+    }
+    Budget.Verdict verdict = Budget.launchAll(roundLimits.stream().map(BudgetLimit::limit).toList(), reserved,
+        running, Math.max(1, config.execution().maxConcurrent() - running), estimate,
+        agent.preset().costCapFlag() != null);
+    if (verdict.refusedBy() >= 0) {
+      refusal = roundLimits.get(verdict.refusedBy());
+    }
+    if (verdict.launch() instanceof Budget.Launch.Spent) {
+      spent = true;
+    }
+    return verdict.launch();
+  }
+
+  /** A job started with this grant: held against the budgets until it ends. */
+  void started(long jobId, Budget.Reserve reserve) {
+    reserves.put(jobId, reserve);
+    reserved = reserved.plus(reserve);
+  }
+
+  /** A job ended having spent {@code usage} (a cancelled one too): it replaces the job's grant. */
+  void ended(long jobId, Usage usage) {
+    spend = spend.plus(usage);
+    Budget.Reserve granted = reserves.remove(jobId);
+    reserved = granted == null ? reserved : reserved.minus(granted);
+    estimate = estimate.with(usage);
+    spendChanged = true;
+  }
+
+  /** Whether the run halts for its budget: a launch was refused, or the run's budget is spent. */
+  boolean reached() {
+    return spent || budget(config).reachedBy(spend);
+  }
+
+  /** Tells the listener, once per budget and threshold, that a budget is 80 % or 95 % spent, if a job ended since. */
+  void warnIfSpent() {
+    if (!spendChanged) {
+      return;
+    }
+    spendChanged = false;
+    for (BudgetLimit limit : limits()) {
+      for (BudgetLimit.Warning w : limit.warnings()) {
+        if (w.percent() > warned.getOrDefault(w.id(), 0)) {
+          warned.put(w.id(), w.percent());
+          listener.budgetWarning(w.message());
+        }
+      }
+    }
+  }
+
+  /** What a budget halt names: the limit, the flag or key that set it, what was spent, when a window reopens. */
+  String haltDetail(int running) {
+    BudgetLimit refused = refusal != null ? refusal
+        : BudgetLimit.ofRun(budget(config), spend, clock.instant(), options.costKey(), options.tokensKey());
+    return refused.haltDetail(reserved, running, estimate);
+  }
+
+  private List<BudgetLimit> limits() {
+    List<BudgetLimit> limits = new ArrayList<>();
+    Instant now = clock.instant();
+    Budget budget = budget(config);
+    if (budget.isLimited()) {
+      limits.add(BudgetLimit.ofRun(budget, spend, now, options.costKey(), options.tokensKey()));
+    }
+    BudgetConfig project = config.budget();
+    for (BudgetWindow window : BudgetWindow.values()) {
+      Double usd = window == BudgetWindow.DAY ? project.perDayUsd() : project.perWeekUsd();
+      Long tokens = window == BudgetWindow.DAY ? project.tokensPerDay() : project.tokensPerWeek();
+      if (usd != null || tokens != null) {
+        limits.add(BudgetLimit.ofWindow(window, new Budget(usd, tokens), store.usageSince(window.start(now)), now));
+      }
+    }
+    return limits;
+  }
+}

@@ -1,0 +1,122 @@
+package dev.orchestrate.scheduler;
+
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
+import dev.orchestrate.item.RunFigures;
+import dev.orchestrate.item.Step;
+import dev.orchestrate.item.SyncResult;
+import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.jobs.AgentResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/** The scheduler thread's state for one session. */
+final class Session {
+  final long runId;
+  final int phaseCap;
+  /** The run's budgets and what it spent against them. */
+  final RunBudget budget;
+  final Map<String, ItemState> items = new LinkedHashMap<>();
+  final PhaseSummaryMap summaries = new PhaseSummaryMap();
+  final JobTable<Job> jobs = new JobTable<>();
+  /** Item id → whether its running job's phase is destructive (the snapshot's view of the job table). */
+  final Map<String, Boolean> runningItems = new LinkedHashMap<>();
+  ItemFilter filter = ItemFilter.ALL;
+  SyncResult sync = SyncResult.NONE;
+  /** Nothing was done since the items were last read afresh to decide whether to halt. */
+  boolean checkedBeforeHalt;
+  int jobNumber;
+  int jobsStarted;
+  int consecutiveExhaustions;
+  int doneThisRun;
+  int blockedThisRun;
+  /** A provider's limit or refusal halts the run (usage_limit, agent_auth), with what to tell the operator. */
+  HaltReason limitHalt;
+  String haltDetail;
+  /** Attempts a provider ended, by class (the run report's tally). */
+  final Map<String, Integer> limited = new java.util.TreeMap<>();
+  /** This round left a phase unstarted because its agent profile is paused: wait, do not halt. */
+  boolean heldByPause;
+
+  Session(long runId, int phaseCap, RunBudget budget) {
+    this.runId = runId;
+    this.phaseCap = phaseCap;
+    this.budget = budget;
+  }
+
+  Map<String, Boolean> running() {
+    return runningItems;
+  }
+
+  /** Listed items that are not finished and that this run may work on (the filter admits them). */
+  List<String> remaining() {
+    var admitted = filter.admission(items);
+    List<String> ids = new ArrayList<>();
+    for (ItemState item : items.values()) {
+      if (item.inBacklog() && !item.status().isTerminal() && admitted.test(item)) {
+        ids.add(item.id());
+      }
+    }
+    return ids;
+  }
+
+  /** Listed, unfinished items the run's {@code --only} criteria leave out (targets aside). */
+  List<String> unselected() {
+    List<String> ids = new ArrayList<>();
+    for (ItemState item : items.values()) {
+      if (item.inBacklog() && !item.status().isTerminal() && !filter.matches(item)) {
+        ids.add(item.id());
+      }
+    }
+    return ids;
+  }
+
+  /** Counts an item that has just reached Done or Blocked in this run. */
+  void count(ItemState before, ItemState after) {
+    if (before.status() != after.status()) {
+      if (after.status() == ItemStatus.DONE) {
+        doneThisRun++;
+      } else if (after.status() == ItemStatus.BLOCKED) {
+        blockedThisRun++;
+      }
+    }
+  }
+
+  /**
+   * The circuit breaker counts retry exhaustions in a row (a systematic failure: a broken agent,
+   * no network, a full disk) and any completed phase or subphase resets it. An agent that reports
+   * blocked is a decision, not a failure, and does neither.
+   */
+  void trackExhaustion(AgentOutcome outcome, Step step) {
+    if (outcome.result() == AgentResult.PHASE_COMPLETE || outcome.result() == AgentResult.SUBPHASE_COMPLETE) {
+      consecutiveExhaustions = 0;
+    } else if (outcome.result() == AgentResult.FAILED && step.next().status() == ItemStatus.BLOCKED) {
+      consecutiveExhaustions++;
+    }
+  }
+
+  /** The run's report, once it halted for {@code halt} and nothing runs any more. */
+  RunReport report(HaltReason halt, Duration duration, int interrupted, SyncResult sync, RunFigures figures,
+      Budget budget, String runnerId) {
+    int done = count(ItemStatus.DONE);
+    int blocked = count(ItemStatus.BLOCKED);
+    int inBacklog = (int) items.values().stream().filter(ItemState::inBacklog).count();
+    List<String> unfinished = new ArrayList<>();
+    for (ItemState item : items.values()) {
+      if (item.inBacklog() && !item.status().isTerminal()) {
+        unfinished.add(item.id());
+      }
+    }
+    return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked, doneThisRun, blockedThisRun,
+        jobsStarted, halt, duration, interrupted, sync, unfinished, figures, this.budget.spend(), budget, runnerId,
+        halt == limitHalt ? haltDetail : halt == HaltReason.BUDGET ? this.budget.haltDetail(jobs.activeCount()) : null,
+        limited, unselected());
+  }
+
+  private int count(ItemStatus status) {
+    return (int) items.values().stream().filter(i -> i.inBacklog() && i.status() == status).count();
+  }
+}

@@ -26,6 +26,7 @@ class ArchitectureTest {
 
   /** Each top-level package (and each of `state`'s subpackages) as a layer. */
   private static final String[][] LAYERS = {
+      {"error", "dev.orchestrate.error.."},
       {"limits", "dev.orchestrate.limits.."},
       {"yaml", "dev.orchestrate.yaml.."},
       {"config", "dev.orchestrate.config.."},
@@ -70,40 +71,46 @@ class ArchitectureTest {
   static final ArchRule everyClassHasALayer = classes().should().resideInAnyPackage(packages())
       .because("a package this test does not know would have no arrows checked");
 
-  /** Each package and the packages it may use: from `cli` down to `limits`, nothing back up. */
+  /**
+   * Each package and the packages it may use: from `cli` down to `limits`, nothing back up. Every
+   * package may use `error`, the root of the failures reported to the user (`OrchestrateException`).
+   */
   @ArchTest
   static final ArchRule allowedArrows = layers()
+      .whereLayer("error").mayNotAccessAnyLayer()
       .whereLayer("limits").mayNotAccessAnyLayer()
-      .whereLayer("yaml").mayOnlyAccessLayers("limits")
-      .whereLayer("config").mayOnlyAccessLayers("limits", "notify", "yaml")
-      .whereLayer("backlog").mayOnlyAccessLayers("config", "limits", "yaml")
-      .whereLayer("memory").mayOnlyAccessLayers("limits")
-      .whereLayer("context").mayOnlyAccessLayers("backlog", "config", "limits")
-      .whereLayer("jobs").mayOnlyAccessLayers("config", "limits")
-      .whereLayer("item").mayOnlyAccessLayers("backlog", "config", "context", "jobs", "limits")
+      .whereLayer("yaml").mayOnlyAccessLayers("error", "limits")
+      .whereLayer("config").mayOnlyAccessLayers("error", "limits", "notify", "yaml")
+      .whereLayer("backlog").mayOnlyAccessLayers("error", "config", "limits", "yaml")
+      .whereLayer("memory").mayOnlyAccessLayers("error", "limits")
+      .whereLayer("context").mayOnlyAccessLayers("error", "backlog", "config", "limits")
+      .whereLayer("jobs").mayOnlyAccessLayers("error", "config", "limits")
+      .whereLayer("item").mayOnlyAccessLayers("error", "backlog", "config", "context", "jobs", "limits")
       .whereLayer("scheduler")
-      .mayOnlyAccessLayers("backlog", "config", "context", "item", "jobs", "limits", "memory", "yaml")
-      .whereLayer("workspace").mayOnlyAccessLayers("config", "item")
-      .whereLayer("retention").mayOnlyAccessLayers("config", "item", "limits")
-      .whereLayer("stats").mayOnlyAccessLayers("config", "jobs", "limits")
-      .whereLayer("notify").mayOnlyAccessLayers("limits", "yaml")
-      .whereLayer("state").mayOnlyAccessLayers("config", "context", "item", "jobs", "limits", "memory",
+      .mayOnlyAccessLayers("error", "backlog", "config", "context", "item", "jobs", "limits", "memory", "yaml")
+      .whereLayer("workspace").mayOnlyAccessLayers("error", "config", "item")
+      .whereLayer("retention").mayOnlyAccessLayers("error", "config", "item", "limits")
+      .whereLayer("stats").mayOnlyAccessLayers("error", "config", "jobs", "limits")
+      .whereLayer("notify").mayOnlyAccessLayers("error", "limits", "yaml")
+      .whereLayer("state").mayOnlyAccessLayers("error", "config", "context", "item", "jobs", "limits", "memory",
           "retention", "stats", "workspace")
-      .whereLayer("state.sql").mayOnlyAccessLayers("backlog", "config", "context", "item", "jobs", "limits",
+      .whereLayer("state.sql").mayOnlyAccessLayers("error", "backlog", "config", "context", "item", "jobs", "limits",
           "memory", "retention", "state", "stats", "workspace")
-      .whereLayer("state.sqlite").mayOnlyAccessLayers("state", "state.sql", "stats")
-      .whereLayer("state.postgres").mayOnlyAccessLayers("state", "state.sql", "stats")
-      .whereLayer("state.select").mayOnlyAccessLayers("state", "state.postgres", "state.sqlite")
+      .whereLayer("state.sqlite").mayOnlyAccessLayers("error", "state", "state.sql", "stats")
+      .whereLayer("state.postgres").mayOnlyAccessLayers("error", "state", "state.sql", "stats")
+      .whereLayer("state.select").mayOnlyAccessLayers("error", "state", "state.postgres", "state.sqlite")
       // app -> stats, serve -> backlog and serve -> workspace have no import: the code calls
       // methods of a value another call returned (StatsSource.recordSample, BacklogItem.title, ...)
-      .whereLayer("app").mayOnlyAccessLayers("backlog", "config", "context", "item", "jobs", "limits", "memory",
+      .whereLayer("app")
+      .mayOnlyAccessLayers("error", "backlog", "config", "context", "item", "jobs", "limits", "memory",
           "notify", "retention", "scheduler", "state", "stats", "workspace")
-      .whereLayer("serve").mayOnlyAccessLayers("backlog", "item", "jobs", "memory", "state", "stats", "workspace")
-      .whereLayer("cli.live").mayOnlyAccessLayers("backlog", "config", "context", "item", "jobs", "scheduler")
-      .whereLayer("cli").mayOnlyAccessLayers("app", "backlog", "cli.live", "config", "context", "item", "jobs",
+      .whereLayer("serve")
+      .mayOnlyAccessLayers("error", "backlog", "item", "jobs", "memory", "state", "stats", "workspace")
+      .whereLayer("cli.live").mayOnlyAccessLayers("error", "backlog", "config", "context", "item", "jobs", "scheduler")
+      .whereLayer("cli").mayOnlyAccessLayers("error", "app", "backlog", "cli.live", "config", "context", "item", "jobs",
           "limits", "memory", "notify", "retention", "scheduler", "serve", "state", "state.select", "stats",
           "workspace", "yaml")
-      .whereLayer("root").mayOnlyAccessLayers("cli");
+      .whereLayer("root").mayOnlyAccessLayers("error", "cli");
 
   /** The run loop is used by the use cases and the commands, not by what it runs on. */
   @ArchTest

@@ -86,6 +86,14 @@ public interface ItemWorkspaces {
     return List.of();
   }
 
+  /**
+   * Done items whose failed integration is to be retried now, during the run (merge: push retries
+   * a failed push on a backoff); the other modes wait for the next run ({@link #integrationPending}).
+   */
+  default List<String> retriesDue() {
+    return List.of();
+  }
+
   /** Applies the retention of workspaces (finished items' worktrees past their policy). */
   default void maintain() {
   }

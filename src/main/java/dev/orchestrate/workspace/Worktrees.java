@@ -594,6 +594,21 @@ public final class Worktrees implements ItemWorkspaces {
   }
 
   @Override
+  public List<String> retriesDue() {
+    if (pusher == null) {
+      return List.of();
+    }
+    List<String> ids = new ArrayList<>();
+    for (WorkspaceRecord ws : store.onDisk()) {
+      if (ws.finishedAt() != null && ws.integration() == WorkspaceRecord.Integration.DEFERRED
+          && ws.push().failures() > 0 && pusher.due(ws.itemId())) {
+        ids.add(ws.itemId());
+      }
+    }
+    return ids;
+  }
+
+  @Override
   public Integration integrate(String itemId, String title) {
     WorkspaceRecord ws = store.workspace(itemId).orElse(null);
     if (ws == null) {

@@ -176,8 +176,10 @@ class PushTest {
     assertEquals(List.of(), w.integrationPending(), "not before its backoff");
     clock.now = T0.plusSeconds(29);
     assertEquals(List.of(), w.integrationPending());
+    assertEquals(List.of(), w.retriesDue(), "a run's tick does not retry it before its backoff either");
     clock.now = T0.plusSeconds(30);
     assertEquals(List.of("A"), w.integrationPending());
+    assertEquals(List.of("A"), w.retriesDue());
 
     Files.move(away, origin);
     ItemWorkspaces.Integration second = w.integrate("A", "Item A");
@@ -185,6 +187,7 @@ class PushTest {
     assertEquals(repo.head("orchestrate/A"), remoteHead("orchestrate/A"));
     assertEquals(0, store.workspace("A").orElseThrow().push().failures());
     assertEquals(List.of(), w.integrationPending());
+    assertEquals(List.of(), w.retriesDue());
     assertTrue(String.join("\n", logs.warnings()).contains("not integrated"), "the failure was logged");
   }
 

@@ -6,9 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.serve.DashboardServer;
+import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.workspace.GitRepo;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -124,6 +133,25 @@ class PushRunCliTest {
     String detail = cli("status", "A").out();
     assertTrue(detail.contains("pushed at " + repo.head("orchestrate/A").substring(0, 12)
         + ": https://forge.example/acme/app/pull/A"), detail);
+    JsonNode jobs = JSON.readTree(cli("jobs", "--json").out()).get("jobs");
+    assertEquals(4, jobs.size());
+    for (JsonNode job : jobs) {
+      assertEquals("https://forge.example/acme/app/pull/" + job.get("item_id").asText(),
+          job.get("pull_request").asText(), job.toString());
+    }
+    String jobsText = cli("jobs").out();
+    assertTrue(jobsText.contains("pull request: https://forge.example/acme/app/pull/D"), jobsText);
+
+    try (DashboardServer server = DashboardServer.start(TestStores.backend(state),
+        new InetSocketAddress("127.0.0.1", 0), null, Clock.systemUTC())) {
+      HttpResponse<String> page = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + server.port() + "/item?id=B")).timeout(Duration.ofSeconds(30)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, page.statusCode());
+      assertTrue(page.body().contains("<dt>Pull request</dt><dd><a href=\"https://forge.example/acme/app/pull/B\">"),
+          page.body());
+      assertTrue(page.body().contains("<dt>Pushed</dt><dd>" + repo.head("orchestrate/B") + "</dd>"), page.body());
+    }
   }
 
   @Test

@@ -45,6 +45,8 @@ final class Pusher {
   private final PushOutput mask = PushOutput.of(System.getenv());
   /** The remote's URL as read when the run started; null until {@link #pin()}. */
   private String url;
+  /** The configuration that steers a push (see {@link #transportConfig}) as read when the run started. */
+  private String transport;
 
   /** @param bodies where the pull requests' body files go ({@code <state>/jobs}, one directory per item) */
   Pusher(Git git, Repository repo, WorkspaceConfig config, WorkspaceStore store, Clock clock, Path bodies) {
@@ -59,6 +61,19 @@ final class Pusher {
   /** Reads the remote's URL now, before any agent of the run worked. */
   void pin() {
     url = remoteUrl(git, repo, config.remote());
+    transport = transportConfig();
+  }
+
+  /**
+   * The repository's keys that steer where and how a push goes: {@code url.*} (rewrites like
+   * {@code insteadOf}), {@code http.*} (a proxy, certificate checks, extra headers) and the
+   * remote's own section. Changed during the run, they are an agent's doing until the user says
+   * otherwise (by starting a new run).
+   */
+  private String transportConfig() {
+    Git.Result r = git.run(repo.checkout(), "config", "--null", "--get-regexp",
+        "^(url\\..*|http\\..*|remote\\." + config.remote().replace(".", "\\.") + "\\..*)$");
+    return r.out();
   }
 
   /**
@@ -116,6 +131,15 @@ final class Pusher {
       return failed(ws, prior, "the URL of remote " + config.remote() + " changed since the run started (from "
           + url + " to " + now + "): orchestrate pushes only to the URL it read before any agent ran; "
           + "if the change is yours, restart the run");
+    }
+    String steering = transportConfig();
+    if (transport == null) {
+      transport = steering;
+    } else if (!transport.equals(steering)) {
+      return failed(ws, prior, "the repository's url.*, http.* or remote." + config.remote() + ".* configuration "
+          + "changed since the run started: orchestrate pushes only with the configuration it read before any agent "
+          + "ran; look at it (git config --get-regexp '^(url|http|remote)\\.'), and if the change is yours, restart "
+          + "the run");
     }
     String ref = "refs/heads/" + ws.branch();
     if (!tip.equals(prior.sha())) {

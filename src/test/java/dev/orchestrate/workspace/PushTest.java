@@ -283,4 +283,50 @@ class PushTest {
     assertEquals("", repo.git("ls-remote", elsewhere.toString()));
     assertNull(remoteHead("orchestrate/A"));
   }
+
+  @Test
+  void a_url_rewrite_an_agent_planted_during_the_run_is_refused() throws Exception {
+    Worktrees w = worktrees(null);
+    work(w, "A", "a.txt");
+    Path elsewhere = tmp.resolve("elsewhere.git");
+    repo.git(tmp, "init", "--quiet", "--bare", elsewhere.toString());
+    repo.git("config", "url." + elsewhere + ".pushInsteadOf", origin.toString());
+
+    ItemWorkspaces.Integration result = w.integrate("A", "Item A");
+
+    assertEquals("deferred", result.kind());
+    assertTrue(result.message().contains("configuration changed since the run started"), result.message());
+    assertEquals("", repo.git("ls-remote", elsewhere.toString()));
+    assertNull(remoteHead("orchestrate/A"));
+  }
+
+  @Test
+  void a_push_the_remote_rejects_once_is_recorded_masked_then_pushed_on_its_retry() throws Exception {
+    Path hook = origin.resolve("hooks/pre-receive");
+    Path once = tmp.resolve("rejected-once");
+    Files.writeString(hook, """
+        #!/bin/sh
+        if [ ! -e "%s" ]; then
+          touch "%s"
+          echo "denied: see https://ci:hunter2-secret@ci.example/job/1" >&2
+          exit 1
+        fi
+        """.formatted(once, once));
+    hook.toFile().setExecutable(true);
+    Worktrees w = worktrees(null);
+    work(w, "A", "a.txt");
+
+    ItemWorkspaces.Integration first = w.integrate("A", "Item A");
+
+    assertEquals("deferred", first.kind(), first.message());
+    String note = store.workspace("A").orElseThrow().note();
+    assertTrue(note.contains("pre-receive hook declined"), note);
+    assertTrue(note.contains("https://***@ci.example/job/1"), note);
+    assertFalse(note.contains("hunter2"), note);
+    assertNull(remoteHead("orchestrate/A"));
+    clock.now = T0.plusSeconds(30);
+    assertEquals(List.of("A"), w.retriesDue());
+    assertEquals("pushed", w.integrate("A", "Item A").kind());
+    assertEquals(repo.head("orchestrate/A"), remoteHead("orchestrate/A"));
+  }
 }

@@ -105,8 +105,8 @@ final class Pusher {
   }
 
   /** Whether the item's retry is due (always, for an item that has not failed). */
-  boolean due(String itemId) {
-    return !clock.instant().isBefore(nextTry(store.push(itemId)));
+  boolean due(PushRecord push) {
+    return !clock.instant().isBefore(nextTry(push));
   }
 
   /**

@@ -586,7 +586,7 @@ public final class Worktrees implements ItemWorkspaces {
       if (ws.finishedAt() != null
           && (ws.integration() == null || ws.integration() == WorkspaceRecord.Integration.DEFERRED
               || ws.integration() == WorkspaceRecord.Integration.CONFLICT)
-          && (pusher == null || pusher.due(ws.itemId()))) {
+          && (pusher == null || pusher.due(ws.push()))) {
         ids.add(ws.itemId());
       }
     }
@@ -601,7 +601,7 @@ public final class Worktrees implements ItemWorkspaces {
     List<String> ids = new ArrayList<>();
     for (WorkspaceRecord ws : store.onDisk()) {
       if (ws.finishedAt() != null && ws.integration() == WorkspaceRecord.Integration.DEFERRED
-          && ws.push().failures() > 0 && pusher.due(ws.itemId())) {
+          && ws.push().failures() > 0 && pusher.due(ws.push())) {
         ids.add(ws.itemId());
       }
     }

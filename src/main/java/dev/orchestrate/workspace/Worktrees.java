@@ -698,6 +698,8 @@ public final class Worktrees implements ItemWorkspaces {
       return deferred(ws, outcome.message());
     }
     store.integration(ws.itemId(), WorkspaceRecord.Integration.PUSHED, null, clock.instant());
+    // the jobs' phase commits as the pushed branch has them (a rebase gives them new ids)
+    store.landed(integrator.landed(checkout, base, tip), clock.instant());
     remove(ws); // the branch stays: it is what the remote and the pull request have
     return new Integration("pushed", outcome.message());
   }

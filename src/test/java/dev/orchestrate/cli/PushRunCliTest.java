@@ -136,6 +136,8 @@ class PushRunCliTest {
     JsonNode jobs = JSON.readTree(cli("jobs", "--json").out()).get("jobs");
     assertEquals(4, jobs.size());
     for (JsonNode job : jobs) {
+      assertEquals(repo.head("orchestrate/" + job.get("item_id").asText()), job.get("landed_commit").asText(),
+          "the phase commit as the pushed branch has it");
       assertEquals("https://forge.example/acme/app/pull/" + job.get("item_id").asText(),
           job.get("pull_request").asText(), job.toString());
     }

@@ -14,19 +14,36 @@ import java.util.Map;
  * What the job rows of {@code jobs} and {@code status ID} show beside the job itself, read for
  * the shown jobs at once (one query each; the commands render it): the outcome class, the agent profile, the agent's
  * session and the set-up steps and gates the job ran, its usage, its phase commit and the commit
- * that landed on the base branch for it.
+ * that landed on the base branch for it, and its item's pull request ({@code execution.merge: push}).
+ *
+ * @param pullRequests the pull request of each item that has one, by item id
  */
 public record JobDetails(Map<Long, OutcomeClass> outcomes, Map<Long, String> agents, Map<Long, AgentSession> sessions,
     Map<Long, List<CheckRecord>> checks, Map<Long, Usage> usage, Map<Long, String> commits,
-    Map<Long, String> landed) {
+    Map<Long, String> landed, Map<String, String> pullRequests) {
   public static final JobDetails NONE = new JobDetails(Map.of(), Map.of(), Map.of(), Map.of(), Map.of(), Map.of(),
-      Map.of());
+      Map.of(), Map.of());
 
   /** The details of {@code jobs}. */
   public static JobDetails of(StateRepository store, WorkspaceStore workspaces, List<JobRecord> jobs) {
     List<Long> ids = jobs.stream().map(JobRecord::id).toList();
     return new JobDetails(store.outcomes(ids), store.agents(ids), store.sessions(ids), store.checks(ids),
-        store.jobUsage(ids), workspaces.commits(ids), workspaces.landed(ids));
+        store.jobUsage(ids), workspaces.commits(ids), workspaces.landed(ids), pullRequests(workspaces));
+  }
+
+  private static Map<String, String> pullRequests(WorkspaceStore workspaces) {
+    Map<String, String> urls = new java.util.LinkedHashMap<>();
+    workspaces.pushes().forEach((item, push) -> {
+      if (push.url() != null) {
+        urls.put(item, push.url());
+      }
+    });
+    return urls;
+  }
+
+  /** The pull request of the job's item (execution.merge: push), or null. */
+  public String pullRequest(JobRecord job) {
+    return pullRequests.get(job.itemId());
   }
 
   public Usage usage(JobRecord job) {

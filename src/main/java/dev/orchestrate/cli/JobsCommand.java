@@ -112,6 +112,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
     JobDetailsView.putJson(row, details, job, dir);
     row.put("commit", details.commit(job)); // the phase commit (execution.workspace: worktree)
     row.put("landed_commit", details.landed(job));
+    row.put("pull_request", details.pullRequest(job)); // the item's (execution.merge: push)
     row.put("usage", UsageView.json(details.usage(job)));
     return row;
   }
@@ -183,6 +184,7 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
       header.add("AGENT");
     }
     Table table = new Table(header.toArray(String[]::new));
+    java.util.Set<String> pullRequestShown = new java.util.HashSet<>();
     for (JobRecord job : jobs) {
       List<String> row = new ArrayList<>(withItem ? List.of(Long.toString(job.id()), job.itemId())
           : List.of(Long.toString(job.id())));
@@ -198,6 +200,9 @@ final class JobsCommand implements Callable<Integer>, FastPath.Command {
       }
       table.add(row.toArray(String[]::new));
       JobDetailsView.lines(details, job, dir, freshToo).forEach(table::note); // its session, the set-up steps and gates
+      if (details.pullRequest(job) != null && pullRequestShown.add(job.itemId())) {
+        table.note("pull request: " + details.pullRequest(job)); // under the item's first row shown
+      }
     }
     return table;
   }

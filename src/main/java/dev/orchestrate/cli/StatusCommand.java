@@ -132,6 +132,8 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
     w.put("commit", ws.headCommit().equals(ws.baseCommit()) ? null : ws.headCommit());
     w.put("integration", ws.integration() == null ? null : ws.integration().key());
     w.put("note", ws.note());
+    w.put("pushed_commit", ws.push().sha());
+    w.put("pull_request", ws.push().url());
     return w;
   }
 
@@ -148,7 +150,8 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
       return " [" + ws.branch() + noCommit(ws) + "]";
     }
     String integration = ws.integration() == null ? "" : ", " + ws.integration().key();
-    return " [" + ws.branch() + " @ " + ws.headCommit().substring(0, 12) + integration + "]";
+    String url = ws.push().url() == null ? "" : " " + ws.push().url();
+    return " [" + ws.branch() + " @ " + ws.headCommit().substring(0, 12) + integration + url + "]";
   }
 
   /** Whether the item's branch has a phase commit of its own. */
@@ -162,7 +165,7 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
       return ", no commit yet";
     }
     return switch (ws.integration()) {
-      case INTEGRATED, SKIPPED -> ": no changes, nothing to integrate";
+      case INTEGRATED, SKIPPED, PUSHED -> ": no changes, nothing to integrate";
       case DEFERRED, CONFLICT -> ", no commit, " + ws.integration().key();
     };
   }
@@ -181,6 +184,8 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
         words.append(", ").append(switch (ws.integration()) {
           case INTEGRATED -> "integrated into " + ws.baseBranch();
           case SKIPPED -> "left for a pull request (execution.merge: none)";
+          case PUSHED -> "pushed" + (ws.push().sha() == null ? "" : " at " + ws.push().sha().substring(0, 12))
+              + (ws.push().url() == null ? "" : ": " + ws.push().url());
           case DEFERRED -> "not integrated yet";
           case CONFLICT -> "conflict";
         });

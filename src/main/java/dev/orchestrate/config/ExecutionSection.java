@@ -57,7 +57,46 @@ final class ExecutionSection extends SectionReader {
             .orElse(defaults.deleteMergedBranches()),
         setting(section, "commit_author", this::author).orElse(defaults.commitAuthor()),
         setting(section, "destructive_runs_alone", n -> values.bool(n, "execution.destructive_runs_alone"))
-            .orElse(defaults.destructiveRunsAlone()));
+            .orElse(defaults.destructiveRunsAlone()))
+        .withPush(setting(section, "remote", this::remote).orElse(WorkspaceConfig.DEFAULT_REMOTE),
+            pullRequest(section));
+  }
+
+  /** execution.remote: a remote's name as git accepts it (checked against the repository at preflight). */
+  private Optional<String> remote(YamlNode node) {
+    return values.nonBlank(node, "execution.remote", "a remote's name like origin").flatMap(name -> {
+      if (BRANCH.matcher(name).matches()) {
+        return Optional.of(name);
+      }
+      problems.at(node, "execution.remote " + Quote.value(name) + " is not a remote's name: use letters, digits, "
+          + "'.', '_', '-' or '/', like origin");
+      return Optional.empty();
+    });
+  }
+
+  /**
+   * execution.pull_request: one string (run by /bin/sh -c) or a list (the argv), with
+   * execution.pull_request_timeout; null when not set.
+   */
+  private dev.orchestrate.config.ProjectCommand pullRequest(Optional<YamlNode.Mapping> section) {
+    java.time.Duration timeout = setting(section, "pull_request_timeout",
+        n -> duration(n, "execution.pull_request_timeout", Ranges.AGENT_TIMEOUT))
+        .orElse(WorkspaceConfig.DEFAULT_PULL_REQUEST_TIMEOUT);
+    Optional<YamlNode> node = section.flatMap(m -> m.get("pull_request"));
+    if (node.isEmpty() || off(node.get())) {
+      return null;
+    }
+    if (node.get() instanceof YamlNode.Sequence) {
+      Optional<List<String>> argv = values.strings(node.get(), "pull_request", "execution", "argument");
+      if (argv.isPresent() && argv.get().isEmpty()) {
+        problems.at(node.get(), "execution.pull_request is empty: give the program and its arguments");
+        return null;
+      }
+      return argv.map(a -> new ProjectCommand("pull_request", a, String.join(" ", a), timeout)).orElse(null);
+    }
+    return values.nonBlank(node.get(), "execution.pull_request", "a command like \"gh pr create --head {branch} "
+        + "--base {base} --title {title} --body-file {body_file}\"")
+        .map(text -> ProjectCommand.shell("pull_request", text, timeout)).orElse(null);
   }
 
   private Optional<String> branch(YamlNode node) {

@@ -22,10 +22,17 @@ import java.util.regex.Pattern;
  *                             first agent (e.g. {@code npm ci})
  * @param copy                 {@code workspace.copy}: paths relative to the repository's top, copied
  *                             from the user's checkout into each new worktree and never committed
+ * @param remote               {@code execution.remote}: where {@code merge: push} pushes the item's branch
+ * @param pullRequest          {@code execution.pull_request}: the command run once per item after its
+ *                             first successful push (placeholders not yet substituted), or null
  */
 public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches,
-    Author commitAuthor, boolean destructiveRunsAlone, List<ProjectCommand> setup, List<String> copy) {
+    Author commitAuthor, boolean destructiveRunsAlone, List<ProjectCommand> setup, List<String> copy,
+    String remote, ProjectCommand pullRequest) {
   public static final Author DEFAULT_AUTHOR = new Author("orchestrate", "orchestrate@localhost");
+  public static final String DEFAULT_REMOTE = "origin";
+  /** How long {@code execution.pull_request} may run without {@code pull_request_timeout}. */
+  public static final java.time.Duration DEFAULT_PULL_REQUEST_TIMEOUT = java.time.Duration.ofMinutes(5);
 
   public WorkspaceConfig {
     Objects.requireNonNull(mode, "mode");
@@ -33,6 +40,12 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
     Objects.requireNonNull(commitAuthor, "commitAuthor");
     setup = setup == null ? List.of() : List.copyOf(setup);
     copy = copy == null ? List.of() : List.copyOf(copy);
+    remote = remote == null ? DEFAULT_REMOTE : remote;
+  }
+
+  public WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches, Author commitAuthor,
+      boolean destructiveRunsAlone, List<ProjectCommand> setup, List<String> copy) {
+    this(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup, copy, null, null);
   }
 
   WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches, Author commitAuthor,
@@ -43,7 +56,13 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
   /** This config with the {@code workspace:} section's set-up commands and copied paths. */
   public WorkspaceConfig withPreparation(List<ProjectCommand> commands, List<String> paths) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone,
-        commands, paths);
+        commands, paths, remote, pullRequest);
+  }
+
+  /** This config with {@code merge: push}'s remote and pull-request command (null: none). */
+  public WorkspaceConfig withPush(String remote, ProjectCommand pullRequest) {
+    return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone,
+        setup, copy, remote, pullRequest);
   }
 
   public static WorkspaceConfig defaults() {
@@ -56,21 +75,22 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
 
   public WorkspaceConfig withMode(Mode mode) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
-        copy);
+        copy, remote, pullRequest);
   }
 
   public WorkspaceConfig withMerge(Merge merge) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
-        copy);
+        copy, remote, pullRequest);
   }
 
   public WorkspaceConfig withBaseBranch(String branch) {
     return new WorkspaceConfig(mode, branch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
-        copy);
+        copy, remote, pullRequest);
   }
 
   public WorkspaceConfig withDeleteMergedBranches(boolean delete) {
-    return new WorkspaceConfig(mode, baseBranch, merge, delete, commitAuthor, destructiveRunsAlone, setup, copy);
+    return new WorkspaceConfig(mode, baseBranch, merge, delete, commitAuthor, destructiveRunsAlone, setup, copy, remote,
+        pullRequest);
   }
 
   /** {@code execution.workspace}. */
@@ -82,9 +102,12 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
     }
   }
 
-  /** {@code execution.merge}. */
+  /**
+   * {@code execution.merge}: rebase or merge into the base branch, none (the branch is left), or push
+   * (the branch rebased onto the base and pushed to {@code remote}, the base branch never moved).
+   */
   public enum Merge {
-    REBASE, MERGE, NONE;
+    REBASE, MERGE, NONE, PUSH;
 
     public String key() {
       return name().toLowerCase(Locale.ROOT);

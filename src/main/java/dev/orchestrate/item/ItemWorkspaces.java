@@ -86,6 +86,14 @@ public interface ItemWorkspaces {
     return List.of();
   }
 
+  /**
+   * Done items whose failed integration is to be retried now, during the run (merge: push retries
+   * a failed push on a backoff); the other modes wait for the next run ({@link #integrationPending}).
+   */
+  default List<String> retriesDue() {
+    return List.of();
+  }
+
   /** Applies the retention of workspaces (finished items' worktrees past their policy). */
   default void maintain() {
   }
@@ -114,16 +122,20 @@ public interface ItemWorkspaces {
   /**
    * The result of integrating a done item.
    *
-   * @param kind    none (shared workspace), integrated, skipped (merge: none), deferred, conflict,
-   *                refused (the worktree was replaced: nothing is integrated from it)
+   * @param kind    none (shared workspace), integrated, skipped (merge: none), pushed (merge: push),
+   *                deferred, conflict, refused (the worktree was replaced: nothing is integrated from
+   *                it), push_failed (merge: push failed too many times in a row)
    * @param message for the event log and the operator; the block reason for a conflict or a refusal
    */
   record Integration(String kind, String message) {
     public static final Integration NONE = new Integration("none", null);
 
-    /** Whether the item is blocked with the message: a conflict, or a worktree orchestrate refuses to use. */
+    /**
+     * Whether the item is blocked with the message: a conflict, a worktree orchestrate refuses to
+     * use, or a push that kept failing.
+     */
     public boolean blocks() {
-      return kind.equals("conflict") || kind.equals("refused");
+      return kind.equals("conflict") || kind.equals("refused") || kind.equals("push_failed");
     }
   }
 

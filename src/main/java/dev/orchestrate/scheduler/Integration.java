@@ -121,6 +121,16 @@ final class Integration {
     }
   }
 
+  /** Done items whose failed integration is due for its retry now (merge: push's backoff), at any tick. */
+  void retryDue(Map<String, ItemState> items, Predicate<Step> commit) {
+    for (String id : workspaces.retriesDue()) {
+      ItemState item = items.get(id);
+      if (item != null && item.status() == ItemStatus.DONE) {
+        integrate(item, commit);
+      }
+    }
+  }
+
   private void integrate(ItemState item, Predicate<Step> commit) {
     ItemWorkspaces.Integration result = workspaces.integrate(item.id(), item.definition().title());
     if (result.blocks()) {

@@ -363,6 +363,7 @@ public final class Scheduler {
       }
       s.sync = s.sync.then(reload(s.items));
       claims.refresh(s.items, s.runningItems);
+      integration.retryDue(s.items, change -> commit(s, change)); // merge: push's failed pushes, on their backoff
       boolean acted = act(s);
       endOfTick(s);
       if (acted) {

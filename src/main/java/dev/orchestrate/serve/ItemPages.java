@@ -73,6 +73,13 @@ final class ItemPages {
       if (w.integration() != null) {
         dt(b, "Integration", w.integration().key() + (w.note() == null ? "" : ": " + w.note()));
       }
+      if (w.push().sha() != null) {
+        dt(b, "Pushed", w.push().sha());
+      }
+      if (w.push().url() != null) {
+        b.append("<dt>Pull request</dt><dd><a href=\"").append(esc(w.push().url())).append("\">")
+            .append(esc(w.push().url())).append("</a></dd>");
+      }
     });
     b.append("</dl>");
     pre(b, "Description", item.definition().description());

@@ -13,10 +13,19 @@ import java.util.Objects;
  * @param note          why the branch is not integrated (conflicting files, local changes), or null
  * @param finishedAt    when the item reached done or blocked, or null while it is at work
  * @param removedAt     when the worktree was removed from disk, or null while it exists
+ * @param push          what execution.merge: push did ({@link PushRecord#NONE}: nothing); read with
+ *                      the row, never written by {@link WorkspaceStore#save}
  */
 public record WorkspaceRecord(String itemId, Path path, String branch, String baseBranch, Path gitDir,
     String baseCommit, String headCommit, String pendingCommit, Long pendingJobId, Integration integration,
-    String note, long bytes, Instant createdAt, Instant finishedAt, Instant removedAt) {
+    String note, long bytes, Instant createdAt, Instant finishedAt, Instant removedAt, PushRecord push) {
+
+  public WorkspaceRecord(String itemId, Path path, String branch, String baseBranch, Path gitDir,
+      String baseCommit, String headCommit, String pendingCommit, Long pendingJobId, Integration integration,
+      String note, long bytes, Instant createdAt, Instant finishedAt, Instant removedAt) {
+    this(itemId, path, branch, baseBranch, gitDir, baseCommit, headCommit, pendingCommit, pendingJobId, integration,
+        note, bytes, createdAt, finishedAt, removedAt, PushRecord.NONE);
+  }
 
   public WorkspaceRecord {
     Objects.requireNonNull(itemId, "itemId");
@@ -25,6 +34,7 @@ public record WorkspaceRecord(String itemId, Path path, String branch, String ba
     Objects.requireNonNull(baseBranch, "baseBranch");
     Objects.requireNonNull(gitDir, "gitDir");
     Objects.requireNonNull(headCommit, "headCommit");
+    push = push == null ? PushRecord.NONE : push;
   }
 
   public boolean onDisk() {
@@ -40,7 +50,9 @@ public record WorkspaceRecord(String itemId, Path path, String branch, String ba
     /** Not safe now (local changes in the checkout of the base branch, a dirty worktree): tried again next run. */
     DEFERRED,
     /** execution.merge: none; the branch is left for a pull request. */
-    SKIPPED;
+    SKIPPED,
+    /** execution.merge: push; the branch is on the remote (and its pull request opened), the base untouched. */
+    PUSHED;
 
     public String key() {
       return name().toLowerCase(java.util.Locale.ROOT);

@@ -70,4 +70,18 @@ public interface WorkspaceStore {
   /** Records that the item's worktree was set up at {@code at}; null: it needs its set-up again (recreated). */
   default void setUp(String itemId, Instant at) {
   }
+
+  /** What {@code merge: push} did for the item; {@link PushRecord#NONE} before its first attempt. */
+  default PushRecord push(String itemId) {
+    return PushRecord.NONE;
+  }
+
+  /** Every item's push record that has one (a push attempted), by item id. */
+  default Map<String, PushRecord> pushes() {
+    return Map.of();
+  }
+
+  /** Records the outcome of a push attempt for the item. */
+  default void push(String itemId, PushRecord push, Instant now) {
+  }
 }

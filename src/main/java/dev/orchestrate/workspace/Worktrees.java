@@ -65,6 +65,8 @@ public final class Worktrees implements ItemWorkspaces {
   private final Git.Place checkout;
   private final BaseRefs bases;
   private final Integrator integrator;
+  /** execution.merge: push; null under the other modes. */
+  private final Pusher pusher;
   /** Set by {@link #open()}, from real paths taken before any agent of this run worked. */
   private WorktreeGuard guard;
 
@@ -85,6 +87,20 @@ public final class Worktrees implements ItemWorkspaces {
     this.checkout = repo.checkout();
     this.bases = new BaseRefs(git, checkout);
     this.integrator = new Integrator(git, repo, config, checkout, this.root);
+    this.pusher = config.merge() == WorkspaceConfig.Merge.PUSH
+        ? new Pusher(git, repo, config, store, clock, this.root.getParent().resolve("jobs")) : null;
+  }
+
+  /**
+   * The check of {@code execution.remote} under {@code merge: push}, before a run takes its lock:
+   * the repository has that remote.
+   *
+   * @throws WorkspaceSetupException naming the remote and what to do
+   */
+  public static void checkRemote(Git git, Repository repo, WorkspaceConfig config) {
+    if (config.merge() == WorkspaceConfig.Merge.PUSH) {
+      Pusher.remoteUrl(git, repo, config.remote());
+    }
   }
 
   /**
@@ -120,6 +136,9 @@ public final class Worktrees implements ItemWorkspaces {
     prune();
     bases.watch(repo.baseBranch());
     checkCopies();
+    if (pusher != null) {
+      pusher.pin();
+    }
     return this;
   }
 
@@ -566,7 +585,23 @@ public final class Worktrees implements ItemWorkspaces {
     for (WorkspaceRecord ws : store.onDisk()) {
       if (ws.finishedAt() != null
           && (ws.integration() == null || ws.integration() == WorkspaceRecord.Integration.DEFERRED
-              || ws.integration() == WorkspaceRecord.Integration.CONFLICT)) {
+              || ws.integration() == WorkspaceRecord.Integration.CONFLICT)
+          && (pusher == null || pusher.due(ws.push()))) {
+        ids.add(ws.itemId());
+      }
+    }
+    return ids;
+  }
+
+  @Override
+  public List<String> retriesDue() {
+    if (pusher == null) {
+      return List.of();
+    }
+    List<String> ids = new ArrayList<>();
+    for (WorkspaceRecord ws : store.onDisk()) {
+      if (ws.finishedAt() != null && ws.integration() == WorkspaceRecord.Integration.DEFERRED
+          && ws.push().failures() > 0 && pusher.due(ws.push())) {
         ids.add(ws.itemId());
       }
     }
@@ -622,6 +657,9 @@ public final class Worktrees implements ItemWorkspaces {
           store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, reason, now);
           return new Integration("conflict", reason);
         }
+        if (pusher != null) {
+          return pushed(ws, base, result.tip(), title);
+        }
         Integrator.Advance advance = integrator.advanceBase(ws, base, result.tip(), guard.root());
         if (advance == Integrator.Advance.DONE) {
           bases.movedByUs(ws.baseBranch(), result.tip());
@@ -643,6 +681,27 @@ public final class Worktrees implements ItemWorkspaces {
     } catch (GitException | IOException | UncheckedIOException e) {
       return deferred(ws, "integration failed: " + e.getMessage());
     }
+  }
+
+  /** merge: push: the rebased branch recorded as the item's head, then pushed (the base branch never moves). */
+  private Integration pushed(WorkspaceRecord ws, String base, String tip, String title) {
+    Instant now = clock.instant();
+    if (!tip.equals(ws.headCommit())) {
+      store.headMoved(ws.itemId(), tip, now);
+    }
+    Pusher.Outcome outcome = pusher.push(ws, base, tip, title);
+    if (outcome.blocks()) {
+      store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, outcome.message(), clock.instant());
+      return new Integration("push_failed", outcome.message());
+    }
+    if (!outcome.pushed()) {
+      return deferred(ws, outcome.message());
+    }
+    store.integration(ws.itemId(), WorkspaceRecord.Integration.PUSHED, null, clock.instant());
+    // the jobs' phase commits as the pushed branch has them (a rebase gives them new ids)
+    store.landed(integrator.landed(checkout, base, tip), clock.instant());
+    remove(ws); // the branch stays: it is what the remote and the pull request have
+    return new Integration("pushed", outcome.message());
   }
 
   private Integration deferred(WorkspaceRecord ws, String reason) {

@@ -146,7 +146,7 @@ class StatusItemCliTest {
     doc.get("jobs").get(0).fieldNames().forEachRemaining(jobKeys::add);
     assertEquals(List.of("id", "run_id", "item_id", "phase", "attempt", "state", "result", "outcome", "agent",
         "started_at", "ended_at", "duration_ms", "exit_code", "log_path", "reason", "session_id", "session_start",
-        "checks", "commit", "landed_commit", "usage"), jobKeys);
+        "checks", "commit", "landed_commit", "pull_request", "usage"), jobKeys);
   }
 
   @Test

@@ -136,7 +136,7 @@ class VerifiedJobsCliTest {
     JsonNode first = jobs.get(2);
     assertEquals(List.of("id", "run_id", "item_id", "phase", "attempt", "state", "result", "outcome", "agent",
         "started_at", "ended_at", "duration_ms", "exit_code", "log_path", "reason", "session_id", "session_start",
-        "checks", "commit", "landed_commit", "usage"), fields(first));
+        "checks", "commit", "landed_commit", "pull_request", "usage"), fields(first));
     assertEquals("verify_failed", first.get("outcome").asText());
     assertEquals("sess-1", first.get("session_id").asText());
     assertEquals("resumed", first.get("session_start").asText());

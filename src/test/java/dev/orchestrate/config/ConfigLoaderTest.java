@@ -574,7 +574,7 @@ class ConfigLoaderTest {
   void bad_workspace_keys_are_reported_at_their_place() {
     assertEquals(List.of(
         "2:14: execution.workspace must be shared or worktree, got 'tree'",
-        "3:10: execution.merge must be rebase, merge or none, got 'squash'",
+        "3:10: execution.merge must be rebase, merge, none or push, got 'squash'",
         "4:16: execution.base_branch '-x..y' is not a branch name git accepts here: use letters, digits and "
             + ". _ / - (like main or release/2.x)",
         "5:18: execution.commit_author must read \"Name <email>\", like \"orchestrate <orchestrate@localhost>\", "
@@ -587,6 +587,40 @@ class ConfigLoaderTest {
               base_branch: "-x..y"
               commit_author: robot
             retention: {worktrees: {max_rows: 5, keep: 1}}
+            """));
+  }
+
+  @Test
+  void merge_push_takes_a_remote_and_a_pull_request_command_as_a_string_or_a_list() {
+    WorkspaceConfig shell = load("""
+        execution:
+          workspace: worktree
+          merge: push
+          remote: upstream
+          pull_request: "gh pr create --head {branch} --title {title}"
+          pull_request_timeout: 2m
+        """).execution().workspace();
+    assertEquals(WorkspaceConfig.Merge.PUSH, shell.merge());
+    assertEquals("upstream", shell.remote());
+    assertEquals(List.of("/bin/sh", "-c", "gh pr create --head {branch} --title {title}"),
+        shell.pullRequest().argv());
+    assertEquals(java.time.Duration.ofMinutes(2), shell.pullRequest().timeout());
+    WorkspaceConfig list = load("""
+        execution:
+          merge: push
+          pull_request: [glab, mr, create, --title, "{title}"]
+        """).execution().workspace();
+    assertEquals("origin", list.remote(), "the default remote");
+    assertEquals(List.of("glab", "mr", "create", "--title", "{title}"), list.pullRequest().argv());
+    assertEquals(WorkspaceConfig.DEFAULT_PULL_REQUEST_TIMEOUT, list.pullRequest().timeout());
+    assertEquals(null, load("execution: {merge: push}\n").execution().workspace().pullRequest());
+    assertEquals(List.of(
+        "2:11: execution.remote '-x' is not a remote's name: use letters, digits, '.', '_', '-' or '/', like origin",
+        "3:17: execution.pull_request is empty: give the program and its arguments"),
+        problemsOf("""
+            execution:
+              remote: "-x"
+              pull_request: []
             """));
   }
 

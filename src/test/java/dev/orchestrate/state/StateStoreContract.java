@@ -1177,6 +1177,28 @@ public abstract class StateStoreContract {
   }
 
   @Test
+  void a_push_record_is_read_back_with_its_workspace_and_a_save_leaves_it() {
+    try (StateStore store = open()) {
+      WorkspaceRecord a = workspace("A", "aaa111");
+      store.workspaces().save(a, T0);
+      store.workspaces().save(workspace("B", "bbb111"), T0);
+      assertEquals(dev.orchestrate.workspace.PushRecord.NONE, store.workspaces().push("A"));
+      assertEquals(Map.of(), store.workspaces().pushes());
+      var failed = new dev.orchestrate.workspace.PushRecord(null, null, 2, at(3));
+      store.workspaces().push("A", failed, at(3));
+      assertEquals(failed, store.workspaces().push("A"));
+      var pushed = new dev.orchestrate.workspace.PushRecord("aaa111", "https://forge.example/pr/1", 0, at(4));
+      store.workspaces().push("A", pushed, at(4));
+      store.workspaces().save(workspace("A", "aaa111"), at(5)); // a save never writes the push columns
+      assertEquals(pushed, store.workspaces().push("A"));
+      assertEquals(pushed, store.workspaces().workspace("A").orElseThrow().push());
+      assertEquals(Map.of("A", pushed), store.workspaces().pushes());
+      assertEquals(pushed, store.dashboard().workspace("A").orElseThrow().push());
+      assertEquals(dev.orchestrate.workspace.PushRecord.NONE, store.workspaces().workspace("B").orElseThrow().push());
+    }
+  }
+
+  @Test
   void a_confirmed_phase_commit_becomes_the_head_and_is_written_on_its_job() {
     try (StateStore store = open()) {
       store.items().sync(List.of(item("A"), item("B")), T0);

@@ -1,5 +1,6 @@
 package dev.orchestrate.state.sql;
 
+import dev.orchestrate.workspace.PushRecord;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import dev.orchestrate.workspace.WorkspaceStore;
 import java.nio.file.Path;
@@ -174,6 +175,45 @@ final class SqlWorkspaceStore implements WorkspaceStore {
     });
   }
 
+  @Override
+  public PushRecord push(String itemId) {
+    if (!hasPush()) {
+      return PushRecord.NONE;
+    }
+    return jdbc.queryOne("SELECT push_sha, push_url, push_failures, push_tried_at FROM workspaces WHERE item_id = ?",
+        SqlWorkspaceStore::pushRecord, itemId).orElse(PushRecord.NONE);
+  }
+
+  @Override
+  public Map<String, PushRecord> pushes() {
+    Map<String, PushRecord> out = new LinkedHashMap<>();
+    if (!hasPush()) {
+      return out; // a state before the push schema, read without migrating
+    }
+    jdbc.query("""
+        SELECT item_id, push_sha, push_url, push_failures, push_tried_at FROM workspaces
+         WHERE push_tried_at IS NOT NULL ORDER BY item_id""",
+        rs -> out.put(rs.getString("item_id"), pushRecord(rs)));
+    return out;
+  }
+
+  @Override
+  public void push(String itemId, PushRecord push, Instant now) {
+    jdbc.execute("""
+        UPDATE workspaces SET push_sha = ?, push_url = ?, push_failures = ?, push_tried_at = ?, updated_at = ?
+         WHERE item_id = ?""", push.sha(), push.url(), push.failures(), millis(push.triedAt()), now.toEpochMilli(),
+        itemId);
+  }
+
+  private boolean hasPush() {
+    return jdbc.dialect().hasColumn(jdbc, "workspaces", "push_sha");
+  }
+
+  private static PushRecord pushRecord(ResultSet rs) throws SQLException {
+    return new PushRecord(rs.getString("push_sha"), rs.getString("push_url"), rs.getInt("push_failures"),
+        Columns.instantOrNull(rs, "push_tried_at"));
+  }
+
   static WorkspaceRecord record(ResultSet rs) throws SQLException {
     Long pending = Columns.longOrNull(rs, "pending_job_id");
     return new WorkspaceRecord(rs.getString("item_id"), Path.of(rs.getString("path")), rs.getString("branch"),
@@ -181,7 +221,17 @@ final class SqlWorkspaceStore implements WorkspaceStore {
         rs.getString("head_commit"), rs.getString("pending_commit"), pending,
         WorkspaceRecord.Integration.fromKey(rs.getString("integration")), rs.getString("note"), rs.getLong("bytes"),
         Columns.instantOrNull(rs, "created_at"), Columns.instantOrNull(rs, "finished_at"),
-        Columns.instantOrNull(rs, "removed_at"));
+        Columns.instantOrNull(rs, "removed_at"), hasColumn(rs, "push_sha") ? pushRecord(rs) : PushRecord.NONE);
+  }
+
+  /** Whether the row has the column (a state before the push schema, read without migrating, has not). */
+  private static boolean hasColumn(ResultSet rs, String column) {
+    try {
+      rs.findColumn(column);
+      return true;
+    } catch (SQLException e) {
+      return false;
+    }
   }
 
   private static Long millis(Instant at) {

@@ -1,0 +1,154 @@
+package dev.orchestrate.workspace;
+
+import dev.orchestrate.config.ProjectCommand;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Runs {@code execution.pull_request} (docs/workspaces.md) after an item's branch was pushed: the
+ * user's own command ({@code gh pr create}, {@code glab mr create}, a script), so it runs with the
+ * user's environment (its forge token included) minus every {@code GIT_*} variable, in the user's
+ * checkout, in a session of its own, stdin closed, its output (stdout and stderr together) kept to
+ * a bounded size, and stopped with its process tree at its timeout.
+ *
+ * <p>The placeholders {@code {branch}}, {@code {base}}, {@code {item}}, {@code {title}} and
+ * {@code {body_file}} never pass through a shell as text: in a command written as a list each
+ * becomes (part of) one argument; in a command written as one string each becomes a quoted
+ * reference to an environment variable ({@code "${ORCHESTRATE_PR_TITLE}"}), so a title like
+ * {@code $(rm -rf ~)} or {@code "; reboot} is only ever a value. The variables are set for both
+ * forms.
+ */
+final class PullRequestCommand {
+  static final List<String> PLACEHOLDERS = List.of("branch", "base", "item", "title", "body_file");
+  private static final Pattern PLACEHOLDER = Pattern.compile("\\{(branch|base|item|title|body_file)\\}");
+  /** How much of the command's output is read and kept; the rest is read and dropped. */
+  static final int OUTPUT_MAX_BYTES = 64 * 1024;
+
+  /**
+   * How the command ended.
+   *
+   * @param exitCode its exit code, or null when it could not start or was stopped at its timeout
+   * @param output   what it printed, not yet masked
+   * @param failure  why it did not run to its end, or null
+   */
+  record Outcome(Integer exitCode, String output, String failure) {
+    boolean ok() {
+      return exitCode != null && exitCode == 0;
+    }
+  }
+
+  private PullRequestCommand() {
+  }
+
+  static String variable(String placeholder) {
+    return "ORCHESTRATE_PR_" + placeholder.toUpperCase(Locale.ROOT);
+  }
+
+  /** The command's argv with the placeholders substituted (see the class comment). */
+  static List<String> argv(ProjectCommand command, Map<String, String> values) {
+    if (command.viaShell()) {
+      String text = PLACEHOLDER.matcher(command.text())
+          .replaceAll(m -> Matcher.quoteReplacement("\"${" + variable(m.group(1)) + "}\""));
+      return List.of(ProjectCommand.SHELL, "-c", text);
+    }
+    List<String> argv = new ArrayList<>();
+    for (String arg : command.argv()) {
+      argv.add(PLACEHOLDER.matcher(arg).replaceAll(m -> Matcher.quoteReplacement(values.getOrDefault(m.group(1),
+          ""))));
+    }
+    return argv;
+  }
+
+  static Outcome run(ProjectCommand command, Map<String, String> values, Path dir) {
+    List<String> argv = new ArrayList<>(argv(command, values));
+    Path setsid = setsid();
+    if (setsid != null) {
+      argv.add(0, setsid.toString());
+    }
+    ProcessBuilder builder = new ProcessBuilder(argv).directory(dir.toFile()).redirectErrorStream(true)
+        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+    Map<String, String> env = builder.environment();
+    env.keySet().removeIf(k -> k.startsWith("GIT_"));
+    Map<String, String> vars = new LinkedHashMap<>();
+    values.forEach((k, v) -> vars.put(variable(k), v));
+    env.putAll(vars);
+    Process process;
+    try {
+      process = builder.start();
+    } catch (IOException e) {
+      return new Outcome(null, "", "could not start execution.pull_request (" + command.text() + "): "
+          + e.getMessage());
+    }
+    CompletableFuture<String> out = drain(process.getInputStream());
+    try {
+      if (!process.waitFor(command.timeout().toMillis(), TimeUnit.MILLISECONDS)) {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
+        process.destroyForcibly();
+        process.waitFor(5, TimeUnit.SECONDS);
+        return new Outcome(null, text(out), "execution.pull_request did not finish within "
+            + command.timeout().toSeconds() + " s and was stopped");
+      }
+      process.descendants().forEach(ProcessHandle::destroyForcibly); // what it left behind
+      return new Outcome(process.exitValue(), text(out), null);
+    } catch (InterruptedException e) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
+      return new Outcome(null, text(out), "execution.pull_request was interrupted");
+    }
+  }
+
+  private static String text(CompletableFuture<String> out) {
+    try {
+      return out.get(5, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      return "";
+    }
+  }
+
+  /** setsid(1), for a session of the command's own (its process group killed as one); null without. */
+  private static Path setsid() {
+    for (String candidate : List.of("/usr/bin/setsid", "/bin/setsid")) {
+      Path path = Path.of(candidate);
+      if (Files.isExecutable(path)) {
+        return path;
+      }
+    }
+    return null;
+  }
+
+  private static CompletableFuture<String> drain(InputStream in) {
+    CompletableFuture<String> text = new CompletableFuture<>();
+    Thread reader = new Thread(() -> {
+      ByteArrayOutputStream kept = new ByteArrayOutputStream();
+      byte[] buffer = new byte[8192];
+      try (in) {
+        for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+          int room = OUTPUT_MAX_BYTES - kept.size();
+          if (room > 0) {
+            kept.write(buffer, 0, Math.min(room, n));
+          }
+        }
+      } catch (IOException e) {
+        // the process is gone: keep what was read
+      }
+      text.complete(kept.toString(StandardCharsets.UTF_8));
+    }, "pull-request-output");
+    reader.setDaemon(true);
+    reader.start();
+    return text;
+  }
+}

@@ -1,0 +1,88 @@
+package dev.orchestrate.workspace;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What {@code merge: push} keeps of the output of {@code git push} and of the pull-request command:
+ * the address of the pull request (the last http(s) URL printed), and the output itself with every
+ * credential masked before it is logged or stored. Credentials are the user part of a URL
+ * ({@code https://user:token@host} becomes {@code https://***@host}) and the values of the
+ * environment's secret variables, by the same name rule as the agents' mask (names ending in
+ * {@code _API_KEY}, {@code _TOKEN}, {@code _SECRET} or {@code _PASSWORD}, values of 4 characters
+ * or more).
+ */
+public final class PushOutput {
+  public static final String MASK = "***";
+  /** How much of a failure's output is kept in the item's note. */
+  static final int TAIL_MAX_CHARS = 2_000;
+  private static final List<String> SECRET_SUFFIXES = List.of("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD");
+  private static final int SECRET_MIN_CHARS = 4;
+  /** A URL's scheme, then a user part: everything up to the '@' before the host. */
+  private static final Pattern USER_INFO = Pattern.compile("(?i)\\b([a-z][a-z0-9+.-]*://)[^/\\s]+@");
+  private static final Pattern URL = Pattern.compile("(?i)\\bhttps?://[A-Za-z0-9._~:/?#@!$&*+,;=%-]+");
+  /** Control characters (but newline and tab) and bidi overrides, shown as '?' in a stored note. */
+  private static final Pattern UNPRINTABLE = Pattern
+      .compile("[\\p{Cntrl}&&[^\\n\\t]]|[\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]");
+
+  private final List<String> secrets;
+
+  private PushOutput(List<String> secrets) {
+    this.secrets = secrets;
+  }
+
+  /** The mask for the secrets of this environment. */
+  public static PushOutput of(Map<String, String> env) {
+    List<String> values = new ArrayList<>();
+    env.forEach((name, value) -> {
+      if (value != null && value.length() >= SECRET_MIN_CHARS
+          && SECRET_SUFFIXES.stream().anyMatch(s -> name.toUpperCase(java.util.Locale.ROOT).endsWith(s))) {
+        values.add(value);
+      }
+    });
+    values.sort(Comparator.comparingInt(String::length).reversed()); // a longer secret first: none left half
+    return new PushOutput(List.copyOf(values));
+  }
+
+  /** {@code text} with the user part of every URL and every secret value replaced by {@value #MASK}. */
+  public String mask(String text) {
+    if (text == null) {
+      return null;
+    }
+    String out = USER_INFO.matcher(text).replaceAll(m -> Matcher.quoteReplacement(m.group(1) + MASK + "@"));
+    for (String secret : secrets) {
+      out = out.replace(secret, MASK);
+    }
+    return out;
+  }
+
+  /** The end of a masked output, at most {@link #TAIL_MAX_CHARS} characters, control characters made '?'. */
+  String tail(String text) {
+    String masked = UNPRINTABLE.matcher(mask(text == null ? "" : text.strip())).replaceAll("?");
+    return masked.length() <= TAIL_MAX_CHARS ? masked : "..." + masked.substring(masked.length() - TAIL_MAX_CHARS);
+  }
+
+  /**
+   * The last http(s) URL in {@code text}, without the punctuation that ends a sentence after it
+   * ({@code .,;:!?}) or its user part; null when there is none.
+   */
+  public static String lastUrl(String text) {
+    if (text == null) {
+      return null;
+    }
+    Matcher m = URL.matcher(text);
+    String last = null;
+    while (m.find()) {
+      last = m.group();
+    }
+    if (last == null) {
+      return null;
+    }
+    last = last.replaceAll("[.,;:!?]+$", "");
+    return USER_INFO.matcher(last).replaceAll(r -> Matcher.quoteReplacement(r.group(1)));
+  }
+}

@@ -1,0 +1,61 @@
+package dev.orchestrate.workspace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.config.ProjectCommand;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** execution.pull_request as a real process: its environment, its timeout, a program that is not there. */
+class PullRequestCommandTest {
+  @TempDir
+  Path tmp;
+
+  private static final Map<String, String> VALUES = Map.of("branch", "orchestrate/A", "base", "main", "item", "A",
+      "title", "T", "body_file", "/b");
+
+  @Test
+  void it_sees_the_placeholders_as_variables_and_no_git_variable() {
+    PullRequestCommand.Outcome run = PullRequestCommand.run(ProjectCommand.shell("pull_request",
+        "echo \"$ORCHESTRATE_PR_ITEM $ORCHESTRATE_PR_BRANCH $ORCHESTRATE_PR_BODY_FILE\"; env | grep -c '^GIT_' || true",
+        Duration.ofSeconds(30)), VALUES, tmp);
+    assertTrue(run.ok(), run.toString());
+    assertEquals(List.of("A orchestrate/A /b", "0"), run.output().lines().toList());
+  }
+
+  @Test
+  void a_command_past_its_timeout_is_stopped_with_what_it_started() throws Exception {
+    Path pid = tmp.resolve("child.pid");
+    long start = System.nanoTime();
+    PullRequestCommand.Outcome run = PullRequestCommand.run(ProjectCommand.shell("pull_request",
+        "echo started; sleep 60 & echo $! > " + pid + "; wait", Duration.ofSeconds(1)), VALUES, tmp);
+    assertTrue(Duration.ofNanos(System.nanoTime() - start).compareTo(Duration.ofSeconds(20)) < 0);
+    assertFalse(run.ok());
+    assertNull(run.exitCode());
+    assertEquals("execution.pull_request did not finish within 1 s and was stopped", run.failure());
+    assertEquals("started", run.output().strip());
+    long child = Long.parseLong(Files.readString(pid).strip());
+    for (int i = 0; i < 50 && ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false); i++) {
+      Thread.sleep(100);
+    }
+    assertFalse(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false), "its child was stopped too");
+  }
+
+  @Test
+  void a_program_that_is_not_there_is_a_failure_with_its_reason() {
+    PullRequestCommand.Outcome run = PullRequestCommand.run(new ProjectCommand("pull_request",
+        List.of(tmp.resolve("no-such-forge-cli").toString(), "{title}"), "no-such-forge-cli", Duration.ofSeconds(5)),
+        VALUES, tmp);
+    assertFalse(run.ok());
+    String why = run.failure() != null ? run.failure() : run.output(); // java's refusal, or setsid's
+    assertTrue(why.contains("no-such-forge-cli"), run.toString());
+  }
+}

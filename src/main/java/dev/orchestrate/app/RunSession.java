@@ -136,9 +136,11 @@ public final class RunSession {
         // A write lock held by another process is waited out, said once; a stop ends the wait.
         store.busyWait(BusyWait.stoppable(ui::notice, scheduler::stopRequested));
         if (repository != null) {
+          Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(),
+              config.context().summarizer().apiKeyEnv());
           scheduler.workspaces(new Worktrees(new Git(), repository, config.execution().workspace(),
               config.retention().worktrees(), store.workspaces(), backend.directory().root().resolve("worktrees"),
-              clock).open());
+              clock).masking(secrets::mask).open());
         }
         RunReport report;
         try (StopHook stop = ui.onStop(scheduler::requestStop)) {

@@ -1,9 +1,6 @@
 package dev.orchestrate.workspace;
 
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
-import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -11,17 +8,14 @@ import java.util.regex.Pattern;
  * What {@code merge: push} keeps of the output of {@code git push} and of the pull-request command:
  * the address of the pull request (the last http(s) URL printed), and the output itself with every
  * credential masked before it is logged or stored. Credentials are the user part of a URL
- * ({@code https://user:token@host} becomes {@code https://***@host}) and the values of the
- * environment's secret variables, by the same name rule as the agents' mask (names ending in
- * {@code _API_KEY}, {@code _TOKEN}, {@code _SECRET} or {@code _PASSWORD}, values of 4 characters
- * or more).
+ * ({@code https://user:token@host} becomes {@code https://***@host}) and the secrets of the
+ * agents' mask ({@code jobs/Secrets}: {@code agent.secret_env} and the variables named like
+ * secrets), which the run passes in ({@code Worktrees.masking}).
  */
 public final class PushOutput {
   public static final String MASK = "***";
   /** How much of a failure's output is kept in the item's note. */
   static final int TAIL_MAX_CHARS = 2_000;
-  private static final List<String> SECRET_SUFFIXES = List.of("_API_KEY", "_TOKEN", "_SECRET", "_PASSWORD");
-  private static final int SECRET_MIN_CHARS = 4;
   /** A URL's scheme, then a user part: everything up to the '@' before the host. */
   private static final Pattern USER_INFO = Pattern.compile("(?i)\\b([a-z][a-z0-9+.-]*://)[^/\\s]+@");
   private static final Pattern URL = Pattern.compile("(?i)\\bhttps?://[A-Za-z0-9._~:/?#@!$&*+,;=%-]+");
@@ -29,35 +23,23 @@ public final class PushOutput {
   private static final Pattern UNPRINTABLE = Pattern
       .compile("[\\p{Cntrl}&&[^\\n\\t]]|[\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]");
 
-  private final List<String> secrets;
+  private final UnaryOperator<String> secrets;
 
-  private PushOutput(List<String> secrets) {
+  private PushOutput(UnaryOperator<String> secrets) {
     this.secrets = secrets;
   }
 
-  /** The mask for the secrets of this environment. */
-  public static PushOutput of(Map<String, String> env) {
-    List<String> values = new ArrayList<>();
-    env.forEach((name, value) -> {
-      if (value != null && value.length() >= SECRET_MIN_CHARS
-          && SECRET_SUFFIXES.stream().anyMatch(s -> name.toUpperCase(java.util.Locale.ROOT).endsWith(s))) {
-        values.add(value);
-      }
-    });
-    values.sort(Comparator.comparingInt(String::length).reversed()); // a longer secret first: none left half
-    return new PushOutput(List.copyOf(values));
+  /** The mask of URL credentials and of {@code secrets} (the agents' mask; identity for none). */
+  public static PushOutput of(UnaryOperator<String> secrets) {
+    return new PushOutput(java.util.Objects.requireNonNull(secrets, "secrets"));
   }
 
-  /** {@code text} with the user part of every URL and every secret value replaced by {@value #MASK}. */
+  /** {@code text} with the user part of every URL replaced by {@value #MASK}, then the secrets masked. */
   public String mask(String text) {
     if (text == null) {
       return null;
     }
-    String out = USER_INFO.matcher(text).replaceAll(m -> Matcher.quoteReplacement(m.group(1) + MASK + "@"));
-    for (String secret : secrets) {
-      out = out.replace(secret, MASK);
-    }
-    return out;
+    return secrets.apply(USER_INFO.matcher(text).replaceAll(m -> Matcher.quoteReplacement(m.group(1) + MASK + "@")));
   }
 
   /** The end of a masked output, at most {@link #TAIL_MAX_CHARS} characters, control characters made '?'. */

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,7 +43,12 @@ final class Pusher {
   private final WorkspaceStore store;
   private final Clock clock;
   private final Path bodies;
-  private final PushOutput mask = PushOutput.of(System.getenv());
+  private volatile PushOutput mask = PushOutput.of(UnaryOperator.identity());
+
+  /** Masks the agents' secrets too in what it records of a push's or a command's output. */
+  void masking(UnaryOperator<String> secrets) {
+    mask = PushOutput.of(secrets);
+  }
   /** The remote's URL as read when the run started; null until {@link #pin()}. */
   private String url;
   /** The configuration that steers a push (see {@link #transportConfig}) as read when the run started. */

@@ -92,6 +92,17 @@ public final class Worktrees implements ItemWorkspaces {
   }
 
   /**
+   * Masks {@code secrets} (the agents' secrets, {@code jobs/Secrets}) too in what a push or a
+   * pull-request command's output leaves in the state; URL credentials are masked either way.
+   */
+  public Worktrees masking(java.util.function.UnaryOperator<String> secrets) {
+    if (pusher != null) {
+      pusher.masking(secrets);
+    }
+    return this;
+  }
+
+  /**
    * The check of {@code execution.remote} under {@code merge: push}, before a run takes its lock:
    * the repository has that remote.
    *

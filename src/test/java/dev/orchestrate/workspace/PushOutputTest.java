@@ -3,7 +3,9 @@ package dev.orchestrate.workspace;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
+import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ProjectCommand;
+import dev.orchestrate.jobs.Secrets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -35,8 +37,9 @@ class PushOutputTest {
 
   @Test
   void credentials_in_urls_and_secret_variables_are_masked() {
-    PushOutput mask = PushOutput.of(Map.of("GH_TOKEN", "ghp_abcdef123456", "CI_API_KEY", "k3y-value",
-        "SHORT_TOKEN", "abc", "HOME", "/root"));
+    // The agents' mask (jobs/Secrets), as a run passes it in: secret-named variables and agent.secret_env.
+    PushOutput mask = PushOutput.of(Secrets.forAgent(Map.of("GH_TOKEN", "ghp_abcdef123456", "CI_API_KEY",
+        "k3y-value", "SHORT_TOKEN", "abc", "HOME", "/root"), Config.defaults().agent(), null)::mask);
     assertEquals("fatal: unable to access 'https://***@github.com/acme/app.git/': 403",
         mask.mask("fatal: unable to access 'https://user:ghp_abcdef123456@github.com/acme/app.git/': 403"));
     assertEquals("push to https://***@host/x and ssh://***@host:22/y", mask.mask(
@@ -47,7 +50,7 @@ class PushOutputTest {
 
   @Test
   void a_failures_tail_is_capped_and_shows_no_control_characters() {
-    PushOutput mask = PushOutput.of(Map.of());
+    PushOutput mask = PushOutput.of(text -> text);
     String tail = mask.tail("x".repeat(5000) + "\u001b[31mred\u202eevil");
     assertEquals(PushOutput.TAIL_MAX_CHARS + 3, tail.length());
     assertEquals("...", tail.substring(0, 3));

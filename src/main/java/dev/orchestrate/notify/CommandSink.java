@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
  * Its stdout and stderr are read into a small buffer, never inherited, and only their last
  * {@link #OUTPUT_TAIL_CHARS} characters are kept, for the failure's text.
  */
-public final class CommandSink implements Sink {
+final class CommandSink implements Sink {
   public static final int OUTPUT_TAIL_CHARS = 200;
   private static final long KILL_WAIT_MILLIS = 2_000;
 

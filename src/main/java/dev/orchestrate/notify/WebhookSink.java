@@ -26,7 +26,7 @@ import javax.crypto.spec.SecretKeySpec;
  * then 2 s), {@link #ATTEMPTS} attempts in all; any other answer is final. Redirects are not
  * followed (a signed document goes where it was configured to, or nowhere).
  */
-public final class WebhookSink implements Sink {
+final class WebhookSink implements Sink {
   public static final int ATTEMPTS = 3;
   public static final List<Duration> BACKOFF = List.of(Duration.ofSeconds(1), Duration.ofSeconds(2));
   public static final String SIGNATURE_HEADER = "X-Orchestrate-Signature";

@@ -64,7 +64,7 @@ import java.util.function.Predicate;
  * </ol>
  * Status actions (repair, promotion) happen even when no job can start.
  */
-public final class ActionSelection {
+final class ActionSelection {
   private ActionSelection() {
   }
 

@@ -25,7 +25,7 @@ import java.util.Optional;
  *
  * @param <H> the handle of a running job (the agent), kept so a stop can cancel it
  */
-public final class JobTable<H> {
+final class JobTable<H> {
   /** Inactive jobs kept for display (the live view's last finished jobs). */
   public static final int KEEP_INACTIVE = 3;
 

@@ -28,7 +28,7 @@ import java.util.function.DoubleSupplier;
  * </ul>
  * Limits never block an item or count as one of its attempts; the scheduler takes care of that.
  */
-public final class LimitPolicy {
+final class LimitPolicy {
   /** Rate-limited attempts in a row before the limit is treated as a usage limit with no known reset. */
   public static final int RATE_LIMIT_STRIKES = 6;
   static final Duration BACKOFF_BASE = Duration.ofSeconds(30);

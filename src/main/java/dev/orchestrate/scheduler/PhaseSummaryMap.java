@@ -24,7 +24,7 @@ import org.slf4j.LoggerFactory;
  * <p>The summary is also persisted with the item ({@link Progress#phaseSummary()}), so a new
  * session {@link #restore}s the map and a crash or Ctrl-C never loses an item's context.
  */
-public final class PhaseSummaryMap {
+final class PhaseSummaryMap {
   private static final Logger log = LoggerFactory.getLogger(PhaseSummaryMap.class);
   /** Above this many entries a DEBUG line says so: far more than any sane max_wip + max_concurrent. */
   static final int DEBUG_THRESHOLD = 100;

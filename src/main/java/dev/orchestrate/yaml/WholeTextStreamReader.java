@@ -13,7 +13,7 @@ import org.yaml.snakeyaml.reader.StreamReader;
  * method, so the base class's own buffer stays empty. The caller has already refused the
  * characters snakeyaml does not allow (see {@link StreamReader#isPrintable(int)}).
  */
-public final class WholeTextStreamReader extends StreamReader {
+final class WholeTextStreamReader extends StreamReader {
   private static final String NAME = "'reader'";
 
   private final int[] text;

@@ -39,7 +39,8 @@ public final class ConfigLoader extends SectionReader {
   public static final List<String> EXECUTION_KEYS = List.of("max_wip", "max_concurrent", "max_retries",
       "circuit_breaker", "phase_cap", "max_cost_usd", "max_tokens", "workspace", "base_branch", "merge",
       "delete_merged_branches", "commit_author", "destructive_runs_alone");
-  public static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases", "agent", "fallback", "verify");
+  public static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases", "agent", "fallback", "verify",
+      "review");
   public static final List<String> PHASE_KEYS = List.of("name", "instructions", "workflow", "destructive", "agent",
       "fallback", "verify", "changes");
   /**

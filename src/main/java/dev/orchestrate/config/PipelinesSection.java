@@ -144,11 +144,14 @@ final class PipelinesSection extends SectionReader {
     Optional<List<ProjectCommand>> verify = map.get().get("verify").isPresent()
         ? projectCommands(map.get().get("verify").get(), "verify of " + label)
         : Optional.of(List.of());
-    if (verify.isEmpty()) {
+    Optional<Pipeline.Review> review = map.get().get("review").isPresent()
+        ? values.choice(map.get().get("review").get(), "review of " + label, Values.words(Pipeline.Review.values()))
+        : Optional.of(Pipeline.Review.NONE);
+    if (verify.isEmpty() || review.isEmpty()) {
       return Optional.empty();
     }
     return Optional.of(new Pipeline(name, prePhases.get(), phases.get(), profileRef(map.get(), label).orElse(null),
-        fallbackRefs(map.get(), label), verify.get()));
+        fallbackRefs(map.get(), label), verify.get(), review.get()));
   }
 
   /** The phases of one list, or empty if any of them is wrong (each wrong one is reported). */

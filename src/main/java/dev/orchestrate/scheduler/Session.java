@@ -103,6 +103,8 @@ final class Session {
       Budget budget, String runnerId) {
     int done = count(ItemStatus.DONE);
     int blocked = count(ItemStatus.BLOCKED);
+    List<String> awaiting = items.values().stream()
+        .filter(i -> i.inBacklog() && i.status() == ItemStatus.AWAITING_REVIEW).map(ItemState::id).toList();
     int inBacklog = (int) items.values().stream().filter(ItemState::inBacklog).count();
     List<String> unfinished = new ArrayList<>();
     for (ItemState item : items.values()) {
@@ -110,10 +112,11 @@ final class Session {
         unfinished.add(item.id());
       }
     }
-    return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked, doneThisRun, blockedThisRun,
+    return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked - awaiting.size(), doneThisRun,
+        blockedThisRun,
         jobsStarted, halt, duration, interrupted, sync, unfinished, figures, this.budget.spend(), budget, runnerId,
         halt == limitHalt ? haltDetail : halt == HaltReason.BUDGET ? this.budget.haltDetail(jobs.activeCount()) : null,
-        limited, unselected());
+        limited, unselected(), awaiting);
   }
 
   private int count(ItemStatus status) {

@@ -1,0 +1,154 @@
+package dev.orchestrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.workspace.GitRepo;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The review gate (issue 32, item 3), end to end with real git and a script agent: items of a
+ * {@code review: required} pipeline stop in awaiting_review with the base branch untouched;
+ * {@code approve} integrates one, {@code reject --notes} sends one back and its next prompt carries
+ * the notes; the base branch holds only approved work.
+ */
+class ReviewGateCliTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Writes work-ID.txt (one more line per attempt) and keeps each prompt it was given in the prompts directory. */
+  private static final String AGENT = """
+      #!/usr/bin/env bash
+      set -u
+      n=$(ls "%1$s" | grep -c "^$ORCHESTRATE_ITEM_ID-" || true)
+      cat > "%1$s/$ORCHESTRATE_ITEM_ID-$n.md"
+      echo "attempt $n of $ORCHESTRATE_ITEM_ID" >> "work-$ORCHESTRATE_ITEM_ID.txt"
+      echo "work done"
+      """;
+
+  @TempDir
+  Path tmp;
+
+  private GitRepo repo;
+  private Path prompts;
+
+  private void project() throws Exception {
+    repo = GitRepo.init(tmp.resolve("repo"));
+    prompts = Files.createDirectories(tmp.resolve("prompts"));
+    Path agent = tmp.resolve("agent.sh");
+    Files.writeString(agent, AGENT.formatted(prompts));
+    repo.write("backlog.yaml", """
+        items:
+          - {id: A, title: item a}
+          - {id: B, title: item b}
+          - {id: C, title: item c}
+        """);
+    repo.write("orchestrate.yaml", """
+        agent:
+          command: ["bash", "%s"]
+          timeout: 60s
+        execution: {workspace: worktree, max_retries: 0}
+        default_pipeline: p
+        pipelines:
+          p:
+            review: required
+            phases:
+              - {name: plan, instructions: "Plan."}
+              - {name: work, instructions: "Work."}
+        """.formatted(agent));
+    repo.commitAll("project");
+  }
+
+  private CliRunner.Result cli(String... args) {
+    List<String> all = new ArrayList<>(List.of("--state", repo.dir.resolve(".orchestrate").toString(), "--config",
+        repo.dir.resolve("orchestrate.yaml").toString()));
+    all.addAll(List.of(args));
+    return CliRunner.runIn(repo.dir, Map.of(), all.toArray(String[]::new));
+  }
+
+  private CliRunner.Result run() {
+    return cli("run", "--no-live", repo.dir.resolve("backlog.yaml").toString());
+  }
+
+  private JsonNode item(String id) throws Exception {
+    CliRunner.Result r = cli("status", id, "--json");
+    assertEquals(0, r.exitCode(), r.err());
+    JsonNode doc = JSON.readTree(r.out());
+    return doc.has("item") ? doc.path("item") : doc;
+  }
+
+  private List<String> onMain() {
+    return repo.git("ls-tree", "--name-only", "main").lines().filter(f -> f.startsWith("work-")).toList();
+  }
+
+  private String lastPrompt(String id) throws Exception {
+    try (Stream<Path> files = Files.list(prompts)) {
+      int n = (int) files.filter(f -> f.getFileName().toString().startsWith(id + "-")).count();
+      return Files.readString(prompts.resolve(id + "-" + (n - 1) + ".md"));
+    }
+  }
+
+  @Test
+  void items_wait_for_review_approve_integrates_reject_sends_back_with_notes_and_main_holds_only_approved_work()
+      throws Exception {
+    project();
+    String start = repo.head("main");
+
+    CliRunner.Result first = run();
+    assertEquals(0, first.exitCode(), first.out() + first.err());
+    assertTrue(first.out().contains("awaiting review (orchestrate approve ID, or reject ID --notes TEXT): A, B, C"),
+        first.out());
+    for (String id : List.of("A", "B", "C")) {
+      assertEquals("awaiting_review", item(id).path("status").asText(), id);
+    }
+    assertEquals(start, repo.head("main"), "nothing is integrated before a human approves it");
+
+    // Refusals change nothing: an unknown id, an item not awaiting review, an unknown phase, empty notes.
+    CliRunner.Result unknown = cli("approve", "A", "X");
+    assertEquals(2, unknown.exitCode(), unknown.out() + unknown.err());
+    assertTrue(unknown.err().contains("unknown item 'X'"), unknown.err());
+    assertEquals("awaiting_review", item("A").path("status").asText());
+    CliRunner.Result badPhase = cli("reject", "B", "--notes", "n", "--phase", "deploy");
+    assertEquals(2, badPhase.exitCode(), badPhase.err());
+    assertTrue(badPhase.err().contains("has no phase 'deploy': its phases are plan, work"), badPhase.err());
+    assertEquals(2, cli("reject", "B", "--notes", " ").exitCode());
+
+    CliRunner.Result approve = cli("approve", "A", "--json");
+    assertEquals(0, approve.exitCode(), approve.out() + approve.err());
+    JsonNode approved = JSON.readTree(approve.out());
+    assertEquals("approve", approved.path("kind").asText());
+    assertEquals("done", approved.path("items").get(0).path("status").asText());
+    assertEquals("integrated", approved.path("items").get(0).path("integration").asText(), approve.out());
+    assertEquals("done", item("A").path("status").asText());
+    assertEquals(List.of("work-A.txt"), onMain());
+    CliRunner.Result again = cli("approve", "A");
+    assertEquals(2, again.exitCode(), "a done item is not approved (nor integrated) twice");
+    assertTrue(again.err().contains("item A is done, not awaiting_review"), again.err());
+
+    String notes = "Use tabs, not spaces, in work-B.txt";
+    CliRunner.Result reject = cli("reject", "B", "--notes", notes);
+    assertEquals(0, reject.exitCode(), reject.out() + reject.err());
+    assertEquals("Rejected B: in_progress at phase work", reject.out().lines().findFirst().orElseThrow());
+    assertEquals("in_progress", item("B").path("status").asText());
+    assertFalse(lastPrompt("B").contains(notes));
+
+    CliRunner.Result second = run();
+    assertEquals(0, second.exitCode(), second.out() + second.err());
+    String prompt = lastPrompt("B");
+    assertTrue(prompt.contains(notes), prompt);
+    assertTrue(prompt.contains("Work."), "the rejected item went back to its last phase");
+    assertEquals("awaiting_review", item("B").path("status").asText(), "after its phase it waits for review again");
+    assertEquals("awaiting_review", item("C").path("status").asText());
+    assertEquals(List.of("work-A.txt"), onMain(), "main holds only approved work");
+    assertEquals("attempt 0 of A\nattempt 1 of A", repo.git("show", "main:work-A.txt"));
+  }
+}

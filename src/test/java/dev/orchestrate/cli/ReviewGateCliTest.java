@@ -112,6 +112,22 @@ class ReviewGateCliTest {
     }
     assertEquals(start, repo.head("main"), "nothing is integrated before a human approves it");
 
+    // The reviewer's view: the branch's diff against its base, and its commits.
+    JsonNode summary = item("C").path("branch_summary");
+    assertEquals("main", summary.path("base_branch").asText(), summary.toString());
+    assertEquals("orchestrate/C", summary.path("branch").asText());
+    assertEquals(1, summary.path("files_changed").asInt());
+    assertEquals(2, summary.path("lines_added").asInt());
+    assertEquals(0, summary.path("lines_removed").asInt());
+    assertEquals("work-C.txt", summary.path("files").get(0).path("path").asText());
+    assertEquals(2, summary.path("commit_count").asInt(), "one commit per phase");
+    assertEquals(repo.git("log", "-1", "--format=%s", "orchestrate/C"),
+        summary.path("commits").get(0).path("subject").asText());
+    assertEquals(repo.git("rev-parse", "--short", "orchestrate/C"), summary.path("commits").get(0).path("id").asText());
+    CliRunner.Result text = cli("status", "C");
+    assertTrue(text.out().contains("1 file, +2 -0 lines against main, in 2 commits"), text.out());
+    assertTrue(text.out().contains("+2 -0  work-C.txt"), text.out());
+
     // Refusals change nothing: an unknown id, an item not awaiting review, an unknown phase, empty notes.
     CliRunner.Result unknown = cli("approve", "A", "X");
     assertEquals(2, unknown.exitCode(), unknown.out() + unknown.err());
@@ -150,5 +166,6 @@ class ReviewGateCliTest {
     assertEquals("awaiting_review", item("C").path("status").asText());
     assertEquals(List.of("work-A.txt"), onMain(), "main holds only approved work");
     assertEquals("attempt 0 of A\nattempt 1 of A", repo.git("show", "main:work-A.txt"));
+    assertTrue(item("A").path("branch_summary").isNull(), "an integrated item has nothing left to review");
   }
 }

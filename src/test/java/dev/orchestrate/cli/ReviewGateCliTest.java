@@ -6,9 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.serve.DashboardServer;
+import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.workspace.GitRepo;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -127,6 +136,15 @@ class ReviewGateCliTest {
     CliRunner.Result text = cli("status", "C");
     assertTrue(text.out().contains("1 file, +2 -0 lines against main, in 2 commits"), text.out());
     assertTrue(text.out().contains("+2 -0  work-C.txt"), text.out());
+    try (DashboardServer server = DashboardServer.start(TestStores.backend(repo.dir.resolve(".orchestrate")),
+        new InetSocketAddress("127.0.0.1", 0), null, Clock.systemUTC())) {
+      String page = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + server.port() + "/item?id=C")).timeout(Duration.ofSeconds(30)).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      assertTrue(page.contains("<h2>Changes against main</h2><p>1 file, +2 −0 lines, in 2 commits on orchestrate/C"),
+          page);
+      assertTrue(page.contains("<tr><td>work-C.txt</td><td>2</td><td>0</td></tr>"), page);
+    }
 
     // Refusals change nothing: an unknown id, an item not awaiting review, an unknown phase, empty notes.
     CliRunner.Result unknown = cli("approve", "A", "X");

@@ -75,7 +75,7 @@ class ArchitectureTest {
   static final ArchRule allowedArrows = layers()
       .whereLayer("limits").mayNotAccessAnyLayer()
       .whereLayer("yaml").mayOnlyAccessLayers("limits")
-      .whereLayer("config").mayOnlyAccessLayers("limits", "yaml")
+      .whereLayer("config").mayOnlyAccessLayers("limits", "notify", "yaml")
       .whereLayer("backlog").mayOnlyAccessLayers("config", "limits", "yaml")
       .whereLayer("memory").mayOnlyAccessLayers("limits")
       .whereLayer("context").mayOnlyAccessLayers("backlog", "config", "limits")
@@ -97,12 +97,12 @@ class ArchitectureTest {
       // app -> stats, serve -> backlog and serve -> workspace have no import: the code calls
       // methods of a value another call returned (StatsSource.recordSample, BacklogItem.title, ...)
       .whereLayer("app").mayOnlyAccessLayers("backlog", "config", "context", "item", "jobs", "limits", "memory",
-          "retention", "scheduler", "state", "stats", "workspace")
+          "notify", "retention", "scheduler", "state", "stats", "workspace")
       .whereLayer("serve").mayOnlyAccessLayers("backlog", "item", "jobs", "memory", "state", "stats", "workspace")
       .whereLayer("cli.live").mayOnlyAccessLayers("backlog", "config", "context", "item", "jobs", "scheduler")
       .whereLayer("cli").mayOnlyAccessLayers("app", "backlog", "cli.live", "config", "context", "item", "jobs",
-          "limits", "memory", "retention", "scheduler", "serve", "state", "state.select", "stats", "workspace",
-          "yaml")
+          "limits", "memory", "notify", "retention", "scheduler", "serve", "state", "state.select", "stats",
+          "workspace", "yaml")
       .whereLayer("root").mayOnlyAccessLayers("cli");
 
   /** The run loop is used by the use cases and the commands, not by what it runs on. */

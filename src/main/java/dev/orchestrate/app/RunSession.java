@@ -10,6 +10,8 @@ import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.jobs.Secrets;
 import dev.orchestrate.memory.MemoryService;
+import dev.orchestrate.notify.DeliveryStats;
+import dev.orchestrate.notify.Notifier;
 import dev.orchestrate.retention.MaintenanceSchedule;
 import dev.orchestrate.retention.Retention;
 import dev.orchestrate.scheduler.RunListener;
@@ -24,9 +26,12 @@ import dev.orchestrate.state.StateStore;
 import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.Repository;
 import dev.orchestrate.workspace.Worktrees;
+import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -90,14 +95,44 @@ public final class RunSession {
    * @param repository the git repository items get worktrees in, or null without worktrees
    * @throws dev.orchestrate.state.StateLockedException when another run holds the lease
    */
-  @SuppressWarnings("try") // the lease and the stop hook are held, never read
   public RunReport run(WatchedBacklogFile backlogs, Repository repository, RunOptions options, Ui ui) {
+    return run(backlogs, repository, options, ui, null);
+  }
+
+  /**
+   * The notifier of the config's {@code notify:} sinks (null without any), its delivery threads
+   * started; {@link #run} closes it. Started before the state is locked, so that a webhook's unset
+   * {@code secret_env} refuses the run with nothing created.
+   *
+   * @param env        where webhooks read their secrets
+   * @param projectDir where notification commands run
+   * @throws IllegalArgumentException when a webhook's {@code secret_env} is not set
+   */
+  public Notifier startNotifier(Map<String, String> env, Path projectDir) {
+    if (config.notifications().isEmpty()) {
+      return null;
+    }
+    Secrets secrets = Secrets.forAgent(env, config.agent(), config.context().summarizer().apiKeyEnv());
+    return Notifier.start(config.notifications(), env, projectDir, secrets::mask, clock);
+  }
+
+  /**
+   * {@link #run(WatchedBacklogFile, Repository, RunOptions, Ui)} telling {@code notifier} (null:
+   * no one) what happens, then closing it: its sinks get at most {@link #NOTIFY_DRAIN} after the
+   * run to deliver what is queued, and what they came to is recorded on the run for {@code stats}.
+   */
+  @SuppressWarnings("try") // the lease and the stop hook are held, never read
+  public RunReport run(WatchedBacklogFile backlogs, Repository repository, RunOptions options, Ui ui,
+      Notifier notifier) {
     try (RunLease lease = backend.acquireLease(clock.instant(), config.state().leaseTimeout());
         StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
       RunListener progress = ui.progress(store.items());
+      RunNotifications notifications = notifier == null ? null : new RunNotifications(notifier, clock);
       try {
+        RunListener listener = notifications == null ? ui.withNotices(progress)
+            : RunListener.both(ui.withNotices(progress), notifications);
         Scheduler scheduler = scheduler(config, backlogs, backend.directory(), clock, store, progress,
-            ui.withNotices(progress), lease);
+            listener, lease);
         // A write lock held by another process is waited out, said once; a stop ends the wait.
         store.busyWait(BusyWait.stoppable(ui::notice, scheduler::stopRequested));
         if (repository != null) {
@@ -105,15 +140,41 @@ public final class RunSession {
               config.retention().worktrees(), store.workspaces(), backend.directory().root().resolve("worktrees"),
               clock).open());
         }
+        RunReport report;
         try (StopHook stop = ui.onStop(scheduler::requestStop)) {
-          return scheduler.run(options);
+          report = scheduler.run(options);
         }
+        if (notifications != null) {
+          notifications.runEnded(report);
+          DeliveryStats delivery = notifier.close(NOTIFY_DRAIN);
+          store.items().runNotified(report.runId(), delivery.delivered(), delivery.failed(),
+              delivery.dropped() + delivery.undelivered(), lastError(delivery));
+        }
+        return report;
       } finally {
+        if (notifier != null) {
+          notifier.close(Duration.ZERO); // an error above: what is queued is given up at once
+        }
         if (progress instanceof AutoCloseable view) {
           closeQuietly(view);
         }
       }
     }
+  }
+
+  /** How long a run's end waits at most for its notifications to be delivered. */
+  public static final Duration NOTIFY_DRAIN = Duration.ofSeconds(5);
+
+  /** The most recent failure text of any sink, named by its sink; null when none failed. */
+  private static String lastError(DeliveryStats delivery) {
+    DeliveryStats.SinkFigures last = null;
+    for (DeliveryStats.SinkFigures sink : delivery.sinks()) {
+      if (sink.lastError() != null && (last == null || last.lastErrorAt() == null
+          || (sink.lastErrorAt() != null && sink.lastErrorAt().isAfter(last.lastErrorAt())))) {
+        last = sink;
+      }
+    }
+    return last == null ? null : last.name() + ": " + last.lastError();
   }
 
   /**

@@ -14,6 +14,7 @@ import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.item.RunFigures;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.jobs.Preflight;
+import dev.orchestrate.notify.Notifier;
 import dev.orchestrate.scheduler.HaltReason;
 import dev.orchestrate.scheduler.ItemFilter;
 import dev.orchestrate.scheduler.ItemFilterException;
@@ -174,9 +175,15 @@ final class RunCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     ProgressMode mode = ProgressMode.choose(root.command().quiet(), json, noLive, ProgressMode.stderrIsTerminal(),
         root.command().env());
+    Notifier notifier;
+    try {
+      notifier = session.startNotifier(root.command().env(), projectDir);
+    } catch (IllegalArgumentException e) { // a webhook's secret_env is not set: before the lock
+      throw CliException.usage(e.getMessage());
+    }
     RunReport report = session.run(backlogs, repository, new RunOptions(phaseCap, filter,
         costKey(config), maxTokens != null ? "--max-tokens" : null),
-        new TerminalUi(mode, err, clock, config, root.command().env(), root.command().quiet()));
+        new TerminalUi(mode, err, clock, config, root.command().env(), root.command().quiet()), notifier);
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       Json.print(out, withSelection(toJson(report), only));

@@ -3,6 +3,7 @@ package dev.orchestrate.cli;
 import dev.orchestrate.app.StatsQuery;
 import dev.orchestrate.app.StatsQuery.WindowSpend;
 import dev.orchestrate.cli.live.RunProgress;
+import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.config.Durations;
 import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.limits.StructureName;
@@ -205,6 +206,17 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
     table.put("peak_inactive", run.jobTablePeakInactive());
     table.put("final", run.jobTableFinal());
     m.put("job_table", table);
+    LastRun.Notifications n = run.notifications();
+    if (n == null) {
+      m.put("notifications", null);
+    } else {
+      Map<String, Object> notified = new LinkedHashMap<>();
+      notified.put("delivered", n.delivered());
+      notified.put("failed", n.failed());
+      notified.put("lost", n.lost());
+      notified.put("last_error", n.lastError());
+      m.put("notifications", notified);
+    }
     return m;
   }
 
@@ -254,6 +266,11 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
           + " item(s) at most, " + orDash(run.summaryMapFinal()) + " at the end; jobs: at most "
           + orDash(run.jobTablePeakActive()) + " running and " + orDash(run.jobTablePeakInactive()) + " finished, "
           + orDash(run.jobTableFinal()) + " at the end");
+      LastRun.Notifications n = run.notifications();
+      if (n != null) {
+        out.println("notifications, last run: " + n.delivered() + " delivered, " + n.failed() + " failed, " + n.lost()
+            + " lost" + (n.lastError() == null ? "" : " (last error: " + TerminalText.safe(n.lastError()) + ")"));
+      }
     }
     out.println(r.trend() == null || r.trend().samples() < 1 ? "trend: not enough samples yet"
         : "trend: over " + r.trend().samples() + " samples since " + r.trend().from());

@@ -1,6 +1,7 @@
 package dev.orchestrate.config;
 
 import dev.orchestrate.limits.Quote;
+import dev.orchestrate.notify.NotifySink;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -9,7 +10,7 @@ import java.util.Optional;
 
 /**
  * The validated, immutable configuration. {@code source} is the file it came from, or empty for
- * the built-in defaults.
+ * the built-in defaults. {@code notifications} are the {@code notify:} sinks (docs/notifications.md).
  */
 public record Config(
     Optional<Path> source,
@@ -23,7 +24,8 @@ public record Config(
     RetentionConfig retention,
     StateConfig state,
     BudgetConfig budget,
-    Map<String, AgentConfig> agents) {
+    Map<String, AgentConfig> agents,
+    List<NotifySink> notifications) {
 
   public static final String DEFAULT_PIPELINE = "feature";
   public static final int DEFAULT_WINDOW_SIZE = ContextConfig.DEFAULT_WINDOW_SIZE;
@@ -37,6 +39,15 @@ public record Config(
     state = state == null ? StateConfig.defaults() : state;
     budget = budget == null ? BudgetConfig.NONE : budget;
     agents = agents == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(agents));
+    notifications = notifications == null ? List.of() : List.copyOf(notifications);
+  }
+
+  /** A config that tells no one anything ({@code notify:} left out). */
+  public Config(Optional<Path> source, AgentConfig agent, ExecutionConfig execution, String defaultPipeline,
+      Map<String, Pipeline> pipelines, ContextConfig context, int memoryKeepRecent, int memoryBootContextChars,
+      RetentionConfig retention, StateConfig state, BudgetConfig budget, Map<String, AgentConfig> agents) {
+    this(source, agent, execution, defaultPipeline, pipelines, context, memoryKeepRecent, memoryBootContextChars,
+        retention, state, budget, agents, List.of());
   }
 
   public Config(Optional<Path> source, AgentConfig agent, ExecutionConfig execution, String defaultPipeline,
@@ -76,7 +87,7 @@ public record Config(
     Map<String, AgentConfig> changed = new LinkedHashMap<>();
     agents.forEach((key, profile) -> changed.put(key, change.apply(profile)));
     return new Config(source, change.apply(agent), execution, defaultPipeline, pipelines, context, memoryKeepRecent,
-        memoryBootContextChars, retention, state, budget, changed);
+        memoryBootContextChars, retention, state, budget, changed, notifications);
   }
 
   /** A config without a project budget. */
@@ -117,7 +128,7 @@ public record Config(
 
   public Config withContext(ContextConfig context) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents);
+        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications);
   }
 
   Pipeline pipeline(String name) {
@@ -130,11 +141,11 @@ public record Config(
 
   public Config withBudget(BudgetConfig budget) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents);
+        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications);
   }
 
   public Config withExecution(ExecutionConfig execution) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents);
+        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications);
   }
 }

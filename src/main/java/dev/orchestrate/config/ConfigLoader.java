@@ -2,6 +2,8 @@ package dev.orchestrate.config;
 
 import dev.orchestrate.limits.Quote;
 import dev.orchestrate.limits.StructureName;
+import dev.orchestrate.notify.NotifyConfigParser;
+import dev.orchestrate.notify.NotifySink;
 import dev.orchestrate.yaml.Problems;
 import dev.orchestrate.yaml.ValidationException;
 import dev.orchestrate.yaml.Values;
@@ -22,7 +24,8 @@ import java.util.regex.Pattern;
  */
 public final class ConfigLoader extends SectionReader {
   public static final List<String> TOP_KEYS = List.of("agent", "agents", "execution", "default_pipeline",
-      "pipelines", "context", "memory", "retention", "state", "limits", "budget", "workspace");
+      "pipelines", "context", "memory", "retention", "state", "limits", "budget", "workspace",
+      NotifyConfigParser.KEY);
   public static final List<String> WORKSPACE_KEYS = List.of("setup", "copy");
   public static final List<String> PROJECT_COMMAND_KEYS = List.of("name", "run", "timeout");
   public static final List<String> BUDGET_KEYS = List.of("per_day", "per_week", "tokens_per_day", "tokens_per_week");
@@ -189,11 +192,14 @@ public final class ConfigLoader extends SectionReader {
       }
     }
     this.pipelines.checkChanges(map, pipelines, execution);
+    List<NotifySink> notify = map.entry(NotifyConfigParser.KEY)
+        .flatMap(e -> new NotifyConfigParser(problems, Durations::parse).sinks(e.value()))
+        .orElse(List.of());
     Map<String, AgentConfig> others = new LinkedHashMap<>(agents);
     others.remove(agent.profileName());
     this.pipelines.checkProfileNames(agent, others);
     return Optional.of(new Config(Optional.of(file), agent, execution, defaultPipeline, pipelines,
-        context, keepRecent, bootChars, retention, state, budget, others));
+        context, keepRecent, bootChars, retention, state, budget, others, notify));
   }
 
   /** budget: US dollars and tokens per UTC day and ISO week, for the whole project. */

@@ -85,6 +85,14 @@ public interface StateRepository {
   }
 
   /**
+   * Records what the run's notifications came to (docs/notifications.md), for {@code stats}:
+   * documents delivered, failed after their retries, and lost (dropped from a full queue or left
+   * when the run ended); {@code lastError} is the last failure's text, masked (null: none).
+   */
+  default void runNotified(long runId, long delivered, long failed, long lost, String lastError) {
+  }
+
+  /**
    * Applies every step in one transaction if every item is still {@code expected}; nothing is
    * applied (false) when one is not, so that a command's all-or-nothing promise holds beside a run.
    */

@@ -108,7 +108,10 @@ final class JobEnds {
     if (!cancelled && (kind == OutcomeClass.SUCCEEDED || kind == OutcomeClass.FAILED || kind == OutcomeClass.BLOCKED
         || kind == OutcomeClass.DENIED || kind == OutcomeClass.VERIFY_FAILED || kind == OutcomeClass.NO_CHANGES)) {
       // (a red gate or no changes: the agent's provider answered, whatever orchestrate made of it)
-      pauses.worked(job.profile().profileName(), entry.startedAt()); // answered after the pause began: it is over
+      // answered after the pause began: it is over
+      if (pauses.worked(job.profile().profileName(), entry.startedAt())) {
+        listener.pauseEnded(job.profile().profileName());
+      }
     }
     if (cancelled) {
       List<ItemState> added = store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
@@ -193,6 +196,9 @@ final class JobEnds {
     listener.jobFinished(item, step.next(), outcome);
     log.debug("{}", d.message());
     listener.providerLimit(d.message());
+    if (d.pause() != null) {
+      listener.profilePaused(d.pause());
+    }
     if (d.halt() == HaltReason.USAGE_LIMIT && pauses.fallbackFor(config, profile, clock.instant())) {
       return; // another profile takes its phases over while it is paused
     }

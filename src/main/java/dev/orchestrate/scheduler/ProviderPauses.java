@@ -95,14 +95,17 @@ final class ProviderPauses {
   /**
    * An attempt of {@code profile} that started at {@code startedAt} got through to its provider:
    * if it started after the pause began, the limit is over, and so are its pause and strikes. (An
-   * attempt already running when the limit was met, which then succeeds, proves nothing.)
+   * attempt already running when the limit was met, which then succeeds, proves nothing.) Says
+   * whether a pause ended.
    */
-  void worked(String profile, Instant startedAt) {
+  boolean worked(String profile, Instant startedAt) {
     AgentPauses.Pause p = pauses.get(profile);
     if (p != null && startedAt.isAfter(p.since())) {
       pauses.remove(profile);
       store.clear(profile);
+      return true;
     }
+    return false;
   }
 
   /**

@@ -124,7 +124,7 @@ final class RunBudget {
       for (BudgetLimit.Warning w : limit.warnings()) {
         if (w.percent() > warned.getOrDefault(w.id(), 0)) {
           warned.put(w.id(), w.percent());
-          listener.budgetWarning(w.message());
+          listener.budgetWarning(w.id(), w.percent(), w.message());
         }
       }
     }

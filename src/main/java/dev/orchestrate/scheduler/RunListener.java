@@ -1,5 +1,6 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.SyncResult;
 
@@ -17,6 +18,10 @@ public interface RunListener {
    * {@code filter} is what the run works on (its {@code --only} statuses as of now).
    */
   default void runStarted(List<ItemState> items, ItemFilter filter) {
+  }
+
+  /** The run is recorded in the state as run {@code runId} (before {@link #runStarted}). */
+  default void runRecorded(long runId) {
   }
 
   default void jobStarted(ItemState item, String phase, int attempt) {
@@ -48,9 +53,115 @@ public interface RunListener {
   }
 
   /**
+   * A provider's limit paused agent profile {@code profile} ({@code pause}: why and until when);
+   * called with {@link #providerLimit}, which says it in words.
+   */
+  default void profilePaused(AgentPauses.Pause pause) {
+  }
+
+  /** An attempt of {@code profile} started after its pause got through: the pause is over. */
+  default void pauseEnded(String profile) {
+  }
+
+  /**
    * A budget crossed a warning threshold ({@link Budget#WARN_AT}): {@code message} says which, with
    * the flag or key that set it and what was spent. Once per budget and threshold.
    */
   default void budgetWarning(String message) {
+  }
+
+  /**
+   * {@link #budgetWarning(String)} with the budget it is about ({@code budget}: the flag or key that
+   * set it, and its window's start for a window) and the threshold crossed (80 or 95). By default
+   * the message alone.
+   */
+  default void budgetWarning(String budget, int percent, String message) {
+    budgetWarning(message);
+  }
+
+  /**
+   * Both listeners, {@code first} then {@code second}, told everything: a run's progress and
+   * whatever else listens (the notifications).
+   */
+  static RunListener both(RunListener first, RunListener second) {
+    return new RunListener() {
+      @Override
+      public void runStarted(List<ItemState> items, ItemFilter filter) {
+        first.runStarted(items, filter);
+        second.runStarted(items, filter);
+      }
+
+      @Override
+      public void runRecorded(long runId) {
+        first.runRecorded(runId);
+        second.runRecorded(runId);
+      }
+
+      @Override
+      public void jobStarted(ItemState item, String phase, int attempt) {
+        first.jobStarted(item, phase, attempt);
+        second.jobStarted(item, phase, attempt);
+      }
+
+      @Override
+      public void jobFinished(ItemState before, ItemState after, AgentOutcome outcome) {
+        first.jobFinished(before, after, outcome);
+        second.jobFinished(before, after, outcome);
+      }
+
+      @Override
+      public void statusChanged(ItemState before, ItemState after) {
+        first.statusChanged(before, after);
+        second.statusChanged(before, after);
+      }
+
+      @Override
+      public void itemAdded(ItemState item) {
+        first.itemAdded(item);
+        second.itemAdded(item);
+      }
+
+      @Override
+      public void backlogReloaded(SyncResult changes) {
+        first.backlogReloaded(changes);
+        second.backlogReloaded(changes);
+      }
+
+      @Override
+      public void backlogRejected(List<Problem> problems) {
+        first.backlogRejected(problems);
+        second.backlogRejected(problems);
+      }
+
+      @Override
+      public void providerLimit(String message) {
+        first.providerLimit(message);
+        second.providerLimit(message);
+      }
+
+      @Override
+      public void profilePaused(AgentPauses.Pause pause) {
+        first.profilePaused(pause);
+        second.profilePaused(pause);
+      }
+
+      @Override
+      public void pauseEnded(String profile) {
+        first.pauseEnded(profile);
+        second.pauseEnded(profile);
+      }
+
+      @Override
+      public void budgetWarning(String message) {
+        first.budgetWarning(message);
+        second.budgetWarning(message);
+      }
+
+      @Override
+      public void budgetWarning(String budget, int percent, String message) {
+        first.budgetWarning(budget, percent, message);
+        second.budgetWarning(budget, percent, message);
+      }
+    };
   }
 }

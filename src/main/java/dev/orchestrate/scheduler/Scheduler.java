@@ -281,6 +281,7 @@ public final class Scheduler {
   public RunReport run(RunOptions options) {
     Instant started = clock.instant();
     long runId = store.runStarted(started, ProcessHandle.current().pid());
+    listener.runRecorded(runId);
     int leftovers = launcher.stopLeftovers(jobsRoot, config.agent().killGrace());
     if (leftovers > 0) {
       log.warn("stopped {} process(es) that agents of an earlier, killed run left running", leftovers);

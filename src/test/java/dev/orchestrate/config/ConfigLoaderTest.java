@@ -284,7 +284,7 @@ class ConfigLoaderTest {
             + "90s, 30m, 2h, 7d",
         "3:15: agent.kill_grace: bad duration '0s': must be more than zero",
         "4:1: unknown key 'x' in the config; expected one of: agent, agents, execution, default_pipeline, "
-            + "pipelines, context, memory, retention, state, limits, budget, workspace"),
+            + "pipelines, context, memory, retention, state, limits, budget, workspace, notify"),
         problemsOf("""
             agent:
               timeout: 3 minutes

@@ -18,6 +18,7 @@ import dev.orchestrate.item.SyncResult;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.limits.SizeCap;
 import dev.orchestrate.state.StoreException;
 import java.nio.file.Path;
 import java.sql.ResultSet;
@@ -426,6 +427,16 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
         + " cost_usd = ?, max_cost_usd = ?, max_tokens = ? WHERE id = ?",
         values[0], values[1], values[2], values[3], values[4], maxCostUsd, maxTokens, runId);
   }
+
+  @Override
+  public void runNotified(long runId, long delivered, long failed, long lost, String lastError) {
+    jdbc.execute(
+        "UPDATE runs SET notify_delivered = ?, notify_failed = ?, notify_lost = ?, notify_error = ? WHERE id = ?",
+        delivered, failed, lost, SizeCap.cap(lastError, NOTIFY_ERROR_CHARS), runId);
+  }
+
+  /** The longest failure text a run's notification figures keep. */
+  static final int NOTIFY_ERROR_CHARS = 500;
 
   /** The usage recorded for each of these jobs (unknown figures null); jobs not found are left out. */
   @Override

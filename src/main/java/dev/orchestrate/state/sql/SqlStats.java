@@ -67,12 +67,17 @@ final class SqlStats implements StatsSource {
         rs -> new Structure(rs.getString(1), rs.getLong(2), rs.getLong(3), Columns.instantOrNull(rs, 4), rs.getLong(5),
             rs.getLong(6), rs.getLong(7), Columns.longOrNull(rs, 8), Columns.longOrNull(rs, 9)));
     DatabaseFigures database = jdbc.dialect().figures(jdbc);
+    // A state read without migrating may be older than schema 13's notification figures.
+    boolean notified = jdbc.dialect().hasColumn(jdbc, "runs", "notify_delivered");
     LastRun lastRun = jdbc.queryOne("""
         SELECT id, started_at, ended_at, halt_reason, summary_map_peak, summary_map_final, job_table_peak_active,
-               job_table_peak_inactive, job_table_final FROM runs ORDER BY id DESC LIMIT 1""",
+               job_table_peak_inactive, job_table_final"""
+        + (notified ? ", notify_delivered, notify_failed, notify_lost, notify_error" : "")
+        + " FROM runs ORDER BY id DESC LIMIT 1",
         rs -> new LastRun(rs.getLong(1), Columns.instantOrNull(rs, 2), Columns.instantOrNull(rs, 3), rs.getString(4),
             Columns.intOrNull(rs, 5),
-            Columns.intOrNull(rs, 6), Columns.intOrNull(rs, 7), Columns.intOrNull(rs, 8), Columns.intOrNull(rs, 9)))
+            Columns.intOrNull(rs, 6), Columns.intOrNull(rs, 7), Columns.intOrNull(rs, 8), Columns.intOrNull(rs, 9),
+            notified ? notifications(rs) : null))
         .orElse(null);
     return new StatsInput(now, true, structures, database, lastRun, trend(now));
   }
@@ -149,4 +154,12 @@ final class SqlStats implements StatsSource {
     return out;
   }
 
+  /** Columns 10 to 13 of the last run: its notification figures, null when it recorded none. */
+  private static LastRun.Notifications notifications(java.sql.ResultSet rs) throws java.sql.SQLException {
+    Long delivered = Columns.longOrNull(rs, 10);
+    if (delivered == null) {
+      return null;
+    }
+    return new LastRun.Notifications(delivered, rs.getLong(11), rs.getLong(12), rs.getString(13));
+  }
 }

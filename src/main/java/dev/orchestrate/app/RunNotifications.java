@@ -1,0 +1,117 @@
+package dev.orchestrate.app;
+
+import dev.orchestrate.item.AgentPauses;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
+import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.jobs.OutcomeClass;
+import dev.orchestrate.notify.EventKind;
+import dev.orchestrate.notify.NotificationEvent;
+import dev.orchestrate.notify.Notifier;
+import dev.orchestrate.scheduler.HaltReason;
+import dev.orchestrate.scheduler.RunListener;
+import dev.orchestrate.scheduler.RunReport;
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * What a run tells the {@code notify:} sinks: the scheduler's callbacks as notification events.
+ * It only hands events to the {@link Notifier}, which never blocks and never throws, so a dead
+ * endpoint costs the scheduler thread nothing. Repeats are the notifier's to drop (one
+ * {@code item_blocked} per item per block: an item that leaves blocked is {@linkplain
+ * Notifier#cleared cleared}).
+ */
+final class RunNotifications implements RunListener {
+  private final Notifier notifier;
+  private final Clock clock;
+  private volatile String runId = "0";
+
+  RunNotifications(Notifier notifier, Clock clock) {
+    this.notifier = notifier;
+    this.clock = clock;
+  }
+
+  @Override
+  public void runRecorded(long id) {
+    runId = Long.toString(id);
+  }
+
+  @Override
+  public void jobFinished(ItemState before, ItemState after, AgentOutcome outcome) {
+    statusChanged(before, after);
+  }
+
+  @Override
+  public void statusChanged(ItemState before, ItemState after) {
+    ItemStatus was = before == null ? null : before.status();
+    ItemStatus now = after.status();
+    if (was == ItemStatus.BLOCKED && now != ItemStatus.BLOCKED) {
+      notifier.cleared(after.id());
+    }
+    if (now == was) {
+      return;
+    }
+    if (now == ItemStatus.BLOCKED) {
+      Map<String, String> details = new LinkedHashMap<>();
+      details.put("title", after.definition().title());
+      putIfSet(details, "phase", after.progress().phase());
+      putIfSet(details, "reason", after.progress().blockedReason());
+      publish(EventKind.ITEM_BLOCKED, after.id(), details);
+    } else if (now == ItemStatus.DONE) {
+      Map<String, String> details = new LinkedHashMap<>();
+      details.put("title", after.definition().title());
+      publish(EventKind.ITEM_DONE, after.id(), details);
+    }
+  }
+
+  @Override
+  public void profilePaused(AgentPauses.Pause pause) {
+    if (pause.kind() != OutcomeClass.USAGE_LIMIT) {
+      return; // a rate limit is a short wait, not news
+    }
+    Map<String, String> details = new LinkedHashMap<>();
+    details.put("profile", pause.profile());
+    details.put("until", pause.until() == null ? "unknown" : pause.until().toString());
+    details.put("message", pause.message());
+    publish(EventKind.USAGE_LIMIT_PAUSED, null, details);
+  }
+
+  @Override
+  public void pauseEnded(String profile) {
+    notifier.resumed(profile);
+  }
+
+  @Override
+  public void budgetWarning(String budget, int percent, String message) {
+    EventKind kind = percent >= 95 ? EventKind.BUDGET_95 : EventKind.BUDGET_80;
+    Map<String, String> details = new LinkedHashMap<>();
+    details.put("budget", budget);
+    details.put("percent", Integer.toString(percent));
+    details.put("message", message);
+    publish(kind, null, details);
+  }
+
+  /** The run's end: {@code run_halted} with its reason, or {@code run_finished} when nothing was left. */
+  void runEnded(RunReport report) {
+    runId = Long.toString(report.runId());
+    HaltReason halt = report.haltReason();
+    Map<String, String> details = new LinkedHashMap<>();
+    details.put("reason", halt.key());
+    putIfSet(details, "detail", report.haltDetail());
+    details.put("done", Integer.toString(report.done()));
+    details.put("blocked", Integer.toString(report.blocked()));
+    details.put("remaining", Integer.toString(report.remaining()));
+    publish(halt == HaltReason.ALL_DONE ? EventKind.RUN_FINISHED : EventKind.RUN_HALTED, null, details);
+  }
+
+  private void publish(EventKind kind, String itemId, Map<String, String> details) {
+    notifier.publish(new NotificationEvent(kind, itemId, runId, clock.instant(), details));
+  }
+
+  private static void putIfSet(Map<String, String> details, String key, String value) {
+    if (value != null && !value.isEmpty()) {
+      details.put(key, value);
+    }
+  }
+}

@@ -1,0 +1,118 @@
+package dev.orchestrate.app;
+
+import static dev.orchestrate.testing.Fixtures.item;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import dev.orchestrate.item.AgentPauses;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
+import dev.orchestrate.item.Progress;
+import dev.orchestrate.jobs.OutcomeClass;
+import dev.orchestrate.notify.EventKind;
+import dev.orchestrate.notify.NotificationEvent;
+import dev.orchestrate.notify.Notifier;
+import dev.orchestrate.notify.NotifySink;
+import dev.orchestrate.notify.Sink;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The scheduler's callbacks as notification events: which transitions are news, and what repeats
+ * are (one block per block, one usage-limit pause per pause, each budget threshold once).
+ */
+class RunNotificationsTest {
+  private static final Instant NOW = Instant.parse("2026-11-26T12:00:00Z");
+  private final List<NotificationEvent> sent = new CopyOnWriteArrayList<>();
+
+  private Notifier notifier() {
+    Sink capture = new Sink() {
+      @Override
+      public NotifySink config() {
+        return new NotifySink.Command("capture", List.of("true"), EnumSet.allOf(EventKind.class),
+            Duration.ofSeconds(1));
+      }
+
+      @Override
+      public void deliver(NotificationEvent event, String deliveryId, String json) {
+        sent.add(event);
+      }
+    };
+    return new Notifier(List.of(capture), s -> s.replace("hunter2", "***"), Clock.fixed(NOW, ZoneOffset.UTC), 100);
+  }
+
+  private static ItemState at(ItemStatus status) {
+    Progress progress = status == ItemStatus.BLOCKED ? Progress.blocked(ItemStatus.IN_PROGRESS, "build",
+        "retries exhausted: the password hunter2 was refused")
+        : status == ItemStatus.IN_PROGRESS ? Progress.of(ItemStatus.NEW).atPhase(status, "build") : Progress.of(status);
+    return new ItemState(item("A"), 1, true, progress);
+  }
+
+  private List<String> kinds() {
+    List<String> out = new ArrayList<>();
+    sent.forEach(e -> out.add(e.kind().wireName() + (e.itemId() == null ? "" : ":" + e.itemId())));
+    return out;
+  }
+
+  @Test
+  void a_block_is_news_once_per_block_and_again_after_the_item_left_it() {
+    Notifier notifier = notifier();
+    RunNotifications n = new RunNotifications(notifier, Clock.fixed(NOW, ZoneOffset.UTC));
+    n.runRecorded(7);
+
+    n.jobFinished(at(ItemStatus.IN_PROGRESS), at(ItemStatus.BLOCKED), null);
+    n.statusChanged(at(ItemStatus.IN_PROGRESS), at(ItemStatus.BLOCKED)); // the same block, seen again
+    n.statusChanged(at(ItemStatus.BLOCKED), at(ItemStatus.READY)); // unblocked beside the run
+    n.jobFinished(at(ItemStatus.IN_PROGRESS), at(ItemStatus.BLOCKED), null); // blocked again
+    n.jobFinished(at(ItemStatus.IN_PROGRESS), at(ItemStatus.IN_PROGRESS), null); // a retry: no news
+    n.jobFinished(at(ItemStatus.IN_PROGRESS), at(ItemStatus.DONE), null);
+    notifier.close(Duration.ofSeconds(5));
+
+    assertEquals(List.of("item_blocked:A", "item_blocked:A", "item_done:A"), kinds());
+    NotificationEvent first = sent.get(0);
+    assertEquals("7", first.runId());
+    assertEquals("build", first.details().get("phase"));
+    assertEquals("retries exhausted: the password *** was refused", first.details().get("reason"));
+  }
+
+  @Test
+  void a_usage_limit_pause_is_news_once_per_pause_and_a_rate_limit_is_not() {
+    Notifier notifier = notifier();
+    RunNotifications n = new RunNotifications(notifier, Clock.fixed(NOW, ZoneOffset.UTC));
+    AgentPauses.Pause usage = new AgentPauses.Pause("claude", OutcomeClass.USAGE_LIMIT, NOW.plusSeconds(3600),
+        "usage limit", NOW, 1);
+
+    n.profilePaused(usage);
+    n.profilePaused(usage); // a second job of the same profile met the same limit
+    n.profilePaused(new AgentPauses.Pause("claude", OutcomeClass.RATE_LIMITED, NOW.plusSeconds(30), "slow down",
+        NOW, 1));
+    n.pauseEnded("claude");
+    n.profilePaused(usage); // a new pause after the first ended
+    notifier.close(Duration.ofSeconds(5));
+
+    assertEquals(List.of("usage_limit_paused", "usage_limit_paused"), kinds());
+    assertEquals("claude", sent.get(0).details().get("profile"));
+    assertEquals(NOW.plusSeconds(3600).toString(), sent.get(0).details().get("until"));
+  }
+
+  @Test
+  void each_budget_threshold_is_news_once_and_the_run_end_says_why_it_ended() {
+    Notifier notifier = notifier();
+    RunNotifications n = new RunNotifications(notifier, Clock.fixed(NOW, ZoneOffset.UTC));
+
+    n.budgetWarning("--max-cost", 80, "80% of the run's budget of $1.00 (--max-cost) is spent: $0.81");
+    n.budgetWarning("--max-cost", 80, "80% again");
+    n.budgetWarning("--max-cost", 95, "95% of the run's budget of $1.00 (--max-cost) is spent: $0.96");
+    n.budgetWarning("budget.per_day@2026-11-26T00:00:00Z", 80, "80% of the day's budget");
+    notifier.close(Duration.ofSeconds(5));
+
+    assertEquals(List.of("budget_80", "budget_95", "budget_80"), kinds());
+    assertEquals("95", sent.get(1).details().get("percent"));
+  }
+}

@@ -99,6 +99,33 @@ public final class Transitions {
         "rejected with notes")), cuts.count());
   }
 
+  /**
+   * The default action of the pipeline's {@code on_review_timeout} for an item that has awaited
+   * review since {@code since}, once {@code review_timeout} has passed at {@code now}; null while
+   * it has not (or the item does not await review, or its pipeline has no timeout). Approve makes
+   * it done; reject sends it back to the last phase with a note saying so; block blocks it from
+   * awaiting_review (unblock returns it there, its wait starting again).
+   */
+  public static Step reviewTimedOut(ItemState item, Pipeline pipeline, java.time.Instant since,
+      java.time.Instant now) {
+    Pipeline.ReviewTimeout timeout = pipeline.reviewTimeout();
+    if (item.status() != ItemStatus.AWAITING_REVIEW || timeout == null || since == null
+        || now.isBefore(since.plus(timeout.after()))) {
+      return null;
+    }
+    String waited = "awaited review longer than review_timeout " + dev.orchestrate.config.Durations.format(
+        timeout.after());
+    return switch (timeout.action()) {
+      case APPROVE -> new Step(item.with(Progress.of(ItemStatus.DONE)), List.of(Event.statusChange(item.id(),
+          ItemStatus.AWAITING_REVIEW, ItemStatus.DONE, null, "approved by on_review_timeout: " + waited)));
+      case REJECT -> reject(item, pipeline, "Nobody reviewed this item's work in time (it " + waited
+          + ", and on_review_timeout is reject). Review your own work in this phase against the task, improve "
+          + "what needs it, and report again.", null);
+      case BLOCK -> move(item, Progress.blocked(ItemStatus.AWAITING_REVIEW, null, "it " + waited
+          + " (on_review_timeout: block): unblock it to await review again, then approve or reject it"), null);
+    };
+  }
+
   private static void requireAwaiting(ItemState item, String verb) {
     if (item.status() != ItemStatus.AWAITING_REVIEW) {
       throw new InvalidTransitionException("item " + item.id() + " is " + item.status().key()

@@ -96,4 +96,34 @@ class ReviewTransitionsTest {
             () -> Transitions.reject(awaiting(), REVIEWED, "notes", "deploy")).getMessage());
     assertThrows(InvalidTransitionException.class, () -> Transitions.block(awaiting(), "a reason"));
   }
+
+  @Test
+  void a_review_timeout_applies_its_action_once_the_wait_has_lasted_that_long_and_not_before() {
+    java.time.Instant since = java.time.Instant.parse("2026-11-26T10:00:00Z");
+    java.time.Duration hour = java.time.Duration.ofHours(1);
+    Pipeline approve = REVIEWED.withReviewTimeout(new Pipeline.ReviewTimeout(hour, Pipeline.TimeoutAction.APPROVE));
+    assertNull(Transitions.reviewTimedOut(awaiting(), approve, since, since.plus(hour).minusMillis(1)));
+    assertNull(Transitions.reviewTimedOut(awaiting(), REVIEWED, since, since.plus(hour.multipliedBy(9))),
+        "no timeout configured");
+    assertNull(Transitions.reviewTimedOut(at(ItemStatus.IN_PROGRESS, "review"), approve, since, since.plus(hour)));
+
+    Step approved = Transitions.reviewTimedOut(awaiting(), approve, since, since.plus(hour));
+    assertEquals(ItemStatus.DONE, approved.next().status());
+    assertEquals("approved by on_review_timeout: awaited review longer than review_timeout 1h",
+        approved.events().get(0).payload().get("reason"));
+
+    Step rejected = Transitions.reviewTimedOut(awaiting(),
+        REVIEWED.withReviewTimeout(new Pipeline.ReviewTimeout(hour, Pipeline.TimeoutAction.REJECT)), since,
+        since.plus(hour));
+    assertEquals(ItemStatus.IN_PROGRESS, rejected.next().status());
+    assertEquals("review", rejected.next().progress().phase());
+    assertTrue(rejected.next().progress().unblockNotes().startsWith("Nobody reviewed this item's work in time"));
+
+    Step blocked = Transitions.reviewTimedOut(awaiting(),
+        REVIEWED.withReviewTimeout(new Pipeline.ReviewTimeout(hour, Pipeline.TimeoutAction.BLOCK)), since,
+        since.plus(hour));
+    assertEquals(ItemStatus.BLOCKED, blocked.next().status());
+    Step unblocked = Transitions.unblock(blocked.next(), "waiting again");
+    assertEquals(ItemStatus.AWAITING_REVIEW, unblocked.next().status(), "unblock returns it to await review");
+  }
 }

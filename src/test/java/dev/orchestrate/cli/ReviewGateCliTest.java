@@ -120,6 +120,9 @@ class ReviewGateCliTest {
       assertEquals("awaiting_review", item(id).path("status").asText(), id);
     }
     assertEquals(start, repo.head("main"), "nothing is integrated before a human approves it");
+    CliRunner.Result table = cli("status");
+    assertTrue(table.out().contains("awaiting review: approve B, or reject B --notes TEXT"), table.out());
+    assertTrue(table.out().contains("3 items: 3 awaiting_review"), table.out());
 
     // The reviewer's view: the branch's diff against its base, and its commits.
     JsonNode summary = item("C").path("branch_summary");

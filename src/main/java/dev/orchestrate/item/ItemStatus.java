@@ -9,7 +9,7 @@ import java.util.Optional;
  * {@code in_progress} (reject).
  */
 public enum ItemStatus {
-  NEW, SCOPING, READY, IN_PROGRESS, DONE, BLOCKED, AWAITING_REVIEW;
+  NEW, SCOPING, READY, IN_PROGRESS, AWAITING_REVIEW, DONE, BLOCKED;
 
   /** The spelling used in output, the database and the backlog ({@code in_progress}). */
   public String key() {

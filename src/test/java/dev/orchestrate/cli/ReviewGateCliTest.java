@@ -159,6 +159,14 @@ class ReviewGateCliTest {
     assertTrue(badPhase.err().contains("has no phase 'deploy': its phases are plan, work"), badPhase.err());
     assertEquals(2, cli("reject", "B", "--notes", " ").exitCode());
 
+    // While a run holds the local state (here: its lease), approve and reject are refused, as unblock is.
+    try (dev.orchestrate.state.RunLease held = TestStores.backend(repo.dir.resolve(".orchestrate"))
+        .acquireLease(java.time.Instant.now())) {
+      assertEquals(3, cli("approve", "A").exitCode());
+      assertEquals(3, cli("reject", "A", "--notes", "n").exitCode());
+    }
+    assertEquals("awaiting_review", item("A").path("status").asText());
+
     CliRunner.Result approve = cli("approve", "A", "--json");
     assertEquals(0, approve.exitCode(), approve.out() + approve.err());
     JsonNode approved = JSON.readTree(approve.out());

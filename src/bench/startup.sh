@@ -39,16 +39,21 @@ config=$work/examples/orchestrate.yaml
 
 names=("floor: java -cp . Hello")
 cmds=("$java ${java_opts[*]} -cp $work Hello")
-for l in "${launchers[@]}"; do
+# Each launcher reads its own copy of the state: a newer build would migrate a shared one to a
+# schema the older one refuses.
+for li in "${!launchers[@]}"; do
+  l=${launchers[$li]}
   tag=""
   [ ${#launchers[@]} -gt 1 ] && tag=" [$l]"
+  state=$work/state
+  if [ "$li" -gt 0 ]; then state=$work/state-$li; cp -r "$work/state" "$state"; fi
   for c in "status --json" "stats --json" "jobs --json" "memory list --json" "compact --config $config"; do
     names+=("${c/ --config $config/ (deletes nothing)}$tag")
-    cmds+=("$l --state $work/state $c")
+    cmds+=("$l --state $state $c")
   done
 done
 # compact's first pass records the policies; from then on it deletes nothing.
-${cmds[5]} >/dev/null 2>&1 || true
+for i in $(seq 5 5 $((${#cmds[@]} - 1))); do ${cmds[$i]} >/dev/null 2>&1 || true; done
 
 n=${#cmds[@]}
 for i in $(seq 0 $((n - 1))); do for _ in 1 2; do ${cmds[$i]} >/dev/null 2>&1 || true; done; done

@@ -9,6 +9,11 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.junit.AnalyzeClasses;
 import com.tngtech.archunit.junit.ArchTest;
 import com.tngtech.archunit.lang.ArchRule;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * The layering of the main code as a test: the arrows allowed between packages (the table in
@@ -25,7 +30,8 @@ class ArchitectureTest {
   private static final String ROOT = "dev.orchestrate";
 
   /** Each top-level package (and each of `state`'s subpackages) as a layer. */
-  private static final String[][] LAYERS = {
+  static final String[][] LAYERS = {
+      {"error", "dev.orchestrate.error.."},
       {"limits", "dev.orchestrate.limits.."},
       {"yaml", "dev.orchestrate.yaml.."},
       {"config", "dev.orchestrate.config.."},
@@ -58,10 +64,77 @@ class ArchitectureTest {
     return packages;
   }
 
+  /**
+   * The arrows: each layer and the layers it may use, besides {@code error} (every package may use
+   * the root of the failures reported to the user, {@code OrchestrateException}). The "imports"
+   * column of docs/architecture.md's package table is checked against this map
+   * ({@code ArchitectureDocTest}), so the doc and the rule cannot drift apart.
+   *
+   * <p>{@code app -> stats}, {@code serve -> backlog} and {@code serve -> workspace} have no import:
+   * the code calls methods of a value another call returned (StatsSource.recordSample,
+   * BacklogItem.title, ...).
+   */
+  static final Map<String, List<String>> ARROWS = arrows(
+      "error", List.of(),
+      "limits", List.of(),
+      "yaml", List.of("limits"),
+      "config", List.of("limits", "notify", "yaml"),
+      "backlog", List.of("config", "limits", "yaml"),
+      "memory", List.of("limits"),
+      "context", List.of("backlog", "config", "limits"),
+      "jobs", List.of("config", "limits"),
+      "item", List.of("backlog", "config", "context", "jobs", "limits"),
+      "scheduler", List.of("backlog", "config", "context", "item", "jobs", "limits", "memory", "yaml"),
+      "workspace", List.of("config", "item"),
+      "retention", List.of("config", "item", "limits"),
+      "stats", List.of("config", "jobs", "limits"),
+      "notify", List.of("limits", "yaml"),
+      "state", List.of("config", "context", "item", "jobs", "limits", "memory", "retention", "stats", "workspace"),
+      "state.sql", List.of("backlog", "config", "context", "item", "jobs", "limits", "memory", "retention", "state",
+          "stats", "workspace"),
+      "state.sqlite", List.of("state", "state.sql", "stats"),
+      "state.postgres", List.of("state", "state.sql", "stats"),
+      "state.select", List.of("state", "state.postgres", "state.sqlite"),
+      "app", List.of("backlog", "config", "context", "item", "jobs", "limits", "memory", "notify", "retention",
+          "scheduler", "state", "stats", "workspace"),
+      "serve", List.of("backlog", "item", "jobs", "memory", "state", "stats", "workspace"),
+      "cli.live", List.of("backlog", "config", "context", "item", "jobs", "scheduler"),
+      "cli", List.of("app", "backlog", "cli.live", "config", "context", "item", "jobs", "limits", "memory", "notify",
+          "retention", "scheduler", "serve", "state", "state.select", "stats", "workspace", "yaml"),
+      "root", List.of("cli"));
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, List<String>> arrows(Object... pairs) {
+    Map<String, List<String>> out = new LinkedHashMap<>();
+    for (int i = 0; i < pairs.length; i += 2) {
+      out.put((String) pairs[i], (List<String>) pairs[i + 1]);
+    }
+    return Collections.unmodifiableMap(out);
+  }
+
+  /** The package pattern of {@code layer}, as {@link #LAYERS} gives it. */
+  static String pattern(String layer) {
+    for (String[] l : LAYERS) {
+      if (l[0].equals(layer)) {
+        return l[1];
+      }
+    }
+    throw new IllegalArgumentException("no layer " + layer);
+  }
+
   private static com.tngtech.archunit.library.Architectures.LayeredArchitecture layers() {
     var layers = layeredArchitecture().consideringOnlyDependenciesInLayers();
     for (String[] layer : LAYERS) {
       layers = layers.layer(layer[0]).definedBy(layer[1]);
+    }
+    for (Map.Entry<String, List<String>> arrow : ARROWS.entrySet()) {
+      if (arrow.getKey().equals("error")) {
+        layers = layers.whereLayer("error").mayNotAccessAnyLayer();
+      } else {
+        List<String> allowed = new ArrayList<>(arrow.getValue());
+        allowed.add("error");
+        layers = layers.whereLayer(arrow.getKey()).mayOnlyAccessLayers(allowed.toArray(String[]::new));
+      }
     }
     return layers;
   }
@@ -70,40 +143,9 @@ class ArchitectureTest {
   static final ArchRule everyClassHasALayer = classes().should().resideInAnyPackage(packages())
       .because("a package this test does not know would have no arrows checked");
 
-  /** Each package and the packages it may use: from `cli` down to `limits`, nothing back up. */
+  /** Each package and the packages it may use ({@link #ARROWS}): from `cli` down to `limits`, nothing back up. */
   @ArchTest
-  static final ArchRule allowedArrows = layers()
-      .whereLayer("limits").mayNotAccessAnyLayer()
-      .whereLayer("yaml").mayOnlyAccessLayers("limits")
-      .whereLayer("config").mayOnlyAccessLayers("limits", "notify", "yaml")
-      .whereLayer("backlog").mayOnlyAccessLayers("config", "limits", "yaml")
-      .whereLayer("memory").mayOnlyAccessLayers("limits")
-      .whereLayer("context").mayOnlyAccessLayers("backlog", "config", "limits")
-      .whereLayer("jobs").mayOnlyAccessLayers("config", "limits")
-      .whereLayer("item").mayOnlyAccessLayers("backlog", "config", "context", "jobs", "limits")
-      .whereLayer("scheduler")
-      .mayOnlyAccessLayers("backlog", "config", "context", "item", "jobs", "limits", "memory", "yaml")
-      .whereLayer("workspace").mayOnlyAccessLayers("config", "item")
-      .whereLayer("retention").mayOnlyAccessLayers("config", "item", "limits")
-      .whereLayer("stats").mayOnlyAccessLayers("config", "jobs", "limits")
-      .whereLayer("notify").mayOnlyAccessLayers("limits", "yaml")
-      .whereLayer("state").mayOnlyAccessLayers("config", "context", "item", "jobs", "limits", "memory",
-          "retention", "stats", "workspace")
-      .whereLayer("state.sql").mayOnlyAccessLayers("backlog", "config", "context", "item", "jobs", "limits",
-          "memory", "retention", "state", "stats", "workspace")
-      .whereLayer("state.sqlite").mayOnlyAccessLayers("state", "state.sql", "stats")
-      .whereLayer("state.postgres").mayOnlyAccessLayers("state", "state.sql", "stats")
-      .whereLayer("state.select").mayOnlyAccessLayers("state", "state.postgres", "state.sqlite")
-      // app -> stats, serve -> backlog and serve -> workspace have no import: the code calls
-      // methods of a value another call returned (StatsSource.recordSample, BacklogItem.title, ...)
-      .whereLayer("app").mayOnlyAccessLayers("backlog", "config", "context", "item", "jobs", "limits", "memory",
-          "notify", "retention", "scheduler", "state", "stats", "workspace")
-      .whereLayer("serve").mayOnlyAccessLayers("backlog", "item", "jobs", "memory", "state", "stats", "workspace")
-      .whereLayer("cli.live").mayOnlyAccessLayers("backlog", "config", "context", "item", "jobs", "scheduler")
-      .whereLayer("cli").mayOnlyAccessLayers("app", "backlog", "cli.live", "config", "context", "item", "jobs",
-          "limits", "memory", "notify", "retention", "scheduler", "serve", "state", "state.select", "stats",
-          "workspace", "yaml")
-      .whereLayer("root").mayOnlyAccessLayers("cli");
+  static final ArchRule allowedArrows = layers();
 
   /** The run loop is used by the use cases and the commands, not by what it runs on. */
   @ArchTest

@@ -118,7 +118,7 @@ public final class RunSession {
 
   /**
    * {@link #run(WatchedBacklogFile, Repository, RunOptions, Ui)} telling {@code notifier} (null:
-   * no one) what happens, then closing it: its sinks get at most {@link #NOTIFY_DRAIN} after the
+   * no one) what happens, then closing it: healthy sinks get at most {@link #NOTIFY_DRAIN} after the
    * run to deliver what is queued, and what they came to is recorded on the run for {@code stats}.
    */
   @SuppressWarnings("try") // the lease and the stop hook are held, never read

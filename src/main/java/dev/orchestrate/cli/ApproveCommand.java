@@ -1,6 +1,5 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.app.ReviewRefusedException;
 import dev.orchestrate.app.Reviewing;
 import dev.orchestrate.cli.live.TerminalText;
 import java.io.PrintWriter;
@@ -48,12 +47,9 @@ final class ApproveCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    List<Reviewing.Approved> approved;
-    try {
-      approved = new Reviewing(root.command().backend(), Clock.systemUTC()).approve(ids, ReviewProject.of(root));
-    } catch (ReviewRefusedException e) {
-      throw CliException.usage(e.getMessage());
-    }
+    // A refusal (ReviewRefusedException) is a usage error: ErrorHandler maps it to exit 2.
+    List<Reviewing.Approved> approved = new Reviewing(root.command().backend(), Clock.systemUTC())
+        .approve(ids, ReviewProject.of(root));
     print(spec.commandLine().getOut(), approved);
     return ExitCode.OK;
   }

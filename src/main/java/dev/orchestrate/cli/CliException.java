@@ -1,23 +1,18 @@
 package dev.orchestrate.cli;
 
-/** A failure with a message for the user and the exit code that goes with it. */
-public final class CliException extends RuntimeException {
-  private final int exitCode;
+import dev.orchestrate.error.OrchestrateException;
 
-  private CliException(int exitCode, String message) {
-    super(message);
-    this.exitCode = exitCode;
+/** A failure the command line itself found (a flag, a file it was given), with its kind. */
+public final class CliException extends OrchestrateException {
+  private CliException(Kind kind, String message) {
+    super(kind, message);
   }
 
   public static CliException usage(String message) {
-    return new CliException(ExitCode.USAGE, message);
+    return new CliException(Kind.USAGE, message);
   }
 
   public static CliException failure(String message) {
-    return new CliException(ExitCode.WORK_FAILED, message);
-  }
-
-  public int exitCode() {
-    return exitCode;
+    return new CliException(Kind.FAILED, message);
   }
 }

@@ -75,10 +75,7 @@ final class CompactCommand implements Callable<Integer>, FastPath.Command {
    */
   @Override
   public int run(PrintWriter out, PrintWriter err) {
-    if (keepRecent != null && keepRecent < 0) {
-      throw CliException.usage("--keep-recent must be 0 or more, got " + keepRecent);
-    }
-    Flags.atMost("--keep-recent", keepRecent, Ranges.KEEP_RECENT);
+    Flags.inRange("--keep-recent", keepRecent, 0, Ranges.KEEP_RECENT);
     if (incremental && (dryRun || vacuum || keepRecent != null)) {
       throw CliException.usage("--incremental runs one retention pass only; it does not combine with "
           + "--dry-run, --vacuum or --keep-recent");

@@ -1,10 +1,10 @@
 package dev.orchestrate.cli;
 
 import dev.orchestrate.cli.live.TerminalText;
+import dev.orchestrate.error.OrchestrateException;
 import dev.orchestrate.limits.Quote;
-import dev.orchestrate.state.StateLockedException;
 import dev.orchestrate.state.StoreException;
-import dev.orchestrate.state.StoreInterruptedException;
+import dev.orchestrate.workspace.GitException;
 import dev.orchestrate.yaml.Problem;
 import dev.orchestrate.yaml.ValidationException;
 import java.io.PrintWriter;
@@ -31,7 +31,6 @@ final class ErrorHandler {
 
   /** The message of {@code ex} on {@code err}, and its exit code ({@link Picocli}'s path and {@link FastPath}'s). */
   int handle(Exception ex, PrintWriter err) {
-    int code;
     if (ex instanceof ValidationException v) {
       List<Problem> problems = v.problems();
       for (Problem p : problems.subList(0, Math.min(problems.size(), MAX_PROBLEMS))) {
@@ -41,28 +40,30 @@ final class ErrorHandler {
         err.println(line(problems.get(0).file() + ": " + (v.total() - Math.min(problems.size(), MAX_PROBLEMS))
             + " more problems not shown; fix the ones above first"));
       }
-      code = ExitCode.USAGE;
-    } else if (ex instanceof CliException c) {
-      err.println(line(c.getMessage()));
-      code = c.exitCode();
-    } else if (ex instanceof StoreInterruptedException) {
-      err.println(line(ex.getMessage()));
-      code = ExitCode.INTERRUPTED;
     } else if (ex instanceof StoreException s && s.suggestsAnotherState()) {
       err.println(line(withIoCause(ex) + ANOTHER_STATE) + (root.debug() ? "" : " (run with -vv for details)"));
-      code = ExitCode.WORK_FAILED;
-    } else if (ex instanceof StateLockedException) {
-      err.println(line(ex.getMessage()));
-      code = ExitCode.LOCKED;
+    } else if (ex instanceof OrchestrateException && !(ex instanceof StoreException) && !(ex instanceof GitException)) {
+      err.println(line(ex.getMessage())); // says what to do in its own words
+      // (a store's or git's failure may stand on an I/O cause the message does not name: below)
     } else {
       err.println(line(withIoCause(ex)) + (root.debug() ? "" : " (run with -vv for details)"));
-      code = ExitCode.WORK_FAILED;
     }
+    int code = ex instanceof OrchestrateException o ? exitCode(o.kind()) : ExitCode.WORK_FAILED;
     if (root.debug()) {
       ex.printStackTrace(err);
     }
     err.flush();
     return code;
+  }
+
+  /** The exit code of a kind of failure: the one place they are mapped (README, "Exit codes"). */
+  static int exitCode(OrchestrateException.Kind kind) {
+    return switch (kind) {
+      case USAGE -> ExitCode.USAGE;
+      case FAILED -> ExitCode.WORK_FAILED;
+      case LOCKED -> ExitCode.LOCKED;
+      case INTERRUPTED -> ExitCode.INTERRUPTED;
+    };
   }
 
   /** {@code orchestrate: error: <message>}, one line of bounded length whatever the message holds. */

@@ -6,6 +6,14 @@ final class Flags {
   }
 
   /** Refuses a value above {@code max}; an absent flag (null) passes. */
+  /** A flag's value within {@code min .. max} (unset passes), else a usage error naming the flag. */
+  static void inRange(String flag, Integer value, int min, int max) {
+    if (value != null && value < min) {
+      throw CliException.usage(flag + " must be " + min + " or more, got " + value);
+    }
+    atMost(flag, value, max);
+  }
+
   static void atMost(String flag, Integer value, int max) {
     if (value != null && value > max) {
       throw CliException.usage(flag + " must be at most " + max + ", got " + value);

@@ -3,7 +3,6 @@ package dev.orchestrate.cli;
 import dev.orchestrate.app.Memories;
 import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.limits.Quote;
-import dev.orchestrate.memory.MemoryException;
 import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.memory.MemoryKind;
 import dev.orchestrate.memory.NewMemory;
@@ -200,11 +199,7 @@ final class MemoryCommand implements Callable<Integer> {
         throw CliException.usage("import file " + file + " " + InputFiles.whyNotAFile(file));
       }
       Memories.Imported done;
-      try {
-        done = Memories.importFile(root.command().backend(), file, Instant.now());
-      } catch (MemoryException e) {
-        throw CliException.usage(e.getMessage());
-      }
+      done = Memories.importFile(root.command().backend(), file, Instant.now());
       long imported = done.imported();
       long added = done.added();
       PrintWriter out = spec.commandLine().getOut();
@@ -247,11 +242,7 @@ final class MemoryCommand implements Callable<Integer> {
         throw CliException.usage("no memory with id " + Quote.value(id) + " (no state database in "
             + backend.directory().root() + ")");
       }
-      try {
-        Memories.supersede(backend, id, by, Clock.systemUTC().instant());
-      } catch (MemoryException e) {
-        throw CliException.usage(e.getMessage());
-      }
+      Memories.supersede(backend, id, by, Clock.systemUTC().instant());
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         Map<String, Object> doc = Json.envelope("memory_supersede");

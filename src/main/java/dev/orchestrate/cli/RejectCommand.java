@@ -1,6 +1,5 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.app.ReviewRefusedException;
 import dev.orchestrate.app.Reviewing;
 import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.item.ItemState;
@@ -63,13 +62,9 @@ final class RejectCommand implements Callable<Integer> {
     if (notes.isBlank()) {
       throw CliException.usage("--notes must not be empty: tell the agent what to change");
     }
-    List<ItemState> rejected;
-    try {
-      rejected = new Reviewing(root.command().backend(), Clock.systemUTC()).reject(ids, notes, phase,
-          ReviewProject.of(root));
-    } catch (ReviewRefusedException e) {
-      throw CliException.usage(e.getMessage());
-    }
+    // A refusal (ReviewRefusedException) is a usage error: ErrorHandler maps it to exit 2.
+    List<ItemState> rejected = new Reviewing(root.command().backend(), Clock.systemUTC()).reject(ids, notes, phase,
+        ReviewProject.of(root));
     print(spec.commandLine().getOut(), rejected);
     return ExitCode.OK;
   }

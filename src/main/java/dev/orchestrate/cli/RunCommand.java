@@ -25,7 +25,6 @@ import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.GitException;
 import dev.orchestrate.workspace.Repository;
-import dev.orchestrate.workspace.WorkspaceSetupException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -277,7 +276,7 @@ final class RunCommand implements Callable<Integer> {
       dev.orchestrate.workspace.Worktrees.checkCopies(git, repo, workspace.copy());
       commandsTracked(config, git, backlogs.current().directory());
       return repo;
-    } catch (WorkspaceSetupException | GitException e) {
+    } catch (GitException e) { // git failing while the run checks the project: the project is not usable
       throw CliException.usage(e.getMessage());
     }
   }

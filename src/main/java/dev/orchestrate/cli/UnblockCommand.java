@@ -1,7 +1,5 @@
 package dev.orchestrate.cli;
 
-import dev.orchestrate.app.UnblockRebaseException;
-import dev.orchestrate.app.UnblockRefusedException;
 import dev.orchestrate.app.Unblocking;
 import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.config.Config;
@@ -77,13 +75,7 @@ final class UnblockCommand implements Callable<Integer> {
     }
     Unblocking.Rebasing rebasing = rebase ? rebasing() : null;
     Unblocking.Outcome unblocked;
-    try {
-      unblocked = new Unblocking(root.command().backend(), Clock.systemUTC()).unblock(ids, notes, rebasing);
-    } catch (UnblockRefusedException e) {
-      throw CliException.usage(e.getMessage());
-    } catch (UnblockRebaseException e) {
-      throw CliException.failure(e.getMessage());
-    }
+    unblocked = new Unblocking(root.command().backend(), Clock.systemUTC()).unblock(ids, notes, rebasing);
     print(spec.commandLine().getOut(), unblocked.items(), unblocked.rebases());
     return ExitCode.OK;
   }

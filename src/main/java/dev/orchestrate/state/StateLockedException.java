@@ -1,8 +1,10 @@
 package dev.orchestrate.state;
 
+import dev.orchestrate.error.OrchestrateException;
+
 /** Another {@code run} holds the state directory. */
-public final class StateLockedException extends RuntimeException {
+public final class StateLockedException extends OrchestrateException {
   public StateLockedException(String message) {
-    super(message);
+    super(Kind.LOCKED, message);
   }
 }

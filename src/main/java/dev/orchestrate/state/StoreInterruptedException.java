@@ -6,6 +6,6 @@ package dev.orchestrate.state;
  */
 public final class StoreInterruptedException extends StoreException {
   public StoreInterruptedException(String message) {
-    super(message);
+    super(Kind.INTERRUPTED, message);
   }
 }

@@ -1,11 +1,13 @@
 package dev.orchestrate.workspace;
 
+import dev.orchestrate.error.OrchestrateException;
+
 /**
  * The run cannot use worktrees as configured (no git repository, a detached HEAD without
  * {@code execution.base_branch}, an unknown base branch): a usage error, reported before the lock.
  */
-public final class WorkspaceSetupException extends RuntimeException {
+public final class WorkspaceSetupException extends OrchestrateException {
   WorkspaceSetupException(String message) {
-    super(message);
+    super(Kind.USAGE, message);
   }
 }

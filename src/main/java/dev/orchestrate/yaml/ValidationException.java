@@ -1,10 +1,11 @@
 package dev.orchestrate.yaml;
 
+import dev.orchestrate.error.OrchestrateException;
 import java.util.List;
 import java.util.stream.Collectors;
 
 /** Thrown when a backlog or config file has problems; carries every problem found, not just the first. */
-public final class ValidationException extends RuntimeException {
+public final class ValidationException extends OrchestrateException {
   private final List<Problem> problems;
   private final long omitted;
 
@@ -14,7 +15,7 @@ public final class ValidationException extends RuntimeException {
 
   /** {@code omitted}: further problems found but not kept (see {@link Problems#MAX_KEPT}). */
   public ValidationException(List<Problem> problems, long omitted) {
-    super(render(problems));
+    super(Kind.USAGE, render(problems));
     if (problems.isEmpty()) {
       throw new IllegalArgumentException("a validation failure needs at least one problem");
     }

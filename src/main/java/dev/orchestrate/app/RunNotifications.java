@@ -46,8 +46,8 @@ final class RunNotifications implements RunListener {
   public void statusChanged(ItemState before, ItemState after) {
     ItemStatus was = before == null ? null : before.status();
     ItemStatus now = after.status();
-    if (was == ItemStatus.BLOCKED && now != ItemStatus.BLOCKED) {
-      notifier.cleared(after.id());
+    if ((was == ItemStatus.BLOCKED || was == ItemStatus.AWAITING_REVIEW) && now != was) {
+      notifier.cleared(after.id()); // it may be announced again when it comes back
     }
     if (now == was) {
       return;
@@ -58,6 +58,11 @@ final class RunNotifications implements RunListener {
       putIfSet(details, "phase", after.progress().phase());
       putIfSet(details, "reason", after.progress().blockedReason());
       publish(EventKind.ITEM_BLOCKED, after.id(), details);
+    } else if (now == ItemStatus.AWAITING_REVIEW) {
+      Map<String, String> details = new LinkedHashMap<>();
+      details.put("title", after.definition().title());
+      putIfSet(details, "summary", after.progress().phaseSummary());
+      publish(EventKind.AWAITING_REVIEW, after.id(), details);
     } else if (now == ItemStatus.DONE) {
       Map<String, String> details = new LinkedHashMap<>();
       details.put("title", after.definition().title());

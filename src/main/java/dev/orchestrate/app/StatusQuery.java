@@ -8,6 +8,8 @@ import dev.orchestrate.scheduler.Dependencies;
 import dev.orchestrate.state.ItemHistory;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.workspace.BranchSummary;
+import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import dev.orchestrate.workspace.WorkspaceStore;
 import java.util.ArrayList;
@@ -58,10 +60,14 @@ public final class StatusQuery {
   public record PhaseView(String name, int attempts, String lastResult, boolean completed, String summary) {
   }
 
-  /** One item in full: its phases, jobs (with their details), follow-ups, summary, worktree and usage. */
+  /**
+   * One item in full: its phases, jobs (with their details), follow-ups, summary, worktree and
+   * usage, and what its branch holds against its base ({@code branchSummary}: null without a
+   * worktree, once integrated, or when git cannot tell).
+   */
   public record ItemDetail(ItemState item, int attempts, List<String> waitingOn, List<PhaseView> phases,
       List<JobRecord> jobs, List<ItemState> followUps, String contextSummary, JobDetails details,
-      WorkspaceRecord workspace, Usage usage) {
+      WorkspaceRecord workspace, Usage usage, BranchSummary branchSummary) {
     public ItemDetail {
       waitingOn = Frozen.list(waitingOn);
       phases = Frozen.list(phases);
@@ -93,7 +99,14 @@ public final class StatusQuery {
         return new Unknown(new ArrayList<>(byId.keySet()));
       }
       Usage usage = store.items().itemUsage().getOrDefault(id, Usage.UNKNOWN);
-      return new Found(detail(item, byId, store.history(), store, store.workspaces(), usage));
+      ItemDetail detail = detail(item, byId, store.history(), store, store.workspaces(), usage);
+      WorkspaceRecord ws = detail.workspace();
+      if (ws == null || ws.integration() == WorkspaceRecord.Integration.INTEGRATED) {
+        return new Found(detail);
+      }
+      return new Found(new ItemDetail(detail.item(), detail.attempts(), detail.waitingOn(), detail.phases(),
+          detail.jobs(), detail.followUps(), detail.contextSummary(), detail.details(), ws, detail.usage(),
+          BranchSummary.of(new Git(), ws).orElse(null)));
     }
   }
 
@@ -119,7 +132,7 @@ public final class StatusQuery {
     return new ItemDetail(item, attempts(item, latest),
         item.status().isTerminal() ? List.of() : Dependencies.unmet(item, byId), phases, jobs, followUps,
         history.contextSummary(item.id()).orElse(null), JobDetails.of(store.items(), workspaces, jobs),
-        workspaces.workspace(item.id()).orElse(null), usage);
+        workspaces.workspace(item.id()).orElse(null), usage, null);
   }
 
   /**

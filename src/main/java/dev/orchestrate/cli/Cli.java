@@ -27,7 +27,8 @@ public final class Cli {
    * its class). Names only: a class literal loads its class, and picocli's own help command is a
    * Java 5 class that a JDK 25 AOT cache cannot hold, so the fast path never names it.
    */
-  static final List<String> COMMAND_NAMES = List.of("init", "run", "status", "unblock", "jobs", "logs", "memory",
+  static final List<String> COMMAND_NAMES = List.of("init", "run", "status", "unblock", "approve",
+      "reject", "jobs", "logs", "memory",
       "compact", "stats", "serve", "version", "help", "completion", "__complete");
 
   /** Commands that read the other commands' models: help, the completion script, completion itself. */

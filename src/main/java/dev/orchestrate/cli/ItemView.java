@@ -6,6 +6,7 @@ import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.workspace.BranchSummary;
 import dev.orchestrate.yaml.DidYouMean;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -65,6 +66,7 @@ final class ItemView {
     m.put("unblock_notes", item.progress().unblockNotes());
     m.put("last_failure", item.progress().lastFailure());
     m.put("workspace", StatusCommand.workspaceJson(d.workspace()));
+    m.put("branch_summary", branchJson(d.branchSummary()));
     m.put("usage", UsageView.json(d.usage()));
     doc.put("item", m);
     List<Map<String, Object>> phases = new ArrayList<>();
@@ -90,6 +92,58 @@ final class ItemView {
     return doc;
   }
 
+  /** The item's branch against its base (null: none to show), with at most the bounded lists. */
+  private static Map<String, Object> branchJson(BranchSummary b) {
+    if (b == null) {
+      return null;
+    }
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("base_branch", b.baseBranch());
+    m.put("branch", b.branch());
+    m.put("files_changed", b.filesChanged());
+    m.put("lines_added", b.added());
+    m.put("lines_removed", b.removed());
+    m.put("files", b.files().stream().map(f -> {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("path", f.path());
+      row.put("added", f.added());
+      row.put("removed", f.removed());
+      return row;
+    }).toList());
+    m.put("files_not_listed", b.filesNotListed());
+    m.put("commit_count", b.commitCount());
+    m.put("commits", b.commits().stream().map(c -> {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("id", c.id());
+      row.put("subject", c.subject());
+      return row;
+    }).toList());
+    m.put("commits_not_listed", b.commitsNotListed());
+    return m;
+  }
+
+  private static void printBranch(PrintWriter out, BranchSummary b) {
+    if (b == null) {
+      return;
+    }
+    field(out, "changes", b.filesChanged() + (b.filesChanged() == 1 ? " file" : " files") + ", +" + b.added()
+        + " -" + b.removed() + " lines against " + b.baseBranch() + ", in " + b.commitCount()
+        + (b.commitCount() == 1 ? " commit" : " commits"));
+    for (BranchSummary.FileChange f : b.files()) {
+      out.println(TerminalText.safe("    " + (f.added() == null ? "binary" : "+" + f.added() + " -" + f.removed())
+          + "  " + f.path()));
+    }
+    if (b.filesNotListed() > 0) {
+      out.println("    ... and " + b.filesNotListed() + " more files");
+    }
+    for (BranchSummary.Commit c : b.commits()) {
+      out.println(TerminalText.safe("    " + c.id() + " " + TerminalText.oneLine(c.subject())));
+    }
+    if (b.commitsNotListed() > 0) {
+      out.println("    ... and " + b.commitsNotListed() + " more commits");
+    }
+  }
+
   private static void printText(PrintWriter out, StatusQuery.ItemDetail d, StateDirectory dir, Instant now) {
     ItemState item = d.item();
     var def = item.definition();
@@ -110,6 +164,7 @@ final class ItemView {
     if (d.workspace() != null) {
       field(out, "branch", StatusCommand.workspaceWords(d.workspace()));
     }
+    printBranch(out, d.branchSummary());
     if (d.usage().totalTokens() != null || d.usage().costUsd() != null) {
       field(out, "usage", UsageView.tokens(d.usage().totalTokens()) + " tokens"
           + (d.usage().costUsd() == null ? "" : ", " + UsageView.cost(d.usage().costUsd())) + " over its jobs");

@@ -25,6 +25,8 @@ final class Picocli {
       case "run" -> RunCommand.class;
       case "status" -> StatusCommand.class;
       case "unblock" -> UnblockCommand.class;
+      case "approve" -> ApproveCommand.class;
+      case "reject" -> RejectCommand.class;
       case "jobs" -> JobsCommand.class;
       case "logs" -> LogsCommand.class;
       case "memory" -> MemoryCommand.class;

@@ -410,11 +410,13 @@ final class RunCommand implements Callable<Integer> {
     items.put("done", r.done());
     items.put("blocked", r.blocked());
     items.put("remaining", r.remaining());
+    items.put("awaiting_review", r.awaitingReview().size());
     items.put("done_this_run", r.doneThisRun());
     items.put("blocked_this_run", r.blockedThisRun());
     doc.put("items", items);
     doc.put("remaining_ids", r.waiting());
     doc.put("unselected_ids", r.unselected());
+    doc.put("awaiting_review_ids", r.awaitingReview());
     Map<String, Object> backlog = new LinkedHashMap<>();
     backlog.put("added", r.sync().added());
     backlog.put("vanished", r.sync().vanished());
@@ -467,6 +469,10 @@ final class RunCommand implements Callable<Integer> {
     }
     if (!outside.isEmpty()) {
       out.println("  not selected by " + onlyFlags(only) + ": " + ids(outside));
+    }
+    if (!r.awaitingReview().isEmpty()) {
+      out.println("  awaiting review (orchestrate approve ID, or reject ID --notes TEXT): "
+          + ids(r.awaitingReview()));
     }
     if (!r.sync().added().isEmpty()) {
       out.println("  new in the backlog: " + ids(r.sync().added()));

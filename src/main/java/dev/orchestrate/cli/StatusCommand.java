@@ -211,6 +211,8 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
       String note = "";
       if (item.status() == ItemStatus.BLOCKED) {
         note = TerminalText.oneLine(item.progress().blockedReason());
+      } else if (item.status() == ItemStatus.AWAITING_REVIEW) {
+        note = "awaiting review: approve " + item.id() + ", or reject " + item.id() + " --notes TEXT";
       } else if (!item.status().isTerminal()) {
         List<String> unmet = Dependencies.unmet(item, byId);
         note = unmet.isEmpty() ? "" : "waiting on " + String.join(", ", unmet);

@@ -43,7 +43,8 @@ public final class ConfigLoader extends SectionReader {
       "circuit_breaker", "phase_cap", "max_cost_usd", "max_tokens", "workspace", "base_branch", "merge",
       "delete_merged_branches", "commit_author", "destructive_runs_alone", "remote", "pull_request",
       "pull_request_timeout");
-  public static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases", "agent", "fallback", "verify");
+  public static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases", "agent", "fallback", "verify",
+      "review", "review_timeout", "on_review_timeout");
   public static final List<String> PHASE_KEYS = List.of("name", "instructions", "workflow", "destructive", "agent",
       "fallback", "verify", "changes");
   /**

@@ -6,15 +6,69 @@ import java.util.List;
  * A named pipeline: pre-phases run while an item is {@code scoping}, phases while
  * {@code in_progress}; {@code agent} names the agent profile of its phases (null: the default) and
  * {@code fallback} the profiles that take over while it is paused by a provider's limit;
- * {@code verify} the gates of its phases that name none (docs/verification.md).
+ * {@code verify} the gates of its phases that name none (docs/verification.md); {@code review}
+ * whether an item that finished its phases waits for a human's approval (docs/review.md).
  */
 public record Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> phases, String agent,
-    List<String> fallback, List<ProjectCommand> verify) {
+    List<String> fallback, List<ProjectCommand> verify, Review review, ReviewTimeout reviewTimeout) {
   public Pipeline {
     prePhases = List.copyOf(prePhases);
     phases = List.copyOf(phases);
     fallback = fallback == null ? List.of() : List.copyOf(fallback);
     verify = verify == null ? List.of() : List.copyOf(verify);
+    review = review == null ? Review.NONE : review;
+  }
+
+  /**
+   * {@code review_timeout} and {@code on_review_timeout}: what a running run does with an item that
+   * has awaited review longer than {@code after}.
+   */
+  public record ReviewTimeout(java.time.Duration after, TimeoutAction action) {
+    public ReviewTimeout {
+      java.util.Objects.requireNonNull(after, "after");
+      java.util.Objects.requireNonNull(action, "action");
+    }
+  }
+
+  /** {@code on_review_timeout}: the default action when nobody reviewed in time. */
+  public enum TimeoutAction {
+    /** The item is approved (done, and integrated). */
+    APPROVE,
+    /** The item goes back to its last phase, with a note that its review timed out. */
+    REJECT,
+    /** The item is blocked, its reason saying that nobody reviewed it in time. The default. */
+    BLOCK;
+
+    public String key() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  /** {@code review:} of a pipeline: whether its finished items wait in awaiting_review for approve or reject. */
+  public enum Review {
+    /** A finished item is done at once (and integrated). The default. */
+    NONE,
+    /** A finished item waits in awaiting_review until {@code orchestrate approve} or {@code reject}. */
+    REQUIRED;
+
+    public String key() {
+      return name().toLowerCase(java.util.Locale.ROOT);
+    }
+  }
+
+  public Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> phases, String agent, List<String> fallback,
+      List<ProjectCommand> verify) {
+    this(name, prePhases, phases, agent, fallback, verify, Review.NONE, null);
+  }
+
+  /** This pipeline with {@code review:} set. */
+  public Pipeline withReview(Review next) {
+    return new Pipeline(name, prePhases, phases, agent, fallback, verify, next, reviewTimeout);
+  }
+
+  /** This pipeline with {@code review_timeout} (null: none) set. */
+  public Pipeline withReviewTimeout(ReviewTimeout next) {
+    return new Pipeline(name, prePhases, phases, agent, fallback, verify, review, next);
   }
 
   public Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> phases, String agent, List<String> fallback) {

@@ -144,11 +144,49 @@ final class PipelinesSection extends SectionReader {
     Optional<List<ProjectCommand>> verify = map.get().get("verify").isPresent()
         ? projectCommands(map.get().get("verify").get(), "verify of " + label)
         : Optional.of(List.of());
-    if (verify.isEmpty()) {
+    Optional<Pipeline.Review> review = map.get().get("review").isPresent()
+        ? values.choice(map.get().get("review").get(), "review of " + label, Values.words(Pipeline.Review.values()))
+        : Optional.of(Pipeline.Review.NONE);
+    if (verify.isEmpty() || review.isEmpty()) {
+      return Optional.empty();
+    }
+    Optional<Optional<Pipeline.ReviewTimeout>> timeout = reviewTimeout(map.get(), label, review.get());
+    if (timeout.isEmpty()) {
       return Optional.empty();
     }
     return Optional.of(new Pipeline(name, prePhases.get(), phases.get(), profileRef(map.get(), label).orElse(null),
-        fallbackRefs(map.get(), label), verify.get()));
+        fallbackRefs(map.get(), label), verify.get(), review.get(), timeout.get().orElse(null)));
+  }
+
+  /**
+   * {@code review_timeout} (with {@code on_review_timeout}, default block): only beside
+   * {@code review: required}, and the action only beside a timeout. Empty when wrong (reported).
+   */
+  private Optional<Optional<Pipeline.ReviewTimeout>> reviewTimeout(YamlNode.Mapping map, String label,
+      Pipeline.Review review) {
+    Optional<YamlNode> after = map.get("review_timeout");
+    Optional<YamlNode> action = map.get("on_review_timeout");
+    if (after.isEmpty()) {
+      if (action.isPresent()) {
+        problems.at(action.get(), "on_review_timeout of " + label + " needs review_timeout: the action is what "
+            + "happens once an item has awaited review that long");
+        return Optional.empty();
+      }
+      return Optional.of(Optional.empty());
+    }
+    if (review != Pipeline.Review.REQUIRED) {
+      problems.at(after.get(), "review_timeout of " + label + " needs review: required (without it no item "
+          + "awaits review)");
+      return Optional.empty();
+    }
+    Optional<java.time.Duration> d = duration(after.get(), "review_timeout of " + label);
+    Optional<Pipeline.TimeoutAction> a = action.isPresent()
+        ? values.choice(action.get(), "on_review_timeout of " + label, Values.words(Pipeline.TimeoutAction.values()))
+        : Optional.of(Pipeline.TimeoutAction.BLOCK);
+    if (d.isEmpty() || a.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(Optional.of(new Pipeline.ReviewTimeout(d.get(), a.get())));
   }
 
   /** The phases of one list, or empty if any of them is wrong (each wrong one is reported). */

@@ -3,17 +3,25 @@ package dev.orchestrate.item;
 import java.util.Locale;
 import java.util.Optional;
 
-/** Item statuses. {@code new → scoping → ready → in_progress → done}, any non-terminal → blocked. */
+/**
+ * Item statuses. {@code new → scoping → ready → in_progress → done}, any non-terminal → blocked;
+ * with {@code review: required}, {@code in_progress → awaiting_review → done} (approve) or back to
+ * {@code in_progress} (reject).
+ */
 public enum ItemStatus {
-  NEW, SCOPING, READY, IN_PROGRESS, DONE, BLOCKED;
+  NEW, SCOPING, READY, IN_PROGRESS, AWAITING_REVIEW, DONE, BLOCKED;
 
   /** The spelling used in output, the database and the backlog ({@code in_progress}). */
   public String key() {
     return name().toLowerCase(Locale.ROOT);
   }
 
+  /**
+   * Statuses no run works on: done, blocked, and awaiting_review (which waits for a human, as a
+   * blocked item does; a run does not wait for it).
+   */
   public boolean isTerminal() {
-    return this == DONE || this == BLOCKED;
+    return this == DONE || this == BLOCKED || this == AWAITING_REVIEW;
   }
 
   /** Statuses in which a phase of the item is being worked on. */

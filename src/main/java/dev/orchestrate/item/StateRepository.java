@@ -33,6 +33,12 @@ public interface StateRepository {
   void apply(Step step, Instant now);
 
   /**
+   * The items awaiting review, each with when it entered awaiting_review (the write that moved it
+   * there), in backlog order: what a run needs for a pipeline's {@code review_timeout}.
+   */
+  Map<String, Instant> reviewWaits();
+
+  /**
    * Persists {@code step} only if the item's stored status is still {@code expected}, so a change
    * computed from a read is never written over a concurrent one. Returns false (and writes
    * nothing) when the status has changed since.

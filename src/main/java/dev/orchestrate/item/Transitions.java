@@ -59,6 +59,81 @@ public final class Transitions {
   }
 
   /**
+   * A human approved an item awaiting review: it is done (and integrated like any done item).
+   *
+   * @throws InvalidTransitionException when the item is not awaiting review
+   */
+  public static Step approve(ItemState item) {
+    requireAwaiting(item, "approved");
+    return new Step(item.with(Progress.of(ItemStatus.DONE)), List.of(Event.statusChange(item.id(),
+        ItemStatus.AWAITING_REVIEW, ItemStatus.DONE, null, "approved")));
+  }
+
+  /**
+   * A human rejected an item awaiting review: it goes back to {@code phase} of its pipeline (null:
+   * the pipeline's last phase) with a fresh count of attempts and the reviewer's notes (capped)
+   * for its next prompt, exactly as {@link #unblock} carries an operator's notes.
+   *
+   * @throws InvalidTransitionException when the item is not awaiting review, the notes are blank or
+   *                                    the pipeline has no such phase
+   */
+  public static Step reject(ItemState item, Pipeline pipeline, String notes, String phase) {
+    requireAwaiting(item, "rejected");
+    if (notes == null || notes.isBlank()) {
+      throw new InvalidTransitionException("reject needs notes for the agent");
+    }
+    String to = phase == null ? pipeline.phases().get(pipeline.phases().size() - 1).name() : phase;
+    ItemStatus status;
+    if (indexOf(pipeline.phases(), to) >= 0) {
+      status = ItemStatus.IN_PROGRESS;
+    } else if (indexOf(pipeline.prePhases(), to) >= 0) {
+      status = ItemStatus.SCOPING;
+    } else {
+      throw new InvalidTransitionException("pipeline " + pipeline.name() + " of item " + item.id() + " has no phase '"
+          + to + "': its phases are " + String.join(", ", pipeline.allPhases().stream().map(PhaseDef::name).toList()));
+    }
+    Cuts cuts = new Cuts();
+    Progress next = new Progress(status, to, 0, null, null, null, null,
+        cuts.cap(notes.strip(), UNBLOCK_NOTES_MAX_CHARS));
+    return new Step(item.with(next), List.of(Event.statusChange(item.id(), ItemStatus.AWAITING_REVIEW, status, to,
+        "rejected with notes")), cuts.count());
+  }
+
+  /**
+   * The default action of the pipeline's {@code on_review_timeout} for an item that has awaited
+   * review since {@code since}, once {@code review_timeout} has passed at {@code now}; null while
+   * it has not (or the item does not await review, or its pipeline has no timeout). Approve makes
+   * it done; reject sends it back to the last phase with a note saying so; block blocks it from
+   * awaiting_review (unblock returns it there, its wait starting again).
+   */
+  public static Step reviewTimedOut(ItemState item, Pipeline pipeline, java.time.Instant since,
+      java.time.Instant now) {
+    Pipeline.ReviewTimeout timeout = pipeline.reviewTimeout();
+    if (item.status() != ItemStatus.AWAITING_REVIEW || timeout == null || since == null
+        || now.isBefore(since.plus(timeout.after()))) {
+      return null;
+    }
+    String waited = "awaited review longer than review_timeout " + dev.orchestrate.config.Durations.format(
+        timeout.after());
+    return switch (timeout.action()) {
+      case APPROVE -> new Step(item.with(Progress.of(ItemStatus.DONE)), List.of(Event.statusChange(item.id(),
+          ItemStatus.AWAITING_REVIEW, ItemStatus.DONE, null, "approved by on_review_timeout: " + waited)));
+      case REJECT -> reject(item, pipeline, "Nobody reviewed this item's work in time (it " + waited
+          + ", and on_review_timeout is reject). Review your own work in this phase against the task, improve "
+          + "what needs it, and report again.", null);
+      case BLOCK -> move(item, Progress.blocked(ItemStatus.AWAITING_REVIEW, null, "it " + waited
+          + " (on_review_timeout: block): unblock it to await review again, then approve or reject it"), null);
+    };
+  }
+
+  private static void requireAwaiting(ItemState item, String verb) {
+    if (item.status() != ItemStatus.AWAITING_REVIEW) {
+      throw new InvalidTransitionException("item " + item.id() + " is " + item.status().key()
+          + ", not awaiting_review; only items awaiting review can be " + verb);
+    }
+  }
+
+  /**
    * Moves an item that is not working on a phase towards one: {@code new} enters scoping (or goes
    * straight to ready when the pipeline has no pre-phases), {@code ready} enters in_progress.
    */
@@ -100,6 +175,11 @@ public final class Transitions {
     Step step = switch (outcome.result()) {
       case PHASE_COMPLETE -> {
         boolean hasNext = index >= 0 && index + 1 < stage.size();
+        if (!hasNext && p.status() != ItemStatus.SCOPING && pipeline.review() == Pipeline.Review.REQUIRED) {
+          // review: required: the item waits for a human, its last summary kept for the reviewer.
+          yield withResult(result, move(item, new Progress(ItemStatus.AWAITING_REVIEW, p.phase(), 0, null, null, null,
+              cuts.cap(outcome.summary(), ITEM_TEXT_MAX_CHARS), null), null));
+        }
         if (!hasNext && p.status() != ItemStatus.SCOPING) {
           // Terminal success: the summary is never kept for a done item (so nothing is cut either).
           yield withResult(result, move(item, Progress.of(ItemStatus.DONE), null));

@@ -155,7 +155,7 @@ final class Integration {
     }
     Map<String, Pipeline> shared = new LinkedHashMap<>();
     pipelines.forEach((name, p) -> shared.put(name, new Pipeline(name, notDestructive(p.prePhases()),
-        notDestructive(p.phases()))));
+        notDestructive(p.phases())).withReview(p.review())));
     return shared;
   }
 

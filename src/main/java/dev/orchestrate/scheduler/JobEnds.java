@@ -251,8 +251,9 @@ final class JobEnds {
 
   /** Records the outcome memory when an item has just reached Done or Blocked. */
   void remember(ItemState before, ItemState after, String summary) {
-    if (before.status() == after.status() || !after.status().isTerminal()) {
-      return;
+    if (before.status() == after.status() || !after.status().isTerminal()
+        || after.status() == ItemStatus.AWAITING_REVIEW) {
+      return; // an item awaiting review is neither done nor blocked yet
     }
     boolean done = after.status() == ItemStatus.DONE;
     memory.itemFinished(after.id(), after.definition().title(),

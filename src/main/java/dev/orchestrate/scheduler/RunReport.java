@@ -24,6 +24,9 @@ import java.util.List;
  *                         limit and when it resets, the provider's refusal); null when nothing
  * @param unselected       the ids of {@code waiting} that the run's {@code --only} criteria leave out
  *                         (empty without them): not the run's to do, as opposed to the rest
+ * @param awaitingReview   the ids of items awaiting review (review: required), which wait for
+ *                         {@code approve} or {@code reject}, not for a run; counted in neither
+ *                         {@code done}, {@code blocked} nor {@code remaining}
  */
 public record RunReport(
     long runId,
@@ -45,9 +48,11 @@ public record RunReport(
     String runnerId,
     String haltDetail,
     java.util.Map<String, Integer> limited,
-    List<String> unselected) {
+    List<String> unselected,
+    List<String> awaitingReview) {
 
   public RunReport {
+    awaitingReview = awaitingReview == null ? List.of() : List.copyOf(awaitingReview);
     waiting = List.copyOf(waiting);
     unselected = unselected == null ? List.of() : List.copyOf(unselected);
     usage = usage == null ? Usage.UNKNOWN : usage;

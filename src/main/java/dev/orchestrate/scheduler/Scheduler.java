@@ -305,6 +305,9 @@ public final class Scheduler {
           log.warn("{}", d.message());
         });
     integration.integratePending(s.items, change -> commit(s, change));
+    if (reviewTimeouts()) {
+      s.reviewWaits.putAll(store.reviewWaits());
+    }
     workspaces.maintain();
 
     HaltReason halt;
@@ -364,7 +367,7 @@ public final class Scheduler {
       s.sync = s.sync.then(reload(s.items));
       claims.refresh(s.items, s.runningItems);
       integration.retryDue(s.items, change -> commit(s, change)); // merge: push's failed pushes, on their backoff
-      boolean acted = act(s);
+      boolean acted = reviewTimedOut(s) | act(s);
       endOfTick(s);
       if (acted) {
         s.checkedBeforeHalt = false;
@@ -503,6 +506,44 @@ public final class Scheduler {
       acted = true;
     }
     return acted;
+  }
+
+  /** Whether some pipeline has a review_timeout (else a run never looks at review waits). */
+  private boolean reviewTimeouts() {
+    return config.pipelines().values().stream().anyMatch(p -> p.reviewTimeout() != null);
+  }
+
+  /**
+   * Applies on_review_timeout to the items whose review_timeout has passed: approved (and
+   * integrated), rejected to their last phase, or blocked. Returns whether one changed.
+   */
+  private boolean reviewTimedOut(Session s) {
+    if (!s.enteredReview.isEmpty()) {
+      if (reviewTimeouts()) {
+        s.enteredReview.forEach(id -> s.reviewWaits.putIfAbsent(id, clock.instant()));
+      }
+      s.enteredReview.clear();
+    }
+    boolean changed = false;
+    for (Map.Entry<String, java.time.Instant> wait : List.copyOf(s.reviewWaits.entrySet())) {
+      ItemState item = s.items.get(wait.getKey());
+      if (item == null || item.status() != ItemStatus.AWAITING_REVIEW) {
+        s.reviewWaits.remove(wait.getKey());
+        continue;
+      }
+      Pipeline pipeline = config.pipelines().get(item.definition().pipeline());
+      Step step = pipeline == null ? null
+          : Transitions.reviewTimedOut(item, pipeline, wait.getValue(), clock.instant());
+      if (step == null || !claims.claim(s.items, new Action.Realign(item.id()))) {
+        continue;
+      }
+      if (commit(s, step)) {
+        s.reviewWaits.remove(item.id());
+        integration.finished(step.next(), change -> commit(s, change));
+        changed = true;
+      }
+    }
+    return changed;
   }
 
   /**

@@ -40,6 +40,13 @@ final class Session {
   final Map<String, Integer> limited = new java.util.TreeMap<>();
   /** This round left a phase unstarted because its agent profile is paused: wait, do not halt. */
   boolean heldByPause;
+  /**
+   * Items awaiting review with when their wait began (a pipeline's review_timeout), from the state at
+   * the run's start and from this run's moves into awaiting_review (taken in at the next tick).
+   */
+  final Map<String, java.time.Instant> reviewWaits = new LinkedHashMap<>();
+  /** Items this run moved into awaiting_review since the last tick. */
+  final List<String> enteredReview = new ArrayList<>();
 
   Session(long runId, int phaseCap, RunBudget budget) {
     this.runId = runId;
@@ -76,6 +83,9 @@ final class Session {
 
   /** Counts an item that has just reached Done or Blocked in this run. */
   void count(ItemState before, ItemState after) {
+    if (before.status() != after.status() && after.status() == ItemStatus.AWAITING_REVIEW) {
+      enteredReview.add(after.id());
+    }
     if (before.status() != after.status()) {
       if (after.status() == ItemStatus.DONE) {
         doneThisRun++;
@@ -103,6 +113,8 @@ final class Session {
       Budget budget, String runnerId) {
     int done = count(ItemStatus.DONE);
     int blocked = count(ItemStatus.BLOCKED);
+    List<String> awaiting = items.values().stream()
+        .filter(i -> i.inBacklog() && i.status() == ItemStatus.AWAITING_REVIEW).map(ItemState::id).toList();
     int inBacklog = (int) items.values().stream().filter(ItemState::inBacklog).count();
     List<String> unfinished = new ArrayList<>();
     for (ItemState item : items.values()) {
@@ -110,10 +122,11 @@ final class Session {
         unfinished.add(item.id());
       }
     }
-    return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked, doneThisRun, blockedThisRun,
+    return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked - awaiting.size(), doneThisRun,
+        blockedThisRun,
         jobsStarted, halt, duration, interrupted, sync, unfinished, figures, this.budget.spend(), budget, runnerId,
         halt == limitHalt ? haltDetail : halt == HaltReason.BUDGET ? this.budget.haltDetail(jobs.activeCount()) : null,
-        limited, unselected());
+        limited, unselected(), awaiting);
   }
 
   private int count(ItemStatus status) {

@@ -17,6 +17,9 @@ import dev.orchestrate.jobs.CommandRun;
 import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.ItemHistory.KeptAnswer;
 import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.workspace.BranchSummary;
+import dev.orchestrate.workspace.Git;
+import dev.orchestrate.workspace.WorkspaceRecord;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Locale;
@@ -40,6 +43,33 @@ final class ItemPages {
   static final int ITEM_JOBS = 20;
 
   static final int ITEM_ANSWERS = 20;
+
+  /** What the item's branch holds against its base, for a reviewer: files with lines added and removed, commits. */
+  private static void changes(StringBuilder b, BranchSummary s) {
+    b.append("<section><h2>Changes against ").append(esc(s.baseBranch())).append("</h2><p>")
+        .append(s.filesChanged()).append(s.filesChanged() == 1 ? " file" : " files").append(", +").append(s.added())
+        .append(" −").append(s.removed()).append(" lines, in ").append(s.commitCount())
+        .append(s.commitCount() == 1 ? " commit" : " commits").append(" on ").append(esc(s.branch()))
+        .append("</p><table><tr><th>File</th><th>Added</th><th>Removed</th></tr>");
+    for (BranchSummary.FileChange f : s.files()) {
+      b.append("<tr><td>").append(esc(f.path())).append("</td><td>")
+          .append(f.added() == null ? "binary" : f.added().toString()).append("</td><td>")
+          .append(f.removed() == null ? "binary" : f.removed().toString()).append("</td></tr>");
+    }
+    b.append("</table>");
+    if (s.filesNotListed() > 0) {
+      b.append("<p>and ").append(s.filesNotListed()).append(" more files</p>");
+    }
+    b.append("<ul class=\"commits\">");
+    for (BranchSummary.Commit c : s.commits()) {
+      b.append("<li><code>").append(esc(c.id())).append("</code> ").append(esc(c.subject())).append("</li>");
+    }
+    b.append("</ul>");
+    if (s.commitsNotListed() > 0) {
+      b.append("<p>and ").append(s.commitsNotListed()).append(" more commits</p>");
+    }
+    b.append("</section>");
+  }
 
   Pages.Rendered item(DashboardQueries db, Query q) {
     String id = q.get("id");
@@ -82,6 +112,8 @@ final class ItemPages {
       }
     });
     b.append("</dl>");
+    db.workspace(item.id()).filter(w -> w.integration() != WorkspaceRecord.Integration.INTEGRATED)
+        .flatMap(w -> BranchSummary.of(new Git(), w)).ifPresent(summary -> changes(b, summary));
     pre(b, "Description", item.definition().description());
     pre(b, "Blocked reason", item.progress().blockedReason());
     pre(b, "Last failure", item.progress().lastFailure());

@@ -82,6 +82,20 @@ class RunNotificationsTest {
   }
 
   @Test
+  void an_item_awaiting_review_is_news_once_per_wait() {
+    Notifier notifier = notifier();
+    RunNotifications n = new RunNotifications(notifier, Clock.fixed(NOW, ZoneOffset.UTC));
+
+    n.jobFinished(at(ItemStatus.IN_PROGRESS), at(ItemStatus.AWAITING_REVIEW), null);
+    n.statusChanged(at(ItemStatus.IN_PROGRESS), at(ItemStatus.AWAITING_REVIEW)); // seen again
+    n.statusChanged(at(ItemStatus.AWAITING_REVIEW), at(ItemStatus.IN_PROGRESS)); // rejected
+    n.jobFinished(at(ItemStatus.IN_PROGRESS), at(ItemStatus.AWAITING_REVIEW), null); // back for review
+    notifier.close(Duration.ofSeconds(5));
+
+    assertEquals(List.of("awaiting_review:A", "awaiting_review:A"), kinds());
+  }
+
+  @Test
   void a_usage_limit_pause_is_news_once_per_pause_and_a_rate_limit_is_not() {
     Notifier notifier = notifier();
     RunNotifications n = new RunNotifications(notifier, Clock.fixed(NOW, ZoneOffset.UTC));

@@ -133,7 +133,8 @@ class ItemFilterTest {
 
   @Test
   void a_bad_status_is_rejected_with_the_known_ones() {
-    assertEquals("CRITERION: bad value 'doing' for status (use new, scoping, ready, in_progress, done or blocked)",
+    assertEquals(
+        "CRITERION: bad value 'doing' for status (use new, scoping, ready, in_progress, awaiting_review, done or blocked)",
         error(() -> only("status=doing")));
   }
 

@@ -521,6 +521,27 @@ public abstract class StateStoreContract {
   }
 
   @Test
+  void the_wait_for_a_review_starts_when_an_item_enters_awaiting_review_is_kept_and_ends_when_it_moves_on() {
+    try (StateStore store = open()) {
+      StateRepository items = store.items();
+      items.sync(List.of(item("A"), item("B")), T0);
+      assertEquals(java.util.Map.of(), items.reviewWaits());
+      Progress awaiting = new Progress(ItemStatus.AWAITING_REVIEW, "review", 0, null, null, null, "reviewed", null);
+      items.apply(to(items.item("A").orElseThrow(), awaiting), at(10));
+      items.apply(to(items.item("B").orElseThrow(), awaiting), at(20));
+      assertEquals(List.of("A", "B"), List.copyOf(items.reviewWaits().keySet()));
+      assertEquals(at(10), items.reviewWaits().get("A"));
+      // A write that keeps it awaiting (an event, say) keeps when the wait began.
+      items.apply(new Step(items.item("A").orElseThrow(), List.of()), at(30));
+      assertEquals(at(10), items.reviewWaits().get("A"));
+      assertEquals(awaiting, items.item("A").orElseThrow().progress());
+      assertTrue(items.applyIf(to(items.item("A").orElseThrow(), Progress.of(ItemStatus.DONE)),
+          ItemStatus.AWAITING_REVIEW, at(40)));
+      assertEquals(java.util.Map.of("B", at(20)), items.reviewWaits());
+    }
+  }
+
+  @Test
   void apply_if_writes_nothing_when_the_stored_status_differs() {
     try (StateStore store = open()) {
       StateRepository items = store.items();

@@ -169,6 +169,16 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   }
 
   @Override
+  public Map<String, Instant> reviewWaits() {
+    Map<String, Instant> waits = new java.util.LinkedHashMap<>();
+    jdbc.query("SELECT id, review_since FROM items WHERE status = ? ORDER BY seq", rs -> {
+      waits.put(rs.getString(1), Columns.instantOrNull(rs, 2));
+      return null;
+    }, ItemStatus.AWAITING_REVIEW.key());
+    return waits;
+  }
+
+  @Override
   public void apply(Step step, Instant now) {
     jdbc.inTransaction(() -> write(step, now.toEpochMilli()));
   }
@@ -237,6 +247,13 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
         UPDATE items SET status = ?, phase = ?, attempts = ?, blocked_reason = ?, blocked_from = ?,
                last_failure = ?, phase_summary = ?, unblock_notes = ?, updated_at = ?, resume_profile = ?,
                resume_session = ?""");
+    // The wait for a review starts when the item enters awaiting_review and is kept while it stays.
+    if (p.status() == ItemStatus.AWAITING_REVIEW) {
+      sql.append(", review_since = COALESCE(review_since, ?)");
+      values.add(at);
+    } else {
+      sql.append(", review_since = NULL");
+    }
     SqlItemLeases.Fence fence = leases == null ? null : leases.fence(step);
     if (fence != null) {
       sql.append(", lease_owner = ?, version = version + 1");

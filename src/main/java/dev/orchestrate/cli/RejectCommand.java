@@ -1,0 +1,95 @@
+package dev.orchestrate.cli;
+
+import dev.orchestrate.app.Reviewing;
+import dev.orchestrate.cli.live.TerminalText;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.Transitions;
+import java.io.PrintWriter;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code orchestrate reject ID... --notes TEXT [--phase NAME]}: items awaiting review go back to a
+ * phase with the reviewer's notes. All or nothing, as {@code approve}.
+ */
+@Command(name = "reject", mixinStandardHelpOptions = true,
+    description = {"Send items awaiting review back to a phase of their pipeline (--phase; by default its last "
+        + "phase), with 0 attempts. The notes appear in each item's next prompt as '## Unblock Context', as "
+        + "unblock's do, and are cleared once that phase succeeds; the item then awaits review again.",
+        "Several ids are all or nothing: one unknown id, item not awaiting review or unknown phase refuses them "
+            + "all and changes nothing.",
+        "Needs the project's config and state. Refused (exit 3) while a run works on the same local state; on a "
+            + "shared (PostgreSQL) state it works beside running runs."},
+    footerHeading = "%nExit codes:%n",
+    footer = {"  0    rejected",
+        "  2    an unknown id, an item not awaiting review, an unknown phase or empty notes",
+        "       (nothing changed)",
+        "  3    a run holds the state directory"})
+final class RejectCommand implements Callable<Integer> {
+  @Mixin
+  Root root;
+
+  @Spec
+  CommandSpec spec;
+
+  @Parameters(index = "0..*", arity = "1..*", paramLabel = "ID", description = "The ids of items awaiting review")
+  List<String> ids;
+
+  @Option(names = "--notes", paramLabel = "TEXT", required = true,
+      description = "What the agent must change, the same for every id (capped at "
+          + Transitions.UNBLOCK_NOTES_MAX_CHARS + " characters)")
+  String notes;
+
+  @Option(names = "--phase", paramLabel = "NAME",
+      description = "The phase the items go back to (default: their pipeline's last phase)")
+  String phase;
+
+  @Mixin
+  JsonOutput output = new JsonOutput();
+
+  @Override
+  public Integer call() {
+    if (notes.isBlank()) {
+      throw CliException.usage("--notes must not be empty: tell the agent what to change");
+    }
+    // A refusal (ReviewRefusedException) is a usage error: ErrorHandler maps it to exit 2.
+    List<ItemState> rejected = new Reviewing(root.command().backend(), Clock.systemUTC()).reject(ids, notes, phase,
+        ReviewProject.of(root));
+    print(spec.commandLine().getOut(), rejected);
+    return ExitCode.OK;
+  }
+
+  private void print(PrintWriter out, List<ItemState> items) {
+    if (output.json) {
+      Map<String, Object> doc = Json.envelope("reject");
+      List<Map<String, Object>> rows = new ArrayList<>();
+      for (ItemState item : items) {
+        Map<String, Object> row = new LinkedHashMap<>();
+        row.put("id", item.id());
+        row.put("status", item.status().key());
+        row.put("phase", item.progress().phase());
+        rows.add(row);
+      }
+      doc.put("items", rows);
+      Json.print(out, doc);
+      return;
+    }
+    for (ItemState item : items) {
+      out.println(TerminalText.safe("Rejected " + item.id() + ": " + item.status().key() + " at phase "
+          + item.progress().phase()));
+    }
+    out.println("The notes go into " + (items.size() == 1 ? "its" : "each one's")
+        + " next prompt. Continue with: orchestrate run");
+    out.flush();
+  }
+}

@@ -1,0 +1,200 @@
+package dev.orchestrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.serve.DashboardServer;
+import dev.orchestrate.testing.TestStores;
+import dev.orchestrate.workspace.GitRepo;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The review gate (issue 32, item 3), end to end with real git and a script agent: items of a
+ * {@code review: required} pipeline stop in awaiting_review with the base branch untouched;
+ * {@code approve} integrates one, {@code reject --notes} sends one back and its next prompt carries
+ * the notes; the base branch holds only approved work.
+ */
+class ReviewGateCliTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Writes work-ID.txt (one more line per attempt) and keeps each prompt it was given in the prompts directory. */
+  private static final String AGENT = """
+      #!/usr/bin/env bash
+      set -u
+      n=$(ls "%1$s" | grep -c "^$ORCHESTRATE_ITEM_ID-" || true)
+      cat > "%1$s/$ORCHESTRATE_ITEM_ID-$n.md"
+      echo "attempt $n of $ORCHESTRATE_ITEM_ID" >> "work-$ORCHESTRATE_ITEM_ID.txt"
+      echo "work done"
+      """;
+
+  @TempDir
+  Path tmp;
+
+  private GitRepo repo;
+  private Path prompts;
+
+  private void project() throws Exception {
+    repo = GitRepo.init(tmp.resolve("repo"));
+    prompts = Files.createDirectories(tmp.resolve("prompts"));
+    Path agent = tmp.resolve("agent.sh");
+    Files.writeString(agent, AGENT.formatted(prompts));
+    repo.write("backlog.yaml", """
+        items:
+          - {id: A, title: item a}
+          - {id: B, title: item b}
+          - {id: C, title: item c}
+        """);
+    repo.write("orchestrate.yaml", """
+        agent:
+          command: ["bash", "%s"]
+          timeout: 60s
+        execution: {workspace: worktree, max_retries: 0}
+        default_pipeline: p
+        pipelines:
+          p:
+            review: required
+            phases:
+              - {name: plan, instructions: "Plan."}
+              - {name: work, instructions: "Work."}
+        """.formatted(agent));
+    repo.commitAll("project");
+  }
+
+  private CliRunner.Result cli(String... args) {
+    List<String> all = new ArrayList<>(List.of("--state", repo.dir.resolve(".orchestrate").toString(), "--config",
+        repo.dir.resolve("orchestrate.yaml").toString()));
+    all.addAll(List.of(args));
+    return CliRunner.runIn(repo.dir, Map.of(), all.toArray(String[]::new));
+  }
+
+  private CliRunner.Result run() {
+    return cli("run", "--no-live", repo.dir.resolve("backlog.yaml").toString());
+  }
+
+  private JsonNode item(String id) throws Exception {
+    CliRunner.Result r = cli("status", id, "--json");
+    assertEquals(0, r.exitCode(), r.err());
+    JsonNode doc = JSON.readTree(r.out());
+    return doc.has("item") ? doc.path("item") : doc;
+  }
+
+  private List<String> onMain() {
+    return repo.git("ls-tree", "--name-only", "main").lines().filter(f -> f.startsWith("work-")).toList();
+  }
+
+  private String lastPrompt(String id) throws Exception {
+    try (Stream<Path> files = Files.list(prompts)) {
+      int n = (int) files.filter(f -> f.getFileName().toString().startsWith(id + "-")).count();
+      return Files.readString(prompts.resolve(id + "-" + (n - 1) + ".md"));
+    }
+  }
+
+  @Test
+  void items_wait_for_review_approve_integrates_reject_sends_back_with_notes_and_main_holds_only_approved_work()
+      throws Exception {
+    project();
+    String start = repo.head("main");
+
+    CliRunner.Result first = run();
+    assertEquals(0, first.exitCode(), first.out() + first.err());
+    assertTrue(first.out().contains("awaiting review (orchestrate approve ID, or reject ID --notes TEXT): A, B, C"),
+        first.out());
+    for (String id : List.of("A", "B", "C")) {
+      assertEquals("awaiting_review", item(id).path("status").asText(), id);
+    }
+    assertEquals(start, repo.head("main"), "nothing is integrated before a human approves it");
+    CliRunner.Result table = cli("status");
+    assertTrue(table.out().contains("awaiting review: approve B, or reject B --notes TEXT"), table.out());
+    assertTrue(table.out().contains("3 items: 3 awaiting_review"), table.out());
+
+    // The reviewer's view: the branch's diff against its base, and its commits.
+    JsonNode summary = item("C").path("branch_summary");
+    assertEquals("main", summary.path("base_branch").asText(), summary.toString());
+    assertEquals("orchestrate/C", summary.path("branch").asText());
+    assertEquals(1, summary.path("files_changed").asInt());
+    assertEquals(2, summary.path("lines_added").asInt());
+    assertEquals(0, summary.path("lines_removed").asInt());
+    assertEquals("work-C.txt", summary.path("files").get(0).path("path").asText());
+    assertEquals(2, summary.path("commit_count").asInt(), "one commit per phase");
+    assertEquals(repo.git("log", "-1", "--format=%s", "orchestrate/C"),
+        summary.path("commits").get(0).path("subject").asText());
+    assertEquals(repo.git("rev-parse", "--short", "orchestrate/C"), summary.path("commits").get(0).path("id").asText());
+    CliRunner.Result text = cli("status", "C");
+    assertTrue(text.out().contains("1 file, +2 -0 lines against main, in 2 commits"), text.out());
+    assertTrue(text.out().contains("+2 -0  work-C.txt"), text.out());
+    try (DashboardServer server = DashboardServer.start(TestStores.backend(repo.dir.resolve(".orchestrate")),
+        new InetSocketAddress("127.0.0.1", 0), null, Clock.systemUTC())) {
+      String page = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + server.port() + "/item?id=C")).timeout(Duration.ofSeconds(30)).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      assertTrue(page.contains("<h2>Changes against main</h2><p>1 file, +2 −0 lines, in 2 commits on orchestrate/C"),
+          page);
+      assertTrue(page.contains("<tr><td>work-C.txt</td><td>2</td><td>0</td></tr>"), page);
+    }
+
+    // Refusals change nothing: an unknown id, an item not awaiting review, an unknown phase, empty notes.
+    CliRunner.Result unknown = cli("approve", "A", "X");
+    assertEquals(2, unknown.exitCode(), unknown.out() + unknown.err());
+    assertTrue(unknown.err().contains("unknown item 'X'"), unknown.err());
+    assertEquals("awaiting_review", item("A").path("status").asText());
+    CliRunner.Result badPhase = cli("reject", "B", "--notes", "n", "--phase", "deploy");
+    assertEquals(2, badPhase.exitCode(), badPhase.err());
+    assertTrue(badPhase.err().contains("has no phase 'deploy': its phases are plan, work"), badPhase.err());
+    assertEquals(2, cli("reject", "B", "--notes", " ").exitCode());
+
+    // While a run holds the local state (here: its lease), approve and reject are refused, as unblock is.
+    try (dev.orchestrate.state.RunLease held = TestStores.backend(repo.dir.resolve(".orchestrate"))
+        .acquireLease(java.time.Instant.now())) {
+      assertEquals(3, cli("approve", "A").exitCode());
+      assertEquals(3, cli("reject", "A", "--notes", "n").exitCode());
+    }
+    assertEquals("awaiting_review", item("A").path("status").asText());
+
+    CliRunner.Result approve = cli("approve", "A", "--json");
+    assertEquals(0, approve.exitCode(), approve.out() + approve.err());
+    JsonNode approved = JSON.readTree(approve.out());
+    assertEquals("approve", approved.path("kind").asText());
+    assertEquals("done", approved.path("items").get(0).path("status").asText());
+    assertEquals("integrated", approved.path("items").get(0).path("integration").asText(), approve.out());
+    assertEquals("done", item("A").path("status").asText());
+    assertEquals(List.of("work-A.txt"), onMain());
+    CliRunner.Result again = cli("approve", "A");
+    assertEquals(2, again.exitCode(), "a done item is not approved (nor integrated) twice");
+    assertTrue(again.err().contains("item A is done, not awaiting_review"), again.err());
+
+    String notes = "Use tabs, not spaces, in work-B.txt";
+    CliRunner.Result reject = cli("reject", "B", "--notes", notes);
+    assertEquals(0, reject.exitCode(), reject.out() + reject.err());
+    assertEquals("Rejected B: in_progress at phase work", reject.out().lines().findFirst().orElseThrow());
+    assertEquals("in_progress", item("B").path("status").asText());
+    assertFalse(lastPrompt("B").contains(notes));
+
+    CliRunner.Result second = run();
+    assertEquals(0, second.exitCode(), second.out() + second.err());
+    String prompt = lastPrompt("B");
+    assertTrue(prompt.contains(notes), prompt);
+    assertTrue(prompt.contains("Work."), "the rejected item went back to its last phase");
+    assertEquals("awaiting_review", item("B").path("status").asText(), "after its phase it waits for review again");
+    assertEquals("awaiting_review", item("C").path("status").asText());
+    assertEquals(List.of("work-A.txt"), onMain(), "main holds only approved work");
+    assertEquals("attempt 0 of A\nattempt 1 of A", repo.git("show", "main:work-A.txt"));
+    assertTrue(item("A").path("branch_summary").isNull(), "an integrated item has nothing left to review");
+  }
+}

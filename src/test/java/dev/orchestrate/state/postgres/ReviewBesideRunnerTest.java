@@ -1,0 +1,92 @@
+package dev.orchestrate.state.postgres;
+
+import static dev.orchestrate.testing.Fixtures.item;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.app.ReviewRefusedException;
+import dev.orchestrate.app.Reviewing;
+import dev.orchestrate.config.ConfigLoader;
+import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
+import dev.orchestrate.item.Progress;
+import dev.orchestrate.item.Step;
+import dev.orchestrate.state.RunLease;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.EmbeddedPostgresServer;
+import dev.orchestrate.workspace.WorkspaceRecord;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * approve and reject on a shared (PostgreSQL) state beside a running runner: no lease needed, the
+ * write conditional on the items still awaiting review, and an approved item's integration left
+ * pending for a run (so that only a run integrates, once).
+ */
+class ReviewBesideRunnerTest {
+  private static final Instant T0 = Instant.parse("2026-11-26T10:00:00Z");
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void approve_and_reject_work_beside_a_running_runner_and_approval_leaves_integration_to_a_run() throws Exception {
+    String schema = EmbeddedPostgresServer.freshSchema("review");
+    PostgresBackend backend = TestBackend.on(schema, "host-a", dir);
+    Path yaml = dir.resolve("orchestrate.yaml");
+    Files.writeString(yaml, """
+        execution: {workspace: worktree}
+        pipelines:
+          feature:
+            review: required
+            phases:
+              - {name: build, instructions: Build it.}
+              - {name: docs, instructions: Document it.}
+        """);
+    Reviewing.Project project = new Reviewing.Project(ConfigLoader.load(yaml), dir);
+    try (RunLease lease = backend.acquireLease(T0, Duration.ofSeconds(30));
+        StateStore runner = backend.open(StateStore.Mode.READ_WRITE)) {
+      runner.items().sync(List.of(item("A"), item("B"), item("C")), T0);
+      for (String id : List.of("A", "B", "C")) {
+        ItemState item = runner.items().item(id).orElseThrow();
+        runner.items().apply(new Step(item.with(new Progress(ItemStatus.AWAITING_REVIEW, "docs", 0, null, null, null,
+            "documented", null)), List.of()), T0);
+      }
+      runner.workspaces().save(new WorkspaceRecord("A", dir.resolve("wt/A"), "orchestrate/A", "main",
+          dir.resolve("repo/.git/worktrees/A"), "b0", "h1", null, null, null, null, 0, T0, null, null), T0);
+      Reviewing reviewing = new Reviewing(backend, Clock.systemUTC());
+
+      List<Reviewing.Approved> approved = reviewing.approve(List.of("A"), project);
+      assertEquals(1, approved.size());
+      assertEquals("pending", approved.get(0).integration());
+      assertEquals(ItemStatus.DONE, runner.items().item("A").orElseThrow().status());
+      WorkspaceRecord ws = runner.workspaces().workspace("A").orElseThrow();
+      assertNotNull(ws.finishedAt(), "finished: a run's integration of pending items takes it");
+      assertNull(ws.integration());
+      assertEquals(List.of("B", "C"), List.copyOf(runner.items().reviewWaits().keySet()));
+
+      List<ItemState> rejected = reviewing.reject(List.of("B"), "split the docs page", "build", project);
+      ItemState b = runner.items().item("B").orElseThrow();
+      assertEquals(rejected.get(0), b);
+      assertEquals(ItemStatus.IN_PROGRESS, b.status());
+      assertEquals("build", b.progress().phase());
+      assertEquals("split the docs page", b.progress().unblockNotes());
+
+      ReviewRefusedException refused = assertThrows(ReviewRefusedException.class,
+          () -> reviewing.approve(List.of("C", "A", "X"), project));
+      assertTrue(refused.getMessage().startsWith("unknown item 'X'; item A is done, not awaiting_review"),
+          refused.getMessage());
+      assertEquals(ItemStatus.AWAITING_REVIEW, runner.items().item("C").orElseThrow().status(), "all or nothing");
+      assertTrue(lease.runnerId() != null, "the runner's lease was held throughout");
+    }
+  }
+}

@@ -119,4 +119,26 @@ final class BacklogNotices implements RunListener {
   public void providerLimit(String message) {
     progress.providerLimit(message);
   }
+
+  @Override
+  public void runRecorded(long runId) {
+    progress.runRecorded(runId);
+  }
+
+  @Override
+  public void profilePaused(dev.orchestrate.item.AgentPauses.Pause pause) {
+    progress.profilePaused(pause);
+  }
+
+  @Override
+  public void pauseEnded(String profile) {
+    progress.pauseEnded(profile);
+  }
+
+  /** As {@link #budgetWarning(String)}: shown even with --quiet. */
+  @Override
+  public void budgetWarning(String budget, int percent, String message) {
+    line("orchestrate: warning: " + message);
+    progress.budgetWarning(budget, percent, message);
+  }
 }

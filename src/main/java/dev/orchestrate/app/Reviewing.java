@@ -9,7 +9,6 @@ import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.ItemWorkspaces;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.item.Transitions;
-import dev.orchestrate.limits.Quote;
 import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
@@ -28,7 +27,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
-import java.util.stream.Collectors;
 
 /**
  * The review gate's human side (docs/review.md): {@code approve} makes items awaiting review done
@@ -199,34 +197,14 @@ public final class Reviewing {
   /** Every id's step, or one refusal naming every id that cannot take it, with the known ids awaiting review. */
   private static List<Step> steps(Function<String, Optional<ItemState>> lookup, List<String> wanted,
       Function<ItemState, Step> transition) {
-    List<Step> steps = new ArrayList<>();
-    List<String> unknown = new ArrayList<>();
-    List<String> refused = new ArrayList<>();
-    for (String id : wanted) {
-      Optional<ItemState> item = lookup.apply(id);
-      if (item.isEmpty()) {
-        unknown.add(id);
-        continue;
-      }
-      try {
-        steps.add(transition.apply(item.get()));
-      } catch (InvalidTransitionException e) {
-        refused.add(e.getMessage());
-      }
+    ItemSteps.Outcome outcome = ItemSteps.of(lookup, wanted, transition);
+    if (outcome.refused()) {
+      throw new ReviewRefusedException(outcome.problems() + (wanted.size() > 1 ? " (nothing was changed)" : ""));
     }
-    List<String> problems = new ArrayList<>();
-    if (!unknown.isEmpty()) {
-      problems.add("unknown item " + quoted(unknown));
-    }
-    problems.addAll(refused);
-    if (!problems.isEmpty()) {
-      throw new ReviewRefusedException(String.join("; ", problems)
-          + (wanted.size() > 1 ? " (nothing was changed)" : ""));
-    }
-    return steps;
+    return outcome.steps();
   }
 
   private static String quoted(List<String> ids) {
-    return ids.stream().map(Quote::value).collect(Collectors.joining(", "));
+    return ItemSteps.quoted(ids);
   }
 }

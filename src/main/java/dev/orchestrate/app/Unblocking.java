@@ -2,14 +2,12 @@ package dev.orchestrate.app;
 
 import dev.orchestrate.config.Config;
 import dev.orchestrate.item.Event;
-import dev.orchestrate.item.InvalidTransitionException;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.Progress;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.item.Transitions;
 import dev.orchestrate.limits.Cuts;
-import dev.orchestrate.limits.Quote;
 import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
@@ -28,7 +26,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
-import java.util.stream.Collectors;
 
 /**
  * Returns blocked items to the status and phase each was blocked in, with notes for the agents'
@@ -203,34 +200,14 @@ public final class Unblocking {
 
   /** Every id's step, or one refusal naming every id that cannot be unblocked. */
   private static List<Step> steps(Function<String, Optional<ItemState>> lookup, List<String> wanted, String notes) {
-    List<Step> steps = new ArrayList<>();
-    List<String> unknown = new ArrayList<>();
-    List<String> refused = new ArrayList<>();
-    for (String id : wanted) {
-      Optional<ItemState> item = lookup.apply(id);
-      if (item.isEmpty()) {
-        unknown.add(id);
-        continue;
-      }
-      try {
-        steps.add(Transitions.unblock(item.get(), notes));
-      } catch (InvalidTransitionException e) {
-        refused.add(e.getMessage());
-      }
+    ItemSteps.Outcome outcome = ItemSteps.of(lookup, wanted, item -> Transitions.unblock(item, notes));
+    if (outcome.refused()) {
+      throw new UnblockRefusedException(outcome.problems() + (wanted.size() > 1 ? " (nothing was unblocked)" : ""));
     }
-    List<String> problems = new ArrayList<>();
-    if (!unknown.isEmpty()) {
-      problems.add("unknown item " + quoted(unknown));
-    }
-    problems.addAll(refused);
-    if (!problems.isEmpty()) {
-      throw new UnblockRefusedException(String.join("; ", problems)
-          + (wanted.size() > 1 ? " (nothing was unblocked)" : ""));
-    }
-    return steps;
+    return outcome.steps();
   }
 
   private static String quoted(List<String> ids) {
-    return ids.stream().map(Quote::value).collect(Collectors.joining(", "));
+    return ItemSteps.quoted(ids);
   }
 }

@@ -333,13 +333,21 @@ public final class Git {
 
   /** Reads a stream to its end on a daemon thread, keeping the first {@link #OUTPUT_MAX_BYTES}. */
   private static CompletableFuture<String> drain(InputStream in) {
+    return drain(in, OUTPUT_MAX_BYTES, "git-output");
+  }
+
+  /**
+   * Reads a process's stream to its end on a daemon thread named {@code thread}, keeping the first
+   * {@code maxBytes} (the rest is read and dropped, so the process never blocks on a full pipe).
+   */
+  static CompletableFuture<String> drain(InputStream in, int maxBytes, String thread) {
     CompletableFuture<String> text = new CompletableFuture<>();
     Thread reader = new Thread(() -> {
       ByteArrayOutputStream kept = new ByteArrayOutputStream();
       byte[] buffer = new byte[8192];
       try (in) {
         for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-          int room = OUTPUT_MAX_BYTES - kept.size();
+          int room = maxBytes - kept.size();
           if (room > 0) {
             kept.write(buffer, 0, Math.min(room, n));
           }
@@ -348,7 +356,7 @@ public final class Git {
         // the process went away: what was read is what there is
       }
       text.complete(kept.toString(StandardCharsets.UTF_8));
-    }, "git-output");
+    }, thread);
     reader.setDaemon(true);
     reader.start();
     return text;

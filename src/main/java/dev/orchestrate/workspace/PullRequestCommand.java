@@ -1,10 +1,8 @@
 package dev.orchestrate.workspace;
 
 import dev.orchestrate.config.ProjectCommand;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -131,24 +129,6 @@ final class PullRequestCommand {
   }
 
   private static CompletableFuture<String> drain(InputStream in) {
-    CompletableFuture<String> text = new CompletableFuture<>();
-    Thread reader = new Thread(() -> {
-      ByteArrayOutputStream kept = new ByteArrayOutputStream();
-      byte[] buffer = new byte[8192];
-      try (in) {
-        for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-          int room = OUTPUT_MAX_BYTES - kept.size();
-          if (room > 0) {
-            kept.write(buffer, 0, Math.min(room, n));
-          }
-        }
-      } catch (IOException e) {
-        // the process is gone: keep what was read
-      }
-      text.complete(kept.toString(StandardCharsets.UTF_8));
-    }, "pull-request-output");
-    reader.setDaemon(true);
-    reader.start();
-    return text;
+    return Git.drain(in, OUTPUT_MAX_BYTES, "pull-request-output");
   }
 }

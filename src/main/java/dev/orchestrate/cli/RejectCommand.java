@@ -32,8 +32,8 @@ import picocli.CommandLine.Spec;
             + "shared (PostgreSQL) state it works beside running runs."},
     footerHeading = "%nExit codes:%n",
     footer = {"  0    rejected",
-        "  2    an unknown id, an item not awaiting review, an unknown phase or empty notes",
-        "       (nothing changed)",
+        "  2    an unknown id, an item not awaiting review, an unknown phase or empty",
+        "       notes (nothing changed)",
         "  3    a run holds the state directory"})
 final class RejectCommand implements Callable<Integer> {
   @Mixin

@@ -131,10 +131,52 @@ final class Integration {
     }
   }
 
+  /** Whether some item awaits its checks (execution.checks): the run waits for them. */
+  boolean awaitingChecks() {
+    return workspaces.awaitingChecks();
+  }
+
+  /**
+   * Polls the checks of the items whose poll is due (execution.checks), at any tick: green makes
+   * the item done, red sends it back to its phase with the report, too many reds or a wait past
+   * checks_timeout block it. Returns whether an item changed.
+   */
+  boolean checksDue(Map<String, ItemState> items, Map<String, Pipeline> pipelines, Predicate<Step> commit) {
+    boolean changed = false;
+    for (String id : workspaces.checksDue()) {
+      ItemState item = items.get(id);
+      if (item == null || item.status() != ItemStatus.AWAITING_CHECKS) {
+        continue; // unblocked, reset or removed meanwhile: the next push starts a new wait
+      }
+      ItemWorkspaces.Checks checks = workspaces.check(id);
+      if (checks == null || checks.kind().equals("pending")) {
+        continue;
+      }
+      Pipeline pipeline = pipelines.get(item.definition().pipeline());
+      Step step = switch (checks.kind()) {
+        case "green" -> Transitions.checksGreen(item, checks.message());
+        case "red" -> pipeline == null ? Transitions.checksBlocked(item, "checks red, and its pipeline "
+            + item.definition().pipeline() + " is gone: " + checks.message())
+            : Transitions.checksRed(item, pipeline, checks.phase(), checks.message(), checks.round());
+        default -> Transitions.checksBlocked(item, checks.message());
+      };
+      log.info("{}: checks {}", id, checks.kind());
+      if (commit.test(step)) {
+        changed = true;
+        if (step.next().status().isTerminal()) {
+          workspaces.maintain();
+        }
+      }
+    }
+    return changed;
+  }
+
   private void integrate(ItemState item, Predicate<Step> commit) {
     ItemWorkspaces.Integration result = workspaces.integrate(item.id(), item.definition().title());
     if (result.blocks()) {
       commit.test(Transitions.integrationConflict(item, result.message()));
+    } else if (result.kind().equals("awaiting_checks")) {
+      commit.test(Transitions.awaitChecks(item, result.message()));
     } else if (result.message() != null) {
       try {
         store.apply(new Step(item, List.of(new Event(item.id(), "workspace." + result.kind(),

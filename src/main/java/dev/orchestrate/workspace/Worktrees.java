@@ -620,6 +620,32 @@ public final class Worktrees implements ItemWorkspaces {
   }
 
   @Override
+  public List<String> checksDue() {
+    if (pusher == null || config.checks() == null) {
+      return List.of();
+    }
+    Instant now = clock.instant();
+    List<String> ids = new ArrayList<>();
+    store.checksWaits().forEach((id, wait) -> {
+      if (wait.nextAt() == null || !now.isBefore(wait.nextAt())) {
+        ids.add(id);
+      }
+    });
+    return ids;
+  }
+
+  @Override
+  public boolean awaitingChecks() {
+    return pusher != null && config.checks() != null && !store.checksWaits().isEmpty();
+  }
+
+  @Override
+  public Checks check(String itemId) {
+    WorkspaceRecord ws = store.workspace(itemId).orElse(null);
+    return ws == null || pusher == null ? null : pusher.check(ws);
+  }
+
+  @Override
   public Integration integrate(String itemId, String title) {
     WorkspaceRecord ws = store.workspace(itemId).orElse(null);
     if (ws == null) {
@@ -712,6 +738,10 @@ public final class Worktrees implements ItemWorkspaces {
     // the jobs' phase commits as the pushed branch has them (a rebase gives them new ids)
     store.landed(integrator.landed(checkout, base, tip), clock.instant());
     remove(ws); // the branch stays: it is what the remote and the pull request have
+    if (config.checks() != null) {
+      pusher.awaitChecks(ws.itemId());
+      return new Integration("awaiting_checks", outcome.message() + "; awaiting its checks");
+    }
     return new Integration("pushed", outcome.message());
   }
 

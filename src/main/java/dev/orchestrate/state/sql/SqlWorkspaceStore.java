@@ -261,7 +261,8 @@ final class SqlWorkspaceStore implements WorkspaceStore {
         rs.getString("head_commit"), rs.getString("pending_commit"), pending,
         WorkspaceRecord.Integration.fromKey(rs.getString("integration")), rs.getString("note"), rs.getLong("bytes"),
         Columns.instantOrNull(rs, "created_at"), Columns.instantOrNull(rs, "finished_at"),
-        Columns.instantOrNull(rs, "removed_at"), hasColumn(rs, "push_sha") ? pushRecord(rs) : PushRecord.NONE);
+        Columns.instantOrNull(rs, "removed_at"), hasColumn(rs, "push_sha") ? pushRecord(rs) : PushRecord.NONE,
+        hasColumn(rs, "checks_since") ? checksRecord(rs) : ChecksRecord.NONE);
   }
 
   /** Whether the row has the column (a state before the push schema, read without migrating, has not). */

@@ -205,6 +205,9 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
     if (ws.note() != null && !ws.note().isBlank()) {
       words.append(": ").append(ws.note().strip());
     }
+    if (ws.checks().waiting()) {
+      words.append("; awaiting checks").append(checksNote(ws.checks()));
+    }
     words.append(ws.onDisk() ? "; worktree " + ws.path() : "; worktree removed");
     return words.toString();
   }

@@ -359,7 +359,8 @@ public final class Scheduler {
       if (halt != null) {
         if (s.jobs.activeCount() == 0) {
           // The cap-th phase may have been the last one needed: then the run is simply done.
-          return halt == HaltReason.PHASE_CAP && s.remaining().isEmpty() ? HaltReason.ALL_DONE : halt;
+          return halt == HaltReason.PHASE_CAP && s.remaining().isEmpty() && !integration.awaitingChecks()
+              ? HaltReason.ALL_DONE : halt;
         }
         takeMessages(s, true); // running jobs finish (or are cancelled) and are recorded
         continue;

@@ -68,6 +68,11 @@ class ChecksCrashResumeIT {
 
     Launcher.Result status = Launcher.run(repo.dir, "status");
     assertTrue(status.out().contains("awaiting_checks"), status.out());
+    assertTrue(status.out().contains("awaiting checks (round 1, next poll "), status.out());
+    Launcher.Result detail = Launcher.run(repo.dir, "status", "A");
+    assertTrue(detail.out().contains("; awaiting checks (round 1, next poll "), detail.out());
+    Launcher.Result json = Launcher.run(repo.dir, "status", "--json");
+    assertTrue(json.out().contains("\"next_poll\" : \"20"), json.out());
 
     Files.writeString(marks.resolve("green"), "");
     Launcher.Result second = Launcher.run(repo.dir, "run");

@@ -38,6 +38,15 @@ final class Integration {
   private final ItemWorkspaces workspaces;
   private final StateRepository store;
   private final Clock clock;
+  /**
+   * The agent session of each item's last successful phase in this run, by item: a red check that
+   * sends the item back to that phase continues it (with agent.resume). Kept in memory only: after
+   * a restart the attempt starts fresh.
+   */
+  private final Map<String, LastSession> sessions = new java.util.HashMap<>();
+
+  private record LastSession(String phase, dev.orchestrate.item.Progress.Resume resume) {
+  }
 
   Integration(ItemWorkspaces workspaces, StateRepository store, Clock clock) {
     this.workspaces = workspaces;
@@ -131,6 +140,19 @@ final class Integration {
     }
   }
 
+  /**
+   * The item's last phase succeeded and made it done: the attempt's session is the one a red check
+   * of its pushed branch continues.
+   */
+  void succeeded(String itemId, String phase, String profile, AgentOutcome outcome) {
+    String id = outcome.session().id();
+    if (id != null && profile != null && phase != null) {
+      sessions.put(itemId, new LastSession(phase, new dev.orchestrate.item.Progress.Resume(profile, id)));
+    } else {
+      sessions.remove(itemId);
+    }
+  }
+
   /** Whether some item awaits its checks (execution.checks): the run waits for them. */
   boolean awaitingChecks() {
     return workspaces.awaitingChecks();
@@ -160,6 +182,11 @@ final class Integration {
             : Transitions.checksRed(item, pipeline, checks.phase(), checks.message(), checks.round());
         default -> Transitions.checksBlocked(item, checks.message());
       };
+      LastSession last = sessions.remove(id);
+      if (last != null && checks.kind().equals("red") && last.phase().equals(step.next().progress().phase())) {
+        step = new Step(step.next().with(step.next().progress().withResume(last.resume())), step.events(),
+            step.truncatedValues());
+      }
       log.info("{}: checks {}", id, checks.kind());
       if (commit.test(step)) {
         changed = true;

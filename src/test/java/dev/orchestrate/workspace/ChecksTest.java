@@ -94,6 +94,7 @@ class ChecksTest {
     assertEquals(new ChecksRecord(T0, T0, 0), store.checks("A"), "the wait starts at the push, its poll due");
     assertTrue(w.awaitingChecks());
     assertEquals(List.of("A"), w.checksDue());
+    assertTrue(store.workspace("A").orElseThrow().onDisk(), "kept while it awaits: a red report works there");
 
     answer(ChecksConfig.PENDING, "running\n");
     assertEquals("pending", w.check("A").kind());
@@ -108,6 +109,7 @@ class ChecksTest {
     ItemWorkspaces.Checks green = w.check("A");
     assertEquals("green", green.kind());
     assertFalse(store.checks("A").waiting());
+    assertFalse(store.workspace("A").orElseThrow().onDisk(), "green: removed, the branch stays");
     assertFalse(w.awaitingChecks());
     assertNull(w.check("A"), "no wait, no poll");
   }

@@ -197,7 +197,9 @@ final class Pusher {
   /** After a successful push with execution.checks: the item's wait starts now, its first poll due now. */
   void awaitChecks(String itemId) {
     Instant at = clock.instant();
-    store.checks(itemId, new ChecksRecord(at, at, store.checks(itemId).rounds()), at);
+    int rounds = store.checks(itemId).rounds();
+    // blocked at its last round, then unblocked: a new series of rounds
+    store.checks(itemId, new ChecksRecord(at, at, rounds >= config.checks().maxRounds() ? 0 : rounds), at);
   }
 
   /**
@@ -223,7 +225,7 @@ final class Pusher {
       output = "[...]" + output.substring(output.length() - REPORT_MAX_CHARS);
     }
     if (run.ok()) {
-      store.checks(ws.itemId(), new ChecksRecord(null, null, 0), at);
+      store.checks(ws.itemId(), new ChecksRecord(null, null, wait.rounds()), at); // the rounds stay to be shown
       return new dev.orchestrate.item.ItemWorkspaces.Checks("green", "checks green for " + ws.branch(), wait.rounds(),
           checks.phase());
     }

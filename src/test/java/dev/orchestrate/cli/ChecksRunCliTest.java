@@ -6,9 +6,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.serve.DashboardServer;
+import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.workspace.GitRepo;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -136,6 +145,22 @@ class ChecksRunCliTest {
         "the fix is on the branch pushed again");
     assertTrue(remote.contains(repo.head("orchestrate/B") + "\trefs/heads/orchestrate/B"), remote);
     assertTrue(Files.readString(tmp.resolve("checks-calls.txt")).contains("B orchestrate/B main"));
+    for (JsonNode item : items) {
+      JsonNode checks = item.get("workspace").get("checks");
+      assertEquals(item.get("id").asText().equals("B") ? 1 : 0, checks.get("rounds").asInt(), item.toString());
+      assertTrue(checks.get("since").isNull() && checks.get("next_poll").isNull(), item.toString());
+    }
+    try (DashboardServer server = DashboardServer.start(TestStores.backend(state),
+        new InetSocketAddress("127.0.0.1", 0), null, Clock.systemUTC())) {
+      HttpResponse<String> page = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + server.port() + "/item?id=B")).timeout(Duration.ofSeconds(30)).build(),
+          HttpResponse.BodyHandlers.ofString());
+      assertTrue(page.body().contains("<dt>Checks</dt><dd>1 red round</dd>"), page.body());
+      HttpResponse<String> list = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + server.port() + "/items?status=awaiting_checks"))
+          .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, list.statusCode(), "the dashboard filters by awaiting_checks");
+    }
   }
 
   @Test

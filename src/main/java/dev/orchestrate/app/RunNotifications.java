@@ -52,7 +52,14 @@ final class RunNotifications implements RunListener {
     if (now == was) {
       return;
     }
-    if (now == ItemStatus.BLOCKED) {
+    if (was == ItemStatus.AWAITING_CHECKS && now.isRunningPhases()) {
+      notifier.cleared(after.id()); // each red round is announced
+      Map<String, String> details = new LinkedHashMap<>();
+      details.put("title", after.definition().title());
+      putIfSet(details, "phase", after.progress().phase());
+      putIfSet(details, "report", after.progress().lastFailure());
+      publish(EventKind.CHECKS_RED, after.id(), details);
+    } else if (now == ItemStatus.BLOCKED) {
       Map<String, String> details = new LinkedHashMap<>();
       details.put("title", after.definition().title());
       putIfSet(details, "phase", after.progress().phase());

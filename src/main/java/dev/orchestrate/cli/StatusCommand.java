@@ -120,6 +120,12 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
     return doc;
   }
 
+  /** The round and the next poll of an item awaiting its checks, for the NOTE column. */
+  static String checksNote(dev.orchestrate.workspace.ChecksRecord checks) {
+    return " (round " + (checks.rounds() + 1) + (checks.nextAt() == null ? "" : ", next poll "
+        + checks.nextAt().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)) + ")";
+  }
+
   /** The item's worktree (execution.workspace: worktree), or null. */
   static Map<String, Object> workspaceJson(WorkspaceRecord ws) {
     if (ws == null) {
@@ -134,6 +140,11 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
     w.put("note", ws.note());
     w.put("pushed_commit", ws.push().sha());
     w.put("pull_request", ws.push().url());
+    Map<String, Object> checks = new LinkedHashMap<>();
+    checks.put("since", ws.checks().since() == null ? null : ws.checks().since().toString());
+    checks.put("next_poll", ws.checks().nextAt() == null ? null : ws.checks().nextAt().toString());
+    checks.put("rounds", ws.checks().rounds());
+    w.put("checks", checks);
     return w;
   }
 
@@ -194,6 +205,9 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
     if (ws.note() != null && !ws.note().isBlank()) {
       words.append(": ").append(ws.note().strip());
     }
+    if (ws.checks().waiting()) {
+      words.append("; awaiting checks").append(checksNote(ws.checks()));
+    }
     words.append(ws.onDisk() ? "; worktree " + ws.path() : "; worktree removed");
     return words.toString();
   }
@@ -211,6 +225,9 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
       String note = "";
       if (item.status() == ItemStatus.BLOCKED) {
         note = TerminalText.oneLine(item.progress().blockedReason());
+      } else if (item.status() == ItemStatus.AWAITING_CHECKS) {
+        WorkspaceRecord ws = workspaces.get(item.id());
+        note = "awaiting checks" + (ws == null ? "" : checksNote(ws.checks()));
       } else if (item.status() == ItemStatus.AWAITING_REVIEW) {
         note = "awaiting review: approve " + item.id() + ", or reject " + item.id() + " --notes TEXT";
       } else if (!item.status().isTerminal()) {

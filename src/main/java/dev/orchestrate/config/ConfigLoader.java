@@ -42,7 +42,7 @@ public final class ConfigLoader extends SectionReader {
   public static final List<String> EXECUTION_KEYS = List.of("max_wip", "max_concurrent", "max_retries",
       "circuit_breaker", "phase_cap", "max_cost_usd", "max_tokens", "workspace", "base_branch", "merge",
       "delete_merged_branches", "commit_author", "destructive_runs_alone", "remote", "pull_request",
-      "pull_request_timeout");
+      "pull_request_timeout", "checks", "checks_interval", "checks_timeout", "checks_max_rounds", "checks_phase");
   public static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases", "agent", "fallback", "verify",
       "review", "review_timeout", "on_review_timeout");
   public static final List<String> PHASE_KEYS = List.of("name", "instructions", "workflow", "destructive", "agent",
@@ -193,6 +193,7 @@ public final class ConfigLoader extends SectionReader {
       }
     }
     this.pipelines.checkChanges(map, pipelines, execution);
+    checkChecksPhase(map, pipelines, execution);
     List<NotifySink> notify = map.entry(NotifyConfigParser.KEY)
         .flatMap(e -> new NotifyConfigParser(problems, Durations::parse).sinks(e.value()))
         .orElse(List.of());
@@ -204,6 +205,24 @@ public final class ConfigLoader extends SectionReader {
   }
 
   /** budget: US dollars and tokens per UTC day and ISO week, for the whole project. */
+  /** execution.checks_phase names a phase of every pipeline (a red check sends an item there). */
+  private void checkChecksPhase(YamlNode.Mapping map, Map<String, Pipeline> pipelines, ExecutionConfig execution) {
+    ChecksConfig checks = execution.workspace().checks();
+    if (checks == null || checks.phase() == null) {
+      return;
+    }
+    for (Pipeline pipeline : pipelines.values()) {
+      if (pipeline.allPhases().stream().noneMatch(p -> p.name().equals(checks.phase()))) {
+        YamlNode at = map.get("execution").filter(YamlNode.Mapping.class::isInstance).map(YamlNode.Mapping.class::cast)
+            .flatMap(m -> m.get("checks_phase")).orElseThrow();
+        problems.at(at, "execution.checks_phase " + Quote.value(checks.phase()) + " is not a phase of pipeline "
+            + pipeline.name() + " (a red check sends an item back there): name a phase every pipeline has, or "
+            + "leave checks_phase out for each pipeline's last phase");
+        return;
+      }
+    }
+  }
+
   private BudgetConfig budget(YamlNode.Mapping map) {
     problems.unknownKeys(map, BUDGET_KEYS, "key", "budget");
     Optional<YamlNode.Mapping> section = Optional.of(map);

@@ -47,7 +47,7 @@ final class ExecutionSection extends SectionReader {
   /** The execution.workspace keys (docs/workspaces.md). */
   private WorkspaceConfig workspace(Optional<YamlNode.Mapping> section) {
     WorkspaceConfig defaults = WorkspaceConfig.defaults();
-    return new WorkspaceConfig(
+    WorkspaceConfig config = new WorkspaceConfig(
         setting(section, "workspace", n -> values.choice(n, "execution.workspace",
             Values.words(WorkspaceConfig.Mode.values()))).orElse(defaults.mode()),
         setting(section, "base_branch", this::branch).orElse(defaults.baseBranch()),
@@ -60,6 +60,54 @@ final class ExecutionSection extends SectionReader {
             .orElse(defaults.destructiveRunsAlone()))
         .withPush(setting(section, "remote", this::remote).orElse(WorkspaceConfig.DEFAULT_REMOTE),
             pullRequest(section));
+    return config.withChecks(checks(section, config.merge()));
+  }
+
+  /**
+   * execution.checks with checks_interval, checks_timeout, checks_max_rounds and checks_phase; null
+   * when not set. Only with merge: push: the checks look at the pushed branch.
+   */
+  private ChecksConfig checks(Optional<YamlNode.Mapping> section, WorkspaceConfig.Merge merge) {
+    java.time.Duration interval = setting(section, "checks_interval",
+        n -> duration(n, "execution.checks_interval", Ranges.AGENT_TIMEOUT).flatMap(d -> {
+          if (d.compareTo(java.time.Duration.ofSeconds(1)) >= 0) {
+            return Optional.of(d);
+          }
+          problems.at(n, "execution.checks_interval must be at least 1s, got " + n.describe());
+          return Optional.empty();
+        })).orElse(ChecksConfig.DEFAULT_INTERVAL);
+    java.time.Duration timeout = setting(section, "checks_timeout",
+        n -> duration(n, "execution.checks_timeout", Ranges.AGENT_TIMEOUT)).orElse(ChecksConfig.DEFAULT_TIMEOUT);
+    int rounds = setting(section, "checks_max_rounds", n -> values.integer(n, "execution.checks_max_rounds", 1, 100))
+        .orElse(ChecksConfig.DEFAULT_MAX_ROUNDS);
+    String phase = setting(section, "checks_phase", n -> values.nonBlank(n, "execution.checks_phase",
+        "the name of a phase of the pipelines")).orElse(null);
+    java.time.Duration poll = interval.compareTo(ChecksConfig.MAX_POLL) < 0 ? interval : ChecksConfig.MAX_POLL;
+    Optional<YamlNode> node = section.flatMap(m -> m.get("checks"));
+    if (node.isEmpty() || off(node.get())) {
+      return null;
+    }
+    ProjectCommand command;
+    if (node.get() instanceof YamlNode.Sequence) {
+      Optional<List<String>> argv = values.strings(node.get(), "checks", "execution", "argument");
+      if (argv.isPresent() && argv.get().isEmpty()) {
+        problems.at(node.get(), "execution.checks is empty: give the program and its arguments");
+        return null;
+      }
+      command = argv.map(a -> new ProjectCommand("checks", a, String.join(" ", a), poll)).orElse(null);
+    } else {
+      command = values.nonBlank(node.get(), "execution.checks", "a command like \"gh pr checks {branch}\"")
+          .map(text -> ProjectCommand.shell("checks", text, poll)).orElse(null);
+    }
+    if (command == null) {
+      return null;
+    }
+    if (merge != WorkspaceConfig.Merge.PUSH) {
+      problems.at(node.get(), "execution.checks needs execution.merge: push (the checks look at the pushed branch): "
+          + "set merge: push with workspace: worktree, or remove checks");
+      return null;
+    }
+    return new ChecksConfig(command, interval, timeout, rounds, phase);
   }
 
   /** execution.remote: a remote's name as git accepts it (checked against the repository at preflight). */

@@ -25,10 +25,12 @@ import java.util.regex.Pattern;
  * @param remote               {@code execution.remote}: where {@code merge: push} pushes the item's branch
  * @param pullRequest          {@code execution.pull_request}: the command run once per item after its
  *                             first successful push (placeholders not yet substituted), or null
+ * @param checks               {@code execution.checks} and its keys: the command polled after each push
+ *                             until it says green or red (docs/workspaces.md), or null
  */
 public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches,
     Author commitAuthor, boolean destructiveRunsAlone, List<ProjectCommand> setup, List<String> copy,
-    String remote, ProjectCommand pullRequest) {
+    String remote, ProjectCommand pullRequest, ChecksConfig checks) {
   public static final Author DEFAULT_AUTHOR = new Author("orchestrate", "orchestrate@localhost");
   public static final String DEFAULT_REMOTE = "origin";
   /** How long {@code execution.pull_request} may run without {@code pull_request_timeout}. */
@@ -48,6 +50,19 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
     this(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup, copy, null, null);
   }
 
+  public WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches, Author commitAuthor,
+      boolean destructiveRunsAlone, List<ProjectCommand> setup, List<String> copy, String remote,
+      ProjectCommand pullRequest) {
+    this(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup, copy, remote,
+        pullRequest, null);
+  }
+
+  /** This config with {@code execution.checks} (null: none). */
+  public WorkspaceConfig withChecks(ChecksConfig next) {
+    return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone,
+        setup, copy, remote, pullRequest, next);
+  }
+
   WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches, Author commitAuthor,
       boolean destructiveRunsAlone) {
     this(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, List.of(), List.of());
@@ -56,13 +71,13 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
   /** This config with the {@code workspace:} section's set-up commands and copied paths. */
   public WorkspaceConfig withPreparation(List<ProjectCommand> commands, List<String> paths) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone,
-        commands, paths, remote, pullRequest);
+        commands, paths, remote, pullRequest, checks);
   }
 
   /** This config with {@code merge: push}'s remote and pull-request command (null: none). */
   public WorkspaceConfig withPush(String remote, ProjectCommand pullRequest) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone,
-        setup, copy, remote, pullRequest);
+        setup, copy, remote, pullRequest, checks);
   }
 
   public static WorkspaceConfig defaults() {
@@ -75,22 +90,22 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
 
   public WorkspaceConfig withMode(Mode mode) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
-        copy, remote, pullRequest);
+        copy, remote, pullRequest, checks);
   }
 
   public WorkspaceConfig withMerge(Merge merge) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
-        copy, remote, pullRequest);
+        copy, remote, pullRequest, checks);
   }
 
   public WorkspaceConfig withBaseBranch(String branch) {
     return new WorkspaceConfig(mode, branch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
-        copy, remote, pullRequest);
+        copy, remote, pullRequest, checks);
   }
 
   public WorkspaceConfig withDeleteMergedBranches(boolean delete) {
     return new WorkspaceConfig(mode, baseBranch, merge, delete, commitAuthor, destructiveRunsAlone, setup, copy, remote,
-        pullRequest);
+        pullRequest, checks);
   }
 
   /** {@code execution.workspace}. */

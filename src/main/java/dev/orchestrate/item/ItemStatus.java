@@ -6,10 +6,11 @@ import java.util.Optional;
 /**
  * Item statuses. {@code new → scoping → ready → in_progress → done}, any non-terminal → blocked;
  * with {@code review: required}, {@code in_progress → awaiting_review → done} (approve) or back to
- * {@code in_progress} (reject).
+ * {@code in_progress} (reject); with {@code execution.checks}, a pushed item {@code done →
+ * awaiting_checks → done} (green) or back to {@code in_progress} (red).
  */
 public enum ItemStatus {
-  NEW, SCOPING, READY, IN_PROGRESS, AWAITING_REVIEW, DONE, BLOCKED;
+  NEW, SCOPING, READY, IN_PROGRESS, AWAITING_REVIEW, AWAITING_CHECKS, DONE, BLOCKED;
 
   /** The spelling used in output, the database and the backlog ({@code in_progress}). */
   public String key() {
@@ -17,11 +18,12 @@ public enum ItemStatus {
   }
 
   /**
-   * Statuses no run works on: done, blocked, and awaiting_review (which waits for a human, as a
-   * blocked item does; a run does not wait for it).
+   * Statuses no agent works on: done, blocked, awaiting_review (which waits for a human, as a
+   * blocked item does; a run does not wait for it) and awaiting_checks (which holds no agent slot;
+   * the run polls its checks and waits for them).
    */
   public boolean isTerminal() {
-    return this == DONE || this == BLOCKED || this == AWAITING_REVIEW;
+    return this == DONE || this == BLOCKED || this == AWAITING_REVIEW || this == AWAITING_CHECKS;
   }
 
   /** Statuses in which a phase of the item is being worked on. */

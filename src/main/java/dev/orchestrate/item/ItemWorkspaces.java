@@ -94,6 +94,37 @@ public interface ItemWorkspaces {
     return List.of();
   }
 
+  /** Items whose checks (execution.checks) are due for a poll now. */
+  default List<String> checksDue() {
+    return List.of();
+  }
+
+  /** Whether some item awaits its checks (the run waits for them). */
+  default boolean awaitingChecks() {
+    return false;
+  }
+
+  /**
+   * Polls the item's checks once (execution.checks).
+   *
+   * @return what they said; null when the item awaits none
+   */
+  default Checks check(String itemId) {
+    return null;
+  }
+
+  /**
+   * What one poll of an item's checks said.
+   *
+   * @param kind    pending, green, red (back to the phase with the report), or blocked (too many
+   *                red rounds, or pending past checks_timeout)
+   * @param message the report (red), the block reason, or what happened
+   * @param round   the red round this report is (red), else the rounds so far
+   * @param phase   execution.checks_phase, or null: the pipeline's last phase
+   */
+  record Checks(String kind, String message, int round, String phase) {
+  }
+
   /** Applies the retention of workspaces (finished items' worktrees past their policy). */
   default void maintain() {
   }

@@ -292,6 +292,59 @@ public final class Transitions {
     return new Step(step.next(), step.events(), cuts.count());
   }
 
+  /** A done item's branch was pushed and execution.checks is set: it awaits its checks. */
+  public static Step awaitChecks(ItemState item, String message) {
+    if (item.status() != ItemStatus.DONE) {
+      throw new InvalidTransitionException("item " + item.id() + " is " + item.status().key()
+          + "; only a done item's pushed branch awaits checks");
+    }
+    return move(item, Progress.of(ItemStatus.AWAITING_CHECKS), message);
+  }
+
+  /** The item's checks passed: it is done (its branch is already pushed). */
+  public static Step checksGreen(ItemState item, String message) {
+    requireChecks(item);
+    return move(item, Progress.of(ItemStatus.DONE), message);
+  }
+
+  /**
+   * The item's checks failed: it goes back to {@code phase} of its pipeline (null, or a phase the
+   * pipeline does not have: its last phase) with the report (capped) as its last failure, for the
+   * next prompt's Previous Failure.
+   */
+  public static Step checksRed(ItemState item, Pipeline pipeline, String phase, String report, int round) {
+    requireChecks(item);
+    String to = phase != null && indexOf(pipeline.allPhases(), phase) >= 0 ? phase
+        : pipeline.phases().get(pipeline.phases().size() - 1).name();
+    ItemStatus status = indexOf(pipeline.phases(), to) >= 0 ? ItemStatus.IN_PROGRESS : ItemStatus.SCOPING;
+    Cuts cuts = new Cuts();
+    String failure = cuts.cap("The checks (execution.checks) of your pushed branch failed (round " + round
+        + "). Their report:\n" + report, ITEM_TEXT_MAX_CHARS);
+    Progress next = new Progress(status, to, 0, null, null, failure, null, null);
+    return new Step(item.with(next), List.of(Event.statusChange(item.id(), ItemStatus.AWAITING_CHECKS, status, to,
+        "checks red (round " + round + ")")), cuts.count());
+  }
+
+  /**
+   * The item's checks failed too often or stayed pending too long: it is blocked, as a done item
+   * whose integration failed ({@code unblock} returns it to done; the next run pushes it and its
+   * checks start again).
+   */
+  public static Step checksBlocked(ItemState item, String reason) {
+    requireChecks(item);
+    Cuts cuts = new Cuts();
+    Progress next = Progress.blocked(ItemStatus.DONE, null, cuts.cap(reason, BLOCKED_REASON_MAX_CHARS));
+    return new Step(item.with(next), List.of(Event.statusChange(item.id(), ItemStatus.AWAITING_CHECKS,
+        ItemStatus.BLOCKED, null, next.blockedReason())), cuts.count());
+  }
+
+  private static void requireChecks(ItemState item) {
+    if (item.status() != ItemStatus.AWAITING_CHECKS) {
+      throw new InvalidTransitionException("item " + item.id() + " is " + item.status().key()
+          + ", not awaiting_checks");
+    }
+  }
+
   private static Step move(ItemState item, Progress next, String reason) {
     ItemStatus from = item.status();
     String why = reason != null ? reason : next.blockedReason();

@@ -38,6 +38,15 @@ final class Integration {
   private final ItemWorkspaces workspaces;
   private final StateRepository store;
   private final Clock clock;
+  /**
+   * The agent session of each item's last successful phase in this run, by item: a red check that
+   * sends the item back to that phase continues it (with agent.resume). Kept in memory only: after
+   * a restart the attempt starts fresh.
+   */
+  private final Map<String, LastSession> sessions = new java.util.HashMap<>();
+
+  private record LastSession(String phase, dev.orchestrate.item.Progress.Resume resume) {
+  }
 
   Integration(ItemWorkspaces workspaces, StateRepository store, Clock clock) {
     this.workspaces = workspaces;
@@ -131,10 +140,70 @@ final class Integration {
     }
   }
 
+  /**
+   * The item's last phase succeeded and made it done: the attempt's session is the one a red check
+   * of its pushed branch continues.
+   */
+  void succeeded(String itemId, String phase, String profile, AgentOutcome outcome) {
+    String id = outcome.session().id();
+    if (id != null && profile != null && phase != null) {
+      sessions.put(itemId, new LastSession(phase, new dev.orchestrate.item.Progress.Resume(profile, id)));
+    } else {
+      sessions.remove(itemId);
+    }
+  }
+
+  /** Whether some item awaits its checks (execution.checks): the run waits for them. */
+  boolean awaitingChecks() {
+    return workspaces.awaitingChecks();
+  }
+
+  /**
+   * Polls the checks of the items whose poll is due (execution.checks), at any tick: green makes
+   * the item done, red sends it back to its phase with the report, too many reds or a wait past
+   * checks_timeout block it. Returns whether an item changed.
+   */
+  boolean checksDue(Map<String, ItemState> items, Map<String, Pipeline> pipelines, Predicate<Step> commit) {
+    boolean changed = false;
+    for (String id : workspaces.checksDue()) {
+      ItemState item = items.get(id);
+      if (item == null || item.status() != ItemStatus.AWAITING_CHECKS) {
+        continue; // unblocked, reset or removed meanwhile: the next push starts a new wait
+      }
+      ItemWorkspaces.Checks checks = workspaces.check(id);
+      if (checks == null || checks.kind().equals("pending")) {
+        continue;
+      }
+      Pipeline pipeline = pipelines.get(item.definition().pipeline());
+      Step step = switch (checks.kind()) {
+        case "green" -> Transitions.checksGreen(item, checks.message());
+        case "red" -> pipeline == null ? Transitions.checksBlocked(item, "checks red, and its pipeline "
+            + item.definition().pipeline() + " is gone: " + checks.message())
+            : Transitions.checksRed(item, pipeline, checks.phase(), checks.message(), checks.round());
+        default -> Transitions.checksBlocked(item, checks.message());
+      };
+      LastSession last = sessions.remove(id);
+      if (last != null && checks.kind().equals("red") && last.phase().equals(step.next().progress().phase())) {
+        step = new Step(step.next().with(step.next().progress().withResume(last.resume())), step.events(),
+            step.truncatedValues());
+      }
+      log.info("{}: checks {}", id, checks.kind());
+      if (commit.test(step)) {
+        changed = true;
+        if (step.next().status().isTerminal()) {
+          workspaces.maintain();
+        }
+      }
+    }
+    return changed;
+  }
+
   private void integrate(ItemState item, Predicate<Step> commit) {
     ItemWorkspaces.Integration result = workspaces.integrate(item.id(), item.definition().title());
     if (result.blocks()) {
       commit.test(Transitions.integrationConflict(item, result.message()));
+    } else if (result.kind().equals("awaiting_checks")) {
+      commit.test(Transitions.awaitChecks(item, result.message()));
     } else if (result.message() != null) {
       try {
         store.apply(new Step(item, List.of(new Event(item.id(), "workspace." + result.kind(),

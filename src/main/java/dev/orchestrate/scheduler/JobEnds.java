@@ -166,6 +166,9 @@ final class JobEnds {
       s.summaries.put(item.id(), step.next().progress().phaseSummary());
     }
     listener.jobFinished(item, step.next(), outcome);
+    if (step.next().status() == ItemStatus.DONE) {
+      integration.succeeded(item.id(), request.phase(), job.profile().profileName(), outcome);
+    }
     integration.finished(step.next(), commit);
     join(s, added);
   }

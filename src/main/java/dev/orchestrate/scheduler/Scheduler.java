@@ -359,7 +359,8 @@ public final class Scheduler {
       if (halt != null) {
         if (s.jobs.activeCount() == 0) {
           // The cap-th phase may have been the last one needed: then the run is simply done.
-          return halt == HaltReason.PHASE_CAP && s.remaining().isEmpty() ? HaltReason.ALL_DONE : halt;
+          return halt == HaltReason.PHASE_CAP && s.remaining().isEmpty() && !integration.awaitingChecks()
+              ? HaltReason.ALL_DONE : halt;
         }
         takeMessages(s, true); // running jobs finish (or are cancelled) and are recorded
         continue;
@@ -367,7 +368,8 @@ public final class Scheduler {
       s.sync = s.sync.then(reload(s.items));
       claims.refresh(s.items, s.runningItems);
       integration.retryDue(s.items, change -> commit(s, change)); // merge: push's failed pushes, on their backoff
-      boolean acted = reviewTimedOut(s) | act(s);
+      boolean acted = integration.checksDue(s.items, config.pipelines(), change -> commit(s, change))
+          | reviewTimedOut(s) | act(s);
       endOfTick(s);
       if (acted) {
         s.checkedBeforeHalt = false;
@@ -382,6 +384,10 @@ public final class Scheduler {
             && !s.remaining().isEmpty()) {
           s.heldByPause = false;
           takeMessages(s, true); // an agent profile waits for its provider: so does the run
+          continue;
+        }
+        if (s.jobs.activeCount() == 0 && integration.awaitingChecks()) {
+          takeMessages(s, true); // items await their checks (execution.checks): the run waits, polling them
           continue;
         }
         if (s.jobs.activeCount() == 0 && !claims.othersWorkOn(s.remaining())) {

@@ -110,6 +110,12 @@ final class ItemPages {
         b.append("<dt>Pull request</dt><dd><a href=\"").append(esc(w.push().url())).append("\">")
             .append(esc(w.push().url())).append("</a></dd>");
       }
+      if (w.checks().waiting()) {
+        dt(b, "Checks", "awaiting since " + w.checks().since() + ", round " + (w.checks().rounds() + 1)
+            + (w.checks().nextAt() == null ? "" : ", next poll " + w.checks().nextAt()));
+      } else if (w.checks().rounds() > 0) {
+        dt(b, "Checks", w.checks().rounds() + " red " + (w.checks().rounds() == 1 ? "round" : "rounds"));
+      }
     });
     b.append("</dl>");
     db.workspace(item.id()).filter(w -> w.integration() != WorkspaceRecord.Integration.INTEGRATED)

@@ -50,7 +50,8 @@ final class Pages {
   static final int SAMPLES = 500;
   static final int RUNS = 10;
   static final int MEMORY_ROWS = 50;
-  private static final String[] STATUSES = {"new", "scoping", "ready", "in_progress", "awaiting_review", "done",
+  private static final String[] STATUSES = {"new", "scoping", "ready", "in_progress", "awaiting_review",
+      "awaiting_checks", "done",
       "blocked"};
   private static final String[] PRIORITIES = {"high", "medium", "low"};
 

@@ -28,6 +28,9 @@ import java.util.regex.Pattern;
  * reference to an environment variable ({@code "${ORCHESTRATE_PR_TITLE}"}), so a title like
  * {@code $(rm -rf ~)} or {@code "; reboot} is only ever a value. The variables are set for both
  * forms.
+ *
+ * <p>{@code execution.checks} runs the same way, with its own placeholders ({@code {branch}},
+ * {@code {base}}, {@code {item}}, {@code {pull_request}}) and variables ({@code ORCHESTRATE_CHECKS_*}).
  */
 final class PullRequestCommand {
   static final List<String> PLACEHOLDERS = List.of("branch", "base", "item", "title", "body_file");
@@ -52,19 +55,36 @@ final class PullRequestCommand {
   }
 
   static String variable(String placeholder) {
-    return "ORCHESTRATE_PR_" + placeholder.toUpperCase(Locale.ROOT);
+    return variable("pull_request", placeholder);
+  }
+
+  /**
+   * The environment variable of a placeholder of the command named {@code command}:
+   * {@code ORCHESTRATE_PR_*} for execution.pull_request, {@code ORCHESTRATE_CHECKS_*} for execution.checks.
+   */
+  static String variable(String command, String placeholder) {
+    String prefix = command.equals("pull_request") ? "PR" : command.toUpperCase(Locale.ROOT);
+    return "ORCHESTRATE_" + prefix + "_" + placeholder.toUpperCase(Locale.ROOT);
+  }
+
+  /** The placeholders a command knows: its values' names. */
+  private static Pattern placeholders(Map<String, String> values) {
+    return Pattern.compile("\\{(" + String.join("|", values.keySet().stream().map(Pattern::quote).toList())
+        + ")\\}");
   }
 
   /** The command's argv with the placeholders substituted (see the class comment). */
   static List<String> argv(ProjectCommand command, Map<String, String> values) {
+    Pattern placeholder = values.keySet().equals(java.util.Set.copyOf(PLACEHOLDERS)) ? PLACEHOLDER
+        : placeholders(values);
     if (command.viaShell()) {
-      String text = PLACEHOLDER.matcher(command.text())
-          .replaceAll(m -> Matcher.quoteReplacement("\"${" + variable(m.group(1)) + "}\""));
+      String text = placeholder.matcher(command.text())
+          .replaceAll(m -> Matcher.quoteReplacement("\"${" + variable(command.name(), m.group(1)) + "}\""));
       return List.of(ProjectCommand.SHELL, "-c", text);
     }
     List<String> argv = new ArrayList<>();
     for (String arg : command.argv()) {
-      argv.add(PLACEHOLDER.matcher(arg).replaceAll(m -> Matcher.quoteReplacement(values.getOrDefault(m.group(1),
+      argv.add(placeholder.matcher(arg).replaceAll(m -> Matcher.quoteReplacement(values.getOrDefault(m.group(1),
           ""))));
     }
     return argv;
@@ -81,13 +101,13 @@ final class PullRequestCommand {
     Map<String, String> env = builder.environment();
     env.keySet().removeIf(k -> k.startsWith("GIT_"));
     Map<String, String> vars = new LinkedHashMap<>();
-    values.forEach((k, v) -> vars.put(variable(k), v));
+    values.forEach((k, v) -> vars.put(variable(command.name(), k), v));
     env.putAll(vars);
     Process process;
     try {
       process = builder.start();
     } catch (IOException e) {
-      return new Outcome(null, "", "could not start execution.pull_request (" + command.text() + "): "
+      return new Outcome(null, "", "could not start execution." + command.name() + " (" + command.text() + "): "
           + e.getMessage());
     }
     CompletableFuture<String> out = drain(process.getInputStream());
@@ -96,7 +116,7 @@ final class PullRequestCommand {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
         process.waitFor(5, TimeUnit.SECONDS);
-        return new Outcome(null, text(out), "execution.pull_request did not finish within "
+        return new Outcome(null, text(out), "execution." + command.name() + " did not finish within "
             + command.timeout().toSeconds() + " s and was stopped");
       }
       process.descendants().forEach(ProcessHandle::destroyForcibly); // what it left behind
@@ -105,7 +125,7 @@ final class PullRequestCommand {
       process.descendants().forEach(ProcessHandle::destroyForcibly);
       process.destroyForcibly();
       Thread.currentThread().interrupt();
-      return new Outcome(null, text(out), "execution.pull_request was interrupted");
+      return new Outcome(null, text(out), "execution." + command.name() + " was interrupted");
     }
   }
 

@@ -191,6 +191,71 @@ final class Pusher {
         + (prUrl == null ? "" : ": " + prUrl));
   }
 
+  /** The longest report of a red check kept (its output's tail, masked). */
+  static final int REPORT_MAX_CHARS = 4_000;
+
+  /** After a successful push with execution.checks: the item's wait starts now, its first poll due now. */
+  void awaitChecks(String itemId) {
+    Instant at = clock.instant();
+    int rounds = store.checks(itemId).rounds();
+    // blocked at its last round, then unblocked: a new series of rounds
+    store.checks(itemId, new ChecksRecord(at, at, rounds >= config.checks().maxRounds() ? 0 : rounds), at);
+  }
+
+  /**
+   * Polls the item's checks once: pending sets the next poll one interval on (or blocks past the
+   * timeout), green ends the wait, red ends it with one more round (or blocks at the last round).
+   */
+  dev.orchestrate.item.ItemWorkspaces.Checks check(WorkspaceRecord ws) {
+    dev.orchestrate.config.ChecksConfig checks = config.checks();
+    ChecksRecord wait = store.checks(ws.itemId());
+    if (checks == null || !wait.waiting()) {
+      return null;
+    }
+    Map<String, String> values = new LinkedHashMap<>();
+    values.put("branch", ws.branch());
+    values.put("base", ws.baseBranch());
+    values.put("item", ws.itemId());
+    String pr = store.push(ws.itemId()).url();
+    values.put("pull_request", pr == null ? "" : pr);
+    PullRequestCommand.Outcome run = PullRequestCommand.run(checks.command(), values, repo.top());
+    Instant at = clock.instant();
+    String output = mask.mask(run.output()).strip();
+    if (output.length() > REPORT_MAX_CHARS) {
+      output = "[...]" + output.substring(output.length() - REPORT_MAX_CHARS);
+    }
+    if (run.ok()) {
+      store.checks(ws.itemId(), new ChecksRecord(null, null, wait.rounds()), at); // the rounds stay to be shown
+      return new dev.orchestrate.item.ItemWorkspaces.Checks("green", "checks green for " + ws.branch(), wait.rounds(),
+          checks.phase());
+    }
+    boolean pending = run.exitCode() != null && run.exitCode() == dev.orchestrate.config.ChecksConfig.PENDING;
+    if (pending || run.exitCode() == null) { // stopped at its poll's bound, or not started: pending too
+      if (!at.isBefore(wait.since().plus(checks.timeout()))) {
+        store.checks(ws.itemId(), new ChecksRecord(null, null, wait.rounds()), at);
+        store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, "checks still pending", at);
+        return new dev.orchestrate.item.ItemWorkspaces.Checks("blocked", "checks still pending after "
+            + dev.orchestrate.config.Durations.format(checks.timeout()) + " (execution.checks_timeout)"
+            + (run.failure() == null ? "" : ": " + run.failure()) + (output.isEmpty() ? "" : ": " + output)
+            + "; unblock " + ws.itemId() + " to push and wait again", wait.rounds(), checks.phase());
+      }
+      store.checks(ws.itemId(), new ChecksRecord(wait.since(), at.plus(checks.interval()), wait.rounds()), at);
+      return new dev.orchestrate.item.ItemWorkspaces.Checks("pending", run.failure() != null ? run.failure()
+          : "checks pending", wait.rounds(), checks.phase());
+    }
+    int round = wait.rounds() + 1;
+    String report = (output.isEmpty() ? "(no output)" : output) + "\n(execution.checks exited with "
+        + run.exitCode() + ")";
+    store.checks(ws.itemId(), new ChecksRecord(null, null, round), at);
+    if (round >= checks.maxRounds()) {
+      store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, "checks red", at);
+      return new dev.orchestrate.item.ItemWorkspaces.Checks("blocked", "checks red " + round + " times "
+          + "(execution.checks_max_rounds " + checks.maxRounds() + "); the last report: " + report, round,
+          checks.phase());
+    }
+    return new dev.orchestrate.item.ItemWorkspaces.Checks("red", report, round, checks.phase());
+  }
+
   private Outcome failed(WorkspaceRecord ws, PushRecord prior, String message) {
     Instant at = clock.instant();
     PushRecord failed = new PushRecord(prior.sha(), prior.url(), prior.failures() + 1, at);

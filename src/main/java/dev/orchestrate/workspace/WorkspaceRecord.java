@@ -15,10 +15,20 @@ import java.util.Objects;
  * @param removedAt     when the worktree was removed from disk, or null while it exists
  * @param push          what execution.merge: push did ({@link PushRecord#NONE}: nothing); read with
  *                      the row, never written by {@link WorkspaceStore#save}
+ * @param checks        the item's wait for execution.checks ({@link ChecksRecord#NONE}: none); read with
+ *                      the row, never written by {@link WorkspaceStore#save}
  */
 public record WorkspaceRecord(String itemId, Path path, String branch, String baseBranch, Path gitDir,
     String baseCommit, String headCommit, String pendingCommit, Long pendingJobId, Integration integration,
-    String note, long bytes, Instant createdAt, Instant finishedAt, Instant removedAt, PushRecord push) {
+    String note, long bytes, Instant createdAt, Instant finishedAt, Instant removedAt, PushRecord push,
+    ChecksRecord checks) {
+
+  public WorkspaceRecord(String itemId, Path path, String branch, String baseBranch, Path gitDir,
+      String baseCommit, String headCommit, String pendingCommit, Long pendingJobId, Integration integration,
+      String note, long bytes, Instant createdAt, Instant finishedAt, Instant removedAt, PushRecord push) {
+    this(itemId, path, branch, baseBranch, gitDir, baseCommit, headCommit, pendingCommit, pendingJobId, integration,
+        note, bytes, createdAt, finishedAt, removedAt, push, ChecksRecord.NONE);
+  }
 
   public WorkspaceRecord(String itemId, Path path, String branch, String baseBranch, Path gitDir,
       String baseCommit, String headCommit, String pendingCommit, Long pendingJobId, Integration integration,
@@ -35,6 +45,7 @@ public record WorkspaceRecord(String itemId, Path path, String branch, String ba
     Objects.requireNonNull(gitDir, "gitDir");
     Objects.requireNonNull(headCommit, "headCommit");
     push = push == null ? PushRecord.NONE : push;
+    checks = checks == null ? ChecksRecord.NONE : checks;
   }
 
   public boolean onDisk() {

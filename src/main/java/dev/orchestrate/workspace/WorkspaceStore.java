@@ -84,4 +84,18 @@ public interface WorkspaceStore {
   /** Records the outcome of a push attempt for the item. */
   default void push(String itemId, PushRecord push, Instant now) {
   }
+
+  /** The item's wait for execution.checks; {@link ChecksRecord#NONE} when it has none. */
+  default ChecksRecord checks(String itemId) {
+    return ChecksRecord.NONE;
+  }
+
+  /** Every item that awaits its checks, by item id. */
+  default Map<String, ChecksRecord> checksWaits() {
+    return Map.of();
+  }
+
+  /** Records the item's wait for its checks (since null: it waits no more, its rounds kept). */
+  default void checks(String itemId, ChecksRecord checks, Instant now) {
+  }
 }

@@ -620,6 +620,36 @@ public final class Worktrees implements ItemWorkspaces {
   }
 
   @Override
+  public List<String> checksDue() {
+    if (pusher == null || config.checks() == null) {
+      return List.of();
+    }
+    Instant now = clock.instant();
+    List<String> ids = new ArrayList<>();
+    store.checksWaits().forEach((id, wait) -> {
+      if (wait.nextAt() == null || !now.isBefore(wait.nextAt())) {
+        ids.add(id);
+      }
+    });
+    return ids;
+  }
+
+  @Override
+  public boolean awaitingChecks() {
+    return pusher != null && config.checks() != null && !store.checksWaits().isEmpty();
+  }
+
+  @Override
+  public Checks check(String itemId) {
+    WorkspaceRecord ws = store.workspace(itemId).orElse(null);
+    Checks checks = ws == null || pusher == null ? null : pusher.check(ws);
+    if (checks != null && checks.kind().equals("green") && ws.onDisk()) {
+      remove(ws); // as after a push without checks: the branch is what the remote has
+    }
+    return checks;
+  }
+
+  @Override
   public Integration integrate(String itemId, String title) {
     WorkspaceRecord ws = store.workspace(itemId).orElse(null);
     if (ws == null) {
@@ -711,6 +741,12 @@ public final class Worktrees implements ItemWorkspaces {
     store.integration(ws.itemId(), WorkspaceRecord.Integration.PUSHED, null, clock.instant());
     // the jobs' phase commits as the pushed branch has them (a rebase gives them new ids)
     store.landed(integrator.landed(checkout, base, tip), clock.instant());
+    if (config.checks() != null) {
+      // kept until the checks are green: a red report sends the item back to work here, its agent's
+      // session continuing over the files it left
+      pusher.awaitChecks(ws.itemId());
+      return new Integration("awaiting_checks", outcome.message() + "; awaiting its checks");
+    }
     remove(ws); // the branch stays: it is what the remote and the pull request have
     return new Integration("pushed", outcome.message());
   }

@@ -82,6 +82,25 @@ class RunNotificationsTest {
   }
 
   @Test
+  void each_red_check_is_news_with_its_report() {
+    Notifier notifier = notifier();
+    RunNotifications n = new RunNotifications(notifier, Clock.fixed(NOW, ZoneOffset.UTC));
+    ItemState red = new ItemState(item("A"), 1, true, new Progress(ItemStatus.IN_PROGRESS, "build", 0, null, null,
+        "FAILED test_login", null, null));
+
+    n.statusChanged(at(ItemStatus.DONE), at(ItemStatus.AWAITING_CHECKS)); // pushed: no news of its own
+    n.statusChanged(at(ItemStatus.AWAITING_CHECKS), red);
+    n.statusChanged(at(ItemStatus.DONE), at(ItemStatus.AWAITING_CHECKS)); // pushed again
+    n.statusChanged(at(ItemStatus.AWAITING_CHECKS), red); // red again: news again
+    n.statusChanged(at(ItemStatus.AWAITING_CHECKS), at(ItemStatus.DONE));
+    notifier.close(Duration.ofSeconds(5));
+
+    assertEquals(List.of("checks_red:A", "checks_red:A", "item_done:A"), kinds());
+    assertEquals("FAILED test_login", sent.get(0).details().get("report"));
+    assertEquals("build", sent.get(0).details().get("phase"));
+  }
+
+  @Test
   void an_item_awaiting_review_is_news_once_per_wait() {
     Notifier notifier = notifier();
     RunNotifications n = new RunNotifications(notifier, Clock.fixed(NOW, ZoneOffset.UTC));

@@ -1,5 +1,6 @@
 package dev.orchestrate.state.sql;
 
+import dev.orchestrate.workspace.ChecksRecord;
 import dev.orchestrate.workspace.PushRecord;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import dev.orchestrate.workspace.WorkspaceStore;
@@ -205,6 +206,45 @@ final class SqlWorkspaceStore implements WorkspaceStore {
         itemId);
   }
 
+  @Override
+  public ChecksRecord checks(String itemId) {
+    if (!hasChecks()) {
+      return ChecksRecord.NONE;
+    }
+    return jdbc.queryOne("SELECT checks_since, checks_next_at, checks_rounds FROM workspaces WHERE item_id = ?",
+        SqlWorkspaceStore::checksRecord, itemId).orElse(ChecksRecord.NONE);
+  }
+
+  @Override
+  public Map<String, ChecksRecord> checksWaits() {
+    Map<String, ChecksRecord> out = new LinkedHashMap<>();
+    if (!hasChecks()) {
+      return out; // a state before the checks schema, read without migrating
+    }
+    jdbc.query("""
+        SELECT item_id, checks_since, checks_next_at, checks_rounds FROM workspaces
+         WHERE checks_since IS NOT NULL ORDER BY item_id""",
+        rs -> out.put(rs.getString("item_id"), checksRecord(rs)));
+    return out;
+  }
+
+  @Override
+  public void checks(String itemId, ChecksRecord checks, Instant now) {
+    jdbc.execute("""
+        UPDATE workspaces SET checks_since = ?, checks_next_at = ?, checks_rounds = ?, updated_at = ?
+         WHERE item_id = ?""", millis(checks.since()), millis(checks.nextAt()), checks.rounds(), now.toEpochMilli(),
+        itemId);
+  }
+
+  private boolean hasChecks() {
+    return jdbc.dialect().hasColumn(jdbc, "workspaces", "checks_since");
+  }
+
+  private static ChecksRecord checksRecord(ResultSet rs) throws SQLException {
+    return new ChecksRecord(Columns.instantOrNull(rs, "checks_since"), Columns.instantOrNull(rs, "checks_next_at"),
+        rs.getInt("checks_rounds"));
+  }
+
   private boolean hasPush() {
     return jdbc.dialect().hasColumn(jdbc, "workspaces", "push_sha");
   }
@@ -221,7 +261,8 @@ final class SqlWorkspaceStore implements WorkspaceStore {
         rs.getString("head_commit"), rs.getString("pending_commit"), pending,
         WorkspaceRecord.Integration.fromKey(rs.getString("integration")), rs.getString("note"), rs.getLong("bytes"),
         Columns.instantOrNull(rs, "created_at"), Columns.instantOrNull(rs, "finished_at"),
-        Columns.instantOrNull(rs, "removed_at"), hasColumn(rs, "push_sha") ? pushRecord(rs) : PushRecord.NONE);
+        Columns.instantOrNull(rs, "removed_at"), hasColumn(rs, "push_sha") ? pushRecord(rs) : PushRecord.NONE,
+        hasColumn(rs, "checks_since") ? checksRecord(rs) : ChecksRecord.NONE);
   }
 
   /** Whether the row has the column (a state before the push schema, read without migrating, has not). */

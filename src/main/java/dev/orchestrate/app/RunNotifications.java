@@ -25,11 +25,22 @@ import java.util.Map;
 final class RunNotifications implements RunListener {
   private final Notifier notifier;
   private final Clock clock;
+  private final boolean doneAfterChecks;
   private volatile String runId = "0";
 
   RunNotifications(Notifier notifier, Clock clock) {
+    this(notifier, clock, false);
+  }
+
+  /**
+   * @param doneAfterChecks {@code execution.checks} is set: a pushed item passes through done on its
+   *                        way to {@code awaiting_checks}, so {@code item_done} is sent only when its
+   *                        checks turn green
+   */
+  RunNotifications(Notifier notifier, Clock clock, boolean doneAfterChecks) {
     this.notifier = notifier;
     this.clock = clock;
+    this.doneAfterChecks = doneAfterChecks;
   }
 
   @Override
@@ -70,7 +81,7 @@ final class RunNotifications implements RunListener {
       details.put("title", after.definition().title());
       putIfSet(details, "summary", after.progress().phaseSummary());
       publish(EventKind.AWAITING_REVIEW, after.id(), details);
-    } else if (now == ItemStatus.DONE) {
+    } else if (now == ItemStatus.DONE && (!doneAfterChecks || was == ItemStatus.AWAITING_CHECKS)) {
       Map<String, String> details = new LinkedHashMap<>();
       details.put("title", after.definition().title());
       publish(EventKind.ITEM_DONE, after.id(), details);

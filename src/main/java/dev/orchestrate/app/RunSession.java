@@ -127,7 +127,8 @@ public final class RunSession {
     try (RunLease lease = backend.acquireLease(clock.instant(), config.state().leaseTimeout());
         StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
       RunListener progress = ui.progress(store.items());
-      RunNotifications notifications = notifier == null ? null : new RunNotifications(notifier, clock);
+      RunNotifications notifications = notifier == null ? null
+          : new RunNotifications(notifier, clock, config.execution().workspace().checks() != null);
       try {
         RunListener listener = notifications == null ? ui.withNotices(progress)
             : RunListener.both(ui.withNotices(progress), notifications);

@@ -115,6 +115,19 @@ class RunNotificationsTest {
   }
 
   @Test
+  void with_checks_an_item_is_done_news_when_its_checks_turn_green_not_when_it_is_pushed() {
+    Notifier notifier = notifier();
+    RunNotifications n = new RunNotifications(notifier, Clock.fixed(NOW, ZoneOffset.UTC), true);
+
+    n.jobFinished(at(ItemStatus.IN_PROGRESS), at(ItemStatus.DONE), null); // pushed: on its way to its checks
+    n.statusChanged(at(ItemStatus.DONE), at(ItemStatus.AWAITING_CHECKS));
+    n.statusChanged(at(ItemStatus.AWAITING_CHECKS), at(ItemStatus.DONE)); // green
+    notifier.close(Duration.ofSeconds(5));
+
+    assertEquals(List.of("item_done:A"), kinds());
+  }
+
+  @Test
   void a_usage_limit_pause_is_news_once_per_pause_and_a_rate_limit_is_not() {
     Notifier notifier = notifier();
     RunNotifications n = new RunNotifications(notifier, Clock.fixed(NOW, ZoneOffset.UTC));

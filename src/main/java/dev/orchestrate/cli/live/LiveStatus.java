@@ -24,9 +24,12 @@ import java.util.Objects;
  * @param total       the items the run works on (see {@link LiveView})
  * @param eta         when the run is expected to end, or null while there is no estimate
  * @param activeRows  rows kept for active jobs (the most that ran at once), so the area keeps its height
+ * @param awaitingReview items waiting for a human's approve or reject
+ * @param awaitingChecks items waiting for their CI checks (execution.checks)
  */
 record LiveStatus(Instant started, int done, int total, int blocked, int phasesRun, Instant eta,
-    List<ActiveJob> active, int activeRows, List<Finished> lastFinished, boolean colour) {
+    List<ActiveJob> active, int activeRows, List<Finished> lastFinished, boolean colour, int awaitingReview,
+    int awaitingChecks) {
   /** How many finished jobs the status area keeps. */
   static final int FINISHED_SHOWN = 3;
   /** Columns of the progress bar at most. */
@@ -35,6 +38,12 @@ record LiveStatus(Instant started, int done, int total, int blocked, int phasesR
   static final String GREEN = "32";
   static final String RED = "31";
   static final String YELLOW = "33";
+
+  /** A status with no item waiting for a human or for its checks. */
+  LiveStatus(Instant started, int done, int total, int blocked, int phasesRun, Instant eta, List<ActiveJob> active,
+      int activeRows, List<Finished> lastFinished, boolean colour) {
+    this(started, done, total, blocked, phasesRun, eta, active, activeRows, lastFinished, colour, 0, 0);
+  }
 
   LiveStatus {
     active = List.copyOf(active);
@@ -138,6 +147,14 @@ record LiveStatus(Instant started, int done, int total, int blocked, int phasesR
     if (blocked > 0) {
       head.add(new Seg(" · ", null));
       head.add(new Seg(blocked + " blocked", RED));
+    }
+    if (awaitingChecks > 0) {
+      head.add(new Seg(" · ", null));
+      head.add(new Seg(awaitingChecks + " awaiting checks", YELLOW));
+    }
+    if (awaitingReview > 0) {
+      head.add(new Seg(" · ", null));
+      head.add(new Seg(awaitingReview + " awaiting review", YELLOW));
     }
     StringBuilder rest = new StringBuilder(" · ").append(phasesRun).append(phasesRun == 1 ? " phase" : " phases")
         .append(" · ").append(elapsed(Duration.between(started, now))).append(" elapsed");

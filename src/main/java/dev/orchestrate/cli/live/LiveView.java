@@ -92,6 +92,8 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
   private int done;
   private int total;
   private int blocked;
+  private int awaitingReview;
+  private int awaitingChecks;
   private int phasesRun;
   private int peakActive;
   private long phasesLeft;
@@ -398,6 +400,8 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
     if (before.status() != after.status()) {
       done += is(after, ItemStatus.DONE) - is(before, ItemStatus.DONE);
       blocked += is(after, ItemStatus.BLOCKED) - is(before, ItemStatus.BLOCKED);
+      awaitingReview += is(after, ItemStatus.AWAITING_REVIEW) - is(before, ItemStatus.AWAITING_REVIEW);
+      awaitingChecks += is(after, ItemStatus.AWAITING_CHECKS) - is(before, ItemStatus.AWAITING_CHECKS);
     }
   }
 
@@ -412,6 +416,8 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
     int d = 0;
     int t = 0;
     int b = 0;
+    int review = 0;
+    int checks = 0;
     long left = 0;
     for (ItemState item : all) {
       if (!inRun.test(item)) {
@@ -423,8 +429,14 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
         d++;
       } else if (item.status() == ItemStatus.BLOCKED) {
         b++;
+      } else if (item.status() == ItemStatus.AWAITING_REVIEW) {
+        review++;
+      } else if (item.status() == ItemStatus.AWAITING_CHECKS) {
+        checks++;
       }
     }
+    awaitingReview = review;
+    awaitingChecks = checks;
     done = d;
     total = t;
     blocked = b;
@@ -505,7 +517,8 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
 
   private List<LiveArea.Line> rendered(int rows, int columns) {
     LiveStatus snapshot = new LiveStatus(inRun == null ? null : opened, done, total, blocked, phasesRun, eta,
-        new ArrayList<>(active.values()), peakActive, new ArrayList<>(finished), colour);
+        new ArrayList<>(active.values()), peakActive, new ArrayList<>(finished), colour, awaitingReview,
+        awaitingChecks);
     return snapshot.lines(clock.instant(), columns, Math.max(1, rows - 2));
   }
 

@@ -2,6 +2,7 @@ package dev.orchestrate.cli.live;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.cli.live.LiveStatus.ActiveJob;
 import dev.orchestrate.cli.live.LiveStatus.Finished;
@@ -106,5 +107,15 @@ class LiveStatusTest {
 
   private static List<String> text(List<LiveArea.Line> lines) {
     return lines.stream().map(LiveArea.Line::text).toList();
+  }
+
+  @Test
+  void items_waiting_for_their_checks_or_a_reviewer_are_counted_in_the_header() {
+    LiveStatus status = new LiveStatus(T0, 2, 8, 1, 6, null, List.of(), 0, List.of(), false, 1, 3);
+
+    String header = status.lines(T0.plusSeconds(10), 120, 5).get(0).text();
+
+    assertTrue(header.startsWith("orchestrate run · 2/8 done · 1 blocked · 3 awaiting checks · 1 awaiting review · "),
+        header);
   }
 }

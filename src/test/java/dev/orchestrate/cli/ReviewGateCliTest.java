@@ -51,10 +51,14 @@ class ReviewGateCliTest {
   private Path prompts;
 
   private void project() throws Exception {
+    project(AGENT);
+  }
+
+  private void project(String agentScript) throws Exception {
     repo = GitRepo.init(tmp.resolve("repo"));
     prompts = Files.createDirectories(tmp.resolve("prompts"));
     Path agent = tmp.resolve("agent.sh");
-    Files.writeString(agent, AGENT.formatted(prompts));
+    Files.writeString(agent, agentScript.formatted(prompts));
     repo.write("backlog.yaml", """
         items:
           - {id: A, title: item a}
@@ -103,6 +107,40 @@ class ReviewGateCliTest {
     try (Stream<Path> files = Files.list(prompts)) {
       int n = (int) files.filter(f -> f.getFileName().toString().startsWith(id + "-")).count();
       return Files.readString(prompts.resolve(id + "-" + (n - 1) + ".md"));
+    }
+  }
+
+  /**
+   * A hostile agent names its file and words its summary (a phase commit's subject) to reach the
+   * reviewer's terminal or browser: escape sequences and markup. The reviewer's views show them
+   * inert: `status ID` escaped, the dashboard's page as text.
+   */
+  @Test
+  void a_hostile_agents_file_names_and_summary_reach_the_reviewer_inert() throws Exception {
+    project("""
+        #!/usr/bin/env bash
+        cat > /dev/null
+        printf 'x\n' > "$(printf '<img src=x onerror=alert(1)>\033[31mred.txt')"
+        printf '\033]0;pwned\007\033[2J<script>alert(2)</script> done\n'
+        """);
+
+    CliRunner.Result first = run();
+    assertEquals(0, first.exitCode(), first.out() + first.err());
+
+    CliRunner.Result text = cli("status", "C");
+    assertEquals(0, text.exitCode(), text.err());
+    assertTrue(text.out().contains("1 file, +1 -0 lines against main"), text.out());
+    assertFalse(text.out().contains("\u001b") || text.out().contains("\u0007"), "no raw escape: " + text.out());
+    JsonNode summary = item("C").path("branch_summary");
+    assertEquals(1, summary.path("files_changed").asInt(), summary.toString());
+    try (DashboardServer server = DashboardServer.start(TestStores.backend(repo.dir.resolve(".orchestrate")),
+        new InetSocketAddress("127.0.0.1", 0), null, Clock.systemUTC())) {
+      String page = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + server.port() + "/item?id=C")).timeout(Duration.ofSeconds(30)).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      assertTrue(page.contains("<h2>Changes against main</h2>"), page);
+      assertFalse(page.contains("<img") || page.contains("<script>alert"), "markup shown as text: " + page);
+      assertFalse(page.contains("\u001b"), "no raw escape in the page");
     }
   }
 

@@ -41,11 +41,24 @@ final class Integration {
   /**
    * The agent session of each item's last successful phase in this run, by item: a red check that
    * sends the item back to that phase continues it (with agent.resume). Kept in memory only: after
-   * a restart the attempt starts fresh.
+   * a restart the attempt starts fresh. Bounded by the items awaiting their checks or a deferred
+   * push: an item integrated any other way leaves it.
    */
   private final Map<String, LastSession> sessions = new java.util.HashMap<>();
 
   private record LastSession(String phase, dev.orchestrate.item.Progress.Resume resume) {
+  }
+
+  /**
+   * The stored push retries and checks waits are read at most this often: a tick can come many
+   * times a second, and the backoffs and poll intervals they serve are a second or more.
+   */
+  static final java.time.Duration READ_EVERY = java.time.Duration.ofSeconds(1);
+  private java.time.Instant retriesReadAt;
+  private java.time.Instant checksReadAt;
+
+  private boolean readDue(java.time.Instant last) {
+    return last == null || !clock.instant().isBefore(last.plus(READ_EVERY));
   }
 
   Integration(ItemWorkspaces workspaces, StateRepository store, Clock clock) {
@@ -132,6 +145,10 @@ final class Integration {
 
   /** Done items whose failed integration is due for its retry now (merge: push's backoff), at any tick. */
   void retryDue(Map<String, ItemState> items, Predicate<Step> commit) {
+    if (!readDue(retriesReadAt)) {
+      return;
+    }
+    retriesReadAt = clock.instant();
     for (String id : workspaces.retriesDue()) {
       ItemState item = items.get(id);
       if (item != null && item.status() == ItemStatus.DONE) {
@@ -164,6 +181,10 @@ final class Integration {
    * checks_timeout block it. Returns whether an item changed.
    */
   boolean checksDue(Map<String, ItemState> items, Map<String, Pipeline> pipelines, Predicate<Step> commit) {
+    if (!readDue(checksReadAt)) {
+      return false;
+    }
+    checksReadAt = clock.instant();
     boolean changed = false;
     for (String id : workspaces.checksDue()) {
       ItemState item = items.get(id);
@@ -200,6 +221,10 @@ final class Integration {
 
   private void integrate(ItemState item, Predicate<Step> commit) {
     ItemWorkspaces.Integration result = workspaces.integrate(item.id(), item.definition().title());
+    if (!result.kind().equals("awaiting_checks") && !result.kind().equals("deferred")) {
+      // only a red check continues a session: the map holds the items awaiting theirs (or a push)
+      sessions.remove(item.id());
+    }
     if (result.blocks()) {
       commit.test(Transitions.integrationConflict(item, result.message()));
     } else if (result.kind().equals("awaiting_checks")) {

@@ -265,7 +265,7 @@ public final class Reviewing {
         ItemState item = store.items().item(id).orElseThrow();
         if (pending.contains(queue.get(i))) {
           out.add(new Waited(item, "queued", null, "the running run applies it"));
-        } else if (item.status() == ItemStatus.AWAITING_REVIEW) {
+        } else if (store.items().decisionDropped(id, now)) {
           out.add(new Waited(item, "dropped", null, "it stopped awaiting review before the run applied it"));
         } else if (!approve) {
           out.add(new Waited(item, "rejected", null, null));

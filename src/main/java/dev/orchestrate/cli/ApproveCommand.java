@@ -77,8 +77,10 @@ final class ApproveCommand implements Callable<Integer> {
     }
     for (Reviewing.Approved a : approved) {
       if (a.integration().equals("queued") || a.integration().equals("dropped")) {
-        out.println(TerminalText.safe((a.integration().equals("queued") ? "Queued " : "Dropped ") + a.item().id()
-            + ": " + a.message()));
+        out.println(TerminalText.safe(a.integration().equals("queued") ? "Queued " + a.item().id() + ": "
+            + a.message()
+            : "Dropped " + a.item().id() + ": " + a.message() + " (now " + a.item().status().key()
+                + ")"));
         continue;
       }
       out.println(TerminalText.safe("Approved " + a.item().id() + ": " + a.item().status().key()

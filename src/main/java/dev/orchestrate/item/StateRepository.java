@@ -64,8 +64,19 @@ public interface StateRepository {
     throw new UnsupportedOperationException("this state keeps no review decisions");
   }
 
-  /** Deletes a queued decision that cannot be applied (its item no longer awaits review). */
-  default void dropDecision(long decisionId) {
+  /**
+   * Deletes a queued decision that cannot be applied (its item no longer awaits review) and, in the
+   * same transaction, records on its item an event of kind {@link #DECISION_DROPPED} saying why.
+   */
+  default void dropDecision(ReviewDecision decision, String why, Instant now) {
+  }
+
+  /** The kind of the event a dropped review decision leaves on its item. */
+  String DECISION_DROPPED = "review.decision_dropped";
+
+  /** Whether a review decision on the item was dropped at or after {@code since} (what a waiting command tells). */
+  default boolean decisionDropped(String itemId, Instant since) {
+    return false;
   }
 
   /**

@@ -102,6 +102,6 @@ final class QueuedReviews {
 
   private void drop(ReviewDecision d, String why) {
     log.warn("{}: the reviewer's {} (queued at {}) is dropped: {}", d.itemId(), d.kind(), d.requestedAt(), why);
-    store.dropDecision(d.id());
+    store.dropDecision(d, why, clock.instant());
   }
 }

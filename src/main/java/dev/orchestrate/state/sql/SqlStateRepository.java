@@ -235,8 +235,19 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   }
 
   @Override
-  public void dropDecision(long decisionId) {
-    jdbc.execute("DELETE FROM review_decisions WHERE id = ?", decisionId);
+  public void dropDecision(dev.orchestrate.item.ReviewDecision decision, String why, Instant now) {
+    jdbc.inTransaction(() -> {
+      if (jdbc.execute("DELETE FROM review_decisions WHERE id = ?", decision.id()) == 1) {
+        event(new Event(decision.itemId(), DECISION_DROPPED, Map.of("decision", decision.kind(), "reason", why)),
+            now.toEpochMilli());
+      }
+    });
+  }
+
+  @Override
+  public boolean decisionDropped(String itemId, Instant since) {
+    return jdbc.queryLong("SELECT count(*) FROM (SELECT 1 FROM events WHERE item_id = ? AND kind = ? AND at >= ?"
+        + " LIMIT 1) d", itemId, DECISION_DROPPED, since.toEpochMilli()) > 0;
   }
 
   /**

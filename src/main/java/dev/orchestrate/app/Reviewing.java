@@ -112,43 +112,39 @@ public final class Reviewing {
       return queued(validated, true).stream().map(Reviewing::approved).toList();
     }
     boolean worktrees = project.config().execution().workspace().worktrees();
-    Repository repo;
-    try {
-      repo = worktrees && !backend.shared() ? repository(project) : null;
-    } catch (RuntimeException e) {
-      lease.close();
-      throw e;
-    }
-    try (RunLease held = lease; StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
-      List<Step> steps = steps(store.items()::item, wanted, Transitions::approve);
-      if (!store.items().applyAllIf(steps, ItemStatus.AWAITING_REVIEW, clock.instant())) {
-        throw changedMeanwhile();
-      }
-      List<Approved> out = new ArrayList<>();
-      Worktrees integrator = null;
-      for (Step step : steps) {
-        ItemState item = step.next();
-        Optional<WorkspaceRecord> ws = worktrees ? store.workspaces().workspace(item.id()) : Optional.empty();
-        if (ws.isEmpty()) {
-          out.add(new Approved(item, "none", null));
-          continue;
+    try (RunLease held = lease) {
+      Repository repo = worktrees && !backend.shared() ? repository(project) : null;
+      try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
+        List<Step> steps = steps(store.items()::item, wanted, Transitions::approve);
+        if (!store.items().applyAllIf(steps, ItemStatus.AWAITING_REVIEW, clock.instant())) {
+          throw changedMeanwhile();
         }
-        if (backend.shared()) {
-          Instant now = clock.instant();
-          if (ws.get().finishedAt() == null) {
-            store.workspaces().finished(item.id(), now, now);
+        List<Approved> out = new ArrayList<>();
+        Worktrees integrator = null;
+        for (Step step : steps) {
+          ItemState item = step.next();
+          Optional<WorkspaceRecord> ws = worktrees ? store.workspaces().workspace(item.id()) : Optional.empty();
+          if (ws.isEmpty()) {
+            out.add(new Approved(item, "none", null));
+            continue;
           }
-          out.add(new Approved(item, "pending", ws.get().branch() + " is integrated by a run"));
-          continue;
+          if (backend.shared()) {
+            Instant now = clock.instant();
+            if (ws.get().finishedAt() == null) {
+              store.workspaces().finished(item.id(), now, now);
+            }
+            out.add(new Approved(item, "pending", ws.get().branch() + " is integrated by a run"));
+            continue;
+          }
+          if (integrator == null) {
+            integrator = new Worktrees(new Git(), repo, project.config().execution().workspace(),
+                project.config().retention().worktrees(), store.workspaces(),
+                backend.directory().root().resolve("worktrees"), clock).open();
+          }
+          out.add(integrate(store, integrator, item));
         }
-        if (integrator == null) {
-          integrator = new Worktrees(new Git(), repo, project.config().execution().workspace(),
-              project.config().retention().worktrees(), store.workspaces(),
-              backend.directory().root().resolve("worktrees"), clock).open();
-        }
-        out.add(integrate(store, integrator, item));
+        return out;
       }
-      return out;
     }
   }
 

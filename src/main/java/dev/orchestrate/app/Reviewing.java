@@ -7,10 +7,12 @@ import dev.orchestrate.item.InvalidTransitionException;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.ItemWorkspaces;
+import dev.orchestrate.item.ReviewDecision;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.item.Transitions;
 import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateBackend;
+import dev.orchestrate.state.StateLockedException;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.Repository;
@@ -19,6 +21,7 @@ import dev.orchestrate.workspace.WorkspaceSetupException;
 import dev.orchestrate.workspace.Worktrees;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -34,20 +37,34 @@ import java.util.function.Function;
  * next prompt. All of the ids or none, as {@link Unblocking}: refusals are checked read-only first,
  * and the write is conditional on every item still awaiting review.
  *
- * <p>On the local (SQLite) state the use case takes the run lease, so it is refused while a run
- * works on the state (the run holds the items in memory); with worktrees an approved item is then
- * integrated at once, nothing else can be integrating. On a shared (PostgreSQL) state it works beside
- * running runs (whose claims read the items again): the approved item's workspace is marked
- * finished, so its integration is pending, and the next run to start integrates it with the other
- * pending ones, the one path by which a run integrates work it did not finish itself.
+ * <p>While a run holds the state (the local state's run lease, or any live runner of a shared
+ * one), the decisions are queued instead ({@link ReviewDecision}) once the ids are validated
+ * read-only: the run applies them on its next tick through its own commit path and integration
+ * (it holds the items in memory, and only a run integrates beside a run). The use case then waits
+ * up to its patience for the items to move, and says what became of each one or that it is still
+ * queued. With no run, it writes at once: on the local state under the run lease (with worktrees an
+ * approved item is then integrated at once, nothing else can be integrating); on a shared
+ * (PostgreSQL) state the approved item's workspace is marked finished, so its integration is
+ * pending, and the next run to start integrates it with the other pending ones.
  */
 public final class Reviewing {
+  /** How long a queued decision is waited for by default: the run reads the queue every second. */
+  public static final Duration PATIENCE = Duration.ofSeconds(5);
+  private static final long POLL_MS = 200;
+
   private final StateBackend backend;
   private final Clock clock;
+  private final Duration patience;
 
   public Reviewing(StateBackend backend, Clock clock) {
+    this(backend, clock, PATIENCE);
+  }
+
+  /** @param patience how long to wait for a running run to apply queued decisions (zero: not at all) */
+  public Reviewing(StateBackend backend, Clock clock, Duration patience) {
     this.backend = backend;
     this.clock = clock;
+    this.patience = patience;
   }
 
   /** The project's config (pipelines, worktrees) and its directory, where the user's checkout is found. */
@@ -59,10 +76,22 @@ public final class Reviewing {
    *
    * @param integration none (no worktree: nothing to integrate), integrated, skipped (merge: none),
    *                    deferred, conflict, refused (the last two block the item, as at a run's
-   *                    integration), pending (a shared state: a run integrates it)
+   *                    integration), pending (a shared state: a run integrates it); beside a run:
+   *                    what the run's integration came to (also pushed, awaiting_checks, blocked),
+   *                    queued (the run has not applied it yet) or dropped (the item stopped awaiting
+   *                    review before the run applied it)
    * @param message     what the integration said, or null
    */
   public record Approved(ItemState item, String integration, String message) {
+  }
+
+  /**
+   * A rejected item as it is now.
+   *
+   * @param outcome rejected (applied), queued (a running run has not applied it yet) or dropped (the
+   *                item stopped awaiting review before the run applied it)
+   */
+  public record Rejected(ItemState item, String outcome) {
   }
 
   /**
@@ -70,46 +99,52 @@ public final class Reviewing {
    * state).
    *
    * @throws ReviewRefusedException naming every id that cannot be approved; nothing changed
-   * @throws dev.orchestrate.state.StateLockedException while a run holds the local state's lease
+   * @throws dev.orchestrate.state.StateLockedException while a run holds a local state of an older
+   *                                                    schema (else the decisions are queued for it)
    */
   @SuppressWarnings("try") // the lease is held, never read: closing it releases it
   public List<Approved> approve(List<String> ids, Project project) {
     List<String> wanted = List.copyOf(new LinkedHashSet<>(ids));
     requireState(wanted);
-    refuseBeforeLocking(wanted, Transitions::approve);
+    List<Step> validated = refuseBeforeLocking(wanted, Transitions::approve);
+    RunLease lease = runLease(validated);
+    if (lease == null) {
+      return queued(validated, true).stream().map(Reviewing::approved).toList();
+    }
     boolean worktrees = project.config().execution().workspace().worktrees();
-    Repository repo = worktrees && !backend.shared() ? repository(project) : null;
-    try (RunLease lease = backend.shared() ? null : backend.acquireLease(clock.instant());
-        StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
-      List<Step> steps = steps(store.items()::item, wanted, Transitions::approve);
-      if (!store.items().applyAllIf(steps, ItemStatus.AWAITING_REVIEW, clock.instant())) {
-        throw changedMeanwhile();
-      }
-      List<Approved> out = new ArrayList<>();
-      Worktrees integrator = null;
-      for (Step step : steps) {
-        ItemState item = step.next();
-        Optional<WorkspaceRecord> ws = worktrees ? store.workspaces().workspace(item.id()) : Optional.empty();
-        if (ws.isEmpty()) {
-          out.add(new Approved(item, "none", null));
-          continue;
+    try (RunLease held = lease) {
+      Repository repo = worktrees && !backend.shared() ? repository(project) : null;
+      try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
+        List<Step> steps = steps(store.items()::item, wanted, Transitions::approve);
+        if (!store.items().applyAllIf(steps, ItemStatus.AWAITING_REVIEW, clock.instant())) {
+          throw changedMeanwhile();
         }
-        if (backend.shared()) {
-          Instant now = clock.instant();
-          if (ws.get().finishedAt() == null) {
-            store.workspaces().finished(item.id(), now, now);
+        List<Approved> out = new ArrayList<>();
+        Worktrees integrator = null;
+        for (Step step : steps) {
+          ItemState item = step.next();
+          Optional<WorkspaceRecord> ws = worktrees ? store.workspaces().workspace(item.id()) : Optional.empty();
+          if (ws.isEmpty()) {
+            out.add(new Approved(item, "none", null));
+            continue;
           }
-          out.add(new Approved(item, "pending", ws.get().branch() + " is integrated by a run"));
-          continue;
+          if (backend.shared()) {
+            Instant now = clock.instant();
+            if (ws.get().finishedAt() == null) {
+              store.workspaces().finished(item.id(), now, now);
+            }
+            out.add(new Approved(item, "pending", ws.get().branch() + " is integrated by a run"));
+            continue;
+          }
+          if (integrator == null) {
+            integrator = new Worktrees(new Git(), repo, project.config().execution().workspace(),
+                project.config().retention().worktrees(), store.workspaces(),
+                backend.directory().root().resolve("worktrees"), clock).open();
+          }
+          out.add(integrate(store, integrator, item));
         }
-        if (integrator == null) {
-          integrator = new Worktrees(new Git(), repo, project.config().execution().workspace(),
-              project.config().retention().worktrees(), store.workspaces(),
-              backend.directory().root().resolve("worktrees"), clock).open();
-        }
-        out.add(integrate(store, integrator, item));
+        return out;
       }
-      return out;
     }
   }
 
@@ -133,10 +168,11 @@ public final class Reviewing {
    * phase) with the notes for its next prompt.
    *
    * @throws ReviewRefusedException naming every id that cannot be rejected; nothing changed
-   * @throws dev.orchestrate.state.StateLockedException while a run holds the local state's lease
+   * @throws dev.orchestrate.state.StateLockedException while a run holds a local state of an older
+   *                                                    schema (else the decisions are queued for it)
    */
   @SuppressWarnings("try") // the lease is held, never read: closing it releases it
-  public List<ItemState> reject(List<String> ids, String notes, String phase, Project project) {
+  public List<Rejected> reject(List<String> ids, String notes, String phase, Project project) {
     List<String> wanted = List.copyOf(new LinkedHashSet<>(ids));
     requireState(wanted);
     Function<ItemState, Step> reject = item -> {
@@ -147,15 +183,110 @@ public final class Reviewing {
       }
       return Transitions.reject(item, pipeline, notes, phase);
     };
-    refuseBeforeLocking(wanted, reject);
-    try (RunLease lease = backend.shared() ? null : backend.acquireLease(clock.instant());
-        StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
+    List<Step> validated = refuseBeforeLocking(wanted, reject);
+    RunLease lease = runLease(validated);
+    if (lease == null) {
+      return queued(validated, false).stream().map(w -> new Rejected(w.item(), w.outcome())).toList();
+    }
+    try (RunLease held = lease; StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
       List<Step> steps = steps(store.items()::item, wanted, reject);
       if (!store.items().applyAllIf(steps, ItemStatus.AWAITING_REVIEW, clock.instant())) {
         throw changedMeanwhile();
       }
-      return steps.stream().map(Step::next).toList();
+      return steps.stream().map(step -> new Rejected(step.next(), "rejected")).toList();
     }
+  }
+
+  /** No lease is needed: the shared state's writes are conditional. */
+  private static final RunLease NOT_NEEDED = () -> {};
+
+  /**
+   * The run lease to write under at once, or null when a run holds the state and the decisions
+   * are to be queued for it: the local state's lease taken by a run, or a live runner of a shared
+   * state. {@code validated} null: the ids could not be validated read-only (an older schema), so
+   * they are not queued, and a held lease refuses the command as before.
+   */
+  private RunLease runLease(List<Step> validated) {
+    if (backend.shared()) {
+      return validated != null && backend.leaseHeld() ? null : NOT_NEEDED;
+    }
+    try {
+      return backend.acquireLease(clock.instant());
+    } catch (StateLockedException e) {
+      if (validated == null) {
+        throw e;
+      }
+      return null;
+    }
+  }
+
+  /** An item as a queued decision left it, once waited for. */
+  private record Waited(ItemState item, String outcome, String integration, String message) {
+  }
+
+  private static Approved approved(Waited w) {
+    return new Approved(w.item(), w.integration() != null ? w.integration() : w.outcome(), w.message());
+  }
+
+  /**
+   * Queues the validated steps' decisions for the run that holds the state, then waits up to the
+   * patience for it to apply them, and says what became of each item.
+   */
+  private List<Waited> queued(List<Step> validated, boolean approve) {
+    Instant now = clock.instant();
+    List<ReviewDecision> decisions = validated.stream().map(step -> new ReviewDecision(0, step.next().id(), approve,
+        approve ? null : step.next().progress().unblockNotes(), approve ? null : step.next().progress().phase(),
+        now)).toList();
+    List<Long> queue;
+    try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
+      queue = store.items().queueDecisions(decisions, now);
+    }
+    try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
+      java.util.Set<Long> pending = new java.util.HashSet<>(queue);
+      long deadline = System.nanoTime() + patience.toNanos();
+      while (!pending.isEmpty() && System.nanoTime() - deadline < 0) {
+        try {
+          Thread.sleep(POLL_MS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt(); // stop waiting: the run still applies them
+          break;
+        }
+        java.util.Set<Long> left = new java.util.HashSet<>();
+        store.items().reviewDecisions(Integer.MAX_VALUE).forEach(d -> left.add(d.id()));
+        pending.retainAll(left);
+      }
+      List<Waited> out = new ArrayList<>();
+      for (int i = 0; i < decisions.size(); i++) {
+        String id = decisions.get(i).itemId();
+        ItemState item = store.items().item(id).orElseThrow();
+        if (pending.contains(queue.get(i))) {
+          out.add(new Waited(item, "queued", null, "the running run applies it"));
+        } else if (store.items().decisionDropped(id, now)) {
+          out.add(new Waited(item, "dropped", null, "it stopped awaiting review before the run applied it"));
+        } else if (!approve) {
+          out.add(new Waited(item, "rejected", null, null));
+        } else {
+          out.add(new Waited(item, "approved", integration(store, item), item.status() == ItemStatus.BLOCKED
+              ? item.progress().blockedReason() : "by the running run"));
+        }
+      }
+      return out;
+    }
+  }
+
+  /** What a run's integration made of an approved item, as far as the state tells. */
+  private static String integration(StateStore store, ItemState item) {
+    if (item.status() == ItemStatus.BLOCKED) {
+      return "blocked";
+    }
+    if (item.status() == ItemStatus.AWAITING_CHECKS) {
+      return "awaiting_checks";
+    }
+    Optional<WorkspaceRecord> ws = store.workspaces().workspace(item.id());
+    if (ws.isEmpty()) {
+      return "none";
+    }
+    return ws.get().integration() == null ? "pending" : ws.get().integration().key();
   }
 
   private Repository repository(Project project) {
@@ -179,18 +310,19 @@ public final class Reviewing {
         + "check 'orchestrate status'");
   }
 
-  private void refuseBeforeLocking(List<String> wanted, Function<ItemState, Step> transition) {
+  /** The ids' steps as read now (read-only), or a refusal; null when the state's schema is older (read under the lease). */
+  private List<Step> refuseBeforeLocking(List<String> wanted, Function<ItemState, Step> transition) {
     try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
       if (store.schemaVersion() == 0) {
         throw new ReviewRefusedException("unknown item " + quoted(wanted) + ": the state in "
             + backend.directory().root() + " has no items");
       }
       if (store.schemaVersion() != store.latestSchemaVersion()) {
-        return; // an older schema is read after its upgrade, under the lease
+        return null; // an older schema is read after its upgrade, under the lease
       }
       Map<String, ItemState> items = new HashMap<>();
       store.items().items().forEach(item -> items.put(item.id(), item));
-      steps(id -> Optional.ofNullable(items.get(id)), wanted, transition);
+      return steps(id -> Optional.ofNullable(items.get(id)), wanted, transition);
     }
   }
 

@@ -25,13 +25,18 @@ import picocli.CommandLine.Spec;
         + "done (a conflict blocks it; unblock it once resolved).",
         "Several ids are all or nothing: one unknown id or item not awaiting review refuses them all and changes "
             + "nothing.",
-        "Needs the project's config and state. Refused (exit 3) while a run works on the same local state; on a "
-            + "shared (PostgreSQL) state it works beside running runs, and the next run to start integrates the "
-            + "approved items."},
+        "Needs the project's config and state. While a run works on the state (a local state's run lock, or a "
+            + "live runner of a shared PostgreSQL state) the ids are checked, then the approvals are queued for the "
+            + "run, which applies them within a second or so and integrates the items itself; approve waits up to "
+            + "5 seconds and prints what became of each ('Approved ID: done (integrated: ...)'), or 'Queued ID: "
+            + "the running run applies it' (also when a run has just ended: the next run applies it at its start).",
+        "With no run, each item is done at once; on a shared state its integration is then pending, for the next "
+            + "run to start."},
     footerHeading = "%nExit codes:%n",
-    footer = {"  0    approved (the output says what became of each one's integration)",
+    footer = {"  0    approved, or queued for the running run (the output says which, and what",
+        "       became of each one's integration)",
         "  2    an unknown id or an item not awaiting review (nothing changed)",
-        "  3    a run holds the state directory"})
+        "  3    a run holds a local state of an older schema (nothing changed)"})
 final class ApproveCommand implements Callable<Integer> {
   @Mixin
   Root root;
@@ -71,6 +76,13 @@ final class ApproveCommand implements Callable<Integer> {
       return;
     }
     for (Reviewing.Approved a : approved) {
+      if (a.integration().equals("queued") || a.integration().equals("dropped")) {
+        out.println(TerminalText.safe(a.integration().equals("queued") ? "Queued " + a.item().id() + ": "
+            + a.message()
+            : "Dropped " + a.item().id() + ": " + a.message() + " (now " + a.item().status().key()
+                + ")"));
+        continue;
+      }
       out.println(TerminalText.safe("Approved " + a.item().id() + ": " + a.item().status().key()
           + (a.message() == null ? "" : " (" + a.integration() + ": " + a.message() + ")")));
     }

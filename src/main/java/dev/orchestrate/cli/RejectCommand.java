@@ -28,13 +28,16 @@ import picocli.CommandLine.Spec;
         + "unblock's do, and are cleared once that phase succeeds; the item then awaits review again.",
         "Several ids are all or nothing: one unknown id, item not awaiting review or unknown phase refuses them "
             + "all and changes nothing.",
-        "Needs the project's config and state. Refused (exit 3) while a run works on the same local state; on a "
-            + "shared (PostgreSQL) state it works beside running runs."},
+        "Needs the project's config and state. While a run works on the state (a local state's run lock, or a "
+            + "live runner of a shared PostgreSQL state) the ids are checked, then the rejections are queued for the "
+            + "run, which applies them within a second or so and runs the phase again; reject waits up to 5 seconds "
+            + "and prints 'Rejected ID: ...' for each it applied, or 'Queued ID: the running run applies it' (also "
+            + "when a run has just ended: the next run applies it at its start)."},
     footerHeading = "%nExit codes:%n",
-    footer = {"  0    rejected",
+    footer = {"  0    rejected, or queued for the running run (the output says which)",
         "  2    an unknown id, an item not awaiting review, an unknown phase or empty",
         "       notes (nothing changed)",
-        "  3    a run holds the state directory"})
+        "  3    a run holds a local state of an older schema (nothing changed)"})
 final class RejectCommand implements Callable<Integer> {
   @Mixin
   Root root;
@@ -63,33 +66,46 @@ final class RejectCommand implements Callable<Integer> {
       throw CliException.usage("--notes must not be empty: tell the agent what to change");
     }
     // A refusal (ReviewRefusedException) is a usage error: ErrorHandler maps it to exit 2.
-    List<ItemState> rejected = new Reviewing(root.command().backend(), Clock.systemUTC()).reject(ids, notes, phase,
+    List<Reviewing.Rejected> rejected = new Reviewing(root.command().backend(), Clock.systemUTC()).reject(ids, notes,
+        phase,
         ReviewProject.of(root));
     print(spec.commandLine().getOut(), rejected);
     return ExitCode.OK;
   }
 
-  private void print(PrintWriter out, List<ItemState> items) {
+  private void print(PrintWriter out, List<Reviewing.Rejected> rejected) {
     if (output.json) {
       Map<String, Object> doc = Json.envelope("reject");
       List<Map<String, Object>> rows = new ArrayList<>();
-      for (ItemState item : items) {
+      for (Reviewing.Rejected r : rejected) {
+        ItemState item = r.item();
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("id", item.id());
         row.put("status", item.status().key());
         row.put("phase", item.progress().phase());
+        row.put("outcome", r.outcome());
         rows.add(row);
       }
       doc.put("items", rows);
       Json.print(out, doc);
       return;
     }
-    for (ItemState item : items) {
-      out.println(TerminalText.safe("Rejected " + item.id() + ": " + item.status().key() + " at phase "
-          + item.progress().phase()));
+    boolean queued = false;
+    for (Reviewing.Rejected r : rejected) {
+      ItemState item = r.item();
+      switch (r.outcome()) {
+        case "queued" -> {
+          queued = true;
+          out.println(TerminalText.safe("Queued " + item.id() + ": the running run applies it"));
+        }
+        case "dropped" -> out.println(TerminalText.safe("Dropped " + item.id() + ": it stopped awaiting review"
+            + " before the run applied it (now " + item.status().key() + ")"));
+        default -> out.println(TerminalText.safe("Rejected " + item.id() + ": " + item.status().key() + " at phase "
+            + item.progress().phase()));
+      }
     }
-    out.println("The notes go into " + (items.size() == 1 ? "its" : "each one's")
-        + " next prompt. Continue with: orchestrate run");
+    out.println("The notes go into " + (rejected.size() == 1 ? "its" : "each one's") + " next prompt."
+        + (queued ? "" : " Continue with: orchestrate run"));
     out.flush();
   }
 }

@@ -111,6 +111,8 @@ public final class Scheduler {
   private final JobEnds ends;
   /** The agent profiles a provider's limit paused, and what a limit does to the run. */
   private final ProviderPauses pauses;
+  /** The approve and reject decisions queued while this run holds the state. */
+  private final QueuedReviews reviews;
 
   /** Messages to the scheduler thread: job ends (from supervising threads) and stop requests. */
   private final BlockingQueue<Message> inbox = new LinkedBlockingQueue<>();
@@ -142,6 +144,7 @@ public final class Scheduler {
         claims, () -> stopRequested, this::prepareContext,
         (jobId, outcome, error) -> inbox.add(new Message.Ended(jobId, outcome, error)));
     this.ends = new JobEnds(store, config, clock, listener, history, memory, pauses, claims, () -> stopRequested);
+    this.reviews = new QueuedReviews(store, config.pipelines(), clock);
   }
 
   /**
@@ -308,6 +311,7 @@ public final class Scheduler {
     if (reviewTimeouts()) {
       s.reviewWaits.putAll(store.reviewWaits());
     }
+    reviewed(s); // decisions queued while no run (or a killed one) held the state
     workspaces.maintain();
 
     HaltReason halt;
@@ -369,7 +373,7 @@ public final class Scheduler {
       claims.refresh(s.items, s.runningItems);
       integration.retryDue(s.items, change -> commit(s, change)); // merge: push's failed pushes, on their backoff
       boolean acted = integration.checksDue(s.items, config.pipelines(), change -> commit(s, change))
-          | reviewTimedOut(s) | act(s);
+          | reviewTimedOut(s) | reviewed(s) | act(s);
       endOfTick(s);
       if (acted) {
         s.checkedBeforeHalt = false;
@@ -552,6 +556,16 @@ public final class Scheduler {
     return changed;
   }
 
+  /** Applies the reviewers' queued decisions (approve, reject); returns whether an item changed. */
+  private boolean reviewed(Session s) {
+    return reviews.apply(s.items, claims, (step, decision) -> commit(s, step,
+        () -> store.applyDecision(decision, step, clock.instant())),
+        item -> {
+          integration.finished(item, change -> commit(s, change));
+          return true;
+        });
+  }
+
   /**
    * Blocks the listed items whose pipeline is gone. Only a follow-up item gets here (backlog
    * entries are checked against the config): its pipeline was the default one when it was added,
@@ -637,9 +651,19 @@ public final class Scheduler {
 
   /** Commits the step and takes it in; false when another runner holds the item now (nothing changed). */
   private boolean commit(Session s, Step step) {
+    return commit(s, step, () -> {
+      store.apply(step, clock.instant());
+      return true;
+    });
+  }
+
+  /** Commits the step by {@code write} (false: it wrote nothing) and takes it in, as {@link #commit(Session, Step)}. */
+  private boolean commit(Session s, Step step, java.util.function.BooleanSupplier write) {
     ItemState before = s.items.get(step.next().id());
     try {
-      store.apply(step, clock.instant());
+      if (!write.getAsBoolean()) {
+        return false;
+      }
     } catch (LeaseLostException e) {
       log.warn("{}: not changed: {}", before.id(), e.getMessage());
       claims.markStale();

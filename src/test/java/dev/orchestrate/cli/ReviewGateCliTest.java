@@ -32,6 +32,10 @@ import org.junit.jupiter.api.io.TempDir;
  * the notes; the base branch holds only approved work.
  */
 class ReviewGateCliTest {
+  @org.junit.jupiter.api.extension.RegisterExtension
+  final dev.orchestrate.testing.CapturedLogs logs = dev.orchestrate.testing.CapturedLogs.of(
+      dev.orchestrate.scheduler.Scheduler.class);
+
   private static final ObjectMapper JSON = new ObjectMapper();
 
   /** Writes work-ID.txt (one more line per attempt) and keeps each prompt it was given in the prompts directory. */
@@ -197,11 +201,13 @@ class ReviewGateCliTest {
     assertTrue(badPhase.err().contains("has no phase 'deploy': its phases are plan, work"), badPhase.err());
     assertEquals(2, cli("reject", "B", "--notes", " ").exitCode());
 
-    // While a run holds the local state (here: its lease), approve and reject are refused, as unblock is.
+    // While a run holds the local state (here: its lease, and nothing applies the queue), a decision
+    // is queued for the run; the reviewer approves A meanwhile, so the next run drops the stale reject.
     try (dev.orchestrate.state.RunLease held = TestStores.backend(repo.dir.resolve(".orchestrate"))
         .acquireLease(java.time.Instant.now())) {
-      assertEquals(3, cli("approve", "A").exitCode());
-      assertEquals(3, cli("reject", "A", "--notes", "n").exitCode());
+      CliRunner.Result queued = cli("reject", "A", "--notes", "n");
+      assertEquals(0, queued.exitCode(), queued.out() + queued.err());
+      assertTrue(queued.out().startsWith("Queued A: the running run applies it\n"), queued.out());
     }
     assertEquals("awaiting_review", item("A").path("status").asText());
 
@@ -226,6 +232,9 @@ class ReviewGateCliTest {
 
     CliRunner.Result second = run();
     assertEquals(0, second.exitCode(), second.out() + second.err());
+    List<String> warnings = logs.warnings();
+    assertTrue(warnings.stream().anyMatch(w -> w.startsWith("A: the reviewer's reject (queued at ")
+        && w.endsWith(") is dropped: it is done, no longer awaiting review")), warnings.toString());
     String prompt = lastPrompt("B");
     assertTrue(prompt.contains(notes), prompt);
     assertTrue(prompt.contains("Work."), "the rejected item went back to its last phase");

@@ -541,6 +541,51 @@ public abstract class StateStoreContract {
     }
   }
 
+  /**
+   * The review decisions queued beside a run: oldest first; applied with the item change in one
+   * transaction (once: a second apply finds it gone; a change that cannot be written leaves it
+   * queued); dropped with an event on the item that a waiting command reads.
+   */
+  @Test
+  void review_decisions_are_queued_in_order_applied_once_with_their_change_and_dropped_with_an_event() {
+    try (StateStore store = open()) {
+      StateRepository items = store.items();
+      items.sync(List.of(item("A"), item("B"), item("C")), T0);
+      Progress awaiting = new Progress(ItemStatus.AWAITING_REVIEW, "review", 0, null, null, null, "reviewed", null);
+      items.apply(to(items.item("A").orElseThrow(), awaiting), at(1));
+      items.apply(to(items.item("B").orElseThrow(), awaiting), at(1));
+      assertEquals(List.of(), items.reviewDecisions(10));
+      List<Long> ids = items.queueDecisions(List.of(
+          new dev.orchestrate.item.ReviewDecision(0, "A", true, null, null, at(2)),
+          new dev.orchestrate.item.ReviewDecision(0, "B", false, "redo", "build", at(2)),
+          new dev.orchestrate.item.ReviewDecision(0, "C", true, null, null, at(2))), at(2));
+      List<dev.orchestrate.item.ReviewDecision> queue = items.reviewDecisions(10);
+      assertEquals(ids, queue.stream().map(dev.orchestrate.item.ReviewDecision::id).toList());
+      assertEquals(new dev.orchestrate.item.ReviewDecision(ids.get(1), "B", false, "redo", "build", at(2)),
+          queue.get(1));
+      assertEquals(1, items.reviewDecisions(1).size());
+
+      Step done = to(items.item("A").orElseThrow(), Progress.of(ItemStatus.DONE));
+      assertTrue(items.applyDecision(ids.get(0), done, at(3)));
+      assertEquals(ItemStatus.DONE, items.item("A").orElseThrow().status());
+      assertFalse(items.applyDecision(ids.get(0), done, at(4)), "applied once");
+      // C does not await review: the change is not written, and the decision stays queued.
+      Step cDone = to(items.item("C").orElseThrow(), Progress.of(ItemStatus.DONE));
+      assertThrows(dev.orchestrate.item.LeaseLostException.class, () -> items.applyDecision(ids.get(2), cDone, at(5)));
+      assertNotEquals(ItemStatus.DONE, items.item("C").orElseThrow().status());
+      assertEquals(List.of(ids.get(1), ids.get(2)), items.reviewDecisions(10).stream()
+          .map(dev.orchestrate.item.ReviewDecision::id).toList());
+
+      assertFalse(items.decisionDropped("C", at(5)));
+      items.dropDecision(queue.get(2), "it is new, no longer awaiting review", at(6));
+      assertTrue(items.decisionDropped("C", at(5)));
+      assertFalse(items.decisionDropped("C", at(7)), "only a drop since then");
+      assertFalse(items.decisionDropped("B", at(0)));
+      assertEquals(List.of(ids.get(1)), items.reviewDecisions(10).stream()
+          .map(dev.orchestrate.item.ReviewDecision::id).toList());
+    }
+  }
+
   @Test
   void apply_if_writes_nothing_when_the_stored_status_differs() {
     try (StateStore store = open()) {

@@ -195,6 +195,61 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
     });
   }
 
+  @Override
+  public List<Long> queueDecisions(List<dev.orchestrate.item.ReviewDecision> decisions, Instant now) {
+    return jdbc.inTransaction(() -> {
+      List<Long> ids = new ArrayList<>();
+      for (dev.orchestrate.item.ReviewDecision d : decisions) {
+        ids.add(jdbc.insert("INSERT INTO review_decisions (item_id, decision, notes, phase, requested_at)"
+            + " VALUES (?, ?, ?, ?, ?)", d.itemId(), d.kind(), d.notes(), d.phase(), now.toEpochMilli()));
+      }
+      return ids;
+    });
+  }
+
+  @Override
+  public List<dev.orchestrate.item.ReviewDecision> reviewDecisions(int limit) {
+    return jdbc.query("SELECT id, item_id, decision, notes, phase, requested_at FROM review_decisions"
+        + " ORDER BY id LIMIT " + Math.max(0, limit),
+        rs -> new dev.orchestrate.item.ReviewDecision(rs.getLong(1),
+            rs.getString(2), "approve".equals(rs.getString(3)), rs.getString(4), rs.getString(5),
+            Instant.ofEpochMilli(rs.getLong(6))));
+  }
+
+  @Override
+  public boolean applyDecision(long decisionId, Step step, Instant now) {
+    return jdbc.inTransaction(() -> {
+      if (jdbc.execute("DELETE FROM review_decisions WHERE id = ?", decisionId) == 0) {
+        return false; // applied (or dropped) by another runner
+      }
+      long at = now.toEpochMilli();
+      if (update(step, ItemStatus.AWAITING_REVIEW, at) == 0) {
+        // Thrown, so that the delete is rolled back with it: the decision stays queued.
+        throw new dev.orchestrate.item.LeaseLostException(step.next().id(), "item " + step.next().id()
+            + " changed since it was read (it no longer awaits review, or another runner holds it)");
+      }
+      TruncatedWrites.countIf(jdbc, "items", step.truncatedValues() > 0);
+      events(step, at);
+      return true;
+    });
+  }
+
+  @Override
+  public void dropDecision(dev.orchestrate.item.ReviewDecision decision, String why, Instant now) {
+    jdbc.inTransaction(() -> {
+      if (jdbc.execute("DELETE FROM review_decisions WHERE id = ?", decision.id()) == 1) {
+        event(new Event(decision.itemId(), DECISION_DROPPED, Map.of("decision", decision.kind(), "reason", why)),
+            now.toEpochMilli());
+      }
+    });
+  }
+
+  @Override
+  public boolean decisionDropped(String itemId, Instant since) {
+    return jdbc.queryLong("SELECT count(*) FROM (SELECT 1 FROM events WHERE item_id = ? AND kind = ? AND at >= ?"
+        + " LIMIT 1) d", itemId, DECISION_DROPPED, since.toEpochMilli()) > 0;
+  }
+
   /**
    * Applies every step, each only while its item's status is {@code expected}, in one
    * transaction: all of them or, when one item's status changed meanwhile, none (returns false).

@@ -135,7 +135,8 @@ YAML
     END {
       first = t1 - start / hz
       if (NR < p) { printf "| %.2f | only %d phases | - | %s | %.2f |\n", first, NR, heap, st / 1e9; exit }
-      rate = (tp > t1) ? sprintf("%.0f", (p - 1) / (tp - t1)) : "-"
+      r = (tp > t1) ? (p - 1) / (tp - t1) : -1
+      rate = r < 0 ? "-" : sprintf(r < 10 ? "%.1f" : "%.0f", r)
       ms = (c1 >= 0 && cp >= 0) ? sprintf("%.2f", (cp - c1) * 1000 / (p - 1)) : "-"
       printf "| %.2f | %s | %s | %s | %.2f |\n", first, rate, ms, heap, st / 1e9
     }' "$d/samples"

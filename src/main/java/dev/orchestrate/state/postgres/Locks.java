@@ -9,8 +9,18 @@ import java.util.zip.CRC32;
  * them as {@code classid}, {@code objid} and {@code objsubid = 2}.
  */
 final class Locks {
-  /** Held by every write transaction ({@code pg_advisory_xact_lock}): one writer at a time. */
+  /**
+   * Held by every write transaction: exclusively ({@code pg_advisory_xact_lock}) by the writes of the
+   * whole state, one at a time; shared ({@code pg_advisory_xact_lock_shared}) by the row writes, which
+   * run beside each other (see {@link PostgresDialect}).
+   */
   static final int WRITE = 0x4f52_4357; // "ORCW"
+  /**
+   * Held exclusively ({@code pg_advisory_xact_lock}) by a row write that counts the items in progress
+   * across runners to decide (a promotion's claim under {@code max_wip}), after the shared write lock:
+   * two such counts never miss each other's claim.
+   */
+  static final int WIP = 0x4f52_4350; // "ORCP"
   /**
    * Held by one runner's heartbeat session ({@code pg_try_advisory_lock}): the runner that runs
    * retention during runs, so that several runners never run it at once.

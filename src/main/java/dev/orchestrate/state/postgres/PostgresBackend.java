@@ -23,9 +23,11 @@ import java.util.function.Consumer;
  * The PostgreSQL backend: the state in one schema of a database named by a
  * {@code postgresql://} location ({@link PostgresLocation}), the job logs and worktrees of this
  * runner in a local {@link StateDirectory}. Its stores are the shared {@link SqlStateStore}
- * speaking {@link PostgresDialect}: writes serialized by an advisory lock (one writer at a time,
- * as on SQLite; the dialect says why). Several runners share it: the run lease is a runner's
- * registration and heartbeat ({@link PostgresRunner}), and they claim items one by one.
+ * speaking {@link PostgresDialect}: writes of the whole state serialized by an advisory lock (one
+ * at a time, as on SQLite), the row writes of claims and held items beside each other under its
+ * shared form (the dialect says which are which, and why). Several runners share it: the run
+ * lease is a runner's registration and heartbeat ({@link PostgresRunner}), and they claim items one
+ * by one.
  *
  * <p>Connections: auto-commit, {@code ApplicationName=orchestrate}, a connect timeout of
  * {@value #CONNECT_TIMEOUT_S} s, TCP keepalive, the schema as the {@code search_path}, and

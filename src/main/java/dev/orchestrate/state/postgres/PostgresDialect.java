@@ -15,18 +15,36 @@ import java.util.List;
 /**
  * PostgreSQL as the shared store code needs it, for one state schema.
  *
- * <p><b>One writer at a time.</b> Every write transaction takes one transaction-scoped advisory
- * lock first ({@code pg_advisory_xact_lock} on {@link Locks#WRITE} and the schema's key), and so
- * does every write outside a transaction ({@link #writesInTransaction}): writes to one state are
- * serialized across processes exactly as SQLite's file lock serializes them. That is what keeps
- * the store's read-modify-write logic correct — the next {@code seq} as {@code MAX(seq) + 1}, the
- * "is it already there" checks of follow-ups, the counters in {@code structures} — without
- * rewriting it for concurrent writers, and without serialization failures to retry. The price is
- * the same as on SQLite: two runners never write at once, even to different items; a write waits
- * for the one in progress (per {@code BusyWait}: {@code lock_timeout} is the database's own wait,
- * after which the wait is told and goes on). Reads take no lock and see the last commit (MVCC).
- * Several runners writing truly in parallel is for a later step (item leases, row versions: the
- * {@code lease_owner} and {@code version} columns).
+ * <p><b>The locking rules.</b> Every write transaction takes one transaction-scoped advisory lock
+ * first ({@link Locks#WRITE} and the schema's key), in one of two modes:
+ * <ul>
+ *   <li><b>Exclusive</b> ({@link #begin}, and every write outside a transaction:
+ *       {@link #writesInTransaction}): a write of the whole state, one at a time across processes,
+ *       exactly as SQLite's file lock serializes them. That is what keeps the store's
+ *       read-modify-write logic correct without rewriting it for concurrent writers: the backlog
+ *       sync (new items at {@code MAX(seq) + 1}, vanished ones marked, every row touched), follow-up
+ *       items, the schema's migrations, retention and compaction, the take-over of a dead runner,
+ *       turns, summaries, memories, workspaces, agent pauses, stats samples, {@code unblock} and the
+ *       review gate (writes of items nobody holds, outside a run), and {@code VACUUM FULL} (the
+ *       session form of the lock).</li>
+ *   <li><b>Shared</b> ({@link #beginRowWrite}): a row write, which writes only rows it may write
+ *       alone and makes each write conditional on what it read of that row, so that it needs no
+ *       other runner to stand still: a claim ({@code UPDATE … WHERE id = (SELECT … FOR UPDATE SKIP
+ *       LOCKED)}, free or its own), a release, the writes of an item this runner holds (each
+ *       compares the lease's owner and version and bumps the version, a compare-and-set: a runner
+ *       that lost the item writes nothing), this runner's own job and run rows, new events. Row
+ *       writes run beside each other and wait only for an exclusive write; an exclusive write waits
+ *       for the row writes in progress, and row writes asked for after it wait for it (the
+ *       server's lock queue is fair).</li>
+ * </ul>
+ * A promotion's claim under {@code max_wip} counts the items in progress across runners: it takes
+ * {@link Locks#WIP} too, exclusively, so that two promotions never both count below the limit.
+ * Inside a row write, the rows are locked in one order — a job's row and the usage totals (its
+ * usage trigger), the item's row, then the counters of {@code structures} (events' and jobs'
+ * triggers) — and a claim never waits for a row (SKIP LOCKED), so row writes do not deadlock; a
+ * row lock is waited for at most {@link #ROW_LOCK_TIMEOUT_MS}. The wait for the advisory lock is
+ * {@code BusyWait}'s: {@code lock_timeout} is the database's own wait, after which the wait is told
+ * and goes on. Reads take no lock and see the last commit (MVCC).
  *
  * <p>Transactions are the driver's: auto-commit off at {@link #begin}, back on at commit or
  * rollback, so that a scan inside one streams with a fetch size ({@link #fetchSize}).
@@ -37,10 +55,25 @@ final class PostgresDialect implements Dialect {
 
   private final PostgresLocation location;
   private final String writeLock;
+  private final String rowWriteLock;
+  private final String wipRowWriteLock;
+  /**
+   * How long a statement of a row write waits for a row lock another row write holds (a counter of
+   * {@code structures}, the usage totals) before the write fails: such a holder is another short
+   * row write, which waits for nothing this one holds, so only a process stopped in the middle of
+   * one makes this wait long. Not {@code BusyWait}'s slice: a wait inside a transaction is not
+   * tried again.
+   */
+  static final int ROW_LOCK_TIMEOUT_MS = 60_000;
 
   PostgresDialect(PostgresLocation location) {
     this.location = location;
-    this.writeLock = "SELECT pg_advisory_xact_lock(" + Locks.WRITE + ", " + Locks.key(location.schema()) + ")";
+    String state = Locks.key(location.schema()) + ")";
+    this.writeLock = "SELECT pg_advisory_xact_lock(" + Locks.WRITE + ", " + state;
+    String rows = "SELECT pg_advisory_xact_lock_shared(" + Locks.WRITE + ", " + state;
+    String rowWait = "SET LOCAL lock_timeout = " + ROW_LOCK_TIMEOUT_MS;
+    this.rowWriteLock = rows + "; " + rowWait;
+    this.wipRowWriteLock = rows + "; SELECT pg_advisory_xact_lock(" + Locks.WIP + ", " + state + "; " + rowWait;
   }
 
   @Override
@@ -59,6 +92,22 @@ final class PostgresDialect implements Dialect {
       st.execute(writeLock);
     } catch (SQLException e) {
       rollback(connection); // lock_timeout: no transaction is left open for the next try
+      throw e;
+    }
+  }
+
+  /**
+   * The shared form of the write lock (and, with {@code wip}, the WIP lock), within the session's
+   * {@code lock_timeout} like {@link #begin}; then a longer wait for the row locks of the rest of
+   * the transaction ({@link #ROW_LOCK_TIMEOUT_MS}).
+   */
+  @Override
+  public void beginRowWrite(Connection connection, boolean wip) throws SQLException {
+    connection.setAutoCommit(false);
+    try (Statement st = connection.createStatement()) {
+      st.execute(wip ? wipRowWriteLock : rowWriteLock);
+    } catch (SQLException e) {
+      rollback(connection);
       throw e;
     }
   }

@@ -34,6 +34,17 @@ public interface Dialect {
    */
   void begin(Connection connection) throws SQLException;
 
+  /**
+   * Begins a write transaction that writes only rows it may write alone, each write conditional on
+   * what it read of that row (see {@link Jdbc#inRowTransaction}): it needs to exclude the
+   * transactions of {@link #begin}, not the other row writes; with {@code wip}, it also excludes the
+   * other row writes with {@code wip}. A database with one lock for all (SQLite) takes it: the
+   * default.
+   */
+  default void beginRowWrite(Connection connection, boolean wip) throws SQLException {
+    begin(connection);
+  }
+
   void commit(Connection connection) throws SQLException;
 
   /** Rolls back; a transaction the database already rolled back (SQLite after a full disk) is no failure. */

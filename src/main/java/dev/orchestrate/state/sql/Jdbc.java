@@ -22,7 +22,8 @@ import java.util.function.Supplier;
  * transaction as part of every commit and so could fail after the data was committed, and whose
  * rollback after a statement SQLite had already rolled back - a full disk - reported "no
  * transaction is active" instead of the disk being full). Every write transaction takes the
- * database's write lock first. It also:
+ * database's write lock first (a row write, {@link #inRowTransaction}, its shared form where the
+ * database has one). It also:
  * <ul>
  *   <li>waits out a write lock another process holds, per its {@link BusyWait}, instead of
  *       failing at the end of the database's own wait;</li>
@@ -54,6 +55,8 @@ public final class Jdbc implements AutoCloseable {
   private final String what;
   private BusyWait busy = BusyWait.standard();
   private int depth;
+  /** The open transaction is a row write ({@link #inRowTransaction}). */
+  private boolean rows;
 
   /** Over {@code connection}, just opened, of the database {@code dialect} speaks for. */
   public Jdbc(Connection connection, Dialect dialect) {
@@ -174,13 +177,39 @@ public final class Jdbc implements AutoCloseable {
    * Inside another transaction of this helper it is part of that one.
    */
   public <T> T inTransaction(Supplier<T> work) {
+    if (depth > 0 && rows) {
+      throw new IllegalStateException("a write of the whole state inside a row write: it needs the write lock"
+          + " the row write did not take");
+    }
+    return transaction(false, false, work);
+  }
+
+  /**
+   * Runs {@code work} in one transaction that writes only rows it may write alone, each write
+   * conditional on what it read of that row (an item's lease and version, this runner's own job
+   * and run rows): other such transactions may run beside it; a transaction of
+   * {@link #inTransaction} never does ({@link Dialect#beginRowWrite}). {@code wip}: it also counts
+   * the items in progress across runners to decide (a promotion's claim under {@code max_wip}), so
+   * it excludes the other such counts. Inside another transaction of this helper it is part of
+   * that one.
+   */
+  public <T> T inRowTransaction(boolean wip, Supplier<T> work) {
+    return transaction(true, wip, work);
+  }
+
+  private <T> T transaction(boolean rowWrite, boolean wip, Supplier<T> work) {
     if (depth > 0) {
       return work.get();
     }
     attempt("BEGIN", () -> {
-      dialect.begin(connection);
+      if (rowWrite) {
+        dialect.beginRowWrite(connection, wip);
+      } else {
+        dialect.begin(connection);
+      }
       return null;
     });
+    rows = rowWrite;
     depth++;
     T result;
     try {
@@ -194,6 +223,7 @@ public final class Jdbc implements AutoCloseable {
       throw e;
     } finally {
       depth--;
+      rows = false;
     }
     committed();
     return result;

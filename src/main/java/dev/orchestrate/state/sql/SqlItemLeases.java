@@ -26,6 +26,9 @@ import java.util.Set;
  * on the owner, and bumps the version: a write that finds either changed writes nothing and
  * throws {@link dev.orchestrate.item.LeaseLostException}.
  *
+ * <p>Claims and releases are row writes ({@link Jdbc#inRowTransaction}): a claim locks only its
+ * item's row, and never waits for it; the take-over of a dead runner takes the state's write lock.
+ *
  * <p>Times here are the database server's ({@code clock_timestamp()}), so that runners on hosts
  * whose clocks disagree still agree on whose heartbeat is old.
  *
@@ -131,7 +134,9 @@ final class SqlItemLeases implements ItemLeases {
             RETURNING *""";
     Object[] params = wipLimit <= 0 ? new Object[] {me, itemId, me} : new Object[] {me, itemId, me, wipLimit};
     long start = System.nanoTime();
-    Optional<Claimed> claimed = jdbc.inTransaction(() -> jdbc.queryOne(sql,
+    // A row write: claims of different items never wait for each other; those under max_wip
+    // exclude each other's count (and the rows they lock are skipped, never waited for).
+    Optional<Claimed> claimed = jdbc.inRowTransaction(wipLimit > 0, () -> jdbc.queryOne(sql,
         rs -> new Claimed(StateRows.item(rs), rs.getLong("version")), params));
     claimed.ifPresent(c -> held.put(itemId, c.version()));
     // src/bench/multirunner.sh reads these lines for the claim latency
@@ -145,8 +150,8 @@ final class SqlItemLeases implements ItemLeases {
 
   @Override
   public void release(String itemId) {
-    jdbc.execute("UPDATE items SET lease_owner = NULL, version = version + 1 WHERE id = ? AND lease_owner = ?",
-        itemId, me);
+    jdbc.inRowTransaction(false, () -> jdbc.execute(
+        "UPDATE items SET lease_owner = NULL, version = version + 1 WHERE id = ? AND lease_owner = ?", itemId, me));
     held.remove(itemId);
   }
 

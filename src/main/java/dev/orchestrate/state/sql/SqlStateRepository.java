@@ -82,7 +82,23 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
 
   @Override
   public void jobLogBytes(long jobId, long bytes) {
-    jdbc.execute("UPDATE jobs SET log_bytes = ? WHERE id = ?", bytes, jobId);
+    rowStatement(() -> jdbc.execute("UPDATE jobs SET log_bytes = ? WHERE id = ?", bytes, jobId));
+  }
+
+  /**
+   * {@code work} in a transaction of its own, as a row write when the state is shared
+   * ({@link Jdbc#inRowTransaction}): it writes only rows this runner may write alone — an item
+   * through its fence ({@link #update}), this runner's own job and run rows, new events — so other
+   * runners' row writes may run beside it. Without leases (SQLite, or a command that holds no item)
+   * it is the state's write transaction, as every other write.
+   */
+  private <T> T rowWrite(java.util.function.Supplier<T> work) {
+    return leases == null ? jdbc.inTransaction(work) : jdbc.inRowTransaction(false, work);
+  }
+
+  /** One statement as {@link #rowWrite}; without leases, a write of its own as before. */
+  private <T> T rowStatement(java.util.function.Supplier<T> work) {
+    return leases == null ? work.get() : jdbc.inRowTransaction(false, work);
   }
 
   /** The items' git worktrees (execution.workspace: worktree), on this repository's connection. */
@@ -180,12 +196,15 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
 
   @Override
   public void apply(Step step, Instant now) {
-    jdbc.inTransaction(() -> write(step, now.toEpochMilli()));
+    rowWrite(() -> {
+      write(step, now.toEpochMilli());
+      return null;
+    });
   }
 
   @Override
   public boolean applyIf(Step step, ItemStatus expected, Instant now) {
-    return jdbc.inTransaction(() -> {
+    return rowWrite(() -> {
       if (update(step, expected, now.toEpochMilli()) == 0) {
         return false;
       }
@@ -361,11 +380,11 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
         ? start.logPath().toAbsolutePath().normalize().toString() // a runner's own disk: see JobLogPaths
         : JobLogPaths.relative(root, start.logPath());
     if (leases != null) {
-      return jdbc.insert("""
+      return rowStatement(() -> jdbc.insert("""
           INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, log_path, runner_id, agent)
           VALUES (?, ?, ?, ?, 'running', ?, ?, ?, ?)""",
           start.runId(), start.itemId(), start.phase(), start.attempt(), start.startedAt().toEpochMilli(),
-          logPath, leases.runnerId(), start.agent());
+          logPath, leases.runnerId(), start.agent()));
     }
     return jdbc.insert("""
         INSERT INTO jobs (run_id, item_id, phase, attempt, state, started_at, log_path, agent)
@@ -376,7 +395,8 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
 
   @Override
   public List<ItemState> jobEnded(long jobId, JobEnd end, Step step, List<FollowUpItem> followUps, Instant now) {
-    return jdbc.inTransaction(() -> {
+    // New items take the next backlog position (MAX(seq) + 1): with follow-ups, the state's write lock.
+    java.util.function.Supplier<List<ItemState>> work = () -> {
       jdbc.execute("UPDATE jobs SET state = ?, result = ?, exit_code = ?, reason = ?, ended_at = ?, outcome = ?"
           + " WHERE id = ?", end.state().key(), end.result(), end.exitCode(), end.reason(),
           end.endedAt().toEpochMilli(), end.outcome() == null ? null : end.outcome().key(), jobId);
@@ -405,7 +425,8 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
         addFollowUp(followUp, now.toEpochMilli()).ifPresent(added::add);
       }
       return added;
-    });
+    };
+    return followUps.isEmpty() ? rowWrite(work) : jdbc.inTransaction(work);
   }
 
   /** Appends a follow-up item to backlog order, unless an item with its id already exists. */
@@ -477,34 +498,34 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   @Override
   public long runStarted(Instant now, long pid) {
     if (leases != null) {
-      return jdbc.insert("INSERT INTO runs (started_at, pid, runner_id) VALUES (?, ?, ?)", now.toEpochMilli(), pid,
-          leases.runnerId());
+      return rowStatement(() -> jdbc.insert("INSERT INTO runs (started_at, pid, runner_id) VALUES (?, ?, ?)",
+          now.toEpochMilli(), pid, leases.runnerId()));
     }
     return jdbc.insert("INSERT INTO runs (started_at, pid) VALUES (?, ?)", now.toEpochMilli(), pid);
   }
 
   @Override
   public void runEnded(long runId, Instant now, String haltReason, RunFigures f) {
-    jdbc.execute("""
+    rowStatement(() -> jdbc.execute("""
         UPDATE runs SET ended_at = ?, halt_reason = ?, summary_map_final = ?, summary_map_peak = ?,
           job_table_peak_active = ?, job_table_peak_inactive = ?, job_table_final = ?
         WHERE id = ?""", now.toEpochMilli(), haltReason, f.summaryMapFinal(), f.summaryMapPeak(),
-        f.jobTablePeakActive(), f.jobTablePeakInactive(), f.jobTableFinal(), runId);
+        f.jobTablePeakActive(), f.jobTablePeakInactive(), f.jobTableFinal(), runId));
   }
 
   @Override
   public void runSpend(long runId, Usage spend, Double maxCostUsd, Long maxTokens) {
     Object[] values = UsageRows.values(spend);
-    jdbc.execute("UPDATE runs SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?,"
-        + " cost_usd = ?, max_cost_usd = ?, max_tokens = ? WHERE id = ?",
-        values[0], values[1], values[2], values[3], values[4], maxCostUsd, maxTokens, runId);
+    rowStatement(() -> jdbc.execute("UPDATE runs SET input_tokens = ?, output_tokens = ?, cache_read_tokens = ?,"
+        + " cache_write_tokens = ?, cost_usd = ?, max_cost_usd = ?, max_tokens = ? WHERE id = ?",
+        values[0], values[1], values[2], values[3], values[4], maxCostUsd, maxTokens, runId));
   }
 
   @Override
   public void runNotified(long runId, long delivered, long failed, long lost, String lastError) {
-    jdbc.execute(
+    rowStatement(() -> jdbc.execute(
         "UPDATE runs SET notify_delivered = ?, notify_failed = ?, notify_lost = ?, notify_error = ? WHERE id = ?",
-        delivered, failed, lost, SizeCap.cap(lastError, NOTIFY_ERROR_CHARS), runId);
+        delivered, failed, lost, SizeCap.cap(lastError, NOTIFY_ERROR_CHARS), runId));
   }
 
   /** The longest failure text a run's notification figures keep. */

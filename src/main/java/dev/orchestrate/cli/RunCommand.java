@@ -413,6 +413,7 @@ final class RunCommand implements Callable<Integer> {
     items.put("awaiting_review", r.awaitingReview().size());
     items.put("done_this_run", r.doneThisRun());
     items.put("blocked_this_run", r.blockedThisRun());
+    items.put("awaiting_checks", r.awaitingChecks().size());
     doc.put("items", items);
     doc.put("remaining_ids", r.waiting());
     doc.put("unselected_ids", r.unselected());
@@ -439,6 +440,7 @@ final class RunCommand implements Callable<Integer> {
     budget.put("max_tokens", r.budget().maxTokens());
     doc.put("budget", budget);
     doc.put("runner_id", r.runnerId());
+    doc.put("awaiting_checks_ids", r.awaitingChecks());
     return doc;
   }
 
@@ -462,6 +464,8 @@ final class RunCommand implements Callable<Integer> {
     List<String> todo = r.waiting().stream().filter(id -> !outside.contains(id)).toList();
     out.println("  items: " + r.total() + " total, " + r.done() + " done, " + r.blocked() + " blocked, "
         + r.remaining() + " remaining"
+        + (r.awaitingReview().isEmpty() ? "" : ", " + r.awaitingReview().size() + " awaiting review")
+        + (r.awaitingChecks().isEmpty() ? "" : ", " + r.awaitingChecks().size() + " awaiting checks")
         + (outside.isEmpty() ? "" : ": " + todo.size() + " selected, " + outside.size() + " not selected")
         + " (this run: " + r.doneThisRun() + " done, " + r.blockedThisRun() + " blocked)");
     if (!todo.isEmpty() && r.haltReason() != HaltReason.ALL_DONE) {
@@ -473,6 +477,9 @@ final class RunCommand implements Callable<Integer> {
     if (!r.awaitingReview().isEmpty()) {
       out.println("  awaiting review (orchestrate approve ID, or reject ID --notes TEXT): "
           + ids(r.awaitingReview()));
+    }
+    if (!r.awaitingChecks().isEmpty()) {
+      out.println("  awaiting their checks (the next run polls them): " + ids(r.awaitingChecks()));
     }
     if (!r.sync().added().isEmpty()) {
       out.println("  new in the backlog: " + ids(r.sync().added()));

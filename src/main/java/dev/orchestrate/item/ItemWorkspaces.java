@@ -77,6 +77,116 @@ public interface ItemWorkspaces {
     return Integration.NONE;
   }
 
+  /**
+   * As {@link #integrate}, its slow part (merge: push's push and pull-request command) left to run
+   * off the scheduler thread; the default does it all at once, on the scheduler thread.
+   */
+  default Slow<Integration> integrateSlowly(String itemId, String title) {
+    return Slow.now(() -> integrate(itemId, title));
+  }
+
+  /**
+   * As {@link #check}, its command left to run off the scheduler thread; the default polls at
+   * once, on the scheduler thread.
+   */
+  default Slow<Checks> checkSlowly(String itemId) {
+    return Slow.now(() -> check(itemId));
+  }
+
+  /**
+   * Work on an item's workspace whose slow part, a command (a push, the pull-request command, a
+   * checks poll), runs off the scheduler thread: {@link #run} there, touching no state, then
+   * {@link #finish} back on the scheduler thread records what it did. One at a time per item.
+   */
+  interface Slow<T> {
+    /** Off the scheduler thread: runs the command; touches no state. */
+    void run();
+
+    /**
+     * From any thread: stops the command if it runs (its process tree, TERM then KILL) or keeps it
+     * from starting; {@link #run} returns soon after, and {@link #finish} records nothing.
+     */
+    void cancel();
+
+    /**
+     * On the scheduler thread, after {@link #run}: records what the command did and returns the
+     * result; null when it was cancelled, or when {@link #next} has more to run.
+     */
+    T finish();
+
+    /** After {@link #finish}: the next slow part of the same work (a pull request after its push), or null. */
+    default Slow<T> next() {
+      return null;
+    }
+
+    /** Whether {@link #run} has anything to do off the scheduler thread (false: all of it is in {@link #finish}). */
+    default boolean offThread() {
+      return true;
+    }
+
+    /** Work with no slow part: {@code work} runs in {@link #finish}, on the scheduler thread. */
+    static <T> Slow<T> now(java.util.function.Supplier<T> work) {
+      return new Slow<>() {
+        @Override
+        public void run() {
+        }
+
+        @Override
+        public void cancel() {
+        }
+
+        @Override
+        public T finish() {
+          return work.get();
+        }
+
+        @Override
+        public boolean offThread() {
+          return false;
+        }
+      };
+    }
+
+    /** This work, its result (and its next part's) passed through {@code then} on the scheduler thread. */
+    default <R> Slow<R> then(java.util.function.Function<T, R> then) {
+      Slow<T> self = this;
+      return new Slow<>() {
+        private Slow<R> next;
+
+        @Override
+        public void run() {
+          self.run();
+        }
+
+        @Override
+        public void cancel() {
+          self.cancel();
+        }
+
+        @Override
+        public R finish() {
+          T result = self.finish();
+          Slow<T> more = self.next();
+          if (more != null) {
+            next = more.then(then);
+            return null;
+          }
+          return result == null ? null : then.apply(result);
+        }
+
+        @Override
+        public Slow<R> next() {
+          return next;
+        }
+
+        @Override
+        public boolean offThread() {
+          return self.offThread();
+        }
+      };
+    }
+  }
+
   /** The item is recorded as blocked (its workspace is kept for a person to look at). */
   default void blocked(String itemId) {
   }
@@ -114,6 +224,23 @@ public interface ItemWorkspaces {
   }
 
   /**
+   * Keeps with the item's workspace the agent session of its last successful phase, which a red
+   * report of its checks continues (with agent.resume), so that a restarted run continues it too;
+   * null forgets it.
+   */
+  default void lastSession(String itemId, LastSession session) {
+  }
+
+  /**
+   * The agent session of an item's last successful phase.
+   *
+   * @param phase  the phase its attempt worked in
+   * @param resume the profile and session id to continue
+   */
+  record LastSession(String phase, Progress.Resume resume) {
+  }
+
+  /**
    * What one poll of an item's checks said.
    *
    * @param kind    pending, green, red (back to the phase with the report), or blocked (too many
@@ -121,8 +248,12 @@ public interface ItemWorkspaces {
    * @param message the report (red), the block reason, or what happened
    * @param round   the red round this report is (red), else the rounds so far
    * @param phase   execution.checks_phase, or null: the pipeline's last phase
+   * @param last    the session kept by {@link #lastSession}, or null
    */
-  record Checks(String kind, String message, int round, String phase) {
+  record Checks(String kind, String message, int round, String phase, LastSession last) {
+    public Checks(String kind, String message, int round, String phase) {
+      this(kind, message, round, phase, null);
+    }
   }
 
   /** Applies the retention of workspaces (finished items' worktrees past their policy). */

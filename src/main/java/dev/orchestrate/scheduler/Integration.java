@@ -40,14 +40,17 @@ final class Integration {
   private final Clock clock;
   /**
    * The agent session of each item's last successful phase in this run, by item: a red check that
-   * sends the item back to that phase continues it (with agent.resume). Kept in memory only: after
-   * a restart the attempt starts fresh. Bounded by the items awaiting their checks or a deferred
-   * push: an item integrated any other way leaves it.
+   * sends the item back to that phase continues it (with agent.resume). Kept with the item's
+   * workspace too ({@link ItemWorkspaces#lastSession}), which a restarted run reads. Bounded by the
+   * items awaiting their checks or a deferred push: an item integrated any other way leaves it.
    */
-  private final Map<String, LastSession> sessions = new java.util.HashMap<>();
+  private final Map<String, ItemWorkspaces.LastSession> sessions = new java.util.HashMap<>();
 
-  private record LastSession(String phase, dev.orchestrate.item.Progress.Resume resume) {
-  }
+  /**
+   * The slow commands (a push, a pull-request command, a checks poll) running off the scheduler
+   * thread, by item: one at a time per item. Null without an executor (they run inline).
+   */
+  private final Offload offload;
 
   /**
    * The stored push retries and checks waits are read at most this often: a tick can come many
@@ -61,10 +64,21 @@ final class Integration {
     return last == null || !clock.instant().isBefore(last.plus(READ_EVERY));
   }
 
+  /** Runs every slow command inline, on the scheduler thread (tests, one-off integration). */
   Integration(ItemWorkspaces workspaces, StateRepository store, Clock clock) {
+    this(workspaces, store, clock, null);
+  }
+
+  /**
+   * @param post hands a finished slow command to the scheduler thread (its inbox), which then calls
+   *             {@link #landed}; null: every slow command runs inline
+   */
+  Integration(ItemWorkspaces workspaces, StateRepository store, Clock clock,
+      java.util.function.Consumer<Offload.Done> post) {
     this.workspaces = workspaces;
     this.store = store;
     this.clock = clock;
+    this.offload = post == null ? null : new Offload(post);
   }
 
   /** A job's attempt completed: its workspace's work is the item's now. */
@@ -135,26 +149,41 @@ final class Integration {
 
   /** Done items whose integration a crash, a deferral or a conflict left to do (after unblock: done again). */
   void integratePending(Map<String, ItemState> items, Predicate<Step> commit) {
+    integratePending(items, commit, id -> true);
+  }
+
+  /** As above; with several runners, only the items this runner could claim ({@code claim}). */
+  void integratePending(Map<String, ItemState> items, Predicate<Step> commit, Predicate<String> claim) {
     for (String id : workspaces.integrationPending()) {
       ItemState item = items.get(id);
-      if (item != null && item.status() == ItemStatus.DONE) {
-        integrate(item, commit);
+      if (item != null && item.status() == ItemStatus.DONE && claim.test(id)) {
+        integrate(items.get(id), commit);
       }
     }
   }
 
   /** Done items whose failed integration is due for its retry now (merge: push's backoff), at any tick. */
   void retryDue(Map<String, ItemState> items, Predicate<Step> commit) {
+    retryDue(items, commit, id -> true);
+  }
+
+  /** As above; with several runners, only the items this runner could claim ({@code claim}). */
+  void retryDue(Map<String, ItemState> items, Predicate<Step> commit, Predicate<String> claim) {
     if (!readDue(retriesReadAt)) {
       return;
     }
     retriesReadAt = clock.instant();
     for (String id : workspaces.retriesDue()) {
       ItemState item = items.get(id);
-      if (item != null && item.status() == ItemStatus.DONE) {
-        integrate(item, commit);
+      if (item != null && item.status() == ItemStatus.DONE && !running(id) && claim.test(id)) {
+        integrate(items.get(id), commit);
       }
     }
+  }
+
+  /** Whether a slow command of the item runs now. */
+  private boolean running(String itemId) {
+    return offload != null && offload.running(itemId);
   }
 
   /**
@@ -164,15 +193,22 @@ final class Integration {
   void succeeded(String itemId, String phase, String profile, AgentOutcome outcome) {
     String id = outcome.session().id();
     if (id != null && profile != null && phase != null) {
-      sessions.put(itemId, new LastSession(phase, new dev.orchestrate.item.Progress.Resume(profile, id)));
+      ItemWorkspaces.LastSession last = new ItemWorkspaces.LastSession(phase,
+          new dev.orchestrate.item.Progress.Resume(profile, id));
+      sessions.put(itemId, last);
+      workspaces.lastSession(itemId, last);
     } else {
       sessions.remove(itemId);
+      workspaces.lastSession(itemId, null);
     }
   }
 
-  /** Whether some item awaits its checks (execution.checks): the run waits for them. */
+  /**
+   * Whether some item awaits its checks (execution.checks), or a push or poll still runs off the
+   * scheduler thread: the run waits for them.
+   */
   boolean awaitingChecks() {
-    return workspaces.awaitingChecks();
+    return (offload != null && offload.busy()) || workspaces.awaitingChecks();
   }
 
   /**
@@ -181,6 +217,16 @@ final class Integration {
    * checks_timeout block it. Returns whether an item changed.
    */
   boolean checksDue(Map<String, ItemState> items, Map<String, Pipeline> pipelines, Predicate<Step> commit) {
+    return checksDue(items, pipelines, commit, id -> true);
+  }
+
+  /**
+   * As above; with several runners, only the items this runner could claim ({@code claim}: it holds
+   * their lease, so no other runner polls them meanwhile). Each poll's command runs off the scheduler
+   * thread: what it said is applied by {@link #landed} (at once without an executor).
+   */
+  boolean checksDue(Map<String, ItemState> items, Map<String, Pipeline> pipelines, Predicate<Step> commit,
+      Predicate<String> claim) {
     if (!readDue(checksReadAt)) {
       return false;
     }
@@ -191,39 +237,143 @@ final class Integration {
       if (item == null || item.status() != ItemStatus.AWAITING_CHECKS) {
         continue; // unblocked, reset or removed meanwhile: the next push starts a new wait
       }
-      ItemWorkspaces.Checks checks = workspaces.check(id);
-      if (checks == null || checks.kind().equals("pending")) {
-        continue;
+      if (running(id) || (offload != null && offload.full()) || !claim.test(id)) {
+        continue; // polled now, or another runner holds it: not twice at once
       }
-      Pipeline pipeline = pipelines.get(item.definition().pipeline());
-      Step step = switch (checks.kind()) {
-        case "green" -> Transitions.checksGreen(item, checks.message());
-        case "red" -> pipeline == null ? Transitions.checksBlocked(item, "checks red, and its pipeline "
-            + item.definition().pipeline() + " is gone: " + checks.message())
-            : Transitions.checksRed(item, pipeline, checks.phase(), checks.message(), checks.round());
-        default -> Transitions.checksBlocked(item, checks.message());
-      };
-      LastSession last = sessions.remove(id);
-      if (last != null && checks.kind().equals("red") && last.phase().equals(step.next().progress().phase())) {
-        step = new Step(step.next().with(step.next().progress().withResume(last.resume())), step.events(),
-            step.truncatedValues());
-      }
-      log.info("{}: checks {}", id, checks.kind());
-      if (commit.test(step)) {
-        changed = true;
-        if (step.next().status().isTerminal()) {
-          workspaces.maintain();
-        }
-      }
+      changed |= start(id, workspaces.checkSlowly(id), Offload.Kind.CHECKS, items, pipelines, commit);
     }
     return changed;
   }
 
+  /**
+   * Runs a slow command of the item: off the scheduler thread when there is an executor and the
+   * work has a slow part, else at once. Returns whether an item changed (at once only).
+   */
+  private boolean start(String id, ItemWorkspaces.Slow<?> work, Offload.Kind kind, Map<String, ItemState> items,
+      Map<String, Pipeline> pipelines, Predicate<Step> commit) {
+    if (offload != null && work.offThread()) {
+      offload.submit(id, work, kind);
+      return false;
+    }
+    for (ItemWorkspaces.Slow<?> part = work;; part = part.next()) {
+      part.run();
+      Object result = part.finish();
+      if (part.next() == null) {
+        return apply(id, kind, result, items, pipelines, commit);
+      }
+    }
+  }
+
+  /**
+   * On the scheduler thread, from its inbox: a slow command ended; what it did is recorded and
+   * applied (or its next part starts). Returns whether an item changed.
+   */
+  boolean landed(Offload.Done done, Map<String, ItemState> items, Map<String, Pipeline> pipelines,
+      Predicate<Step> commit) {
+    if (offload == null || !offload.ended(done)) {
+      return false; // not this run's, or already drained
+    }
+    Object result;
+    try {
+      result = done.work().finish();
+    } catch (RuntimeException e) {
+      log.warn("{}: recording what its {} did failed: {}", done.itemId(), done.kind().word, e.getMessage());
+      return false; // the persisted wait or retry stays: tried again later
+    }
+    ItemWorkspaces.Slow<?> next = done.work().next();
+    if (next != null) {
+      if (offload.stopping()) {
+        return false; // the next part (a pull request after its push) waits for the next run, as a retry
+      }
+      return start(done.itemId(), next, done.kind(), items, pipelines, commit);
+    }
+    return apply(done.itemId(), done.kind(), result, items, pipelines, commit);
+  }
+
+  private boolean apply(String id, Offload.Kind kind, Object result, Map<String, ItemState> items,
+      Map<String, Pipeline> pipelines, Predicate<Step> commit) {
+    if (result == null) {
+      return false; // stopped: nothing recorded, the persisted wait or retry stays
+    }
+    ItemState item = items.get(id);
+    if (kind == Offload.Kind.CHECKS) {
+      return checked(item, (ItemWorkspaces.Checks) result, pipelines, commit);
+    }
+    integrated(id, item, (ItemWorkspaces.Integration) result, commit);
+    return true;
+  }
+
+  private boolean checked(ItemState item, ItemWorkspaces.Checks checks, Map<String, Pipeline> pipelines,
+      Predicate<Step> commit) {
+    if (item == null || item.status() != ItemStatus.AWAITING_CHECKS || checks.kind().equals("pending")) {
+      return false;
+    }
+    String id = item.id();
+    Pipeline pipeline = pipelines.get(item.definition().pipeline());
+    Step step = switch (checks.kind()) {
+      case "green" -> Transitions.checksGreen(item, checks.message());
+      case "red" -> pipeline == null ? Transitions.checksBlocked(item, "checks red, and its pipeline "
+          + item.definition().pipeline() + " is gone: " + checks.message())
+          : Transitions.checksRed(item, pipeline, checks.phase(), checks.message(), checks.round());
+      default -> Transitions.checksBlocked(item, checks.message());
+    };
+    ItemWorkspaces.LastSession last = sessions.remove(id);
+    if (last == null) {
+      last = checks.last(); // kept with the workspace: a run restarted since the push
+    }
+    if (last != null) {
+      workspaces.lastSession(id, null); // used now, or never: a new phase success writes the next
+    }
+    if (last != null && checks.kind().equals("red") && last.phase().equals(step.next().progress().phase())) {
+      step = new Step(step.next().with(step.next().progress().withResume(last.resume())), step.events(),
+          step.truncatedValues());
+    }
+    log.info("{}: checks {}", id, checks.kind());
+    if (commit.test(step)) {
+      if (step.next().status().isTerminal()) {
+        workspaces.maintain();
+      }
+      return true;
+    }
+    return false;
+  }
+
+  /** Asks every slow command to stop (a stop request): their processes get TERM, then KILL. */
+  void stop() {
+    if (offload != null) {
+      offload.stop();
+    }
+  }
+
+  /**
+   * The run's loop ended: a stop (or a halt) cancels the checks polls (polled again by the next
+   * run), a stop the pushes too; what still runs is waited for ({@code take} handles the inbox,
+   * calling {@link #landed}) up to a few seconds after a stop, and the executor ends.
+   */
+  void drain(boolean stopping, Runnable take) {
+    if (offload == null) {
+      return;
+    }
+    offload.drain(stopping, take);
+  }
+
   private void integrate(ItemState item, Predicate<Step> commit) {
-    ItemWorkspaces.Integration result = workspaces.integrate(item.id(), item.definition().title());
+    if (running(item.id())) {
+      return; // its push runs now: at most one at a time
+    }
+    start(item.id(), workspaces.integrateSlowly(item.id(), item.definition().title()), Offload.Kind.PUSH,
+        Map.of(item.id(), item), Map.of(), commit);
+  }
+
+  private void integrated(String id, ItemState item, ItemWorkspaces.Integration result, Predicate<Step> commit) {
     if (!result.kind().equals("awaiting_checks") && !result.kind().equals("deferred")) {
       // only a red check continues a session: the map holds the items awaiting theirs (or a push)
-      sessions.remove(item.id());
+      sessions.remove(id);
+      workspaces.lastSession(id, null);
+    }
+    if (item == null || item.status() != ItemStatus.DONE) {
+      log.warn("{}: integrated ({}) while no longer done; its status stays", id, result.kind());
+      return;
     }
     if (result.blocks()) {
       commit.test(Transitions.integrationConflict(item, result.message()));

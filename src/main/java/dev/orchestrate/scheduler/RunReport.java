@@ -27,6 +27,8 @@ import java.util.List;
  * @param awaitingReview   the ids of items awaiting review (review: required), which wait for
  *                         {@code approve} or {@code reject}, not for a run; counted in neither
  *                         {@code done}, {@code blocked} nor {@code remaining}
+ * @param awaitingChecks   the ids of items awaiting their checks (execution.checks) when the run
+ *                         ended; counted in neither {@code done}, {@code blocked} nor {@code remaining}
  */
 public record RunReport(
     long runId,
@@ -49,9 +51,11 @@ public record RunReport(
     String haltDetail,
     java.util.Map<String, Integer> limited,
     List<String> unselected,
-    List<String> awaitingReview) {
+    List<String> awaitingReview,
+    List<String> awaitingChecks) {
 
   public RunReport {
+    awaitingChecks = awaitingChecks == null ? List.of() : List.copyOf(awaitingChecks);
     awaitingReview = awaitingReview == null ? List.of() : List.copyOf(awaitingReview);
     waiting = List.copyOf(waiting);
     unselected = unselected == null ? List.of() : List.copyOf(unselected);

@@ -135,7 +135,7 @@ public final class Scheduler {
     this.history = b.history;
     this.memory = b.memory;
     this.housekeeping = b.housekeeping;
-    this.integration = new Integration(workspaces, store, clock);
+    this.integration = new Integration(workspaces, store, clock, done -> inbox.add(new Message.Offloaded(done)));
     this.claims = new Claims(b.leases, store, config, launcher, listener);
     this.pauses = new ProviderPauses(b.pauses, new LimitPolicy(config.agent().onUsageLimit(),
         config.agent().maxWait(), clock.getZone(),
@@ -253,7 +253,7 @@ public final class Scheduler {
   /** Gives each item its own workspace (a git worktree); call before {@link #run}. */
   public Scheduler workspaces(ItemWorkspaces workspaces) {
     this.workspaces = Objects.requireNonNull(workspaces, "workspaces");
-    this.integration = new Integration(workspaces, store, clock);
+    this.integration = new Integration(workspaces, store, clock, done -> inbox.add(new Message.Offloaded(done)));
     return this;
   }
 
@@ -307,7 +307,8 @@ public final class Scheduler {
           s.haltDetail = d.message();
           log.warn("{}", d.message());
         });
-    integration.integratePending(s.items, change -> commit(s, change));
+    integration.integratePending(s.items, change -> commit(s, change), id -> claims.claim(s.items,
+        new Action.Realign(id)));
     if (reviewTimeouts()) {
       s.reviewWaits.putAll(store.reviewWaits());
     }
@@ -317,7 +318,10 @@ public final class Scheduler {
     HaltReason halt;
     try {
       halt = loop(s, sync);
+      // pushes still running end and are recorded; checks polls (and on a stop, pushes) are stopped
+      integration.drain(halt == HaltReason.INTERRUPTED || stopRequested, () -> takeMessages(s, true));
     } catch (RuntimeException | Error e) {
+      integration.stop();
       // A failure of our own (the store, say) must not leave agents running on their own.
       StopOnFailure.stopAgents(s.jobs, config.agent().killGrace(), e, () -> inbox.remove(Message.STOP));
       throw e;
@@ -371,8 +375,10 @@ public final class Scheduler {
       }
       s.sync = s.sync.then(reload(s.items));
       claims.refresh(s.items, s.runningItems);
-      integration.retryDue(s.items, change -> commit(s, change)); // merge: push's failed pushes, on their backoff
-      boolean acted = integration.checksDue(s.items, config.pipelines(), change -> commit(s, change))
+      // merge: push's failed pushes, on their backoff; the checks due (each item claimed first)
+      integration.retryDue(s.items, change -> commit(s, change), id -> claims.claim(s.items, new Action.Realign(id)));
+      boolean acted = integration.checksDue(s.items, config.pipelines(), change -> commit(s, change),
+          id -> claims.claim(s.items, new Action.Realign(id)))
           | reviewTimedOut(s) | reviewed(s) | act(s);
       endOfTick(s);
       if (acted) {
@@ -457,6 +463,9 @@ public final class Scheduler {
         s.jobs.cancelRequested(entry.jobId());
         entry.handle().agent().cancel();
       }
+      integration.stop(); // and every push, pull-request command and checks poll
+    } else if (m instanceof Message.Offloaded offloaded) {
+      integration.landed(offloaded.done(), s.items, config.pipelines(), change -> commit(s, change));
     } else if (m instanceof Message.Ended ended) {
       if (ended.error() != null) {
         throw new IllegalStateException("supervising the agent of job " + ended.jobId() + " failed",
@@ -689,6 +698,10 @@ public final class Scheduler {
     }
 
     record Ended(long jobId, AgentOutcome outcome, Throwable error) implements Message {
+    }
+
+    /** A push, pull-request command or checks poll ended off the scheduler thread. */
+    record Offloaded(Offload.Done done) implements Message {
     }
   }
 }

@@ -115,6 +115,8 @@ final class Session {
     int blocked = count(ItemStatus.BLOCKED);
     List<String> awaiting = items.values().stream()
         .filter(i -> i.inBacklog() && i.status() == ItemStatus.AWAITING_REVIEW).map(ItemState::id).toList();
+    List<String> checks = items.values().stream()
+        .filter(i -> i.inBacklog() && i.status() == ItemStatus.AWAITING_CHECKS).map(ItemState::id).toList();
     int inBacklog = (int) items.values().stream().filter(ItemState::inBacklog).count();
     List<String> unfinished = new ArrayList<>();
     for (ItemState item : items.values()) {
@@ -122,11 +124,12 @@ final class Session {
         unfinished.add(item.id());
       }
     }
-    return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked - awaiting.size(), doneThisRun,
+    return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked - awaiting.size() - checks.size(),
+        doneThisRun,
         blockedThisRun,
         jobsStarted, halt, duration, interrupted, sync, unfinished, figures, this.budget.spend(), budget, runnerId,
         halt == limitHalt ? haltDetail : halt == HaltReason.BUDGET ? this.budget.haltDetail(jobs.activeCount()) : null,
-        limited, unselected(), awaiting);
+        limited, unselected(), awaiting, checks);
   }
 
   private int count(ItemStatus status) {

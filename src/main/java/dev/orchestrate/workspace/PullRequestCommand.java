@@ -91,6 +91,62 @@ final class PullRequestCommand {
   }
 
   static Outcome run(ProjectCommand command, Map<String, String> values, Path dir) {
+    return run(command, values, dir, new Stopper());
+  }
+
+  /**
+   * Stops a command that runs on another thread (a stop request of the run): its process tree gets
+   * TERM, then KILL after {@link #GRACE}, as agents are stopped. A command not yet started never starts.
+   */
+  static final class Stopper {
+    static final java.time.Duration GRACE = java.time.Duration.ofSeconds(3);
+    private Process process;
+    private boolean stopped;
+
+    synchronized boolean started(Process p) {
+      process = p;
+      return !stopped;
+    }
+
+    synchronized boolean stopped() {
+      return stopped;
+    }
+
+    /** Returns at once; the TERM, the grace and the KILL happen on a thread of their own. */
+    void stop() {
+      Process p;
+      synchronized (this) {
+        if (stopped) {
+          return;
+        }
+        stopped = true;
+        p = process;
+      }
+      if (p == null || !p.isAlive()) {
+        return;
+      }
+      Thread killer = new Thread(() -> {
+        List<ProcessHandle> tree = new ArrayList<>(p.descendants().toList());
+        tree.forEach(ProcessHandle::destroy);
+        p.destroy();
+        try {
+          p.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        tree.addAll(p.descendants().toList());
+        tree.forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+      }, "command-stop");
+      killer.setDaemon(true);
+      killer.start();
+    }
+  }
+
+  static Outcome run(ProjectCommand command, Map<String, String> values, Path dir, Stopper stopper) {
+    if (stopper.stopped()) {
+      return new Outcome(null, "", "execution." + command.name() + " was stopped");
+    }
     List<String> argv = new ArrayList<>(argv(command, values));
     Path setsid = setsid();
     if (setsid != null) {
@@ -111,6 +167,10 @@ final class PullRequestCommand {
           + e.getMessage());
     }
     CompletableFuture<String> out = drain(process.getInputStream());
+    if (!stopper.started(process)) {
+      process.descendants().forEach(ProcessHandle::destroyForcibly);
+      process.destroyForcibly();
+    }
     try {
       if (!process.waitFor(command.timeout().toMillis(), TimeUnit.MILLISECONDS)) {
         process.descendants().forEach(ProcessHandle::destroyForcibly);
@@ -120,6 +180,9 @@ final class PullRequestCommand {
             + command.timeout().toSeconds() + " s and was stopped");
       }
       process.descendants().forEach(ProcessHandle::destroyForcibly); // what it left behind
+      if (stopper.stopped()) {
+        return new Outcome(null, text(out), "execution." + command.name() + " was stopped");
+      }
       return new Outcome(process.exitValue(), text(out), null);
     } catch (InterruptedException e) {
       process.descendants().forEach(ProcessHandle::destroyForcibly);

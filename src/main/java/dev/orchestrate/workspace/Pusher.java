@@ -126,69 +126,202 @@ final class Pusher {
 
   /** Pushes the item's branch at {@code tip} (rebased onto {@code base}), then runs its pull-request command. */
   Outcome push(WorkspaceRecord ws, String base, String tip, String title) {
-    PushRecord prior = store.push(ws.itemId());
-    if (prior.failures() >= MAX_FAILURES) { // unblocked after it blocked: a new series of attempts
-      prior = new PushRecord(prior.sha(), prior.url(), 0, prior.triedAt());
-    }
+    return Offloaded.inline(pushSlowly(ws, base, tip, title));
+  }
+
+  /**
+   * As {@link #push}, the {@code git push} and the pull-request command each run off the scheduler
+   * thread; the push is recorded (its sha, the lease of the next one) before the pull-request
+   * command starts.
+   */
+  dev.orchestrate.item.ItemWorkspaces.Slow<Outcome> pushSlowly(WorkspaceRecord ws, String base, String tip,
+      String title) {
+    PushRecord stored = store.push(ws.itemId());
+    // unblocked after it blocked: a new series of attempts
+    PushRecord prior = stored.failures() >= MAX_FAILURES
+        ? new PushRecord(stored.sha(), stored.url(), 0, stored.triedAt()) : stored;
     String now = remoteUrl(git, repo, config.remote());
     if (url == null) {
       url = now;
     } else if (!url.equals(now)) {
-      return failed(ws, prior, "the URL of remote " + config.remote() + " changed since the run started (from "
-          + url + " to " + now + "): orchestrate pushes only to the URL it read before any agent ran; "
-          + "if the change is yours, restart the run");
+      return dev.orchestrate.item.ItemWorkspaces.Slow.now(() -> failed(ws, prior, "the URL of remote "
+          + config.remote() + " changed since the run started (from " + url + " to " + now + "): orchestrate "
+          + "pushes only to the URL it read before any agent ran; if the change is yours, restart the run"));
     }
     String steering = transportConfig();
     if (transport == null) {
       transport = steering;
     } else if (!transport.equals(steering)) {
-      return failed(ws, prior, "the repository's url.*, http.* or remote." + config.remote() + ".* configuration "
-          + "changed since the run started: orchestrate pushes only with the configuration it read before any agent "
-          + "ran; look at it (git config --get-regexp '^(url|http|remote)\\.'), and if the change is yours, restart "
-          + "the run");
+      return dev.orchestrate.item.ItemWorkspaces.Slow.now(() -> failed(ws, prior, "the repository's url.*, "
+          + "http.* or remote." + config.remote() + ".* configuration changed since the run started: orchestrate "
+          + "pushes only with the configuration it read before any agent ran; look at it (git config "
+          + "--get-regexp '^(url|http|remote)\\.'), and if the change is yours, restart the run"));
     }
     String ref = "refs/heads/" + ws.branch();
-    if (!tip.equals(prior.sha())) {
-      Git.Result push = git.run(repo.checkout(), pushEnvironment(), List.of("push", "--porcelain",
-          "--receive-pack=git-receive-pack",
-          "--force-with-lease=" + ref + ":" + (prior.sha() == null ? "" : prior.sha()), url, tip + ":" + ref));
-      if (!push.ok()) {
-        return failed(ws, prior, "git push of " + ws.branch() + " to " + config.remote() + " (" + url + ") failed"
-            + (prior.sha() == null ? "" : " (the lease expects it at " + prior.sha().substring(0, 12) + ")")
-            + ": " + (push.err() + "\n" + push.out()).strip());
-      }
+    if (tip.equals(prior.sha())) {
+      return pullRequest(ws, prior, base, tip, title);
     }
-    Instant at = clock.instant();
-    PushRecord pushed = new PushRecord(tip, prior.url(), prior.failures(), at);
-    store.push(ws.itemId(), pushed, at);
-    String prUrl = prior.url();
-    if (config.pullRequest() != null && prUrl == null) {
-      Path body;
+    String target = url;
+    List<String> args = List.of("push", "--porcelain", "--receive-pack=git-receive-pack",
+        "--force-with-lease=" + ref + ":" + (prior.sha() == null ? "" : prior.sha()), target, tip + ":" + ref);
+    return new Offloaded<Git.Result, Outcome>(stopper -> {
       try {
-        body = writeBody(ws, base, tip, title);
-      } catch (IOException e) {
-        return failed(ws, pushed, "could not write the pull request's body file: " + e.getMessage());
+        return git.run(repo.checkout(), pushEnvironment(), args);
+      } catch (GitException e) { // did not finish in time, or stopped (then nothing is recorded)
+        return new Git.Result(-1, "", e.getMessage());
       }
-      Map<String, String> values = new LinkedHashMap<>();
-      values.put("branch", ws.branch());
-      values.put("base", ws.baseBranch());
-      values.put("item", ws.itemId());
-      values.put("title", title == null ? ws.itemId() : title);
-      values.put("body_file", body.toString());
-      PullRequestCommand.Outcome run = PullRequestCommand.run(config.pullRequest(), values, repo.top());
-      if (!run.ok()) {
-        return failed(ws, pushed, "execution.pull_request " + (run.failure() != null ? "failed: " + run.failure()
-            : "exited with " + run.exitCode()) + (run.output().isBlank() ? "" : ": " + run.output().strip()));
-      }
-      prUrl = PushOutput.lastUrl(mask.mask(run.output()));
-      if (prUrl == null) {
-        log.warn("{}: execution.pull_request printed no http(s) URL", ws.itemId());
-      }
+    },
+        (push, self) -> {
+          if (!push.ok()) {
+            return failed(ws, prior, "git push of " + ws.branch() + " to " + config.remote() + " (" + target
+                + ") failed" + (prior.sha() == null ? "" : " (the lease expects it at "
+                    + prior.sha().substring(0, 12) + ")")
+                + ": " + (push.err() + "\n" + push.out()).strip());
+          }
+          Instant at = clock.instant();
+          PushRecord pushed = new PushRecord(tip, prior.url(), prior.failures(), at);
+          store.push(ws.itemId(), pushed, at);
+          dev.orchestrate.item.ItemWorkspaces.Slow<Outcome> rest = pullRequest(ws, pushed, base, tip, title);
+          if (rest.offThread()) {
+            self.then(rest);
+            return null;
+          }
+          return rest.finish();
+        });
+  }
+
+  /** After the push: the pull-request command when the item has none yet, then the outcome recorded. */
+  private dev.orchestrate.item.ItemWorkspaces.Slow<Outcome> pullRequest(WorkspaceRecord ws, PushRecord pushed,
+      String base, String tip, String title) {
+    if (config.pullRequest() == null || pushed.url() != null) {
+      return dev.orchestrate.item.ItemWorkspaces.Slow.now(() -> pushedOutcome(ws, tip, pushed.url()));
     }
-    at = clock.instant();
+    Path body;
+    try {
+      body = writeBody(ws, base, tip, title);
+    } catch (IOException e) {
+      return dev.orchestrate.item.ItemWorkspaces.Slow.now(() -> failed(ws, pushed,
+          "could not write the pull request's body file: " + e.getMessage()));
+    }
+    Map<String, String> values = new LinkedHashMap<>();
+    values.put("branch", ws.branch());
+    values.put("base", ws.baseBranch());
+    values.put("item", ws.itemId());
+    values.put("title", title == null ? ws.itemId() : title);
+    values.put("body_file", body.toString());
+    return new Offloaded<PullRequestCommand.Outcome, Outcome>(
+        stopper -> PullRequestCommand.run(config.pullRequest(), values, repo.top(), stopper), (run, self) -> {
+          if (!run.ok()) {
+            return failed(ws, pushed, "execution.pull_request " + (run.failure() != null ? "failed: "
+                + run.failure() : "exited with " + run.exitCode()) + (run.output().isBlank() ? ""
+                    : ": " + run.output().strip()));
+          }
+          String prUrl = PushOutput.lastUrl(mask.mask(run.output()));
+          if (prUrl == null) {
+            log.warn("{}: execution.pull_request printed no http(s) URL", ws.itemId());
+          }
+          return pushedOutcome(ws, tip, prUrl);
+        });
+  }
+
+  private Outcome pushedOutcome(WorkspaceRecord ws, String tip, String prUrl) {
+    Instant at = clock.instant();
     store.push(ws.itemId(), new PushRecord(tip, prUrl, 0, at), at);
     return new Outcome(true, false, ws.branch() + " pushed to " + config.remote() + " at " + tip.substring(0, 12)
         + (prUrl == null ? "" : ": " + prUrl));
+  }
+
+  /**
+   * A command run off the scheduler thread ({@link #run}: nothing but the command), what it did
+   * recorded back on it ({@link #finish}); a command stopped by {@link #cancel} records nothing.
+   *
+   * @param <R> what the command returns
+   * @param <T> the result recorded
+   */
+  static final class Offloaded<R, T> implements dev.orchestrate.item.ItemWorkspaces.Slow<T> {
+    private final java.util.function.Function<PullRequestCommand.Stopper, R> command;
+    private final java.util.function.BiFunction<R, Offloaded<R, T>, T> record;
+    private final PullRequestCommand.Stopper stopper = new PullRequestCommand.Stopper();
+    private Thread runner;
+    private boolean cancelled;
+    private volatile R result;
+    private dev.orchestrate.item.ItemWorkspaces.Slow<T> next;
+
+    Offloaded(java.util.function.Function<PullRequestCommand.Stopper, R> command,
+        java.util.function.BiFunction<R, Offloaded<R, T>, T> record) {
+      this.command = command;
+      this.record = record;
+    }
+
+    /** Runs the whole work on this thread, its later parts too (outside a run: {@code approve}, a test). */
+    static <T> T inline(dev.orchestrate.item.ItemWorkspaces.Slow<T> work) {
+      for (dev.orchestrate.item.ItemWorkspaces.Slow<T> part = work; part != null; part = part.next()) {
+        part.run();
+        T done = part.finish();
+        if (part.next() == null) {
+          return done;
+        }
+      }
+      return null;
+    }
+
+    @Override
+    public void run() {
+      synchronized (this) {
+        if (cancelled) {
+          return;
+        }
+        runner = Thread.currentThread();
+      }
+      R r;
+      try {
+        r = command.apply(stopper);
+      } catch (RuntimeException e) {
+        r = null;
+        if (!stopper.stopped()) {
+          throw e;
+        }
+      } finally {
+        synchronized (this) {
+          runner = null;
+          if (cancelled) {
+            Thread.interrupted(); // a cancel that came as the command ended: not the next task's
+          }
+        }
+      }
+      result = r;
+    }
+
+    @Override
+    public void cancel() {
+      synchronized (this) {
+        cancelled = true;
+        if (runner != null) {
+          runner.interrupt();
+        }
+      }
+      stopper.stop();
+    }
+
+    @Override
+    public T finish() {
+      synchronized (this) {
+        if (cancelled || result == null) {
+          return null;
+        }
+      }
+      return record.apply(result, this);
+    }
+
+    /** What runs next, once this part is recorded. */
+    void then(dev.orchestrate.item.ItemWorkspaces.Slow<T> part) {
+      next = part;
+    }
+
+    @Override
+    public dev.orchestrate.item.ItemWorkspaces.Slow<T> next() {
+      return next;
+    }
   }
 
   /** The longest report of a red check kept (its output's tail, masked). */
@@ -207,10 +340,16 @@ final class Pusher {
    * timeout), green ends the wait, red ends it with one more round (or blocks at the last round).
    */
   dev.orchestrate.item.ItemWorkspaces.Checks check(WorkspaceRecord ws) {
+    return Offloaded.inline(checkSlowly(ws));
+  }
+
+  /** As {@link #check}, the command run off the scheduler thread; a poll stopped by a cancel records nothing. */
+  dev.orchestrate.item.ItemWorkspaces.Slow<dev.orchestrate.item.ItemWorkspaces.Checks> checkSlowly(
+      WorkspaceRecord ws) {
     dev.orchestrate.config.ChecksConfig checks = config.checks();
     ChecksRecord wait = store.checks(ws.itemId());
     if (checks == null || !wait.waiting()) {
-      return null;
+      return dev.orchestrate.item.ItemWorkspaces.Slow.now(() -> null);
     }
     Map<String, String> values = new LinkedHashMap<>();
     values.put("branch", ws.branch());
@@ -218,7 +357,14 @@ final class Pusher {
     values.put("item", ws.itemId());
     String pr = store.push(ws.itemId()).url();
     values.put("pull_request", pr == null ? "" : pr);
-    PullRequestCommand.Outcome run = PullRequestCommand.run(checks.command(), values, repo.top());
+    return new Offloaded<PullRequestCommand.Outcome, dev.orchestrate.item.ItemWorkspaces.Checks>(
+        stopper -> PullRequestCommand.run(checks.command(), values, repo.top(), stopper),
+        (run, self) -> checked(ws, wait, run));
+  }
+
+  private dev.orchestrate.item.ItemWorkspaces.Checks checked(WorkspaceRecord ws, ChecksRecord wait,
+      PullRequestCommand.Outcome run) {
+    dev.orchestrate.config.ChecksConfig checks = config.checks();
     Instant at = clock.instant();
     String output = mask.mask(run.output()).strip();
     if (output.length() > REPORT_MAX_CHARS) {
@@ -227,7 +373,7 @@ final class Pusher {
     if (run.ok()) {
       store.checks(ws.itemId(), new ChecksRecord(null, null, wait.rounds()), at); // the rounds stay to be shown
       return new dev.orchestrate.item.ItemWorkspaces.Checks("green", "checks green for " + ws.branch(), wait.rounds(),
-          checks.phase());
+          checks.phase(), last(wait));
     }
     boolean pending = run.exitCode() != null && run.exitCode() == dev.orchestrate.config.ChecksConfig.PENDING;
     if (pending || run.exitCode() == null) { // stopped at its poll's bound, or not started: pending too
@@ -237,11 +383,11 @@ final class Pusher {
         return new dev.orchestrate.item.ItemWorkspaces.Checks("blocked", "checks still pending after "
             + dev.orchestrate.config.Durations.format(checks.timeout()) + " (execution.checks_timeout)"
             + (run.failure() == null ? "" : ": " + run.failure()) + (output.isEmpty() ? "" : ": " + output)
-            + "; unblock " + ws.itemId() + " to push and wait again", wait.rounds(), checks.phase());
+            + "; unblock " + ws.itemId() + " to push and wait again", wait.rounds(), checks.phase(), last(wait));
       }
       store.checks(ws.itemId(), new ChecksRecord(wait.since(), at.plus(checks.interval()), wait.rounds()), at);
       return new dev.orchestrate.item.ItemWorkspaces.Checks("pending", run.failure() != null ? run.failure()
-          : "checks pending", wait.rounds(), checks.phase());
+          : "checks pending", wait.rounds(), checks.phase(), last(wait));
     }
     int round = wait.rounds() + 1;
     String report = (output.isEmpty() ? "(no output)" : output) + "\n(execution.checks exited with "
@@ -251,9 +397,17 @@ final class Pusher {
       store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, "checks red", at);
       return new dev.orchestrate.item.ItemWorkspaces.Checks("blocked", "checks red " + round + " times "
           + "(execution.checks_max_rounds " + checks.maxRounds() + "); the last report: " + report, round,
-          checks.phase());
+          checks.phase(), last(wait));
     }
-    return new dev.orchestrate.item.ItemWorkspaces.Checks("red", report, round, checks.phase());
+    return new dev.orchestrate.item.ItemWorkspaces.Checks("red", report, round, checks.phase(), last(wait));
+  }
+
+  /** The session kept with the wait, as the scheduler continues it. */
+  private static dev.orchestrate.item.ItemWorkspaces.LastSession last(ChecksRecord wait) {
+    ChecksRecord.Resume r = wait.resume();
+    return r == null || r.profile() == null || r.session() == null ? null
+        : new dev.orchestrate.item.ItemWorkspaces.LastSession(r.phase(),
+            new dev.orchestrate.item.Progress.Resume(r.profile(), r.session()));
   }
 
   private Outcome failed(WorkspaceRecord ws, PushRecord prior, String message) {

@@ -95,7 +95,14 @@ public interface WorkspaceStore {
     return Map.of();
   }
 
-  /** Records the item's wait for its checks (since null: it waits no more, its rounds kept). */
+  /**
+   * Records the item's wait for its checks (since null: it waits no more, its rounds kept); its
+   * {@link ChecksRecord#resume} is left as it is.
+   */
   default void checks(String itemId, ChecksRecord checks, Instant now) {
+  }
+
+  /** Records the session a red report of the item's checks continues; null: none. */
+  default void checksResume(String itemId, ChecksRecord.Resume resume, Instant now) {
   }
 }

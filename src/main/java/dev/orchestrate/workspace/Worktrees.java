@@ -640,20 +640,43 @@ public final class Worktrees implements ItemWorkspaces {
   }
 
   @Override
-  public Checks check(String itemId) {
-    WorkspaceRecord ws = store.workspace(itemId).orElse(null);
-    Checks checks = ws == null || pusher == null ? null : pusher.check(ws);
-    if (checks != null && checks.kind().equals("green") && ws.onDisk()) {
-      remove(ws); // as after a push without checks: the branch is what the remote has
+  public void lastSession(String itemId, LastSession session) {
+    if (store.workspace(itemId).isPresent()) {
+      store.checksResume(itemId, session == null ? null : new ChecksRecord.Resume(session.phase(),
+          session.resume().profile(), session.resume().session()), clock.instant());
     }
-    return checks;
+  }
+
+  @Override
+  public Checks check(String itemId) {
+    return Pusher.Offloaded.inline(checkSlowly(itemId));
+  }
+
+  @Override
+  public Slow<Checks> checkSlowly(String itemId) {
+    WorkspaceRecord ws = store.workspace(itemId).orElse(null);
+    if (ws == null || pusher == null) {
+      return Slow.now(() -> null);
+    }
+    return pusher.checkSlowly(ws).then(checks -> {
+      if (checks.kind().equals("green") && ws.onDisk()) {
+        remove(ws); // as after a push without checks: the branch is what the remote has
+      }
+      return checks;
+    });
   }
 
   @Override
   public Integration integrate(String itemId, String title) {
+    return Pusher.Offloaded.inline(integrateSlowly(itemId, title));
+  }
+
+  /** As {@link #integrate}, merge: push's push and pull-request command left to run off the scheduler thread. */
+  @Override
+  public Slow<Integration> integrateSlowly(String itemId, String title) {
     WorkspaceRecord ws = store.workspace(itemId).orElse(null);
     if (ws == null) {
-      return Integration.NONE; // never ran a phase here (done in the backlog, say)
+      return done(Integration.NONE); // never ran a phase here (done in the backlog, say)
     }
     Instant now = clock.instant();
     if (ws.finishedAt() == null) {
@@ -661,7 +684,8 @@ public final class Worktrees implements ItemWorkspaces {
     }
     if (config.merge() == WorkspaceConfig.Merge.NONE) {
       store.integration(itemId, WorkspaceRecord.Integration.SKIPPED, null, now);
-      return new Integration("skipped", "branch " + ws.branch() + " left for a pull request (execution.merge: none)");
+      return done(
+          new Integration("skipped", "branch " + ws.branch() + " left for a pull request (execution.merge: none)"));
     }
     try {
       if (!ws.onDisk() || WorktreeGuard.missing(ws.path())) {
@@ -675,20 +699,20 @@ public final class Worktrees implements ItemWorkspaces {
       config.copy().forEach(path -> status.add(":(exclude,literal)" + path)); // copied in, never committed
       String dirty = git.ok(place, status.toArray(String[]::new)).out();
       if (!dirty.isBlank()) {
-        return deferred(ws, "the worktree " + ws.path() + " has uncommitted changes: commit them on "
-            + ws.branch() + " (or discard them); the next run integrates");
+        return done(deferred(ws, "the worktree " + ws.path() + " has uncommitted changes: commit them on "
+            + ws.branch() + " (or discard them); the next run integrates"));
       }
       for (int attempt = 1; attempt <= INTEGRATION_ATTEMPTS; attempt++) {
         String base = bases.expected(ws.baseBranch());
         if (base == null) {
-          return deferred(ws, "the base branch " + ws.baseBranch() + " has no commit: create it; the next run "
-              + "integrates " + ws.branch());
+          return done(deferred(ws, "the base branch " + ws.baseBranch() + " has no commit: create it; the next run "
+              + "integrates " + ws.branch()));
         }
         Integrator.Integrated result = config.merge() == WorkspaceConfig.Merge.MERGE
             ? integrator.merge(ws, place, base, title)
             : integrator.rebase(ws, place, base);
         if (result.failure() != null) {
-          return deferred(ws, result.failure());
+          return done(deferred(ws, result.failure()));
         }
         if (result.conflicts() != null) {
           String reason = "integration into " + ws.baseBranch() + " conflicts in "
@@ -696,7 +720,7 @@ public final class Worktrees implements ItemWorkspaces {
               + ": resolve it on branch " + ws.branch() + " in " + ws.path() + " (e.g. git rebase " + ws.baseBranch()
               + "), commit, then unblock " + itemId;
           store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, reason, now);
-          return new Integration("conflict", reason);
+          return done(new Integration("conflict", reason));
         }
         if (pusher != null) {
           return pushed(ws, base, result.tip(), title);
@@ -705,32 +729,48 @@ public final class Worktrees implements ItemWorkspaces {
         if (advance == Integrator.Advance.DONE) {
           bases.movedByUs(ws.baseBranch(), result.tip());
           store.landed(integrator.landed(place, base, result.tip()), clock.instant());
-          return integrated(ws, result.tip());
+          return done(integrated(ws, result.tip()));
         }
         if (advance instanceof Integrator.Advance.Refused refused) {
-          return deferred(ws, refused.reason());
+          return done(deferred(ws, refused.reason()));
         }
         // the base branch moved meanwhile (the user's commit): rebase again onto its new tip
         bases.check(atWork());
       }
-      return deferred(ws,
-          "the base branch " + ws.baseBranch() + " kept moving during integration; the next run tries again");
+      return done(deferred(ws,
+          "the base branch " + ws.baseBranch() + " kept moving during integration; the next run tries again"));
     } catch (WorktreeGuard.Breach e) {
       String reason = "not integrated: " + e.getMessage();
       store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, reason, now);
-      return new Integration("refused", reason);
+      return done(new Integration("refused", reason));
     } catch (GitException | IOException | UncheckedIOException e) {
-      return deferred(ws, "integration failed: " + e.getMessage());
+      return done(deferred(ws, "integration failed: " + e.getMessage()));
     }
   }
 
-  /** merge: push: the rebased branch recorded as the item's head, then pushed (the base branch never moves). */
-  private Integration pushed(WorkspaceRecord ws, String base, String tip, String title) {
+  private static Slow<Integration> done(Integration result) {
+    return Slow.now(() -> result);
+  }
+
+  /**
+   * merge: push: the rebased branch recorded as the item's head, then pushed (the base branch never
+   * moves): the push and the pull-request command run off the scheduler thread.
+   */
+  private Slow<Integration> pushed(WorkspaceRecord ws, String base, String tip, String title) {
     Instant now = clock.instant();
     if (!tip.equals(ws.headCommit())) {
       store.headMoved(ws.itemId(), tip, now);
     }
-    Pusher.Outcome outcome = pusher.push(ws, base, tip, title);
+    return pusher.pushSlowly(ws, base, tip, title).then(outcome -> {
+      try {
+        return afterPush(ws, base, tip, outcome);
+      } catch (GitException | UncheckedIOException e) {
+        return deferred(ws, "integration failed: " + e.getMessage());
+      }
+    });
+  }
+
+  private Integration afterPush(WorkspaceRecord ws, String base, String tip, Pusher.Outcome outcome) {
     if (outcome.blocks()) {
       store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, outcome.message(), clock.instant());
       return new Integration("push_failed", outcome.message());

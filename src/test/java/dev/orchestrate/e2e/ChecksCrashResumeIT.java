@@ -87,6 +87,77 @@ class ChecksCrashResumeIT {
     assertTrue(!after.out().contains("awaiting_checks") && after.out().contains("done"), after.out());
   }
 
+  /**
+   * kill -9 while the item awaits its checks; the next run's poll says red: the item goes back to its
+   * phase and the agent continues the session of the attempt that was pushed (kept with the
+   * workspace, not only in the killed run's memory), then green makes it done.
+   */
+  @Test
+  void after_kill_9_a_red_check_continues_the_agent_session_of_the_pushed_phase() throws Exception {
+    GitRepo repo = GitRepo.init(dir.resolve("repo"));
+    Path origin = dir.resolve("origin.git");
+    repo.git(dir, "init", "--quiet", "--bare", origin.toString());
+    repo.git("remote", "add", "origin", origin.toString());
+    repo.git("push", "--quiet", "origin", "main");
+    Path marks = Files.createDirectories(dir.resolve("marks"));
+    // a stand-in for Claude Code: its argv kept, a session of its own unless it resumes one
+    Files.writeString(dir.resolve("claude.sh"), """
+        #!/usr/bin/env bash
+        n=$(( $(cat "$MARKS/calls" 2>/dev/null || echo 0) + 1 )); echo $n > "$MARKS/calls"
+        printf '%s\\n' "$@" > "$MARKS/argv-$n"
+        cat > /dev/null
+        sid="sess-$n"
+        for ((i=1;i<=$#;i++)); do if [ "${!i}" = --resume ]; then j=$((i+1)); sid="${!j}"; fi; done
+        echo '{"type":"system","subtype":"init","session_id":"'$sid'"}'
+        echo "attempt $n" >> work.txt
+        echo '{"type":"result","subtype":"success","is_error":false,"result":"did it","session_id":"'$sid'"}'
+        """);
+    // pending; once "red" exists, red once (then green)
+    Files.writeString(dir.resolve("checks.sh"), """
+        #!/bin/sh
+        echo poll >> "%1$s/polls-$1"
+        [ -e "%1$s/green" ] && { echo passed; exit 0; }
+        [ -e "%1$s/red" ] && { rm "%1$s/red"; touch "%1$s/green"; echo "FAILED test_login"; exit 1; }
+        echo "still running"; exit 75
+        """.formatted(marks));
+    repo.write("orchestrate.yaml", """
+        agent:
+          preset: claude
+          command: ["bash", "%s"]
+          env: {MARKS: "%s"}
+          resume: true
+        execution:
+          workspace: worktree
+          merge: push
+          checks: ["sh", "%s", "{item}"]
+          checks_interval: 1s
+        default_pipeline: p
+        pipelines:
+          p:
+            phases:
+              - {name: build, instructions: "Build."}
+        """.formatted(dir.resolve("claude.sh"), marks, dir.resolve("checks.sh")));
+    repo.write("backlog.yaml", "items:\n  - {id: A, title: a}\n");
+    repo.commitAll("backlog");
+
+    Process runner = Launcher.builder(repo.dir, "run").redirectErrorStream(true)
+        .redirectOutput(dir.resolve("first-run.txt").toFile()).start();
+    assertTrue(Processes.await(Duration.ofSeconds(90), () -> polls(marks, "A") >= 1), "A awaits its checks");
+    Processes.crash(runner);
+    assertEquals("1\n", GitRepo.read(marks.resolve("calls")));
+
+    Files.writeString(marks.resolve("red"), "");
+    Launcher.Result second = Launcher.run(repo.dir, "run");
+    assertEquals(0, second.exitCode(), second.out() + second.err());
+    assertEquals("2\n", GitRepo.read(marks.resolve("calls")), "one attempt after the red report");
+    String argv = GitRepo.read(marks.resolve("argv-2"));
+    assertTrue(argv.contains("--resume\nsess-1\n"), "the pushed attempt's session continues: " + argv);
+    assertTrue(GitRepo.read(marks.resolve("argv-1")).indexOf("--resume") < 0);
+    Launcher.Result after = Launcher.run(repo.dir, "status");
+    assertTrue(!after.out().contains("awaiting_checks") && after.out().contains("done"), after.out());
+    assertTrue(repo.git("show", "orchestrate/A:work.txt").contains("attempt 2"), "the fix was pushed");
+  }
+
   private static int polls(Path marks, String id) {
     try {
       Path file = marks.resolve("polls-" + id);

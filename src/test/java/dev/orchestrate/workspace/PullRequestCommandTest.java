@@ -50,6 +50,41 @@ class PullRequestCommandTest {
   }
 
   @Test
+  void a_stop_from_another_thread_gives_term_then_kill_to_the_command_and_its_children() throws Exception {
+    Path pid = tmp.resolve("child.pid");
+    Path termed = tmp.resolve("termed");
+    PullRequestCommand.Stopper stopper = new PullRequestCommand.Stopper();
+    java.util.concurrent.CompletableFuture<PullRequestCommand.Outcome> running = java.util.concurrent.CompletableFuture
+        .supplyAsync(() -> PullRequestCommand.run(ProjectCommand.shell("checks",
+            // the shell notes the TERM and goes on; its child ignores it: only the KILL ends them
+            "trap 'echo term > " + termed + "' TERM; sh -c 'trap \"\" TERM; sleep 60' & echo $! > " + pid
+                + "; while :; do wait; done",
+            Duration.ofSeconds(120)), VALUES, tmp, stopper));
+    for (int i = 0; i < 100 && !Files.exists(pid); i++) {
+      Thread.sleep(50);
+    }
+    long start = System.nanoTime();
+    stopper.stop();
+    PullRequestCommand.Outcome run = running.get(30, java.util.concurrent.TimeUnit.SECONDS);
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertTrue(took.compareTo(PullRequestCommand.Stopper.GRACE) >= 0, "KILL after the grace: " + took);
+    assertTrue(took.compareTo(Duration.ofSeconds(15)) < 0, took.toString());
+    assertNull(run.exitCode());
+    assertEquals("execution.checks was stopped", run.failure());
+    assertTrue(Files.exists(termed), "TERM came first");
+    long child = Long.parseLong(Files.readString(pid).strip());
+    for (int i = 0; i < 50 && ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false); i++) {
+      Thread.sleep(100);
+    }
+    assertFalse(ProcessHandle.of(child).map(ProcessHandle::isAlive).orElse(false), "its child was killed too");
+
+    PullRequestCommand.Outcome never = PullRequestCommand.run(ProjectCommand.shell("checks", "touch "
+        + tmp.resolve("ran"), Duration.ofSeconds(5)), VALUES, tmp, stopper);
+    assertNull(never.exitCode());
+    assertFalse(Files.exists(tmp.resolve("ran")), "a stopped command never starts");
+  }
+
+  @Test
   void a_program_that_is_not_there_is_a_failure_with_its_reason() {
     PullRequestCommand.Outcome run = PullRequestCommand.run(new ProjectCommand("pull_request",
         List.of(tmp.resolve("no-such-forge-cli").toString(), "{title}"), "no-such-forge-cli", Duration.ofSeconds(5)),

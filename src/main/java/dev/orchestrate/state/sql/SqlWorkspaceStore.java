@@ -211,8 +211,8 @@ final class SqlWorkspaceStore implements WorkspaceStore {
     if (!hasChecks()) {
       return ChecksRecord.NONE;
     }
-    return jdbc.queryOne("SELECT checks_since, checks_next_at, checks_rounds FROM workspaces WHERE item_id = ?",
-        SqlWorkspaceStore::checksRecord, itemId).orElse(ChecksRecord.NONE);
+    return jdbc.queryOne("SELECT * FROM workspaces WHERE item_id = ?", SqlWorkspaceStore::checksRecord, itemId)
+        .orElse(ChecksRecord.NONE);
   }
 
   @Override
@@ -222,8 +222,7 @@ final class SqlWorkspaceStore implements WorkspaceStore {
       return out; // a state before the checks schema, read without migrating
     }
     jdbc.query("""
-        SELECT item_id, checks_since, checks_next_at, checks_rounds FROM workspaces
-         WHERE checks_since IS NOT NULL ORDER BY item_id""",
+        SELECT * FROM workspaces WHERE checks_since IS NOT NULL ORDER BY item_id""",
         rs -> out.put(rs.getString("item_id"), checksRecord(rs)));
     return out;
   }
@@ -236,13 +235,28 @@ final class SqlWorkspaceStore implements WorkspaceStore {
         itemId);
   }
 
+  @Override
+  public void checksResume(String itemId, ChecksRecord.Resume resume, Instant now) {
+    if (!jdbc.dialect().hasColumn(jdbc, "workspaces", "checks_resume_phase")) {
+      return; // a state before the schema: the session stays the run's to remember
+    }
+    jdbc.execute("""
+        UPDATE workspaces SET checks_resume_phase = ?, checks_resume_profile = ?, checks_resume_session = ?,
+         updated_at = ? WHERE item_id = ?""", resume == null ? null : resume.phase(),
+        resume == null ? null : resume.profile(), resume == null ? null : resume.session(), now.toEpochMilli(),
+        itemId);
+  }
+
   private boolean hasChecks() {
     return jdbc.dialect().hasColumn(jdbc, "workspaces", "checks_since");
   }
 
   private static ChecksRecord checksRecord(ResultSet rs) throws SQLException {
+    String phase = hasColumn(rs, "checks_resume_phase") ? rs.getString("checks_resume_phase") : null;
+    ChecksRecord.Resume resume = phase == null ? null
+        : new ChecksRecord.Resume(phase, rs.getString("checks_resume_profile"), rs.getString("checks_resume_session"));
     return new ChecksRecord(Columns.instantOrNull(rs, "checks_since"), Columns.instantOrNull(rs, "checks_next_at"),
-        rs.getInt("checks_rounds"));
+        rs.getInt("checks_rounds"), resume);
   }
 
   private boolean hasPush() {

@@ -1577,6 +1577,28 @@ public abstract class StateStoreContract {
   }
 
   @Test
+  void the_text_filter_ignores_case_and_takes_wildcards_and_backslashes_as_they_are() {
+    try (StateStore store = open()) {
+      store.items().sync(List.of(backlogItem("SALE", "50% off_now", Priority.LOW, List.of(), InitialStatus.NEW),
+          backlogItem("PARSE", "Fix the Parser", Priority.LOW, List.of(), InitialStatus.NEW),
+          backlogItem("XZY", "xzy and 50 offs", Priority.LOW, List.of(), InitialStatus.NEW),
+          backlogItem("PATH", "C:\\Temp\\new", Priority.LOW, List.of(), InitialStatus.NEW)), T0);
+      DashboardQueries dashboard = store.dashboard();
+      assertEquals(List.of("SALE"),
+          ids(dashboard.items(new DashboardFilter(null, null, null, "% OFF_"), 10, 0).rows()));
+      assertEquals(List.of("PARSE"),
+          ids(dashboard.items(new DashboardFilter(null, null, null, "parser"), 10, 0).rows()));
+      assertEquals(List.of(), ids(dashboard.items(new DashboardFilter(null, null, null, "x_y"), 10, 0).rows()));
+      assertEquals(List.of("PATH"),
+          ids(dashboard.items(new DashboardFilter(null, null, null, "\\temp\\"), 10, 0).rows()));
+      assertEquals(List.of("XZY"), ids(dashboard.items(new DashboardFilter(null, null, null, "xz"), 10, 0).rows()));
+      assertEquals(List.of("PARSE", "PATH"),
+          ids(dashboard.items(new DashboardFilter(null, null, null, "pa"), 10, 0).rows()),
+          "ids match too");
+    }
+  }
+
+  @Test
   void jobs_are_paged_newest_first_by_id() {
     try (StateStore store = open()) {
       store.items().sync(List.of(item("A")), T0);

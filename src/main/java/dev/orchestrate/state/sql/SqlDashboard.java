@@ -72,8 +72,8 @@ final class SqlDashboard implements DashboardQueries {
       params.add(filter.tag());
     }
     if (filter.text() != null) {
-      where.append(" AND (").append(jdbc.dialect().contains("lower(id)", "lower(?)")).append(" OR ")
-          .append(jdbc.dialect().contains("lower(title)", "lower(?)")).append(')');
+      where.append(" AND (").append(jdbc.dialect().containsIgnoringCase("id", "?")).append(" OR ")
+          .append(jdbc.dialect().containsIgnoringCase("title", "?")).append(')');
       params.add(filter.text());
       params.add(filter.text());
     }
@@ -136,8 +136,10 @@ final class SqlDashboard implements DashboardQueries {
   public List<ItemState> followUps(String itemId, int limit) {
     // An exact prefix, not LIKE: SQLite's LIKE ignores case, and ids are compared exactly.
     String prefix = itemId + "/";
-    return jdbc.query("SELECT * FROM items WHERE origin = ? OR substr(origin, 1, ?) = ? ORDER BY seq LIMIT ?",
-        StateRows::item, itemId, prefix.length(), prefix, limit);
+    // Through the follow-ups' own index (schema 17): "seq + 0" keeps SQLite from walking every item in seq order instead.
+    return jdbc.query("""
+        SELECT * FROM items WHERE origin IS NOT NULL AND (origin = ? OR substr(origin, 1, ?) = ?)
+         ORDER BY seq + 0 LIMIT ?""", StateRows::item, itemId, prefix.length(), prefix, limit);
   }
 
   /** Jobs newest first: those with an id below {@code beforeId} (keyset paging), at most {@code limit}. */

@@ -31,7 +31,7 @@ public final class Database {
       "V4__item_origin.sql", "V5__structures.sql", "V6__retention.sql", "V7__relative_job_paths.sql",
       "V8__job_usage.sql", "V9__workspaces.sql", "V10__outcomes.sql",
       "V11__verified_work.sql", "V12__landed_commits.sql", "V13__notifications.sql", "V14__push.sql",
-      "V15__review.sql", "V16__checks.sql");
+      "V15__review.sql", "V16__checks.sql", "V17__read_indexes.sql");
   static final int BUSY_TIMEOUT_MS = BusyWait.PATIENCE_MS;
 
   private Database() {

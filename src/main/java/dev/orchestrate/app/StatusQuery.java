@@ -154,13 +154,12 @@ public final class StatusQuery {
       return new NoState();
     }
     try (StateStore store = backend.openToRead()) {
-      Map<String, ItemState> byId = byId(store.items().items());
-      ItemState item = byId.get(id);
-      if (item == null) {
-        return new Unknown(new ArrayList<>(byId.keySet()));
+      // The item, its dependencies' statuses and its follow-ups read alone: a million other items cost nothing.
+      StatusRows.Row row = store.statusRows().row(id).orElse(null);
+      if (row == null) {
+        return new Unknown(new ArrayList<>(store.itemIds()));
       }
-      Usage usage = store.items().itemUsage().getOrDefault(id, Usage.UNKNOWN);
-      ItemDetail detail = detail(item, byId, store.history(), store, store.workspaces(), usage);
+      ItemDetail detail = detail(row, store.history(), store, store.workspaces());
       WorkspaceRecord ws = detail.workspace();
       if (ws == null || ws.integration() == WorkspaceRecord.Integration.INTEGRATED) {
         return new Found(detail);
@@ -171,8 +170,9 @@ public final class StatusQuery {
     }
   }
 
-  private static ItemDetail detail(ItemState item, Map<String, ItemState> byId, ItemHistory history,
-      StateStore store, WorkspaceStore workspaces, Usage usage) {
+  private static ItemDetail detail(StatusRows.Row row, ItemHistory history, StateStore store,
+      WorkspaceStore workspaces) {
+    ItemState item = row.item();
     List<JobRecord> jobs = history.jobs(item.id());
     Map<String, String> lastAnswer = new LinkedHashMap<>();
     history.answers(item.id()).forEach(a -> lastAnswer.put(a.phase(), a.text()));
@@ -186,14 +186,12 @@ public final class StatusQuery {
       phases.add(new PhaseView(phase, attempts, last.result() == null ? last.state().key() : last.result(),
           completed, lastAnswer.get(phase)));
     });
-    List<ItemState> followUps = byId.values().stream()
-        .filter(i -> i.origin() != null && (i.origin().equals(item.id()) || i.origin().startsWith(item.id() + "/")))
-        .toList();
     Map<String, JobRecord> latest = jobs.isEmpty() ? Map.of() : Map.of(item.id(), jobs.get(jobs.size() - 1));
     return new ItemDetail(item, attempts(item, latest),
-        item.status().isTerminal() ? List.of() : Dependencies.unmet(item, byId), phases, jobs, followUps,
-        history.contextSummary(item.id()).orElse(null), JobDetails.of(store.items(), workspaces, jobs),
-        workspaces.workspace(item.id()).orElse(null), usage, null);
+        item.status().isTerminal() ? List.of() : unmet(item, row.dependencies()), phases, jobs,
+        store.statusRows().followUps(item.id()), history.contextSummary(item.id()).orElse(null),
+        JobDetails.of(store.items(), workspaces, jobs), workspaces.workspace(item.id()).orElse(null), row.usage(),
+        null);
   }
 
   /**
@@ -207,12 +205,5 @@ public final class StatusQuery {
       return Math.max(recorded, last.attempt());
     }
     return recorded;
-  }
-
-  /** The items by id, in their order. */
-  public static Map<String, ItemState> byId(List<ItemState> items) {
-    Map<String, ItemState> byId = new LinkedHashMap<>();
-    items.forEach(i -> byId.put(i.id(), i));
-    return byId;
   }
 }

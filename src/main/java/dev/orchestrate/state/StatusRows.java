@@ -4,7 +4,9 @@ import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.workspace.WorkspaceRecord;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
@@ -31,6 +33,12 @@ public interface StatusRows {
 
   /** Hands every item to {@code each}, in backlog order, a page at a time. */
   void forEach(Consumer<Row> each);
+
+  /** The item {@code id} and what its row needs, as {@link #forEach} hands it on; empty when the state does not know it. */
+  Optional<Row> row(String id);
+
+  /** The items {@code id}'s agents proposed as follow-ups (origin {@code id} or {@code id/phase}), in backlog order. */
+  List<ItemState> followUps(String id);
 
   /** Hands the worktrees not integrated yet that say why (a note), by item id, to {@code each}. */
   void forEachDeferred(Consumer<WorkspaceRecord> each);

@@ -1223,6 +1223,30 @@ public abstract class StateStoreContract {
   }
 
   @Test
+  void one_items_status_row_and_its_follow_ups_are_read_alone() {
+    try (StateStore store = open()) {
+      StateRepository items = store.items();
+      items.sync(List.of(item("A"), item("AB"), item("C", "A", "NOPE")), T0);
+      long run = items.runStarted(T0, 42);
+      long a = items.jobStarted(new JobStart(run, "A", "build", 2, at(1), null));
+      items.jobEnded(a, completed(at(2)), null, followUps("A", "build", "Add retries", "Docs"), at(2));
+      long ab = items.jobStarted(new JobStart(run, "AB", "build", 1, at(3), null));
+      items.jobEnded(ab, completed(at(4)), null, followUps("AB", "build", "Not A's"), at(4));
+      List<StatusRows.Row> all = new ArrayList<>();
+      store.statusRows().forEach(all::add);
+
+      assertEquals(Optional.of(all.get(0)), store.statusRows().row("A"));
+      assertEquals(2, store.statusRows().row("A").orElseThrow().latestAttempt());
+      assertEquals(Map.of("A", ItemStatus.NEW), store.statusRows().row("C").orElseThrow().dependencies());
+      assertTrue(store.statusRows().row("NOPE").isEmpty());
+      List<ItemState> followUps = store.statusRows().followUps("A");
+      assertEquals(List.of("A/build", "A/build"), followUps.stream().map(ItemState::origin).toList());
+      assertEquals(List.of("Add retries", "Docs"), followUps.stream().map(i -> i.definition().title()).toList());
+      assertEquals(List.of(), store.statusRows().followUps("C"));
+    }
+  }
+
+  @Test
   void status_rows_of_a_fresh_state_are_none() {
     try (StateStore store = open()) {
       List<StatusRows.Row> rows = new ArrayList<>();

@@ -11,6 +11,7 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 
@@ -45,7 +46,7 @@ final class SqlStatusRows implements StatusRows {
     if (schemaVersion < 1) {
       return;
     }
-    String columns = jdbc.dialect().has(Dialect.Feature.ITEM_ORIGINS, schemaVersion) ? "*" : "*, NULL AS origin";
+    String columns = columns();
     long after = Long.MIN_VALUE;
     while (true) {
       List<Read> reads = jdbc.query("SELECT " + columns + " FROM items WHERE seq > ? ORDER BY seq LIMIT ?",
@@ -53,28 +54,61 @@ final class SqlStatusRows implements StatusRows {
       if (reads.isEmpty()) {
         return;
       }
-      List<String> ids = reads.stream().map(r -> r.item().id()).toList();
-      Map<String, Integer> attempts = latestAttempts(ids);
-      Map<String, WorkspaceRecord> workspaces = workspaces(ids);
-      Set<String> deps = new LinkedHashSet<>();
-      reads.forEach(r -> deps.addAll(r.item().definition().dependsOn()));
-      Map<String, ItemStatus> statuses = statuses(new ArrayList<>(deps));
-      for (Read r : reads) {
-        Map<String, ItemStatus> known = new HashMap<>();
-        for (String dep : r.item().definition().dependsOn()) {
-          ItemStatus s = statuses.get(dep);
-          if (s != null) {
-            known.put(dep, s);
-          }
-        }
-        String id = r.item().id();
-        each.accept(new Row(r.item(), r.usage(), attempts.get(id), workspaces.get(id), known));
-      }
+      rows(reads).forEach(each);
       if (reads.size() < page) {
         return;
       }
       after = reads.get(reads.size() - 1).item().seq();
     }
+  }
+
+  @Override
+  public Optional<Row> row(String id) {
+    if (schemaVersion < 1) {
+      return Optional.empty();
+    }
+    List<Read> reads = jdbc.query("SELECT " + columns() + " FROM items WHERE id = ?",
+        rs -> new Read(StateRows.item(rs), UsageRows.read(rs)), id);
+    return reads.isEmpty() ? Optional.empty() : Optional.of(rows(reads).get(0));
+  }
+
+  @Override
+  public List<ItemState> followUps(String id) {
+    if (!jdbc.dialect().has(Dialect.Feature.ITEM_ORIGINS, schemaVersion)) {
+      return List.of();
+    }
+    // An exact prefix, not LIKE (SQLite's ignores case); through the follow-ups' index, as the dashboard reads them.
+    String prefix = id + "/";
+    return jdbc.query("""
+        SELECT * FROM items WHERE origin IS NOT NULL AND (origin = ? OR substr(origin, 1, ?) = ?)
+         ORDER BY seq + 0""", StateRows::item, id, prefix.length(), prefix);
+  }
+
+  private String columns() {
+    return jdbc.dialect().has(Dialect.Feature.ITEM_ORIGINS, schemaVersion) ? "*" : "*, NULL AS origin";
+  }
+
+  /** The rows of these items: for them alone, in one read each, their latest attempts, worktrees and dependencies. */
+  private List<Row> rows(List<Read> reads) {
+    List<String> ids = reads.stream().map(r -> r.item().id()).toList();
+    Map<String, Integer> attempts = latestAttempts(ids);
+    Map<String, WorkspaceRecord> workspaces = workspaces(ids);
+    Set<String> deps = new LinkedHashSet<>();
+    reads.forEach(r -> deps.addAll(r.item().definition().dependsOn()));
+    Map<String, ItemStatus> statuses = statuses(new ArrayList<>(deps));
+    List<Row> rows = new ArrayList<>(reads.size());
+    for (Read r : reads) {
+      Map<String, ItemStatus> known = new HashMap<>();
+      for (String dep : r.item().definition().dependsOn()) {
+        ItemStatus s = statuses.get(dep);
+        if (s != null) {
+          known.put(dep, s);
+        }
+      }
+      String id = r.item().id();
+      rows.add(new Row(r.item(), r.usage(), attempts.get(id), workspaces.get(id), known));
+    }
+    return rows;
   }
 
   @Override

@@ -330,7 +330,8 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
     for (int i = 0; i < cells.length; i++) {
       line.append(cells[i]);
       if (i < width.length) {
-        line.append(" ".repeat(width[i] - cells[i].length() + 2));
+        // A cell longer than the first read measured (an item a run changed in between) pushes its line out.
+        line.append(" ".repeat(Math.max(0, width[i] - cells[i].length()) + 2));
       }
     }
     out.println(line.toString().stripTrailing());

@@ -2,12 +2,14 @@ package dev.orchestrate.app;
 
 import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.scheduler.Dependencies;
 import dev.orchestrate.state.ItemHistory;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.state.StatusRows;
 import dev.orchestrate.workspace.BranchSummary;
 import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.WorkspaceRecord;
@@ -16,27 +18,97 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
- * What {@code status} shows: every item with what its row needs, or one item in full. Reads the
- * state only (opened to read, {@link StateBackend#openToRead}); an absent state is an empty one.
+ * What {@code status} shows: every item with what its row needs (streamed, {@link Listing}), or
+ * one item in full. Reads the state only (opened to read, {@link StateBackend#openToRead}); an absent state is an empty one.
  */
 public final class StatusQuery {
   private StatusQuery() {
   }
 
-  /** Every item, in the store's order, with its usage, latest job and worktree, and the agent pauses. */
-  public record Overview(List<ItemState> items, Map<String, Usage> usage, Map<String, JobRecord> latestJobs,
-      Map<String, WorkspaceRecord> workspaces, List<AgentPauses.Pause> pauses) {
-    public static final Overview EMPTY = new Overview(List.of(), Map.of(), Map.of(), Map.of(), List.of());
-
-    public Overview {
-      items = Frozen.list(items);
-      usage = Frozen.map(usage);
-      latestJobs = Frozen.map(latestJobs);
-      workspaces = Frozen.map(workspaces);
-      pauses = Frozen.list(pauses);
+  /**
+   * One row of {@code status}: the item, the attempts of its current (or last) phase, what it waits
+   * on (its unmet dependencies, none once it is done or blocked), its usage over all its jobs and its
+   * worktree (null: none).
+   */
+  public record ItemRow(ItemState item, int attempts, List<String> waitingOn, Usage usage,
+      WorkspaceRecord workspace) {
+    public ItemRow {
+      waitingOn = Frozen.list(waitingOn);
     }
+  }
+
+  /**
+   * Every item, read a page at a time and handed on as it is read, so that listing a million items
+   * holds one page of them (issue 33); with the worktrees not integrated yet and the agent pauses.
+   * Open while the caller renders; each {@link #forEach} reads the items afresh. An absent state
+   * lists nothing and is not created.
+   */
+  public static final class Listing implements AutoCloseable {
+    private final StateStore store;
+
+    private Listing(StateStore store) {
+      this.store = store;
+    }
+
+    /** Every item, in the store's order, handed to {@code each} as read. */
+    public void forEach(Consumer<ItemRow> each) {
+      if (store != null) {
+        store.statusRows().forEach(row -> each.accept(row(row)));
+      }
+    }
+
+    /** The worktrees not integrated yet with a note saying why, by item id. */
+    public void forEachDeferred(Consumer<WorkspaceRecord> each) {
+      if (store != null) {
+        store.statusRows().forEachDeferred(each);
+      }
+    }
+
+    /** The agent profiles a provider's limit paused. */
+    public List<AgentPauses.Pause> pauses() {
+      return store == null ? List.of() : store.pauses().all();
+    }
+
+    @Override
+    public void close() {
+      if (store != null) {
+        store.close();
+      }
+    }
+  }
+
+  /** Every item, a page at a time: see {@link Listing}. */
+  public static Listing listing(StateBackend backend) {
+    return new Listing(backend.exists() ? backend.openToRead() : null);
+  }
+
+  private static ItemRow row(StatusRows.Row row) {
+    ItemState item = row.item();
+    int recorded = item.progress().attempts();
+    int attempts = item.status().isTerminal() && row.latestAttempt() != null
+        ? Math.max(recorded, row.latestAttempt()) : recorded;
+    return new ItemRow(item, attempts, item.status().isTerminal() ? List.of() : unmet(item, row.dependencies()),
+        row.usage(), row.workspace());
+  }
+
+  /**
+   * The ids of {@code item}'s dependencies that are not done, with their status, e.g.
+   * {@code WRK-4 (blocked)}: what {@link Dependencies#unmet} says, from the statuses alone.
+   */
+  static List<String> unmet(ItemState item, Map<String, ItemStatus> statuses) {
+    List<String> out = new ArrayList<>();
+    for (String dep : item.definition().dependsOn()) {
+      ItemStatus s = statuses.get(dep);
+      if (s == null) {
+        out.add(dep + " (unknown)");
+      } else if (s != ItemStatus.DONE) {
+        out.add(dep + " (" + s.key() + ")");
+      }
+    }
+    return out;
   }
 
   /** What {@code status ID} found: no state yet, no such item (with the known ids), or the item. */
@@ -76,30 +148,18 @@ public final class StatusQuery {
     }
   }
 
-  /** Every item ({@link Overview#EMPTY} when there is no state yet). */
-  public static Overview overview(StateBackend backend) {
-    if (!backend.exists()) {
-      return Overview.EMPTY;
-    }
-    try (StateStore store = backend.openToRead()) {
-      return new Overview(store.items().items(), store.items().itemUsage(), store.history().latestJobs(),
-          store.workspaces().all(), store.pauses().all());
-    }
-  }
-
   /** The item {@code id} in full. */
   public static Lookup item(StateBackend backend, String id) {
     if (!backend.exists()) {
       return new NoState();
     }
     try (StateStore store = backend.openToRead()) {
-      Map<String, ItemState> byId = byId(store.items().items());
-      ItemState item = byId.get(id);
-      if (item == null) {
-        return new Unknown(new ArrayList<>(byId.keySet()));
+      // The item, its dependencies' statuses and its follow-ups read alone: a million other items cost nothing.
+      StatusRows.Row row = store.statusRows().row(id).orElse(null);
+      if (row == null) {
+        return new Unknown(new ArrayList<>(store.itemIds()));
       }
-      Usage usage = store.items().itemUsage().getOrDefault(id, Usage.UNKNOWN);
-      ItemDetail detail = detail(item, byId, store.history(), store, store.workspaces(), usage);
+      ItemDetail detail = detail(row, store.history(), store, store.workspaces());
       WorkspaceRecord ws = detail.workspace();
       if (ws == null || ws.integration() == WorkspaceRecord.Integration.INTEGRATED) {
         return new Found(detail);
@@ -110,8 +170,9 @@ public final class StatusQuery {
     }
   }
 
-  private static ItemDetail detail(ItemState item, Map<String, ItemState> byId, ItemHistory history,
-      StateStore store, WorkspaceStore workspaces, Usage usage) {
+  private static ItemDetail detail(StatusRows.Row row, ItemHistory history, StateStore store,
+      WorkspaceStore workspaces) {
+    ItemState item = row.item();
     List<JobRecord> jobs = history.jobs(item.id());
     Map<String, String> lastAnswer = new LinkedHashMap<>();
     history.answers(item.id()).forEach(a -> lastAnswer.put(a.phase(), a.text()));
@@ -125,14 +186,12 @@ public final class StatusQuery {
       phases.add(new PhaseView(phase, attempts, last.result() == null ? last.state().key() : last.result(),
           completed, lastAnswer.get(phase)));
     });
-    List<ItemState> followUps = byId.values().stream()
-        .filter(i -> i.origin() != null && (i.origin().equals(item.id()) || i.origin().startsWith(item.id() + "/")))
-        .toList();
     Map<String, JobRecord> latest = jobs.isEmpty() ? Map.of() : Map.of(item.id(), jobs.get(jobs.size() - 1));
     return new ItemDetail(item, attempts(item, latest),
-        item.status().isTerminal() ? List.of() : Dependencies.unmet(item, byId), phases, jobs, followUps,
-        history.contextSummary(item.id()).orElse(null), JobDetails.of(store.items(), workspaces, jobs),
-        workspaces.workspace(item.id()).orElse(null), usage, null);
+        item.status().isTerminal() ? List.of() : unmet(item, row.dependencies()), phases, jobs,
+        store.statusRows().followUps(item.id()), history.contextSummary(item.id()).orElse(null),
+        JobDetails.of(store.items(), workspaces, jobs), workspaces.workspace(item.id()).orElse(null), row.usage(),
+        null);
   }
 
   /**
@@ -146,12 +205,5 @@ public final class StatusQuery {
       return Math.max(recorded, last.attempt());
     }
     return recorded;
-  }
-
-  /** The items by id, in their order. */
-  public static Map<String, ItemState> byId(List<ItemState> items) {
-    Map<String, ItemState> byId = new LinkedHashMap<>();
-    items.forEach(i -> byId.put(i.id(), i));
-    return byId;
   }
 }

@@ -141,7 +141,7 @@ final class Json {
         || value instanceof Byte || value instanceof BigDecimal || value instanceof BigInteger;
   }
 
-  private static void write(JsonGenerator gen, Object value) throws IOException {
+  static void write(JsonGenerator gen, Object value) throws IOException {
     if (value instanceof Map<?, ?> map) {
       gen.writeStartObject();
       for (Map.Entry<?, ?> e : map.entrySet()) {

@@ -1,17 +1,18 @@
 package dev.orchestrate.cli;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
 import dev.orchestrate.app.StatusQuery;
 import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
-import dev.orchestrate.item.JobRecord;
-import dev.orchestrate.jobs.Usage;
-import dev.orchestrate.scheduler.Dependencies;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.workspace.WorkspaceRecord;
+import java.io.IOException;
 import java.io.PrintWriter;
-import java.util.ArrayList;
+import java.io.UncheckedIOException;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -62,21 +63,13 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
     if (id != null) {
       return ItemView.show(out, dir, StatusQuery.item(backend, id), id, json);
     }
-    StatusQuery.Overview overview = StatusQuery.overview(backend);
-    List<ItemState> items = overview.items();
-    if (json) {
-      Map<String, Object> doc = toJson(items, overview.latestJobs(), overview.workspaces());
-      // Each item's usage over all its jobs (kept when job history is pruned); null: not reported.
-      @SuppressWarnings("unchecked")
-      List<Map<String, Object>> rows = (List<Map<String, Object>>) doc.get("items");
-      for (Map<String, Object> row : rows) {
-        row.put("usage", UsageView.json(overview.usage().getOrDefault((String) row.get("id"), Usage.UNKNOWN)));
+    try (StatusQuery.Listing listing = StatusQuery.listing(backend)) {
+      if (json) {
+        printJson(out, listing);
+      } else {
+        printText(out, dir, listing);
+        PauseView.print(out, listing.pauses(), java.time.Instant.now(), java.time.ZoneId.systemDefault());
       }
-      doc.put("agent_pauses", PauseView.json(overview.pauses(), java.time.Instant.now()));
-      Json.print(out, doc);
-    } else {
-      printText(out, dir, items, overview.latestJobs(), overview.workspaces());
-      PauseView.print(out, overview.pauses(), java.time.Instant.now(), java.time.ZoneId.systemDefault());
     }
     return ExitCode.OK;
   }
@@ -89,35 +82,74 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
     return item.inBacklog() && item.origin() == null;
   }
 
-  private static Map<String, Object> toJson(List<ItemState> items, Map<String, JobRecord> latestJobs,
-      Map<String, WorkspaceRecord> workspaces) {
-    Map<String, ItemState> byId = StatusQuery.byId(items);
-    List<Map<String, Object>> rows = new ArrayList<>();
-    for (ItemState item : items) {
-      Map<String, Object> row = new LinkedHashMap<>();
-      row.put("id", item.id());
-      row.put("title", item.definition().title());
-      row.put("status", item.status().key());
-      row.put("phase", item.progress().phase());
-      row.put("attempts", StatusQuery.attempts(item, latestJobs));
-      row.put("blocked_reason", item.progress().blockedReason());
-      row.put("waiting_on", item.status().isTerminal() ? List.of() : Dependencies.unmet(item, byId));
-      row.put("pipeline", item.definition().pipeline());
-      row.put("priority", item.definition().priority().key());
-      row.put("depends_on", item.definition().dependsOn());
-      row.put("tags", item.definition().tags());
-      row.put("in_backlog", inBacklogFile(item));
-      row.put("origin", item.origin());
-      row.put("workspace", workspaceJson(workspaces.get(item.id())));
-      rows.add(row);
+  /**
+   * The {@code status} document, written row by row as the items are read (issue 33): the same
+   * bytes as the whole document rendered at once ({@link Json#print}), with the counts summed on the
+   * way, so that no list of the items is ever held.
+   */
+  private static void printJson(PrintWriter out, StatusQuery.Listing listing) {
+    Map<ItemStatus, Integer> counts = zeroCounts();
+    int[] total = {0};
+    try {
+      JsonGenerator gen = new JsonFactory().createGenerator(out);
+      gen.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
+      gen.setPrettyPrinter(new DefaultPrettyPrinter());
+      gen.writeStartObject();
+      for (Map.Entry<String, Object> e : Json.envelope("status").entrySet()) {
+        field(gen, e.getKey(), e.getValue());
+      }
+      gen.writeFieldName("items");
+      gen.writeStartArray();
+      listing.forEach(row -> {
+        total[0]++;
+        counts.merge(row.item().status(), 1, Integer::sum);
+        try {
+          Json.write(gen, Json.stable(jsonRow(row)));
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      });
+      gen.writeEndArray();
+      Map<String, Object> countsJson = new LinkedHashMap<>();
+      countsJson.put("total", total[0]);
+      counts.forEach((status, n) -> countsJson.put(status.key(), n));
+      field(gen, "counts", countsJson);
+      field(gen, "agent_pauses", PauseView.json(listing.pauses(), java.time.Instant.now()));
+      gen.writeEndObject();
+      gen.flush();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     }
-    Map<String, Object> doc = Json.envelope("status");
-    doc.put("items", rows);
-    Map<String, Object> counts = new LinkedHashMap<>();
-    counts.put("total", items.size());
-    counts(items).forEach((status, n) -> counts.put(status.key(), n));
-    doc.put("counts", counts);
-    return doc;
+    out.println();
+    out.flush();
+  }
+
+  private static void field(JsonGenerator gen, String name, Object value) throws IOException {
+    gen.writeFieldName(name);
+    Json.write(gen, Json.stable(value));
+  }
+
+  /** One item of the document's {@code items}, its keys in their documented order. */
+  private static Map<String, Object> jsonRow(StatusQuery.ItemRow r) {
+    ItemState item = r.item();
+    Map<String, Object> row = new LinkedHashMap<>();
+    row.put("id", item.id());
+    row.put("title", item.definition().title());
+    row.put("status", item.status().key());
+    row.put("phase", item.progress().phase());
+    row.put("attempts", r.attempts());
+    row.put("blocked_reason", item.progress().blockedReason());
+    row.put("waiting_on", r.waitingOn());
+    row.put("pipeline", item.definition().pipeline());
+    row.put("priority", item.definition().priority().key());
+    row.put("depends_on", item.definition().dependsOn());
+    row.put("tags", item.definition().tags());
+    row.put("in_backlog", inBacklogFile(item));
+    row.put("origin", item.origin());
+    row.put("workspace", workspaceJson(r.workspace()));
+    // The item's usage over all its jobs (kept when job history is pruned); null: not reported.
+    row.put("usage", UsageView.json(r.usage()));
+    return row;
   }
 
   /** The round and the next poll of an item awaiting its checks, for the NOTE column. */
@@ -212,65 +244,103 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
     return words.toString();
   }
 
-  private static void printText(PrintWriter out, StateDirectory dir, List<ItemState> items,
-      Map<String, JobRecord> latestJobs, Map<String, WorkspaceRecord> workspaces) {
-    if (items.isEmpty()) {
+  private static final String[] HEADER = {"ID", "STATUS", "PHASE", "ATTEMPTS", "TITLE", "NOTE"};
+
+  /**
+   * The table, its summary and the worktrees not integrated yet, row by row as read: a first read
+   * of the items measures the columns (as {@link Table} would, which holds every row), a second
+   * prints them. A run that changes an item between the two may leave a row out of line, never out.
+   */
+  private static void printText(PrintWriter out, StateDirectory dir, StatusQuery.Listing listing) {
+    int[] width = new int[HEADER.length - 1];
+    long[] rows = {0};
+    measure(width, HEADER);
+    listing.forEach(row -> {
+      rows[0]++;
+      measure(width, cells(row));
+    });
+    if (rows[0] == 0) {
       out.println("No items yet in " + dir.root() + " (start with: orchestrate run [BACKLOG])");
       out.flush();
       return;
     }
-    Map<String, ItemState> byId = StatusQuery.byId(items);
-    Table table = new Table("ID", "STATUS", "PHASE", "ATTEMPTS", "TITLE", "NOTE");
-    for (ItemState item : items) {
-      String note = "";
-      if (item.status() == ItemStatus.BLOCKED) {
-        note = TerminalText.oneLine(item.progress().blockedReason());
-      } else if (item.status() == ItemStatus.AWAITING_CHECKS) {
-        WorkspaceRecord ws = workspaces.get(item.id());
-        note = "awaiting checks" + (ws == null ? "" : checksNote(ws.checks()));
-      } else if (item.status() == ItemStatus.AWAITING_REVIEW) {
-        note = "awaiting review: approve " + item.id() + ", or reject " + item.id() + " --notes TEXT";
-      } else if (!item.status().isTerminal()) {
-        List<String> unmet = Dependencies.unmet(item, byId);
-        note = unmet.isEmpty() ? "" : "waiting on " + String.join(", ", unmet);
-      }
-      if (item.origin() != null) {
-        note = "follow-up of " + item.origin() + (note.isEmpty() ? "" : "; " + note);
-      }
-      if (!item.inBacklog()) {
-        note = ("[not in the backlog file] " + note).strip();
-      }
-      note = (note + workspaceNote(workspaces.get(item.id()))).strip();
-      table.add(item.id(), item.status().key(), item.progress().phase() == null ? "-" : item.progress().phase(),
-          Integer.toString(StatusQuery.attempts(item, latestJobs)),
-          cut(TerminalText.oneLine(item.definition().title()), TITLE_COLUMN_MAX),
-          note);
-    }
-    table.print(out);
-    StringBuilder summary = new StringBuilder().append(items.size()).append(items.size() == 1 ? " item" : " items");
+    printRow(out, width, HEADER);
+    Map<ItemStatus, Integer> counts = zeroCounts();
+    int[] total = {0};
+    listing.forEach(row -> {
+      total[0]++;
+      counts.merge(row.item().status(), 1, Integer::sum);
+      printRow(out, width, cells(row));
+    });
+    StringBuilder summary = new StringBuilder().append(total[0]).append(total[0] == 1 ? " item" : " items");
     String sep = ": ";
-    for (Map.Entry<ItemStatus, Integer> e : counts(items).entrySet()) {
+    for (Map.Entry<ItemStatus, Integer> e : counts.entrySet()) {
       if (e.getValue() > 0) {
         summary.append(sep).append(e.getValue()).append(' ').append(e.getKey().key());
         sep = ", ";
       }
     }
     out.println(summary);
-    for (WorkspaceRecord ws : workspaces.values()) {
-      if (ws.integration() == WorkspaceRecord.Integration.DEFERRED && ws.note() != null) {
-        out.println(ws.itemId() + " is not integrated yet: " + TerminalText.oneLine(ws.note()));
-      }
-    }
+    listing.forEachDeferred(ws -> out.println(ws.itemId() + " is not integrated yet: "
+        + TerminalText.oneLine(ws.note())));
     out.flush();
   }
 
-  private static Map<ItemStatus, Integer> counts(List<ItemState> items) {
+  /** The row's cells, each through {@link TerminalText#safe} (stored text is untrusted), as {@link Table} shows them. */
+  private static String[] cells(StatusQuery.ItemRow row) {
+    ItemState item = row.item();
+    String note = "";
+    if (item.status() == ItemStatus.BLOCKED) {
+      note = TerminalText.oneLine(item.progress().blockedReason());
+    } else if (item.status() == ItemStatus.AWAITING_CHECKS) {
+      WorkspaceRecord ws = row.workspace();
+      note = "awaiting checks" + (ws == null ? "" : checksNote(ws.checks()));
+    } else if (item.status() == ItemStatus.AWAITING_REVIEW) {
+      note = "awaiting review: approve " + item.id() + ", or reject " + item.id() + " --notes TEXT";
+    } else if (!item.status().isTerminal()) {
+      List<String> unmet = row.waitingOn();
+      note = unmet.isEmpty() ? "" : "waiting on " + String.join(", ", unmet);
+    }
+    if (item.origin() != null) {
+      note = "follow-up of " + item.origin() + (note.isEmpty() ? "" : "; " + note);
+    }
+    if (!item.inBacklog()) {
+      note = ("[not in the backlog file] " + note).strip();
+    }
+    note = (note + workspaceNote(row.workspace())).strip();
+    String[] cells = {item.id(), item.status().key(), item.progress().phase() == null ? "-" : item.progress().phase(),
+        Integer.toString(row.attempts()), cut(TerminalText.oneLine(item.definition().title()), TITLE_COLUMN_MAX),
+        note};
+    for (int i = 0; i < cells.length; i++) {
+      cells[i] = TerminalText.safe(cells[i]);
+    }
+    return cells;
+  }
+
+  /** Widens the aligned columns (all but the last, which is never padded) to the row's cells. */
+  private static void measure(int[] width, String[] cells) {
+    for (int i = 0; i < width.length; i++) {
+      width[i] = Math.max(width[i], cells[i].length());
+    }
+  }
+
+  /** One line of the table, as {@link Table#print} writes it. */
+  private static void printRow(PrintWriter out, int[] width, String[] cells) {
+    StringBuilder line = new StringBuilder();
+    for (int i = 0; i < cells.length; i++) {
+      line.append(cells[i]);
+      if (i < width.length) {
+        // A cell longer than the first read measured (an item a run changed in between) pushes its line out.
+        line.append(" ".repeat(Math.max(0, width[i] - cells[i].length()) + 2));
+      }
+    }
+    out.println(line.toString().stripTrailing());
+  }
+
+  private static Map<ItemStatus, Integer> zeroCounts() {
     Map<ItemStatus, Integer> counts = new EnumMap<>(ItemStatus.class);
     for (ItemStatus s : ItemStatus.values()) {
       counts.put(s, 0);
-    }
-    for (ItemState item : items) {
-      counts.merge(item.status(), 1, Integer::sum);
     }
     return counts;
   }

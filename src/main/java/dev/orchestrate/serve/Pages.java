@@ -220,7 +220,8 @@ final class Pages {
       b.append("<a rel=\"prev\" href=\"").append(esc(base + "offset=" + Math.max(0, offset - PAGE_SIZE)))
           .append("\">previous</a> ");
     }
-    b.append("<span>").append(page.total() == 0 ? 0 : offset + 1).append("–").append(offset + page.rows().size())
+    b.append("<span>showing ").append(page.total() == 0 ? 0 : offset + 1).append("–")
+        .append(offset + page.rows().size())
         .append(" of ").append(page.total()).append("</span>");
     if (offset + page.rows().size() < page.total()) {
       b.append(" <a rel=\"next\" href=\"").append(esc(base + "offset=" + (offset + PAGE_SIZE))).append("\">next</a>");

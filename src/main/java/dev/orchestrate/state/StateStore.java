@@ -74,6 +74,9 @@ public interface StateStore extends AutoCloseable {
   /** The read-only views of the dashboard ({@code orchestrate serve}). */
   DashboardQueries dashboard();
 
+  /** The rows of {@code status}, streamed a page at a time. */
+  StatusRows statusRows();
+
   /** Every item id the state knows, in no particular order (for completion and dry runs). */
   Set<String> itemIds();
 

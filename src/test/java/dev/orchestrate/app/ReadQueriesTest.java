@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.InitialStatus;
 import dev.orchestrate.backlog.Priority;
-import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.JobStart;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
@@ -17,6 +16,7 @@ import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -53,7 +53,13 @@ class ReadQueriesTest {
 
   @Test
   void the_queries_of_a_state_that_does_not_exist_answer_empty_and_create_nothing() {
-    assertEquals(StatusQuery.Overview.EMPTY, StatusQuery.overview(backend()));
+    try (StatusQuery.Listing listing = StatusQuery.listing(backend())) {
+      List<StatusQuery.ItemRow> rows = new ArrayList<>();
+      listing.forEach(rows::add);
+      listing.forEachDeferred(ws -> rows.add(null));
+      assertEquals(List.of(), rows);
+      assertEquals(List.of(), listing.pauses());
+    }
     assertInstanceOf(StatusQuery.NoState.class, StatusQuery.item(backend(), "A"));
     assertEquals(JobsQuery.Jobs.NONE, JobsQuery.recent(backend(), 50));
     assertInstanceOf(LogsQuery.NoState.class, LogsQuery.job(backend(), "A", null, null, false));
@@ -66,10 +72,12 @@ class ReadQueriesTest {
   @Test
   void status_lists_the_items_in_order_and_finds_one_in_full_or_names_the_known_ones() {
     seed();
-    StatusQuery.Overview overview = StatusQuery.overview(backend());
-    assertEquals(List.of("A", "B"), overview.items().stream().map(ItemState::id).toList());
-    assertEquals("code", overview.latestJobs().get("A").phase());
-    assertThrows(UnsupportedOperationException.class, () -> overview.items().clear());
+    List<StatusQuery.ItemRow> rows = new ArrayList<>();
+    try (StatusQuery.Listing listing = StatusQuery.listing(backend())) {
+      listing.forEach(rows::add);
+    }
+    assertEquals(List.of("A", "B"), rows.stream().map(r -> r.item().id()).toList());
+    assertThrows(UnsupportedOperationException.class, () -> rows.get(0).waitingOn().clear());
 
     StatusQuery.ItemDetail a = assertInstanceOf(StatusQuery.Found.class, StatusQuery.item(backend(), "A")).detail();
     assertEquals(List.of("plan", "code"), a.phases().stream().map(StatusQuery.PhaseView::name).toList());

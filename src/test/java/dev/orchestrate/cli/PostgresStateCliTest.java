@@ -212,7 +212,7 @@ class PostgresStateCliTest {
     Path project = dir.resolve("fresh");
     CliRunner.Result init = cli("init", "--state", url, project.toString());
     assertEquals(0, init.exitCode(), init.err());
-    assertTrue(init.out().contains("state: " + url + " ready, schema version 10"), init.out());
+    assertTrue(init.out().contains("state: " + url + " ready, schema version 11"), init.out());
     assertTrue(schemaExists(schemaOf(url)), "migrated");
     assertEquals(url, ConfigLoader.load(project.resolve("orchestrate.yaml")).state().url());
     assertTrue(Files.isDirectory(project.resolve(".orchestrate")), "the local directory for logs and worktrees");
@@ -235,7 +235,7 @@ class PostgresStateCliTest {
     String before = Files.readString(dir.resolve("orchestrate.yaml"));
     CliRunner.Result init = cli("init", "--state", url, dir.toString());
     assertEquals(0, init.exitCode(), init.err());
-    assertTrue(init.out().contains("ready, schema version 10"), init.out());
+    assertTrue(init.out().contains("ready, schema version 11"), init.out());
     assertTrue(init.out().contains("    url: \"" + url + "\""), init.out());
     assertEquals(before, Files.readString(dir.resolve("orchestrate.yaml")));
     assertTrue(schemaExists(schemaOf(url)));

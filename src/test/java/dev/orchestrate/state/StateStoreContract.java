@@ -1212,6 +1212,95 @@ public abstract class StateStoreContract {
     }
   }
 
+  // ---------------------------------------------------------------- status rows
+
+  @Test
+  void status_rows_stream_every_item_in_backlog_order_across_pages_with_what_each_row_needs() {
+    int n = 2 * StatusRows.PAGE + 1;
+    String late = "S" + (n - StatusRows.PAGE - 2);
+    List<BacklogItem> backlog = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      // Ids sort apart from backlog order; item i waits on the one a page and a bit before it, and on an unknown id.
+      backlog.add(i >= StatusRows.PAGE + 2
+          ? item("S" + (n - i), "S" + (n - i + StatusRows.PAGE + 2), "GHOST")
+          : item("S" + (n - i)));
+    }
+    try (StateStore store = open()) {
+      store.items().sync(backlog, T0);
+      ItemState first = store.items().item("S" + n).orElseThrow();
+      store.items().apply(to(first, Progress.of(ItemStatus.DONE)), at(1));
+      long run = store.items().runStarted(T0, 1);
+      long job = store.items().jobStarted(new JobStart(run, late, "build", 1, at(2), null));
+      store.items().jobEnded(job, completed(at(3)).withUsage(new Usage(10L, 20L, null, null, 0.5)), null, at(3));
+      store.items().jobStarted(new JobStart(run, late, "build", 4, at(4), null));
+      store.workspaces().save(workspace(late, "aaa111"), T0);
+      store.workspaces().save(new WorkspaceRecord("S1", Path.of("/w/S1"), "orchestrate/S1", "main", Path.of("/g"),
+          "base000", "bbb111", null, null, WorkspaceRecord.Integration.DEFERRED, "local changes", 1, T0, at(5), null),
+          at(5));
+      store.workspaces().save(new WorkspaceRecord("S10", Path.of("/w/S10"), "orchestrate/S10", "main",
+          Path.of("/g"), "base000", "ccc111", null, null, WorkspaceRecord.Integration.DEFERRED, null, 1, T0, at(5),
+          null), at(5));
+    }
+    try (StateStore store = openReadOnly()) {
+      List<StatusRows.Row> rows = new ArrayList<>();
+      store.statusRows().forEach(rows::add);
+      assertEquals(ids(store.items().items()), rows.stream().map(r -> r.item().id()).toList());
+      assertEquals(n, rows.size());
+      assertEquals(ItemStatus.DONE, rows.get(0).item().status());
+      assertNull(rows.get(0).latestAttempt());
+      assertEquals(Usage.UNKNOWN, rows.get(0).usage());
+      assertNull(rows.get(0).workspace());
+
+      StatusRows.Row withJobs = rows.get(StatusRows.PAGE + 2);
+      assertEquals(late, withJobs.item().id());
+      assertEquals(4, withJobs.latestAttempt(), "the attempt of the item's latest job");
+      assertEquals(Long.valueOf(10), withJobs.usage().inputTokens());
+      assertEquals("aaa111", withJobs.workspace().headCommit());
+      assertEquals(Map.of("S" + n, ItemStatus.DONE), withJobs.dependencies(),
+          "a known dependency a page back; the unknown one absent");
+      assertEquals(Map.of("S" + (n - 1), ItemStatus.NEW), rows.get(StatusRows.PAGE + 3).dependencies());
+      assertEquals(Map.of(), rows.get(1).dependencies());
+
+      List<String> deferred = new ArrayList<>();
+      store.statusRows().forEachDeferred(ws -> deferred.add(ws.itemId() + ": " + ws.note()));
+      assertEquals(List.of("S1: local changes"), deferred, "deferred with a note only");
+    }
+  }
+
+  @Test
+  void one_items_status_row_and_its_follow_ups_are_read_alone() {
+    try (StateStore store = open()) {
+      StateRepository items = store.items();
+      items.sync(List.of(item("A"), item("AB"), item("C", "A", "NOPE")), T0);
+      long run = items.runStarted(T0, 42);
+      long a = items.jobStarted(new JobStart(run, "A", "build", 2, at(1), null));
+      items.jobEnded(a, completed(at(2)), null, followUps("A", "build", "Add retries", "Docs"), at(2));
+      long ab = items.jobStarted(new JobStart(run, "AB", "build", 1, at(3), null));
+      items.jobEnded(ab, completed(at(4)), null, followUps("AB", "build", "Not A's"), at(4));
+      List<StatusRows.Row> all = new ArrayList<>();
+      store.statusRows().forEach(all::add);
+
+      assertEquals(Optional.of(all.get(0)), store.statusRows().row("A"));
+      assertEquals(2, store.statusRows().row("A").orElseThrow().latestAttempt());
+      assertEquals(Map.of("A", ItemStatus.NEW), store.statusRows().row("C").orElseThrow().dependencies());
+      assertTrue(store.statusRows().row("NOPE").isEmpty());
+      List<ItemState> followUps = store.statusRows().followUps("A");
+      assertEquals(List.of("A/build", "A/build"), followUps.stream().map(ItemState::origin).toList());
+      assertEquals(List.of("Add retries", "Docs"), followUps.stream().map(i -> i.definition().title()).toList());
+      assertEquals(List.of(), store.statusRows().followUps("C"));
+    }
+  }
+
+  @Test
+  void status_rows_of_a_fresh_state_are_none() {
+    try (StateStore store = open()) {
+      List<StatusRows.Row> rows = new ArrayList<>();
+      store.statusRows().forEach(rows::add);
+      store.statusRows().forEachDeferred(ws -> rows.add(null));
+      assertEquals(List.of(), rows);
+    }
+  }
+
   // ---------------------------------------------------------------- workspaces
 
   private WorkspaceRecord workspace(String itemId, String head) {
@@ -1553,6 +1642,28 @@ public abstract class StateStoreContract {
       assertEquals(List.of(), none.rows());
       assertEquals(store.items().item("I07"), dashboard.item("I07"));
       assertTrue(dashboard.item("nope").isEmpty());
+    }
+  }
+
+  @Test
+  void the_text_filter_ignores_case_and_takes_wildcards_and_backslashes_as_they_are() {
+    try (StateStore store = open()) {
+      store.items().sync(List.of(backlogItem("SALE", "50% off_now", Priority.LOW, List.of(), InitialStatus.NEW),
+          backlogItem("PARSE", "Fix the Parser", Priority.LOW, List.of(), InitialStatus.NEW),
+          backlogItem("XZY", "xzy and 50 offs", Priority.LOW, List.of(), InitialStatus.NEW),
+          backlogItem("PATH", "C:\\Temp\\new", Priority.LOW, List.of(), InitialStatus.NEW)), T0);
+      DashboardQueries dashboard = store.dashboard();
+      assertEquals(List.of("SALE"),
+          ids(dashboard.items(new DashboardFilter(null, null, null, "% OFF_"), 10, 0).rows()));
+      assertEquals(List.of("PARSE"),
+          ids(dashboard.items(new DashboardFilter(null, null, null, "parser"), 10, 0).rows()));
+      assertEquals(List.of(), ids(dashboard.items(new DashboardFilter(null, null, null, "x_y"), 10, 0).rows()));
+      assertEquals(List.of("PATH"),
+          ids(dashboard.items(new DashboardFilter(null, null, null, "\\temp\\"), 10, 0).rows()));
+      assertEquals(List.of("XZY"), ids(dashboard.items(new DashboardFilter(null, null, null, "xz"), 10, 0).rows()));
+      assertEquals(List.of("PARSE", "PATH"),
+          ids(dashboard.items(new DashboardFilter(null, null, null, "pa"), 10, 0).rows()),
+          "ids match too");
     }
   }
 

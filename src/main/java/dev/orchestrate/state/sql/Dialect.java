@@ -95,6 +95,15 @@ public interface Dialect {
   String contains(String text, String part);
 
   /**
+   * A condition that the text {@code text} contains the text {@code part} ignoring case as the
+   * database's {@code lower} does (SQL expressions both): {@link #contains} of both lowered, unless
+   * the backend has a cheaper way to the same answer.
+   */
+  default String containsIgnoringCase(String text, String part) {
+    return contains("lower(" + text + ")", "lower(" + part + ")");
+  }
+
+  /**
    * The database server's clock now, in epoch milliseconds, as an SQL expression: runners on
    * machines whose clocks disagree still agree on whose heartbeat is old.
    */

@@ -12,6 +12,7 @@ import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.ItemHistory;
 import dev.orchestrate.state.RecordedPolicies;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.state.StatusRows;
 import dev.orchestrate.stats.StatsSource;
 import dev.orchestrate.workspace.WorkspaceStore;
 import java.nio.file.Path;
@@ -160,6 +161,11 @@ public final class SqlStateStore implements StateStore {
       history = new SqlItemHistory(jdbc, root);
     }
     return history;
+  }
+
+  @Override
+  public StatusRows statusRows() {
+    return new SqlStatusRows(jdbc, reader.schemaVersion());
   }
 
   @Override

@@ -61,7 +61,7 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
 
   private final Map<String, ItemState> items = new LinkedHashMap<>();
   private final Map<String, ItemState> view = Collections.unmodifiableMap(items);
-  /** Item id → how many entries of its depends_on are not done (unknown ids included). */
+  /** Item id → how many entries of its depends_on are not done (unknown ids included); absent for none. */
   private final Map<String, Integer> unmet = new HashMap<>();
   /** Dependency id → the items whose depends_on names it, with how many times. */
   private final Map<String, Map<String, Integer>> dependents = new HashMap<>();
@@ -281,7 +281,7 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
       if (!self) {
         unfile(item);
       }
-      unmet.merge(dependent, delta * e.getValue(), Integer::sum);
+      unmet.merge(dependent, delta * e.getValue(), SelectionIndex::sumOrNone);
       if (!self) {
         file(item);
       }
@@ -297,7 +297,16 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
         count++;
       }
     }
-    unmet.put(item.id(), count);
+    if (count > 0) {
+      unmet.put(item.id(), count);
+    } else {
+      unmet.remove(item.id());
+    }
+  }
+
+  /** Counts of zero are not kept: most items wait on nothing. */
+  private static Integer sumOrNone(int a, int b) {
+    return a + b == 0 ? null : a + b;
   }
 
   private void unlink(ItemState item) {

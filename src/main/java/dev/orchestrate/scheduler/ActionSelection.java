@@ -18,7 +18,10 @@ import java.util.function.Predicate;
 /**
  * What the run loop does next, as a pure function of a {@link Snapshot}: no I/O, no clock. The
  * loop applies the returned actions in order (status actions through {@link Transitions}, a
- * {@link Action.RunPhase} by spawning a job), then asks again when something changes.
+ * {@link Action.RunPhase} by spawning a job), then asks again when something changes. A run hands it
+ * only the items a decision can depend on ({@link SelectionIndex#frontier}), so that a decision
+ * costs what {@code maxWip} and {@code maxConcurrent} allow, not what the backlog holds; the rules
+ * below read the same either way.
  *
  * <h2>Who gets actions</h2>
  * Only <em>eligible</em> items: listed in the backlog, not done or blocked, without a running job

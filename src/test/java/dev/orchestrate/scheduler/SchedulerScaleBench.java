@@ -29,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The scheduler thread's CPU per phase as the backlog grows (issue 33): an instant in-process
  * agent, two phases per item, {@code max_concurrent} 4, 400 phases, over backlogs of the sizes in
- * {@code -Dbench.items=1000,10000,100000}. Measured from the run's start (after the backlog is
+ * {@code -Dbench.items=1000,10000,100000} (with {@code -Dbench.deps=true}: random priorities and
+ * dependencies). Measured from the run's start (after the backlog is
  * synced and loaded, which is O(items) once) to its end. Opt-in: it prints figures, it asserts
  * only that the run did its phases.
  */
@@ -54,9 +55,16 @@ class SchedulerScaleBench {
     Pipeline two = new Pipeline("feature", List.of(), List.of(phase("build"), phase("check")));
     Config base = config(agent(Path.of("unused.sh")), 0, two);
     Config config = base.withExecution(base.execution().withMaxConcurrent(4).withMaxWip(4));
+    // With -Dbench.deps: random priorities, and a third of the items wait on an earlier one.
+    boolean deps = Boolean.getBoolean("bench.deps");
+    java.util.Random random = new java.util.Random(n);
     List<BacklogItem> items = new ArrayList<>(n);
     for (int i = 0; i < n; i++) {
-      items.add(new BacklogItem(String.format("I%06d", i), "t", "feature", Priority.MEDIUM, List.of(), List.of(), "",
+      Priority priority = deps ? Priority.values()[random.nextInt(Priority.values().length)] : Priority.MEDIUM;
+      List<String> on = deps && i > 0 && random.nextInt(3) == 0
+          ? List.of(String.format("I%06d", random.nextInt(i)))
+          : List.of();
+      items.add(new BacklogItem(String.format("I%06d", i), "t", "feature", priority, on, List.of(), "",
           InitialStatus.NEW));
     }
     ThreadMXBean threads = ManagementFactory.getThreadMXBean();

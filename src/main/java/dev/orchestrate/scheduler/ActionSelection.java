@@ -10,7 +10,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -19,7 +18,10 @@ import java.util.function.Predicate;
 /**
  * What the run loop does next, as a pure function of a {@link Snapshot}: no I/O, no clock. The
  * loop applies the returned actions in order (status actions through {@link Transitions}, a
- * {@link Action.RunPhase} by spawning a job), then asks again when something changes.
+ * {@link Action.RunPhase} by spawning a job), then asks again when something changes. A run hands it
+ * only the items a decision can depend on ({@link SelectionIndex#frontier}), so that a decision
+ * costs what {@code maxWip} and {@code maxConcurrent} allow, not what the backlog holds; the rules
+ * below read the same either way.
  *
  * <h2>Who gets actions</h2>
  * Only <em>eligible</em> items: listed in the backlog, not done or blocked, without a running job
@@ -69,22 +71,32 @@ final class ActionSelection {
   }
 
   public static List<Action> select(Snapshot snapshot) {
-    return new Round(snapshot).select();
+    return select(snapshot, snapshot.byId());
+  }
+
+  /**
+   * Selects from a snapshot that may hold only part of the items (a {@link SelectionIndex#frontier}),
+   * looking dependencies, prerequisites and the target's scope up in {@code all}: every item, of
+   * which the snapshot's are a part (the same states). Neither is changed.
+   */
+  static List<Action> select(Snapshot snapshot, Map<String, ItemState> all) {
+    return new Round(snapshot, all).select();
   }
 
   /** The mutable working state of one call; never escapes it. */
   private static final class Round {
     private final Snapshot snapshot;
+    /** Every item as it was before the round (the snapshot's items may be only some of them). */
     private final Map<String, ItemState> original;
-    /** States as they will be once the actions chosen so far are applied. */
+    /** The snapshot's items as they will be once the actions chosen so far are applied. */
     private final Map<String, ItemState> now;
     private final Set<String> admitted = new HashSet<>();
     private final List<Action> actions = new ArrayList<>();
 
-    Round(Snapshot snapshot) {
+    Round(Snapshot snapshot, Map<String, ItemState> all) {
       this.snapshot = snapshot;
-      this.original = snapshot.byId();
-      this.now = new LinkedHashMap<>(original);
+      this.original = all;
+      this.now = snapshot.byId();
       Predicate<ItemState> admission = snapshot.filter().admission(original);
       for (ItemState item : snapshot.items()) {
         if (admission.test(item)) {

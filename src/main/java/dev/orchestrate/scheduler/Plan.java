@@ -64,7 +64,7 @@ public record Plan(List<PlanStep> steps, List<String> untouched, boolean capped)
   /** Simulates the run; at most {@code phaseCap} steps. */
   public static Plan simulate(List<ItemState> items, Map<String, Pipeline> pipelines, int maxWip,
       int maxConcurrent, ItemFilter filter, int phaseCap) {
-    Map<String, ItemState> now = new LinkedHashMap<>();
+    SelectionIndex now = new SelectionIndex();
     for (ItemState item : items) {
       now.put(item.id(), item);
     }
@@ -75,9 +75,11 @@ public record Plan(List<PlanStep> steps, List<String> untouched, boolean capped)
       if (pinned.hasTargets() && pinned.targetsFinished(now)) {
         break;
       }
-      blockOrphans(now, pipelines);
+      for (ItemState orphan : now.orphans(pipelines, pinned)) {
+        now.put(orphan.id(), Transitions.block(orphan, "unknown pipeline").next());
+      }
       List<Action> actions = ActionSelection.select(
-          new Snapshot(List.copyOf(now.values()), pipelines, maxWip, maxConcurrent, Map.of(), pinned));
+          now.frontier(pipelines, maxWip, maxConcurrent, Map.of(), pinned, java.util.Set.of()), now);
       Map<String, Pipeline> started = new HashMap<>();
       for (Action action : actions) {
         ItemState item = now.get(action.itemId());
@@ -110,13 +112,5 @@ public record Plan(List<PlanStep> steps, List<String> untouched, boolean capped)
       }
     }
     return new Plan(steps, untouched, capped);
-  }
-
-  private static void blockOrphans(Map<String, ItemState> now, Map<String, Pipeline> pipelines) {
-    for (ItemState item : List.copyOf(now.values())) {
-      if (item.inBacklog() && !item.status().isTerminal() && !pipelines.containsKey(item.definition().pipeline())) {
-        now.put(item.id(), Transitions.block(item, "unknown pipeline").next());
-      }
-    }
   }
 }

@@ -483,11 +483,11 @@ public final class Scheduler {
     s.budget.newRound();
     claims.newRound();
     boolean acted = blockOrphans(s);
-    Snapshot snapshot = new Snapshot(List.copyOf(s.items.values()), integration.selectionPipelines(config.pipelines()),
-        claims.wipLimit(s.items),
+    // Only the items the decision depends on, not the whole backlog (see SelectionIndex).
+    Snapshot snapshot = s.items.frontier(integration.selectionPipelines(config.pipelines()), claims.wipLimit(s.items),
         config.execution().maxConcurrent(), s.running(), s.filter, claims.elsewhere());
     java.util.Set<String> skipped = new java.util.HashSet<>();
-    for (Action action : ActionSelection.select(snapshot)) {
+    for (Action action : ActionSelection.select(snapshot, s.items)) {
       if (stopRequested) {
         return true;
       }
@@ -582,9 +582,8 @@ public final class Scheduler {
    */
   private boolean blockOrphans(Session s) {
     boolean blocked = false;
-    for (ItemState item : List.copyOf(s.items.values())) {
-      if (item.inBacklog() && !item.status().isTerminal() && !s.runningItems.containsKey(item.id())
-          && !claims.elsewhere().contains(item.id()) && !config.pipelines().containsKey(item.definition().pipeline())) {
+    for (ItemState item : s.items.orphans(config.pipelines(), s.filter)) {
+      if (!s.runningItems.containsKey(item.id()) && !claims.elsewhere().contains(item.id())) {
         if (!claims.claim(s.items, new Action.Realign(item.id()))) {
           continue;
         }

@@ -19,7 +19,8 @@ final class Session {
   final int phaseCap;
   /** The run's budgets and what it spent against them. */
   final RunBudget budget;
-  final Map<String, ItemState> items = new LinkedHashMap<>();
+  /** The items by id in backlog order, indexed for action selection (every change goes through it). */
+  final SelectionIndex items = new SelectionIndex();
   final PhaseSummaryMap summaries = new PhaseSummaryMap();
   final JobTable<Job> jobs = new JobTable<>();
   /** Item id → whether its running job's phase is destructive (the snapshot's view of the job table). */

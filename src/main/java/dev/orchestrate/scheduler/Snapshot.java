@@ -15,8 +15,10 @@ import java.util.Set;
 /**
  * Everything {@link ActionSelection} decides from, frozen for one round.
  *
- * @param items         every item the state knows (listed in the backlog or not); kept in backlog
- *                      order ({@link ItemState#seq()}) whatever order they are given in
+ * @param items         every item the state knows (listed in the backlog or not), or, for a run, the
+ *                      part of them a decision depends on ({@link SelectionIndex#frontier}, selected
+ *                      with {@link ActionSelection#select(Snapshot, Map)} and all the items); kept in
+ *                      backlog order ({@link ItemState#seq()}) whatever order they are given in
  * @param pipelines     pipelines by name; every listed, non-terminal item's pipeline must be here
  * @param maxWip        at most this many items in_progress (at least 1)
  * @param maxConcurrent at most this many jobs at once (at least 1)

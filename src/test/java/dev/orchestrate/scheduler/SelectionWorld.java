@@ -33,7 +33,8 @@ final class SelectionWorld {
   static final Pipeline DEPLOY = new Pipeline("deploy", List.of(phase("scope", false)),
       List.of(phase("build", false), phase("deploy", true)));
 
-  final Map<String, ItemState> items = new LinkedHashMap<>();
+  /** The items, indexed as a run session's are: selection goes through its frontier. */
+  final SelectionIndex items = new SelectionIndex();
   final Map<String, Pipeline> pipelines = new HashMap<>();
   /** item id → destructive, in start order. */
   final Map<String, Boolean> running = new LinkedHashMap<>();
@@ -105,8 +106,12 @@ final class SelectionWorld {
     return new Snapshot(new ArrayList<>(items.values()), pipelines, maxWip, maxConcurrent, running, filter);
   }
 
+  /** What production selects (from the index's frontier), checked against the full scan of every item. */
   List<Action> select() {
-    return ActionSelection.select(snapshot());
+    List<Action> actions = ActionSelection.select(
+        items.frontier(pipelines, maxWip, maxConcurrent, running, filter, java.util.Set.of()), items);
+    assertEquals(FullScanSelection.select(snapshot()), actions, "the frontier decides as the full scan does");
+    return actions;
   }
 
   /** Selects and applies; returns what was applied. */

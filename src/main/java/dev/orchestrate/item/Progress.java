@@ -77,8 +77,31 @@ public record Progress(
     };
   }
 
+  /**
+   * An item with nothing but its status (new, ready, done, ... with no phase, failure, summary or
+   * notes): one shared instance per status, as most of a large backlog is at any time.
+   */
   public static Progress of(ItemStatus status) {
-    return new Progress(status, null, 0, null, null, null, null, null);
+    Progress shared = PLAIN.get(status);
+    return shared != null ? shared : new Progress(status, null, 0, null, null, null, null, null);
+  }
+
+  /** {@code progress} itself, or the shared instance of {@link #of} that equals it. */
+  public static Progress shared(Progress progress) {
+    Progress plain = PLAIN.get(progress.status());
+    return progress.equals(plain) ? plain : progress;
+  }
+
+  private static final java.util.Map<ItemStatus, Progress> PLAIN = plain();
+
+  private static java.util.Map<ItemStatus, Progress> plain() {
+    java.util.Map<ItemStatus, Progress> plain = new java.util.EnumMap<>(ItemStatus.class);
+    for (ItemStatus status : ItemStatus.values()) {
+      if (!status.isRunningPhases() && status != ItemStatus.BLOCKED) {
+        plain.put(status, new Progress(status, null, 0, null, null, null, null, null));
+      }
+    }
+    return plain;
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.orchestrate.config.Config;
 import dev.orchestrate.limits.Quote;
 import dev.orchestrate.yaml.Names;
 import dev.orchestrate.yaml.Problems;
+import dev.orchestrate.yaml.Sizes;
 import dev.orchestrate.yaml.ValidationException;
 import dev.orchestrate.yaml.Values;
 import dev.orchestrate.yaml.YamlNode;
@@ -53,8 +54,11 @@ public final class BacklogLoader {
    */
   public static Backlog load(Path file, Config config) {
     Problems problems = new Problems(file.toString());
-    Optional<List<BacklogItem>> items = YamlReader.read(file, problems, YamlReader.MAX_BACKLOG_BYTES,
-        "split the backlog, or shorten the longest descriptions")
+    long maxBytes = config.backlogMaxBytes();
+    Optional<List<BacklogItem>> items = YamlReader.read(file, problems, maxBytes,
+        "split the backlog, shorten the longest descriptions, or raise backlog.max_bytes in the config",
+        "split the backlog, or raise backlog.max_bytes in the config (" + Sizes.format(maxBytes)
+            + " allows " + YamlReader.maxValues(maxBytes) + ")")
         .flatMap(root -> new BacklogLoader(config, problems).items(root));
     problems.throwIfAny();
     return new Backlog(file, items.orElseThrow());

@@ -36,9 +36,16 @@ public final class BacklogLoader {
   private final Problems problems;
   private final Values values;
 
-  /** An item as read, kept even when some of its fields are wrong, for the cross-item checks. */
-  private record Draft(String id, String label, YamlNode idNode, List<YamlNode> dependsOn,
-      Optional<BacklogItem> item) {}
+  /**
+   * An item as read, kept even when some of its fields are wrong, for the cross-item checks. A
+   * backlog of a million items holds a million of these at once: the label of messages is made
+   * when a message needs it.
+   */
+  private record Draft(String id, YamlNode idNode, List<YamlNode> dependsOn, Optional<BacklogItem> item) {
+    String label() {
+      return "item " + id;
+    }
+  }
 
   private BacklogLoader(Config config, Problems problems) {
     this.config = config;
@@ -152,7 +159,7 @@ public final class BacklogLoader {
     }
     List<YamlNode> dependencyNodes = dependsOn.isPresent()
         && dependsOnNode.orElse(null) instanceof YamlNode.Sequence list ? list.items() : List.of();
-    Draft draft = new Draft(id.get(), label, idNode, dependencyNodes, item);
+    Draft draft = new Draft(id.get(), idNode, dependencyNodes, item);
     byId.putIfAbsent(id.get(), draft);
     return Optional.of(draft);
   }
@@ -229,7 +236,8 @@ public final class BacklogLoader {
   private final class Cycles {
     private final List<Draft> drafts;
     private final Map<String, Draft> byId;
-    private final Map<String, Integer> order = new HashMap<>();
+    /** Each id's position in the file, made at the first cycle (most backlogs have none). */
+    private Map<String, Integer> order;
     private final Map<String, Integer> onStack = new HashMap<>();
     private final Map<String, Boolean> finished = new HashMap<>();
     private final Set<List<String>> reported = new HashSet<>();
@@ -237,14 +245,12 @@ public final class BacklogLoader {
     Cycles(List<Draft> drafts, Map<String, Draft> byId) {
       this.drafts = drafts;
       this.byId = byId;
-      for (int i = 0; i < drafts.size(); i++) {
-        order.putIfAbsent(drafts.get(i).id(), i);
-      }
     }
 
+    /** A search starts only at an item with dependencies: one without closes no cycle. */
     void report() {
       for (Draft draft : drafts) {
-        if (byId.get(draft.id()) == draft && !finished.containsKey(draft.id())) {
+        if (!draft.dependsOn().isEmpty() && byId.get(draft.id()) == draft && !finished.containsKey(draft.id())) {
           search(draft);
         }
       }
@@ -285,6 +291,12 @@ public final class BacklogLoader {
     }
 
     private void cycle(List<Draft> members) {
+      if (order == null) {
+        order = new HashMap<>();
+        for (int i = 0; i < drafts.size(); i++) {
+          order.putIfAbsent(drafts.get(i).id(), i);
+        }
+      }
       int first = 0;
       for (int i = 1; i < members.size(); i++) {
         if (order.get(members.get(i).id()) < order.get(members.get(first).id())) {

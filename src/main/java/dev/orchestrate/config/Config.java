@@ -157,11 +157,11 @@ public record Config(
 
   public Config withBudget(BudgetConfig budget) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications);
+        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications, backlogMaxBytes);
   }
 
   public Config withExecution(ExecutionConfig execution) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications);
+        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications, backlogMaxBytes);
   }
 }

@@ -335,7 +335,10 @@ class ConfigLoaderTest {
   @Test
   void backlog_max_bytes_is_a_size_from_one_byte_to_a_gibibyte_defaulting_to_16_mebibytes() {
     assertEquals(16L << 20, load("agent: {command: [x]}\n").backlogMaxBytes());
-    assertEquals(64L << 20, load("backlog: {max_bytes: 64MiB}\n").backlogMaxBytes());
+    Config raised = load("backlog: {max_bytes: 64MiB}\n");
+    assertEquals(64L << 20, raised.backlogMaxBytes());
+    assertEquals(64L << 20, raised.withExecution(raised.execution()).withBudget(raised.budget())
+        .withContext(raised.context()).withProfiles(p -> p).backlogMaxBytes(), "kept by every with...");
     assertEquals(List.of("1:22: backlog.max_bytes must be 1 byte to 1GiB, got 2GiB"),
         problemsOf("backlog: {max_bytes: 2GiB}\n"));
     assertEquals(List.of("1:22: backlog.max_bytes must be 1 byte to 1GiB, got 0"),

@@ -86,10 +86,17 @@ public record Progress(
     return shared != null ? shared : new Progress(status, null, 0, null, null, null, null, null);
   }
 
-  /** {@code progress} itself, or the shared instance of {@link #of} that equals it. */
+  /**
+   * {@code progress} itself, or the shared instance of {@link #of} that equals it. Compared field by
+   * field, not with the record's {@code equals}: the short commands read items too, and the first
+   * record {@code equals} of a process costs it about 10 ms (docs/architecture.md, "Start-up rules").
+   */
   public static Progress shared(Progress progress) {
     Progress plain = PLAIN.get(progress.status());
-    return progress.equals(plain) ? plain : progress;
+    boolean bare = progress.phase == null && progress.attempts == 0 && progress.blockedReason == null
+        && progress.blockedFrom == null && progress.lastFailure == null && progress.phaseSummary == null
+        && progress.unblockNotes == null && progress.resume == null;
+    return plain != null && bare ? plain : progress;
   }
 
   private static final java.util.Map<ItemStatus, Progress> PLAIN = plain();

@@ -3,6 +3,7 @@ package dev.orchestrate.state.sql;
 import static dev.orchestrate.testing.Fixtures.item;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -69,7 +70,11 @@ class SqlStateRepositoryTest {
         first.add(item(String.format("I%05d", i)));
       }
       assertEquals(2_345, store.sync(first, T0).added().size());
-      assertEquals(first.stream().map(BacklogItem::id).toList(), store.items().stream().map(ItemState::id).toList());
+      List<ItemState> read = store.items();
+      assertEquals(first.stream().map(BacklogItem::id).toList(), read.stream().map(ItemState::id).toList());
+      // held once for all items: the progress of an item with nothing but its status, the pipeline's name
+      assertSame(read.get(0).progress(), read.get(2_344).progress());
+      assertSame(read.get(0).definition().pipeline(), read.get(2_344).definition().pipeline());
       assertEquals(List.of(1L, 2_345L), whole.jdbc().query("SELECT MIN(seq), MAX(seq) FROM items",
           rs -> List.of(rs.getLong(1), rs.getLong(2))).get(0));
       assertEquals(first.stream().map(BacklogItem::id).toList(),

@@ -4,6 +4,7 @@ import dev.orchestrate.config.Config;
 import dev.orchestrate.limits.Quote;
 import dev.orchestrate.yaml.Names;
 import dev.orchestrate.yaml.Problems;
+import dev.orchestrate.yaml.Sizes;
 import dev.orchestrate.yaml.ValidationException;
 import dev.orchestrate.yaml.Values;
 import dev.orchestrate.yaml.YamlNode;
@@ -35,9 +36,16 @@ public final class BacklogLoader {
   private final Problems problems;
   private final Values values;
 
-  /** An item as read, kept even when some of its fields are wrong, for the cross-item checks. */
-  private record Draft(String id, String label, YamlNode idNode, List<YamlNode> dependsOn,
-      Optional<BacklogItem> item) {}
+  /**
+   * An item as read, kept even when some of its fields are wrong, for the cross-item checks. A
+   * backlog of a million items holds a million of these at once: the label of messages is made
+   * when a message needs it.
+   */
+  private record Draft(String id, YamlNode idNode, List<YamlNode> dependsOn, Optional<BacklogItem> item) {
+    String label() {
+      return "item " + id;
+    }
+  }
 
   private BacklogLoader(Config config, Problems problems) {
     this.config = config;
@@ -53,8 +61,11 @@ public final class BacklogLoader {
    */
   public static Backlog load(Path file, Config config) {
     Problems problems = new Problems(file.toString());
-    Optional<List<BacklogItem>> items = YamlReader.read(file, problems, YamlReader.MAX_BACKLOG_BYTES,
-        "split the backlog, or shorten the longest descriptions")
+    long maxBytes = config.backlogMaxBytes();
+    Optional<List<BacklogItem>> items = YamlReader.read(file, problems, maxBytes,
+        "split the backlog, shorten the longest descriptions, or raise backlog.max_bytes in the config",
+        "split the backlog, or raise backlog.max_bytes in the config (" + Sizes.format(maxBytes)
+            + " allows " + YamlReader.maxValues(maxBytes) + ")")
         .flatMap(root -> new BacklogLoader(config, problems).items(root));
     problems.throwIfAny();
     return new Backlog(file, items.orElseThrow());
@@ -148,7 +159,7 @@ public final class BacklogLoader {
     }
     List<YamlNode> dependencyNodes = dependsOn.isPresent()
         && dependsOnNode.orElse(null) instanceof YamlNode.Sequence list ? list.items() : List.of();
-    Draft draft = new Draft(id.get(), label, idNode, dependencyNodes, item);
+    Draft draft = new Draft(id.get(), idNode, dependencyNodes, item);
     byId.putIfAbsent(id.get(), draft);
     return Optional.of(draft);
   }
@@ -225,7 +236,8 @@ public final class BacklogLoader {
   private final class Cycles {
     private final List<Draft> drafts;
     private final Map<String, Draft> byId;
-    private final Map<String, Integer> order = new HashMap<>();
+    /** Each id's position in the file, made at the first cycle (most backlogs have none). */
+    private Map<String, Integer> order;
     private final Map<String, Integer> onStack = new HashMap<>();
     private final Map<String, Boolean> finished = new HashMap<>();
     private final Set<List<String>> reported = new HashSet<>();
@@ -233,14 +245,12 @@ public final class BacklogLoader {
     Cycles(List<Draft> drafts, Map<String, Draft> byId) {
       this.drafts = drafts;
       this.byId = byId;
-      for (int i = 0; i < drafts.size(); i++) {
-        order.putIfAbsent(drafts.get(i).id(), i);
-      }
     }
 
+    /** A search starts only at an item with dependencies: one without closes no cycle. */
     void report() {
       for (Draft draft : drafts) {
-        if (byId.get(draft.id()) == draft && !finished.containsKey(draft.id())) {
+        if (!draft.dependsOn().isEmpty() && byId.get(draft.id()) == draft && !finished.containsKey(draft.id())) {
           search(draft);
         }
       }
@@ -281,6 +291,12 @@ public final class BacklogLoader {
     }
 
     private void cycle(List<Draft> members) {
+      if (order == null) {
+        order = new HashMap<>();
+        for (int i = 0; i < drafts.size(); i++) {
+          order.putIfAbsent(drafts.get(i).id(), i);
+        }
+      }
       int first = 0;
       for (int i = 1; i < members.size(); i++) {
         if (order.get(members.get(i).id()) < order.get(members.get(first).id())) {

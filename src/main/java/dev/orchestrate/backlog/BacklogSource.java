@@ -12,8 +12,20 @@ import java.util.function.Consumer;
  */
 public interface BacklogSource {
 
-  /** The last valid backlog. */
+  /**
+   * The last valid backlog; after {@link #synced}, its file without its items (they are in the
+   * state then, and the run takes them from there).
+   */
   Backlog current();
+
+  /**
+   * Says that the items of {@link #current} (or of the backlog {@link #changed} just returned) are
+   * in the state now. A source that reads a file lets them go: a run holds each item once, as the
+   * state's (docs/architecture.md, "Memory per item"), and what tells a change, the file's
+   * modification time and size, is all it keeps. A fixed backlog keeps its items.
+   */
+  default void synced() {
+  }
 
   /**
    * A new valid backlog when the source changed since the last call, empty otherwise. An invalid

@@ -18,7 +18,8 @@ import java.util.function.Consumer;
 
 /**
  * The backlog file, re-read when its modification time or size changes. Looking costs one
- * {@code stat}; the file is parsed again only when it changed.
+ * {@code stat}; the file is parsed again only when it changed. Once its items are in the state
+ * ({@link #synced}) it keeps only the file and what it was when read, not the items.
  */
 public final class WatchedBacklogFile implements BacklogSource {
   private final Path file;
@@ -48,6 +49,13 @@ public final class WatchedBacklogFile implements BacklogSource {
   @Override
   public Backlog current() {
     return current;
+  }
+
+  @Override
+  public void synced() {
+    if (!current.items().isEmpty()) {
+      current = new Backlog(current.file(), List.of());
+    }
   }
 
   @Override

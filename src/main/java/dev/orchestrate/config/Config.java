@@ -25,21 +25,37 @@ public record Config(
     StateConfig state,
     BudgetConfig budget,
     Map<String, AgentConfig> agents,
-    List<NotifySink> notifications) {
+    List<NotifySink> notifications,
+    long backlogMaxBytes) {
 
   public static final String DEFAULT_PIPELINE = "feature";
   public static final int DEFAULT_WINDOW_SIZE = ContextConfig.DEFAULT_WINDOW_SIZE;
   public static final int DEFAULT_KEEP_RECENT = 50;
   public static final int DEFAULT_BOOT_CONTEXT_CHARS = 20_000;
+  /** {@code backlog.max_bytes}: see {@link dev.orchestrate.yaml.YamlReader#MAX_BACKLOG_BYTES}. */
+  public static final long DEFAULT_BACKLOG_MAX_BYTES = dev.orchestrate.yaml.YamlReader.MAX_BACKLOG_BYTES;
 
   public Config {
     java.util.Objects.requireNonNull(context, "context");
+    if (backlogMaxBytes < 1 || backlogMaxBytes > Ranges.BACKLOG_MAX_BYTES) {
+      throw new IllegalArgumentException("backlog.max_bytes must be 1 byte to "
+          + dev.orchestrate.yaml.Sizes.format(Ranges.BACKLOG_MAX_BYTES) + ", got " + backlogMaxBytes);
+    }
     pipelines = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(pipelines));
     retention = retention == null ? RetentionConfig.defaults() : retention;
     state = state == null ? StateConfig.defaults() : state;
     budget = budget == null ? BudgetConfig.NONE : budget;
     agents = agents == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(agents));
     notifications = notifications == null ? List.of() : List.copyOf(notifications);
+  }
+
+  /** A config with the default cap on the backlog file's size ({@code backlog:} left out). */
+  public Config(Optional<Path> source, AgentConfig agent, ExecutionConfig execution, String defaultPipeline,
+      Map<String, Pipeline> pipelines, ContextConfig context, int memoryKeepRecent, int memoryBootContextChars,
+      RetentionConfig retention, StateConfig state, BudgetConfig budget, Map<String, AgentConfig> agents,
+      List<NotifySink> notifications) {
+    this(source, agent, execution, defaultPipeline, pipelines, context, memoryKeepRecent, memoryBootContextChars,
+        retention, state, budget, agents, notifications, DEFAULT_BACKLOG_MAX_BYTES);
   }
 
   /** A config that tells no one anything ({@code notify:} left out). */
@@ -87,7 +103,7 @@ public record Config(
     Map<String, AgentConfig> changed = new LinkedHashMap<>();
     agents.forEach((key, profile) -> changed.put(key, change.apply(profile)));
     return new Config(source, change.apply(agent), execution, defaultPipeline, pipelines, context, memoryKeepRecent,
-        memoryBootContextChars, retention, state, budget, changed, notifications);
+        memoryBootContextChars, retention, state, budget, changed, notifications, backlogMaxBytes);
   }
 
   /** A config without a project budget. */
@@ -128,7 +144,7 @@ public record Config(
 
   public Config withContext(ContextConfig context) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications);
+        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications, backlogMaxBytes);
   }
 
   Pipeline pipeline(String name) {
@@ -141,11 +157,11 @@ public record Config(
 
   public Config withBudget(BudgetConfig budget) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications);
+        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications, backlogMaxBytes);
   }
 
   public Config withExecution(ExecutionConfig execution) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications);
+        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications, backlogMaxBytes);
   }
 }

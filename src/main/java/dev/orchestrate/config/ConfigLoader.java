@@ -5,6 +5,7 @@ import dev.orchestrate.limits.StructureName;
 import dev.orchestrate.notify.NotifyConfigParser;
 import dev.orchestrate.notify.NotifySink;
 import dev.orchestrate.yaml.Problems;
+import dev.orchestrate.yaml.Sizes;
 import dev.orchestrate.yaml.ValidationException;
 import dev.orchestrate.yaml.Values;
 import dev.orchestrate.yaml.YamlNode;
@@ -25,7 +26,8 @@ import java.util.regex.Pattern;
 public final class ConfigLoader extends SectionReader {
   public static final List<String> TOP_KEYS = List.of("agent", "agents", "execution", "default_pipeline",
       "pipelines", "context", "memory", "retention", "state", "limits", "budget", "workspace",
-      NotifyConfigParser.KEY);
+      NotifyConfigParser.KEY, "backlog");
+  public static final List<String> BACKLOG_KEYS = List.of("max_bytes");
   public static final List<String> WORKSPACE_KEYS = List.of("setup", "copy");
   public static final List<String> PROJECT_COMMAND_KEYS = List.of("name", "run", "timeout");
   public static final List<String> BUDGET_KEYS = List.of("per_day", "per_week", "tokens_per_day", "tokens_per_week");
@@ -180,6 +182,10 @@ public final class ConfigLoader extends SectionReader {
     StateConfig state = section(map, "state").map(this::state).orElse(StateConfig.defaults());
     section(map, "limits").ifPresent(m -> noKeys(m, "limits", LIMITS_MOVED));
     BudgetConfig budget = section(map, "budget").map(this::budget).orElse(BudgetConfig.NONE);
+    Optional<YamlNode.Mapping> backlog = section(map, "backlog");
+    backlog.ifPresent(m -> problems.unknownKeys(m, BACKLOG_KEYS, "key", "backlog"));
+    long backlogMaxBytes = setting(backlog, "max_bytes", this::backlogMaxBytes)
+        .orElse(Config.DEFAULT_BACKLOG_MAX_BYTES);
     Optional<YamlNode.Mapping> workspaceSection = section(map, "workspace");
     Optional<ExecutionSection.WorkspacePreparation> preparation = workspaceSection
         .flatMap(this.execution::workspacePreparation);
@@ -201,7 +207,25 @@ public final class ConfigLoader extends SectionReader {
     others.remove(agent.profileName());
     this.pipelines.checkProfileNames(agent, others);
     return Optional.of(new Config(Optional.of(file), agent, execution, defaultPipeline, pipelines,
-        context, keepRecent, bootChars, retention, state, budget, others, notify));
+        context, keepRecent, bootChars, retention, state, budget, others, notify, backlogMaxBytes));
+  }
+
+  /** backlog.max_bytes: the largest backlog file read, a size from 1 byte to 1 GiB. */
+  private Optional<Long> backlogMaxBytes(YamlNode node) {
+    String subject = "backlog.max_bytes";
+    return values.text(node, subject, "a size like 64MiB").flatMap(text -> {
+      try {
+        long bytes = Sizes.parse(text);
+        if (bytes >= 1 && bytes <= Ranges.BACKLOG_MAX_BYTES) {
+          return Optional.of(bytes);
+        }
+        problems.at(node, subject + " must be 1 byte to " + Sizes.format(Ranges.BACKLOG_MAX_BYTES) + ", got "
+            + Quote.escaped(text));
+      } catch (IllegalArgumentException e) {
+        problems.at(node, subject + ": " + e.getMessage());
+      }
+      return Optional.empty();
+    });
   }
 
   /** budget: US dollars and tokens per UTC day and ISO week, for the whole project. */

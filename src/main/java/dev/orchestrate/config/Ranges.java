@@ -18,6 +18,11 @@ public final class Ranges {
   public static final int OUTPUT_TAIL_CHARS = 100_000;
   /** A job's output.log on disk. */
   public static final long LOG_MAX_BYTES = 1L << 30;
+  /**
+   * The largest {@code backlog.max_bytes}, 1 GiB: a file of tens of millions of items, far past
+   * what a run holds in a default heap (docs/benchmarks.md, "A million backlog items").
+   */
+  public static final long BACKLOG_MAX_BYTES = 1L << 30;
   public static final Duration AGENT_TIMEOUT = Duration.ofDays(7);
   public static final Duration KILL_GRACE = Duration.ofHours(1);
   /** agent.max_wait: a weekly limit is the longest a run could sensibly wait out. */

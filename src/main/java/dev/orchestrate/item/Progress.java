@@ -77,8 +77,38 @@ public record Progress(
     };
   }
 
+  /**
+   * An item with nothing but its status (new, ready, done, ... with no phase, failure, summary or
+   * notes): one shared instance per status, as most of a large backlog is at any time.
+   */
   public static Progress of(ItemStatus status) {
-    return new Progress(status, null, 0, null, null, null, null, null);
+    Progress shared = PLAIN.get(status);
+    return shared != null ? shared : new Progress(status, null, 0, null, null, null, null, null);
+  }
+
+  /**
+   * {@code progress} itself, or the shared instance of {@link #of} that equals it. Compared field by
+   * field, not with the record's {@code equals}: the short commands read items too, and the first
+   * record {@code equals} of a process costs it about 10 ms (docs/architecture.md, "Start-up rules").
+   */
+  public static Progress shared(Progress progress) {
+    Progress plain = PLAIN.get(progress.status());
+    boolean bare = progress.phase == null && progress.attempts == 0 && progress.blockedReason == null
+        && progress.blockedFrom == null && progress.lastFailure == null && progress.phaseSummary == null
+        && progress.unblockNotes == null && progress.resume == null;
+    return plain != null && bare ? plain : progress;
+  }
+
+  private static final java.util.Map<ItemStatus, Progress> PLAIN = plain();
+
+  private static java.util.Map<ItemStatus, Progress> plain() {
+    java.util.Map<ItemStatus, Progress> plain = new java.util.EnumMap<>(ItemStatus.class);
+    for (ItemStatus status : ItemStatus.values()) {
+      if (!status.isRunningPhases() && status != ItemStatus.BLOCKED) {
+        plain.put(status, new Progress(status, null, 0, null, null, null, null, null));
+      }
+    }
+    return plain;
   }
 
   /**

@@ -297,6 +297,7 @@ public final class Scheduler {
     }
     Session s = new Session(runId, options.phaseCap(), new RunBudget(config, store, clock, listener, options));
     SyncResult sync = store.sync(backlogs.current().items(), started);
+    backlogs.synced(); // the items are the state's now: one copy of each (docs/architecture.md)
     load(s.items);
     s.filter = options.filter().asOfRunStart(s.items.values());
     listener.runStarted(List.copyOf(s.items.values()), s.filter);
@@ -622,6 +623,7 @@ public final class Scheduler {
       return SyncResult.NONE;
     }
     SyncResult changes = store.sync(edited.get().items(), clock.instant());
+    backlogs.synced();
     load(items);
     listener.backlogReloaded(changes);
     return changes;

@@ -25,7 +25,21 @@ final class WholeTextStreamReader extends StreamReader {
 
   public WholeTextStreamReader(String text) {
     super("");
-    this.text = text.codePoints().toArray();
+    this.text = codePoints(text);
+  }
+
+  /**
+   * The text's code points, in an array of exactly their number: a stream's {@code toArray} grows
+   * chunks and copies them, twice the array again for a moment (a 64 MiB backlog: 256 MB more).
+   */
+  private static int[] codePoints(String text) {
+    int[] points = new int[text.codePointCount(0, text.length())];
+    for (int i = 0, at = 0; i < text.length(); at++) {
+      int c = text.codePointAt(i);
+      points[at] = c;
+      i += Character.charCount(c);
+    }
+    return points;
   }
 
   @Override

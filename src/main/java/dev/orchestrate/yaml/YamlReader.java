@@ -50,18 +50,25 @@ public final class YamlReader {
 
   private final JsonParser parser;
   private final Problems problems;
+  private final int maxValues;
+  private final String valuesAdvice;
   private int depth;
   private int values;
+  /** Mapping keys, one instance per name (a backlog repeats "id" and "title" for every item). */
+  private final Map<String, String> keyNames = new HashMap<>();
 
-  private YamlReader(JsonParser parser, Problems problems) {
+  private YamlReader(JsonParser parser, Problems problems, int maxValues, String valuesAdvice) {
     this.parser = parser;
     this.problems = problems;
+    this.maxValues = maxValues;
+    this.valuesAdvice = valuesAdvice;
   }
 
   /**
-   * The largest backlog file read, 16 MiB: ten times a backlog of 10,000 items with a paragraph of
-   * description each, and small enough that reading, checking and holding it (as text, code points
-   * and nodes, about 8 bytes a byte) fits a default heap with room for the run.
+   * The largest backlog file read by default, 16 MiB: ten times a backlog of 10,000 items with a
+   * paragraph of description each, and small enough that reading, checking and holding it (as text,
+   * code points and nodes, about 8 bytes a byte) fits a default heap with room for the run. The
+   * config's {@code backlog.max_bytes} sets another (docs/configuration.md).
    */
   public static final long MAX_BACKLOG_BYTES = 16L << 20;
   /**
@@ -75,11 +82,25 @@ public final class YamlReader {
    */
   public static final int MAX_DEPTH = 32;
   /**
-   * How many values (maps, lists and scalars) a file may hold: about 100,000 items with every
-   * field. Each costs around a hundred bytes as a node, so a file of millions of tiny values (a
-   * 16 MiB list of "- x") would take gigabytes of heap.
+   * How many values (maps, lists and scalars) a file of up to 16 MiB may hold: about 100,000 items
+   * with every field. Each costs around a hundred bytes as a node, so a file of millions of tiny
+   * values (a 16 MiB list of "- x") would take gigabytes of heap. A larger cap on the file's bytes
+   * raises it in proportion ({@link #maxValues}).
    */
   public static final int MAX_VALUES = 1_000_000;
+  /** The file bytes each value allowed stands for, above {@link #MAX_VALUES}. */
+  static final long BYTES_PER_VALUE = MAX_BACKLOG_BYTES / MAX_VALUES;
+
+  /**
+   * The values a file of at most {@code maxBytes} may hold: {@link #MAX_VALUES}, or one per
+   * {@link #BYTES_PER_VALUE} bytes for a larger cap (64 MiB: 4 million, 1,000,000 two-field items).
+   */
+  public static int maxValues(long maxBytes) {
+    return maxBytes <= MAX_BACKLOG_BYTES ? MAX_VALUES
+        : (int) Math.min(Integer.MAX_VALUE, Math.max(MAX_VALUES, maxBytes / BYTES_PER_VALUE));
+  }
+  /** How many distinct key names are shared (a backlog or a config uses a few dozen). */
+  private static final int MAX_KEY_NAMES = 256;
   /** Integers longer than this are not converted (BigInteger parsing is quadratic in length). */
   private static final int MAX_INTEGER_DIGITS = 40;
 
@@ -90,12 +111,23 @@ public final class YamlReader {
    * @param advice   what to do about a file over the limit, e.g. "split the backlog"
    */
   public static Optional<YamlNode> read(Path file, Problems problems, long maxBytes, String advice) {
+    return read(file, problems, maxBytes, advice, "split it");
+  }
+
+  /**
+   * The document's root node, or empty when the file could not be read or parsed, holding at most
+   * {@link #maxValues}{@code (maxBytes)} values.
+   *
+   * @param valuesAdvice what to do about a file of too many values
+   */
+  public static Optional<YamlNode> read(Path file, Problems problems, long maxBytes, String advice,
+      String valuesAdvice) {
     Optional<String> text = text(file, problems, maxBytes, advice);
     if (text.isEmpty() || !allowedCharacters(text.get(), problems)) {
       return Optional.empty();
     }
     try (JsonParser parser = new Factory().parser(text.get())) {
-      return new YamlReader(parser, problems).document();
+      return new YamlReader(parser, problems, maxValues(maxBytes), valuesAdvice).document();
     } catch (Abandoned e) {
       return Optional.empty();
     } catch (JsonProcessingException e) {
@@ -277,9 +309,9 @@ public final class YamlReader {
     JsonLocation at = parser.currentTokenLocation();
     int line = at.getLineNr();
     int column = at.getColumnNr();
-    if (++values > MAX_VALUES) {
-      problems.add(line, column, "more than " + MAX_VALUES + " values (maps, lists and scalars) in the file; "
-          + "split it");
+    if (++values > maxValues) {
+      problems.add(line, column, "more than " + maxValues + " values (maps, lists and scalars) in the file; "
+          + valuesAdvice);
       throw new Abandoned();
     }
     if (token != JsonToken.START_OBJECT && token != JsonToken.START_ARRAY) {
@@ -309,7 +341,9 @@ public final class YamlReader {
     Map<String, Integer> firstLine = new HashMap<>();
     for (JsonToken t = parser.nextToken(); t != JsonToken.END_OBJECT; t = parser.nextToken()) {
       JsonLocation at = parser.currentTokenLocation();
-      YamlNode.Key key = new YamlNode.Key(parser.currentName(), at.getLineNr(), at.getColumnNr());
+      String name = parser.currentName();
+      String known = keyNames.size() < MAX_KEY_NAMES ? keyNames.putIfAbsent(name, name) : keyNames.get(name);
+      YamlNode.Key key = new YamlNode.Key(known == null ? name : known, at.getLineNr(), at.getColumnNr());
       YamlNode value = node(parser.nextToken());
       Integer previous = firstLine.putIfAbsent(key.name(), key.line());
       if (previous != null) {

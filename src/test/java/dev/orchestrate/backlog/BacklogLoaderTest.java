@@ -3,14 +3,17 @@ package dev.orchestrate.backlog;
 import static dev.orchestrate.yaml.TestFiles.problems;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.Config;
+import dev.orchestrate.config.ConfigLoader;
 import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.yaml.Problem;
 import dev.orchestrate.yaml.Problems;
 import dev.orchestrate.yaml.TestFiles;
 import dev.orchestrate.yaml.ValidationException;
+import dev.orchestrate.yaml.YamlReader;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -423,7 +426,40 @@ class BacklogLoaderTest {
   void a_backlog_with_a_20_megabyte_title_is_refused_by_its_size() throws Exception {
     Path file = files.write("backlog.yaml", "items:\n  - id: A\n    title: " + "x".repeat(20_000_000) + "\n");
     assertEquals(List.of("0:0: file is 20000029 bytes, over the limit of 16MiB (16777216 bytes); split the "
-        + "backlog, or shorten the longest descriptions"), problems(() -> BacklogLoader.load(file, Config.defaults())));
+        + "backlog, shorten the longest descriptions, or raise backlog.max_bytes in the config"),
+        problems(() -> BacklogLoader.load(file, Config.defaults())));
+  }
+
+  @Test
+  void backlog_max_bytes_admits_a_larger_file_and_names_itself_when_exceeded() throws Exception {
+    Path file = files.write("backlog.yaml", "items:\n  - id: A\n    title: " + "x".repeat(20_000_000) + "\n");
+    Config raised = ConfigLoader.load(files.write("orchestrate.yaml", "backlog: {max_bytes: 32MiB}\n"));
+    assertEquals(20_000_000, BacklogLoader.load(file, raised).items().get(0).title().length());
+
+    Config lowered = ConfigLoader.load(files.write("orchestrate.yaml", "backlog: {max_bytes: 1KiB}\n"));
+    Path small = files.write("small.yaml", "items:\n  - {id: A, title: " + "x".repeat(2000) + "}\n");
+    assertEquals(List.of("0:0: file is 2028 bytes, over the limit of 1KiB (1024 bytes); split the backlog, shorten "
+        + "the longest descriptions, or raise backlog.max_bytes in the config"),
+        problems(() -> BacklogLoader.load(small, lowered)));
+  }
+
+  @Test
+  void the_cap_on_values_grows_with_backlog_max_bytes_and_its_error_names_the_setting() {
+    assertEquals(YamlReader.MAX_VALUES, YamlReader.maxValues(YamlReader.MAX_BACKLOG_BYTES));
+    assertEquals(YamlReader.MAX_VALUES, YamlReader.maxValues(1024));
+    assertEquals(4_194_304, YamlReader.maxValues(64L << 20)); // 1,000,000 items of id and title: 3,000,001
+    Config lowered = ConfigLoader.load(files.write("orchestrate.yaml", "backlog: {max_bytes: 16MiB}\n"));
+    StringBuilder yaml = new StringBuilder("items:\n");
+    for (int i = 0; i < 340_000; i++) {
+      yaml.append("- {id: I").append(i).append(", title: t}\n");
+    }
+    Path file = files.write("many.yaml", yaml.toString());
+    List<String> problems = problems(() -> BacklogLoader.load(file, lowered));
+    assertEquals(1, problems.size());
+    assertTrue(problems.get(0).endsWith("more than 1000000 values (maps, lists and scalars) in the file; split the "
+        + "backlog, or raise backlog.max_bytes in the config (16MiB allows 1000000)"), problems.get(0));
+    assertEquals(340_000, BacklogLoader.load(file, ConfigLoader.load(
+        files.write("orchestrate.yaml", "backlog: {max_bytes: 17MiB}\n"))).items().size());
   }
 
   @Test

@@ -36,6 +36,7 @@ class ShippedFilesTest {
     assertEquals(defaults.memoryBootContextChars(), reference.memoryBootContextChars());
     assertEquals(defaults.retention(), reference.retention());
     assertEquals(defaults.state(), reference.state());
+    assertEquals(defaults.backlogMaxBytes(), reference.backlogMaxBytes());
   }
 
   @Test

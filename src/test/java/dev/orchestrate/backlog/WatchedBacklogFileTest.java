@@ -46,6 +46,25 @@ class WatchedBacklogFileTest {
   }
 
   @Test
+  void once_synced_it_keeps_the_file_not_the_items_and_still_sees_an_edit() throws Exception {
+    Path file = write("items:\n  - {id: A, title: a}\n");
+    WatchedBacklogFile watched = watch(file);
+    assertEquals(1, watched.current().items().size());
+
+    watched.synced();
+    assertEquals(new Backlog(file, List.of()), watched.current());
+    assertEquals(dir.toAbsolutePath(), watched.current().directory());
+    assertEquals(Optional.empty(), changed(watched));
+
+    write("items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n");
+    Files.setLastModifiedTime(file, FileTime.fromMillis(System.currentTimeMillis() + 5_000));
+    assertEquals(List.of("A", "B"), changed(watched).orElseThrow().items().stream().map(BacklogItem::id).toList());
+    watched.synced();
+    assertTrue(watched.current().items().isEmpty());
+    assertEquals(2, loads);
+  }
+
+  @Test
   void a_valid_edit_is_returned_once_and_becomes_current() throws Exception {
     WatchedBacklogFile watched = watch(write("items:\n  - {id: A, title: a}\n"));
     write("items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n");

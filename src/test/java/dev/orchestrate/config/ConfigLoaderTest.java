@@ -284,7 +284,7 @@ class ConfigLoaderTest {
             + "90s, 30m, 2h, 7d",
         "3:15: agent.kill_grace: bad duration '0s': must be more than zero",
         "4:1: unknown key 'x' in the config; expected one of: agent, agents, execution, default_pipeline, "
-            + "pipelines, context, memory, retention, state, limits, budget, workspace, notify"),
+            + "pipelines, context, memory, retention, state, limits, budget, workspace, notify, backlog"),
         problemsOf("""
             agent:
               timeout: 3 minutes
@@ -330,6 +330,24 @@ class ConfigLoaderTest {
             """));
     assertEquals(List.of("1:24: agent.log_max_bytes must be at least 1 byte, got 0B"),
         problemsOf("agent: {log_max_bytes: 0B}\n"));
+  }
+
+  @Test
+  void backlog_max_bytes_is_a_size_from_one_byte_to_a_gibibyte_defaulting_to_16_mebibytes() {
+    assertEquals(16L << 20, load("agent: {command: [x]}\n").backlogMaxBytes());
+    Config raised = load("backlog: {max_bytes: 64MiB}\n");
+    assertEquals(64L << 20, raised.backlogMaxBytes());
+    assertEquals(64L << 20, raised.withExecution(raised.execution()).withBudget(raised.budget())
+        .withContext(raised.context()).withProfiles(p -> p).backlogMaxBytes(), "kept by every with...");
+    assertEquals(List.of("1:22: backlog.max_bytes must be 1 byte to 1GiB, got 2GiB"),
+        problemsOf("backlog: {max_bytes: 2GiB}\n"));
+    assertEquals(List.of("1:22: backlog.max_bytes must be 1 byte to 1GiB, got 0"),
+        problemsOf("backlog: {max_bytes: 0}\n"));
+    assertEquals(List.of("1:22: backlog.max_bytes: bad size 'lots': use a whole number of bytes, optionally "
+        + "followed by B, KB, MB, GB (x1000) or KiB, MiB, GiB (x1024), e.g. 10MiB"),
+        problemsOf("backlog: {max_bytes: lots}\n"));
+    assertEquals(List.of("1:11: unknown key 'max_items' in backlog; did you mean 'max_bytes'?"),
+        problemsOf("backlog: {max_items: 5}\n"));
   }
 
   // --- execution ---

@@ -123,7 +123,7 @@ class LauncherHostileInputIT {
     Launcher.Result r = run(java.util.Map.of(), "--state", dir.resolve("state").toString(), "run", "--dry-run",
         backlog.toString());
     assertOneErrorLine(r, backlog + ": file is 20000029 bytes, over the limit of 16MiB (16777216 bytes); split the "
-        + "backlog, or shorten the longest descriptions");
+        + "backlog, shorten the longest descriptions, or raise backlog.max_bytes in the config");
     assertFalse(Files.exists(dir.resolve("state")));
   }
 

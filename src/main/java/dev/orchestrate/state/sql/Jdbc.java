@@ -173,6 +173,141 @@ public final class Jdbc implements AutoCloseable {
   }
 
   /**
+   * A statement prepared once for many rows of the transaction open on this helper, sent to the
+   * database {@value Batch#ROWS} rows at a time: a sync of a million backlog items prepares two
+   * statements, not two million (docs/benchmarks.md, "A million backlog items").
+   *
+   * @throws IllegalStateException outside {@link #inTransaction}
+   */
+  Batch batch(String sql) {
+    if (depth == 0) {
+      throw new IllegalStateException("a batch belongs in a transaction");
+    }
+    return attempt(sql, () -> new Batch(sql, connection.prepareStatement(sql)));
+  }
+
+  /**
+   * Rows for one table, inserted {@value Inserts#ROWS} to a statement ({@code INSERT ... VALUES
+   * (...), (...), ...}) in the transaction open on this helper. Fewer statements than rows matters
+   * where a row-counting trigger fires: SQLite then keeps a statement journal of every page each
+   * statement changes, so one row a statement copied a few pages a row (docs/benchmarks.md, "A
+   * million backlog items").
+   *
+   * @param head  {@code INSERT INTO t (a, b, c) VALUES}
+   * @param group one row's values, e.g. {@code (?, ?, 1)}
+   * @throws IllegalStateException outside {@link #inTransaction}
+   */
+  Inserts inserts(String head, String group) {
+    if (depth == 0) {
+      throw new IllegalStateException("inserts belong in a transaction");
+    }
+    return new Inserts(head, group);
+  }
+
+  /** See {@link #inserts}; closing it inserts the rows still pending. */
+  final class Inserts implements AutoCloseable {
+    static final int ROWS = 100;
+    private final String head;
+    private final String group;
+    private final List<Object[]> pending = new ArrayList<>(ROWS);
+    private PreparedStatement full;
+
+    private Inserts(String head, String group) {
+      this.head = head;
+      this.group = group;
+    }
+
+    void add(Object... params) {
+      pending.add(params);
+      if (pending.size() == ROWS) {
+        String sql = sql(ROWS);
+        attempt(sql, () -> {
+          if (full == null) {
+            full = connection.prepareStatement(sql);
+          }
+          run(full);
+          return null;
+        });
+      }
+    }
+
+    private String sql(int rows) {
+      StringBuilder sql = new StringBuilder(head).append(' ');
+      for (int i = 0; i < rows; i++) {
+        sql.append(i == 0 ? "" : ", ").append(group);
+      }
+      return sql.toString();
+    }
+
+    private void run(PreparedStatement statement) throws SQLException {
+      int at = 0;
+      for (Object[] row : pending) {
+        bindFrom(statement, at, row);
+        at += row.length;
+      }
+      statement.executeUpdate();
+      pending.clear();
+    }
+
+    @Override
+    public void close() {
+      String sql = sql(Math.max(1, pending.size()));
+      attempt(sql, () -> {
+        try (PreparedStatement last = full) {
+          if (!pending.isEmpty()) {
+            try (PreparedStatement rest = connection.prepareStatement(sql)) {
+              run(rest);
+            }
+          }
+        }
+        return null;
+      });
+    }
+  }
+
+  /** The rows of one statement, see {@link #batch}; closing it sends the rows still pending. */
+  final class Batch implements AutoCloseable {
+    static final int ROWS = 1000;
+    private final String sql;
+    private final PreparedStatement statement;
+    private int pending;
+
+    private Batch(String sql, PreparedStatement statement) {
+      this.sql = sql;
+      this.statement = statement;
+    }
+
+    /** Adds one row of parameters, bound as {@link Jdbc#execute} binds them. */
+    void add(Object... params) {
+      attempt(sql, () -> {
+        bind(statement, params);
+        statement.addBatch();
+        if (++pending == ROWS) {
+          flush();
+        }
+        return null;
+      });
+    }
+
+    private void flush() throws SQLException {
+      if (pending > 0) {
+        pending = 0;
+        statement.executeBatch();
+      }
+    }
+
+    @Override
+    public void close() {
+      attempt(sql, () -> {
+        try (PreparedStatement ps = statement) {
+          flush();
+        }
+        return null;
+      });
+    }
+  }
+
+  /**
    * Runs {@code work} in one transaction: committed when it returns, rolled back when it throws.
    * Inside another transaction of this helper it is part of that one.
    */
@@ -328,11 +463,16 @@ public final class Jdbc implements AutoCloseable {
 
   /** Binds the parameters; a boolean as 0 or 1, as every flag column holds it. */
   private static void bind(PreparedStatement ps, Object... params) throws SQLException {
+    bindFrom(ps, 0, params);
+  }
+
+  /** Binds the parameters from the one after {@code offset}. */
+  private static void bindFrom(PreparedStatement ps, int offset, Object... params) throws SQLException {
     for (int i = 0; i < params.length; i++) {
       if (params[i] instanceof Boolean b) {
-        ps.setInt(i + 1, b ? 1 : 0);
+        ps.setInt(offset + i + 1, b ? 1 : 0);
       } else {
-        ps.setObject(i + 1, params[i]);
+        ps.setObject(offset + i + 1, params[i]);
       }
     }
   }

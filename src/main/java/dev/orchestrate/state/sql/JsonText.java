@@ -24,6 +24,9 @@ final class JsonText {
   }
 
   static String array(List<String> values) {
+    if (values.isEmpty()) {
+      return "[]"; // most items have no dependencies and no tags: no generator for them
+    }
     try (StringWriter out = new StringWriter(); JsonGenerator g = FACTORY.createGenerator(out)) {
       g.writeStartArray();
       for (String v : values) {
@@ -39,7 +42,7 @@ final class JsonText {
 
   static List<String> parseArray(String json) {
     List<String> out = new ArrayList<>();
-    if (json == null || json.isBlank()) {
+    if (json == null || json.isBlank() || json.equals("[]")) {
       return out;
     }
     try (JsonParser p = FACTORY.createParser(json)) {

@@ -33,7 +33,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /** The {@link StateRepository} of the SQL backends. One instance works on its store's connection. */
 final class SqlStateRepository implements StateRepository, AutoCloseable {
@@ -111,6 +110,11 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
     return new SqlTurnRepository(jdbc);
   }
 
+  /**
+   * One transaction; new items and events are inserted a hundred to a statement ({@link
+   * Jdbc#inserts}), updates run one prepared statement in batches ({@link Jdbc#batch}): a first
+   * sync of a million items prepares a few statements, not two million.
+   */
   @Override
   public SyncResult sync(List<BacklogItem> backlog, Instant now) {
     return jdbc.inTransaction(() -> {
@@ -122,51 +126,67 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
       long at = now.toEpochMilli();
       List<String> added = new ArrayList<>();
       List<String> returned = new ArrayList<>();
-      for (BacklogItem item : backlog) {
-        Boolean listed = known.get(item.id());
-        if (listed == null) {
-          insert(item, null, nextSeq++, at);
-          added.add(item.id());
-          event(new Event(item.id(), Event.ITEM_ADDED, Map.of("status", initialProgress(item).status().key())), at);
-        } else {
-          jdbc.execute("""
+      List<String> vanished = new ArrayList<>();
+      try (Jdbc.Inserts inserts = jdbc.inserts(INSERT_ITEM_HEAD, INSERT_ITEM_ROW);
+          Jdbc.Batch updates = jdbc.batch("""
               UPDATE items SET title = ?, pipeline = ?, priority = ?, depends_on = ?, tags = ?,
                      description = ?, in_backlog = 1, updated_at = ?
-              WHERE id = ?""",
-              item.title(), item.pipeline(), item.priority().key(), JsonText.array(item.dependsOn()),
-              JsonText.array(item.tags()), item.description(), at, item.id());
-          if (!listed) {
-            returned.add(item.id());
-            event(new Event(item.id(), Event.ITEM_RETURNED, Map.of()), at);
+              WHERE id = ?""");
+          Jdbc.Inserts events = jdbc.inserts(Events.INSERT_HEAD, Events.INSERT_ROW)) {
+        for (BacklogItem item : backlog) {
+          Boolean listed = known.get(item.id());
+          if (listed == null) {
+            inserts.add(itemRow(item, null, nextSeq++, at));
+            added.add(item.id());
+            events.add(Events.row(at, item.id(), Event.ITEM_ADDED,
+                Map.of("status", initialProgress(item).status().key())));
+          } else {
+            updates.add(item.title(), item.pipeline(), item.priority().key(), JsonText.array(item.dependsOn()),
+                JsonText.array(item.tags()), item.description(), at, item.id());
+            if (!listed) {
+              returned.add(item.id());
+              events.add(Events.row(at, item.id(), Event.ITEM_RETURNED, Map.of()));
+            }
+          }
+        }
+        Set<String> inFile = new HashSet<>(backlog.size() * 4 / 3 + 1);
+        backlog.forEach(item -> inFile.add(item.id()));
+        for (Map.Entry<String, Boolean> e : known.entrySet()) {
+          // A follow-up item lives only in the state: the file not listing it is no news.
+          if (e.getValue() && !inFile.contains(e.getKey()) && !followUps.contains(e.getKey())) {
+            vanished.add(e.getKey());
+          }
+        }
+        vanished.sort(null);
+        try (Jdbc.Batch gone = jdbc.batch("UPDATE items SET in_backlog = 0, updated_at = ? WHERE id = ?")) {
+          for (String id : vanished) {
+            gone.add(at, id);
+            events.add(Events.row(at, id, Event.ITEM_VANISHED, Map.of()));
           }
         }
       }
-      Set<String> inFile = backlog.stream().map(BacklogItem::id).collect(Collectors.toSet());
-      List<String> vanished = new ArrayList<>();
-      for (Map.Entry<String, Boolean> e : known.entrySet()) {
-        // A follow-up item lives only in the state: the file not listing it is no news.
-        if (e.getValue() && !inFile.contains(e.getKey()) && !followUps.contains(e.getKey())) {
-          jdbc.execute("UPDATE items SET in_backlog = 0, updated_at = ? WHERE id = ?", at, e.getKey());
-          event(new Event(e.getKey(), Event.ITEM_VANISHED, Map.of()), at);
-          vanished.add(e.getKey());
-        }
-      }
-      vanished.sort(null);
       return new SyncResult(added, vanished, returned);
     });
   }
 
+  private static final String INSERT_ITEM_HEAD = """
+      INSERT INTO items (id, seq, title, pipeline, priority, depends_on, tags, description,
+                         initial_status, in_backlog, status, phase, attempts, blocked_reason,
+                         blocked_from, origin, created_at, updated_at)
+      VALUES""";
+  private static final String INSERT_ITEM_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, NULL, 0, ?, ?, ?, ?, ?)";
+  private static final String INSERT_ITEM = INSERT_ITEM_HEAD + " " + INSERT_ITEM_ROW;
+
   private void insert(BacklogItem item, String origin, long seq, long at) {
+    jdbc.execute(INSERT_ITEM, itemRow(item, origin, seq, at));
+  }
+
+  private static Object[] itemRow(BacklogItem item, String origin, long seq, long at) {
     Progress p = initialProgress(item);
-    jdbc.execute("""
-        INSERT INTO items (id, seq, title, pipeline, priority, depends_on, tags, description,
-                           initial_status, in_backlog, status, phase, attempts, blocked_reason,
-                           blocked_from, origin, created_at, updated_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, NULL, 0, ?, ?, ?, ?, ?)""",
-        item.id(), seq, item.title(), item.pipeline(), item.priority().key(),
+    return new Object[] {item.id(), seq, item.title(), item.pipeline(), item.priority().key(),
         JsonText.array(item.dependsOn()), JsonText.array(item.tags()), item.description(),
         item.initialStatus().key(), p.status().key(), p.blockedReason(),
-        p.blockedFrom() == null ? null : p.blockedFrom().key(), origin, at, at);
+        p.blockedFrom() == null ? null : p.blockedFrom().key(), origin, at, at};
   }
 
   /** The status hint of the backlog applies once, when the item is first seen. */

@@ -27,18 +27,34 @@ final class StateRows {
   private StateRows() {
   }
 
+  /**
+   * An item row. The run holds every item this way for its whole length, so the values many items
+   * share are held once: pipeline and phase names (a config's few), an empty description, and the
+   * progress of an item that has nothing but its status ({@link Progress#shared}); docs/architecture.md,
+   * "Memory per item".
+   */
   static ItemState item(ResultSet rs) throws SQLException {
-    BacklogItem def = new BacklogItem(rs.getString("id"), rs.getString("title"), rs.getString("pipeline"),
+    String description = rs.getString("description");
+    BacklogItem def = new BacklogItem(rs.getString("id"), rs.getString("title"), shared(rs.getString("pipeline")),
         Priority.valueOf(rs.getString("priority").toUpperCase(Locale.ROOT)),
         JsonText.parseArray(rs.getString("depends_on")), JsonText.parseArray(rs.getString("tags")),
-        rs.getString("description"),
+        description == null || description.isEmpty() ? "" : description,
         InitialStatus.valueOf(rs.getString("initial_status").toUpperCase(Locale.ROOT)));
     String blockedFrom = rs.getString("blocked_from");
-    Progress progress = new Progress(ItemStatus.fromKey(rs.getString("status")), rs.getString("phase"),
-        rs.getInt("attempts"), rs.getString("blocked_reason"),
+    Progress progress = Progress.shared(new Progress(ItemStatus.fromKey(rs.getString("status")),
+        shared(rs.getString("phase")), rs.getInt("attempts"), rs.getString("blocked_reason"),
         blockedFrom == null ? null : ItemStatus.fromKey(blockedFrom), rs.getString("last_failure"),
-        rs.getString("phase_summary"), rs.getString("unblock_notes"), resume(rs));
+        rs.getString("phase_summary"), rs.getString("unblock_notes"), resume(rs)));
     return new ItemState(def, rs.getLong("seq"), rs.getInt("in_backlog") == 1, progress, rs.getString("origin"));
+  }
+
+  /**
+   * One instance of a name many rows repeat (a pipeline's, a phase's). Names are at most
+   * {@code Names.MAX_NAME_CHARS} long and a config defines a handful, so the JVM's string table
+   * holds them at no cost worth counting.
+   */
+  private static String shared(String name) {
+    return name == null ? null : name.intern();
   }
 
   /** The session the item's next attempt may continue; none in a state older than schema 11. */

@@ -61,6 +61,8 @@ public final class Database {
 
   static final long MAINTENANCE_MMAP_BYTES = 1L << 30;
   static final int MAINTENANCE_CACHE_KIB = 65_536;
+  /** The page cache of every connection, 64 MiB at most (see {@link #connect}). */
+  static final int WRITE_CACHE_KIB = 65_536;
 
   /** Opens (creating if needed) and migrates the database at {@code file}. */
   static Connection open(Path file) {
@@ -145,6 +147,15 @@ public final class Database {
     // timeout cannot help an upgrade) whenever another connection - `compact` or `memory` next
     // to a `run` - wrote in between.
     config.setTransactionMode(SQLiteConfig.TransactionMode.IMMEDIATE);
+    // A larger page cache for a large transaction (the first sync of a million backlog items writes
+    // some 200 MB): once SQLite spills dirty pages into the WAL, every later page read searches the
+    // WAL's index, and the transaction turns superlinear (1,000,000 items: 23 s of CPU with the
+    // default 2 MiB, 16 s with 64 MiB; docs/benchmarks.md, "A million backlog items"). Pages are
+    // allocated as they are used, so a small state costs what it did; 64 MiB is what a run may then
+    // hold outside the heap. Statement journals (an INSERT whose trigger counts the row) stay in
+    // memory for the same reason.
+    config.setCacheSize(-WRITE_CACHE_KIB);
+    config.setTempStore(SQLiteConfig.TempStore.MEMORY);
     try {
       return config.createConnection("jdbc:sqlite:" + file.toAbsolutePath());
     } catch (SQLException e) {

@@ -3,9 +3,11 @@ package dev.orchestrate.state.sql;
 import static dev.orchestrate.testing.Fixtures.item;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.InitialStatus;
 import dev.orchestrate.item.Event;
 import dev.orchestrate.item.FollowUpItem;
@@ -53,6 +55,42 @@ class SqlStateRepositoryTest {
       assertEquals(List.of(ItemStatus.NEW, ItemStatus.READY, ItemStatus.DONE, ItemStatus.BLOCKED),
           items.stream().map(ItemState::status).toList());
       assertEquals("marked blocked in the backlog", items.get(3).progress().blockedReason());
+    }
+  }
+
+  /**
+   * Past the sizes at which the sync's statements are sent (100 inserted rows to a statement, 1,000
+   * updates to a batch), and with a remainder: every item and every event is written once, in order.
+   */
+  @Test
+  void a_sync_of_thousands_of_items_writes_each_item_and_event_once_in_backlog_order() {
+    try (SqlStateStore whole = SqliteStores.open(db()); SqlStateRepository store = whole.repository()) {
+      List<BacklogItem> first = new java.util.ArrayList<>();
+      for (int i = 0; i < 2_345; i++) {
+        first.add(item(String.format("I%05d", i)));
+      }
+      assertEquals(2_345, store.sync(first, T0).added().size());
+      List<ItemState> read = store.items();
+      assertEquals(first.stream().map(BacklogItem::id).toList(), read.stream().map(ItemState::id).toList());
+      // held once for all items: the progress of an item with nothing but its status, the pipeline's name
+      assertSame(read.get(0).progress(), read.get(2_344).progress());
+      assertSame(read.get(0).definition().pipeline(), read.get(2_344).definition().pipeline());
+      assertEquals(List.of(1L, 2_345L), whole.jdbc().query("SELECT MIN(seq), MAX(seq) FROM items",
+          rs -> List.of(rs.getLong(1), rs.getLong(2))).get(0));
+      assertEquals(first.stream().map(BacklogItem::id).toList(),
+          whole.jdbc().query("SELECT item_id FROM events WHERE kind = ? ORDER BY id", rs -> rs.getString(1),
+              Event.ITEM_ADDED));
+
+      List<BacklogItem> second = new java.util.ArrayList<>(first.subList(1_001, 2_345));
+      second.add(item("NEW"));
+      SyncResult r = store.sync(second, T0.plusSeconds(1));
+      assertEquals(List.of("NEW"), r.added());
+      assertEquals(first.subList(0, 1_001).stream().map(BacklogItem::id).toList(), r.vanished());
+      assertEquals(1_001, whole.jdbc().queryLong("SELECT COUNT(*) FROM events WHERE kind = ?", Event.ITEM_VANISHED));
+      assertEquals(1_001, whole.jdbc().queryLong("SELECT COUNT(*) FROM items WHERE in_backlog = 0"));
+      assertEquals(2_346, whole.jdbc().queryLong("SELECT COUNT(*) FROM items"));
+      assertEquals(1_345, whole.jdbc().queryLong("SELECT COUNT(*) FROM items WHERE updated_at = ? AND in_backlog = 1",
+          T0.plusSeconds(1).toEpochMilli()));
     }
   }
 

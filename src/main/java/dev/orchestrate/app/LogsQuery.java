@@ -6,7 +6,6 @@ import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -58,8 +57,8 @@ public final class LogsQuery {
     try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
       List<JobRecord> jobs = store.history().jobs(itemId);
       if (jobs.isEmpty()) {
-        java.util.Set<String> known = store.itemIds();
-        return known.contains(itemId) ? new NoJobs() : new UnknownItem(new ArrayList<>(known));
+        List<String> near = store.idsNear(itemId, StatusQuery.NEAR);
+        return near.contains(itemId) ? new NoJobs() : new UnknownItem(near);
       }
       String wantedPhase = phase != null ? phase : attempt != null ? jobs.get(jobs.size() - 1).phase() : null;
       Optional<JobRecord> match = Optional.empty();

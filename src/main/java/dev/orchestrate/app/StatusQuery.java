@@ -148,6 +148,9 @@ public final class StatusQuery {
     }
   }
 
+  /** How many ids on each side of an unknown one its did-you-mean looks at (a million cost nothing). */
+  static final int NEAR = 500;
+
   /** The item {@code id} in full. */
   public static Lookup item(StateBackend backend, String id) {
     if (!backend.exists()) {
@@ -157,7 +160,7 @@ public final class StatusQuery {
       // The item, its dependencies' statuses and its follow-ups read alone: a million other items cost nothing.
       StatusRows.Row row = store.statusRows().row(id).orElse(null);
       if (row == null) {
-        return new Unknown(new ArrayList<>(store.itemIds()));
+        return new Unknown(store.idsNear(id, NEAR));
       }
       ItemDetail detail = detail(row, store.history(), store, store.workspaces());
       WorkspaceRecord ws = detail.workspace();

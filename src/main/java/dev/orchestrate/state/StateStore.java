@@ -9,6 +9,7 @@ import dev.orchestrate.memory.MemoryRepository;
 import dev.orchestrate.retention.RetentionStore;
 import dev.orchestrate.stats.StatsSource;
 import dev.orchestrate.workspace.WorkspaceStore;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -79,6 +80,14 @@ public interface StateStore extends AutoCloseable {
 
   /** Every item id the state knows, in no particular order (for completion and dry runs). */
   Set<String> itemIds();
+
+  /**
+   * The candidates of a did-you-mean for an id the state may not know: the ids nearest to it in
+   * sort order, {@code perSide} before it and {@code perSide} from it on (so the id itself when
+   * known), and as many around its upper-cased form. Read through the ids' index, so an unknown
+   * id costs the same in a state of ten items or a million (where {@link #itemIds} reads them all).
+   */
+  List<String> idsNear(String id, int perSide);
 
   /**
    * The retention policies and {@code memory.keep_recent} the last run or compact recorded, for a

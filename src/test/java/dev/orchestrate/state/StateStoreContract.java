@@ -210,6 +210,25 @@ public abstract class StateStoreContract {
   }
 
   @Test
+  void the_ids_near_an_unknown_one_are_a_bounded_window_of_its_neighbours_in_sort_order() {
+    List<BacklogItem> many = new java.util.ArrayList<>();
+    for (int i = 0; i < 3_000; i++) {
+      many.add(item(String.format("I%05d", i)));
+    }
+    try (StateStore store = open()) {
+      store.items().sync(many, T0);
+    }
+    try (StateStore store = openReadOnly()) {
+      List<String> near = store.idsNear("I0150", 5); // a typo of I01500 (a digit left out)
+      assertTrue(near.size() <= 20, near.toString());
+      assertTrue(near.contains("I01500"), near.toString());
+      assertFalse(near.contains("I00000"), near.toString());
+      assertTrue(store.idsNear("I01234", 5).contains("I01234"), "a known id is among its own neighbours");
+      assertTrue(store.idsNear("i01234", 5).contains("I01234"), "and so is the upper-cased form of a lower-cased one");
+    }
+  }
+
+  @Test
   void two_stores_of_one_backend_see_each_others_committed_writes() {
     try (StateStore writer = open(); StateStore reader = open()) {
       writer.items().sync(List.of(item("A")), T0);

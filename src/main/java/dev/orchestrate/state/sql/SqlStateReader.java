@@ -53,6 +53,21 @@ final class SqlStateReader {
     return new LinkedHashSet<>(jdbc.query("SELECT id FROM items ORDER BY seq", rs -> rs.getString(1)));
   }
 
+  /** See {@link dev.orchestrate.state.StateStore#idsNear}: at most four index range reads. */
+  List<String> idsNear(String id, int perSide) {
+    if (schemaVersion < 1) {
+      return List.of();
+    }
+    Set<String> out = new LinkedHashSet<>();
+    for (String around : new LinkedHashSet<>(List.of(id, id.toUpperCase(java.util.Locale.ROOT)))) {
+      out.addAll(jdbc.query("SELECT id FROM items WHERE id < ? ORDER BY id DESC LIMIT ?", rs -> rs.getString(1),
+          around, perSide));
+      out.addAll(jdbc.query("SELECT id FROM items WHERE id >= ? ORDER BY id LIMIT ?", rs -> rs.getString(1),
+          around, perSide));
+    }
+    return List.copyOf(out);
+  }
+
   /**
    * The policies the last run or compact recorded. {@link SqlRetention#recordPolicies} writes
    * every structure's limits and memory's keep_recent (never NULL) in one transaction, so a

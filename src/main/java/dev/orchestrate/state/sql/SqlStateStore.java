@@ -16,6 +16,7 @@ import dev.orchestrate.state.StatusRows;
 import dev.orchestrate.stats.StatsSource;
 import dev.orchestrate.workspace.WorkspaceStore;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -179,6 +180,11 @@ public final class SqlStateStore implements StateStore {
   @Override
   public Set<String> itemIds() {
     return reader.itemIds();
+  }
+
+  @Override
+  public List<String> idsNear(String id, int perSide) {
+    return reader.idsNear(id, perSide);
   }
 
   @Override

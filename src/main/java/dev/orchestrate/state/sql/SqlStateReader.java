@@ -53,15 +53,17 @@ final class SqlStateReader {
     return new LinkedHashSet<>(jdbc.query("SELECT id FROM items ORDER BY seq", rs -> rs.getString(1)));
   }
 
-  /** See {@link dev.orchestrate.state.StateStore#idsNear}: at most four index range reads. */
+  /** See {@link dev.orchestrate.state.StateStore#idsNear}: at most four index range reads, in sort order around each. */
   List<String> idsNear(String id, int perSide) {
     if (schemaVersion < 1) {
       return List.of();
     }
     Set<String> out = new LinkedHashSet<>();
     for (String around : new LinkedHashSet<>(List.of(id, id.toUpperCase(java.util.Locale.ROOT)))) {
-      out.addAll(jdbc.query("SELECT id FROM items WHERE id < ? ORDER BY id DESC LIMIT ?", rs -> rs.getString(1),
-          around, perSide));
+      List<String> before = new ArrayList<>(jdbc.query("SELECT id FROM items WHERE id < ? ORDER BY id DESC LIMIT ?",
+          rs -> rs.getString(1), around, perSide));
+      java.util.Collections.reverse(before); // in sort order, as the ones after it
+      out.addAll(before);
       out.addAll(jdbc.query("SELECT id FROM items WHERE id >= ? ORDER BY id LIMIT ?", rs -> rs.getString(1),
           around, perSide));
     }

@@ -84,6 +84,16 @@ class LauncherHostileInputIT {
   }
 
   @Test
+  void run_keeps_c2_and_the_short_commands_c1_alone() throws Exception {
+    Launcher.Result run = run(java.util.Map.of("ORCHESTRATE_JAVA_OPTS", "-XX:+PrintFlagsFinal"), "run", "--help");
+    assertEquals(0, run.exitCode(), run.err());
+    assertTrue(run.out().matches("(?s).* TieredStopAtLevel += 4 .*"), "C2 compiles a run's hot code");
+    assertFalse(run.out().matches("(?s).* CICompilerCount += 1 .*"), "the JVM chose its own compiler threads");
+    Launcher.Result status = run(java.util.Map.of("ORCHESTRATE_JAVA_OPTS", "-XX:+PrintFlagsFinal"), "--version");
+    assertTrue(status.out().matches("(?s).* TieredStopAtLevel += 1 .*"), "C1 alone for a short command");
+  }
+
+  @Test
   void java_options_the_jvm_refuses_are_one_line_naming_them_and_exit_2() throws Exception {
     for (String[] bad : List.of(new String[] {"-XX:+NoSuchOption", "Unrecognized VM option 'NoSuchOption'"},
         new String[] {"-Xmx1k", "Too small maximum heap"},

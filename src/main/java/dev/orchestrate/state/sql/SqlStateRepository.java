@@ -113,7 +113,9 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   /**
    * One transaction; new items and events are inserted a hundred to a statement ({@link
    * Jdbc#inserts}), updates run one prepared statement in batches ({@link Jdbc#batch}): a first
-   * sync of a million items prepares a few statements, not two million.
+   * sync of a million items prepares a few statements, not two million. A sync that adds {@link
+   * #BULK_ROWS} items or more to SQLite counts its rows in {@code structures} once, not per row
+   * ({@link CountersPaused}).
    */
   @Override
   public SyncResult sync(List<BacklogItem> backlog, Instant now) {
@@ -127,6 +129,12 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
       List<String> added = new ArrayList<>();
       List<String> returned = new ArrayList<>();
       List<String> vanished = new ArrayList<>();
+      int fresh = 0;
+      for (BacklogItem item : backlog) {
+        fresh += known.containsKey(item.id()) ? 0 : 1;
+      }
+      CountersPaused paused = fresh >= BULK_ROWS ? CountersPaused.pause(jdbc) : null;
+      EventCount counted = new EventCount();
       try (Jdbc.Inserts inserts = jdbc.inserts(INSERT_ITEM_HEAD, INSERT_ITEM_ROW);
           Jdbc.Batch updates = jdbc.batch("""
               UPDATE items SET title = ?, pipeline = ?, priority = ?, depends_on = ?, tags = ?,
@@ -138,14 +146,14 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
           if (listed == null) {
             inserts.add(itemRow(item, null, nextSeq++, at));
             added.add(item.id());
-            events.add(Events.row(at, item.id(), Event.ITEM_ADDED,
-                Map.of("status", initialProgress(item).status().key())));
+            events.add(counted.of(Events.row(at, item.id(), Event.ITEM_ADDED,
+                Map.of("status", initialProgress(item).status().key()))));
           } else {
             updates.add(item.title(), item.pipeline(), item.priority().key(), JsonText.array(item.dependsOn()),
                 JsonText.array(item.tags()), item.description(), at, item.id());
             if (!listed) {
               returned.add(item.id());
-              events.add(Events.row(at, item.id(), Event.ITEM_RETURNED, Map.of()));
+              events.add(counted.of(Events.row(at, item.id(), Event.ITEM_RETURNED, Map.of())));
             }
           }
         }
@@ -161,12 +169,78 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
         try (Jdbc.Batch gone = jdbc.batch("UPDATE items SET in_backlog = 0, updated_at = ? WHERE id = ?")) {
           for (String id : vanished) {
             gone.add(at, id);
-            events.add(Events.row(at, id, Event.ITEM_VANISHED, Map.of()));
+            events.add(counted.of(Events.row(at, id, Event.ITEM_VANISHED, Map.of())));
           }
         }
       }
+      if (paused != null) {
+        paused.resume(added.size(), counted.rows, counted.loadBearing);
+      }
       return new SyncResult(added, vanished, returned);
     });
+  }
+
+  /** New items from which a sync counts its rows once ({@link CountersPaused}) instead of per row. */
+  static final int BULK_ROWS = 1000;
+
+  /** The events a sync inserts, and how many of them are load-bearing, for {@link CountersPaused}. */
+  private static final class EventCount {
+    long rows;
+    long loadBearing;
+
+    Object[] of(Object[] row) {
+      rows++;
+      loadBearing += ((Number) row[row.length - 1]).intValue();
+      return row;
+    }
+  }
+
+  /**
+   * The SQLite triggers that count inserted items and events in {@code structures}, dropped for a
+   * bulk sync and created again from their own text when it has inserted its rows, with the
+   * counters raised by the rows inserted, all in the sync's transaction: the counters stay exact
+   * (a failure rolls the drop back with the rest), and a million-item first sync is spared two
+   * million trigger runs (about a third of its insert time). PostgreSQL's counting triggers run
+   * once per statement already: nothing to pause there.
+   */
+  private static final class CountersPaused {
+    private static final List<String> TRIGGERS = List.of("items_written", "events_written", "events_kept");
+    private final Jdbc jdbc;
+    private final List<String> definitions;
+
+    private CountersPaused(Jdbc jdbc, List<String> definitions) {
+      this.jdbc = jdbc;
+      this.definitions = definitions;
+    }
+
+    /** Drops the counting triggers; null (nothing paused) unless the database is SQLite with all three. */
+    static CountersPaused pause(Jdbc jdbc) {
+      try {
+        if (!"SQLite".equals(jdbc.connection().getMetaData().getDatabaseProductName())) {
+          return null;
+        }
+      } catch (SQLException e) {
+        throw jdbc.failure("database product", e);
+      }
+      List<String> definitions = new ArrayList<>();
+      for (String name : TRIGGERS) {
+        jdbc.queryOne("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", rs -> rs.getString(1), name)
+            .ifPresent(definitions::add);
+      }
+      if (definitions.size() != TRIGGERS.size()) {
+        return null;
+      }
+      TRIGGERS.forEach(name -> jdbc.execute("DROP TRIGGER " + name));
+      return new CountersPaused(jdbc, definitions);
+    }
+
+    /** Counts what the triggers would have counted, and creates them again. */
+    void resume(long items, long events, long loadBearingEvents) {
+      jdbc.execute("UPDATE structures SET rows_written = rows_written + ? WHERE name = 'items'", items);
+      jdbc.execute("UPDATE structures SET rows_written = rows_written + ?, kept_rows = kept_rows + ? "
+          + "WHERE name = 'events'", events, loadBearingEvents);
+      definitions.forEach(jdbc::execute);
+    }
   }
 
   private static final String INSERT_ITEM_HEAD = """

@@ -94,6 +94,49 @@ class SqlStateRepositoryTest {
     }
   }
 
+  /**
+   * A sync that adds thousands of items counts them in {@code structures} once, with the row
+   * triggers paused: the counters still match the tables after a first bulk sync, after one that
+   * also reports vanished and returned items, and after a small one, which the triggers (back in
+   * place) count.
+   */
+  @Test
+  void a_bulk_sync_keeps_the_structures_counters_exact_and_its_triggers_in_place() {
+    try (SqlStateStore whole = SqliteStores.open(db()); SqlStateRepository store = whole.repository()) {
+      Jdbc jdbc = whole.jdbc();
+      List<BacklogItem> first = new java.util.ArrayList<>();
+      for (int i = 0; i < 3_000; i++) {
+        String id = String.format("I%05d", i);
+        first.add(i % 7 == 0 ? item(id, InitialStatus.BLOCKED) : item(id));
+      }
+      Events.insert(jdbc, T0.toEpochMilli(), null, "memory.added", java.util.Map.of()); // load-bearing
+      store.sync(first.subList(0, 2_000), T0);
+      assertCountersExact(jdbc, 2_000);
+      store.sync(first.subList(500, 1_500), T0.plusSeconds(1)); // no new item: 1,000 vanish
+      assertCountersExact(jdbc, 2_000);
+      List<BacklogItem> bulk = new java.util.ArrayList<>(first.subList(0, 600)); // 500 return
+      bulk.addAll(first.subList(1_800, 3_000)); // 200 return, 1,000 new
+      SyncResult r = store.sync(bulk, T0.plusSeconds(2));
+      assertEquals(1_000, r.added().size());
+      assertEquals(700, r.returned().size());
+      assertCountersExact(jdbc, 3_000);
+      store.sync(List.of(item("SMALL")), T0.plusSeconds(3));
+      assertCountersExact(jdbc, 3_001);
+      assertEquals(3, jdbc.queryLong("SELECT COUNT(*) FROM sqlite_master WHERE type = 'trigger' "
+          + "AND name IN ('items_written', 'events_written', 'events_kept')"));
+    }
+  }
+
+  private static void assertCountersExact(Jdbc jdbc, long items) {
+    assertEquals(items, jdbc.queryLong("SELECT rows_written FROM structures WHERE name = 'items'"));
+    assertEquals(items, jdbc.queryLong("SELECT COUNT(*) FROM items"));
+    assertEquals(jdbc.queryLong("SELECT COUNT(*) FROM events"),
+        jdbc.queryLong("SELECT rows_written FROM structures WHERE name = 'events'"));
+    long kept = jdbc.queryLong("SELECT COUNT(*) FROM events WHERE load_bearing = 1");
+    assertEquals(1, kept);
+    assertEquals(kept, jdbc.queryLong("SELECT kept_rows FROM structures WHERE name = 'events'"));
+  }
+
   @Test
   void sync_keeps_the_state_of_known_items_and_reports_vanished_and_returned_ones() {
     try (SqlStateRepository store = SqliteStores.repository(db())) {

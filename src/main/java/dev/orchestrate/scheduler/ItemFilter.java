@@ -141,8 +141,15 @@ public record ItemFilter(List<Criterion> criteria, List<String> targets, Map<Str
     return this;
   }
 
-  /** This filter with {@code status} matched against the statuses the given items have now. */
+  /**
+   * This filter with {@code status} matched against the statuses the given items have now; this
+   * filter itself when no {@code --only status=} asks for them (a million-item run would copy a
+   * million statuses it never reads).
+   */
   public ItemFilter asOfRunStart(Collection<ItemState> items) {
+    if (criteria.stream().noneMatch(c -> c.key() == Key.STATUS)) {
+      return this;
+    }
     Map<String, ItemStatus> statuses = new HashMap<>();
     for (ItemState item : items) {
       statuses.put(item.id(), item.status());
@@ -156,6 +163,9 @@ public record ItemFilter(List<Criterion> criteria, List<String> targets, Map<Str
 
   /** Whether the item satisfies every {@code --only} flag (targets are not considered). */
   public boolean matches(ItemState item) {
+    if (criteria.isEmpty()) {
+      return true;
+    }
     ItemStatus status = statusAtStart.getOrDefault(item.id(), item.status());
     for (Criterion c : criteria) {
       if (!c.matches(item, status)) {

@@ -87,7 +87,7 @@ YAML
   local bytes
   bytes=$(stat -L -c %s "$d/backlog.yaml")
   if [ "$label" = AFTER ] && [ "$bytes" -gt $((16 * 1024 * 1024)) ]; then
-    printf 'backlog:\n  max_bytes: %dMiB\n' $((bytes / 1024 / 1024 + 1)) >>"$d/orchestrate.yaml"
+    printf 'backlog:\n  max_bytes: %dMiB\n' $((bytes / 1024 / 1024 * 2 + 2)) >>"$d/orchestrate.yaml"
   fi
   (cd "$d" && exec "$java" "${opts[@]}" -jar "$jar" --quiet --state "$d/state" --config "$d/orchestrate.yaml" \
     run "$d/backlog.yaml" --cap $((phases + 1000)) --max-wip 1 --max-concurrent 1) >"$d/out" 2>"$d/err" &

@@ -25,8 +25,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@link SelectionIndex}: selection from its frontier returns exactly what the full scan of every
- * item ({@link FullScanSelection}) returns, over random backlogs and random sequences of
- * transitions and backlog edits applied to the index, and the frontier stays small.
+ * item returns ({@link ActionSelection#select(Snapshot)} over a snapshot of all the items: the
+ * same rules over the whole backlog, as selection was before the index), over random backlogs and
+ * random sequences of transitions and backlog edits applied to the index, and the frontier stays
+ * small.
  */
 class SelectionIndexTest {
   private static final Pipeline FEATURE = SelectionWorld.FEATURE;
@@ -69,7 +71,7 @@ class SelectionIndexTest {
     Snapshot frontier = index.frontier(PIPELINES, 3, 2, Map.of(), ItemFilter.ALL, Set.of());
     // the first 3 + 2 ready, 3 new without pre-phases, max(3, 2) new with pre-phases
     assertEquals(11, frontier.items().size(), frontier.items().toString());
-    assertEquals(FullScanSelection.select(new Snapshot(new ArrayList<>(index.values()), PIPELINES, 3, 2, Map.of())),
+    assertEquals(ActionSelection.select(new Snapshot(new ArrayList<>(index.values()), PIPELINES, 3, 2, Map.of())),
         ActionSelection.select(frontier, index));
   }
 
@@ -137,7 +139,7 @@ class SelectionIndexTest {
       maxConcurrent = 1 + r.nextInt(6);
       filter = randomFilter().asOfRunStart(truth.values());
       for (int step = 0; step < STEPS; step++) {
-        List<Action> expected = FullScanSelection.select(new Snapshot(new ArrayList<>(truth.values()), PIPELINES,
+        List<Action> expected = ActionSelection.select(new Snapshot(new ArrayList<>(truth.values()), PIPELINES,
             maxWip, maxConcurrent, running, filter, elsewhere));
         Snapshot frontier = index.frontier(PIPELINES, maxWip, maxConcurrent, running, filter, elsewhere);
         List<Action> actual = ActionSelection.select(frontier, index);

@@ -110,7 +110,7 @@ final class SelectionWorld {
   List<Action> select() {
     List<Action> actions = ActionSelection.select(
         items.frontier(pipelines, maxWip, maxConcurrent, running, filter, java.util.Set.of()), items);
-    assertEquals(FullScanSelection.select(snapshot()), actions, "the frontier decides as the full scan does");
+    assertEquals(ActionSelection.select(snapshot()), actions, "the frontier decides as the full scan does");
     return actions;
   }
 

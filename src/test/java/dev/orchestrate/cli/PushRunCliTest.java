@@ -49,9 +49,7 @@ class PushRunCliTest {
     repo = GitRepo.init(tmp.resolve("project"));
     state = repo.dir.resolve(".orchestrate");
     Path origin = tmp.resolve("origin.git");
-    repo.git(tmp, "init", "--quiet", "--bare", origin.toString());
-    repo.git("remote", "add", "origin", origin.toString());
-    repo.git("push", "--quiet", "origin", "main");
+    repo.addBareOrigin(origin);
     Path agent = tmp.resolve("agent.sh");
     Files.writeString(agent, """
         #!/usr/bin/env bash

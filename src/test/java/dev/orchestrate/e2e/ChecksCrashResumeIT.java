@@ -23,9 +23,7 @@ class ChecksCrashResumeIT {
   void after_kill_9_while_items_await_checks_nothing_reruns_and_the_waits_resume() throws Exception {
     GitRepo repo = GitRepo.init(dir.resolve("repo"));
     Path origin = dir.resolve("origin.git");
-    repo.git(dir, "init", "--quiet", "--bare", origin.toString());
-    repo.git("remote", "add", "origin", origin.toString());
-    repo.git("push", "--quiet", "origin", "main");
+    repo.addBareOrigin(origin);
     Path marks = dir.resolve("marks");
     Files.createDirectories(marks);
     Files.writeString(dir.resolve("agent.sh"), """
@@ -96,9 +94,7 @@ class ChecksCrashResumeIT {
   void after_kill_9_a_red_check_continues_the_agent_session_of_the_pushed_phase() throws Exception {
     GitRepo repo = GitRepo.init(dir.resolve("repo"));
     Path origin = dir.resolve("origin.git");
-    repo.git(dir, "init", "--quiet", "--bare", origin.toString());
-    repo.git("remote", "add", "origin", origin.toString());
-    repo.git("push", "--quiet", "origin", "main");
+    repo.addBareOrigin(origin);
     Path marks = Files.createDirectories(dir.resolve("marks"));
     // a stand-in for Claude Code: its argv kept, a session of its own unless it resumes one
     Files.writeString(dir.resolve("claude.sh"), """

@@ -40,9 +40,7 @@ class ChecksOffThreadIT {
   void a_slow_checks_poll_holds_up_no_other_item_and_ctrl_c_stops_it_keeping_the_wait() throws Exception {
     GitRepo repo = GitRepo.init(dir.resolve("repo"));
     Path origin = dir.resolve("origin.git");
-    repo.git(dir, "init", "--quiet", "--bare", origin.toString());
-    repo.git("remote", "add", "origin", origin.toString());
-    repo.git("push", "--quiet", "origin", "main");
+    repo.addBareOrigin(origin);
     marks = Files.createDirectories(dir.resolve("marks"));
     Files.writeString(dir.resolve("agent.sh"), """
         #!/usr/bin/env bash

@@ -42,9 +42,7 @@ class ChecksTest {
   void setUp() {
     repo = GitRepo.init(tmp.resolve("project"));
     Path origin = tmp.resolve("origin.git");
-    repo.git(tmp, "init", "--quiet", "--bare", origin.toString());
-    repo.git("remote", "add", "origin", origin.toString());
-    repo.git("push", "--quiet", "origin", "main");
+    repo.addBareOrigin(origin);
     state = TestStores.open(repo.dir.resolve(".orchestrate"));
     store = state.workspaces();
   }

@@ -37,6 +37,13 @@ public final class GitRepo {
     return git(dir, args);
   }
 
+  /** Creates a bare repository at {@code origin}, adds it as remote {@code origin} and pushes main there. */
+  public void addBareOrigin(Path origin) {
+    git(origin.getParent(), "init", "--quiet", "--bare", origin.toString());
+    git("remote", "add", "origin", origin.toString());
+    git("push", "--quiet", "origin", "main");
+  }
+
   public String git(Path where, String... args) {
     Git.Result r = git.run(where, AUTHOR, List.of(args));
     if (!r.ok()) {

@@ -75,9 +75,7 @@ class PushTest {
   void setUp() {
     repo = GitRepo.init(tmp.resolve("project"));
     origin = tmp.resolve("origin.git");
-    repo.git(tmp, "init", "--quiet", "--bare", origin.toString());
-    repo.git("remote", "add", "origin", origin.toString());
-    repo.git("push", "--quiet", "origin", "main");
+    repo.addBareOrigin(origin);
     state = TestStores.open(repo.dir.resolve(".orchestrate"));
     store = state.workspaces();
   }

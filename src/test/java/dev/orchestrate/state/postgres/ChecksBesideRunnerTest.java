@@ -54,9 +54,7 @@ class ChecksBesideRunnerTest {
   void two_runners_poll_an_items_checks_once_per_round_under_its_lease() throws Exception {
     GitRepo repo = GitRepo.init(dir.resolve("project"));
     Path origin = dir.resolve("origin.git");
-    repo.git(dir, "init", "--quiet", "--bare", origin.toString());
-    repo.git("remote", "add", "origin", origin.toString());
-    repo.git("push", "--quiet", "origin", "main");
+    repo.addBareOrigin(origin);
     Path marks = Files.createDirectories(dir.resolve("marks"));
     // each poll: a lock that a second poll at the same time finds taken, its start time; green at the 3rd; a poll takes longer than the interval, so a runner that
     // polled beside the one holding the lease would find the lock taken

@@ -21,7 +21,21 @@ public interface StateRepository {
    * origin) are never in the file, so they stay in the backlog; if the file lists one, its
    * definition wins and the origin stays.
    */
-  SyncResult sync(List<BacklogItem> backlog, Instant now);
+  default SyncResult sync(List<BacklogItem> backlog, Instant now) {
+    return syncAndRead(backlog, now).changes();
+  }
+
+  /**
+   * {@link #sync}, and every stored item as it is after the sync, in backlog order: what {@link
+   * #items} would read right after it, without reading it again (on a first run over a million
+   * items that read took longer than the sync). An item the backlog lists holds the backlog's own
+   * {@link BacklogItem}, so a run keeps one copy of each. A known item whose definition and listing
+   * are unchanged is not written.
+   */
+  Synced syncAndRead(List<BacklogItem> backlog, Instant now);
+
+  /** What a sync changed, and the items after it in backlog order. */
+  record Synced(SyncResult changes, List<ItemState> items) {}
 
   /** All items, in backlog order (the order in which they were first seen). */
   List<ItemState> items();

@@ -296,9 +296,7 @@ public final class Scheduler {
       log.info("{} job(s) left running by an earlier session were recorded as interrupted", interrupted);
     }
     Session s = new Session(runId, options.phaseCap(), new RunBudget(config, store, clock, listener, options));
-    SyncResult sync = store.sync(backlogs.current().items(), started);
-    backlogs.synced(); // the items are the state's now: one copy of each (docs/architecture.md)
-    load(s.items);
+    SyncResult sync = sync(backlogs.current(), s.items, started);
     s.filter = options.filter().asOfRunStart(s.items.values());
     listener.runStarted(List.copyOf(s.items.values()), s.filter);
     s.summaries.restore(s.items.values());
@@ -617,24 +615,26 @@ public final class Scheduler {
   }
 
   /** Syncs an edited backlog file into the state and takes the items from there again. */
-  private SyncResult reload(Map<String, ItemState> items) {
+  private SyncResult reload(SelectionIndex items) {
     Optional<Backlog> edited = backlogs.changed(listener::backlogRejected);
     if (edited.isEmpty()) {
       return SyncResult.NONE;
     }
-    SyncResult changes = store.sync(edited.get().items(), clock.instant());
-    backlogs.synced();
-    load(items);
+    SyncResult changes = sync(edited.get(), items, clock.instant());
     listener.backlogReloaded(changes);
     return changes;
   }
 
-  /** The stored items in backlog order; the state, not this map, is the truth between decisions. */
-  private void load(Map<String, ItemState> items) {
-    items.clear();
-    for (ItemState item : store.items()) {
-      items.put(item.id(), item);
-    }
+  /**
+   * Syncs {@code backlog} into the state and puts the stored items, as the sync left them, in
+   * {@code items}: the state, not this map, is the truth between decisions. The backlog's items are
+   * the state's then: one copy of each (docs/architecture.md, "Memory per item").
+   */
+  private SyncResult sync(Backlog backlog, SelectionIndex items, Instant now) {
+    StateRepository.Synced synced = store.syncAndRead(backlog.items(), now);
+    backlogs.synced();
+    items.load(synced.items());
+    return synced.changes();
   }
 
   private PriorContext prepareContext(String itemId) {

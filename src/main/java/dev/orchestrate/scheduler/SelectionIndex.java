@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.NavigableSet;
 import java.util.Objects;
 import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
@@ -73,8 +74,8 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
   /** New items of a pipeline with pre-phases. */
   private final NavigableSet<ItemState> scoped = new TreeSet<>(RANK);
   private final Set<String> orphans = new HashSet<>();
-  /** Pipeline name → whether it has pre-phases, as the sets were filed under. */
-  private Map<String, Boolean> prePhases = Map.of();
+  /** Pipeline name → whether it has pre-phases, as the sets were filed under; null: none filed yet. */
+  private Map<String, Boolean> prePhases;
   /** The filter the sets were filed under. */
   private ItemFilter filter = ItemFilter.ALL;
 
@@ -153,11 +154,28 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
     items.clear();
     unmet.clear();
     dependents.clear();
-    inPhases.clear();
-    ready.clear();
-    direct.clear();
-    scoped.clear();
-    orphans.clear();
+    unfileAll();
+    prePhases = null;
+  }
+
+  /**
+   * Replaces every item with {@code all} (in backlog order) at once: what {@link #clear} then a
+   * {@link #put} of each would leave, in time linear in the items (a run's start over a million
+   * items). The sets are filed at the next {@link #frontier} or {@link #orphans}, when the
+   * pipelines are known.
+   */
+  void load(Collection<ItemState> all) {
+    clear();
+    for (ItemState item : all) {
+      if (items.put(item.id(), item) != null) {
+        throw new IllegalArgumentException("item " + item.id() + " given twice");
+      }
+    }
+    for (ItemState item : all) {
+      if (!item.definition().dependsOn().isEmpty()) {
+        link(item);
+      }
+    }
   }
 
   /**
@@ -254,7 +272,10 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
     return out;
   }
 
-  /** Files every item again when the pipelines' shapes or the filter changed (once per run, as a rule). */
+  /**
+   * Files every item again when the pipelines' shapes or the filter changed (once per run, as a
+   * rule), in time linear in the items: each ranked set is built from its items in rank order.
+   */
   private void sync(Map<String, Pipeline> pipelines, ItemFilter filter) {
     Map<String, Boolean> shapes = new HashMap<>();
     pipelines.forEach((name, p) -> shapes.put(name, !p.prePhases().isEmpty()));
@@ -263,9 +284,104 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
     }
     prePhases = shapes;
     this.filter = filter;
+    unfileAll();
+    Ranked readyIn = new Ranked();
+    Ranked directIn = new Ranked();
+    Ranked scopedIn = new Ranked();
     for (ItemState item : items.values()) {
-      unfile(item);
-      file(item);
+      Boolean pre = place(item);
+      if (pre != null) {
+        (item.status() == ItemStatus.READY ? readyIn : pre ? scopedIn : directIn).add(item);
+      }
+    }
+    ready.addAll(readyIn.sorted());
+    direct.addAll(directIn.sorted());
+    scoped.addAll(scopedIn.sorted());
+  }
+
+  private void unfileAll() {
+    inPhases.clear();
+    ready.clear();
+    direct.clear();
+    scoped.clear();
+    orphans.clear();
+  }
+
+  /**
+   * Items bound for a ranked set, in buckets by priority: items come in backlog order, so each
+   * bucket is in rank order already as a rule (it is sorted when not), and the buckets in priority
+   * order are the set's order. {@link #sorted} is a {@link SortedSet} of {@link #RANK}, which an
+   * empty {@link TreeSet} of the same comparator takes in linear time.
+   */
+  private static final class Ranked {
+    private final Map<dev.orchestrate.backlog.Priority, List<ItemState>> buckets = new java.util.EnumMap<>(
+        dev.orchestrate.backlog.Priority.class);
+
+    void add(ItemState item) {
+      buckets.computeIfAbsent(item.definition().priority(), p -> new ArrayList<>()).add(item);
+    }
+
+    SortedSet<ItemState> sorted() {
+      List<ItemState> all = new ArrayList<>();
+      for (List<ItemState> bucket : buckets.values()) {
+        for (int i = 1; i < bucket.size(); i++) {
+          if (RANK.compare(bucket.get(i - 1), bucket.get(i)) >= 0) {
+            bucket.sort(RANK);
+            break;
+          }
+        }
+        all.addAll(bucket);
+      }
+      return new SortedList(all);
+    }
+  }
+
+  /** A list in {@link #RANK} order, without duplicates, seen as a sorted set (iteration and size). */
+  private static final class SortedList extends java.util.AbstractSet<ItemState> implements SortedSet<ItemState> {
+    private final List<ItemState> items;
+
+    SortedList(List<ItemState> items) {
+      this.items = items;
+    }
+
+    @Override
+    public java.util.Iterator<ItemState> iterator() {
+      return Collections.unmodifiableList(items).iterator();
+    }
+
+    @Override
+    public int size() {
+      return items.size();
+    }
+
+    @Override
+    public Comparator<? super ItemState> comparator() {
+      return RANK;
+    }
+
+    @Override
+    public SortedSet<ItemState> subSet(ItemState from, ItemState to) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public SortedSet<ItemState> headSet(ItemState to) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public SortedSet<ItemState> tailSet(ItemState from) {
+      throw new UnsupportedOperationException();
+    }
+
+    @Override
+    public ItemState first() {
+      return items.get(0);
+    }
+
+    @Override
+    public ItemState last() {
+      return items.get(items.size() - 1);
     }
   }
 
@@ -320,27 +436,42 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
   }
 
   private void file(ItemState item) {
+    if (prePhases == null) {
+      return; // filed all at once at the next sync
+    }
+    Boolean pre = place(item);
+    if (pre == null) {
+      return;
+    }
+    if (item.status() == ItemStatus.READY) {
+      ready.add(item);
+    } else {
+      (pre ? scoped : direct).add(item);
+    }
+  }
+
+  /**
+   * Files {@code item} in {@link #inPhases} and {@link #orphans} where it belongs, and says whether
+   * it belongs in a ranked set: null when not, else whether its pipeline has pre-phases.
+   */
+  private Boolean place(ItemState item) {
     String id = item.id();
     ItemStatus status = item.status();
     if (status.isRunningPhases()) {
       inPhases.add(id);
     }
     if (!item.inBacklog() || status.isTerminal()) {
-      return;
+      return null;
     }
     Boolean pre = prePhases.get(item.definition().pipeline());
     if (pre == null) {
       orphans.add(id);
-      return;
+      return null;
     }
     if (unmet.getOrDefault(id, 0) > 0 || !filter.matches(item)) {
-      return;
+      return null;
     }
-    if (status == ItemStatus.READY) {
-      ready.add(item);
-    } else if (status == ItemStatus.NEW) {
-      (pre ? scoped : direct).add(item);
-    }
+    return status == ItemStatus.READY || status == ItemStatus.NEW ? pre : null;
   }
 
   private void unfile(ItemState item) {

@@ -27,12 +27,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /** The {@link StateRepository} of the SQL backends. One instance works on its store's connection. */
 final class SqlStateRepository implements StateRepository, AutoCloseable {
@@ -118,13 +116,16 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
    * ({@link CountersPaused}).
    */
   @Override
-  public SyncResult sync(List<BacklogItem> backlog, Instant now) {
+  public Synced syncAndRead(List<BacklogItem> backlog, Instant now) {
     return jdbc.inTransaction(() -> {
-      Map<String, Boolean> known = new HashMap<>();
-      jdbc.query("SELECT id, in_backlog FROM items", rs -> known.put(rs.getString(1), rs.getInt(2) == 1));
-      Set<String> followUps = new HashSet<>(
-          jdbc.query("SELECT id FROM items WHERE origin IS NOT NULL", rs -> rs.getString(1)));
-      long nextSeq = jdbc.queryLong("SELECT COALESCE(MAX(seq), 0) FROM items") + 1;
+      // Every stored item, read once: what the sync compares the file with, and what it returns.
+      List<ItemState> after = new ArrayList<>(reader.items());
+      int stored = after.size();
+      Map<String, Integer> known = new HashMap<>(stored * 4 / 3 + 1);
+      for (int i = 0; i < stored; i++) {
+        known.put(after.get(i).id(), i);
+      }
+      long nextSeq = stored == 0 ? 1 : after.get(stored - 1).seq() + 1;
       long at = now.toEpochMilli();
       List<String> added = new ArrayList<>();
       List<String> returned = new ArrayList<>();
@@ -135,6 +136,7 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
       }
       CountersPaused paused = fresh >= BULK_ROWS ? CountersPaused.pause(jdbc) : null;
       EventCount counted = new EventCount();
+      boolean[] listed = new boolean[stored];
       try (Jdbc.Inserts inserts = jdbc.inserts(INSERT_ITEM_HEAD, INSERT_ITEM_ROW);
           Jdbc.Batch updates = jdbc.batch("""
               UPDATE items SET title = ?, pipeline = ?, priority = ?, depends_on = ?, tags = ?,
@@ -142,27 +144,40 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
               WHERE id = ?""");
           Jdbc.Inserts events = jdbc.inserts(Events.INSERT_HEAD, Events.INSERT_ROW)) {
         for (BacklogItem item : backlog) {
-          Boolean listed = known.get(item.id());
-          if (listed == null) {
-            inserts.add(itemRow(item, null, nextSeq++, at));
+          Integer index = known.get(item.id());
+          if (index == null) {
+            Object[] row = itemRow(item, null, nextSeq, at);
+            inserts.add(row);
+            after.add(new ItemState(item, nextSeq++, true, initialProgress(item)));
             added.add(item.id());
             events.add(counted.of(Events.row(at, item.id(), Event.ITEM_ADDED,
                 Map.of("status", initialProgress(item).status().key()))));
-          } else {
+            continue;
+          }
+          ItemState was = after.get(index);
+          listed[index] = true;
+          boolean same = sameDefinition(was.definition(), item);
+          if (!same || !was.inBacklog()) {
             updates.add(item.title(), item.pipeline(), item.priority().key(), JsonText.array(item.dependsOn()),
                 JsonText.array(item.tags()), item.description(), at, item.id());
-            if (!listed) {
-              returned.add(item.id());
-              events.add(counted.of(Events.row(at, item.id(), Event.ITEM_RETURNED, Map.of())));
-            }
           }
+          if (!was.inBacklog()) {
+            returned.add(item.id());
+            events.add(counted.of(Events.row(at, item.id(), Event.ITEM_RETURNED, Map.of())));
+          }
+          // The backlog's copy, unless the stored one must stay (its status hint applied once).
+          BacklogItem definition = same ? was.definition()
+              : item.initialStatus() == was.definition().initialStatus() ? item
+                  : new BacklogItem(item.id(), item.title(), item.pipeline(), item.priority(), item.dependsOn(),
+                      item.tags(), item.description(), was.definition().initialStatus());
+          after.set(index, new ItemState(definition, was.seq(), true, was.progress(), was.origin()));
         }
-        Set<String> inFile = new HashSet<>(backlog.size() * 4 / 3 + 1);
-        backlog.forEach(item -> inFile.add(item.id()));
-        for (Map.Entry<String, Boolean> e : known.entrySet()) {
+        for (int i = 0; i < stored; i++) {
+          ItemState item = after.get(i);
           // A follow-up item lives only in the state: the file not listing it is no news.
-          if (e.getValue() && !inFile.contains(e.getKey()) && !followUps.contains(e.getKey())) {
-            vanished.add(e.getKey());
+          if (item.inBacklog() && !listed[i] && item.origin() == null) {
+            vanished.add(item.id());
+            after.set(i, new ItemState(item.definition(), item.seq(), false, item.progress(), null));
           }
         }
         vanished.sort(null);
@@ -176,8 +191,19 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
       if (paused != null) {
         paused.resume(added.size(), counted.rows, counted.loadBearing);
       }
-      return new SyncResult(added, vanished, returned);
+      return new Synced(new SyncResult(added, vanished, returned), after);
     });
+  }
+
+  /**
+   * Whether the file's entry leaves a stored definition as it is: every field the sync writes
+   * (the status hint applies once, so it is not one of them). Field by field, not the record's
+   * {@code equals} (docs/architecture.md, "Start-up rules").
+   */
+  private static boolean sameDefinition(BacklogItem stored, BacklogItem file) {
+    return stored.title().equals(file.title()) && stored.pipeline().equals(file.pipeline())
+        && stored.priority() == file.priority() && stored.dependsOn().equals(file.dependsOn())
+        && stored.tags().equals(file.tags()) && stored.description().equals(file.description());
   }
 
   /** New items from which a sync counts its rows once ({@link CountersPaused}) instead of per row. */

@@ -18,6 +18,7 @@ import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.item.JobStart;
 import dev.orchestrate.item.Progress;
 import dev.orchestrate.item.RunRecord;
+import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.item.SyncResult;
 import dev.orchestrate.item.Transitions;
@@ -81,9 +82,16 @@ class SqlStateRepositoryTest {
           whole.jdbc().query("SELECT item_id FROM events WHERE kind = ? ORDER BY id", rs -> rs.getString(1),
               Event.ITEM_ADDED));
 
-      List<BacklogItem> second = new java.util.ArrayList<>(first.subList(1_001, 2_345));
+      // Every item still listed gets a new title: 1,344 updates, a batch and a remainder.
+      List<BacklogItem> second = new java.util.ArrayList<>(first.subList(1_001, 2_345).stream()
+          .map(i -> new BacklogItem(i.id(), "Renamed " + i.id(), i.pipeline(), i.priority(), i.dependsOn(), i.tags(),
+              i.description(), i.initialStatus()))
+          .toList());
       second.add(item("NEW"));
-      SyncResult r = store.sync(second, T0.plusSeconds(1));
+      StateRepository.Synced synced = store.syncAndRead(second, T0.plusSeconds(1));
+      SyncResult r = synced.changes();
+      assertEquals(store.items(), synced.items(), "the items as a read right after the sync finds them");
+      assertEquals("Renamed I01001", store.item("I01001").orElseThrow().definition().title());
       assertEquals(List.of("NEW"), r.added());
       assertEquals(first.subList(0, 1_001).stream().map(BacklogItem::id).toList(), r.vanished());
       assertEquals(1_001, whole.jdbc().queryLong("SELECT COUNT(*) FROM events WHERE kind = ?", Event.ITEM_VANISHED));
@@ -91,6 +99,14 @@ class SqlStateRepositoryTest {
       assertEquals(2_346, whole.jdbc().queryLong("SELECT COUNT(*) FROM items"));
       assertEquals(1_345, whole.jdbc().queryLong("SELECT COUNT(*) FROM items WHERE updated_at = ? AND in_backlog = 1",
           T0.plusSeconds(1).toEpochMilli()));
+
+      // The same file again: nothing to write, not even updated_at (a restart over a million items
+      // rewrote every row before).
+      synced = store.syncAndRead(second, T0.plusSeconds(2));
+      assertTrue(synced.changes().isEmpty());
+      assertEquals(store.items(), synced.items());
+      assertEquals(0, whole.jdbc().queryLong("SELECT COUNT(*) FROM items WHERE updated_at = ?",
+          T0.plusSeconds(2).toEpochMilli()));
     }
   }
 
@@ -145,7 +161,9 @@ class SqlStateRepositoryTest {
       store.apply(new Step(a.with(Progress.of(ItemStatus.NEW).atPhase(ItemStatus.IN_PROGRESS, "build")), List.of()),
           T0);
 
-      SyncResult second = store.sync(List.of(item("A", InitialStatus.DONE), item("C")), T0);
+      StateRepository.Synced synced = store.syncAndRead(List.of(item("A", InitialStatus.DONE), item("C")), T0);
+      assertEquals(store.items(), synced.items(), "progress, hint, listing and seq as stored");
+      SyncResult second = synced.changes();
       assertEquals(List.of("C"), second.added());
       assertEquals(List.of("B"), second.vanished());
       ItemState reloaded = store.items().get(0);
@@ -154,7 +172,9 @@ class SqlStateRepositoryTest {
       assertFalse(store.items().get(1).inBacklog());
       assertEquals(3, store.items().get(2).seq());
 
-      SyncResult third = store.sync(List.of(item("A"), item("B"), item("C")), T0);
+      synced = store.syncAndRead(List.of(item("A"), item("B"), item("C")), T0);
+      assertEquals(store.items(), synced.items());
+      SyncResult third = synced.changes();
       assertEquals(List.of("B"), third.returned());
       assertTrue(store.items().get(1).inBacklog());
     }

@@ -35,13 +35,18 @@ public final class BacklogLoader {
   private final Config config;
   private final Problems problems;
   private final Values values;
+  /** The items read so far, in file order, and by id (the first of each id). */
+  private final List<Draft> drafts = new ArrayList<>();
+  private final Map<String, Draft> byId = new HashMap<>();
 
   /**
    * An item as read, kept even when some of its fields are wrong, for the cross-item checks. A
    * backlog of a million items holds a million of these at once: the label of messages is made
-   * when a message needs it.
+   * when a message needs it, and the id's place is two numbers, not its node.
+   *
+   * @param item the item, or null when one of its fields is wrong
    */
-  private record Draft(String id, YamlNode idNode, List<YamlNode> dependsOn, Optional<BacklogItem> item) {
+  private record Draft(String id, int line, int column, List<YamlNode> dependsOn, BacklogItem item) {
     String label() {
       return "item " + id;
     }
@@ -62,14 +67,31 @@ public final class BacklogLoader {
   public static Backlog load(Path file, Config config) {
     Problems problems = new Problems(file.toString());
     long maxBytes = config.backlogMaxBytes();
+    // Each item is checked as it is read, and its nodes let go (YamlReader.Streamed). What the
+    // checks found counts only when the whole file parses: a syntax error is reported alone.
+    Problems checks = new Problems(file.toString());
+    BacklogLoader loader = new BacklogLoader(config, checks);
     Optional<List<BacklogItem>> items = YamlReader.read(file, problems, maxBytes,
         "split the backlog, shorten the longest descriptions, or raise backlog.max_bytes in the config",
         "split the backlog, or raise backlog.max_bytes in the config (" + Sizes.format(maxBytes)
-            + " allows " + YamlReader.maxValues(maxBytes) + ")")
-        .flatMap(root -> new BacklogLoader(config, problems).items(root));
+            + " allows " + YamlReader.maxValues(maxBytes) + ")",
+        new YamlReader.Streamed("items", loader::next))
+        .flatMap(root -> {
+          Optional<List<BacklogItem>> checked = loader.items(root);
+          problems.addAll(checks);
+          return checked;
+        });
     problems.throwIfAny();
     return new Backlog(file, items.orElseThrow());
   }
+
+  /** The next element of the items list, as the reader hands it over. */
+  private void next(YamlNode node) {
+    item(node, drafts.size() + skipped, byId).ifPresentOrElse(drafts::add, () -> skipped++);
+  }
+
+  /** Elements of the items list without a usable id: they still count in the next one's index. */
+  private int skipped;
 
   private Optional<List<BacklogItem>> items(YamlNode root) {
     if (!(root instanceof YamlNode.Mapping map)) {
@@ -90,15 +112,15 @@ public final class BacklogLoader {
       problems.expected(itemsNode.get(), "items", "a list of items");
       return Optional.empty();
     }
-    List<Draft> drafts = new ArrayList<>();
-    Map<String, Draft> byId = new HashMap<>();
-    for (int i = 0; i < list.items().size(); i++) {
-      item(list.items().get(i), i, byId).ifPresent(drafts::add);
-    }
+    list.items().forEach(this::next); // none when streamed, as the reader does for the first items key
     checkDependencies(drafts, byId);
     new Cycles(drafts, byId).report();
     List<BacklogItem> items = new ArrayList<>();
-    drafts.forEach(d -> d.item().ifPresent(items::add));
+    for (Draft d : drafts) {
+      if (d.item() != null) {
+        items.add(d.item());
+      }
+    }
     return Optional.of(items);
   }
 
@@ -149,17 +171,18 @@ public final class BacklogLoader {
     Draft first = byId.get(id.get());
     if (first != null) {
       problems.at(idNode, "duplicate id " + Quote.value(id.get()) + " (first defined at line "
-          + first.idNode().line() + ")");
+          + first.line() + ")");
     }
-    Optional<BacklogItem> item = Optional.empty();
+    BacklogItem item = null;
     if (first == null && title.isPresent() && pipeline.isPresent() && priority.isPresent()
         && status.isPresent() && dependsOn.isPresent() && tags.isPresent() && description.isPresent()) {
-      item = Optional.of(new BacklogItem(id.get(), title.get(), pipeline.get(), priority.get(),
-          dependsOn.get().stream().distinct().toList(), tags.get(), description.get(), status.get()));
+      List<String> dependencies = dependsOn.get().isEmpty() ? List.of() : dependsOn.get().stream().distinct().toList();
+      item = new BacklogItem(id.get(), title.get(), pipeline.get(), priority.get(), dependencies, tags.get(),
+          description.get(), status.get());
     }
     List<YamlNode> dependencyNodes = dependsOn.isPresent()
         && dependsOnNode.orElse(null) instanceof YamlNode.Sequence list ? list.items() : List.of();
-    Draft draft = new Draft(id.get(), idNode, dependencyNodes, item);
+    Draft draft = new Draft(id.get(), idNode.line(), idNode.column(), dependencyNodes, item);
     byId.putIfAbsent(id.get(), draft);
     return Optional.of(draft);
   }
@@ -312,10 +335,14 @@ public final class BacklogLoader {
       }
       Draft start = members.get(first);
       String successor = names.get(1);
-      YamlNode at = start.dependsOn().stream()
+      Optional<YamlNode> at = start.dependsOn().stream()
           .filter(n -> ((YamlNode.Scalar) n).text().equals(successor))
-          .findFirst().orElse(start.idNode());
-      problems.at(at, describe(names));
+          .findFirst();
+      if (at.isPresent()) {
+        problems.at(at.get(), describe(names));
+      } else {
+        problems.add(start.line(), start.column(), describe(names));
+      }
     }
   }
 

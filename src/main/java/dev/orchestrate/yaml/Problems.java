@@ -65,6 +65,12 @@ public final class Problems {
     }
   }
 
+  /** Adds {@code other}'s problems (and its count of those not kept) to these. */
+  public void addAll(Problems other) {
+    other.problems.forEach(p -> add(p.line(), p.column(), p.message()));
+    omitted += other.omitted;
+  }
+
   public boolean isEmpty() {
     return problems.isEmpty();
   }

@@ -56,13 +56,24 @@ public final class YamlReader {
   private int values;
   /** Mapping keys, one instance per name (a backlog repeats "id" and "title" for every item). */
   private final Map<String, String> keyNames = new HashMap<>();
+  /** The list read element by element, or null. */
+  private final Streamed streamed;
 
-  private YamlReader(JsonParser parser, Problems problems, int maxValues, String valuesAdvice) {
+  private YamlReader(JsonParser parser, Problems problems, int maxValues, String valuesAdvice, Streamed streamed) {
     this.parser = parser;
     this.problems = problems;
     this.maxValues = maxValues;
     this.valuesAdvice = valuesAdvice;
+    this.streamed = streamed;
   }
+
+  /**
+   * A list under a key of the document's top-level map whose elements are handed to {@code each}
+   * one at a time, as they are read, instead of being kept in the tree: a backlog's items, so that
+   * its nodes are never all in memory at once (a million items' nodes are hundreds of megabytes).
+   * The tree then holds that key with an empty list. Only the key's first occurrence streams.
+   */
+  public record Streamed(String key, java.util.function.Consumer<YamlNode> each) {}
 
   /**
    * The largest backlog file read by default, 16 MiB: ten times a backlog of 10,000 items with a
@@ -122,12 +133,23 @@ public final class YamlReader {
    */
   public static Optional<YamlNode> read(Path file, Problems problems, long maxBytes, String advice,
       String valuesAdvice) {
+    return read(file, problems, maxBytes, advice, valuesAdvice, null);
+  }
+
+  /**
+   * {@link #read(Path, Problems, long, String, String)} with the list under {@code streamed}'s key
+   * handed over element by element ({@link Streamed}); null streams nothing. Elements handed over
+   * before a syntax error further on are not taken back: the caller drops what it made of them
+   * when this returns empty.
+   */
+  public static Optional<YamlNode> read(Path file, Problems problems, long maxBytes, String advice,
+      String valuesAdvice, Streamed streamed) {
     Optional<String> text = text(file, problems, maxBytes, advice);
     if (text.isEmpty() || !allowedCharacters(text.get(), problems)) {
       return Optional.empty();
     }
     try (JsonParser parser = new Factory().parser(text.get())) {
-      return new YamlReader(parser, problems, maxValues(maxBytes), valuesAdvice).document();
+      return new YamlReader(parser, problems, maxValues(maxBytes), valuesAdvice, streamed).document();
     } catch (Abandoned e) {
       return Optional.empty();
     } catch (JsonProcessingException e) {
@@ -309,19 +331,11 @@ public final class YamlReader {
     JsonLocation at = parser.currentTokenLocation();
     int line = at.getLineNr();
     int column = at.getColumnNr();
-    if (++values > maxValues) {
-      problems.add(line, column, "more than " + maxValues + " values (maps, lists and scalars) in the file; "
-          + valuesAdvice);
-      throw new Abandoned();
-    }
+    counted(line, column);
     if (token != JsonToken.START_OBJECT && token != JsonToken.START_ARRAY) {
       return scalar(token, line, column);
     }
-    if (++depth > MAX_DEPTH) {
-      problems.add(line, column, "maps and lists nested more than " + MAX_DEPTH
-          + " levels deep; orchestrate files need a handful (check the indentation and the brackets)");
-      throw new Abandoned();
-    }
+    deeper(line, column);
     YamlNode node;
     if (token == JsonToken.START_OBJECT) {
       node = mapping(line, column);
@@ -336,6 +350,38 @@ public final class YamlReader {
     return node;
   }
 
+  /** Counts one more value, refusing one over the file's cap. */
+  private void counted(int line, int column) throws IOException {
+    if (++values > maxValues) {
+      problems.add(line, column, "more than " + maxValues + " values (maps, lists and scalars) in the file; "
+          + valuesAdvice);
+      throw new Abandoned();
+    }
+  }
+
+  /** Goes one level deeper, refusing a level over {@link #MAX_DEPTH}. */
+  private void deeper(int line, int column) throws IOException {
+    if (++depth > MAX_DEPTH) {
+      problems.add(line, column, "maps and lists nested more than " + MAX_DEPTH
+          + " levels deep; orchestrate files need a handful (check the indentation and the brackets)");
+      throw new Abandoned();
+    }
+  }
+
+  /** The streamed list (its start just read): each element handed over, an empty list kept. */
+  private YamlNode streamedList() throws IOException {
+    JsonLocation at = parser.currentTokenLocation();
+    int line = at.getLineNr();
+    int column = at.getColumnNr();
+    counted(line, column);
+    deeper(line, column);
+    for (JsonToken t = parser.nextToken(); t != JsonToken.END_ARRAY; t = parser.nextToken()) {
+      streamed.each().accept(node(t));
+    }
+    depth--;
+    return new YamlNode.Sequence(line, column, List.of());
+  }
+
   private YamlNode.Mapping mapping(int line, int column) throws IOException {
     List<YamlNode.Entry> entries = new ArrayList<>();
     Map<String, Integer> firstLine = new HashMap<>();
@@ -344,7 +390,10 @@ public final class YamlReader {
       String name = parser.currentName();
       String known = keyNames.size() < MAX_KEY_NAMES ? keyNames.putIfAbsent(name, name) : keyNames.get(name);
       YamlNode.Key key = new YamlNode.Key(known == null ? name : known, at.getLineNr(), at.getColumnNr());
-      YamlNode value = node(parser.nextToken());
+      JsonToken valueToken = parser.nextToken();
+      YamlNode value = streamed != null && depth == 1 && valueToken == JsonToken.START_ARRAY
+          && key.name().equals(streamed.key()) && !firstLine.containsKey(key.name())
+              ? streamedList() : node(valueToken);
       Integer previous = firstLine.putIfAbsent(key.name(), key.line());
       if (previous != null) {
         problems.at(key, "duplicate key " + Quote.value(key.name()) + " (first defined at line " + previous + ")");

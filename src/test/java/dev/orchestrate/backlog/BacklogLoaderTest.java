@@ -384,6 +384,31 @@ class BacklogLoaderTest {
         problemsOf("items:\n  - id: A\n  title: x\n"));
   }
 
+  /**
+   * Items are checked as they are read (the reader streams them); what those checks found before a
+   * syntax error further on is dropped: the syntax error is reported alone, as when the whole file
+   * was parsed before any check.
+   */
+  @Test
+  void a_syntax_error_after_wrong_items_is_still_reported_alone() {
+    assertEquals(List.of("5:3: invalid YAML: expected <block end>, but found '?' "
+        + "(while parsing a block collection that starts at line 2); check the indentation"),
+        problemsOf("items:\n  - id: A\n  - {id: B, title: b, priority: urgent}\n  - id: C\n  title: x\n"));
+  }
+
+  /** Items come from the first items key; a second one is a duplicate key, its items unread. */
+  @Test
+  void the_items_of_a_second_items_key_are_not_read() {
+    assertEquals(List.of("4:1: duplicate key 'items' (first defined at line 1)"),
+        problemsOf("items:\n  - {id: A, title: a}\n  - {id: B, title: b, depends_on: [A]}\n"
+            + "items:\n  - {id: C}\n"));
+    // Elements without an id still count in the index of those after them.
+    Path file = files.write("backlog.yaml", "items:\n  - {id: A, title: a}\n  - {title: b}\n"
+        + "  - {title: c}\n  - {title: d, depends_on: [Z]}\n");
+    assertEquals(List.of("3:5: items[1] has no id", "4:5: items[2] has no id", "5:5: items[3] has no id"),
+        problems(() -> BacklogLoader.load(file, Config.defaults())));
+  }
+
   @Test
   void an_empty_backlog_file_is_an_error() {
     assertEquals(List.of("0:0: file is empty"), problemsOf(""));

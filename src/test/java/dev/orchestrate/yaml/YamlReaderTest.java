@@ -94,6 +94,52 @@ class YamlReaderTest {
         TestFiles.problems(problems::throwIfAny));
   }
 
+  /**
+   * A text with a character beyond the BMP (a surrogate pair in Java) is read as code points:
+   * columns count the emoji once, as everywhere else; a text without one is read as it is.
+   */
+  @Test
+  void columns_count_code_points_with_or_without_a_character_beyond_the_basic_plane() {
+    Path wide = new TestFiles(dir).write("wide.yaml", "a: x\nb: [\uD83D\uDE00, 2]: 3\n");
+    Path plain = new TestFiles(dir).write("plain.yaml", "a: x\nb: [\u00E9, 2]: 3\n");
+    assertEquals(List.of("2:10: invalid YAML: mapping values are not allowed here; check the indentation"),
+        problemsOf(wide));
+    assertEquals(problemsOf(wide), problemsOf(plain));
+    Path title = new TestFiles(dir).write("title.yaml", "a: \uD83D\uDE00 x\nb: c\n");
+    YamlNode.Mapping root = (YamlNode.Mapping) read(title, new Problems("title.yaml")).orElseThrow();
+    assertEquals("\uD83D\uDE00 x", ((YamlNode.Scalar) root.get("a").orElseThrow()).text());
+    assertEquals(new YamlNode.Key("b", 2, 1), root.entry("b").orElseThrow().key());
+  }
+
+  /**
+   * The list under the streamed key is handed over element by element and left empty in the tree;
+   * the same key elsewhere (nested, or a second time at the top) is a tree as before.
+   */
+  @Test
+  void a_streamed_list_is_handed_over_element_by_element_and_not_kept() {
+    Path file = new TestFiles(dir).write("a.yaml", """
+        other: {items: [x]}
+        items:
+          - {id: A}
+          - id: B
+        after: 1
+        """);
+    List<YamlNode> seen = new java.util.ArrayList<>();
+    Problems problems = new Problems(file.toString());
+    YamlNode.Mapping root = (YamlNode.Mapping) YamlReader.read(file, problems, YamlReader.MAX_BACKLOG_BYTES, "split it",
+        "split it", new YamlReader.Streamed("items", seen::add)).orElseThrow();
+    assertTrue(problems.isEmpty());
+    assertEquals(List.of("A", "B"), seen.stream()
+        .map(n -> ((YamlNode.Scalar) ((YamlNode.Mapping) n).get("id").orElseThrow()).text()).toList());
+    assertEquals(4, seen.get(1).line());
+    YamlNode.Sequence items = (YamlNode.Sequence) root.get("items").orElseThrow();
+    assertEquals(List.of(), items.items());
+    assertEquals(3, items.line());
+    YamlNode.Mapping other = (YamlNode.Mapping) root.get("other").orElseThrow();
+    assertEquals(1, ((YamlNode.Sequence) other.get("items").orElseThrow()).items().size());
+    assertTrue(root.get("after").isPresent());
+  }
+
   @Test
   void a_duplicate_key_in_a_flow_mapping_is_found_too() {
     Path file = new TestFiles(dir).write("a.yaml", "env: {A: 1, A: 2}\n");

@@ -249,19 +249,32 @@ public final class Jdbc implements AutoCloseable {
       pending.clear();
     }
 
-    @Override
-    public void close() {
-      String sql = sql(Math.max(1, pending.size()));
+    /** Inserts the rows still pending now, so that the statements after it see them. */
+    void flush() {
+      if (pending.isEmpty()) {
+        return;
+      }
+      String sql = sql(pending.size());
       attempt(sql, () -> {
-        try (PreparedStatement last = full) {
-          if (!pending.isEmpty()) {
-            try (PreparedStatement rest = connection.prepareStatement(sql)) {
-              run(rest);
-            }
-          }
+        try (PreparedStatement rest = connection.prepareStatement(sql)) {
+          run(rest);
         }
         return null;
       });
+    }
+
+    @Override
+    public void close() {
+      try {
+        flush();
+      } finally {
+        attempt(head, () -> {
+          if (full != null) {
+            full.close();
+          }
+          return null;
+        });
+      }
     }
   }
 

@@ -125,7 +125,8 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
       for (int i = 0; i < stored; i++) {
         known.put(after.get(i).id(), i);
       }
-      long nextSeq = stored == 0 ? 1 : after.get(stored - 1).seq() + 1;
+      long firstSeq = stored == 0 ? 1 : after.get(stored - 1).seq() + 1;
+      long nextSeq = firstSeq;
       long at = now.toEpochMilli();
       List<String> added = new ArrayList<>();
       List<String> returned = new ArrayList<>();
@@ -150,8 +151,6 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
             inserts.add(row);
             after.add(new ItemState(item, nextSeq++, true, initialProgress(item)));
             added.add(item.id());
-            events.add(counted.of(Events.row(at, item.id(), Event.ITEM_ADDED,
-                Map.of("status", initialProgress(item).status().key()))));
             continue;
           }
           ItemState was = after.get(index);
@@ -179,6 +178,10 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
             vanished.add(item.id());
             after.set(i, new ItemState(item.definition(), item.seq(), false, item.progress(), null));
           }
+        }
+        if (!added.isEmpty()) {
+          inserts.flush();
+          counted.rows += jdbc.execute(ADDED_EVENTS, at, Event.ITEM_ADDED, firstSeq);
         }
         vanished.sort(null);
         try (Jdbc.Batch gone = jdbc.batch("UPDATE items SET in_backlog = 0, updated_at = ? WHERE id = ?")) {
@@ -268,6 +271,17 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
       definitions.forEach(jdbc::execute);
     }
   }
+
+  /**
+   * The {@code item.added} event of every item a sync inserted, made from the rows in one
+   * statement rather than sent row by row (a million items' events cost 1.6 s of CPU that way); the
+   * payload is the one {@link Events#row} writes, {@code {"status":"<initial status>"}}, and the
+   * event is routine (not load-bearing).
+   */
+  private static final String ADDED_EVENTS = """
+      INSERT INTO events (at, item_id, kind, payload, load_bearing)
+      SELECT CAST(? AS BIGINT), id, CAST(? AS TEXT), '{"status":"' || status || '"}', 0
+      FROM items WHERE seq >= ? ORDER BY seq""";
 
   private static final String INSERT_ITEM_HEAD = """
       INSERT INTO items (id, seq, title, pipeline, priority, depends_on, tags, description,

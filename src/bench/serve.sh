@@ -54,8 +54,12 @@ base=$(grep -o 'http://[^ ]*/' "$work/serve.out")
 echo "java: $(java -version 2>&1 | head -n 1); cpus: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "items: $(sqlite3 "$work/state/state.db" 'SELECT COUNT(*) FROM items'); jobs: 10000+; stats samples: 5000; database: $db_bytes bytes"
 printf '| page | server median (ms) | server max (ms) | curl median (ms) | bytes |\n|---|---:|---:|---:|---:|\n'
-for page in / /items '/items?offset=99950' '/items?status=blocked' '/items?q=BIG-09999' '/items?tag=t7&priority=high' \
-    '/item?id=BIG-050000' /jobs '/jobs?before=5000' /growth /memory; do
+# The deepest offsets are the last pages (of every item, of the done ones); a tag or text filter
+# matching every item, a third, 1 in 150, ten or none.
+for page in / /items "/items?offset=$((items / 2))" "/items?offset=$((items - 50))" '/items?status=blocked' \
+    "/items?status=done&offset=$((items * 7 / 10 - 50))" '/items?tag=bench' '/items?tag=bench&priority=medium' \
+    '/items?tag=t7&priority=high' '/items?q=number' '/items?q=BIG-09999' '/items?q=no+such+item' '/items?tag=nope' \
+    "/item?id=BIG-$(printf '%06d' $((items / 2)))" /jobs '/jobs?before=5000' /growth /memory; do
   for _ in 1 2 3 4 5; do curl -s -o /dev/null "$base${page#/}"; done
   server=() wall=()
   for _ in $(seq "$rounds"); do

@@ -195,7 +195,9 @@ final class Pages {
     b.append("<label>text <input name=\"q\" value=\"").append(esc(filter.text())).append("\"></label>");
     b.append("<button type=\"submit\">Filter</button></form>");
     Map<String, Integer> lastAttempts = db.latestAttempts(page.rows().stream().map(ItemState::id).toList());
-    b.append("<p><span data-figure=\"matching\">").append(page.total()).append("</span> items match.</p>");
+    // A count that stopped early says so: "more than 1000 items match" is what was counted, not a guess.
+    String total = (page.moreThan() ? "more than " : "") + page.total();
+    b.append("<p><span data-figure=\"matching\">").append(total).append("</span> items match.</p>");
     b.append("<table class=\"list\"><thead><tr><th>ID</th><th>Status</th><th>Phase</th><th>Attempts</th>"
         + "<th>Priority</th><th>Title</th><th>Note</th></tr></thead><tbody>");
     for (ItemState item : page.rows()) {
@@ -222,8 +224,8 @@ final class Pages {
     }
     b.append("<span>showing ").append(page.total() == 0 ? 0 : offset + 1).append("–")
         .append(offset + page.rows().size())
-        .append(" of ").append(page.total()).append("</span>");
-    if (offset + page.rows().size() < page.total()) {
+        .append(" of ").append(total).append("</span>");
+    if (offset + page.rows().size() < page.total() || page.moreThan() && !page.rows().isEmpty()) {
       b.append(" <a rel=\"next\" href=\"").append(esc(base + "offset=" + (offset + PAGE_SIZE))).append("\">next</a>");
     }
     b.append("</nav>");

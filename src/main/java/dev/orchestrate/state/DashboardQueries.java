@@ -26,10 +26,25 @@ public interface DashboardQueries {
   record DashboardFilter(String status, String priority, String tag, String text) {
   }
 
-  /** One page of a list and the number of rows the whole list has. */
-  record Page<T>(List<T> rows, long total) {
+  /**
+   * How many matches an item list filtered on what no index holds (priority, tag, text) counts
+   * before it stops: past it the page says "more than" this many rather than scan every item for
+   * the exact number.
+   */
+  int ITEM_COUNT_CAP = 1000;
+
+  /**
+   * One page of a list and the number of rows the whole list has; when {@code moreThan}, that
+   * number is a lower bound: the list has more rows than {@code total} (a count that stopped early).
+   */
+  record Page<T>(List<T> rows, long total, boolean moreThan) {
     public Page {
       rows = List.copyOf(rows);
+    }
+
+    /** A page whose total is exact. */
+    public Page(List<T> rows, long total) {
+      this(rows, total, false);
     }
   }
 
@@ -57,8 +72,21 @@ public interface DashboardQueries {
   /** Items per status key, every status the items table holds. */
   Map<String, Long> statusCounts();
 
-  /** One page of the items that match {@code filter}, in backlog order. */
-  Page<ItemState> items(DashboardFilter filter, int limit, int offset);
+  /**
+   * One page of the items that match {@code filter}, in backlog order, counting at most
+   * {@link #ITEM_COUNT_CAP} matches of a filter no index answers.
+   */
+  default Page<ItemState> items(DashboardFilter filter, int limit, int offset) {
+    return items(filter, limit, offset, ITEM_COUNT_CAP);
+  }
+
+  /**
+   * One page of the items that match {@code filter}, in backlog order. The total is exact without a
+   * filter or with a status filter alone (an index counts them); otherwise the matches are counted
+   * up to {@code countCap}, and past it the page's total is a lower bound ({@link Page#moreThan}),
+   * exact again on the list's last page.
+   */
+  Page<ItemState> items(DashboardFilter filter, int limit, int offset, int countCap);
 
   Optional<ItemState> item(String id);
 

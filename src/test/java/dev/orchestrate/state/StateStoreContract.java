@@ -1665,6 +1665,64 @@ public abstract class StateStoreContract {
   }
 
   @Test
+  void a_filter_no_index_answers_counts_up_to_the_cap_and_says_more_than_past_it() {
+    try (StateStore store = open()) {
+      store.items().sync(pagedBacklog(), T0);
+      // A changed row moves in PostgreSQL's heap: the scan's order is not the backlog's.
+      ItemState i02 = store.items().item("I02").orElseThrow();
+      store.items().apply(to(i02, Progress.blocked(ItemStatus.NEW, null, "stuck")), at(1));
+      DashboardQueries dashboard = store.dashboard();
+      DashboardFilter medium = new DashboardFilter(null, "medium", null, null); // 17 of the 25
+
+      Page<ItemState> first = dashboard.items(medium, 4, 0, 5);
+      assertEquals(range(1, 2, 4, 5), ids(first.rows()));
+      assertEquals(new Page<>(first.rows(), 5, true), first, "more than the cap of 5");
+      Page<ItemState> deeper = dashboard.items(medium, 4, 8, 5);
+      assertEquals(range(13, 14, 16, 17), ids(deeper.rows()));
+      assertEquals(12, deeper.total(), "more than the rows up to this page's end");
+      assertTrue(deeper.moreThan());
+      Page<ItemState> last = dashboard.items(medium, 4, 16, 5);
+      assertEquals(new Page<>(last.rows(), 17, false), last, "the last page ends the list: exact");
+      assertEquals(range(25), ids(last.rows()));
+      Page<ItemState> beyond = dashboard.items(medium, 4, 40, 5);
+      assertEquals(new Page<ItemState>(List.of(), 5, true), beyond);
+
+      Page<ItemState> uncapped = dashboard.items(medium, 4, 4, 17);
+      assertEquals(new Page<>(uncapped.rows(), 17, false), uncapped, "as many as the cap: counted exactly");
+      assertEquals(range(7, 8, 10, 11), ids(uncapped.rows()));
+      assertEquals(new Page<ItemState>(List.of(), 17, false), dashboard.items(medium, 4, 20, 17));
+      Page<ItemState> even = dashboard.items(new DashboardFilter(null, null, "even", null), 3, 9, 1000);
+      assertEquals(new Page<>(even.rows(), 12, false), even);
+      assertEquals(range(20, 22, 24), ids(even.rows()));
+      assertEquals(new Page<ItemState>(List.of(), 0, false),
+          dashboard.items(new DashboardFilter(null, null, "odd", null), 3, 0, 1000));
+    }
+  }
+
+  @Test
+  void a_tag_matches_whole_tags_only_whatever_characters_it_holds() {
+    try (StateStore store = open()) {
+      store.items().sync(List.of(
+          backlogItem("A", "t7 in the title", Priority.LOW, List.of("t70", "x t7"), InitialStatus.NEW),
+          backlogItem("B", "b", Priority.LOW, List.of("t7"), InitialStatus.NEW),
+          backlogItem("C", "c", Priority.LOW, List.of("say \"hi\"", "back\\slash", "café", "a/b"), InitialStatus.NEW),
+          backlogItem("D", "d", Priority.LOW, List.of("hi", "slash", "caf"), InitialStatus.NEW)), T0);
+      DashboardQueries dashboard = store.dashboard();
+      for (String tag : List.of("t7", "say \"hi\"", "back\\slash", "café", "a/b", "x t7", "caf", "hi")) {
+        List<String> expected = switch (tag) {
+          case "t7" -> List.of("B");
+          case "x t7" -> List.of("A");
+          case "caf", "hi" -> List.of("D");
+          default -> List.of("C");
+        };
+        assertEquals(expected, ids(dashboard.items(new DashboardFilter(null, null, tag, null), 10, 0).rows()), tag);
+      }
+      assertEquals(List.of(), ids(dashboard.items(new DashboardFilter(null, null, "\"t7\"", null), 10, 0).rows()));
+      assertEquals(List.of(), ids(dashboard.items(new DashboardFilter(null, null, "t", null), 10, 0).rows()));
+    }
+  }
+
+  @Test
   void the_text_filter_ignores_case_and_takes_wildcards_and_backslashes_as_they_are() {
     try (StateStore store = open()) {
       store.items().sync(List.of(backlogItem("SALE", "50% off_now", Priority.LOW, List.of(), InitialStatus.NEW),
@@ -1683,6 +1741,12 @@ public abstract class StateStoreContract {
       assertEquals(List.of("PARSE", "PATH"),
           ids(dashboard.items(new DashboardFilter(null, null, null, "pa"), 10, 0).rows()),
           "ids match too");
+      // No letter to fold: a plain substring test, wildcards still literal.
+      assertEquals(List.of("SALE"), ids(dashboard.items(new DashboardFilter(null, null, null, "50%"), 10, 0).rows()));
+      assertEquals(List.of("SALE", "XZY"),
+          ids(dashboard.items(new DashboardFilter(null, null, null, "50"), 10, 0).rows()));
+      assertEquals(List.of("PATH"), ids(dashboard.items(new DashboardFilter(null, null, null, ":\\"), 10, 0).rows()));
+      assertEquals(List.of(), ids(dashboard.items(new DashboardFilter(null, null, null, "_%"), 10, 0).rows()));
     }
   }
 

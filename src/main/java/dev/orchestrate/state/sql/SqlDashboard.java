@@ -23,8 +23,8 @@ import java.util.Optional;
  * migration, and on SQLite no {@code -wal}/{@code -shm} created beside a state that has none). One
  * instance serves one request: a SQLite connection opened {@code immutable} must not outlive the
  * moment it was opened for. Every list is bounded (LIMIT on the primary key or
- * {@code seq}, which are indexed); only a text filter scans the items table (once: a short page
- * needs no count), and the status counts read an index (schema 17).
+ * {@code seq}, which are indexed); only a filter on priority, tag or text scans the items table
+ * (once, and only until it has counted past a cap), and the status counts read an index (schema 19).
  */
 final class SqlDashboard implements DashboardQueries {
   private final Jdbc jdbc;
@@ -55,9 +55,21 @@ final class SqlDashboard implements DashboardQueries {
     return counts;
   }
 
-  /** The items that pass {@code filter}, in backlog order, {@code limit} from {@code offset}. */
+  /**
+   * The items that pass {@code filter}, in backlog order, {@code limit} from {@code offset}. With no
+   * filter or a status filter alone, the rows come through the {@code seq} or {@code items_by_status}
+   * index and the count from one. Any other filter is a condition on every row (no index holds a
+   * priority, a tag or a substring): one scan in the table's own order collects the {@code seq} of
+   * at most {@code countCap + 1} matches and stops. Fewer than that is the whole list, exactly
+   * counted, its page fetched by {@code seq}; more (a common match, found early in the scan) and the
+   * page is read in backlog order with one row beyond it, which says whether another page follows,
+   * and the total is a lower bound.
+   */
   @Override
-  public Page<ItemState> items(DashboardFilter filter, int limit, int offset) {
+  public Page<ItemState> items(DashboardFilter filter, int limit, int offset, int countCap) {
+    if (filter.priority() == null && filter.tag() == null && filter.text() == null) {
+      return indexedItems(filter.status(), limit, offset);
+    }
     StringBuilder where = new StringBuilder(" WHERE 1 = 1");
     List<Object> params = new ArrayList<>();
     if (filter.status() != null) {
@@ -69,24 +81,86 @@ final class SqlDashboard implements DashboardQueries {
       params.add(filter.priority());
     }
     if (filter.tag() != null) {
+      if (literalInJson(filter.tag())) {
+        // The tag as its JSON string is in the text first: a cheap test that spares most rows the
+        // JSON parse (a million tag arrays: 0.33 s parsed, 0.10 s searched as text).
+        where.append(" AND ").append(jdbc.dialect().contains("items.tags", "?"));
+        params.add('"' + filter.tag() + '"');
+      }
       where.append(" AND ").append(jdbc.dialect().tagged("items.tags"));
       params.add(filter.tag());
     }
     if (filter.text() != null) {
-      where.append(" AND (").append(jdbc.dialect().containsIgnoringCase("id", "?")).append(" OR ")
-          .append(jdbc.dialect().containsIgnoringCase("title", "?")).append(')');
+      // Without a letter there is no case to ignore: the plain substring test skips the folding
+      // (SQLite: about a sixth less time over a million ids and titles).
+      boolean letters = filter.text().codePoints().anyMatch(
+          c -> Character.isLetter(c) || Character.toLowerCase(c) != c || Character.toUpperCase(c) != c);
+      Dialect d = jdbc.dialect();
+      where.append(" AND (").append(letters ? d.containsIgnoringCase("id", "?") : d.contains("id", "?"))
+          .append(" OR ").append(letters ? d.containsIgnoringCase("title", "?") : d.contains("title", "?"))
+          .append(')');
       params.add(filter.text());
       params.add(filter.text());
     }
+    List<Object> capped = new ArrayList<>(params);
+    capped.add(countCap + 1L);
+    List<Long> seqs = new ArrayList<>(jdbc.query("SELECT seq FROM items" + where + " LIMIT ?", rs -> rs.getLong(1),
+        capped.toArray()));
+    if (seqs.size() <= countCap) {
+      Collections.sort(seqs);
+      List<Long> shown = seqs.subList(Math.min(offset, seqs.size()),
+          (int) Math.min(offset + (long) limit, seqs.size()));
+      List<ItemState> rows = shown.isEmpty() ? List.of()
+          : jdbc.query("SELECT * FROM items WHERE seq IN (" + String.join(", ", Collections.nCopies(shown.size(), "?"))
+              + ") ORDER BY seq", StateRows::item, shown.toArray());
+      return new Page<>(rows, seqs.size());
+    }
     List<Object> paged = new ArrayList<>(params);
-    paged.add(limit);
+    paged.add(limit + 1);
     paged.add(offset);
     List<ItemState> rows = jdbc.query("SELECT * FROM items" + where + " ORDER BY seq LIMIT ? OFFSET ?",
         StateRows::item, paged.toArray());
-    // A short page that holds a row is the end of the list: its total is known without counting (a
-    // text filter scans every item, and a rare word would otherwise cost two scans).
+    if (rows.size() > limit) {
+      return new Page<>(rows.subList(0, limit), Math.max(countCap, offset + (long) limit), true);
+    }
+    // The last page: the list ends here, so its length is known.
+    return rows.isEmpty() ? new Page<>(rows, countCap, true) : new Page<>(rows, offset + (long) rows.size());
+  }
+
+  /**
+   * Whether every string holding {@code tag} among a JSON array's elements holds it as the tag
+   * itself between quotes: true for printable ASCII other than a quote and a backslash, which JSON
+   * writers (Jackson for orchestrate, SQLite's and PostgreSQL's JSON functions) never escape.
+   */
+  private static boolean literalInJson(String tag) {
+    for (int i = 0; i < tag.length(); i++) {
+      char c = tag.charAt(i);
+      if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * A page of every item, or of one status, through an index: the page's first {@code seq} is found
+   * by stepping over {@code offset} entries of the index alone (the {@code seq} index, or
+   * {@code items_by_status}, which holds the seq), and its rows are read from there; the total is
+   * counted from an index too, unless a short page already says where the list ends.
+   */
+  private Page<ItemState> indexedItems(String status, int limit, int offset) {
+    String where = status == null ? "" : " WHERE status = ?";
+    String and = status == null ? " WHERE " : " AND ";
+    Object[] statusParam = status == null ? new Object[0] : new Object[] {status};
+    List<Object> paged = new ArrayList<>(List.of(statusParam));
+    paged.addAll(List.of(statusParam));
+    paged.add(offset);
+    paged.add(limit);
+    List<ItemState> rows = jdbc.query("SELECT * FROM items" + where + and + "seq >= (SELECT seq FROM items" + where
+        + " ORDER BY seq LIMIT 1 OFFSET ?) ORDER BY seq LIMIT ?", StateRows::item, paged.toArray());
+    // A short page that holds a row is the end of the list: its total is known without counting.
     long total = !rows.isEmpty() && rows.size() < limit ? offset + rows.size()
-        : jdbc.queryLong("SELECT COUNT(*) FROM items" + where, params.toArray());
+        : jdbc.queryLong("SELECT COUNT(*) FROM items" + where, statusParam);
     return new Page<>(rows, total);
   }
 

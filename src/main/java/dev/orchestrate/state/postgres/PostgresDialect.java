@@ -196,7 +196,7 @@ final class PostgresDialect implements Dialect {
   }
 
   @Override
-  public void committed() {
+  public void committed(Connection connection) {
     // nothing to check: the server keeps its files
   }
 

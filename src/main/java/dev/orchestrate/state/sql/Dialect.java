@@ -67,8 +67,19 @@ public interface Dialect {
     return String.valueOf(e.getMessage());
   }
 
-  /** The check after each commit that the database is still the one opened. */
-  void committed();
+  /**
+   * After each commit on {@code connection} (the one this dialect serves): the check that the
+   * database is still the one opened, and what a {@link #bulkWritten} left to do.
+   */
+  void committed(Connection connection);
+
+  /**
+   * Said inside the transaction of a bulk write (a first sync of thousands of items), before it
+   * commits: SQLite leaves copying its write-ahead log into the database to a thread of its own
+   * instead of doing it in this commit (see {@code SqliteDialect}). Nothing by default.
+   */
+  default void bulkWritten(Connection connection) throws SQLException {
+  }
 
   /**
    * Whether a write outside a transaction runs in a transaction of its own anyway, to take the

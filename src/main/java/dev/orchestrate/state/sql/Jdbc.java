@@ -412,10 +412,22 @@ public final class Jdbc implements AutoCloseable {
     }
   }
 
+  /** See {@link Dialect#bulkWritten}: inside the bulk write's transaction, before it commits. */
+  void bulkWritten() {
+    if (depth == 0) {
+      throw new IllegalStateException("a bulk write is said inside its transaction");
+    }
+    try {
+      dialect.bulkWritten(connection);
+    } catch (SQLException e) {
+      throw failure("a bulk write's end", e);
+    }
+  }
+
   /** The check after a commit (outside a transaction, every write is one). */
   private void committed() {
     if (depth == 0) {
-      dialect.committed();
+      dialect.committed(connection);
     }
   }
 

@@ -193,6 +193,7 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
       }
       if (paused != null) {
         paused.resume(added.size(), counted.rows, counted.loadBearing);
+        jdbc.bulkWritten();
       }
       return new Synced(new SyncResult(added, vanished, returned), after);
     });

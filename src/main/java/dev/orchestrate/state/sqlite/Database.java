@@ -134,7 +134,7 @@ public final class Database {
         + ", newer than this orchestrate knows (" + MIGRATIONS.size() + "); upgrade orchestrate");
   }
 
-  private static Connection connect(Path file) {
+  static Connection connect(Path file) {
     SQLiteConfig config = new SQLiteConfig();
     config.setJournalMode(SQLiteConfig.JournalMode.WAL);
     // NORMAL is durable against a crash of this process in WAL mode (only power loss can lose the

@@ -87,11 +87,29 @@ final class SqliteDialect implements Dialect {
   }
 
   @Override
-  public void committed() {
+  public void committed(Connection connection) {
     if (watched != null) {
       watched.check();
     }
+    if (checkpoint != null) {
+      checkpoint = checkpoint.committed(connection);
+    }
   }
+
+  /**
+   * A bulk write's commit leaves its write-ahead log to a {@link BackgroundCheckpoint}: SQLite would
+   * otherwise copy it into the database in the committing thread, fsyncs included (a first sync of
+   * 1,000,000 items: a 240 MB log, about 0.5 s before the run's first agent).
+   */
+  @Override
+  public void bulkWritten(Connection connection) throws SQLException {
+    if (checkpoint == null) {
+      checkpoint = BackgroundCheckpoint.defer(connection, file);
+    }
+  }
+
+  /** The deferred checkpoint of the last bulk write, until the connection checkpoints itself again. */
+  private BackgroundCheckpoint checkpoint;
 
   @Override
   public boolean writesInTransaction() {

@@ -111,6 +111,44 @@ class SqlStateRepositoryTest {
   }
 
   /**
+   * A bulk sync's commit leaves its write-ahead log to a thread of its own (SqliteDialect,
+   * BackgroundCheckpoint): the writing connection's automatic checkpoint is off from that commit
+   * on, the database file takes the items while nothing else checkpoints, and the first commit after
+   * that thread ended gives the connection its setting back. A small sync leaves it alone.
+   */
+  @Test
+  void a_bulk_sync_leaves_its_checkpoint_to_a_thread_and_then_checkpoints_as_before() throws Exception {
+    try (SqlStateStore whole = SqliteStores.open(db()); SqlStateRepository store = whole.repository()) {
+      Jdbc jdbc = whole.jdbc();
+      store.sync(List.of(item("SMALL")), T0);
+      assertEquals(1000, jdbc.queryLong("PRAGMA wal_autocheckpoint"), "a small sync checkpoints as SQLite does");
+      long before = java.nio.file.Files.size(db());
+
+      List<BacklogItem> bulk = new java.util.ArrayList<>(List.of(item("SMALL")));
+      for (int i = 0; i < 5_000; i++) {
+        bulk.add(item(String.format("BULK-%05d", i)));
+      }
+      store.sync(bulk, T0.plusSeconds(1));
+      assertEquals(0, jdbc.queryLong("PRAGMA wal_autocheckpoint"), "no checkpoint in the bulk sync's commit");
+      long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(30);
+      while (java.nio.file.Files.size(db()) < before + 500_000 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertTrue(java.nio.file.Files.size(db()) >= before + 500_000,
+          "the items reached the database file: " + before + " -> " + java.nio.file.Files.size(db()));
+
+      int n = 0;
+      while (jdbc.queryLong("PRAGMA wal_autocheckpoint") == 0 && System.nanoTime() < deadline) {
+        bulk.add(item("AFTER-" + n++)); // a commit of its own
+        store.sync(bulk, T0.plusSeconds(2 + n));
+        Thread.sleep(20);
+      }
+      assertEquals(1000, jdbc.queryLong("PRAGMA wal_autocheckpoint"));
+      assertEquals(5_001 + n, store.items().size());
+    }
+  }
+
+  /**
    * A sync that adds thousands of items counts them in {@code structures} once, with the row
    * triggers paused: the counters still match the tables after a first bulk sync, after one that
    * also reports vanished and returned items, and after a small one, which the triggers (back in

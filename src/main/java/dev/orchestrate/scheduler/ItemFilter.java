@@ -110,7 +110,10 @@ public record ItemFilter(List<Criterion> criteria, List<String> targets, Map<Str
    * @throws ItemFilterException naming the first unknown target
    */
   public ItemFilter checkTargets(Collection<String> knownIds) {
-    Set<String> known = new HashSet<>(knownIds);
+    if (targets.isEmpty()) {
+      return this;
+    }
+    Set<String> known = knownIds instanceof Set<String> set ? set : new HashSet<>(knownIds);
     for (String target : targets) {
       if (!known.contains(target)) {
         throw new ItemFilterException(ItemFilterException.Part.TARGET, "unknown item " + Quote.value(target));

@@ -89,8 +89,10 @@ class LauncherHostileInputIT {
     assertEquals(0, run.exitCode(), run.err());
     assertTrue(run.out().matches("(?s).* TieredStopAtLevel += 4 .*"), "C2 compiles a run's hot code");
     assertFalse(run.out().matches("(?s).* CICompilerCount += 1 .*"), "the JVM chose its own compiler threads");
+    assertTrue(run.out().matches("(?s).* MaxTenuringThreshold += 0 .*"), "a run's items promoted at once");
     Launcher.Result status = run(java.util.Map.of("ORCHESTRATE_JAVA_OPTS", "-XX:+PrintFlagsFinal"), "--version");
     assertTrue(status.out().matches("(?s).* TieredStopAtLevel += 1 .*"), "C1 alone for a short command");
+    assertFalse(status.out().matches("(?s).* MaxTenuringThreshold += 0 .*"), "the collector's default elsewhere");
   }
 
   @Test

@@ -53,6 +53,29 @@ class SelectionIndexTest {
     }
   }
 
+  /**
+   * A load files its ranked sets in rank order even when the items do not come in backlog order:
+   * each priority's bucket is sorted then (items come in backlog order as a rule, and are taken as
+   * they are).
+   */
+  @Test
+  void a_load_ranks_items_given_out_of_backlog_order() {
+    List<ItemState> items = new ArrayList<>();
+    long[] seqs = {5, 3, 9, 1, 7, 2, 8, 4, 6};
+    Priority[] priorities = {Priority.LOW, Priority.MEDIUM, Priority.HIGH};
+    for (int i = 0; i < seqs.length; i++) {
+      items.add(new ItemState(definition("I" + seqs[i], "direct", priorities[i % 3], List.of(), List.of()), seqs[i],
+          true, Progress.of(ItemStatus.READY)));
+    }
+    SelectionIndex index = new SelectionIndex();
+    index.load(items);
+    Snapshot frontier = index.frontier(PIPELINES, 2, 1, Map.of(), ItemFilter.ALL, Set.of());
+    List<Action> picked = ActionSelection.select(frontier, index);
+    assertEquals(ActionSelection.select(new Snapshot(items, PIPELINES, 2, 1, Map.of())), picked);
+    assertEquals(List.of("I2", "I6"), picked.stream().map(Action::itemId).distinct().toList(),
+        "the high ones (given as 9, 2, 6), in backlog order: " + picked);
+  }
+
   @Test
   void the_frontier_of_a_large_backlog_is_bounded_by_max_wip_and_max_concurrent() {
     SelectionIndex index = new SelectionIndex();
@@ -150,7 +173,15 @@ class SelectionIndexTest {
         fresh.putAll(truth);
         assertEquals(fresh.frontier(PIPELINES, maxWip, maxConcurrent, running, filter, elsewhere).items(),
             frontier.items(), "step " + step + ": the frontier");
+        // So is one loaded at once (a run's start, a backlog reload), filed at its first frontier.
+        SelectionIndex loaded = new SelectionIndex();
+        loaded.load(truth.values());
+        assertEquals(frontier.items(), loaded.frontier(PIPELINES, maxWip, maxConcurrent, running, filter, elsewhere)
+            .items(), "step " + step + ": the frontier of a loaded index");
         apply(expected);
+        if (r.nextInt(5) == 0) {
+          index.load(List.copyOf(truth.values())); // and kept up to date change by change from there
+        }
         for (int c = 1 + r.nextInt(4); c > 0; c--) {
           change();
         }

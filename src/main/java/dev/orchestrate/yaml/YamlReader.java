@@ -77,8 +77,9 @@ public final class YamlReader {
 
   /**
    * The largest backlog file read by default, 16 MiB: ten times a backlog of 10,000 items with a
-   * paragraph of description each, and small enough that reading, checking and holding it (as text,
-   * code points and nodes, about 8 bytes a byte) fits a default heap with room for the run. The
+   * paragraph of description each, and small enough that reading, checking and holding it (its
+   * bytes and their decoding, about 4 bytes a byte for a moment, then the text, the nodes of the
+   * value being read and what the caller keeps) fits a default heap with room for the run. The
    * config's {@code backlog.max_bytes} sets another (docs/configuration.md).
    */
   public static final long MAX_BACKLOG_BYTES = 16L << 20;

@@ -45,7 +45,7 @@ import org.mockito.stubbing.Answer;
  */
 class StoreFaultInjectionTest {
   /** The repository methods that write; every other one only reads. */
-  private static final Set<String> WRITES = Set.of("sync", "apply", "applyIf", "jobStarted", "jobEnded",
+  private static final Set<String> WRITES = Set.of("sync", "syncAndRead", "apply", "applyIf", "jobStarted", "jobEnded",
       "jobLogBytes", "interruptRunningJobs", "runStarted", "runEnded", "runSpend");
   private static final List<String> PHASES = List.of("scope", "design", "build", "review");
   private static final List<String> ITEMS = List.of("A", "B");
@@ -54,7 +54,7 @@ class StoreFaultInjectionTest {
   Path dir;
 
   /**
-   * A clean run of this backlog writes, in order: runStarted, interruptRunningJobs, sync, apply,
+   * A clean run of this backlog writes, in order: runStarted, interruptRunningJobs, syncAndRead, apply,
    * then per phase jobStarted, jobEnded, jobLogBytes (with an apply when an item moves on), and
    * finally runSpend, runEnded (33 writes). The cases fail one of each kind, at the start, in the
    * middle of an item, between items and at the very end.

@@ -77,7 +77,9 @@ public final class BacklogLoader {
             + " allows " + YamlReader.maxValues(maxBytes) + ")",
         new YamlReader.Streamed("items", loader::next))
         .flatMap(root -> {
-          Optional<List<BacklogItem>> checked = loader.items(root);
+          // The file's own problems first, as when the whole tree was read before the items were
+          // checked: past Problems.MAX_KEPT item problems, an unsupported schema_version still shows.
+          Optional<List<BacklogItem>> checked = loader.itemsList(root, problems).map(loader::items);
           problems.addAll(checks);
           return checked;
         });
@@ -93,25 +95,34 @@ public final class BacklogLoader {
   /** Elements of the items list without a usable id: they still count in the next one's index. */
   private int skipped;
 
-  private Optional<List<BacklogItem>> items(YamlNode root) {
+  /**
+   * The file's top-level checks, into {@code top}: the items list (empty for {@code items:} with
+   * nothing), or empty when there is none to read.
+   */
+  private Optional<YamlNode.Sequence> itemsList(YamlNode root, Problems top) {
     if (!(root instanceof YamlNode.Mapping map)) {
-      problems.expected(root, "a backlog file", "a map with an items list");
+      top.expected(root, "a backlog file", "a map with an items list");
       return Optional.empty();
     }
-    problems.unknownKeys(map, TOP_KEYS, "key", "the backlog");
-    map.get("schema_version").ifPresent(this::schemaVersion);
+    top.unknownKeys(map, TOP_KEYS, "key", "the backlog");
+    map.get("schema_version").ifPresent(node -> schemaVersion(node, top));
     Optional<YamlNode> itemsNode = map.get("items");
     if (itemsNode.isEmpty()) {
-      problems.at(map, "missing key 'items' (the list of work items)");
+      top.at(map, "missing key 'items' (the list of work items)");
       return Optional.empty();
     }
     if (itemsNode.get() instanceof YamlNode.Scalar scalar && scalar.isNull()) {
-      return Optional.of(List.of());
+      return Optional.of(new YamlNode.Sequence(scalar.line(), scalar.column(), List.of()));
     }
     if (!(itemsNode.get() instanceof YamlNode.Sequence list)) {
-      problems.expected(itemsNode.get(), "items", "a list of items");
+      top.expected(itemsNode.get(), "items", "a list of items");
       return Optional.empty();
     }
+    return Optional.of(list);
+  }
+
+  /** The items of the list: its elements (none when streamed), checked, then checked together. */
+  private List<BacklogItem> items(YamlNode.Sequence list) {
     list.items().forEach(this::next); // none when streamed, as the reader does for the first items key
     checkDependencies(drafts, byId);
     new Cycles(drafts, byId).report();
@@ -121,10 +132,10 @@ public final class BacklogLoader {
         items.add(d.item());
       }
     }
-    return Optional.of(items);
+    return items;
   }
 
-  private void schemaVersion(YamlNode node) {
+  private static void schemaVersion(YamlNode node, Problems problems) {
     boolean supported = node instanceof YamlNode.Scalar scalar
         && scalar.kind() == YamlNode.Scalar.Kind.INTEGER
         && scalar.integer().equals(BigInteger.valueOf(SCHEMA_VERSION));

@@ -396,6 +396,21 @@ class BacklogLoaderTest {
         problemsOf("items:\n  - id: A\n  - {id: B, title: b, priority: urgent}\n  - id: C\n  title: x\n"));
   }
 
+  /**
+   * The file's own problems come before its items' (whose checks run as the items are read), so
+   * that past the problems kept an unsupported schema version still shows.
+   */
+  @Test
+  void a_newer_schema_version_shows_among_thousands_of_item_problems() {
+    StringBuilder yaml = new StringBuilder("schema_version: 2\nitems:\n");
+    for (int i = 0; i < 1_500; i++) {
+      yaml.append("  - {id: I").append(i).append(", title: t, estimate: 3}\n");
+    }
+    List<String> problems = problemsOf(yaml.toString());
+    assertTrue(problems.contains("1:17: unsupported schema_version 2 (this version reads 1)"),
+        problems.subList(0, 3).toString());
+  }
+
   /** Items come from the first items key; a second one is a duplicate key, its items unread. */
   @Test
   void the_items_of_a_second_items_key_are_not_read() {

@@ -180,7 +180,10 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
           }
         }
         if (!added.isEmpty()) {
+          // The items' rows first; the returned items' events too, so that this sync's events go
+          // in one order: returned (in file order), added (in backlog order), vanished.
           inserts.flush();
+          events.flush();
           counted.rows += jdbc.execute(ADDED_EVENTS, at, Event.ITEM_ADDED, firstSeq);
         }
         vanished.sort(null);

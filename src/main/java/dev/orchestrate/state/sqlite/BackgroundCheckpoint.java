@@ -57,7 +57,12 @@ final class BackgroundCheckpoint {
     if (thread == null) {
       thread = new Thread(this::checkpoint, "orchestrate-checkpoint");
       thread.setDaemon(true);
-      thread.start();
+      try {
+        thread.start();
+      } catch (OutOfMemoryError | RuntimeException e) { // no thread to be had: checkpoint as before
+        log.debug("no thread for the checkpoint of {}", file, e);
+        done = true;
+      }
       return this;
     }
     if (!done) {
@@ -79,7 +84,7 @@ final class BackgroundCheckpoint {
 
   private void checkpoint() {
     long started = System.nanoTime();
-    try (Connection connection = Database.connect(file); Statement st = connection.createStatement()) {
+    try (Connection connection = Database.connectExisting(file); Statement st = connection.createStatement()) {
       st.execute("PRAGMA wal_checkpoint(PASSIVE)");
       log.debug("checkpointed {} in {} ms", file, (System.nanoTime() - started) / 1_000_000);
     } catch (SQLException | RuntimeException e) {

@@ -19,6 +19,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteOpenMode;
 
 /**
  * Opens the state database: WAL (readers never block the runner), a busy timeout (short waits
@@ -134,7 +135,18 @@ public final class Database {
         + ", newer than this orchestrate knows (" + MIGRATIONS.size() + "); upgrade orchestrate");
   }
 
-  static Connection connect(Path file) {
+  /**
+   * {@link #connect}, but never creating the file: for a connection beside the one that opened it
+   * (a file deleted meanwhile is an error, not a new empty database).
+   */
+  static Connection connectExisting(Path file) throws SQLException {
+    SQLiteConfig config = new SQLiteConfig();
+    config.resetOpenMode(SQLiteOpenMode.CREATE);
+    config.setBusyTimeout(BUSY_TIMEOUT_MS);
+    return config.createConnection("jdbc:sqlite:" + file.toAbsolutePath());
+  }
+
+  private static Connection connect(Path file) {
     SQLiteConfig config = new SQLiteConfig();
     config.setJournalMode(SQLiteConfig.JournalMode.WAL);
     // NORMAL is durable against a crash of this process in WAL mode (only power loss can lose the

@@ -192,7 +192,7 @@ class SqlStateRepositoryTest {
   }
 
   @Test
-  void sync_keeps_the_state_of_known_items_and_reports_vanished_and_returned_ones() {
+  void sync_keeps_the_state_of_known_items_and_reports_vanished_and_returned_ones() throws Exception {
     try (SqlStateRepository store = SqliteStores.repository(db())) {
       store.sync(List.of(item("A"), item("B")), T0);
       ItemState a = store.items().get(0);
@@ -210,8 +210,11 @@ class SqlStateRepositoryTest {
       assertFalse(store.items().get(1).inBacklog());
       assertEquals(3, store.items().get(2).seq());
 
-      synced = store.syncAndRead(List.of(item("A"), item("B"), item("C")), T0);
+      synced = store.syncAndRead(List.of(item("B"), item("A"), item("C"), item("N")), T0);
       assertEquals(store.items(), synced.items());
+      assertEquals("item.returned B,item.added N", sql("SELECT group_concat(e, ',') FROM (SELECT * FROM (SELECT id,"
+          + " kind || ' ' || item_id AS e FROM events WHERE kind IN ('item.returned', 'item.added') ORDER BY id DESC"
+          + " LIMIT 2) ORDER BY id)"), "this sync's: returned, then added");
       SyncResult third = synced.changes();
       assertEquals(List.of("B"), third.returned());
       assertTrue(store.items().get(1).inBacklog());

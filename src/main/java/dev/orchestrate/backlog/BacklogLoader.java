@@ -89,7 +89,7 @@ public final class BacklogLoader {
 
   /** The next element of the items list, as the reader hands it over. */
   private void next(YamlNode node) {
-    item(node, drafts.size() + skipped, byId).ifPresentOrElse(drafts::add, () -> skipped++);
+    item(node, drafts.size() + skipped).ifPresentOrElse(drafts::add, () -> skipped++);
   }
 
   /** Elements of the items list without a usable id: they still count in the next one's index. */
@@ -148,7 +148,7 @@ public final class BacklogLoader {
   }
 
   /** Reads one item; empty only when it has no usable id (its other problems are still reported). */
-  private Optional<Draft> item(YamlNode node, int index, Map<String, Draft> byId) {
+  private Optional<Draft> item(YamlNode node, int index) {
     String path = "items[" + index + "]";
     if (!(node instanceof YamlNode.Mapping map)) {
       problems.expected(node, path, "a map with id and title");

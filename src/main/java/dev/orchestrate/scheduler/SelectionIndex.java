@@ -289,9 +289,9 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
     Ranked directIn = new Ranked();
     Ranked scopedIn = new Ranked();
     for (ItemState item : items.values()) {
-      Boolean pre = place(item);
-      if (pre != null) {
-        (item.status() == ItemStatus.READY ? readyIn : pre ? scopedIn : directIn).add(item);
+      NavigableSet<ItemState> ranked = place(item);
+      if (ranked != null) {
+        (ranked == ready ? readyIn : ranked == scoped ? scopedIn : directIn).add(item);
       }
     }
     ready.addAll(readyIn.sorted());
@@ -439,22 +439,17 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
     if (prePhases == null) {
       return; // filed all at once at the next sync
     }
-    Boolean pre = place(item);
-    if (pre == null) {
-      return;
-    }
-    if (item.status() == ItemStatus.READY) {
-      ready.add(item);
-    } else {
-      (pre ? scoped : direct).add(item);
+    NavigableSet<ItemState> ranked = place(item);
+    if (ranked != null) {
+      ranked.add(item);
     }
   }
 
   /**
-   * Files {@code item} in {@link #inPhases} and {@link #orphans} where it belongs, and says whether
-   * it belongs in a ranked set: null when not, else whether its pipeline has pre-phases.
+   * Files {@code item} in {@link #inPhases} and {@link #orphans} where it belongs, and says which
+   * ranked set it belongs in: {@link #ready}, {@link #direct}, {@link #scoped}, or null for none.
    */
-  private Boolean place(ItemState item) {
+  private NavigableSet<ItemState> place(ItemState item) {
     String id = item.id();
     ItemStatus status = item.status();
     if (status.isRunningPhases()) {
@@ -471,7 +466,13 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
     if (unmet.getOrDefault(id, 0) > 0 || !filter.matches(item)) {
       return null;
     }
-    return status == ItemStatus.READY || status == ItemStatus.NEW ? pre : null;
+    if (status == ItemStatus.READY) {
+      return ready;
+    }
+    if (status == ItemStatus.NEW) {
+      return pre ? scoped : direct;
+    }
+    return null;
   }
 
   private void unfile(ItemState item) {

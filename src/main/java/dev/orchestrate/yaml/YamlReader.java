@@ -329,6 +329,14 @@ public final class YamlReader {
   }
 
   private YamlNode node(JsonToken token) throws IOException {
+    return node(token, null);
+  }
+
+  /**
+   * The value that starts with {@code token}; a list's elements go to {@code elements} instead of
+   * into its node when that is not null (the streamed list: its node is then empty).
+   */
+  private YamlNode node(JsonToken token, java.util.function.Consumer<YamlNode> elements) throws IOException {
     JsonLocation at = parser.currentTokenLocation();
     int line = at.getLineNr();
     int column = at.getColumnNr();
@@ -342,8 +350,9 @@ public final class YamlReader {
       node = mapping(line, column);
     } else {
       List<YamlNode> items = new ArrayList<>();
+      java.util.function.Consumer<YamlNode> each = elements != null ? elements : items::add;
       for (JsonToken t = parser.nextToken(); t != JsonToken.END_ARRAY; t = parser.nextToken()) {
-        items.add(node(t));
+        each.accept(node(t));
       }
       node = new YamlNode.Sequence(line, column, items);
     }
@@ -369,20 +378,6 @@ public final class YamlReader {
     }
   }
 
-  /** The streamed list (its start just read): each element handed over, an empty list kept. */
-  private YamlNode streamedList() throws IOException {
-    JsonLocation at = parser.currentTokenLocation();
-    int line = at.getLineNr();
-    int column = at.getColumnNr();
-    counted(line, column);
-    deeper(line, column);
-    for (JsonToken t = parser.nextToken(); t != JsonToken.END_ARRAY; t = parser.nextToken()) {
-      streamed.each().accept(node(t));
-    }
-    depth--;
-    return new YamlNode.Sequence(line, column, List.of());
-  }
-
   private YamlNode.Mapping mapping(int line, int column) throws IOException {
     List<YamlNode.Entry> entries = new ArrayList<>();
     Map<String, Integer> firstLine = new HashMap<>();
@@ -391,10 +386,9 @@ public final class YamlReader {
       String name = parser.currentName();
       String known = keyNames.size() < MAX_KEY_NAMES ? keyNames.putIfAbsent(name, name) : keyNames.get(name);
       YamlNode.Key key = new YamlNode.Key(known == null ? name : known, at.getLineNr(), at.getColumnNr());
-      JsonToken valueToken = parser.nextToken();
-      YamlNode value = streamed != null && depth == 1 && valueToken == JsonToken.START_ARRAY
-          && key.name().equals(streamed.key()) && !firstLine.containsKey(key.name())
-              ? streamedList() : node(valueToken);
+      boolean streams = streamed != null && depth == 1 && key.name().equals(streamed.key())
+          && !firstLine.containsKey(key.name());
+      YamlNode value = node(parser.nextToken(), streams ? streamed.each() : null);
       Integer previous = firstLine.putIfAbsent(key.name(), key.line());
       if (previous != null) {
         problems.at(key, "duplicate key " + Quote.value(key.name()) + " (first defined at line " + previous + ")");

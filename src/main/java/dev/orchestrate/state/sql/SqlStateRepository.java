@@ -147,8 +147,7 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
         for (BacklogItem item : backlog) {
           Integer index = known.get(item.id());
           if (index == null) {
-            Object[] row = itemRow(item, null, nextSeq, at);
-            inserts.add(row);
+            inserts.add(itemRow(item, null, nextSeq, at));
             after.add(new ItemState(item, nextSeq++, true, initialProgress(item)));
             added.add(item.id());
             continue;

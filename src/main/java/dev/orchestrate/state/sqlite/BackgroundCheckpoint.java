@@ -77,11 +77,6 @@ final class BackgroundCheckpoint {
     }
   }
 
-  /** True once the background checkpoint has ended, copied or not. */
-  boolean done() {
-    return done;
-  }
-
   private void checkpoint() {
     long started = System.nanoTime();
     try (Connection connection = Database.connectExisting(file); Statement st = connection.createStatement()) {

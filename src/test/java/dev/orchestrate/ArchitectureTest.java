@@ -42,6 +42,7 @@ class ArchitectureTest {
       {"item", "dev.orchestrate.item.."},
       {"scheduler", "dev.orchestrate.scheduler.."},
       {"workspace", "dev.orchestrate.workspace.."},
+      {"landing", "dev.orchestrate.landing.."},
       {"retention", "dev.orchestrate.retention.."},
       {"stats", "dev.orchestrate.stats.."},
       {"notify", "dev.orchestrate.notify.."},
@@ -86,6 +87,7 @@ class ArchitectureTest {
       "item", List.of("backlog", "config", "context", "jobs", "limits"),
       "scheduler", List.of("backlog", "config", "context", "item", "jobs", "limits", "memory", "yaml"),
       "workspace", List.of("config", "item"),
+      "landing", List.of("config", "item", "workspace"),
       "retention", List.of("config", "item", "limits"),
       "stats", List.of("config", "jobs", "limits"),
       "notify", List.of("limits", "yaml"),
@@ -95,12 +97,12 @@ class ArchitectureTest {
       "state.sqlite", List.of("state", "state.sql", "stats"),
       "state.postgres", List.of("state", "state.sql", "stats"),
       "state.select", List.of("state", "state.postgres", "state.sqlite"),
-      "app", List.of("backlog", "config", "context", "item", "jobs", "limits", "memory", "notify", "retention",
-          "scheduler", "state", "stats", "workspace"),
+      "app", List.of("backlog", "config", "context", "item", "jobs", "landing", "limits", "memory", "notify",
+          "retention", "scheduler", "state", "stats", "workspace"),
       "serve", List.of("backlog", "item", "jobs", "memory", "state", "stats", "workspace"),
       "cli.live", List.of("backlog", "config", "context", "item", "jobs", "scheduler"),
-      "cli", List.of("app", "backlog", "cli.live", "config", "context", "item", "jobs", "limits", "memory", "notify",
-          "retention", "scheduler", "serve", "state", "state.select", "stats", "workspace", "yaml"),
+      "cli", List.of("app", "backlog", "cli.live", "config", "context", "item", "jobs", "landing", "limits", "memory",
+          "notify", "retention", "scheduler", "serve", "state", "state.select", "stats", "workspace", "yaml"),
       "root", List.of("cli"));
 
   @SuppressWarnings("unchecked")

@@ -2,14 +2,16 @@ package dev.orchestrate.app;
 
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.item.Event;
+import dev.orchestrate.item.IntegrationResult;
 import dev.orchestrate.item.InvalidTransitionException;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
-import dev.orchestrate.item.ItemWorkspaces;
 import dev.orchestrate.item.ReviewDecision;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.item.Transitions;
+import dev.orchestrate.landing.Landing;
 import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateLockedException;
@@ -120,7 +122,7 @@ public final class Reviewing {
           throw changedMeanwhile();
         }
         List<Approved> out = new ArrayList<>();
-        Worktrees integrator = null;
+        Landing landing = null;
         for (Step step : steps) {
           ItemState item = step.next();
           Optional<WorkspaceRecord> ws = worktrees ? store.workspaces().workspace(item.id()) : Optional.empty();
@@ -136,21 +138,29 @@ public final class Reviewing {
             out.add(new Approved(item, "pending", ws.get().branch() + " is integrated by a run"));
             continue;
           }
-          if (integrator == null) {
-            integrator = new Worktrees(new Git(), repo, project.config().execution().workspace(),
-                project.config().retention().worktrees(), store.workspaces(),
-                backend.directory().root().resolve("worktrees"), clock).open();
+          if (landing == null) {
+            landing = landing(project, store, repo);
           }
-          out.add(integrate(store, integrator, item));
+          out.add(integrate(store, landing, item));
         }
         return out;
       }
     }
   }
 
+  /** How the approved items land: as a run lands them, from their worktrees. */
+  private Landing landing(Project project, StateStore store, Repository repo) {
+    Git git = new Git();
+    WorkspaceConfig workspace = project.config().execution().workspace();
+    Path stateRoot = backend.directory().root();
+    Worktrees worktrees = new Worktrees(git, repo, workspace, project.config().retention().worktrees(),
+        store.workspaces(), stateRoot.resolve("worktrees"), clock).open();
+    return new Landing(git, worktrees, workspace, store.workspaces(), clock, stateRoot.resolve("jobs")).open();
+  }
+
   /** Integrates one approved item as a run does at done: a conflict blocks it, anything else said is an event. */
-  private Approved integrate(StateStore store, Worktrees worktrees, ItemState item) {
-    ItemWorkspaces.Integration result = worktrees.integrate(item.id(), item.definition().title());
+  private Approved integrate(StateStore store, Landing landing, ItemState item) {
+    IntegrationResult result = landing.integrate(item.id(), item.definition().title());
     if (result.blocks()) {
       Step blocked = Transitions.integrationConflict(item, result.message());
       store.items().applyIf(blocked, ItemStatus.DONE, clock.instant());

@@ -9,6 +9,7 @@ import dev.orchestrate.item.ItemLeases;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.jobs.Secrets;
+import dev.orchestrate.landing.Landing;
 import dev.orchestrate.memory.MemoryService;
 import dev.orchestrate.notify.DeliveryStats;
 import dev.orchestrate.notify.Notifier;
@@ -148,9 +149,12 @@ public final class RunSession {
         if (repository != null) {
           Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(),
               config.context().summarizer().apiKeyEnv());
-          scheduler.workspaces(new Worktrees(new Git(), repository, config.execution().workspace(),
-              config.retention().worktrees(), store.workspaces(), backend.directory().root().resolve("worktrees"),
-              clock).masking(secrets::mask).open());
+          Git git = new Git();
+          Path stateRoot = backend.directory().root();
+          Worktrees worktrees = new Worktrees(git, repository, config.execution().workspace(),
+              config.retention().worktrees(), store.workspaces(), stateRoot.resolve("worktrees"), clock).open();
+          scheduler.workspaces(worktrees, new Landing(git, worktrees, config.execution().workspace(),
+              store.workspaces(), clock, stateRoot.resolve("jobs")).masking(secrets::mask).open());
         }
         RunReport report;
         try (StopHook stop = ui.onStop(scheduler::requestStop)) {

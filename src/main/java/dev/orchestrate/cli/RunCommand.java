@@ -273,8 +273,8 @@ final class RunCommand implements Callable<Integer> {
     try {
       Git git = new Git();
       Repository repo = Repository.discover(git, backlogs.current().directory(), workspace.baseBranch());
-      dev.orchestrate.workspace.Worktrees.checkCopies(git, repo, workspace.copy());
-      dev.orchestrate.workspace.Worktrees.checkRemote(git, repo, workspace);
+      dev.orchestrate.workspace.CopiedFiles.check(git, repo, workspace.copy());
+      dev.orchestrate.landing.Landing.checkRemote(git, repo, workspace);
       commandsTracked(config, git, backlogs.current().directory());
       return repo;
     } catch (GitException e) { // git failing while the run checks the project: the project is not usable

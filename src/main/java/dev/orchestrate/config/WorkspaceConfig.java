@@ -140,6 +140,12 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
     }
 
     /** {@code "Name <email>"}, or empty when the text is not of that form. */
+    /** The environment that makes git record this author and committer. */
+    public java.util.Map<String, String> environment() {
+      return java.util.Map.of("GIT_AUTHOR_NAME", name, "GIT_AUTHOR_EMAIL", email, "GIT_COMMITTER_NAME", name,
+          "GIT_COMMITTER_EMAIL", email);
+    }
+
     public static java.util.Optional<Author> parse(String text) {
       Matcher m = FORM.matcher(text);
       if (!m.matches() || m.group(1).isBlank()) {

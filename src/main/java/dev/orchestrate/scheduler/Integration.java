@@ -2,11 +2,17 @@ package dev.orchestrate.scheduler;
 
 import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.item.ChecksReport;
 import dev.orchestrate.item.Event;
+import dev.orchestrate.item.IntegrationResult;
+import dev.orchestrate.item.ItemLanding;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.ItemWorkspaces;
+import dev.orchestrate.item.LastSession;
 import dev.orchestrate.item.LeaseLostException;
+import dev.orchestrate.item.Progress;
+import dev.orchestrate.item.SlowWork;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.item.Transitions;
@@ -36,15 +42,16 @@ final class Integration {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
 
   private final ItemWorkspaces workspaces;
+  private final ItemLanding landing;
   private final StateRepository store;
   private final Clock clock;
   /**
    * The agent session of each item's last successful phase in this run, by item: a red check that
    * sends the item back to that phase continues it (with agent.resume). Kept with the item's
-   * workspace too ({@link ItemWorkspaces#lastSession}), which a restarted run reads. Bounded by the
+   * workspace too ({@link ItemLanding#lastSession}), which a restarted run reads. Bounded by the
    * items awaiting their checks or a deferred push: an item integrated any other way leaves it.
    */
-  private final Map<String, ItemWorkspaces.LastSession> sessions = new java.util.HashMap<>();
+  private final Map<String, LastSession> sessions = new java.util.HashMap<>();
 
   /**
    * The slow commands (a push, a pull-request command, a checks poll) running off the scheduler
@@ -65,17 +72,18 @@ final class Integration {
   }
 
   /** Runs every slow command inline, on the scheduler thread (tests, one-off integration). */
-  Integration(ItemWorkspaces workspaces, StateRepository store, Clock clock) {
-    this(workspaces, store, clock, null);
+  Integration(ItemWorkspaces workspaces, ItemLanding landing, StateRepository store, Clock clock) {
+    this(workspaces, landing, store, clock, null);
   }
 
   /**
    * @param post hands a finished slow command to the scheduler thread (its inbox), which then calls
    *             {@link #landed}; null: every slow command runs inline
    */
-  Integration(ItemWorkspaces workspaces, StateRepository store, Clock clock,
+  Integration(ItemWorkspaces workspaces, ItemLanding landing, StateRepository store, Clock clock,
       java.util.function.Consumer<Offload.Done> post) {
     this.workspaces = workspaces;
+    this.landing = landing;
     this.store = store;
     this.clock = clock;
     this.offload = post == null ? null : new Offload(post);
@@ -154,7 +162,7 @@ final class Integration {
 
   /** As above; with several runners, only the items this runner could claim ({@code claim}). */
   void integratePending(Map<String, ItemState> items, Predicate<Step> commit, Predicate<String> claim) {
-    for (String id : workspaces.integrationPending()) {
+    for (String id : landing.integrationPending()) {
       ItemState item = items.get(id);
       if (item != null && item.status() == ItemStatus.DONE && claim.test(id)) {
         integrate(items.get(id), commit);
@@ -173,7 +181,7 @@ final class Integration {
       return;
     }
     retriesReadAt = clock.instant();
-    for (String id : workspaces.retriesDue()) {
+    for (String id : landing.retriesDue()) {
       ItemState item = items.get(id);
       if (item != null && item.status() == ItemStatus.DONE && !running(id) && claim.test(id)) {
         integrate(items.get(id), commit);
@@ -193,13 +201,13 @@ final class Integration {
   void succeeded(String itemId, String phase, String profile, AgentOutcome outcome) {
     String id = outcome.session().id();
     if (id != null && profile != null && phase != null) {
-      ItemWorkspaces.LastSession last = new ItemWorkspaces.LastSession(phase,
-          new dev.orchestrate.item.Progress.Resume(profile, id));
+      LastSession last = new LastSession(phase,
+          new Progress.Resume(profile, id));
       sessions.put(itemId, last);
-      workspaces.lastSession(itemId, last);
+      landing.lastSession(itemId, last);
     } else {
       sessions.remove(itemId);
-      workspaces.lastSession(itemId, null);
+      landing.lastSession(itemId, null);
     }
   }
 
@@ -208,7 +216,7 @@ final class Integration {
    * scheduler thread: the run waits for them.
    */
   boolean awaitingChecks() {
-    return (offload != null && offload.busy()) || workspaces.awaitingChecks();
+    return (offload != null && offload.busy()) || landing.awaitingChecks();
   }
 
   /**
@@ -232,7 +240,7 @@ final class Integration {
     }
     checksReadAt = clock.instant();
     boolean changed = false;
-    for (String id : workspaces.checksDue()) {
+    for (String id : landing.checksDue()) {
       ItemState item = items.get(id);
       if (item == null || item.status() != ItemStatus.AWAITING_CHECKS) {
         continue; // unblocked, reset or removed meanwhile: the next push starts a new wait
@@ -240,7 +248,7 @@ final class Integration {
       if (running(id) || (offload != null && offload.full()) || !claim.test(id)) {
         continue; // polled now, or another runner holds it: not twice at once
       }
-      changed |= start(id, workspaces.checkSlowly(id), Offload.Kind.CHECKS, items, pipelines, commit);
+      changed |= start(id, landing.checkSlowly(id), Offload.Kind.CHECKS, items, pipelines, commit);
     }
     return changed;
   }
@@ -249,13 +257,13 @@ final class Integration {
    * Runs a slow command of the item: off the scheduler thread when there is an executor and the
    * work has a slow part, else at once. Returns whether an item changed (at once only).
    */
-  private boolean start(String id, ItemWorkspaces.Slow<?> work, Offload.Kind kind, Map<String, ItemState> items,
+  private boolean start(String id, SlowWork<?> work, Offload.Kind kind, Map<String, ItemState> items,
       Map<String, Pipeline> pipelines, Predicate<Step> commit) {
     if (offload != null && work.offThread()) {
       offload.submit(id, work, kind);
       return false;
     }
-    for (ItemWorkspaces.Slow<?> part = work;; part = part.next()) {
+    for (SlowWork<?> part = work;; part = part.next()) {
       part.run();
       Object result = part.finish();
       if (part.next() == null) {
@@ -280,7 +288,7 @@ final class Integration {
       log.warn("{}: recording what its {} did failed: {}", done.itemId(), done.kind().word, e.getMessage());
       return false; // the persisted wait or retry stays: tried again later
     }
-    ItemWorkspaces.Slow<?> next = done.work().next();
+    SlowWork<?> next = done.work().next();
     if (next != null) {
       if (offload.stopping()) {
         return false; // the next part (a pull request after its push) waits for the next run, as a retry
@@ -297,13 +305,13 @@ final class Integration {
     }
     ItemState item = items.get(id);
     if (kind == Offload.Kind.CHECKS) {
-      return checked(item, (ItemWorkspaces.Checks) result, pipelines, commit);
+      return checked(item, (ChecksReport) result, pipelines, commit);
     }
-    integrated(id, item, (ItemWorkspaces.Integration) result, commit);
+    integrated(id, item, (IntegrationResult) result, commit);
     return true;
   }
 
-  private boolean checked(ItemState item, ItemWorkspaces.Checks checks, Map<String, Pipeline> pipelines,
+  private boolean checked(ItemState item, ChecksReport checks, Map<String, Pipeline> pipelines,
       Predicate<Step> commit) {
     if (item == null || item.status() != ItemStatus.AWAITING_CHECKS || checks.kind().equals("pending")) {
       return false;
@@ -317,12 +325,12 @@ final class Integration {
           : Transitions.checksRed(item, pipeline, checks.phase(), checks.message(), checks.round());
       default -> Transitions.checksBlocked(item, checks.message());
     };
-    ItemWorkspaces.LastSession last = sessions.remove(id);
+    LastSession last = sessions.remove(id);
     if (last == null) {
       last = checks.last(); // kept with the workspace: a run restarted since the push
     }
     if (last != null) {
-      workspaces.lastSession(id, null); // used now, or never: a new phase success writes the next
+      landing.lastSession(id, null); // used now, or never: a new phase success writes the next
     }
     if (last != null && checks.kind().equals("red") && last.phase().equals(step.next().progress().phase())) {
       step = new Step(step.next().with(step.next().progress().withResume(last.resume())), step.events(),
@@ -361,15 +369,15 @@ final class Integration {
     if (running(item.id())) {
       return; // its push runs now: at most one at a time
     }
-    start(item.id(), workspaces.integrateSlowly(item.id(), item.definition().title()), Offload.Kind.PUSH,
+    start(item.id(), landing.integrateSlowly(item.id(), item.definition().title()), Offload.Kind.PUSH,
         Map.of(item.id(), item), Map.of(), commit);
   }
 
-  private void integrated(String id, ItemState item, ItemWorkspaces.Integration result, Predicate<Step> commit) {
+  private void integrated(String id, ItemState item, IntegrationResult result, Predicate<Step> commit) {
     if (!result.kind().equals("awaiting_checks") && !result.kind().equals("deferred")) {
       // only a red check continues a session: the map holds the items awaiting theirs (or a push)
       sessions.remove(id);
-      workspaces.lastSession(id, null);
+      landing.lastSession(id, null);
     }
     if (item == null || item.status() != ItemStatus.DONE) {
       log.warn("{}: integrated ({}) while no longer done; its status stays", id, result.kind());

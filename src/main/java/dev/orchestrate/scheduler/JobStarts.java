@@ -14,11 +14,13 @@ import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.ItemWorkspaces;
 import dev.orchestrate.item.JobStart;
 import dev.orchestrate.item.LeaseLostException;
+import dev.orchestrate.item.Placement;
 import dev.orchestrate.item.Progress;
 import dev.orchestrate.item.Resumption;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.item.Transitions;
+import dev.orchestrate.item.WorkspaceUnavailableException;
 import dev.orchestrate.jobs.AgentHandle;
 import dev.orchestrate.jobs.AgentLauncher;
 import dev.orchestrate.jobs.AgentOutcome;
@@ -126,10 +128,10 @@ final class JobStarts {
     // A retry continues the last attempt's session when its profile resumes (docs/verification.md),
     // in the worktree as that attempt left it.
     String resume = Resumption.sessionFor(item.progress(), agent);
-    ItemWorkspaces.Placement placement;
+    Placement placement;
     try {
       placement = workspaces.prepare(item.id(), backlogs.current().directory(), resume != null);
-    } catch (ItemWorkspaces.Unavailable e) {
+    } catch (WorkspaceUnavailableException e) {
       commit.test(Transitions.block(item, e.getMessage()));
       return;
     }

@@ -1,6 +1,6 @@
 package dev.orchestrate.scheduler;
 
-import dev.orchestrate.item.ItemWorkspaces;
+import dev.orchestrate.item.SlowWork;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -43,14 +43,14 @@ final class Offload {
   }
 
   /** A command ended (or was stopped): posted to the scheduler's inbox. */
-  record Done(String itemId, ItemWorkspaces.Slow<?> work, Kind kind) {
+  record Done(String itemId, SlowWork<?> work, Kind kind) {
   }
 
   private final Consumer<Done> post;
   /** The commands queued or running, by item (scheduler thread only). */
   private final Map<String, Done> running = new LinkedHashMap<>();
   /** The same, as {@link #stop} sees them from another thread. */
-  private final Map<String, ItemWorkspaces.Slow<?>> stoppable = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Map<String, SlowWork<?>> stoppable = new java.util.concurrent.ConcurrentHashMap<>();
   private ExecutorService executor;
   private volatile boolean stopping;
 
@@ -75,7 +75,7 @@ final class Offload {
     return stopping;
   }
 
-  void submit(String itemId, ItemWorkspaces.Slow<?> work, Kind kind) {
+  void submit(String itemId, SlowWork<?> work, Kind kind) {
     Done done = new Done(itemId, work, kind);
     running.put(itemId, done);
     stoppable.put(itemId, work);
@@ -106,7 +106,7 @@ final class Offload {
   /** From any thread: every command is stopped, and none starts any more. */
   void stop() {
     stopping = true;
-    for (ItemWorkspaces.Slow<?> work : List.copyOf(stoppable.values())) {
+    for (SlowWork<?> work : List.copyOf(stoppable.values())) {
       work.cancel();
     }
   }

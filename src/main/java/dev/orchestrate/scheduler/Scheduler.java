@@ -10,6 +10,7 @@ import dev.orchestrate.context.PriorContext;
 import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.item.Housekeeping;
+import dev.orchestrate.item.ItemLanding;
 import dev.orchestrate.item.ItemLeases;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
@@ -121,7 +122,7 @@ public final class Scheduler {
   private volatile Thread summarizing;
   /** Where each item's agents work (the backlog's directory unless execution.workspace is worktree). */
   private ItemWorkspaces workspaces = ItemWorkspaces.SHARED;
-  /** What a run does with those workspaces: commits, inspection, integration of done items. */
+  /** What a run does with those workspaces: commits, inspection, landing done items. */
   private Integration integration;
 
   private Scheduler(Builder b) {
@@ -135,7 +136,8 @@ public final class Scheduler {
     this.history = b.history;
     this.memory = b.memory;
     this.housekeeping = b.housekeeping;
-    this.integration = new Integration(workspaces, store, clock, done -> inbox.add(new Message.Offloaded(done)));
+    this.integration = new Integration(workspaces, ItemLanding.NONE, store, clock,
+        done -> inbox.add(new Message.Offloaded(done)));
     this.claims = new Claims(b.leases, store, config, launcher, listener);
     this.pauses = new ProviderPauses(b.pauses, new LimitPolicy(config.agent().onUsageLimit(),
         config.agent().maxWait(), clock.getZone(),
@@ -250,10 +252,14 @@ public final class Scheduler {
     }
   }
 
-  /** Gives each item its own workspace (a git worktree); call before {@link #run}. */
-  public Scheduler workspaces(ItemWorkspaces workspaces) {
+  /**
+   * Gives each item its own workspace (a git worktree), and says how a done item's work lands from
+   * it; call before {@link #run}.
+   */
+  public Scheduler workspaces(ItemWorkspaces workspaces, ItemLanding landing) {
     this.workspaces = Objects.requireNonNull(workspaces, "workspaces");
-    this.integration = new Integration(workspaces, store, clock, done -> inbox.add(new Message.Offloaded(done)));
+    this.integration = new Integration(workspaces, Objects.requireNonNull(landing, "landing"), store, clock,
+        done -> inbox.add(new Message.Offloaded(done)));
     return this;
   }
 

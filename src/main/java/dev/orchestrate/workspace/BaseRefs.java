@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
  * can make its move look like the user's (a commit made with {@code commit-tree} and no trace in
  * its worktree): that is the limit docs/security.md states.
  */
-final class BaseRefs {
+public final class BaseRefs {
   private static final Logger log = LoggerFactory.getLogger(BaseRefs.class);
   /** How much of the end of a HEAD log is searched for the new tip. */
   private static final int REFLOG_TAIL_BYTES = 64 * 1024;
@@ -43,19 +43,19 @@ final class BaseRefs {
   }
 
   /** Starts watching {@code branch} at its current tip, unless already watched. */
-  void watch(String branch) {
+  public void watch(String branch) {
     if (!expected.containsKey(branch)) {
       expected.put(branch, tip(branch));
     }
   }
 
   /** orchestrate's own integration moved {@code branch} to {@code commit}. */
-  void movedByUs(String branch, String commit) {
+  public void movedByUs(String branch, String commit) {
     expected.put(branch, commit);
   }
 
   /** Where orchestrate last saw or moved {@code branch} (null: it had no commit). */
-  String expected(String branch) {
+  public String expected(String branch) {
     return expected.get(branch);
   }
 

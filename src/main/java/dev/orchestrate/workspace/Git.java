@@ -93,7 +93,7 @@ public final class Git {
    * Where a command runs, with the repository pinned: {@code GIT_DIR}, {@code GIT_COMMON_DIR} and
    * (when not null) {@code GIT_WORK_TREE}. Build one only from paths orchestrate verified.
    */
-  record Place(Path dir, Path gitDir, Path commonDir, Path workTree) {
+  public record Place(Path dir, Path gitDir, Path commonDir, Path workTree) {
     public Place {
       Objects.requireNonNull(dir, "dir");
       Objects.requireNonNull(gitDir, "gitDir");
@@ -123,6 +123,37 @@ public final class Git {
       String first = text.strip().lines().filter(l -> !l.isBlank()).findFirst().orElse("exit code " + exitCode);
       return first.length() > 300 ? first.substring(0, 300) + "..." : first;
     }
+
+    /**
+     * The operator's message when git failed on a lock file it could not create: which file, and
+     * that it is either held by a git command running now or left by one that was killed.
+     */
+    public java.util.Optional<String> lockHeld() {
+      java.util.regex.Matcher m = LOCK_EXISTS.matcher(err);
+      return m.find() ? java.util.Optional.of(lockMessage(m.group(1))) : java.util.Optional.empty();
+    }
+  }
+
+  private static final java.util.regex.Pattern LOCK_EXISTS = java.util.regex.Pattern
+      .compile("Unable to create '([^']+\\.lock)': File exists");
+
+  /** What a lock file left in the user's repository means, and what to do about it. */
+  public static String lockMessage(String lock) {
+    return "git's lock file " + lock + " exists: a git command is running there now, or one was killed and left "
+        + "it; if no git command is running, delete " + lock + " (orchestrate never deletes a lock in your "
+        + "repository); the next run integrates";
+  }
+
+  /** The commit {@code ref} names at {@code place}, or null when it names none. */
+  public String commit(Place place, String ref) {
+    Result r = run(place, "rev-parse", "--verify", "--quiet", ref + "^{commit}");
+    return r.ok() ? r.line() : null;
+  }
+
+  /** The files a rebase or merge at {@code place} left conflicting (at most 50). */
+  public List<String> conflicts(Place place) {
+    return run(place, "diff", "--name-only", "--diff-filter=U", "--no-ext-diff").out().lines()
+        .filter(l -> !l.isBlank()).distinct().limit(50).toList();
   }
 
   /** Runs {@code git -C dir args...}, git finding the repository itself; for discovery only. */
@@ -131,7 +162,7 @@ public final class Git {
   }
 
   /** Runs {@code git -C dir args...}; throws unless it exited 0. */
-  Result ok(Path dir, String... args) {
+  public Result ok(Path dir, String... args) {
     return checked(dir.toString(), args, run(dir, args));
   }
 
@@ -141,12 +172,12 @@ public final class Git {
   }
 
   /** Like {@link #run(Place, String...)}; throws unless it exited 0. */
-  Result ok(Place place, String... args) {
+  public Result ok(Place place, String... args) {
     return checked(place.dir().toString(), args, run(place, args));
   }
 
   /** Like {@link #run(Place, Map, List)}; throws unless it exited 0. */
-  Result ok(Place place, Map<String, String> env, List<String> args) {
+  public Result ok(Place place, Map<String, String> env, List<String> args) {
     return checked(place.dir().toString(), args.toArray(String[]::new), run(place, env, args));
   }
 
@@ -340,7 +371,7 @@ public final class Git {
    * Reads a process's stream to its end on a daemon thread named {@code thread}, keeping the first
    * {@code maxBytes} (the rest is read and dropped, so the process never blocks on a full pipe).
    */
-  static CompletableFuture<String> drain(InputStream in, int maxBytes, String thread) {
+  public static CompletableFuture<String> drain(InputStream in, int maxBytes, String thread) {
     CompletableFuture<String> text = new CompletableFuture<>();
     Thread reader = new Thread(() -> {
       ByteArrayOutputStream kept = new ByteArrayOutputStream();

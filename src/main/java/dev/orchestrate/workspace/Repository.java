@@ -27,7 +27,7 @@ public record Repository(Path top, Path subdirectory, String baseBranch, Path gi
   }
 
   /** The user's checkout, the repository pinned: where repository-wide commands run too. */
-  Git.Place checkout() {
+  public Git.Place checkout() {
     return new Git.Place(top, gitDir, commonDir, top);
   }
 

@@ -7,7 +7,7 @@ import dev.orchestrate.error.OrchestrateException;
  * {@code execution.base_branch}, an unknown base branch): a usage error, reported before the lock.
  */
 public final class WorkspaceSetupException extends OrchestrateException {
-  WorkspaceSetupException(String message) {
+  public WorkspaceSetupException(String message) {
     super(Kind.USAGE, message);
   }
 }

@@ -23,7 +23,7 @@ import org.slf4j.LoggerFactory;
  * is orchestrate's to repair; every later command then runs with the returned {@link Git.Place},
  * which pins the git directory and the work tree, so nothing the agent wrote redirects it.
  */
-final class WorktreeGuard {
+public final class WorktreeGuard {
   private static final Logger log = LoggerFactory.getLogger(WorktreeGuard.class);
   /** What an agent may leave in a worktree's administrative directory that would make our commands fail. */
   private static final List<String> STALE_STATE = List.of("MERGE_HEAD", "MERGE_MSG", "MERGE_MODE",
@@ -49,7 +49,7 @@ final class WorktreeGuard {
   }
 
   /** The worktree was replaced or damaged in a way orchestrate will not repair: its item is blocked. */
-  static final class Breach extends RuntimeException {
+  public static final class Breach extends RuntimeException {
     Breach(String message) {
       super(message);
     }

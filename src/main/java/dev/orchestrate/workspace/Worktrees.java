@@ -1,15 +1,17 @@
 package dev.orchestrate.workspace;
 
+import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.item.ItemWorkspaces;
+import dev.orchestrate.item.Placement;
+import dev.orchestrate.item.WorkspaceUnavailableException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -32,27 +34,18 @@ import org.slf4j.LoggerFactory;
  *   the last phase commit, so whatever the agent committed is squashed into the phase commit.</li>
  *   <li>The database is the truth: the phase commit is recorded pending, and becomes the item's
  *   start only when its job is recorded as completed (see {@link WorkspaceStore}).</li>
- *   <li>Integration at Done, one item at a time (the scheduler thread): the branch is rebased onto
- *   the base branch (or merged into it), and the base branch moves forward only by a fast-forward
- *   git itself checks: {@code update-ref} with the old value when no work tree has it checked out,
- *   {@code merge --ff-only} in the work tree that has it, which refuses rather than overwrite a
- *   local change.</li>
  * </ul>
  * Every git command runs with hooks off (see {@link Git}) and against the worktree's own
  * administrative directory, checked before anything destructive: an agent that deleted or
  * replaced the worktree's {@code .git} file cannot make orchestrate reset the user's checkout.
  *
- * <p>Why one class of about 700 lines: the git mechanics of integration are {@link Integrator}'s;
- * what stays here is every step of an item's worktree life (create, reset, commit, integrate,
- * rebase on unblock, inspect, remove), and each one goes through the same guard, the same record
- * in {@link WorkspaceStore} and the same base-branch watch ({@link BaseRefs}) in a fixed order.
- * Split further, each part would need all three and the order would be spread over files.
+ * <p>How a done item's work lands (integration, push, checks) is {@code landing/}'s: it reaches a
+ * worktree only through {@link #restored}, {@link #verified} and {@link #remove}, and the base
+ * branches through {@link #bases}, so that the guard and the base watch stay here.
  */
 public final class Worktrees implements ItemWorkspaces {
   private static final Logger log = LoggerFactory.getLogger(Worktrees.class);
   public static final String BRANCH_PREFIX = "orchestrate/";
-  /** Attempts to move the base branch when it moves under us (a commit by the user meanwhile). */
-  private static final int INTEGRATION_ATTEMPTS = 3;
 
   private final Git git;
   private final Repository repo;
@@ -64,9 +57,6 @@ public final class Worktrees implements ItemWorkspaces {
   /** The user's checkout, the repository pinned: where repository-wide commands run. */
   private final Git.Place checkout;
   private final BaseRefs bases;
-  private final Integrator integrator;
-  /** execution.merge: push; null under the other modes. */
-  private final Pusher pusher;
   /** Set by {@link #open()}, from real paths taken before any agent of this run worked. */
   private WorktreeGuard guard;
 
@@ -86,32 +76,6 @@ public final class Worktrees implements ItemWorkspaces {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.checkout = repo.checkout();
     this.bases = new BaseRefs(git, checkout);
-    this.integrator = new Integrator(git, repo, config, checkout, this.root);
-    this.pusher = config.merge() == WorkspaceConfig.Merge.PUSH
-        ? new Pusher(git, repo, config, store, clock, this.root.getParent().resolve("jobs")) : null;
-  }
-
-  /**
-   * Masks {@code secrets} (the agents' secrets, {@code jobs/Secrets}) too in what a push or a
-   * pull-request command's output leaves in the state; URL credentials are masked either way.
-   */
-  public Worktrees masking(java.util.function.UnaryOperator<String> secrets) {
-    if (pusher != null) {
-      pusher.masking(secrets);
-    }
-    return this;
-  }
-
-  /**
-   * The check of {@code execution.remote} under {@code merge: push}, before a run takes its lock:
-   * the repository has that remote.
-   *
-   * @throws WorkspaceSetupException naming the remote and what to do
-   */
-  public static void checkRemote(Git git, Repository repo, WorkspaceConfig config) {
-    if (config.merge() == WorkspaceConfig.Merge.PUSH) {
-      Pusher.remoteUrl(git, repo, config.remote());
-    }
   }
 
   /**
@@ -146,15 +110,45 @@ public final class Worktrees implements ItemWorkspaces {
     }
     prune();
     bases.watch(repo.baseBranch());
-    checkCopies();
-    if (pusher != null) {
-      pusher.pin();
-    }
+    CopiedFiles.check(git, repo, config.copy());
     return this;
   }
 
-  Repository repository() {
+  /** The repository the worktrees belong to. */
+  public Repository repository() {
     return repo;
+  }
+
+  /** The base branches' watch: landing reads and moves them through it, so that an agent's move is told from ours. */
+  public BaseRefs bases() {
+    return bases;
+  }
+
+  /** Checks the base branches against the worktrees of the items at work ({@link BaseRefs#check}). */
+  public void checkBases() {
+    bases.check(atWork());
+  }
+
+  /** The real path of the worktrees' directory, once {@link #open()}ed: no work tree of the user's is there. */
+  public Path guardRoot() {
+    return guard.root();
+  }
+
+  /**
+   * The item's worktree on disk, made again at its branch's last phase commit when retention removed
+   * it or it was lost.
+   */
+  public WorkspaceRecord restored(WorkspaceRecord ws) throws IOException {
+    return !ws.onDisk() || WorktreeGuard.missing(ws.path()) ? recreate(ws) : ws;
+  }
+
+  /**
+   * The item's worktree verified and its git state made ours again ({@link #guarded}).
+   *
+   * @throws WorktreeGuard.Breach when it is not the directory orchestrate made
+   */
+  public Git.Place verified(WorkspaceRecord ws) {
+    return guarded(ws);
   }
 
   @Override
@@ -183,13 +177,13 @@ public final class Worktrees implements ItemWorkspaces {
       // Kept: the last attempt's edits stay for the agent that continues its session; only the
       // worktree's git state is made ours again. Else the attempt starts at the last phase commit.
       Git.Place place = kept ? guarded(ws) : reset(ws);
-      copyInto(place.workTree());
+      CopiedFiles.into(place.workTree(), repo.top(), config.copy());
       Path workDir = guard.workDir(place.workTree(), repo.subdirectory());
-      List<dev.orchestrate.config.ProjectCommand> setup = config.setup().isEmpty()
+      List<ProjectCommand> setup = config.setup().isEmpty()
           || store.setUpAt(itemId).isPresent() ? List.of() : config.setup();
       return new Placement(workDir, ws.path(), ws.branch(), kept, setup);
     } catch (GitException | IOException | UncheckedIOException | WorktreeGuard.Breach e) {
-      throw new Unavailable("could not prepare the worktree of " + itemId + ": " + e.getMessage());
+      throw new WorkspaceUnavailableException("could not prepare the worktree of " + itemId + ": " + e.getMessage());
     }
   }
 
@@ -198,93 +192,26 @@ public final class Worktrees implements ItemWorkspaces {
     store.setUp(itemId, clock.instant());
   }
 
-  /**
-   * Checks {@code workspace.copy} against the user's checkout before anything runs: each path is a
-   * file there, and one git does not track (copy is for what git ignores: a tracked file is in every
-   * worktree already, and a copy would overwrite the branch's version).
-   *
-   * @throws WorkspaceSetupException naming the path and what to do
-   */
-  private void checkCopies() {
-    checkCopies(git, repo, config.copy());
-  }
-
-  /**
-   * The check of {@code workspace.copy} against the user's checkout, before a run takes its lock
-   * (so a wrong path is a usage error that leaves nothing behind) and again when the worktrees open.
-   *
-   * @throws WorkspaceSetupException naming the path and what to do
-   */
-  public static void checkCopies(Git git, Repository repo, List<String> copy) {
-    Git.Place checkout = repo.checkout();
-    for (String path : copy) {
-      Path source = repo.top().resolve(path);
-      if (!Files.isRegularFile(source)) {
-        throw new WorkspaceSetupException("workspace.copy: " + path + " is not a file in " + repo.top()
-            + (Files.isDirectory(source) ? " (it is a directory: name the files in it)" : " (it does not exist)")
-            + ": create it, or remove it from workspace.copy");
-      }
-      if (git.run(checkout, "ls-files", "--error-unmatch", "--", path).ok()) {
-        throw new WorkspaceSetupException("workspace.copy: " + path + " is tracked by git, so every worktree has it "
-            + "already; copy is for files git does not track (like .env): remove it from workspace.copy");
-      }
-    }
-  }
-
-  /**
-   * Copies {@code workspace.copy} from the user's checkout into a worktree where it is missing. The
-   * worktree is the agent's: no link in it is followed (a directory on the way that is a link, or a
-   * link at the destination, is refused or replaced), so a copy never lands outside it.
-   */
-  private void copyInto(Path workTree) throws IOException {
-    for (String path : config.copy()) {
-      Path target = workTree.resolve(path).normalize();
-      if (!target.startsWith(workTree)) {
-        throw new WorktreeGuard.Breach("workspace.copy path " + path + " leaves the worktree");
-      }
-      if (Files.isRegularFile(target, WorktreeGuard.NOFOLLOW)) {
-        continue; // there already (copied before, or the agent's own version): never overwritten
-      }
-      Path dir = workTree;
-      for (Path part : workTree.relativize(target.getParent() == null ? workTree : target.getParent())) {
-        dir = dir.resolve(part);
-        if (Files.isSymbolicLink(dir)) {
-          throw new WorktreeGuard.Breach("workspace.copy: " + workTree.relativize(dir) + " in the worktree "
-              + workTree + " is a link" + WorktreeGuard.describe(dir) + "; orchestrate copies nothing through it");
-        }
-        if (!Files.exists(dir, WorktreeGuard.NOFOLLOW)) {
-          Files.createDirectory(dir);
-        }
-      }
-      if (Files.exists(target, WorktreeGuard.NOFOLLOW)) {
-        DiskUsage.delete(target); // a link or a directory in its place: removed itself, never followed
-      }
-      try (var in = Files.newInputStream(repo.top().resolve(path));
-          var out = Files.newOutputStream(target, java.nio.file.StandardOpenOption.CREATE_NEW,
-              java.nio.file.StandardOpenOption.WRITE, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-        in.transferTo(out);
-      }
-    }
-  }
-
   private WorkspaceRecord create(String itemId) throws IOException {
     String branch = BRANCH_PREFIX + itemId;
     Path path = root.resolve(itemId).normalize();
     // Item ids allow '.' and '..', and dots where git refuses them ("a..b", "x.lock"): such an id
     // names neither a worktree under <state>/worktrees nor a branch.
     if (!root.equals(path.getParent()) || !git.run(checkout, "check-ref-format", "refs/heads/" + branch).ok()) {
-      throw new Unavailable("item id '" + itemId + "' cannot name a git branch (" + branch + ") or a worktree "
-          + "directory: give the item an id without '..', a leading or trailing '.', or a '.lock' ending");
+      throw new WorkspaceUnavailableException(
+          "item id '" + itemId + "' cannot name a git branch (" + branch + ") or a worktree "
+              + "directory: give the item an id without '..', a leading or trailing '.', or a '.lock' ending");
     }
     String baseCommit = git.ok(checkout, "rev-parse", "--verify", "refs/heads/" + repo.baseBranch() + "^{commit}")
         .line();
-    String existing = integrator.revParse("refs/heads/" + branch);
+    String existing = git.commit(checkout, "refs/heads/" + branch);
     if (existing != null) {
       // Left by a run that crashed between `worktree add` and recording it, or by another state
       // directory. Adopted only when it holds no work of its own; anything else is someone's.
       if (!git.run(checkout, "merge-base", "--is-ancestor", existing, baseCommit).ok()) {
-        throw new Unavailable("branch " + branch + " already exists with commits the state does not know: "
-            + "delete it (git branch -D " + branch + ") or rename it, then unblock " + itemId);
+        throw new WorkspaceUnavailableException(
+            "branch " + branch + " already exists with commits the state does not know: "
+                + "delete it (git branch -D " + branch + ") or rename it, then unblock " + itemId);
       }
       forget(path);
       git.ok(checkout, "worktree", "add", "--quiet", "--force", path.toString(), branch);
@@ -302,7 +229,7 @@ public final class Worktrees implements ItemWorkspaces {
   /** The worktree was removed (retention) or lost: back on disk at its branch's last phase commit. */
   private WorkspaceRecord recreate(WorkspaceRecord ws) throws IOException {
     forget(ws.path());
-    if (integrator.revParse("refs/heads/" + ws.branch()) != null) {
+    if (git.commit(checkout, "refs/heads/" + ws.branch()) != null) {
       git.ok(checkout, "worktree", "add", "--quiet", "--force", ws.path().toString(), ws.branch());
     } else {
       git.ok(checkout, "worktree", "add", "--quiet", "-b", ws.branch(), ws.path().toString(), ws.headCommit());
@@ -433,7 +360,7 @@ public final class Worktrees implements ItemWorkspaces {
       if (base == null) {
         return refused(ws, "the base branch " + ws.baseBranch() + " has no commit");
       }
-      String from = integrator.revParse("refs/heads/" + ws.branch());
+      String from = git.commit(checkout, "refs/heads/" + ws.branch());
       if (from == null) {
         return refused(ws, "its branch " + ws.branch() + " is gone");
       }
@@ -442,13 +369,14 @@ public final class Worktrees implements ItemWorkspaces {
       git.ok(place, "clean", "-ffdq");
       String head = from;
       if (!git.run(place, "merge-base", "--is-ancestor", base, "HEAD").ok()) {
-        Git.Result rebase = git.run(place, integrator.author(), List.of("rebase", "--quiet", "--no-autostash", base));
+        Git.Result rebase = git.run(place, config.commitAuthor().environment(),
+            List.of("rebase", "--quiet", "--no-autostash", base));
         if (!rebase.ok()) {
-          List<String> files = integrator.conflicts(place);
+          List<String> files = git.conflicts(place);
           git.run(place, "rebase", "--abort");
           git.ok(place, "reset", "--quiet", "--hard", from);
           String why = files.isEmpty()
-              ? "rebasing " + ws.branch() + " onto " + ws.baseBranch() + " failed: " + Integrator.lockHeld(rebase)
+              ? "rebasing " + ws.branch() + " onto " + ws.baseBranch() + " failed: " + rebase.lockHeld()
                   .orElse("git failed: " + rebase.reason())
               : "rebasing " + ws.branch() + " onto " + ws.baseBranch() + " conflicts in " + String.join(", ", files)
                   + ": resolve it on branch " + ws.branch() + " in " + ws.path() + " (git rebase " + ws.baseBranch()
@@ -512,7 +440,7 @@ public final class Worktrees implements ItemWorkspaces {
     try {
       // HEAD back on the branch (the worktree was just verified): a detached commit of the agent's is on no ref
       git.ok(place, "symbolic-ref", "HEAD", "refs/heads/" + ws.branch());
-      String tip = integrator.revParse("refs/heads/" + ws.branch());
+      String tip = git.commit(checkout, "refs/heads/" + ws.branch());
       if (tip != null && !tip.equals(ws.headCommit())) {
         git.ok(place, "reset", "--quiet", "--soft", ws.headCommit());
       }
@@ -546,7 +474,7 @@ public final class Worktrees implements ItemWorkspaces {
     List<String> args = new ArrayList<>(List.of("commit", "--quiet", "--no-verify", "--no-edit",
         "-m", itemId + " " + phase + ": " + firstLine(summary),
         "-m", "Orchestrate-Job: " + jobId + "\nOrchestrate-Attempt: " + attempt));
-    git.ok(place, integrator.author(), args);
+    git.ok(place, config.commitAuthor().environment(), args);
     String commit = git.ok(place, "rev-parse", "HEAD").line();
     store.commitPending(itemId, commit, jobId, DiskUsage.of(ws.path()), clock.instant());
     return commit;
@@ -590,227 +518,8 @@ public final class Worktrees implements ItemWorkspaces {
     store.workspace(itemId).ifPresent(ws -> store.finished(itemId, clock.instant(), clock.instant()));
   }
 
-  @Override
-  public List<String> integrationPending() {
-    List<String> ids = new ArrayList<>();
-    for (WorkspaceRecord ws : store.onDisk()) {
-      if (ws.finishedAt() != null
-          && (ws.integration() == null || ws.integration() == WorkspaceRecord.Integration.DEFERRED
-              || ws.integration() == WorkspaceRecord.Integration.CONFLICT)
-          && (pusher == null || pusher.due(ws.push()))) {
-        ids.add(ws.itemId());
-      }
-    }
-    return ids;
-  }
-
-  @Override
-  public List<String> retriesDue() {
-    if (pusher == null) {
-      return List.of();
-    }
-    List<String> ids = new ArrayList<>();
-    for (WorkspaceRecord ws : store.onDisk()) {
-      if (ws.finishedAt() != null && ws.integration() == WorkspaceRecord.Integration.DEFERRED
-          && ws.push().failures() > 0 && pusher.due(ws.push())) {
-        ids.add(ws.itemId());
-      }
-    }
-    return ids;
-  }
-
-  @Override
-  public List<String> checksDue() {
-    if (pusher == null || config.checks() == null) {
-      return List.of();
-    }
-    Instant now = clock.instant();
-    List<String> ids = new ArrayList<>();
-    store.checksWaits().forEach((id, wait) -> {
-      if (wait.nextAt() == null || !now.isBefore(wait.nextAt())) {
-        ids.add(id);
-      }
-    });
-    return ids;
-  }
-
-  @Override
-  public boolean awaitingChecks() {
-    return pusher != null && config.checks() != null && !store.checksWaits().isEmpty();
-  }
-
-  @Override
-  public void lastSession(String itemId, LastSession session) {
-    if (store.workspace(itemId).isPresent()) {
-      store.checksResume(itemId, session == null ? null : new ChecksRecord.Resume(session.phase(),
-          session.resume().profile(), session.resume().session()), clock.instant());
-    }
-  }
-
-  @Override
-  public Checks check(String itemId) {
-    return Pusher.Offloaded.inline(checkSlowly(itemId));
-  }
-
-  @Override
-  public Slow<Checks> checkSlowly(String itemId) {
-    WorkspaceRecord ws = store.workspace(itemId).orElse(null);
-    if (ws == null || pusher == null) {
-      return Slow.now(() -> null);
-    }
-    return pusher.checkSlowly(ws).then(checks -> {
-      if (checks.kind().equals("green") && ws.onDisk()) {
-        remove(ws); // as after a push without checks: the branch is what the remote has
-      }
-      return checks;
-    });
-  }
-
-  @Override
-  public Integration integrate(String itemId, String title) {
-    return Pusher.Offloaded.inline(integrateSlowly(itemId, title));
-  }
-
-  /** As {@link #integrate}, merge: push's push and pull-request command left to run off the scheduler thread. */
-  @Override
-  public Slow<Integration> integrateSlowly(String itemId, String title) {
-    WorkspaceRecord ws = store.workspace(itemId).orElse(null);
-    if (ws == null) {
-      return done(Integration.NONE); // never ran a phase here (done in the backlog, say)
-    }
-    Instant now = clock.instant();
-    if (ws.finishedAt() == null) {
-      store.finished(itemId, now, now);
-    }
-    if (config.merge() == WorkspaceConfig.Merge.NONE) {
-      store.integration(itemId, WorkspaceRecord.Integration.SKIPPED, null, now);
-      return done(
-          new Integration("skipped", "branch " + ws.branch() + " left for a pull request (execution.merge: none)"));
-    }
-    try {
-      if (!ws.onDisk() || WorktreeGuard.missing(ws.path())) {
-        ws = recreate(ws);
-      }
-      Git.Place place = guarded(ws);
-      bases.watch(ws.baseBranch());
-      bases.check(atWork());
-      List<String> status = new ArrayList<>(List.of("status", "--porcelain", "--untracked-files=all",
-          "--ignore-submodules=all", "--", "."));
-      config.copy().forEach(path -> status.add(":(exclude,literal)" + path)); // copied in, never committed
-      String dirty = git.ok(place, status.toArray(String[]::new)).out();
-      if (!dirty.isBlank()) {
-        return done(deferred(ws, "the worktree " + ws.path() + " has uncommitted changes: commit them on "
-            + ws.branch() + " (or discard them); the next run integrates"));
-      }
-      for (int attempt = 1; attempt <= INTEGRATION_ATTEMPTS; attempt++) {
-        String base = bases.expected(ws.baseBranch());
-        if (base == null) {
-          return done(deferred(ws, "the base branch " + ws.baseBranch() + " has no commit: create it; the next run "
-              + "integrates " + ws.branch()));
-        }
-        Integrator.Integrated result = config.merge() == WorkspaceConfig.Merge.MERGE
-            ? integrator.merge(ws, place, base, title)
-            : integrator.rebase(ws, place, base);
-        if (result.failure() != null) {
-          return done(deferred(ws, result.failure()));
-        }
-        if (result.conflicts() != null) {
-          String reason = "integration into " + ws.baseBranch() + " conflicts in "
-              + String.join(", ", result.conflicts())
-              + ": resolve it on branch " + ws.branch() + " in " + ws.path() + " (e.g. git rebase " + ws.baseBranch()
-              + "), commit, then unblock " + itemId;
-          store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, reason, now);
-          return done(new Integration("conflict", reason));
-        }
-        if (pusher != null) {
-          return pushed(ws, base, result.tip(), title);
-        }
-        Integrator.Advance advance = integrator.advanceBase(ws, base, result.tip(), guard.root());
-        if (advance == Integrator.Advance.DONE) {
-          bases.movedByUs(ws.baseBranch(), result.tip());
-          store.landed(integrator.landed(place, base, result.tip()), clock.instant());
-          return done(integrated(ws, result.tip()));
-        }
-        if (advance instanceof Integrator.Advance.Refused refused) {
-          return done(deferred(ws, refused.reason()));
-        }
-        // the base branch moved meanwhile (the user's commit): rebase again onto its new tip
-        bases.check(atWork());
-      }
-      return done(deferred(ws,
-          "the base branch " + ws.baseBranch() + " kept moving during integration; the next run tries again"));
-    } catch (WorktreeGuard.Breach e) {
-      String reason = "not integrated: " + e.getMessage();
-      store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, reason, now);
-      return done(new Integration("refused", reason));
-    } catch (GitException | IOException | UncheckedIOException e) {
-      return done(deferred(ws, "integration failed: " + e.getMessage()));
-    }
-  }
-
-  private static Slow<Integration> done(Integration result) {
-    return Slow.now(() -> result);
-  }
-
-  /**
-   * merge: push: the rebased branch recorded as the item's head, then pushed (the base branch never
-   * moves): the push and the pull-request command run off the scheduler thread.
-   */
-  private Slow<Integration> pushed(WorkspaceRecord ws, String base, String tip, String title) {
-    Instant now = clock.instant();
-    if (!tip.equals(ws.headCommit())) {
-      store.headMoved(ws.itemId(), tip, now);
-    }
-    return pusher.pushSlowly(ws, base, tip, title).then(outcome -> {
-      try {
-        return afterPush(ws, base, tip, outcome);
-      } catch (GitException | UncheckedIOException e) {
-        return deferred(ws, "integration failed: " + e.getMessage());
-      }
-    });
-  }
-
-  private Integration afterPush(WorkspaceRecord ws, String base, String tip, Pusher.Outcome outcome) {
-    if (outcome.blocks()) {
-      store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, outcome.message(), clock.instant());
-      return new Integration("push_failed", outcome.message());
-    }
-    if (!outcome.pushed()) {
-      return deferred(ws, outcome.message());
-    }
-    store.integration(ws.itemId(), WorkspaceRecord.Integration.PUSHED, null, clock.instant());
-    // the jobs' phase commits as the pushed branch has them (a rebase gives them new ids)
-    store.landed(integrator.landed(checkout, base, tip), clock.instant());
-    if (config.checks() != null) {
-      // kept until the checks are green: a red report sends the item back to work here, its agent's
-      // session continuing over the files it left
-      pusher.awaitChecks(ws.itemId());
-      return new Integration("awaiting_checks", outcome.message() + "; awaiting its checks");
-    }
-    remove(ws); // the branch stays: it is what the remote and the pull request have
-    return new Integration("pushed", outcome.message());
-  }
-
-  private Integration deferred(WorkspaceRecord ws, String reason) {
-    store.integration(ws.itemId(), WorkspaceRecord.Integration.DEFERRED, reason, clock.instant());
-    log.warn("{}: not integrated: {}", ws.itemId(), reason);
-    return new Integration("deferred", reason);
-  }
-
-  private Integration integrated(WorkspaceRecord ws, String tip) {
-    Instant now = clock.instant();
-    store.headMoved(ws.itemId(), tip, now);
-    store.integration(ws.itemId(), WorkspaceRecord.Integration.INTEGRATED, null, now);
-    remove(ws);
-    if (config.deleteMergedBranches()) {
-      git.run(checkout, "branch", "--quiet", "-D", ws.branch());
-    }
-    return new Integration("integrated", ws.branch() + " integrated into " + ws.baseBranch() + " at "
-        + tip.substring(0, Math.min(12, tip.length())));
-  }
-
-  /** Removes an integrated worktree from disk (its work is on the base branch; the branch stays or goes by config). */
-  private void remove(WorkspaceRecord ws) {
+  /** Removes a landed item's worktree from disk (its work is on the base branch or the remote; the branch stays or goes by config). */
+  public void remove(WorkspaceRecord ws) {
     if (WorktreeRetention.removeFromDisk(git, ws, true)) {
       store.removed(ws.itemId(), clock.instant());
     } else {
@@ -829,7 +538,8 @@ public final class Worktrees implements ItemWorkspaces {
     return parent != null && parent.getParent() != null ? parent.getParent() : ws.gitDir();
   }
 
-  static String firstLine(String text) {
+  /** The first line of a summary or title, for a commit's subject. */
+  public static String firstLine(String text) {
     if (text == null || text.isBlank()) {
       return "phase complete";
     }

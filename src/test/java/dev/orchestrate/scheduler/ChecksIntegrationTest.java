@@ -8,10 +8,13 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.item.ChecksReport;
+import dev.orchestrate.item.ItemLanding;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.ItemWorkspaces;
 import dev.orchestrate.item.Progress;
+import dev.orchestrate.item.SlowWork;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.AgentSession;
@@ -29,17 +32,17 @@ import org.junit.jupiter.api.Test;
 class ChecksIntegrationTest {
   private static final Pipeline PIPELINE = feature();
 
-  /** Workspaces whose checks of every item answer {@code kind}, due at once. */
-  private static ItemWorkspaces answering(String kind, String phase) {
-    return new ItemWorkspaces() {
+  /** Landing whose checks of every item answer {@code kind}, due at once. */
+  private static ItemLanding answering(String kind, String phase) {
+    return new ItemLanding() {
       @Override
       public List<String> checksDue() {
         return List.of("A");
       }
 
       @Override
-      public Checks check(String itemId) {
-        return new Checks(kind, kind.equals("red") ? "FAILED test_login" : kind, 1, phase);
+      public SlowWork<ChecksReport> checkSlowly(String itemId) {
+        return SlowWork.done(new ChecksReport(kind, kind.equals("red") ? "FAILED test_login" : kind, 1, phase));
       }
     };
   }
@@ -60,7 +63,7 @@ class ChecksIntegrationTest {
 
   @Test
   void red_continues_the_session_of_the_last_phase_when_it_goes_back_there() {
-    Integration integration = new Integration(answering("red", null), null, Clock.systemUTC());
+    Integration integration = new Integration(ItemWorkspaces.SHARED, answering("red", null), null, Clock.systemUTC());
     integration.succeeded("A", last(), "claude", outcome(AgentResult.PHASE_COMPLETE, "done", "")
         .withSession(new AgentSession("sess-1", AgentSession.Start.FRESH)));
     List<Step> written = poll(integration);
@@ -72,7 +75,8 @@ class ChecksIntegrationTest {
     assertEquals(new Progress.Resume("claude", "sess-1"), next.resume());
 
     // another phase than the one the session worked in: a fresh start
-    Integration other = new Integration(answering("red", PIPELINE.phases().get(0).name()), null, Clock.systemUTC());
+    Integration other = new Integration(ItemWorkspaces.SHARED, answering("red", PIPELINE.phases().get(0).name()), null,
+        Clock.systemUTC());
     other.succeeded("A", last(), "claude", outcome(AgentResult.PHASE_COMPLETE, "done", "")
         .withSession(new AgentSession("sess-1", AgentSession.Start.FRESH)));
     assertNull(poll(other).get(0).next().progress().resume());
@@ -80,10 +84,13 @@ class ChecksIntegrationTest {
 
   @Test
   void green_makes_the_item_done_and_pending_changes_nothing() {
-    assertEquals(ItemStatus.DONE, poll(new Integration(answering("green", null), null, Clock.systemUTC())).get(0)
-        .next().status());
-    assertEquals(List.of(), poll(new Integration(answering("pending", null), null, Clock.systemUTC())));
-    Step blocked = poll(new Integration(answering("blocked", null), null, Clock.systemUTC())).get(0);
+    assertEquals(ItemStatus.DONE,
+        poll(new Integration(ItemWorkspaces.SHARED, answering("green", null), null, Clock.systemUTC())).get(0)
+            .next().status());
+    assertEquals(List.of(),
+        poll(new Integration(ItemWorkspaces.SHARED, answering("pending", null), null, Clock.systemUTC())));
+    Step blocked = poll(new Integration(ItemWorkspaces.SHARED, answering("blocked", null), null, Clock.systemUTC()))
+        .get(0);
     assertEquals(ItemStatus.BLOCKED, blocked.next().status());
   }
 }

@@ -13,10 +13,12 @@ import dev.orchestrate.config.Config;
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.config.ResultFallback;
+import dev.orchestrate.item.ItemLanding;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.ItemWorkspaces;
 import dev.orchestrate.item.JobRecord;
+import dev.orchestrate.item.Placement;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.AgentSession;
@@ -88,7 +90,8 @@ class VerifiedRetryTest {
     try (StateStore store = TestStores.open(dir.resolve("state"));
         InProcessLauncher launcher = new InProcessLauncher(behaviour)) {
       return Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
-          dir.resolve("state/jobs"), launcher, Clock.systemUTC()).build().workspaces(workspaces).run(100);
+          dir.resolve("state/jobs"), launcher, Clock.systemUTC()).build().workspaces(workspaces, ItemLanding.NONE)
+          .run(100);
     }
   }
 

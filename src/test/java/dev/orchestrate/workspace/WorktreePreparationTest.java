@@ -10,7 +10,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.WorkspaceConfig;
-import dev.orchestrate.item.ItemWorkspaces;
+import dev.orchestrate.item.Placement;
+import dev.orchestrate.item.WorkspaceUnavailableException;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.CapturedLogs;
 import dev.orchestrate.testing.TestStores;
@@ -134,7 +135,7 @@ class WorktreePreparationTest {
     assertEquals("db: secret\n", GitRepo.read(ws.resolve("conf/local.yml")));
     DiskUsage.delete(ws.resolve("conf"));
     Files.createSymbolicLink(ws.resolve("conf"), outside);
-    ItemWorkspaces.Unavailable e = assertThrows(ItemWorkspaces.Unavailable.class, () -> w.prepare("A", repo.dir));
+    WorkspaceUnavailableException e = assertThrows(WorkspaceUnavailableException.class, () -> w.prepare("A", repo.dir));
     assertTrue(e.getMessage().contains("workspace.copy: conf in the worktree"), e.getMessage());
     assertTrue(e.getMessage().contains("is a link"), e.getMessage());
     try (var files = Files.list(outside)) {
@@ -207,14 +208,14 @@ class WorktreePreparationTest {
   @Test
   void set_up_is_asked_for_until_it_ran_once_and_again_for_a_worktree_made_anew() throws Exception {
     Worktrees w = worktrees(SETUP, List.of());
-    ItemWorkspaces.Placement first = w.prepare("A", repo.dir);
+    Placement first = w.prepare("A", repo.dir);
     assertEquals(SETUP, first.setup());
     assertEquals(SETUP, w.prepare("A", repo.dir).setup(), "it has not run to the end yet");
     w.setUp("A");
     assertEquals(List.of(), w.prepare("A", repo.dir).setup());
     assertEquals(List.of(), w.prepare("A", repo.dir, true).setup());
     repo.git("worktree", "remove", "--force", first.workspace().toString());
-    ItemWorkspaces.Placement again = w.prepare("A", repo.dir, true);
+    Placement again = w.prepare("A", repo.dir, true);
     assertEquals(SETUP, again.setup(), "a new directory: its installed dependencies are gone");
     assertFalse(again.kept(), "made anew, so nothing of the last attempt is there to continue");
   }
@@ -225,11 +226,11 @@ class WorktreePreparationTest {
     Path ws = w.prepare("A", repo.dir).workspace();
     GitRepo.write(ws, "README.md", "edited\n");
     GitRepo.write(ws, "new.txt", "new\n");
-    ItemWorkspaces.Placement kept = w.prepare("A", repo.dir, true);
+    Placement kept = w.prepare("A", repo.dir, true);
     assertTrue(kept.kept());
     assertEquals("edited\n", GitRepo.read(ws.resolve("README.md")));
     assertTrue(Files.exists(ws.resolve("new.txt")));
-    ItemWorkspaces.Placement reset = w.prepare("A", repo.dir, false);
+    Placement reset = w.prepare("A", repo.dir, false);
     assertFalse(reset.kept());
     assertEquals("hello\n", GitRepo.read(ws.resolve("README.md")));
     assertFalse(Files.exists(ws.resolve("new.txt")));

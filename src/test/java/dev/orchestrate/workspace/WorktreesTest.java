@@ -9,10 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.WorkspaceConfig;
-import dev.orchestrate.item.ItemWorkspaces;
+import dev.orchestrate.item.IntegrationResult;
+import dev.orchestrate.item.Placement;
+import dev.orchestrate.item.WorkspaceUnavailableException;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.CapturedLogs;
 import dev.orchestrate.testing.TestStores;
+import dev.orchestrate.testing.WorktreeSite;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -29,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 class WorktreesTest {
   /** Expected warnings (a job directory that already exists, a deferred integration) are asserted, not printed. */
   @RegisterExtension
-  final CapturedLogs logs = CapturedLogs.of(Worktrees.class, BaseRefs.class, WorktreeGuard.class,
+  final CapturedLogs logs = CapturedLogs.of(Worktrees.class, dev.orchestrate.landing.Landing.class, BaseRefs.class,
+      WorktreeGuard.class,
       WorktreeRetention.class);
 
   private static final Instant T0 = Instant.parse("2026-11-01T00:00:00Z");
@@ -56,14 +60,12 @@ class WorktreesTest {
     state.close();
   }
 
-  private Worktrees worktrees(WorkspaceConfig config) {
+  private WorktreeSite worktrees(WorkspaceConfig config) {
     return worktrees(config, RetentionConfig.WorktreePolicy.DEFAULT);
   }
 
-  private Worktrees worktrees(WorkspaceConfig config, RetentionConfig.WorktreePolicy retention) {
-    Repository repository = Repository.discover(new Git(), backlogDir, config.baseBranch());
-    return new Worktrees(new Git(), repository, config, retention, store,
-        repo.dir.resolve(".orchestrate/worktrees"), clock).open();
+  private WorktreeSite worktrees(WorkspaceConfig config, RetentionConfig.WorktreePolicy retention) {
+    return WorktreeSite.open(backlogDir, repo.dir.resolve(".orchestrate"), config, retention, store, clock);
   }
 
   private static WorkspaceConfig worktree() {
@@ -71,7 +73,7 @@ class WorktreesTest {
   }
 
   /** What the scheduler does after a successful attempt: commit, then confirm once the job is recorded. */
-  private static String succeed(Worktrees w, String id, String phase, int attempt, String summary) {
+  private static String succeed(WorktreeSite w, String id, String phase, int attempt, String summary) {
     String commit = w.commit(id, phase, attempt, 1, summary);
     w.committed(id);
     return commit;
@@ -79,8 +81,8 @@ class WorktreesTest {
 
   @Test
   void an_item_gets_its_own_worktree_on_its_own_branch_from_the_base_branch() {
-    Worktrees w = worktrees(worktree());
-    ItemWorkspaces.Placement placement = w.prepare("WRK-1", backlogDir);
+    WorktreeSite w = worktrees(worktree());
+    Placement placement = w.prepare("WRK-1", backlogDir);
     Path expected = repo.dir.resolve(".orchestrate/worktrees/WRK-1");
     assertEquals(expected, placement.workspace());
     assertEquals(expected, placement.workDir());
@@ -96,15 +98,15 @@ class WorktreesTest {
     repo.write("tools/backlog.yaml", "items: []\n");
     repo.commitAll("backlog");
     backlogDir = repo.dir.resolve("tools");
-    Worktrees w = worktrees(worktree());
-    ItemWorkspaces.Placement placement = w.prepare("A", backlogDir);
+    WorktreeSite w = worktrees(worktree());
+    Placement placement = w.prepare("A", backlogDir);
     assertEquals(placement.workspace().resolve("tools"), placement.workDir());
     assertTrue(Files.isRegularFile(placement.workDir().resolve("backlog.yaml")));
   }
 
   @Test
   void a_successful_phase_is_one_commit_with_the_summary_the_author_and_the_job_trailers() {
-    Worktrees w = worktrees(worktree().withDeleteMergedBranches(false));
+    WorktreeSite w = worktrees(worktree().withDeleteMergedBranches(false));
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "src/a.txt", "a\n");
     String commit = w.commit("A", "build", 2, 41, "Added a.txt\nand more detail");
@@ -120,7 +122,7 @@ class WorktreesTest {
 
   @Test
   void a_phase_that_changed_nothing_makes_no_commit() {
-    Worktrees w = worktrees(worktree());
+    WorktreeSite w = worktrees(worktree());
     w.prepare("A", backlogDir);
     assertNull(w.commit("A", "review", 1, 1, "looks good"));
     assertEquals(repo.head("main"), store.workspace("A").orElseThrow().headCommit());
@@ -128,7 +130,7 @@ class WorktreesTest {
 
   @Test
   void the_next_attempt_starts_from_the_last_phase_commit_without_the_failed_attempts_files() {
-    Worktrees w = worktrees(worktree());
+    WorktreeSite w = worktrees(worktree());
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "design.md", "the design\n");
     succeed(w, "A", "design", 1, "designed");
@@ -146,7 +148,7 @@ class WorktreesTest {
 
   @Test
   void what_an_agent_committed_itself_on_another_branch_is_folded_into_the_one_phase_commit() {
-    Worktrees w = worktrees(worktree().withDeleteMergedBranches(false));
+    WorktreeSite w = worktrees(worktree().withDeleteMergedBranches(false));
     Path ws = w.prepare("A", backlogDir).workspace();
     String base = repo.head("main");
     repo.git(ws, "checkout", "--quiet", "-b", "agent-branch");
@@ -163,7 +165,7 @@ class WorktreesTest {
 
   @Test
   void an_agent_that_deleted_the_worktrees_git_file_cannot_make_a_reset_reach_the_users_checkout() throws Exception {
-    Worktrees w = worktrees(worktree());
+    WorktreeSite w = worktrees(worktree());
     Path ws = w.prepare("A", backlogDir).workspace();
     repo.write("mine.txt", "the user's uncommitted work\n");
     Files.delete(ws.resolve(".git"));
@@ -176,7 +178,7 @@ class WorktreesTest {
 
   @Test
   void a_rebase_the_agent_left_half_done_does_not_stop_the_phase_commit() {
-    Worktrees w = worktrees(worktree());
+    WorktreeSite w = worktrees(worktree());
     Path ws = w.prepare("A", backlogDir).workspace();
     Path gitDir = Path.of(repo.git(ws, "rev-parse", "--absolute-git-dir"));
     GitRepo.write(gitDir, "rebase-merge/head-name", "refs/heads/orchestrate/A\n");
@@ -187,13 +189,13 @@ class WorktreesTest {
 
   @Test
   void a_phase_commit_whose_job_never_completed_is_dropped_when_the_next_run_opens() {
-    Worktrees w = worktrees(worktree());
+    WorktreeSite w = worktrees(worktree());
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "first.txt", "1\n");
     String first = succeed(w, "A", "design", 1, "designed");
     GitRepo.write(ws, "second.txt", "2\n");
     w.commit("A", "build", 1, 99, "built"); // the run is killed before job 99 is recorded
-    Worktrees next = worktrees(worktree());
+    WorktreeSite next = worktrees(worktree());
     next.prepare("A", backlogDir);
     assertEquals(first, repo.git(ws, "rev-parse", "HEAD"));
     assertFalse(Files.exists(ws.resolve("second.txt")));
@@ -201,13 +203,13 @@ class WorktreesTest {
 
   @Test
   void a_done_item_is_rebased_onto_the_moved_base_and_fast_forwarded_into_the_users_clean_checkout() {
-    Worktrees w = worktrees(worktree());
+    WorktreeSite w = worktrees(worktree());
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "a.txt", "a\n");
     succeed(w, "A", "build", 1, "built a");
     repo.write("other.txt", "meanwhile\n");
     repo.commitAll("user commit meanwhile");
-    ItemWorkspaces.Integration result = w.integrate("A", "Item A");
+    IntegrationResult result = w.integrate("A", "Item A");
     assertEquals("integrated", result.kind(), result.message());
     assertEquals(java.util.List.of("A build: built a", "user commit meanwhile", "init"), repo.subjects("main"));
     assertEquals("a\n", GitRepo.read(repo.dir.resolve("a.txt")), "the checkout of main moved with its branch");
@@ -218,7 +220,7 @@ class WorktreesTest {
 
   @Test
   void integration_keeps_the_users_uncommitted_edit_of_an_unrelated_file() {
-    Worktrees w = worktrees(worktree());
+    WorktreeSite w = worktrees(worktree());
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "a.txt", "a\n");
     succeed(w, "A", "build", 1, "built a");
@@ -230,13 +232,13 @@ class WorktreesTest {
 
   @Test
   void integration_is_deferred_when_the_fast_forward_would_overwrite_the_users_local_change() {
-    Worktrees w = worktrees(worktree());
+    WorktreeSite w = worktrees(worktree());
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "README.md", "changed by the item\n");
     succeed(w, "A", "build", 1, "edited readme");
     String before = repo.head("main");
     repo.write("README.md", "the user's unsaved work\n");
-    ItemWorkspaces.Integration result = w.integrate("A", "Item A");
+    IntegrationResult result = w.integrate("A", "Item A");
     assertEquals("deferred", result.kind());
     assertTrue(result.message().contains("local changes"), result.message());
     assertEquals("the user's unsaved work\n", GitRepo.read(repo.dir.resolve("README.md")));
@@ -248,7 +250,7 @@ class WorktreesTest {
   @Test
   void a_base_branch_nobody_has_checked_out_moves_by_its_ref_alone() {
     repo.git("checkout", "--quiet", "-b", "develop");
-    Worktrees w = worktrees(worktree().withBaseBranch("main"));
+    WorktreeSite w = worktrees(worktree().withBaseBranch("main"));
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "a.txt", "a\n");
     succeed(w, "A", "build", 1, "built a");
@@ -259,14 +261,14 @@ class WorktreesTest {
 
   @Test
   void a_conflict_names_the_file_aborts_the_rebase_and_keeps_the_worktree() {
-    Worktrees w = worktrees(worktree());
+    WorktreeSite w = worktrees(worktree());
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "shared.txt", "from A\n");
     succeed(w, "A", "build", 1, "A wrote shared");
     repo.write("shared.txt", "from main\n");
     repo.commitAll("main wrote shared");
     String base = repo.head("main");
-    ItemWorkspaces.Integration result = w.integrate("A", "Item A");
+    IntegrationResult result = w.integrate("A", "Item A");
     assertTrue(result.blocks());
     assertTrue(result.message().contains("shared.txt"), result.message());
     assertEquals(base, repo.head("main"));
@@ -280,7 +282,7 @@ class WorktreesTest {
 
   @Test
   void a_base_move_is_pinned_on_the_agent_whose_worktree_holds_it_even_when_another_items_attempt_ends_first() {
-    Worktrees w = worktrees(worktree());
+    WorktreeSite w = worktrees(worktree());
     Path a = w.prepare("A", backlogDir).workspace();
     Path b = w.prepare("B", backlogDir).workspace();
     String main = repo.head("main");
@@ -304,7 +306,7 @@ class WorktreesTest {
 
   @Test
   void a_base_move_no_worktree_explains_is_the_users_and_is_kept() {
-    Worktrees w = worktrees(worktree());
+    WorktreeSite w = worktrees(worktree());
     Path a = w.prepare("A", backlogDir).workspace();
     repo.write("user.txt", "mine\n");
     repo.commitAll("the user's commit");
@@ -320,12 +322,13 @@ class WorktreesTest {
   @Test
   void a_worktree_replaced_by_a_link_to_the_checkout_is_refused_and_the_checkout_keeps_its_git_directory()
       throws Exception {
-    Worktrees w = worktrees(worktree());
+    WorktreeSite w = worktrees(worktree());
     Path ws = w.prepare("A", backlogDir).workspace();
     Files.move(ws, ws.resolveSibling("A.moved"));
     Files.createSymbolicLink(ws, repo.dir);
     assertTrue(w.inspect("A").contains("was replaced (a symbolic link to " + repo.dir + ")"));
-    ItemWorkspaces.Unavailable e = assertThrows(ItemWorkspaces.Unavailable.class, () -> w.prepare("A", backlogDir));
+    WorkspaceUnavailableException e = assertThrows(WorkspaceUnavailableException.class,
+        () -> w.prepare("A", backlogDir));
     assertTrue(e.getMessage().contains("was replaced"), e.getMessage());
     assertTrue(Files.isDirectory(repo.dir.resolve(".git"), java.nio.file.LinkOption.NOFOLLOW_LINKS));
     assertEquals("", repo.git("status", "--porcelain"));
@@ -335,7 +338,7 @@ class WorktreesTest {
 
   @Test
   void merge_mode_integrates_with_a_merge_commit_whose_first_parent_is_the_base() {
-    Worktrees w = worktrees(worktree().withMerge(WorkspaceConfig.Merge.MERGE));
+    WorktreeSite w = worktrees(worktree().withMerge(WorkspaceConfig.Merge.MERGE));
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "a.txt", "a\n");
     succeed(w, "A", "build", 1, "built a");
@@ -349,7 +352,7 @@ class WorktreesTest {
 
   @Test
   void a_conflict_resolved_by_merging_the_base_into_the_branch_integrates_as_it_stands() {
-    Worktrees w = worktrees(worktree());
+    WorktreeSite w = worktrees(worktree());
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "shared.txt", "from A\n");
     succeed(w, "A", "build", 1, "A wrote shared");
@@ -363,7 +366,7 @@ class WorktreesTest {
 
   @Test
   void merge_none_leaves_the_branch_and_the_worktree_for_a_pull_request() {
-    Worktrees w = worktrees(worktree().withMerge(WorkspaceConfig.Merge.NONE));
+    WorktreeSite w = worktrees(worktree().withMerge(WorkspaceConfig.Merge.NONE));
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "a.txt", "a\n");
     String commit = succeed(w, "A", "build", 1, "built a");
@@ -378,7 +381,7 @@ class WorktreesTest {
   void retention_removes_finished_worktrees_past_max_age_but_keeps_one_with_uncommitted_work() {
     RetentionConfig.WorktreePolicy policy = new RetentionConfig.WorktreePolicy(
         RetentionConfig.Policy.of(null, Duration.ofDays(1)), false);
-    Worktrees w = worktrees(worktree().withMerge(WorkspaceConfig.Merge.NONE), policy);
+    WorktreeSite w = worktrees(worktree().withMerge(WorkspaceConfig.Merge.NONE), policy);
     Path a = w.prepare("A", backlogDir).workspace();
     Path b = w.prepare("B", backlogDir).workspace();
     Path c = w.prepare("C", backlogDir).workspace();
@@ -402,7 +405,7 @@ class WorktreesTest {
   void a_removed_worktree_comes_back_from_its_branch_at_the_last_phase_commit() {
     RetentionConfig.WorktreePolicy policy = new RetentionConfig.WorktreePolicy(RetentionConfig.Policy.of(0, null),
         false);
-    Worktrees w = worktrees(worktree(), policy);
+    WorktreeSite w = worktrees(worktree(), policy);
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "a.txt", "a\n");
     String commit = succeed(w, "A", "design", 1, "designed");
@@ -418,7 +421,7 @@ class WorktreesTest {
   void an_unblocked_item_at_work_again_keeps_its_worktree_through_retention() {
     RetentionConfig.WorktreePolicy policy = new RetentionConfig.WorktreePolicy(RetentionConfig.Policy.of(0, null),
         true);
-    Worktrees w = worktrees(worktree(), policy);
+    WorktreeSite w = worktrees(worktree(), policy);
     Path ws = w.prepare("A", backlogDir).workspace();
     w.blocked("A");
     w.prepare("A", backlogDir); // unblocked: the next attempt
@@ -428,7 +431,7 @@ class WorktreesTest {
 
   @Test
   void hooks_an_agent_planted_never_run_during_orchestrates_commits() throws Exception {
-    Worktrees w = worktrees(worktree());
+    WorktreeSite w = worktrees(worktree());
     Path ws = w.prepare("A", backlogDir).workspace();
     Path marker = tmp.resolve("hook-ran");
     Path hooks = tmp.resolve("evil-hooks");
@@ -447,9 +450,10 @@ class WorktreesTest {
 
   @Test
   void an_item_id_git_cannot_take_as_a_branch_is_refused_without_touching_the_state_directory() {
-    Worktrees w = worktrees(worktree());
+    WorktreeSite w = worktrees(worktree());
     for (String id : java.util.List.of("..", ".", "a..b", "x.lock")) {
-      ItemWorkspaces.Unavailable e = assertThrows(ItemWorkspaces.Unavailable.class, () -> w.prepare(id, backlogDir));
+      WorkspaceUnavailableException e = assertThrows(WorkspaceUnavailableException.class,
+          () -> w.prepare(id, backlogDir));
       assertTrue(e.getMessage().contains("cannot name a git branch"), e.getMessage());
     }
     assertTrue(Files.isRegularFile(repo.dir.resolve(".orchestrate/state.db")));

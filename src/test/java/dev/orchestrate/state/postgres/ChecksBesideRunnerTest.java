@@ -12,6 +12,7 @@ import dev.orchestrate.config.ConfigLoader;
 import dev.orchestrate.item.ItemLeases;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.jobs.AgentResult;
+import dev.orchestrate.landing.Landing;
 import dev.orchestrate.scheduler.HaltReason;
 import dev.orchestrate.scheduler.RunOptions;
 import dev.orchestrate.scheduler.RunReport;
@@ -134,12 +135,15 @@ class ChecksBesideRunnerTest {
       try (RunLease lease = backend.acquireLease(T0, Duration.ofSeconds(30));
           StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
         ItemLeases leases = store.leases(lease.runnerId(), lease.host(), Duration.ofSeconds(30));
-        Repository repository = Repository.discover(new Git(), repo.dir, null);
-        Worktrees worktrees = new Worktrees(new Git(), repository, config.execution().workspace(),
+        Git git = new Git();
+        Repository repository = Repository.discover(git, repo.dir, null);
+        Worktrees worktrees = new Worktrees(git, repository, config.execution().workspace(),
             config.retention().worktrees(), store.workspaces(), dir.resolve("state/worktrees"), Clock.systemUTC())
             .open();
+        Landing landing = new Landing(git, worktrees, config.execution().workspace(), store.workspaces(),
+            Clock.systemUTC(), dir.resolve("state/jobs")).open();
         return Scheduler.builder(store.items(), config, backlog, dir.resolve("state/jobs"), agents,
-            Clock.systemUTC()).leases(leases).build().workspaces(worktrees).run(RunOptions.cap(100));
+            Clock.systemUTC()).leases(leases).build().workspaces(worktrees, landing).run(RunOptions.cap(100));
       }
     });
   }

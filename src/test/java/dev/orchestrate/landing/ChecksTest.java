@@ -1,4 +1,4 @@
-package dev.orchestrate.workspace;
+package dev.orchestrate.landing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,11 +7,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.ChecksConfig;
 import dev.orchestrate.config.ProjectCommand;
-import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.WorkspaceConfig;
-import dev.orchestrate.item.ItemWorkspaces;
+import dev.orchestrate.item.ChecksReport;
+import dev.orchestrate.item.IntegrationResult;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.TestStores;
+import dev.orchestrate.testing.WorktreeSite;
+import dev.orchestrate.workspace.ChecksRecord;
+import dev.orchestrate.workspace.GitRepo;
+import dev.orchestrate.workspace.WorkspaceRecord;
+import dev.orchestrate.workspace.WorkspaceStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,7 +58,7 @@ class ChecksTest {
   }
 
   /** A checks script that exits with the code in the file {@code code} after printing {@code out}'s text. */
-  private Worktrees worktrees(int maxRounds) throws Exception {
+  private WorktreeSite worktrees(int maxRounds) throws Exception {
     Path script = tmp.resolve("checks.sh");
     Files.writeString(script, """
         #!/bin/sh
@@ -66,17 +71,15 @@ class ChecksTest {
         Duration.ofMinutes(10), maxRounds, "build");
     WorkspaceConfig config = WorkspaceConfig.defaults().withMode(WorkspaceConfig.Mode.WORKTREE)
         .withMerge(WorkspaceConfig.Merge.PUSH).withPush("origin", null).withChecks(checks);
-    Repository repository = Repository.discover(new Git(), repo.dir, null);
-    return new Worktrees(new Git(), repository, config, RetentionConfig.WorktreePolicy.DEFAULT, store,
-        repo.dir.resolve(".orchestrate/worktrees"), clock).open();
+    return WorktreeSite.open(repo.dir, config, store, clock);
   }
 
-  private void pushed(Worktrees w, String id) {
+  private void pushed(WorktreeSite w, String id) {
     Path ws = w.prepare(id, repo.dir).workspace();
     GitRepo.write(ws, id + ".txt", id + " " + System.nanoTime() + "\n");
     w.commit(id, "build", 1, 1, "built " + id);
     w.committed(id);
-    ItemWorkspaces.Integration result = w.integrate(id, "Item " + id);
+    IntegrationResult result = w.integrate(id, "Item " + id);
     assertEquals("awaiting_checks", result.kind(), result.message());
   }
 
@@ -87,7 +90,7 @@ class ChecksTest {
 
   @Test
   void pending_polls_follow_the_interval_from_the_persisted_wait_and_green_ends_it() throws Exception {
-    Worktrees w = worktrees(3);
+    WorktreeSite w = worktrees(3);
     pushed(w, "A");
     assertEquals(new ChecksRecord(T0, T0, 0), store.checks("A"), "the wait starts at the push, its poll due");
     assertTrue(w.awaitingChecks());
@@ -104,7 +107,7 @@ class ChecksTest {
     assertEquals("A orchestrate/A \n", Files.readString(tmp.resolve("calls.txt")), "no pull request: empty");
 
     answer(0, "ok\n");
-    ItemWorkspaces.Checks green = w.check("A");
+    ChecksReport green = w.check("A");
     assertEquals("green", green.kind());
     assertFalse(store.checks("A").waiting());
     assertFalse(store.workspace("A").orElseThrow().onDisk(), "green: removed, the branch stays");
@@ -114,11 +117,11 @@ class ChecksTest {
 
   @Test
   void pending_past_the_timeout_blocks_the_item() throws Exception {
-    Worktrees w = worktrees(3);
+    WorktreeSite w = worktrees(3);
     pushed(w, "A");
     answer(ChecksConfig.PENDING, "");
     clock.now = T0.plus(Duration.ofMinutes(10));
-    ItemWorkspaces.Checks blocked = w.check("A");
+    ChecksReport blocked = w.check("A");
     assertEquals("blocked", blocked.kind());
     assertTrue(blocked.message().startsWith("checks still pending after 10m"), blocked.message());
     assertFalse(store.checks("A").waiting());
@@ -128,10 +131,10 @@ class ChecksTest {
 
   @Test
   void red_counts_rounds_and_the_last_round_blocks_with_the_masked_capped_report() throws Exception {
-    Worktrees w = worktrees(2);
+    WorktreeSite w = worktrees(2);
     pushed(w, "A");
     answer(1, "x".repeat(5000) + "\nFAILED test_login https://bot:s3cret@ci.example/run/1\n");
-    ItemWorkspaces.Checks red = w.check("A");
+    ChecksReport red = w.check("A");
     assertEquals("red", red.kind());
     assertEquals(1, red.round());
     assertEquals("build", red.phase());
@@ -143,7 +146,7 @@ class ChecksTest {
     // back to its phase, done again, pushed again: a new wait with the rounds kept
     pushed(w, "A");
     assertEquals(1, store.checks("A").rounds());
-    ItemWorkspaces.Checks last = w.check("A");
+    ChecksReport last = w.check("A");
     assertEquals("blocked", last.kind());
     assertTrue(last.message().startsWith("checks red 2 times"), last.message());
     assertTrue(last.message().contains("FAILED test_login"), last.message());

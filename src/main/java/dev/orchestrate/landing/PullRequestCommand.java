@@ -1,6 +1,7 @@
-package dev.orchestrate.workspace;
+package dev.orchestrate.landing;
 
 import dev.orchestrate.config.ProjectCommand;
+import dev.orchestrate.workspace.Git;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

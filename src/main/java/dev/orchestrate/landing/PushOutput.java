@@ -1,4 +1,4 @@
-package dev.orchestrate.workspace;
+package dev.orchestrate.landing;
 
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;

@@ -1,4 +1,4 @@
-package dev.orchestrate.workspace;
+package dev.orchestrate.landing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,12 +7,23 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.ProjectCommand;
-import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.WorkspaceConfig;
-import dev.orchestrate.item.ItemWorkspaces;
+import dev.orchestrate.item.IntegrationResult;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.CapturedLogs;
 import dev.orchestrate.testing.TestStores;
+import dev.orchestrate.testing.WorktreeSite;
+import dev.orchestrate.workspace.BaseRefs;
+import dev.orchestrate.workspace.Git;
+import dev.orchestrate.workspace.GitRepo;
+import dev.orchestrate.workspace.PushRecord;
+import dev.orchestrate.workspace.Repository;
+import dev.orchestrate.workspace.WorkspaceRecord;
+import dev.orchestrate.workspace.WorkspaceSetupException;
+import dev.orchestrate.workspace.WorkspaceStore;
+import dev.orchestrate.workspace.WorktreeGuard;
+import dev.orchestrate.workspace.WorktreeRetention;
+import dev.orchestrate.workspace.Worktrees;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -33,7 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PushTest {
   @RegisterExtension
-  final CapturedLogs logs = CapturedLogs.of(Worktrees.class, BaseRefs.class, WorktreeGuard.class,
+  final CapturedLogs logs = CapturedLogs.of(Worktrees.class, Landing.class, BaseRefs.class, WorktreeGuard.class,
       WorktreeRetention.class);
 
   private static final Instant T0 = Instant.parse("2026-11-01T00:00:00Z");
@@ -85,15 +96,13 @@ class PushTest {
     state.close();
   }
 
-  private Worktrees worktrees(ProjectCommand pullRequest) {
+  private WorktreeSite worktrees(ProjectCommand pullRequest) {
     WorkspaceConfig config = WorkspaceConfig.defaults().withMode(WorkspaceConfig.Mode.WORKTREE)
         .withMerge(WorkspaceConfig.Merge.PUSH).withPush("origin", pullRequest);
-    Repository repository = Repository.discover(new Git(), repo.dir, null);
-    return new Worktrees(new Git(), repository, config, RetentionConfig.WorktreePolicy.DEFAULT, store,
-        repo.dir.resolve(".orchestrate/worktrees"), clock).open();
+    return WorktreeSite.open(repo.dir, config, store, clock);
   }
 
-  private void work(Worktrees w, String id, String file) {
+  private void work(WorktreeSite w, String id, String file) {
     Path ws = w.prepare(id, repo.dir).workspace();
     GitRepo.write(ws, file, id + "\n");
     w.commit(id, "build", 1, 1, "built " + id + "\nwith care");
@@ -123,13 +132,13 @@ class PushTest {
 
   @Test
   void a_done_item_is_rebased_pushed_and_its_pull_request_opened_once_the_base_branch_left_alone() throws Exception {
-    Worktrees w = worktrees(script("https://forge.example/acme/app/pull/7"));
+    WorktreeSite w = worktrees(script("https://forge.example/acme/app/pull/7"));
     work(w, "A", "a.txt");
     repo.write("other.txt", "meanwhile\n");
     repo.commitAll("user commit meanwhile");
     String main = repo.head("main");
 
-    ItemWorkspaces.Integration result = w.integrate("A", "Item A");
+    IntegrationResult result = w.integrate("A", "Item A");
 
     assertEquals("pushed", result.kind(), result.message());
     assertEquals(main, repo.head("main"), "the base branch does not move under merge: push");
@@ -160,12 +169,12 @@ class PushTest {
 
   @Test
   void a_failed_push_is_retried_after_its_backoff_and_then_succeeds() throws Exception {
-    Worktrees w = worktrees(null);
+    WorktreeSite w = worktrees(null);
     work(w, "A", "a.txt");
     Path away = tmp.resolve("away.git");
     Files.move(origin, away);
 
-    ItemWorkspaces.Integration first = w.integrate("A", "Item A");
+    IntegrationResult first = w.integrate("A", "Item A");
 
     assertEquals("deferred", first.kind(), first.message());
     assertTrue(first.message().contains("git push of orchestrate/A to origin"), first.message());
@@ -180,7 +189,7 @@ class PushTest {
     assertEquals(List.of("A"), w.retriesDue());
 
     Files.move(away, origin);
-    ItemWorkspaces.Integration second = w.integrate("A", "Item A");
+    IntegrationResult second = w.integrate("A", "Item A");
     assertEquals("pushed", second.kind(), second.message());
     assertEquals(repo.head("orchestrate/A"), remoteHead("orchestrate/A"));
     assertEquals(0, store.workspace("A").orElseThrow().push().failures());
@@ -191,7 +200,7 @@ class PushTest {
 
   @Test
   void the_last_failure_in_a_row_blocks_the_item_after_backoffs_doubling_up_to_their_cap() throws Exception {
-    Worktrees w = worktrees(null);
+    WorktreeSite w = worktrees(null);
     work(w, "A", "a.txt");
     Files.move(origin, tmp.resolve("away.git"));
     Instant start = clock.now;
@@ -206,7 +215,7 @@ class PushTest {
     }
     assertEquals(start.plus(Duration.ofSeconds(30 + 60 + 120 + 240 + 480 + 960 + 1800)), clock.now,
         "30 s doubling, the last wait capped at 30 min");
-    ItemWorkspaces.Integration last = w.integrate("A", "Item A");
+    IntegrationResult last = w.integrate("A", "Item A");
     assertEquals("push_failed", last.kind());
     assertTrue(last.blocks());
     assertTrue(last.message().contains("failed " + Pusher.MAX_FAILURES + " times in a row"), last.message());
@@ -219,11 +228,11 @@ class PushTest {
     Path marker = tmp.resolve("injected");
     ProjectCommand shell = ProjectCommand.shell("pull_request",
         "printf '%s' {title} > " + out + "; echo https://forge.example/pr/{item}", Duration.ofSeconds(30));
-    Worktrees w = worktrees(shell);
+    WorktreeSite w = worktrees(shell);
     work(w, "A", "a.txt");
     String title = "Fix it\"; touch " + marker + "; echo '$(touch " + marker + ")' `touch " + marker + "`";
 
-    ItemWorkspaces.Integration result = w.integrate("A", title);
+    IntegrationResult result = w.integrate("A", title);
 
     assertEquals("pushed", result.kind(), result.message());
     assertFalse(Files.exists(marker), "the title ran as shell");
@@ -238,10 +247,10 @@ class PushTest {
         + "https://forge.example/pr/1.; else touch " + count
         + "; echo 'remote: https://bot:s3cr3t-t0ken@forge.example/x"
         + " refused' >&2; exit 1; fi", Duration.ofSeconds(30));
-    Worktrees w = worktrees(flaky);
+    WorktreeSite w = worktrees(flaky);
     work(w, "A", "a.txt");
 
-    ItemWorkspaces.Integration first = w.integrate("A", "Item A");
+    IntegrationResult first = w.integrate("A", "Item A");
 
     assertEquals("deferred", first.kind());
     assertTrue(first.message().contains("https://***@forge.example/x"), first.message());
@@ -260,21 +269,20 @@ class PushTest {
         .withMerge(WorkspaceConfig.Merge.PUSH).withPush("upstream", null);
     Repository repository = Repository.discover(new Git(), repo.dir, null);
     WorkspaceSetupException e = assertThrows(WorkspaceSetupException.class,
-        () -> Worktrees.checkRemote(new Git(), repository, config));
+        () -> Landing.checkRemote(new Git(), repository, config));
     assertTrue(e.getMessage().contains("execution.remote 'upstream' is not a remote"), e.getMessage());
-    assertThrows(WorkspaceSetupException.class, () -> new Worktrees(new Git(), repository, config,
-        RetentionConfig.WorktreePolicy.DEFAULT, store, repo.dir.resolve(".orchestrate/worktrees"), clock).open());
+    assertThrows(WorkspaceSetupException.class, () -> WorktreeSite.open(repo.dir, config, store, clock));
   }
 
   @Test
   void a_remote_url_an_agent_rewrote_during_the_run_is_not_pushed_to() throws Exception {
-    Worktrees w = worktrees(null);
+    WorktreeSite w = worktrees(null);
     work(w, "A", "a.txt");
     Path elsewhere = tmp.resolve("elsewhere.git");
     repo.git(tmp, "init", "--quiet", "--bare", elsewhere.toString());
     repo.git("config", "remote.origin.url", elsewhere.toString());
 
-    ItemWorkspaces.Integration result = w.integrate("A", "Item A");
+    IntegrationResult result = w.integrate("A", "Item A");
 
     assertEquals("deferred", result.kind());
     assertTrue(result.message().contains("changed since the run started"), result.message());
@@ -284,13 +292,13 @@ class PushTest {
 
   @Test
   void a_url_rewrite_an_agent_planted_during_the_run_is_refused() throws Exception {
-    Worktrees w = worktrees(null);
+    WorktreeSite w = worktrees(null);
     work(w, "A", "a.txt");
     Path elsewhere = tmp.resolve("elsewhere.git");
     repo.git(tmp, "init", "--quiet", "--bare", elsewhere.toString());
     repo.git("config", "url." + elsewhere + ".pushInsteadOf", origin.toString());
 
-    ItemWorkspaces.Integration result = w.integrate("A", "Item A");
+    IntegrationResult result = w.integrate("A", "Item A");
 
     assertEquals("deferred", result.kind());
     assertTrue(result.message().contains("configuration changed since the run started"), result.message());
@@ -311,10 +319,10 @@ class PushTest {
         fi
         """.formatted(once, once));
     hook.toFile().setExecutable(true);
-    Worktrees w = worktrees(null);
+    WorktreeSite w = worktrees(null);
     work(w, "A", "a.txt");
 
-    ItemWorkspaces.Integration first = w.integrate("A", "Item A");
+    IntegrationResult first = w.integrate("A", "Item A");
 
     assertEquals("deferred", first.kind(), first.message());
     String note = store.workspace("A").orElseThrow().note();

@@ -1,6 +1,20 @@
-package dev.orchestrate.workspace;
+package dev.orchestrate.landing;
 
+import dev.orchestrate.config.ChecksConfig;
+import dev.orchestrate.config.Durations;
 import dev.orchestrate.config.WorkspaceConfig;
+import dev.orchestrate.item.ChecksReport;
+import dev.orchestrate.item.LastSession;
+import dev.orchestrate.item.Progress;
+import dev.orchestrate.item.SlowWork;
+import dev.orchestrate.workspace.ChecksRecord;
+import dev.orchestrate.workspace.Git;
+import dev.orchestrate.workspace.GitException;
+import dev.orchestrate.workspace.PushRecord;
+import dev.orchestrate.workspace.Repository;
+import dev.orchestrate.workspace.WorkspaceRecord;
+import dev.orchestrate.workspace.WorkspaceSetupException;
+import dev.orchestrate.workspace.WorkspaceStore;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,7 +30,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code execution.merge: push} (docs/workspaces.md), for {@link Worktrees}: the item's branch,
+ * {@code execution.merge: push} (docs/workspaces.md), for {@link Landing}: the item's branch,
  * already rebased onto the base branch, is pushed to {@code execution.remote} with a lease on what
  * orchestrate last pushed there, then {@code execution.pull_request} runs once per item. A failure
  * (of either) is recorded with its output, credentials masked, and retried with a backoff of 30 s
@@ -31,7 +45,7 @@ import org.slf4j.LoggerFactory;
  * URL itself carries, which is masked wherever it is shown.
  */
 final class Pusher {
-  private static final Logger log = LoggerFactory.getLogger(Worktrees.class);
+  private static final Logger log = LoggerFactory.getLogger(Landing.class);
   static final Duration FIRST_RETRY = Duration.ofSeconds(30);
   static final Duration LAST_RETRY = Duration.ofMinutes(30);
   /** The failure in a row that blocks the item. */
@@ -126,7 +140,7 @@ final class Pusher {
 
   /** Pushes the item's branch at {@code tip} (rebased onto {@code base}), then runs its pull-request command. */
   Outcome push(WorkspaceRecord ws, String base, String tip, String title) {
-    return Offloaded.inline(pushSlowly(ws, base, tip, title));
+    return SlowWork.inline(pushSlowly(ws, base, tip, title));
   }
 
   /**
@@ -134,7 +148,7 @@ final class Pusher {
    * thread; the push is recorded (its sha, the lease of the next one) before the pull-request
    * command starts.
    */
-  dev.orchestrate.item.ItemWorkspaces.Slow<Outcome> pushSlowly(WorkspaceRecord ws, String base, String tip,
+  SlowWork<Outcome> pushSlowly(WorkspaceRecord ws, String base, String tip,
       String title) {
     PushRecord stored = store.push(ws.itemId());
     // unblocked after it blocked: a new series of attempts
@@ -144,7 +158,7 @@ final class Pusher {
     if (url == null) {
       url = now;
     } else if (!url.equals(now)) {
-      return dev.orchestrate.item.ItemWorkspaces.Slow.now(() -> failed(ws, prior, "the URL of remote "
+      return SlowWork.now(() -> failed(ws, prior, "the URL of remote "
           + config.remote() + " changed since the run started (from " + url + " to " + now + "): orchestrate "
           + "pushes only to the URL it read before any agent ran; if the change is yours, restart the run"));
     }
@@ -152,7 +166,7 @@ final class Pusher {
     if (transport == null) {
       transport = steering;
     } else if (!transport.equals(steering)) {
-      return dev.orchestrate.item.ItemWorkspaces.Slow.now(() -> failed(ws, prior, "the repository's url.*, "
+      return SlowWork.now(() -> failed(ws, prior, "the repository's url.*, "
           + "http.* or remote." + config.remote() + ".* configuration changed since the run started: orchestrate "
           + "pushes only with the configuration it read before any agent ran; look at it (git config "
           + "--get-regexp '^(url|http|remote)\\.'), and if the change is yours, restart the run"));
@@ -181,7 +195,7 @@ final class Pusher {
           Instant at = clock.instant();
           PushRecord pushed = new PushRecord(tip, prior.url(), prior.failures(), at);
           store.push(ws.itemId(), pushed, at);
-          dev.orchestrate.item.ItemWorkspaces.Slow<Outcome> rest = pullRequest(ws, pushed, base, tip, title);
+          SlowWork<Outcome> rest = pullRequest(ws, pushed, base, tip, title);
           if (rest.offThread()) {
             self.then(rest);
             return null;
@@ -191,16 +205,16 @@ final class Pusher {
   }
 
   /** After the push: the pull-request command when the item has none yet, then the outcome recorded. */
-  private dev.orchestrate.item.ItemWorkspaces.Slow<Outcome> pullRequest(WorkspaceRecord ws, PushRecord pushed,
+  private SlowWork<Outcome> pullRequest(WorkspaceRecord ws, PushRecord pushed,
       String base, String tip, String title) {
     if (config.pullRequest() == null || pushed.url() != null) {
-      return dev.orchestrate.item.ItemWorkspaces.Slow.now(() -> pushedOutcome(ws, tip, pushed.url()));
+      return SlowWork.now(() -> pushedOutcome(ws, tip, pushed.url()));
     }
     Path body;
     try {
       body = writeBody(ws, base, tip, title);
     } catch (IOException e) {
-      return dev.orchestrate.item.ItemWorkspaces.Slow.now(() -> failed(ws, pushed,
+      return SlowWork.now(() -> failed(ws, pushed,
           "could not write the pull request's body file: " + e.getMessage()));
     }
     Map<String, String> values = new LinkedHashMap<>();
@@ -231,99 +245,6 @@ final class Pusher {
         + (prUrl == null ? "" : ": " + prUrl));
   }
 
-  /**
-   * A command run off the scheduler thread ({@link #run}: nothing but the command), what it did
-   * recorded back on it ({@link #finish}); a command stopped by {@link #cancel} records nothing.
-   *
-   * @param <R> what the command returns
-   * @param <T> the result recorded
-   */
-  static final class Offloaded<R, T> implements dev.orchestrate.item.ItemWorkspaces.Slow<T> {
-    private final java.util.function.Function<PullRequestCommand.Stopper, R> command;
-    private final java.util.function.BiFunction<R, Offloaded<R, T>, T> record;
-    private final PullRequestCommand.Stopper stopper = new PullRequestCommand.Stopper();
-    private Thread runner;
-    private boolean cancelled;
-    private volatile R result;
-    private dev.orchestrate.item.ItemWorkspaces.Slow<T> next;
-
-    Offloaded(java.util.function.Function<PullRequestCommand.Stopper, R> command,
-        java.util.function.BiFunction<R, Offloaded<R, T>, T> record) {
-      this.command = command;
-      this.record = record;
-    }
-
-    /** Runs the whole work on this thread, its later parts too (outside a run: {@code approve}, a test). */
-    static <T> T inline(dev.orchestrate.item.ItemWorkspaces.Slow<T> work) {
-      for (dev.orchestrate.item.ItemWorkspaces.Slow<T> part = work; part != null; part = part.next()) {
-        part.run();
-        T done = part.finish();
-        if (part.next() == null) {
-          return done;
-        }
-      }
-      return null;
-    }
-
-    @Override
-    public void run() {
-      synchronized (this) {
-        if (cancelled) {
-          return;
-        }
-        runner = Thread.currentThread();
-      }
-      R r;
-      try {
-        r = command.apply(stopper);
-      } catch (RuntimeException e) {
-        r = null;
-        if (!stopper.stopped()) {
-          throw e;
-        }
-      } finally {
-        synchronized (this) {
-          runner = null;
-          if (cancelled) {
-            Thread.interrupted(); // a cancel that came as the command ended: not the next task's
-          }
-        }
-      }
-      result = r;
-    }
-
-    @Override
-    public void cancel() {
-      synchronized (this) {
-        cancelled = true;
-        if (runner != null) {
-          runner.interrupt();
-        }
-      }
-      stopper.stop();
-    }
-
-    @Override
-    public T finish() {
-      synchronized (this) {
-        if (cancelled || result == null) {
-          return null;
-        }
-      }
-      return record.apply(result, this);
-    }
-
-    /** What runs next, once this part is recorded. */
-    void then(dev.orchestrate.item.ItemWorkspaces.Slow<T> part) {
-      next = part;
-    }
-
-    @Override
-    public dev.orchestrate.item.ItemWorkspaces.Slow<T> next() {
-      return next;
-    }
-  }
-
   /** The longest report of a red check kept (its output's tail, masked). */
   static final int REPORT_MAX_CHARS = 4_000;
 
@@ -339,17 +260,17 @@ final class Pusher {
    * Polls the item's checks once: pending sets the next poll one interval on (or blocks past the
    * timeout), green ends the wait, red ends it with one more round (or blocks at the last round).
    */
-  dev.orchestrate.item.ItemWorkspaces.Checks check(WorkspaceRecord ws) {
-    return Offloaded.inline(checkSlowly(ws));
+  ChecksReport check(WorkspaceRecord ws) {
+    return SlowWork.inline(checkSlowly(ws));
   }
 
   /** As {@link #check}, the command run off the scheduler thread; a poll stopped by a cancel records nothing. */
-  dev.orchestrate.item.ItemWorkspaces.Slow<dev.orchestrate.item.ItemWorkspaces.Checks> checkSlowly(
+  SlowWork<ChecksReport> checkSlowly(
       WorkspaceRecord ws) {
-    dev.orchestrate.config.ChecksConfig checks = config.checks();
+    ChecksConfig checks = config.checks();
     ChecksRecord wait = store.checks(ws.itemId());
     if (checks == null || !wait.waiting()) {
-      return dev.orchestrate.item.ItemWorkspaces.Slow.now(() -> null);
+      return SlowWork.now(() -> null);
     }
     Map<String, String> values = new LinkedHashMap<>();
     values.put("branch", ws.branch());
@@ -357,14 +278,14 @@ final class Pusher {
     values.put("item", ws.itemId());
     String pr = store.push(ws.itemId()).url();
     values.put("pull_request", pr == null ? "" : pr);
-    return new Offloaded<PullRequestCommand.Outcome, dev.orchestrate.item.ItemWorkspaces.Checks>(
+    return new Offloaded<PullRequestCommand.Outcome, ChecksReport>(
         stopper -> PullRequestCommand.run(checks.command(), values, repo.top(), stopper),
         (run, self) -> checked(ws, wait, run));
   }
 
-  private dev.orchestrate.item.ItemWorkspaces.Checks checked(WorkspaceRecord ws, ChecksRecord wait,
+  private ChecksReport checked(WorkspaceRecord ws, ChecksRecord wait,
       PullRequestCommand.Outcome run) {
-    dev.orchestrate.config.ChecksConfig checks = config.checks();
+    ChecksConfig checks = config.checks();
     Instant at = clock.instant();
     String output = mask.mask(run.output()).strip();
     if (output.length() > REPORT_MAX_CHARS) {
@@ -372,21 +293,21 @@ final class Pusher {
     }
     if (run.ok()) {
       store.checks(ws.itemId(), new ChecksRecord(null, null, wait.rounds()), at); // the rounds stay to be shown
-      return new dev.orchestrate.item.ItemWorkspaces.Checks("green", "checks green for " + ws.branch(), wait.rounds(),
+      return new ChecksReport("green", "checks green for " + ws.branch(), wait.rounds(),
           checks.phase(), last(wait));
     }
-    boolean pending = run.exitCode() != null && run.exitCode() == dev.orchestrate.config.ChecksConfig.PENDING;
+    boolean pending = run.exitCode() != null && run.exitCode() == ChecksConfig.PENDING;
     if (pending || run.exitCode() == null) { // stopped at its poll's bound, or not started: pending too
       if (!at.isBefore(wait.since().plus(checks.timeout()))) {
         store.checks(ws.itemId(), new ChecksRecord(null, null, wait.rounds()), at);
         store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, "checks still pending", at);
-        return new dev.orchestrate.item.ItemWorkspaces.Checks("blocked", "checks still pending after "
-            + dev.orchestrate.config.Durations.format(checks.timeout()) + " (execution.checks_timeout)"
+        return new ChecksReport("blocked", "checks still pending after "
+            + Durations.format(checks.timeout()) + " (execution.checks_timeout)"
             + (run.failure() == null ? "" : ": " + run.failure()) + (output.isEmpty() ? "" : ": " + output)
             + "; unblock " + ws.itemId() + " to push and wait again", wait.rounds(), checks.phase(), last(wait));
       }
       store.checks(ws.itemId(), new ChecksRecord(wait.since(), at.plus(checks.interval()), wait.rounds()), at);
-      return new dev.orchestrate.item.ItemWorkspaces.Checks("pending", run.failure() != null ? run.failure()
+      return new ChecksReport("pending", run.failure() != null ? run.failure()
           : "checks pending", wait.rounds(), checks.phase(), last(wait));
     }
     int round = wait.rounds() + 1;
@@ -395,19 +316,19 @@ final class Pusher {
     store.checks(ws.itemId(), new ChecksRecord(null, null, round), at);
     if (round >= checks.maxRounds()) {
       store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, "checks red", at);
-      return new dev.orchestrate.item.ItemWorkspaces.Checks("blocked", "checks red " + round + " times "
+      return new ChecksReport("blocked", "checks red " + round + " times "
           + "(execution.checks_max_rounds " + checks.maxRounds() + "); the last report: " + report, round,
           checks.phase(), last(wait));
     }
-    return new dev.orchestrate.item.ItemWorkspaces.Checks("red", report, round, checks.phase(), last(wait));
+    return new ChecksReport("red", report, round, checks.phase(), last(wait));
   }
 
   /** The session kept with the wait, as the scheduler continues it. */
-  private static dev.orchestrate.item.ItemWorkspaces.LastSession last(ChecksRecord wait) {
+  private static LastSession last(ChecksRecord wait) {
     ChecksRecord.Resume r = wait.resume();
     return r == null || r.profile() == null || r.session() == null ? null
-        : new dev.orchestrate.item.ItemWorkspaces.LastSession(r.phase(),
-            new dev.orchestrate.item.Progress.Resume(r.profile(), r.session()));
+        : new LastSession(r.phase(),
+            new Progress.Resume(r.profile(), r.session()));
   }
 
   private Outcome failed(WorkspaceRecord ws, PushRecord prior, String message) {

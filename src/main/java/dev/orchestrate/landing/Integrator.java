@@ -1,13 +1,18 @@
-package dev.orchestrate.workspace;
+package dev.orchestrate.landing;
 
 import dev.orchestrate.config.WorkspaceConfig;
+import dev.orchestrate.workspace.Git;
+import dev.orchestrate.workspace.Repository;
+import dev.orchestrate.workspace.WorkspaceRecord;
+import dev.orchestrate.workspace.Worktrees;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The git side of integrating an item's branch (docs/workspaces.md), for {@link Worktrees}: rebasing
+ * The git side of integrating an item's branch (docs/workspaces.md), for {@link Landing}: rebasing
  * it onto the base branch or merging it, the files that conflict, moving the base branch forward by
  * a fast-forward git itself checks, and which base commit carries each job's phase commit.
  */
@@ -88,13 +93,12 @@ final class Integrator {
 
   /** git failed without a conflicting file: a lock, a broken repository; the item stays done, to retry. */
   private static Integrated failed(Git.Result result) {
-    return new Integrated(null, null, lockHeld(result).orElse("git failed: " + result.reason()
+    return new Integrated(null, null, result.lockHeld().orElse("git failed: " + result.reason()
         + "; the next run integrates"));
   }
 
   List<String> conflicts(Git.Place place) {
-    return git.run(place, "diff", "--name-only", "--diff-filter=U", "--no-ext-diff").out().lines()
-        .filter(l -> !l.isBlank()).distinct().limit(50).toList();
+    return git.conflicts(place);
   }
 
   sealed interface Advance {
@@ -127,8 +131,8 @@ final class Integrator {
       // the user's checkout changed and the branch where it was
       for (Path lock : List.of(repo.gitDir().resolve("index.lock"), repo.gitDir().resolve("HEAD.lock"),
           repo.commonDir().resolve("refs/heads/" + ws.baseBranch() + ".lock"))) {
-        if (Files.exists(lock, WorktreeGuard.NOFOLLOW)) {
-          return new Advance.Refused(lockMessage(lock.toString()));
+        if (Files.exists(lock, LinkOption.NOFOLLOW_LINKS)) {
+          return new Advance.Refused(Git.lockMessage(lock.toString()));
         }
       }
       Git.Result merge = git.run(checkout, "merge", "--quiet", "--ff-only", tip);
@@ -138,7 +142,7 @@ final class Integrator {
       if (!base.equals(revParse("HEAD"))) {
         return Advance.MOVED;
       }
-      return new Advance.Refused(lockHeld(merge).orElse("the base branch " + ws.baseBranch() + " is checked out in "
+      return new Advance.Refused(merge.lockHeld().orElse("the base branch " + ws.baseBranch() + " is checked out in "
           + repo.top() + " with local changes the fast-forward would overwrite (" + merge.reason()
           + "): commit or stash them; the next run integrates " + ws.branch()));
     }
@@ -156,7 +160,7 @@ final class Integrator {
     if (!base.equals(revParse("refs/heads/" + ws.baseBranch()))) {
       return Advance.MOVED;
     }
-    return new Advance.Refused(lockHeld(update).orElse("git could not move " + ws.baseBranch() + ": "
+    return new Advance.Refused(update.lockHeld().orElse("git could not move " + ws.baseBranch() + ": "
         + update.reason() + "; the next run integrates " + ws.branch()));
   }
 
@@ -179,30 +183,11 @@ final class Integrator {
     return null;
   }
 
-  /**
-   * The operator's message when git failed on a lock file it could not create: which file, and
-   * that it is either held by a git command running now or left by one that was killed.
-   */
-  static java.util.Optional<String> lockHeld(Git.Result result) {
-    java.util.regex.Matcher m = java.util.regex.Pattern.compile("Unable to create '([^']+\\.lock)': File exists")
-        .matcher(result.err());
-    return m.find() ? java.util.Optional.of(lockMessage(m.group(1))) : java.util.Optional.empty();
-  }
-
-  private static String lockMessage(String lock) {
-    return "git's lock file " + lock + " exists: a git command is running there now, or one was killed and left "
-        + "it; if no git command is running, delete " + lock + " (orchestrate never deletes a lock in your "
-        + "repository); the next run integrates";
-  }
-
   String revParse(String ref) {
-    Git.Result r = git.run(checkout, "rev-parse", "--verify", "--quiet", ref + "^{commit}");
-    return r.ok() ? r.line() : null;
+    return git.commit(checkout, ref);
   }
 
   Map<String, String> author() {
-    WorkspaceConfig.Author a = config.commitAuthor();
-    return Map.of("GIT_AUTHOR_NAME", a.name(), "GIT_AUTHOR_EMAIL", a.email(),
-        "GIT_COMMITTER_NAME", a.name(), "GIT_COMMITTER_EMAIL", a.email());
+    return config.commitAuthor().environment();
   }
 }

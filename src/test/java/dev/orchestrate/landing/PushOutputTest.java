@@ -1,4 +1,4 @@
-package dev.orchestrate.workspace;
+package dev.orchestrate.landing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

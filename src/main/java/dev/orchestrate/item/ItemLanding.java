@@ -1,0 +1,74 @@
+package dev.orchestrate.item;
+
+import java.util.List;
+
+/**
+ * How a done item's work lands (docs/workspaces.md): integrated into the base branch, or pushed
+ * with its pull request and its checks awaited. The scheduler calls it when an item reaches Done,
+ * for the items a crash, a deferral or an unblock left to land, and to poll checks. With the shared
+ * workspace (the default) nothing lands: the agents worked in the user's checkout. The git
+ * implementation lives in {@code landing/}.
+ *
+ * <p>Called on the scheduler thread only; the slow parts of its work run off it ({@link SlowWork}).
+ */
+public interface ItemLanding {
+  ItemLanding NONE = new ItemLanding() {
+  };
+
+  /**
+   * The item is recorded as done: its work lands, its slow part (merge: push's push and
+   * pull-request command) left to run off the scheduler thread; a result that
+   * {@link IntegrationResult#blocks() blocks} blocks the item.
+   */
+  default SlowWork<IntegrationResult> integrateSlowly(String itemId, String title) {
+    return SlowWork.done(IntegrationResult.NONE);
+  }
+
+  /** As {@link #integrateSlowly}, all of it on this thread. */
+  default IntegrationResult integrate(String itemId, String title) {
+    return SlowWork.inline(integrateSlowly(itemId, title));
+  }
+
+  /** Done items whose landing is still to do (after a crash, a deferral, an unblock). */
+  default List<String> integrationPending() {
+    return List.of();
+  }
+
+  /**
+   * Done items whose failed landing is to be retried now, during the run (merge: push retries a
+   * failed push on a backoff); the other modes wait for the next run ({@link #integrationPending}).
+   */
+  default List<String> retriesDue() {
+    return List.of();
+  }
+
+  /** Items whose checks (execution.checks) are due for a poll now. */
+  default List<String> checksDue() {
+    return List.of();
+  }
+
+  /** Whether some item awaits its checks (the run waits for them). */
+  default boolean awaitingChecks() {
+    return false;
+  }
+
+  /**
+   * Polls the item's checks once (execution.checks), its command off the scheduler thread; the
+   * result is null when the item awaits none.
+   */
+  default SlowWork<ChecksReport> checkSlowly(String itemId) {
+    return SlowWork.done(null);
+  }
+
+  /** As {@link #checkSlowly}, all of it on this thread. */
+  default ChecksReport check(String itemId) {
+    return SlowWork.inline(checkSlowly(itemId));
+  }
+
+  /**
+   * Keeps with the item the agent session of its last successful phase, which a red report of its
+   * checks continues (with agent.resume), so that a restarted run continues it too; null forgets it.
+   */
+  default void lastSession(String itemId, LastSession session) {
+  }
+}

@@ -1,0 +1,318 @@
+package dev.orchestrate.landing;
+
+import dev.orchestrate.config.WorkspaceConfig;
+import dev.orchestrate.item.ChecksReport;
+import dev.orchestrate.item.IntegrationResult;
+import dev.orchestrate.item.ItemLanding;
+import dev.orchestrate.item.LastSession;
+import dev.orchestrate.item.SlowWork;
+import dev.orchestrate.workspace.ChecksRecord;
+import dev.orchestrate.workspace.Git;
+import dev.orchestrate.workspace.GitException;
+import dev.orchestrate.workspace.Repository;
+import dev.orchestrate.workspace.WorkspaceRecord;
+import dev.orchestrate.workspace.WorkspaceStore;
+import dev.orchestrate.workspace.WorktreeGuard;
+import dev.orchestrate.workspace.Worktrees;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * How a done item's work lands, with a worktree per item (docs/workspaces.md): under
+ * {@code execution.merge: rebase} or {@code merge} its branch is integrated into the base branch,
+ * which moves forward only by a fast-forward git itself checks ({@link Integrator}); under
+ * {@code push} the rebased branch is pushed, its pull request opened and its checks awaited
+ * ({@link Pusher}); under {@code none} the branch is left for a person.
+ *
+ * <p>Integration at Done, one item at a time (the scheduler thread): the branch is rebased onto the
+ * base branch (or merged into it), and the base branch moves forward by {@code update-ref} with the
+ * old value when no work tree has it checked out, {@code merge --ff-only} in the work tree that has
+ * it, which refuses rather than overwrite a local change. The worktree is reached only through
+ * {@link Worktrees} (verified by its guard first), and the base branches through its
+ * {@link Worktrees#bases() watch}, so that a move of orchestrate's own is never taken for an agent's.
+ */
+public final class Landing implements ItemLanding {
+  private static final Logger log = LoggerFactory.getLogger(Landing.class);
+  /** Attempts to move the base branch when it moves under us (a commit by the user meanwhile). */
+  private static final int INTEGRATION_ATTEMPTS = 3;
+
+  private final Git git;
+  private final Worktrees worktrees;
+  private final WorkspaceConfig config;
+  private final WorkspaceStore store;
+  private final Clock clock;
+  /** The user's checkout, the repository pinned: where repository-wide commands run. */
+  private final Git.Place checkout;
+  private final Integrator integrator;
+  /** execution.merge: push; null under the other modes. */
+  private final Pusher pusher;
+
+  /**
+   * @param worktrees the items' worktrees, {@link Worktrees#open() open}
+   * @param bodies    where the pull requests' body files go ({@code <state>/jobs}, one directory per item)
+   */
+  public Landing(Git git, Worktrees worktrees, WorkspaceConfig config, WorkspaceStore store, Clock clock,
+      Path bodies) {
+    this.git = Objects.requireNonNull(git, "git");
+    this.worktrees = Objects.requireNonNull(worktrees, "worktrees");
+    this.config = Objects.requireNonNull(config, "config");
+    this.store = Objects.requireNonNull(store, "store");
+    this.clock = Objects.requireNonNull(clock, "clock");
+    Repository repo = worktrees.repository();
+    this.checkout = repo.checkout();
+    this.integrator = new Integrator(git, repo, config, checkout, worktrees.guardRoot());
+    this.pusher = config.merge() == WorkspaceConfig.Merge.PUSH
+        ? new Pusher(git, repo, config, store, clock, bodies) : null;
+  }
+
+  /**
+   * Masks {@code secrets} (the agents' secrets, {@code jobs/Secrets}) too in what a push or a
+   * pull-request command's output leaves in the state; URL credentials are masked either way.
+   */
+  public Landing masking(UnaryOperator<String> secrets) {
+    if (pusher != null) {
+      pusher.masking(secrets);
+    }
+    return this;
+  }
+
+  /** Pins what a push goes by (the remote's URL and its configuration) now, before any agent of the run worked. */
+  public Landing open() {
+    if (pusher != null) {
+      pusher.pin();
+    }
+    return this;
+  }
+
+  /**
+   * The check of {@code execution.remote} under {@code merge: push}, before a run takes its lock:
+   * the repository has that remote.
+   *
+   * @throws dev.orchestrate.workspace.WorkspaceSetupException naming the remote and what to do
+   */
+  public static void checkRemote(Git git, Repository repo, WorkspaceConfig config) {
+    if (config.merge() == WorkspaceConfig.Merge.PUSH) {
+      Pusher.remoteUrl(git, repo, config.remote());
+    }
+  }
+
+  @Override
+  public List<String> integrationPending() {
+    List<String> ids = new ArrayList<>();
+    for (WorkspaceRecord ws : store.onDisk()) {
+      if (ws.finishedAt() != null
+          && (ws.integration() == null || ws.integration() == WorkspaceRecord.Integration.DEFERRED
+              || ws.integration() == WorkspaceRecord.Integration.CONFLICT)
+          && (pusher == null || pusher.due(ws.push()))) {
+        ids.add(ws.itemId());
+      }
+    }
+    return ids;
+  }
+
+  @Override
+  public List<String> retriesDue() {
+    if (pusher == null) {
+      return List.of();
+    }
+    List<String> ids = new ArrayList<>();
+    for (WorkspaceRecord ws : store.onDisk()) {
+      if (ws.finishedAt() != null && ws.integration() == WorkspaceRecord.Integration.DEFERRED
+          && ws.push().failures() > 0 && pusher.due(ws.push())) {
+        ids.add(ws.itemId());
+      }
+    }
+    return ids;
+  }
+
+  @Override
+  public List<String> checksDue() {
+    if (pusher == null || config.checks() == null) {
+      return List.of();
+    }
+    Instant now = clock.instant();
+    List<String> ids = new ArrayList<>();
+    store.checksWaits().forEach((id, wait) -> {
+      if (wait.nextAt() == null || !now.isBefore(wait.nextAt())) {
+        ids.add(id);
+      }
+    });
+    return ids;
+  }
+
+  @Override
+  public boolean awaitingChecks() {
+    return pusher != null && config.checks() != null && !store.checksWaits().isEmpty();
+  }
+
+  @Override
+  public void lastSession(String itemId, LastSession session) {
+    if (store.workspace(itemId).isPresent()) {
+      store.checksResume(itemId, session == null ? null : new ChecksRecord.Resume(session.phase(),
+          session.resume().profile(), session.resume().session()), clock.instant());
+    }
+  }
+
+  @Override
+  public SlowWork<ChecksReport> checkSlowly(String itemId) {
+    WorkspaceRecord ws = store.workspace(itemId).orElse(null);
+    if (ws == null || pusher == null) {
+      return SlowWork.done(null);
+    }
+    return pusher.checkSlowly(ws).then(checks -> {
+      if (checks.kind().equals("green") && ws.onDisk()) {
+        worktrees.remove(ws); // as after a push without checks: the branch is what the remote has
+      }
+      return checks;
+    });
+  }
+
+  /** merge: push's push and pull-request command are left to run off the scheduler thread. */
+  @Override
+  public SlowWork<IntegrationResult> integrateSlowly(String itemId, String title) {
+    WorkspaceRecord ws = store.workspace(itemId).orElse(null);
+    if (ws == null) {
+      return SlowWork.done(IntegrationResult.NONE); // never ran a phase here (done in the backlog, say)
+    }
+    Instant now = clock.instant();
+    if (ws.finishedAt() == null) {
+      store.finished(itemId, now, now);
+    }
+    if (config.merge() == WorkspaceConfig.Merge.NONE) {
+      store.integration(itemId, WorkspaceRecord.Integration.SKIPPED, null, now);
+      return SlowWork.done(new IntegrationResult("skipped",
+          "branch " + ws.branch() + " left for a pull request (execution.merge: none)"));
+    }
+    try {
+      ws = worktrees.restored(ws);
+      Git.Place place = worktrees.verified(ws);
+      worktrees.bases().watch(ws.baseBranch());
+      worktrees.checkBases();
+      String dirty = git.ok(place, statusArgs()).out();
+      if (!dirty.isBlank()) {
+        return SlowWork.done(deferred(ws, "the worktree " + ws.path() + " has uncommitted changes: commit them on "
+            + ws.branch() + " (or discard them); the next run integrates"));
+      }
+      return integrate(ws, place, title, now);
+    } catch (WorktreeGuard.Breach e) {
+      String reason = "not integrated: " + e.getMessage();
+      store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, reason, now);
+      return SlowWork.done(new IntegrationResult("refused", reason));
+    } catch (GitException | IOException | UncheckedIOException e) {
+      return SlowWork.done(deferred(ws, "integration failed: " + e.getMessage()));
+    }
+  }
+
+  /** {@code git status} of the worktree, the {@code workspace.copy} files left out (copied in, never committed). */
+  private String[] statusArgs() {
+    List<String> status = new ArrayList<>(List.of("status", "--porcelain", "--untracked-files=all",
+        "--ignore-submodules=all", "--", "."));
+    config.copy().forEach(path -> status.add(":(exclude,literal)" + path));
+    return status.toArray(String[]::new);
+  }
+
+  private SlowWork<IntegrationResult> integrate(WorkspaceRecord ws, Git.Place place, String title, Instant now) {
+    for (int attempt = 1; attempt <= INTEGRATION_ATTEMPTS; attempt++) {
+      String base = worktrees.bases().expected(ws.baseBranch());
+      if (base == null) {
+        return SlowWork.done(deferred(ws, "the base branch " + ws.baseBranch() + " has no commit: create it; the "
+            + "next run integrates " + ws.branch()));
+      }
+      Integrator.Integrated result = config.merge() == WorkspaceConfig.Merge.MERGE
+          ? integrator.merge(ws, place, base, title)
+          : integrator.rebase(ws, place, base);
+      if (result.failure() != null) {
+        return SlowWork.done(deferred(ws, result.failure()));
+      }
+      if (result.conflicts() != null) {
+        String reason = "integration into " + ws.baseBranch() + " conflicts in " + String.join(", ", result.conflicts())
+            + ": resolve it on branch " + ws.branch() + " in " + ws.path() + " (e.g. git rebase " + ws.baseBranch()
+            + "), commit, then unblock " + ws.itemId();
+        store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, reason, now);
+        return SlowWork.done(new IntegrationResult("conflict", reason));
+      }
+      if (pusher != null) {
+        return pushed(ws, base, result.tip(), title);
+      }
+      Integrator.Advance advance = integrator.advanceBase(ws, base, result.tip(), worktrees.guardRoot());
+      if (advance == Integrator.Advance.DONE) {
+        worktrees.bases().movedByUs(ws.baseBranch(), result.tip());
+        store.landed(integrator.landed(place, base, result.tip()), clock.instant());
+        return SlowWork.done(integrated(ws, result.tip()));
+      }
+      if (advance instanceof Integrator.Advance.Refused refused) {
+        return SlowWork.done(deferred(ws, refused.reason()));
+      }
+      // the base branch moved meanwhile (the user's commit): rebase again onto its new tip
+      worktrees.checkBases();
+    }
+    return SlowWork.done(deferred(ws,
+        "the base branch " + ws.baseBranch() + " kept moving during integration; the next run tries again"));
+  }
+
+  /**
+   * merge: push: the rebased branch recorded as the item's head, then pushed (the base branch never
+   * moves): the push and the pull-request command run off the scheduler thread.
+   */
+  private SlowWork<IntegrationResult> pushed(WorkspaceRecord ws, String base, String tip, String title) {
+    Instant now = clock.instant();
+    if (!tip.equals(ws.headCommit())) {
+      store.headMoved(ws.itemId(), tip, now);
+    }
+    return pusher.pushSlowly(ws, base, tip, title).then(outcome -> {
+      try {
+        return afterPush(ws, base, tip, outcome);
+      } catch (GitException | UncheckedIOException e) {
+        return deferred(ws, "integration failed: " + e.getMessage());
+      }
+    });
+  }
+
+  private IntegrationResult afterPush(WorkspaceRecord ws, String base, String tip, Pusher.Outcome outcome) {
+    if (outcome.blocks()) {
+      store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, outcome.message(), clock.instant());
+      return new IntegrationResult("push_failed", outcome.message());
+    }
+    if (!outcome.pushed()) {
+      return deferred(ws, outcome.message());
+    }
+    store.integration(ws.itemId(), WorkspaceRecord.Integration.PUSHED, null, clock.instant());
+    // the jobs' phase commits as the pushed branch has them (a rebase gives them new ids)
+    store.landed(integrator.landed(checkout, base, tip), clock.instant());
+    if (config.checks() != null) {
+      // kept until the checks are green: a red report sends the item back to work here, its agent's
+      // session continuing over the files it left
+      pusher.awaitChecks(ws.itemId());
+      return new IntegrationResult("awaiting_checks", outcome.message() + "; awaiting its checks");
+    }
+    worktrees.remove(ws); // the branch stays: it is what the remote and the pull request have
+    return new IntegrationResult("pushed", outcome.message());
+  }
+
+  private IntegrationResult deferred(WorkspaceRecord ws, String reason) {
+    store.integration(ws.itemId(), WorkspaceRecord.Integration.DEFERRED, reason, clock.instant());
+    log.warn("{}: not integrated: {}", ws.itemId(), reason);
+    return new IntegrationResult("deferred", reason);
+  }
+
+  private IntegrationResult integrated(WorkspaceRecord ws, String tip) {
+    Instant now = clock.instant();
+    store.headMoved(ws.itemId(), tip, now);
+    store.integration(ws.itemId(), WorkspaceRecord.Integration.INTEGRATED, null, now);
+    worktrees.remove(ws);
+    if (config.deleteMergedBranches()) {
+      git.run(checkout, "branch", "--quiet", "-D", ws.branch());
+    }
+    return new IntegrationResult("integrated", ws.branch() + " integrated into " + ws.baseBranch() + " at "
+        + tip.substring(0, Math.min(12, tip.length())));
+  }
+}

@@ -141,7 +141,7 @@ public final class Reviewing {
           if (landing == null) {
             landing = landing(project, store, repo);
           }
-          out.add(integrate(store, landing, item));
+          out.add(integrate(store, landing, item, project.config().pipelines()));
         }
         return out;
       }
@@ -159,8 +159,10 @@ public final class Reviewing {
   }
 
   /** Integrates one approved item as a run does at done: a conflict blocks it, anything else said is an event. */
-  private Approved integrate(StateStore store, Landing landing, ItemState item) {
-    IntegrationResult result = landing.integrate(item.id(), item.definition().title());
+  private Approved integrate(StateStore store, Landing landing, ItemState item, Map<String, Pipeline> pipelines) {
+    Pipeline pipeline = pipelines.get(item.definition().pipeline());
+    IntegrationResult result = landing.integrate(item.id(), item.definition().title(),
+        pipeline == null ? List.of() : pipeline.integrationGates());
     if (result.blocks()) {
       Step blocked = Transitions.integrationConflict(item, result.message());
       store.items().applyIf(blocked, ItemStatus.DONE, clock.instant());

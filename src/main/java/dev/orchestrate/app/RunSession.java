@@ -110,6 +110,21 @@ public final class RunSession {
   }
 
   /**
+   * Says once, at the start, which pipelines land their items' work on the base branch with no
+   * gate on it ({@code integration_verify: []}): their items are the ones that can turn it red.
+   */
+  private void warnUngated(Ui ui, String baseBranch) {
+    if (config.execution().workspace().merge() == dev.orchestrate.config.WorkspaceConfig.Merge.NONE
+        || config.execution().workspace().merge() == dev.orchestrate.config.WorkspaceConfig.Merge.PUSH) {
+      return;
+    }
+    config.pipelines().values().stream()
+        .filter(p -> p.integrationVerify() != null && p.integrationVerify().isEmpty())
+        .forEach(p -> ui.notice("warning: pipeline " + p.name() + " has integration_verify: [], so its items' work "
+            + "lands on " + baseBranch + " without a gate run on it as it lands"));
+  }
+
+  /**
    * The notifier of the config's {@code notify:} sinks (null without any), its delivery threads
    * started; {@link #run} closes it. Started before the state is locked, so that a webhook's unset
    * {@code secret_env} refuses the run with nothing created.
@@ -149,6 +164,7 @@ public final class RunSession {
         if (repository != null) {
           Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(),
               config.context().summarizer().apiKeyEnv());
+          warnUngated(ui, repository.baseBranch());
           Git git = new Git();
           Path stateRoot = backend.directory().root();
           Worktrees worktrees = new Worktrees(git, repository, config.execution().workspace(),

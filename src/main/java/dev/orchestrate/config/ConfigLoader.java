@@ -46,7 +46,7 @@ public final class ConfigLoader extends SectionReader {
       "delete_merged_branches", "commit_author", "destructive_runs_alone", "remote", "pull_request",
       "pull_request_timeout", "checks", "checks_interval", "checks_timeout", "checks_max_rounds", "checks_phase");
   public static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases", "agent", "fallback", "verify",
-      "review", "review_timeout", "on_review_timeout");
+      "integration_verify", "review", "review_timeout", "on_review_timeout");
   public static final List<String> PHASE_KEYS = List.of("name", "instructions", "workflow", "destructive", "agent",
       "fallback", "verify", "changes");
   /**

@@ -7,16 +7,46 @@ import java.util.List;
  * {@code in_progress}; {@code agent} names the agent profile of its phases (null: the default) and
  * {@code fallback} the profiles that take over while it is paused by a provider's limit;
  * {@code verify} the gates of its phases that name none (docs/verification.md); {@code review}
- * whether an item that finished its phases waits for a human's approval (docs/review.md).
+ * whether an item that finished its phases waits for a human's approval (docs/review.md);
+ * {@code integrationVerify} the gates of an item's work on top of the base branch's tip before the
+ * base moves (docs/verification.md, "What lands"): null for the default, {@link #integrationGates()}.
  */
 public record Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> phases, String agent,
-    List<String> fallback, List<ProjectCommand> verify, Review review, ReviewTimeout reviewTimeout) {
+    List<String> fallback, List<ProjectCommand> verify, Review review, ReviewTimeout reviewTimeout,
+    List<ProjectCommand> integrationVerify) {
   public Pipeline {
     prePhases = List.copyOf(prePhases);
     phases = List.copyOf(phases);
     fallback = fallback == null ? List.of() : List.copyOf(fallback);
     verify = verify == null ? List.of() : List.copyOf(verify);
     review = review == null ? Review.NONE : review;
+    integrationVerify = integrationVerify == null ? null : List.copyOf(integrationVerify);
+  }
+
+  public Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> phases, String agent, List<String> fallback,
+      List<ProjectCommand> verify, Review review, ReviewTimeout reviewTimeout) {
+    this(name, prePhases, phases, agent, fallback, verify, review, reviewTimeout, null);
+  }
+
+  /** This pipeline with {@code integration_verify:} set (null: the default, {@link #integrationGates()}). */
+  public Pipeline withIntegrationVerify(List<ProjectCommand> gates) {
+    return new Pipeline(name, prePhases, phases, agent, fallback, verify, review, reviewTimeout, gates);
+  }
+
+  /**
+   * The gates an item's work must pass as it will land, on top of the base branch's tip:
+   * {@code integration_verify:} when the pipeline has the key ({@code []}: none), else every gate
+   * of its phases, each name once, in the order the phases run them.
+   */
+  public List<ProjectCommand> integrationGates() {
+    if (integrationVerify != null) {
+      return integrationVerify;
+    }
+    java.util.Map<String, ProjectCommand> gates = new java.util.LinkedHashMap<>();
+    for (PhaseDef phase : phases) {
+      verifyFor(phase).forEach(gate -> gates.putIfAbsent(gate.name(), gate));
+    }
+    return List.copyOf(gates.values());
   }
 
   /**
@@ -63,12 +93,12 @@ public record Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> pha
 
   /** This pipeline with {@code review:} set. */
   public Pipeline withReview(Review next) {
-    return new Pipeline(name, prePhases, phases, agent, fallback, verify, next, reviewTimeout);
+    return new Pipeline(name, prePhases, phases, agent, fallback, verify, next, reviewTimeout, integrationVerify);
   }
 
   /** This pipeline with {@code review_timeout} (null: none) set. */
   public Pipeline withReviewTimeout(ReviewTimeout next) {
-    return new Pipeline(name, prePhases, phases, agent, fallback, verify, review, next);
+    return new Pipeline(name, prePhases, phases, agent, fallback, verify, review, next, integrationVerify);
   }
 
   public Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> phases, String agent, List<String> fallback) {

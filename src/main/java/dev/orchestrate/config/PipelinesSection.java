@@ -147,7 +147,10 @@ final class PipelinesSection extends SectionReader {
     Optional<Pipeline.Review> review = map.get().get("review").isPresent()
         ? values.choice(map.get().get("review").get(), "review of " + label, Values.words(Pipeline.Review.values()))
         : Optional.of(Pipeline.Review.NONE);
-    if (verify.isEmpty() || review.isEmpty()) {
+    Optional<List<ProjectCommand>> integration = map.get().get("integration_verify").isPresent()
+        ? projectCommands(map.get().get("integration_verify").get(), "integration_verify of " + label)
+        : Optional.of(List.of());
+    if (verify.isEmpty() || review.isEmpty() || integration.isEmpty()) {
       return Optional.empty();
     }
     Optional<Optional<Pipeline.ReviewTimeout>> timeout = reviewTimeout(map.get(), label, review.get());
@@ -155,7 +158,8 @@ final class PipelinesSection extends SectionReader {
       return Optional.empty();
     }
     return Optional.of(new Pipeline(name, prePhases.get(), phases.get(), profileRef(map.get(), label).orElse(null),
-        fallbackRefs(map.get(), label), verify.get(), review.get(), timeout.get().orElse(null)));
+        fallbackRefs(map.get(), label), verify.get(), review.get(), timeout.get().orElse(null),
+        map.get().get("integration_verify").isPresent() ? integration.get() : null));
   }
 
   /**

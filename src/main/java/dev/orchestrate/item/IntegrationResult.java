@@ -5,7 +5,8 @@ package dev.orchestrate.item;
  *
  * @param kind    none (shared workspace), integrated, skipped (merge: none), pushed (merge: push),
  *                awaiting_checks, deferred, conflict, refused (the worktree was replaced: nothing is
- *                integrated from it), push_failed (merge: push failed too many times in a row)
+ *                integrated from it), push_failed (merge: push failed too many times in a row),
+ *                integration_failed (a gate was red on the work as it would land)
  * @param message for the event log and the operator; the block reason for a conflict or a refusal
  */
 public record IntegrationResult(String kind, String message) {
@@ -13,9 +14,10 @@ public record IntegrationResult(String kind, String message) {
 
   /**
    * Whether the item is blocked with the message: a conflict, a worktree orchestrate refuses to
-   * use, or a push that kept failing.
+   * use, a push that kept failing, or a red integration gate.
    */
   public boolean blocks() {
-    return kind.equals("conflict") || kind.equals("refused") || kind.equals("push_failed");
+    return kind.equals("conflict") || kind.equals("refused") || kind.equals("push_failed")
+        || kind.equals("integration_failed");
   }
 }

@@ -1,5 +1,6 @@
 package dev.orchestrate.item;
 
+import dev.orchestrate.config.ProjectCommand;
 import java.util.List;
 
 /**
@@ -16,17 +17,20 @@ public interface ItemLanding {
   };
 
   /**
-   * The item is recorded as done: its work lands, its slow part (merge: push's push and
-   * pull-request command) left to run off the scheduler thread; a result that
+   * The item is recorded as done: its work lands, its slow part (the integration gates, merge:
+   * push's push and pull-request command) left to run off the scheduler thread; a result that
    * {@link IntegrationResult#blocks() blocks} blocks the item.
+   *
+   * @param gates the gates its work must pass on top of the base branch's tip before the base
+   *              moves (the pipeline's {@code integrationGates()}); empty: none
    */
-  default SlowWork<IntegrationResult> integrateSlowly(String itemId, String title) {
+  default SlowWork<IntegrationResult> integrateSlowly(String itemId, String title, List<ProjectCommand> gates) {
     return SlowWork.done(IntegrationResult.NONE);
   }
 
   /** As {@link #integrateSlowly}, all of it on this thread. */
-  default IntegrationResult integrate(String itemId, String title) {
-    return SlowWork.inline(integrateSlowly(itemId, title));
+  default IntegrationResult integrate(String itemId, String title, List<ProjectCommand> gates) {
+    return SlowWork.inline(integrateSlowly(itemId, title, gates));
   }
 
   /** Done items whose landing is still to do (after a crash, a deferral, an unblock). */

@@ -1,5 +1,6 @@
 package dev.orchestrate.landing;
 
+import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.item.ChecksReport;
 import dev.orchestrate.item.IntegrationResult;
@@ -55,6 +56,7 @@ public final class Landing implements ItemLanding {
   private final Integrator integrator;
   /** execution.merge: push; null under the other modes. */
   private final Pusher pusher;
+  private PushOutput mask = PushOutput.of(UnaryOperator.identity());
 
   /**
    * @param worktrees the items' worktrees, {@link Worktrees#open() open}
@@ -79,6 +81,7 @@ public final class Landing implements ItemLanding {
    * pull-request command's output leaves in the state; URL credentials are masked either way.
    */
   public Landing masking(UnaryOperator<String> secrets) {
+    mask = PushOutput.of(secrets);
     if (pusher != null) {
       pusher.masking(secrets);
     }
@@ -178,7 +181,7 @@ public final class Landing implements ItemLanding {
 
   /** merge: push's push and pull-request command are left to run off the scheduler thread. */
   @Override
-  public SlowWork<IntegrationResult> integrateSlowly(String itemId, String title) {
+  public SlowWork<IntegrationResult> integrateSlowly(String itemId, String title, List<ProjectCommand> gates) {
     WorkspaceRecord ws = store.workspace(itemId).orElse(null);
     if (ws == null) {
       return SlowWork.done(IntegrationResult.NONE); // never ran a phase here (done in the backlog, say)
@@ -202,7 +205,7 @@ public final class Landing implements ItemLanding {
         return SlowWork.done(deferred(ws, "the worktree " + ws.path() + " has uncommitted changes: commit them on "
             + ws.branch() + " (or discard them); the next run integrates"));
       }
-      return integrate(ws, place, title, now);
+      return integrate(ws, place, title, now, gates, 1);
     } catch (WorktreeGuard.Breach e) {
       String reason = "not integrated: " + e.getMessage();
       store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, reason, now);
@@ -220,8 +223,13 @@ public final class Landing implements ItemLanding {
     return status.toArray(String[]::new);
   }
 
-  private SlowWork<IntegrationResult> integrate(WorkspaceRecord ws, Git.Place place, String title, Instant now) {
-    for (int attempt = 1; attempt <= INTEGRATION_ATTEMPTS; attempt++) {
+  /**
+   * Rebases (or merges) the item's branch onto the base's tip, gates the result when there are
+   * gates ({@link #gated}), and moves the base there; from {@code from}, the attempts so far plus one.
+   */
+  private SlowWork<IntegrationResult> integrate(WorkspaceRecord ws, Git.Place place, String title, Instant now,
+      List<ProjectCommand> gates, int from) {
+    for (int attempt = from; attempt <= INTEGRATION_ATTEMPTS; attempt++) {
       String base = worktrees.bases().expected(ws.baseBranch());
       if (base == null) {
         return SlowWork.done(deferred(ws, "the base branch " + ws.baseBranch() + " has no commit: create it; the "
@@ -243,6 +251,9 @@ public final class Landing implements ItemLanding {
       if (pusher != null) {
         return pushed(ws, base, result.tip(), title);
       }
+      if (!gates.isEmpty()) {
+        return gated(ws, base, result.tip(), title, now, gates, attempt);
+      }
       Integrator.Advance advance = integrator.advanceBase(ws, base, result.tip(), worktrees.guardRoot());
       if (advance == Integrator.Advance.DONE) {
         worktrees.bases().movedByUs(ws.baseBranch(), result.tip());
@@ -257,6 +268,64 @@ public final class Landing implements ItemLanding {
     }
     return SlowWork.done(deferred(ws,
         "the base branch " + ws.baseBranch() + " kept moving during integration; the next run tries again"));
+  }
+
+  /**
+   * The integration gates run, off the scheduler thread, on exactly the tree that will land
+   * ({@code tip}: the item's work on top of {@code base}) in a landing tree of its own
+   * ({@link Worktrees#landingTree}); then, back on the scheduler thread, the base moves to
+   * {@code tip} only if every gate passed, and only from {@code base} (a compare-and-swap): a base
+   * that moved meanwhile means a new tree, rebased and gated again. A red gate lands nothing: the
+   * result is {@code integration_failed} with the gate's output, which blocks the item.
+   */
+  private SlowWork<IntegrationResult> gated(WorkspaceRecord ws, String base, String tip, String title, Instant now,
+      List<ProjectCommand> gates, int attempt) {
+    Path tree;
+    try {
+      tree = worktrees.landingTree(ws.itemId(), tip);
+    } catch (IOException | GitException e) {
+      worktrees.dropLandingTree(ws.itemId());
+      return SlowWork.done(deferred(ws, "could not check out " + abbrev(tip) + " to gate it: " + e.getMessage()));
+    }
+    Path workDir = tree.resolve(worktrees.repository().subdirectory());
+    return new Offloaded<LandingGates.Runs, IntegrationResult>(stopper -> LandingGates.run(gates, workDir, stopper),
+        (runs, self) -> {
+          worktrees.dropLandingTree(ws.itemId());
+          if (runs.stopped()) {
+            return null; // a stop of the run: nothing recorded, the next run integrates
+          }
+          if (!runs.passed()) {
+            String reason = "integration gate " + runs.red().name() + " failed on " + ws.branch() + " rebased onto "
+                + ws.baseBranch() + " at " + abbrev(base) + " (" + abbrev(tip) + "), so nothing landed: "
+                + runs.report(mask) + "; fix it on branch " + ws.branch() + ", then unblock " + ws.itemId();
+            store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, reason, clock.instant());
+            log.warn("{}: not integrated: integration gate {} failed", ws.itemId(), runs.red().name());
+            return new IntegrationResult("integration_failed", reason);
+          }
+          Integrator.Advance advance = integrator.advanceBase(ws, base, tip, worktrees.guardRoot());
+          if (advance == Integrator.Advance.DONE) {
+            worktrees.bases().movedByUs(ws.baseBranch(), tip);
+            store.landed(integrator.landed(checkout, base, tip), clock.instant());
+            IntegrationResult done = integrated(ws, tip);
+            return new IntegrationResult(done.kind(), done.message() + " after its gates passed there ("
+                + runs.summary() + ")");
+          }
+          if (advance instanceof Integrator.Advance.Refused refused) {
+            return deferred(ws, refused.reason());
+          }
+          // the base moved while the gates ran: what they passed is not what would land now
+          worktrees.checkBases();
+          SlowWork<IntegrationResult> again = integrate(ws, worktrees.verified(ws), title, now, gates, attempt + 1);
+          if (again.offThread()) {
+            self.then(again);
+            return null;
+          }
+          return again.finish();
+        });
+  }
+
+  private static String abbrev(String commit) {
+    return commit.substring(0, Math.min(12, commit.length()));
   }
 
   /**

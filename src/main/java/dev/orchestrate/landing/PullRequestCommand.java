@@ -76,6 +76,9 @@ final class PullRequestCommand {
 
   /** The command's argv with the placeholders substituted (see the class comment). */
   static List<String> argv(ProjectCommand command, Map<String, String> values) {
+    if (values.isEmpty()) {
+      return command.argv(); // a gate: no placeholders
+    }
     Pattern placeholder = values.keySet().equals(java.util.Set.copyOf(PLACEHOLDERS)) ? PLACEHOLDER
         : placeholders(values);
     if (command.viaShell()) {

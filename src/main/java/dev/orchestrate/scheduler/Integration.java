@@ -2,6 +2,7 @@ package dev.orchestrate.scheduler;
 
 import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.item.ChecksReport;
 import dev.orchestrate.item.Event;
 import dev.orchestrate.item.IntegrationResult;
@@ -43,6 +44,8 @@ final class Integration {
 
   private final ItemWorkspaces workspaces;
   private final ItemLanding landing;
+  /** The pipelines whose integration gates a done item's work must pass ({@link #gatedBy}). */
+  private Map<String, Pipeline> gatesOf = Map.of();
   private final StateRepository store;
   private final Clock clock;
   /**
@@ -87,6 +90,12 @@ final class Integration {
     this.store = store;
     this.clock = clock;
     this.offload = post == null ? null : new Offload(post);
+  }
+
+  /** Integrates each done item under the integration gates of its pipeline among {@code pipelines}. */
+  Integration gatedBy(Map<String, Pipeline> pipelines) {
+    this.gatesOf = Map.copyOf(pipelines);
+    return this;
   }
 
   /** A job's attempt completed: its workspace's work is the item's now. */
@@ -369,7 +378,9 @@ final class Integration {
     if (running(item.id())) {
       return; // its push runs now: at most one at a time
     }
-    start(item.id(), landing.integrateSlowly(item.id(), item.definition().title()), Offload.Kind.PUSH,
+    Pipeline pipeline = gatesOf.get(item.definition().pipeline());
+    List<ProjectCommand> gates = pipeline == null ? List.of() : pipeline.integrationGates();
+    start(item.id(), landing.integrateSlowly(item.id(), item.definition().title(), gates), Offload.Kind.PUSH,
         Map.of(item.id(), item), Map.of(), commit);
   }
 

@@ -259,7 +259,7 @@ public final class Scheduler {
   public Scheduler workspaces(ItemWorkspaces workspaces, ItemLanding landing) {
     this.workspaces = Objects.requireNonNull(workspaces, "workspaces");
     this.integration = new Integration(workspaces, Objects.requireNonNull(landing, "landing"), store, clock,
-        done -> inbox.add(new Message.Offloaded(done)));
+        done -> inbox.add(new Message.Offloaded(done))).gatedBy(config.pipelines());
     return this;
   }
 

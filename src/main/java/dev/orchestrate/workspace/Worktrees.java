@@ -143,6 +143,36 @@ public final class Worktrees implements ItemWorkspaces {
   }
 
   /**
+   * A worktree of orchestrate's own where the item's work is gated as it will land: {@code commit}
+   * (the item's work on top of the base's tip) checked out detached in a new directory of the
+   * worktrees' directory, {@code +land-<ID>} (never an item's: ids cannot hold a {@code +}), whatever
+   * an earlier one left there removed first. Nothing of an agent's is in it but what that commit holds.
+   */
+  public Path landingTree(String itemId, String commit) throws IOException {
+    Path path = landingPath(itemId);
+    forget(path);
+    git.ok(checkout, "worktree", "add", "--quiet", "--detach", "--force", path.toString(), commit);
+    return path;
+  }
+
+  /** Removes the item's landing tree ({@link #landingTree}), if there is one. */
+  public void dropLandingTree(String itemId) {
+    try {
+      forget(landingPath(itemId));
+    } catch (IOException | GitException | WorktreeGuard.Breach e) {
+      log.warn("{}: could not remove its landing tree: {}", itemId, e.getMessage());
+    }
+  }
+
+  private Path landingPath(String itemId) {
+    Path path = root.resolve("+land-" + itemId).normalize();
+    if (!root.equals(path.getParent())) {
+      throw new WorkspaceUnavailableException("item id '" + itemId + "' names no directory under " + root);
+    }
+    return path;
+  }
+
+  /**
    * The item's worktree verified and its git state made ours again ({@link #guarded}).
    *
    * @throws WorktreeGuard.Breach when it is not the directory orchestrate made

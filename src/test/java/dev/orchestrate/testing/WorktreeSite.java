@@ -1,5 +1,6 @@
 package dev.orchestrate.testing;
 
+import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.config.RetentionConfig;
 import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.item.ChecksReport;
@@ -90,8 +91,14 @@ public final class WorktreeSite {
     worktrees.maintain();
   }
 
+  /** Lands a done item's work with no integration gates. */
   public IntegrationResult integrate(String itemId, String title) {
-    return landing.integrate(itemId, title);
+    return landing.integrate(itemId, title, List.of());
+  }
+
+  /** Lands a done item's work after {@code gates} passed on it as it would land. */
+  public IntegrationResult integrate(String itemId, String title, List<ProjectCommand> gates) {
+    return landing.integrate(itemId, title, gates);
   }
 
   public ChecksReport check(String itemId) {

@@ -117,7 +117,10 @@ public final class Reviewing {
     try (RunLease held = lease) {
       Repository repo = worktrees && !backend.shared() ? repository(project) : null;
       try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
-        List<Step> steps = steps(store.items()::item, wanted, Transitions::approve);
+        // through the merge queue, an approved item is landing until its work is on the base branch
+        boolean queue = worktrees && project.config().execution().workspace().merge() != WorkspaceConfig.Merge.NONE;
+        List<Step> steps = steps(store.items()::item, wanted,
+            item -> queue ? Transitions.toLand(Transitions.approve(item)) : Transitions.approve(item));
         if (!store.items().applyAllIf(steps, ItemStatus.AWAITING_REVIEW, clock.instant())) {
           throw changedMeanwhile();
         }
@@ -127,6 +130,10 @@ public final class Reviewing {
           ItemState item = step.next();
           Optional<WorkspaceRecord> ws = worktrees ? store.workspaces().workspace(item.id()) : Optional.empty();
           if (ws.isEmpty()) {
+            if (item.status() == ItemStatus.LANDING) { // no worktree, so nothing to land
+              item = Transitions.landed(item, "approved; no worktree to land").next();
+              store.items().applyIf(new Step(item, List.of()), ItemStatus.LANDING, clock.instant());
+            }
             out.add(new Approved(item, "none", null));
             continue;
           }
@@ -158,15 +165,19 @@ public final class Reviewing {
     return new Landing(git, worktrees, workspace, store.workspaces(), clock, stateRoot.resolve("jobs")).open();
   }
 
-  /** Integrates one approved item as a run does at done: a conflict blocks it, anything else said is an event. */
+  /**
+   * Lands one approved item as a run's merge queue does: done once integrated, blocked on a conflict,
+   * back to its last phase when its integration gates are red, awaiting its checks after a push
+   * (which the next run polls), still landing when deferred (the next run lands it).
+   */
   private Approved integrate(StateStore store, Landing landing, ItemState item, Map<String, Pipeline> pipelines) {
     Pipeline pipeline = pipelines.get(item.definition().pipeline());
     IntegrationResult result = landing.integrate(item.id(), item.definition().title(),
         pipeline == null ? List.of() : pipeline.integrationGates());
-    if (result.blocks()) {
-      Step blocked = Transitions.integrationConflict(item, result.message());
-      store.items().applyIf(blocked, ItemStatus.DONE, clock.instant());
-      return new Approved(blocked.next(), result.kind(), result.message());
+    Step step = Transitions.afterLanding(item, pipeline, result);
+    if (step != null) {
+      store.items().applyIf(step, item.status(), clock.instant());
+      return new Approved(step.next(), result.kind(), result.message());
     }
     if (result.message() != null) {
       store.items().apply(new Step(item, List.of(new Event(item.id(), "workspace." + result.kind(),

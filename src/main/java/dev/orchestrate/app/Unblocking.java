@@ -117,7 +117,8 @@ public final class Unblocking {
       ItemState item = store.items().item(step.next().id()).orElseThrow();
       Optional<WorkspaceRecord> ws = store.workspaces().workspace(item.id());
       Worktrees.Rebase rebase;
-      if (item.progress().blockedFrom() == ItemStatus.DONE && ws.isPresent()) {
+      if ((item.progress().blockedFrom() == ItemStatus.DONE || item.progress().blockedFrom() == ItemStatus.LANDING)
+          && ws.isPresent()) {
         rebase = new Worktrees.Rebase("at_integration", ws.get().branch(), ws.get().baseBranch(), null,
             ws.get().headCommit(), null, false, null);
       } else {

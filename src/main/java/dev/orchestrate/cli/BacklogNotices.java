@@ -116,6 +116,11 @@ final class BacklogNotices implements RunListener {
   }
 
   @Override
+  public void waiting(String what) {
+    progress.waiting(what);
+  }
+
+  @Override
   public void providerLimit(String message) {
     progress.providerLimit(message);
   }

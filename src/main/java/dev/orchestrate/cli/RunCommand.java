@@ -414,6 +414,7 @@ final class RunCommand implements Callable<Integer> {
     items.put("done_this_run", r.doneThisRun());
     items.put("blocked_this_run", r.blockedThisRun());
     items.put("awaiting_checks", r.awaitingChecks().size());
+    items.put("landing", r.landing().size());
     doc.put("items", items);
     doc.put("remaining_ids", r.waiting());
     doc.put("unselected_ids", r.unselected());
@@ -441,6 +442,7 @@ final class RunCommand implements Callable<Integer> {
     doc.put("budget", budget);
     doc.put("runner_id", r.runnerId());
     doc.put("awaiting_checks_ids", r.awaitingChecks());
+    doc.put("landing_ids", r.landing());
     return doc;
   }
 

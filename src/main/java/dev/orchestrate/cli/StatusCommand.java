@@ -295,6 +295,10 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
     } else if (item.status() == ItemStatus.AWAITING_CHECKS) {
       WorkspaceRecord ws = row.workspace();
       note = "awaiting checks" + (ws == null ? "" : checksNote(ws.checks()));
+    } else if (item.status() == ItemStatus.LANDING) {
+      WorkspaceRecord ws = row.workspace();
+      note = "landing: in the merge queue" + (ws == null || ws.note() == null ? ""
+          : " (" + TerminalText.oneLine(ws.note()) + ")");
     } else if (item.status() == ItemStatus.AWAITING_REVIEW) {
       note = "awaiting review: approve " + item.id() + ", or reject " + item.id() + " --notes TEXT";
     } else if (!item.status().isTerminal()) {

@@ -46,9 +46,10 @@ public final class ConfigLoader extends SectionReader {
       "delete_merged_branches", "commit_author", "destructive_runs_alone", "remote", "pull_request",
       "pull_request_timeout", "checks", "checks_interval", "checks_timeout", "checks_max_rounds", "checks_phase");
   public static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases", "agent", "fallback", "verify",
-      "integration_verify", "review", "review_timeout", "on_review_timeout");
+      "integration_verify", "integration_max_rounds", "verify_protected", "review", "review_timeout",
+      "on_review_timeout");
   public static final List<String> PHASE_KEYS = List.of("name", "instructions", "workflow", "destructive", "agent",
-      "fallback", "verify", "changes");
+      "fallback", "verify", "changes", "changes_gates");
   /**
    * Earlier versions wrote {@code limits: {}} into every config; it is still accepted empty. The
    * size caps are set where they apply, or fixed (docs/how-it-works.md, "Size caps").

@@ -10,15 +10,22 @@ import java.util.Objects;
  * profiles that take over while it is paused by a provider's limit (empty: the pipeline's).
  * {@code verify} are the gates that must pass before its work is committed (null: the pipeline's
  * {@code verify:}, an empty list: none); {@code changes} whether an attempt that reports success
- * must have changed the worktree (docs/verification.md).
+ * must have changed the worktree (docs/verification.md); {@code changesGates} whether its attempts
+ * may change the files its pipeline's gates run and its {@code verify_protected} paths (else such an
+ * attempt fails as {@code protected_changed}).
  */
 public record PhaseDef(String name, String instructions, String workflow, boolean destructive, String agent,
-    List<String> fallback, List<ProjectCommand> verify, Changes changes) {
+    List<String> fallback, List<ProjectCommand> verify, Changes changes, boolean changesGates) {
   public PhaseDef {
     Objects.requireNonNull(name, "name");
     fallback = fallback == null ? List.of() : List.copyOf(fallback);
     verify = verify == null ? null : List.copyOf(verify);
     changes = changes == null ? Changes.OPTIONAL : changes;
+  }
+
+  public PhaseDef(String name, String instructions, String workflow, boolean destructive, String agent,
+      List<String> fallback, List<ProjectCommand> verify, Changes changes) {
+    this(name, instructions, workflow, destructive, agent, fallback, verify, changes, false);
   }
 
   public PhaseDef(String name, String instructions, String workflow, boolean destructive, String agent,
@@ -33,7 +40,12 @@ public record PhaseDef(String name, String instructions, String workflow, boolea
 
   /** This phase with its own gates and rule on changes. */
   public PhaseDef withVerify(List<ProjectCommand> gates, Changes rule) {
-    return new PhaseDef(name, instructions, workflow, destructive, agent, fallback, gates, rule);
+    return new PhaseDef(name, instructions, workflow, destructive, agent, fallback, gates, rule, changesGates);
+  }
+
+  /** This phase, allowed ({@code true}) or not to change the files its gates run ({@code changes_gates:}). */
+  public PhaseDef withChangesGates(boolean allowed) {
+    return new PhaseDef(name, instructions, workflow, destructive, agent, fallback, verify, changes, allowed);
   }
 
   /** {@code changes:} of a phase. */

@@ -9,11 +9,15 @@ import java.util.List;
  * {@code verify} the gates of its phases that name none (docs/verification.md); {@code review}
  * whether an item that finished its phases waits for a human's approval (docs/review.md);
  * {@code integrationVerify} the gates of an item's work on top of the base branch's tip before the
- * base moves (docs/verification.md, "What lands"): null for the default, {@link #integrationGates()}.
+ * base moves (docs/verification.md, "What lands"): null for the default, {@link #integrationGates()};
+ * {@code integrationMaxRounds} how many red integrations send an item back before it is blocked.
  */
 public record Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> phases, String agent,
     List<String> fallback, List<ProjectCommand> verify, Review review, ReviewTimeout reviewTimeout,
-    List<ProjectCommand> integrationVerify) {
+    List<ProjectCommand> integrationVerify, int integrationMaxRounds, List<String> verifyProtected) {
+  /** Red integrations of an item after which it is blocked rather than sent back, by default. */
+  public static final int DEFAULT_INTEGRATION_MAX_ROUNDS = 3;
+
   public Pipeline {
     prePhases = List.copyOf(prePhases);
     phases = List.copyOf(phases);
@@ -21,16 +25,34 @@ public record Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> pha
     verify = verify == null ? List.of() : List.copyOf(verify);
     review = review == null ? Review.NONE : review;
     integrationVerify = integrationVerify == null ? null : List.copyOf(integrationVerify);
+    verifyProtected = verifyProtected == null ? List.of() : List.copyOf(verifyProtected);
+    if (integrationMaxRounds < 1) {
+      throw new IllegalArgumentException("integration_max_rounds must be at least 1");
+    }
   }
 
   public Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> phases, String agent, List<String> fallback,
       List<ProjectCommand> verify, Review review, ReviewTimeout reviewTimeout) {
-    this(name, prePhases, phases, agent, fallback, verify, review, reviewTimeout, null);
+    this(name, prePhases, phases, agent, fallback, verify, review, reviewTimeout, null,
+        DEFAULT_INTEGRATION_MAX_ROUNDS, List.of());
   }
 
   /** This pipeline with {@code integration_verify:} set (null: the default, {@link #integrationGates()}). */
   public Pipeline withIntegrationVerify(List<ProjectCommand> gates) {
-    return new Pipeline(name, prePhases, phases, agent, fallback, verify, review, reviewTimeout, gates);
+    return new Pipeline(name, prePhases, phases, agent, fallback, verify, review, reviewTimeout, gates,
+        integrationMaxRounds, verifyProtected);
+  }
+
+  /** This pipeline with {@code integration_max_rounds:} set. */
+  public Pipeline withIntegrationMaxRounds(int rounds) {
+    return new Pipeline(name, prePhases, phases, agent, fallback, verify, review, reviewTimeout, integrationVerify,
+        rounds, verifyProtected);
+  }
+
+  /** This pipeline with {@code verify_protected:} set. */
+  public Pipeline withVerifyProtected(List<String> paths) {
+    return new Pipeline(name, prePhases, phases, agent, fallback, verify, review, reviewTimeout, integrationVerify,
+        integrationMaxRounds, paths);
   }
 
   /**
@@ -93,12 +115,14 @@ public record Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> pha
 
   /** This pipeline with {@code review:} set. */
   public Pipeline withReview(Review next) {
-    return new Pipeline(name, prePhases, phases, agent, fallback, verify, next, reviewTimeout, integrationVerify);
+    return new Pipeline(name, prePhases, phases, agent, fallback, verify, next, reviewTimeout, integrationVerify,
+        integrationMaxRounds, verifyProtected);
   }
 
   /** This pipeline with {@code review_timeout} (null: none) set. */
   public Pipeline withReviewTimeout(ReviewTimeout next) {
-    return new Pipeline(name, prePhases, phases, agent, fallback, verify, review, next, integrationVerify);
+    return new Pipeline(name, prePhases, phases, agent, fallback, verify, review, next, integrationVerify,
+        integrationMaxRounds, verifyProtected);
   }
 
   public Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> phases, String agent, List<String> fallback) {

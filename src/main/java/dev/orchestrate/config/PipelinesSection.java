@@ -150,7 +150,13 @@ final class PipelinesSection extends SectionReader {
     Optional<List<ProjectCommand>> integration = map.get().get("integration_verify").isPresent()
         ? projectCommands(map.get().get("integration_verify").get(), "integration_verify of " + label)
         : Optional.of(List.of());
-    if (verify.isEmpty() || review.isEmpty() || integration.isEmpty()) {
+    Optional<List<String>> guarded = map.get().get("verify_protected").isPresent()
+        ? protectedPaths(map.get().get("verify_protected").get(), "verify_protected of " + label)
+        : Optional.of(List.of());
+    Optional<Integer> rounds = map.get().get("integration_max_rounds").isPresent()
+        ? values.integer(map.get().get("integration_max_rounds").get(), "integration_max_rounds of " + label, 1, 100)
+        : Optional.of(Pipeline.DEFAULT_INTEGRATION_MAX_ROUNDS);
+    if (verify.isEmpty() || review.isEmpty() || integration.isEmpty() || rounds.isEmpty() || guarded.isEmpty()) {
       return Optional.empty();
     }
     Optional<Optional<Pipeline.ReviewTimeout>> timeout = reviewTimeout(map.get(), label, review.get());
@@ -159,7 +165,7 @@ final class PipelinesSection extends SectionReader {
     }
     return Optional.of(new Pipeline(name, prePhases.get(), phases.get(), profileRef(map.get(), label).orElse(null),
         fallbackRefs(map.get(), label), verify.get(), review.get(), timeout.get().orElse(null),
-        map.get().get("integration_verify").isPresent() ? integration.get() : null));
+        map.get().get("integration_verify").isPresent() ? integration.get() : null, rounds.get(), guarded.get()));
   }
 
   /**
@@ -242,13 +248,17 @@ final class PipelinesSection extends SectionReader {
     Optional<PhaseDef.Changes> changes = map.get("changes").isPresent()
         ? values.choice(map.get("changes").get(), "changes in " + label, Values.words(PhaseDef.Changes.values()))
         : Optional.of(PhaseDef.Changes.OPTIONAL);
+    Optional<Boolean> changesGates = map.get("changes_gates").isPresent()
+        ? values.bool(map.get("changes_gates").get(), "changes_gates in " + label)
+        : Optional.of(false);
     if (!exactlyOne || name.isEmpty() || (instructions.isEmpty() && workflow.isEmpty())
-        || destructive.isEmpty() || verify.isEmpty() || changes.isEmpty()) {
+        || destructive.isEmpty() || verify.isEmpty() || changes.isEmpty() || changesGates.isEmpty()) {
       return Optional.empty();
     }
     return Optional.of(new PhaseDef(name.get(), instructions.orElse(null), workflow.orElse(null),
         destructive.get(), profileRef(map, label).orElse(null), fallbackRefs(map, label))
-        .withVerify(map.get("verify").isPresent() ? verify.get() : null, changes.get()));
+        .withVerify(map.get("verify").isPresent() ? verify.get() : null, changes.get())
+        .withChangesGates(changesGates.get()));
   }
 
   private Optional<String> phaseName(YamlNode.Mapping map, String pipeline, String path,
@@ -321,5 +331,35 @@ final class PipelinesSection extends SectionReader {
           + "pipelines: " + String.join(", ", declared));
     }
     return name.orElse(Config.DEFAULT_PIPELINE);
+  }
+
+  /**
+   * {@code verify_protected:}: paths of the repository (files, or directories ending in {@code /})
+   * that an attempt may not change, like the files the gates run: relative, without {@code ..}.
+   */
+  private Optional<List<String>> protectedPaths(YamlNode node, String subject) {
+    if (node instanceof YamlNode.Scalar scalar && scalar.isNull()) {
+      return Optional.of(List.of());
+    }
+    if (!(node instanceof YamlNode.Sequence list)) {
+      problems.expected(node, subject, "a list of paths, like [gates/, .github/workflows/, test/fixtures/]");
+      return Optional.empty();
+    }
+    List<String> out = new java.util.ArrayList<>();
+    boolean ok = true;
+    for (YamlNode entry : list.items()) {
+      Optional<String> path = values.nonBlank(entry, subject, "a path like gates/check.sh");
+      if (path.isEmpty()) {
+        ok = false;
+      } else if (path.get().startsWith("/") || java.util.Arrays.asList(path.get().split("/")).contains("..")
+          || path.get().startsWith(":")) {
+        problems.at(entry, "bad path " + Quote.value(path.get()) + " in " + subject
+            + ": give a path relative to the repository's top, without '..'");
+        ok = false;
+      } else {
+        out.add(path.get());
+      }
+    }
+    return ok ? Optional.of(List.copyOf(out)) : Optional.empty();
   }
 }

@@ -17,7 +17,15 @@ public interface ItemLanding {
   };
 
   /**
-   * The item is recorded as done: its work lands, its slow part (the integration gates, merge:
+   * Whether a finished item waits in the merge queue ({@link ItemStatus#LANDING}) until its work
+   * has landed, rather than being done at once.
+   */
+  default boolean queues() {
+    return false;
+  }
+
+  /**
+   * The item is recorded as done (or landing): its work lands, its slow part (the integration gates, merge:
    * push's push and pull-request command) left to run off the scheduler thread; a result that
    * {@link IntegrationResult#blocks() blocks} blocks the item.
    *
@@ -54,6 +62,16 @@ public interface ItemLanding {
   /** Whether some item awaits its checks (the run waits for them). */
   default boolean awaitingChecks() {
     return false;
+  }
+
+  /** The items awaiting their checks, in id order (at most a few dozen: a wait holds a pushed branch each). */
+  default List<String> checksWaiting() {
+    return List.of();
+  }
+
+  /** When the next poll of some item's checks is due, or null when none waits. */
+  default java.time.Instant nextChecksPoll() {
+    return null;
   }
 
   /**

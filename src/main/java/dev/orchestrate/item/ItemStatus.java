@@ -7,10 +7,14 @@ import java.util.Optional;
  * Item statuses. {@code new → scoping → ready → in_progress → done}, any non-terminal → blocked;
  * with {@code review: required}, {@code in_progress → awaiting_review → done} (approve) or back to
  * {@code in_progress} (reject); with {@code execution.checks}, a pushed item {@code done →
- * awaiting_checks → done} (green) or back to {@code in_progress} (red).
+ * awaiting_checks → done} (green) or back to {@code in_progress} (red); with worktrees that land
+ * through the merge queue, an item that finished its phases (or was approved) is {@code landing}
+ * until its work is on the base branch ({@code done}), or back to {@code in_progress} when its
+ * integration gates are red (docs/verification.md, "What lands").
  */
 public enum ItemStatus {
-  NEW, SCOPING, READY, IN_PROGRESS, AWAITING_REVIEW, AWAITING_CHECKS, DONE, BLOCKED;
+  // landing last: a new status adds its key at the end of status --json's counts, the others keep their order
+  NEW, SCOPING, READY, IN_PROGRESS, AWAITING_REVIEW, AWAITING_CHECKS, DONE, BLOCKED, LANDING;
 
   /** The spelling used in output, the database and the backlog ({@code in_progress}). */
   public String key() {
@@ -19,11 +23,12 @@ public enum ItemStatus {
 
   /**
    * Statuses no agent works on: done, blocked, awaiting_review (which waits for a human, as a
-   * blocked item does; a run does not wait for it) and awaiting_checks (which holds no agent slot;
-   * the run polls its checks and waits for them).
+   * blocked item does; a run does not wait for it), landing (in the merge queue) and
+   * awaiting_checks (which hold no agent slot; the run lands them, polls their checks and waits
+   * for both).
    */
   public boolean isTerminal() {
-    return this == DONE || this == BLOCKED || this == AWAITING_REVIEW || this == AWAITING_CHECKS;
+    return this == DONE || this == BLOCKED || this == AWAITING_REVIEW || this == LANDING || this == AWAITING_CHECKS;
   }
 
   /** Statuses in which a phase of the item is being worked on. */

@@ -65,6 +65,17 @@ public interface ItemWorkspaces {
     return null;
   }
 
+  /**
+   * What the attempt that just ended changed, in its workspace, among {@code scripts} (paths
+   * relative to the backlog's directory: the files the gates run) and {@code paths} (relative to the
+   * repository's top; a directory ending in {@code /}), against the item's last phase commit. Empty
+   * for the shared workspace, where there is no last phase commit to compare with.
+   */
+  default java.util.List<String> changedAmong(String itemId, java.util.List<String> scripts,
+      java.util.List<String> paths) {
+    return java.util.List.of();
+  }
+
   /** The job of the commit just made is recorded as completed: the commit is the item's new start. */
   default void committed(String itemId) {
   }

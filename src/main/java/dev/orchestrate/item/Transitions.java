@@ -283,22 +283,101 @@ public final class Transitions {
    * done, and {@code unblock} returns it to done, after which the next run integrates it again.
    */
   public static Step integrationConflict(ItemState item, String reason) {
-    if (item.status() != ItemStatus.DONE) {
-      throw new InvalidTransitionException("item " + item.id() + " is " + item.status().key()
-          + "; only a done item waits for integration");
-    }
+    requireLanding(item, "waits for integration");
     Cuts cuts = new Cuts();
-    Step step = move(item, Progress.blocked(ItemStatus.DONE, null, cuts.cap(reason, BLOCKED_REASON_MAX_CHARS)), null);
+    Step step = move(item, Progress.blocked(item.status(), null, cuts.cap(reason, BLOCKED_REASON_MAX_CHARS)), null);
     return new Step(step.next(), step.events(), cuts.count());
   }
 
-  /** A done item's branch was pushed and execution.checks is set: it awaits its checks. */
+  /** A done (or landing) item's branch was pushed and execution.checks is set: it awaits its checks. */
   public static Step awaitChecks(ItemState item, String message) {
-    if (item.status() != ItemStatus.DONE) {
-      throw new InvalidTransitionException("item " + item.id() + " is " + item.status().key()
-          + "; only a done item's pushed branch awaits checks");
-    }
+    requireLanding(item, "'s pushed branch awaits checks");
     return move(item, Progress.of(ItemStatus.AWAITING_CHECKS), message);
+  }
+
+  /**
+   * The same step, landing instead of done: with worktrees that land through the merge queue, an
+   * item whose work is complete is {@code landing} until that work is on the base branch, so that
+   * nothing counts it done (its dependents wait) before then.
+   */
+  public static Step toLand(Step step) {
+    if (step.next().status() != ItemStatus.DONE) {
+      return step;
+    }
+    List<Event> events = new ArrayList<>();
+    for (Event e : step.events()) {
+      if (e.kind().equals(Event.ITEM_STATUS) && ItemStatus.DONE.key().equals(e.payload().get("to"))) {
+        Map<String, Object> payload = new java.util.LinkedHashMap<>(e.payload());
+        payload.put("to", ItemStatus.LANDING.key());
+        events.add(new Event(e.itemId(), e.kind(), payload));
+      } else {
+        events.add(e);
+      }
+    }
+    return new Step(step.next().with(Progress.of(ItemStatus.LANDING)), events, step.truncatedValues());
+  }
+
+  /** The landing item's work is on the base branch (or pushed, with no checks to wait for): it is done. */
+  public static Step landed(ItemState item, String message) {
+    if (item.status() != ItemStatus.LANDING) {
+      throw new InvalidTransitionException("item " + item.id() + " is " + item.status().key() + ", not landing");
+    }
+    return move(item, Progress.of(ItemStatus.DONE), message);
+  }
+
+  /**
+   * The landing item's integration gates were red on its work as it would land: it goes back to
+   * its pipeline's last phase with the report (capped) as its last failure, for the agent to fix
+   * on top of the base branch as it is now.
+   */
+  public static Step landingRed(ItemState item, Pipeline pipeline, String report, int round) {
+    if (item.status() != ItemStatus.LANDING) {
+      throw new InvalidTransitionException("item " + item.id() + " is " + item.status().key() + ", not landing");
+    }
+    String to = pipeline.phases().get(pipeline.phases().size() - 1).name();
+    Cuts cuts = new Cuts();
+    String failure = cuts.cap("Your work passed its gates on its own, but not once rebased onto the base branch "
+        + "as it is now (other work landed there meanwhile), so it did not land (integration round " + round
+        + "). Your worktree now holds your work on top of the base branch; make it pass there. The gate's "
+        + "report:\n" + report, ITEM_TEXT_MAX_CHARS);
+    Progress next = new Progress(ItemStatus.IN_PROGRESS, to, 0, null, null, failure, null, null);
+    return new Step(item.with(next), List.of(Event.statusChange(item.id(), ItemStatus.LANDING, ItemStatus.IN_PROGRESS,
+        to, "integration gates red (round " + round + ")")), cuts.count());
+  }
+
+  /**
+   * What one landing attempt of a landing (or done) item leads to: done when its work landed, back
+   * to its last phase when its integration gates were red (blocked after the pipeline's
+   * {@code integration_max_rounds}, or when it is not landing), blocked on a conflict or a refusal,
+   * awaiting its checks after a push; null when it stays as it is (deferred: tried again later).
+   */
+  public static Step afterLanding(ItemState item, Pipeline pipeline, IntegrationResult result) {
+    if (result.kind().equals("integration_failed")) {
+      if (item.status() == ItemStatus.LANDING && pipeline != null && result.round() < pipeline.integrationMaxRounds()) {
+        return landingRed(item, pipeline, result.message(), result.round());
+      }
+      String limit = pipeline == null ? "" : " (integration_max_rounds " + pipeline.integrationMaxRounds() + ")";
+      return integrationConflict(item, "integration gates red " + Math.max(1, result.round()) + " time"
+          + (result.round() > 1 ? "s" : "") + limit + ", so nothing landed; the last report: " + result.message()
+          + "; fix the branch (or unblock " + item.id() + " --notes ... for its agent)");
+    }
+    if (result.blocks()) {
+      return integrationConflict(item, result.message());
+    }
+    if (result.kind().equals("awaiting_checks")) {
+      return awaitChecks(item, result.message());
+    }
+    if (result.landed() && item.status() == ItemStatus.LANDING) {
+      return landed(item, result.message());
+    }
+    return null;
+  }
+
+  private static void requireLanding(ItemState item, String what) {
+    if (item.status() != ItemStatus.DONE && item.status() != ItemStatus.LANDING) {
+      throw new InvalidTransitionException("item " + item.id() + " is " + item.status().key()
+          + "; only a done or landing item" + (what.startsWith("'") ? what : " " + what));
+    }
   }
 
   /** The item's checks passed: it is done (its branch is already pushed). */

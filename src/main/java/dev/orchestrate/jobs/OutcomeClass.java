@@ -17,6 +17,12 @@ public enum OutcomeClass {
   VERIFY_FAILED,
   /** The agent reported success without changing the worktree of a {@code changes: required} phase: counted. */
   NO_CHANGES,
+  /**
+   * The agent reported success having changed a file its gates run (or a {@code verify_protected}
+   * path) in a phase that may not ({@code changes_gates}): its work is not kept; retried with the
+   * list of files, counted.
+   */
+  PROTECTED_CHANGED,
   /** The agent reported it is blocked and needs a person (or the worktree's set-up failed). */
   BLOCKED,
   /** The account's usage quota is spent: the agent profile pauses until its reset. */

@@ -109,6 +109,11 @@ public final class Landing implements ItemLanding {
   }
 
   @Override
+  public boolean queues() {
+    return config.merge() != WorkspaceConfig.Merge.NONE;
+  }
+
+  @Override
   public List<String> integrationPending() {
     List<String> ids = new ArrayList<>();
     for (WorkspaceRecord ws : store.onDisk()) {
@@ -153,6 +158,23 @@ public final class Landing implements ItemLanding {
   }
 
   @Override
+  public List<String> checksWaiting() {
+    if (pusher == null || config.checks() == null) {
+      return List.of();
+    }
+    return List.copyOf(store.checksWaits().keySet());
+  }
+
+  @Override
+  public Instant nextChecksPoll() {
+    if (pusher == null || config.checks() == null) {
+      return null;
+    }
+    return store.checksWaits().values().stream().map(ChecksRecord::nextAt).filter(java.util.Objects::nonNull)
+        .min(Instant::compareTo).orElse(null);
+  }
+
+  @Override
   public boolean awaitingChecks() {
     return pusher != null && config.checks() != null && !store.checksWaits().isEmpty();
   }
@@ -194,6 +216,11 @@ public final class Landing implements ItemLanding {
       store.integration(itemId, WorkspaceRecord.Integration.SKIPPED, null, now);
       return SlowWork.done(new IntegrationResult("skipped",
           "branch " + ws.branch() + " left for a pull request (execution.merge: none)"));
+    }
+    if (ws.integration() == WorkspaceRecord.Integration.INTEGRATED && ws.headCommit() != null
+        && git.run(checkout, "merge-base", "--is-ancestor", ws.headCommit(), "refs/heads/" + ws.baseBranch()).ok()) {
+      // landed by a run killed before it recorded the item done: nothing to land again
+      return SlowWork.done(new IntegrationResult("integrated", ws.branch() + " already landed on " + ws.baseBranch()));
     }
     try {
       ws = worktrees.restored(ws);
@@ -294,13 +321,9 @@ public final class Landing implements ItemLanding {
           if (runs.stopped()) {
             return null; // a stop of the run: nothing recorded, the next run integrates
           }
+          IntegrationResult.Attempt tried = new IntegrationResult.Attempt(base, tip, runs.ends(), runs.millis());
           if (!runs.passed()) {
-            String reason = "integration gate " + runs.red().name() + " failed on " + ws.branch() + " rebased onto "
-                + ws.baseBranch() + " at " + abbrev(base) + " (" + abbrev(tip) + "), so nothing landed: "
-                + runs.report(mask) + "; fix it on branch " + ws.branch() + ", then unblock " + ws.itemId();
-            store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, reason, clock.instant());
-            log.warn("{}: not integrated: integration gate {} failed", ws.itemId(), runs.red().name());
-            return new IntegrationResult("integration_failed", reason);
+            return red(ws, base, tip, runs).with(tried);
           }
           Integrator.Advance advance = integrator.advanceBase(ws, base, tip, worktrees.guardRoot());
           if (advance == Integrator.Advance.DONE) {
@@ -308,7 +331,7 @@ public final class Landing implements ItemLanding {
             store.landed(integrator.landed(checkout, base, tip), clock.instant());
             IntegrationResult done = integrated(ws, tip);
             return new IntegrationResult(done.kind(), done.message() + " after its gates passed there ("
-                + runs.summary() + ")");
+                + runs.summary() + ")").with(tried);
           }
           if (advance instanceof Integrator.Advance.Refused refused) {
             return deferred(ws, refused.reason());
@@ -322,6 +345,31 @@ public final class Landing implements ItemLanding {
           }
           return again.finish();
         });
+  }
+
+  /**
+   * A red integration gate: nothing lands, the item's branch (its worktree's next start) becomes the
+   * tree that was gated, its work on top of the base's tip, so that its agent fixes it there, and
+   * the red round is counted.
+   */
+  private IntegrationResult red(WorkspaceRecord ws, String base, String tip, LandingGates.Runs runs) {
+    Instant at = clock.instant();
+    String report = "integration gate " + runs.red().name() + " failed on " + ws.branch() + " rebased onto "
+        + ws.baseBranch() + " at " + abbrev(base) + " (tested " + abbrev(tip) + "): " + runs.report(mask);
+    String head = git.commit(checkout, "refs/heads/" + ws.branch());
+    if (head != null && !head.equals(tip)) {
+      // merge: the merge commit, the base's tip with the branch in it, becomes the branch's head
+      git.run(checkout, "update-ref", "-m", "orchestrate: integration gates red", "refs/heads/" + ws.branch(), tip,
+          head);
+    }
+    store.headMoved(ws.itemId(), tip, at);
+    // the fix lands folded with the red state into one commit on the base: never a red commit of its own
+    store.landingFold(ws.itemId(), base, at);
+    int round = store.landingRounds(ws.itemId()) + 1;
+    store.landingRounds(ws.itemId(), round, at);
+    store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, report, at);
+    log.warn("{}: not integrated: integration gate {} failed (round {})", ws.itemId(), runs.red().name(), round);
+    return new IntegrationResult("integration_failed", report, round);
   }
 
   private static String abbrev(String commit) {
@@ -376,6 +424,7 @@ public final class Landing implements ItemLanding {
   private IntegrationResult integrated(WorkspaceRecord ws, String tip) {
     Instant now = clock.instant();
     store.headMoved(ws.itemId(), tip, now);
+    store.landingRounds(ws.itemId(), 0, now);
     store.integration(ws.itemId(), WorkspaceRecord.Integration.INTEGRATED, null, now);
     worktrees.remove(ws);
     if (config.deleteMergedBranches()) {

@@ -58,6 +58,18 @@ final class LandingGates {
     String summary() {
       return String.join(", ", runs.stream().map(r -> r.name() + " " + seconds(r.elapsed())).toList());
     }
+
+    /** Each gate, how it ended and how long it took: {@code tests passed 2.1 s, lint exited 1 0.3 s}. */
+    String ends() {
+      return String.join(", ", runs.stream().map(r -> r.name() + " " + (r.passed() ? "passed"
+          : r.outcome().exitCode() != null ? "exited " + r.outcome().exitCode() : "stopped") + " "
+          + seconds(r.elapsed())).toList());
+    }
+
+    /** How long the gates ran, in all. */
+    long millis() {
+      return runs.stream().mapToLong(r -> r.elapsed().toMillis()).sum();
+    }
   }
 
   private static String seconds(Duration d) {

@@ -123,11 +123,19 @@ final class Integration {
    * A successful attempt's work becomes the item's phase commit (before the job is recorded); a
    * commit that fails turns the attempt into a failed one, retried like any other.
    */
-  AgentOutcome commitWork(long jobId, JobRequest request, AgentOutcome outcome, PhaseDef phase) {
+  AgentOutcome commitWork(long jobId, JobRequest request, AgentOutcome outcome, Pipeline pipeline, PhaseDef phase) {
     if (outcome.result() != AgentResult.PHASE_COMPLETE && outcome.result() != AgentResult.SUBPHASE_COMPLETE) {
       return outcome;
     }
     try {
+      if (pipeline != null && phase != null && !phase.changesGates() && request.workspace() != null) {
+        List<String> changed = workspaces.changedAmong(request.itemId(), ProtectedFiles.scripts(pipeline),
+            pipeline.verifyProtected());
+        if (!changed.isEmpty()) {
+          log.warn("{}: phase {} changed protected files: {}", request.itemId(), request.phase(), changed);
+          return outcome.refutedAs(OutcomeClass.PROTECTED_CHANGED, ProtectedFiles.failure(changed));
+        }
+      }
       String commit = workspaces.commit(request.itemId(), request.phase(), request.attempt(), jobId,
           outcome.summary());
       if (commit == null && request.workspace() != null && phase != null
@@ -149,9 +157,10 @@ final class Integration {
       + "changes (changes: required): make the changes the task asks for, then report again.";
 
   /**
-   * An item that just reached Done is integrated; one that reached Blocked keeps its workspace.
-   * Either way the workspaces' retention runs then, so that finished items' worktrees stay within
-   * their policy during a long run too (with merge: none every done item keeps one).
+   * An item that just reached Done is integrated (one that is landing waits for its turn in the
+   * queue, {@link #landDue}); one that reached Blocked keeps its workspace. Either way the
+   * workspaces' retention runs then, so that finished items' worktrees stay within their policy
+   * during a long run too (with merge: none every done item keeps one).
    */
   void finished(ItemState item, Predicate<Step> commit) {
     if (item.status() == ItemStatus.DONE) {
@@ -162,6 +171,74 @@ final class Integration {
     if (item.status().isTerminal()) {
       workspaces.maintain();
     }
+  }
+
+  /** Whether a finished item goes to the merge queue (landing) rather than straight to done. */
+  boolean queues() {
+    return landing.queues();
+  }
+
+  /**
+   * The merge queue (docs/verification.md, "What lands"): when no landing runs, the first landing
+   * item in order (priority, then readiness) that was not deferred in this run and that this runner
+   * could claim starts landing, off the scheduler thread. One at a time: a run has one base branch,
+   * and each landing is gated on the base's tip, which the one before it may have moved. Returns
+   * whether an item changed (at once, without an executor).
+   */
+  boolean landDue(SelectionIndex items, Predicate<Step> commit, Predicate<String> claim) {
+    if (landingNow != null || !landing.queues()) {
+      return false;
+    }
+    for (ItemState item : items.landingQueue()) {
+      if (deferred.contains(item.id()) || running(item.id()) || !claim.test(item.id())) {
+        continue;
+      }
+      landingNow = item.id();
+      return integrate(items.get(item.id()), commit, items);
+    }
+    return false;
+  }
+
+  /**
+   * Whether the run has landing to wait for: a landing under way, or an item in the queue that this
+   * run has not deferred (a deferral, like a user's uncommitted change in the way, waits for the next run).
+   */
+  boolean landingAhead(SelectionIndex items) {
+    if (landingNow != null) {
+      return true;
+    }
+    if (!landing.queues()) {
+      return false;
+    }
+    for (ItemState item : items.landingQueue()) {
+      if (!deferred.contains(item.id())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** What the run waits for while only landings and checks are left: said to the operator. */
+  String waitingFor(SelectionIndex items) {
+    List<String> parts = new java.util.ArrayList<>();
+    if (landingNow != null) {
+      parts.add("landing " + landingNow + " (its integration gates, then the base branch)");
+    }
+    List<String> queued = items.landingQueue().stream().map(ItemState::id)
+        .filter(id -> !id.equals(landingNow) && !deferred.contains(id)).toList();
+    if (!queued.isEmpty()) {
+      parts.add("the merge queue: " + String.join(", ", queued.subList(0, Math.min(10, queued.size())))
+          + (queued.size() > 10 ? " and " + (queued.size() - 10) + " more" : ""));
+    }
+    if (landing.awaitingChecks()) {
+      java.time.Instant next = landing.nextChecksPoll();
+      parts.add("the checks of " + String.join(", ", landing.checksWaiting()) + (next == null ? ""
+          : " (next poll " + java.time.format.DateTimeFormatter.ofPattern("HH:mm:ss 'UTC'")
+              .withZone(java.time.ZoneOffset.UTC).format(next) + ")"));
+    } else if (offload != null && offload.busy() && landingNow == null) {
+      parts.add("a push or checks poll to finish");
+    }
+    return parts.isEmpty() ? "landings and checks to finish" : String.join("; ", parts);
   }
 
   /** Done items whose integration a crash, a deferral or a conflict left to do (after unblock: done again). */
@@ -192,11 +269,21 @@ final class Integration {
     retriesReadAt = clock.instant();
     for (String id : landing.retriesDue()) {
       ItemState item = items.get(id);
-      if (item != null && item.status() == ItemStatus.DONE && !running(id) && claim.test(id)) {
-        integrate(items.get(id), commit);
+      if (item != null && (item.status() == ItemStatus.DONE || item.status() == ItemStatus.LANDING) && !running(id)
+          && landingNow == null && claim.test(id)) {
+        deferred.remove(id);
+        if (item.status() == ItemStatus.LANDING) {
+          landingNow = id;
+        }
+        integrate(items.get(id), commit, items);
       }
     }
   }
+
+  /** The item whose landing runs now (the queue lands one at a time), or null. */
+  private String landingNow;
+  /** Landing items this run deferred (tried, and left for the next run). */
+  private final java.util.Set<String> deferred = new java.util.HashSet<>();
 
   /** Whether a slow command of the item runs now. */
   private boolean running(String itemId) {
@@ -295,6 +382,10 @@ final class Integration {
       result = done.work().finish();
     } catch (RuntimeException e) {
       log.warn("{}: recording what its {} did failed: {}", done.itemId(), done.kind().word, e.getMessage());
+      if (done.itemId().equals(landingNow)) {
+        landingNow = null; // the queue goes on; the item is landed again by the next run
+        deferred.add(done.itemId());
+      }
       return false; // the persisted wait or retry stays: tried again later
     }
     SlowWork<?> next = done.work().next();
@@ -375,37 +466,71 @@ final class Integration {
   }
 
   private void integrate(ItemState item, Predicate<Step> commit) {
+    integrate(item, commit, Map.of(item.id(), item));
+  }
+
+  /** Starts landing the item; {@code items} is where its state is looked up once the landing ends inline. */
+  private boolean integrate(ItemState item, Predicate<Step> commit, Map<String, ItemState> items) {
     if (running(item.id())) {
-      return; // its push runs now: at most one at a time
+      return false; // its push runs now: at most one at a time
     }
     Pipeline pipeline = gatesOf.get(item.definition().pipeline());
     List<ProjectCommand> gates = pipeline == null ? List.of() : pipeline.integrationGates();
-    start(item.id(), landing.integrateSlowly(item.id(), item.definition().title(), gates), Offload.Kind.PUSH,
-        Map.of(item.id(), item), Map.of(), commit);
+    return start(item.id(), landing.integrateSlowly(item.id(), item.definition().title(), gates), Offload.Kind.PUSH,
+        items, Map.of(), commit);
   }
 
   private void integrated(String id, ItemState item, IntegrationResult result, Predicate<Step> commit) {
+    if (id.equals(landingNow)) {
+      landingNow = null;
+    }
+    if (result.kind().equals("deferred")) {
+      deferred.add(id);
+    }
     if (!result.kind().equals("awaiting_checks") && !result.kind().equals("deferred")) {
       // only a red check continues a session: the map holds the items awaiting theirs (or a push)
       sessions.remove(id);
       landing.lastSession(id, null);
     }
-    if (item == null || item.status() != ItemStatus.DONE) {
-      log.warn("{}: integrated ({}) while no longer done; its status stays", id, result.kind());
+    if (item == null || (item.status() != ItemStatus.DONE && item.status() != ItemStatus.LANDING)) {
+      log.warn("{}: integrated ({}) while no longer done or landing; its status stays", id, result.kind());
       return;
     }
-    if (result.blocks()) {
-      commit.test(Transitions.integrationConflict(item, result.message()));
-    } else if (result.kind().equals("awaiting_checks")) {
-      commit.test(Transitions.awaitChecks(item, result.message()));
+    Step step = Transitions.afterLanding(item, gatesOf.get(item.definition().pipeline()), result);
+    if (step != null) {
+      commit.test(withEvent(step, result));
     } else if (result.message() != null) {
       try {
-        store.apply(new Step(item, List.of(new Event(item.id(), "workspace." + result.kind(),
-            Map.of("message", result.message())))), clock.instant());
+        store.apply(new Step(item, List.of(event(item.id(), result))), clock.instant());
       } catch (LeaseLostException e) {
         log.warn("{}: {} not recorded: {}", item.id(), result.message(), e.getMessage());
       }
     }
+  }
+
+  /** The landing attempt's own event ({@code workspace.<kind>}) beside the status change it made. */
+  private static Step withEvent(Step step, IntegrationResult result) {
+    if (result.message() == null || (result.blocks() && result.attempt() == null)) {
+      return step; // a block's reason is the status change's
+    }
+    List<Event> events = new java.util.ArrayList<>(step.events());
+    events.add(event(step.next().id(), result));
+    return new Step(step.next(), events, step.truncatedValues());
+  }
+
+  private static Event event(String itemId, IntegrationResult result) {
+    Map<String, Object> payload = new LinkedHashMap<>();
+    payload.put("message", result.message());
+    if (result.round() > 0) {
+      payload.put("round", result.round());
+    }
+    if (result.attempt() != null) {
+      payload.put("base_commit", result.attempt().baseCommit());
+      payload.put("tested_commit", result.attempt().tested());
+      payload.put("gates", result.attempt().gates());
+      payload.put("gates_ms", result.attempt().millis());
+    }
+    return new Event(itemId, "workspace." + result.kind(), payload);
   }
 
   /**

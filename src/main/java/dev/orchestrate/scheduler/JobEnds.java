@@ -106,7 +106,8 @@ final class JobEnds {
       return;
     }
     if (!cancelled && (kind == OutcomeClass.SUCCEEDED || kind == OutcomeClass.FAILED || kind == OutcomeClass.BLOCKED
-        || kind == OutcomeClass.DENIED || kind == OutcomeClass.VERIFY_FAILED || kind == OutcomeClass.NO_CHANGES)) {
+        || kind == OutcomeClass.DENIED || kind == OutcomeClass.VERIFY_FAILED || kind == OutcomeClass.NO_CHANGES
+        || kind == OutcomeClass.PROTECTED_CHANGED)) {
       // (a red gate or no changes: the agent's provider answered, whatever orchestrate made of it)
       // answered after the pause began: it is over
       if (pauses.worked(job.profile().profileName(), entry.startedAt())) {
@@ -130,9 +131,13 @@ final class JobEnds {
       join(s, added);
       return;
     }
-    outcome = integration.commitWork(jobId, request, outcome, Transitions.currentPhase(item, job.pipeline()));
+    outcome = integration.commitWork(jobId, request, outcome, job.pipeline(),
+        Transitions.currentPhase(item, job.pipeline()));
     Step step = Transitions.afterAttempt(item, job.pipeline(), outcome, config.execution().maxRetries(),
         job.profile().profileName());
+    if (integration.queues()) {
+      step = Transitions.toLand(step); // done once its work has landed
+    }
     s.trackExhaustion(outcome, step);
     JobState state = JobState.of(outcome);
     List<ItemState> added;
@@ -166,7 +171,7 @@ final class JobEnds {
       s.summaries.put(item.id(), step.next().progress().phaseSummary());
     }
     listener.jobFinished(item, step.next(), outcome);
-    if (step.next().status() == ItemStatus.DONE) {
+    if (step.next().status() == ItemStatus.DONE || step.next().status() == ItemStatus.LANDING) {
       integration.succeeded(item.id(), request.phase(), job.profile().profileName(), outcome);
     }
     integration.finished(step.next(), commit);
@@ -255,8 +260,8 @@ final class JobEnds {
   /** Records the outcome memory when an item has just reached Done or Blocked. */
   void remember(ItemState before, ItemState after, String summary) {
     if (before.status() == after.status() || !after.status().isTerminal()
-        || after.status() == ItemStatus.AWAITING_REVIEW) {
-      return; // an item awaiting review is neither done nor blocked yet
+        || after.status() == ItemStatus.AWAITING_REVIEW || after.status() == ItemStatus.LANDING) {
+      return; // an item awaiting review or landing is neither done nor blocked yet
     }
     boolean done = after.status() == ItemStatus.DONE;
     memory.itemFinished(after.id(), after.definition().title(),

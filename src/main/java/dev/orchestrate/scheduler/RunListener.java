@@ -80,6 +80,14 @@ public interface RunListener {
   }
 
   /**
+   * The run has nothing to start but something to wait for (checks, the merge queue, a paused agent
+   * profile, another runner): what, and until when when that is known. Said when it changes, and at
+   * least once a minute while it lasts.
+   */
+  default void waiting(String what) {
+  }
+
+  /**
    * Both listeners, {@code first} then {@code second}, told everything: a run's progress and
    * whatever else listens (the notifications).
    */
@@ -161,6 +169,12 @@ public interface RunListener {
       public void budgetWarning(String budget, int percent, String message) {
         first.budgetWarning(budget, percent, message);
         second.budgetWarning(budget, percent, message);
+      }
+
+      @Override
+      public void waiting(String what) {
+        first.waiting(what);
+        second.waiting(what);
       }
     };
   }

@@ -29,6 +29,9 @@ import java.util.List;
  *                         {@code done}, {@code blocked} nor {@code remaining}
  * @param awaitingChecks   the ids of items awaiting their checks (execution.checks) when the run
  *                         ended; counted in neither {@code done}, {@code blocked} nor {@code remaining}
+ * @param landing          the ids of items still landing (in the merge queue) when the run ended: a
+ *                         landing the run deferred, or a stop; the next run lands them; counted in
+ *                         neither {@code done}, {@code blocked} nor {@code remaining}
  */
 public record RunReport(
     long runId,
@@ -52,9 +55,11 @@ public record RunReport(
     java.util.Map<String, Integer> limited,
     List<String> unselected,
     List<String> awaitingReview,
-    List<String> awaitingChecks) {
+    List<String> awaitingChecks,
+    List<String> landing) {
 
   public RunReport {
+    landing = landing == null ? List.of() : List.copyOf(landing);
     awaitingChecks = awaitingChecks == null ? List.of() : List.copyOf(awaitingChecks);
     awaitingReview = awaitingReview == null ? List.of() : List.copyOf(awaitingReview);
     waiting = List.copyOf(waiting);

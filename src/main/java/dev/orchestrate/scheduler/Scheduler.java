@@ -373,7 +373,7 @@ public final class Scheduler {
         if (s.jobs.activeCount() == 0) {
           // The cap-th phase may have been the last one needed: then the run is simply done.
           return halt == HaltReason.PHASE_CAP && s.remaining().isEmpty() && !integration.awaitingChecks()
-              ? HaltReason.ALL_DONE : halt;
+              && !integration.landingAhead(s.items) ? HaltReason.ALL_DONE : halt;
         }
         takeMessages(s, true); // running jobs finish (or are cancelled) and are recorded
         continue;
@@ -384,7 +384,10 @@ public final class Scheduler {
       integration.retryDue(s.items, change -> commit(s, change), id -> claims.claim(s.items, new Action.Realign(id)));
       boolean acted = integration.checksDue(s.items, config.pipelines(), change -> commit(s, change),
           id -> claims.claim(s.items, new Action.Realign(id)))
-          | reviewTimedOut(s) | reviewed(s) | act(s);
+          | reviewTimedOut(s) | reviewed(s)
+          | integration.landDue(s.items, change -> commit(s, change), id -> claims.claim(s.items,
+              new Action.Realign(id)))
+          | act(s);
       endOfTick(s);
       if (acted) {
         s.checkedBeforeHalt = false;
@@ -398,11 +401,15 @@ public final class Scheduler {
         if (s.jobs.activeCount() == 0 && (s.heldByPause || pauses.anyPaused(clock.instant()))
             && !s.remaining().isEmpty()) {
           s.heldByPause = false;
+          waitingFor(s, pauses.nextEnd(clock.instant()).map(end -> "a paused agent profile, until "
+              + WAIT_TIME.format(end)).orElse("a paused agent profile"));
           takeMessages(s, true); // an agent profile waits for its provider: so does the run
           continue;
         }
-        if (s.jobs.activeCount() == 0 && integration.awaitingChecks()) {
-          takeMessages(s, true); // items await their checks (execution.checks): the run waits, polling them
+        if (s.jobs.activeCount() == 0 && (integration.awaitingChecks() || integration.landingAhead(s.items))) {
+          // items await their checks (execution.checks) or their turn to land: the run waits for them
+          waitingFor(s, integration.waitingFor(s.items));
+          takeMessages(s, true);
           continue;
         }
         if (s.jobs.activeCount() == 0 && !claims.othersWorkOn(s.remaining())) {
@@ -557,7 +564,7 @@ public final class Scheduler {
       }
       Pipeline pipeline = config.pipelines().get(item.definition().pipeline());
       Step step = pipeline == null ? null
-          : Transitions.reviewTimedOut(item, pipeline, wait.getValue(), clock.instant());
+          : landing(Transitions.reviewTimedOut(item, pipeline, wait.getValue(), clock.instant()));
       if (step == null || !claims.claim(s.items, new Action.Realign(item.id()))) {
         continue;
       }
@@ -570,14 +577,41 @@ public final class Scheduler {
     return changed;
   }
 
+  /** How often a run that waits says what for, at least. */
+  static final Duration WAIT_SAID_EVERY = Duration.ofMinutes(1);
+  private static final java.time.format.DateTimeFormatter WAIT_TIME = java.time.format.DateTimeFormatter
+      .ofPattern("HH:mm:ss 'UTC'").withZone(java.time.ZoneOffset.UTC);
+
+  /**
+   * Tells the listener what the run waits for, when that changed or a minute went by since it last
+   * said so: a run that starts nothing is never silent for long.
+   */
+  private void waitingFor(Session s, String what) {
+    java.time.Instant now = clock.instant();
+    if (!what.equals(s.waitingFor) || s.waitingSaidAt == null || !now.isBefore(s.waitingSaidAt.plus(WAIT_SAID_EVERY))) {
+      s.waitingFor = what;
+      s.waitingSaidAt = now;
+      listener.waiting(what);
+    }
+  }
+
+  /**
+   * The step, landing instead of done when the run lands through the merge queue: the item is done
+   * once its work is on the base branch ({@link Transitions#toLand}).
+   */
+  private Step landing(Step step) {
+    return step != null && integration.queues() ? Transitions.toLand(step) : step;
+  }
+
   /** Applies the reviewers' queued decisions (approve, reject); returns whether an item changed. */
   private boolean reviewed(Session s) {
-    return reviews.apply(s.items, claims, (step, decision) -> commit(s, step,
-        () -> store.applyDecision(decision, step, clock.instant())),
-        item -> {
-          integration.finished(item, change -> commit(s, change));
-          return true;
-        });
+    return reviews.apply(s.items, claims, (step, decision) -> {
+      Step landing = landing(step);
+      return commit(s, landing, () -> store.applyDecision(decision, landing, clock.instant()));
+    }, item -> {
+      integration.finished(s.items.get(item.id()), change -> commit(s, change));
+      return true;
+    });
   }
 
   /**

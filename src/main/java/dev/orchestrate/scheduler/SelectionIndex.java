@@ -74,6 +74,23 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
   /** New items of a pipeline with pre-phases. */
   private final NavigableSet<ItemState> scoped = new TreeSet<>(RANK);
   private final Set<String> orphans = new HashSet<>();
+  /**
+   * The landing items (the merge queue), each with the number of its turn: the order in which they
+   * became landing in this run (after a restart, backlog order). Kept by every writer, whatever the
+   * filter: the queue lands what is done, listed or not.
+   */
+  private final Map<String, Turn> landing = new HashMap<>();
+  private final NavigableSet<Turn> landingOrder = new TreeSet<>();
+  private long landingTurns;
+
+  /** An item's place in the merge queue: its priority, then the turn it took as it became landing. */
+  private record Turn(dev.orchestrate.backlog.Priority priority, long turn, String id) implements Comparable<Turn> {
+    @Override
+    public int compareTo(Turn o) {
+      int c = priority.compareTo(o.priority);
+      return c != 0 ? c : Long.compare(turn, o.turn);
+    }
+  }
   /** Pipeline name → whether it has pre-phases, as the sets were filed under; null: none filed yet. */
   private Map<String, Boolean> prePhases;
   /** The filter the sets were filed under. */
@@ -119,6 +136,7 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
     if (old != null) {
       unfile(old);
     }
+    queue(item);
     boolean wasDone = old != null && old.status() == ItemStatus.DONE;
     boolean done = item.status() == ItemStatus.DONE;
     if (wasDone != done) {
@@ -141,6 +159,7 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
       return null;
     }
     unfile(old);
+    dequeue(old.id());
     if (old.status() == ItemStatus.DONE) {
       releaseDependents(old.id(), 1);
     }
@@ -152,6 +171,8 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
   @Override
   public void clear() {
     items.clear();
+    landing.clear();
+    landingOrder.clear();
     unmet.clear();
     dependents.clear();
     unfileAll();
@@ -170,12 +191,52 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
       if (items.put(item.id(), item) != null) {
         throw new IllegalArgumentException("item " + item.id() + " given twice");
       }
+      queue(item);
     }
     for (ItemState item : all) {
       if (!item.definition().dependsOn().isEmpty()) {
         link(item);
       }
     }
+  }
+
+  /**
+   * Keeps the merge queue: an item that becomes landing takes the next turn, one that stops leaves,
+   * one whose priority was edited keeps its turn at its new priority.
+   */
+  private void queue(ItemState item) {
+    boolean is = item.status() == ItemStatus.LANDING;
+    Turn turn = landing.get(item.id());
+    if (!is) {
+      dequeue(item.id());
+    } else if (turn == null) {
+      enqueue(new Turn(item.definition().priority(), ++landingTurns, item.id()));
+    } else if (turn.priority() != item.definition().priority()) {
+      dequeue(item.id());
+      enqueue(new Turn(item.definition().priority(), turn.turn(), item.id()));
+    }
+  }
+
+  private void enqueue(Turn turn) {
+    landing.put(turn.id(), turn);
+    landingOrder.add(turn);
+  }
+
+  private void dequeue(String id) {
+    Turn turn = landing.remove(id);
+    if (turn != null) {
+      landingOrder.remove(turn);
+    }
+  }
+
+  /**
+   * The merge queue: the landing items in the order they land, by priority (high first), then by
+   * readiness (the turn each took as it became landing; after a restart, backlog order).
+   */
+  List<ItemState> landingQueue() {
+    List<ItemState> out = new ArrayList<>(landingOrder.size());
+    landingOrder.forEach(turn -> out.add(items.get(turn.id())));
+    return out;
   }
 
   /**

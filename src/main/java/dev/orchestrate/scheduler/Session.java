@@ -21,6 +21,9 @@ final class Session {
   final RunBudget budget;
   /** The items by id in backlog order, indexed for action selection (every change goes through it). */
   final SelectionIndex items = new SelectionIndex();
+  /** What the run last said it waits for, and when ({@code Scheduler.waitingFor}). */
+  String waitingFor;
+  java.time.Instant waitingSaidAt;
   final PhaseSummaryMap summaries = new PhaseSummaryMap();
   final JobTable<Job> jobs = new JobTable<>();
   /** Item id → whether its running job's phase is destructive (the snapshot's view of the job table). */
@@ -118,6 +121,7 @@ final class Session {
         .filter(i -> i.inBacklog() && i.status() == ItemStatus.AWAITING_REVIEW).map(ItemState::id).toList();
     List<String> checks = items.values().stream()
         .filter(i -> i.inBacklog() && i.status() == ItemStatus.AWAITING_CHECKS).map(ItemState::id).toList();
+    List<String> landing = items.landingQueue().stream().filter(ItemState::inBacklog).map(ItemState::id).toList();
     int inBacklog = (int) items.values().stream().filter(ItemState::inBacklog).count();
     List<String> unfinished = new ArrayList<>();
     for (ItemState item : items.values()) {
@@ -125,12 +129,13 @@ final class Session {
         unfinished.add(item.id());
       }
     }
-    return new RunReport(runId, inBacklog, done, blocked, inBacklog - done - blocked - awaiting.size() - checks.size(),
+    return new RunReport(runId, inBacklog, done, blocked,
+        inBacklog - done - blocked - awaiting.size() - checks.size() - landing.size(),
         doneThisRun,
         blockedThisRun,
         jobsStarted, halt, duration, interrupted, sync, unfinished, figures, this.budget.spend(), budget, runnerId,
         halt == limitHalt ? haltDetail : halt == HaltReason.BUDGET ? this.budget.haltDetail(jobs.activeCount()) : null,
-        limited, unselected(), awaiting, checks);
+        limited, unselected(), awaiting, checks, landing);
   }
 
   private int count(ItemStatus status) {

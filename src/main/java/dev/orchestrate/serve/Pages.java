@@ -51,7 +51,7 @@ final class Pages {
   static final int RUNS = 10;
   static final int MEMORY_ROWS = 50;
   private static final String[] STATUSES = {"new", "scoping", "ready", "in_progress", "awaiting_review",
-      "awaiting_checks", "done",
+      "landing", "awaiting_checks", "done",
       "blocked"};
   private static final String[] PRIORITIES = {"high", "medium", "low"};
 

@@ -105,4 +105,23 @@ public interface WorkspaceStore {
   /** Records the session a red report of the item's checks continues; null: none. */
   default void checksResume(String itemId, ChecksRecord.Resume resume, Instant now) {
   }
+
+  /** How many times the item's integration gates were red since it last landed (the merge queue's rounds). */
+  default int landingRounds(String itemId) {
+    return 0;
+  }
+
+  default void landingRounds(String itemId, int rounds, Instant now) {
+  }
+
+  /**
+   * After a red integration round, the base commit the item's work was rebased onto: its next phase
+   * commit folds everything since into one commit on it (so the red state never lands on its own).
+   */
+  default Optional<String> landingFold(String itemId) {
+    return Optional.empty();
+  }
+
+  default void landingFold(String itemId, String base, Instant now) {
+  }
 }

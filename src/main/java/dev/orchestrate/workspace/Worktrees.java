@@ -485,6 +485,31 @@ public final class Worktrees implements ItemWorkspaces {
   }
 
   @Override
+  public List<String> changedAmong(String itemId, List<String> scripts, List<String> paths) {
+    WorkspaceRecord ws = store.workspace(itemId).orElse(null);
+    if (ws == null || !ws.onDisk() || (scripts.isEmpty() && paths.isEmpty())) {
+      return List.of();
+    }
+    List<String> args = new ArrayList<>(List.of("status", "--porcelain", "-z", "--untracked-files=all",
+        "--no-renames", "--ignore-submodules=all", "--"));
+    for (String script : scripts) {
+      Path top = repo.subdirectory().resolve(script).normalize();
+      if (!top.startsWith("..") && !top.isAbsolute() && !top.toString().isEmpty()) {
+        args.add(":(top,literal)" + top);
+      }
+    }
+    paths.forEach(path -> args.add(":(top)" + path));
+    Git.Place place = guarded(ws);
+    List<String> changed = new ArrayList<>();
+    for (String entry : nulSeparated(git.ok(place, args.toArray(String[]::new)).out())) {
+      if (entry.length() > 3) {
+        changed.add(entry.substring(3));
+      }
+    }
+    return changed.stream().distinct().sorted().limit(50).toList();
+  }
+
+  @Override
   public String commit(String itemId, String phase, int attempt, long jobId, String summary) {
     WorkspaceRecord ws = store.workspace(itemId).orElse(null);
     if (ws == null || !ws.onDisk()) {
@@ -494,8 +519,10 @@ public final class Worktrees implements ItemWorkspaces {
     guard.subdirectoryProblem(place.workTree(), repo.subdirectory()).ifPresent(problem -> {
       throw new GitException(problem);
     });
-    // Whatever the agent committed itself is folded into the one phase commit.
-    git.ok(place, "reset", "--quiet", "--soft", ws.headCommit());
+    // Whatever the agent committed itself is folded into the one phase commit; after a red
+    // integration round, the item's work since the base it was rebased onto is too.
+    String parent = store.landingFold(itemId).orElse(ws.headCommit());
+    git.ok(place, "reset", "--quiet", "--soft", parent);
     git.ok(place, "add", "--all");
     unstageIgnored(place);
     if (git.run(place, "diff", "--cached", "--quiet", "--no-ext-diff", "--no-textconv").ok()) {

@@ -178,7 +178,8 @@ class ReviewBesideRunCliTest {
     CliRunner.Result approve = cli("approve", "A");
     assertEquals(0, approve.exitCode(), approve.out() + approve.err());
     String line = approve.out().lines().findFirst().orElseThrow();
-    assertTrue(line.startsWith("Approved A: done (") || line.equals("Queued A: the running run applies it"), line);
+    assertTrue(line.startsWith("Approved A: done (") || line.startsWith("Approved A: landing (")
+        || line.equals("Queued A: the running run applies it"), line);
     String notes = "Use tabs, not spaces, in work-B.txt";
     CliRunner.Result reject = cli("reject", "B", "--notes", notes);
     assertEquals(0, reject.exitCode(), reject.out() + reject.err());

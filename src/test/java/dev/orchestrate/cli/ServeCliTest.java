@@ -252,7 +252,7 @@ class ServeCliTest {
     assertTrue(
         bogus.body()
             .contains(
-                "status 'bogus' is not one of new, scoping, ready, in_progress, awaiting_review, awaiting_checks, done, blocked"),
+                "status 'bogus' is not one of new, scoping, ready, in_progress, awaiting_review, landing, awaiting_checks, done, blocked"),
         bogus.body());
     assertFalse(bogus.body().contains("data-figure=\"matching\""), "no list of every item under a dropped filter");
     HttpResponse<String> priority = get(base + "/items?priority=%3Cb%3Eurgent");

@@ -134,7 +134,7 @@ class ItemFilterTest {
   @Test
   void a_bad_status_is_rejected_with_the_known_ones() {
     assertEquals(
-        "CRITERION: bad value 'doing' for status (use new, scoping, ready, in_progress, awaiting_review, awaiting_checks, done or blocked)",
+        "CRITERION: bad value 'doing' for status (use new, scoping, ready, in_progress, awaiting_review, awaiting_checks, done, blocked or landing)",
         error(() -> only("status=doing")));
   }
 

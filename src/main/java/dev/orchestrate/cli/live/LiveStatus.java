@@ -26,10 +26,17 @@ import java.util.Objects;
  * @param activeRows  rows kept for active jobs (the most that ran at once), so the area keeps its height
  * @param awaitingReview items waiting for a human's approve or reject
  * @param awaitingChecks items waiting for their CI checks (execution.checks)
+ * @param landing     items in the merge queue, waiting for their work to land
  */
 record LiveStatus(Instant started, int done, int total, int blocked, int phasesRun, Instant eta,
     List<ActiveJob> active, int activeRows, List<Finished> lastFinished, boolean colour, int awaitingReview,
-    int awaitingChecks) {
+    int awaitingChecks, int landing) {
+  LiveStatus(Instant started, int done, int total, int blocked, int phasesRun, Instant eta, List<ActiveJob> active,
+      int activeRows, List<Finished> lastFinished, boolean colour, int awaitingReview, int awaitingChecks) {
+    this(started, done, total, blocked, phasesRun, eta, active, activeRows, lastFinished, colour, awaitingReview,
+        awaitingChecks, 0);
+  }
+
   /** How many finished jobs the status area keeps. */
   static final int FINISHED_SHOWN = 3;
   /** Columns of the progress bar at most. */
@@ -147,6 +154,10 @@ record LiveStatus(Instant started, int done, int total, int blocked, int phasesR
     if (blocked > 0) {
       head.add(new Seg(" · ", null));
       head.add(new Seg(blocked + " blocked", RED));
+    }
+    if (landing > 0) {
+      head.add(new Seg(" · ", null));
+      head.add(new Seg(landing + " landing", YELLOW));
     }
     if (awaitingChecks > 0) {
       head.add(new Seg(" · ", null));

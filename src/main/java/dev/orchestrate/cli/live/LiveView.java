@@ -94,6 +94,7 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
   private int blocked;
   private int awaitingReview;
   private int awaitingChecks;
+  private int landing;
   private int phasesRun;
   private int peakActive;
   private long phasesLeft;
@@ -333,6 +334,11 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
   }
 
   @Override
+  public synchronized void waiting(String what) {
+    lines.waiting(what);
+  }
+
+  @Override
   public synchronized void itemAdded(ItemState item) {
     recount(items.get());
     lines.itemAdded(item);
@@ -402,6 +408,7 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
       blocked += is(after, ItemStatus.BLOCKED) - is(before, ItemStatus.BLOCKED);
       awaitingReview += is(after, ItemStatus.AWAITING_REVIEW) - is(before, ItemStatus.AWAITING_REVIEW);
       awaitingChecks += is(after, ItemStatus.AWAITING_CHECKS) - is(before, ItemStatus.AWAITING_CHECKS);
+      landing += is(after, ItemStatus.LANDING) - is(before, ItemStatus.LANDING);
     }
   }
 
@@ -418,6 +425,7 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
     int b = 0;
     int review = 0;
     int checks = 0;
+    int lands = 0;
     long left = 0;
     for (ItemState item : all) {
       if (!inRun.test(item)) {
@@ -433,10 +441,13 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
         review++;
       } else if (item.status() == ItemStatus.AWAITING_CHECKS) {
         checks++;
+      } else if (item.status() == ItemStatus.LANDING) {
+        lands++;
       }
     }
     awaitingReview = review;
     awaitingChecks = checks;
+    landing = lands;
     done = d;
     total = t;
     blocked = b;
@@ -518,7 +529,7 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
   private List<LiveArea.Line> rendered(int rows, int columns) {
     LiveStatus snapshot = new LiveStatus(inRun == null ? null : opened, done, total, blocked, phasesRun, eta,
         new ArrayList<>(active.values()), peakActive, new ArrayList<>(finished), colour, awaitingReview,
-        awaitingChecks);
+        awaitingChecks, landing);
     return snapshot.lines(clock.instant(), columns, Math.max(1, rows - 2));
   }
 

@@ -102,6 +102,11 @@ public final class RunProgress implements RunListener, SummarizationListener {
   }
 
   @Override
+  public void waiting(String what) {
+    line("waiting: " + TerminalText.oneLine(what));
+  }
+
+  @Override
   public void itemAdded(ItemState item) {
     line(item.id() + " added, follow-up of " + item.origin() + ": " + TerminalText.oneLine(item.definition().title()));
   }

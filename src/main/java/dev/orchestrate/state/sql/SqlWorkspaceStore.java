@@ -97,6 +97,11 @@ final class SqlWorkspaceStore implements WorkspaceStore {
       jdbc.execute("""
           UPDATE jobs SET commit_sha = (SELECT pending_commit FROM workspaces WHERE item_id = ?)
            WHERE id = (SELECT pending_job_id FROM workspaces WHERE item_id = ?)""", itemId, itemId);
+      if (jdbc.dialect().hasColumn(jdbc, "workspaces", "landing_fold")) {
+        // the folded commit is the head now: the next one is a phase commit of its own again
+        jdbc.execute("UPDATE workspaces SET landing_fold = NULL WHERE item_id = ? AND pending_commit IS NOT NULL",
+            itemId);
+      }
       jdbc.execute("""
           UPDATE workspaces SET head_commit = COALESCE(pending_commit, head_commit), pending_commit = NULL,
                  pending_job_id = NULL, updated_at = ?
@@ -245,6 +250,36 @@ final class SqlWorkspaceStore implements WorkspaceStore {
          updated_at = ? WHERE item_id = ?""", resume == null ? null : resume.phase(),
         resume == null ? null : resume.profile(), resume == null ? null : resume.session(), now.toEpochMilli(),
         itemId);
+  }
+
+  @Override
+  public int landingRounds(String itemId) {
+    if (!jdbc.dialect().hasColumn(jdbc, "workspaces", "landing_rounds")) {
+      return 0; // a state before the schema, read without migrating
+    }
+    return jdbc.queryOne("SELECT landing_rounds FROM workspaces WHERE item_id = ?", rs -> rs.getInt(1), itemId)
+        .orElse(0);
+  }
+
+  @Override
+  public java.util.Optional<String> landingFold(String itemId) {
+    if (!jdbc.dialect().hasColumn(jdbc, "workspaces", "landing_fold")) {
+      return java.util.Optional.empty();
+    }
+    return jdbc.queryOne("SELECT landing_fold FROM workspaces WHERE item_id = ?",
+        rs -> java.util.Optional.ofNullable(rs.getString(1)), itemId).flatMap(fold -> fold);
+  }
+
+  @Override
+  public void landingFold(String itemId, String base, Instant now) {
+    jdbc.execute("UPDATE workspaces SET landing_fold = ?, updated_at = ? WHERE item_id = ?", base, now.toEpochMilli(),
+        itemId);
+  }
+
+  @Override
+  public void landingRounds(String itemId, int rounds, Instant now) {
+    jdbc.execute("UPDATE workspaces SET landing_rounds = ?, updated_at = ? WHERE item_id = ?", rounds,
+        now.toEpochMilli(), itemId);
   }
 
   private boolean hasChecks() {

@@ -67,7 +67,8 @@ class ReviewBesideRunnerTest {
       List<Reviewing.Approved> approved = reviewing.approve(List.of("A"), project);
       assertEquals(1, approved.size());
       assertEquals("pending", approved.get(0).integration());
-      assertEquals(ItemStatus.DONE, runner.items().item("A").orElseThrow().status());
+      assertEquals(ItemStatus.LANDING, runner.items().item("A").orElseThrow().status(),
+          "in the merge queue: a run lands it, and then it is done");
       WorkspaceRecord ws = runner.workspaces().workspace("A").orElseThrow();
       assertNotNull(ws.finishedAt(), "finished: a run's integration of pending items takes it");
       assertNull(ws.integration());
@@ -82,7 +83,7 @@ class ReviewBesideRunnerTest {
 
       ReviewRefusedException refused = assertThrows(ReviewRefusedException.class,
           () -> reviewing.approve(List.of("C", "A", "X"), project));
-      assertTrue(refused.getMessage().startsWith("unknown item 'X'; item A is done, not awaiting_review"),
+      assertTrue(refused.getMessage().startsWith("unknown item 'X'; item A is landing, not awaiting_review"),
           refused.getMessage());
       assertEquals(ItemStatus.AWAITING_REVIEW, runner.items().item("C").orElseThrow().status(), "all or nothing");
       assertEquals(List.of(), runner.items().reviewDecisions(10), "nothing was queued: no runner was alive");

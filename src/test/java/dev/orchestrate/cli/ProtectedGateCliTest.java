@@ -1,0 +1,102 @@
+package dev.orchestrate.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.workspace.GitRepo;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * An agent cannot rewrite its own gate: an attempt that changes the script a gate runs (or a
+ * verify_protected path) fails as protected_changed, its work not kept, and nothing of it lands.
+ */
+class ProtectedGateCliTest {
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir
+  Path tmp;
+
+  private GitRepo repo;
+  private Path state;
+
+  private CliRunner.Result cli(String... args) {
+    List<String> all = new ArrayList<>(List.of("--state", state.toString(), "--config",
+        repo.dir.resolve("orchestrate.yaml").toString()));
+    all.addAll(List.of(args));
+    return CliRunner.run(Map.of(), all.toArray(String[]::new));
+  }
+
+  /** Attempt 1 neutralises the gate (and a protected fixture); attempt 2, told, does the work. */
+  private void project(String phaseExtra) throws Exception {
+    repo = GitRepo.init(tmp.resolve("project"));
+    state = repo.dir.resolve(".orchestrate");
+    Path agent = tmp.resolve("agent.sh");
+    Files.writeString(agent, """
+        #!/usr/bin/env bash
+        cp "$ORCHESTRATE_PROMPT_FILE" "%1$s/prompt-$ORCHESTRATE_ATTEMPT.md"
+        if [ "$ORCHESTRATE_ATTEMPT" = 1 ]; then
+          printf '#!/bin/sh\\nexit 0\\n' > gates/check.sh
+          echo tampered > fixtures/expected.txt
+          echo "made the gate pass"; exit 0
+        fi
+        echo ok > ok.txt
+        echo "did the work"
+        """.formatted(tmp));
+    repo.write("gates/check.sh", "#!/bin/sh\ngrep -q ok ok.txt 2>/dev/null || { echo 'ok.txt is missing'; exit 1; }\n");
+    repo.write("fixtures/expected.txt", "expected\n");
+    repo.write("backlog.yaml", "schema_version: 1\nitems:\n  - {id: A, title: Item A}\n");
+    repo.write("orchestrate.yaml", """
+        agent:
+          command: ["bash", "%s"]
+          timeout: 60s
+        execution:
+          workspace: worktree
+          max_retries: 2
+        default_pipeline: one
+        pipelines:
+          one:
+            verify: [{name: check, run: "sh gates/check.sh"}]
+            verify_protected: [fixtures/]
+            phases:
+              - {name: build, instructions: "Build it."%s}
+        """.formatted(agent, phaseExtra));
+    repo.commitAll("the project");
+  }
+
+  @Test
+  void an_agent_that_rewrites_its_gate_script_is_caught_and_its_work_is_not_kept() throws Exception {
+    project("");
+    CliRunner.Result run = cli("run", repo.dir.resolve("backlog.yaml").toString(), "--json");
+    assertEquals(0, run.exitCode(), run.err());
+    assertEquals(1, JSON.readTree(run.out()).at("/items/done").asInt(), run.out());
+
+    JsonNode jobs = JSON.readTree(cli("jobs", "--json").out()).at("/jobs");
+    List<String> classes = new ArrayList<>();
+    jobs.forEach(job -> classes.add(job.at("/outcome").asText()));
+    assertTrue(classes.contains("protected_changed"), "the tampering attempt's class: " + jobs);
+    String second = Files.readString(tmp.resolve("prompt-2.md"));
+    assertTrue(second.contains("gates/check.sh") && second.contains("fixtures/expected.txt"),
+        "the retry is told which files: " + second);
+    assertEquals("#!/bin/sh\ngrep -q ok ok.txt 2>/dev/null || { echo 'ok.txt is missing'; exit 1; }\n",
+        GitRepo.read(repo.dir.resolve("gates/check.sh")), "the gate on main is the one it was");
+    assertEquals("expected\n", GitRepo.read(repo.dir.resolve("fixtures/expected.txt")));
+    assertEquals("ok\n", GitRepo.read(repo.dir.resolve("ok.txt")));
+  }
+
+  @Test
+  void a_phase_with_changes_gates_may_change_them() throws Exception {
+    project(", changes_gates: true");
+    CliRunner.Result run = cli("run", repo.dir.resolve("backlog.yaml").toString(), "--json");
+    assertEquals(0, run.exitCode(), run.err());
+    assertEquals("#!/bin/sh\nexit 0\n", GitRepo.read(repo.dir.resolve("gates/check.sh")),
+        "allowed: the first attempt's rewrite landed");
+  }
+}

@@ -1,0 +1,127 @@
+package dev.orchestrate.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.workspace.GitRepo;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * kill -9 of the real launcher at random moments while the merge queue lands pairs of items that
+ * are green alone and red together (MergeQueueRunCliTest's project, with a slower gate, so that
+ * kills fall inside gate runs and landings). Each next run resumes the queue; in the end every
+ * item is done, every commit on main passes the gate, and no phase commit landed twice.
+ */
+class MergeQueueCrashIT {
+  @TempDir
+  Path dir;
+
+  private static final String AGENT = """
+      #!/usr/bin/env bash
+      set -u
+      id=$ORCHESTRATE_ITEM_ID; k=${id#?}
+      case "$id" in
+        A*) echo 10 > "base$k.txt";;
+        B*) [ -f "double$k.txt" ] || echo 'base() * 2' > "double$k.txt";;
+      esac
+      if grep -q "AssertionError (pair $k)" "$ORCHESTRATE_PROMPT_FILE"; then
+        echo 'fixed: base() * 2 == 2 * base()' > "double$k.txt"
+      fi
+      sleep 0.3
+      echo "$id built"
+      """;
+
+  private static final String CHECK = """
+      #!/bin/sh
+      sleep 0.4
+      for b in base*.txt; do
+        k=${b#base}; k=${k%.txt}
+        if [ "$(cat "$b")" -ge 5 ] && [ -f "double$k.txt" ] && ! grep -q fixed "double$k.txt"; then
+          echo "AssertionError (pair $k): 20 != 2"; exit 1
+        fi
+      done
+      echo ok
+      """;
+
+  private boolean green(GitRepo repo, String commit) throws Exception {
+    Path at = dir.resolve("check-" + commit);
+    repo.git("worktree", "add", "--quiet", "--detach", at.toString(), commit);
+    try {
+      Process p = new ProcessBuilder("sh", "check.sh").directory(at.toFile()).redirectErrorStream(true).start();
+      p.getInputStream().readAllBytes();
+      assertTrue(p.waitFor(30, TimeUnit.SECONDS));
+      return p.exitValue() == 0;
+    } finally {
+      repo.git("worktree", "remove", "--force", at.toString());
+    }
+  }
+
+  @Test
+  void kills_during_landing_land_nothing_twice_and_nothing_ungated_and_the_queue_resumes() throws Exception {
+    long seed = Long.getLong("crash.seed", System.nanoTime());
+    System.out.println("MergeQueueCrashIT seed " + seed + " (rerun with -Dcrash.seed=" + seed + ")");
+    Random random = new Random(seed);
+    GitRepo repo = GitRepo.init(dir.resolve("repo"));
+    Files.writeString(dir.resolve("agent.sh"), AGENT);
+    repo.write("check.sh", CHECK);
+    StringBuilder backlog = new StringBuilder("items:\n");
+    int pairs = 3;
+    for (int k = 1; k <= pairs; k++) {
+      repo.write("base" + k + ".txt", "1\n");
+      backlog.append("  - {id: A").append(k).append(", title: a}\n  - {id: B").append(k).append(", title: b}\n");
+    }
+    repo.write("backlog.yaml", backlog.toString());
+    repo.write("orchestrate.yaml", """
+        agent:
+          command: ["bash", "%s"]
+          timeout: 60s
+        execution: {workspace: worktree, max_retries: 1, max_wip: 6, max_concurrent: 3}
+        default_pipeline: p
+        pipelines:
+          p:
+            verify: [{name: tests, run: "sh check.sh"}]
+            integration_max_rounds: 5
+            phases:
+              - {name: build, instructions: "Build."}
+        """.formatted(dir.resolve("agent.sh")));
+    repo.commitAll("the project");
+    String start = repo.head("main");
+
+    for (int kill = 0; kill < 5; kill++) {
+      Process runner = Launcher.builder(repo.dir, "run").redirectErrorStream(true)
+          .redirectOutput(dir.resolve("run-" + kill + ".txt").toFile()).start();
+      long wait = 800 + random.nextInt(2500);
+      if (runner.waitFor(wait, TimeUnit.MILLISECONDS)) {
+        break; // finished before its kill
+      }
+      Processes.crash(runner);
+    }
+    Launcher.Result last = Launcher.run(repo.dir, "run");
+    assertEquals(0, last.exitCode(), "seed " + seed + ": " + last.out() + last.err());
+    assertTrue(last.out().contains(2 * pairs + " done"), "seed " + seed + ": " + last.out());
+
+    List<String> landed = repo.git("rev-list", start + "..main").lines().toList();
+    for (String commit : landed) {
+      assertTrue(green(repo, commit), "seed " + seed + ": commit " + commit + " on main is green: "
+          + repo.git("log", "--oneline", "main"));
+    }
+    Set<String> jobs = new HashSet<>();
+    for (String trailer : repo.git("log", "--format=%(trailers:key=Orchestrate-Job,valueonly)", start + "..main")
+        .lines().filter(l -> !l.isBlank()).toList()) {
+      assertTrue(jobs.add(trailer.strip()), "seed " + seed + ": job " + trailer + "'s phase commit landed twice: "
+          + repo.git("log", "--oneline", "main"));
+    }
+    for (int k = 1; k <= pairs; k++) {
+      assertEquals("10", GitRepo.read(repo.dir.resolve("base" + k + ".txt")).strip(), "seed " + seed);
+      assertTrue(GitRepo.read(repo.dir.resolve("double" + k + ".txt")).startsWith("fixed"), "seed " + seed);
+    }
+  }
+}

@@ -12,6 +12,7 @@ import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.workspace.Git;
+import dev.orchestrate.workspace.Rebase;
 import dev.orchestrate.workspace.Repository;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import dev.orchestrate.workspace.WorkspaceSetupException;
@@ -63,7 +64,7 @@ public final class Unblocking {
    *
    * @param rebases by item id, in the order asked; empty without {@code --rebase}
    */
-  public record Outcome(List<ItemState> items, Map<String, Worktrees.Rebase> rebases) {
+  public record Outcome(List<ItemState> items, Map<String, Rebase> rebases) {
   }
 
   /**
@@ -91,7 +92,7 @@ public final class Unblocking {
     try (RunLease lease = backend.shared() ? null : backend.acquireLease(clock.instant());
         StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
       List<Step> steps = steps(store.items()::item, wanted, notes);
-      Map<String, Worktrees.Rebase> rebases = new LinkedHashMap<>();
+      Map<String, Rebase> rebases = new LinkedHashMap<>();
       if (rebasing != null) {
         steps = rebased(store, steps, rebasing, rebases);
       }
@@ -110,23 +111,23 @@ public final class Unblocking {
    * items again with the conflict as their reason and throws.
    */
   private List<Step> rebased(StateStore store, List<Step> steps, Rebasing rebasing,
-      Map<String, Worktrees.Rebase> rebases) {
+      Map<String, Rebase> rebases) {
     Worktrees worktrees = null;
     List<Step> out = new ArrayList<>();
     for (Step step : steps) {
       ItemState item = store.items().item(step.next().id()).orElseThrow();
       Optional<WorkspaceRecord> ws = store.workspaces().workspace(item.id());
-      Worktrees.Rebase rebase;
+      Rebase rebase;
       if ((item.progress().blockedFrom() == ItemStatus.DONE || item.progress().blockedFrom() == ItemStatus.LANDING)
           && ws.isPresent()) {
-        rebase = new Worktrees.Rebase("at_integration", ws.get().branch(), ws.get().baseBranch(), null,
+        rebase = new Rebase("at_integration", ws.get().branch(), ws.get().baseBranch(), null,
             ws.get().headCommit(), null, false, null);
       } else {
         if (worktrees == null && ws.isPresent()) {
           worktrees = worktrees(store, rebasing, ws.get().baseBranch());
         }
         rebase = worktrees == null
-            ? new Worktrees.Rebase("no_worktree", Worktrees.BRANCH_PREFIX + item.id(), null, null, null, null, false,
+            ? new Rebase("no_worktree", Worktrees.BRANCH_PREFIX + item.id(), null, null, null, null, false,
                 null)
             : worktrees.rebaseOntoBase(item.id());
       }
@@ -146,7 +147,7 @@ public final class Unblocking {
       out.add(new Step(step.next(), events, step.truncatedValues()));
     }
     List<String> failures = new ArrayList<>();
-    for (Worktrees.Rebase rebase : rebases.values()) {
+    for (Rebase rebase : rebases.values()) {
       if (rebase.failed()) {
         failures.add(rebase.reason());
       }

@@ -5,7 +5,7 @@ import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.Transitions;
-import dev.orchestrate.workspace.Worktrees;
+import dev.orchestrate.workspace.Rebase;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -95,7 +95,7 @@ final class UnblockCommand implements Callable<Integer> {
     return new Unblocking.Rebasing(config, dir);
   }
 
-  private static String rebaseLine(String id, Worktrees.Rebase r) {
+  private static String rebaseLine(String id, Rebase r) {
     String kept = r.moved() ? " (from its tip " + abbrev(r.from()) + ", which had moved since orchestrate recorded "
         + "it: your commits on it are kept)" : "";
     return switch (r.kind()) {
@@ -113,7 +113,7 @@ final class UnblockCommand implements Callable<Integer> {
     return commit == null ? "-" : commit.substring(0, Math.min(12, commit.length()));
   }
 
-  private void print(PrintWriter out, List<ItemState> items, Map<String, Worktrees.Rebase> rebases) {
+  private void print(PrintWriter out, List<ItemState> items, Map<String, Rebase> rebases) {
     if (output.json) {
       Map<String, Object> doc = Json.envelope("unblock");
       if (items.size() == 1) {
@@ -128,7 +128,7 @@ final class UnblockCommand implements Callable<Integer> {
         row.put("id", item.id());
         row.put("status", item.status().key());
         row.put("phase", item.progress().phase());
-        Worktrees.Rebase r = rebases.get(item.id());
+        Rebase r = rebases.get(item.id());
         if (r != null) {
           Map<String, Object> rebase = new LinkedHashMap<>();
           rebase.put("result", r.kind());
@@ -151,7 +151,7 @@ final class UnblockCommand implements Callable<Integer> {
       out.println(TerminalText.safe("Unblocked " + item.id() + ": " + item.status().key()
           + (phase == null ? "" : " at phase " + phase)
           + (items.size() == 1 ? "; the notes go into its next prompt. Continue with: orchestrate run" : "")));
-      Worktrees.Rebase r = rebases.get(item.id());
+      Rebase r = rebases.get(item.id());
       if (r != null) {
         out.println(TerminalText.safe("  " + rebaseLine(item.id(), r)));
       }

@@ -334,106 +334,26 @@ public final class Worktrees implements ItemWorkspaces {
   }
 
   /**
-   * What {@link #rebaseOntoBase} did.
-   *
-   * @param kind       {@code rebased} (the branch now starts at the base's tip), {@code up_to_date}
-   *                   (it already held the tip), {@code no_worktree} (none yet: its first attempt
-   *                   starts from the base's tip anyway), {@code conflict} (nothing changed but the
-   *                   worktree reset; {@code reason} names the files), {@code refused} ({@code reason}
-   *                   says why nothing was done)
-   * @param from       the branch's tip before (null without a worktree)
-   * @param head       the item's last phase commit now, where its next attempt starts
-   * @param base       the base branch's tip it was rebased onto
-   * @param moved      the branch had moved since orchestrate recorded it (a person's commit or rebase):
-   *                   that tip was taken, not the recorded one
-   */
-  public record Rebase(String kind, String branch, String baseBranch, String from, String head, String base,
-      boolean moved, String reason) {
-    public boolean failed() {
-      return kind.equals("conflict") || kind.equals("refused");
-    }
-  }
-
-  /**
    * Brings a blocked item's branch onto the current tip of its base branch before its next attempt
-   * ({@code unblock --rebase}, docs/workspaces.md), with no run and no agent at work on the item. The
-   * branch is taken as it is now: when a person moved it since orchestrate recorded its last phase
-   * commit (committed a fix on it, rebased it by hand), that tip is kept and rebased, not the
-   * recorded one. The worktree (verified first, re-created if retention removed it) is reset to that
-   * tip, as the next attempt would; its uncommitted files are discarded. On success the rebased tip is
-   * recorded as the item's last phase commit and the base's tip as its base; a conflict aborts the
-   * rebase, records nothing, and names the files. The base branch is only read, never moved.
+   * ({@code unblock --rebase}): see {@link Rebaser}.
    */
   public Rebase rebaseOntoBase(String itemId) {
-    WorkspaceRecord ws = store.workspace(itemId).orElse(null);
-    if (ws == null) {
-      return new Rebase("no_worktree", BRANCH_PREFIX + itemId, repo.baseBranch(), null, null, null, false, null);
-    }
-    try {
-      if (guard == null) {
-        if (!Files.isDirectory(root, WorktreeGuard.NOFOLLOW)) {
-          return refused(ws, "the worktrees' directory " + root + " is missing");
-        }
+    if (guard == null && Files.isDirectory(root, WorktreeGuard.NOFOLLOW)) {
+      try {
         guard = new WorktreeGuard(root.toRealPath(), repo.commonDir());
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read " + root, e);
       }
-      if (!commonDir(ws).equals(repo.commonDir())) {
-        return refused(ws, "its worktree belongs to the repository " + commonDir(ws) + ", not to " + repo.commonDir()
-            + ": run unblock from a checkout of that repository");
-      }
-      if (!ws.onDisk() || WorktreeGuard.missing(ws.path()) || WorktreeGuard.missing(ws.gitDir())) {
-        ws = recreate(ws);
-        store.setUp(itemId, null);
-      }
-      Git.Place place = guarded(ws);
-      bases.watch(ws.baseBranch());
-      String base = bases.expected(ws.baseBranch());
-      if (base == null) {
-        return refused(ws, "the base branch " + ws.baseBranch() + " has no commit");
-      }
-      String from = git.commit(checkout, "refs/heads/" + ws.branch());
-      if (from == null) {
-        return refused(ws, "its branch " + ws.branch() + " is gone");
-      }
-      boolean moved = !from.equals(ws.headCommit());
-      git.ok(place, "reset", "--quiet", "--hard", from);
-      git.ok(place, "clean", "-ffdq");
-      String head = from;
-      if (!git.run(place, "merge-base", "--is-ancestor", base, "HEAD").ok()) {
-        Git.Result rebase = git.run(place, config.commitAuthor().environment(),
-            List.of("rebase", "--quiet", "--no-autostash", base));
-        if (!rebase.ok()) {
-          List<String> files = git.conflicts(place);
-          git.run(place, "rebase", "--abort");
-          git.ok(place, "reset", "--quiet", "--hard", from);
-          String why = files.isEmpty()
-              ? "rebasing " + ws.branch() + " onto " + ws.baseBranch() + " failed: " + rebase.lockHeld()
-                  .orElse("git failed: " + rebase.reason())
-              : "rebasing " + ws.branch() + " onto " + ws.baseBranch() + " conflicts in " + String.join(", ", files)
-                  + ": resolve it on branch " + ws.branch() + " in " + ws.path() + " (git rebase " + ws.baseBranch()
-                  + ", fix the files, git add them, git rebase --continue), then unblock " + itemId + " --rebase";
-          return new Rebase(files.isEmpty() ? "refused" : "conflict", ws.branch(), ws.baseBranch(), from,
-              ws.headCommit(),
-              base, moved, why);
-        }
-        head = git.ok(place, "rev-parse", "HEAD").line();
-      }
-      boolean rebased = !head.equals(from);
-      if (!head.equals(ws.headCommit()) || !base.equals(ws.baseCommit()) || ws.pendingCommit() != null) {
-        store.save(new WorkspaceRecord(ws.itemId(), ws.path(), ws.branch(), ws.baseBranch(), ws.gitDir(), base, head,
-            null, null, ws.integration(), ws.note(), DiskUsage.of(ws.path()), ws.createdAt(), ws.finishedAt(),
-            ws.removedAt()), clock.instant());
-      }
-      log.debug("{}: {} {} onto {} at {}", itemId, ws.branch(), rebased ? "rebased" : "already", ws.baseBranch(), base);
-      return new Rebase(rebased ? "rebased" : "up_to_date", ws.branch(), ws.baseBranch(), from, head, base, moved,
-          null);
-    } catch (GitException | IOException | UncheckedIOException | WorktreeGuard.Breach e) {
-      return refused(ws, e.getMessage());
     }
+    return new Rebaser(this, git, repo, store, clock, config.commitAuthor(), root).onto(itemId, guard != null);
   }
 
-  private static Rebase refused(WorkspaceRecord ws, String why) {
-    return new Rebase("refused", ws.branch(), ws.baseBranch(), null, ws.headCommit(), null, false,
-        "cannot rebase " + ws.branch() + " onto " + ws.baseBranch() + ": " + why);
+  WorkspaceRecord recreated(WorkspaceRecord ws) throws IOException {
+    return recreate(ws);
+  }
+
+  Git.Place guardedPlace(WorkspaceRecord ws) {
+    return guarded(ws);
   }
 
   @Override

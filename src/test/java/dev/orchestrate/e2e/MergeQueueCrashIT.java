@@ -95,15 +95,18 @@ class MergeQueueCrashIT {
     repo.commitAll("the project");
     String start = repo.head("main");
 
-    for (int kill = 0; kill < 5; kill++) {
+    int kills = 0;
+    for (int round = 0; round < 5; round++) {
       Process runner = Launcher.builder(repo.dir, "run").redirectErrorStream(true)
-          .redirectOutput(dir.resolve("run-" + kill + ".txt").toFile()).start();
+          .redirectOutput(dir.resolve("run-" + round + ".txt").toFile()).start();
       long wait = 800 + random.nextInt(2500);
       if (runner.waitFor(wait, TimeUnit.MILLISECONDS)) {
         break; // finished before its kill
       }
       Processes.crash(runner);
+      kills++;
     }
+    assertTrue(kills > 0, "seed " + seed + ": no run was killed; the test proves nothing then");
     Launcher.Result last = Launcher.run(repo.dir, "run");
     assertEquals(0, last.exitCode(), "seed " + seed + ": " + last.out() + last.err());
     assertTrue(last.out().contains(2 * pairs + " done"), "seed " + seed + ": " + last.out());

@@ -5,13 +5,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.testing.SemanticConflicts;
 import dev.orchestrate.workspace.GitRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -29,40 +29,6 @@ class MergeQueueRunCliTest {
   @TempDir
   Path tmp;
 
-  /**
-   * Item {@code A<k>} writes 10 into {@code base<k>.txt}; item {@code B<k>} writes
-   * {@code double<k>.txt}. An agent whose prompt holds the gate's report of pair k (it landed second)
-   * also writes {@code fixed} into {@code double<k>.txt}, the fix the test expects.
-   */
-  private static final String AGENT = """
-      #!/usr/bin/env bash
-      set -u
-      id=$ORCHESTRATE_ITEM_ID; k=${id#?}
-      echo "$id $ORCHESTRATE_ATTEMPT" >> "$LOG"
-      case "$id" in
-        A*) echo 10 > "base$k.txt";;
-        B*) [ -f "double$k.txt" ] || echo 'base() * 2' > "double$k.txt";;
-      esac
-      if grep -q "AssertionError (pair $k)" "$ORCHESTRATE_PROMPT_FILE"; then
-        echo "$id saw the report" >> "$LOG"
-        echo 'fixed: base() * 2 == 2 * base()' > "double$k.txt"
-      fi
-      sleep 0.2
-      echo "$id built"
-      """;
-
-  /** Red when, for some pair, base is 5 or more and double exists without the fix. */
-  private static final String CHECK = """
-      #!/bin/sh
-      for b in base*.txt; do
-        k=${b#base}; k=${k%.txt}
-        if [ "$(cat "$b")" -ge 5 ] && [ -f "double$k.txt" ] && ! grep -q fixed "double$k.txt"; then
-          echo "AssertionError (pair $k): 20 != 2"; exit 1
-        fi
-      done
-      echo ok
-      """;
-
   private GitRepo repo;
   private Path state;
 
@@ -70,15 +36,8 @@ class MergeQueueRunCliTest {
     repo = GitRepo.init(tmp.resolve("project"));
     state = repo.dir.resolve(".orchestrate");
     Path agent = tmp.resolve("agent.sh");
-    Files.writeString(agent, AGENT);
-    repo.write("check.sh", CHECK);
-    StringBuilder backlog = new StringBuilder("schema_version: 1\nitems:\n");
-    for (int k = 1; k <= pairs; k++) {
-      repo.write("base" + k + ".txt", "1\n");
-      backlog.append("  - {id: A").append(k).append(", title: base returns 10}\n");
-      backlog.append("  - {id: B").append(k).append(", title: add double}\n");
-    }
-    repo.write("backlog.yaml", backlog.toString());
+    Files.writeString(agent, SemanticConflicts.agent(0.2));
+    SemanticConflicts.write(repo, pairs, 0);
     repo.write("orchestrate.yaml", """
         agent:
           command: ["bash", "%s"]
@@ -107,20 +66,6 @@ class MergeQueueRunCliTest {
     return CliRunner.run(Map.of(), all.toArray(String[]::new));
   }
 
-  /** Runs check.sh on a commit, checked out on its own. */
-  private boolean green(String commit) throws Exception {
-    Path dir = tmp.resolve("check-" + commit);
-    repo.git("worktree", "add", "--quiet", "--detach", dir.toString(), commit);
-    try {
-      Process p = new ProcessBuilder("sh", "check.sh").directory(dir.toFile()).redirectErrorStream(true).start();
-      p.getInputStream().readAllBytes();
-      assertTrue(p.waitFor(30, TimeUnit.SECONDS));
-      return p.exitValue() == 0;
-    } finally {
-      repo.git("worktree", "remove", "--force", dir.toString());
-    }
-  }
-
   @ParameterizedTest(name = "{0} conflicting pair(s), {1} agents at once")
   @CsvSource({"1, 2", "4, 4"})
   void every_commit_on_main_passes_the_gate_and_the_second_of_each_pair_is_sent_back_and_fixed(int pairs,
@@ -136,7 +81,8 @@ class MergeQueueRunCliTest {
     assertEquals(2 * pairs, report.at("/items/done").asInt(), run.out() + "\n" + log);
     assertEquals(0, report.at("/items/landing").asInt(), run.out());
     for (String commit : repo.git("rev-list", start + "..main").lines().toList()) {
-      assertTrue(green(commit), "commit " + commit + " on main is green: " + repo.git("log", "--oneline", "main"));
+      assertTrue(SemanticConflicts.green(repo, commit, tmp),
+          "commit " + commit + " on main is green: " + repo.git("log", "--oneline", "main"));
     }
     for (int k = 1; k <= pairs; k++) {
       assertTrue(log.contains("A" + k + " saw the report") ^ log.contains("B" + k + " saw the report"),

@@ -3,6 +3,7 @@ package dev.orchestrate.e2e;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.testing.SemanticConflicts;
 import dev.orchestrate.workspace.GitRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,61 +25,15 @@ class MergeQueueCrashIT {
   @TempDir
   Path dir;
 
-  private static final String AGENT = """
-      #!/usr/bin/env bash
-      set -u
-      id=$ORCHESTRATE_ITEM_ID; k=${id#?}
-      case "$id" in
-        A*) echo 10 > "base$k.txt";;
-        B*) [ -f "double$k.txt" ] || echo 'base() * 2' > "double$k.txt";;
-      esac
-      if grep -q "AssertionError (pair $k)" "$ORCHESTRATE_PROMPT_FILE"; then
-        echo 'fixed: base() * 2 == 2 * base()' > "double$k.txt"
-      fi
-      sleep 0.3
-      echo "$id built"
-      """;
-
-  private static final String CHECK = """
-      #!/bin/sh
-      sleep 0.4
-      for b in base*.txt; do
-        k=${b#base}; k=${k%.txt}
-        if [ "$(cat "$b")" -ge 5 ] && [ -f "double$k.txt" ] && ! grep -q fixed "double$k.txt"; then
-          echo "AssertionError (pair $k): 20 != 2"; exit 1
-        fi
-      done
-      echo ok
-      """;
-
-  private boolean green(GitRepo repo, String commit) throws Exception {
-    Path at = dir.resolve("check-" + commit);
-    repo.git("worktree", "add", "--quiet", "--detach", at.toString(), commit);
-    try {
-      Process p = new ProcessBuilder("sh", "check.sh").directory(at.toFile()).redirectErrorStream(true).start();
-      p.getInputStream().readAllBytes();
-      assertTrue(p.waitFor(30, TimeUnit.SECONDS));
-      return p.exitValue() == 0;
-    } finally {
-      repo.git("worktree", "remove", "--force", at.toString());
-    }
-  }
-
   @Test
   void kills_during_landing_land_nothing_twice_and_nothing_ungated_and_the_queue_resumes() throws Exception {
     long seed = Long.getLong("crash.seed", System.nanoTime());
     System.out.println("MergeQueueCrashIT seed " + seed + " (rerun with -Dcrash.seed=" + seed + ")");
     Random random = new Random(seed);
     GitRepo repo = GitRepo.init(dir.resolve("repo"));
-    Files.writeString(dir.resolve("agent.sh"), AGENT);
-    repo.write("check.sh", CHECK);
-    StringBuilder backlog = new StringBuilder("items:\n");
+    Files.writeString(dir.resolve("agent.sh"), SemanticConflicts.agent(0.3));
     int pairs = 3;
-    for (int k = 1; k <= pairs; k++) {
-      repo.write("base" + k + ".txt", "1\n");
-      backlog.append("  - {id: A").append(k).append(", title: a}\n  - {id: B").append(k).append(", title: b}\n");
-    }
-    repo.write("backlog.yaml", backlog.toString());
+    SemanticConflicts.write(repo, pairs, 0.4); // a slower gate: kills fall inside gate runs and landings
     repo.write("orchestrate.yaml", """
         agent:
           command: ["bash", "%s"]
@@ -113,8 +68,9 @@ class MergeQueueCrashIT {
 
     List<String> landed = repo.git("rev-list", start + "..main").lines().toList();
     for (String commit : landed) {
-      assertTrue(green(repo, commit), "seed " + seed + ": commit " + commit + " on main is green: "
-          + repo.git("log", "--oneline", "main"));
+      assertTrue(SemanticConflicts.green(repo, commit, dir),
+          "seed " + seed + ": commit " + commit + " on main is green: "
+              + repo.git("log", "--oneline", "main"));
     }
     Set<String> jobs = new HashSet<>();
     for (String trailer : repo.git("log", "--format=%(trailers:key=Orchestrate-Job,valueonly)", start + "..main")

@@ -139,14 +139,18 @@ public final class StatusQuery {
    */
   public record ItemDetail(ItemState item, int attempts, List<String> waitingOn, List<PhaseView> phases,
       List<JobRecord> jobs, List<ItemState> followUps, String contextSummary, JobDetails details,
-      WorkspaceRecord workspace, Usage usage, BranchSummary branchSummary) {
+      WorkspaceRecord workspace, Usage usage, BranchSummary branchSummary, List<ItemHistory.Landing> landings) {
     public ItemDetail {
+      landings = landings == null ? List.of() : List.copyOf(landings);
       waitingOn = Frozen.list(waitingOn);
       phases = Frozen.list(phases);
       jobs = Frozen.list(jobs);
       followUps = Frozen.list(followUps);
     }
   }
+
+  /** The landing attempts {@code status ID} shows, the most recent. */
+  static final int LANDINGS_SHOWN = 10;
 
   /** How many ids on each side of an unknown one its did-you-mean looks at (a million cost nothing). */
   static final int NEAR = 500;
@@ -169,7 +173,7 @@ public final class StatusQuery {
       }
       return new Found(new ItemDetail(detail.item(), detail.attempts(), detail.waitingOn(), detail.phases(),
           detail.jobs(), detail.followUps(), detail.contextSummary(), detail.details(), ws, detail.usage(),
-          BranchSummary.of(new Git(), ws).orElse(null)));
+          BranchSummary.of(new Git(), ws).orElse(null), detail.landings()));
     }
   }
 
@@ -194,7 +198,7 @@ public final class StatusQuery {
         item.status().isTerminal() ? List.of() : unmet(item, row.dependencies()), phases, jobs,
         store.statusRows().followUps(item.id()), history.contextSummary(item.id()).orElse(null),
         JobDetails.of(store.items(), workspaces, jobs), workspaces.workspace(item.id()).orElse(null), row.usage(),
-        null);
+        null, history.landings(item.id(), LANDINGS_SHOWN));
   }
 
   /**

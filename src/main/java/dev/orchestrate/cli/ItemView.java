@@ -89,6 +89,18 @@ final class ItemView {
       return row;
     }).toList());
     doc.put("context_summary", d.contextSummary());
+    doc.put("landings", d.landings().stream().map(l -> {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("at", Json.timestamp(l.at()));
+      row.put("result", l.result());
+      row.put("round", l.round());
+      row.put("base_commit", l.baseCommit());
+      row.put("tested_commit", l.testedCommit());
+      row.put("gates", l.gates());
+      row.put("gates_ms", l.gatesMillis());
+      row.put("message", l.message());
+      return row;
+    }).toList());
     return doc;
   }
 
@@ -173,6 +185,12 @@ final class ItemView {
     whole(out, "blocked", item.progress().blockedReason());
     whole(out, "unblock notes", item.progress().unblockNotes());
     whole(out, "last failure", item.progress().lastFailure());
+    for (var l : d.landings()) {
+      field(out, "landing",
+          JobsCommand.iso(l.at()) + " " + l.result() + (l.round() == null ? "" : " (round " + l.round() + ")")
+              + (l.testedCommit() == null ? "" : ", gates " + TerminalText.oneLine(l.gates()) + " on "
+                  + l.testedCommit().substring(0, Math.min(12, l.testedCommit().length()))));
+    }
     if (!d.phases().isEmpty()) {
       out.println();
       Table phases = new Table("PHASE", "ATTEMPTS", "RESULT", "SUMMARY");

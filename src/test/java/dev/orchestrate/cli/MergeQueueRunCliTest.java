@@ -90,6 +90,13 @@ class MergeQueueRunCliTest {
       assertTrue(GitRepo.read(repo.dir.resolve("double" + k + ".txt")).startsWith("fixed"));
       assertEquals("10", GitRepo.read(repo.dir.resolve("base" + k + ".txt")).strip());
     }
+    String sentBack = log.contains("A1 saw the report") ? "A1" : "B1";
+    JsonNode landings = JSON.readTree(cli("status", sentBack, "--json").out()).at("/landings");
+    assertEquals("integrated", landings.at("/0/result").asText(), landings.toString());
+    assertEquals("integration_failed", landings.at("/1/result").asText(), landings.toString());
+    assertEquals(1, landings.at("/1/round").asInt(), landings.toString());
+    assertEquals(40, landings.at("/1/tested_commit").asText().length(), "what the gates ran on: " + landings);
+    assertTrue(landings.at("/1/gates").asText().startsWith("tests exited 1"), landings.toString());
     CliRunner.Result status = cli("status", "--json");
     assertEquals(0, status.exitCode(), status.err());
     for (JsonNode item : JSON.readTree(status.out()).at("/items")) {

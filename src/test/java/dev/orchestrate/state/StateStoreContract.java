@@ -1536,6 +1536,36 @@ public abstract class StateStoreContract {
   // ---------------------------------------------------------------- history
 
   @Test
+  void item_history_lists_the_landing_attempts_newest_first_with_what_was_gated() {
+    try (StateStore store = open()) {
+      StateRepository items = store.items();
+      items.sync(List.of(item("A"), item("B")), T0);
+      ItemState a = items.item("A").orElseThrow();
+      Map<String, Object> red = new java.util.LinkedHashMap<>();
+      red.put("message", "integration gate tests failed");
+      red.put("round", 1);
+      red.put("base_commit", "b".repeat(40));
+      red.put("tested_commit", "t".repeat(40));
+      red.put("gates", "tests exited 1 2.0 s");
+      red.put("gates_ms", 2000);
+      items.apply(new Step(a, List.of(new Event("A", "workspace.integration_failed", red))), at(1));
+      items.apply(new Step(a, List.of(new Event("A", "item.status", Map.of("from", "landing", "to", "in_progress")),
+          new Event("A", "workspace.deferred", Map.of("message", "a lock")))), at(2));
+      items.apply(new Step(a, List.of(new Event("A", "workspace.integrated", Map.of("message", "landed")))), at(3));
+
+      List<ItemHistory.Landing> landings = store.history().landings("A", 10);
+      assertEquals(List.of("integrated", "deferred", "integration_failed"),
+          landings.stream().map(ItemHistory.Landing::result).toList(), "newest first, status changes left out");
+      assertEquals(new ItemHistory.Landing(at(1), "integration_failed", "integration gate tests failed", 1L,
+          "b".repeat(40), "t".repeat(40), "tests exited 1 2.0 s", 2000L), landings.get(2));
+      assertEquals(new ItemHistory.Landing(at(3), "integrated", "landed", null, null, null, null, null),
+          landings.get(0));
+      assertEquals(2, store.history().landings("A", 2).size(), "at most the limit");
+      assertEquals(List.of(), store.history().landings("B", 10));
+    }
+  }
+
+  @Test
   void item_history_lists_jobs_oldest_first_and_the_latest_job_of_each_item() {
     try (StateStore store = open()) {
       StateRepository items = store.items();

@@ -64,4 +64,25 @@ final class SqlItemHistory implements ItemHistory {
     return jdbc.queryOne("SELECT text FROM context_summaries WHERE item_id = ?", rs -> rs.getString(1), itemId);
   }
 
+  /** The landing events of the item ({@code workspace.<result>}), newest first. */
+  @Override
+  public List<Landing> landings(String itemId, int limit) {
+    return jdbc.query("SELECT at, kind, payload FROM events WHERE item_id = ? AND kind IN ('workspace.integrated', "
+        + "'workspace.integration_failed', 'workspace.deferred', 'workspace.pushed', 'workspace.awaiting_checks', "
+        + "'workspace.skipped') ORDER BY id DESC LIMIT ?", rs -> {
+          Map<String, Object> p = JsonText.parseScalars(rs.getString(3));
+          return new Landing(java.time.Instant.ofEpochMilli(rs.getLong(1)),
+              rs.getString(2).substring("workspace.".length()), text(p.get("message")), number(p.get("round")),
+              text(p.get("base_commit")), text(p.get("tested_commit")), text(p.get("gates")),
+              number(p.get("gates_ms")));
+        }, itemId, limit);
+  }
+
+  private static String text(Object value) {
+    return value == null ? null : value.toString();
+  }
+
+  private static Long number(Object value) {
+    return value instanceof Number n ? n.longValue() : null;
+  }
 }

@@ -15,6 +15,7 @@ import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.jobs.CommandRun;
 import dev.orchestrate.state.DashboardQueries;
+import dev.orchestrate.state.ItemHistory;
 import dev.orchestrate.state.ItemHistory.KeptAnswer;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.workspace.BranchSummary;
@@ -43,6 +44,7 @@ final class ItemPages {
   static final int ITEM_JOBS = 20;
 
   static final int ITEM_ANSWERS = 20;
+  static final int ITEM_LANDINGS = 10;
 
   /** What the item's branch holds against its base, for a reviewer: files with lines added and removed, commits. */
   private static void changes(StringBuilder b, BranchSummary s) {
@@ -135,6 +137,20 @@ final class ItemPages {
             .append(esc(a.text())).append("</pre>");
       }
       b.append("</section>");
+    }
+    List<ItemHistory.Landing> landings = db.landings(item.id(), ITEM_LANDINGS);
+    if (!landings.isEmpty()) {
+      b.append("<section><h2>Landings</h2><table><tr><th>At</th><th>Result</th><th>Tested</th><th>Gates</th>"
+          + "<th>Message</th></tr>");
+      for (ItemHistory.Landing l : landings) {
+        b.append("<tr><td>").append(esc(l.at().toString())).append("</td><td>").append(esc(l.result()
+            + (l.round() == null ? "" : " (round " + l.round() + ")"))).append("</td><td>")
+            .append(esc(l.testedCommit() == null ? "" : l.testedCommit().substring(0, Math.min(12,
+                l.testedCommit().length()))))
+            .append("</td><td>").append(esc(l.gates() == null ? "" : l.gates())).append("</td><td>")
+            .append(esc(l.message() == null ? "" : l.message())).append("</td></tr>");
+      }
+      b.append("</table></section>");
     }
     List<ItemState> followUps = db.followUps(item.id(), Pages.PAGE_SIZE);
     if (!followUps.isEmpty()) {

@@ -103,6 +103,11 @@ public interface DashboardQueries {
 
   Optional<String> contextSummary(String itemId);
 
+  /** The item's most recent {@code limit} landing attempts, newest first ({@link ItemHistory#landings}). */
+  default List<ItemHistory.Landing> landings(String itemId, int limit) {
+    return List.of();
+  }
+
   /** Items that {@code itemId}'s agents proposed as follow-ups. */
   List<ItemState> followUps(String itemId, int limit);
 

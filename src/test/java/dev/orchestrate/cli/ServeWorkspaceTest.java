@@ -40,6 +40,7 @@ class ServeWorkspaceTest {
         default_pipeline: one
         pipelines:
           one:
+            verify: [{name: tests, run: "true"}]
             phases:
               - {name: build, instructions: "Build."}
         """.formatted(agent));
@@ -60,6 +61,9 @@ class ServeWorkspaceTest {
       assertTrue(body.contains("<dt>Branch</dt><dd>orchestrate/W (from "), body);
       assertTrue(body.contains("<dt>Last phase commit</dt><dd>" + head + "</dd>"), body);
       assertTrue(body.contains("<dt>Integration</dt><dd>integrated"), body);
+      // its landing: the integration gate ran on the commit that landed, which is the branch's head
+      assertTrue(body.contains("<h2>Landings</h2>"), body);
+      assertTrue(body.contains("<td>integrated</td><td>" + head.substring(0, 12) + "</td><td>tests passed "), body);
     }
   }
 }

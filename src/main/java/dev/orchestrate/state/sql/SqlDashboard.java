@@ -194,6 +194,11 @@ final class SqlDashboard implements DashboardQueries {
         rs -> StateRows.job(rs, root), id);
   }
 
+  @Override
+  public List<ItemHistory.Landing> landings(String itemId, int limit) {
+    return new SqlItemHistory(jdbc, root).landings(itemId, limit);
+  }
+
   /** The agents' answers kept as turns, in order, at most the last {@code limit}. */
   @Override
   public List<ItemHistory.KeptAnswer> answers(String itemId, int limit) {

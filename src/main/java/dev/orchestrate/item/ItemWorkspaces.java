@@ -41,6 +41,15 @@ public interface ItemWorkspaces {
     return Placement.shared(backlogDir);
   }
 
+  /**
+   * As {@link #prepare(String, Path, boolean)}, for an item that depends on {@code dependsOn}: a
+   * worktree made now starts from a tree that has their work (under {@code merge: push}, whose base
+   * never moves, their pushed branches).
+   */
+  default Placement prepare(String itemId, Path backlogDir, boolean keep, java.util.List<String> dependsOn) {
+    return prepare(itemId, backlogDir, keep);
+  }
+
   /** The worktree's {@code workspace.setup} ran to the end in the job that just ended: not again. */
   default void setUp(String itemId) {
   }

@@ -130,7 +130,8 @@ final class JobStarts {
     String resume = Resumption.sessionFor(item.progress(), agent);
     Placement placement;
     try {
-      placement = workspaces.prepare(item.id(), backlogs.current().directory(), resume != null);
+      placement = workspaces.prepare(item.id(), backlogs.current().directory(), resume != null,
+          item.definition().dependsOn());
     } catch (WorkspaceUnavailableException e) {
       commit.test(Transitions.block(item, e.getMessage()));
       return;

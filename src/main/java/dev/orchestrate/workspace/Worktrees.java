@@ -188,6 +188,11 @@ public final class Worktrees implements ItemWorkspaces {
 
   @Override
   public Placement prepare(String itemId, Path backlogDir, boolean keep) {
+    return prepare(itemId, backlogDir, keep, List.of());
+  }
+
+  @Override
+  public Placement prepare(String itemId, Path backlogDir, boolean keep, List<String> dependsOn) {
     try {
       WorkspaceRecord ws = store.workspace(itemId).orElse(null);
       if (ws != null && ws.finishedAt() != null) {
@@ -196,7 +201,7 @@ public final class Worktrees implements ItemWorkspaces {
       }
       boolean made = false;
       if (ws == null) {
-        ws = create(itemId);
+        ws = create(itemId, dependsOn);
         made = true;
       } else if (!ws.onDisk() || WorktreeGuard.missing(ws.path()) || WorktreeGuard.missing(ws.gitDir())) {
         ws = recreate(ws);
@@ -222,7 +227,7 @@ public final class Worktrees implements ItemWorkspaces {
     store.setUp(itemId, clock.instant());
   }
 
-  private WorkspaceRecord create(String itemId) throws IOException {
+  private WorkspaceRecord create(String itemId, List<String> dependsOn) throws IOException {
     String branch = BRANCH_PREFIX + itemId;
     Path path = root.resolve(itemId).normalize();
     // Item ids allow '.' and '..', and dots where git refuses them ("a..b", "x.lock"): such an id
@@ -234,11 +239,13 @@ public final class Worktrees implements ItemWorkspaces {
     }
     String baseCommit = git.ok(checkout, "rev-parse", "--verify", "refs/heads/" + repo.baseBranch() + "^{commit}")
         .line();
+    List<String> stack = stackedOn(dependsOn);
+    String start = stack.isEmpty() ? baseCommit : stack.get(0);
     String existing = git.commit(checkout, "refs/heads/" + branch);
     if (existing != null) {
       // Left by a run that crashed between `worktree add` and recording it, or by another state
       // directory. Adopted only when it holds no work of its own; anything else is someone's.
-      if (!git.run(checkout, "merge-base", "--is-ancestor", existing, baseCommit).ok()) {
+      if (!git.run(checkout, "merge-base", "--is-ancestor", existing, start).ok()) {
         throw new WorkspaceUnavailableException(
             "branch " + branch + " already exists with commits the state does not know: "
                 + "delete it (git branch -D " + branch + ") or rename it, then unblock " + itemId);
@@ -247,13 +254,51 @@ public final class Worktrees implements ItemWorkspaces {
       git.ok(checkout, "worktree", "add", "--quiet", "--force", path.toString(), branch);
     } else {
       forget(path);
-      git.ok(checkout, "worktree", "add", "--quiet", "-b", branch, path.toString(), baseCommit);
+      git.ok(checkout, "worktree", "add", "--quiet", "-b", branch, path.toString(), start);
     }
-    WorkspaceRecord ws = new WorkspaceRecord(itemId, path, branch, repo.baseBranch(), adminDir(path), baseCommit,
-        baseCommit, null, null, null, null, DiskUsage.of(path), clock.instant(), null, null);
+    Path admin = adminDir(path);
+    if (stack.size() > 1) {
+      start = mergedStack(itemId, path, admin, branch, stack);
+    }
+    WorkspaceRecord ws = new WorkspaceRecord(itemId, path, branch, repo.baseBranch(), admin, baseCommit,
+        start, null, null, null, null, DiskUsage.of(path), clock.instant(), null, null);
     store.save(ws, clock.instant());
-    log.debug("created worktree {} on {} from {}", path, branch, baseCommit);
+    log.debug("created worktree {} on {} from {}", path, branch, start);
     return ws;
+  }
+
+  /**
+   * Under {@code merge: push} the base branch never moves, so an item that depends on others starts
+   * from their pushed branches (stacked: docs/workspaces.md), not from the base, which lacks their
+   * work: the tips of those of its dependencies that have a branch, in its {@code depends_on} order.
+   */
+  private List<String> stackedOn(List<String> dependsOn) {
+    if (config.merge() != WorkspaceConfig.Merge.PUSH) {
+      return List.of();
+    }
+    List<String> tips = new ArrayList<>();
+    for (String dep : dependsOn) {
+      store.workspace(dep).map(ws -> git.commit(checkout, "refs/heads/" + ws.branch())).filter(tip -> tip != null
+          && !tips.contains(tip)).ifPresent(tips::add);
+    }
+    return tips;
+  }
+
+  /** Several dependencies' branches: merged into the new worktree, or the item is refused with the files. */
+  private String mergedStack(String itemId, Path path, Path admin, String branch, List<String> stack) {
+    Git.Place place = new Git.Place(path, admin, repo.commonDir(), path);
+    List<String> args = new ArrayList<>(List.of("merge", "--quiet", "--no-ff", "--no-edit", "-m",
+        itemId + ": start from its dependencies' branches"));
+    args.addAll(stack.subList(1, stack.size()));
+    Git.Result merge = git.run(place, config.commitAuthor().environment(), args);
+    if (!merge.ok()) {
+      List<String> files = git.conflicts(place);
+      git.run(place, "merge", "--abort");
+      throw new WorkspaceUnavailableException("the branches of " + itemId + "'s dependencies conflict"
+          + (files.isEmpty() ? ": " + merge.reason() : " in " + String.join(", ", files))
+          + ": merge them into one (or make one depend on the other), then unblock " + itemId);
+    }
+    return git.ok(place, "rev-parse", "HEAD").line();
   }
 
   /** The worktree was removed (retention) or lost: back on disk at its branch's last phase commit. */

@@ -7,7 +7,7 @@
 #
 # Usage: src/bench/merge-queue.sh [ITEMS...]   (after ./mvnw -DskipTests package; default 10 20 40)
 #   GATE_SECONDS (environment): how long the gate sleeps (default 2)
-#   BATCH (environment): integration_batch, once the queue has batching; unset: serial queue
+#   BATCH (environment): execution.integration_batch (unset: 1, the serial queue)
 set -euo pipefail
 home=$(cd -P "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 [ -f "$home/target/orchestrate.jar" ] || { echo "build first: ./mvnw -DskipTests package" >&2; exit 2; }
@@ -18,7 +18,7 @@ gate=${GATE_SECONDS:-2}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "java: $(java -version 2>&1 | head -n 1); cpus: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg); gate: ${gate} s"
-echo "| items | wall s | phase gate runs | landing gate runs | landings per item | landing gate s (serial) | wall s per item |"
+echo "| items | wall s | phase gate runs | landing gate runs | landing gate runs per item | landing gate s (serial) | wall s per item |"
 echo "|---|---|---|---|---|---|---|"
 for n in "${sizes[@]}"; do
   repo="$work/repo-$n"

@@ -60,7 +60,10 @@ final class ExecutionSection extends SectionReader {
             .orElse(defaults.destructiveRunsAlone()))
         .withPush(setting(section, "remote", this::remote).orElse(WorkspaceConfig.DEFAULT_REMOTE),
             pullRequest(section));
-    return config.withChecks(checks(section, config.merge()));
+    return config.withChecks(checks(section, config.merge())).withIntegrationBatch(setting(section,
+        "integration_batch", n -> values.integer(n, "execution.integration_batch", 1,
+            WorkspaceConfig.MAX_INTEGRATION_BATCH))
+        .orElse(1));
   }
 
   /**

@@ -27,10 +27,15 @@ import java.util.regex.Pattern;
  *                             first successful push (placeholders not yet substituted), or null
  * @param checks               {@code execution.checks} and its keys: the command polled after each push
  *                             until it says green or red (docs/workspaces.md), or null
+ * @param integrationBatch     {@code execution.integration_batch}: how many landing items one run of
+ *                             the integration gates may land together (1: one at a time)
  */
 public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches,
     Author commitAuthor, boolean destructiveRunsAlone, List<ProjectCommand> setup, List<String> copy,
-    String remote, ProjectCommand pullRequest, ChecksConfig checks) {
+    String remote, ProjectCommand pullRequest, ChecksConfig checks, int integrationBatch) {
+  /** The most items one integration batch may hold. */
+  public static final int MAX_INTEGRATION_BATCH = 32;
+
   public static final Author DEFAULT_AUTHOR = new Author("orchestrate", "orchestrate@localhost");
   public static final String DEFAULT_REMOTE = "origin";
   /** How long {@code execution.pull_request} may run without {@code pull_request_timeout}. */
@@ -43,6 +48,22 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
     setup = setup == null ? List.of() : List.copyOf(setup);
     copy = copy == null ? List.of() : List.copyOf(copy);
     remote = remote == null ? DEFAULT_REMOTE : remote;
+    if (integrationBatch < 1 || integrationBatch > MAX_INTEGRATION_BATCH) {
+      throw new IllegalArgumentException("integration_batch must be 1 to " + MAX_INTEGRATION_BATCH);
+    }
+  }
+
+  public WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches, Author commitAuthor,
+      boolean destructiveRunsAlone, List<ProjectCommand> setup, List<String> copy, String remote,
+      ProjectCommand pullRequest, ChecksConfig checks) {
+    this(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup, copy, remote,
+        pullRequest, checks, 1);
+  }
+
+  /** This config with {@code execution.integration_batch}. */
+  public WorkspaceConfig withIntegrationBatch(int batch) {
+    return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone,
+        setup, copy, remote, pullRequest, checks, batch);
   }
 
   public WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches, Author commitAuthor,
@@ -60,7 +81,7 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
   /** This config with {@code execution.checks} (null: none). */
   public WorkspaceConfig withChecks(ChecksConfig next) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone,
-        setup, copy, remote, pullRequest, next);
+        setup, copy, remote, pullRequest, next, integrationBatch);
   }
 
   WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches, Author commitAuthor,
@@ -71,13 +92,13 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
   /** This config with the {@code workspace:} section's set-up commands and copied paths. */
   public WorkspaceConfig withPreparation(List<ProjectCommand> commands, List<String> paths) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone,
-        commands, paths, remote, pullRequest, checks);
+        commands, paths, remote, pullRequest, checks, integrationBatch);
   }
 
   /** This config with {@code merge: push}'s remote and pull-request command (null: none). */
   public WorkspaceConfig withPush(String remote, ProjectCommand pullRequest) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone,
-        setup, copy, remote, pullRequest, checks);
+        setup, copy, remote, pullRequest, checks, integrationBatch);
   }
 
   public static WorkspaceConfig defaults() {
@@ -90,22 +111,22 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
 
   public WorkspaceConfig withMode(Mode mode) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
-        copy, remote, pullRequest, checks);
+        copy, remote, pullRequest, checks, integrationBatch);
   }
 
   public WorkspaceConfig withMerge(Merge merge) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
-        copy, remote, pullRequest, checks);
+        copy, remote, pullRequest, checks, integrationBatch);
   }
 
   public WorkspaceConfig withBaseBranch(String branch) {
     return new WorkspaceConfig(mode, branch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
-        copy, remote, pullRequest, checks);
+        copy, remote, pullRequest, checks, integrationBatch);
   }
 
   public WorkspaceConfig withDeleteMergedBranches(boolean delete) {
     return new WorkspaceConfig(mode, baseBranch, merge, delete, commitAuthor, destructiveRunsAlone, setup, copy, remote,
-        pullRequest, checks);
+        pullRequest, checks, integrationBatch);
   }
 
   /** {@code execution.workspace}. */

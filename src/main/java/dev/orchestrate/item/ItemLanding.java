@@ -36,6 +36,26 @@ public interface ItemLanding {
     return SlowWork.done(IntegrationResult.NONE);
   }
 
+  /**
+   * How many landing items one run of the integration gates may land together
+   * ({@code execution.integration_batch}); 1: one at a time.
+   */
+  default int batchSize() {
+    return 1;
+  }
+
+  /**
+   * Lands {@code items} (in queue order) after one run of their gates on their combined tree, each
+   * item's work on top of the one before it; on red, the batch is bisected to find the first item
+   * whose work turns it red: the items before it land, it is red, the items after it stay landing
+   * for a later batch. The result holds one entry for each item, in order.
+   */
+  default SlowWork<java.util.Map<String, IntegrationResult>> integrateBatch(List<LandingItem> items) {
+    java.util.Map<String, IntegrationResult> none = new java.util.LinkedHashMap<>();
+    items.forEach(item -> none.put(item.itemId(), IntegrationResult.NONE));
+    return SlowWork.done(none);
+  }
+
   /** As {@link #integrateSlowly}, all of it on this thread. */
   default IntegrationResult integrate(String itemId, String title, List<ProjectCommand> gates) {
     return SlowWork.inline(integrateSlowly(itemId, title, gates));

@@ -109,6 +109,22 @@ public final class Landing implements ItemLanding {
   }
 
   @Override
+  public int batchSize() {
+    return config.merge() == WorkspaceConfig.Merge.REBASE ? config.integrationBatch() : 1;
+  }
+
+  @Override
+  public SlowWork<java.util.Map<String, IntegrationResult>> integrateBatch(
+      List<dev.orchestrate.item.LandingItem> items) {
+    return new Batch(this, git, worktrees, integrator, store, clock, checkout).start(items);
+  }
+
+  /** What red reports are masked with. */
+  PushOutput mask() {
+    return mask;
+  }
+
+  @Override
   public boolean queues() {
     return config.merge() != WorkspaceConfig.Merge.NONE;
   }
@@ -243,7 +259,7 @@ public final class Landing implements ItemLanding {
   }
 
   /** {@code git status} of the worktree, the {@code workspace.copy} files left out (copied in, never committed). */
-  private String[] statusArgs() {
+  String[] statusArgs() {
     List<String> status = new ArrayList<>(List.of("status", "--porcelain", "--untracked-files=all",
         "--ignore-submodules=all", "--", "."));
     config.copy().forEach(path -> status.add(":(exclude,literal)" + path));
@@ -352,7 +368,7 @@ public final class Landing implements ItemLanding {
    * tree that was gated, its work on top of the base's tip, so that its agent fixes it there, and
    * the red round is counted.
    */
-  private IntegrationResult red(WorkspaceRecord ws, String base, String tip, LandingGates.Runs runs) {
+  IntegrationResult red(WorkspaceRecord ws, String base, String tip, LandingGates.Runs runs) {
     Instant at = clock.instant();
     String report = "integration gate " + runs.red().name() + " failed on " + ws.branch() + " rebased onto "
         + ws.baseBranch() + " at " + abbrev(base) + " (tested " + abbrev(tip) + "): " + runs.report(mask);
@@ -372,7 +388,7 @@ public final class Landing implements ItemLanding {
     return new IntegrationResult("integration_failed", report, round);
   }
 
-  private static String abbrev(String commit) {
+  static String abbrev(String commit) {
     return commit.substring(0, Math.min(12, commit.length()));
   }
 
@@ -415,13 +431,13 @@ public final class Landing implements ItemLanding {
     return new IntegrationResult("pushed", outcome.message());
   }
 
-  private IntegrationResult deferred(WorkspaceRecord ws, String reason) {
+  IntegrationResult deferred(WorkspaceRecord ws, String reason) {
     store.integration(ws.itemId(), WorkspaceRecord.Integration.DEFERRED, reason, clock.instant());
     log.warn("{}: not integrated: {}", ws.itemId(), reason);
     return new IntegrationResult("deferred", reason);
   }
 
-  private IntegrationResult integrated(WorkspaceRecord ws, String tip) {
+  IntegrationResult integrated(WorkspaceRecord ws, String tip) {
     Instant now = clock.instant();
     store.headMoved(ws.itemId(), tip, now);
     store.landingRounds(ws.itemId(), 0, now);

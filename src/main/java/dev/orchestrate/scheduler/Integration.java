@@ -10,6 +10,7 @@ import dev.orchestrate.item.ItemLanding;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.ItemWorkspaces;
+import dev.orchestrate.item.LandingItem;
 import dev.orchestrate.item.LastSession;
 import dev.orchestrate.item.LeaseLostException;
 import dev.orchestrate.item.Progress;
@@ -189,14 +190,30 @@ final class Integration {
     if (landingNow != null || !landing.queues()) {
       return false;
     }
+    int size = landing.batchSize();
+    List<ItemState> next = new java.util.ArrayList<>();
     for (ItemState item : items.landingQueue()) {
+      if (next.size() == size) {
+        break;
+      }
       if (deferred.contains(item.id()) || running(item.id()) || !claim.test(item.id())) {
         continue;
       }
-      landingNow = item.id();
-      return integrate(items.get(item.id()), commit, items);
+      next.add(items.get(item.id()));
     }
-    return false;
+    if (next.isEmpty()) {
+      return false;
+    }
+    landingNow = next.get(0).id();
+    if (next.size() == 1) {
+      return integrate(next.get(0), commit, items);
+    }
+    List<LandingItem> batch = next.stream().map(item -> {
+      Pipeline pipeline = gatesOf.get(item.definition().pipeline());
+      return new LandingItem(item.id(), item.definition().title(),
+          pipeline == null ? List.of() : pipeline.integrationGates());
+    }).toList();
+    return start(landingNow, landing.integrateBatch(batch), Offload.Kind.BATCH, items, Map.of(), commit);
   }
 
   /**
@@ -407,6 +424,14 @@ final class Integration {
     if (kind == Offload.Kind.CHECKS) {
       return checked(item, (ChecksReport) result, pipelines, commit);
     }
+    if (kind == Offload.Kind.BATCH) {
+      ((Map<?, ?>) result).forEach((key, value) -> integrated((String) key, items.get((String) key),
+          (IntegrationResult) value, commit));
+      if (id.equals(landingNow)) {
+        landingNow = null; // an item of the batch may have been left out of its results
+      }
+      return true;
+    }
     integrated(id, item, (IntegrationResult) result, commit);
     return true;
   }
@@ -510,8 +535,8 @@ final class Integration {
 
   /** The landing attempt's own event ({@code workspace.<kind>}) beside the status change it made. */
   private static Step withEvent(Step step, IntegrationResult result) {
-    if (result.message() == null || (result.blocks() && result.attempt() == null)) {
-      return step; // a block's reason is the status change's
+    if (result.message() == null || (result.blocks() && !result.kind().equals("integration_failed"))) {
+      return step; // a conflict's or a refusal's reason is the block's, in the status change
     }
     List<Event> events = new java.util.ArrayList<>(step.events());
     events.add(event(step.next().id(), result));

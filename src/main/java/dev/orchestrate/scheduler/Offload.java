@@ -33,7 +33,7 @@ final class Offload {
 
   /** What a command is for. */
   enum Kind {
-    PUSH("push"), CHECKS("checks poll");
+    PUSH("push"), CHECKS("checks poll"), BATCH("landing batch");
 
     final String word;
 

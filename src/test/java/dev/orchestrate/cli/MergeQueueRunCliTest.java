@@ -32,7 +32,7 @@ class MergeQueueRunCliTest {
   private GitRepo repo;
   private Path state;
 
-  private void project(int pairs, int maxConcurrent) throws Exception {
+  private void project(int pairs, int maxConcurrent, int batch) throws Exception {
     repo = GitRepo.init(tmp.resolve("project"));
     state = repo.dir.resolve(".orchestrate");
     Path agent = tmp.resolve("agent.sh");
@@ -48,6 +48,7 @@ class MergeQueueRunCliTest {
           max_concurrent: %d
           max_retries: 1
           workspace: worktree
+          integration_batch: %d
         default_pipeline: one
         pipelines:
           one:
@@ -55,7 +56,7 @@ class MergeQueueRunCliTest {
             phases:
               - name: build
                 instructions: "Build it."
-        """.formatted(agent, tmp.resolve("agents.log"), 2 * pairs, maxConcurrent));
+        """.formatted(agent, tmp.resolve("agents.log"), 2 * pairs, maxConcurrent, batch));
     repo.commitAll("the project");
   }
 
@@ -66,11 +67,11 @@ class MergeQueueRunCliTest {
     return CliRunner.run(Map.of(), all.toArray(String[]::new));
   }
 
-  @ParameterizedTest(name = "{0} conflicting pair(s), {1} agents at once")
-  @CsvSource({"1, 2", "4, 4"})
+  @ParameterizedTest(name = "{0} conflicting pair(s), {1} agents at once, batches of {2}")
+  @CsvSource({"1, 2, 1", "4, 4, 1", "4, 4, 4"})
   void every_commit_on_main_passes_the_gate_and_the_second_of_each_pair_is_sent_back_and_fixed(int pairs,
-      int maxConcurrent) throws Exception {
-    project(pairs, maxConcurrent);
+      int maxConcurrent, int batch) throws Exception {
+    project(pairs, maxConcurrent, batch);
     String start = repo.head("main");
 
     CliRunner.Result run = cli("run", repo.dir.resolve("backlog.yaml").toString(), "--json");

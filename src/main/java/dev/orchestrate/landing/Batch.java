@@ -100,7 +100,8 @@ final class Batch {
           store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, reason, now);
           results.put(item.itemId(), new IntegrationResult("conflict", reason));
         } else {
-          chain.add(new Member(item, ws, place, original, r.tip()));
+          String tip = item.gates().isEmpty() ? r.tip() : integrator.squash(ws, place, onto, r.tip(), item.title());
+          chain.add(new Member(item, ws, place, original, tip));
         }
       } catch (WorktreeGuard.Breach e) {
         String reason = "not integrated: " + e.getMessage();

@@ -49,11 +49,46 @@ final class Integrator {
     }
     for (String entry : log.out().split("\u001e")) {
       String[] parts = entry.strip().split("\u001f", 2);
-      if (parts.length == 2 && parts[1].strip().matches("\\d{1,18}")) {
-        landed.putIfAbsent(Long.parseLong(parts[1].strip()), parts[0]);
+      if (parts.length < 2) {
+        continue;
+      }
+      for (String job : parts[1].split(",")) { // a squashed commit carries each of its jobs
+        if (job.strip().matches("\\d{1,18}")) {
+          landed.putIfAbsent(Long.parseLong(job.strip()), parts[0]);
+        }
       }
     }
     return landed;
+  }
+
+  /**
+   * The item's commits since {@code base}, when there are several, as one commit of the same tree
+   * on {@code base} (its message lists each phase commit's subject and carries every job's trailer),
+   * the item's branch and worktree moved there; else {@code tip} itself. With integration gates, the
+   * commit that lands is the one they ran on, and an earlier phase's commit never reaches the base
+   * untested.
+   */
+  String squash(WorkspaceRecord ws, Git.Place place, String base, String tip, String title) {
+    List<String> subjects = git.ok(place, "log", "--reverse", "--format=%s", base + ".." + tip).out().lines()
+        .filter(l -> !l.isBlank()).toList();
+    if (subjects.size() < 2) {
+      return tip;
+    }
+    List<String> jobs = git.ok(place, "log", "--reverse", "--format=%(trailers:key=Orchestrate-Job,valueonly)",
+        base + ".." + tip).out().lines().map(String::strip).filter(l -> l.matches("\\d{1,18}")).toList();
+    StringBuilder body = new StringBuilder();
+    subjects.forEach(subject -> body.append("- ").append(subject).append('\n'));
+    StringBuilder trailers = new StringBuilder();
+    jobs.forEach(job -> trailers.append(trailers.length() == 0 ? "" : "\n").append("Orchestrate-Job: ").append(job));
+    List<String> args = new java.util.ArrayList<>(List.of("commit-tree", tip + "^{tree}", "-p", base, "-m",
+        ws.itemId() + ": " + Worktrees.firstLine(title), "-m", body.toString().strip()));
+    if (!jobs.isEmpty()) {
+      args.addAll(List.of("-m", trailers.toString()));
+    }
+    String squashed = git.ok(place, author(), args).line();
+    git.ok(place, "update-ref", "-m", "orchestrate: squash to land", "refs/heads/" + ws.branch(), squashed, tip);
+    git.ok(place, "reset", "--quiet", "--hard", squashed);
+    return squashed;
   }
 
   /** The tip to fast-forward the base branch to, or the files that conflict, or why git failed otherwise. */

@@ -295,7 +295,9 @@ public final class Landing implements ItemLanding {
         return pushed(ws, base, result.tip(), title);
       }
       if (!gates.isEmpty()) {
-        return gated(ws, base, result.tip(), title, now, gates, attempt);
+        String tip = config.merge() == WorkspaceConfig.Merge.REBASE
+            ? integrator.squash(ws, place, base, result.tip(), title) : result.tip();
+        return gated(ws, base, tip, title, now, gates, attempt);
       }
       Integrator.Advance advance = integrator.advanceBase(ws, base, result.tip(), worktrees.guardRoot());
       if (advance == Integrator.Advance.DONE) {

@@ -128,6 +128,29 @@ class IntegrationGateTest {
   }
 
   @Test
+  void with_gates_an_item_of_several_phase_commits_lands_as_the_one_commit_they_ran_on() throws Exception {
+    Path ws = site.prepare("A", repo.dir).workspace();
+    GitRepo.write(ws, "design.md", "the design\n");
+    site.worktrees.commit("A", "design", 1, 11, "designed");
+    site.worktrees.committed("A");
+    GitRepo.write(ws, "double.txt", "base() * 2\n");
+    site.worktrees.commit("A", "build", 1, 12, "built");
+    site.worktrees.committed("A");
+    String start = repo.head("main");
+
+    IntegrationResult result = site.integrate("A", "add double()", List.of(semantic()));
+
+    assertEquals("integrated", result.kind(), result.message());
+    assertEquals(List.of(repo.head("main")), repo.git("rev-list", start + "..main").lines().toList(),
+        "one commit landed: no phase commit reached main that the gate did not run on");
+    String message = repo.git("log", "-1", "--format=%B", "main");
+    assertTrue(message.startsWith("A: add double()"), message);
+    assertTrue(message.contains("- A design: designed") && message.contains("- A build: built"), message);
+    assertEquals("11,12", repo.git("log", "-1", "--format=%(trailers:key=Orchestrate-Job,valueonly,separator=%x2C)",
+        "main").strip(), "each job's trailer is in the commit that landed, where jobs and status ID find it");
+  }
+
+  @Test
   void no_gates_integrate_as_before() throws Exception {
     work("A", "base.txt", "10\n");
     work("B", "double.txt", "x\n");

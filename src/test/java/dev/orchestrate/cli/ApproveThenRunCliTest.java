@@ -8,9 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.orchestrate.workspace.GitRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,21 +21,18 @@ class ApproveThenRunCliTest {
   @TempDir
   Path tmp;
 
+  private ProjectCli project;
   private GitRepo repo;
-  private Path state;
 
   private CliRunner.Result cli(String... args) {
-    List<String> all = new ArrayList<>(List.of("--state", state.toString(), "--config",
-        repo.dir.resolve("orchestrate.yaml").toString()));
-    all.addAll(List.of(args));
-    return CliRunner.run(Map.of(), all.toArray(String[]::new));
+    return project.cli(args);
   }
 
   @Test
   void an_item_approved_outside_a_run_is_pushed_and_the_next_run_polls_its_checks_at_once_and_ends_it_done()
       throws Exception {
-    repo = GitRepo.init(tmp.resolve("project"));
-    state = repo.dir.resolve(".orchestrate");
+    project = ProjectCli.init(tmp.resolve("project"));
+    repo = project.repo;
     repo.addBareOrigin(tmp.resolve("origin.git"));
     Path agent = tmp.resolve("agent.sh");
     Files.writeString(agent, "#!/usr/bin/env bash\necho work > item-$ORCHESTRATE_ITEM_ID.txt\necho built\n");
@@ -70,7 +64,7 @@ class ApproveThenRunCliTest {
         """.formatted(agent, checks));
     repo.commitAll("backlog and config");
 
-    CliRunner.Result first = cli("run", repo.dir.resolve("backlog.yaml").toString(), "--json");
+    CliRunner.Result first = project.run();
     assertEquals(0, first.exitCode(), first.err());
     assertEquals(1, JSON.readTree(first.out()).at("/items/awaiting_review").asInt(), first.out());
 
@@ -81,7 +75,7 @@ class ApproveThenRunCliTest {
     assertTrue(Files.notExists(tmp.resolve("polls")), "approve pushes; it does not wait for checks");
 
     long started = System.nanoTime();
-    CliRunner.Result second = cli("run", repo.dir.resolve("backlog.yaml").toString(), "--json");
+    CliRunner.Result second = project.run();
     long seconds = (System.nanoTime() - started) / 1_000_000_000L;
     assertEquals(0, second.exitCode(), second.err());
     JsonNode report = JSON.readTree(second.out());

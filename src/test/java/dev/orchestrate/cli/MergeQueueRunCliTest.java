@@ -9,9 +9,6 @@ import dev.orchestrate.testing.SemanticConflicts;
 import dev.orchestrate.workspace.GitRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -29,12 +26,12 @@ class MergeQueueRunCliTest {
   @TempDir
   Path tmp;
 
+  private ProjectCli project;
   private GitRepo repo;
-  private Path state;
 
-  private void project(int pairs, int maxConcurrent, int batch) throws Exception {
-    repo = GitRepo.init(tmp.resolve("project"));
-    state = repo.dir.resolve(".orchestrate");
+  private void write(int pairs, int maxConcurrent, int batch) throws Exception {
+    project = ProjectCli.init(tmp.resolve("project"));
+    repo = project.repo;
     Path agent = tmp.resolve("agent.sh");
     Files.writeString(agent, SemanticConflicts.agent(0.2));
     SemanticConflicts.write(repo, pairs, 0);
@@ -61,20 +58,17 @@ class MergeQueueRunCliTest {
   }
 
   private CliRunner.Result cli(String... args) {
-    List<String> all = new ArrayList<>(List.of("--state", state.toString(), "--config",
-        repo.dir.resolve("orchestrate.yaml").toString()));
-    all.addAll(List.of(args));
-    return CliRunner.run(Map.of(), all.toArray(String[]::new));
+    return project.cli(args);
   }
 
   @ParameterizedTest(name = "{0} conflicting pair(s), {1} agents at once, batches of {2}")
   @CsvSource({"1, 2, 1", "4, 4, 1", "4, 4, 4"})
   void every_commit_on_main_passes_the_gate_and_the_second_of_each_pair_is_sent_back_and_fixed(int pairs,
       int maxConcurrent, int batch) throws Exception {
-    project(pairs, maxConcurrent, batch);
+    write(pairs, maxConcurrent, batch);
     String start = repo.head("main");
 
-    CliRunner.Result run = cli("run", repo.dir.resolve("backlog.yaml").toString(), "--json");
+    CliRunner.Result run = project.run();
 
     String log = Files.readString(tmp.resolve("agents.log"));
     assertEquals(0, run.exitCode(), run.err() + "\n" + log);

@@ -10,7 +10,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,20 +23,17 @@ class ProtectedGateCliTest {
   @TempDir
   Path tmp;
 
+  private ProjectCli project;
   private GitRepo repo;
-  private Path state;
 
   private CliRunner.Result cli(String... args) {
-    List<String> all = new ArrayList<>(List.of("--state", state.toString(), "--config",
-        repo.dir.resolve("orchestrate.yaml").toString()));
-    all.addAll(List.of(args));
-    return CliRunner.run(Map.of(), all.toArray(String[]::new));
+    return project.cli(args);
   }
 
   /** Attempt 1 neutralises the gate (and a protected fixture); attempt 2, told, does the work. */
-  private void project(String phaseExtra) throws Exception {
-    repo = GitRepo.init(tmp.resolve("project"));
-    state = repo.dir.resolve(".orchestrate");
+  private void write(String phaseExtra) throws Exception {
+    project = ProjectCli.init(tmp.resolve("project"));
+    repo = project.repo;
     Path agent = tmp.resolve("agent.sh");
     Files.writeString(agent, """
         #!/usr/bin/env bash
@@ -73,8 +69,8 @@ class ProtectedGateCliTest {
 
   @Test
   void an_agent_that_rewrites_its_gate_script_is_caught_and_its_work_is_not_kept() throws Exception {
-    project("");
-    CliRunner.Result run = cli("run", repo.dir.resolve("backlog.yaml").toString(), "--json");
+    write("");
+    CliRunner.Result run = project.run();
     assertEquals(0, run.exitCode(), run.err());
     assertEquals(1, JSON.readTree(run.out()).at("/items/done").asInt(), run.out());
 
@@ -93,8 +89,8 @@ class ProtectedGateCliTest {
 
   @Test
   void a_phase_with_changes_gates_may_change_them() throws Exception {
-    project(", changes_gates: true");
-    CliRunner.Result run = cli("run", repo.dir.resolve("backlog.yaml").toString(), "--json");
+    write(", changes_gates: true");
+    CliRunner.Result run = project.run();
     assertEquals(0, run.exitCode(), run.err());
     assertEquals("#!/bin/sh\nexit 0\n", GitRepo.read(repo.dir.resolve("gates/check.sh")),
         "allowed: the first attempt's rewrite landed");

@@ -7,9 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.orchestrate.workspace.GitRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,8 +24,8 @@ class StackedPushRunCliTest {
 
   @Test
   void a_dependent_starts_after_its_dependencys_checks_are_green_from_a_tree_with_its_work() throws Exception {
-    GitRepo repo = GitRepo.init(tmp.resolve("project"));
-    Path state = repo.dir.resolve(".orchestrate");
+    ProjectCli project = ProjectCli.init(tmp.resolve("project"));
+    GitRepo repo = project.repo;
     Path origin = tmp.resolve("origin.git");
     repo.addBareOrigin(origin);
     Path events = tmp.resolve("events.txt");
@@ -76,9 +74,7 @@ class StackedPushRunCliTest {
     repo.commitAll("backlog and config");
     String main = repo.head("main");
 
-    List<String> args = new ArrayList<>(List.of("--state", state.toString(), "--config",
-        repo.dir.resolve("orchestrate.yaml").toString(), "run", repo.dir.resolve("backlog.yaml").toString(), "--json"));
-    CliRunner.Result run = CliRunner.run(Map.of(), args.toArray(String[]::new));
+    CliRunner.Result run = project.run();
 
     List<String> order = Files.readAllLines(events);
     assertEquals(0, run.exitCode(), run.err() + order);

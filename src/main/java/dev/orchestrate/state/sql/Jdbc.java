@@ -396,6 +396,7 @@ public final class Jdbc implements AutoCloseable {
   /** Closes the connection; a failure to close is not worth reporting over whatever comes next. */
   @Override
   public void close() {
+    dialect.closing();
     try {
       connection.close();
     } catch (SQLException ignored) {

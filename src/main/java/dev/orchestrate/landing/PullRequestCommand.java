@@ -131,8 +131,10 @@ final class PullRequestCommand {
       }
       Thread killer = new Thread(() -> {
         List<ProcessHandle> tree = new ArrayList<>(p.descendants().toList());
-        tree.forEach(ProcessHandle::destroy);
+        // the command itself first: a shell whose child died before it would go on to its next line
+        // (a checks script writing what it does after its sleep), which a stop must not let happen
         p.destroy();
+        tree.forEach(ProcessHandle::destroy);
         try {
           p.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {

@@ -131,11 +131,8 @@ final class PullRequestCommand {
       }
       Thread killer = new Thread(() -> {
         List<ProcessHandle> tree = new ArrayList<>(p.descendants().toList());
-        // parents before their children, the command itself first: a shell whose child died before
-        // it would go on to its next line (a checks script writing what it does after its sleep)
-        tree.sort(java.util.Comparator.comparingInt(h -> depth(h, p.pid())));
-        p.destroy();
         tree.forEach(ProcessHandle::destroy);
+        p.destroy();
         try {
           p.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -148,18 +145,6 @@ final class PullRequestCommand {
       killer.setDaemon(true);
       killer.start();
     }
-  }
-
-  /** How many parents up {@code handle} is from the process {@code root} (a bound of 64 against a loop). */
-  private static int depth(ProcessHandle handle, long root) {
-    int depth = 0;
-    for (java.util.Optional<ProcessHandle> up = handle.parent(); up.isPresent() && depth < 64; up = up.get().parent()) {
-      depth++;
-      if (up.get().pid() == root) {
-        break;
-      }
-    }
-    return depth;
   }
 
   static Outcome run(ProjectCommand command, Map<String, String> values, Path dir, Stopper stopper) {

@@ -74,14 +74,6 @@ public interface Dialect {
   void committed(Connection connection);
 
   /**
-   * The store is closing: whatever the backend still does for it in the background (SQLite's
-   * checkpoint of a bulk write) ends first, so that nothing touches the state's files once it is
-   * closed (a caller may delete or move them next).
-   */
-  default void closing() {
-  }
-
-  /**
    * Said inside the transaction of a bulk write (a first sync of thousands of items), before it
    * commits: SQLite leaves copying its write-ahead log into the database to a thread of its own
    * instead of doing it in this commit (see {@code SqliteDialect}). Nothing by default.

@@ -396,7 +396,6 @@ public final class Jdbc implements AutoCloseable {
   /** Closes the connection; a failure to close is not worth reporting over whatever comes next. */
   @Override
   public void close() {
-    dialect.closing();
     try {
       connection.close();
     } catch (SQLException ignored) {

@@ -77,26 +77,6 @@ final class BackgroundCheckpoint {
     }
   }
 
-  /** How long a closing store waits for a checkpoint still running; past it, the thread is left (a daemon). */
-  static final java.time.Duration CLOSE_WAIT = java.time.Duration.ofSeconds(10);
-
-  /**
-   * Waits, up to {@link #CLOSE_WAIT}, for the checkpoint thread to end: its connection of its own
-   * must not open or touch the state's files after the store closed them (a test's temporary
-   * directory deleted next, a state directory moved away).
-   */
-  void await() {
-    Thread running = thread;
-    if (running == null || done) {
-      return;
-    }
-    try {
-      running.join(CLOSE_WAIT.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt(); // a stop: the closing goes on, the checkpoint is a daemon's
-    }
-  }
-
   private void checkpoint() {
     long started = System.nanoTime();
     try (Connection connection = Database.connectExisting(file); Statement st = connection.createStatement()) {

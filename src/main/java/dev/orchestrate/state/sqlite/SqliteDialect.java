@@ -111,14 +111,6 @@ final class SqliteDialect implements Dialect {
   /** The deferred checkpoint of the last bulk write, until the connection checkpoints itself again. */
   private BackgroundCheckpoint checkpoint;
 
-  /** A background checkpoint still running ends before the store closes (at most {@link BackgroundCheckpoint#CLOSE_WAIT}). */
-  @Override
-  public void closing() {
-    if (checkpoint != null) {
-      checkpoint.await();
-    }
-  }
-
   @Override
   public boolean writesInTransaction() {
     return false;

@@ -149,28 +149,6 @@ class SqlStateRepositoryTest {
   }
 
   /**
-   * A store closed right after a bulk sync waits for its background checkpoint: no thread of the
-   * store's touches the state's files once it is closed (a test's temporary directory was found
-   * not empty when JUnit deleted it, the checkpoint's connection still writing there).
-   */
-  @Test
-  void closing_the_store_after_a_bulk_sync_waits_for_its_checkpoint_thread() {
-    List<BacklogItem> bulk = new java.util.ArrayList<>();
-    for (int i = 0; i < 5_000; i++) {
-      bulk.add(item(String.format("BULK-%05d", i)));
-    }
-    for (int round = 0; round < 5; round++) {
-      java.nio.file.Path file = dir.resolve("closing-" + round).resolve("state.db");
-      try (SqlStateStore whole = SqliteStores.open(file); SqlStateRepository store = whole.repository()) {
-        store.sync(bulk, T0);
-      }
-      assertTrue(Thread.getAllStackTraces().keySet().stream()
-          .noneMatch(t -> t.getName().equals("orchestrate-checkpoint") && t.isAlive()),
-          "no checkpoint thread outlives its store (round " + round + ")");
-    }
-  }
-
-  /**
    * A sync that adds thousands of items counts them in {@code structures} once, with the row
    * triggers paused: the counters still match the tables after a first bulk sync, after one that
    * also reports vanished and returned items, and after a small one, which the triggers (back in

@@ -151,6 +151,7 @@ public final class RunSession {
       Notifier notifier) {
     try (RunLease lease = backend.acquireLease(clock.instant(), config.state().leaseTimeout());
         StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
+      Checkouts.check(lease, config.execution().workspace(), repository, backlogs.current().directory());
       RunListener progress = ui.progress(store.items());
       RunNotifications notifications = notifier == null ? null
           : new RunNotifications(notifier, clock, config.execution().workspace().checks() != null);
@@ -169,6 +170,7 @@ public final class RunSession {
           Path stateRoot = backend.directory().root();
           Worktrees worktrees = new Worktrees(git, repository, config.execution().workspace(),
               config.retention().worktrees(), store.workspaces(), stateRoot.resolve("worktrees"), clock).open();
+          worktrees.cleanUp().forEach(ui::notice);
           scheduler.workspaces(worktrees, new Landing(git, worktrees, config.execution().workspace(),
               store.workspaces(), clock, stateRoot.resolve("jobs")).masking(secrets::mask).open());
         }

@@ -45,7 +45,7 @@ public final class ConfigLoader extends SectionReader {
       "circuit_breaker", "phase_cap", "max_cost_usd", "max_tokens", "workspace", "base_branch", "merge",
       "delete_merged_branches", "commit_author", "destructive_runs_alone", "remote", "pull_request",
       "pull_request_timeout", "checks", "checks_interval", "checks_timeout", "checks_max_rounds", "checks_phase",
-      "integration_batch");
+      "integration_batch", "landing");
   public static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases", "agent", "fallback", "verify",
       "integration_verify", "integration_max_rounds", "verify_protected", "review", "review_timeout",
       "on_review_timeout");

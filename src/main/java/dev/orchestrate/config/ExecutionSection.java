@@ -63,7 +63,9 @@ final class ExecutionSection extends SectionReader {
     return config.withChecks(checks(section, config.merge())).withIntegrationBatch(setting(section,
         "integration_batch", n -> values.integer(n, "execution.integration_batch", 1,
             WorkspaceConfig.MAX_INTEGRATION_BATCH))
-        .orElse(1));
+        .orElse(1)).withLandOn(
+            setting(section, "landing", n -> values.choice(n, "execution.landing",
+                Values.words(WorkspaceConfig.LandOn.values()))).orElse(WorkspaceConfig.LandOn.LOCAL));
   }
 
   /**

@@ -29,10 +29,13 @@ import java.util.regex.Pattern;
  *                             until it says green or red (docs/workspaces.md), or null
  * @param integrationBatch     {@code execution.integration_batch}: how many landing items one run of
  *                             the integration gates may land together (1: one at a time)
+ * @param landOn               {@code execution.landing}: where work meets and lands, the checkout's own
+ *                             branches ({@code local}) or {@code remote}'s (several machines: every phase
+ *                             commit pushed there, integration onto the remote's base)
  */
 public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches,
     Author commitAuthor, boolean destructiveRunsAlone, List<ProjectCommand> setup, List<String> copy,
-    String remote, ProjectCommand pullRequest, ChecksConfig checks, int integrationBatch) {
+    String remote, ProjectCommand pullRequest, ChecksConfig checks, int integrationBatch, LandOn landOn) {
   /** The most items one integration batch may hold. */
   public static final int MAX_INTEGRATION_BATCH = 32;
 
@@ -48,6 +51,7 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
     setup = setup == null ? List.of() : List.copyOf(setup);
     copy = copy == null ? List.of() : List.copyOf(copy);
     remote = remote == null ? DEFAULT_REMOTE : remote;
+    landOn = landOn == null ? LandOn.LOCAL : landOn;
     if (integrationBatch < 1 || integrationBatch > MAX_INTEGRATION_BATCH) {
       throw new IllegalArgumentException("integration_batch must be 1 to " + MAX_INTEGRATION_BATCH);
     }
@@ -57,13 +61,13 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
       boolean destructiveRunsAlone, List<ProjectCommand> setup, List<String> copy, String remote,
       ProjectCommand pullRequest, ChecksConfig checks) {
     this(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup, copy, remote,
-        pullRequest, checks, 1);
+        pullRequest, checks, 1, LandOn.LOCAL);
   }
 
   /** This config with {@code execution.integration_batch}. */
   public WorkspaceConfig withIntegrationBatch(int batch) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone,
-        setup, copy, remote, pullRequest, checks, batch);
+        setup, copy, remote, pullRequest, checks, batch, landOn);
   }
 
   public WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches, Author commitAuthor,
@@ -81,7 +85,7 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
   /** This config with {@code execution.checks} (null: none). */
   public WorkspaceConfig withChecks(ChecksConfig next) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone,
-        setup, copy, remote, pullRequest, next, integrationBatch);
+        setup, copy, remote, pullRequest, next, integrationBatch, landOn);
   }
 
   WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean deleteMergedBranches, Author commitAuthor,
@@ -92,13 +96,13 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
   /** This config with the {@code workspace:} section's set-up commands and copied paths. */
   public WorkspaceConfig withPreparation(List<ProjectCommand> commands, List<String> paths) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone,
-        commands, paths, remote, pullRequest, checks, integrationBatch);
+        commands, paths, remote, pullRequest, checks, integrationBatch, landOn);
   }
 
   /** This config with {@code merge: push}'s remote and pull-request command (null: none). */
   public WorkspaceConfig withPush(String remote, ProjectCommand pullRequest) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone,
-        setup, copy, remote, pullRequest, checks, integrationBatch);
+        setup, copy, remote, pullRequest, checks, integrationBatch, landOn);
   }
 
   public static WorkspaceConfig defaults() {
@@ -111,22 +115,49 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
 
   public WorkspaceConfig withMode(Mode mode) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
-        copy, remote, pullRequest, checks, integrationBatch);
+        copy, remote, pullRequest, checks, integrationBatch, landOn);
   }
 
   public WorkspaceConfig withMerge(Merge merge) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
-        copy, remote, pullRequest, checks, integrationBatch);
+        copy, remote, pullRequest, checks, integrationBatch, landOn);
   }
 
   public WorkspaceConfig withBaseBranch(String branch) {
     return new WorkspaceConfig(mode, branch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
-        copy, remote, pullRequest, checks, integrationBatch);
+        copy, remote, pullRequest, checks, integrationBatch, landOn);
   }
 
   public WorkspaceConfig withDeleteMergedBranches(boolean delete) {
     return new WorkspaceConfig(mode, baseBranch, merge, delete, commitAuthor, destructiveRunsAlone, setup, copy, remote,
-        pullRequest, checks, integrationBatch);
+        pullRequest, checks, integrationBatch, landOn);
+  }
+
+  /** This config with {@code execution.landing}. */
+  public WorkspaceConfig withLandOn(LandOn where) {
+    return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone,
+        setup, copy, remote, pullRequest, checks, integrationBatch, where);
+  }
+
+  /**
+   * Whether work meets on {@code execution.remote} ({@code execution.landing: remote}): each phase
+   * commit is pushed there before it counts, worktrees start from the remote's base branch, and
+   * integration lands on it (docs/workspaces.md, "Several machines").
+   */
+  public boolean landsOnRemote() {
+    return mode == Mode.WORKTREE && landOn == LandOn.REMOTE;
+  }
+
+  /** {@code execution.landing}: where work meets and lands. */
+  public enum LandOn {
+    /** The checkout's own branches: one machine (every runner in the same checkout). */
+    LOCAL,
+    /** {@code execution.remote}: any number of clones, on any number of machines. */
+    REMOTE;
+
+    public String key() {
+      return name().toLowerCase(Locale.ROOT);
+    }
   }
 
   /** {@code execution.workspace}. */

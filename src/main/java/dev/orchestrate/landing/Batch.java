@@ -76,11 +76,17 @@ final class Batch {
         worktrees.bases().watch(ws.baseBranch());
         if (base == null) {
           worktrees.checkBases();
-          base = worktrees.bases().expected(ws.baseBranch());
+          base = landing.baseTip(ws.baseBranch());
           if (base == null) {
             results.put(item.itemId(), landing.deferred(ws, "the base branch " + ws.baseBranch() + " has no commit"));
             continue;
           }
+        }
+        String lacking = landing.lacksRecordedWork(ws);
+        if (lacking != null) {
+          store.integration(item.itemId(), WorkspaceRecord.Integration.CONFLICT, lacking, now);
+          results.put(item.itemId(), new IntegrationResult("refused", lacking));
+          continue;
         }
         if (!git.ok(place, landing.statusArgs()).out().isBlank()) {
           results.put(item.itemId(), landing.deferred(ws, "the worktree " + ws.path() + " has uncommitted changes: "
@@ -191,7 +197,7 @@ final class Batch {
       int landed = red.isEmpty() ? chain.size() : hi - 1;
       String tip = landed == 0 ? base : chain.get(landed - 1).tip();
       if (landed > 0) {
-        Integrator.Advance advance = integrator.advanceBase(chain.get(0).ws(), base, tip, worktrees.guardRoot());
+        Integrator.Advance advance = landing.advance(chain.get(0).ws(), base, tip);
         if (advance instanceof Integrator.Advance.Refused refused) {
           restore(chain);
           chain.forEach(m -> results.put(m.item().itemId(), landing.deferred(m.ws(), refused.reason())));
@@ -200,7 +206,6 @@ final class Batch {
         if (advance != Integrator.Advance.DONE) {
           return requeueAll("the base branch moved while the batch's gates ran; it is gated again");
         }
-        worktrees.bases().movedByUs(chain.get(0).ws().baseBranch(), tip);
         LandingGates.Runs passed = green.get(landed);
         IntegrationResult.Attempt attempt = new IntegrationResult.Attempt(base, tip, passed.ends(), passed.millis());
         String from = base;

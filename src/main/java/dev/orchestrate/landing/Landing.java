@@ -11,6 +11,7 @@ import dev.orchestrate.workspace.ChecksRecord;
 import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.GitException;
 import dev.orchestrate.workspace.Repository;
+import dev.orchestrate.workspace.SharedRemote;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import dev.orchestrate.workspace.WorkspaceStore;
 import dev.orchestrate.workspace.WorktreeGuard;
@@ -84,6 +85,9 @@ public final class Landing implements ItemLanding {
     mask = PushOutput.of(secrets);
     if (pusher != null) {
       pusher.masking(secrets);
+    }
+    if (worktrees.remote() != null) {
+      worktrees.remote().masking(mask::mask);
     }
     return this;
   }
@@ -234,7 +238,7 @@ public final class Landing implements ItemLanding {
           "branch " + ws.branch() + " left for a pull request (execution.merge: none)"));
     }
     if (ws.integration() == WorkspaceRecord.Integration.INTEGRATED && ws.headCommit() != null
-        && git.run(checkout, "merge-base", "--is-ancestor", ws.headCommit(), "refs/heads/" + ws.baseBranch()).ok()) {
+        && onBase(ws)) {
       // landed by a run killed before it recorded the item done: nothing to land again
       return SlowWork.done(new IntegrationResult("integrated", ws.branch() + " already landed on " + ws.baseBranch()));
     }
@@ -243,6 +247,11 @@ public final class Landing implements ItemLanding {
       Git.Place place = worktrees.verified(ws);
       worktrees.bases().watch(ws.baseBranch());
       worktrees.checkBases();
+      String lacking = lacksRecordedWork(ws);
+      if (lacking != null) {
+        store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, lacking, now);
+        return SlowWork.done(new IntegrationResult("refused", lacking));
+      }
       String dirty = git.ok(place, statusArgs()).out();
       if (!dirty.isBlank()) {
         return SlowWork.done(deferred(ws, "the worktree " + ws.path() + " has uncommitted changes: commit them on "
@@ -273,7 +282,7 @@ public final class Landing implements ItemLanding {
   private SlowWork<IntegrationResult> integrate(WorkspaceRecord ws, Git.Place place, String title, Instant now,
       List<ProjectCommand> gates, int from) {
     for (int attempt = from; attempt <= INTEGRATION_ATTEMPTS; attempt++) {
-      String base = worktrees.bases().expected(ws.baseBranch());
+      String base = baseTip(ws.baseBranch());
       if (base == null) {
         return SlowWork.done(deferred(ws, "the base branch " + ws.baseBranch() + " has no commit: create it; the "
             + "next run integrates " + ws.branch()));
@@ -297,11 +306,12 @@ public final class Landing implements ItemLanding {
       if (!gates.isEmpty()) {
         String tip = config.merge() == WorkspaceConfig.Merge.REBASE
             ? integrator.squash(ws, place, base, result.tip(), title) : result.tip();
+        ws = rebased(ws, config.merge() == WorkspaceConfig.Merge.REBASE ? tip : null);
         return gated(ws, base, tip, title, now, gates, attempt);
       }
-      Integrator.Advance advance = integrator.advanceBase(ws, base, result.tip(), worktrees.guardRoot());
+      ws = rebased(ws, config.merge() == WorkspaceConfig.Merge.REBASE ? result.tip() : null);
+      Integrator.Advance advance = advance(ws, base, result.tip());
       if (advance == Integrator.Advance.DONE) {
-        worktrees.bases().movedByUs(ws.baseBranch(), result.tip());
         store.landed(integrator.landed(place, base, result.tip()), clock.instant());
         return SlowWork.done(integrated(ws, result.tip()));
       }
@@ -343,9 +353,8 @@ public final class Landing implements ItemLanding {
           if (!runs.passed()) {
             return red(ws, base, tip, runs).with(tried);
           }
-          Integrator.Advance advance = integrator.advanceBase(ws, base, tip, worktrees.guardRoot());
+          Integrator.Advance advance = advance(ws, base, tip);
           if (advance == Integrator.Advance.DONE) {
-            worktrees.bases().movedByUs(ws.baseBranch(), tip);
             store.landed(integrator.landed(checkout, base, tip), clock.instant());
             IntegrationResult done = integrated(ws, tip);
             return new IntegrationResult(done.kind(), done.message() + " after its gates passed there ("
@@ -380,7 +389,7 @@ public final class Landing implements ItemLanding {
       git.run(checkout, "update-ref", "-m", "orchestrate: integration gates red", "refs/heads/" + ws.branch(), tip,
           head);
     }
-    store.headMoved(ws.itemId(), tip, at);
+    worktrees.moved(ws, tip);
     // the fix lands folded with the red state into one commit on the base: never a red commit of its own
     store.landingFold(ws.itemId(), base, at);
     int round = store.landingRounds(ws.itemId()) + 1;
@@ -401,7 +410,7 @@ public final class Landing implements ItemLanding {
   private SlowWork<IntegrationResult> pushed(WorkspaceRecord ws, String base, String tip, String title) {
     Instant now = clock.instant();
     if (!tip.equals(ws.headCommit())) {
-      store.headMoved(ws.itemId(), tip, now);
+      worktrees.moved(ws, tip);
     }
     return pusher.pushSlowly(ws, base, tip, title).then(outcome -> {
       try {
@@ -448,7 +457,89 @@ public final class Landing implements ItemLanding {
     if (config.deleteMergedBranches()) {
       git.run(checkout, "branch", "--quiet", "-D", ws.branch());
     }
-    return new IntegrationResult("integrated", ws.branch() + " integrated into " + ws.baseBranch() + " at "
-        + tip.substring(0, Math.min(12, tip.length())));
+    SharedRemote remote = worktrees.remote();
+    if (remote != null) {
+      try {
+        remote.drop(ws.itemId()); // the base has its work now
+      } catch (GitException e) {
+        log.warn("{}: landed, but its ref {} stays on {}: {}", ws.itemId(), SharedRemote.itemRef(ws.itemId()),
+            remote.name(), e.getMessage());
+      }
+    }
+    return new IntegrationResult("integrated", ws.branch() + " integrated into " + ws.baseBranch()
+        + (remote == null ? "" : " on " + remote.name()) + " at " + tip.substring(0, Math.min(12, tip.length())));
+  }
+
+  /**
+   * The base's tip that work lands on: the remote's, fetched now ({@code execution.landing: remote}),
+   * else this checkout's as orchestrate last saw or moved it; null when it has no commit.
+   */
+  String baseTip(String branch) {
+    SharedRemote remote = worktrees.remote();
+    return remote == null ? worktrees.bases().expected(branch) : remote.fetchBase(branch);
+  }
+
+  /**
+   * Moves the base branch from {@code base} to {@code tip}: on the remote by a push with a lease on
+   * {@code base} (another runner that landed first makes it {@link Integrator.Advance#MOVED}), else in
+   * this checkout ({@link Integrator#advanceBase}).
+   */
+  Integrator.Advance advance(WorkspaceRecord ws, String base, String tip) {
+    SharedRemote remote = worktrees.remote();
+    if (remote == null) {
+      Integrator.Advance advance = integrator.advanceBase(ws, base, tip, worktrees.guardRoot());
+      if (advance == Integrator.Advance.DONE) {
+        worktrees.bases().movedByUs(ws.baseBranch(), tip);
+      }
+      return advance;
+    }
+    try {
+      return remote.land(ws.baseBranch(), base, tip) == SharedRemote.Landed.DONE
+          ? Integrator.Advance.DONE : Integrator.Advance.MOVED;
+    } catch (GitException e) {
+      return new Integrator.Advance.Refused(e.getMessage() + "; the next run integrates " + ws.branch());
+    }
+  }
+
+  /** Whether the base branch (the remote's, with execution.landing: remote) has the item's last recorded commit. */
+  private boolean onBase(WorkspaceRecord ws) {
+    SharedRemote remote = worktrees.remote();
+    String base = remote == null ? "refs/heads/" + ws.baseBranch() : remote.fetchBase(ws.baseBranch());
+    return base != null && git.run(checkout, "merge-base", "--is-ancestor", ws.headCommit(), base).ok();
+  }
+
+  /**
+   * Why the item's branch must not be pushed or integrated, with {@code execution.landing: remote}:
+   * its tip lacks the item's last recorded phase commit (a branch left in this clone from an earlier
+   * hold of the item, which diverged from what other runners recorded since); null when it has it,
+   * or when work meets in this checkout (its branch is the only one: a person's rebase to resolve a
+   * conflict is theirs to land). Both commits are named.
+   */
+  String lacksRecordedWork(WorkspaceRecord ws) {
+    if (worktrees.remote() == null) {
+      return null;
+    }
+    String tip = git.commit(checkout, "refs/heads/" + ws.branch());
+    if (tip != null && git.run(checkout, "merge-base", "--is-ancestor", ws.headCommit(), tip).ok()) {
+      return null;
+    }
+    return "not integrated: branch " + ws.branch() + " in " + worktrees.repository().top() + " is at "
+        + (tip == null ? "(none)" : tip) + ", which lacks the item's last recorded phase commit " + ws.headCommit()
+        + ": orchestrate never lands a branch without its recorded work. If the branch holds your fix, run orchestrate "
+        + "unblock " + ws.itemId() + " --rebase in this clone (it records the branch and pushes it to "
+        + worktrees.remote().name() + "); else put it back (git branch -f " + ws.branch() + " " + ws.headCommit()
+        + ") and unblock " + ws.itemId();
+  }
+
+  /**
+   * The item's branch was rebased (or squashed) to {@code tip} for landing: recorded as its head (and
+   * pushed to the shared remote), so that its branch always holds its recorded work; null: unchanged.
+   */
+  private WorkspaceRecord rebased(WorkspaceRecord ws, String tip) {
+    if (tip == null || tip.equals(ws.headCommit())) {
+      return ws;
+    }
+    worktrees.moved(ws, tip);
+    return store.workspace(ws.itemId()).orElse(ws);
   }
 }

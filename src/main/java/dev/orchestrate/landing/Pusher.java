@@ -12,6 +12,7 @@ import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.GitException;
 import dev.orchestrate.workspace.PushRecord;
 import dev.orchestrate.workspace.Repository;
+import dev.orchestrate.workspace.SharedRemote;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import dev.orchestrate.workspace.WorkspaceSetupException;
 import dev.orchestrate.workspace.WorkspaceStore;
@@ -91,9 +92,7 @@ final class Pusher {
    * otherwise (by starting a new run).
    */
   private String transportConfig() {
-    Git.Result r = git.run(repo.checkout(), "config", "--null", "--get-regexp",
-        "^(url\\..*|http\\..*|remote\\." + config.remote().replace(".", "\\.") + "\\..*)$");
-    return r.out();
+    return SharedRemote.transport(git, repo.checkout(), config.remote());
   }
 
   /**
@@ -103,15 +102,7 @@ final class Pusher {
    * @throws WorkspaceSetupException when the repository has no such remote
    */
   static String remoteUrl(Git git, Repository repo, String remote) {
-    for (String key : List.of("pushurl", "url")) {
-      Git.Result r = git.run(repo.checkout(), "config", "--get", "remote." + remote + "." + key);
-      if (r.ok() && !r.line().isBlank()) {
-        return r.line().lines().reduce((a, b) -> b).orElse(r.line());
-      }
-    }
-    throw new WorkspaceSetupException("execution.remote '" + remote + "' is not a remote of the repository at "
-        + repo.top() + " (execution.merge: push pushes each done item's branch there): add it (git remote add "
-        + remote + " URL), or name another one in execution.remote");
+    return SharedRemote.url(git, repo, remote, "execution.merge: push pushes each done item's branch there");
   }
 
   /** When a failed item is tried again: 30 s after its first failure, doubling up to 30 min. */

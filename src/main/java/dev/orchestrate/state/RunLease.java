@@ -21,6 +21,19 @@ public interface RunLease extends AutoCloseable {
     return true;
   }
 
+  /**
+   * Records the checkout this runner works in and returns the other live runners that work in
+   * another one (several clones share the state), one line each naming the runner, its host and
+   * its checkout; empty when one run holds the state.
+   *
+   * @param id    the checkout's identity ({@code workspace/Checkout}): equal for every runner in
+   *              one checkout, different for two clones even at the same path on two machines
+   * @param where where it is, for people ({@code host:path})
+   */
+  default java.util.List<String> checkout(String id, String where) {
+    return java.util.List.of();
+  }
+
   @Override
   void close();
 }

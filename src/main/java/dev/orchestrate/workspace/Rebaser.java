@@ -55,19 +55,24 @@ final class Rebaser {
       if (!guarded) {
         return refused(ws, "the worktrees' directory " + root + " is missing");
       }
-      if (!Worktrees.commonDir(ws).equals(repo.commonDir())) {
+      SharedRemote remote = worktrees.remote();
+      if (remote == null && !Worktrees.commonDir(ws).equals(repo.commonDir())) {
         return refused(ws, "its worktree belongs to the repository " + Worktrees.commonDir(ws) + ", not to "
             + repo.commonDir()
             + ": run unblock from a checkout of that repository");
       }
-      if (!ws.onDisk() || WorktreeGuard.missing(ws.path()) || WorktreeGuard.missing(ws.gitDir())) {
-        ws = worktrees.recreated(ws);
+      if (!ws.onDisk() || !worktrees.mine(ws) || WorktreeGuard.missing(ws.path())
+          || WorktreeGuard.missing(ws.gitDir())) {
+        ws = worktrees.recreated(ws); // from the shared remote when another clone made it
+        store.setUp(itemId, null);
+      } else if (remote != null) {
+        ws = worktrees.restored(ws);
         store.setUp(itemId, null);
       }
       Git.Place place = worktrees.guardedPlace(ws);
       BaseRefs bases = worktrees.bases();
       bases.watch(ws.baseBranch());
-      String base = bases.expected(ws.baseBranch());
+      String base = remote == null ? bases.expected(ws.baseBranch()) : remote.fetchBase(ws.baseBranch());
       if (base == null) {
         return refused(ws, "the base branch " + ws.baseBranch() + " has no commit");
       }
@@ -103,6 +108,9 @@ final class Rebaser {
         store.save(new WorkspaceRecord(ws.itemId(), ws.path(), ws.branch(), ws.baseBranch(), ws.gitDir(), base, head,
             null, null, ws.integration(), ws.note(), DiskUsage.of(ws.path()), ws.createdAt(), ws.finishedAt(),
             ws.removedAt()), clock.instant());
+        if (remote != null && !head.equals(ws.headCommit())) {
+          remote.publish(itemId, head, ws.headCommit().equals(ws.baseCommit()) ? null : ws.headCommit());
+        }
       }
       log.debug("{}: {} {} onto {} at {}", itemId, ws.branch(), rebased ? "rebased" : "already", ws.baseBranch(), base);
       return new Rebase(rebased ? "rebased" : "up_to_date", ws.branch(), ws.baseBranch(), from, head, base, moved,

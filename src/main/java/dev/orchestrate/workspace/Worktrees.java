@@ -59,6 +59,8 @@ public final class Worktrees implements ItemWorkspaces {
   private final BaseRefs bases;
   /** Set by {@link #open()}, from real paths taken before any agent of this run worked. */
   private WorktreeGuard guard;
+  /** Where the work of several clones meets ({@code execution.landing: remote}); null: this checkout's branches. */
+  private SharedRemote remote;
 
   /**
    * @param root where the worktrees go ({@code <state>/worktrees}); created, with a
@@ -84,6 +86,20 @@ public final class Worktrees implements ItemWorkspaces {
    * would otherwise show up in the user's {@code git status}, worktrees and database included.
    */
   public Worktrees open() {
+    prepareRoot();
+    int dropped = store.settlePending(clock.instant());
+    if (dropped > 0) {
+      log.info("{} phase commit(s) of jobs that did not complete were dropped", dropped);
+    }
+    prune();
+    bases.watch(repo.baseBranch());
+    CopiedFiles.check(git, repo, config.copy());
+    pinRemote();
+    return this;
+  }
+
+  /** The worktrees' directory and the state's {@code .gitignore}s made, and the guard set on its real path. */
+  private void prepareRoot() {
     try {
       Files.createDirectories(root);
       Path stateIgnore = root.getParent().resolve(".gitignore");
@@ -104,14 +120,22 @@ public final class Worktrees implements ItemWorkspaces {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot prepare " + root, e);
     }
-    int dropped = store.settlePending(clock.instant());
-    if (dropped > 0) {
-      log.info("{} phase commit(s) of jobs that did not complete were dropped", dropped);
+  }
+
+  /** With {@code execution.landing: remote}, pins the remote now, before any agent of this run worked. */
+  void pinRemote() {
+    if (remote == null && config.landsOnRemote()) {
+      remote = SharedRemote.pin(git, repo, config.remote());
     }
-    prune();
-    bases.watch(repo.baseBranch());
-    CopiedFiles.check(git, repo, config.copy());
-    return this;
+  }
+
+  /**
+   * The remote where work meets ({@code execution.landing: remote}, pinned by {@link #open()}): every
+   * phase commit is pushed to it before its job counts, a worktree this clone lacks is made from it,
+   * and new worktrees start from its base branch. Null when work meets in this checkout.
+   */
+  public SharedRemote remote() {
+    return remote;
   }
 
   /** The repository the worktrees belong to. */
@@ -135,11 +159,136 @@ public final class Worktrees implements ItemWorkspaces {
   }
 
   /**
+   * With {@code execution.landing: remote}, what this clone keeps of items it does not work on any
+   * more (another runner continued them after this one died, or landed them): each worktree and
+   * local branch {@code orchestrate/<ID>} whose work is on the remote (its tip is in the item's last
+   * recorded phase commit, or published from here) is removed, with the uncommitted files of the
+   * attempt this runner was running when it died (its phase runs again wherever the item is
+   * continued); one that holds commits the remote lacks is kept and reported. Items this clone's worktree is at work on, and finished ones it
+   * keeps for a person (blocked, not landed), are left alone. One line each, for the operator.
+   */
+  public List<String> cleanUp() {
+    if (remote == null) {
+      return List.of();
+    }
+    java.util.Set<String> ids = new java.util.TreeSet<>();
+    for (String line : git.ok(checkout, "for-each-ref", "--format=%(refname:strip=2)", "refs/heads/" + BRANCH_PREFIX)
+        .out().lines().toList()) {
+      if (line.startsWith(BRANCH_PREFIX)) {
+        ids.add(line.substring(BRANCH_PREFIX.length()));
+      }
+    }
+    try (var dirs = Files.list(root)) {
+      dirs.filter(d -> Files.isDirectory(d, WorktreeGuard.NOFOLLOW)).map(d -> d.getFileName().toString())
+          .filter(name -> !name.startsWith("+")).forEach(ids::add);
+    } catch (IOException e) {
+      return List.of("could not list " + root + ": " + e.getMessage());
+    }
+    List<String> lines = new ArrayList<>();
+    for (String id : ids) {
+      WorkspaceRecord ws = store.workspace(id).orElse(null);
+      if (ws != null && ws.onDisk() && mine(ws)
+          && (ws.finishedAt() == null || ws.integration() != WorkspaceRecord.Integration.INTEGRATED)) {
+        continue; // this clone's worktree of an item at work, or kept for a person
+      }
+      String line = cleanUp(id, ws);
+      if (line != null) {
+        lines.add(line);
+      }
+    }
+    return lines;
+  }
+
+  private String cleanUp(String id, WorkspaceRecord ws) {
+    String branch = BRANCH_PREFIX + id;
+    Path path = root.resolve(id).normalize();
+    String tip = git.commit(checkout, "refs/heads/" + branch);
+    // on the remote: in the item's recorded work, or published from here (then rebased or squashed as it landed)
+    String published = git.commit(checkout, SharedRemote.itemRef(id));
+    try {
+      if (ws != null && !remote.has(ws.headCommit())) {
+        available(ws);
+      }
+      boolean onRemote = tip == null || (ws != null && ancestor(tip, ws.headCommit()))
+          || (published != null && ancestor(tip, published));
+      boolean tree = Files.isDirectory(path, WorktreeGuard.NOFOLLOW);
+      if (!onRemote) {
+        return id + ": kept " + (tree ? "the worktree " + path + " and " : "") + "branch " + branch + ", at " + tip
+            + ", which " + remote.name() + " does not have (" + (ws == null ? "the state has no such item"
+                : "the item's recorded work is " + ws.headCommit())
+            + "): look at it, and delete it once you have "
+            + "what you want from it (git worktree remove --force " + path + "; git branch -D " + branch + ")";
+      }
+      // uncommitted files there are an interrupted attempt's, which the item's holder runs again
+      forget(path);
+      if (tip != null) {
+        git.ok(checkout, "branch", "--quiet", "-D", branch);
+      }
+      git.run(checkout, "update-ref", "-d", SharedRemote.itemRef(id));
+      return id + ": removed this clone's " + (tip == null ? "worktree" : "worktree and branch " + branch)
+          + " (its work is on " + remote.name() + (ws == null ? "" : " at " + abbrev(ws.headCommit())) + ")";
+    } catch (GitException | IOException | UncheckedIOException | WorktreeGuard.Breach
+        | WorkspaceUnavailableException e) {
+      return id + ": could not clean up this clone's worktree and branch " + branch + ": " + e.getMessage();
+    }
+  }
+
+  private static String abbrev(String commit) {
+    return commit.substring(0, Math.min(12, commit.length()));
+  }
+
+  /**
    * The item's worktree on disk, made again at its branch's last phase commit when retention removed
    * it or it was lost.
    */
   public WorkspaceRecord restored(WorkspaceRecord ws) throws IOException {
-    return !ws.onDisk() || WorktreeGuard.missing(ws.path()) ? recreate(ws) : ws;
+    if (!ws.onDisk() || !mine(ws) || WorktreeGuard.missing(ws.path())) {
+      return recreate(ws);
+    }
+    String tip = git.commit(checkout, "refs/heads/" + ws.branch());
+    if (tip != null && !tip.equals(ws.headCommit()) && ancestor(tip, ws.headCommit())) {
+      // a worktree left from an earlier hold of the item, behind what another runner recorded since
+      available(ws);
+      reset(ws);
+    }
+    return ws;
+  }
+
+  /**
+   * Whether the record names this runner's own worktree: the directory of its id under this
+   * clone's worktrees' directory, registered in this repository. A record another runner (another
+   * clone) made names a path of its own, which is never used here.
+   */
+  boolean mine(WorkspaceRecord ws) {
+    return ws.path().equals(root.resolve(ws.itemId()).normalize()) && ws.gitDir().getParent() != null
+        && ws.gitDir().getParent().equals(repo.commonDir().resolve("worktrees"));
+  }
+
+  private boolean ancestor(String older, String newer) {
+    return git.run(checkout, "merge-base", "--is-ancestor", older, newer).ok();
+  }
+
+  /**
+   * The item's last phase commit is in this clone: fetched from the remote's item ref (or its base
+   * branch, before any phase commit) when another runner made it.
+   *
+   * @throws WorkspaceUnavailableException when neither has it
+   */
+  private void available(WorkspaceRecord ws) {
+    if (remote == null || remote.has(ws.headCommit())) {
+      return;
+    }
+    String fetched = remote.fetchItem(ws.itemId());
+    if (!remote.has(ws.headCommit())) {
+      remote.fetchBase(ws.baseBranch());
+    }
+    if (!remote.has(ws.headCommit())) {
+      throw new WorkspaceUnavailableException("the last recorded phase commit of " + ws.itemId() + ", "
+          + ws.headCommit() + ", is neither in this clone nor on " + remote.name() + " ("
+          + SharedRemote.itemRef(ws.itemId()) + (fetched == null ? " does not exist" : " is at " + fetched)
+          + "): the runner that made it did not push it; push it from that clone (git push " + remote.name() + " "
+          + ws.headCommit() + ":" + SharedRemote.itemRef(ws.itemId()) + "), then unblock " + ws.itemId());
+    }
   }
 
   /**
@@ -203,12 +352,16 @@ public final class Worktrees implements ItemWorkspaces {
       if (ws == null) {
         ws = create(itemId, dependsOn);
         made = true;
-      } else if (!ws.onDisk() || WorktreeGuard.missing(ws.path()) || WorktreeGuard.missing(ws.gitDir())) {
+      } else if (!ws.onDisk() || !mine(ws) || WorktreeGuard.missing(ws.path())
+          || WorktreeGuard.missing(ws.gitDir())) {
         ws = recreate(ws);
         store.setUp(itemId, null); // a new directory: its set-up (installed dependencies) is gone
         made = true;
+      } else {
+        available(ws);
       }
-      boolean kept = keep && !made;
+      // a worktree left from an earlier hold of the item, whose branch lacks what was recorded since, is not kept
+      boolean kept = keep && !made && ws.headCommit().equals(git.commit(checkout, "refs/heads/" + ws.branch()));
       // Kept: the last attempt's edits stay for the agent that continues its session; only the
       // worktree's git state is made ours again. Else the attempt starts at the last phase commit.
       Git.Place place = kept ? guarded(ws) : reset(ws);
@@ -237,8 +390,14 @@ public final class Worktrees implements ItemWorkspaces {
           "item id '" + itemId + "' cannot name a git branch (" + branch + ") or a worktree "
               + "directory: give the item an id without '..', a leading or trailing '.', or a '.lock' ending");
     }
-    String baseCommit = git.ok(checkout, "rev-parse", "--verify", "refs/heads/" + repo.baseBranch() + "^{commit}")
-        .line();
+    String baseCommit = remote == null
+        ? git.ok(checkout, "rev-parse", "--verify", "refs/heads/" + repo.baseBranch() + "^{commit}").line()
+        : remote.fetchBase(repo.baseBranch());
+    if (baseCommit == null) {
+      throw new WorkspaceUnavailableException("the base branch " + repo.baseBranch() + " is not on " + remote.name()
+          + " (" + remote.where() + "), where work starts and lands with execution.landing: remote: push it (git push "
+          + remote.name() + " " + repo.baseBranch() + "), then unblock " + itemId);
+    }
     List<String> stack = stackedOn(dependsOn);
     String start = stack.isEmpty() ? baseCommit : stack.get(0);
     String existing = git.commit(checkout, "refs/heads/" + branch);
@@ -301,17 +460,35 @@ public final class Worktrees implements ItemWorkspaces {
     return git.ok(place, "rev-parse", "HEAD").line();
   }
 
-  /** The worktree was removed (retention) or lost: back on disk at its branch's last phase commit. */
+  /**
+   * The worktree was removed (retention) or lost, or another runner (another clone) made it: back on
+   * disk here, at this runner's own path, at the item's last recorded phase commit. A local branch
+   * that holds that commit is used as it is (a person's fix on it stays); one that lacks it is moved
+   * there when it is behind (left from an earlier hold of the item), and refused when it went
+   * elsewhere: never a stale branch in place of the recorded work.
+   */
   private WorkspaceRecord recreate(WorkspaceRecord ws) throws IOException {
-    forget(ws.path());
-    if (git.commit(checkout, "refs/heads/" + ws.branch()) != null) {
-      git.ok(checkout, "worktree", "add", "--quiet", "--force", ws.path().toString(), ws.branch());
-    } else {
-      git.ok(checkout, "worktree", "add", "--quiet", "-b", ws.branch(), ws.path().toString(), ws.headCommit());
+    Path path = root.resolve(ws.itemId()).normalize();
+    if (!root.equals(path.getParent())) {
+      throw new WorkspaceUnavailableException("item id '" + ws.itemId() + "' names no directory under " + root);
     }
-    WorkspaceRecord again = new WorkspaceRecord(ws.itemId(), ws.path(), ws.branch(), ws.baseBranch(),
-        adminDir(ws.path()), ws.baseCommit(), ws.headCommit(), null, null, ws.integration(), ws.note(),
-        DiskUsage.of(ws.path()), ws.createdAt(), ws.finishedAt(), null);
+    forget(path);
+    available(ws);
+    String tip = git.commit(checkout, "refs/heads/" + ws.branch());
+    if (tip != null && ancestor(ws.headCommit(), tip)) {
+      git.ok(checkout, "worktree", "add", "--quiet", "--force", path.toString(), ws.branch());
+    } else if (tip == null || ancestor(tip, ws.headCommit())) {
+      git.ok(checkout, "worktree", "add", "--quiet", "--force", "-B", ws.branch(), path.toString(), ws.headCommit());
+    } else {
+      throw new WorkspaceUnavailableException("branch " + ws.branch() + " in " + repo.top() + " is at " + tip
+          + ", which lacks the item's last recorded phase commit " + ws.headCommit() + " (and holds commits it does "
+          + "not): look at both (git log " + ws.headCommit() + "..." + tip + "), keep what you want on the branch "
+          + "from " + ws.headCommit() + " or delete it (git branch -D " + ws.branch() + "), then unblock "
+          + ws.itemId());
+    }
+    WorkspaceRecord again = new WorkspaceRecord(ws.itemId(), path, ws.branch(), ws.baseBranch(),
+        adminDir(path), ws.baseCommit(), ws.headCommit(), null, null, ws.integration(), ws.note(),
+        DiskUsage.of(path), ws.createdAt(), ws.finishedAt(), null);
     store.save(again, clock.instant());
     return again;
   }
@@ -383,6 +560,10 @@ public final class Worktrees implements ItemWorkspaces {
    * ({@code unblock --rebase}): see {@link Rebaser}.
    */
   public Rebase rebaseOntoBase(String itemId) {
+    pinRemote();
+    if (guard == null && remote != null) {
+      prepareRoot(); // another clone's item: its worktree is made here
+    }
     if (guard == null && Files.isDirectory(root, WorktreeGuard.NOFOLLOW)) {
       try {
         guard = new WorktreeGuard(root.toRealPath(), repo.commonDir());
@@ -499,6 +680,10 @@ public final class Worktrees implements ItemWorkspaces {
     git.ok(place, config.commitAuthor().environment(), args);
     String commit = git.ok(place, "rev-parse", "HEAD").line();
     store.commitPending(itemId, commit, jobId, DiskUsage.of(ws.path()), clock.instant());
+    if (remote != null) {
+      // before the job counts: any runner can continue the item from here
+      remote.publish(itemId, commit, ws.headCommit().equals(ws.baseCommit()) ? null : ws.headCommit());
+    }
     return commit;
   }
 
@@ -540,8 +725,24 @@ public final class Worktrees implements ItemWorkspaces {
     store.workspace(itemId).ifPresent(ws -> store.finished(itemId, clock.instant(), clock.instant()));
   }
 
+  /**
+   * Landing moved the item's branch to {@code commit} (rebased onto the base, squashed, a red
+   * integration round's tree): it is the item's new start, on the shared remote too when there is
+   * one, so that any runner continues from it.
+   */
+  public void moved(WorkspaceRecord ws, String commit) {
+    store.headMoved(ws.itemId(), commit, clock.instant());
+    if (remote != null) {
+      remote.publish(ws.itemId(), commit, ws.headCommit().equals(ws.baseCommit()) ? null : ws.headCommit());
+    }
+  }
+
   /** Removes a landed item's worktree from disk (its work is on the base branch or the remote; the branch stays or goes by config). */
   public void remove(WorkspaceRecord ws) {
+    if (!mine(ws)) {
+      store.removed(ws.itemId(), clock.instant()); // another clone's: its runner cleans it up (cleanUp)
+      return;
+    }
     if (WorktreeRetention.removeFromDisk(git, ws, true)) {
       store.removed(ws.itemId(), clock.instant());
     } else {

@@ -50,6 +50,11 @@ import java.util.List;
  * rollback, so that a scan inside one streams with a fetch size ({@link #fetchSize}).
  */
 final class PostgresDialect implements Dialect {
+  @Override
+  public boolean sharedByRunners() {
+    return true;
+  }
+
   /** Rows a streamed scan fetches at a time. */
   static final int FETCH_SIZE = 1_000;
 

@@ -90,6 +90,33 @@ final class PostgresRunner implements RunLease {
     return maintainer;
   }
 
+  @Override
+  public java.util.List<String> checkout(String checkoutId, String where) {
+    try (Connection c = connect.get();
+        PreparedStatement mine = c.prepareStatement("UPDATE runners SET checkout = ?, checkout_path = ? WHERE id = ?");
+        PreparedStatement others = c.prepareStatement("SELECT id, checkout_path FROM runners WHERE id <> ?"
+            + " AND checkout IS NOT NULL AND checkout <> ? AND heartbeat_at > " + PostgresDialect.CLOCK_MS
+            + " - ? ORDER BY id")) {
+      mine.setString(1, checkoutId);
+      mine.setString(2, where);
+      mine.setString(3, id);
+      mine.executeUpdate();
+      others.setString(1, id);
+      others.setString(2, checkoutId);
+      others.setLong(3, timeout.toMillis());
+      java.util.List<String> found = new java.util.ArrayList<>();
+      try (var rs = others.executeQuery()) {
+        while (rs.next()) {
+          found.add("runner " + rs.getString(1) + " in " + rs.getString(2));
+        }
+      }
+      return found;
+    } catch (SQLException e) {
+      throw new dev.orchestrate.state.StoreException("cannot record this runner's checkout in the state database: "
+          + e.getMessage(), e);
+    }
+  }
+
   private void register() throws SQLException {
     try (PreparedStatement ps = connection.prepareStatement("INSERT INTO runners (id, host, pid, started_at,"
         + " heartbeat_at, logs_dir) VALUES (?, ?, ?, " + PostgresDialect.CLOCK_MS + ", " + PostgresDialect.CLOCK_MS

@@ -26,6 +26,11 @@ public interface Dialect {
   }
 
   /** How messages name the database: {@code state database /path/state.db}. */
+  /** Whether several runners share the database (a {@code runners} table, jobs with a runner). */
+  default boolean sharedByRunners() {
+    return false;
+  }
+
   String description();
 
   /**

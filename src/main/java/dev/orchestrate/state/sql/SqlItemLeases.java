@@ -108,6 +108,9 @@ final class SqlItemLeases implements ItemLeases {
         rs -> new Row(rs.getString(1), rs.getString(2), rs.getString(3)), me, timeout.toMillis());
     List<DeadRunner> out = new ArrayList<>();
     for (Row r : rows) {
+      // a phase commit its interrupted jobs left pending never counts: dropped before the jobs end
+      jdbc.execute("UPDATE workspaces SET pending_commit = NULL, pending_job_id = NULL WHERE pending_job_id IN"
+          + " (SELECT id FROM jobs WHERE runner_id = ? AND state = 'running')", r.id());
       int jobs = jdbc.execute("UPDATE jobs SET state = ?, ended_at = " + now
           + ", reason = ? WHERE runner_id = ? AND state = 'running'", JobState.INTERRUPTED.key(),
           "its runner " + r.id() + " stopped renewing its heartbeat; runner " + me + " took its items over", r.id());

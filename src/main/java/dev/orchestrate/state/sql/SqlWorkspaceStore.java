@@ -116,9 +116,13 @@ final class SqlWorkspaceStore implements WorkspaceStore {
           SELECT w.item_id FROM workspaces w JOIN jobs j ON j.id = w.pending_job_id
            WHERE w.pending_commit IS NOT NULL AND j.state = 'completed'""", rs -> rs.getString(1));
       confirmed.forEach(id -> confirm(id, now));
+      // a job still running under a runner of a shared state (another one, alive) keeps its pending commit;
+      // a dead runner's are dropped when it is taken over (SqlItemLeases)
       return jdbc.execute("""
           UPDATE workspaces SET pending_commit = NULL, pending_job_id = NULL, updated_at = ?
-           WHERE pending_commit IS NOT NULL""", now.toEpochMilli());
+           WHERE pending_commit IS NOT NULL""" + (!jdbc.dialect().sharedByRunners() ? "" : " " + """
+          AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = pending_job_id AND j.state = 'running'
+            AND j.runner_id IN (SELECT id FROM runners))"""), now.toEpochMilli());
     });
   }
 

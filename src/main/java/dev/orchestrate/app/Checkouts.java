@@ -27,16 +27,17 @@ final class Checkouts {
    *
    * @param repository the worktrees' repository; null for the shared workspace
    * @param backlogDir the backlog's directory (the shared workspace's checkout)
+   * @return this runner's checkout; null when one run holds the state
    * @throws WorkspaceSetupException naming the other runners and the fix (exit 2)
    */
-  static void check(RunLease lease, WorkspaceConfig workspace, Repository repository, Path backlogDir) {
+  static Checkout check(RunLease lease, WorkspaceConfig workspace, Repository repository, Path backlogDir) {
     if (lease.runnerId() == null) {
-      return;
+      return null;
     }
     Checkout mine = repository != null ? Checkout.of(repository, lease.host()) : ofDirectory(backlogDir, lease.host());
     List<String> others = lease.checkout(mine.id(), mine.where());
     if (others.isEmpty() || workspace.landsOnRemote()) {
-      return;
+      return mine;
     }
     String why = workspace.worktrees()
         ? "with execution.landing: local each runner integrates into its own clone's " + repository.baseBranch()

@@ -24,6 +24,7 @@ import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.workspace.Checkout;
 import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.Repository;
 import dev.orchestrate.workspace.Worktrees;
@@ -151,7 +152,8 @@ public final class RunSession {
       Notifier notifier) {
     try (RunLease lease = backend.acquireLease(clock.instant(), config.state().leaseTimeout());
         StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
-      Checkouts.check(lease, config.execution().workspace(), repository, backlogs.current().directory());
+      Checkout checkout = Checkouts.check(lease, config.execution().workspace(), repository,
+          backlogs.current().directory());
       RunListener progress = ui.progress(store.items());
       RunNotifications notifications = notifier == null ? null
           : new RunNotifications(notifier, clock, config.execution().workspace().checks() != null);
@@ -169,7 +171,8 @@ public final class RunSession {
           Git git = new Git();
           Path stateRoot = backend.directory().root();
           Worktrees worktrees = new Worktrees(git, repository, config.execution().workspace(),
-              config.retention().worktrees(), store.workspaces(), stateRoot.resolve("worktrees"), clock).open();
+              config.retention().worktrees(), store.workspaces(), stateRoot.resolve("worktrees"), clock)
+              .placedAt(checkout == null ? null : checkout.where()).open();
           worktrees.cleanUp().forEach(ui::notice);
           scheduler.workspaces(worktrees, new Landing(git, worktrees, config.execution().workspace(),
               store.workspaces(), clock, stateRoot.resolve("jobs")).masking(secrets::mask).open());

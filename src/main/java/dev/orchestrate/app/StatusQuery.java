@@ -12,6 +12,7 @@ import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.StatusRows;
 import dev.orchestrate.workspace.BranchSummary;
 import dev.orchestrate.workspace.Git;
+import dev.orchestrate.workspace.WorkspacePlace;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import dev.orchestrate.workspace.WorkspaceStore;
 import java.util.ArrayList;
@@ -139,8 +140,10 @@ public final class StatusQuery {
    */
   public record ItemDetail(ItemState item, int attempts, List<String> waitingOn, List<PhaseView> phases,
       List<JobRecord> jobs, List<ItemState> followUps, String contextSummary, JobDetails details,
-      WorkspaceRecord workspace, Usage usage, BranchSummary branchSummary, List<ItemHistory.Landing> landings) {
+      WorkspaceRecord workspace, Usage usage, BranchSummary branchSummary, List<ItemHistory.Landing> landings,
+      String heldBy, WorkspacePlace place) {
     public ItemDetail {
+      place = place == null ? WorkspacePlace.NONE : place;
       landings = landings == null ? List.of() : List.copyOf(landings);
       waitingOn = Frozen.list(waitingOn);
       phases = Frozen.list(phases);
@@ -173,7 +176,7 @@ public final class StatusQuery {
       }
       return new Found(new ItemDetail(detail.item(), detail.attempts(), detail.waitingOn(), detail.phases(),
           detail.jobs(), detail.followUps(), detail.contextSummary(), detail.details(), ws, detail.usage(),
-          BranchSummary.of(new Git(), ws).orElse(null), detail.landings()));
+          BranchSummary.of(new Git(), ws).orElse(null), detail.landings(), detail.heldBy(), detail.place()));
     }
   }
 
@@ -198,7 +201,8 @@ public final class StatusQuery {
         item.status().isTerminal() ? List.of() : unmet(item, row.dependencies()), phases, jobs,
         store.statusRows().followUps(item.id()), history.contextSummary(item.id()).orElse(null),
         JobDetails.of(store.items(), workspaces, jobs), workspaces.workspace(item.id()).orElse(null), row.usage(),
-        null, history.landings(item.id(), LANDINGS_SHOWN));
+        null, history.landings(item.id(), LANDINGS_SHOWN), store.statusRows().holder(item.id()).orElse(null),
+        workspaces.place(item.id()));
   }
 
   /**

@@ -68,6 +68,10 @@ final class ItemView {
     m.put("workspace", StatusCommand.workspaceJson(d.workspace()));
     m.put("branch_summary", branchJson(d.branchSummary()));
     m.put("usage", UsageView.json(d.usage()));
+    // Several machines (docs/workspaces.md): who holds the item, where its worktree and its work are.
+    m.put("held_by", d.heldBy());
+    m.put("worktree_checkout", d.place().checkout());
+    m.put("remote_ref", d.place().remoteRef());
     doc.put("item", m);
     List<Map<String, Object>> phases = new ArrayList<>();
     for (StatusQuery.PhaseView p : d.phases()) {
@@ -174,7 +178,17 @@ final class ItemView {
       field(out, "backlog", "no longer listed in the backlog file (kept in the state, not run)");
     }
     if (d.workspace() != null) {
-      field(out, "branch", StatusCommand.workspaceWords(d.workspace()));
+      String remote = d.place().remoteRef() == null ? null : d.place().remoteRef().split(" ", 2)[0];
+      field(out, "branch", StatusCommand.workspaceWords(d.workspace(), remote)
+          + (d.place().checkout() == null || !d.workspace().onDisk() ? "" : " (in " + d.place().checkout() + ")"));
+    }
+    if (d.place().remoteRef() != null && d.workspace() != null
+        && d.workspace().integration() != dev.orchestrate.workspace.WorkspaceRecord.Integration.INTEGRATED) {
+      field(out, "work", "on " + d.place().remoteRef() + (StatusCommand.committed(d.workspace())
+          ? " @ " + d.workspace().headCommit().substring(0, 12) : ", no commit yet"));
+    }
+    if (d.heldBy() != null) {
+      field(out, "held by", d.heldBy());
     }
     printBranch(out, d.branchSummary());
     if (d.usage().totalTokens() != null || d.usage().costUsd() != null) {

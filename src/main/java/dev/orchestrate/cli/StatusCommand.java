@@ -198,7 +198,7 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
   }
 
   /** Whether the item's branch has a phase commit of its own. */
-  private static boolean committed(WorkspaceRecord ws) {
+  static boolean committed(WorkspaceRecord ws) {
     return !ws.headCommit().equals(ws.baseCommit());
   }
 
@@ -218,6 +218,11 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
    * 1a2b3c4d5e6f, integrated into main}, with why it is not integrated when it is not.
    */
   static String workspaceWords(WorkspaceRecord ws) {
+    return workspaceWords(ws, null);
+  }
+
+  /** As {@link #workspaceWords(WorkspaceRecord)}, where work lands on {@code remote} (null: this checkout). */
+  static String workspaceWords(WorkspaceRecord ws, String remote) {
     StringBuilder words = new StringBuilder(ws.branch()).append(" from ").append(ws.baseBranch());
     if (!committed(ws)) {
       words.append(noCommit(ws));
@@ -225,7 +230,7 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
       words.append(" @ ").append(ws.headCommit(), 0, 12);
       if (ws.integration() != null) {
         words.append(", ").append(switch (ws.integration()) {
-          case INTEGRATED -> "integrated into " + ws.baseBranch();
+          case INTEGRATED -> "integrated into " + ws.baseBranch() + (remote == null ? "" : " on " + remote);
           case SKIPPED -> "left for a pull request (execution.merge: none)";
           case PUSHED -> "pushed" + (ws.push().sha() == null ? "" : " at " + ws.push().sha().substring(0, 12))
               + (ws.push().url() == null ? "" : ": " + ws.push().url());

@@ -109,7 +109,7 @@ final class Batch {
           String tip = item.gates().isEmpty() ? r.tip() : integrator.squash(ws, place, onto, r.tip(), item.title());
           chain.add(new Member(item, ws, place, original, tip));
         }
-      } catch (WorktreeGuard.Breach e) {
+      } catch (WorktreeGuard.Breach | dev.orchestrate.item.WorkspaceUnavailableException e) {
         String reason = "not integrated: " + e.getMessage();
         store.integration(item.itemId(), WorkspaceRecord.Integration.CONFLICT, reason, now);
         results.put(item.itemId(), new IntegrationResult("refused", reason));

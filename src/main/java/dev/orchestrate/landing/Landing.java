@@ -258,7 +258,7 @@ public final class Landing implements ItemLanding {
             + ws.branch() + " (or discard them); the next run integrates"));
       }
       return integrate(ws, place, title, now, gates, 1);
-    } catch (WorktreeGuard.Breach e) {
+    } catch (WorktreeGuard.Breach | dev.orchestrate.item.WorkspaceUnavailableException e) {
       String reason = "not integrated: " + e.getMessage();
       store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, reason, now);
       return SlowWork.done(new IntegrationResult("refused", reason));

@@ -17,7 +17,7 @@ public final class PushOutput {
   /** How much of a failure's output is kept in the item's note. */
   static final int TAIL_MAX_CHARS = 2_000;
   /** A URL's scheme, then a user part: everything up to the '@' before the host. */
-  private static final Pattern USER_INFO = Pattern.compile("(?i)\\b([a-z][a-z0-9+.-]*://)[^/\\s]+@");
+  private static final Pattern USER_INFO = dev.orchestrate.workspace.SharedRemote.USER_INFO;
   private static final Pattern URL = Pattern.compile("(?i)\\bhttps?://[A-Za-z0-9._~:/?#@!$&*+,;=%-]+");
   /** Control characters (but newline and tab) and bidi overrides, shown as '?' in a stored note. */
   private static final Pattern UNPRINTABLE = Pattern
@@ -39,7 +39,7 @@ public final class PushOutput {
     if (text == null) {
       return null;
     }
-    return secrets.apply(USER_INFO.matcher(text).replaceAll(m -> Matcher.quoteReplacement(m.group(1) + MASK + "@")));
+    return secrets.apply(dev.orchestrate.workspace.SharedRemote.withoutCredentials(text));
   }
 
   /** The end of a masked output, at most {@link #TAIL_MAX_CHARS} characters, control characters made '?'. */

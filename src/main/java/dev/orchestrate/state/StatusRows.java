@@ -42,4 +42,12 @@ public interface StatusRows {
 
   /** Hands the worktrees not integrated yet that say why (a note), by item id, to {@code each}. */
   void forEachDeferred(Consumer<WorkspaceRecord> each);
+
+  /**
+   * Which runner holds the item now, when several share the state: {@code runner ID on HOST in
+   * CHECKOUT}; empty when none does, or one run holds the state.
+   */
+  default Optional<String> holder(String id) {
+    return Optional.empty();
+  }
 }

@@ -28,7 +28,10 @@ public final class SharedRemote {
   private final String name;
   private final String url;
   private final String transport;
-  private volatile UnaryOperator<String> mask = UnaryOperator.identity();
+  /** A URL's scheme, then a user part: everything up to the '@' before the host. */
+  public static final java.util.regex.Pattern USER_INFO = java.util.regex.Pattern
+      .compile("(?i)\\b([a-z][a-z0-9+.-]*://)[^/\\s]+@");
+  private volatile UnaryOperator<String> mask = SharedRemote::withoutCredentials;
 
   private SharedRemote(Git git, Git.Place checkout, String name, String url, String transport) {
     this.git = git;
@@ -50,10 +53,20 @@ public final class SharedRemote {
         transport(git, repo.checkout(), name));
   }
 
-  /** Masks the agents' secrets and URL credentials in what its messages say. */
+  /** Masks the agents' {@code secrets} too (URL credentials always) in what its messages say. */
   public SharedRemote masking(UnaryOperator<String> secrets) {
-    mask = Objects.requireNonNull(secrets, "secrets");
+    Objects.requireNonNull(secrets, "secrets");
+    mask = text -> secrets.apply(withoutCredentials(text));
     return this;
+  }
+
+  /**
+   * {@code text} with the user part of every URL replaced by {@code ***}
+   * ({@code https://user:token@host} becomes {@code https://***@host}).
+   */
+  public static String withoutCredentials(String text) {
+    return text == null ? null
+        : USER_INFO.matcher(text).replaceAll(m -> java.util.regex.Matcher.quoteReplacement(m.group(1) + "***@"));
   }
 
   /** The remote's name ({@code execution.remote}). */
@@ -131,6 +144,7 @@ public final class SharedRemote {
     steady();
     String ref = itemRef(itemId);
     git.run(checkout, "update-ref", "-d", ref);
+    git.run(checkout, "update-ref", "-d", "refs/orchestrate-remote/" + itemId);
     List<String> args = List.of("push", "--porcelain", "--quiet", "--receive-pack=git-receive-pack", "--no-verify", url,
         ":" + ref);
     Git.Result push = git.run(checkout, environment(), args);
@@ -140,12 +154,12 @@ public final class SharedRemote {
   }
 
   /**
-   * Fetches the item's ref from the remote into the same ref of this clone; returns the commit, or
-   * null when the remote has no such ref.
+   * Fetches the item's ref from the remote into {@code refs/orchestrate-remote/<ID>} of this clone
+   * (its {@code refs/orchestrate/<ID>} stays what this clone published); returns the commit, or null
+   * when the remote has no such ref.
    */
   public String fetchItem(String itemId) {
-    String ref = itemRef(itemId);
-    return fetch(ref, ref);
+    return fetch(itemRef(itemId), "refs/orchestrate-remote/" + itemId);
   }
 
   /**

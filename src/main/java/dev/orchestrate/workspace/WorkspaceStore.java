@@ -124,4 +124,13 @@ public interface WorkspaceStore {
 
   default void landingFold(String itemId, String base, Instant now) {
   }
+
+  /** Where the item's worktree and work are (several clones); {@link WorkspacePlace#NONE} when not recorded. */
+  default WorkspacePlace place(String itemId) {
+    return WorkspacePlace.NONE;
+  }
+
+  /** Records where the item's worktree and work are (after its row is saved). */
+  default void place(String itemId, WorkspacePlace place, Instant now) {
+  }
 }

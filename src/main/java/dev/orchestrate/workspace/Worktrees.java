@@ -61,6 +61,8 @@ public final class Worktrees implements ItemWorkspaces {
   private WorktreeGuard guard;
   /** Where the work of several clones meets ({@code execution.landing: remote}); null: this checkout's branches. */
   private SharedRemote remote;
+  /** {@code host:path} of this runner's checkout, recorded with each worktree it makes; null: not recorded. */
+  private String where;
 
   /**
    * @param root where the worktrees go ({@code <state>/worktrees}); created, with a
@@ -138,6 +140,23 @@ public final class Worktrees implements ItemWorkspaces {
     return remote;
   }
 
+  /**
+   * Records {@code checkout} ({@code host:path}) as where each worktree this runner makes is, for
+   * status on a state several checkouts share.
+   */
+  public Worktrees placedAt(String checkout) {
+    this.where = checkout;
+    return this;
+  }
+
+  /** Records where the item's new worktree is, and where its work goes, for status. */
+  private void placed(String itemId) {
+    if (where != null || remote != null) {
+      store.place(itemId, new WorkspacePlace(where, remote == null ? null
+          : remote.name() + " " + SharedRemote.itemRef(itemId)), clock.instant());
+    }
+  }
+
   /** The repository the worktrees belong to. */
   public Repository repository() {
     return repo;
@@ -209,7 +228,7 @@ public final class Worktrees implements ItemWorkspaces {
       if (ws != null && !remote.has(ws.headCommit())) {
         available(ws);
       }
-      boolean onRemote = tip == null || (ws != null && ancestor(tip, ws.headCommit()))
+      boolean onRemote = (ws == null ? tip == null : replaceable(id, tip, ws.headCommit()))
           || (published != null && ancestor(tip, published));
       boolean tree = Files.isDirectory(path, WorktreeGuard.NOFOLLOW);
       if (!onRemote) {
@@ -225,6 +244,7 @@ public final class Worktrees implements ItemWorkspaces {
         git.ok(checkout, "branch", "--quiet", "-D", branch);
       }
       git.run(checkout, "update-ref", "-d", SharedRemote.itemRef(id));
+      git.run(checkout, "update-ref", "-d", "refs/orchestrate-remote/" + id);
       return id + ": removed this clone's " + (tip == null ? "worktree" : "worktree and branch " + branch)
           + " (its work is on " + remote.name() + (ws == null ? "" : " at " + abbrev(ws.headCommit())) + ")";
     } catch (GitException | IOException | UncheckedIOException | WorktreeGuard.Breach
@@ -246,12 +266,26 @@ public final class Worktrees implements ItemWorkspaces {
       return recreate(ws);
     }
     String tip = git.commit(checkout, "refs/heads/" + ws.branch());
-    if (tip != null && !tip.equals(ws.headCommit()) && ancestor(tip, ws.headCommit())) {
-      // a worktree left from an earlier hold of the item, behind what another runner recorded since
+    if (tip != null && !tip.equals(ws.headCommit()) && remote != null
+        && replaceable(ws.itemId(), tip, ws.headCommit())) {
+      // a worktree left from an earlier hold of the item, whose work another runner continued since
       available(ws);
       reset(ws);
     }
     return ws;
+  }
+
+  /**
+   * Whether this clone's branch of the item, at {@code tip}, may be moved to the recorded
+   * {@code head}: it is behind it, or (with a shared remote) it was published from here, so its
+   * work is on the remote, continued or rebased by another runner since.
+   */
+  private boolean replaceable(String itemId, String tip, String head) {
+    if (tip == null || ancestor(tip, head)) {
+      return true;
+    }
+    String published = remote == null ? null : git.commit(checkout, SharedRemote.itemRef(itemId));
+    return published != null && ancestor(tip, published);
   }
 
   /**
@@ -422,6 +456,7 @@ public final class Worktrees implements ItemWorkspaces {
     WorkspaceRecord ws = new WorkspaceRecord(itemId, path, branch, repo.baseBranch(), admin, baseCommit,
         start, null, null, null, null, DiskUsage.of(path), clock.instant(), null, null);
     store.save(ws, clock.instant());
+    placed(itemId);
     log.debug("created worktree {} on {} from {}", path, branch, start);
     return ws;
   }
@@ -477,7 +512,7 @@ public final class Worktrees implements ItemWorkspaces {
     String tip = git.commit(checkout, "refs/heads/" + ws.branch());
     if (tip != null && ancestor(ws.headCommit(), tip)) {
       git.ok(checkout, "worktree", "add", "--quiet", "--force", path.toString(), ws.branch());
-    } else if (tip == null || ancestor(tip, ws.headCommit())) {
+    } else if (replaceable(ws.itemId(), tip, ws.headCommit())) {
       git.ok(checkout, "worktree", "add", "--quiet", "--force", "-B", ws.branch(), path.toString(), ws.headCommit());
     } else {
       throw new WorkspaceUnavailableException("branch " + ws.branch() + " in " + repo.top() + " is at " + tip
@@ -490,6 +525,7 @@ public final class Worktrees implements ItemWorkspaces {
         adminDir(path), ws.baseCommit(), ws.headCommit(), null, null, ws.integration(), ws.note(),
         DiskUsage.of(path), ws.createdAt(), ws.finishedAt(), null);
     store.save(again, clock.instant());
+    placed(ws.itemId());
     return again;
   }
 

@@ -140,8 +140,9 @@ class StatusItemCliTest {
     doc.get("item").fieldNames().forEachRemaining(keys::add);
     assertEquals(List.of("id", "title", "status", "phase", "attempts", "pipeline", "priority", "depends_on",
         "waiting_on", "tags", "in_backlog", "origin", "description", "blocked_reason", "unblock_notes", "last_failure",
-        "workspace", "branch_summary", "usage"), keys);
+        "workspace", "branch_summary", "usage", "held_by", "worktree_checkout", "remote_ref"), keys);
     assertTrue(doc.at("/item/workspace").isNull(), "a shared workspace has none");
+    assertTrue(doc.at("/item/held_by").isNull() && doc.at("/item/remote_ref").isNull(), "one run, one checkout");
     assertTrue(doc.at("/item/branch_summary").isNull(), "nor a branch to summarize");
     List<String> jobKeys = new ArrayList<>();
     doc.get("jobs").get(0).fieldNames().forEachRemaining(jobKeys::add);

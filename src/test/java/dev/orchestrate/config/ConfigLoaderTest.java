@@ -609,6 +609,27 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void landing_remote_makes_work_meet_on_the_remote_and_only_with_worktrees() {
+    WorkspaceConfig remote = load("""
+        execution:
+          workspace: worktree
+          landing: remote
+          remote: upstream
+        """).execution().workspace();
+    assertEquals(WorkspaceConfig.LandOn.REMOTE, remote.landOn());
+    assertTrue(remote.landsOnRemote());
+    assertEquals("upstream", remote.remote());
+    assertEquals(WorkspaceConfig.LandOn.LOCAL, load("execution: {workspace: worktree}\n").execution().workspace()
+        .landOn(), "the default: one checkout");
+    assertTrue(!load("execution: {landing: remote}\n").execution().workspace().landsOnRemote(),
+        "the shared workspace has no commits to share");
+    List<String> problems = problemsOf("execution: {landing: cloud}\n");
+    assertEquals(1, problems.size(), problems.toString());
+    assertTrue(problems.get(0).contains("execution.landing") && problems.get(0).contains("local")
+        && problems.get(0).contains("remote"), problems.toString());
+  }
+
+  @Test
   void merge_push_takes_a_remote_and_a_pull_request_command_as_a_string_or_a_list() {
     WorkspaceConfig shell = load("""
         execution:

@@ -1329,6 +1329,22 @@ public abstract class StateStoreContract {
   }
 
   @Test
+  void where_a_worktree_and_its_work_are_is_kept_per_item_and_survives_a_second_save() {
+    try (StateStore store = open()) {
+      assertEquals(dev.orchestrate.workspace.WorkspacePlace.NONE, store.workspaces().place("A"), "no row yet");
+      store.workspaces().save(workspace("A", "aaa111"), T0);
+      assertEquals(dev.orchestrate.workspace.WorkspacePlace.NONE, store.workspaces().place("A"));
+      var place = new dev.orchestrate.workspace.WorkspacePlace("build-2:/srv/a", "origin refs/orchestrate/A");
+      store.workspaces().place("A", place, T0);
+      assertEquals(place, store.workspaces().place("A"));
+      store.workspaces().save(workspace("A", "bbb222"), T0);
+      assertEquals(place, store.workspaces().place("A"), "a save (recreation) leaves it to the next place()");
+      assertEquals(dev.orchestrate.workspace.WorkspacePlace.NONE, store.workspaces().place("B"));
+      assertEquals(java.util.Optional.empty(), store.statusRows().holder("A"), "no runner holds it");
+    }
+  }
+
+  @Test
   void a_saved_workspace_is_read_back_and_a_second_save_replaces_it() {
     try (StateStore store = open()) {
       assertTrue(store.workspaces().workspace("A").isEmpty());

@@ -18,6 +18,11 @@ public final class GitRepo {
     this.dir = dir;
   }
 
+  /** The repository at {@code dir} (a clone the test makes there, say). */
+  public static GitRepo at(Path dir) {
+    return new GitRepo(dir);
+  }
+
   /** A repository on branch main with one commit holding {@code README.md}. */
   public static GitRepo init(Path dir) {
     GitRepo repo = new GitRepo(dir);

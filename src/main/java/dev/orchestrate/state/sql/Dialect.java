@@ -25,12 +25,12 @@ public interface Dialect {
     DASHBOARD
   }
 
-  /** How messages name the database: {@code state database /path/state.db}. */
   /** Whether several runners share the database (a {@code runners} table, jobs with a runner). */
   default boolean sharedByRunners() {
     return false;
   }
 
+  /** How messages name the database: {@code state database /path/state.db}. */
   String description();
 
   /**

@@ -73,6 +73,19 @@ final class SqlStatusRows implements StatusRows {
   }
 
   @Override
+  public Optional<String> holder(String id) {
+    if (schemaVersion < 1 || !jdbc.dialect().sharedByRunners()) {
+      return Optional.empty();
+    }
+    String checkout = jdbc.dialect().hasColumn(jdbc, "runners", "checkout_path") ? "r.checkout_path" : "NULL";
+    return jdbc.queryOne("SELECT r.id, r.host, " + checkout + " FROM items i JOIN runners r ON r.id = i.lease_owner"
+        + " WHERE i.id = ?",
+        rs -> "runner " + rs.getString(1) + " on " + rs.getString(2)
+            + (rs.getString(3) == null ? "" : " in " + rs.getString(3)),
+        id);
+  }
+
+  @Override
   public List<ItemState> followUps(String id) {
     if (!jdbc.dialect().has(Dialect.Feature.ITEM_ORIGINS, schemaVersion)) {
       return List.of();

@@ -286,6 +286,22 @@ final class SqlWorkspaceStore implements WorkspaceStore {
         now.toEpochMilli(), itemId);
   }
 
+  @Override
+  public dev.orchestrate.workspace.WorkspacePlace place(String itemId) {
+    if (!jdbc.dialect().hasColumn(jdbc, "workspaces", "remote_ref")) {
+      return dev.orchestrate.workspace.WorkspacePlace.NONE;
+    }
+    return jdbc.queryOne("SELECT checkout, remote_ref FROM workspaces WHERE item_id = ?",
+        rs -> new dev.orchestrate.workspace.WorkspacePlace(rs.getString(1), rs.getString(2)), itemId)
+        .orElse(dev.orchestrate.workspace.WorkspacePlace.NONE);
+  }
+
+  @Override
+  public void place(String itemId, dev.orchestrate.workspace.WorkspacePlace place, Instant now) {
+    jdbc.execute("UPDATE workspaces SET checkout = ?, remote_ref = ?, updated_at = ? WHERE item_id = ?",
+        place.checkout(), place.remoteRef(), now.toEpochMilli(), itemId);
+  }
+
   private boolean hasChecks() {
     return jdbc.dialect().hasColumn(jdbc, "workspaces", "checks_since");
   }

@@ -1,0 +1,152 @@
+package dev.orchestrate.workspace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The shared remote of several clones and the identity of a checkout, on real repositories. */
+class SharedRemoteTest {
+  @TempDir
+  Path dir;
+
+  private GitRepo withOrigin() {
+    GitRepo repo = GitRepo.init(dir.resolve("mine"));
+    repo.addBareOrigin(dir.resolve("origin.git"));
+    return repo;
+  }
+
+  private static Repository repository(GitRepo repo) {
+    return Repository.discover(new Git(), repo.dir, "main");
+  }
+
+  /** What {@code ref} is on origin; "" when origin has no such ref. */
+  private String onOrigin(GitRepo repo, String ref) {
+    return repo.git(dir, "--git-dir=" + dir.resolve("origin.git"), "for-each-ref", "--format=%(objectname)", ref);
+  }
+
+  @Test
+  void a_phase_commit_is_published_under_refs_orchestrate_and_fetched_by_another_clone() {
+    GitRepo mine = withOrigin();
+    SharedRemote remote = SharedRemote.pin(new Git(), repository(mine), "origin");
+    mine.write("a.txt", "one\n");
+    mine.commitAll("A design");
+    String first = mine.head("HEAD");
+    remote.publish("A", first, null);
+    assertEquals(first, onOrigin(mine, "refs/orchestrate/A"));
+    assertEquals(first, mine.head(SharedRemote.itemRef("A")), "this clone keeps what it published");
+
+    mine.write("a.txt", "two\n");
+    mine.commitAll("A build");
+    String second = mine.head("HEAD");
+    remote.publish("A", second, "0".repeat(40).replace('0', 'f')); // a lease that is wrong: read, then pushed over
+    assertEquals(second, onOrigin(mine, "refs/orchestrate/A"));
+
+    GitRepo other = GitRepo.at(dir.resolve("other"));
+    other.git(dir, "clone", "--quiet", "--no-local", "-b", "main", dir.resolve("origin.git").toString(),
+        other.dir.toString());
+    SharedRemote theirs = SharedRemote.pin(new Git(), repository(other), "origin");
+    assertFalse(theirs.has(second));
+    assertEquals(second, theirs.fetchItem("A"));
+    assertTrue(theirs.has(second));
+    assertNull(theirs.fetchItem("NOPE"), "no such ref on the remote");
+    assertNull(new Git().commit(Repository.discover(new Git(), other.dir, "main").checkout(), "refs/orchestrate/A"),
+        "a fetch leaves refs/orchestrate/<ID> to what this clone published itself");
+
+    theirs.drop("A");
+    assertEquals("", onOrigin(mine, "refs/orchestrate/A"));
+  }
+
+  @Test
+  void landing_moves_the_remote_base_only_from_the_tip_it_tested() {
+    GitRepo mine = withOrigin();
+    SharedRemote remote = SharedRemote.pin(new Git(), repository(mine), "origin");
+    String base = remote.fetchBase("main");
+    assertEquals(mine.head("main"), base);
+    mine.write("b.txt", "mine\n");
+    mine.commitAll("mine");
+    String tip = mine.head("HEAD");
+
+    // another runner lands first
+    GitRepo other = GitRepo.at(dir.resolve("other"));
+    other.git(dir, "clone", "--quiet", "--no-local", "-b", "main", dir.resolve("origin.git").toString(),
+        other.dir.toString());
+    other.write("c.txt", "theirs\n");
+    other.git("add", "c.txt");
+    other.git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "--quiet", "-m", "theirs");
+    other.git("push", "--quiet", "origin", "main");
+    String theirs = other.head("HEAD");
+
+    assertEquals(SharedRemote.Landed.MOVED, remote.land("main", base, tip));
+    assertEquals(theirs, onOrigin(mine, "refs/heads/main"), "their landing stays");
+    String now = remote.fetchBase("main");
+    assertEquals(theirs, now);
+    mine.git("rebase", "--quiet", now);
+    String rebased = mine.head("HEAD");
+    assertEquals(SharedRemote.Landed.DONE, remote.land("main", now, rebased));
+    assertEquals(rebased, onOrigin(mine, "refs/heads/main"));
+    assertEquals(rebased, mine.head("refs/remotes/origin/main"));
+  }
+
+  @Test
+  void a_configuration_that_steers_pushes_changed_after_the_pin_is_refused_and_credentials_are_masked() {
+    GitRepo mine = withOrigin();
+    SharedRemote remote = SharedRemote.pin(new Git(), repository(mine), "origin");
+    mine.git("config", "url.https://evil.example/.insteadOf", dir.resolve("origin.git").toString());
+    GitException refused = assertThrows(GitException.class, () -> remote.publish("A", mine.head("HEAD"), null));
+    assertTrue(refused.getMessage().contains("configuration changed since the run started"), refused.getMessage());
+
+    mine.git("config", "--unset", "url.https://evil.example/.insteadOf");
+    mine.git("remote", "add", "far", "https://user:s3cr3t@127.0.0.1:9/repo.git");
+    SharedRemote far = SharedRemote.pin(new Git(), repository(mine), "far");
+    assertEquals("https://***@127.0.0.1:9/repo.git", far.where());
+    GitException unreachable = assertThrows(GitException.class, () -> far.publish("A", mine.head("HEAD"), null));
+    assertFalse(unreachable.getMessage().contains("s3cr3t"), unreachable.getMessage());
+
+    WorkspaceSetupException missing = assertThrows(WorkspaceSetupException.class,
+        () -> SharedRemote.pin(new Git(), repository(mine), "nowhere"));
+    assertTrue(missing.getMessage().contains("git remote add nowhere URL"), missing.getMessage());
+  }
+
+  @Test
+  void a_checkout_keeps_one_identity_two_clones_have_two_and_runners_starting_at_once_agree() throws Exception {
+    GitRepo mine = withOrigin();
+    Repository repo = repository(mine);
+    Checkout first = Checkout.of(repo, "host-a");
+    assertEquals(first.id(), Checkout.of(repo, "host-b").id(), "the identity is the checkout's, not the host's");
+    assertEquals("host-a:" + repo.top(), first.where());
+
+    GitRepo other = GitRepo.at(dir.resolve("other"));
+    other.git(dir, "clone", "--quiet", "--no-local", "-b", "main", dir.resolve("origin.git").toString(),
+        other.dir.toString());
+    assertNotEquals(first.id(), Checkout.of(repository(other), "host-a").id());
+
+    Repository fresh = repository(GitRepo.init(dir.resolve("fresh")));
+    Set<String> ids = ConcurrentHashMap.newKeySet();
+    List<Thread> threads = new ArrayList<>();
+    for (int i = 0; i < 8; i++) {
+      Thread t = new Thread(() -> ids.add(Checkout.of(fresh, "h").id()));
+      t.start();
+      threads.add(t);
+    }
+    for (Thread t : threads) {
+      t.join();
+    }
+    assertEquals(1, ids.size(), "one id however many start at once: " + ids);
+
+    Files.writeString(fresh.commonDir().resolve("orchestrate-checkout"), "not an id\n");
+    WorkspaceSetupException bad = assertThrows(WorkspaceSetupException.class, () -> Checkout.of(fresh, "h"));
+    assertTrue(bad.getMessage().contains("delete it"), bad.getMessage());
+  }
+}

@@ -16,23 +16,13 @@ set -euo pipefail
 home=$(cd -P "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 launcher=$home/bin/orchestrate
 [ -f "$home/target/orchestrate.jar" ] || { echo "build first: ./mvnw -DskipTests package" >&2; exit 2; }
-pgbin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
-[ -x "$pgbin/postgres" ] || { echo "needs the PostgreSQL server: apt-get install postgresql" >&2; exit 2; }
 port=54329
 items=${ITEMS:-100}
 phases=${PHASES:-4}
 runners=4
 max_wip=${MAX_WIP:-16}
-
 work=$(mktemp -d)
-chmod 755 "$work"
-as_pg() { if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-cleanup() { as_pg "$pgbin/pg_ctl" -D "$work/pg" -m immediate stop >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap cleanup EXIT
-mkdir "$work/pg" "$work/sock"
-[ "$(id -u)" = 0 ] && chown postgres "$work/pg" "$work/sock"
-as_pg "$pgbin/initdb" -D "$work/pg" -U postgres --auth=trust >/dev/null
-as_pg "$pgbin/pg_ctl" -D "$work/pg" -l "$work/pg/server.log" -o "-p $port -k $work/sock" -w start >/dev/null
+source "$home/src/bench/throwaway-postgres.sh"
 
 printf '#!/bin/sh\ncat >/dev/null\nsleep 1\nexit 0\n' >"$work/agent.sh"
 {

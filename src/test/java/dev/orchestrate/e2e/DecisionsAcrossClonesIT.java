@@ -30,13 +30,7 @@ class DecisionsAcrossClonesIT {
   void approve_reject_and_unblock_rebase_from_the_other_clone_are_applied_whoever_claims_the_item() throws Exception {
     String schema = EmbeddedPostgresServer.freshSchema("decisions");
     String url = EmbeddedPostgresServer.location(schema);
-    Path origin = dir.resolve("origin.git");
-    Path seed = dir.resolve("seed");
-    Path a = dir.resolve("A");
-    Path b = dir.resolve("B");
-    git(dir, "init", "-q", "--bare", "-b", "main", origin.toString());
-    git(dir, "init", "-q", "-b", "main", seed.toString());
-    Files.writeString(seed.resolve("agent.sh"), """
+    Clones clones = Clones.of(dir, java.util.Map.of("agent.sh", """
         #!/usr/bin/env bash
         case "$ORCHESTRATE_ITEM_ID" in
           H*) while [ -f "$HOLD" ]; do sleep 0.1; done ;;
@@ -44,8 +38,7 @@ class DecisionsAcrossClonesIT {
         esac
         echo "$ORCHESTRATE_PHASE" >> "work-$ORCHESTRATE_ITEM_ID.txt"
         exit 0
-        """);
-    Files.writeString(seed.resolve("orchestrate.yaml"), """
+        """, "orchestrate.yaml", """
         agent:
           command: ["bash", "agent.sh"]
         execution:
@@ -66,21 +59,17 @@ class DecisionsAcrossClonesIT {
             phases:
               - {name: design, instructions: "Design."}
               - {name: build, instructions: "Build."}
-        """);
-    Files.writeString(seed.resolve("backlog.yaml"), """
+        """, "backlog.yaml", """
         items:
           - {id: H1, title: holds runner A}
           - {id: H2, title: holds a runner}
           - {id: X, title: fails its build once}
           - {id: R1, title: approved from the other clone, pipeline: r}
           - {id: R2, title: rejected from the other clone, pipeline: r}
-        """);
-    Files.writeString(seed.resolve(".gitignore"), ".orchestrate/\n");
-    git(seed, "add", "-A");
-    git(seed, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init");
-    git(seed, "push", "-q", origin.toString(), "main");
-    git(dir, "clone", "-q", origin.toString(), a.toString());
-    git(dir, "clone", "-q", origin.toString(), b.toString());
+        """));
+    Path origin = clones.origin;
+    Path a = clones.a;
+    Path b = clones.b;
     Path hold = dir.resolve("hold");
     Path failX = dir.resolve("fail-x");
     Files.writeString(hold, "");
@@ -102,10 +91,7 @@ class DecisionsAcrossClonesIT {
       Thread.sleep(50);
     }
     // someone else's commit moves origin's main: X's unblock --rebase brings its work onto it
-    Files.writeString(seed.resolve("other.txt"), "someone else's work\n");
-    git(seed, "add", "other.txt");
-    git(seed, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "other");
-    git(seed, "push", "-q", origin.toString(), "main");
+    clones.push("other.txt", "someone else's work\n", "other");
 
     // the decisions, from clone B, about work whose worktrees are in clone A
     Launcher.Result approve = Launcher.run(b, "--state", url, "approve", "R1");
@@ -138,11 +124,11 @@ class DecisionsAcrossClonesIT {
     for (String id : List.of("H1", "H2", "X", "R1", "R2")) {
       assertEquals("done", status(schema, id), id);
     }
-    assertEquals("design\nbuild\n", show(origin, "work-R1.txt"));
-    assertEquals("design\nbuild\nbuild\n", show(origin, "work-R2.txt"), "the rejected build ran again on its work");
-    assertEquals("design\nbuild\n", show(origin, "work-X.txt"));
-    assertEquals("someone else's work\n", show(origin, "other.txt"));
-    List<String> subjects = git(dir, "--git-dir=" + origin, "log", "--format=%s", "main").lines().toList();
+    assertEquals("design\nbuild\n", clones.show("work-R1.txt"));
+    assertEquals("design\nbuild\nbuild\n", clones.show("work-R2.txt"), "the rejected build ran again on its work");
+    assertEquals("design\nbuild\n", clones.show("work-X.txt"));
+    assertEquals("someone else's work\n", clones.show("other.txt"));
+    List<String> subjects = clones.subjects();
     assertEquals(1, subjects.stream().filter(s -> s.equals("X design: phase complete")).count(), subjects.toString());
     assertTrue(subjects.indexOf("X design: phase complete") < subjects.indexOf("other"),
         "X's work lands after the commit it was rebased onto: " + subjects);
@@ -162,9 +148,5 @@ class DecisionsAcrossClonesIT {
     }
     String s = EmbeddedPostgresServer.text(schema, "SELECT status FROM items WHERE id = '" + id + "'");
     return s == null ? "" : s;
-  }
-
-  private String show(Path origin, String file) throws Exception {
-    return git(dir, "--git-dir=" + origin, "show", "main:" + file);
   }
 }

@@ -25,18 +25,13 @@ class SharedRemoteSafetyIT {
   Path dir;
 
   /** origin, and clones A and B of it, with this config's execution keys and these items. */
-  private void clones(String execution, String pipeline, String items) throws Exception {
-    Path origin = dir.resolve("origin.git");
-    Path seed = dir.resolve("seed");
-    git(dir, "init", "-q", "--bare", "-b", "main", origin.toString());
-    git(dir, "init", "-q", "-b", "main", seed.toString());
-    Files.writeString(seed.resolve("agent.sh"), """
+  private Clones clones(String execution, String pipeline, String items) throws Exception {
+    return Clones.of(dir, java.util.Map.of("agent.sh", """
         #!/usr/bin/env bash
         while [ -f "$HOLD" ]; do sleep 0.1; done
         echo "$ORCHESTRATE_PHASE" >> "work-$ORCHESTRATE_ITEM_ID.txt"
         exit 0
-        """);
-    Files.writeString(seed.resolve("orchestrate.yaml"), """
+        """, "orchestrate.yaml", """
         agent:
           command: ["bash", "agent.sh"]
         execution:
@@ -49,14 +44,8 @@ class SharedRemoteSafetyIT {
             phases:
               - {name: design, instructions: "Design."}
               - {name: build, instructions: "Build."}
-        """.formatted(execution.indent(2).stripTrailing(), pipeline.indent(4).stripTrailing()));
-    Files.writeString(seed.resolve("backlog.yaml"), "items:\n" + items.indent(2));
-    Files.writeString(seed.resolve(".gitignore"), ".orchestrate/\n");
-    git(seed, "add", "-A");
-    git(seed, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init");
-    git(seed, "push", "-q", origin.toString(), "main");
-    git(dir, "clone", "-q", origin.toString(), dir.resolve("A").toString());
-    git(dir, "clone", "-q", origin.toString(), dir.resolve("B").toString());
+        """.formatted(execution.indent(2).stripTrailing(), pipeline.indent(4).stripTrailing()),
+        "backlog.yaml", "items:\n" + items.indent(2)));
   }
 
   private Process start(Path clone, String url, String name) throws IOException {

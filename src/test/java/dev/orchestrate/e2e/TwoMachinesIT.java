@@ -76,11 +76,15 @@ class TwoMachinesIT {
       this.b = dir.resolve("B");
       this.mountPoint = dir.resolve("clone");
       Files.createDirectories(mountPoint);
-      git(dir, "init", "-q", "--bare", "-b", "main", origin.toString());
-      Path seed = dir.resolve("seed");
-      git(dir, "init", "-q", "-b", "main", seed.toString());
       // Each phase adds a line to its item's file; the conflicting items rewrite one line of shared.txt.
-      Files.writeString(seed.resolve("agent.sh"), """
+      StringBuilder backlog = new StringBuilder("items:\n");
+      for (int i = 1; i <= ITEMS; i++) {
+        backlog.append(String.format("  - {id: I%02d, title: item %d}%n", i, i));
+      }
+      for (int i = 1; i <= CONFLICTING; i++) {
+        backlog.append(String.format("  - {id: C%d, title: conflicting %d}%n", i, i));
+      }
+      Clones.of(dir, Map.of("agent.sh", """
           #!/usr/bin/env bash
           echo "$ORCHESTRATE_ITEM_ID $ORCHESTRATE_PHASE" >> "$CALLS"
           case "$ORCHESTRATE_ITEM_ID" in
@@ -89,9 +93,7 @@ class TwoMachinesIT {
           esac
           sleep 0.4
           exit 0
-          """);
-      Files.writeString(seed.resolve("shared.txt"), "nobody yet\n");
-      Files.writeString(seed.resolve("orchestrate.yaml"), """
+          """, "shared.txt", "nobody yet\n", "orchestrate.yaml", """
           agent:
             command: ["bash", "agent.sh"]
           execution:
@@ -106,21 +108,8 @@ class TwoMachinesIT {
               phases:
                 - {name: design, instructions: "Design."}
                 - {name: build, instructions: "Build."}
-          """);
-      StringBuilder backlog = new StringBuilder("items:\n");
-      for (int i = 1; i <= ITEMS; i++) {
-        backlog.append(String.format("  - {id: I%02d, title: item %d}%n", i, i));
-      }
-      for (int i = 1; i <= CONFLICTING; i++) {
-        backlog.append(String.format("  - {id: C%d, title: conflicting %d}%n", i, i));
-      }
-      Files.writeString(seed.resolve("backlog.yaml"), backlog);
-      Files.writeString(seed.resolve(".gitignore"), ".orchestrate/\n");
-      git(seed, "add", "-A");
-      git(seed, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "init");
-      git(seed, "push", "-q", origin.toString(), "main");
-      git(dir, "clone", "-q", origin.toString(), a.toString());
-      git(dir, "clone", "-q", origin.toString(), b.toString());
+          """,
+          "backlog.yaml", backlog.toString()));
     }
 
     static boolean namespacesAllowed() {

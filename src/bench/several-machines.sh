@@ -4,7 +4,8 @@
 # execution.landing: remote; ITEMS items (default 24) of 4 phases whose agents sleep 1 s (each phase
 # appends a line to its item's file, so every phase commits). max_concurrent 2 and max_wip 4 per
 # runner. For each runner count: the wall time from start to the last runner's exit, the speed-up
-# over one runner, the phases run, and the phase commits on origin's main (each exactly once).
+# over one runner, the phases run, the commits on origin's main (one per phase), subjects seen
+# twice, and the items whose file on main has all four phases' lines.
 # The cost of the pushes: one runner with landing: remote against one runner with landing: local
 # in one clone (same items), the difference per phase; and one publish alone (git push of a
 # phase commit to refs/orchestrate/<ID> of a local bare repository, as orchestrate runs it,
@@ -67,26 +68,28 @@ measure() {
   end=$(now)
   local phases commits dupes
   phases=$(psql -c "SELECT count(*) FROM \"$schema\".jobs WHERE state = 'completed'")
-  if [ "$landing" = remote ]; then
-    commits=$(git --git-dir="$origin" log --format=%s main | grep -c 'phase complete' || true)
-    dupes=$(git --git-dir="$origin" log --format=%s main | sort | uniq -d | wc -l)
-  else
-    commits=$(git -C "$work/clone-$n-$landing-1" log --format=%s main | grep -c 'phase complete' || true)
-    dupes=$(git -C "$work/clone-$n-$landing-1" log --format=%s main | sort | uniq -d | wc -l)
-  fi
-  echo "$(printf '%.1f' "$(echo "$end - $start" | bc)") $phases $commits $dupes"
+  local gd=$origin
+  [ "$landing" = remote ] || gd=$work/clone-$n-$landing-1/.git
+  commits=$(( $(git --git-dir="$gd" rev-list --count main) - 1 ))
+  dupes=$(git --git-dir="$gd" log --format=%s main | sort | uniq -d | wc -l)
+  whole=0
+  for i in $(seq 1 "$items"); do
+    [ "$(git --git-dir="$gd" show "main:work-$(printf 'I%03d' "$i").txt" 2>/dev/null)" = "$(printf 'p1\np2\np3\np4')" ] \
+      && whole=$((whole + 1))
+  done
+  echo "$(printf '%.1f' "$(echo "$end - $start" | bc)") $phases $commits $dupes $whole"
 }
 
 echo "java: $(java -version 2>&1 | head -n 1); cpus: $(nproc); load: $(cut -d' ' -f1-3 /proc/loadavg); $items items x 4 phases, 1 s agents"
-echo "| runners (clones) | landing | wall s | speed-up | phases run | phase commits on main | duplicated |"
-echo "|---|---|---|---|---|---|---|"
-read -r local_wall local_phases local_commits local_dupes <<<"$(measure 1 local)"
-echo "| 1 | local | $local_wall | | $local_phases | $local_commits | $local_dupes |"
+echo "| runners (clones) | landing | wall s | speed-up | phases run | commits on main | duplicated | items whole |"
+echo "|---|---|---|---|---|---|---|---|"
+read -r local_wall local_phases local_commits local_dupes local_whole <<<"$(measure 1 local)"
+echo "| 1 | local | $local_wall | | $local_phases | $local_commits | $local_dupes | $local_whole |"
 one=
 for n in 1 2 4; do
-  read -r wall phases commits dupes <<<"$(measure "$n" remote)"
+  read -r wall phases commits dupes whole <<<"$(measure "$n" remote)"
   [ -n "$one" ] || one=$wall
-  echo "| $n | remote | $wall | $(echo "scale=2; $one / $wall" | bc) | $phases | $commits | $dupes |"
+  echo "| $n | remote | $wall | $(echo "scale=2; $one / $wall" | bc) | $phases | $commits | $dupes | $whole |"
 done
 echo
 echo "pushes, one runner: (remote - local) / phases = $(echo "scale=3; ($one - $local_wall) / $local_phases" | bc) s per phase"

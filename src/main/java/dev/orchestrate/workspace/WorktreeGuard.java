@@ -1,6 +1,7 @@
 package dev.orchestrate.workspace;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -233,5 +234,36 @@ public final class WorktreeGuard {
       return " (a file)";
     }
     return Files.isDirectory(path, NOFOLLOW) ? " (by another directory)" : " (it is gone)";
+  }
+
+  /**
+   * The worktrees' directory {@code root} made (with a {@code .gitignore} of {@code *}, and one in the
+   * state directory above it when it has none: inside the repository the state would otherwise show
+   * up in the user's {@code git status}, worktrees and database included), and a guard on its real
+   * path.
+   *
+   * @throws WorkspaceSetupException when it is a link or not a directory
+   */
+  static WorktreeGuard made(Path root, Path commonDir) {
+    try {
+      Files.createDirectories(root);
+      Path stateIgnore = root.getParent().resolve(".gitignore");
+      if (!Files.exists(stateIgnore)) {
+        Files.writeString(stateIgnore, "# orchestrate's state: never part of the repository\n*\n",
+            StandardCharsets.UTF_8);
+      }
+      Path ignore = root.resolve(".gitignore");
+      if (!Files.isRegularFile(ignore)) {
+        Files.writeString(ignore, "# orchestrate's worktrees: never part of the repository\n*\n",
+            StandardCharsets.UTF_8);
+      }
+      if (Files.isSymbolicLink(root) || !Files.isDirectory(root, NOFOLLOW)) {
+        throw new WorkspaceSetupException(root + " is not a directory orchestrate made" + describe(root)
+            + ": remove it, and orchestrate makes it again");
+      }
+      return new WorktreeGuard(root.toRealPath(), commonDir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot prepare " + root, e);
+    }
   }
 }

@@ -100,28 +100,9 @@ public final class Worktrees implements ItemWorkspaces {
     return this;
   }
 
-  /** The worktrees' directory and the state's {@code .gitignore}s made, and the guard set on its real path. */
+  /** The worktrees' directory made, and the guard set on its real path ({@link WorktreeGuard#made}). */
   private void prepareRoot() {
-    try {
-      Files.createDirectories(root);
-      Path stateIgnore = root.getParent().resolve(".gitignore");
-      if (!Files.exists(stateIgnore)) {
-        Files.writeString(stateIgnore, "# orchestrate's state: never part of the repository\n*\n",
-            StandardCharsets.UTF_8);
-      }
-      Path ignore = root.resolve(".gitignore");
-      if (!Files.isRegularFile(ignore)) {
-        Files.writeString(ignore, "# orchestrate's worktrees: never part of the repository\n*\n",
-            StandardCharsets.UTF_8);
-      }
-      if (Files.isSymbolicLink(root) || !Files.isDirectory(root, WorktreeGuard.NOFOLLOW)) {
-        throw new WorkspaceSetupException(root + " is not a directory orchestrate made" + WorktreeGuard.describe(root)
-            + ": remove it, and orchestrate makes it again");
-      }
-      guard = new WorktreeGuard(root.toRealPath(), repo.commonDir());
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot prepare " + root, e);
-    }
+    guard = WorktreeGuard.made(root, repo.commonDir());
   }
 
   /** With {@code execution.landing: remote}, pins the remote now, before any agent of this run worked. */
@@ -178,83 +159,28 @@ public final class Worktrees implements ItemWorkspaces {
   }
 
   /**
-   * With {@code execution.landing: remote}, what this clone keeps of items it does not work on any
-   * more (another runner continued them after this one died, or landed them): each worktree and
-   * local branch {@code orchestrate/<ID>} whose work is on the remote (its tip is in the item's last
-   * recorded phase commit, or published from here) is removed, with the uncommitted files of the
-   * attempt this runner was running when it died (its phase runs again wherever the item is
-   * continued); one that holds commits the remote lacks is kept and reported. Items this clone's worktree is at work on, and finished ones it
-   * keeps for a person (blocked, not landed), are left alone. One line each, for the operator.
+   * With {@code execution.landing: remote}, removes what this clone kept of items it no longer works
+   * on, and names what it keeps ({@link SharedWork#cleanUp}); one line each, for the operator.
    */
   public List<String> cleanUp() {
-    if (remote == null) {
-      return List.of();
-    }
-    java.util.Set<String> ids = new java.util.TreeSet<>();
-    for (String line : git.ok(checkout, "for-each-ref", "--format=%(refname:strip=2)", "refs/heads/" + BRANCH_PREFIX)
-        .out().lines().toList()) {
-      if (line.startsWith(BRANCH_PREFIX)) {
-        ids.add(line.substring(BRANCH_PREFIX.length()));
-      }
-    }
-    try (var dirs = Files.list(root)) {
-      dirs.filter(d -> Files.isDirectory(d, WorktreeGuard.NOFOLLOW)).map(d -> d.getFileName().toString())
-          .filter(name -> !name.startsWith("+")).forEach(ids::add);
-    } catch (IOException e) {
-      return List.of("could not list " + root + ": " + e.getMessage());
-    }
-    List<String> lines = new ArrayList<>();
-    for (String id : ids) {
-      WorkspaceRecord ws = store.workspace(id).orElse(null);
-      if (ws != null && ws.onDisk() && mine(ws)
-          && (ws.finishedAt() == null || ws.integration() != WorkspaceRecord.Integration.INTEGRATED)) {
-        continue; // this clone's worktree of an item at work, or kept for a person
-      }
-      String line = cleanUp(id, ws);
-      if (line != null) {
-        lines.add(line);
-      }
-    }
-    return lines;
+    return remote == null ? List.of() : shared().cleanUp();
   }
 
-  private String cleanUp(String id, WorkspaceRecord ws) {
-    String branch = BRANCH_PREFIX + id;
-    Path path = root.resolve(id).normalize();
-    String tip = git.commit(checkout, "refs/heads/" + branch);
-    // on the remote: in the item's recorded work, or published from here (then rebased or squashed as it landed)
-    String published = git.commit(checkout, SharedRemote.itemRef(id));
-    try {
-      if (ws != null && !remote.has(ws.headCommit())) {
-        available(ws);
-      }
-      boolean onRemote = (ws == null ? tip == null : replaceable(id, tip, ws.headCommit()))
-          || (published != null && ancestor(tip, published));
-      boolean tree = Files.isDirectory(path, WorktreeGuard.NOFOLLOW);
-      if (!onRemote) {
-        return id + ": kept " + (tree ? "the worktree " + path + " and " : "") + "branch " + branch + ", at " + tip
-            + ", which " + remote.name() + " does not have (" + (ws == null ? "the state has no such item"
-                : "the item's recorded work is " + ws.headCommit())
-            + "): look at it, and delete it once you have "
-            + "what you want from it (git worktree remove --force " + path + "; git branch -D " + branch + ")";
-      }
-      // uncommitted files there are an interrupted attempt's, which the item's holder runs again
-      forget(path);
-      if (tip != null) {
-        git.ok(checkout, "branch", "--quiet", "-D", branch);
-      }
-      git.run(checkout, "update-ref", "-d", SharedRemote.itemRef(id));
-      git.run(checkout, "update-ref", "-d", "refs/orchestrate-remote/" + id);
-      return id + ": removed this clone's " + (tip == null ? "worktree" : "worktree and branch " + branch)
-          + " (its work is on " + remote.name() + (ws == null ? "" : " at " + abbrev(ws.headCommit())) + ")";
-    } catch (GitException | IOException | UncheckedIOException | WorktreeGuard.Breach
-        | WorkspaceUnavailableException e) {
-      return id + ": could not clean up this clone's worktree and branch " + branch + ": " + e.getMessage();
-    }
+  /** What this clone shares with others through the remote (null remote: nothing to share). */
+  private SharedWork shared() {
+    return new SharedWork(this, git, repo, store, root, remote);
   }
 
-  private static String abbrev(String commit) {
-    return commit.substring(0, Math.min(12, commit.length()));
+  private boolean ancestor(String older, String newer) {
+    return git.run(checkout, "merge-base", "--is-ancestor", older, newer).ok();
+  }
+
+  private boolean replaceable(String itemId, String tip, String head) {
+    return shared().replaceable(itemId, tip, head);
+  }
+
+  private void available(WorkspaceRecord ws) {
+    shared().available(ws);
   }
 
   /**
@@ -276,19 +202,6 @@ public final class Worktrees implements ItemWorkspaces {
   }
 
   /**
-   * Whether this clone's branch of the item, at {@code tip}, may be moved to the recorded
-   * {@code head}: it is behind it, or (with a shared remote) it was published from here, so its
-   * work is on the remote, continued or rebased by another runner since.
-   */
-  private boolean replaceable(String itemId, String tip, String head) {
-    if (tip == null || ancestor(tip, head)) {
-      return true;
-    }
-    String published = remote == null ? null : git.commit(checkout, SharedRemote.itemRef(itemId));
-    return published != null && ancestor(tip, published);
-  }
-
-  /**
    * Whether the record names this runner's own worktree: the directory of its id under this
    * clone's worktrees' directory, registered in this repository. A record another runner (another
    * clone) made names a path of its own, which is never used here.
@@ -296,33 +209,6 @@ public final class Worktrees implements ItemWorkspaces {
   boolean mine(WorkspaceRecord ws) {
     return ws.path().equals(root.resolve(ws.itemId()).normalize()) && ws.gitDir().getParent() != null
         && ws.gitDir().getParent().equals(repo.commonDir().resolve("worktrees"));
-  }
-
-  private boolean ancestor(String older, String newer) {
-    return git.run(checkout, "merge-base", "--is-ancestor", older, newer).ok();
-  }
-
-  /**
-   * The item's last phase commit is in this clone: fetched from the remote's item ref (or its base
-   * branch, before any phase commit) when another runner made it.
-   *
-   * @throws WorkspaceUnavailableException when neither has it
-   */
-  private void available(WorkspaceRecord ws) {
-    if (remote == null || remote.has(ws.headCommit())) {
-      return;
-    }
-    String fetched = remote.fetchItem(ws.itemId());
-    if (!remote.has(ws.headCommit())) {
-      remote.fetchBase(ws.baseBranch());
-    }
-    if (!remote.has(ws.headCommit())) {
-      throw new WorkspaceUnavailableException("the last recorded phase commit of " + ws.itemId() + ", "
-          + ws.headCommit() + ", is neither in this clone nor on " + remote.name() + " ("
-          + SharedRemote.itemRef(ws.itemId()) + (fetched == null ? " does not exist" : " is at " + fetched)
-          + "): the runner that made it did not push it; push it from that clone (git push " + remote.name() + " "
-          + ws.headCommit() + ":" + SharedRemote.itemRef(ws.itemId()) + "), then unblock " + ws.itemId());
-    }
   }
 
   /**
@@ -432,7 +318,8 @@ public final class Worktrees implements ItemWorkspaces {
           + " (" + remote.where() + "), where work starts and lands with execution.landing: remote: push it (git push "
           + remote.name() + " " + repo.baseBranch() + "), then unblock " + itemId);
     }
-    List<String> stack = stackedOn(dependsOn);
+    List<String> stack = config.merge() == WorkspaceConfig.Merge.PUSH ? Stacks.tips(git, checkout, store, dependsOn)
+        : List.of();
     String start = stack.isEmpty() ? baseCommit : stack.get(0);
     String existing = git.commit(checkout, "refs/heads/" + branch);
     if (existing != null) {
@@ -451,7 +338,8 @@ public final class Worktrees implements ItemWorkspaces {
     }
     Path admin = adminDir(path);
     if (stack.size() > 1) {
-      start = mergedStack(itemId, path, admin, branch, stack);
+      start = Stacks.merged(git, new Git.Place(path, admin, repo.commonDir(), path), config.commitAuthor(), itemId,
+          stack);
     }
     WorkspaceRecord ws = new WorkspaceRecord(itemId, path, branch, repo.baseBranch(), admin, baseCommit,
         start, null, null, null, null, DiskUsage.of(path), clock.instant(), null, null);
@@ -459,40 +347,6 @@ public final class Worktrees implements ItemWorkspaces {
     placed(itemId);
     log.debug("created worktree {} on {} from {}", path, branch, start);
     return ws;
-  }
-
-  /**
-   * Under {@code merge: push} the base branch never moves, so an item that depends on others starts
-   * from their pushed branches (stacked: docs/workspaces.md), not from the base, which lacks their
-   * work: the tips of those of its dependencies that have a branch, in its {@code depends_on} order.
-   */
-  private List<String> stackedOn(List<String> dependsOn) {
-    if (config.merge() != WorkspaceConfig.Merge.PUSH) {
-      return List.of();
-    }
-    List<String> tips = new ArrayList<>();
-    for (String dep : dependsOn) {
-      store.workspace(dep).map(ws -> git.commit(checkout, "refs/heads/" + ws.branch())).filter(tip -> tip != null
-          && !tips.contains(tip)).ifPresent(tips::add);
-    }
-    return tips;
-  }
-
-  /** Several dependencies' branches: merged into the new worktree, or the item is refused with the files. */
-  private String mergedStack(String itemId, Path path, Path admin, String branch, List<String> stack) {
-    Git.Place place = new Git.Place(path, admin, repo.commonDir(), path);
-    List<String> args = new ArrayList<>(List.of("merge", "--quiet", "--no-ff", "--no-edit", "-m",
-        itemId + ": start from its dependencies' branches"));
-    args.addAll(stack.subList(1, stack.size()));
-    Git.Result merge = git.run(place, config.commitAuthor().environment(), args);
-    if (!merge.ok()) {
-      List<String> files = git.conflicts(place);
-      git.run(place, "merge", "--abort");
-      throw new WorkspaceUnavailableException("the branches of " + itemId + "'s dependencies conflict"
-          + (files.isEmpty() ? ": " + merge.reason() : " in " + String.join(", ", files))
-          + ": merge them into one (or make one depend on the other), then unblock " + itemId);
-    }
-    return git.ok(place, "rev-parse", "HEAD").line();
   }
 
   /**
@@ -548,7 +402,7 @@ public final class Worktrees implements ItemWorkspaces {
    * A directory at {@code path} that git no longer knows as a worktree is ours to delete; a link
    * there is removed itself, never followed.
    */
-  private void forget(Path path) throws IOException {
+  void forget(Path path) throws IOException {
     if (Files.isSymbolicLink(path)) {
       throw new WorktreeGuard.Breach("the worktree " + path + " was replaced" + WorktreeGuard.describe(path)
           + ": orchestrate will not run git there or delete through it; remove it (rm " + path + ") and try again");
@@ -635,30 +489,8 @@ public final class Worktrees implements ItemWorkspaces {
     } catch (WorktreeGuard.Breach e) {
       return e.getMessage();
     }
-    dropAgentCommits(ws, place);
+    StagedFiles.dropAgentCommits(git, checkout, ws, place);
     return null;
-  }
-
-  /**
-   * The item's branch is orchestrate's: a commit the agent made on it (which may hold a
-   * {@code workspace.copy} secret it staged) is taken off the branch as soon as the attempt ends,
-   * not only at the next phase commit or reset, so that an attempt that failed for good (the item
-   * blocked, the run stopped) leaves no commit of the agent's on {@code orchestrate/<ID>}, nor on
-   * the worktree's HEAD (which {@code git log --all} walks too). A soft
-   * reset: the attempt's files stay in the worktree and the index, for the phase commit, the
-   * resumed session, or a person to look at.
-   */
-  private void dropAgentCommits(WorkspaceRecord ws, Git.Place place) {
-    try {
-      // HEAD back on the branch (the worktree was just verified): a detached commit of the agent's is on no ref
-      git.ok(place, "symbolic-ref", "HEAD", "refs/heads/" + ws.branch());
-      String tip = git.commit(checkout, "refs/heads/" + ws.branch());
-      if (tip != null && !tip.equals(ws.headCommit())) {
-        git.ok(place, "reset", "--quiet", "--soft", ws.headCommit());
-      }
-    } catch (GitException e) {
-      log.warn("{}: could not take the agent's commits off {}: {}", ws.itemId(), ws.branch(), e.getMessage());
-    }
   }
 
   /** The worktrees of items at work: only their agents can have moved a base branch since the last check. */
@@ -672,23 +504,7 @@ public final class Worktrees implements ItemWorkspaces {
     if (ws == null || !ws.onDisk() || (scripts.isEmpty() && paths.isEmpty())) {
       return List.of();
     }
-    List<String> args = new ArrayList<>(List.of("status", "--porcelain", "-z", "--untracked-files=all",
-        "--no-renames", "--ignore-submodules=all", "--"));
-    for (String script : scripts) {
-      Path top = repo.subdirectory().resolve(script).normalize();
-      if (!top.startsWith("..") && !top.isAbsolute() && !top.toString().isEmpty()) {
-        args.add(":(top,literal)" + top);
-      }
-    }
-    paths.forEach(path -> args.add(":(top)" + path));
-    Git.Place place = guarded(ws);
-    List<String> changed = new ArrayList<>();
-    for (String entry : nulSeparated(git.ok(place, args.toArray(String[]::new)).out())) {
-      if (entry.length() > 3) {
-        changed.add(entry.substring(3));
-      }
-    }
-    return changed.stream().distinct().sorted().limit(50).toList();
+    return StagedFiles.changedAmong(git, guarded(ws), repo.subdirectory(), scripts, paths);
   }
 
   @Override
@@ -706,7 +522,7 @@ public final class Worktrees implements ItemWorkspaces {
     String parent = store.landingFold(itemId).orElse(ws.headCommit());
     git.ok(place, "reset", "--quiet", "--soft", parent);
     git.ok(place, "add", "--all");
-    unstageIgnored(place);
+    StagedFiles.unstageIgnored(git, place, config.copy());
     if (git.run(place, "diff", "--cached", "--quiet", "--no-ext-diff", "--no-textconv").ok()) {
       return null;
     }
@@ -721,34 +537,6 @@ public final class Worktrees implements ItemWorkspaces {
       remote.publish(itemId, commit, ws.headCommit().equals(ws.baseCommit()) ? null : ws.headCommit());
     }
     return commit;
-  }
-
-  /**
-   * What never goes into a phase commit, even when the agent staged it ({@code git add -f}, or a
-   * commit of its own that the phase commit folds in): the {@code workspace.copy} files (secrets
-   * like {@code .env}), and any file git ignores that the last phase commit did not have (build
-   * output, installed dependencies). A file git ignores that the branch already tracks stays: the
-   * user committed it on purpose.
-   */
-  private void unstageIgnored(Git.Place place) {
-    List<String> added = nulSeparated(git.ok(place, "diff", "--cached", "--name-only", "-z", "--no-renames",
-        "--diff-filter=A", "--no-ext-diff").out());
-    if (added.isEmpty()) {
-      return;
-    }
-    java.util.Set<String> ignored = new java.util.HashSet<>(nulSeparated(git.ok(place, "ls-files", "-z", "--cached",
-        "--ignored", "--exclude-standard").out()));
-    java.util.Set<String> copies = new java.util.HashSet<>(config.copy());
-    List<String> out = added.stream().filter(f -> ignored.contains(f) || copies.contains(f)).toList();
-    for (int i = 0; i < out.size(); i += 200) {
-      List<String> args = new ArrayList<>(List.of("rm", "--cached", "--quiet", "--ignore-unmatch", "--"));
-      args.addAll(out.subList(i, Math.min(out.size(), i + 200)));
-      git.ok(place, args.toArray(String[]::new));
-    }
-  }
-
-  private static List<String> nulSeparated(String text) {
-    return java.util.Arrays.stream(text.split("\0")).filter(s -> !s.isEmpty()).toList();
   }
 
   @Override

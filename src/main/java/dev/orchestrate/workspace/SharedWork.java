@@ -1,0 +1,153 @@
+package dev.orchestrate.workspace;
+
+import dev.orchestrate.item.WorkspaceUnavailableException;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * What one clone's worktrees share with the other clones through the remote
+ * ({@code execution.landing: remote}, docs/workspaces.md, "Several machines"), for {@link Worktrees}:
+ * the item's recorded work fetched when this clone lacks it, which of this clone's branches may be
+ * moved to the recorded work, and the clean-up of what a restarted runner left of items others
+ * continued or landed.
+ */
+final class SharedWork {
+  private final Worktrees worktrees;
+  private final Git git;
+  private final WorkspaceStore store;
+  private final Path root;
+  /** Null: work meets in this checkout (execution.landing: local). */
+  private final SharedRemote remote;
+  private final Git.Place checkout;
+
+  SharedWork(Worktrees worktrees, Git git, Repository repo, WorkspaceStore store, Path root, SharedRemote remote) {
+    this.worktrees = worktrees;
+    this.git = git;
+    this.store = store;
+    this.root = root;
+    this.remote = remote;
+    this.checkout = repo.checkout();
+  }
+
+  /**
+   * With {@code execution.landing: remote}, what this clone keeps of items it does not work on any
+   * more (another runner continued them after this one died, or landed them): each worktree and
+   * local branch {@code orchestrate/<ID>} whose work is on the remote (its tip is in the item's last
+   * recorded phase commit, or published from here) is removed, with the uncommitted files of the
+   * attempt this runner was running when it died (its phase runs again wherever the item is
+   * continued); one that holds commits the remote lacks is kept and reported. Items this clone's worktree is at work on, and finished ones it
+   * keeps for a person (blocked, not landed), are left alone. One line each, for the operator.
+   */
+  List<String> cleanUp() {
+    java.util.Set<String> ids = new java.util.TreeSet<>();
+    for (String line : git
+        .ok(checkout, "for-each-ref", "--format=%(refname:strip=2)", "refs/heads/" + Worktrees.BRANCH_PREFIX)
+        .out().lines().toList()) {
+      if (line.startsWith(Worktrees.BRANCH_PREFIX)) {
+        ids.add(line.substring(Worktrees.BRANCH_PREFIX.length()));
+      }
+    }
+    try (var dirs = Files.list(root)) {
+      dirs.filter(d -> Files.isDirectory(d, WorktreeGuard.NOFOLLOW)).map(d -> d.getFileName().toString())
+          .filter(name -> !name.startsWith("+")).forEach(ids::add);
+    } catch (IOException e) {
+      return List.of("could not list " + root + ": " + e.getMessage());
+    }
+    List<String> lines = new ArrayList<>();
+    for (String id : ids) {
+      WorkspaceRecord ws = store.workspace(id).orElse(null);
+      if (ws != null && ws.onDisk() && worktrees.mine(ws)
+          && (ws.finishedAt() == null || ws.integration() != WorkspaceRecord.Integration.INTEGRATED)) {
+        continue; // this clone's worktree of an item at work, or kept for a person
+      }
+      String line = cleanUp(id, ws);
+      if (line != null) {
+        lines.add(line);
+      }
+    }
+    return lines;
+  }
+
+  private String cleanUp(String id, WorkspaceRecord ws) {
+    String branch = Worktrees.BRANCH_PREFIX + id;
+    Path path = root.resolve(id).normalize();
+    String tip = git.commit(checkout, "refs/heads/" + branch);
+    // on the remote: in the item's recorded work, or published from here (then rebased or squashed as it landed)
+    String published = git.commit(checkout, SharedRemote.itemRef(id));
+    try {
+      if (ws != null && !remote.has(ws.headCommit())) {
+        available(ws);
+      }
+      boolean onRemote = (ws == null ? tip == null : replaceable(id, tip, ws.headCommit()))
+          || (published != null && ancestor(tip, published));
+      boolean tree = Files.isDirectory(path, WorktreeGuard.NOFOLLOW);
+      if (!onRemote) {
+        return id + ": kept " + (tree ? "the worktree " + path + " and " : "") + "branch " + branch + ", at " + tip
+            + ", which " + remote.name() + " does not have (" + (ws == null ? "the state has no such item"
+                : "the item's recorded work is " + ws.headCommit())
+            + "): look at it, and delete it once you have "
+            + "what you want from it (git worktree remove --force " + path + "; git branch -D " + branch + ")";
+      }
+      // uncommitted files there are an interrupted attempt's, which the item's holder runs again
+      worktrees.forget(path);
+      if (tip != null) {
+        git.ok(checkout, "branch", "--quiet", "-D", branch);
+      }
+      git.run(checkout, "update-ref", "-d", SharedRemote.itemRef(id));
+      git.run(checkout, "update-ref", "-d", "refs/orchestrate-remote/" + id);
+      return id + ": removed this clone's " + (tip == null ? "worktree" : "worktree and branch " + branch)
+          + " (its work is on " + remote.name() + (ws == null ? "" : " at " + abbrev(ws.headCommit())) + ")";
+    } catch (GitException | IOException | UncheckedIOException | WorktreeGuard.Breach
+        | WorkspaceUnavailableException e) {
+      return id + ": could not clean up this clone's worktree and branch " + branch + ": " + e.getMessage();
+    }
+  }
+
+  private static String abbrev(String commit) {
+    return commit.substring(0, Math.min(12, commit.length()));
+  }
+
+  /**
+   * Whether this clone's branch of the item, at {@code tip}, may be moved to the recorded
+   * {@code head}: it is behind it, or (with a shared remote) it was published from here, so its
+   * work is on the remote, continued or rebased by another runner since.
+   */
+  boolean replaceable(String itemId, String tip, String head) {
+    if (tip == null || ancestor(tip, head)) {
+      return true;
+    }
+    String published = remote == null ? null : git.commit(checkout, SharedRemote.itemRef(itemId));
+    return published != null && ancestor(tip, published);
+  }
+
+  private boolean ancestor(String older, String newer) {
+    return git.run(checkout, "merge-base", "--is-ancestor", older, newer).ok();
+  }
+
+  /**
+   * The item's last phase commit is in this clone: fetched from the remote's item ref (or its base
+   * branch, before any phase commit) when another runner made it.
+   *
+   * @throws WorkspaceUnavailableException when neither has it
+   */
+  void available(WorkspaceRecord ws) {
+    if (remote == null || remote.has(ws.headCommit())) {
+      return;
+    }
+    String fetched = remote.fetchItem(ws.itemId());
+    if (!remote.has(ws.headCommit())) {
+      remote.fetchBase(ws.baseBranch());
+    }
+    if (!remote.has(ws.headCommit())) {
+      throw new WorkspaceUnavailableException("the last recorded phase commit of " + ws.itemId() + ", "
+          + ws.headCommit() + ", is neither in this clone nor on " + remote.name() + " ("
+          + SharedRemote.itemRef(ws.itemId()) + (fetched == null ? " does not exist" : " is at " + fetched)
+          + "): the runner that made it did not push it; push it from that clone (git push " + remote.name() + " "
+          + ws.headCommit() + ":" + SharedRemote.itemRef(ws.itemId()) + "), then unblock " + ws.itemId());
+    }
+  }
+}

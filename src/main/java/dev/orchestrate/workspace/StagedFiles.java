@@ -1,0 +1,94 @@
+package dev.orchestrate.workspace;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What an attempt changed in its worktree, for {@link Worktrees}: the files the gates run (and the
+ * protected paths) it touched, what never goes into a phase commit even when staged, and the
+ * commits an agent made itself, taken off the item's branch.
+ */
+final class StagedFiles {
+  private static final Logger log = LoggerFactory.getLogger(Worktrees.class);
+
+  private StagedFiles() {
+  }
+
+  /**
+   * The files among {@code scripts} (relative to the backlog's directory, {@code subdirectory} of the
+   * repository) and {@code paths} (relative to the repository's top) that differ at {@code place} from
+   * its HEAD, staged or not, sorted, at most 50.
+   */
+  static List<String> changedAmong(Git git, Git.Place place, Path subdirectory, List<String> scripts,
+      List<String> paths) {
+    List<String> args = new ArrayList<>(List.of("status", "--porcelain", "-z", "--untracked-files=all",
+        "--no-renames", "--ignore-submodules=all", "--"));
+    for (String script : scripts) {
+      Path top = subdirectory.resolve(script).normalize();
+      if (!top.startsWith("..") && !top.isAbsolute() && !top.toString().isEmpty()) {
+        args.add(":(top,literal)" + top);
+      }
+    }
+    paths.forEach(path -> args.add(":(top)" + path));
+    List<String> changed = new ArrayList<>();
+    for (String entry : nulSeparated(git.ok(place, args.toArray(String[]::new)).out())) {
+      if (entry.length() > 3) {
+        changed.add(entry.substring(3));
+      }
+    }
+    return changed.stream().distinct().sorted().limit(50).toList();
+  }
+
+  /**
+   * What never goes into a phase commit, even when the agent staged it ({@code git add -f}, or a
+   * commit of its own that the phase commit folds in): the {@code workspace.copy} files (secrets
+   * like {@code .env}), and any file git ignores that the last phase commit did not have (build
+   * output, installed dependencies). A file git ignores that the branch already tracks stays: the
+   * user committed it on purpose.
+   */
+  static void unstageIgnored(Git git, Git.Place place, List<String> copy) {
+    List<String> added = nulSeparated(git.ok(place, "diff", "--cached", "--name-only", "-z", "--no-renames",
+        "--diff-filter=A", "--no-ext-diff").out());
+    if (added.isEmpty()) {
+      return;
+    }
+    java.util.Set<String> ignored = new java.util.HashSet<>(nulSeparated(git.ok(place, "ls-files", "-z", "--cached",
+        "--ignored", "--exclude-standard").out()));
+    java.util.Set<String> copies = new java.util.HashSet<>(copy);
+    List<String> out = added.stream().filter(f -> ignored.contains(f) || copies.contains(f)).toList();
+    for (int i = 0; i < out.size(); i += 200) {
+      List<String> args = new ArrayList<>(List.of("rm", "--cached", "--quiet", "--ignore-unmatch", "--"));
+      args.addAll(out.subList(i, Math.min(out.size(), i + 200)));
+      git.ok(place, args.toArray(String[]::new));
+    }
+  }
+
+  static List<String> nulSeparated(String text) {
+    return java.util.Arrays.stream(text.split("\0")).filter(s -> !s.isEmpty()).toList();
+  }
+
+  /**
+   * The item's branch is orchestrate's: a commit the agent made on it (which may hold a
+   * {@code workspace.copy} secret it staged) is taken off the branch as soon as the attempt ends,
+   * not only at the next phase commit or reset, so that an attempt that failed for good (the item
+   * blocked, the run stopped) leaves no commit of the agent's on {@code orchestrate/<ID>}, nor on
+   * the worktree's HEAD (which {@code git log --all} walks too). A soft
+   * reset: the attempt's files stay in the worktree and the index, for the phase commit, the
+   * resumed session, or a person to look at.
+   */
+  static void dropAgentCommits(Git git, Git.Place checkout, WorkspaceRecord ws, Git.Place place) {
+    try {
+      // HEAD back on the branch (the worktree was just verified): a detached commit of the agent's is on no ref
+      git.ok(place, "symbolic-ref", "HEAD", "refs/heads/" + ws.branch());
+      String tip = git.commit(checkout, "refs/heads/" + ws.branch());
+      if (tip != null && !tip.equals(ws.headCommit())) {
+        git.ok(place, "reset", "--quiet", "--soft", ws.headCommit());
+      }
+    } catch (GitException e) {
+      log.warn("{}: could not take the agent's commits off {}: {}", ws.itemId(), ws.branch(), e.getMessage());
+    }
+  }
+}

@@ -1,6 +1,7 @@
 package dev.orchestrate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -71,6 +72,29 @@ class ArchitectureDocTest {
       counted.put(row.getKey(), files(row.getKey()));
     }
     assertEquals(counted, documented, "docs/architecture.md, ## Packages, the files column");
+  }
+
+  @Test
+  void the_classes_over_500_lines_are_all_named() throws IOException {
+    String doc = Files.readString(DOC);
+    int start = doc.indexOf("**Classes over 500 lines**");
+    assertTrue(start >= 0, "docs/architecture.md names its classes over 500 lines");
+    String paragraph = doc.substring(start, doc.indexOf("\n\n", start));
+    TreeSet<String> named = new TreeSet<>();
+    Matcher m = Pattern.compile("`([a-z/]+/[A-Z][A-Za-z]+)`").matcher(paragraph);
+    while (m.find()) {
+      named.add(m.group(1));
+    }
+    TreeSet<String> large = new TreeSet<>();
+    try (var files = Files.walk(SOURCES)) {
+      for (Path file : (Iterable<Path>) files.filter(f -> f.toString().endsWith(".java"))::iterator) {
+        if (Files.readAllLines(file).size() > 500) {
+          String relative = SOURCES.relativize(file).toString().replace('\\', '/');
+          large.add(relative.substring(0, relative.length() - ".java".length()));
+        }
+      }
+    }
+    assertEquals(large, named, "docs/architecture.md, **Classes over 500 lines**, against the source tree");
   }
 
   /** The Java files of a layer: its directory and below for a pattern ending in "..", else the directory alone. */

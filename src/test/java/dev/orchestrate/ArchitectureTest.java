@@ -181,4 +181,12 @@ class ArchitectureTest {
       .orShould().dependOnClassesThat().areAssignableTo(dev.orchestrate.state.StateStore.class)
       .because("the read side is app's use cases (issue 31, item 2): a command parses, calls one and renders");
 
+  /**
+   * Every exception type that is visible outside its class is a failure of orchestrate's, under the
+   * root ({@code OrchestrateException}): its kind decides the exit code wherever it surfaces.
+   */
+  @ArchTest
+  static final ArchRule exceptionsUnderTheRoot = classes().that().areAssignableTo(Throwable.class).and().arePublic()
+      .should().beAssignableTo(dev.orchestrate.error.OrchestrateException.class)
+      .because("one error root maps kinds to exit codes (docs/architecture.md, \"Errors\")");
 }

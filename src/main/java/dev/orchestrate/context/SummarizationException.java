@@ -1,14 +1,19 @@
 package dev.orchestrate.context;
 
-/** A summarizer gave no usable summary. The message is one line and never contains a secret. */
-public final class SummarizationException extends Exception {
+import dev.orchestrate.error.OrchestrateException;
+
+/**
+ * A summarizer gave no usable summary. The message is one line and never contains a secret. The
+ * history catches it and falls back to the last turns; it never reaches the command line.
+ */
+public final class SummarizationException extends OrchestrateException {
   private static final long serialVersionUID = 1L;
 
   public SummarizationException(String message) {
-    super(message);
+    super(Kind.FAILED, message);
   }
 
   public SummarizationException(String message, Throwable cause) {
-    super(message, cause);
+    super(Kind.FAILED, message, cause);
   }
 }

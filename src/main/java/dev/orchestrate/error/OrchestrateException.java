@@ -7,11 +7,11 @@ package dev.orchestrate.error;
  * catches a domain exception only where its context changes what it means (a git failure while a
  * run checks its project is a usage error; while it integrates, a failed run).
  *
- * <p>Not under this root, on purpose: exceptions that never reach the user because the code that
- * throws them also catches them (a lease lost between two statements, a breach a guard turned into
- * a blocked item, a summarizer that failed and fell back), and the JDK's own for programming
- * errors ({@link IllegalArgumentException}, {@link IllegalStateException}): those are bugs, shown
- * with the generic message and exit 1.
+ * <p>Every exception type visible outside its class extends it, those the code that throws them
+ * also catches too (a lease lost between two statements, a breach a guard turns into a blocked
+ * item, a summarizer that failed and fell back), so that one that ever escapes still has its exit
+ * code. Not under it: the JDK's own for programming errors ({@link IllegalArgumentException},
+ * {@link IllegalStateException}): those are bugs, shown with the generic message and exit 1.
  */
 public abstract class OrchestrateException extends RuntimeException {
   /** What kind of failure: what the user has to do about it, and so the exit code. */

@@ -1,5 +1,6 @@
 package dev.orchestrate.workspace;
 
+import dev.orchestrate.error.OrchestrateException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -50,9 +51,9 @@ public final class WorktreeGuard {
   }
 
   /** The worktree was replaced or damaged in a way orchestrate will not repair: its item is blocked. */
-  public static final class Breach extends RuntimeException {
+  public static final class Breach extends OrchestrateException {
     Breach(String message) {
-      super(message);
+      super(Kind.FAILED, message);
     }
   }
 

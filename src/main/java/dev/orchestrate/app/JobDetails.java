@@ -4,6 +4,7 @@ import dev.orchestrate.item.CheckRecord;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.jobs.AgentSession;
+import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.workspace.WorkspaceStore;
@@ -68,7 +69,7 @@ public record JobDetails(Map<Long, OutcomeClass> outcomes, Map<Long, String> age
    * {@code blocked} (or whose set-up failed), which the state records as failed, the rest as recorded.
    */
   public static String state(JobRecord job) {
-    return job.state() == dev.orchestrate.jobs.JobState.FAILED && "blocked".equals(job.result()) ? "blocked"
+    return job.state() == JobState.FAILED && "blocked".equals(job.result()) ? "blocked"
         : job.state().key();
   }
 

@@ -2,6 +2,7 @@ package dev.orchestrate.app;
 
 import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.config.Config;
+import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.context.ContextHistory;
 import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.item.Housekeeping;
@@ -115,8 +116,8 @@ public final class RunSession {
    * gate on it ({@code integration_verify: []}): their items are the ones that can turn it red.
    */
   private void warnUngated(Ui ui, String baseBranch) {
-    if (config.execution().workspace().merge() == dev.orchestrate.config.WorkspaceConfig.Merge.NONE
-        || config.execution().workspace().merge() == dev.orchestrate.config.WorkspaceConfig.Merge.PUSH) {
+    if (config.execution().workspace().merge() == WorkspaceConfig.Merge.NONE
+        || config.execution().workspace().merge() == WorkspaceConfig.Merge.PUSH) {
       return;
     }
     config.pipelines().values().stream()

@@ -2,6 +2,7 @@ package dev.orchestrate.cli;
 
 import dev.orchestrate.cli.live.LineSink;
 import dev.orchestrate.cli.live.TerminalText;
+import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.SyncResult;
 import dev.orchestrate.jobs.AgentOutcome;
@@ -131,7 +132,7 @@ final class BacklogNotices implements RunListener {
   }
 
   @Override
-  public void profilePaused(dev.orchestrate.item.AgentPauses.Pause pause) {
+  public void profilePaused(AgentPauses.Pause pause) {
     progress.profilePaused(pause);
   }
 

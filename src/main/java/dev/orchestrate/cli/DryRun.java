@@ -7,6 +7,7 @@ import dev.orchestrate.config.Config;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.jobs.Preflight;
 import dev.orchestrate.scheduler.ItemFilter;
+import dev.orchestrate.scheduler.ItemFilterException;
 import dev.orchestrate.scheduler.Plan;
 import dev.orchestrate.state.StateBackend;
 import java.io.PrintWriter;
@@ -48,7 +49,7 @@ final class DryRun {
     items.forEach(i -> known.add(i.id()));
     try {
       filter.checkTargets(known);
-    } catch (dev.orchestrate.scheduler.ItemFilterException e) {
+    } catch (ItemFilterException e) {
       throw Flags.filterError(e);
     }
     Plan plan = Plan.simulate(items, config.pipelines(), config.execution().maxWip(),

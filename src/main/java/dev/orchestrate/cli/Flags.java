@@ -1,5 +1,7 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.scheduler.ItemFilterException;
+
 /** Range checks of numeric flags, worded like the config's: {@code --cap must be at most 1000000, got 2000000}. */
 final class Flags {
   private Flags() {
@@ -21,8 +23,8 @@ final class Flags {
   }
 
   /** A filter value the run cannot use, as a usage error naming the flag it came from. */
-  static CliException filterError(dev.orchestrate.scheduler.ItemFilterException e) {
-    String flag = e.part() == dev.orchestrate.scheduler.ItemFilterException.Part.TARGET ? "--target" : "--only";
+  static CliException filterError(ItemFilterException e) {
+    String flag = e.part() == ItemFilterException.Part.TARGET ? "--target" : "--only";
     return CliException.usage(flag + ": " + e.getMessage());
   }
 }

@@ -7,6 +7,7 @@ import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.workspace.BranchSummary;
+import dev.orchestrate.workspace.WorkspaceRecord;
 import dev.orchestrate.yaml.DidYouMean;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -183,7 +184,7 @@ final class ItemView {
           + (d.place().checkout() == null || !d.workspace().onDisk() ? "" : " (in " + d.place().checkout() + ")"));
     }
     if (d.place().remoteRef() != null && d.workspace() != null
-        && d.workspace().integration() != dev.orchestrate.workspace.WorkspaceRecord.Integration.INTEGRATED) {
+        && d.workspace().integration() != WorkspaceRecord.Integration.INTEGRATED) {
       field(out, "work", "on " + d.place().remoteRef() + (StatusCommand.committed(d.workspace())
           ? " @ " + d.workspace().headCommit().substring(0, 12) : ", no commit yet"));
     }

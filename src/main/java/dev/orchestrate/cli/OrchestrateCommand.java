@@ -1,8 +1,10 @@
 package dev.orchestrate.cli;
 
 import ch.qos.logback.classic.Level;
+import dev.orchestrate.config.BudgetConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ConfigLoader;
+import dev.orchestrate.limits.Quote;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.select.StateBackends;
@@ -97,7 +99,7 @@ public final class OrchestrateCommand {
     if (logLevel != null) {
       Level parsed = Level.toLevel(logLevel.toUpperCase(Locale.ROOT), null);
       if (parsed == null) {
-        throw CliException.usage("--log-level: unknown level " + dev.orchestrate.limits.Quote.value(logLevel)
+        throw CliException.usage("--log-level: unknown level " + Quote.value(logLevel)
             + " (use error, warn, info, debug or trace)");
       }
       return parsed;
@@ -226,9 +228,9 @@ public final class OrchestrateCommand {
 
   /** state.url of the config that applies from {@code start}, read without the rest of the config. */
   /** The project's budget windows (the config's {@code budget:}), for {@code stats}; none without a config. */
-  dev.orchestrate.config.BudgetConfig budgetConfig() {
+  BudgetConfig budgetConfig() {
     Path file = configFile(workingDir);
-    return file == null ? dev.orchestrate.config.BudgetConfig.NONE : ConfigLoader.loadBudget(file);
+    return file == null ? BudgetConfig.NONE : ConfigLoader.loadBudget(file);
   }
 
   private Optional<Location> configuredLocation(Path start) {

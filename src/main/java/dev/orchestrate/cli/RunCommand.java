@@ -9,11 +9,15 @@ import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ExecutionConfig;
+import dev.orchestrate.config.PhaseDef;
+import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.config.Ranges;
 import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.item.RunFigures;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.jobs.Preflight;
+import dev.orchestrate.landing.Landing;
 import dev.orchestrate.notify.Notifier;
 import dev.orchestrate.scheduler.HaltReason;
 import dev.orchestrate.scheduler.ItemFilter;
@@ -22,6 +26,7 @@ import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.RunOptions;
 import dev.orchestrate.scheduler.RunReport;
 import dev.orchestrate.state.StateBackend;
+import dev.orchestrate.workspace.CopiedFiles;
 import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.GitException;
 import dev.orchestrate.workspace.Repository;
@@ -222,11 +227,11 @@ final class RunCommand implements Callable<Integer> {
    * Every {@code workspace.setup} step and {@code verify:} gate of the config, once each, with how a
    * message names it (a gate by the first phase that runs it).
    */
-  private static Map<dev.orchestrate.config.ProjectCommand, String> projectCommands(Config config) {
-    Map<dev.orchestrate.config.ProjectCommand, String> all = new java.util.LinkedHashMap<>();
+  private static Map<ProjectCommand, String> projectCommands(Config config) {
+    Map<ProjectCommand, String> all = new java.util.LinkedHashMap<>();
     config.execution().workspace().setup().forEach(step -> all.put(step, "workspace.setup '" + step.name() + "'"));
-    for (dev.orchestrate.config.Pipeline pipeline : config.pipelines().values()) {
-      for (dev.orchestrate.config.PhaseDef phase : pipeline.allPhases()) {
+    for (Pipeline pipeline : config.pipelines().values()) {
+      for (PhaseDef phase : pipeline.allPhases()) {
         pipeline.verifyFor(phase).forEach(gate -> all.putIfAbsent(gate, "verify gate '" + gate.name()
             + "' of phase '" + phase.name() + "' (pipeline '" + pipeline.name() + "')"));
       }
@@ -273,8 +278,8 @@ final class RunCommand implements Callable<Integer> {
     try {
       Git git = new Git();
       Repository repo = Repository.discover(git, backlogs.current().directory(), workspace.baseBranch());
-      dev.orchestrate.workspace.CopiedFiles.check(git, repo, workspace.copy());
-      dev.orchestrate.landing.Landing.checkRemote(git, repo, workspace);
+      CopiedFiles.check(git, repo, workspace.copy());
+      Landing.checkRemote(git, repo, workspace);
       commandsTracked(config, git, backlogs.current().directory());
       return repo;
     } catch (GitException e) { // git failing while the run checks the project: the project is not usable

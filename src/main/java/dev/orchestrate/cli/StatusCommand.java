@@ -9,6 +9,7 @@ import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateDirectory;
+import dev.orchestrate.workspace.ChecksRecord;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -153,7 +154,7 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
   }
 
   /** The round and the next poll of an item awaiting its checks, for the NOTE column. */
-  static String checksNote(dev.orchestrate.workspace.ChecksRecord checks) {
+  static String checksNote(ChecksRecord checks) {
     return " (round " + (checks.rounds() + 1) + (checks.nextAt() == null ? "" : ", next poll "
         + checks.nextAt().truncatedTo(java.time.temporal.ChronoUnit.SECONDS)) + ")";
   }

@@ -1,5 +1,7 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.item.Money;
+
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.scheduler.Budget;
 import java.util.LinkedHashMap;
@@ -39,7 +41,7 @@ final class UsageView {
   static String budgetText(Usage spend, Budget budget) {
     StringBuilder text = new StringBuilder();
     if (budget.maxCostUsd() != null) {
-      text.append("; budget ").append(dev.orchestrate.item.Money.usd(budget.maxCostUsd()))
+      text.append("; budget ").append(Money.usd(budget.maxCostUsd()))
           .append(percent(spend.costUsd() == null ? null : spend.costUsd() / budget.maxCostUsd()));
     }
     if (budget.maxTokens() != null) {

@@ -2,6 +2,8 @@ package dev.orchestrate.config;
 
 import dev.orchestrate.limits.Quote;
 import dev.orchestrate.notify.NotifySink;
+import dev.orchestrate.yaml.Sizes;
+import dev.orchestrate.yaml.YamlReader;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -33,13 +35,13 @@ public record Config(
   public static final int DEFAULT_KEEP_RECENT = 50;
   public static final int DEFAULT_BOOT_CONTEXT_CHARS = 20_000;
   /** {@code backlog.max_bytes}: see {@link dev.orchestrate.yaml.YamlReader#MAX_BACKLOG_BYTES}. */
-  public static final long DEFAULT_BACKLOG_MAX_BYTES = dev.orchestrate.yaml.YamlReader.MAX_BACKLOG_BYTES;
+  public static final long DEFAULT_BACKLOG_MAX_BYTES = YamlReader.MAX_BACKLOG_BYTES;
 
   public Config {
     java.util.Objects.requireNonNull(context, "context");
     if (backlogMaxBytes < 1 || backlogMaxBytes > Ranges.BACKLOG_MAX_BYTES) {
       throw new IllegalArgumentException("backlog.max_bytes must be 1 byte to "
-          + dev.orchestrate.yaml.Sizes.format(Ranges.BACKLOG_MAX_BYTES) + ", got " + backlogMaxBytes);
+          + Sizes.format(Ranges.BACKLOG_MAX_BYTES) + ", got " + backlogMaxBytes);
     }
     pipelines = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(pipelines));
     retention = retention == null ? RetentionConfig.defaults() : retention;

@@ -131,7 +131,7 @@ final class ExecutionSection extends SectionReader {
    * execution.pull_request: one string (run by /bin/sh -c) or a list (the argv), with
    * execution.pull_request_timeout; null when not set.
    */
-  private dev.orchestrate.config.ProjectCommand pullRequest(Optional<YamlNode.Mapping> section) {
+  private ProjectCommand pullRequest(Optional<YamlNode.Mapping> section) {
     java.time.Duration timeout = setting(section, "pull_request_timeout",
         n -> duration(n, "execution.pull_request_timeout", Ranges.AGENT_TIMEOUT))
         .orElse(WorkspaceConfig.DEFAULT_PULL_REQUEST_TIMEOUT);

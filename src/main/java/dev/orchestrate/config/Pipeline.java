@@ -37,22 +37,10 @@ public record Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> pha
         DEFAULT_INTEGRATION_MAX_ROUNDS, List.of());
   }
 
-  /** This pipeline with {@code integration_verify:} set (null: the default, {@link #integrationGates()}). */
-  public Pipeline withIntegrationVerify(List<ProjectCommand> gates) {
-    return new Pipeline(name, prePhases, phases, agent, fallback, verify, review, reviewTimeout, gates,
-        integrationMaxRounds, verifyProtected);
-  }
-
   /** This pipeline with {@code integration_max_rounds:} set. */
   public Pipeline withIntegrationMaxRounds(int rounds) {
     return new Pipeline(name, prePhases, phases, agent, fallback, verify, review, reviewTimeout, integrationVerify,
         rounds, verifyProtected);
-  }
-
-  /** This pipeline with {@code verify_protected:} set. */
-  public Pipeline withVerifyProtected(List<String> paths) {
-    return new Pipeline(name, prePhases, phases, agent, fallback, verify, review, reviewTimeout, integrationVerify,
-        integrationMaxRounds, paths);
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.orchestrate.context;
 
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.config.PhaseDef;
+import dev.orchestrate.config.ProjectCommand;
 
 /**
  * Assembles the markdown prompt of one attempt, in the order of docs/agents.md: preamble, item, project
@@ -68,13 +69,13 @@ public final class PromptBuilder {
   }
 
   /** The gates that will judge the attempt: the agent can run them itself first. */
-  private static void checks(StringBuilder out, java.util.List<dev.orchestrate.config.ProjectCommand> gates) {
+  private static void checks(StringBuilder out, java.util.List<ProjectCommand> gates) {
     if (gates.isEmpty()) {
       return;
     }
     out.append("\n## Checks\n\nAfter you report `phase_complete`, orchestrate runs these in the worktree; the ")
         .append("phase counts only if every one exits 0:\n\n");
-    for (dev.orchestrate.config.ProjectCommand gate : gates) {
+    for (ProjectCommand gate : gates) {
       out.append("- ").append(gate.name()).append(": `").append(gate.text().replace('`', '\'')).append("`\n");
     }
   }

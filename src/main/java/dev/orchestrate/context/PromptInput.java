@@ -2,6 +2,7 @@ package dev.orchestrate.context;
 
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.config.PhaseDef;
+import dev.orchestrate.config.ProjectCommand;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Objects;
@@ -31,7 +32,7 @@ public record PromptInput(
     String priorContextSummary,
     List<Turn> recentTurns,
     Workspace workspace,
-    List<dev.orchestrate.config.ProjectCommand> verify) {
+    List<ProjectCommand> verify) {
 
   /**
    * An item's own worktree, as the prompt names it.
@@ -52,7 +53,7 @@ public record PromptInput(
         projectMemory, priorContextSummary, recentTurns, workspace, List.of());
   }
 
-  public PromptInput withVerify(List<dev.orchestrate.config.ProjectCommand> gates) {
+  public PromptInput withVerify(List<ProjectCommand> gates) {
     return new PromptInput(item, phase, stage, attempt, maxAttempts, previousPhaseSummary, unblockNotes,
         previousFailure, resultFile, projectMemory, priorContextSummary, recentTurns, workspace, gates);
   }

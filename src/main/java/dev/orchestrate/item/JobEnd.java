@@ -1,6 +1,8 @@
 package dev.orchestrate.item;
 
 import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.jobs.AgentSession;
+import dev.orchestrate.jobs.CommandRun;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.Usage;
@@ -22,12 +24,12 @@ import java.time.Instant;
  * @param checks   the project commands the job ran (set-up, gates), in order
  */
 public record JobEnd(JobState state, String result, Integer exitCode, String reason, Instant endedAt,
-    int truncatedValues, Usage usage, OutcomeClass outcome, dev.orchestrate.jobs.AgentSession session,
-    java.util.List<dev.orchestrate.jobs.CommandRun> checks) {
+    int truncatedValues, Usage usage, OutcomeClass outcome, AgentSession session,
+    java.util.List<CommandRun> checks) {
 
   public JobEnd {
     usage = usage == null ? Usage.UNKNOWN : usage;
-    session = session == null ? dev.orchestrate.jobs.AgentSession.NONE : session;
+    session = session == null ? AgentSession.NONE : session;
     checks = checks == null ? java.util.List.of() : java.util.List.copyOf(checks);
     if (truncatedValues < 0) {
       throw new IllegalArgumentException("truncatedValues must not be negative, got " + truncatedValues);
@@ -40,8 +42,8 @@ public record JobEnd(JobState state, String result, Integer exitCode, String rea
   }
 
   /** This end with the job's session and the project commands it ran. */
-  public JobEnd with(dev.orchestrate.jobs.AgentSession agentSession,
-      java.util.List<dev.orchestrate.jobs.CommandRun> runs) {
+  public JobEnd with(AgentSession agentSession,
+      java.util.List<CommandRun> runs) {
     return new JobEnd(state, result, exitCode, reason, endedAt, truncatedValues, usage, outcome, agentSession, runs);
   }
 

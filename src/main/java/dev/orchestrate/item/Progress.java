@@ -1,5 +1,7 @@
 package dev.orchestrate.item;
 
+import dev.orchestrate.backlog.InitialStatus;
+
 import java.util.Objects;
 
 /**
@@ -68,7 +70,7 @@ public record Progress(
   }
 
   /** The progress of an item first seen in the backlog: its status hint applies once. */
-  public static Progress initial(dev.orchestrate.backlog.InitialStatus hint) {
+  public static Progress initial(InitialStatus hint) {
     return switch (hint) {
       case NEW -> of(ItemStatus.NEW);
       case READY -> of(ItemStatus.READY);

@@ -1,6 +1,8 @@
 package dev.orchestrate.item;
 
 import dev.orchestrate.backlog.BacklogItem;
+import dev.orchestrate.jobs.AgentSession;
+import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.Usage;
 import java.time.Instant;
 import java.util.List;
@@ -189,7 +191,7 @@ public interface StateRepository {
    * The outcome classes of these jobs (jobs recorded without one, or before schema 10, are left
    * out): read apart from the job rows, so that a state older than the column still reads.
    */
-  java.util.Map<Long, dev.orchestrate.jobs.OutcomeClass> outcomes(java.util.Collection<Long> jobIds);
+  java.util.Map<Long, OutcomeClass> outcomes(java.util.Collection<Long> jobIds);
 
   /** The agent profile of each of these jobs (jobs recorded without one, or before schema 10, are left out). */
   java.util.Map<Long, String> agents(java.util.Collection<Long> jobIds);
@@ -199,7 +201,7 @@ public interface StateRepository {
    * recorded without one (still running, a fresh start the agent printed no id for, before schema
    * 11) are left out.
    */
-  java.util.Map<Long, dev.orchestrate.jobs.AgentSession> sessions(java.util.Collection<Long> jobIds);
+  java.util.Map<Long, AgentSession> sessions(java.util.Collection<Long> jobIds);
 
   /**
    * The project commands (set-up, gates) each of these jobs ran, in the order they ran, in one read;

@@ -1,8 +1,10 @@
 package dev.orchestrate.item;
 
+import dev.orchestrate.config.Durations;
 import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.jobs.CommandRun;
 import dev.orchestrate.limits.Cuts;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -113,7 +115,7 @@ public final class Transitions {
         || now.isBefore(since.plus(timeout.after()))) {
       return null;
     }
-    String waited = "awaited review longer than review_timeout " + dev.orchestrate.config.Durations.format(
+    String waited = "awaited review longer than review_timeout " + Durations.format(
         timeout.after());
     return switch (timeout.action()) {
       case APPROVE -> new Step(item.with(Progress.of(ItemStatus.DONE)), List.of(Event.statusChange(item.id(),
@@ -450,7 +452,7 @@ public final class Transitions {
 
   private static boolean setupFailed(AgentOutcome outcome) {
     return outcome.checks().stream()
-        .anyMatch(c -> c.kind() == dev.orchestrate.jobs.CommandRun.Kind.SETUP && !c.passed());
+        .anyMatch(c -> c.kind() == CommandRun.Kind.SETUP && !c.passed());
   }
 
   private static String reasonSuffix(String context) {

@@ -1,5 +1,7 @@
 package dev.orchestrate.jobs;
 
+import dev.orchestrate.limits.SizeCap;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
@@ -123,7 +125,7 @@ public record AgentOutcome(
   /** This outcome with the agent's final answer, as its preset read it (cut to {@link #TEXT_MAX_CHARS}). */
   public AgentOutcome withAnswer(String finalText) {
     String text = finalText == null || finalText.isBlank() ? null
-        : dev.orchestrate.limits.SizeCap.cap(finalText.strip(), TEXT_MAX_CHARS);
+        : SizeCap.cap(finalText.strip(), TEXT_MAX_CHARS);
     return new AgentOutcome(result, summary, context, memories, followUps, exitCode, ending, elapsed,
         truncatedValues, usage, provider, session, checks, verdict, text);
   }

@@ -1,6 +1,7 @@
 package dev.orchestrate.jobs;
 
 import dev.orchestrate.config.AgentConfig;
+import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.limits.SizeCap;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -220,7 +221,7 @@ public final class AgentRunner implements AgentLauncher {
           log.writeLine("workspace.setup failed: the agent did not run; see " + last.log());
           log.close("");
           String text = steps.setup().stream().filter(c -> c.name().equals(last.name())).findFirst()
-              .map(dev.orchestrate.config.ProjectCommand::text).orElse(null);
+              .map(ProjectCommand::text).orElse(null);
           return AgentOutcome.setupFailed(setupFailure(last, text), checks, elapsed());
         }
       }

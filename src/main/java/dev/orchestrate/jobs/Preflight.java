@@ -2,6 +2,7 @@ package dev.orchestrate.jobs;
 
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.AgentPreset;
+import dev.orchestrate.config.ProjectCommand;
 import java.io.File;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -129,10 +130,10 @@ public final class Preflight {
    *
    * @param what how the message names the command, e.g. {@code verify gate 'tests' of phase 'build'}
    */
-  public static Problem command(dev.orchestrate.config.ProjectCommand command, String what, String path,
+  public static Problem command(ProjectCommand command, String what, String path,
       Path workDir) {
-    if (command.viaShell() && !Files.isExecutable(Path.of(dev.orchestrate.config.ProjectCommand.SHELL))) {
-      return new Problem(what + " runs through " + dev.orchestrate.config.ProjectCommand.SHELL
+    if (command.viaShell() && !Files.isExecutable(Path.of(ProjectCommand.SHELL))) {
+      return new Problem(what + " runs through " + ProjectCommand.SHELL
           + ", which is not on this machine: write run: as a list (the program and its arguments)");
     }
     java.util.List<String> argv = programArgv(command);
@@ -166,7 +167,7 @@ public final class Preflight {
    * when that is a relative path, and the script an interpreter is given. In worktree mode these
    * must be files git tracks, since a worktree holds only those.
    */
-  public static java.util.List<String> projectFiles(dev.orchestrate.config.ProjectCommand command) {
+  public static java.util.List<String> projectFiles(ProjectCommand command) {
     java.util.List<String> argv = programArgv(command);
     if (argv.isEmpty()) {
       return java.util.List.of();
@@ -189,7 +190,7 @@ public final class Preflight {
    * argv, or a shell command's words when its first one is a plain program name or path; empty
    * when it starts with a builtin, an assignment or shell syntax.
    */
-  private static java.util.List<String> programArgv(dev.orchestrate.config.ProjectCommand command) {
+  private static java.util.List<String> programArgv(ProjectCommand command) {
     if (!command.viaShell()) {
       return command.argv();
     }

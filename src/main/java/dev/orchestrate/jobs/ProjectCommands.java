@@ -1,6 +1,7 @@
 package dev.orchestrate.jobs;
 
 import dev.orchestrate.config.ProjectCommand;
+import dev.orchestrate.limits.Quote;
 import dev.orchestrate.limits.SizeCap;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -167,7 +168,7 @@ final class ProjectCommands {
     if (!tails.stderr().isBlank()) {
       b.append(b.length() > 0 ? "\n" : "").append(tails.stderr().strip());
     }
-    return SizeCap.cap(dev.orchestrate.limits.Quote.escapedLines(b.toString()), CommandRun.TAIL_MAX_CHARS);
+    return SizeCap.cap(Quote.escapedLines(b.toString()), CommandRun.TAIL_MAX_CHARS);
   }
 
   static String describe(ProjectCommand command) {

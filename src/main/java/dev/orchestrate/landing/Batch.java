@@ -4,6 +4,7 @@ import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.item.IntegrationResult;
 import dev.orchestrate.item.LandingItem;
 import dev.orchestrate.item.SlowWork;
+import dev.orchestrate.item.WorkspaceUnavailableException;
 import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.GitException;
 import dev.orchestrate.workspace.WorkspaceRecord;
@@ -109,7 +110,7 @@ final class Batch {
           String tip = item.gates().isEmpty() ? r.tip() : integrator.squash(ws, place, onto, r.tip(), item.title());
           chain.add(new Member(item, ws, place, original, tip));
         }
-      } catch (WorktreeGuard.Breach | dev.orchestrate.item.WorkspaceUnavailableException e) {
+      } catch (WorktreeGuard.Breach | WorkspaceUnavailableException e) {
         String reason = "not integrated: " + e.getMessage();
         store.integration(item.itemId(), WorkspaceRecord.Integration.CONFLICT, reason, now);
         results.put(item.itemId(), new IntegrationResult("refused", reason));

@@ -5,8 +5,10 @@ import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.item.ChecksReport;
 import dev.orchestrate.item.IntegrationResult;
 import dev.orchestrate.item.ItemLanding;
+import dev.orchestrate.item.LandingItem;
 import dev.orchestrate.item.LastSession;
 import dev.orchestrate.item.SlowWork;
+import dev.orchestrate.item.WorkspaceUnavailableException;
 import dev.orchestrate.workspace.ChecksRecord;
 import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.GitException;
@@ -119,7 +121,7 @@ public final class Landing implements ItemLanding {
 
   @Override
   public SlowWork<java.util.Map<String, IntegrationResult>> integrateBatch(
-      List<dev.orchestrate.item.LandingItem> items) {
+      List<LandingItem> items) {
     return new Batch(this, git, worktrees, integrator, store, clock, checkout).start(items);
   }
 
@@ -258,7 +260,7 @@ public final class Landing implements ItemLanding {
             + ws.branch() + " (or discard them); the next run integrates"));
       }
       return integrate(ws, place, title, now, gates, 1);
-    } catch (WorktreeGuard.Breach | dev.orchestrate.item.WorkspaceUnavailableException e) {
+    } catch (WorktreeGuard.Breach | WorkspaceUnavailableException e) {
       String reason = "not integrated: " + e.getMessage();
       store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, reason, now);
       return SlowWork.done(new IntegrationResult("refused", reason));

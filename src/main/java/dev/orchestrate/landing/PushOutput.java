@@ -1,5 +1,7 @@
 package dev.orchestrate.landing;
 
+import dev.orchestrate.workspace.SharedRemote;
+
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -17,7 +19,7 @@ public final class PushOutput {
   /** How much of a failure's output is kept in the item's note. */
   static final int TAIL_MAX_CHARS = 2_000;
   /** A URL's scheme, then a user part: everything up to the '@' before the host. */
-  private static final Pattern USER_INFO = dev.orchestrate.workspace.SharedRemote.USER_INFO;
+  private static final Pattern USER_INFO = SharedRemote.USER_INFO;
   private static final Pattern URL = Pattern.compile("(?i)\\bhttps?://[A-Za-z0-9._~:/?#@!$&*+,;=%-]+");
   /** Control characters (but newline and tab) and bidi overrides, shown as '?' in a stored note. */
   private static final Pattern UNPRINTABLE = Pattern
@@ -39,7 +41,7 @@ public final class PushOutput {
     if (text == null) {
       return null;
     }
-    return secrets.apply(dev.orchestrate.workspace.SharedRemote.withoutCredentials(text));
+    return secrets.apply(SharedRemote.withoutCredentials(text));
   }
 
   /** The end of a masked output, at most {@link #TAIL_MAX_CHARS} characters, control characters made '?'. */

@@ -1,5 +1,6 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.config.AgentPreset;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.item.FollowUpItem;
@@ -12,6 +13,7 @@ import dev.orchestrate.item.Step;
 import dev.orchestrate.item.Transitions;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentResult;
+import dev.orchestrate.jobs.AgentSession;
 import dev.orchestrate.jobs.JobRequest;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.jobs.OutcomeClass;
@@ -79,7 +81,7 @@ final class JobEnds {
         || ((entry.cancelRequested() || stopRequested.getAsBoolean()) && outcome.result() == AgentResult.FAILED);
     List<FollowUpItem> followUps = FollowUpItem.of(item.id(), request.phase(), outcome.followUps(),
         config.defaultPipeline());
-    if (outcome.session().start() == dev.orchestrate.jobs.AgentSession.Start.RESUMED) {
+    if (outcome.session().start() == AgentSession.Start.RESUMED) {
       // The session's running totals, less what its earlier jobs were recorded with: this job's share.
       outcome = outcome.withUsage(outcome.usage().withoutEarlier(job.sessionBefore(),
           job.profile().preset().sessionTokens(), job.profile().preset().sessionCost()));
@@ -222,7 +224,7 @@ final class JobEnds {
    * the preset's reader parsed instead, never raw events, which every later prompt would pay for.
    */
   private static Path plainOutput(Job job) {
-    return job.profile().preset() == dev.orchestrate.config.AgentPreset.COMMAND ? job.request().logFile() : null;
+    return job.profile().preset() == AgentPreset.COMMAND ? job.request().logFile() : null;
   }
 
   /**

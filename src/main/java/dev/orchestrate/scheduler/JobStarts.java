@@ -5,6 +5,7 @@ import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.context.PriorContext;
 import dev.orchestrate.context.PromptBuilder;
 import dev.orchestrate.context.PromptInput;
@@ -166,7 +167,7 @@ final class JobStarts {
     // The summary is copied into the job here: whatever happens to the map later, this phase
     // has what it started with.
     String previousSummary = s.summaries.forSpawn(item).orElse(null);
-    List<dev.orchestrate.config.ProjectCommand> gates = pipeline.verifyFor(phase);
+    List<ProjectCommand> gates = pipeline.verifyFor(phase);
     PromptInput input = new PromptInput(item.definition(), phase,
         progress.status() == ItemStatus.SCOPING ? "pre-phase" : "phase", attempt,
         config.execution().maxRetries() + 1, previousSummary, progress.unblockNotes(),

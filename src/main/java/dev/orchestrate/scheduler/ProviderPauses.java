@@ -4,7 +4,7 @@ import dev.orchestrate.config.Config;
 import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.item.AgentPauses;
-
+import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.ProviderFailure;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -47,7 +47,7 @@ final class ProviderPauses {
       }
     }
     AgentPauses.Pause mine = pauses.get(profile);
-    if (mine != null && haltOnUsageLimit && mine.kind() == dev.orchestrate.jobs.OutcomeClass.USAGE_LIMIT) {
+    if (mine != null && haltOnUsageLimit && mine.kind() == OutcomeClass.USAGE_LIMIT) {
       String when = mine.until() == null ? "it did not say when it resets" : "until " + policy.clock(mine.until(), now);
       return Optional.of(new LimitPolicy.Decision(mine, HaltReason.USAGE_LIMIT, profile + " is paused by its usage "
           + "limit (" + when + "): agent.on_usage_limit is halt, so this run starts nothing; run again after the "

@@ -1,5 +1,7 @@
 package dev.orchestrate.scheduler;
 
+import dev.orchestrate.backlog.Priority;
+
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
@@ -84,7 +86,7 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
   private long landingTurns;
 
   /** An item's place in the merge queue: its priority, then the turn it took as it became landing. */
-  private record Turn(dev.orchestrate.backlog.Priority priority, long turn, String id) implements Comparable<Turn> {
+  private record Turn(Priority priority, long turn, String id) implements Comparable<Turn> {
     @Override
     public int compareTo(Turn o) {
       int c = priority.compareTo(o.priority);
@@ -375,8 +377,8 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
    * empty {@link TreeSet} of the same comparator takes in linear time.
    */
   private static final class Ranked {
-    private final Map<dev.orchestrate.backlog.Priority, List<ItemState>> buckets = new java.util.EnumMap<>(
-        dev.orchestrate.backlog.Priority.class);
+    private final Map<Priority, List<ItemState>> buckets = new java.util.EnumMap<>(
+        Priority.class);
 
     void add(ItemState item) {
       buckets.computeIfAbsent(item.definition().priority(), p -> new ArrayList<>()).add(item);

@@ -5,7 +5,9 @@ import static dev.orchestrate.serve.Html.esc;
 import dev.orchestrate.item.CheckRecord;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.JobRecord;
+import dev.orchestrate.item.Money;
 import dev.orchestrate.jobs.AgentSession;
+import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.state.DashboardQueries;
 import java.time.Duration;
 import java.time.format.DateTimeFormatter;
@@ -94,7 +96,7 @@ final class PageParts {
 
   /** Cents at least and up to 6 decimals: a $0.001 budget is not "$0.00". */
   static String usd(double v) {
-    return dev.orchestrate.item.Money.usd(v);
+    return Money.usd(v);
   }
 
   static String n(Long v) {
@@ -127,13 +129,13 @@ final class PageParts {
   static void jobTable(StringBuilder b, DashboardQueries db, List<JobRecord> jobs) {
     Map<Long, Double> costs = db.jobCosts(jobs.stream().map(JobRecord::id).toList());
     List<Long> ids = jobs.stream().map(JobRecord::id).toList();
-    Map<Long, dev.orchestrate.jobs.OutcomeClass> outcomes = db.jobOutcomes(ids);
+    Map<Long, OutcomeClass> outcomes = db.jobOutcomes(ids);
     Map<Long, AgentSession> sessions = db.jobSessions(ids);
     Map<Long, List<CheckRecord>> checks = db.jobChecks(ids);
     boolean withCost = !costs.isEmpty(); // a column only when some agent reported a cost
     // Only when some job's conversation was more than a plain fresh start (an id, a resume), or ran a check.
     boolean withSession = sessions.values().stream()
-        .anyMatch(x -> x.id() != null || x.start() != dev.orchestrate.jobs.AgentSession.Start.FRESH);
+        .anyMatch(x -> x.id() != null || x.start() != AgentSession.Start.FRESH);
     boolean withChecks = !checks.isEmpty();
     b.append("<table class=\"list\"><thead><tr><th>Job</th><th>Run</th><th>Item</th><th>Phase</th><th>Attempt</th>"
         + "<th>State</th><th>Result</th><th>Outcome</th>")

@@ -16,6 +16,7 @@ import static dev.orchestrate.serve.PageParts.percent;
 import static dev.orchestrate.serve.PageParts.select;
 import static dev.orchestrate.serve.PageParts.usd;
 
+import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.JobRecord;
@@ -95,11 +96,11 @@ final class Pages {
     }
     b.append("</section>");
     Instant now = clock.instant();
-    List<dev.orchestrate.item.AgentPauses.Pause> pauses = db.pauses().stream().filter(p -> p.activeAt(now))
+    List<AgentPauses.Pause> pauses = db.pauses().stream().filter(p -> p.activeAt(now))
         .toList();
     if (!pauses.isEmpty()) {
       b.append("<section><h2>Agents paused by a provider's limit</h2><ul>");
-      for (dev.orchestrate.item.AgentPauses.Pause p : pauses) {
+      for (AgentPauses.Pause p : pauses) {
         b.append("<li data-figure=\"pause\"><strong>").append(esc(p.profile())).append("</strong> paused ")
             .append(
                 p.until() == null ? "until its reset (not said; the run halted)" : "until " + TIME.format(p.until()))

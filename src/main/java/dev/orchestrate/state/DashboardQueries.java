@@ -1,8 +1,12 @@
 package dev.orchestrate.state;
 
+import dev.orchestrate.item.AgentPauses;
+import dev.orchestrate.item.CheckRecord;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.item.RunRecord;
+import dev.orchestrate.jobs.AgentSession;
+import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.memory.MemoryCompaction;
 import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.stats.Sample;
@@ -128,16 +132,16 @@ public interface DashboardQueries {
   Map<Long, Double> jobCosts(List<Long> jobIds);
 
   /** The outcome classes of these jobs; jobs recorded without one are left out. */
-  Map<Long, dev.orchestrate.jobs.OutcomeClass> jobOutcomes(List<Long> jobIds);
+  Map<Long, OutcomeClass> jobOutcomes(List<Long> jobIds);
 
   /** The agent's session of each of these jobs; jobs recorded without one (or before schema 11) are left out. */
-  Map<Long, dev.orchestrate.jobs.AgentSession> jobSessions(List<Long> jobIds);
+  Map<Long, AgentSession> jobSessions(List<Long> jobIds);
 
   /** The set-up steps and gates each of these jobs ran, in order; jobs that ran none are left out. */
-  Map<Long, List<dev.orchestrate.item.CheckRecord>> jobChecks(List<Long> jobIds);
+  Map<Long, List<CheckRecord>> jobChecks(List<Long> jobIds);
 
   /** The agent profiles a provider's limit paused (those over included: the caller asks the time). */
-  List<dev.orchestrate.item.AgentPauses.Pause> pauses();
+  List<AgentPauses.Pause> pauses();
 
   /** Items that reached done or blocked at or after {@code at}. */
   long itemsFinishedSince(Instant at);

@@ -22,9 +22,5 @@ public record LastRun(long id, Instant startedAt, Instant endedAt, String haltRe
    * from a full queue or still queued at the run's end), and the last failure's text (null: none).
    */
   public record Notifications(long delivered, long failed, long lost, String lastError) {
-    /** Whether any document did not reach its sink. */
-    public boolean anyUndelivered() {
-      return failed > 0 || lost > 0;
-    }
   }
 }

@@ -4,6 +4,7 @@ import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.jobs.AgentOutcome;
 import dev.orchestrate.jobs.AgentResult;
+import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.scheduler.RunListener;
 import java.io.PrintWriter;
 import java.time.Clock;
@@ -70,7 +71,7 @@ public final class RunProgress implements RunListener, SummarizationListener {
       text.append(" (stalled)");
     }
     if (outcome.provider() != null && outcome.result() == AgentResult.FAILED) {
-      if (outcome.kind().isLimit() || outcome.kind() == dev.orchestrate.jobs.OutcomeClass.AUTH) {
+      if (outcome.kind().isLimit() || outcome.kind() == OutcomeClass.AUTH) {
         // the provider, not the agent's work: not counted, and the operator wants to know which
         return text.append(" (").append(outcome.kind().key()).append(", not counted): ")
             .append(TerminalText.oneLine(outcome.provider().message())).toString();

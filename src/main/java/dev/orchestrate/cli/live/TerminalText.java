@@ -62,11 +62,6 @@ public final class TerminalText {
     return out.toString();
   }
 
-  /** Whether {@code text} holds nothing that {@link #safe} would change. */
-  public static boolean isSafe(String text) {
-    return text == null || firstUnsafe(text, false) < 0;
-  }
-
   private static int firstUnsafe(String text, boolean keepLines) {
     for (int i = 0; i < text.length(); i++) {
       char c = text.charAt(i);

@@ -1,6 +1,7 @@
 package dev.orchestrate.state.postgres;
 
 import dev.orchestrate.state.RunLease;
+import dev.orchestrate.state.StoreException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -68,7 +69,7 @@ final class PostgresRunner implements RunLease {
       runner.tryMaintenance();
     } catch (SQLException e) {
       runner.closeConnection();
-      throw new dev.orchestrate.state.StoreException("cannot register this runner in the state database: "
+      throw new StoreException("cannot register this runner in the state database: "
           + e.getMessage(), e);
     }
     runner.beat.start();
@@ -112,7 +113,7 @@ final class PostgresRunner implements RunLease {
       }
       return found;
     } catch (SQLException e) {
-      throw new dev.orchestrate.state.StoreException("cannot record this runner's checkout in the state database: "
+      throw new StoreException("cannot record this runner's checkout in the state database: "
           + e.getMessage(), e);
     }
   }

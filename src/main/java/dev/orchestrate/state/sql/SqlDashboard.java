@@ -1,8 +1,12 @@
 package dev.orchestrate.state.sql;
 
+import dev.orchestrate.item.AgentPauses;
+import dev.orchestrate.item.CheckRecord;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.item.RunRecord;
+import dev.orchestrate.jobs.AgentSession;
+import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.memory.MemoryItem;
 import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.ItemHistory;
@@ -295,22 +299,22 @@ final class SqlDashboard implements DashboardQueries {
   }
 
   @Override
-  public Map<Long, dev.orchestrate.jobs.OutcomeClass> jobOutcomes(List<Long> jobIds) {
+  public Map<Long, OutcomeClass> jobOutcomes(List<Long> jobIds) {
     return StateRows.outcomes(jdbc, jobIds);
   }
 
   @Override
-  public Map<Long, dev.orchestrate.jobs.AgentSession> jobSessions(List<Long> jobIds) {
+  public Map<Long, AgentSession> jobSessions(List<Long> jobIds) {
     return JobChecks.sessions(jdbc, jobIds);
   }
 
   @Override
-  public Map<Long, List<dev.orchestrate.item.CheckRecord>> jobChecks(List<Long> jobIds) {
+  public Map<Long, List<CheckRecord>> jobChecks(List<Long> jobIds) {
     return JobChecks.checks(jdbc, jobIds);
   }
 
   @Override
-  public List<dev.orchestrate.item.AgentPauses.Pause> pauses() {
+  public List<AgentPauses.Pause> pauses() {
     return new SqlAgentPauses(jdbc).all();
   }
 

@@ -2,6 +2,7 @@ package dev.orchestrate.state.sql;
 
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.context.TurnRepository;
+import dev.orchestrate.item.CheckRecord;
 import dev.orchestrate.item.Event;
 import dev.orchestrate.item.FollowUpItem;
 import dev.orchestrate.item.ItemState;
@@ -9,17 +10,22 @@ import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.JobEnd;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.item.JobStart;
+import dev.orchestrate.item.LeaseLostException;
 import dev.orchestrate.item.Progress;
+import dev.orchestrate.item.ReviewDecision;
 import dev.orchestrate.item.RunFigures;
 import dev.orchestrate.item.RunRecord;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.item.SyncResult;
+import dev.orchestrate.jobs.AgentSession;
+import dev.orchestrate.jobs.CommandRun;
 import dev.orchestrate.jobs.JobState;
 import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.limits.SizeCap;
 import dev.orchestrate.state.StoreException;
+import dev.orchestrate.workspace.WorkspaceStore;
 import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -99,7 +105,7 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   }
 
   /** The items' git worktrees (execution.workspace: worktree), on this repository's connection. */
-  dev.orchestrate.workspace.WorkspaceStore workspaceStore() {
+  WorkspaceStore workspaceStore() {
     return new SqlWorkspaceStore(jdbc);
   }
 
@@ -352,10 +358,10 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   }
 
   @Override
-  public List<Long> queueDecisions(List<dev.orchestrate.item.ReviewDecision> decisions, Instant now) {
+  public List<Long> queueDecisions(List<ReviewDecision> decisions, Instant now) {
     return jdbc.inTransaction(() -> {
       List<Long> ids = new ArrayList<>();
-      for (dev.orchestrate.item.ReviewDecision d : decisions) {
+      for (ReviewDecision d : decisions) {
         ids.add(jdbc.insert("INSERT INTO review_decisions (item_id, decision, notes, phase, requested_at)"
             + " VALUES (?, ?, ?, ?, ?)", d.itemId(), d.kind(), d.notes(), d.phase(), now.toEpochMilli()));
       }
@@ -364,10 +370,10 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   }
 
   @Override
-  public List<dev.orchestrate.item.ReviewDecision> reviewDecisions(int limit) {
+  public List<ReviewDecision> reviewDecisions(int limit) {
     return jdbc.query("SELECT id, item_id, decision, notes, phase, requested_at FROM review_decisions"
         + " ORDER BY id LIMIT " + Math.max(0, limit),
-        rs -> new dev.orchestrate.item.ReviewDecision(rs.getLong(1),
+        rs -> new ReviewDecision(rs.getLong(1),
             rs.getString(2), "approve".equals(rs.getString(3)), rs.getString(4), rs.getString(5),
             Instant.ofEpochMilli(rs.getLong(6))));
   }
@@ -381,7 +387,7 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
       long at = now.toEpochMilli();
       if (update(step, ItemStatus.AWAITING_REVIEW, at) == 0) {
         // Thrown, so that the delete is rolled back with it: the decision stays queued.
-        throw new dev.orchestrate.item.LeaseLostException(step.next().id(), "item " + step.next().id()
+        throw new LeaseLostException(step.next().id(), "item " + step.next().id()
             + " changed since it was read (it no longer awaits review, or another runner holds it)");
       }
       TruncatedWrites.countIf(jdbc, "items", step.truncatedValues() > 0);
@@ -391,7 +397,7 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   }
 
   @Override
-  public void dropDecision(dev.orchestrate.item.ReviewDecision decision, String why, Instant now) {
+  public void dropDecision(ReviewDecision decision, String why, Instant now) {
     jdbc.inTransaction(() -> {
       if (jdbc.execute("DELETE FROM review_decisions WHERE id = ?", decision.id()) == 1) {
         event(new Event(decision.itemId(), DECISION_DROPPED, Map.of("decision", decision.kind(), "reason", why)),
@@ -496,8 +502,8 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
     return n;
   }
 
-  private dev.orchestrate.item.LeaseLostException lost(String itemId) {
-    return new dev.orchestrate.item.LeaseLostException(itemId, "item " + itemId
+  private LeaseLostException lost(String itemId) {
+    return new LeaseLostException(itemId, "item " + itemId
         + " is no longer held by runner " + leases.runnerId() + ": another runner took it over or changed it");
   }
 
@@ -542,7 +548,7 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
       jdbc.execute("UPDATE jobs SET session_id = ?, session_start = ? WHERE id = ?", end.session().id(),
           end.session().start().key(), jobId);
       int seq = 0;
-      for (dev.orchestrate.jobs.CommandRun run : end.checks()) {
+      for (CommandRun run : end.checks()) {
         jdbc.execute("INSERT INTO job_checks (job_id, seq, kind, name, exit_code, ending, duration_ms, log_file)"
             + " VALUES (?, ?, ?, ?, ?, ?, ?, ?)", jobId, ++seq, run.kind().key(), run.name(), run.exitCode(),
             run.ending().key(), run.elapsed().toMillis(),
@@ -614,12 +620,12 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   }
 
   @Override
-  public Map<Long, dev.orchestrate.jobs.AgentSession> sessions(Collection<Long> jobIds) {
+  public Map<Long, AgentSession> sessions(Collection<Long> jobIds) {
     return JobChecks.sessions(jdbc, jobIds);
   }
 
   @Override
-  public Map<Long, List<dev.orchestrate.item.CheckRecord>> checks(Collection<Long> jobIds) {
+  public Map<Long, List<CheckRecord>> checks(Collection<Long> jobIds) {
     return JobChecks.checks(jdbc, jobIds);
   }
 

@@ -5,6 +5,7 @@ import dev.orchestrate.state.BusyWait;
 import dev.orchestrate.state.StoreException;
 import dev.orchestrate.stats.DatabaseFigures;
 import dev.orchestrate.stats.LastRun;
+import dev.orchestrate.stats.RunnerLease;
 import dev.orchestrate.stats.Sample;
 import dev.orchestrate.stats.SampleWindow;
 import dev.orchestrate.stats.Spending;
@@ -46,14 +47,14 @@ final class SqlStats implements StatsSource {
 
   /** From the {@code runners} table, where the schema has one (PostgreSQL): a handful of rows. */
   @Override
-  public java.util.List<dev.orchestrate.stats.RunnerLease> runners() {
+  public java.util.List<RunnerLease> runners() {
     if (!jdbc.dialect().hasColumn(jdbc, "runners", "heartbeat_at")) {
       return java.util.List.of();
     }
     return jdbc.query("SELECT r.id, r.host, r.pid, r.started_at, r.heartbeat_at, " + jdbc.dialect().clockMillis()
         + " - r.heartbeat_at, (SELECT count(*) FROM items i WHERE i.lease_owner = r.id)"
         + " FROM runners r ORDER BY r.started_at, r.id",
-        rs -> new dev.orchestrate.stats.RunnerLease(rs.getString(1), rs.getString(2), rs.getLong(3),
+        rs -> new RunnerLease(rs.getString(1), rs.getString(2), rs.getLong(3),
             Instant.ofEpochMilli(rs.getLong(4)), Instant.ofEpochMilli(rs.getLong(5)), rs.getLong(6), rs.getInt(7)));
   }
 

@@ -2,6 +2,7 @@ package dev.orchestrate.state.sql;
 
 import dev.orchestrate.workspace.ChecksRecord;
 import dev.orchestrate.workspace.PushRecord;
+import dev.orchestrate.workspace.WorkspacePlace;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import dev.orchestrate.workspace.WorkspaceStore;
 import java.nio.file.Path;
@@ -287,17 +288,17 @@ final class SqlWorkspaceStore implements WorkspaceStore {
   }
 
   @Override
-  public dev.orchestrate.workspace.WorkspacePlace place(String itemId) {
+  public WorkspacePlace place(String itemId) {
     if (!jdbc.dialect().hasColumn(jdbc, "workspaces", "remote_ref")) {
-      return dev.orchestrate.workspace.WorkspacePlace.NONE;
+      return WorkspacePlace.NONE;
     }
     return jdbc.queryOne("SELECT checkout, remote_ref FROM workspaces WHERE item_id = ?",
-        rs -> new dev.orchestrate.workspace.WorkspacePlace(rs.getString(1), rs.getString(2)), itemId)
-        .orElse(dev.orchestrate.workspace.WorkspacePlace.NONE);
+        rs -> new WorkspacePlace(rs.getString(1), rs.getString(2)), itemId)
+        .orElse(WorkspacePlace.NONE);
   }
 
   @Override
-  public void place(String itemId, dev.orchestrate.workspace.WorkspacePlace place, Instant now) {
+  public void place(String itemId, WorkspacePlace place, Instant now) {
     jdbc.execute("UPDATE workspaces SET checkout = ?, remote_ref = ?, updated_at = ? WHERE item_id = ?",
         place.checkout(), place.remoteRef(), now.toEpochMilli(), itemId);
   }

@@ -133,14 +133,18 @@ public final class RunSession {
    *
    * @param env        where webhooks read their secrets
    * @param projectDir where notification commands run
-   * @throws IllegalArgumentException when a webhook's {@code secret_env} is not set
+   * @throws RunPreflight.Refused when a webhook's {@code secret_env} is not set (exit 2)
    */
   public Notifier startNotifier(Map<String, String> env, Path projectDir) {
     if (config.notifications().isEmpty()) {
       return null;
     }
     Secrets secrets = Secrets.forAgent(env, config.agent(), config.context().summarizer().apiKeyEnv());
-    return Notifier.start(config.notifications(), env, projectDir, secrets::mask, clock);
+    try {
+      return Notifier.start(config.notifications(), env, projectDir, secrets::mask, clock);
+    } catch (IllegalArgumentException e) { // a webhook's secret_env is not set
+      throw new RunPreflight.Refused(e.getMessage());
+    }
   }
 
   /**

@@ -1,23 +1,18 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.app.RunPreflight;
 import dev.orchestrate.app.RunSession;
 import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.cli.live.LiveView;
 import dev.orchestrate.cli.live.ProgressMode;
 import dev.orchestrate.cli.live.RunProgress;
 import dev.orchestrate.cli.live.TerminalText;
-import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ExecutionConfig;
-import dev.orchestrate.config.PhaseDef;
-import dev.orchestrate.config.Pipeline;
-import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.config.Ranges;
-import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.item.RunFigures;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.jobs.Preflight;
-import dev.orchestrate.landing.Landing;
 import dev.orchestrate.notify.Notifier;
 import dev.orchestrate.scheduler.HaltReason;
 import dev.orchestrate.scheduler.ItemFilter;
@@ -26,9 +21,6 @@ import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.RunOptions;
 import dev.orchestrate.scheduler.RunReport;
 import dev.orchestrate.state.StateBackend;
-import dev.orchestrate.workspace.CopiedFiles;
-import dev.orchestrate.workspace.Git;
-import dev.orchestrate.workspace.GitException;
 import dev.orchestrate.workspace.Repository;
 import java.io.PrintWriter;
 import java.nio.file.Files;
@@ -144,17 +136,12 @@ final class RunCommand implements Callable<Integer> {
     String costBudget = costKey(config) != null ? costKey(config)
         : config.budget().perDayUsd() != null ? "budget.per_day"
             : config.budget().perWeekUsd() != null ? "budget.per_week" : null;
-    for (AgentConfig profile : config.profiles().values()) { // every agent profile is held to it
-      Preflight.Problem unkeepable = Preflight.costBudget(profile, costBudget);
-      if (unkeepable != null) { // before the state is opened, let alone locked
-        throw CliException.usage(profile == config.agent() ? unkeepable.message()
-            : "agents." + profile.profileName() + ": " + unkeepable.message());
-      }
-    }
+    RunPreflight.costBudget(config, costBudget); // every agent profile is held to it, before the state is opened
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
     filter = checkFilter(filter, config);
     StateBackend backend = root.command().backend(backlogFile, config);
-    Optional<Preflight.Found> agentProgram = preflight(config, backlogs);
+    Optional<Preflight.Found> agentProgram = RunPreflight.agents(config,
+        root.command().env().getOrDefault("PATH", System.getenv("PATH")), backlogs.current().directory());
     // What was checked is what runs: relative program and script paths are the checkout's, also for an
     // agent in an item's worktree (which has only tracked files).
     Path projectDir = backlogs.current().directory();
@@ -174,17 +161,12 @@ final class RunCommand implements Callable<Integer> {
     Clock clock = Clock.systemUTC();
     RunSession session = new RunSession(backend, config, clock);
     filter = targetsKnown(filter, session.knownIds(backlogs, filter.targets()));
-    Repository repository = repository(config, backlogs);
+    Repository repository = RunPreflight.repository(config, backlogs.current().directory());
 
     PrintWriter err = spec.commandLine().getErr();
     ProgressMode mode = ProgressMode.choose(root.command().quiet(), json, noLive, ProgressMode.stderrIsTerminal(),
         root.command().env());
-    Notifier notifier;
-    try {
-      notifier = session.startNotifier(root.command().env(), projectDir);
-    } catch (IllegalArgumentException e) { // a webhook's secret_env is not set: before the lock
-      throw CliException.usage(e.getMessage());
-    }
+    Notifier notifier = session.startNotifier(root.command().env(), projectDir); // before the lock
     RunReport report = session.run(backlogs, repository, new RunOptions(phaseCap, filter,
         costKey(config), maxTokens != null ? "--max-tokens" : null),
         new TerminalUi(mode, err, clock, config, root.command().env(), root.command().quiet()), notifier);
@@ -195,96 +177,6 @@ final class RunCommand implements Callable<Integer> {
       printText(out, report, only, root.command().verbose.length > 0);
     }
     return exitCode(report);
-  }
-
-  /**
-   * The agent program must start: checked before the lock and the database, so a mistyped command
-   * exits 2 with its fix instead of blocking every item. Empty when no agent is configured.
-   */
-  private Optional<Preflight.Found> preflight(Config config, WatchedBacklogFile backlogs) {
-    String path = root.command().env().getOrDefault("PATH", System.getenv("PATH"));
-    for (AgentConfig profile : config.agents().values()) { // every profile of agents: must start too
-      if (profile.command().isEmpty()) {
-        throw CliException.usage("agents." + profile.profileName() + " has no command: give its preset (claude, codex, "
-            + "gemini, opencode) or its command");
-      }
-      if (Preflight.check(profile, path, backlogs.current().directory()) instanceof Preflight.Problem problem) {
-        throw CliException.usage("agents." + profile.profileName() + ": " + problem.message());
-      }
-    }
-    commandsStart(config, path, backlogs.current().directory());
-    if (config.agent().command().isEmpty()) {
-      return Optional.empty();
-    }
-    Preflight.Check check = Preflight.check(config.agent(), path, backlogs.current().directory());
-    if (check instanceof Preflight.Problem problem) {
-      throw CliException.usage(problem.message());
-    }
-    return Optional.of((Preflight.Found) check);
-  }
-
-  /**
-   * Every {@code workspace.setup} step and {@code verify:} gate of the config, once each, with how a
-   * message names it (a gate by the first phase that runs it).
-   */
-  private static Map<ProjectCommand, String> projectCommands(Config config) {
-    Map<ProjectCommand, String> all = new java.util.LinkedHashMap<>();
-    config.execution().workspace().setup().forEach(step -> all.put(step, "workspace.setup '" + step.name() + "'"));
-    for (Pipeline pipeline : config.pipelines().values()) {
-      for (PhaseDef phase : pipeline.allPhases()) {
-        pipeline.verifyFor(phase).forEach(gate -> all.putIfAbsent(gate, "verify gate '" + gate.name()
-            + "' of phase '" + phase.name() + "' (pipeline '" + pipeline.name() + "')"));
-      }
-    }
-    return all;
-  }
-
-  /** Every verify: gate and workspace.setup step must be able to start (docs/verification.md). */
-  private static void commandsStart(Config config, String path, java.nio.file.Path dir) {
-    projectCommands(config).forEach((command, what) -> {
-      Preflight.Problem problem = Preflight.command(command, what, path, dir);
-      if (problem != null) {
-        throw CliException.usage(problem.message());
-      }
-    });
-  }
-
-  /**
-   * In worktree mode, the project files a gate or set-up step runs (a relative program, an
-   * interpreter's script) must be tracked: they run in each item's worktree, which holds only what
-   * git tracks, so an uncommitted one would fail every item (docs/verification.md).
-   */
-  private static void commandsTracked(Config config, Git git, java.nio.file.Path dir) {
-    projectCommands(config).forEach((command, what) -> {
-      for (String file : Preflight.projectFiles(command)) {
-        if (!git.run(dir, "ls-files", "--error-unmatch", "--", file).ok()) {
-          throw CliException.usage(what + ": " + file + " is not tracked by git, and it runs in each item's "
-              + "worktree, which holds only tracked files: commit it (git add " + file + " && git commit), or "
-              + "give its absolute path");
-        }
-      }
-    });
-  }
-
-  /**
-   * With execution.workspace: worktree, the repository and base branch items work from, found
-   * before the lock: a backlog outside git or a detached HEAD is a usage error that leaves nothing.
-   */
-  private static Repository repository(Config config, WatchedBacklogFile backlogs) {
-    WorkspaceConfig workspace = config.execution().workspace();
-    if (!workspace.worktrees()) {
-      return null;
-    }
-    try {
-      Git git = new Git();
-      Repository repo = Repository.discover(git, backlogs.current().directory(), workspace.baseBranch());
-      CopiedFiles.check(git, repo, workspace.copy());
-      Landing.checkRemote(git, repo, workspace);
-      commandsTracked(config, git, backlogs.current().directory());
-      return repo;
-    } catch (GitException e) { // git failing while the run checks the project: the project is not usable
-      throw CliException.usage(e.getMessage());
-    }
   }
 
   private ItemFilter parseFilter() {

@@ -162,4 +162,17 @@ class PushRunCliTest {
     assertTrue(run.err().contains("execution.remote 'upstream' is not a remote"), run.err());
     assertFalse(Files.exists(state.resolve("worktrees")), "nothing started");
   }
+
+  @Test
+  void landing_on_a_remote_the_repository_lacks_is_a_usage_error_before_the_run() throws Exception {
+    project("upstream");
+    repo.write("orchestrate.yaml", GitRepo.read(repo.dir.resolve("orchestrate.yaml"))
+        .replace("merge: push", "merge: rebase\n  landing: remote"));
+    repo.commitAll("land on the remote");
+    CliRunner.Result run = cli("run", repo.dir.resolve("backlog.yaml").toString());
+    assertEquals(2, run.exitCode(), run.err() + run.out());
+    assertTrue(run.err().contains("execution.remote 'upstream' is not a remote")
+        && run.err().contains("execution.landing: remote pushes every phase commit there"), run.err());
+    assertFalse(Files.exists(state.resolve("worktrees")), "nothing started");
+  }
 }

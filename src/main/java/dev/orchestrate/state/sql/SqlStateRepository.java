@@ -1,7 +1,6 @@
 package dev.orchestrate.state.sql;
 
 import dev.orchestrate.backlog.BacklogItem;
-import dev.orchestrate.context.TurnRepository;
 import dev.orchestrate.item.CheckRecord;
 import dev.orchestrate.item.Event;
 import dev.orchestrate.item.FollowUpItem;
@@ -17,7 +16,6 @@ import dev.orchestrate.item.RunFigures;
 import dev.orchestrate.item.RunRecord;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.item.Step;
-import dev.orchestrate.item.SyncResult;
 import dev.orchestrate.jobs.AgentSession;
 import dev.orchestrate.jobs.CommandRun;
 import dev.orchestrate.jobs.JobState;
@@ -25,14 +23,12 @@ import dev.orchestrate.jobs.OutcomeClass;
 import dev.orchestrate.jobs.Usage;
 import dev.orchestrate.limits.SizeCap;
 import dev.orchestrate.state.StoreException;
-import dev.orchestrate.workspace.WorkspaceStore;
 import java.nio.file.Path;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -70,19 +66,6 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
     this.leases = leases;
   }
 
-  /**
-   * Project memory on this repository's connection, for the run: no second connection, no second
-   * migration check. Closing it leaves the connection open; closing this repository closes it.
-   */
-  SqlMemoryRepository memoryRepository() {
-    return new SqlMemoryRepository(jdbc, false);
-  }
-
-  /** Retention maintenance on this repository's connection (the run's scheduler thread). */
-  SqlRetention retention() {
-    return new SqlRetention(jdbc, root, jobs);
-  }
-
   @Override
   public void jobLogBytes(long jobId, long bytes) {
     rowStatement(() -> jdbc.execute("UPDATE jobs SET log_bytes = ? WHERE id = ?", bytes, jobId));
@@ -104,217 +87,9 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
     return leases == null ? work.get() : jdbc.inRowTransaction(false, work);
   }
 
-  /** The items' git worktrees (execution.workspace: worktree), on this repository's connection. */
-  WorkspaceStore workspaceStore() {
-    return new SqlWorkspaceStore(jdbc);
-  }
-
-  /** Turn history and summaries, on this repository's connection. */
-  TurnRepository turnRepository() {
-    return new SqlTurnRepository(jdbc);
-  }
-
-  /**
-   * One transaction; new items and events are inserted a hundred to a statement ({@link
-   * Jdbc#inserts}), updates run one prepared statement in batches ({@link Jdbc#batch}): a first
-   * sync of a million items prepares a few statements, not two million. A sync that adds {@link
-   * #BULK_ROWS} items or more to SQLite counts its rows in {@code structures} once, not per row
-   * ({@link CountersPaused}).
-   */
   @Override
   public Synced syncAndRead(List<BacklogItem> backlog, Instant now) {
-    return jdbc.inTransaction(() -> {
-      // Every stored item, read once: what the sync compares the file with, and what it returns.
-      List<ItemState> after = new ArrayList<>(reader.items());
-      int stored = after.size();
-      Map<String, Integer> known = new HashMap<>(stored * 4 / 3 + 1);
-      for (int i = 0; i < stored; i++) {
-        known.put(after.get(i).id(), i);
-      }
-      long firstSeq = stored == 0 ? 1 : after.get(stored - 1).seq() + 1;
-      long nextSeq = firstSeq;
-      long at = now.toEpochMilli();
-      List<String> added = new ArrayList<>();
-      List<String> returned = new ArrayList<>();
-      List<String> vanished = new ArrayList<>();
-      int fresh = 0;
-      for (BacklogItem item : backlog) {
-        fresh += known.containsKey(item.id()) ? 0 : 1;
-      }
-      CountersPaused paused = fresh >= BULK_ROWS ? CountersPaused.pause(jdbc) : null;
-      EventCount counted = new EventCount();
-      boolean[] listed = new boolean[stored];
-      try (Jdbc.Inserts inserts = jdbc.inserts(INSERT_ITEM_HEAD, INSERT_ITEM_ROW);
-          Jdbc.Batch updates = jdbc.batch("""
-              UPDATE items SET title = ?, pipeline = ?, priority = ?, depends_on = ?, tags = ?,
-                     description = ?, in_backlog = 1, updated_at = ?
-              WHERE id = ?""");
-          Jdbc.Inserts events = jdbc.inserts(Events.INSERT_HEAD, Events.INSERT_ROW)) {
-        for (BacklogItem item : backlog) {
-          Integer index = known.get(item.id());
-          if (index == null) {
-            inserts.add(itemRow(item, null, nextSeq, at));
-            after.add(new ItemState(item, nextSeq++, true, initialProgress(item)));
-            added.add(item.id());
-            continue;
-          }
-          ItemState was = after.get(index);
-          listed[index] = true;
-          boolean same = sameDefinition(was.definition(), item);
-          if (!same || !was.inBacklog()) {
-            updates.add(item.title(), item.pipeline(), item.priority().key(), JsonText.array(item.dependsOn()),
-                JsonText.array(item.tags()), item.description(), at, item.id());
-          }
-          if (!was.inBacklog()) {
-            returned.add(item.id());
-            events.add(counted.of(Events.row(at, item.id(), Event.ITEM_RETURNED, Map.of())));
-          }
-          // The backlog's copy, unless the stored one must stay (its status hint applied once).
-          BacklogItem definition = same ? was.definition()
-              : item.initialStatus() == was.definition().initialStatus() ? item
-                  : new BacklogItem(item.id(), item.title(), item.pipeline(), item.priority(), item.dependsOn(),
-                      item.tags(), item.description(), was.definition().initialStatus());
-          after.set(index, new ItemState(definition, was.seq(), true, was.progress(), was.origin()));
-        }
-        for (int i = 0; i < stored; i++) {
-          ItemState item = after.get(i);
-          // A follow-up item lives only in the state: the file not listing it is no news.
-          if (item.inBacklog() && !listed[i] && item.origin() == null) {
-            vanished.add(item.id());
-            after.set(i, new ItemState(item.definition(), item.seq(), false, item.progress(), null));
-          }
-        }
-        if (!added.isEmpty()) {
-          // The items' rows first; the returned items' events too, so that this sync's events go
-          // in one order: returned (in file order), added (in backlog order), vanished.
-          inserts.flush();
-          events.flush();
-          counted.rows += jdbc.execute(ADDED_EVENTS, at, Event.ITEM_ADDED, firstSeq);
-        }
-        vanished.sort(null);
-        try (Jdbc.Batch gone = jdbc.batch("UPDATE items SET in_backlog = 0, updated_at = ? WHERE id = ?")) {
-          for (String id : vanished) {
-            gone.add(at, id);
-            events.add(counted.of(Events.row(at, id, Event.ITEM_VANISHED, Map.of())));
-          }
-        }
-      }
-      if (paused != null) {
-        paused.resume(added.size(), counted.rows, counted.loadBearing);
-        jdbc.bulkWritten();
-      }
-      return new Synced(new SyncResult(added, vanished, returned), after);
-    });
-  }
-
-  /**
-   * Whether the file's entry leaves a stored definition as it is: every field the sync writes
-   * (the status hint applies once, so it is not one of them). Field by field, not the record's
-   * {@code equals} (docs/architecture.md, "Start-up rules").
-   */
-  private static boolean sameDefinition(BacklogItem stored, BacklogItem file) {
-    return stored.title().equals(file.title()) && stored.pipeline().equals(file.pipeline())
-        && stored.priority() == file.priority() && stored.dependsOn().equals(file.dependsOn())
-        && stored.tags().equals(file.tags()) && stored.description().equals(file.description());
-  }
-
-  /** New items from which a sync counts its rows once ({@link CountersPaused}) instead of per row. */
-  static final int BULK_ROWS = 1000;
-
-  /** The events a sync inserts, and how many of them are load-bearing, for {@link CountersPaused}. */
-  private static final class EventCount {
-    long rows;
-    long loadBearing;
-
-    Object[] of(Object[] row) {
-      rows++;
-      loadBearing += ((Number) row[row.length - 1]).intValue();
-      return row;
-    }
-  }
-
-  /**
-   * The SQLite triggers that count inserted items and events in {@code structures}, dropped for a
-   * bulk sync and created again from their own text when it has inserted its rows, with the
-   * counters raised by the rows inserted, all in the sync's transaction: the counters stay exact
-   * (a failure rolls the drop back with the rest), and a million-item first sync is spared two
-   * million trigger runs (about a third of its insert time). PostgreSQL's counting triggers run
-   * once per statement already: nothing to pause there.
-   */
-  private static final class CountersPaused {
-    private static final List<String> TRIGGERS = List.of("items_written", "events_written", "events_kept");
-    private final Jdbc jdbc;
-    private final List<String> definitions;
-
-    private CountersPaused(Jdbc jdbc, List<String> definitions) {
-      this.jdbc = jdbc;
-      this.definitions = definitions;
-    }
-
-    /** Drops the counting triggers; null (nothing paused) unless the database is SQLite with all three. */
-    static CountersPaused pause(Jdbc jdbc) {
-      try {
-        if (!"SQLite".equals(jdbc.connection().getMetaData().getDatabaseProductName())) {
-          return null;
-        }
-      } catch (SQLException e) {
-        throw jdbc.failure("database product", e);
-      }
-      List<String> definitions = new ArrayList<>();
-      for (String name : TRIGGERS) {
-        jdbc.queryOne("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", rs -> rs.getString(1), name)
-            .ifPresent(definitions::add);
-      }
-      if (definitions.size() != TRIGGERS.size()) {
-        return null;
-      }
-      TRIGGERS.forEach(name -> jdbc.execute("DROP TRIGGER " + name));
-      return new CountersPaused(jdbc, definitions);
-    }
-
-    /** Counts what the triggers would have counted, and creates them again. */
-    void resume(long items, long events, long loadBearingEvents) {
-      jdbc.execute("UPDATE structures SET rows_written = rows_written + ? WHERE name = 'items'", items);
-      jdbc.execute("UPDATE structures SET rows_written = rows_written + ?, kept_rows = kept_rows + ? "
-          + "WHERE name = 'events'", events, loadBearingEvents);
-      definitions.forEach(jdbc::execute);
-    }
-  }
-
-  /**
-   * The {@code item.added} event of every item a sync inserted, made from the rows in one
-   * statement rather than sent row by row (a million items' events cost 1.6 s of CPU that way); the
-   * payload is the one {@link Events#row} writes, {@code {"status":"<initial status>"}}, and the
-   * event is routine (not load-bearing).
-   */
-  private static final String ADDED_EVENTS = """
-      INSERT INTO events (at, item_id, kind, payload, load_bearing)
-      SELECT CAST(? AS BIGINT), id, CAST(? AS TEXT), '{"status":"' || status || '"}', 0
-      FROM items WHERE seq >= ? ORDER BY seq""";
-
-  private static final String INSERT_ITEM_HEAD = """
-      INSERT INTO items (id, seq, title, pipeline, priority, depends_on, tags, description,
-                         initial_status, in_backlog, status, phase, attempts, blocked_reason,
-                         blocked_from, origin, created_at, updated_at)
-      VALUES""";
-  private static final String INSERT_ITEM_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, NULL, 0, ?, ?, ?, ?, ?)";
-  private static final String INSERT_ITEM = INSERT_ITEM_HEAD + " " + INSERT_ITEM_ROW;
-
-  private void insert(BacklogItem item, String origin, long seq, long at) {
-    jdbc.execute(INSERT_ITEM, itemRow(item, origin, seq, at));
-  }
-
-  private static Object[] itemRow(BacklogItem item, String origin, long seq, long at) {
-    Progress p = initialProgress(item);
-    return new Object[] {item.id(), seq, item.title(), item.pipeline(), item.priority().key(),
-        JsonText.array(item.dependsOn()), JsonText.array(item.tags()), item.description(),
-        item.initialStatus().key(), p.status().key(), p.blockedReason(),
-        p.blockedFrom() == null ? null : p.blockedFrom().key(), origin, at, at};
-  }
-
-  /** The status hint of the backlog applies once, when the item is first seen. */
-  static Progress initialProgress(BacklogItem item) {
-    return Progress.initial(item.initialStatus());
+    return new BacklogSync(jdbc, reader).syncAndRead(backlog, now);
   }
 
   @Override
@@ -578,7 +353,7 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
       return Optional.empty();
     }
     long seq = jdbc.queryLong("SELECT COALESCE(MAX(seq), 0) FROM items") + 1;
-    insert(followUp.definition(), followUp.origin(), seq, at);
+    BacklogSync.insert(jdbc, followUp.definition(), followUp.origin(), seq, at);
     TruncatedWrites.countIf(jdbc, "items", followUp.truncatedValues() > 0);
     Map<String, Object> payload = new LinkedHashMap<>();
     payload.put("status", ItemStatus.NEW.key());
@@ -674,50 +449,29 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   /** The longest failure text a run's notification figures keep. */
   static final int NOTIFY_ERROR_CHARS = 500;
 
-  /** The usage recorded for each of these jobs (unknown figures null); jobs not found are left out. */
   @Override
   public Map<Long, Usage> jobUsage(List<Long> jobIds) {
-    Map<Long, Usage> out = new LinkedHashMap<>();
-    for (Long id : jobIds) {
-      jdbc.queryOne("SELECT " + UsageRows.COLUMNS + " FROM jobs WHERE id = ?", UsageRows::readJob, id)
-          .ifPresent(u -> out.put(id, u));
-    }
-    return out;
+    return UsageRows.ofJobs(jdbc, jobIds);
   }
 
   @Override
   public List<Usage> recentUsage(int jobs) {
-    List<Usage> out = new ArrayList<>();
-    jdbc.query("SELECT " + UsageRows.COLUMNS + " FROM jobs WHERE ended_at IS NOT NULL AND (input_tokens IS NOT NULL"
-        + " OR output_tokens IS NOT NULL OR cache_read_tokens IS NOT NULL OR cache_write_tokens IS NOT NULL"
-        + " OR cost_usd IS NOT NULL) ORDER BY id DESC LIMIT ?", rs -> out.add(UsageRows.readJob(rs)), jobs);
-    return out;
+    return UsageRows.recent(jdbc, jobs);
   }
 
   @Override
   public Usage usageSince(Instant since) {
-    // SUM of only NULLs is NULL: a figure no job reported stays unknown.
-    return jdbc.queryOne("SELECT SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,"
-        + " SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens,"
-        + " SUM(cost_usd) AS cost_usd FROM jobs WHERE ended_at >= ?", UsageRows::read, since.toEpochMilli())
-        .orElse(Usage.UNKNOWN);
+    return UsageRows.since(jdbc, since);
   }
 
   @Override
   public Usage sessionUsage(String sessionId) {
-    return jdbc.queryOne("SELECT SUM(input_tokens) AS input_tokens, SUM(output_tokens) AS output_tokens,"
-        + " SUM(cache_read_tokens) AS cache_read_tokens, SUM(cache_write_tokens) AS cache_write_tokens,"
-        + " SUM(cost_usd) AS cost_usd FROM jobs WHERE session_id = ? AND ended_at IS NOT NULL", UsageRows::read,
-        sessionId).orElse(Usage.UNKNOWN);
+    return UsageRows.ofSession(jdbc, sessionId);
   }
 
-  /** Each item's usage over all its jobs, pruned ones included (kept by a trigger since schema 8). */
   @Override
   public Map<String, Usage> itemUsage() {
-    Map<String, Usage> out = new LinkedHashMap<>();
-    jdbc.query("SELECT id, " + UsageRows.COLUMNS + " FROM items",
-        rs -> out.put(rs.getString("id"), UsageRows.read(rs)));
-    return out;
+    return UsageRows.ofItems(jdbc);
   }
 
   private static Object[] withId(Object[] values, long id) {

@@ -29,6 +29,8 @@ import java.util.Set;
 public final class SqlStateStore implements StateStore {
   private final Jdbc jdbc;
   private final Path root;
+  /** Where this runner's job directories are: {@code root/jobs}, or a directory of its own. */
+  private final Path jobs;
   private final SqlStateRepository items;
   private final SqlStateReader reader;
   private RetentionStore retention;
@@ -41,6 +43,7 @@ public final class SqlStateStore implements StateStore {
   private SqlStateStore(Jdbc jdbc, Path root, Path jobs) {
     this.jdbc = jdbc;
     this.root = root;
+    this.jobs = jobs;
     this.items = new SqlStateRepository(jdbc, root, jobs);
     this.reader = items.reader();
   }
@@ -111,12 +114,14 @@ public final class SqlStateStore implements StateStore {
 
   @Override
   public MemoryRepository memory() {
-    return items.memoryRepository();
+    // on this store's connection, for the run: no second connection, no second migration check;
+    // closing it leaves the connection open, closing the store closes it
+    return new SqlMemoryRepository(jdbc, false);
   }
 
   @Override
   public TurnRepository turns() {
-    return items.turnRepository();
+    return new SqlTurnRepository(jdbc);
   }
 
   @Override
@@ -137,13 +142,13 @@ public final class SqlStateStore implements StateStore {
 
   @Override
   public WorkspaceStore workspaces() {
-    return items.workspaceStore();
+    return new SqlWorkspaceStore(jdbc);
   }
 
   @Override
   public RetentionStore retention() {
     if (retention == null) {
-      retention = items.retention();
+      retention = new SqlRetention(jdbc, root, jobs);
     }
     return retention;
   }

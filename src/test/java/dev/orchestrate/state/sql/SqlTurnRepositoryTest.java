@@ -28,8 +28,9 @@ class SqlTurnRepositoryTest {
 
   @Test
   void turns_are_numbered_per_item_and_read_back_by_range_oldest_first() {
-    try (SqlStateRepository store = SqliteStores.repository(dir.resolve("state.db"))) {
-      TurnRepository turns = store.turnRepository();
+    try (SqlStateStore whole = SqliteStores.open(dir.resolve("state.db"))) {
+      SqlStateRepository store = whole.repository();
+      TurnRepository turns = whole.turns();
       assertEquals(0, turns.lastTurnSeq("A"));
       Turn first = turns.appendTurn("A", "design", 1, Turn.Role.USER, "Design it.", T0);
       turns.appendTurn("B", "design", 1, Turn.Role.USER, "Design B.", T0);
@@ -50,8 +51,9 @@ class SqlTurnRepositoryTest {
 
   @Test
   void the_summary_of_an_item_is_replaced_with_its_provenance_and_its_event_is_logged() throws Exception {
-    try (SqlStateRepository store = SqliteStores.repository(dir.resolve("state.db"))) {
-      TurnRepository turns = store.turnRepository();
+    try (SqlStateStore whole = SqliteStores.open(dir.resolve("state.db"))) {
+      SqlStateRepository store = whole.repository();
+      TurnRepository turns = whole.turns();
       Map<String, Object> payload = new LinkedHashMap<>();
       payload.put("turnsCondensed", 3);
       payload.put("summaryTokenEstimate", 7);

@@ -145,8 +145,9 @@ class TruncatedWritesTest {
 
   @Test
   void turns_and_summaries_count_their_own_cut_writes() throws Exception {
-    try (SqlStateRepository store = SqliteStores.repository(db())) {
-      TurnRepository turns = store.turnRepository();
+    try (SqlStateStore whole = SqliteStores.open(db())) {
+      SqlStateRepository store = whole.repository();
+      TurnRepository turns = whole.turns();
       turns.appendTurn("A", "design", 1, Turn.Role.USER, "Design it.", T0);
       turns.appendTurn("A", "design", 1, Turn.Role.ASSISTANT, "cut…", true, T0);
       turns.saveSummary(new ContextSummary("A", "- s", 1, 2, 2, "builtin", T0, false, 1), "summarization:complete",

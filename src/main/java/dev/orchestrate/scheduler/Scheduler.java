@@ -8,7 +8,6 @@ import dev.orchestrate.config.OnUsageLimit;
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.context.PriorContext;
 import dev.orchestrate.context.TurnHistory;
-import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.item.Housekeeping;
 import dev.orchestrate.item.ItemLanding;
 import dev.orchestrate.item.ItemLeases;
@@ -29,7 +28,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
@@ -125,7 +123,7 @@ public final class Scheduler {
   /** What a run does with those workspaces: commits, inspection, landing done items. */
   private Integration integration;
 
-  private Scheduler(Builder b) {
+  Scheduler(SchedulerBuilder b) {
     this.store = b.store;
     this.config = b.config;
     this.backlogs = b.backlogs;
@@ -154,102 +152,21 @@ public final class Scheduler {
    * {@link #builder(StateRepository, Config, BacklogSource, Path, AgentLauncher, Clock)} with
    * {@link BacklogSource#fixed}.
    */
-  public static Builder builder(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
+  public static SchedulerBuilder builder(StateRepository store, Config config, Backlog backlog, Path jobsRoot,
       AgentLauncher launcher, Clock clock) {
     return builder(store, config, BacklogSource.fixed(backlog), jobsRoot, launcher, clock);
   }
 
   /**
    * Starts a scheduler with what every run needs; the rest is optional and defaults to doing
-   * nothing (see {@link Builder}).
+   * nothing (see {@link SchedulerBuilder}).
    *
    * @param backlogs where the backlog comes from; asked for changes every tick, so edits to the
    *                 file during the run are picked up
    */
-  public static Builder builder(StateRepository store, Config config, BacklogSource backlogs, Path jobsRoot,
+  public static SchedulerBuilder builder(StateRepository store, Config config, BacklogSource backlogs, Path jobsRoot,
       AgentLauncher launcher, Clock clock) {
-    return new Builder(store, config, backlogs, jobsRoot, launcher, clock);
-  }
-
-  /**
-   * The optional collaborators of a scheduler. A run wires all of them, while most tests need only
-   * one or none; a builder lets each caller name just the ones it cares about, where a constructor
-   * per combination had grown to six. Each one left out is a no-op: no listener, no turn history
-   * (prompts carry no prior context), no project memory, no housekeeping.
-   */
-  public static final class Builder {
-    private final StateRepository store;
-    private final Config config;
-    private final BacklogSource backlogs;
-    private final Path jobsRoot;
-    private final AgentLauncher launcher;
-    private final Clock clock;
-    private RunListener listener = RunListener.NONE;
-    private TurnHistory history = TurnHistory.NONE;
-    private ProjectMemory memory = ProjectMemory.NONE;
-    private Housekeeping housekeeping = Housekeeping.NONE;
-    private ItemLeases leases = ItemLeases.SOLE;
-    private AgentPauses pauses = AgentPauses.inMemory();
-
-    private Builder(StateRepository store, Config config, BacklogSource backlogs, Path jobsRoot,
-        AgentLauncher launcher, Clock clock) {
-      this.store = Objects.requireNonNull(store, "store");
-      this.config = Objects.requireNonNull(config, "config");
-      this.backlogs = Objects.requireNonNull(backlogs, "backlogs");
-      this.jobsRoot = Objects.requireNonNull(jobsRoot, "jobsRoot");
-      this.launcher = Objects.requireNonNull(launcher, "launcher");
-      this.clock = Objects.requireNonNull(clock, "clock");
-    }
-
-    /** Told of the run's progress (the terminal view, or a test watching it). */
-    public Builder listener(RunListener listener) {
-      this.listener = Objects.requireNonNull(listener, "listener");
-      return this;
-    }
-
-    /**
-     * Records each attempt's turns and supplies the prior context of each prompt (summarizing
-     * older turns just before a phase is spawned).
-     */
-    public Builder history(TurnHistory history) {
-      this.history = Objects.requireNonNull(history, "history");
-      return this;
-    }
-
-    /** Boot context in every prompt; outcome and agent memories afterwards. */
-    public Builder memory(ProjectMemory memory) {
-      this.memory = Objects.requireNonNull(memory, "memory");
-      return this;
-    }
-
-    /** Given a slot at the end of every tick and once after the run (retention maintenance). */
-    public Builder housekeeping(Housekeeping housekeeping) {
-      this.housekeeping = Objects.requireNonNull(housekeeping, "housekeeping");
-      return this;
-    }
-
-    /**
-     * The item leases of this runner when several runners share the state: every item is claimed
-     * before it is changed, items other runners hold are left alone, and the items are read again
-     * from the state every {@link Claims#REFRESH_MS} ms. {@link ItemLeases#SOLE} (the default) for one.
-     */
-    public Builder leases(ItemLeases leases) {
-      this.leases = Objects.requireNonNull(leases, "leases");
-      return this;
-    }
-
-    /**
-     * Where the agent profiles a provider's limit paused are kept (the state, so that a restarted
-     * run honours a pause); in memory by default.
-     */
-    public Builder pauses(AgentPauses pauses) {
-      this.pauses = Objects.requireNonNull(pauses, "pauses");
-      return this;
-    }
-
-    public Scheduler build() {
-      return new Scheduler(this);
-    }
+    return new SchedulerBuilder(store, config, backlogs, jobsRoot, launcher, clock);
   }
 
   /**
@@ -314,7 +231,7 @@ public final class Scheduler {
         });
     integration.integratePending(s.items, change -> commit(s, change), id -> claims.claim(s.items,
         new Action.Realign(id)));
-    if (reviewTimeouts()) {
+    if (ReviewTimeouts.any(config)) { // else a run never looks at review waits
       s.reviewWaits.putAll(store.reviewWaits());
     }
     reviewed(s); // decisions queued while no run (or a killed one) held the state
@@ -367,7 +284,7 @@ public final class Scheduler {
         Thread.interrupted(); // a stop that raced the end of a summarization must not linger
         halt = HaltReason.INTERRUPTED;
       } else if (halt == null) {
-        halt = haltReason(s);
+        halt = s.haltReason(config.execution().circuitBreaker());
       }
       if (halt != null) {
         if (s.jobs.activeCount() == 0) {
@@ -401,14 +318,15 @@ public final class Scheduler {
         if (s.jobs.activeCount() == 0 && (s.heldByPause || pauses.anyPaused(clock.instant()))
             && !s.remaining().isEmpty()) {
           s.heldByPause = false;
-          waitingFor(s, pauses.nextEnd(clock.instant()).map(end -> "a paused agent profile, until "
-              + WAIT_TIME.format(end)).orElse("a paused agent profile"));
+          s.waitingFor(clock.instant(), listener,
+              pauses.nextEnd(clock.instant()).map(end -> "a paused agent profile, until "
+                  + Session.WAIT_TIME.format(end)).orElse("a paused agent profile"));
           takeMessages(s, true); // an agent profile waits for its provider: so does the run
           continue;
         }
         if (s.jobs.activeCount() == 0 && (integration.awaitingChecks() || integration.landingAhead(s.items))) {
           // items await their checks (execution.checks) or their turn to land: the run waits for them
-          waitingFor(s, integration.waitingFor(s.items));
+          s.waitingFor(clock.instant(), listener, integration.waitingFor(s.items));
           takeMessages(s, true);
           continue;
         }
@@ -427,26 +345,6 @@ public final class Scheduler {
         claims.markStale(); // waited: look at what the others did meanwhile
       }
     }
-  }
-
-  /** The halts decided before any new work starts; null to go on. */
-  private HaltReason haltReason(Session s) {
-    if (s.limitHalt != null) {
-      return s.limitHalt;
-    }
-    if (s.consecutiveExhaustions >= config.execution().circuitBreaker()) {
-      return HaltReason.CIRCUIT_BREAKER;
-    }
-    if (s.filter.hasTargets() && s.filter.targetsFinished(s.items)) {
-      return HaltReason.TARGETS_DONE;
-    }
-    if (s.budget.reached()) {
-      return HaltReason.BUDGET;
-    }
-    if (s.jobsStarted >= s.phaseCap) {
-      return HaltReason.PHASE_CAP;
-    }
-    return null;
   }
 
   /**
@@ -539,60 +437,10 @@ public final class Scheduler {
     return acted;
   }
 
-  /** Whether some pipeline has a review_timeout (else a run never looks at review waits). */
-  private boolean reviewTimeouts() {
-    return config.pipelines().values().stream().anyMatch(p -> p.reviewTimeout() != null);
-  }
-
-  /**
-   * Applies on_review_timeout to the items whose review_timeout has passed: approved (and
-   * integrated), rejected to their last phase, or blocked. Returns whether one changed.
-   */
+  /** Applies on_review_timeout ({@link ReviewTimeouts}); returns whether an item changed. */
   private boolean reviewTimedOut(Session s) {
-    if (!s.enteredReview.isEmpty()) {
-      if (reviewTimeouts()) {
-        s.enteredReview.forEach(id -> s.reviewWaits.putIfAbsent(id, clock.instant()));
-      }
-      s.enteredReview.clear();
-    }
-    boolean changed = false;
-    for (Map.Entry<String, java.time.Instant> wait : List.copyOf(s.reviewWaits.entrySet())) {
-      ItemState item = s.items.get(wait.getKey());
-      if (item == null || item.status() != ItemStatus.AWAITING_REVIEW) {
-        s.reviewWaits.remove(wait.getKey());
-        continue;
-      }
-      Pipeline pipeline = config.pipelines().get(item.definition().pipeline());
-      Step step = pipeline == null ? null
-          : landing(Transitions.reviewTimedOut(item, pipeline, wait.getValue(), clock.instant()));
-      if (step == null || !claims.claim(s.items, new Action.Realign(item.id()))) {
-        continue;
-      }
-      if (commit(s, step)) {
-        s.reviewWaits.remove(item.id());
-        integration.finished(step.next(), change -> commit(s, change));
-        changed = true;
-      }
-    }
-    return changed;
-  }
-
-  /** How often a run that waits says what for, at least. */
-  static final Duration WAIT_SAID_EVERY = Duration.ofMinutes(1);
-  private static final java.time.format.DateTimeFormatter WAIT_TIME = java.time.format.DateTimeFormatter
-      .ofPattern("HH:mm:ss 'UTC'").withZone(java.time.ZoneOffset.UTC);
-
-  /**
-   * Tells the listener what the run waits for, when that changed or a minute went by since it last
-   * said so: a run that starts nothing is never silent for long.
-   */
-  private void waitingFor(Session s, String what) {
-    java.time.Instant now = clock.instant();
-    if (!what.equals(s.waitingFor) || s.waitingSaidAt == null || !now.isBefore(s.waitingSaidAt.plus(WAIT_SAID_EVERY))) {
-      s.waitingFor = what;
-      s.waitingSaidAt = now;
-      listener.waiting(what);
-    }
+    return new ReviewTimeouts(config, clock, claims).apply(s, this::landing, step -> commit(s, step),
+        item -> integration.finished(item, change -> commit(s, change)));
   }
 
   /**

@@ -141,4 +141,41 @@ final class Session {
   private int count(ItemStatus status) {
     return (int) items.values().stream().filter(i -> i.inBacklog() && i.status() == status).count();
   }
+
+  /** The halts decided before any new work starts; null to go on. */
+  HaltReason haltReason(int circuitBreaker) {
+    if (limitHalt != null) {
+      return limitHalt;
+    }
+    if (consecutiveExhaustions >= circuitBreaker) {
+      return HaltReason.CIRCUIT_BREAKER;
+    }
+    if (filter.hasTargets() && filter.targetsFinished(items)) {
+      return HaltReason.TARGETS_DONE;
+    }
+    if (budget.reached()) {
+      return HaltReason.BUDGET;
+    }
+    if (jobsStarted >= phaseCap) {
+      return HaltReason.PHASE_CAP;
+    }
+    return null;
+  }
+
+  /** How often a run that waits says what for, at least. */
+  static final Duration WAIT_SAID_EVERY = Duration.ofMinutes(1);
+  static final java.time.format.DateTimeFormatter WAIT_TIME = java.time.format.DateTimeFormatter
+      .ofPattern("HH:mm:ss 'UTC'").withZone(java.time.ZoneOffset.UTC);
+
+  /**
+   * Tells the listener what the run waits for, when that changed or a minute went by since it last
+   * said so: a run that starts nothing is never silent for long.
+   */
+  void waitingFor(java.time.Instant now, RunListener listener, String what) {
+    if (!what.equals(waitingFor) || waitingSaidAt == null || !now.isBefore(waitingSaidAt.plus(WAIT_SAID_EVERY))) {
+      waitingFor = what;
+      waitingSaidAt = now;
+      listener.waiting(what);
+    }
+  }
 }

@@ -113,17 +113,22 @@ final class SqlWorkspaceStore implements WorkspaceStore {
   @Override
   public int settlePending(Instant now) {
     return jdbc.inTransaction(() -> {
+      // Dropped first: the pending commits of jobs that did not complete. On a shared state a job
+      // another live runner still runs keeps its pending commit, and one that completes while this
+      // transaction runs is not dropped for it (statements see other commits as they land): it is
+      // confirmed below, or by its own runner. A dead runner's are dropped at its takeover.
+      String kept = !jdbc.dialect().sharedByRunners() ? "j.state = 'completed'"
+          : "(j.state = 'completed' OR (j.state = 'running' AND j.runner_id IN (SELECT id FROM runners)))";
+      int dropped = jdbc.execute("""
+          UPDATE workspaces SET pending_commit = NULL, pending_job_id = NULL, updated_at = ?
+           WHERE pending_commit IS NOT NULL
+             AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = pending_job_id AND""" + " " + kept + ")",
+          now.toEpochMilli());
       List<String> confirmed = jdbc.query("""
           SELECT w.item_id FROM workspaces w JOIN jobs j ON j.id = w.pending_job_id
            WHERE w.pending_commit IS NOT NULL AND j.state = 'completed'""", rs -> rs.getString(1));
       confirmed.forEach(id -> confirm(id, now));
-      // a job still running under a runner of a shared state (another one, alive) keeps its pending commit;
-      // a dead runner's are dropped when it is taken over (SqlItemLeases)
-      return jdbc.execute("""
-          UPDATE workspaces SET pending_commit = NULL, pending_job_id = NULL, updated_at = ?
-           WHERE pending_commit IS NOT NULL""" + (!jdbc.dialect().sharedByRunners() ? "" : " " + """
-          AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.id = pending_job_id AND j.state = 'running'
-            AND j.runner_id IN (SELECT id FROM runners))"""), now.toEpochMilli());
+      return dropped;
     });
   }
 

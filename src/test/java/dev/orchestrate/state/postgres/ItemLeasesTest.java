@@ -75,6 +75,39 @@ class ItemLeasesTest {
   }
 
   @Test
+  void a_runners_start_never_drops_the_pending_phase_commit_of_a_job_another_live_runner_runs_or_completed() {
+    Runner a = runner();
+    a.store().items().sync(List.of(item("A", InitialStatus.READY), item("B", InitialStatus.READY)), T0);
+    long run = a.store().items().runStarted(T0, 1);
+    for (String id : List.of("A", "B")) {
+      a.leases().claim(id, 0).orElseThrow();
+      a.store().workspaces().save(new dev.orchestrate.workspace.WorkspaceRecord(id, dir.resolve(id),
+          "orchestrate/" + id, "main", dir.resolve("g"), "base000", "head000", null, null, null, null, 1, T0, null,
+          null), T0);
+    }
+    long runningJob = a.store().items().jobStarted(new JobStart(run, "A", "build", 1, T0, null));
+    a.store().workspaces().commitPending("A", "pendingA", runningJob, 1, T0);
+    long failedJob = a.store().items().jobStarted(new JobStart(run, "B", "build", 1, T0, null));
+    a.store().workspaces().commitPending("B", "pendingB", failedJob, 1, T0);
+    a.store().items().jobEnded(failedJob, new dev.orchestrate.item.JobEnd(dev.orchestrate.jobs.JobState.FAILED,
+        "failed", 1, "boom", T0), null, List.of(), T0);
+
+    Runner b = runner(); // starts while A's job runs
+    assertEquals(1, b.store().workspaces().settlePending(T0), "only the failed job's pending commit is dropped");
+    assertEquals("pendingA", b.store().workspaces().workspace("A").orElseThrow().pendingCommit());
+    assertNull(b.store().workspaces().workspace("B").orElseThrow().pendingCommit());
+
+    a.store().items().jobEnded(runningJob, new dev.orchestrate.item.JobEnd(dev.orchestrate.jobs.JobState.COMPLETED,
+        "phase_complete", 0, null, T0), null, List.of(), T0);
+    Runner c = runner(); // starts after A's job completed, before A confirmed its commit
+    assertEquals(0, c.store().workspaces().settlePending(T0));
+    assertEquals("pendingA", c.store().workspaces().workspace("A").orElseThrow().headCommit(),
+        "a completed job's phase commit is the item's head, whoever settles it");
+    a.store().workspaces().commitConfirmed("A", T0);
+    assertEquals("pendingA", a.store().workspaces().workspace("A").orElseThrow().headCommit());
+  }
+
+  @Test
   void an_item_one_runner_claimed_is_refused_to_another_and_shows_as_held_elsewhere() {
     Runner a = runner();
     Runner b = runner();

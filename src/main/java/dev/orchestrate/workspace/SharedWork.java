@@ -75,6 +75,11 @@ final class SharedWork {
   private String cleanUp(String id, WorkspaceRecord ws) {
     String branch = Worktrees.BRANCH_PREFIX + id;
     Path path = root.resolve(id).normalize();
+    if (!root.equals(path.getParent())) {
+      // a branch an agent made (orchestrate/a/b): its "worktree" would be below a directory of the
+      // worktrees' directory, which may be a link it planted; nothing is deleted through it
+      return id + ": left alone: branch " + branch + " names no worktree orchestrate makes (an id holds no '/')";
+    }
     String tip = git.commit(checkout, "refs/heads/" + branch);
     // on the remote: in the item's recorded work, or published from here (then rebased or squashed as it landed)
     String published = git.commit(checkout, SharedRemote.itemRef(id));

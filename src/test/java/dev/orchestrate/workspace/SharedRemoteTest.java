@@ -149,4 +149,28 @@ class SharedRemoteTest {
     WorkspaceSetupException bad = assertThrows(WorkspaceSetupException.class, () -> Checkout.of(fresh, "h"));
     assertTrue(bad.getMessage().contains("delete it"), bad.getMessage());
   }
+
+  @Test
+  void a_clean_up_never_deletes_through_a_branch_and_a_link_an_agent_planted() throws Exception {
+    GitRepo mine = withOrigin();
+    mine.write("orchestrate.yaml", "execution: {workspace: worktree, landing: remote}\n");
+    mine.commitAll("config");
+    mine.git("push", "--quiet", "origin", "main");
+    Path outside = Files.createDirectories(dir.resolve("outside/victim"));
+    Files.writeString(outside.resolve("keep.txt"), "the user's\n");
+    Path state = mine.dir.resolve(".orchestrate");
+    var store = dev.orchestrate.testing.TestStores.open(state);
+    Worktrees worktrees = new Worktrees(new Git(), repository(mine),
+        dev.orchestrate.config.WorkspaceConfig.defaults().withMode(dev.orchestrate.config.WorkspaceConfig.Mode.WORKTREE)
+            .withLandOn(dev.orchestrate.config.WorkspaceConfig.LandOn.REMOTE),
+        dev.orchestrate.config.RetentionConfig.WorktreePolicy.DEFAULT,
+        store.workspaces(), state.resolve("worktrees"), java.time.Clock.systemUTC()).open();
+    // what an agent can do from its worktree: a branch with a '/' and a link beside the worktrees
+    mine.git("branch", "orchestrate/a/victim", "main");
+    Files.createSymbolicLink(state.resolve("worktrees/a"), outside.getParent());
+    List<String> lines = worktrees.cleanUp();
+    assertTrue(Files.exists(outside.resolve("keep.txt")), "nothing deleted through the link: " + lines);
+    assertTrue(lines.stream().anyMatch(l -> l.startsWith("a/victim: left alone")), lines.toString());
+    store.close();
+  }
 }

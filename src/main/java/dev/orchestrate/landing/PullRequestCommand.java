@@ -130,9 +130,12 @@ final class PullRequestCommand {
         return;
       }
       Thread killer = new Thread(() -> {
+        // The listing comes before any signal (a dead parent's children leave its tree), and the
+        // TERM goes to the command itself first: a shell whose child died first would run its next
+        // line before its own TERM arrived.
         List<ProcessHandle> tree = new ArrayList<>(p.descendants().toList());
-        tree.forEach(ProcessHandle::destroy);
         p.destroy();
+        tree.forEach(ProcessHandle::destroy);
         try {
           p.waitFor(GRACE.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -172,13 +175,11 @@ final class PullRequestCommand {
     }
     CompletableFuture<String> out = drain(process.getInputStream());
     if (!stopper.started(process)) {
-      process.descendants().forEach(ProcessHandle::destroyForcibly);
-      process.destroyForcibly();
+      kill(process);
     }
     try {
       if (!process.waitFor(command.timeout().toMillis(), TimeUnit.MILLISECONDS)) {
-        process.descendants().forEach(ProcessHandle::destroyForcibly);
-        process.destroyForcibly();
+        kill(process);
         process.waitFor(5, TimeUnit.SECONDS);
         return new Outcome(null, text(out), "execution." + command.name() + " did not finish within "
             + command.timeout().toSeconds() + " s and was stopped");
@@ -189,11 +190,20 @@ final class PullRequestCommand {
       }
       return new Outcome(process.exitValue(), text(out), null);
     } catch (InterruptedException e) {
-      process.descendants().forEach(ProcessHandle::destroyForcibly);
-      process.destroyForcibly();
+      kill(process);
       Thread.currentThread().interrupt();
       return new Outcome(null, text(out), "execution." + command.name() + " was interrupted");
     }
+  }
+
+  /**
+   * KILL to the command, then to what it started (listed before: a dead parent's children leave
+   * its tree). The command first, so a shell never runs its next line after its child died.
+   */
+  private static void kill(Process process) {
+    List<ProcessHandle> children = process.descendants().toList();
+    process.destroyForcibly();
+    children.forEach(ProcessHandle::destroyForcibly);
   }
 
   private static String text(CompletableFuture<String> out) {

@@ -85,6 +85,28 @@ class PullRequestCommandTest {
   }
 
   @Test
+  void a_stopped_shell_runs_no_further_line_when_its_child_dies_first() throws Exception {
+    // The TERM reached the child before the shell, once in a while, and the shell ran its next
+    // line (ChecksOffThreadIT saw it): the command now gets the TERM first. Ten stops in a row.
+    for (int round = 0; round < 10; round++) {
+      Path pid = tmp.resolve("sleep-" + round + ".pid");
+      Path after = tmp.resolve("after-" + round);
+      PullRequestCommand.Stopper stopper = new PullRequestCommand.Stopper();
+      java.util.concurrent.CompletableFuture<PullRequestCommand.Outcome> running = java.util.concurrent.CompletableFuture
+          .supplyAsync(() -> PullRequestCommand.run(ProjectCommand.shell("checks",
+              "echo $$ > " + pid + "; sleep 60; echo end > " + after, Duration.ofSeconds(120)), VALUES, tmp, stopper));
+      for (int i = 0; i < 100 && !Files.exists(pid); i++) {
+        Thread.sleep(20);
+      }
+      Thread.sleep(50); // the sleep has started
+      stopper.stop();
+      PullRequestCommand.Outcome run = running.get(30, java.util.concurrent.TimeUnit.SECONDS);
+      assertEquals("execution.checks was stopped", run.failure());
+      assertFalse(Files.exists(after), "round " + round + ": the shell ran its next line after the stop");
+    }
+  }
+
+  @Test
   void a_program_that_is_not_there_is_a_failure_with_its_reason() {
     PullRequestCommand.Outcome run = PullRequestCommand.run(new ProjectCommand("pull_request",
         List.of(tmp.resolve("no-such-forge-cli").toString(), "{title}"), "no-such-forge-cli", Duration.ofSeconds(5)),

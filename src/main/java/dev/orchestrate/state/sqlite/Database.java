@@ -114,10 +114,40 @@ public final class Database {
       if (version > MIGRATIONS.size()) {
         throw newerSchema(file, version);
       }
+      if (version == 0) {
+        closeQuietly(connection);
+        return nothingRecorded(file);
+      }
       return connection;
     } catch (RuntimeException e) {
       closeQuietly(connection);
       throw e;
+    }
+  }
+
+  /**
+   * What a database at schema 0 holds: nothing. A run killed while it created the state leaves the
+   * file without a table (the first migration commits its tables and the version together), and a
+   * reader meeting it would fail on "no such table". It reads an empty database of today's schema
+   * in memory instead, made read-only, exactly as it would read a state where nothing was recorded
+   * yet; the file stays as it is, for the next run to create.
+   */
+  private static Connection nothingRecorded(Path file) {
+    Connection memory;
+    try {
+      memory = new SQLiteConfig().createConnection("jdbc:sqlite::memory:");
+    } catch (SQLException e) {
+      throw new StoreException(describe(file, e), e);
+    }
+    try {
+      migrate(memory, file);
+      try (Statement st = memory.createStatement()) {
+        st.execute("PRAGMA query_only = 1");
+      }
+      return memory;
+    } catch (SQLException | RuntimeException e) {
+      closeQuietly(memory);
+      throw e instanceof StoreException se ? se : new StoreException("cannot read " + file + ": " + e.getMessage(), e);
     }
   }
 

@@ -93,6 +93,31 @@ class SqliteStateReaderTest {
   }
 
   @Test
+  void a_state_a_kill_left_without_a_table_reads_as_one_where_nothing_was_recorded() throws Exception {
+    // what a run killed before its first migration committed leaves: the file, in WAL mode, no table
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + db()); Statement st = c.createStatement()) {
+      st.execute("PRAGMA journal_mode = WAL");
+    }
+    byte[] bytes = Files.readAllBytes(db());
+    try (StateStore reader = reader()) {
+      assertEquals(List.of(), reader.items().items());
+      assertEquals(List.of(), reader.items().recentJobs(100));
+      assertTrue(reader.items().lastRun().isEmpty());
+      assertTrue(reader.recordedPolicies().nothingRecorded());
+      assertEquals(reader.latestSchemaVersion(), reader.schemaVersion());
+    }
+    assertArrayEquals(bytes, Files.readAllBytes(db()));
+    assertEquals(List.of("state.db"), files());
+    try (StateStore writer = writer()) {
+      writer.items().sync(List.of(item("A")), T0);
+    }
+    try (StateStore reader = reader()) {
+      assertEquals(List.of("A"), reader.items().items().stream().map(ItemState::id).toList(),
+          "the next run creates it in the file");
+    }
+  }
+
+  @Test
   void a_schema_3_database_is_read_as_it_is_and_not_migrated() throws Exception {
     OldSchemas.create(db(), 3, """
         INSERT INTO items (id, seq, title, pipeline, priority, status, phase, created_at, updated_at)

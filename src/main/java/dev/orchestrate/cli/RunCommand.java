@@ -278,7 +278,12 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public RunSession.StopHook onStop(Runnable requestStop) {
-      return StopSignals.install(requestStop)::close;
+      StopSignals signals = StopSignals.install(requestStop);
+      if (signals.interruptIgnored()) {
+        notice("orchestrate: Ctrl-C (SIGINT) is ignored by this run, as it was when it started (a script's"
+            + " background job, or nohup); stop it with SIGTERM: kill " + ProcessHandle.current().pid());
+      }
+      return signals::close;
     }
   }
 

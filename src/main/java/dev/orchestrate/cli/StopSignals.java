@@ -36,6 +36,15 @@ final class StopSignals implements AutoCloseable {
         hangup(handler));
   }
 
+  /**
+   * Whether SIGINT reaches no handler: a process started with it ignored (by {@code nohup} in a
+   * script, or as a script's background job, which POSIX shells start with SIGINT and SIGQUIT
+   * ignored) keeps it ignored, and the JVM cannot install a handler for it. SIGTERM still works.
+   */
+  boolean interruptIgnored() {
+    return previousInt == SignalHandler.SIG_IGN;
+  }
+
   private static SignalHandler hangup(SignalHandler handler) {
     try {
       return Signal.handle(new Signal("HUP"), handler);

@@ -18,6 +18,10 @@ class InterruptIT {
   Path dir;
 
   private Process startRunner() throws Exception {
+    return startRunner(false);
+  }
+
+  private Process startRunner(boolean interruptIgnored) throws Exception {
     // The agent starts a grandchild and ignores TERM itself, like a stubborn agent CLI.
     Files.writeString(dir.resolve("agent.sh"), """
         #!/usr/bin/env bash
@@ -38,7 +42,8 @@ class InterruptIT {
               - {name: build, instructions: "Build."}
         """);
     Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: a, status: ready}\n");
-    Process runner = Launcher.builder(dir, "--state", "state", "run")
+    String[] run = {"--state", "state", "run"};
+    Process runner = (interruptIgnored ? Launcher.builderWithInterruptIgnored(dir, run) : Launcher.builder(dir, run))
         .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile()).start();
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     while (!(Files.exists(dir.resolve("agent.pid")) && Files.exists(dir.resolve("grandchild.pid")))
@@ -67,6 +72,28 @@ class InterruptIT {
     Process runner = startRunner();
     new ProcessBuilder("kill", "-INT", Long.toString(runner.pid())).start().waitFor();
     assertCancelledAndCleanedUp(runner);
+  }
+
+  @Test
+  void a_run_started_with_sigint_ignored_says_so_and_stops_on_sigterm() throws Exception {
+    // as a script's background job (or nohup from one) starts it: the JVM cannot handle an
+    // ignored SIGINT, so the run names the signal that works
+    Process runner = startRunner(true);
+    String err = Files.readString(dir.resolve("err.txt"));
+    assertTrue(err.contains("Ctrl-C (SIGINT) is ignored by this run, as it was when it started")
+        && err.contains("stop it with SIGTERM: kill " + runner.pid()), err);
+    Processes.signal(runner, "INT");
+    assertFalse(runner.waitFor(3, TimeUnit.SECONDS), "the ignored SIGINT stops nothing");
+    runner.destroy(); // SIGTERM
+    assertCancelledAndCleanedUp(runner);
+  }
+
+  @Test
+  void a_run_started_from_a_terminal_has_no_such_line() throws Exception {
+    Process runner = startRunner();
+    runner.destroy();
+    assertCancelledAndCleanedUp(runner);
+    assertFalse(Files.readString(dir.resolve("err.txt")).contains("SIGINT"), Files.readString(dir.resolve("err.txt")));
   }
 
   @Test

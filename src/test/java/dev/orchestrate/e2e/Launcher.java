@@ -16,8 +16,46 @@ final class Launcher {
   record Result(int exitCode, String out, String err) {
   }
 
+  /**
+   * The runner starts with SIGINT, SIGQUIT and SIGHUP at their defaults, as from a terminal, where
+   * a user presses Ctrl-C: a suite started as a script's background job or under nohup (cron, CI
+   * wrappers) passes them on ignored, and a runner started so ignores the Ctrl-C the tests send
+   * (README, Troubleshooting). {@code env --default-signal} (coreutils 8.31) resets them.
+   */
+  private static final List<String> AS_FROM_A_TERMINAL = defaultSignals();
+
+  private static List<String> defaultSignals() {
+    List<String> env = List.of("env", "--default-signal=INT,QUIT,HUP");
+    try {
+      Process probe = new ProcessBuilder(concat(env, List.of("true"))).redirectErrorStream(true).start();
+      probe.getInputStream().readAllBytes();
+      return probe.waitFor() == 0 ? env : List.of();
+    } catch (IOException e) {
+      return List.of();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return List.of();
+    }
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> all = new ArrayList<>(a);
+    all.addAll(b);
+    return all;
+  }
+
+  /** How a script's background job starts it: SIGINT ignored, which it cannot undo. */
+  static ProcessBuilder builderWithInterruptIgnored(Path cwd, String... args) {
+    List<String> command = new ArrayList<>(List.of("sh", "-c", "trap '' INT; exec \"$0\" \"$@\"", BIN.toString()));
+    command.addAll(List.of(args));
+    ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile());
+    pb.environment().remove("ORCHESTRATE_STATE");
+    pb.environment().remove("ORCHESTRATE_CONFIG");
+    return pb;
+  }
+
   static ProcessBuilder builder(Path cwd, String... args) {
-    List<String> command = new ArrayList<>();
+    List<String> command = new ArrayList<>(AS_FROM_A_TERMINAL);
     command.add(BIN.toString());
     command.addAll(List.of(args));
     ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile());

@@ -132,10 +132,21 @@ public final class Database {
    * in memory instead, made read-only, exactly as it would read a state where nothing was recorded
    * yet; the file stays as it is, for the next run to create.
    */
+  /** Whether {@code connection} is {@link #nothingRecorded}'s: it reads no file, so no file is watched. */
+  static boolean inMemory(Connection connection) {
+    try {
+      return connection.getMetaData().getURL().equals(IN_MEMORY);
+    } catch (SQLException e) {
+      return false;
+    }
+  }
+
+  private static final String IN_MEMORY = "jdbc:sqlite::memory:";
+
   private static Connection nothingRecorded(Path file) {
     Connection memory;
     try {
-      memory = new SQLiteConfig().createConnection("jdbc:sqlite::memory:");
+      memory = new SQLiteConfig().createConnection(IN_MEMORY);
     } catch (SQLException e) {
       throw new StoreException(describe(file, e), e);
     }
@@ -218,7 +229,7 @@ public final class Database {
     if (version == MIGRATIONS.size()) {
       return;
     }
-    Jdbc jdbc = new Jdbc(connection, new SqliteDialect(file));
+    Jdbc jdbc = new Jdbc(connection, new SqliteDialect(file, !inMemory(connection)));
     for (int v = version; v < MIGRATIONS.size(); v++) {
       int next = v;
       jdbc.inTransaction(() -> {

@@ -54,7 +54,8 @@ public final class SqliteBackend implements StateBackend {
       case READ_WRITE -> Database.open(file);
       case MAINTENANCE -> Database.openForMaintenance(file);
     };
-    return SqlStateStore.open(new Jdbc(connection, new SqliteDialect(file)), file.toAbsolutePath().getParent());
+    return SqlStateStore.open(new Jdbc(connection, new SqliteDialect(file, !Database.inMemory(connection))),
+        file.toAbsolutePath().getParent());
   }
 
   /**

@@ -33,8 +33,13 @@ final class SqliteDialect implements Dialect {
 
   /** For the database {@code file}, just opened: checked after each commit from now on. */
   SqliteDialect(Path file) {
+    this(file, true);
+  }
+
+  /** {@code watch}: false for a store that reads no file (a state where nothing was recorded yet). */
+  SqliteDialect(Path file, boolean watch) {
     this.file = file;
-    this.watched = DatabaseFile.of(file);
+    this.watched = watch ? DatabaseFile.of(file) : null;
   }
 
   @Override

@@ -118,6 +118,17 @@ class SqliteStateReaderTest {
   }
 
   @Test
+  void an_empty_state_file_reads_as_one_where_nothing_was_recorded() throws Exception {
+    Files.write(db(), new byte[0]); // created, then killed before SQLite wrote its first page
+    try (StateStore reader = reader()) {
+      assertEquals(List.of(), reader.items().items());
+      assertTrue(reader.items().lastRun().isEmpty());
+    }
+    assertEquals(0, Files.size(db()));
+    assertEquals(List.of("state.db"), files());
+  }
+
+  @Test
   void a_schema_3_database_is_read_as_it_is_and_not_migrated() throws Exception {
     OldSchemas.create(db(), 3, """
         INSERT INTO items (id, seq, title, pipeline, priority, status, phase, created_at, updated_at)
@@ -150,7 +161,7 @@ class SqliteStateReaderTest {
     byte[] bytes = Files.readAllBytes(db());
     try (StateStore reader = reader()) {
       assertEquals(10, reader.schemaVersion());
-      assertEquals(java.util.Map.of(5L, dev.orchestrate.jobs.OutcomeClass.FAILED),
+      assertEquals(java.util.Map.of(5L, dev.orchestrate.outcome.OutcomeClass.FAILED),
           reader.items().outcomes(List.of(5L)));
       assertEquals(java.util.Map.of(), reader.items().sessions(List.of(5L)));
       assertEquals(java.util.Map.of(), reader.items().checks(List.of(5L)));

@@ -1,0 +1,66 @@
+package dev.orchestrate.outcome;
+
+import java.util.Locale;
+
+/**
+ * How an attempt ended, as the class that decides what happens next (docs/agents.md, "Outcome
+ * classes"): never the exit code alone. An agent's own failure is retried with feedback and
+ * counted; a provider's limit is waited out and never counted; a refused key halts the run
+ * without blocking anything.
+ */
+public enum OutcomeClass {
+  /** The phase (or subphase) is complete. */
+  SUCCEEDED,
+  /** The agent's work failed: retried with the failure in the next prompt, counted. */
+  FAILED,
+  /** The agent reported success, but a {@code verify:} gate failed: retried with the gate's output, counted. */
+  VERIFY_FAILED,
+  /** The agent reported success without changing the worktree of a {@code changes: required} phase: counted. */
+  NO_CHANGES,
+  /**
+   * The agent reported success having changed a file its gates run (or a {@code verify_protected}
+   * path) in a phase that may not ({@code changes_gates}): its work is not kept; retried with the
+   * list of files, counted.
+   */
+  PROTECTED_CHANGED,
+  /** The agent reported it is blocked and needs a person (or the worktree's set-up failed). */
+  BLOCKED,
+  /** The account's usage quota is spent: the agent profile pauses until its reset. */
+  USAGE_LIMIT,
+  /** A transient 429/529 or overload the CLI gave up on: retried with backoff, not counted. */
+  RATE_LIMITED,
+  /** An invalid or revoked key, an exhausted credit balance or a plan that forbids this use: the run halts. */
+  AUTH,
+  /** Permission denials stopped the work (Claude Code's permission_denials). */
+  DENIED,
+  /** No output for agent.stall_timeout. */
+  STALLED,
+  /** Past agent.timeout. */
+  TIMED_OUT,
+  /** Stopped by Ctrl-C or a cancel. */
+  CANCELLED,
+  /** The program could not be started. */
+  SPAWN_FAILED;
+
+  public String key() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+
+  /** A provider's limit: costs no retry, no phase of the cap, no step of the circuit breaker, and never blocks. */
+  public boolean isLimit() {
+    return this == USAGE_LIMIT || this == RATE_LIMITED;
+  }
+
+  /** The class named by {@code key}, or null for a key this version does not know (a newer state). */
+  public static OutcomeClass of(String key) {
+    if (key == null) {
+      return null;
+    }
+    for (OutcomeClass c : values()) {
+      if (c.key().equals(key)) {
+        return c;
+      }
+    }
+    return null;
+  }
+}

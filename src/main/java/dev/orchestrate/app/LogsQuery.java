@@ -2,8 +2,8 @@ package dev.orchestrate.app;
 
 import dev.orchestrate.item.CheckRecord;
 import dev.orchestrate.item.JobRecord;
-import dev.orchestrate.jobs.JobState;
-import dev.orchestrate.jobs.OutcomeClass;
+import dev.orchestrate.outcome.JobState;
+import dev.orchestrate.outcome.OutcomeClass;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
 import java.util.List;

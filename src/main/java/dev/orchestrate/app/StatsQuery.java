@@ -2,7 +2,7 @@ package dev.orchestrate.app;
 
 import dev.orchestrate.config.BudgetConfig;
 import dev.orchestrate.item.AgentPauses;
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.Usage;
 import dev.orchestrate.scheduler.Budget;
 import dev.orchestrate.scheduler.BudgetWindow;
 import dev.orchestrate.state.StateBackend;

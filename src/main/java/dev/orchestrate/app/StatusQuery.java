@@ -4,7 +4,7 @@ import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.JobRecord;
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.Usage;
 import dev.orchestrate.scheduler.Dependencies;
 import dev.orchestrate.state.ItemHistory;
 import dev.orchestrate.state.StateBackend;

@@ -3,7 +3,7 @@ package dev.orchestrate.cli;
 import dev.orchestrate.app.JobDetails;
 import dev.orchestrate.item.CheckRecord;
 import dev.orchestrate.item.JobRecord;
-import dev.orchestrate.jobs.AgentSession;
+import dev.orchestrate.outcome.AgentSession;
 import dev.orchestrate.state.StateDirectory;
 import java.nio.file.Path;
 import java.util.ArrayList;

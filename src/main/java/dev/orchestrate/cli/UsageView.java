@@ -2,7 +2,7 @@ package dev.orchestrate.cli;
 
 import dev.orchestrate.item.Money;
 
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.Usage;
 import dev.orchestrate.scheduler.Budget;
 import java.util.LinkedHashMap;
 import java.util.Locale;

@@ -1,5 +1,7 @@
 package dev.orchestrate.context;
 
+import dev.orchestrate.item.Event;
+
 import dev.orchestrate.limits.SizeCap;
 import java.time.Clock;
 import java.util.LinkedHashMap;
@@ -22,8 +24,8 @@ import org.slf4j.LoggerFactory;
  * command's stderr): it is masked before it reaches the event, the log or the listener.
  */
 public final class SlidingWindowSummarizer {
-  public static final String EVENT_COMPLETE = "summarization:complete";
-  public static final String EVENT_FAILED = "summarization:failed";
+  public static final String EVENT_COMPLETE = Event.SUMMARY_COMPLETE;
+  public static final String EVENT_FAILED = Event.SUMMARY_FAILED;
   private static final Logger log = LoggerFactory.getLogger(SlidingWindowSummarizer.class);
 
   private final TurnRepository repository;

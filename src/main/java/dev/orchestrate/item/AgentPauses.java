@@ -1,6 +1,6 @@
 package dev.orchestrate.item;
 
-import dev.orchestrate.jobs.OutcomeClass;
+import dev.orchestrate.outcome.OutcomeClass;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;

@@ -1,6 +1,6 @@
 package dev.orchestrate.item;
 
-import dev.orchestrate.jobs.CommandRun;
+import dev.orchestrate.outcome.CommandRun;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;

@@ -14,6 +14,10 @@ public record Event(String itemId, String kind, Map<String, Object> payload) {
   public static final String ITEM_RETURNED = "item.returned";
   public static final String ITEM_STATUS = "item.status";
   public static final String PHASE_RESULT = "phase.result";
+  /** A turn summary was written (context/SlidingWindowSummarizer). */
+  public static final String SUMMARY_COMPLETE = "summarization:complete";
+  /** A turn summary could not be written (context/SlidingWindowSummarizer). */
+  public static final String SUMMARY_FAILED = "summarization:failed";
 
   public Event {
     Objects.requireNonNull(kind, "kind");

@@ -1,6 +1,5 @@
 package dev.orchestrate.item;
 
-import dev.orchestrate.context.SlidingWindowSummarizer;
 import java.util.Map;
 import java.util.Set;
 
@@ -21,8 +20,8 @@ public final class EventLogPolicy {
    * integration is reported again by every run until it succeeds.
    */
   private static final Set<String> ROUTINE = Set.of(Event.ITEM_ADDED, Event.ITEM_VANISHED, Event.ITEM_RETURNED,
-      Event.ITEM_STATUS, Event.PHASE_RESULT, SlidingWindowSummarizer.EVENT_COMPLETE,
-      SlidingWindowSummarizer.EVENT_FAILED, "workspace.integrated", "workspace.deferred", "workspace.skipped");
+      Event.ITEM_STATUS, Event.PHASE_RESULT, Event.SUMMARY_COMPLETE,
+      Event.SUMMARY_FAILED, "workspace.integrated", "workspace.deferred", "workspace.skipped");
   public static final String MEMORY_PREFIX = "memory.";
 
   private EventLogPolicy() {

@@ -1,11 +1,11 @@
 package dev.orchestrate.item;
 
-import dev.orchestrate.jobs.AgentOutcome;
-import dev.orchestrate.jobs.AgentSession;
-import dev.orchestrate.jobs.CommandRun;
-import dev.orchestrate.jobs.JobState;
-import dev.orchestrate.jobs.OutcomeClass;
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.AgentOutcome;
+import dev.orchestrate.outcome.AgentSession;
+import dev.orchestrate.outcome.CommandRun;
+import dev.orchestrate.outcome.JobState;
+import dev.orchestrate.outcome.OutcomeClass;
+import dev.orchestrate.outcome.Usage;
 import java.time.Instant;
 
 /**

@@ -1,6 +1,6 @@
 package dev.orchestrate.item;
 
-import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.outcome.JobState;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Objects;

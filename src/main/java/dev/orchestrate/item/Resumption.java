@@ -1,7 +1,7 @@
 package dev.orchestrate.item;
 
 import dev.orchestrate.config.AgentConfig;
-import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.outcome.AgentOutcome;
 
 /**
  * When a retry continues the agent's conversation (docs/verification.md, "Resuming the agent's

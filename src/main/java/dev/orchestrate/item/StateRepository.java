@@ -1,9 +1,9 @@
 package dev.orchestrate.item;
 
 import dev.orchestrate.backlog.BacklogItem;
-import dev.orchestrate.jobs.AgentSession;
-import dev.orchestrate.jobs.OutcomeClass;
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.AgentSession;
+import dev.orchestrate.outcome.OutcomeClass;
+import dev.orchestrate.outcome.Usage;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;

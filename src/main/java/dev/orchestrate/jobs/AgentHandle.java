@@ -1,5 +1,7 @@
 package dev.orchestrate.jobs;
 
+import dev.orchestrate.outcome.AgentOutcome;
+
 import java.util.concurrent.CompletionStage;
 
 /** A started attempt, as the scheduler sees it. Safe to share between threads. */

@@ -1,5 +1,7 @@
 package dev.orchestrate.jobs;
 
+import dev.orchestrate.outcome.ProviderFailure;
+import dev.orchestrate.outcome.Usage;
 import java.util.Objects;
 
 /**

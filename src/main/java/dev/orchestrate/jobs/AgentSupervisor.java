@@ -1,7 +1,9 @@
 package dev.orchestrate.jobs;
 
 import dev.orchestrate.config.AgentConfig;
-import dev.orchestrate.jobs.AgentOutcome.Ending;
+import dev.orchestrate.outcome.AgentOutcome;
+import dev.orchestrate.outcome.AgentOutcome.Ending;
+import dev.orchestrate.outcome.AgentSession;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;

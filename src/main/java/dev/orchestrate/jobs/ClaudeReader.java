@@ -2,6 +2,10 @@ package dev.orchestrate.jobs;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.orchestrate.outcome.AgentOutcome;
+import dev.orchestrate.outcome.OutcomeClass;
+import dev.orchestrate.outcome.ProviderFailure;
+import dev.orchestrate.outcome.Usage;
 import java.time.Duration;
 
 /**

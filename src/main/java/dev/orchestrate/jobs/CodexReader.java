@@ -3,6 +3,9 @@ package dev.orchestrate.jobs;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.outcome.OutcomeClass;
+import dev.orchestrate.outcome.ProviderFailure;
+import dev.orchestrate.outcome.Usage;
 import java.time.Duration;
 
 /**

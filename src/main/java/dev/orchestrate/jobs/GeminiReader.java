@@ -2,6 +2,8 @@ package dev.orchestrate.jobs;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import dev.orchestrate.outcome.AgentOutcome;
+import dev.orchestrate.outcome.Usage;
 
 /**
  * The Gemini CLI's {@code --output-format stream-json} events: assistant {@code message} events

@@ -2,6 +2,7 @@ package dev.orchestrate.jobs;
 
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.ProjectCommand;
+import dev.orchestrate.outcome.AgentSession;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

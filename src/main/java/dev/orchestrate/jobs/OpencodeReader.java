@@ -1,6 +1,7 @@
 package dev.orchestrate.jobs;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.orchestrate.outcome.Usage;
 
 /**
  * opencode's {@code run --format json} events: {@code text} parts make the answer (the last one

@@ -1,8 +1,11 @@
 package dev.orchestrate.jobs;
 
 import dev.orchestrate.config.ResultFallback;
-import dev.orchestrate.jobs.AgentOutcome.Ending;
 import dev.orchestrate.limits.SizeCap;
+import dev.orchestrate.outcome.AgentOutcome;
+import dev.orchestrate.outcome.AgentOutcome.Ending;
+import dev.orchestrate.outcome.AgentResult;
+import dev.orchestrate.outcome.ProviderFailure;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;

@@ -1,5 +1,7 @@
 package dev.orchestrate.jobs;
 
+import dev.orchestrate.outcome.ProviderFailure;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;

@@ -1,5 +1,8 @@
 package dev.orchestrate.jobs;
 
+import dev.orchestrate.outcome.AgentSession;
+import dev.orchestrate.outcome.ProviderFailure;
+
 /**
  * Reads one attempt's stdout line by line as it is written, keeping only what the report needs
  * (running usage totals, the last answer and error, each within a cap), so that no amount of output

@@ -3,6 +3,7 @@ package dev.orchestrate.jobs;
 import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.limits.Quote;
 import dev.orchestrate.limits.SizeCap;
+import dev.orchestrate.outcome.CommandRun;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;

@@ -1,5 +1,8 @@
 package dev.orchestrate.jobs;
 
+import dev.orchestrate.outcome.OutcomeClass;
+import dev.orchestrate.outcome.ProviderFailure;
+
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;

@@ -1,5 +1,7 @@
 package dev.orchestrate.jobs;
 
+import dev.orchestrate.outcome.AgentOutcome;
+
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;

@@ -1,8 +1,10 @@
 package dev.orchestrate.jobs;
 
 import dev.orchestrate.config.AgentConfig;
-import dev.orchestrate.jobs.AgentOutcome.FollowUp;
-import dev.orchestrate.jobs.AgentOutcome.MemoryNote;
+import dev.orchestrate.outcome.AgentOutcome;
+import dev.orchestrate.outcome.AgentOutcome.FollowUp;
+import dev.orchestrate.outcome.AgentOutcome.MemoryNote;
+import dev.orchestrate.outcome.ProviderFailure;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -2,7 +2,7 @@ package dev.orchestrate.scheduler;
 
 import dev.orchestrate.item.StateRepository;
 
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.Usage;
 import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.orchestrate.scheduler;
 
 import dev.orchestrate.item.Money;
 
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.Usage;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

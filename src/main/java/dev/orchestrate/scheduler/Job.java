@@ -4,7 +4,7 @@ import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.jobs.AgentHandle;
 import dev.orchestrate.jobs.JobRequest;
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.Usage;
 
 /** A job of this session: its agent, what it was asked, and the pipeline it was spawned under. */
 record Job(AgentHandle agent, JobRequest request, Pipeline pipeline, boolean destructive,

@@ -1,6 +1,6 @@
 package dev.orchestrate.scheduler;
 
-import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.outcome.JobState;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -2,8 +2,8 @@ package dev.orchestrate.scheduler;
 
 import dev.orchestrate.config.OnUsageLimit;
 import dev.orchestrate.item.AgentPauses;
-import dev.orchestrate.jobs.OutcomeClass;
-import dev.orchestrate.jobs.ProviderFailure;
+import dev.orchestrate.outcome.OutcomeClass;
+import dev.orchestrate.outcome.ProviderFailure;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;

@@ -4,7 +4,7 @@ import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.BudgetConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.item.StateRepository;
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.Usage;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;

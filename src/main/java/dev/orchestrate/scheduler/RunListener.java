@@ -4,7 +4,7 @@ import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.SyncResult;
 
-import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.outcome.AgentOutcome;
 import dev.orchestrate.yaml.Problem;
 import java.util.List;
 

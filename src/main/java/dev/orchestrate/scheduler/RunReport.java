@@ -3,7 +3,7 @@ package dev.orchestrate.scheduler;
 import dev.orchestrate.item.RunFigures;
 import dev.orchestrate.item.SyncResult;
 
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.Usage;
 import java.time.Duration;
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package dev.orchestrate.scheduler;
 
 import dev.orchestrate.jobs.AgentHandle;
-import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.outcome.AgentOutcome;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -13,7 +13,7 @@ import static dev.orchestrate.serve.PageParts.pre;
 import dev.orchestrate.item.CheckRecord;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.JobRecord;
-import dev.orchestrate.jobs.CommandRun;
+import dev.orchestrate.outcome.CommandRun;
 import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.ItemHistory;
 import dev.orchestrate.state.ItemHistory.KeptAnswer;

@@ -1,6 +1,6 @@
 package dev.orchestrate.stats;
 
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.Usage;
 
 /**
  * What agents reported spending: over the state's lifetime (counters that pruning never lowers)

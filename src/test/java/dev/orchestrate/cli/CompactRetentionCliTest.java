@@ -12,7 +12,7 @@ import dev.orchestrate.item.JobEnd;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.item.JobStart;
 import dev.orchestrate.item.StateRepository;
-import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.outcome.JobState;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.stats.Structure;
 import dev.orchestrate.testing.TestStores;

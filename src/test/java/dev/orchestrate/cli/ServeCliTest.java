@@ -13,7 +13,7 @@ import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.item.Progress;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.item.Step;
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.Usage;
 import dev.orchestrate.serve.DashboardServer;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.TestStores;

@@ -11,7 +11,7 @@ import dev.orchestrate.item.Event;
 import dev.orchestrate.item.EventLogPolicy;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
-import dev.orchestrate.jobs.AgentOutcome;
+import dev.orchestrate.outcome.AgentOutcome;
 import dev.orchestrate.scheduler.HaltReason;
 import dev.orchestrate.scheduler.ItemFilter;
 import dev.orchestrate.scheduler.RunListener;

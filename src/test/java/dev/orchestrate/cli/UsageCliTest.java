@@ -167,10 +167,10 @@ class UsageCliTest {
 
   @Test
   void money_in_json_is_rounded_to_the_millionth_and_unknown_stays_null() {
-    assertEquals(0.3, UsageView.json(new dev.orchestrate.jobs.Usage(1L, 1L, null, null, 0.1 + 0.2)).get("cost_usd"),
+    assertEquals(0.3, UsageView.json(new dev.orchestrate.outcome.Usage(1L, 1L, null, null, 0.1 + 0.2)).get("cost_usd"),
         "not 0.30000000000000004");
     assertEquals(0.000001, UsageView.money(0.00000051));
-    assertEquals(null, UsageView.json(dev.orchestrate.jobs.Usage.UNKNOWN).get("cost_usd"));
+    assertEquals(null, UsageView.json(dev.orchestrate.outcome.Usage.UNKNOWN).get("cost_usd"));
   }
 
   @Test

@@ -2,7 +2,7 @@ package dev.orchestrate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.Usage;
 import org.junit.jupiter.api.Test;
 
 /** How usage reads in the run report and in stats. */

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.item.RunRecord;
-import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.outcome.JobState;
 import dev.orchestrate.testing.TestStores;
 import java.io.IOException;
 import java.io.UncheckedIOException;

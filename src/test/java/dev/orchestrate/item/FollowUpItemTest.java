@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.backlog.InitialStatus;
 import dev.orchestrate.backlog.Priority;
-import dev.orchestrate.jobs.AgentOutcome.FollowUp;
+import dev.orchestrate.outcome.AgentOutcome.FollowUp;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

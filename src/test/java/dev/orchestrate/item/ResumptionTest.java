@@ -11,11 +11,11 @@ import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.AgentPreset;
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.config.ResultFallback;
-import dev.orchestrate.jobs.AgentOutcome;
-import dev.orchestrate.jobs.AgentResult;
-import dev.orchestrate.jobs.AgentSession;
-import dev.orchestrate.jobs.OutcomeClass;
-import dev.orchestrate.jobs.ProviderFailure;
+import dev.orchestrate.outcome.AgentOutcome;
+import dev.orchestrate.outcome.AgentResult;
+import dev.orchestrate.outcome.AgentSession;
+import dev.orchestrate.outcome.OutcomeClass;
+import dev.orchestrate.outcome.ProviderFailure;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -151,9 +151,9 @@ class ResumptionTest {
 
   @Test
   void a_failed_set_up_blocks_the_item_saying_so_and_an_agents_block_says_the_agent() {
-    dev.orchestrate.jobs.CommandRun deps = new dev.orchestrate.jobs.CommandRun(
-        dev.orchestrate.jobs.CommandRun.Kind.SETUP,
-        "deps", 2, dev.orchestrate.jobs.CommandRun.Ending.FAILED, Duration.ofMillis(100), null, "npm ERR!");
+    dev.orchestrate.outcome.CommandRun deps = new dev.orchestrate.outcome.CommandRun(
+        dev.orchestrate.outcome.CommandRun.Kind.SETUP,
+        "deps", 2, dev.orchestrate.outcome.CommandRun.Ending.FAILED, Duration.ofMillis(100), null, "npm ERR!");
     Step step = Transitions.afterAttempt(at("build", RESUME), FEATURE,
         AgentOutcome.setupFailed("workspace.setup 'deps' failed (exit 2) after 0.1s in the new worktree, so no agent "
             + "ran", List.of(deps), Duration.ofMillis(100)),

@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.AgentPreset;
+import dev.orchestrate.outcome.AgentOutcome;
+import dev.orchestrate.outcome.AgentResult;
+import dev.orchestrate.outcome.Usage;
 import dev.orchestrate.testing.CapturedLogs;
 import java.io.IOException;
 import java.io.UncheckedIOException;

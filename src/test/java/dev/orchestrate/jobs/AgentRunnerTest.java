@@ -11,7 +11,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.ResultFallback;
-import dev.orchestrate.jobs.AgentOutcome.Ending;
+import dev.orchestrate.outcome.AgentOutcome;
+import dev.orchestrate.outcome.AgentOutcome.Ending;
+import dev.orchestrate.outcome.AgentResult;
 import dev.orchestrate.testing.CapturedLogs;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

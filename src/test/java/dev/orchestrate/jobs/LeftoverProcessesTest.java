@@ -7,7 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.AgentConfig;
-import dev.orchestrate.jobs.AgentOutcome.Ending;
+import dev.orchestrate.outcome.AgentOutcome;
+import dev.orchestrate.outcome.AgentOutcome.Ending;
+import dev.orchestrate.outcome.AgentResult;
 import dev.orchestrate.testing.CapturedLogs;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -4,7 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.ResultFallback;
-import dev.orchestrate.jobs.AgentOutcome.Ending;
+import dev.orchestrate.outcome.AgentOutcome;
+import dev.orchestrate.outcome.AgentOutcome.Ending;
+import dev.orchestrate.outcome.AgentResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.OptionalInt;

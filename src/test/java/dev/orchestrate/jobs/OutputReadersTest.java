@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.AgentPreset;
+import dev.orchestrate.outcome.Usage;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;

@@ -2,6 +2,7 @@ package dev.orchestrate.jobs;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.orchestrate.outcome.ProviderFailure;
 import java.util.Optional;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

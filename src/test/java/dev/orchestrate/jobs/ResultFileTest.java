@@ -4,8 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.jobs.AgentOutcome.FollowUp;
-import dev.orchestrate.jobs.AgentOutcome.MemoryNote;
+import dev.orchestrate.outcome.AgentOutcome;
+import dev.orchestrate.outcome.AgentOutcome.FollowUp;
+import dev.orchestrate.outcome.AgentOutcome.MemoryNote;
+import dev.orchestrate.outcome.AgentResult;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

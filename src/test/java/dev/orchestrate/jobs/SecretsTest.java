@@ -5,7 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.AgentConfig;
-import dev.orchestrate.jobs.AgentOutcome.Ending;
+import dev.orchestrate.outcome.AgentOutcome;
+import dev.orchestrate.outcome.AgentOutcome.Ending;
+import dev.orchestrate.outcome.AgentResult;
+import dev.orchestrate.outcome.OutcomeClass;
+import dev.orchestrate.outcome.ProviderFailure;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

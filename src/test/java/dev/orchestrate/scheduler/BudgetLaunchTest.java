@@ -3,7 +3,7 @@ package dev.orchestrate.scheduler;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.Usage;
 import java.math.BigDecimal;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -3,7 +3,7 @@ package dev.orchestrate.scheduler;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.orchestrate.item.Money;
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.Usage;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;

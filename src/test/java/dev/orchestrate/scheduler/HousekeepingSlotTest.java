@@ -14,7 +14,7 @@ import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.item.Housekeeping;
-import dev.orchestrate.jobs.AgentResult;
+import dev.orchestrate.outcome.AgentResult;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.InProcessLauncher;
 import dev.orchestrate.testing.TestStores;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.outcome.JobState;
 import java.time.Instant;
 import java.util.List;
 import java.util.Random;

@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.OnUsageLimit;
 import dev.orchestrate.item.AgentPauses;
-import dev.orchestrate.jobs.OutcomeClass;
-import dev.orchestrate.jobs.ProviderFailure;
+import dev.orchestrate.outcome.OutcomeClass;
+import dev.orchestrate.outcome.ProviderFailure;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;

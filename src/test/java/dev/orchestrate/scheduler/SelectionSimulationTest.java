@@ -12,7 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.backlog.Priority;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
-import dev.orchestrate.jobs.AgentResult;
+import dev.orchestrate.outcome.AgentResult;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;

@@ -12,7 +12,7 @@ import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.Progress;
 import dev.orchestrate.item.Transitions;
-import dev.orchestrate.jobs.AgentResult;
+import dev.orchestrate.outcome.AgentResult;
 import dev.orchestrate.testing.Fixtures;
 import java.util.ArrayList;
 import java.util.HashMap;

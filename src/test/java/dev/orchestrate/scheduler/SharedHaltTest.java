@@ -14,7 +14,7 @@ import dev.orchestrate.item.ItemLeases;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.item.Transitions;
-import dev.orchestrate.jobs.AgentResult;
+import dev.orchestrate.outcome.AgentResult;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.InProcessLauncher;
 import dev.orchestrate.testing.TestStores;

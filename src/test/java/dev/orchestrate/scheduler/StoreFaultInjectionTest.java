@@ -16,7 +16,7 @@ import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.jobs.AgentRunner;
-import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.outcome.JobState;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.Fixtures;
 import dev.orchestrate.testing.TestStores;

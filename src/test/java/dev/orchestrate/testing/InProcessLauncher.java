@@ -2,9 +2,9 @@ package dev.orchestrate.testing;
 
 import dev.orchestrate.jobs.AgentHandle;
 import dev.orchestrate.jobs.AgentLauncher;
-import dev.orchestrate.jobs.AgentOutcome;
-import dev.orchestrate.jobs.AgentResult;
 import dev.orchestrate.jobs.JobRequest;
+import dev.orchestrate.outcome.AgentOutcome;
+import dev.orchestrate.outcome.AgentResult;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

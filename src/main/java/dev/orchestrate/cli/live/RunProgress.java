@@ -2,9 +2,9 @@ package dev.orchestrate.cli.live;
 
 import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.item.ItemState;
-import dev.orchestrate.jobs.AgentOutcome;
-import dev.orchestrate.jobs.AgentResult;
-import dev.orchestrate.jobs.OutcomeClass;
+import dev.orchestrate.outcome.AgentOutcome;
+import dev.orchestrate.outcome.AgentResult;
+import dev.orchestrate.outcome.OutcomeClass;
 import dev.orchestrate.scheduler.RunListener;
 import java.io.PrintWriter;
 import java.time.Clock;

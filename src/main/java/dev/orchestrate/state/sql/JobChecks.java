@@ -1,8 +1,8 @@
 package dev.orchestrate.state.sql;
 
 import dev.orchestrate.item.CheckRecord;
-import dev.orchestrate.jobs.AgentSession;
-import dev.orchestrate.jobs.CommandRun;
+import dev.orchestrate.outcome.AgentSession;
+import dev.orchestrate.outcome.CommandRun;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

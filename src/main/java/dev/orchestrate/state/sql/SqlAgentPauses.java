@@ -1,7 +1,7 @@
 package dev.orchestrate.state.sql;
 
 import dev.orchestrate.item.AgentPauses;
-import dev.orchestrate.jobs.OutcomeClass;
+import dev.orchestrate.outcome.OutcomeClass;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;

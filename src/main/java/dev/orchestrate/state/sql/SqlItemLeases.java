@@ -3,7 +3,7 @@ package dev.orchestrate.state.sql;
 import dev.orchestrate.item.ItemLeases;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.Step;
-import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.outcome.JobState;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package dev.orchestrate.state.sql;
 
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.Usage;
 import dev.orchestrate.state.BusyWait;
 import dev.orchestrate.state.StoreException;
 import dev.orchestrate.stats.DatabaseFigures;

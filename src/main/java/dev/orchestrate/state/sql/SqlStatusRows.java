@@ -2,7 +2,7 @@ package dev.orchestrate.state.sql;
 
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.Usage;
 import dev.orchestrate.state.StatusRows;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import java.util.ArrayList;

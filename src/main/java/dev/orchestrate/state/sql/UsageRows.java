@@ -1,6 +1,6 @@
 package dev.orchestrate.state.sql;
 
-import dev.orchestrate.jobs.Usage;
+import dev.orchestrate.outcome.Usage;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;

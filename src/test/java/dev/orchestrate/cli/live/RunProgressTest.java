@@ -6,8 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.Progress;
-import dev.orchestrate.jobs.AgentOutcome;
-import dev.orchestrate.jobs.AgentResult;
+import dev.orchestrate.outcome.AgentOutcome;
+import dev.orchestrate.outcome.AgentResult;
 import dev.orchestrate.testing.Fixtures;
 import java.time.Clock;
 import java.time.Instant;
@@ -68,7 +68,7 @@ class RunProgressTest {
     progress.jobStarted(a, "build", 1);
     clock.now = clock.now.plusSeconds(2);
     AgentOutcome limited = Fixtures.outcome(AgentResult.FAILED, "", "You've hit your limit").withProvider(
-        dev.orchestrate.jobs.ProviderFailure.of(dev.orchestrate.jobs.OutcomeClass.USAGE_LIMIT,
+        dev.orchestrate.outcome.ProviderFailure.of(dev.orchestrate.outcome.OutcomeClass.USAGE_LIMIT,
             "You've hit your limit · resets 1pm (UTC)"));
     assertEquals("A build: failed in 2.0s (usage_limit, not counted): You've hit your limit · resets 1pm (UTC)",
         progress.finishedText(a, a, limited));

@@ -89,7 +89,7 @@ class ItemLeasesTest {
     a.store().workspaces().commitPending("A", "pendingA", runningJob, 1, T0);
     long failedJob = a.store().items().jobStarted(new JobStart(run, "B", "build", 1, T0, null));
     a.store().workspaces().commitPending("B", "pendingB", failedJob, 1, T0);
-    a.store().items().jobEnded(failedJob, new dev.orchestrate.item.JobEnd(dev.orchestrate.jobs.JobState.FAILED,
+    a.store().items().jobEnded(failedJob, new dev.orchestrate.item.JobEnd(dev.orchestrate.outcome.JobState.FAILED,
         "failed", 1, "boom", T0), null, List.of(), T0);
 
     Runner b = runner(); // starts while A's job runs
@@ -97,7 +97,7 @@ class ItemLeasesTest {
     assertEquals("pendingA", b.store().workspaces().workspace("A").orElseThrow().pendingCommit());
     assertNull(b.store().workspaces().workspace("B").orElseThrow().pendingCommit());
 
-    a.store().items().jobEnded(runningJob, new dev.orchestrate.item.JobEnd(dev.orchestrate.jobs.JobState.COMPLETED,
+    a.store().items().jobEnded(runningJob, new dev.orchestrate.item.JobEnd(dev.orchestrate.outcome.JobState.COMPLETED,
         "phase_complete", 0, null, T0), null, List.of(), T0);
     Runner c = runner(); // starts after A's job completed, before A confirmed its commit
     assertEquals(0, c.store().workspaces().settlePending(T0));

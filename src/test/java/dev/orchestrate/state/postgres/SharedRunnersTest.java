@@ -14,7 +14,7 @@ import dev.orchestrate.config.Config;
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.item.ItemLeases;
 import dev.orchestrate.item.ItemStatus;
-import dev.orchestrate.jobs.AgentResult;
+import dev.orchestrate.outcome.AgentResult;
 import dev.orchestrate.scheduler.HaltReason;
 import dev.orchestrate.scheduler.RunOptions;
 import dev.orchestrate.scheduler.RunReport;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.item.JobEnd;
 import dev.orchestrate.item.JobStart;
-import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.outcome.JobState;
 import dev.orchestrate.retention.RetentionStore.OrphanSweep;
 import dev.orchestrate.state.StateDirectory;
 import java.nio.file.Files;

@@ -22,8 +22,8 @@ import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.item.SyncResult;
 import dev.orchestrate.item.Transitions;
-import dev.orchestrate.jobs.AgentOutcome.FollowUp;
-import dev.orchestrate.jobs.JobState;
+import dev.orchestrate.outcome.AgentOutcome.FollowUp;
+import dev.orchestrate.outcome.JobState;
 import dev.orchestrate.state.StoreException;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -454,10 +454,10 @@ class SqlStateRepositoryTest {
       st.execute("UPDATE usage_totals SET input_tokens = -2, cost_usd = 1e999, output_tokens = 9223372036854775807");
     }
     try (SqlStateStore store = SqliteStores.open(db())) {
-      dev.orchestrate.jobs.Usage perJob = store.repository().jobUsage(List.of(job)).get(job);
-      assertEquals(new dev.orchestrate.jobs.Usage(null, null, 5L, null, null), perJob,
+      dev.orchestrate.outcome.Usage perJob = store.repository().jobUsage(List.of(job)).get(job);
+      assertEquals(new dev.orchestrate.outcome.Usage(null, null, 5L, null, null), perJob,
           "a job's figure above its ceiling, negative or infinite is unknown");
-      dev.orchestrate.jobs.Usage lifetime = store.stats().spending().lifetime();
+      dev.orchestrate.outcome.Usage lifetime = store.stats().spending().lifetime();
       assertEquals(null, lifetime.inputTokens());
       assertEquals(null, lifetime.costUsd());
       assertEquals(Long.MAX_VALUE, lifetime.outputTokens(), "a sum may be large, never negative or infinite");

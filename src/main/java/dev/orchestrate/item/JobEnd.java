@@ -7,6 +7,7 @@ import dev.orchestrate.outcome.JobState;
 import dev.orchestrate.outcome.OutcomeClass;
 import dev.orchestrate.outcome.Usage;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * How a job ended, as recorded in job history.
@@ -22,18 +23,25 @@ import java.time.Instant;
  * @param outcome  the attempt's outcome class (docs/agents.md, "Outcome classes"); null when not known
  * @param session  the agent's session of the job (its id, whether it resumed the last one)
  * @param checks   the project commands the job ran (set-up, gates), in order
+ * @param logBytes the size of the job's directory (its output log, prompt, result), written in the
+ *                 same transaction as the rest; null when not measured
  */
 public record JobEnd(JobState state, String result, Integer exitCode, String reason, Instant endedAt,
     int truncatedValues, Usage usage, OutcomeClass outcome, AgentSession session,
-    java.util.List<CommandRun> checks) {
+    List<CommandRun> checks, Long logBytes) {
 
   public JobEnd {
     usage = usage == null ? Usage.UNKNOWN : usage;
     session = session == null ? AgentSession.NONE : session;
-    checks = checks == null ? java.util.List.of() : java.util.List.copyOf(checks);
+    checks = checks == null ? List.of() : List.copyOf(checks);
     if (truncatedValues < 0) {
       throw new IllegalArgumentException("truncatedValues must not be negative, got " + truncatedValues);
     }
+  }
+
+  public JobEnd(JobState state, String result, Integer exitCode, String reason, Instant endedAt,
+      int truncatedValues, Usage usage, OutcomeClass outcome, AgentSession session, List<CommandRun> checks) {
+    this(state, result, exitCode, reason, endedAt, truncatedValues, usage, outcome, session, checks, null);
   }
 
   public JobEnd(JobState state, String result, Integer exitCode, String reason, Instant endedAt,
@@ -42,9 +50,15 @@ public record JobEnd(JobState state, String result, Integer exitCode, String rea
   }
 
   /** This end with the job's session and the project commands it ran. */
-  public JobEnd with(AgentSession agentSession,
-      java.util.List<CommandRun> runs) {
-    return new JobEnd(state, result, exitCode, reason, endedAt, truncatedValues, usage, outcome, agentSession, runs);
+  public JobEnd with(AgentSession agentSession, List<CommandRun> runs) {
+    return new JobEnd(state, result, exitCode, reason, endedAt, truncatedValues, usage, outcome, agentSession, runs,
+        logBytes);
+  }
+
+  /** This end with the size of the job's directory, {@code bytes}. */
+  public JobEnd withLogBytes(long bytes) {
+    return new JobEnd(state, result, exitCode, reason, endedAt, truncatedValues, usage, outcome, session, checks,
+        bytes);
   }
 
   public JobEnd(JobState state, String result, Integer exitCode, String reason, Instant endedAt,
@@ -61,7 +75,7 @@ public record JobEnd(JobState state, String result, Integer exitCode, String rea
   /** This end with {@code spent}, whose note (if any) the reason then ends with. */
   public JobEnd withUsage(Usage spent) {
     return new JobEnd(state, result, exitCode, noted(reason, spent), endedAt, truncatedValues, spent, outcome, session,
-        checks);
+        checks, logBytes);
   }
 
   /** An end with nothing truncated, such as a cancellation. */

@@ -117,9 +117,6 @@ public interface StateRepository {
    */
   List<ItemState> jobEnded(long jobId, JobEnd end, Step step, List<FollowUpItem> followUps, Instant now);
 
-  /** The bytes the job's directory (log, prompt, result) holds now that it ended, for {@code stats}. */
-  void jobLogBytes(long jobId, long bytes);
-
   /** Marks jobs still recorded as running (left by a crashed run) as interrupted; returns how many. */
   int interruptRunningJobs(Instant now);
 

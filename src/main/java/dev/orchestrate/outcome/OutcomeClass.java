@@ -46,6 +46,18 @@ public enum OutcomeClass {
     return name().toLowerCase(Locale.ROOT);
   }
 
+  /**
+   * The agent's provider answered, whatever orchestrate made of the answer (a red gate, no changes,
+   * a denial included): a pause of its profile that began before is over. Not so for a stall, a
+   * timeout, a cancel, a failed start or a limit.
+   */
+  public boolean providerAnswered() {
+    return switch (this) {
+      case SUCCEEDED, FAILED, VERIFY_FAILED, NO_CHANGES, PROTECTED_CHANGED, BLOCKED, DENIED -> true;
+      default -> false;
+    };
+  }
+
   /** A provider's limit: costs no retry, no phase of the cap, no step of the circuit breaker, and never blocks. */
   public boolean isLimit() {
     return this == USAGE_LIMIT || this == RATE_LIMITED;

@@ -1,6 +1,5 @@
 package dev.orchestrate.scheduler;
 
-import dev.orchestrate.config.AgentPreset;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.context.TurnHistory;
 import dev.orchestrate.item.FollowUpItem;
@@ -20,7 +19,6 @@ import dev.orchestrate.outcome.AgentResult;
 import dev.orchestrate.outcome.AgentSession;
 import dev.orchestrate.outcome.JobState;
 import dev.orchestrate.outcome.OutcomeClass;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -63,121 +61,99 @@ final class JobEnds {
     this.stopRequested = stopRequested;
   }
 
+  /** The ways a job ends, each handled on its own ({@link #finish}). */
+  enum Ending {
+    /** The run was interrupted or the job cancelled: recorded as cancelled, the phase runs again. */
+    CANCELLED,
+    /** Its provider ended it (a usage or rate limit, a refused key): it costs the item nothing. */
+    LIMITED,
+    /** The agent answered (or failed, stalled, was blocked): the item moves on as its outcome says. */
+    ANSWERED;
+
+    /**
+     * How a job with {@code outcome} ended. {@code stopping}: the job's cancel or the run's stop
+     * was requested; an agent that then failed died of the Ctrl-C (which reaches its process group
+     * too), not of its phase.
+     */
+    static Ending of(AgentOutcome outcome, boolean stopping) {
+      if (outcome.ending() == AgentOutcome.Ending.CANCELLED || (stopping && outcome.result() == AgentResult.FAILED)) {
+        return CANCELLED;
+      }
+      OutcomeClass kind = outcome.kind();
+      return (kind.isLimit() || kind == OutcomeClass.AUTH) && outcome.provider() != null ? LIMITED : ANSWERED;
+    }
+  }
+
   /**
-   * Takes in the end of job {@code jobId}: its figures, its workspace, its result committed with the
-   * item's next state (or dropped when another runner took the item over), the turn, the memories,
-   * the maps; a done item is integrated. {@code commit} writes a state change the integration asks
-   * for (a conflict blocks the item).
+   * Takes in the end of job {@code jobId}: its figures, its workspace, then one handler for the way it
+   * ended ({@link Ending}): {@link #cancelled}, {@link #limited} or {@link #answered}. An agent that
+   * left its workspace (moved the base branch, replaced its worktree) is blocked, whatever it reported
+   * and even if the run was interrupted meanwhile. {@code commit} writes a state change the
+   * integration asks for (a conflict blocks the item).
    */
-  void finish(Session s, long jobId, AgentOutcome outcome, Integration integration, Predicate<Step> commit) {
-    JobTable.Entry<Job> entry = s.jobs.get(jobId)
-        .orElseThrow(() -> new IllegalStateException("job " + jobId + " ended but is not in the job table"));
-    Job job = entry.handle();
-    JobRequest request = job.request();
-    ItemState item = s.items.get(request.itemId());
-    s.runningItems.remove(request.itemId());
-    boolean cancelled = outcome.ending() == AgentOutcome.Ending.CANCELLED
-        // Ctrl-C reaches the agent's process group too; its death is not a failure of the phase.
-        || ((entry.cancelRequested() || stopRequested.getAsBoolean()) && outcome.result() == AgentResult.FAILED);
-    List<FollowUpItem> followUps = FollowUpItem.of(item.id(), request.phase(), outcome.followUps(),
-        config.defaultPipeline());
+  void finish(Session s, long jobId, AgentOutcome reported, Integration integration, Predicate<Step> commit) {
+    EndingJob ending = EndingJob.of(s, jobId, request -> FollowUpItem.of(request.itemId(), request.phase(),
+        reported.followUps(), config.defaultPipeline()));
+    AgentOutcome outcome = counted(ending, reported);
+    String breach = integration.inspect(ending.request, outcome);
+    Ending way = breach != null ? Ending.ANSWERED
+        : Ending.of(outcome, ending.entry.cancelRequested() || stopRequested.getAsBoolean());
+    if (breach != null) {
+      outcome = blocked(outcome, breach);
+    }
+    switch (way) {
+      case CANCELLED -> cancelled(ending, outcome);
+      case LIMITED -> limited(ending, outcome);
+      case ANSWERED -> {
+        if (outcome.kind().providerAnswered() && pauses.worked(ending.profile(), ending.entry.startedAt())) {
+          listener.pauseEnded(ending.profile()); // its provider answered after the pause began: it is over
+        }
+        answered(ending, outcome, integration, commit);
+      }
+    }
+  }
+
+  /**
+   * The job's figures as they count: a resumed session's running totals less what its earlier jobs
+   * were recorded with, within their ceilings, added to the run's budget (a cancelled job spent too).
+   */
+  private AgentOutcome counted(EndingJob ending, AgentOutcome outcome) {
+    Job job = ending.job;
     if (outcome.session().start() == AgentSession.Start.RESUMED) {
-      // The session's running totals, less what its earlier jobs were recorded with: this job's share.
       outcome = outcome.withUsage(outcome.usage().withoutEarlier(job.sessionBefore(),
           job.profile().preset().sessionTokens(), job.profile().preset().sessionCost()));
     }
-    // Whatever launched it, a job's figures are within their ceilings before they are counted or stored.
     outcome = outcome.withUsage(outcome.usage().bounded());
     if (outcome.usage().note() != null) {
-      log.warn("{}: phase {} attempt {}: {}", item.id(), request.phase(), request.attempt(), outcome.usage().note());
+      log.warn("{}: phase {} attempt {}: {}", ending.item.id(), ending.request.phase(), ending.request.attempt(),
+          outcome.usage().note());
     }
-    s.budget.ended(jobId, outcome.usage()); // a cancelled job spent too
-    // An agent that left its workspace (moved the base branch, replaced its worktree) is blocked,
-    // whatever it reported and even if the run was interrupted meanwhile.
-    String breach = integration.inspect(request, outcome);
-    if (breach != null) {
-      cancelled = false;
-      outcome = new AgentOutcome(AgentResult.BLOCKED, outcome.summary(), breach, List.of(), outcome.followUps(),
-          outcome.exitCode(), outcome.ending(), outcome.elapsed()).withUsage(outcome.usage())
-          .withAnswer(outcome.answer())
-          .withSession(outcome.session()).withChecks(outcome.checks());
-    }
-    OutcomeClass kind = outcome.kind();
-    if (!cancelled && (kind.isLimit() || kind == OutcomeClass.AUTH) && outcome.provider() != null) {
-      limited(s, jobId, item, request, outcome, job.profile().profileName(), plainOutput(job));
-      return;
-    }
-    if (!cancelled && (kind == OutcomeClass.SUCCEEDED || kind == OutcomeClass.FAILED || kind == OutcomeClass.BLOCKED
-        || kind == OutcomeClass.DENIED || kind == OutcomeClass.VERIFY_FAILED || kind == OutcomeClass.NO_CHANGES
-        || kind == OutcomeClass.PROTECTED_CHANGED)) {
-      // (a red gate or no changes: the agent's provider answered, whatever orchestrate made of it)
-      // answered after the pause began: it is over
-      if (pauses.worked(job.profile().profileName(), entry.startedAt())) {
-        listener.pauseEnded(job.profile().profileName());
-      }
-    }
-    if (cancelled) {
-      List<ItemState> added = store.jobEnded(jobId, new JobEnd(JobState.CANCELLED, null,
-          outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt() : null,
-          "cancelled: the run was interrupted", clock.instant()).withUsage(outcome.usage())
-          .with(outcome.session(), outcome.checks()), null, followUps, clock.instant());
-      store.jobLogBytes(jobId, directoryBytes(request.logFile().getParent()));
-      s.jobs.ended(jobId, JobState.CANCELLED);
-      s.jobs.cleanUp();
-      history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer("cancelled",
-          outcome.summary(), outcome.context(), outcome.answer(), plainOutput(job)));
-      // Shown as cancelled, as recorded, even when the agent died of the Ctrl-C before its cancel.
-      listener.jobFinished(item, item, new AgentOutcome(outcome.result(), outcome.summary(), outcome.context(),
-          outcome.memories(), outcome.followUps(), outcome.exitCode(), AgentOutcome.Ending.CANCELLED,
-          outcome.elapsed()));
-      join(s, added);
-      return;
-    }
-    outcome = integration.commitWork(jobId, request, outcome, job.pipeline(),
-        Transitions.currentPhase(item, job.pipeline()));
-    Step step = Transitions.afterAttempt(item, job.pipeline(), outcome, config.execution().maxRetries(),
-        job.profile().profileName());
-    if (integration.queues()) {
-      step = Transitions.toLand(step); // done once its work has landed
-    }
-    s.trackExhaustion(outcome, step);
-    JobState state = JobState.of(outcome);
-    List<ItemState> added;
-    try {
-      added = store.jobEnded(jobId, JobEnd.of(outcome, state, clock.instant()), step, followUps, clock.instant());
-    } catch (LeaseLostException e) {
-      // Another runner took the item over (this one's heartbeat was too old): its result is not
-      // recorded, and the phase runs again there, as after a kill -9.
-      log.warn("{}: the result of phase {} is dropped: {}", item.id(), request.phase(), e.getMessage());
-      s.jobs.ended(jobId, JobState.INTERRUPTED);
-      s.jobs.cleanUp();
-      claims.markStale();
-      return;
-    }
-    store.jobLogBytes(jobId, directoryBytes(request.logFile().getParent()));
-    if (state == JobState.COMPLETED) {
-      integration.committed(item.id());
-    }
-    s.jobs.ended(jobId, state);
-    s.jobs.cleanUp();
-    history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer(
-        outcome.result().key(), outcome.summary(), outcome.context(), outcome.answer(), plainOutput(job)));
-    memory.agentMemories(item.id(), agentMemories(item, outcome));
-    remember(item, step.next(), outcome.summary());
-    s.items.put(step.next().id(), step.next());
-    s.count(item, step.next());
-    // The map follows the committed state: a terminal item leaves it, a success puts its summary.
-    if (step.next().status().isTerminal()) {
-      s.summaries.finished(item.id());
-    } else if (outcome.result() == AgentResult.PHASE_COMPLETE || outcome.result() == AgentResult.SUBPHASE_COMPLETE) {
-      s.summaries.put(item.id(), step.next().progress().phaseSummary());
-    }
-    listener.jobFinished(item, step.next(), outcome);
-    if (step.next().status() == ItemStatus.DONE || step.next().status() == ItemStatus.LANDING) {
-      integration.succeeded(item.id(), request.phase(), job.profile().profileName(), outcome);
-    }
-    integration.finished(step.next(), commit);
-    join(s, added);
+    ending.session.budget.ended(ending.jobId, outcome.usage());
+    return outcome;
+  }
+
+  private static AgentOutcome blocked(AgentOutcome outcome, String breach) {
+    return new AgentOutcome(AgentResult.BLOCKED, outcome.summary(), breach, List.of(), outcome.followUps(),
+        outcome.exitCode(), outcome.ending(), outcome.elapsed()).withUsage(outcome.usage())
+        .withAnswer(outcome.answer()).withSession(outcome.session()).withChecks(outcome.checks());
+  }
+
+  /** Recorded as cancelled, with what it spent; its follow-ups still join; the phase runs again. */
+  private void cancelled(EndingJob ending, AgentOutcome outcome) {
+    ItemState item = ending.item;
+    JobEnd end = new JobEnd(JobState.CANCELLED, null, outcome.exitCode().isPresent() ? outcome.exitCode().getAsInt()
+        : null, "cancelled: the run was interrupted", clock.instant()).withUsage(outcome.usage())
+        .with(outcome.session(), outcome.checks());
+    List<ItemState> added = store.jobEnded(ending.jobId, ending.withLogBytes(end), null, ending.followUps,
+        clock.instant());
+    ending.leaveTable(JobState.CANCELLED);
+    history.recordAnswer(item.id(), ending.request.phase(), ending.request.attempt(), new TurnHistory.Answer(
+        "cancelled", outcome.summary(), outcome.context(), outcome.answer(), ending.plainOutput()));
+    // Shown as cancelled, as recorded, even when the agent died of the Ctrl-C before its cancel.
+    listener.jobFinished(item, item, new AgentOutcome(outcome.result(), outcome.summary(), outcome.context(),
+        outcome.memories(), outcome.followUps(), outcome.exitCode(), AgentOutcome.Ending.CANCELLED,
+        outcome.elapsed()));
+    join(ending.session, added);
   }
 
   /**
@@ -186,24 +162,24 @@ final class JobEnds {
    * circuit breaker, no phase of the cap), and the item keeps its place; the profile pauses, or the
    * run halts, as {@link LimitPolicy} decides.
    */
-  private void limited(Session s, long jobId, ItemState item, JobRequest request, AgentOutcome outcome,
-      String profile, Path plainOutput) {
+  private void limited(EndingJob ending, AgentOutcome outcome) {
+    Session s = ending.session;
+    String profile = ending.profile();
     LimitPolicy.Decision d = pauses.failed(profile, outcome.provider(), clock.instant());
     s.limited.merge(outcome.kind().key(), 1, Integer::sum);
-    Step step = Transitions.afterLimit(item, outcome, profile);
+    Step step = Transitions.afterLimit(ending.item, outcome, profile);
     try {
-      store.jobEnded(jobId, JobEnd.of(outcome, JobState.FAILED, clock.instant()), step, List.of(), clock.instant());
+      store.jobEnded(ending.jobId, ending.withLogBytes(JobEnd.of(outcome, JobState.FAILED, clock.instant())), step,
+          List.of(), clock.instant());
     } catch (LeaseLostException e) {
-      log.warn("{}: the end of phase {} is dropped: {}", item.id(), request.phase(), e.getMessage());
+      log.warn("{}: the end of phase {} is dropped: {}", ending.item.id(), ending.request.phase(), e.getMessage());
     }
-    store.jobLogBytes(jobId, directoryBytes(request.logFile().getParent()));
-    s.jobs.ended(jobId, JobState.FAILED);
-    s.jobs.cleanUp();
+    ending.leaveTable(JobState.FAILED);
     s.jobsStarted--; // a limit costs no phase of the cap
-    history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer(
-        outcome.kind().key(), "", outcome.provider().message(), outcome.answer(), plainOutput));
+    history.recordAnswer(ending.item.id(), ending.request.phase(), ending.request.attempt(), new TurnHistory.Answer(
+        outcome.kind().key(), "", outcome.provider().message(), outcome.answer(), ending.plainOutput()));
     s.items.put(step.next().id(), step.next());
-    listener.jobFinished(item, step.next(), outcome);
+    listener.jobFinished(ending.item, step.next(), outcome);
     log.debug("{}", d.message());
     listener.providerLimit(d.message());
     if (d.pause() != null) {
@@ -219,36 +195,67 @@ final class JobEnds {
   }
 
   /**
-   * The output log whose tail the turn keeps: a plain command's, which is what it printed. A preset's
-   * log is its CLI's JSON event stream (usage, model figures, tool calls): its turn keeps the answer
-   * the preset's reader parsed instead, never raw events, which every later prompt would pay for.
+   * The agent answered: its work is committed, its result becomes the item's next state in one
+   * commit with the job's record ({@link Transitions#afterAttempt}), or is dropped when another
+   * runner took the item over ({@link #leaseLost}); then the turn, the memories and the maps, and a
+   * done item is integrated.
    */
-  private static Path plainOutput(Job job) {
-    return job.profile().preset() == AgentPreset.COMMAND ? job.request().logFile() : null;
+  private void answered(EndingJob ending, AgentOutcome reported, Integration integration, Predicate<Step> commit) {
+    ItemState item = ending.item;
+    JobRequest request = ending.request;
+    AgentOutcome outcome = integration.commitWork(ending.jobId, request, reported, ending.job.pipeline(),
+        Transitions.currentPhase(item, ending.job.pipeline()));
+    Step step = Transitions.afterAttempt(item, ending.job.pipeline(), outcome, config.execution().maxRetries(),
+        ending.profile());
+    if (integration.queues()) {
+      step = Transitions.toLand(step); // done once its work has landed
+    }
+    ending.session.trackExhaustion(outcome, step);
+    JobState state = JobState.of(outcome);
+    List<ItemState> added;
+    try {
+      added = store.jobEnded(ending.jobId, ending.withLogBytes(JobEnd.of(outcome, state, clock.instant())), step,
+          ending.followUps, clock.instant());
+    } catch (LeaseLostException e) {
+      leaseLost(ending, e);
+      return;
+    }
+    if (state == JobState.COMPLETED) {
+      integration.committed(item.id());
+    }
+    ending.leaveTable(state);
+    history.recordAnswer(item.id(), request.phase(), request.attempt(), new TurnHistory.Answer(
+        outcome.result().key(), outcome.summary(), outcome.context(), outcome.answer(), ending.plainOutput()));
+    memory.agentMemories(item.id(), agentMemories(item, outcome));
+    moveOn(ending.session, item, step.next(), outcome);
+    if (step.next().status() == ItemStatus.DONE || step.next().status() == ItemStatus.LANDING) {
+      integration.succeeded(item.id(), request.phase(), ending.profile(), outcome);
+    }
+    integration.finished(step.next(), commit);
+    join(ending.session, added);
   }
 
   /**
-   * The bytes of the regular files directly in a job's directory (output log, prompt, result); 0 if
-   * unreadable. Links an agent planted there are not followed: they would count another file's size.
+   * Another runner took the item over (this one's heartbeat was too old): the result is not recorded,
+   * and the phase runs again there, as after a kill -9.
    */
-  static long directoryBytes(Path dir) {
-    long bytes = 0;
-    try (java.nio.file.DirectoryStream<Path> files = java.nio.file.Files.newDirectoryStream(dir)) {
-      for (Path file : files) {
-        try {
-          java.nio.file.attribute.BasicFileAttributes attributes = java.nio.file.Files.readAttributes(file,
-              java.nio.file.attribute.BasicFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-          if (attributes.isRegularFile()) {
-            bytes += attributes.size();
-          }
-        } catch (java.io.IOException e) {
-          // gone in between: not counted
-        }
-      }
-    } catch (java.io.IOException e) {
-      return 0;
+  private void leaseLost(EndingJob ending, LeaseLostException e) {
+    log.warn("{}: the result of phase {} is dropped: {}", ending.item.id(), ending.request.phase(), e.getMessage());
+    ending.leaveTable(JobState.INTERRUPTED);
+    claims.markStale();
+  }
+
+  /** The session's maps follow the committed state: a terminal item leaves them, a success puts its summary. */
+  private void moveOn(Session s, ItemState before, ItemState after, AgentOutcome outcome) {
+    remember(before, after, outcome.summary());
+    s.items.put(after.id(), after);
+    s.count(before, after);
+    if (after.status().isTerminal()) {
+      s.summaries.finished(before.id());
+    } else if (outcome.result() == AgentResult.PHASE_COMPLETE || outcome.result() == AgentResult.SUBPHASE_COMPLETE) {
+      s.summaries.put(before.id(), after.progress().phaseSummary());
     }
-    return bytes;
+    listener.jobFinished(before, after, outcome);
   }
 
   /** Follow-up items join this session at the end of backlog order, so they run in this run. */

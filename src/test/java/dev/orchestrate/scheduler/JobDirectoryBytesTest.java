@@ -21,11 +21,11 @@ class JobDirectoryBytesTest {
     Files.createSymbolicLink(job.resolve("result.json"), outside);
     Files.createDirectory(job.resolve("subdir"));
 
-    assertEquals(8, JobEnds.directoryBytes(job));
+    assertEquals(8, EndingJob.directoryBytes(job));
   }
 
   @Test
   void an_unreadable_or_missing_directory_counts_zero() {
-    assertEquals(0, JobEnds.directoryBytes(dir.resolve("gone")));
+    assertEquals(0, EndingJob.directoryBytes(dir.resolve("gone")));
   }
 }

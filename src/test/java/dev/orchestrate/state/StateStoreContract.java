@@ -1498,8 +1498,8 @@ public abstract class StateStoreContract {
       long run = store.items().runStarted(T0, 1);
       long logged = store.items().jobStarted(new JobStart(run, "A", "build", 1, T0, log("a-build-1")));
       store.items().jobStarted(new JobStart(run, "A", "build", 2, T0, null));
-      store.items().jobEnded(logged, new JobEnd(JobState.COMPLETED, "phase_complete", 0, null, at(1), 2), null, at(1));
-      store.items().jobLogBytes(logged, 4_096);
+      store.items().jobEnded(logged, new JobEnd(JobState.COMPLETED, "phase_complete", 0, null, at(1), 2)
+          .withLogBytes(4_096), null, at(1));
       store.turns().appendTurn("A", "build", 1, Turn.Role.ASSISTANT, "cut", true, at(2));
       ItemState a = store.items().item("A").orElseThrow();
       store.items().apply(new Step(a.with(Progress.of(ItemStatus.READY)), List.of(), 1), at(3));

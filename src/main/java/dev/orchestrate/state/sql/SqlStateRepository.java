@@ -66,11 +66,6 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
     this.leases = leases;
   }
 
-  @Override
-  public void jobLogBytes(long jobId, long bytes) {
-    rowStatement(() -> jdbc.execute("UPDATE jobs SET log_bytes = ? WHERE id = ?", bytes, jobId));
-  }
-
   /**
    * {@code work} in a transaction of its own, as a row write when the state is shared
    * ({@link Jdbc#inRowTransaction}): it writes only rows this runner may write alone — an item
@@ -322,6 +317,9 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
       // Every ended job says how its agent's conversation began (and which it was, if the CLI said).
       jdbc.execute("UPDATE jobs SET session_id = ?, session_start = ? WHERE id = ?", end.session().id(),
           end.session().start().key(), jobId);
+      if (end.logBytes() != null) {
+        jdbc.execute("UPDATE jobs SET log_bytes = ? WHERE id = ?", end.logBytes(), jobId);
+      }
       int seq = 0;
       for (CommandRun run : end.checks()) {
         jdbc.execute("INSERT INTO job_checks (job_id, seq, kind, name, exit_code, ending, duration_ms, log_file)"

@@ -97,6 +97,72 @@ class ArchitectureDocTest {
     assertEquals(large, named, "docs/architecture.md, **Classes over 500 lines**, against the source tree");
   }
 
+  @Test
+  void the_methods_over_60_lines_are_all_named() throws IOException {
+    String doc = Files.readString(DOC);
+    int start = doc.indexOf("**Methods over 60 lines**");
+    assertTrue(start >= 0, "docs/architecture.md names its methods over 60 lines");
+    String paragraph = doc.substring(start, doc.indexOf("\n\n", start));
+    TreeSet<String> named = new TreeSet<>();
+    Matcher m = Pattern.compile("`([a-z/]+/[A-Z][A-Za-z]+\\.[a-zA-Z]+)`").matcher(paragraph);
+    while (m.find()) {
+      named.add(m.group(1));
+    }
+    TreeSet<String> long_ = new TreeSet<>();
+    try (var files = Files.walk(SOURCES)) {
+      for (Path file : (Iterable<Path>) files.filter(f -> f.toString().endsWith(".java"))::iterator) {
+        String relative = SOURCES.relativize(file.getParent()).toString().replace('\\', '/');
+        MethodLengths.of(file).forEach((method, lines) -> {
+          if (lines > 60) {
+            long_.add(relative + "/" + method);
+          }
+        });
+      }
+    }
+    assertEquals(long_, named, "docs/architecture.md, **Methods over 60 lines**, against the source tree");
+  }
+
+  @Test
+  void a_method_is_measured_from_its_name_to_its_closing_brace_and_nothing_else_counts() throws IOException {
+    Path file = Files.createTempDirectory("method-lengths").resolve("Sample.java");
+    try {
+      Files.writeString(file, """
+          class Sample {
+            // a comment with a brace {
+            Sample(int a) {
+              this.a = a;
+            }
+
+            <T> java.util.List<T> generic(
+                T one,
+                T two) throws java.io.IOException,
+                IllegalStateException {
+              Runnable r = () -> {
+                if (one != null) {
+                  System.out.println("}{");
+                }
+              };
+              Object o = new Object() {
+                @Override
+                public String toString() {
+                  return \"\"\"
+                      }}}
+                      \"\"\";
+                }
+              };
+              return java.util.List.of(one, two);
+            }
+          }
+          """);
+      assertEquals(java.util.Map.of("Sample.Sample", 3, "Sample.generic", 19, "Sample.toString", 5),
+          MethodLengths.of(file).entrySet().stream().collect(java.util.stream.Collectors.toMap(
+              java.util.Map.Entry::getKey, java.util.Map.Entry::getValue)));
+    } finally {
+      Files.deleteIfExists(file);
+      Files.delete(file.getParent());
+    }
+  }
+
   /** The Java files of a layer: its directory and below for a pattern ending in "..", else the directory alone. */
   private static int files(String layer) {
     String pattern = ArchitectureTest.pattern(layer);

@@ -279,7 +279,7 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public RunSession.StopHook onStop(Runnable requestStop) {
       StopSignals signals = StopSignals.install(requestStop);
-      if (signals.interruptIgnored()) {
+      if (signals.interruptIgnored() && !quiet) {
         notice("orchestrate: Ctrl-C (SIGINT) is ignored by this run, as it was when it started (a script's"
             + " background job, or nohup); stop it with SIGTERM: kill " + ProcessHandle.current().pid());
       }

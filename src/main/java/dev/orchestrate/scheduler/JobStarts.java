@@ -5,7 +5,6 @@ import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;
-import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.context.PriorContext;
 import dev.orchestrate.context.PromptBuilder;
 import dev.orchestrate.context.PromptInput;
@@ -28,6 +27,7 @@ import dev.orchestrate.jobs.JobRequest;
 import dev.orchestrate.memory.ProjectMemory;
 import dev.orchestrate.outcome.AgentOutcome;
 import dev.orchestrate.outcome.Usage;
+import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -140,63 +140,83 @@ final class JobStarts {
     if (resume != null && placement.workspace() != null && !placement.kept()) {
       resume = null; // the worktree had to be made again: the session's edits are gone, start afresh
     }
-    if (item.progress().resume() != null) {
-      // Consumed: if this attempt never ends (a crash of the run), the next one starts fresh.
-      ItemState consumed = item.with(item.progress().withResume(null));
-      try {
-        store.apply(new Step(consumed, List.of()), clock.instant());
-      } catch (LeaseLostException e) {
-        log.warn("{}: not started: {}", item.id(), e.getMessage());
-        claims.markStale();
-        return;
-      }
-      s.items.put(item.id(), consumed);
-      item = consumed;
+    item = resumeConsumed(s, item);
+    if (item == null) {
+      return;
     }
-    Progress progress = item.progress();
-    int attempt = progress.attempts() + 1;
-    int jobNumber = ++s.jobNumber;
+    int attempt = item.progress().attempts() + 1;
     Path jobDir = jobsRoot.resolve(String.format("run%d-%04d-%s-%s-%d",
-        s.runId, jobNumber, item.id(), phase.name(), attempt));
+        s.runId, ++s.jobNumber, item.id(), phase.name(), attempt));
     // Summarizing what aged out of the window happens here, awaited: a failure degrades the
     // summary but never stops the phase.
     PriorContext prior = prepareContext.apply(item.id());
     if (stopRequested.getAsBoolean()) {
       return; // the stop came while summarizing: spawn nothing
     }
-    // The summary is copied into the job here: whatever happens to the map later, this phase
-    // has what it started with.
-    String previousSummary = s.summaries.forSpawn(item).orElse(null);
-    List<ProjectCommand> gates = pipeline.verifyFor(phase);
-    PromptInput input = new PromptInput(item.definition(), phase,
-        progress.status() == ItemStatus.SCOPING ? "pre-phase" : "phase", attempt,
-        config.execution().maxRetries() + 1, previousSummary, progress.unblockNotes(),
-        progress.lastFailure(), jobDir.resolve("result.json"))
-        .withProjectMemory(memory.bootContext()).withPriorContext(prior)
-        .withWorkspace(placement.workspace() == null ? null
-            : new PromptInput.Workspace(placement.workspace(), placement.branch(), agent.resumes()))
-        .withVerify(gates);
-    String full = PromptBuilder.build(input);
+    PromptInput input = prompt(s, item, pipeline, phase, attempt, jobDir, placement, agent).withPriorContext(prior);
     // A CLI that reports a resumed session's running totals: what its earlier jobs reported is
     // taken off this job's figures when it ends, and added to the cost cap it is given.
     Usage before = resume != null && (agent.preset().sessionCost() || agent.preset().sessionTokens())
         ? store.sessionUsage(resume) : Usage.UNKNOWN;
-    java.math.BigDecimal cap = grant.capUsd() == null ? null
+    BigDecimal cap = grant.capUsd() == null ? null
         : before.costUsd() == null || !agent.preset().sessionCost() ? grant.capUsd()
-            : grant.capUsd().add(java.math.BigDecimal.valueOf(before.costUsd()));
+            : grant.capUsd().add(BigDecimal.valueOf(before.costUsd()));
+    String full = PromptBuilder.build(input);
     JobRequest request = new JobRequest(item.id(), phase.name(), attempt,
         resume != null ? PromptBuilder.resume(input) : full,
         cap == null ? agent : agent.withCostCap(cap), placement.workDir(),
         jobDir, placement.workspace(),
-        new JobRequest.Steps(placement.setup(), resume, resume != null ? full : null, gates));
+        new JobRequest.Steps(placement.setup(), resume, resume != null ? full : null, input.verify()));
+    launch(s, item, pipeline, phase, request, agent, before, grant, workspaces);
+  }
 
+  /**
+   * The item with its resume consumed, recorded before the attempt starts: if this attempt never
+   * ends (a crash of the run), the next one starts fresh. Null when the item's lease was lost.
+   */
+  private ItemState resumeConsumed(Session s, ItemState item) {
+    if (item.progress().resume() == null) {
+      return item;
+    }
+    ItemState consumed = item.with(item.progress().withResume(null));
+    try {
+      store.apply(new Step(consumed, List.of()), clock.instant());
+    } catch (LeaseLostException e) {
+      log.warn("{}: not started: {}", item.id(), e.getMessage());
+      claims.markStale();
+      return null;
+    }
+    s.items.put(item.id(), consumed);
+    return consumed;
+  }
+
+  /** What the phase's prompt is made of (its prior context added by the caller). */
+  private PromptInput prompt(Session s, ItemState item, Pipeline pipeline, PhaseDef phase, int attempt, Path jobDir,
+      Placement placement, AgentConfig agent) {
+    Progress progress = item.progress();
+    // The summary is copied into the job here: whatever happens to the map later, this phase
+    // has what it started with.
+    String previousSummary = s.summaries.forSpawn(item).orElse(null);
+    return new PromptInput(item.definition(), phase,
+        progress.status() == ItemStatus.SCOPING ? "pre-phase" : "phase", attempt,
+        config.execution().maxRetries() + 1, previousSummary, progress.unblockNotes(),
+        progress.lastFailure(), jobDir.resolve("result.json"))
+        .withProjectMemory(memory.bootContext())
+        .withWorkspace(placement.workspace() == null ? null
+            : new PromptInput.Workspace(placement.workspace(), placement.branch(), agent.resumes()))
+        .withVerify(pipeline.verifyFor(phase));
+  }
+
+  /** Records the job's start, starts its agent and puts it in the session's tables. */
+  private void launch(Session s, ItemState item, Pipeline pipeline, PhaseDef phase, JobRequest request,
+      AgentConfig agent, Usage before, Budget.Launch.Start grant, ItemWorkspaces workspaces) {
     s.jobs.cleanUp();
-    long jobId = store.jobStarted(new JobStart(s.runId, item.id(), phase.name(), attempt,
+    long jobId = store.jobStarted(new JobStart(s.runId, item.id(), phase.name(), request.attempt(),
         clock.instant(), request.logFile(), agent.profileName()));
-    history.recordTask(item.id(), phase.name(), attempt, PromptBuilder.task(phase));
-    listener.jobStarted(item, phase.name(), attempt);
+    history.recordTask(item.id(), phase.name(), request.attempt(), PromptBuilder.task(phase));
+    listener.jobStarted(item, phase.name(), request.attempt());
     AgentHandle handle = launcher.start(request);
-    s.jobs.started(jobId, item.id(), phase.name(), attempt, clock.instant(),
+    s.jobs.started(jobId, item.id(), phase.name(), request.attempt(), clock.instant(),
         new Job(handle, request, pipeline, phase.destructive(), agent, before));
     s.runningItems.put(item.id(), phase.destructive() && workspaces.destructiveRunsAlone());
     s.jobsStarted++;

@@ -29,7 +29,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -95,6 +94,7 @@ public final class Scheduler {
   private final StateRepository store;
   private final Config config;
   private final BacklogSource backlogs;
+  private final BacklogReloads reloads;
   private final Path jobsRoot;
   private final AgentLauncher launcher;
   private final Clock clock;
@@ -127,6 +127,7 @@ public final class Scheduler {
     this.store = b.store;
     this.config = b.config;
     this.backlogs = b.backlogs;
+    this.reloads = new BacklogReloads(b.store, b.backlogs, b.listener, b.clock);
     this.jobsRoot = b.jobsRoot;
     this.launcher = b.launcher;
     this.clock = b.clock;
@@ -219,7 +220,7 @@ public final class Scheduler {
       log.info("{} job(s) left running by an earlier session were recorded as interrupted", interrupted);
     }
     Session s = new Session(runId, options.phaseCap(), new RunBudget(config, store, clock, listener, options));
-    SyncResult sync = sync(backlogs.current(), s.items, started);
+    SyncResult sync = reloads.sync(s.items, started);
     s.filter = options.filter().asOfRunStart(s.items.values());
     listener.runStarted(List.copyOf(s.items.values()), s.filter);
     s.summaries.restore(s.items.values());
@@ -249,20 +250,7 @@ public final class Scheduler {
       throw e;
     }
     sync = s.sync;
-    if (halt != HaltReason.INTERRUPTED) {
-      // Nothing runs any more: leave the state within its retention policies (not after Ctrl-C,
-      // where the operator wants out at once; a Ctrl-C meanwhile cuts it short, and counts).
-      interruptibly(() -> {
-        housekeeping.atEnd(clock.instant(), () -> stopRequested);
-        return null;
-      });
-      if (stopRequested) {
-        Thread.interrupted();
-        halt = HaltReason.INTERRUPTED;
-      } else {
-        workspaces.maintain();
-      }
-    }
+    halt = tidiedUp(halt);
 
     claims.releaseAll();
     Instant ended = clock.instant();
@@ -272,6 +260,26 @@ public final class Scheduler {
     store.runSpend(runId, s.budget.spend(), budget.maxCostUsd(), budget.maxTokens());
     store.runEnded(runId, ended, halt.key(), figures);
     return s.report(halt, Duration.between(started, ended), interrupted, sync, figures, budget, claims.runnerId());
+  }
+
+  /**
+   * Nothing runs any more: the state is left within its retention policies (not after Ctrl-C, where
+   * the operator wants out at once; a Ctrl-C meanwhile cuts it short, and counts).
+   */
+  private HaltReason tidiedUp(HaltReason halt) {
+    if (halt == HaltReason.INTERRUPTED) {
+      return halt;
+    }
+    interruptibly(() -> {
+      housekeeping.atEnd(clock.instant(), () -> stopRequested);
+      return null;
+    });
+    if (stopRequested) {
+      Thread.interrupted();
+      return HaltReason.INTERRUPTED;
+    }
+    workspaces.maintain();
+    return halt;
   }
 
   private HaltReason loop(Session s, SyncResult initialSync) {
@@ -295,7 +303,7 @@ public final class Scheduler {
         takeMessages(s, true); // running jobs finish (or are cancelled) and are recorded
         continue;
       }
-      s.sync = s.sync.then(reload(s.items));
+      s.sync = s.sync.then(reloads.reload(s.items));
       claims.refresh(s.items, s.runningItems);
       // merge: push's failed pushes, on their backoff; the checks due (each item claimed first)
       integration.retryDue(s.items, change -> commit(s, change), id -> claims.claim(s.items, new Action.Realign(id)));
@@ -309,42 +317,50 @@ public final class Scheduler {
       if (acted) {
         s.checkedBeforeHalt = false;
       } else if (!stopRequested) {
-        if (s.jobs.activeCount() == 0 && claims.shared() && !s.checkedBeforeHalt) {
-          // Never halt on a stale picture: read the others' work again and decide once more.
-          s.checkedBeforeHalt = true;
-          claims.markStale();
-          continue;
+        HaltReason done = idle(s);
+        if (done != null) {
+          return done;
         }
-        if (s.jobs.activeCount() == 0 && (s.heldByPause || pauses.anyPaused(clock.instant()))
-            && !s.remaining().isEmpty()) {
-          s.heldByPause = false;
-          s.waitingFor(clock.instant(), listener,
-              pauses.nextEnd(clock.instant()).map(end -> "a paused agent profile, until "
-                  + Session.WAIT_TIME.format(end)).orElse("a paused agent profile"));
-          takeMessages(s, true); // an agent profile waits for its provider: so does the run
-          continue;
-        }
-        if (s.jobs.activeCount() == 0 && (integration.awaitingChecks() || integration.landingAhead(s.items))) {
-          // items await their checks (execution.checks) or their turn to land: the run waits for them
-          s.waitingFor(clock.instant(), listener, integration.waitingFor(s.items));
-          takeMessages(s, true);
-          continue;
-        }
-        if (s.jobs.activeCount() == 0 && !claims.othersWorkOn(s.remaining())) {
-          if (s.remaining().isEmpty()) {
-            return HaltReason.ALL_DONE;
-          }
-          // A claim of this round was refused or found its item changed: the leases were read
-          // before the items (and both before the claims), so what looks like nothing left for
-          // this runner may be items another runner took meanwhile. Wait and read again instead.
-          if (!claims.contradicted()) {
-            return HaltReason.WAITING_ON_BLOCKED;
-          }
-        }
-        takeMessages(s, true);
-        claims.markStale(); // waited: look at what the others did meanwhile
       }
     }
+  }
+
+  /** A tick that did nothing: the run halts (the reason returned) or waits for what it waits for (null). */
+  private HaltReason idle(Session s) {
+    if (s.jobs.activeCount() == 0 && claims.shared() && !s.checkedBeforeHalt) {
+      // Never halt on a stale picture: read the others' work again and decide once more.
+      s.checkedBeforeHalt = true;
+      claims.markStale();
+      return null;
+    }
+    if (s.jobs.activeCount() == 0 && (s.heldByPause || pauses.anyPaused(clock.instant())) && !s.remaining().isEmpty()) {
+      s.heldByPause = false;
+      s.waitingFor(clock.instant(), listener,
+          pauses.nextEnd(clock.instant()).map(end -> "a paused agent profile, until "
+              + Session.WAIT_TIME.format(end)).orElse("a paused agent profile"));
+      takeMessages(s, true); // an agent profile waits for its provider: so does the run
+      return null;
+    }
+    if (s.jobs.activeCount() == 0 && (integration.awaitingChecks() || integration.landingAhead(s.items))) {
+      // items await their checks (execution.checks) or their turn to land: the run waits for them
+      s.waitingFor(clock.instant(), listener, integration.waitingFor(s.items));
+      takeMessages(s, true);
+      return null;
+    }
+    if (s.jobs.activeCount() == 0 && !claims.othersWorkOn(s.remaining())) {
+      if (s.remaining().isEmpty()) {
+        return HaltReason.ALL_DONE;
+      }
+      // A claim of this round was refused or found its item changed: the leases were read
+      // before the items (and both before the claims), so what looks like nothing left for
+      // this runner may be items another runner took meanwhile. Wait and read again instead.
+      if (!claims.contradicted()) {
+        return HaltReason.WAITING_ON_BLOCKED;
+      }
+    }
+    takeMessages(s, true);
+    claims.markStale(); // waited: look at what the others did meanwhile
+    return null;
   }
 
   /**
@@ -500,29 +516,6 @@ public final class Scheduler {
         return null;
       });
     }
-  }
-
-  /** Syncs an edited backlog file into the state and takes the items from there again. */
-  private SyncResult reload(SelectionIndex items) {
-    Optional<Backlog> edited = backlogs.changed(listener::backlogRejected);
-    if (edited.isEmpty()) {
-      return SyncResult.NONE;
-    }
-    SyncResult changes = sync(edited.get(), items, clock.instant());
-    listener.backlogReloaded(changes);
-    return changes;
-  }
-
-  /**
-   * Syncs {@code backlog} into the state and puts the stored items, as the sync left them, in
-   * {@code items}: the state, not this map, is the truth between decisions. The backlog's items are
-   * the state's then: one copy of each (docs/architecture.md, "Memory per item").
-   */
-  private SyncResult sync(Backlog backlog, SelectionIndex items, Instant now) {
-    StateRepository.Synced synced = store.syncAndRead(backlog.items(), now);
-    backlogs.synced();
-    items.load(synced.items());
-    return synced.changes();
   }
 
   private PriorContext prepareContext(String itemId) {

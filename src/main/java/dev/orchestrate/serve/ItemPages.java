@@ -83,6 +83,22 @@ final class ItemPages {
     ItemState item = found.get();
     List<JobRecord> jobs = db.itemJobs(item.id(), ITEM_JOBS);
     StringBuilder b = new StringBuilder("<h1>").append(esc(item.id())).append("</h1>");
+    facts(b, db, item, jobs);
+    db.workspace(item.id()).filter(w -> w.integration() != WorkspaceRecord.Integration.INTEGRATED)
+        .flatMap(w -> BranchSummary.of(new Git(), w)).ifPresent(summary -> changes(b, summary));
+    pre(b, "Description", item.definition().description());
+    pre(b, "Blocked reason", item.progress().blockedReason());
+    pre(b, "Last failure", item.progress().lastFailure());
+    pre(b, "Unblock notes", item.progress().unblockNotes());
+    pre(b, "Phase summary", item.progress().phaseSummary());
+    pre(b, "Context summary", db.contextSummary(item.id()).orElse(null));
+    history(b, db, item);
+    jobs(b, db, jobs);
+    return ok(item.id(), "/items", b);
+  }
+
+  /** The item's facts: status, phase, attempts, definition, origin, and its workspace when it has one. */
+  private void facts(StringBuilder b, DashboardQueries db, ItemState item, List<JobRecord> jobs) {
     b.append("<p class=\"title\">").append(esc(item.definition().title())).append("</p><dl class=\"item\">");
     dt(b, "Status", item.status().key());
     dt(b, "Phase", item.progress().phase());
@@ -120,14 +136,10 @@ final class ItemPages {
       }
     });
     b.append("</dl>");
-    db.workspace(item.id()).filter(w -> w.integration() != WorkspaceRecord.Integration.INTEGRATED)
-        .flatMap(w -> BranchSummary.of(new Git(), w)).ifPresent(summary -> changes(b, summary));
-    pre(b, "Description", item.definition().description());
-    pre(b, "Blocked reason", item.progress().blockedReason());
-    pre(b, "Last failure", item.progress().lastFailure());
-    pre(b, "Unblock notes", item.progress().unblockNotes());
-    pre(b, "Phase summary", item.progress().phaseSummary());
-    pre(b, "Context summary", db.contextSummary(item.id()).orElse(null));
+  }
+
+  /** What the item's attempts left: the kept answers, the landings, the follow-ups. */
+  private void history(StringBuilder b, DashboardQueries db, ItemState item) {
     List<KeptAnswer> answers = db.answers(item.id(), ITEM_ANSWERS);
     if (!answers.isEmpty()) {
       b.append("<section><h2>Summaries by phase and attempt</h2>");
@@ -162,6 +174,10 @@ final class ItemPages {
       }
       b.append("</ul></section>");
     }
+  }
+
+  /** The item's jobs, with the logs of the latest and of their checks that did not pass. */
+  private void jobs(StringBuilder b, DashboardQueries db, List<JobRecord> jobs) {
     b.append("<section><h2>Jobs</h2>");
     if (jobs.isEmpty()) {
       b.append("<p>None kept.</p>");
@@ -186,7 +202,6 @@ final class ItemPages {
       }
     }
     b.append("</section>");
-    return ok(item.id(), "/items", b);
   }
 
   Pages.Rendered log(DashboardQueries db, Query q) {

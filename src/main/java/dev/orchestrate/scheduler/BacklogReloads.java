@@ -2,7 +2,7 @@ package dev.orchestrate.scheduler;
 
 import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.backlog.BacklogSource;
-import dev.orchestrate.item.StateRepository;
+import dev.orchestrate.item.ItemRepository;
 import dev.orchestrate.item.SyncResult;
 import java.time.Clock;
 import java.time.Instant;
@@ -13,12 +13,12 @@ import java.util.Optional;
  * run: the state, not the scheduler's map, is the truth between decisions.
  */
 final class BacklogReloads {
-  private final StateRepository store;
+  private final ItemRepository store;
   private final BacklogSource backlogs;
   private final RunListener listener;
   private final Clock clock;
 
-  BacklogReloads(StateRepository store, BacklogSource backlogs, RunListener listener, Clock clock) {
+  BacklogReloads(ItemRepository store, BacklogSource backlogs, RunListener listener, Clock clock) {
     this.store = store;
     this.backlogs = backlogs;
     this.listener = listener;
@@ -47,7 +47,7 @@ final class BacklogReloads {
    * (docs/architecture.md, "Memory per item").
    */
   private SyncResult sync(Backlog backlog, SelectionIndex items, Instant now) {
-    StateRepository.Synced synced = store.syncAndRead(backlog.items(), now);
+    ItemRepository.Synced synced = store.syncAndRead(backlog.items(), now);
     backlogs.synced();
     items.load(synced.items());
     return synced.changes();

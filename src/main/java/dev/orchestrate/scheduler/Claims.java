@@ -2,9 +2,9 @@ package dev.orchestrate.scheduler;
 
 import dev.orchestrate.config.Config;
 import dev.orchestrate.item.ItemLeases;
+import dev.orchestrate.item.ItemRepository;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
-import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.jobs.AgentLauncher;
 import java.util.HashSet;
 import java.util.List;
@@ -40,7 +40,7 @@ final class Claims {
   static final int REFRESH_SHARE = 10;
 
   private final ItemLeases leases;
-  private final StateRepository store;
+  private final ItemRepository store;
   private final Config config;
   private final AgentLauncher launcher;
   private final RunListener listener;
@@ -57,7 +57,7 @@ final class Claims {
   /** A claim of this round found its item changed since it was read. */
   private boolean changed;
 
-  Claims(ItemLeases leases, StateRepository store, Config config, AgentLauncher launcher, RunListener listener) {
+  Claims(ItemLeases leases, ItemRepository store, Config config, AgentLauncher launcher, RunListener listener) {
     this.leases = leases;
     this.store = store;
     this.config = config;

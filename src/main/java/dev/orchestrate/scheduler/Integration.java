@@ -7,6 +7,7 @@ import dev.orchestrate.item.ChecksReport;
 import dev.orchestrate.item.Event;
 import dev.orchestrate.item.IntegrationResult;
 import dev.orchestrate.item.ItemLanding;
+import dev.orchestrate.item.ItemRepository;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.ItemWorkspaces;
@@ -15,7 +16,6 @@ import dev.orchestrate.item.LastSession;
 import dev.orchestrate.item.LeaseLostException;
 import dev.orchestrate.item.Progress;
 import dev.orchestrate.item.SlowWork;
-import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.item.Transitions;
 import dev.orchestrate.jobs.JobRequest;
@@ -47,7 +47,7 @@ final class Integration {
   private final ItemLanding landing;
   /** The pipelines whose integration gates a done item's work must pass ({@link #gatedBy}). */
   private Map<String, Pipeline> gatesOf = Map.of();
-  private final StateRepository store;
+  private final ItemRepository store;
   private final Clock clock;
   /**
    * The agent session of each item's last successful phase in this run, by item: a red check that
@@ -76,7 +76,7 @@ final class Integration {
   }
 
   /** Runs every slow command inline, on the scheduler thread (tests, one-off integration). */
-  Integration(ItemWorkspaces workspaces, ItemLanding landing, StateRepository store, Clock clock) {
+  Integration(ItemWorkspaces workspaces, ItemLanding landing, ItemRepository store, Clock clock) {
     this(workspaces, landing, store, clock, null);
   }
 
@@ -84,7 +84,7 @@ final class Integration {
    * @param post hands a finished slow command to the scheduler thread (its inbox), which then calls
    *             {@link #landed}; null: every slow command runs inline
    */
-  Integration(ItemWorkspaces workspaces, ItemLanding landing, StateRepository store, Clock clock,
+  Integration(ItemWorkspaces workspaces, ItemLanding landing, ItemRepository store, Clock clock,
       java.util.function.Consumer<Offload.Done> post) {
     this.workspaces = workspaces;
     this.landing = landing;

@@ -6,8 +6,8 @@ import dev.orchestrate.item.FollowUpItem;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.JobEnd;
+import dev.orchestrate.item.JobRepository;
 import dev.orchestrate.item.LeaseLostException;
-import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.item.Transitions;
 import dev.orchestrate.jobs.JobRequest;
@@ -37,7 +37,7 @@ final class JobEnds {
   /** The run's log lines keep the category they always had (log configurations and tests name it). */
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
 
-  private final StateRepository store;
+  private final JobRepository store;
   private final Config config;
   private final Clock clock;
   private final RunListener listener;
@@ -48,7 +48,7 @@ final class JobEnds {
   /** Whether a stop was requested: an agent that failed then died of the Ctrl-C, not of its phase. */
   private final BooleanSupplier stopRequested;
 
-  JobEnds(StateRepository store, Config config, Clock clock, RunListener listener, TurnHistory history,
+  JobEnds(JobRepository store, Config config, Clock clock, RunListener listener, TurnHistory history,
       ProjectMemory memory, ProviderPauses pauses, Claims claims, BooleanSupplier stopRequested) {
     this.store = store;
     this.config = config;

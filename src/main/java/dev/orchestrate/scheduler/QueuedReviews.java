@@ -5,7 +5,7 @@ import dev.orchestrate.item.InvalidTransitionException;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.ReviewDecision;
-import dev.orchestrate.item.StateRepository;
+import dev.orchestrate.item.ReviewQueue;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.item.Transitions;
 import java.time.Clock;
@@ -35,12 +35,12 @@ final class QueuedReviews {
   /** The decisions taken in one read; the rest wait for the next. */
   static final int BATCH = 100;
 
-  private final StateRepository store;
+  private final ReviewQueue store;
   private final Map<String, Pipeline> pipelines;
   private final Clock clock;
   private Instant readAt;
 
-  QueuedReviews(StateRepository store, Map<String, Pipeline> pipelines, Clock clock) {
+  QueuedReviews(ReviewQueue store, Map<String, Pipeline> pipelines, Clock clock) {
     this.store = store;
     this.pipelines = pipelines;
     this.clock = clock;

@@ -3,7 +3,7 @@ package dev.orchestrate.scheduler;
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.BudgetConfig;
 import dev.orchestrate.config.Config;
-import dev.orchestrate.item.StateRepository;
+import dev.orchestrate.item.UsageRepository;
 import dev.orchestrate.outcome.Usage;
 import java.time.Clock;
 import java.time.Instant;
@@ -22,7 +22,7 @@ final class RunBudget {
   private static final Budget.Launch.Start UNBUDGETED = new Budget.Launch.Start(Budget.Reserve.NONE, null);
 
   private final Config config;
-  private final StateRepository store;
+  private final UsageRepository store;
   private final Clock clock;
   private final RunListener listener;
   private final RunOptions options;
@@ -44,7 +44,7 @@ final class RunBudget {
   /** The threshold last announced per budget (its key, and a window's start). */
   private final Map<String, Integer> warned = new HashMap<>();
 
-  RunBudget(Config config, StateRepository store, Clock clock, RunListener listener, RunOptions options) {
+  RunBudget(Config config, UsageRepository store, Clock clock, RunListener listener, RunOptions options) {
     this.config = config;
     this.store = store;
     this.clock = clock;

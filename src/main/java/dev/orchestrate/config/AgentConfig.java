@@ -164,12 +164,6 @@ public record AgentConfig(
         List.of(), null, secretEnv, stopLeftoverProcesses, passSummarizerKey);
   }
 
-  public AgentConfig withStallTimeout(Duration stall) {
-    return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
-        args, stall, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name, maxConcurrent,
-        resume);
-  }
-
   /** This config with the secret and process settings given. */
   public AgentConfig withSafety(List<String> secretEnv, boolean stopLeftoverProcesses, boolean passSummarizerKey) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars,

@@ -144,22 +144,12 @@ public record Config(
         DEFAULT_KEEP_RECENT, DEFAULT_BOOT_CONTEXT_CHARS);
   }
 
-  public Config withContext(ContextConfig context) {
-    return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications, backlogMaxBytes);
-  }
-
   Pipeline pipeline(String name) {
     Pipeline p = pipelines.get(name);
     if (p == null) {
       throw new IllegalArgumentException("unknown pipeline " + Quote.value(name));
     }
     return p;
-  }
-
-  public Config withBudget(BudgetConfig budget) {
-    return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications, backlogMaxBytes);
   }
 
   public Config withExecution(ExecutionConfig execution) {

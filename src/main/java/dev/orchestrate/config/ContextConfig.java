@@ -31,11 +31,4 @@ public record ContextConfig(int windowSize, int turnMaxChars, int summaryMaxChar
         SummarizerConfig.defaults());
   }
 
-  public ContextConfig withWindowSize(int size) {
-    return new ContextConfig(size, turnMaxChars, summaryMaxChars, summarizer);
-  }
-
-  public ContextConfig withSummarizer(SummarizerConfig config) {
-    return new ContextConfig(windowSize, turnMaxChars, summaryMaxChars, config);
-  }
 }

@@ -42,15 +42,6 @@ public record ExecutionConfig(int maxWip, int maxConcurrent, int maxRetries, int
         DEFAULT_CIRCUIT_BREAKER, DEFAULT_PHASE_CAP);
   }
 
-  public ExecutionConfig withMaxRetries(int retries) {
-    return new ExecutionConfig(maxWip, maxConcurrent, retries, circuitBreaker, phaseCap, maxCostUsd, maxTokens,
-        workspace);
-  }
-
-  public ExecutionConfig withCircuitBreaker(int trips) {
-    return new ExecutionConfig(maxWip, maxConcurrent, maxRetries, trips, phaseCap, maxCostUsd, maxTokens, workspace);
-  }
-
   public ExecutionConfig withMaxWip(int wip) {
     return new ExecutionConfig(wip, maxConcurrent, maxRetries, circuitBreaker, phaseCap, maxCostUsd, maxTokens,
         workspace);

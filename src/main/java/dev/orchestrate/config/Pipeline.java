@@ -37,12 +37,6 @@ public record Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> pha
         DEFAULT_INTEGRATION_MAX_ROUNDS, List.of());
   }
 
-  /** This pipeline with {@code integration_max_rounds:} set. */
-  public Pipeline withIntegrationMaxRounds(int rounds) {
-    return new Pipeline(name, prePhases, phases, agent, fallback, verify, review, reviewTimeout, integrationVerify,
-        rounds, verifyProtected);
-  }
-
   /**
    * The gates an item's work must pass as it will land, on top of the base branch's tip:
    * {@code integration_verify:} when the pipeline has the key ({@code []}: none), else every gate
@@ -104,12 +98,6 @@ public record Pipeline(String name, List<PhaseDef> prePhases, List<PhaseDef> pha
   /** This pipeline with {@code review:} set. */
   public Pipeline withReview(Review next) {
     return new Pipeline(name, prePhases, phases, agent, fallback, verify, next, reviewTimeout, integrationVerify,
-        integrationMaxRounds, verifyProtected);
-  }
-
-  /** This pipeline with {@code review_timeout} (null: none) set. */
-  public Pipeline withReviewTimeout(ReviewTimeout next) {
-    return new Pipeline(name, prePhases, phases, agent, fallback, verify, review, next, integrationVerify,
         integrationMaxRounds, verifyProtected);
   }
 

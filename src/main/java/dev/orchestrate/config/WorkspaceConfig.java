@@ -113,26 +113,6 @@ public record WorkspaceConfig(Mode mode, String baseBranch, Merge merge, boolean
     return mode == Mode.WORKTREE;
   }
 
-  public WorkspaceConfig withMode(Mode mode) {
-    return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
-        copy, remote, pullRequest, checks, integrationBatch, landOn);
-  }
-
-  public WorkspaceConfig withMerge(Merge merge) {
-    return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
-        copy, remote, pullRequest, checks, integrationBatch, landOn);
-  }
-
-  public WorkspaceConfig withBaseBranch(String branch) {
-    return new WorkspaceConfig(mode, branch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone, setup,
-        copy, remote, pullRequest, checks, integrationBatch, landOn);
-  }
-
-  public WorkspaceConfig withDeleteMergedBranches(boolean delete) {
-    return new WorkspaceConfig(mode, baseBranch, merge, delete, commitAuthor, destructiveRunsAlone, setup, copy, remote,
-        pullRequest, checks, integrationBatch, landOn);
-  }
-
   /** This config with {@code execution.landing}. */
   public WorkspaceConfig withLandOn(LandOn where) {
     return new WorkspaceConfig(mode, baseBranch, merge, deleteMergedBranches, commitAuthor, destructiveRunsAlone,

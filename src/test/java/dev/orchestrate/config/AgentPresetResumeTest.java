@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.testing.ConfigWithers;
 import java.math.BigDecimal;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -89,7 +90,7 @@ class AgentPresetResumeTest {
     assertTrue(claude.withResume(true).resumes());
     assertTrue(claude.withResume(true).withCostCap(BigDecimal.ONE).resumes(), "a cost cap keeps the setting");
     assertTrue(claude.withResume(true).asProfile("fast", 2).resumes(), "a profile keeps the setting");
-    assertTrue(claude.withResume(true).withStallTimeout(java.time.Duration.ofMinutes(5)).resume());
+    assertTrue(ConfigWithers.withStallTimeout(claude.withResume(true), java.time.Duration.ofMinutes(5)).resume());
     assertFalse(new AgentConfig(List.of("bash", "a.sh"), AgentConfig.DEFAULT_TIMEOUT, AgentConfig.DEFAULT_KILL_GRACE,
         java.util.Map.of(), ResultFallback.EXIT_CODE, AgentConfig.DEFAULT_LOG_MAX_BYTES,
         AgentConfig.DEFAULT_OUTPUT_TAIL_CHARS).withResume(true).resumes());

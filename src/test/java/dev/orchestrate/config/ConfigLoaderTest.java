@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.testing.ConfigWithers;
 import dev.orchestrate.yaml.Problem;
 import dev.orchestrate.yaml.TestFiles;
 import dev.orchestrate.yaml.ValidationException;
@@ -337,8 +338,10 @@ class ConfigLoaderTest {
     assertEquals(16L << 20, load("agent: {command: [x]}\n").backlogMaxBytes());
     Config raised = load("backlog: {max_bytes: 64MiB}\n");
     assertEquals(64L << 20, raised.backlogMaxBytes());
-    assertEquals(64L << 20, raised.withExecution(raised.execution()).withBudget(raised.budget())
-        .withContext(raised.context()).withProfiles(p -> p).backlogMaxBytes(), "kept by every with...");
+    assertEquals(64L << 20,
+        ConfigWithers.withContext(ConfigWithers.withBudget(raised.withExecution(raised.execution()), raised.budget()),
+            raised.context()).withProfiles(p -> p).backlogMaxBytes(),
+        "kept by every with...");
     assertEquals(List.of("1:22: backlog.max_bytes must be 1 byte to 1GiB, got 2GiB"),
         problemsOf("backlog: {max_bytes: 2GiB}\n"));
     assertEquals(List.of("1:22: backlog.max_bytes must be 1 byte to 1GiB, got 0"),

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.testing.ConfigWithers;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -70,7 +71,7 @@ class LandingTransitionsTest {
     assertTrue(blocked.next().progress().blockedReason().contains("integration gates red 3 times"),
         blocked.next().progress().blockedReason());
 
-    Step fewer = Transitions.afterLanding(at(ItemStatus.LANDING), PIPELINE.withIntegrationMaxRounds(1),
+    Step fewer = Transitions.afterLanding(at(ItemStatus.LANDING), ConfigWithers.withIntegrationMaxRounds(PIPELINE, 1),
         new IntegrationResult("integration_failed", "r", 1));
     assertEquals(ItemStatus.BLOCKED, fewer.next().status(), "integration_max_rounds 1: the first red blocks");
   }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.outcome.AgentResult;
+import dev.orchestrate.testing.ConfigWithers;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -101,7 +102,8 @@ class ReviewTransitionsTest {
   void a_review_timeout_applies_its_action_once_the_wait_has_lasted_that_long_and_not_before() {
     java.time.Instant since = java.time.Instant.parse("2026-11-26T10:00:00Z");
     java.time.Duration hour = java.time.Duration.ofHours(1);
-    Pipeline approve = REVIEWED.withReviewTimeout(new Pipeline.ReviewTimeout(hour, Pipeline.TimeoutAction.APPROVE));
+    Pipeline approve = ConfigWithers.withReviewTimeout(REVIEWED,
+        new Pipeline.ReviewTimeout(hour, Pipeline.TimeoutAction.APPROVE));
     assertNull(Transitions.reviewTimedOut(awaiting(), approve, since, since.plus(hour).minusMillis(1)));
     assertNull(Transitions.reviewTimedOut(awaiting(), REVIEWED, since, since.plus(hour.multipliedBy(9))),
         "no timeout configured");
@@ -113,14 +115,16 @@ class ReviewTransitionsTest {
         approved.events().get(0).payload().get("reason"));
 
     Step rejected = Transitions.reviewTimedOut(awaiting(),
-        REVIEWED.withReviewTimeout(new Pipeline.ReviewTimeout(hour, Pipeline.TimeoutAction.REJECT)), since,
+        ConfigWithers.withReviewTimeout(REVIEWED, new Pipeline.ReviewTimeout(hour, Pipeline.TimeoutAction.REJECT)),
+        since,
         since.plus(hour));
     assertEquals(ItemStatus.IN_PROGRESS, rejected.next().status());
     assertEquals("review", rejected.next().progress().phase());
     assertTrue(rejected.next().progress().unblockNotes().startsWith("Nobody reviewed this item's work in time"));
 
     Step blocked = Transitions.reviewTimedOut(awaiting(),
-        REVIEWED.withReviewTimeout(new Pipeline.ReviewTimeout(hour, Pipeline.TimeoutAction.BLOCK)), since,
+        ConfigWithers.withReviewTimeout(REVIEWED, new Pipeline.ReviewTimeout(hour, Pipeline.TimeoutAction.BLOCK)),
+        since,
         since.plus(hour));
     assertEquals(ItemStatus.BLOCKED, blocked.next().status());
     Step unblocked = Transitions.unblock(blocked.next(), "waiting again");

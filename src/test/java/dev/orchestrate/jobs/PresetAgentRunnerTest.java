@@ -12,6 +12,7 @@ import dev.orchestrate.outcome.AgentOutcome;
 import dev.orchestrate.outcome.AgentResult;
 import dev.orchestrate.outcome.Usage;
 import dev.orchestrate.testing.CapturedLogs;
+import dev.orchestrate.testing.ConfigWithers;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -106,8 +107,8 @@ class PresetAgentRunnerTest {
   @Test
   void an_agent_quiet_for_the_stall_timeout_is_stopped_and_fails_as_stalled() throws Exception {
     Path pidFile = dir.resolve("pid");
-    AgentConfig agent = config(command("quiet_after_hello.sh", pidFile.toString()))
-        .withStallTimeout(Duration.ofSeconds(1));
+    AgentConfig agent = ConfigWithers.withStallTimeout(config(command("quiet_after_hello.sh", pidFile.toString())),
+        Duration.ofSeconds(1));
     AgentOutcome outcome = run(agent);
     assertEquals(AgentResult.FAILED, outcome.result());
     assertEquals(AgentOutcome.Ending.STALLED, outcome.ending());
@@ -118,7 +119,8 @@ class PresetAgentRunnerTest {
 
   @Test
   void an_agent_that_keeps_writing_is_not_stalled_however_long_it_takes() throws Exception {
-    AgentOutcome outcome = run(config(command("ticking.sh", "15")).withStallTimeout(Duration.ofSeconds(2)));
+    AgentOutcome outcome = run(
+        ConfigWithers.withStallTimeout(config(command("ticking.sh", "15")), Duration.ofSeconds(2)));
     assertEquals(AgentResult.PHASE_COMPLETE, outcome.result(), outcome.context());
     assertEquals("done", outcome.summary());
   }

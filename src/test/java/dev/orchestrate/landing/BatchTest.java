@@ -10,6 +10,7 @@ import dev.orchestrate.item.IntegrationResult;
 import dev.orchestrate.item.LandingItem;
 import dev.orchestrate.item.SlowWork;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.ConfigWithers;
 import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.testing.WorktreeSite;
 import dev.orchestrate.workspace.GitRepo;
@@ -47,7 +48,7 @@ class BatchTest {
   void setUp() {
     repo = GitRepo.init(tmp.resolve("project"));
     state = TestStores.open(repo.dir.resolve(".orchestrate"));
-    site = WorktreeSite.open(repo.dir, WorkspaceConfig.defaults().withMode(WorkspaceConfig.Mode.WORKTREE)
+    site = WorktreeSite.open(repo.dir, ConfigWithers.withMode(WorkspaceConfig.defaults(), WorkspaceConfig.Mode.WORKTREE)
         .withIntegrationBatch(4), state.workspaces(), Clock.systemUTC());
   }
 

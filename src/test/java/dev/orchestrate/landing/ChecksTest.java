@@ -11,6 +11,7 @@ import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.item.ChecksReport;
 import dev.orchestrate.item.IntegrationResult;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.ConfigWithers;
 import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.testing.WorktreeSite;
 import dev.orchestrate.workspace.ChecksRecord;
@@ -69,8 +70,10 @@ class ChecksTest {
     ChecksConfig checks = new ChecksConfig(new ProjectCommand("checks", List.of("sh", script.toString(), "{item}",
         "{branch}", "{pull_request}"), "checks", Duration.ofSeconds(30)), Duration.ofSeconds(60),
         Duration.ofMinutes(10), maxRounds, "build");
-    WorkspaceConfig config = WorkspaceConfig.defaults().withMode(WorkspaceConfig.Mode.WORKTREE)
-        .withMerge(WorkspaceConfig.Merge.PUSH).withPush("origin", null).withChecks(checks);
+    WorkspaceConfig config = ConfigWithers
+        .withMerge(ConfigWithers.withMode(WorkspaceConfig.defaults(), WorkspaceConfig.Mode.WORKTREE),
+            WorkspaceConfig.Merge.PUSH)
+        .withPush("origin", null).withChecks(checks);
     return WorktreeSite.open(repo.dir, config, store, clock);
   }
 

@@ -8,6 +8,7 @@ import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.item.IntegrationResult;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.ConfigWithers;
 import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.testing.WorktreeSite;
 import dev.orchestrate.workspace.GitRepo;
@@ -52,7 +53,8 @@ class IntegrationGateTest {
     repo.write("base.txt", "1\n");
     repo.commitAll("base() returns 1");
     state = TestStores.open(repo.dir.resolve(".orchestrate"));
-    site = WorktreeSite.open(repo.dir, WorkspaceConfig.defaults().withMode(WorkspaceConfig.Mode.WORKTREE),
+    site = WorktreeSite.open(repo.dir,
+        ConfigWithers.withMode(WorkspaceConfig.defaults(), WorkspaceConfig.Mode.WORKTREE),
         state.workspaces(), Clock.systemUTC());
   }
 

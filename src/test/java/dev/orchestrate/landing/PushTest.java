@@ -11,6 +11,7 @@ import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.item.IntegrationResult;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.CapturedLogs;
+import dev.orchestrate.testing.ConfigWithers;
 import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.testing.WorktreeSite;
 import dev.orchestrate.workspace.BaseRefs;
@@ -97,8 +98,10 @@ class PushTest {
   }
 
   private WorktreeSite worktrees(ProjectCommand pullRequest) {
-    WorkspaceConfig config = WorkspaceConfig.defaults().withMode(WorkspaceConfig.Mode.WORKTREE)
-        .withMerge(WorkspaceConfig.Merge.PUSH).withPush("origin", pullRequest);
+    WorkspaceConfig config = ConfigWithers
+        .withMerge(ConfigWithers.withMode(WorkspaceConfig.defaults(), WorkspaceConfig.Mode.WORKTREE),
+            WorkspaceConfig.Merge.PUSH)
+        .withPush("origin", pullRequest);
     return WorktreeSite.open(repo.dir, config, store, clock);
   }
 
@@ -265,8 +268,10 @@ class PushTest {
 
   @Test
   void a_remote_the_repository_lacks_is_refused_before_anything_runs() {
-    WorkspaceConfig config = WorkspaceConfig.defaults().withMode(WorkspaceConfig.Mode.WORKTREE)
-        .withMerge(WorkspaceConfig.Merge.PUSH).withPush("upstream", null);
+    WorkspaceConfig config = ConfigWithers
+        .withMerge(ConfigWithers.withMode(WorkspaceConfig.defaults(), WorkspaceConfig.Mode.WORKTREE),
+            WorkspaceConfig.Merge.PUSH)
+        .withPush("upstream", null);
     Repository repository = Repository.discover(new Git(), repo.dir, null);
     WorkspaceSetupException e = assertThrows(WorkspaceSetupException.class,
         () -> Landing.checkRemote(new Git(), repository, config));

@@ -20,6 +20,7 @@ import dev.orchestrate.outcome.Usage;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.stats.Spending;
 import dev.orchestrate.testing.CapturedLogs;
+import dev.orchestrate.testing.ConfigWithers;
 import dev.orchestrate.testing.InProcessLauncher;
 import dev.orchestrate.testing.TestAgents;
 import dev.orchestrate.testing.TestStores;
@@ -264,7 +265,7 @@ class BudgetAndUsageTest {
 
   @Test
   void a_per_day_budget_is_shared_by_every_run_of_the_day_and_reopens_the_next_day() {
-    Config config = config().withBudget(new BudgetConfig(0.6, null, null, null));
+    Config config = ConfigWithers.withBudget(config(), new BudgetConfig(0.6, null, null, null));
     Clock thursday = Clock.fixed(Instant.parse("2026-11-26T15:00:00Z"), java.time.ZoneOffset.UTC);
     List<BacklogItem> items = List.of(item("A"), item("B"));
     try (InProcessLauncher launcher = paying(PER_JOB)) {
@@ -286,8 +287,8 @@ class BudgetAndUsageTest {
 
   @Test
   void crossing_80_and_95_percent_of_a_budget_warns_once_each_naming_the_key() {
-    Config config = config().withExecution(config().execution().withMaxCostUsd(1.0))
-        .withBudget(new BudgetConfig(null, null, 100_000L, null));
+    Config config = ConfigWithers.withBudget(config().withExecution(config().execution().withMaxCostUsd(1.0)),
+        new BudgetConfig(null, null, 100_000L, null));
     List<String> warnings = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
     try (InProcessLauncher launcher = paying(new Usage(10_000L, 0L, 0L, 0L, 0.125))) {
       run(config, List.of(item("A"), item("B")), launcher,

@@ -18,6 +18,7 @@ import dev.orchestrate.outcome.OutcomeClass;
 import dev.orchestrate.outcome.ProviderFailure;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.CapturedLogs;
+import dev.orchestrate.testing.ConfigWithers;
 import dev.orchestrate.testing.InProcessLauncher;
 import dev.orchestrate.testing.TestAgents;
 import dev.orchestrate.testing.TestStores;
@@ -88,7 +89,7 @@ class ProviderLimitsTest {
 
   private Config config(OnUsageLimit on) {
     Config c = TestAgents.config(TestAgents.agent(dir.resolve("unused.sh")).withLimits(on, Duration.ofHours(6)), 0);
-    return c.withExecution(c.execution().withCircuitBreaker(1));
+    return c.withExecution(ConfigWithers.withCircuitBreaker(c.execution(), 1));
   }
 
   private RunReport run(Config config, List<BacklogItem> items,

@@ -15,6 +15,7 @@ import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.ConfigWithers;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,8 +43,9 @@ class ReviewTimeoutTest {
   Path dir;
 
   private Config gated(Pipeline.TimeoutAction action) {
-    Pipeline p = new Pipeline("feature", List.of(), List.of(phase("build"))).withReview(Pipeline.Review.REQUIRED)
-        .withReviewTimeout(new Pipeline.ReviewTimeout(Duration.ofHours(1), action));
+    Pipeline p = ConfigWithers.withReviewTimeout(
+        new Pipeline("feature", List.of(), List.of(phase("build"))).withReview(Pipeline.Review.REQUIRED),
+        new Pipeline.ReviewTimeout(Duration.ofHours(1), action));
     return config(agent(script(dir, "agent.sh", RECORD)), 0, p);
   }
 

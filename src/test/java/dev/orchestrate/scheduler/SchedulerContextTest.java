@@ -24,6 +24,7 @@ import dev.orchestrate.item.EventLog;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.CapturedLogs;
+import dev.orchestrate.testing.ConfigWithers;
 import dev.orchestrate.testing.TestStores;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -75,7 +76,7 @@ class SchedulerContextTest {
     Pipeline tenPhases = new Pipeline("feature", List.of(),
         IntStream.rangeClosed(1, 10).mapToObj(i -> phase("p" + i)).toList());
     Config base = dev.orchestrate.testing.TestAgents.config(agent(script(dir, "agent.sh", AGENT)), 2, tenPhases);
-    return base.withContext(ContextConfig.defaults().withSummarizer(summarizer));
+    return ConfigWithers.withContext(base, ConfigWithers.withSummarizer(ContextConfig.defaults(), summarizer));
   }
 
   private RunReport run(Config config) {
@@ -241,7 +242,7 @@ class SchedulerContextTest {
     Path started = dir.resolve("summarizer-started");
     Config config = config(SummarizerConfig.command(List.of("bash", "-c", "touch '" + started + "'; sleep 60"),
         Duration.ofSeconds(60), SummarizerConfig.Fallback.BUILTIN, null));
-    config = config.withContext(config.context().withWindowSize(1));
+    config = ConfigWithers.withContext(config, ConfigWithers.withWindowSize(config.context(), 1));
     try (StateStore store = TestStores.open(dir.resolve("state"))) {
       Backlog backlog = new Backlog(dir.resolve("backlog.yaml"), List.of(item("A")));
       Scheduler scheduler = Scheduler.builder(store.items(), config, backlog, dir.resolve("state/jobs"),

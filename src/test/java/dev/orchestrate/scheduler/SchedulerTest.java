@@ -23,6 +23,7 @@ import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.outcome.AgentOutcome;
 import dev.orchestrate.outcome.JobState;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.ConfigWithers;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -147,7 +148,7 @@ class SchedulerTest {
     Config config = config(agent(script(dir, "agent.sh", RECORD + """
         case "$ORCHESTRATE_ITEM_ID" in C|F) exit 0 ;; *) echo "no network" >&2; exit 1 ;; esac
         """)), 1);
-    config = config.withExecution(config.execution().withCircuitBreaker(2));
+    config = config.withExecution(ConfigWithers.withCircuitBreaker(config.execution(), 2));
     RunReport report = run(config, List.of(item("A"), item("C"), item("B"), item("D"), item("E"), item("F")), 100);
 
     assertEquals(HaltReason.CIRCUIT_BREAKER, report.haltReason());

@@ -10,6 +10,7 @@ import dev.orchestrate.backlog.Backlog;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.jobs.AgentRunner;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.ConfigWithers;
 import dev.orchestrate.testing.TestAgents;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
@@ -37,7 +38,7 @@ class StallRetryTest {
         fi
         echo ok
         """);
-    Config config = TestAgents.config(agent(agentScript).withStallTimeout(Duration.ofSeconds(1)), 2);
+    Config config = TestAgents.config(ConfigWithers.withStallTimeout(agent(agentScript), Duration.ofSeconds(1)), 2);
     RunReport report;
     try (StateStore store = TestStores.open(dir.resolve("state"))) {
       report = Scheduler.builder(store.items(), config, new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),

@@ -42,7 +42,7 @@ public final class TestAgents {
   }
 
   public static Config config(AgentConfig agent, int maxRetries, Pipeline pipeline) {
-    return new Config(Optional.empty(), agent, ExecutionConfig.defaults().withMaxRetries(maxRetries),
+    return new Config(Optional.empty(), agent, ConfigWithers.withMaxRetries(ExecutionConfig.defaults(), maxRetries),
         pipeline.name(), Map.of(pipeline.name(), pipeline), ContextConfig.defaults(), 50, 20_000);
   }
 }

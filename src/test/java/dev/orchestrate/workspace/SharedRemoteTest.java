@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.testing.ConfigWithers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -161,7 +162,9 @@ class SharedRemoteTest {
     Path state = mine.dir.resolve(".orchestrate");
     var store = dev.orchestrate.testing.TestStores.open(state);
     Worktrees worktrees = new Worktrees(new Git(), repository(mine),
-        dev.orchestrate.config.WorkspaceConfig.defaults().withMode(dev.orchestrate.config.WorkspaceConfig.Mode.WORKTREE)
+        ConfigWithers
+            .withMode(dev.orchestrate.config.WorkspaceConfig.defaults(),
+                dev.orchestrate.config.WorkspaceConfig.Mode.WORKTREE)
             .withLandOn(dev.orchestrate.config.WorkspaceConfig.LandOn.REMOTE),
         dev.orchestrate.config.RetentionConfig.WorktreePolicy.DEFAULT,
         store.workspaces(), state.resolve("worktrees"), java.time.Clock.systemUTC()).open();

@@ -14,6 +14,7 @@ import dev.orchestrate.item.Placement;
 import dev.orchestrate.item.WorkspaceUnavailableException;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.CapturedLogs;
+import dev.orchestrate.testing.ConfigWithers;
 import dev.orchestrate.testing.TestStores;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -62,8 +63,10 @@ class WorktreePreparationTest {
   }
 
   private Worktrees worktrees(List<ProjectCommand> setup, List<String> copy) {
-    WorkspaceConfig config = WorkspaceConfig.defaults().withMode(WorkspaceConfig.Mode.WORKTREE)
-        .withDeleteMergedBranches(false).withPreparation(setup, copy);
+    WorkspaceConfig config = ConfigWithers
+        .withDeleteMergedBranches(ConfigWithers.withMode(WorkspaceConfig.defaults(), WorkspaceConfig.Mode.WORKTREE),
+            false)
+        .withPreparation(setup, copy);
     Repository repository = Repository.discover(new Git(), repo.dir, null);
     return new Worktrees(new Git(), repository, config, RetentionConfig.WorktreePolicy.DEFAULT, store,
         repo.dir.resolve(".orchestrate/worktrees"), Clock.fixed(Instant.parse("2026-11-01T00:00:00Z"), ZoneOffset.UTC))

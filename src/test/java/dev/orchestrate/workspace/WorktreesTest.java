@@ -14,6 +14,7 @@ import dev.orchestrate.item.Placement;
 import dev.orchestrate.item.WorkspaceUnavailableException;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.CapturedLogs;
+import dev.orchestrate.testing.ConfigWithers;
 import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.testing.WorktreeSite;
 import java.nio.file.Files;
@@ -69,7 +70,7 @@ class WorktreesTest {
   }
 
   private static WorkspaceConfig worktree() {
-    return WorkspaceConfig.defaults().withMode(WorkspaceConfig.Mode.WORKTREE);
+    return ConfigWithers.withMode(WorkspaceConfig.defaults(), WorkspaceConfig.Mode.WORKTREE);
   }
 
   /** What the scheduler does after a successful attempt: commit, then confirm once the job is recorded. */
@@ -106,7 +107,7 @@ class WorktreesTest {
 
   @Test
   void a_successful_phase_is_one_commit_with_the_summary_the_author_and_the_job_trailers() {
-    WorktreeSite w = worktrees(worktree().withDeleteMergedBranches(false));
+    WorktreeSite w = worktrees(ConfigWithers.withDeleteMergedBranches(worktree(), false));
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "src/a.txt", "a\n");
     String commit = w.commit("A", "build", 2, 41, "Added a.txt\nand more detail");
@@ -148,7 +149,7 @@ class WorktreesTest {
 
   @Test
   void what_an_agent_committed_itself_on_another_branch_is_folded_into_the_one_phase_commit() {
-    WorktreeSite w = worktrees(worktree().withDeleteMergedBranches(false));
+    WorktreeSite w = worktrees(ConfigWithers.withDeleteMergedBranches(worktree(), false));
     Path ws = w.prepare("A", backlogDir).workspace();
     String base = repo.head("main");
     repo.git(ws, "checkout", "--quiet", "-b", "agent-branch");
@@ -250,7 +251,7 @@ class WorktreesTest {
   @Test
   void a_base_branch_nobody_has_checked_out_moves_by_its_ref_alone() {
     repo.git("checkout", "--quiet", "-b", "develop");
-    WorktreeSite w = worktrees(worktree().withBaseBranch("main"));
+    WorktreeSite w = worktrees(ConfigWithers.withBaseBranch(worktree(), "main"));
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "a.txt", "a\n");
     succeed(w, "A", "build", 1, "built a");
@@ -338,7 +339,7 @@ class WorktreesTest {
 
   @Test
   void merge_mode_integrates_with_a_merge_commit_whose_first_parent_is_the_base() {
-    WorktreeSite w = worktrees(worktree().withMerge(WorkspaceConfig.Merge.MERGE));
+    WorktreeSite w = worktrees(ConfigWithers.withMerge(worktree(), WorkspaceConfig.Merge.MERGE));
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "a.txt", "a\n");
     succeed(w, "A", "build", 1, "built a");
@@ -366,7 +367,7 @@ class WorktreesTest {
 
   @Test
   void merge_none_leaves_the_branch_and_the_worktree_for_a_pull_request() {
-    WorktreeSite w = worktrees(worktree().withMerge(WorkspaceConfig.Merge.NONE));
+    WorktreeSite w = worktrees(ConfigWithers.withMerge(worktree(), WorkspaceConfig.Merge.NONE));
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "a.txt", "a\n");
     String commit = succeed(w, "A", "build", 1, "built a");
@@ -381,7 +382,7 @@ class WorktreesTest {
   void retention_removes_finished_worktrees_past_max_age_but_keeps_one_with_uncommitted_work() {
     RetentionConfig.WorktreePolicy policy = new RetentionConfig.WorktreePolicy(
         RetentionConfig.Policy.of(null, Duration.ofDays(1)), false);
-    WorktreeSite w = worktrees(worktree().withMerge(WorkspaceConfig.Merge.NONE), policy);
+    WorktreeSite w = worktrees(ConfigWithers.withMerge(worktree(), WorkspaceConfig.Merge.NONE), policy);
     Path a = w.prepare("A", backlogDir).workspace();
     Path b = w.prepare("B", backlogDir).workspace();
     Path c = w.prepare("C", backlogDir).workspace();

@@ -18,9 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,16 +36,16 @@ class ChecksRunCliTest {
   private GitRepo repo;
   private Path state;
 
+  private ProjectCli project;
+
   private CliRunner.Result cli(String... args) {
-    List<String> all = new ArrayList<>(List.of("--state", state.toString(), "--config",
-        repo.dir.resolve("orchestrate.yaml").toString()));
-    all.addAll(List.of(args));
-    return CliRunner.run(Map.of(), all.toArray(String[]::new));
+    return project.cli(args);
   }
 
   private void project(String checksPhase) throws Exception {
-    repo = GitRepo.init(tmp.resolve("project"));
-    state = repo.dir.resolve(".orchestrate");
+    project = ProjectCli.init(tmp.resolve("project"));
+    repo = project.repo;
+    state = project.state;
     Path origin = tmp.resolve("origin.git");
     repo.addBareOrigin(origin);
     Path agent = tmp.resolve("agent.sh");

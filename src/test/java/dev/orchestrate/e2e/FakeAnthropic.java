@@ -3,22 +3,16 @@ package dev.orchestrate.e2e;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.Headers;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A scripted model behind the Anthropic Messages API on 127.0.0.1, streaming SSE as Claude Code
@@ -30,7 +24,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * API does, or only the first {@link #failFirst} of them, after which the model answers as in
  * {@link Mode#ANSWER_ONLY}.
  */
-final class FakeAnthropic implements AutoCloseable {
+final class FakeAnthropic extends FakeModelServer {
 
   static final long INPUT_TOKENS = 1200;
   static final long OUTPUT_TOKENS = 35;
@@ -70,13 +64,7 @@ final class FakeAnthropic implements AutoCloseable {
   static final int RATE_LIMIT_RETRY_AFTER_SECONDS = 5;
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private final HttpServer server;
   private final AtomicInteger ids = new AtomicInteger();
-  final List<JsonNode> requests = new CopyOnWriteArrayList<>();
-  /** Every request, /count_tokens and unknown paths included, with the status it got. */
-  final List<ServedRequest> served = new CopyOnWriteArrayList<>();
-  /** The first failure answer sent, as {@link ServedRequest#shown}; null until one is. */
-  final AtomicReference<String> firstFailure = new AtomicReference<>();
   volatile Mode mode = Mode.WRITE_RESULT;
   /**
    * With {@link Mode#WRITE_RESULT}: the Bash command of an agent turn that has no tool result yet,
@@ -84,23 +72,17 @@ final class FakeAnthropic implements AutoCloseable {
    */
   volatile java.util.function.Function<JsonNode, String> commands;
   volatile Path requestLog;
-  /** With a failure mode: how many model requests fail before the model answers; 0 means all do. */
-  volatile int failFirst;
   /** The reset a {@link Mode#USAGE_LIMIT} answer announces, epoch seconds: four minutes ahead. */
   volatile long resetsAt = System.currentTimeMillis() / 1000 + 240;
   /** Whether {@link Mode#USAGE_LIMIT} is the seven-day limit rather than the five-hour one. */
   volatile boolean weeklyLimit;
-  private final AtomicInteger failures = new AtomicInteger();
 
   FakeAnthropic() throws IOException {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext("/", this::handle);
-    server.setExecutor(Executors.newFixedThreadPool(4));
-    server.start();
+    super();
   }
 
   String baseUrl() {
-    return "http://127.0.0.1:" + server.getAddress().getPort();
+    return root();
   }
 
   /** Requests to /v1/messages that offered tools: the agent's own turns. */
@@ -108,7 +90,8 @@ final class FakeAnthropic implements AutoCloseable {
     return requests.stream().filter(r -> r.path("tools").size() > 0).count();
   }
 
-  private void handle(HttpExchange exchange) throws IOException {
+  @Override
+  protected void handle(HttpExchange exchange) throws IOException {
     boolean cut = false;
     try {
       byte[] body = exchange.getRequestBody().readAllBytes();
@@ -133,7 +116,7 @@ final class FakeAnthropic implements AutoCloseable {
       Mode failure = mode;
       boolean limitOver = failure == Mode.USAGE_LIMIT && System.currentTimeMillis() / 1000 >= resetsAt;
       if (failure.ordinal() >= Mode.USAGE_LIMIT.ordinal() && !limitOver
-          && (failFirst == 0 || failures.incrementAndGet() <= failFirst)) {
+          && failsNow()) {
         cut = failure == Mode.CUT_MID_STREAM;
         fail(exchange, failure, request.path("model").asText("claude-sonnet-4-5"));
         return;
@@ -319,25 +302,6 @@ final class FakeAnthropic implements AutoCloseable {
     sse.append("event: ").append(name).append('\n').append("data: ").append(data).append("\n\n");
   }
 
-  private void respond(HttpExchange exchange, int status, String type, String body) throws IOException {
-    served.add(ServedRequest.of(exchange, status));
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", type);
-    exchange.getResponseHeaders().set("request-id", "req_fake");
-    if (status >= 400) {
-      firstFailure.compareAndSet(null, ServedRequest.shown(status, exchange, body));
-    }
-    exchange.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
-  }
-
-  @Override
-  public void close() {
-    server.stop(0);
-  }
-
   /** For recording outputs by hand: {@code FakeAnthropic MODE} serves until killed and prints its URL. */
   public static void main(String[] args) throws Exception {
     FakeAnthropic fake = new FakeAnthropic();
@@ -347,5 +311,10 @@ final class FakeAnthropic implements AutoCloseable {
     }
     System.out.println(fake.baseUrl());
     Thread.currentThread().join();
+  }
+
+  @Override
+  protected void headers(Headers headers) {
+    headers.set("request-id", "req_fake");
   }
 }

@@ -1,21 +1,10 @@
 package dev.orchestrate.e2e;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A scripted model behind the Gemini API (generativelanguage v1beta) on 127.0.0.1, as the Gemini CLI
@@ -25,7 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * scripts failures as Google sends them (google.rpc.Status with QuotaFailure, RetryInfo and
  * ErrorInfo details); they answer every model request, or only the first {@link #failFirst}.
  */
-final class FakeGemini implements AutoCloseable {
+final class FakeGemini extends FakeModelServer {
 
   enum Mode {
     /** a short text */
@@ -47,32 +36,19 @@ final class FakeGemini implements AutoCloseable {
   static final int RATE_LIMIT_RETRY_SECONDS = 5;
   static final String ANSWER = "Hello from the fake model.";
   private static final ObjectMapper JSON = new ObjectMapper();
-  private final HttpServer server;
-  private final AtomicInteger failures = new AtomicInteger();
-  /**
-   * The bodies of the model requests ({@code :generateContent} and {@code :streamGenerateContent}),
-   * failed ones included, in the order they came: what a test reads to see the conversation sent.
-   */
-  final List<JsonNode> requests = new CopyOnWriteArrayList<>();
-  final List<ServedRequest> served = new CopyOnWriteArrayList<>();
-  /** The first failure answer sent, as {@link ServedRequest#shown}; null until one is. */
-  final AtomicReference<String> firstFailure = new AtomicReference<>();
   volatile Mode mode = Mode.ANSWER_ONLY;
-  volatile int failFirst;
 
   FakeGemini() throws IOException {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext("/", this::handle);
-    server.setExecutor(Executors.newFixedThreadPool(4));
-    server.start();
+    super();
   }
 
   /** For GOOGLE_GEMINI_BASE_URL: the SDK appends /v1beta/models/…. */
   String baseUrl() {
-    return "http://127.0.0.1:" + server.getAddress().getPort();
+    return root();
   }
 
-  private void handle(HttpExchange exchange) throws IOException {
+  @Override
+  protected void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
       byte[] body = exchange.getRequestBody().readAllBytes();
       String path = exchange.getRequestURI().getPath();
@@ -88,7 +64,7 @@ final class FakeGemini implements AutoCloseable {
       }
       requests.add(JSON.readTree(body));
       Mode failure = mode;
-      if (failure != Mode.ANSWER_ONLY && (failFirst == 0 || failures.incrementAndGet() <= failFirst)) {
+      if (failure != Mode.ANSWER_ONLY && failsNow()) {
         fail(exchange, failure, path.substring(path.lastIndexOf('/') + 1, path.lastIndexOf(':')));
         return;
       }
@@ -190,21 +166,4 @@ final class FakeGemini implements AutoCloseable {
     return JSON.createObjectNode().set("error", error).toString();
   }
 
-  private void respond(HttpExchange exchange, int status, String type, String body) throws IOException {
-    served.add(ServedRequest.of(exchange, status));
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", type);
-    if (status >= 400) {
-      firstFailure.compareAndSet(null, ServedRequest.shown(status, exchange, body));
-    }
-    exchange.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
-  }
-
-  @Override
-  public void close() {
-    server.stop(0);
-  }
 }

@@ -4,20 +4,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A scripted model behind the OpenAI Responses API (POST /v1/responses, streamed SSE) on
@@ -27,7 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * answer every request as the real API does, or only the first {@link #failFirst} of them, after
  * which the model answers as in {@link Mode#ANSWER_ONLY}.
  */
-final class FakeResponses implements AutoCloseable {
+final class FakeResponses extends FakeModelServer {
 
   static final long INPUT_TOKENS = 900;
   static final long CACHED_TOKENS = 200;
@@ -59,9 +51,7 @@ final class FakeResponses implements AutoCloseable {
   static final int RATE_LIMIT_RETRY_AFTER_SECONDS = 5;
 
   private static final ObjectMapper JSON = new ObjectMapper();
-  private final HttpServer server;
   private final AtomicInteger ids = new AtomicInteger();
-  final List<JsonNode> requests = new CopyOnWriteArrayList<>();
   volatile Mode mode = Mode.WRITE_RESULT;
   /**
    * With {@link Mode#WRITE_RESULT}: the shell command of a model turn that does not answer a tool
@@ -69,28 +59,19 @@ final class FakeResponses implements AutoCloseable {
    */
   volatile java.util.function.Function<JsonNode, String> commands;
   volatile Path requestLog;
-  /** Every request with the status it got. */
-  final List<ServedRequest> served = new CopyOnWriteArrayList<>();
-  /** The first failure answer sent, as {@link ServedRequest#shown}; null until one is. */
-  final AtomicReference<String> firstFailure = new AtomicReference<>();
-  /** With a failure mode: how many requests fail before the model answers; 0 means all do. */
-  volatile int failFirst;
   /** The reset a {@link Mode#USAGE_LIMIT} answer announces, epoch seconds: four minutes ahead. */
   volatile long resetsAt = System.currentTimeMillis() / 1000 + 240;
-  private final AtomicInteger failures = new AtomicInteger();
 
   FakeResponses() throws IOException {
-    server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-    server.createContext("/", this::handle);
-    server.setExecutor(Executors.newFixedThreadPool(4));
-    server.start();
+    super();
   }
 
   String baseUrl() {
-    return "http://127.0.0.1:" + server.getAddress().getPort() + "/v1";
+    return root() + "/v1";
   }
 
-  private void handle(HttpExchange exchange) throws IOException {
+  @Override
+  protected void handle(HttpExchange exchange) throws IOException {
     try (exchange) {
       byte[] body = exchange.getRequestBody().readAllBytes();
       String path = exchange.getRequestURI().getPath();
@@ -110,7 +91,7 @@ final class FakeResponses implements AutoCloseable {
       Mode failure = mode;
       boolean limitOver = failure == Mode.USAGE_LIMIT && System.currentTimeMillis() / 1000 >= resetsAt;
       if (failure.ordinal() >= Mode.USAGE_LIMIT.ordinal() && !limitOver
-          && (failFirst == 0 || failures.incrementAndGet() <= failFirst)) {
+          && failsNow()) {
         fail(exchange, failure);
         return;
       }
@@ -262,24 +243,6 @@ final class FakeResponses implements AutoCloseable {
 
   private static void event(StringBuilder sse, String name, String data) {
     sse.append("event: ").append(name).append('\n').append("data: ").append(data).append("\n\n");
-  }
-
-  private void respond(HttpExchange exchange, int status, String type, String body) throws IOException {
-    served.add(ServedRequest.of(exchange, status));
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    exchange.getResponseHeaders().set("Content-Type", type);
-    if (status >= 400) {
-      firstFailure.compareAndSet(null, ServedRequest.shown(status, exchange, body));
-    }
-    exchange.sendResponseHeaders(status, bytes.length);
-    try (OutputStream out = exchange.getResponseBody()) {
-      out.write(bytes);
-    }
-  }
-
-  @Override
-  public void close() {
-    server.stop(0);
   }
 
   public static void main(String[] args) throws Exception {

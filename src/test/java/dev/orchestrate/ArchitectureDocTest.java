@@ -76,50 +76,50 @@ class ArchitectureDocTest {
 
   @Test
   void the_classes_over_500_lines_are_all_named() throws IOException {
-    String doc = Files.readString(DOC);
-    int start = doc.indexOf("**Classes over 500 lines**");
-    assertTrue(start >= 0, "docs/architecture.md names its classes over 500 lines");
-    String paragraph = doc.substring(start, doc.indexOf("\n\n", start));
-    TreeSet<String> named = new TreeSet<>();
-    Matcher m = Pattern.compile("`([a-z/]+/[A-Z][A-Za-z]+)`").matcher(paragraph);
-    while (m.find()) {
-      named.add(m.group(1));
-    }
     TreeSet<String> large = new TreeSet<>();
-    try (var files = Files.walk(SOURCES)) {
-      for (Path file : (Iterable<Path>) files.filter(f -> f.toString().endsWith(".java"))::iterator) {
-        if (Files.readAllLines(file).size() > 500) {
-          String relative = SOURCES.relativize(file).toString().replace('\\', '/');
-          large.add(relative.substring(0, relative.length() - ".java".length()));
-        }
+    for (Path file : sources()) {
+      if (Files.readAllLines(file).size() > 500) {
+        String relative = SOURCES.relativize(file).toString().replace('\\', '/');
+        large.add(relative.substring(0, relative.length() - ".java".length()));
       }
     }
-    assertEquals(large, named, "docs/architecture.md, **Classes over 500 lines**, against the source tree");
+    assertEquals(large, named("**Classes over 500 lines**", "`([a-z/]+/[A-Z][A-Za-z]+)`"),
+        "docs/architecture.md, **Classes over 500 lines**, against the source tree");
   }
 
   @Test
   void the_methods_over_60_lines_are_all_named() throws IOException {
+    TreeSet<String> long_ = new TreeSet<>();
+    for (Path file : sources()) {
+      String relative = SOURCES.relativize(file.getParent()).toString().replace('\\', '/');
+      MethodLengths.of(file).forEach((method, lines) -> {
+        if (lines > 60) {
+          long_.add(relative + "/" + method);
+        }
+      });
+    }
+    assertEquals(long_, named("**Methods over 60 lines**", "`([a-z/]+/[A-Z][A-Za-z]+\\.[a-zA-Z]+)`"),
+        "docs/architecture.md, **Methods over 60 lines**, against the source tree");
+  }
+
+  /** What the paragraph of docs/architecture.md that starts with {@code title} names, as {@code pattern}'s group 1. */
+  private static TreeSet<String> named(String title, String pattern) throws IOException {
     String doc = Files.readString(DOC);
-    int start = doc.indexOf("**Methods over 60 lines**");
-    assertTrue(start >= 0, "docs/architecture.md names its methods over 60 lines");
+    int start = doc.indexOf(title);
+    assertTrue(start >= 0, "docs/architecture.md has a paragraph " + title);
     String paragraph = doc.substring(start, doc.indexOf("\n\n", start));
     TreeSet<String> named = new TreeSet<>();
-    Matcher m = Pattern.compile("`([a-z/]+/[A-Z][A-Za-z]+\\.[a-zA-Z]+)`").matcher(paragraph);
+    Matcher m = Pattern.compile(pattern).matcher(paragraph);
     while (m.find()) {
       named.add(m.group(1));
     }
-    TreeSet<String> long_ = new TreeSet<>();
-    try (var files = Files.walk(SOURCES)) {
-      for (Path file : (Iterable<Path>) files.filter(f -> f.toString().endsWith(".java"))::iterator) {
-        String relative = SOURCES.relativize(file.getParent()).toString().replace('\\', '/');
-        MethodLengths.of(file).forEach((method, lines) -> {
-          if (lines > 60) {
-            long_.add(relative + "/" + method);
-          }
-        });
-      }
+    return named;
+  }
+
+  private static List<Path> sources() throws IOException {
+    try (Stream<Path> files = Files.walk(SOURCES)) {
+      return files.filter(f -> f.toString().endsWith(".java")).toList();
     }
-    assertEquals(long_, named, "docs/architecture.md, **Methods over 60 lines**, against the source tree");
   }
 
   @Test

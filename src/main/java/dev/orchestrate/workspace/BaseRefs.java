@@ -120,6 +120,12 @@ public final class BaseRefs {
     if (now == null) {
       return false;
     }
+    String start = ws.baseCommit();
+    if (start != null && git.run(repo, "merge-base", "--is-ancestor", now, start).ok()) {
+      // the worktree was made from the new tip (or later): it holds it, and its HEAD log names it,
+      // because it started there; the move was someone else's (the user, another runner here)
+      return false;
+    }
     if (tail(admin.resolve("logs/HEAD")).contains(now)) {
       return true; // it committed the new tip in its worktree
     }

@@ -306,6 +306,23 @@ class WorktreesTest {
   }
 
   @Test
+  void a_worktree_made_from_a_base_another_runner_moved_is_not_blamed_for_the_move() {
+    // Two runners in one checkout: the other one lands an item (main moves) after this one last
+    // looked at main; this one then makes K's worktree from the new tip. K's branch and HEAD log
+    // hold that tip because K started there, not because its agent moved main (SharedRemoteSafetyIT
+    // once saw K blocked and the other runner's landing undone).
+    WorktreeSite w = worktrees(worktree());
+    w.prepare("A", backlogDir);
+    repo.write("landed.txt", "the other runner's landing\n");
+    repo.commitAll("landed by the other runner");
+    String landed = repo.head("main");
+    w.prepare("K", backlogDir);
+    assertNull(w.inspect("K"), "K's agent did nothing");
+    assertNull(w.inspect("A"));
+    assertEquals(landed, repo.head("main"), "the landing stays");
+  }
+
+  @Test
   void a_base_move_no_worktree_explains_is_the_users_and_is_kept() {
     WorktreeSite w = worktrees(worktree());
     Path a = w.prepare("A", backlogDir).workspace();

@@ -121,9 +121,11 @@ public final class BaseRefs {
       return false;
     }
     String start = ws.baseCommit();
-    if (start != null && git.run(repo, "merge-base", "--is-ancestor", now, start).ok()) {
-      // the worktree was made from the new tip (or later): it holds it, and its HEAD log names it,
-      // because it started there; the move was someone else's (the user, another runner here)
+    if (start != null && (before == null || git.run(repo, "merge-base", "--is-ancestor", before, now).ok())
+        && git.run(repo, "merge-base", "--is-ancestor", now, start).ok()) {
+      // a forward move the worktree started from (or after): it holds the new tip, and its HEAD log
+      // names it, because it started there; the move was someone else's (the user, another runner
+      // here). A move back to where it started is not excused: that rewinds the base
       return false;
     }
     if (tail(admin.resolve("logs/HEAD")).contains(now)) {

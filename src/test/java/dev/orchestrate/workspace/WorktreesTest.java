@@ -323,6 +323,22 @@ class WorktreesTest {
   }
 
   @Test
+  void an_agent_that_rewinds_the_base_to_where_its_worktree_started_is_blamed_and_put_back() {
+    WorktreeSite w = worktrees(worktree());
+    Path a = w.prepare("A", backlogDir).workspace();
+    String start = repo.head("main");
+    repo.write("user.txt", "mine\n");
+    repo.commitAll("the user's commit during the run");
+    String users = repo.head("main");
+    assertNull(w.inspect("A"), "the user's commit is the user's");
+    repo.git(a, "update-ref", "refs/heads/main", start); // the agent drops the user's commit from main
+    String reason = w.inspect("A");
+    assertNotNull(reason, "a rewind to the worktree's start is the agent's move");
+    assertTrue(reason.contains("moved the base branch main"), reason);
+    assertEquals(users, repo.head("main"), "put back");
+  }
+
+  @Test
   void a_base_move_no_worktree_explains_is_the_users_and_is_kept() {
     WorktreeSite w = worktrees(worktree());
     Path a = w.prepare("A", backlogDir).workspace();

@@ -38,6 +38,15 @@ public final class RunPreflight {
     }
   }
 
+  /** An agent is configured: a run without one could only fail every item. */
+  public static void agentConfigured(Config config) {
+    if (config.agent().command().isEmpty()) {
+      throw new Refused("no agent command configured: set agent.preset (claude, codex, gemini, opencode) or "
+          + "agent.command in " + config.source().map(Path::toString).orElse("orchestrate.yaml")
+          + " (see 'orchestrate init --agent claude')");
+    }
+  }
+
   /**
    * Every agent profile can keep the cost budget named by {@code costBudget} (the key or flag that
    * set it; null: none): an agent that reports no cost cannot.

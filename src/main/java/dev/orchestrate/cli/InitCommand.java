@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.app.Scaffold;
 import dev.orchestrate.app.StatePreparation;
 import dev.orchestrate.config.AgentPreset;
 import dev.orchestrate.config.ConfigLoader;
@@ -8,16 +9,9 @@ import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StoreException;
 import dev.orchestrate.state.select.StateBackends;
 import dev.orchestrate.yaml.ValidationException;
-import java.io.IOException;
-import java.io.InputStream;
 import java.io.PrintWriter;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -38,9 +32,6 @@ import picocli.CommandLine.Spec;
             + "that already has an orchestrate.yaml it only prepares the database, and says how to point the "
             + "project at it."})
 final class InitCommand implements Callable<Integer> {
-  /** Template resource → file written, relative to DIR. */
-  private static final List<String> FILES = List.of("orchestrate.yaml", "backlog.yaml", "agents/example-agent.sh");
-
   @Mixin
   Root root;
 
@@ -56,16 +47,6 @@ final class InitCommand implements Callable<Integer> {
           + "(agent.preset; see docs/agents.md)")
   String agent;
 
-  /**
-   * The flags {@code init --agent} suggests with each preset: what the agent needs to write the
-   * result file and edit the project without asking (checked against each CLI's --help).
-   */
-  static final Map<AgentPreset, String> SUGGESTED_ARGS = Map.of(
-      AgentPreset.CLAUDE, "[\"--allowedTools\", \"Bash\", \"Edit\", \"Write\", \"Read\"]",
-      AgentPreset.CODEX, "[\"--sandbox\", \"workspace-write\"]",
-      AgentPreset.GEMINI, "[\"--approval-mode\", \"auto_edit\"]",
-      AgentPreset.OPENCODE, "[]");
-
   @Override
   public Integer call() {
     AgentPreset preset = preset();
@@ -75,56 +56,22 @@ final class InitCommand implements Callable<Integer> {
     if (url != null && Files.isRegularFile(base.resolve("orchestrate.yaml"))) {
       return prepareOnly(url, base);
     }
-    List<String> files = files(preset);
-    List<String> existing = new ArrayList<>();
-    for (String f : files) {
-      if (Files.exists(base.resolve(f))) {
-        existing.add(dir.resolve(f).toString());
-      }
-    }
-    if (!existing.isEmpty()) {
-      throw CliException.usage("init would overwrite " + String.join(", ", existing)
-          + "; nothing was written (move them away or init another directory)");
-    }
     if (root.command().state != null && root.command().state.isBlank()) {
       throw CliException.usage("--state is empty; give the state directory or URL, or leave the flag out for "
           + OrchestrateCommand.DEFAULT_STATE_DIR);
     }
     Path state = root.command().state != null && url == null ? Path.of(root.command().state)
         : dir.resolve(OrchestrateCommand.DEFAULT_STATE_DIR);
-    refuseWhatCannotBeCreated(base, root.command().workingDirectory().resolve(state), files);
+    Scaffold scaffold = new Scaffold(base, dir, root.command().workingDirectory().resolve(state), preset, url);
+    scaffold.check();
     PrintWriter out = spec.commandLine().getOut();
     if (url != null) {
       // Before any file: a database out of reach leaves nothing to clean up.
       out.println(prepare(url, base));
     }
-    try {
-      for (String f : files) {
-        Path target = base.resolve(f);
-        Files.createDirectories(target.toAbsolutePath().getParent());
-        try (InputStream in = InitCommand.class.getResourceAsStream("/init/" + f)) {
-          if (in == null) {
-            throw new IllegalStateException("template " + f + " is missing from the build");
-          }
-          Files.copy(in, target);
-        }
-        if (f.endsWith(".sh")) {
-          makeExecutable(target);
-        }
-        if (f.equals("orchestrate.yaml") && preset != null) {
-          Files.writeString(target, withPreset(Files.readString(target), preset));
-        }
-        if (f.equals("orchestrate.yaml") && url != null) {
-          Files.writeString(target, withStateUrl(Files.readString(target), url));
-        }
-        out.println("wrote " + dir.resolve(f));
-      }
-      boolean ignored = new StateDirectory(root.command().workingDirectory().resolve(state)).create();
-      out.println("created " + state + "/" + (url == null ? "" : " (this machine's job logs and worktrees)")
-          + (ignored ? " with a .gitignore of *: the state is never committed" : ""));
-    } catch (IOException e) {
-      throw new UncheckedIOException("init: " + e.getMessage(), e);
-    }
+    boolean ignored = scaffold.write(file -> out.println("wrote " + file));
+    out.println("created " + state + "/" + (url == null ? "" : " (this machine's job logs and worktrees)")
+        + (ignored ? " with a .gitignore of *: the state is never committed" : ""));
     out.println();
     // Run from here, that backlog finds its project (the state and config written above).
     String run = "  orchestrate run" + (dir.equals(Path.of(".")) ? "" : " " + dir.resolve("backlog.yaml"));
@@ -178,57 +125,11 @@ final class InitCommand implements Callable<Integer> {
     } else {
       out.println(config + " exists and was left as it is; to use this state from the project, set in it");
       out.println("  state:");
-      out.println("    url: " + yamlString(url));
+      out.println("    url: " + Scaffold.yamlString(url));
       out.println("or pass --state (or set ORCHESTRATE_STATE) on every command");
     }
     out.flush();
     return ExitCode.OK;
-  }
-
-  /** The template with its commented-out {@code state.url} line set to {@code url}. */
-  static String withStateUrl(String template, String url) {
-    String section = "# state:\n";
-    String line = "#   url: ";
-    int start = template.indexOf(section);
-    int at = template.indexOf(line, start);
-    int end = at < 0 ? -1 : template.indexOf('\n', at);
-    if (start < 0 || end < 0) {
-      throw new IllegalStateException("the config template has no commented-out state.url to set");
-    }
-    return template.substring(0, start) + "state:\n" + template.substring(start + section.length(), at)
-        + "  url: " + yamlString(url) + template.substring(end);
-  }
-
-  /** {@code text} as a double-quoted YAML string. */
-  static String yamlString(String text) {
-    return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
-  }
-
-  /**
-   * Every directory init creates or writes into, checked before the first file is written: a
-   * file where one of them belongs would otherwise stop init half-way, with some files written.
-   */
-  private static void refuseWhatCannotBeCreated(Path base, Path state, List<String> files) {
-    List<Path> directories = new ArrayList<>();
-    for (String f : files) {
-      directories.add(base.resolve(f).toAbsolutePath().getParent());
-    }
-    directories.add(state.toAbsolutePath());
-    for (Path directory : directories) {
-      Path existing = directory;
-      while (existing != null && !Files.exists(existing)) {
-        existing = existing.getParent();
-      }
-      if (existing != null && !Files.isDirectory(existing)) {
-        throw CliException.usage(existing + " is not a directory; nothing was written (move it away or init "
-            + "another directory)");
-      }
-    }
-  }
-
-  /** The files init writes: a preset's config runs that CLI, so the example agent would only be clutter. */
-  private static List<String> files(AgentPreset preset) {
-    return preset == null ? FILES : FILES.stream().filter(f -> !f.startsWith("agents/")).toList();
   }
 
   private AgentPreset preset() {
@@ -242,25 +143,5 @@ final class InitCommand implements Callable<Integer> {
     }
     throw CliException.usage("--agent must be one of claude, codex, gemini, opencode, got '" + agent
         + "' (for any other program, run init without --agent and set agent.command)");
-  }
-
-  /** The template with agent.command replaced by the preset and its suggested args. */
-  static String withPreset(String template, AgentPreset preset) {
-    String command = "  command: [\"bash\", \"agents/example-agent.sh\"]\n";
-    if (!template.contains(command)) {
-      throw new IllegalStateException("the config template has no agent.command line to replace");
-    }
-    return template.replace(command, "  preset: " + preset.key() + "                # runs: "
-        + String.join(" ", preset.argv(List.of(), List.of())).strip() + "\n"
-        + "  args: " + SUGGESTED_ARGS.get(preset) + "   # your flags, after the preset's\n"
-        + "  # command: [\"/path/to/" + preset.program() + "\"]   # only to override the program path\n");
-  }
-
-  private static void makeExecutable(Path file) throws IOException {
-    try {
-      Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
-    } catch (UnsupportedOperationException e) {
-      // not a POSIX file system: the agent is started as "bash <script>" anyway
-    }
   }
 }

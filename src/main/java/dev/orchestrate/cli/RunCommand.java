@@ -109,34 +109,14 @@ final class RunCommand implements Callable<Integer> {
   @Override
   @SuppressWarnings("try") // the RunLock is held, never read: closing it releases the run lease
   public Integer call() {
-    if (cap != null && cap < 1) {
-      throw CliException.usage("--cap must be at least 1, got " + cap);
-    }
-    if (maxWip != null && maxWip < 1) {
-      throw CliException.usage("--max-wip must be at least 1, got " + maxWip);
-    }
-    if (maxConcurrent != null && maxConcurrent < 1) {
-      throw CliException.usage("--max-concurrent must be at least 1, got " + maxConcurrent);
-    }
-    Flags.atMost("--cap", cap, Ranges.PHASE_CAP);
-    Flags.atMost("--max-wip", maxWip, Ranges.MAX_WIP);
-    Flags.atMost("--max-concurrent", maxConcurrent, Ranges.MAX_CONCURRENT);
-    if (maxCost != null && !(maxCost > 0 && maxCost <= 1_000_000)) {
-      throw CliException.usage("--max-cost must be more than 0 and at most 1000000 (US dollars), got " + maxCost);
-    }
-    if (maxTokens != null && (maxTokens < 1 || maxTokens > 1_000_000_000_000L)) {
-      throw CliException.usage("--max-tokens must be at least 1 and at most 1000000000000, got " + maxTokens);
-    }
+    checkFlags();
     ItemFilter filter = parseFilter();
     if (!Files.isRegularFile(backlogFile)) {
       throw CliException.usage("backlog file " + backlogFile + " " + InputFiles.whyNotAFile(backlogFile)
           + " (create one with 'orchestrate init')");
     }
     Config config = withOverrides(root.command().loadConfig(backlogFile));
-    String costBudget = costKey(config) != null ? costKey(config)
-        : config.budget().perDayUsd() != null ? "budget.per_day"
-            : config.budget().perWeekUsd() != null ? "budget.per_week" : null;
-    RunPreflight.costBudget(config, costBudget); // every agent profile is held to it, before the state is opened
+    RunPreflight.costBudget(config, costBudget(config)); // every agent profile is held to it, before the state
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
     filter = checkFilter(filter, config);
     StateBackend backend = root.command().backend(backlogFile, config);
@@ -151,11 +131,7 @@ final class RunCommand implements Callable<Integer> {
           backend,
           config, backlogs.current(), filter, cap != null ? cap : config.execution().phaseCap(), agentProgram);
     }
-    if (config.agent().command().isEmpty()) {
-      throw CliException.usage("no agent command configured: set agent.preset (claude, codex, gemini, opencode) or "
-          + "agent.command in " + config.source().map(Path::toString).orElse("orchestrate.yaml")
-          + " (see 'orchestrate init --agent claude')");
-    }
+    RunPreflight.agentConfigured(config);
     int phaseCap = cap != null ? cap : config.execution().phaseCap();
     // Before the lock and the database: a mistyped --target must leave nothing behind.
     Clock clock = Clock.systemUTC();
@@ -177,6 +153,28 @@ final class RunCommand implements Callable<Integer> {
       printText(out, report, only, root.command().verbose.length > 0);
     }
     return exitCode(report);
+  }
+
+  /** The numeric flags in their ranges; each mistake a usage error naming the flag. */
+  private void checkFlags() {
+    if (cap != null && cap < 1) {
+      throw CliException.usage("--cap must be at least 1, got " + cap);
+    }
+    if (maxWip != null && maxWip < 1) {
+      throw CliException.usage("--max-wip must be at least 1, got " + maxWip);
+    }
+    if (maxConcurrent != null && maxConcurrent < 1) {
+      throw CliException.usage("--max-concurrent must be at least 1, got " + maxConcurrent);
+    }
+    Flags.atMost("--cap", cap, Ranges.PHASE_CAP);
+    Flags.atMost("--max-wip", maxWip, Ranges.MAX_WIP);
+    Flags.atMost("--max-concurrent", maxConcurrent, Ranges.MAX_CONCURRENT);
+    if (maxCost != null && !(maxCost > 0 && maxCost <= 1_000_000)) {
+      throw CliException.usage("--max-cost must be more than 0 and at most 1000000 (US dollars), got " + maxCost);
+    }
+    if (maxTokens != null && (maxTokens < 1 || maxTokens > 1_000_000_000_000L)) {
+      throw CliException.usage("--max-tokens must be at least 1 and at most 1000000000000, got " + maxTokens);
+    }
   }
 
   private ItemFilter parseFilter() {
@@ -201,6 +199,16 @@ final class RunCommand implements Callable<Integer> {
     } catch (ItemFilterException e) {
       throw Flags.filterError(e);
     }
+  }
+
+  /** The flag or key that set a cost budget of the run or of the day or week; null when there is none. */
+  private String costBudget(Config config) {
+    String run = costKey(config);
+    if (run != null) {
+      return run;
+    }
+    return config.budget().perDayUsd() != null ? "budget.per_day"
+        : config.budget().perWeekUsd() != null ? "budget.per_week" : null;
   }
 
   /** The flag or key that set the run's cost budget; null when it has none. */

@@ -1,6 +1,7 @@
 package dev.orchestrate.app;
 
 import dev.orchestrate.config.Config;
+import dev.orchestrate.config.SecretEnv;
 import dev.orchestrate.context.ContextHistory;
 import dev.orchestrate.context.SummarizationListener;
 import dev.orchestrate.item.EventLog;
@@ -184,7 +185,7 @@ public final class Compaction {
    */
   private RetentionStore.Condenser condenser(StateStore store) {
     Path workDir = config.source().map(p -> p.toAbsolutePath().getParent()).orElse(Path.of("").toAbsolutePath());
-    Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), config.context().summarizer().apiKeyEnv());
+    Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), SecretEnv.of(config));
     return ContextHistory.create(store.turns(), config.context(), workDir, clock, SummarizationListener.NONE,
         System::getenv, secrets::mask)::condense;
   }

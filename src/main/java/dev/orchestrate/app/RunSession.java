@@ -2,6 +2,7 @@ package dev.orchestrate.app;
 
 import dev.orchestrate.backlog.WatchedBacklogFile;
 import dev.orchestrate.config.Config;
+import dev.orchestrate.config.SecretEnv;
 import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.context.ContextHistory;
 import dev.orchestrate.context.SummarizationListener;
@@ -139,9 +140,10 @@ public final class RunSession {
     if (config.notifications().isEmpty()) {
       return null;
     }
-    Secrets secrets = Secrets.forAgent(env, config.agent(), config.context().summarizer().apiKeyEnv());
+    Secrets secrets = Secrets.forAgent(env, config.agent(), SecretEnv.of(config));
     try {
-      return Notifier.start(config.notifications(), env, projectDir, secrets::mask, clock);
+      return Notifier.start(config.notifications(), env, SecretEnv.of(config).forCommands(env), projectDir,
+          secrets::mask, clock);
     } catch (IllegalArgumentException e) { // a webhook's secret_env is not set
       throw new RunPreflight.Refused(e.getMessage());
     }
@@ -170,8 +172,7 @@ public final class RunSession {
         // A write lock held by another process is waited out, said once; a stop ends the wait.
         store.busyWait(BusyWait.stoppable(ui::notice, scheduler::stopRequested));
         if (repository != null) {
-          Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(),
-              config.context().summarizer().apiKeyEnv());
+          Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), SecretEnv.of(config));
           warnUngated(ui, repository.baseBranch());
           Git git = new Git();
           Path stateRoot = backend.directory().root();
@@ -180,7 +181,8 @@ public final class RunSession {
               .placedAt(checkout == null ? null : checkout.where()).open();
           worktrees.cleanUp().forEach(ui::notice);
           scheduler.workspaces(worktrees, new Landing(git, worktrees, config.execution().workspace(),
-              store.workspaces(), clock, stateRoot.resolve("jobs")).masking(secrets::mask).open());
+              store.workspaces(), clock, stateRoot.resolve("jobs")).masking(secrets::mask)
+              .environment(SecretEnv.of(config).forCommands(System.getenv())).open());
         }
         RunReport report;
         try (StopHook stop = ui.onStop(scheduler::requestStop)) {
@@ -242,7 +244,7 @@ public final class RunSession {
       StateStore store, RunListener progress, RunListener listener, RunLease lease) {
     // A failed summarization's message may quote the endpoint's answer: the secrets the agents'
     // output is masked of are masked there too (the summarizer's key among them).
-    Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), config.context().summarizer().apiKeyEnv());
+    Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), SecretEnv.of(config));
     ContextHistory history = ContextHistory.create(store.turns(), config.context(),
         backlogs.current().directory(), clock,
         progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv,
@@ -267,7 +269,7 @@ public final class RunSession {
       }
     };
     return Scheduler.builder(store.items(), config, backlogs, dir.jobs(),
-        new AgentRunner(clock, System.getenv(), config.context().summarizer().apiKeyEnv()).forRunner(lease.runnerId()),
+        new AgentRunner(clock, System.getenv(), SecretEnv.of(config)).forRunner(lease.runnerId()),
         clock)
         .listener(listener)
         .history(history)

@@ -2,6 +2,7 @@ package dev.orchestrate.jobs;
 
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.ProjectCommand;
+import dev.orchestrate.config.SecretEnv;
 import dev.orchestrate.limits.SizeCap;
 import dev.orchestrate.outcome.AgentOutcome;
 import dev.orchestrate.outcome.AgentSession;
@@ -40,14 +41,14 @@ public final class AgentRunner implements AgentLauncher {
   private final Clock clock;
   private final ResultFile resultFile = new ResultFile();
   private final Map<String, String> runnerEnv;
-  private final String summarizerKeyEnv;
+  private final SecretEnv secretEnv;
   private final Optional<Path> setsid;
   /** The runner of a shared state this launcher starts agents for; null: the state's one run. */
   private final String runner;
 
   /** Agents inherit this JVM's environment; no summarizer key is withheld. */
   public AgentRunner(Clock clock) {
-    this(clock, System.getenv(), null);
+    this(clock, System.getenv(), SecretEnv.NONE);
   }
 
   /**
@@ -57,19 +58,32 @@ public final class AgentRunner implements AgentLauncher {
    *                         if there is none
    */
   public AgentRunner(Clock clock, Map<String, String> runnerEnv, String summarizerKeyEnv) {
-    this(clock, runnerEnv, summarizerKeyEnv, Executables.find("setsid", runnerEnv.get("PATH")));
+    this(clock, runnerEnv, SecretEnv.summarizerOnly(summarizerKeyEnv));
+  }
+
+  /**
+   * @param runnerEnv the environment agents inherit (orchestrate's own)
+   * @param secretEnv the secrets the config names: each withheld from the children it is not for
+   *                  (agents, the project's commands) and masked in everything they print
+   */
+  public AgentRunner(Clock clock, Map<String, String> runnerEnv, SecretEnv secretEnv) {
+    this(clock, runnerEnv, secretEnv, Executables.find("setsid", runnerEnv.get("PATH")));
   }
 
   /** {@code setsid}: the program that starts an agent in its own session, if there is one. */
   AgentRunner(Clock clock, Map<String, String> runnerEnv, String summarizerKeyEnv, Optional<Path> setsid) {
-    this(clock, runnerEnv, summarizerKeyEnv, setsid, null);
+    this(clock, runnerEnv, SecretEnv.summarizerOnly(summarizerKeyEnv), setsid);
   }
 
-  private AgentRunner(Clock clock, Map<String, String> runnerEnv, String summarizerKeyEnv, Optional<Path> setsid,
+  AgentRunner(Clock clock, Map<String, String> runnerEnv, SecretEnv secretEnv, Optional<Path> setsid) {
+    this(clock, runnerEnv, secretEnv, setsid, null);
+  }
+
+  private AgentRunner(Clock clock, Map<String, String> runnerEnv, SecretEnv secretEnv, Optional<Path> setsid,
       String runner) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.runnerEnv = Map.copyOf(runnerEnv);
-    this.summarizerKeyEnv = summarizerKeyEnv;
+    this.secretEnv = Objects.requireNonNull(secretEnv, "secretEnv");
     this.setsid = setsid;
     this.runner = runner;
   }
@@ -80,7 +94,7 @@ public final class AgentRunner implements AgentLauncher {
    * on this host that write to the same jobs directory. Null: the state's one run.
    */
   public AgentRunner forRunner(String runnerId) {
-    return new AgentRunner(clock, runnerEnv, summarizerKeyEnv, setsid, runnerId);
+    return new AgentRunner(clock, runnerEnv, secretEnv, setsid, runnerId);
   }
 
   /**
@@ -95,7 +109,7 @@ public final class AgentRunner implements AgentLauncher {
   public RunningAgent start(JobRequest request) {
     AgentConfig agent = request.agent();
     requireRunnable(agent);
-    Secrets secrets = Secrets.forAgent(runnerEnv, agent, summarizerKeyEnv);
+    Secrets secrets = Secrets.forAgent(runnerEnv, agent, secretEnv);
     CappedLog log = prepareJobDir(request);
     Instant started = clock.instant();
     String token = JobProcesses.newToken(request.jobDir().getParent(), runner);
@@ -200,10 +214,7 @@ public final class AgentRunner implements AgentLauncher {
       this.stop = stop;
       this.started = started;
       this.current = current;
-      Map<String, String> env = new HashMap<>(runnerEnv);
-      if (summarizerKeyEnv != null && !request.agent().passSummarizerKey()) {
-        env.remove(summarizerKeyEnv);
-      }
+      Map<String, String> env = new HashMap<>(secretEnv.forCommands(runnerEnv));
       env.putAll(request.protocolEnv());
       env.put(JobProcesses.TOKEN_VARIABLE, token);
       this.commands = new ProjectCommands(clock, request.workDir(), request.jobDir(), env, secrets, stop,
@@ -411,10 +422,7 @@ public final class AgentRunner implements AgentLauncher {
     ProcessBuilder builder = new ProcessBuilder(argv).directory(request.workDir().toFile());
     Map<String, String> env = builder.environment();
     env.clear();
-    env.putAll(runnerEnv);
-    if (summarizerKeyEnv != null && !agent.passSummarizerKey()) {
-      env.remove(summarizerKeyEnv);
-    }
+    env.putAll(secretEnv.forAgent(runnerEnv, agent));
     env.putAll(request.protocolEnv());
     env.putAll(agent.env());
     if (agent.stopLeftoverProcesses()) {

@@ -1,6 +1,7 @@
 package dev.orchestrate.jobs;
 
 import dev.orchestrate.config.AgentConfig;
+import dev.orchestrate.config.SecretEnv;
 import dev.orchestrate.outcome.AgentOutcome;
 import dev.orchestrate.outcome.AgentOutcome.FollowUp;
 import dev.orchestrate.outcome.AgentOutcome.MemoryNote;
@@ -23,7 +24,8 @@ import java.util.Set;
  * no part of either is left.
  *
  * <p>Which values are secret: those of the variables {@code agent.secret_env} names, of the
- * summarizer's {@code api_key_env}, and of every variable, in the runner's environment or in
+ * summarizer's {@code api_key_env}, of every webhook's {@code secret_env}, every webhook header's
+ * value ({@link SecretEnv}), and of every variable, in the runner's environment or in
  * {@code agent.env}, whose name ends in {@code _API_KEY}, {@code _TOKEN}, {@code _SECRET} or
  * {@code _PASSWORD}. Values shorter than {@value #MIN_CHARS} characters are left alone: masking
  * every "1" or "dev" would garble output and protect nothing.
@@ -73,10 +75,16 @@ public final class Secrets {
    * orchestrate runs in; {@code summarizerKeyEnv} may be null.
    */
   public static Secrets forAgent(Map<String, String> runnerEnv, AgentConfig agent, String summarizerKeyEnv) {
+    return forAgent(runnerEnv, agent, SecretEnv.summarizerOnly(summarizerKeyEnv));
+  }
+
+  /**
+   * The secrets of one agent's job and of the run around it: those of the class comment, and every
+   * secret the config names ({@code secretEnv}: every profile's, every webhook's, its header values).
+   */
+  public static Secrets forAgent(Map<String, String> runnerEnv, AgentConfig agent, SecretEnv secretEnv) {
     Set<String> names = new LinkedHashSet<>(agent.secretEnv());
-    if (summarizerKeyEnv != null) {
-      names.add(summarizerKeyEnv);
-    }
+    names.addAll(secretEnv.names());
     for (String name : runnerEnv.keySet()) {
       if (hasSecretName(name)) {
         names.add(name);
@@ -87,7 +95,7 @@ public final class Secrets {
         names.add(name);
       }
     }
-    List<String> values = new ArrayList<>();
+    List<String> values = new ArrayList<>(secretEnv.values());
     for (String name : names) {
       values.add(runnerEnv.get(name));
       values.add(agent.env().get(name));

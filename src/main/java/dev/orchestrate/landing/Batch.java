@@ -167,7 +167,7 @@ final class Batch {
       }
       Path workDir = tree.resolve(worktrees.repository().subdirectory());
       return new Offloaded<LandingGates.Runs, Map<String, IntegrationResult>>(
-          stopper -> LandingGates.run(gates, workDir, stopper), (runs, self) -> {
+          stopper -> LandingGates.run(gates, workDir, landing.commandEnv(), stopper), (runs, self) -> {
             worktrees.dropLandingTree(key);
             if (runs.stopped()) {
               restore(chain);

@@ -25,6 +25,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
@@ -60,6 +61,8 @@ public final class Landing implements ItemLanding {
   /** execution.merge: push; null under the other modes. */
   private final Pusher pusher;
   private PushOutput mask = PushOutput.of(UnaryOperator.identity());
+  /** The environment the project's commands start from: gates, checks, pull requests. */
+  private Map<String, String> commandEnv = System.getenv();
 
   /**
    * @param worktrees the items' worktrees, {@link Worktrees#open() open}
@@ -94,6 +97,23 @@ public final class Landing implements ItemLanding {
     return this;
   }
 
+  /**
+   * The environment the integration gates, checks and pull-request commands start from: the
+   * user's, without the secrets orchestrate withholds from them ({@code config/SecretEnv}).
+   */
+  public Landing environment(Map<String, String> env) {
+    commandEnv = Map.copyOf(env);
+    if (pusher != null) {
+      pusher.environment(commandEnv);
+    }
+    return this;
+  }
+
+  /** The environment the project's commands start from. */
+  Map<String, String> commandEnv() {
+    return commandEnv;
+  }
+
   /** Pins what a push goes by (the remote's URL and its configuration) now, before any agent of the run worked. */
   public Landing open() {
     if (pusher != null) {
@@ -120,7 +140,7 @@ public final class Landing implements ItemLanding {
   }
 
   @Override
-  public SlowWork<java.util.Map<String, IntegrationResult>> integrateBatch(
+  public SlowWork<Map<String, IntegrationResult>> integrateBatch(
       List<LandingItem> items) {
     return new Batch(this, git, worktrees, integrator, store, clock, checkout).start(items);
   }
@@ -345,7 +365,8 @@ public final class Landing implements ItemLanding {
       return SlowWork.done(deferred(ws, "could not check out " + abbrev(tip) + " to gate it: " + e.getMessage()));
     }
     Path workDir = tree.resolve(worktrees.repository().subdirectory());
-    return new Offloaded<LandingGates.Runs, IntegrationResult>(stopper -> LandingGates.run(gates, workDir, stopper),
+    return new Offloaded<LandingGates.Runs, IntegrationResult>(
+        stopper -> LandingGates.run(gates, workDir, commandEnv, stopper),
         (runs, self) -> {
           worktrees.dropLandingTree(ws.itemId());
           if (runs.stopped()) {

@@ -76,15 +76,15 @@ final class LandingGates {
     return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
   }
 
-  /** Runs {@code gates} in {@code dir}, in order, up to the first that does not pass. */
-  static Runs run(List<ProjectCommand> gates, Path dir, PullRequestCommand.Stopper stopper) {
+  /** Runs {@code gates} in {@code dir} with {@code env}, in order, up to the first that does not pass. */
+  static Runs run(List<ProjectCommand> gates, Path dir, Map<String, String> env, PullRequestCommand.Stopper stopper) {
     List<Run> runs = new ArrayList<>();
     for (ProjectCommand gate : gates) {
       if (stopper.stopped()) {
         return new Runs(runs, true);
       }
       long start = System.nanoTime();
-      PullRequestCommand.Outcome outcome = PullRequestCommand.run(gate, Map.of(), dir, stopper);
+      PullRequestCommand.Outcome outcome = PullRequestCommand.run(gate, Map.of(), dir, env, stopper);
       if (stopper.stopped()) {
         return new Runs(runs, true);
       }

@@ -19,7 +19,8 @@ import java.util.regex.Pattern;
 /**
  * Runs {@code execution.pull_request} (docs/workspaces.md) after an item's branch was pushed: the
  * user's own command ({@code gh pr create}, {@code glab mr create}, a script), so it runs with the
- * user's environment (its forge token included) minus every {@code GIT_*} variable, in the user's
+ * user's environment (its forge token included) minus every {@code GIT_*} variable and the secrets
+ * orchestrate withholds from the project's commands ({@code config/SecretEnv}), in the user's
  * checkout, in a session of its own, stdin closed, its output (stdout and stderr together) kept to
  * a bounded size, and stopped with its process tree at its timeout.
  *
@@ -151,6 +152,12 @@ final class PullRequestCommand {
   }
 
   static Outcome run(ProjectCommand command, Map<String, String> values, Path dir, Stopper stopper) {
+    return run(command, values, dir, System.getenv(), stopper);
+  }
+
+  /** As above, started with {@code baseEnv} (the secrets orchestrate withholds already taken out) minus {@code GIT_*}. */
+  static Outcome run(ProjectCommand command, Map<String, String> values, Path dir, Map<String, String> baseEnv,
+      Stopper stopper) {
     if (stopper.stopped()) {
       return new Outcome(null, "", "execution." + command.name() + " was stopped");
     }
@@ -162,6 +169,8 @@ final class PullRequestCommand {
     ProcessBuilder builder = new ProcessBuilder(argv).directory(dir.toFile()).redirectErrorStream(true)
         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
     Map<String, String> env = builder.environment();
+    env.clear();
+    env.putAll(baseEnv);
     env.keySet().removeIf(k -> k.startsWith("GIT_"));
     Map<String, String> vars = new LinkedHashMap<>();
     values.forEach((k, v) -> vars.put(variable(command.name(), k), v));

@@ -61,6 +61,13 @@ final class Pusher {
   private volatile PushOutput mask = PushOutput.of(UnaryOperator.identity());
 
   /** Masks the agents' secrets too in what it records of a push's or a command's output. */
+  /** The environment the pull-request and checks commands start from. */
+  private volatile Map<String, String> commandEnv = System.getenv();
+
+  void environment(Map<String, String> env) {
+    commandEnv = env;
+  }
+
   void masking(UnaryOperator<String> secrets) {
     mask = PushOutput.of(secrets);
   }
@@ -215,7 +222,8 @@ final class Pusher {
     values.put("title", title == null ? ws.itemId() : title);
     values.put("body_file", body.toString());
     return new Offloaded<PullRequestCommand.Outcome, Outcome>(
-        stopper -> PullRequestCommand.run(config.pullRequest(), values, repo.top(), stopper), (run, self) -> {
+        stopper -> PullRequestCommand.run(config.pullRequest(), values, repo.top(), commandEnv, stopper),
+        (run, self) -> {
           if (!run.ok()) {
             return failed(ws, pushed, "execution.pull_request " + (run.failure() != null ? "failed: "
                 + run.failure() : "exited with " + run.exitCode()) + (run.output().isBlank() ? ""
@@ -270,7 +278,7 @@ final class Pusher {
     String pr = store.push(ws.itemId()).url();
     values.put("pull_request", pr == null ? "" : pr);
     return new Offloaded<PullRequestCommand.Outcome, ChecksReport>(
-        stopper -> PullRequestCommand.run(checks.command(), values, repo.top(), stopper),
+        stopper -> PullRequestCommand.run(checks.command(), values, repo.top(), commandEnv, stopper),
         (run, self) -> checked(ws, wait, run));
   }
 

@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,11 +21,18 @@ final class CommandSink implements Sink {
 
   private final NotifySink.Command config;
   private final Path directory;
+  private final Map<String, String> env;
 
   /** @param directory where the command runs (the project's directory) */
   public CommandSink(NotifySink.Command config, Path directory) {
+    this(config, directory, System.getenv());
+  }
+
+  /** A sink whose command starts with {@code env} as its whole environment. */
+  public CommandSink(NotifySink.Command config, Path directory, Map<String, String> env) {
     this.config = config;
     this.directory = directory;
+    this.env = Map.copyOf(env);
   }
 
   @Override
@@ -37,7 +45,11 @@ final class CommandSink implements Sink {
       throws DeliveryException, InterruptedException {
     Process process;
     try {
-      process = new ProcessBuilder(config.argv()).directory(directory.toFile()).redirectErrorStream(true).start();
+      ProcessBuilder builder = new ProcessBuilder(config.argv()).directory(directory.toFile())
+          .redirectErrorStream(true);
+      builder.environment().clear();
+      builder.environment().putAll(env);
+      process = builder.start();
     } catch (IOException e) {
       throw new DeliveryException("cannot start " + config.argv().get(0) + ": " + e.getMessage());
     }

@@ -80,12 +80,21 @@ public final class Notifier implements AutoCloseable {
    */
   public static Notifier start(List<NotifySink> config, Map<String, String> env, Path directory,
       UnaryOperator<String> mask, Clock clock) {
+    return start(config, env, env, directory, mask, clock);
+  }
+
+  /**
+   * As above, with the commands started with {@code commandEnv}: the environment without the
+   * secrets orchestrate withholds from the commands it runs (a webhook's signing secret first).
+   */
+  public static Notifier start(List<NotifySink> config, Map<String, String> env, Map<String, String> commandEnv,
+      Path directory, UnaryOperator<String> mask, Clock clock) {
     List<Sink> sinks = new ArrayList<>();
     for (NotifySink sink : config) {
       if (sink instanceof NotifySink.Webhook webhook) {
         sinks.add(new WebhookSink(webhook, env, Sleeper.REAL));
       } else if (sink instanceof NotifySink.Command command) {
-        sinks.add(new CommandSink(command, directory));
+        sinks.add(new CommandSink(command, directory, commandEnv));
       }
     }
     return new Notifier(sinks, mask, clock, DEFAULT_CAPACITY);

@@ -132,11 +132,12 @@ class HostileAgentsIT {
   @Test
   void secrets_the_agent_prints_reach_no_file_no_row_no_prompt_and_no_terminal() throws Exception {
     List<String> secrets = List.of("sk-openai-E2E-SECRET-1", "summarizer-E2E-SECRET-2", "deploy-E2E-SECRET-3",
-        "listed-E2E-SECRET-4");
+        "listed-E2E-SECRET-4", "hook-E2E-SECRET-5", "header-E2E-SECRET-6");
     project("""
         [ "$ORCHESTRATE_ITEM_ID" = A ] || exit 0
         env
         env >&2
+        grep Bearer orchestrate.yaml
         echo "OPENAI_API_KEY=$OPENAI_API_KEY" >&2
         if [ "$ORCHESTRATE_PHASE" = build ] && [ "$ORCHESTRATE_ATTEMPT" = 1 ]; then exit 1; fi
         if [ "$ORCHESTRATE_PHASE" = build ]; then
@@ -156,6 +157,9 @@ class HostileAgentsIT {
         execution: {max_retries: 1}
         context:
           summarizer: {kind: openai, base_url: "http://127.0.0.1:9", model: m, api_key_env: SUMMARIZER_KEY}
+        notify:
+          - {type: webhook, name: hook, url: "http://127.0.0.1:9/hook", secret_env: HOOK_SIGNING,
+             headers: {Authorization: "Bearer header-E2E-SECRET-6"}, events: [item_done]}
         default_pipeline: p
         pipelines:
           p:
@@ -168,6 +172,7 @@ class HostileAgentsIT {
     builder.environment().put("OPENAI_API_KEY", secrets.get(0));
     builder.environment().put("SUMMARIZER_KEY", secrets.get(1));
     builder.environment().put("LISTED_VALUE", secrets.get(3));
+    builder.environment().put("HOOK_SIGNING", secrets.get(4)); // a name no suffix rule knows (issue 43)
     Process runner = builder.redirectOutput(dir.resolve("out.txt").toFile())
         .redirectError(dir.resolve("err.txt").toFile()).start();
     assertTrue(runner.waitFor(120, TimeUnit.SECONDS));
@@ -192,6 +197,10 @@ class HostileAgentsIT {
     assertTrue(Files.readString(retry.resolve("result.json")).contains("\"summary\": \"used *** and ***\""));
     assertFalse(Files.readString(retry.resolve("output.log")).contains("SUMMARIZER_KEY="),
         "the summarizer's key is not passed to the agent");
+    assertFalse(Files.readString(retry.resolve("output.log")).contains("HOOK_SIGNING="),
+        "the webhook's signing secret is not passed to the agent");
+    assertTrue(Files.readString(retry.resolve("output.log")).contains("Authorization: \"***\""),
+        "a header's value is masked");
   }
 
   @Test

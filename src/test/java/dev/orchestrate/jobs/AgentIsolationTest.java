@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.AgentPreset;
+import dev.orchestrate.config.ProjectCommand;
+import dev.orchestrate.config.SecretEnv;
 import dev.orchestrate.outcome.AgentOutcome;
 import dev.orchestrate.outcome.AgentResult;
 import dev.orchestrate.outcome.Usage;
@@ -17,9 +19,12 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -162,7 +167,7 @@ class AgentIsolationTest {
         plain.resultFallback(), plain.logMaxBytes(), plain.outputTailChars(), AgentPreset.CLAUDE, List.of(), null);
     JobRequest request = request(agent, "job-1");
 
-    AgentOutcome outcome = new AgentRunner(Clock.systemUTC(), env, null).start(request).await();
+    AgentOutcome outcome = new AgentRunner(Clock.systemUTC(), env, SecretEnv.NONE).start(request).await();
 
     assertEquals(AgentResult.FAILED, outcome.result(), outcome.context());
     assertEquals("the agent reported an error (exit code 1): API Error: bad key ***", outcome.context());
@@ -170,5 +175,46 @@ class AgentIsolationTest {
     String log = Files.readString(request.logFile());
     assertFalse(log.contains("sk-openai-SECRET-1"), log);
     assertTrue(log.contains("key *** seen"), log);
+  }
+  /**
+   * Issue 43: the webhook's signing secret (a name no suffix rule knows) reached every agent and
+   * gate. Orchestrate's own secrets reach no child; the agent's reach the agent only; each is
+   * masked wherever it is printed.
+   */
+  @Test
+  void each_child_gets_only_the_secrets_meant_for_it_and_every_named_secret_is_masked() throws Exception {
+    Map<String, String> env = new HashMap<>(System.getenv());
+    env.put("HOOK_SIGNING", "hook-signing-VALUE-1");
+    env.put("SUMMARY_KEY", "summary-key-VALUE-2");
+    env.put("AGENT_KEY", "agent-key-VALUE-3");
+    env.put("PLAIN", "plain-VALUE-4");
+    SecretEnv secrets = new SecretEnv("SUMMARY_KEY", Set.of("HOOK_SIGNING"), Set.of("AGENT_KEY"),
+        List.of("Bearer header-VALUE-5"));
+    String print = "for v in HOOK_SIGNING SUMMARY_KEY AGENT_KEY PLAIN; do echo \"$v=${!v-unset}\"; done";
+    Path agentScript = script(print + " > agent-env.txt; " + print
+        + "; echo 'header Bearer header-VALUE-5'\necho '{\"result\":\"phase_complete\",\"summary\":\"ok\"}' > \"$ORCHESTRATE_RESULT_FILE\"\n");
+    AgentConfig plain = config(List.of("bash", agentScript.toString()));
+    AgentConfig agent = plain.withSafety(List.of("AGENT_KEY"), plain.stopLeftoverProcesses(), false);
+    JobRequest.Steps steps = new JobRequest.Steps(List.of(new ProjectCommand("deps",
+        List.of("bash", "-c", print.replace("echo", "echo setup") + " > setup-env.txt"), "deps",
+        Duration.ofMinutes(1))), null, null, List.of(
+            new ProjectCommand("tests",
+                List.of("bash", "-c", print + " > gate-env.txt; " + print), "tests", Duration.ofMinutes(1))));
+    JobRequest request = new JobRequest("A", "build", 1, "The prompt.\n", agent, dir,
+        dir.resolve("state/jobs/job-1"), null, steps);
+
+    AgentOutcome outcome = new AgentRunner(Clock.systemUTC(), env, secrets).start(request).await();
+
+    assertEquals(AgentResult.PHASE_COMPLETE, outcome.result(), outcome.context());
+    assertEquals("HOOK_SIGNING=unset\nSUMMARY_KEY=unset\nAGENT_KEY=agent-key-VALUE-3\nPLAIN=plain-VALUE-4\n",
+        Files.readString(dir.resolve("agent-env.txt")), "the agent: its own secret, none of orchestrate's");
+    String commands = "HOOK_SIGNING=unset\nSUMMARY_KEY=unset\nAGENT_KEY=unset\nPLAIN=plain-VALUE-4\n";
+    assertEquals(commands, Files.readString(dir.resolve("gate-env.txt")), "a gate: no named secret");
+    assertEquals(commands.lines().map(line -> "setup " + line + "\n").collect(Collectors.joining()),
+        Files.readString(dir.resolve("setup-env.txt")), "a set-up step: no named secret");
+    String log = Files.readString(request.logFile());
+    assertTrue(log.contains("AGENT_KEY=***"), log);
+    assertTrue(log.contains("header ***"), "a webhook header's value is masked too: " + log);
+    assertFalse(log.contains("VALUE-3") || log.contains("VALUE-5"), log);
   }
 }

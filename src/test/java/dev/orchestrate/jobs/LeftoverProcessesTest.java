@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.AgentConfig;
+import dev.orchestrate.config.SecretEnv;
 import dev.orchestrate.outcome.AgentOutcome;
 import dev.orchestrate.outcome.AgentOutcome.Ending;
 import dev.orchestrate.outcome.AgentResult;
@@ -163,7 +164,7 @@ class LeftoverProcessesTest {
   void a_program_that_cannot_be_started_is_the_same_spawn_failure_with_or_without_setsid() throws Exception {
     Path notExecutable = dir.resolve("agent.sh");
     Files.writeString(notExecutable, "#!/usr/bin/env bash\nexit 0\n");
-    AgentRunner noSetsid = new AgentRunner(Clock.systemUTC(), System.getenv(), null, Optional.empty());
+    AgentRunner noSetsid = new AgentRunner(Clock.systemUTC(), System.getenv(), SecretEnv.NONE, Optional.empty());
     for (List<String> command : List.of(List.of("./agent.sh"), List.of("no-such-agent-binary"),
         List.of("./missing.sh"))) {
       AgentOutcome viaSetsid = runner().start(request(dir, config(command))).await();
@@ -175,7 +176,7 @@ class LeftoverProcessesTest {
 
   @Test
   void without_setsid_leftovers_are_still_found_by_the_job_token() throws Exception {
-    AgentRunner noSetsid = new AgentRunner(Clock.systemUTC(), System.getenv(), null, Optional.empty());
+    AgentRunner noSetsid = new AgentRunner(Clock.systemUTC(), System.getenv(), SecretEnv.NONE, Optional.empty());
     AgentOutcome outcome = run(noSetsid, fiftySleepers("exit 0"));
     assertEquals(AgentResult.PHASE_COMPLETE, outcome.result(), outcome.context());
     assertAllGone(dir.resolve("pids"), 50);

@@ -9,6 +9,7 @@ import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.AgentPreset;
 import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.config.ResultFallback;
+import dev.orchestrate.config.SecretEnv;
 import dev.orchestrate.outcome.AgentOutcome;
 import dev.orchestrate.outcome.AgentResult;
 import dev.orchestrate.outcome.AgentSession;
@@ -209,7 +210,7 @@ class VerifiedJobTest {
   void a_secret_is_masked_in_a_gates_tail_log_and_the_failure_it_feeds_back() throws Exception {
     Map<String, String> env = new HashMap<>(System.getenv());
     env.put("DEPLOY_CREDENTIAL", "hunter2-very-secret");
-    AgentRunner runner = new AgentRunner(Clock.systemUTC(), env, null);
+    AgentRunner runner = new AgentRunner(Clock.systemUTC(), env, SecretEnv.NONE);
     AgentConfig agent = succeedingAgent().withSafety(List.of("DEPLOY_CREDENTIAL"), true, false);
 
     AgentOutcome outcome = start(runner, request(agent, gates(sh("deploy",

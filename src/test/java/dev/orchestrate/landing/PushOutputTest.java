@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ProjectCommand;
+import dev.orchestrate.config.SecretEnv;
 import dev.orchestrate.jobs.Secrets;
 import java.time.Duration;
 import java.util.List;
@@ -39,7 +40,7 @@ class PushOutputTest {
   void credentials_in_urls_and_secret_variables_are_masked() {
     // The agents' mask (jobs/Secrets), as a run passes it in: secret-named variables and agent.secret_env.
     PushOutput mask = PushOutput.of(Secrets.forAgent(Map.of("GH_TOKEN", "ghp_abcdef123456", "CI_API_KEY",
-        "k3y-value", "SHORT_TOKEN", "abc", "HOME", "/root"), Config.defaults().agent(), null)::mask);
+        "k3y-value", "SHORT_TOKEN", "abc", "HOME", "/root"), Config.defaults().agent(), SecretEnv.NONE)::mask);
     assertEquals("fatal: unable to access 'https://***@github.com/acme/app.git/': 403",
         mask.mask("fatal: unable to access 'https://user:ghp_abcdef123456@github.com/acme/app.git/': 403"));
     assertEquals("push to https://***@host/x and ssh://***@host:22/y", mask.mask(

@@ -1,5 +1,6 @@
 package dev.orchestrate.context;
 
+import dev.orchestrate.limits.ProcessTrees;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -7,7 +8,6 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -124,10 +124,7 @@ final class CommandSummarizer implements Summarizer {
 
   /** KILL the program and its descendants (snapshot first: orphans leave the tree). */
   static void killTree(Process process) {
-    List<ProcessHandle> tree = new ArrayList<>();
-    process.toHandle().descendants().forEach(tree::add);
-    process.destroyForcibly();
-    tree.forEach(ProcessHandle::destroyForcibly);
+    ProcessTrees.kill(process);
     try {
       process.waitFor(2, TimeUnit.SECONDS);
     } catch (InterruptedException e) {

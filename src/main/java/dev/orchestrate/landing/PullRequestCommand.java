@@ -1,6 +1,7 @@
 package dev.orchestrate.landing;
 
 import dev.orchestrate.config.ProjectCommand;
+import dev.orchestrate.limits.ProcessTrees;
 import dev.orchestrate.workspace.Git;
 import java.io.IOException;
 import java.io.InputStream;
@@ -210,9 +211,7 @@ final class PullRequestCommand {
    * its tree). The command first, so a shell never runs its next line after its child died.
    */
   private static void kill(Process process) {
-    List<ProcessHandle> children = process.descendants().toList();
-    process.destroyForcibly();
-    children.forEach(ProcessHandle::destroyForcibly);
+    ProcessTrees.kill(process);
   }
 
   private static String text(CompletableFuture<String> out) {

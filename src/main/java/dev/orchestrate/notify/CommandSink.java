@@ -1,5 +1,6 @@
 package dev.orchestrate.notify;
 
+import dev.orchestrate.limits.ProcessTrees;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -79,10 +80,9 @@ final class CommandSink implements Sink {
     }
   }
 
-  /** The command and every process it started, forcibly; descendants first, read before they reparent. */
+  /** The command and every process it started, forcibly (the tree read before it reparents). */
   private static void kill(Process process) {
-    process.descendants().forEach(ProcessHandle::destroyForcibly);
-    process.destroyForcibly();
+    ProcessTrees.kill(process);
     try {
       process.waitFor(KILL_WAIT_MILLIS, TimeUnit.MILLISECONDS);
     } catch (InterruptedException e) {

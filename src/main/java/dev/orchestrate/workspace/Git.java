@@ -1,5 +1,6 @@
 package dev.orchestrate.workspace;
 
+import dev.orchestrate.limits.ProcessTrees;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -323,13 +324,12 @@ public final class Git {
     CompletableFuture<String> err = drain(process.getErrorStream());
     try {
       if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {
-        process.descendants().forEach(ProcessHandle::destroyForcibly);
-        process.destroyForcibly();
+        ProcessTrees.kill(process);
         throw new GitException(what + " in " + dir + " did not finish within " + limit.toSeconds() + " s");
       }
       return new Result(process.exitValue(), out.get(10, TimeUnit.SECONDS), err.get(10, TimeUnit.SECONDS));
     } catch (InterruptedException e) {
-      process.destroyForcibly();
+      ProcessTrees.kill(process); // a push's receive-pack and the remote's hooks with it
       Thread.currentThread().interrupt();
       throw new GitException(what + " was interrupted", e);
     } catch (ExecutionException | TimeoutException e) {

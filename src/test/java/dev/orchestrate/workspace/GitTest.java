@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -130,5 +131,58 @@ class GitTest {
     Git.Place place = new Git.Place(other.dir, repo.dir.resolve(".git"), repo.dir.resolve(".git"), repo.dir);
     assertEquals(repo.head("HEAD"), new Git().ok(place, "rev-parse", "HEAD").line());
     assertEquals(other.head("HEAD"), new Git().ok(other.dir, "rev-parse", "HEAD").line());
+  }
+  /**
+   * Issue 43: an interrupted push (Ctrl-C, a stop of the run) killed git alone, so the remote's
+   * receive-pack and its hanging pre-receive hook, with the hook's children, ran on. The whole
+   * tree goes now, on an interrupt as on a timeout.
+   */
+  @Test
+  void an_interrupted_push_stops_the_remotes_hook_and_everything_under_it() throws Exception {
+    Git git = new Git();
+    Path remote = tmp.resolve("remote.git");
+    git.ok(tmp, "init", "-q", "--bare", remote.toString());
+    String marker = "3141." + System.nanoTime(); // a sleep no other process runs
+    Path started = tmp.resolve("hook-started");
+    Path hook = remote.resolve("hooks/pre-receive");
+    Files.writeString(hook, "#!/bin/sh\nsleep " + marker + " &\ntouch " + started + "\nwait\n");
+    hook.toFile().setExecutable(true);
+    Path work = tmp.resolve("work");
+    git.ok(tmp, "init", "-q", work.toString());
+    Files.writeString(work.resolve("a.txt"), "a\n");
+    git.ok(work, "add", "a.txt");
+    git.ok(work, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "a");
+    AtomicReference<RuntimeException> failure = new AtomicReference<>();
+    Thread pusher = new Thread(() -> {
+      try {
+        git.run(work, "push", remote.toString(), "HEAD:refs/heads/main");
+      } catch (RuntimeException e) {
+        failure.set(e);
+      }
+    });
+    pusher.start();
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (!Files.exists(started) && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertTrue(Files.exists(started), "the hook started");
+    assertFalse(sleepers(marker).isEmpty(), "the hook's child runs");
+
+    pusher.interrupt();
+    pusher.join(30_000);
+
+    assertFalse(pusher.isAlive());
+    assertTrue(failure.get() instanceof GitException && failure.get().getMessage().contains("was interrupted"),
+        String.valueOf(failure.get()));
+    deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (!sleepers(marker).isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertEquals(List.of(), sleepers(marker), "nothing of the push is left running");
+  }
+
+  private static List<ProcessHandle> sleepers(String marker) {
+    return ProcessHandle.allProcesses().filter(p -> p.info().arguments()
+        .map(args -> List.of(args).contains(marker)).orElse(false)).toList();
   }
 }

@@ -2,6 +2,7 @@ package dev.orchestrate.app;
 
 import dev.orchestrate.item.InvalidTransitionException;
 import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ReviewQueue;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.limits.Quote;
 import java.util.ArrayList;
@@ -48,6 +49,32 @@ final class ItemSteps {
     }
     problems.addAll(refused);
     return problems.isEmpty() ? new Outcome(steps, null) : new Outcome(List.of(), String.join("; ", problems));
+  }
+
+  /**
+   * Why a command lost its items to another decision that came first (issue 43), one clause an
+   * item: the decision that won and the item as it is now, e.g. "item B-7 is no longer awaiting
+   * review: another decision came first, and it is done now (last change: approved)".
+   *
+   * @param expected what the command needed the items to be, in words ("awaiting review", "blocked")
+   * @param running  whether a run holds the state (else a queued decision waits for the next run)
+   */
+  static String taken(List<ReviewQueue.Taken> taken, String expected, boolean running) {
+    List<String> out = new ArrayList<>();
+    for (ReviewQueue.Taken t : taken) {
+      String now;
+      if (t.queued() != null) {
+        now = "it was " + ("approve".equals(t.queued()) ? "approved" : "rejected") + " by another command, queued"
+            + (running ? " for the running run to apply"
+                : " for a run to apply (the next run applies it at its start)");
+      } else {
+        now = "another decision came first, and it is " + t.status().key()
+            + (t.phase() == null ? "" : " at phase " + t.phase()) + " now"
+            + (t.lastChange() == null ? "" : " (last change: " + t.lastChange() + ")");
+      }
+      out.add("item " + t.itemId() + " is no longer " + expected + ": " + now);
+    }
+    return String.join("; ", out);
   }
 
   /** Ids as a user wrote them, quoted, comma-separated. */

@@ -9,6 +9,7 @@ import dev.orchestrate.item.InvalidTransitionException;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.ReviewDecision;
+import dev.orchestrate.item.ReviewQueue;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.item.Transitions;
 import dev.orchestrate.landing.Landing;
@@ -119,11 +120,10 @@ public final class Reviewing {
       try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
         // through the merge queue, an approved item is landing until its work is on the base branch
         boolean queue = worktrees && project.config().execution().workspace().merge() != WorkspaceConfig.Merge.NONE;
+        refuseTaken(store.items().taken(wanted, ItemStatus.AWAITING_REVIEW), wanted, false);
         List<Step> steps = steps(store.items()::item, wanted,
             item -> queue ? Transitions.toLand(Transitions.approve(item)) : Transitions.approve(item));
-        if (!store.items().applyAllIf(steps, ItemStatus.AWAITING_REVIEW, clock.instant())) {
-          throw changedMeanwhile();
-        }
+        refuseTaken(store.items().decideAllIf(steps, ItemStatus.AWAITING_REVIEW, clock.instant()), wanted, false);
         List<Approved> out = new ArrayList<>();
         Landing landing = null;
         for (Step step : steps) {
@@ -212,10 +212,9 @@ public final class Reviewing {
       return queued(validated, false).stream().map(w -> new Rejected(w.item(), w.outcome())).toList();
     }
     try (RunLease held = lease; StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
+      refuseTaken(store.items().taken(wanted, ItemStatus.AWAITING_REVIEW), wanted, false);
       List<Step> steps = steps(store.items()::item, wanted, reject);
-      if (!store.items().applyAllIf(steps, ItemStatus.AWAITING_REVIEW, clock.instant())) {
-        throw changedMeanwhile();
-      }
+      refuseTaken(store.items().decideAllIf(steps, ItemStatus.AWAITING_REVIEW, clock.instant()), wanted, false);
       return steps.stream().map(step -> new Rejected(step.next(), "rejected")).toList();
     }
   }
@@ -234,7 +233,8 @@ public final class Reviewing {
       return validated != null && backend.leaseHeld() ? null : NOT_NEEDED;
     }
     try {
-      return backend.acquireLease(clock.instant());
+      // In turn with the other commands deciding: held, the lease is a run's, not another decision's.
+      return backend.acquireDecisionLease(clock.instant());
     } catch (StateLockedException e) {
       if (validated == null) {
         throw e;
@@ -262,7 +262,10 @@ public final class Reviewing {
         now)).toList();
     List<Long> queue;
     try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
-      queue = store.items().queueDecisions(decisions, now);
+      // The claim: queued only while every item awaits review with no decision queued for it.
+      ReviewQueue.Claim claim = store.items().queueDecisions(decisions, now);
+      refuseTaken(claim.taken(), decisions.stream().map(ReviewDecision::itemId).toList(), true);
+      queue = claim.ids();
     }
     try (StateStore store = backend.open(StateStore.Mode.READ_ONLY)) {
       java.util.Set<Long> pending = new java.util.HashSet<>(queue);
@@ -328,9 +331,15 @@ public final class Reviewing {
     }
   }
 
-  private static ReviewRefusedException changedMeanwhile() {
-    return new ReviewRefusedException("an item stopped awaiting review meanwhile; nothing was changed; "
-        + "check 'orchestrate status'");
+  /**
+   * Refuses the command when another decision took one of its items first (issue 43): a usage
+   * error, as for an item not awaiting review, naming the decision that won and the item now.
+   */
+  private static void refuseTaken(List<ReviewQueue.Taken> taken, List<String> wanted, boolean running) {
+    if (!taken.isEmpty()) {
+      throw new ReviewRefusedException(ItemSteps.taken(taken, "awaiting review", running)
+          + (wanted.size() > 1 ? " (nothing was changed)" : ""));
+    }
   }
 
   /** The ids' steps as read now (read-only), or a refusal; null when the state's schema is older (read under the lease). */

@@ -89,17 +89,19 @@ public final class Unblocking {
     List<ItemState> unblocked = new ArrayList<>();
     // A shared state needs no lease: the write below is conditional on every item still blocked,
     // and blocked items are held by no runner.
-    try (RunLease lease = backend.shared() ? null : backend.acquireLease(clock.instant());
+    // On the local state, in turn with the other commands deciding on items: a second unblock waits
+    // for the first, then finds the items unblocked (exit 2), and a held lease is a run's.
+    try (RunLease lease = backend.shared() ? null : backend.acquireDecisionLease(clock.instant());
         StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
+      refuseTaken(store.items().taken(wanted, ItemStatus.BLOCKED), wanted);
       List<Step> steps = steps(store.items()::item, wanted, notes);
       Map<String, Rebase> rebases = new LinkedHashMap<>();
       if (rebasing != null) {
         steps = rebased(store, steps, rebasing, rebases);
       }
-      if (!store.items().applyAllIf(steps, ItemStatus.BLOCKED, clock.instant())) {
-        throw new UnblockRefusedException("an item stopped being blocked while unblocking; nothing was unblocked; "
-            + "check 'orchestrate status'");
-      }
+      // Conditional on every item still blocked with no decision queued: on a shared state, where
+      // no lease is taken, of several unblocks at once exactly one writes.
+      refuseTaken(store.items().decideAllIf(steps, ItemStatus.BLOCKED, clock.instant()), wanted);
       steps.forEach(step -> unblocked.add(step.next()));
       return new Outcome(unblocked, rebases);
     }
@@ -169,6 +171,14 @@ public final class Unblocking {
     });
     throw new UnblockRebaseException(String.join("; ", failures) + (rebases.size() > 1 || failures.size() > 1
         ? " (nothing was unblocked)" : ""));
+  }
+
+  /** Refuses the unblock when another decision took one of its items first, naming it (issue 43). */
+  private static void refuseTaken(List<dev.orchestrate.item.ReviewQueue.Taken> taken, List<String> wanted) {
+    if (!taken.isEmpty()) {
+      throw new UnblockRefusedException(ItemSteps.taken(taken, "blocked", false)
+          + (wanted.size() > 1 ? " (nothing was unblocked)" : ""));
+    }
   }
 
   /** orchestrate's worktrees of this state, on the repository of the user's checkout. */

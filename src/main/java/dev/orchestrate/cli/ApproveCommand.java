@@ -35,7 +35,8 @@ import picocli.CommandLine.Spec;
     footerHeading = "%nExit codes:%n",
     footer = {"  0    approved, or queued for the running run (the output says which, and what",
         "       became of each one's integration)",
-        "  2    an unknown id or an item not awaiting review (nothing changed)",
+        "  2    an unknown id or an item not awaiting review, also one another approve or",
+        "       reject took at the same instant (the error names it; nothing changed)",
         "  3    a run holds a local state of an older schema (nothing changed)"})
 final class ApproveCommand implements Callable<Integer> {
   @Mixin

@@ -35,8 +35,9 @@ import picocli.CommandLine.Spec;
             + "when a run has just ended: the next run applies it at its start)."},
     footerHeading = "%nExit codes:%n",
     footer = {"  0    rejected, or queued for the running run (the output says which)",
-        "  2    an unknown id, an item not awaiting review, an unknown phase or empty",
-        "       notes (nothing changed)",
+        "  2    an unknown id, an item not awaiting review (also one another approve or",
+        "       reject took at the same instant: the error names it), an unknown phase or",
+        "       empty notes (nothing changed)",
         "  3    a run holds a local state of an older schema (nothing changed)"})
 final class RejectCommand implements Callable<Integer> {
   @Mixin

@@ -39,7 +39,8 @@ import picocli.CommandLine.Spec;
     footer = {"  0    unblocked",
         "  1    --rebase: a rebase conflicted (the item stays blocked, its reason names",
         "       the files) or could not be done; nothing was unblocked",
-        "  2    an unknown id, an item not blocked, empty notes, or --rebase without",
+        "  2    an unknown id, an item not blocked (also one another unblock took at the",
+        "       same instant: the error names it), empty notes, or --rebase without",
         "       worktrees (nothing changed)",
         "  3    a run holds the state directory"})
 final class UnblockCommand implements Callable<Integer> {

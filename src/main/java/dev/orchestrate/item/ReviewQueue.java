@@ -18,10 +18,57 @@ public interface ReviewQueue {
 
   /**
    * Queues reviewers' decisions for the run that holds the state, in one transaction (all or none),
-   * in this order (docs/review.md). Returns their ids in the queue (the ones given are ignored).
+   * in this order (docs/review.md), each only while its item awaits review and has no decision
+   * queued: the claim of the items, so that of several commands deciding on one item at once
+   * exactly one queues (issue 43). Returns their ids in the queue (the ones given are ignored), or
+   * the items another decision took first, and then nothing is queued.
    */
-  default List<Long> queueDecisions(List<ReviewDecision> decisions, Instant now) {
+  default Claim queueDecisions(List<ReviewDecision> decisions, Instant now) {
     throw new UnsupportedOperationException("this state keeps no review decisions");
+  }
+
+  /**
+   * A person's decision written at once, with no run to queue it for ({@code approve}, {@code reject},
+   * {@code unblock}): applies every step, in one transaction, only while each item's status is
+   * {@code expected} and no decision is queued for it; all of them, or none when another decision
+   * took one first. Returns the items taken (empty: every step was written).
+   */
+  default List<Taken> decideAllIf(List<Step> steps, ItemStatus expected, Instant now) {
+    throw new UnsupportedOperationException("this state keeps no review decisions");
+  }
+
+  /**
+   * Of the ids, the items another decision took: no longer {@code expected}, or with a decision
+   * queued for them; unknown ids are left out (a command refuses them on its own).
+   */
+  default List<Taken> taken(List<String> ids, ItemStatus expected) {
+    return List.of();
+  }
+
+  /**
+   * What {@link #queueDecisions} came to: the queue's ids, or the items taken (nothing queued).
+   */
+  record Claim(List<Long> ids, List<Taken> taken) {
+    public Claim {
+      ids = List.copyOf(ids);
+      taken = List.copyOf(taken);
+    }
+
+    public boolean won() {
+      return taken.isEmpty();
+    }
+  }
+
+  /**
+   * An item another decision took first, as it is now: what a losing command tells.
+   *
+   * @param status     its status now
+   * @param phase      its phase now, or null
+   * @param queued     the decision queued for it ({@code approve}, {@code reject}), or null
+   * @param lastChange the reason of its latest status change ("approved", "rejected with notes",
+   *                   "unblocked with notes", ...), or null when none is recorded
+   */
+  record Taken(String itemId, ItemStatus status, String phase, String queued, String lastChange) {
   }
 
   /**

@@ -56,6 +56,18 @@ public interface StateBackend {
   }
 
   /**
+   * Takes the run lease for a person's decision on items ({@code approve}, {@code reject},
+   * {@code unblock}): as {@link #acquireLease}, but while another such command holds it this waits
+   * for it to finish (they take turns, each finding the items as the one before left them), so that
+   * a refusal means a run holds the state, never a command deciding beside it (issue 43).
+   *
+   * @throws StateLockedException when a run holds it (never on a shared state)
+   */
+  default RunLease acquireDecisionLease(Instant now) {
+    return acquireLease(now);
+  }
+
+  /**
    * Whether several runners share this state, each claiming items ({@code scheduler.ItemLeases}):
    * then a run never refuses another, and {@code unblock} needs no lease (its writes are
    * conditional on the items' state).

@@ -573,11 +573,12 @@ public abstract class StateStoreContract {
       Progress awaiting = new Progress(ItemStatus.AWAITING_REVIEW, "review", 0, null, null, null, "reviewed", null);
       items.apply(to(items.item("A").orElseThrow(), awaiting), at(1));
       items.apply(to(items.item("B").orElseThrow(), awaiting), at(1));
+      items.apply(to(items.item("C").orElseThrow(), awaiting), at(1));
       assertEquals(List.of(), items.reviewDecisions(10));
       List<Long> ids = items.queueDecisions(List.of(
           new dev.orchestrate.item.ReviewDecision(0, "A", true, null, null, at(2)),
           new dev.orchestrate.item.ReviewDecision(0, "B", false, "redo", "build", at(2)),
-          new dev.orchestrate.item.ReviewDecision(0, "C", true, null, null, at(2))), at(2));
+          new dev.orchestrate.item.ReviewDecision(0, "C", true, null, null, at(2))), at(2)).ids();
       List<dev.orchestrate.item.ReviewDecision> queue = items.reviewDecisions(10);
       assertEquals(ids, queue.stream().map(dev.orchestrate.item.ReviewDecision::id).toList());
       assertEquals(new dev.orchestrate.item.ReviewDecision(ids.get(1), "B", false, "redo", "build", at(2)),
@@ -588,7 +589,8 @@ public abstract class StateStoreContract {
       assertTrue(items.applyDecision(ids.get(0), done, at(3)));
       assertEquals(ItemStatus.DONE, items.item("A").orElseThrow().status());
       assertFalse(items.applyDecision(ids.get(0), done, at(4)), "applied once");
-      // C does not await review: the change is not written, and the decision stays queued.
+      // C no longer awaits review: the change is not written, and the decision stays queued.
+      items.apply(to(items.item("C").orElseThrow(), Progress.of(ItemStatus.NEW)), at(4));
       Step cDone = to(items.item("C").orElseThrow(), Progress.of(ItemStatus.DONE));
       assertThrows(dev.orchestrate.item.LeaseLostException.class, () -> items.applyDecision(ids.get(2), cDone, at(5)));
       assertNotEquals(ItemStatus.DONE, items.item("C").orElseThrow().status());
@@ -602,6 +604,54 @@ public abstract class StateStoreContract {
       assertFalse(items.decisionDropped("B", at(0)));
       assertEquals(List.of(ids.get(1)), items.reviewDecisions(10).stream()
           .map(dev.orchestrate.item.ReviewDecision::id).toList());
+    }
+  }
+
+  /**
+   * A decision is a claim (issue 43): queued only while its item awaits review with none queued for
+   * it, written at once only while none is queued; all or none; the loser learns what took the item.
+   */
+  @Test
+  void a_decision_claims_its_items_and_a_second_one_learns_what_took_them() {
+    try (StateStore store = open()) {
+      StateRepository items = store.items();
+      items.sync(List.of(item("A"), item("B"), item("C")), T0);
+      Progress awaiting = new Progress(ItemStatus.AWAITING_REVIEW, "review", 0, null, null, null, "reviewed", null);
+      for (String id : List.of("A", "B", "C")) {
+        items.apply(to(items.item(id).orElseThrow(), awaiting), at(1));
+      }
+      dev.orchestrate.item.ReviewDecision approveA = new dev.orchestrate.item.ReviewDecision(0, "A", true, null, null,
+          at(2));
+      dev.orchestrate.item.ReviewDecision rejectB = new dev.orchestrate.item.ReviewDecision(0, "B", false, "redo",
+          "build", at(2));
+      assertTrue(items.queueDecisions(List.of(approveA), at(2)).won());
+
+      dev.orchestrate.item.ReviewQueue.Claim second = items.queueDecisions(List.of(rejectB,
+          new dev.orchestrate.item.ReviewDecision(0, "A", false, "no", null, at(3))), at(3));
+      assertFalse(second.won());
+      assertEquals(List.of(), second.ids());
+      assertEquals(List.of(new dev.orchestrate.item.ReviewQueue.Taken("A", ItemStatus.AWAITING_REVIEW, "review",
+          "approve", null)), second.taken());
+      assertEquals(List.of("A"), items.reviewDecisions(10).stream().map(dev.orchestrate.item.ReviewDecision::itemId)
+          .toList(), "all or none: B was not queued");
+
+      Step doneA = to(items.item("A").orElseThrow(), Progress.of(ItemStatus.DONE));
+      assertEquals(List.of("A"), items.decideAllIf(List.of(doneA), ItemStatus.AWAITING_REVIEW, at(4)).stream()
+          .map(dev.orchestrate.item.ReviewQueue.Taken::itemId).toList(), "a decision is queued for A");
+      assertEquals(ItemStatus.AWAITING_REVIEW, items.item("A").orElseThrow().status());
+
+      ItemState b = items.item("B").orElseThrow();
+      Step doneB = new Step(b.with(Progress.of(ItemStatus.DONE)), List.of(dev.orchestrate.item.Event.statusChange("B",
+          ItemStatus.AWAITING_REVIEW, ItemStatus.DONE, null, "approved")));
+      assertEquals(List.of(), items.decideAllIf(List.of(doneB), ItemStatus.AWAITING_REVIEW, at(5)));
+      assertEquals(ItemStatus.DONE, items.item("B").orElseThrow().status());
+      Step rejectC = to(items.item("C").orElseThrow(), Progress.of(ItemStatus.READY));
+      assertEquals(List.of(new dev.orchestrate.item.ReviewQueue.Taken("B", ItemStatus.DONE, null, null, "approved")),
+          items.decideAllIf(List.of(rejectC, doneB), ItemStatus.AWAITING_REVIEW, at(6)), "B was decided first");
+      assertEquals(ItemStatus.AWAITING_REVIEW, items.item("C").orElseThrow().status(), "all or none");
+      assertEquals(List.of(new dev.orchestrate.item.ReviewQueue.Taken("B", ItemStatus.DONE, null, null, "approved")),
+          items.queueDecisions(List.of(rejectB), at(7)).taken(), "nor queued once decided");
+      assertEquals(List.of(), items.taken(List.of("C", "X"), ItemStatus.AWAITING_REVIEW), "unknown ids are left out");
     }
   }
 

@@ -128,15 +128,25 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
   }
 
   @Override
-  public List<Long> queueDecisions(List<ReviewDecision> decisions, Instant now) {
+  public Claim queueDecisions(List<ReviewDecision> decisions, Instant now) {
+    return DecisionClaims.queue(jdbc, decisions, now);
+  }
+
+  @Override
+  public List<Taken> decideAllIf(List<Step> steps, ItemStatus expected, Instant now) {
+    // As DecisionClaims.queue: the check and the writes in the state's write transaction.
     return jdbc.inTransaction(() -> {
-      List<Long> ids = new ArrayList<>();
-      for (ReviewDecision d : decisions) {
-        ids.add(jdbc.insert("INSERT INTO review_decisions (item_id, decision, notes, phase, requested_at)"
-            + " VALUES (?, ?, ?, ?, ?)", d.itemId(), d.kind(), d.notes(), d.phase(), now.toEpochMilli()));
+      List<Taken> taken = DecisionClaims.taken(jdbc, steps.stream().map(step -> step.next().id()).toList(), expected);
+      if (taken.isEmpty() && !applyAllIf(steps, expected, now)) {
+        throw new StoreException("an item decided on is not in the state database"); // rolls back every write
       }
-      return ids;
+      return taken;
     });
+  }
+
+  @Override
+  public List<Taken> taken(List<String> ids, ItemStatus expected) {
+    return DecisionClaims.taken(jdbc, ids, expected);
   }
 
   @Override

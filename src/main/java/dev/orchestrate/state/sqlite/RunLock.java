@@ -14,6 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The single-session lock of a state directory: an OS file lock, so a lock left by a process
@@ -82,6 +84,51 @@ public final class RunLock implements AutoCloseable {
       return false;
     } catch (IOException e) {
       throw new StoreException("cannot check the lock " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** The turns of this JVM's threads at each {@code decisions.lock}: an OS lock is the process's, not a thread's. */
+  private static final ConcurrentHashMap<Path, ReentrantLock> TURNS = new ConcurrentHashMap<>();
+
+  /**
+   * The turn of a command deciding on items ({@code approve}, {@code reject}, {@code unblock}):
+   * an OS file lock on {@code decisions.lock}, waited for while another command holds it (the
+   * kernel releases it when its holder dies). A run never takes it: a command that holds its turn
+   * and then finds {@code run.lock} held knows a run holds it, not another command. Released on
+   * close, by the thread that took it.
+   */
+  static dev.orchestrate.state.RunLease turn(StateDirectory dir) {
+    Path file = dir.root().resolve("decisions.lock");
+    ReentrantLock inJvm = TURNS.computeIfAbsent(file, f -> new ReentrantLock(true));
+    inJvm.lock();
+    FileChannel channel = null;
+    try {
+      dir.create();
+      channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+      channel.lock(); // waits for another process's command
+      FileChannel held = channel;
+      return () -> {
+        try {
+          held.close(); // releases the lock
+        } catch (IOException ignored) {
+          // the OS releases the lock when the process exits anyway
+        } finally {
+          inJvm.unlock();
+        }
+      };
+    } catch (IOException | RuntimeException e) {
+      try {
+        if (channel != null) {
+          channel.close();
+        }
+      } catch (IOException ignored) {
+        // as above
+      }
+      inJvm.unlock();
+      if (e instanceof RuntimeException r) {
+        throw r;
+      }
+      throw new StoreException("cannot lock " + file + ": " + e.getMessage(), e);
     }
   }
 

@@ -72,6 +72,29 @@ public final class SqliteBackend implements StateBackend {
     return RunLock.acquire(directory, now)::close;
   }
 
+  /**
+   * The run lock, taken in turn with the other commands deciding on items: {@code decisions.lock}
+   * first, waited for ({@link RunLock#turn}), so that only a run can hold {@code run.lock} when a
+   * decision finds it held.
+   */
+  @Override
+  public RunLease acquireDecisionLease(Instant now) {
+    RunLease turn = RunLock.turn(directory);
+    try {
+      RunLease run = acquireLease(now);
+      return () -> {
+        try {
+          run.close();
+        } finally {
+          turn.close();
+        }
+      };
+    } catch (RuntimeException e) {
+      turn.close();
+      throw e;
+    }
+  }
+
   /** The directory (where SQLite makes its {@code -wal} and {@code -shm} files) and the database file. */
   @Override
   public boolean writable() {

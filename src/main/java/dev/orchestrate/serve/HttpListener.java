@@ -155,8 +155,14 @@ final class HttpListener implements AutoCloseable {
   }
 
   private void connection(Socket s, Handler handler) {
-    ScheduledFuture<?> deadline = deadlines.schedule(() -> quietlyClose(s), limits.head().toMillis(),
-        TimeUnit.MILLISECONDS);
+    ScheduledFuture<?> deadline;
+    try {
+      deadline = deadlines.schedule(() -> quietlyClose(s), limits.head().toMillis(), TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException stopping) {
+      release(s);
+      quietlyClose(s);
+      return;
+    }
     try (s) {
       // No read waits past the head's deadline either (should the timer be late).
       s.setSoTimeout((int) Math.min(Integer.MAX_VALUE, limits.head().toMillis()));
@@ -177,7 +183,9 @@ final class HttpListener implements AutoCloseable {
     } catch (IOException gone) {
       // the client went away, or a deadline closed its connection
     } catch (RuntimeException e) {
-      LOG.warn("serve: a connection failed: {}", e.toString());
+      if (!closed) { // closing stops the timer, which a connection still being answered may meet
+        LOG.warn("serve: a connection failed: {}", e.toString());
+      }
     } finally {
       deadline.cancel(false);
       release(s);

@@ -276,6 +276,15 @@ class DashboardServerTest {
   }
 
   @Test
+  void a_head_over_16_kib_is_answered_431_before_any_handler_and_the_answer_is_not_lost_to_a_reset()
+      throws Exception {
+    int port = start("127.0.0.1", TOKEN);
+    String[] answer = raw(port, "GET / HTTP/1.1", "Host: 127.0.0.1:" + port, "X-Big: " + "a".repeat(40_000));
+    assertEquals("431", answer[0]);
+    assertEquals("request header fields too large\n", answer[1]);
+  }
+
+  @Test
   void a_percent_encoded_token_parameter_is_traded_for_the_cookie_and_leaves_the_address() throws Exception {
     int port = start("127.0.0.1", TOKEN);
     String base = "http://127.0.0.1:" + port;

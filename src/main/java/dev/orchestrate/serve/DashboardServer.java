@@ -1,57 +1,57 @@
 package dev.orchestrate.serve;
 
-import com.sun.net.httpserver.Headers;
-import com.sun.net.httpserver.HttpExchange;
-import com.sun.net.httpserver.HttpServer;
 import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.state.StoreException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadPoolExecutor;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code orchestrate serve}: the JDK's own HTTP server (no dependency, nothing loaded by the other
- * commands). It changes nothing: each request opens the state read-only ({@link DashboardQueries}),
- * only GET and HEAD are answered, and every response carries a strict Content-Security-Policy. A
- * request naming another host is refused first ({@link AllowedHosts}); bound beyond loopback, every
- * request must carry the access token.
+ * {@code orchestrate serve}: a small HTTP/1.1 server of its own ({@link HttpListener}: no
+ * dependency, nothing loaded by the other commands). It changes nothing: each request opens the
+ * state read-only ({@link DashboardQueries}), only GET and HEAD are answered, and every response
+ * carries a strict Content-Security-Policy. A request naming another host is refused first
+ * ({@link AllowedHosts}); bound beyond loopback, every request must carry the access token.
  *
- * <p>The JDK's server reads a request's head on the thread that will handle it, so a client that
- * sends its head slowly holds a thread until {@link #REQUEST_HEAD_SECONDS}. The pool therefore has
- * a thread for each of at most {@link #MAX_CONNECTIONS} connections (the server closes any beyond),
- * and only {@link #RENDERERS} of them open the state and render at once.
+ * <p>A connection has a thread from accept until it is answered, and {@link #REQUEST_HEAD_SECONDS}
+ * to send its whole request head. At most {@link #MAX_CONNECTIONS} are open at once and
+ * {@link #MAX_PER_ADDRESS} from one address (the listener closes any beyond at once), so one client
+ * cannot take every thread; only {@link #RENDERERS} of them open the state and render at once.
  */
 public final class DashboardServer implements AutoCloseable {
   static final String CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
       + "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
   /** Pages rendered at once (each opens the state): the old fixed pool's size. */
   static final int RENDERERS = 4;
-  /** Connections open at once; the JDK's server closes a new one beyond this at once. */
+  /** Connections open at once; a new one beyond this is closed at once. */
   static final int MAX_CONNECTIONS = 64;
-  /** Time a client has to send its request's head before its connection is closed. */
-  static final int REQUEST_HEAD_SECONDS = 10;
+  /** Connections open at once from one remote address (loopback included); a new one beyond is closed at once. */
+  static final int MAX_PER_ADDRESS = 8;
+  /** Time from accept a client has to send its whole request head before its connection is closed. */
+  static final int REQUEST_HEAD_SECONDS = 5;
+  /** Time from then to answer the request and for the client to take the response. */
+  static final int RESPONSE_SECONDS = 60;
   static final int MAX_URI_CHARS = 4096;
+  /** The longest request head read: a URI of {@link #MAX_URI_CHARS} and room for cookies. */
+  static final int MAX_HEAD_BYTES = 16 * 1024;
+  static final HttpListener.Limits LIMITS = new HttpListener.Limits(Duration.ofSeconds(REQUEST_HEAD_SECONDS),
+      Duration.ofSeconds(RESPONSE_SECONDS), MAX_PER_ADDRESS, MAX_CONNECTIONS, MAX_HEAD_BYTES);
   private static final Logger LOG = LoggerFactory.getLogger(DashboardServer.class);
 
-  private final HttpServer server;
-  private final ExecutorService pool;
+  private final HttpListener listener;
   private final StateBackend backend;
   private final Pages pages;
   private final ItemPages itemPages;
@@ -59,10 +59,9 @@ public final class DashboardServer implements AutoCloseable {
   private final AllowedHosts hosts;
   private final Semaphore rendering = new Semaphore(RENDERERS, true);
 
-  private DashboardServer(HttpServer server, ExecutorService pool, StateBackend backend, Clock clock,
-      AccessToken token, AllowedHosts hosts) {
-    this.server = server;
-    this.pool = pool;
+  private DashboardServer(HttpListener listener, StateBackend backend, Clock clock, AccessToken token,
+      AllowedHosts hosts) {
+    this.listener = listener;
     this.backend = backend;
     this.pages = new Pages(backend.directory(), clock);
     this.itemPages = new ItemPages(backend.directory());
@@ -77,30 +76,16 @@ public final class DashboardServer implements AutoCloseable {
    */
   public static DashboardServer start(StateBackend backend, InetSocketAddress address, String token, Clock clock)
       throws IOException {
-    // Bounds read once per JVM by the JDK's server (a -D in ORCHESTRATE_JAVA_OPTS wins): the time to
-    // send a request's head, to take the response, and the connections open at once.
-    defaultProperty("sun.net.httpserver.maxReqTime", REQUEST_HEAD_SECONDS);
-    defaultProperty("sun.net.httpserver.maxRspTime", 60);
-    defaultProperty("jdk.httpserver.maxConnections", MAX_CONNECTIONS);
-    HttpServer server = HttpServer.create(address, 32);
-    // A thread per connection: the connection cap bounds them; idle ones end.
-    ThreadPoolExecutor pool = new ThreadPoolExecutor(MAX_CONNECTIONS, MAX_CONNECTIONS, 10, TimeUnit.SECONDS,
-        new LinkedBlockingQueue<>(), r -> {
-          Thread t = new Thread(r, "serve");
-          t.setDaemon(true);
-          return t;
-        });
-    pool.allowCoreThreadTimeOut(true);
-    DashboardServer dashboard = new DashboardServer(server, pool, backend, clock,
-        token == null ? null : new AccessToken(token), AllowedHosts.of(address, server.getAddress().getPort()));
-    server.createContext("/", dashboard::handle);
-    server.setExecutor(pool);
-    server.start();
-    return dashboard;
-  }
-
-  private static void defaultProperty(String name, int value) {
-    System.setProperty(name, System.getProperty(name, Integer.toString(value)));
+    HttpListener listener = HttpListener.bind(address, LIMITS);
+    try {
+      DashboardServer dashboard = new DashboardServer(listener, backend, clock,
+          token == null ? null : new AccessToken(token), AllowedHosts.of(address, listener.port()));
+      listener.serve(dashboard::handle);
+      return dashboard;
+    } catch (RuntimeException e) {
+      listener.close();
+      throw e;
+    }
   }
 
   /**
@@ -150,28 +135,27 @@ public final class DashboardServer implements AutoCloseable {
   }
 
   public int port() {
-    return server.getAddress().getPort();
+    return listener.port();
   }
 
-  private void handle(HttpExchange ex) throws IOException {
-    try (ex) {
-      Headers h = ex.getResponseHeaders();
-      h.set("Content-Security-Policy", CSP);
-      h.set("X-Content-Type-Options", "nosniff");
-      h.set("Referrer-Policy", "no-referrer");
-      h.set("X-Frame-Options", "DENY");
-      h.set("Cache-Control", "no-store");
+  private void handle(Exchange ex) throws IOException {
+    try {
+      ex.set("Content-Security-Policy", CSP);
+      ex.set("X-Content-Type-Options", "nosniff");
+      ex.set("Referrer-Policy", "no-referrer");
+      ex.set("X-Frame-Options", "DENY");
+      ex.set("Cache-Control", "no-store");
       if (!rightHost(ex)) {
         return;
       }
-      String method = ex.getRequestMethod();
+      String method = ex.method();
       boolean head = method.equals("HEAD");
       if (!method.equals("GET") && !head) {
-        h.set("Allow", "GET, HEAD");
+        ex.set("Allow", "GET, HEAD");
         send(ex, 405, "text/plain; charset=utf-8", "method not allowed: the dashboard is read-only\n", false);
         return;
       }
-      URI uri = ex.getRequestURI();
+      URI uri = ex.uri();
       if (uri.getRawPath() == null || uri.toString().length() > MAX_URI_CHARS) {
         send(ex, 414, "text/plain; charset=utf-8", "request URI too long\n", head);
         return;
@@ -182,7 +166,10 @@ public final class DashboardServer implements AutoCloseable {
       }
       route(ex, uri.getPath(), query, head);
     } catch (RuntimeException e) {
-      LOG.warn("serve: {} {} failed: {}", ex.getRequestMethod(), ex.getRequestURI().getPath(), e.toString());
+      LOG.warn("serve: {} {} failed: {}", ex.method(), ex.uri().getPath(), e.toString());
+      if (ex.responded()) {
+        return; // the response had started; the connection is closed after it
+      }
       try {
         send(ex, 500, "text/plain; charset=utf-8", "the page could not be rendered: " + e.getMessage() + "\n", false);
       } catch (IOException | RuntimeException ignored) {
@@ -196,12 +183,12 @@ public final class DashboardServer implements AutoCloseable {
    * HTTP/1.1 request without one, or with two) is sent. A request without {@code Host} in HTTP/1.0
    * is answered: a browser always sends one, so no page of another site can make such a request.
    */
-  private boolean rightHost(HttpExchange ex) throws IOException {
-    List<String> host = ex.getRequestHeaders().get("Host");
-    if (host == null && ex.getProtocol().equalsIgnoreCase("HTTP/1.0")) {
+  private boolean rightHost(Exchange ex) throws IOException {
+    List<String> host = ex.request().header("Host");
+    if (host.isEmpty() && ex.protocol().equals("HTTP/1.0")) {
       return true;
     }
-    if (host == null || host.size() != 1) {
+    if (host.size() != 1) {
       send(ex, 400, "text/plain; charset=utf-8", "bad request: exactly one Host header is needed\n", false);
       return false;
     }
@@ -214,21 +201,20 @@ public final class DashboardServer implements AutoCloseable {
   }
 
   /** True when the request may go on; otherwise the response (401, or a redirect setting the cookie) is sent. */
-  private boolean authorised(HttpExchange ex, Query query, boolean head) throws IOException {
+  private boolean authorised(Exchange ex, Query query, boolean head) throws IOException {
     String inQuery = query.params().get("token");
     if (inQuery != null && token.matches(inQuery)) {
       // Trade the token in the address for a cookie, and drop it from the address bar and history.
-      ex.getResponseHeaders().add("Set-Cookie", AccessToken.COOKIE + "=" + token.value()
-          + "; Path=/; HttpOnly; SameSite=Strict");
-      ex.getResponseHeaders().set("Location", withoutToken(ex.getRequestURI()));
+      ex.add("Set-Cookie", AccessToken.COOKIE + "=" + token.value() + "; Path=/; HttpOnly; SameSite=Strict");
+      ex.set("Location", withoutToken(ex.uri()));
       send(ex, 303, "text/plain; charset=utf-8", "", true);
       return false;
     }
-    Headers in = ex.getRequestHeaders();
-    if (token.matches(AccessToken.presented(in.getFirst("Authorization"), in.get("Cookie")))) {
+    RequestHead in = ex.request();
+    if (token.matches(AccessToken.presented(in.first("Authorization"), in.header("Cookie")))) {
       return true;
     }
-    ex.getResponseHeaders().set("WWW-Authenticate", "Bearer realm=\"orchestrate\"");
+    ex.set("WWW-Authenticate", "Bearer realm=\"orchestrate\"");
     send(ex, 401, "text/plain; charset=utf-8",
         "this dashboard needs its access token: open it with ?token=TOKEN once, or send Authorization: Bearer TOKEN\n",
         head);
@@ -242,7 +228,7 @@ public final class DashboardServer implements AutoCloseable {
     return path + rest;
   }
 
-  private void route(HttpExchange ex, String path, Query query, boolean head) throws IOException {
+  private void route(Exchange ex, String path, Query query, boolean head) throws IOException {
     if (path.equals("/static/dashboard.css")) {
       resource(ex, "dashboard.css", "text/css; charset=utf-8", head);
       return;
@@ -290,49 +276,33 @@ public final class DashboardServer implements AutoCloseable {
       rendering.release();
     }
     // The server's own time for the page (database and rendering), for the benchmark and the browser's tools.
-    ex.getResponseHeaders().set("Server-Timing",
+    ex.set("Server-Timing",
         String.format(java.util.Locale.ROOT, "render;dur=%.1f", (System.nanoTime() - started) / 1e6));
     page(ex, rendered, head);
   }
 
-  private static void page(HttpExchange ex, Pages.Rendered rendered, boolean head) throws IOException {
+  private static void page(Exchange ex, Pages.Rendered rendered, boolean head) throws IOException {
     send(ex, rendered.status(), "text/html; charset=utf-8", rendered.html(), head);
   }
 
-  private static void resource(HttpExchange ex, String name, String type, boolean head) throws IOException {
+  private static void resource(Exchange ex, String name, String type, boolean head) throws IOException {
     try (InputStream in = DashboardServer.class.getResourceAsStream("/serve/" + name)) {
       if (in == null) {
         page(ex, Pages.notFound(), head);
         return;
       }
-      byte[] body = in.readAllBytes();
-      ex.getResponseHeaders().set("Content-Type", type);
-      ex.sendResponseHeaders(200, head ? -1 : body.length);
-      if (!head) {
-        ex.getResponseBody().write(body);
-      }
+      ex.set("Content-Type", type);
+      ex.respond(200, in.readAllBytes(), !head);
     }
   }
 
-  private static void send(HttpExchange ex, int status, String type, String body, boolean head) throws IOException {
-    byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
-    ex.getResponseHeaders().set("Content-Type", type);
-    ex.sendResponseHeaders(status, head || bytes.length == 0 ? -1 : bytes.length);
-    if (!head && bytes.length > 0) {
-      try (OutputStream out = ex.getResponseBody()) {
-        out.write(bytes);
-      }
-    }
+  private static void send(Exchange ex, int status, String type, String body, boolean head) throws IOException {
+    ex.set("Content-Type", type);
+    ex.respond(status, body.getBytes(StandardCharsets.UTF_8), !head);
   }
 
   @Override
   public void close() {
-    server.stop(0);
-    pool.shutdownNow();
-    try {
-      pool.awaitTermination(5, TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    listener.close();
   }
 }

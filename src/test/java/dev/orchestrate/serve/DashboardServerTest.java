@@ -2,6 +2,7 @@ package dev.orchestrate.serve;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.testing.TestStores;
@@ -9,6 +10,8 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -120,7 +123,8 @@ class DashboardServerTest {
     ScheduledExecutorService trickle = Executors.newSingleThreadScheduledExecutor();
     try {
       for (int i = 0; i < 20; i++) {
-        Socket s = new Socket("127.0.0.1", port);
+        // From three addresses, so that each stays under the cap per address and all 20 are held.
+        Socket s = from("127.0.0." + (2 + i % 3), port);
         s.getOutputStream().write(("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-Slow: ")
             .getBytes(StandardCharsets.ISO_8859_1));
         slow.add(s);
@@ -148,6 +152,136 @@ class DashboardServerTest {
         s.close();
       }
     }
+  }
+
+  /** A connection from {@code address} (any of 127.0.0.0/8 on Linux) to the server on 127.0.0.1. */
+  private static Socket from(String address, int port) throws IOException {
+    Socket s = new Socket();
+    s.bind(new InetSocketAddress(address, 0));
+    s.connect(new InetSocketAddress("127.0.0.1", port), 10_000);
+    return s;
+  }
+
+  private static HttpRequest page(int port) {
+    return HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/"))
+        .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(10)).build();
+  }
+
+  /** True when the server closed {@code s} without answering (end of stream or a reset). */
+  private static boolean closedUnanswered(Socket s) throws IOException {
+    s.setSoTimeout(30_000);
+    try {
+      return s.getInputStream().read() < 0;
+    } catch (SocketException reset) {
+      return true;
+    }
+  }
+
+  private static void closeAll(List<Socket> sockets) throws IOException {
+    for (Socket s : sockets) {
+      s.close();
+    }
+  }
+
+  @Test
+  void sixty_four_idle_connections_and_a_slow_one_from_one_address_leave_the_dashboard_to_another() throws Exception {
+    int port = start("127.0.0.1", TOKEN);
+    List<Socket> attacker = new ArrayList<>();
+    try {
+      Socket slow = from("127.0.0.2", port);
+      slow.getOutputStream().write("GET / HTTP/1.1\r\nHost: 127.0.0.1:".getBytes(StandardCharsets.ISO_8859_1));
+      attacker.add(slow);
+      for (int i = 0; i < 64; i++) {
+        attacker.add(from("127.0.0.2", port));
+      }
+      // Before, the 64 took every connection the server would open, and this was closed unanswered.
+      HttpResponse<String> answer = HTTP.send(page(port), HttpResponse.BodyHandlers.ofString());
+      assertEquals(200, answer.statusCode());
+    } finally {
+      closeAll(attacker);
+    }
+  }
+
+  @Test
+  void a_ninth_connection_from_one_address_is_closed_unanswered_while_eight_are_open() throws Exception {
+    int port = start("127.0.0.1", TOKEN);
+    List<Socket> open = new ArrayList<>();
+    try {
+      for (int i = 0; i < 8; i++) {
+        open.add(from("127.0.0.2", port));
+      }
+      try (Socket ninth = from("127.0.0.2", port)) {
+        ninth.getOutputStream().write(("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nAuthorization: Bearer "
+            + TOKEN + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
+        assertTrue(closedUnanswered(ninth), "the ninth connection from 127.0.0.2 was answered");
+      }
+      assertEquals(200, HTTP.send(page(port), HttpResponse.BodyHandlers.ofString()).statusCode(),
+          "another address is served meanwhile");
+    } finally {
+      closeAll(open);
+    }
+  }
+
+  @Test
+  void a_client_behind_sixty_four_idle_connections_from_its_own_address_is_served_once_their_deadline_passed()
+      throws Exception {
+    int port = start("127.0.0.1", TOKEN);
+    List<Socket> idle = new ArrayList<>();
+    try {
+      for (int i = 0; i < 64; i++) {
+        idle.add(new Socket("127.0.0.1", port));
+      }
+      // The cap turns this address away while the idle ones are open; the head deadline closes them.
+      long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+      HttpResponse<String> answer = null;
+      while (answer == null && System.nanoTime() < until) {
+        try {
+          answer = HTTP.send(page(port), HttpResponse.BodyHandlers.ofString());
+        } catch (IOException turnedAway) {
+          Thread.sleep(200);
+        }
+      }
+      assertNotNull(answer, "no answer in 15 s beside 64 idle connections of the same address");
+      assertEquals(200, answer.statusCode());
+    } finally {
+      closeAll(idle);
+    }
+  }
+
+  @Test
+  void a_client_sending_its_head_a_byte_at_a_time_is_cut_off_before_it_ends_it() throws Exception {
+    int port = start("127.0.0.1", null);
+    try (Socket slow = new Socket("127.0.0.1", port)) {
+      slow.setSoTimeout(500);
+      OutputStream out = slow.getOutputStream();
+      byte[] head = ("GET / HTTP/1.1\r\nHost: 127.0.0.1:" + port + "\r\nX-Slow: " + "a".repeat(120) + "\r\n\r\n")
+          .getBytes(StandardCharsets.ISO_8859_1);
+      // Each byte arrives well within any idle timeout; at two a second the head would take a minute.
+      boolean cut = false;
+      for (int i = 0; i < head.length && !cut; i++) {
+        try {
+          out.write(head[i]);
+          out.flush();
+          int read = slow.getInputStream().read(); // waits half a second while the server waits too
+          assertTrue(read < 0, "answered before the head was complete");
+          cut = true;
+        } catch (SocketTimeoutException stillReading) {
+          // the server is still waiting for the rest
+        } catch (SocketException reset) {
+          cut = true;
+        }
+      }
+      assertTrue(cut, "the server waited for the whole head, a byte every 0.5 s");
+    }
+  }
+
+  @Test
+  void a_head_over_16_kib_is_answered_431_before_any_handler_and_the_answer_is_not_lost_to_a_reset()
+      throws Exception {
+    int port = start("127.0.0.1", TOKEN);
+    String[] answer = raw(port, "GET / HTTP/1.1", "Host: 127.0.0.1:" + port, "X-Big: " + "a".repeat(40_000));
+    assertEquals("431", answer[0]);
+    assertEquals("request header fields too large\n", answer[1]);
   }
 
   @Test

@@ -102,7 +102,7 @@ class ArchitectureTest {
       "app", List.of("backlog", "config", "context", "item", "jobs", "landing", "limits", "memory", "notify", "outcome",
           "retention", "scheduler", "state", "stats", "workspace"),
       "serve", List.of("backlog", "item", "memory", "outcome", "state", "stats", "workspace"),
-      "cli.live", List.of("backlog", "config", "context", "item", "outcome", "scheduler"),
+      "cli.live", List.of("backlog", "config", "context", "item", "limits", "outcome", "scheduler"),
       "cli", List.of("app", "backlog", "cli.live", "config", "context", "item", "jobs", "landing", "limits", "memory",
           "notify", "outcome", "retention", "scheduler", "serve", "state", "state.select", "stats", "workspace",
           "yaml"),

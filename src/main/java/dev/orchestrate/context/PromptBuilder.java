@@ -3,6 +3,7 @@ package dev.orchestrate.context;
 import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.ProjectCommand;
+import dev.orchestrate.limits.Quote;
 
 /**
  * Assembles the markdown prompt of one attempt, in the order of docs/agents.md: preamble, item, project
@@ -23,7 +24,7 @@ public final class PromptBuilder {
 
     out.append("## Item\n\n");
     out.append("- id: ").append(item.id()).append('\n');
-    out.append("- title: ").append(item.title()).append('\n');
+    out.append("- title: ").append(Quote.escapedLine(item.title())).append('\n');
     out.append("- priority: ").append(item.priority().key()).append('\n');
     if (!item.tags().isEmpty()) {
       out.append("- tags: ").append(String.join(", ", item.tags())).append('\n');
@@ -32,7 +33,7 @@ public final class PromptBuilder {
       out.append("- depends on (done): ").append(String.join(", ", item.dependsOn())).append('\n');
     }
     if (!item.description().isBlank()) {
-      out.append('\n').append(item.description().strip()).append('\n');
+      out.append('\n').append(Quote.escapedLines(item.description().strip())).append('\n');
     }
 
     workspace(out, in.workspace());
@@ -112,7 +113,8 @@ public final class PromptBuilder {
   /** The summary of older turns first, then the recent turns verbatim, oldest first. */
   private static void priorContext(StringBuilder out, PromptInput in) {
     if (in.priorContextSummary() != null && !in.priorContextSummary().isBlank()) {
-      out.append('\n').append(SUMMARY_OPEN).append('\n').append(in.priorContextSummary().strip()).append('\n')
+      out.append('\n').append(SUMMARY_OPEN).append('\n').append(Quote.escapedLines(in.priorContextSummary().strip()))
+          .append('\n')
           .append(SUMMARY_CLOSE).append('\n');
     }
     if (in.recentTurns().isEmpty()) {
@@ -120,7 +122,8 @@ public final class PromptBuilder {
     }
     out.append("\n## Recent Turns\n");
     for (Turn turn : in.recentTurns()) {
-      out.append("\n### ").append(turn.heading()).append("\n\n").append(turn.text().strip()).append('\n');
+      out.append("\n### ").append(Quote.escapedLine(turn.heading())).append("\n\n")
+          .append(Quote.escapedLines(turn.text().strip())).append('\n');
     }
   }
 
@@ -144,6 +147,8 @@ public final class PromptBuilder {
     if (text == null || text.isBlank()) {
       return;
     }
-    out.append("\n## ").append(title).append("\n\n").append(text.strip()).append('\n');
+    // What an agent, a command or a reviewer wrote, as every such text: controls escaped (issue 43:
+    // a red checks report and reject notes reached the prompt with ESC, BEL, 8-bit CSI and CR).
+    out.append("\n## ").append(title).append("\n\n").append(Quote.escapedLines(text.strip())).append('\n');
   }
 }

@@ -2,9 +2,9 @@ package dev.orchestrate.landing;
 
 import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.limits.ProcessTrees;
-import dev.orchestrate.workspace.Git;
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -40,6 +40,11 @@ final class PullRequestCommand {
   private static final Pattern PLACEHOLDER = Pattern.compile("\\{(branch|base|item|title|body_file)\\}");
   /** How much of the command's output is read and kept; the rest is read and dropped. */
   static final int OUTPUT_MAX_BYTES = 64 * 1024;
+  /**
+   * Of a longer output, its beginning (a pull request's URL printed first) is kept up to this many
+   * bytes, and its end (a CI verdict printed last, a URL printed late) fills the rest.
+   */
+  static final int OUTPUT_HEAD_BYTES = 16 * 1024;
 
   /**
    * How the command ended.
@@ -233,7 +238,67 @@ final class PullRequestCommand {
     return null;
   }
 
-  private static CompletableFuture<String> drain(InputStream in) {
-    return Git.drain(in, OUTPUT_MAX_BYTES, "pull-request-output");
+  /**
+   * Reads the command's output to its end on a daemon thread (the command never blocks on a full
+   * pipe), keeping at most {@link #OUTPUT_MAX_BYTES}: all of a short output; of a longer one its
+   * first {@link #OUTPUT_HEAD_BYTES} and its last bytes, with a line saying how much was left out
+   * between them (issue 43: a long CI report kept only its beginning and lost its verdict).
+   */
+  static CompletableFuture<String> drain(InputStream in) {
+    CompletableFuture<String> text = new CompletableFuture<>();
+    Thread reader = new Thread(() -> {
+      Ends ends = new Ends(OUTPUT_HEAD_BYTES, OUTPUT_MAX_BYTES - OUTPUT_HEAD_BYTES);
+      byte[] buffer = new byte[8192];
+      try (in) {
+        for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+          ends.add(buffer, n);
+        }
+      } catch (IOException e) {
+        // the process went away: what was read is what there is
+      }
+      text.complete(ends.text());
+    }, "pull-request-output");
+    reader.setDaemon(true);
+    reader.start();
+    return text;
+  }
+
+  /** The first {@code headMax} bytes of a stream and, in a ring, its last {@code tailMax}. */
+  static final class Ends {
+    private final byte[] head;
+    private final byte[] tail;
+    private int headSize;
+    private long tailWritten;
+
+    Ends(int headMax, int tailMax) {
+      head = new byte[headMax];
+      tail = new byte[tailMax];
+    }
+
+    void add(byte[] data, int length) {
+      int at = 0;
+      if (headSize < head.length) {
+        int n = Math.min(head.length - headSize, length);
+        System.arraycopy(data, 0, head, headSize, n);
+        headSize += n;
+        at = n;
+      }
+      for (int i = at; i < length; i++) {
+        tail[(int) (tailWritten++ % tail.length)] = data[i];
+      }
+    }
+
+    String text() {
+      String first = new String(head, 0, headSize, StandardCharsets.UTF_8);
+      if (tailWritten <= tail.length) {
+        return first + new String(tail, 0, (int) tailWritten, StandardCharsets.UTF_8);
+      }
+      byte[] last = new byte[tail.length];
+      int start = (int) (tailWritten % tail.length);
+      System.arraycopy(tail, start, last, 0, tail.length - start);
+      System.arraycopy(tail, 0, last, tail.length - start, start);
+      return first + "\n[... " + (tailWritten - tail.length) + " bytes of output left out ...]\n"
+          + new String(last, StandardCharsets.UTF_8);
+    }
   }
 }

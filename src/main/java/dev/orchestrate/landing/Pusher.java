@@ -7,6 +7,7 @@ import dev.orchestrate.item.ChecksReport;
 import dev.orchestrate.item.LastSession;
 import dev.orchestrate.item.Progress;
 import dev.orchestrate.item.SlowWork;
+import dev.orchestrate.limits.Quote;
 import dev.orchestrate.workspace.ChecksRecord;
 import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.GitException;
@@ -227,7 +228,7 @@ final class Pusher {
           if (!run.ok()) {
             return failed(ws, pushed, "execution.pull_request " + (run.failure() != null ? "failed: "
                 + run.failure() : "exited with " + run.exitCode()) + (run.output().isBlank() ? ""
-                    : ": " + run.output().strip()));
+                    : ": " + Quote.escapedLines(run.output()).strip()));
           }
           String prUrl = PushOutput.lastUrl(mask.mask(run.output()));
           if (prUrl == null) {
@@ -286,7 +287,8 @@ final class Pusher {
       PullRequestCommand.Outcome run) {
     ChecksConfig checks = config.checks();
     Instant at = clock.instant();
-    String output = mask.mask(run.output()).strip();
+    // The command's output as every text that reaches a prompt: controls escaped (limits/Quote).
+    String output = Quote.escapedLines(mask.mask(run.output())).strip();
     if (output.length() > REPORT_MAX_CHARS) {
       output = "[...]" + output.substring(output.length() - REPORT_MAX_CHARS);
     }

@@ -39,10 +39,18 @@ public final class Quote {
 
   /**
    * Text of several lines (a command's output quoted in a prompt) with every control character
-   * escaped as in {@link #escaped} but line breaks and tabs, which are kept; not cut.
+   * escaped as in {@link #escaped} but line breaks and tabs, which are kept; not cut. The one
+   * escaping of untrusted text that reaches a prompt or a terminal (issue 43): gate, checks,
+   * pull-request and git output, review notes, summaries, the terminal's text
+   * ({@code cli/live/TerminalText} is this); {@code null} as the empty string.
    */
   public static String escapedLines(String text) {
-    return escape(text, text.length(), true);
+    return text == null ? "" : escape(text, text.length(), true);
+  }
+
+  /** One line of untrusted text, every control character (line breaks too) escaped; not cut. */
+  public static String escapedLine(String text) {
+    return text == null ? "" : escape(text, text.length(), false);
   }
 
   private static String escape(String text, int end) {
@@ -50,8 +58,15 @@ public final class Quote {
   }
 
   private static String escape(String text, int end, boolean keepLines) {
-    StringBuilder out = new StringBuilder(end + 8);
-    for (int i = 0; i < end; i++) {
+    int first = 0;
+    while (first < end && !needsEscape(text.charAt(first), keepLines)) {
+      first++;
+    }
+    if (first == end) {
+      return end == text.length() ? text : text.substring(0, end); // the common case: nothing to escape
+    }
+    StringBuilder out = new StringBuilder(end + 8).append(text, 0, first);
+    for (int i = first; i < end; i++) {
       char c = text.charAt(i);
       switch (c) {
         case '\n' -> out.append(keepLines ? "\n" : "\\n");
@@ -88,6 +103,10 @@ public final class Quote {
    * C0 and C1 controls, DEL, the line and paragraph separators and the bidirectional controls
    * (which can reorder what a terminal shows).
    */
+  private static boolean needsEscape(char c, boolean keepLines) {
+    return needsEscape(c) && !(keepLines && (c == '\n' || c == '\t'));
+  }
+
   private static boolean needsEscape(char c) {
     return c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0x2028 || c == 0x2029
         || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0xFEFF;

@@ -65,4 +65,31 @@ class PromptBuilderTest {
     assertTrue(prompt.indexOf("## Workspace") < prompt.indexOf("## Task: build"), prompt);
     assertFalse(PromptBuilder.build(input()).contains("## Workspace"));
   }
+
+  /**
+   * Issue 43: reject notes and a red checks report reached the prompt with raw ESC, BEL, 8-bit CSI
+   * and CR, while a gate's output beside them was escaped. Every text a prompt quotes is escaped
+   * the same way now; line breaks and tabs stay.
+   */
+  @Test
+  void notes_a_checks_report_and_turns_reach_the_prompt_with_every_control_escaped() {
+    String hostile = "line one\u001b]0;pwned\u0007\rforged\u009b31m\tcol\u202eend\nline two";
+    PromptInput in = new PromptInput(item("A"), phase("build"), "phase", 2, 3, "summary " + hostile,
+        "notes " + hostile, "checks red: " + hostile, Path.of("/tmp/result.json"))
+        .withPriorContext(new PriorContext("sum " + hostile, List.of(turn(1, Turn.Role.ASSISTANT, hostile))));
+
+    String prompt = PromptBuilder.build(in);
+    String resumed = PromptBuilder.resume(in);
+
+    String escaped = "line one\\x1b]0;pwned\\x07\\rforged\\u009b31m\tcol\\u202eend\nline two";
+    for (String part : List.of("notes " + escaped, "checks red: " + escaped, "summary " + escaped, "sum " + escaped,
+        "\n\n" + escaped + "\n")) {
+      assertTrue(prompt.contains(part), part + " in:\n" + prompt);
+    }
+    assertTrue(resumed.contains("notes " + escaped) && resumed.contains("checks red: " + escaped), resumed);
+    for (String text : List.of(prompt, resumed)) {
+      assertTrue(text.chars().noneMatch(c -> c < 0x20 && c != '\n' && c != '\t' || c >= 0x7f && c <= 0x9f),
+          "no raw control character");
+    }
+  }
 }

@@ -115,4 +115,37 @@ class PullRequestCommandTest {
     String why = run.failure() != null ? run.failure() : run.output(); // java's refusal, or setsid's
     assertTrue(why.contains("no-such-forge-cli"), run.toString());
   }
+
+  /**
+   * Issue 43: only the first 64 KiB of a checks or pull-request command's output was kept, so a CI
+   * report's verdict printed last was lost. Its beginning and its end are kept now.
+   */
+  @Test
+  void a_long_output_keeps_its_beginning_and_its_end() {
+    PullRequestCommand.Outcome run = PullRequestCommand.run(ProjectCommand.shell("checks",
+        "echo 'https://forge.example/pr/7'; i=0; while [ $i -lt 5000 ]; do"
+            + " echo \"job $i: ok ..................................\"; i=$((i+1)); done; echo 'VERDICT: red (lint)'",
+        Duration.ofSeconds(30)), VALUES, tmp);
+
+    assertTrue(run.ok(), run.toString());
+    String out = run.output();
+    assertTrue(out.startsWith("https://forge.example/pr/7\n"), out.substring(0, 100));
+    assertTrue(out.strip().endsWith("job 4999: ok ..................................\nVERDICT: red (lint)"),
+        out.substring(out.length() - 200));
+    assertTrue(out.matches("(?s).*\\n\\[\\.\\.\\. \\d+ bytes of output left out \\.\\.\\.\\]\\n.*"), "the gap is said");
+    assertTrue(out.length() <= PullRequestCommand.OUTPUT_MAX_BYTES + 100, String.valueOf(out.length()));
+  }
+
+  @Test
+  void the_ends_of_a_stream_are_kept_exactly_across_the_ring() {
+    PullRequestCommand.Ends ends = new PullRequestCommand.Ends(4, 6);
+    byte[] all = "0123456789abcdefghij".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    for (int at = 0; at < all.length; at += 3) {
+      ends.add(java.util.Arrays.copyOfRange(all, at, Math.min(all.length, at + 3)), Math.min(3, all.length - at));
+    }
+    assertEquals("0123\n[... 10 bytes of output left out ...]\nefghij", ends.text());
+    PullRequestCommand.Ends small = new PullRequestCommand.Ends(4, 6);
+    small.add("0123456".getBytes(java.nio.charset.StandardCharsets.UTF_8), 7);
+    assertEquals("0123456", small.text());
+  }
 }

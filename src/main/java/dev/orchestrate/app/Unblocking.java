@@ -5,6 +5,7 @@ import dev.orchestrate.item.Event;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.Progress;
+import dev.orchestrate.item.ReviewQueue;
 import dev.orchestrate.item.Step;
 import dev.orchestrate.item.Transitions;
 import dev.orchestrate.limits.Cuts;
@@ -174,7 +175,7 @@ public final class Unblocking {
   }
 
   /** Refuses the unblock when another decision took one of its items first, naming it (issue 43). */
-  private static void refuseTaken(List<dev.orchestrate.item.ReviewQueue.Taken> taken, List<String> wanted) {
+  private static void refuseTaken(List<ReviewQueue.Taken> taken, List<String> wanted) {
     if (!taken.isEmpty()) {
       throw new UnblockRefusedException(ItemSteps.taken(taken, "blocked", false)
           + (wanted.size() > 1 ? " (nothing was unblocked)" : ""));

@@ -1,5 +1,6 @@
 package dev.orchestrate.state.sqlite;
 
+import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.StateLockedException;
 import dev.orchestrate.state.StoreException;
@@ -97,7 +98,7 @@ public final class RunLock implements AutoCloseable {
    * and then finds {@code run.lock} held knows a run holds it, not another command. Released on
    * close, by the thread that took it.
    */
-  static dev.orchestrate.state.RunLease turn(StateDirectory dir) {
+  static RunLease turn(StateDirectory dir) {
     Path file = dir.root().resolve("decisions.lock");
     ReentrantLock inJvm = TURNS.computeIfAbsent(file, f -> new ReentrantLock(true));
     inJvm.lock();

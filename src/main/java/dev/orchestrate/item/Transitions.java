@@ -6,6 +6,7 @@ import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.limits.Cuts;
 import dev.orchestrate.outcome.AgentOutcome;
 import dev.orchestrate.outcome.CommandRun;
+import dev.orchestrate.outcome.OutcomeClass;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -198,7 +199,9 @@ public final class Transitions {
       case BLOCKED -> withResult(result, move(item,
           Progress.blocked(p.status(), p.phase(), cuts.cap((setupFailed(outcome)
               ? "the worktree's workspace.setup failed before phase " + p.phase()
-              : "agent reported blocked in phase " + p.phase()) + reasonSuffix(outcome.context()),
+              : outcome.verdict() == OutcomeClass.BLOCKED ? "orchestrate blocked it after phase " + p.phase()
+                  : "agent reported blocked in phase " + p.phase())
+              + reasonSuffix(outcome.context()),
               BLOCKED_REASON_MAX_CHARS)),
           null));
       case FAILED -> {

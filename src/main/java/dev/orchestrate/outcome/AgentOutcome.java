@@ -29,7 +29,9 @@ import java.util.OptionalInt;
  * @param checks    the project's commands the job ran around the agent: the worktree's set-up
  *                  before it, the phase's {@code verify:} gates after it, in order
  * @param verdict   what orchestrate's own checks made of a reported success ({@code verify_failed},
- *                  {@code no_changes}), or null; set, it is the class of a failed outcome
+ *                  {@code no_changes}), or null; set, it is the class of a failed outcome; {@code
+ *                  blocked} on a blocked outcome: orchestrate blocked it (its workspace guard), not
+ *                  the agent
  * @param answer    the agent's final answer in its own words, as its preset's reader parsed it from
  *                  the event stream (within {@link #TEXT_MAX_CHARS}); null for a plain command, whose
  *                  output is not read, and when the agent gave none. Never raw events: this, not the
@@ -140,6 +142,12 @@ public record AgentOutcome(
   public AgentOutcome withSession(AgentSession agentSession) {
     return new AgentOutcome(result, summary, context, memories, followUps, exitCode, ending, elapsed,
         truncatedValues, usage, provider, agentSession, checks, verdict, answer);
+  }
+
+  /** This outcome with {@code verdict}: what orchestrate's own checks made of it. */
+  public AgentOutcome withVerdict(OutcomeClass verdict) {
+    return new AgentOutcome(result, summary, context, memories, followUps, exitCode, ending, elapsed,
+        truncatedValues, usage, provider, session, checks, verdict, answer);
   }
 
   /** This outcome with the project commands its job ran (set-up before the agent, gates after it). */

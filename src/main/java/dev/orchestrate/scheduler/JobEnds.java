@@ -132,10 +132,15 @@ final class JobEnds {
     return outcome;
   }
 
+  /**
+   * Blocked by orchestrate, not by the agent: the verdict says so (orchestrate's own check), so the
+   * reason names orchestrate and what it found (issue 43: it began "agent reported blocked").
+   */
   private static AgentOutcome blocked(AgentOutcome outcome, String breach) {
     return new AgentOutcome(AgentResult.BLOCKED, outcome.summary(), breach, List.of(), outcome.followUps(),
         outcome.exitCode(), outcome.ending(), outcome.elapsed()).withUsage(outcome.usage())
-        .withAnswer(outcome.answer()).withSession(outcome.session()).withChecks(outcome.checks());
+        .withAnswer(outcome.answer()).withSession(outcome.session()).withChecks(outcome.checks())
+        .withVerdict(OutcomeClass.BLOCKED);
   }
 
   /** Recorded as cancelled, with what it spent; its follow-ups still join; the phase runs again. */

@@ -261,6 +261,8 @@ class WorktreeHostileAgentsIT {
     String status = status();
     assertTrue(status.contains("moved the base branch main"), status);
     assertTrue(status.contains("put it back"), status);
+    assertTrue(status.contains("orchestrate blocked it after phase"), "orchestrate's decision, named: " + status);
+    assertFalse(status.contains("agent reported blocked"), "the agent never said so: " + status);
   }
 
   @Test

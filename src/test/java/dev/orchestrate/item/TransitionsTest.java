@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.outcome.AgentResult;
+import dev.orchestrate.outcome.OutcomeClass;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -148,6 +149,19 @@ class TransitionsTest {
     assertEquals(ItemStatus.BLOCKED, step.next().status());
     assertEquals(ItemStatus.SCOPING, step.next().progress().blockedFrom());
     assertEquals("retries exhausted in phase scope after 1 attempt: no", step.next().progress().blockedReason());
+  }
+
+  /** Issue 43: a block orchestrate decided (a breach of the workspace) began "agent reported blocked". */
+  @Test
+  void a_block_orchestrate_decided_says_so_and_not_that_the_agent_reported_it() {
+    Step step = Transitions.afterAttempt(at(ItemStatus.IN_PROGRESS, "design"), FEATURE,
+        outcome(AgentResult.BLOCKED, "done, I think", "the agent moved the base branch main; put it back")
+            .withVerdict(OutcomeClass.BLOCKED),
+        2);
+
+    assertEquals(ItemStatus.BLOCKED, step.next().status());
+    assertEquals("orchestrate blocked it after phase design: the agent moved the base branch main; put it back",
+        step.next().progress().blockedReason());
   }
 
   @Test

@@ -89,7 +89,7 @@ class ArchitectureTest {
       "context", List.of("backlog", "config", "item", "limits"),
       "jobs", List.of("config", "limits", "outcome"),
       "workspace", List.of("config", "item", "limits"),
-      "landing", List.of("config", "item", "limits", "workspace"),
+      "landing", List.of("config", "item", "jobs", "limits", "workspace"),
       "retention", List.of("config", "item", "limits"),
       "stats", List.of("config", "limits", "outcome"),
       "scheduler", List.of("backlog", "config", "context", "item", "jobs", "limits", "memory", "outcome", "yaml"),

@@ -76,6 +76,13 @@ public final class RunPreflight {
         throw new Refused("agents." + profile.profileName() + ": " + problem.message());
       }
     }
+    for (AgentConfig profile : config.profiles().values()) {
+      Preflight.Problem box = Preflight.sandbox(profile, path);
+      if (box != null) {
+        throw new Refused(profile == config.agent() ? box.message()
+            : "agents." + profile.profileName() + ": " + box.message());
+      }
+    }
     projectCommands(config).forEach((command, what) -> {
       Preflight.Problem problem = Preflight.command(command, what, path, dir);
       if (problem != null) {

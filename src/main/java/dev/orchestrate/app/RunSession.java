@@ -10,6 +10,7 @@ import dev.orchestrate.item.Housekeeping;
 import dev.orchestrate.item.ItemLeases;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.jobs.AgentRunner;
+import dev.orchestrate.jobs.Bubblewrap;
 import dev.orchestrate.jobs.Secrets;
 import dev.orchestrate.landing.Landing;
 import dev.orchestrate.memory.MemoryService;
@@ -182,7 +183,7 @@ public final class RunSession {
           worktrees.cleanUp().forEach(ui::notice);
           scheduler.workspaces(worktrees, new Landing(git, worktrees, config.execution().workspace(),
               store.workspaces(), clock, stateRoot.resolve("jobs")).masking(secrets::mask)
-              .environment(SecretEnv.of(config).forCommands(System.getenv())).open());
+              .environment(SecretEnv.of(config).forCommands(System.getenv())).sandboxed(sandbox(config)).open());
         }
         RunReport report;
         try (StopHook stop = ui.onStop(scheduler::requestStop)) {
@@ -204,6 +205,18 @@ public final class RunSession {
         }
       }
     }
+  }
+
+  /**
+   * The integration gates' sandbox: the default agent's {@code agent.sandbox} (preflight found bwrap);
+   * null without one.
+   */
+  private static Bubblewrap sandbox(Config config) {
+    if (!config.agent().sandbox().on()) {
+      return null;
+    }
+    return Bubblewrap.find(System.getenv("PATH")).map(bwrap -> new Bubblewrap(bwrap, config.agent().sandbox()))
+        .orElse(null);
   }
 
   /** How long a run's end waits at most for its notifications to be delivered. */

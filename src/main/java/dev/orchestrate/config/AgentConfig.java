@@ -36,6 +36,7 @@ import java.util.Map;
  * @param resume         whether the next attempt of a phase continues the agent's session of the last one
  *                       (after a failure, a red gate, no changes, a limit or a stall) in the same worktree,
  *                       where the preset can resume ({@link AgentPreset#resumes()})
+ * @param sandbox        {@code agent.sandbox}: where the agent, its gates and set-up steps run
  */
 public record AgentConfig(
     List<String> command,
@@ -55,7 +56,8 @@ public record AgentConfig(
     Duration maxWait,
     String name,
     int maxConcurrent,
-    boolean resume) {
+    boolean resume,
+    SandboxConfig sandbox) {
 
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(30);
   public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(10);
@@ -73,6 +75,7 @@ public record AgentConfig(
     secretEnv = List.copyOf(secretEnv);
     onUsageLimit = onUsageLimit == null ? OnUsageLimit.HALT : onUsageLimit;
     maxWait = maxWait == null ? DEFAULT_MAX_WAIT : maxWait;
+    sandbox = sandbox == null ? SandboxConfig.NONE : sandbox;
   }
 
   public AgentConfig(List<String> command, Duration timeout, Duration killGrace, Map<String, String> env,
@@ -83,18 +86,34 @@ public record AgentConfig(
         secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name, maxConcurrent, false);
   }
 
+  public AgentConfig(List<String> command, Duration timeout, Duration killGrace, Map<String, String> env,
+      ResultFallback resultFallback, long logMaxBytes, int outputTailChars, AgentPreset preset, List<String> args,
+      Duration stallTimeout, List<String> secretEnv, boolean stopLeftoverProcesses, boolean passSummarizerKey,
+      OnUsageLimit onUsageLimit, Duration maxWait, String name, int maxConcurrent, boolean resume) {
+    this(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset, args, stallTimeout,
+        secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name, maxConcurrent, resume,
+        SandboxConfig.NONE);
+  }
+
+  /** This config with {@code agent.sandbox}. */
+  public AgentConfig withSandbox(SandboxConfig box) {
+    return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
+        args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name,
+        maxConcurrent, resume, box);
+  }
+
   /** This config with {@code agent.resume}. */
   public AgentConfig withResume(boolean on) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
         args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name,
-        maxConcurrent, on);
+        maxConcurrent, on, sandbox);
   }
 
   /** This config with another argv (the same program and arguments, say, with its paths made absolute). */
   public AgentConfig withCommand(List<String> argv) {
     return new AgentConfig(argv, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset, args,
         stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name, maxConcurrent,
-        resume);
+        resume, sandbox);
   }
 
   /** Whether a retry of this profile continues the last attempt's session: asked for, and the preset can. */
@@ -120,7 +139,8 @@ public record AgentConfig(
   /** This config with what a provider's usage limit does to a run. */
   public AgentConfig withLimits(OnUsageLimit on, Duration wait) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
-        args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, on, wait, name, maxConcurrent, resume);
+        args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, on, wait, name, maxConcurrent, resume,
+        sandbox);
   }
 
   /**
@@ -138,7 +158,7 @@ public record AgentConfig(
   public AgentConfig asProfile(String profile, int cap) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
         args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, profile, cap,
-        resume);
+        resume, sandbox);
   }
 
   /** A plain command agent (no preset, no stall timeout), with the default secret and process settings. */
@@ -168,7 +188,7 @@ public record AgentConfig(
   public AgentConfig withSafety(List<String> secretEnv, boolean stopLeftoverProcesses, boolean passSummarizerKey) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars,
         preset, args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name,
-        maxConcurrent, resume);
+        maxConcurrent, resume, sandbox);
   }
 
   /**
@@ -185,7 +205,7 @@ public record AgentConfig(
     capped.add(usd.toPlainString());
     return new AgentConfig(capped, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
         args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name,
-        maxConcurrent, resume);
+        maxConcurrent, resume, sandbox);
   }
 
   static AgentConfig defaults() {

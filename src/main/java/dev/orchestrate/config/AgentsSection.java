@@ -93,7 +93,33 @@ final class AgentsSection extends SectionReader {
                 Values.words(OnUsageLimit.values()))).orElse(defaults.onUsageLimit()),
             setting(section, "max_wait", n -> duration(n, "agent.max_wait", Ranges.MAX_WAIT))
                 .orElse(defaults.maxWait()))
-        .withResume(setting(section, "resume", n -> values.bool(n, "agent.resume")).orElse(false));
+        .withResume(setting(section, "resume", n -> values.bool(n, "agent.resume")).orElse(false))
+        .withSandbox(new SandboxConfig(
+            setting(section, "sandbox",
+                n -> values.choice(n, "agent.sandbox", Values.words(SandboxConfig.Kind.values())))
+                .orElse(defaults.sandbox().kind()),
+            setting(section, "sandbox_writable", this::sandboxWritable).orElse(defaults.sandbox().writable()),
+            setting(section, "sandbox_gate_network", n -> values.bool(n, "agent.sandbox_gate_network"))
+                .orElse(defaults.sandbox().gateNetwork())));
+  }
+
+  /** agent.sandbox_writable: absolute paths or {@code ~/...}, no {@code ..}. */
+  private Optional<List<String>> sandboxWritable(YamlNode node) {
+    Optional<List<String>> paths = values.strings(node, "agent.sandbox_writable", "", "path");
+    if (paths.isEmpty() || !(node instanceof YamlNode.Sequence list)) {
+      return paths;
+    }
+    boolean ok = true;
+    for (int i = 0; i < paths.get().size(); i++) {
+      String path = paths.get().get(i);
+      boolean absolute = path.startsWith("/") || path.startsWith("~/");
+      if (!absolute || java.util.Arrays.asList(path.split("/")).contains("..") || path.equals("/")) {
+        problems.at(list.items().get(i), "agent.sandbox_writable: " + Quote.value(path) + " must be an absolute "
+            + "path or one under ~/, without '..', and not / itself (e.g. ~/.npm, ~/.cache)");
+        ok = false;
+      }
+    }
+    return ok ? paths : Optional.empty();
   }
 
   /** {@code off} (the default) or a duration of at least a second: shorter would stop agents that think. */

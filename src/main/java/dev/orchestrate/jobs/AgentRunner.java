@@ -218,7 +218,9 @@ public final class AgentRunner implements AgentLauncher {
       env.putAll(request.protocolEnv());
       env.put(JobProcesses.TOKEN_VARIABLE, token);
       this.commands = new ProjectCommands(clock, request.workDir(), request.jobDir(), env, secrets, stop,
-          setsid, current, request.agent().killGrace(), request.agent().logMaxBytes(), new JobProcesses(-1, token));
+          setsid, current, request.agent().killGrace(), request.agent().logMaxBytes(), new JobProcesses(-1, token))
+          .sandboxed(request.agent().sandbox().on() ? request.agent().sandbox() : null,
+              request.agent().sandbox().on() ? Bubblewrap.find(runnerEnv.get("PATH")).orElse(null) : null);
     }
 
     AgentOutcome run() throws InterruptedException {
@@ -412,23 +414,48 @@ public final class AgentRunner implements AgentLauncher {
   private ProcessBuilder processBuilder(JobRequest request, List<String> command, boolean ownSession, String token)
       throws IOException {
     AgentConfig agent = request.agent();
-    List<String> argv = new ArrayList<>(command);
-    if (ownSession) {
-      // setsid reports a missing program as its own exit 1; resolve it first, as Java would, so
-      // that it stays a spawn failure.
-      argv.set(0, Executables.resolve(argv.get(0), request.workDir(), runnerEnv.get("PATH")).toString());
-      argv.add(0, setsid.get().toString());
-    }
-    ProcessBuilder builder = new ProcessBuilder(argv).directory(request.workDir().toFile());
-    Map<String, String> env = builder.environment();
-    env.clear();
-    env.putAll(secretEnv.forAgent(runnerEnv, agent));
+    Map<String, String> env = new HashMap<>(secretEnv.forAgent(runnerEnv, agent));
     env.putAll(request.protocolEnv());
     env.putAll(agent.env());
     if (agent.stopLeftoverProcesses()) {
       env.put(JobProcesses.TOKEN_VARIABLE, token);
     }
+    List<String> argv = new ArrayList<>(command);
+    boolean boxed = agent.sandbox().on();
+    if (ownSession || boxed) {
+      // setsid (and bwrap) report a missing program as their own exit 1; resolve it first, as Java
+      // would, so that it stays a spawn failure.
+      argv.set(0, Executables.resolve(argv.get(0), request.workDir(), runnerEnv.get("PATH")).toString());
+    }
+    if (boxed) {
+      env.put("TMPDIR", Bubblewrap.scratch(request.jobDir()).toString());
+      Bubblewrap.preparePresetPaths(agent.preset(), env);
+      argv = new ArrayList<>(sandbox(agent).argv(argv, request.workDir(), request.jobDir(), agent.preset(), env,
+          false));
+    }
+    if (ownSession) {
+      argv.add(0, setsid.get().toString());
+    }
+    ProcessBuilder builder = new ProcessBuilder(argv).directory(request.workDir().toFile());
+    builder.environment().clear();
+    builder.environment().putAll(env);
     return builder;
+  }
+
+  /**
+   * The sandbox of {@code agent} ({@code agent.sandbox: bwrap}), with bwrap as found on the
+   * runner's PATH (preflight refused a run without it).
+   *
+   * @throws IOException when bwrap is not there (any more)
+   */
+  private static Bubblewrap sandbox(AgentConfig agent, Map<String, String> runnerEnv) throws IOException {
+    Path bwrap = Bubblewrap.find(runnerEnv.get("PATH")).orElseThrow(() -> new IOException(
+        "agent.sandbox: bwrap is not on PATH (install bubblewrap)"));
+    return new Bubblewrap(bwrap, agent.sandbox());
+  }
+
+  private Bubblewrap sandbox(AgentConfig agent) throws IOException {
+    return sandbox(agent, runnerEnv);
   }
 
   /**

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
  * Checks, before a run takes the lock, that the agent program can be started: a bare name must
@@ -102,6 +103,41 @@ public final class Preflight {
    * that reports its cost; otherwise the problem, with the fix. Null when there is no cost budget
    * or the agent reports its cost.
    */
+  /**
+   * {@code agent.sandbox: bwrap} can be kept: bwrap is on {@code path} and starts a sandbox of the
+   * kind the jobs get (a PID namespace, /proc, a read-only root); and Codex is not asked to run its
+   * own bubblewrap sandbox inside it (it cannot, docs/security.md). Null when it can, or when the
+   * profile has no sandbox.
+   */
+  public static Problem sandbox(AgentConfig agent, String path) {
+    if (!agent.sandbox().on()) {
+      return null;
+    }
+    if (agent.preset() == AgentPreset.CODEX) {
+      for (int i = 0; i < agent.args().size(); i++) {
+        String arg = agent.args().get(i);
+        String mode = arg.startsWith("--sandbox=") ? arg.substring("--sandbox=".length())
+            : (arg.equals("--sandbox") || arg.equals("-s")) && i + 1 < agent.args().size() ? agent.args().get(i + 1)
+                : null;
+        if (mode != null && !mode.equals("danger-full-access")) {
+          return new Problem("agent.sandbox: bwrap runs Codex inside orchestrate's sandbox, where Codex's own "
+              + "(--sandbox " + mode + ", bubblewrap too) cannot start and its commands would fail unnoticed: "
+              + "pass --sandbox danger-full-access in agent.args (orchestrate's sandbox confines it), or set "
+              + "agent.sandbox: none to keep Codex's");
+        }
+      }
+    }
+    Optional<Path> bwrap = Bubblewrap.find(path);
+    if (bwrap.isEmpty()) {
+      return new Problem("agent.sandbox: bwrap needs bubblewrap, and no bwrap is on PATH: install it (Debian, "
+          + "Ubuntu: apt install bubblewrap; Fedora: dnf install bubblewrap), or set agent.sandbox: none");
+    }
+    String why = Bubblewrap.probe(bwrap.get());
+    return why == null ? null : new Problem("agent.sandbox: bwrap cannot start a sandbox here (" + why + "): it "
+        + "needs user namespaces (sysctl kernel.unprivileged_userns_clone=1, or in a container: allow them, e.g. "
+        + "docker run --security-opt seccomp=unconfined), or set agent.sandbox: none");
+  }
+
   public static Problem costBudget(AgentConfig agent, String costKey) {
     if (costKey == null || agent.command().isEmpty() || agent.preset().reportsCost()) {
       return null;

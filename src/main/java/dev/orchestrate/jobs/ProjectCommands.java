@@ -1,6 +1,8 @@
 package dev.orchestrate.jobs;
 
+import dev.orchestrate.config.AgentPreset;
 import dev.orchestrate.config.ProjectCommand;
+import dev.orchestrate.config.SandboxConfig;
 import dev.orchestrate.limits.Quote;
 import dev.orchestrate.limits.SizeCap;
 import dev.orchestrate.outcome.CommandRun;
@@ -10,6 +12,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -43,6 +46,8 @@ final class ProjectCommands {
   private final long logMaxBytes;
   private final JobProcesses members;
   private final java.util.concurrent.atomic.AtomicReference<ProcessHandle> current;
+  private SandboxConfig box;
+  private Path bwrap;
 
   ProjectCommands(Clock clock, Path workDir, Path jobDir, Map<String, String> env, Secrets secrets, StopSignal stop,
       Optional<Path> setsid, java.util.concurrent.atomic.AtomicReference<ProcessHandle> current, Duration killGrace,
@@ -145,15 +150,36 @@ final class ProjectCommands {
     return stop.cancelRequested().isDone() ? CommandRun.Ending.CANCELLED : CommandRun.Ending.TIMED_OUT;
   }
 
+  /**
+   * These commands in {@code box} ({@code agent.sandbox}, as the agent's); null: not sandboxed.
+   * {@code bwrap} null with a box: bwrap went missing since preflight, and each command fails to start.
+   */
+  ProjectCommands sandboxed(SandboxConfig box, Path bwrap) {
+    this.box = box;
+    this.bwrap = bwrap;
+    return this;
+  }
+
   private ProcessBuilder builder(ProjectCommand command) throws IOException {
     List<String> argv = new ArrayList<>(command.argv());
-    if (setsid.isPresent()) {
+    Map<String, String> environment = new HashMap<>(env);
+    if (setsid.isPresent() || box != null) {
       argv.set(0, Executables.resolve(argv.get(0), workDir, pathVariable).toString());
+    }
+    if (box != null) {
+      if (bwrap == null) {
+        throw new IOException("agent.sandbox: bwrap is not on PATH (install bubblewrap)");
+      }
+      environment.put("TMPDIR", Bubblewrap.scratch(jobDir).toString());
+      argv = new ArrayList<>(new Bubblewrap(bwrap, box).argv(argv, workDir, jobDir, AgentPreset.COMMAND,
+          environment, true));
+    }
+    if (setsid.isPresent()) {
       argv.add(0, setsid.get().toString());
     }
     ProcessBuilder builder = new ProcessBuilder(argv).directory(workDir.toFile());
     builder.environment().clear();
-    builder.environment().putAll(env);
+    builder.environment().putAll(environment);
     return builder;
   }
 

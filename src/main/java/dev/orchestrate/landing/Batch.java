@@ -167,7 +167,8 @@ final class Batch {
       }
       Path workDir = tree.resolve(worktrees.repository().subdirectory());
       return new Offloaded<LandingGates.Runs, Map<String, IntegrationResult>>(
-          stopper -> LandingGates.run(gates, workDir, landing.commandEnv(), stopper), (runs, self) -> {
+          stopper -> LandingGates.run(gates, workDir, landing.commandEnv(), landing.gateWrap(workDir), stopper),
+          (runs, self) -> {
             worktrees.dropLandingTree(key);
             if (runs.stopped()) {
               restore(chain);

@@ -1,5 +1,6 @@
 package dev.orchestrate.landing;
 
+import dev.orchestrate.config.AgentPreset;
 import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.config.WorkspaceConfig;
 import dev.orchestrate.item.ChecksReport;
@@ -9,6 +10,7 @@ import dev.orchestrate.item.LandingItem;
 import dev.orchestrate.item.LastSession;
 import dev.orchestrate.item.SlowWork;
 import dev.orchestrate.item.WorkspaceUnavailableException;
+import dev.orchestrate.jobs.Bubblewrap;
 import dev.orchestrate.workspace.ChecksRecord;
 import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.GitException;
@@ -20,6 +22,7 @@ import dev.orchestrate.workspace.WorktreeGuard;
 import dev.orchestrate.workspace.Worktrees;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -63,6 +66,8 @@ public final class Landing implements ItemLanding {
   private PushOutput mask = PushOutput.of(UnaryOperator.identity());
   /** The environment the project's commands start from: gates, checks, pull requests. */
   private Map<String, String> commandEnv = System.getenv();
+  /** agent.sandbox for the integration gates; null: none. */
+  private Bubblewrap box;
 
   /**
    * @param worktrees the items' worktrees, {@link Worktrees#open() open}
@@ -112,6 +117,31 @@ public final class Landing implements ItemLanding {
   /** The environment the project's commands start from. */
   Map<String, String> commandEnv() {
     return commandEnv;
+  }
+
+  /**
+   * Runs the integration gates in {@code box} ({@code agent.sandbox}), as the phases' gates run:
+   * the landing tree and a scratch directory writable, the state hidden.
+   */
+  public Landing sandboxed(Bubblewrap box) {
+    this.box = box;
+    return this;
+  }
+
+  /** How an integration gate's argv runs in {@code tree}: in the sandbox, or as it is. */
+  UnaryOperator<List<String>> gateWrap(Path tree) {
+    if (box == null) {
+      return UnaryOperator.identity();
+    }
+    Path state = worktrees.root().getParent();
+    return argv -> {
+      try {
+        Path scratch = Files.createDirectories(worktrees.root().resolve("+tmp"));
+        return box.argv(argv, tree, state, scratch, AgentPreset.COMMAND, commandEnv, true);
+      } catch (IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+    };
   }
 
   /** Pins what a push goes by (the remote's URL and its configuration) now, before any agent of the run worked. */
@@ -366,7 +396,7 @@ public final class Landing implements ItemLanding {
     }
     Path workDir = tree.resolve(worktrees.repository().subdirectory());
     return new Offloaded<LandingGates.Runs, IntegrationResult>(
-        stopper -> LandingGates.run(gates, workDir, commandEnv, stopper),
+        stopper -> LandingGates.run(gates, workDir, commandEnv, gateWrap(workDir), stopper),
         (runs, self) -> {
           worktrees.dropLandingTree(ws.itemId());
           if (runs.stopped()) {

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * The integration gates of a done item (docs/verification.md, "What lands"), run off the scheduler
@@ -78,13 +79,19 @@ final class LandingGates {
 
   /** Runs {@code gates} in {@code dir} with {@code env}, in order, up to the first that does not pass. */
   static Runs run(List<ProjectCommand> gates, Path dir, Map<String, String> env, PullRequestCommand.Stopper stopper) {
+    return run(gates, dir, env, UnaryOperator.identity(), stopper);
+  }
+
+  /** As above, each gate's argv given to {@code wrap} first (the sandbox's). */
+  static Runs run(List<ProjectCommand> gates, Path dir, Map<String, String> env,
+      UnaryOperator<List<String>> wrap, PullRequestCommand.Stopper stopper) {
     List<Run> runs = new ArrayList<>();
     for (ProjectCommand gate : gates) {
       if (stopper.stopped()) {
         return new Runs(runs, true);
       }
       long start = System.nanoTime();
-      PullRequestCommand.Outcome outcome = PullRequestCommand.run(gate, Map.of(), dir, env, stopper);
+      PullRequestCommand.Outcome outcome = PullRequestCommand.run(gate, Map.of(), dir, env, wrap, stopper);
       if (stopper.stopped()) {
         return new Runs(runs, true);
       }

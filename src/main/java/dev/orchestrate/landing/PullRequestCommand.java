@@ -14,6 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -164,10 +165,16 @@ final class PullRequestCommand {
   /** As above, started with {@code baseEnv} (the secrets orchestrate withholds already taken out) minus {@code GIT_*}. */
   static Outcome run(ProjectCommand command, Map<String, String> values, Path dir, Map<String, String> baseEnv,
       Stopper stopper) {
+    return run(command, values, dir, baseEnv, UnaryOperator.identity(), stopper);
+  }
+
+  /** As above, its argv first given to {@code wrap} (the sandbox's, for an integration gate). */
+  static Outcome run(ProjectCommand command, Map<String, String> values, Path dir, Map<String, String> baseEnv,
+      UnaryOperator<List<String>> wrap, Stopper stopper) {
     if (stopper.stopped()) {
       return new Outcome(null, "", "execution." + command.name() + " was stopped");
     }
-    List<String> argv = new ArrayList<>(argv(command, values));
+    List<String> argv = new ArrayList<>(wrap.apply(argv(command, values)));
     Path setsid = setsid();
     if (setsid != null) {
       argv.add(0, setsid.toString());

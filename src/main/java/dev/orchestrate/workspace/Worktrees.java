@@ -211,6 +211,11 @@ public final class Worktrees implements ItemWorkspaces {
         && ws.gitDir().getParent().equals(repo.commonDir().resolve("worktrees"));
   }
 
+  /** Where the items' worktrees (and landing trees) are: {@code <state>/worktrees}. */
+  public Path root() {
+    return root;
+  }
+
   /**
    * A worktree of orchestrate's own where the item's work is gated as it will land: {@code commit}
    * (the item's work on top of the base's tip) checked out detached in a new directory of the

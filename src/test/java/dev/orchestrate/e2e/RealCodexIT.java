@@ -78,6 +78,11 @@ class RealCodexIT {
     Map<String, String> env = pb.environment();
     env.put("HOME", home.toString());
     env.put("CODEX_HOME", home.toString());
+    // With Debian's bubblewrap installed (0.8, no --argv0), Codex 0.169's own sandbox starts its helper
+    // by a name it links only when CODEX_HOME is not under the temporary directory, which a @TempDir
+    // is; without the link every command it runs fails ("bwrap: execvp codex-linux-sandbox") and it
+    // still exits 0. A TMPDIR beside CODEX_HOME is the real layout (~/.codex is not under /tmp).
+    env.put("TMPDIR", Files.createDirectories(dir.resolve("tmp")).toString());
     env.put("OPENAI_API_KEY", "sk-test-dummy");
     env.put("PATH", AgentClis.nodeDir() + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
     Process run = pb.redirectOutput(dir.resolve("run.out").toFile()).redirectError(dir.resolve("run.err").toFile())

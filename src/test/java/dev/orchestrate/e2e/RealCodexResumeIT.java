@@ -85,8 +85,9 @@ class RealCodexResumeIT {
 
   private int run(ResumeProject project, String... flags) throws Exception {
     Path home = Files.createDirectories(dir.resolve("home"));
+    // Its own TMPDIR, beside (not around) CODEX_HOME: see RealCodexIT.
     return project.run(Map.of("HOME", home.toString(), "CODEX_HOME", home.toString(), "OPENAI_API_KEY",
-        "sk-test-dummy"), flags);
+        "sk-test-dummy", "TMPDIR", Files.createDirectories(dir.resolve("tmp")).toString()), flags);
   }
 
   private static String readResume(Path d) {

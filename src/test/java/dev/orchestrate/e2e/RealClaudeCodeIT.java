@@ -37,6 +37,7 @@ class RealClaudeCodeIT {
           args: ["--allowedTools", "Bash"]
           timeout: 3m
         %s
+        %s
         default_pipeline: two
         pipelines:
           two:
@@ -45,7 +46,7 @@ class RealClaudeCodeIT {
                 instructions: "Design it."
               - name: build
                 instructions: "Build it."
-        """.formatted(claude, executionYaml));
+        """.formatted(claude, agentExtra, executionYaml));
     Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: a}\n  - {id: B, title: b}\n");
     Path home = Files.createDirectories(dir.resolve("home"));
     List<String> args = new java.util.ArrayList<>(List.of("--state", dir.resolve("state").toString(), "run", "--json",
@@ -71,6 +72,33 @@ class RealClaudeCodeIT {
 
   private int lastExit;
   private String lastErr;
+  /** More of the agent: section, indented as its keys ("  sandbox: bwrap"). */
+  private String agentExtra = "";
+
+  /**
+   * Issue 43: the real Claude Code does its work inside {@code agent.sandbox: bwrap}: its config
+   * directory and the job's directory writable, everything else read-only, the state hidden.
+   */
+  @Test
+  void claude_code_does_every_phase_inside_the_sandbox() throws Exception {
+    Path bwrap = OnPath.find("bwrap");
+    org.junit.jupiter.api.Assumptions.assumeTrue(bwrap != null, "bwrap is not on PATH: install bubblewrap to run "
+        + "Claude Code in the sandbox (.ci/run installs it)");
+    Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
+    agentExtra = "  sandbox: bwrap";
+    try (FakeAnthropic model = new FakeAnthropic()) {
+      Path out = run(model, claude, "");
+      assertEquals(0, lastExit, lastErr);
+      JsonNode report = new ObjectMapper().readTree(Files.readString(out));
+      assertEquals("all_done", report.path("halt_reason").asText(), report.toString());
+      assertEquals(2, report.path("items").path("done").asInt());
+      assertEquals(4, Stored.assistantTurnsSaying(dir.resolve("state"),
+          t -> "fake model did " + t.phase() + " of " + t.itemId()), "each result file the Bash tool wrote was read");
+      try (java.util.stream.Stream<Path> jobs = Files.list(dir.resolve("state/jobs"))) {
+        assertTrue(jobs.allMatch(job -> Files.isDirectory(job.resolve("tmp"))), "each job had the sandbox's TMPDIR");
+      }
+    }
+  }
 
   @Test
   void a_cost_budget_halts_the_run_on_the_cost_claude_code_reported_and_is_never_passed() throws Exception {

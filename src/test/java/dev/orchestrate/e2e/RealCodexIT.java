@@ -59,15 +59,16 @@ class RealCodexIT {
         agent:
           preset: codex
           command: ["%s"]
-          args: ["--sandbox", "workspace-write", "-c", "model_provider=\\"local\\"", "-c", '%s']
+          args: ["--sandbox", "%s", "-c", "model_provider=\\"local\\"", "-c", '%s']
           timeout: 3m
+        %s
         execution: %s
         default_pipeline: p
         pipelines:
           p:
             phases:
         %s
-        """.formatted(codex, provider, execution, java.util.Arrays.stream(phases)
+        """.formatted(codex, codexSandbox, provider, agentExtra, execution, java.util.Arrays.stream(phases)
         .map(p -> "      - {name: " + p + ", instructions: \"" + Character.toUpperCase(p.charAt(0)) + p.substring(1)
             + " it.\"}")
         .collect(Collectors.joining("\n"))));
@@ -95,6 +96,40 @@ class RealCodexIT {
   }
 
   private int exit;
+  /** Codex's own --sandbox mode. */
+  private String codexSandbox = "workspace-write";
+  /** More of the agent: section ("  sandbox: bwrap"). */
+  private String agentExtra = "";
+
+  /**
+   * Issue 43: Codex inside orchestrate's sandbox, its own off (it cannot start within another, and
+   * would fail every command while exiting 0): the work is done, and asking for both is refused.
+   */
+  @Test
+  void codex_works_inside_orchestrates_sandbox_with_its_own_off_and_both_at_once_are_refused() throws Exception {
+    Path bwrap = OnPath.find("bwrap");
+    org.junit.jupiter.api.Assumptions.assumeTrue(bwrap != null, "bwrap is not on PATH: install bubblewrap (.ci/run "
+        + "installs it)");
+    Path codex = AgentClis.install(AgentClis.CODEX, "codex");
+    agentExtra = "  sandbox: bwrap";
+    try (FakeResponses model = new FakeResponses()) {
+      JsonNode report = run(model, codex, "{}", "build")[0];
+      assertEquals(2, exit, "Codex's workspace-write inside ours: " + Files.readString(dir.resolve("run.err")));
+      assertTrue(Files.readString(dir.resolve("run.err")).contains("pass --sandbox danger-full-access"),
+          Files.readString(dir.resolve("run.err")));
+      assertTrue(report == null || report.isMissingNode() || report.isEmpty() || report.isNull(), "no run: " + report);
+
+      codexSandbox = "danger-full-access";
+      report = run(model, codex, "{}", "build")[0];
+      assertEquals(0, exit, Files.readString(dir.resolve("run.err")));
+      assertEquals(2, report.path("items").path("done").asInt(), report.toString());
+      assertEquals(2, Stored.assistantTurnsSaying(dir.resolve("state"),
+          t -> "fake model did " + t.phase() + " of " + t.itemId()), "its commands wrote the result files");
+      try (java.util.stream.Stream<Path> jobs = Files.list(dir.resolve("state/jobs"))) {
+        assertTrue(jobs.allMatch(job -> Files.isDirectory(job.resolve("tmp"))), "each job had the sandbox's TMPDIR");
+      }
+    }
+  }
 
   @Test
   void codexs_usage_limit_halts_the_run_naming_the_reset_and_blocks_nothing() throws Exception {

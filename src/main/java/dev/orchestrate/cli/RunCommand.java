@@ -302,7 +302,7 @@ final class RunCommand implements Callable<Integer> {
     if (report.doneThisRun() == 0 && report.blockedThisRun() > 0) {
       return ExitCode.WORK_FAILED;
     }
-    if (report.haltReason() == HaltReason.AGENT_AUTH) {
+    if (report.haltReason() == HaltReason.AGENT_AUTH || report.haltReason() == HaltReason.AGENT_SANDBOX) {
       return ExitCode.WORK_FAILED; // nothing can work until the key or the billing is fixed: cron must notice
     }
     return ExitCode.OK;

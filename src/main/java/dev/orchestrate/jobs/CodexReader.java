@@ -7,6 +7,7 @@ import dev.orchestrate.outcome.OutcomeClass;
 import dev.orchestrate.outcome.ProviderFailure;
 import dev.orchestrate.outcome.Usage;
 import java.time.Duration;
+import java.util.regex.Pattern;
 
 /**
  * Codex's {@code exec --json} events. Each {@code turn.completed} carries the turn's usage
@@ -27,6 +28,14 @@ final class CodexReader extends JsonEvents {
   /** A reset delay the provider's body stated ({@code resets_in_seconds}), kept with the error it came with. */
   private Duration resetIn;
   private boolean usageLimitBody;
+  /**
+   * What a command said when Codex's own sandbox could not start it: bubblewrap's error (its helper
+   * not found, a namespace refused) or the sandbox helper's panic. Codex goes on and exits 0 as if
+   * the command had run (recorded: agent-outputs/codex-0.169.0/own-sandbox-unavailable).
+   */
+  private String sandboxFailure;
+  private static final Pattern SANDBOX_FAILURE = Pattern.compile(
+      "bwrap: |thread 'main' panicked at linux-sandbox/");
 
   @Override
   void event(JsonNode event) {
@@ -38,6 +47,12 @@ final class CodexReader extends JsonEvents {
           String text = text(item.get("text"));
           if (text != null) {
             answer = text;
+          }
+        } else if ("command_execution".equals(item.path("type").asText())
+            && "failed".equals(item.path("status").asText()) && sandboxFailure == null) {
+          String output = text(item.get("aggregated_output"));
+          if (output != null && SANDBOX_FAILURE.matcher(output).lookingAt()) {
+            sandboxFailure = output.strip().lines().findFirst().orElse(output.strip());
           }
         }
       }
@@ -65,6 +80,12 @@ final class CodexReader extends JsonEvents {
 
   @Override
   public AgentReport report() {
+    if (sandboxFailure != null && error == null) {
+      String message = "Codex's own sandbox could not start its commands (" + sandboxFailure + "): no command it ran "
+          + "did anything; run Codex with --sandbox danger-full-access inside agent.sandbox: bwrap, or keep CODEX_HOME "
+          + "out of the temporary directory (docs/security.md, The sandbox)";
+      return new AgentReport(checked(usage), answer, message, ProviderFailure.of(OutcomeClass.SANDBOX, message));
+    }
     return new AgentReport(checked(usage), answer, error, provider());
   }
 

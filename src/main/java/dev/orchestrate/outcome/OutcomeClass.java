@@ -31,6 +31,11 @@ public enum OutcomeClass {
   RATE_LIMITED,
   /** An invalid or revoked key, an exhausted credit balance or a plan that forbids this use: the run halts. */
   AUTH,
+  /**
+   * The agent's own sandbox could not start its commands (Codex's bubblewrap): no work could be done,
+   * and none will until the machine or the agent's flags change. The run halts; not counted.
+   */
+  SANDBOX,
   /** Permission denials stopped the work (Claude Code's permission_denials). */
   DENIED,
   /** No output for agent.stall_timeout. */

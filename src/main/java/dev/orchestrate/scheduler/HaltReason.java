@@ -10,8 +10,9 @@ public enum HaltReason {
               "the circuit breaker tripped: too many items in a row exhausted their retries"), BUDGET(
                   "the budget was reached: no more jobs fit within it"), USAGE_LIMIT(
                       "an agent's usage limit was reached"), AGENT_AUTH(
-                          "an agent's provider refused its key, its billing or its plan"), INTERRUPTED(
-                              "interrupted");
+                          "an agent's provider refused its key, its billing or its plan"), AGENT_SANDBOX(
+                              "an agent's own sandbox could not start its commands"), INTERRUPTED(
+                                  "interrupted");
 
   private final String description;
 

@@ -80,7 +80,8 @@ final class JobEnds {
         return CANCELLED;
       }
       OutcomeClass kind = outcome.kind();
-      return (kind.isLimit() || kind == OutcomeClass.AUTH) && outcome.provider() != null ? LIMITED : ANSWERED;
+      return (kind.isLimit() || kind == OutcomeClass.AUTH || kind == OutcomeClass.SANDBOX) && outcome.provider() != null
+          ? LIMITED : ANSWERED;
     }
   }
 

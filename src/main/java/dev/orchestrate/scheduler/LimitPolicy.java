@@ -69,6 +69,9 @@ final class LimitPolicy {
     if (kind == OutcomeClass.AUTH) {
       return new Decision(null, HaltReason.AGENT_AUTH, profile + ": " + failure.message());
     }
+    if (kind == OutcomeClass.SANDBOX) {
+      return new Decision(null, HaltReason.AGENT_SANDBOX, profile + ": " + failure.message());
+    }
     int strikes = previous == null ? 1 : previous.strikes() + 1;
     Instant since = previous == null ? now : previous.since();
     if (kind == OutcomeClass.RATE_LIMITED) {

@@ -62,6 +62,10 @@ class RecordedProviderFailuresTest {
       "codex-0.169.0, unauthorized, AUTH, false",
       "codex-0.169.0, forbidden, AUTH, false",
       "codex-0.169.0, billing, AUTH, false",
+      // Codex's own sandbox could not start (Debian's bwrap 0.8, CODEX_HOME under /tmp): it exits 0
+      "codex-0.169.0, own-sandbox-unavailable, SANDBOX, false",
+      // the same, when the failed command left no event: nothing tells (docs/security.md says so)
+      "codex-0.169.0, own-sandbox-unavailable-no-event, -, false",
       "gemini-cli-0.61.0, success, -, false",
       "gemini-cli-0.61.0, rate-limit-then-ok, -, false",
       "gemini-cli-0.61.0, usage-limit, USAGE_LIMIT, false",

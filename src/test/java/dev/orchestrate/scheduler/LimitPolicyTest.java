@@ -99,4 +99,13 @@ class LimitPolicyTest {
     assertNull(d.pause());
     assertEquals("claude: Invalid API key", d.message());
   }
+
+  @Test
+  void an_agents_own_sandbox_that_cannot_start_halts_at_once_and_pauses_nothing() {
+    LimitPolicy.Decision d = policy(OnUsageLimit.WAIT, Duration.ofHours(6))
+        .onFailure("codex", ProviderFailure.of(OutcomeClass.SANDBOX, "Codex's own sandbox could not start"), null, NOW);
+    assertEquals(HaltReason.AGENT_SANDBOX, d.halt());
+    assertNull(d.pause());
+    assertEquals("codex: Codex's own sandbox could not start", d.message());
+  }
 }

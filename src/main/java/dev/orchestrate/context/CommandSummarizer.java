@@ -45,7 +45,8 @@ final class CommandSummarizer implements Summarizer {
   public String summarize(String prompt) throws SummarizationException {
     Process process;
     try {
-      process = new ProcessBuilder(command).directory(workDir.toFile()).start();
+      process = new ProcessBuilder(ProcessTrees.inOwnSession(command, workDir, System.getenv("PATH")))
+          .directory(workDir.toFile()).start();
     } catch (IOException e) {
       throw new SummarizationException("command summarizer: cannot start " + command.get(0) + ": "
           + e.getMessage(), e);

@@ -5,7 +5,6 @@ import dev.orchestrate.limits.ProcessTrees;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -175,10 +174,7 @@ final class PullRequestCommand {
       return new Outcome(null, "", "execution." + command.name() + " was stopped");
     }
     List<String> argv = new ArrayList<>(wrap.apply(argv(command, values)));
-    Path setsid = setsid();
-    if (setsid != null) {
-      argv.add(0, setsid.toString());
-    }
+    argv = new ArrayList<>(ProcessTrees.inOwnSession(argv));
     ProcessBuilder builder = new ProcessBuilder(argv).directory(dir.toFile()).redirectErrorStream(true)
         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
     Map<String, String> env = builder.environment();
@@ -232,17 +228,6 @@ final class PullRequestCommand {
     } catch (Exception e) {
       return "";
     }
-  }
-
-  /** setsid(1), for a session of the command's own (its process group killed as one); null without. */
-  private static Path setsid() {
-    for (String candidate : List.of("/usr/bin/setsid", "/bin/setsid")) {
-      Path path = Path.of(candidate);
-      if (Files.isExecutable(path)) {
-        return path;
-      }
-    }
-    return null;
   }
 
   /**

@@ -1,7 +1,12 @@
 package dev.orchestrate.limits;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * The end of a process orchestrate started for a command of its own (git, a push and the remote's
@@ -12,6 +17,62 @@ import java.util.List;
  */
 public final class ProcessTrees {
   private ProcessTrees() {
+  }
+
+  private static final Optional<Path> SETSID = Stream.of("/usr/bin/setsid",
+      "/bin/setsid").map(Path::of).filter(Files::isExecutable).findFirst();
+
+  /**
+   * setsid(1) at its fixed system path (never through PATH, which an agent's commit may name), to
+   * start a command in a session of its own: a Ctrl-C at the terminal reaches orchestrate, which
+   * stops the command with its tree, and not the command behind its back. Empty without one.
+   */
+  public static Optional<Path> setsid() {
+    return SETSID;
+  }
+
+  /** {@code argv} started in a session of its own, by {@link #setsid()}; as it is without one. */
+  public static List<String> inOwnSession(List<String> argv) {
+    if (SETSID.isEmpty()) {
+      return argv;
+    }
+    List<String> out = new ArrayList<>(argv.size() + 1);
+    out.add(SETSID.get().toString());
+    out.addAll(argv);
+    return out;
+  }
+
+  /**
+   * As {@link #inOwnSession(List)}, its program found first as Java would find it (a path with a
+   * '/' from {@code dir}, else on {@code path}), so that a missing one stays a failure to start
+   * rather than setsid's own exit 127.
+   *
+   * @throws IOException worded as the OS would: "No such file or directory"
+   */
+  public static List<String> inOwnSession(List<String> argv, Path dir, String path) throws IOException {
+    if (SETSID.isEmpty()) {
+      return argv;
+    }
+    String program = argv.get(0);
+    Path found = null;
+    if (program.contains("/")) {
+      Path file = dir.resolve(program);
+      found = Files.isRegularFile(file) && Files.isExecutable(file) ? file : null;
+    } else if (path != null) {
+      for (String entry : path.split(java.io.File.pathSeparator)) {
+        Path file = entry.isEmpty() ? null : Path.of(entry, program);
+        if (file != null && file.isAbsolute() && Files.isRegularFile(file) && Files.isExecutable(file)) {
+          found = file;
+          break;
+        }
+      }
+    }
+    if (found == null) {
+      throw new IOException("Cannot run program \"" + program + "\": No such file or directory");
+    }
+    List<String> out = new ArrayList<>(argv);
+    out.set(0, found.toAbsolutePath().toString());
+    return inOwnSession(out);
   }
 
   /** KILL to {@code process} and its whole tree; returns at once. */

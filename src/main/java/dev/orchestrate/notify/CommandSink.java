@@ -46,7 +46,8 @@ final class CommandSink implements Sink {
       throws DeliveryException, InterruptedException {
     Process process;
     try {
-      ProcessBuilder builder = new ProcessBuilder(config.argv()).directory(directory.toFile())
+      ProcessBuilder builder = new ProcessBuilder(ProcessTrees.inOwnSession(config.argv(), directory, env.get("PATH")))
+          .directory(directory.toFile())
           .redirectErrorStream(true);
       builder.environment().clear();
       builder.environment().putAll(env);

@@ -308,7 +308,9 @@ public final class Git {
     argv.add(dir.toString());
     argv.addAll(SAFE_OPTIONS);
     argv.addAll(args);
-    ProcessBuilder builder = new ProcessBuilder(argv);
+    // In a session of its own: a Ctrl-C stops the run, which stops git with its tree (a push and
+    // the remote's hooks), never git alone behind the run's back.
+    ProcessBuilder builder = new ProcessBuilder(ProcessTrees.inOwnSession(argv));
     Map<String, String> environment = builder.environment();
     environment.keySet().removeIf(k -> k.startsWith("GIT_"));
     environment.putAll(env);

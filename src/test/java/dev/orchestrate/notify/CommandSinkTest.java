@@ -1,6 +1,7 @@
 package dev.orchestrate.notify;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,6 +41,26 @@ class CommandSinkTest {
     assertEquals(List.of(done.toJson("run-9-1"), halted.toJson("run-9-2")),
         Files.readAllLines(dir.resolve("received.json")));
     assertEquals(2, stats.delivered());
+  }
+
+  /**
+   * Issue 43: a command orchestrate runs is in a session of its own, so a Ctrl-C at the terminal
+   * reaches orchestrate (which stops it with its tree), not the command behind its back; and it
+   * gets the environment it was given, without what orchestrate withholds.
+   */
+  @Test
+  void the_command_runs_in_a_session_of_its_own_with_the_environment_it_was_given() throws Exception {
+    CommandSink sink = new CommandSink(shell("cat > /dev/null; cut -d')' -f2 /proc/$$/stat | cut -d' ' -f5 > sid; "
+        + "echo \"${HOOK_SIGNING-unset} $KEPT\" > env", Duration.ofSeconds(10)), dir, Map.of("KEPT", "yes", "PATH",
+            System.getenv("PATH")));
+    NotificationEvent event = NotificationEvent.of(EventKind.ITEM_DONE, "A", "r", T);
+
+    sink.deliver(event, "r-1", event.toJson("r-1"));
+
+    String self = Files.readString(Path.of("/proc/self/stat"));
+    long ours = Long.parseLong(self.substring(self.lastIndexOf(')') + 2).split(" ")[3]);
+    assertNotEquals(ours, Long.parseLong(Files.readString(dir.resolve("sid")).strip()));
+    assertEquals("unset yes", Files.readString(dir.resolve("env")).strip());
   }
 
   @Test

@@ -167,6 +167,9 @@ class GitTest {
     }
     assertTrue(Files.exists(started), "the hook started");
     assertFalse(sleepers(marker).isEmpty(), "the hook's child runs");
+    long hookSession = session(sleepers(marker).get(0).pid());
+    assertTrue(hookSession != session(ProcessHandle.current().pid()) && hookSession > 0,
+        "git runs in a session of its own: a Ctrl-C at the terminal reaches orchestrate, not git behind its back");
 
     pusher.interrupt();
     pusher.join(30_000);
@@ -179,6 +182,12 @@ class GitTest {
       Thread.sleep(50);
     }
     assertEquals(List.of(), sleepers(marker), "nothing of the push is left running");
+  }
+
+  /** The session id of {@code pid} (field 6 of /proc/PID/stat). */
+  private static long session(long pid) throws java.io.IOException {
+    String stat = Files.readString(Path.of("/proc/" + pid + "/stat"));
+    return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[3]);
   }
 
   private static List<ProcessHandle> sleepers(String marker) {

@@ -98,14 +98,17 @@ final class AgentsSection extends SectionReader {
             setting(section, "sandbox",
                 n -> values.choice(n, "agent.sandbox", Values.words(SandboxConfig.Kind.values())))
                 .orElse(defaults.sandbox().kind()),
-            setting(section, "sandbox_writable", this::sandboxWritable).orElse(defaults.sandbox().writable()),
+            setting(section, "sandbox_writable", n -> sandboxPaths(n, "agent.sandbox_writable"))
+                .orElse(defaults.sandbox().writable()),
             setting(section, "sandbox_gate_network", n -> values.bool(n, "agent.sandbox_gate_network"))
-                .orElse(defaults.sandbox().gateNetwork())));
+                .orElse(defaults.sandbox().gateNetwork()),
+            setting(section, "sandbox_hidden", n -> sandboxPaths(n, "agent.sandbox_hidden"))
+                .orElse(defaults.sandbox().hidden())));
   }
 
-  /** agent.sandbox_writable: absolute paths or {@code ~/...}, no {@code ..}. */
-  private Optional<List<String>> sandboxWritable(YamlNode node) {
-    Optional<List<String>> paths = values.strings(node, "agent.sandbox_writable", "", "path");
+  /** agent.sandbox_writable, agent.sandbox_hidden: absolute paths or {@code ~/...}, no {@code ..}. */
+  private Optional<List<String>> sandboxPaths(YamlNode node, String key) {
+    Optional<List<String>> paths = values.strings(node, key, "", "path");
     if (paths.isEmpty() || !(node instanceof YamlNode.Sequence list)) {
       return paths;
     }
@@ -114,7 +117,7 @@ final class AgentsSection extends SectionReader {
       String path = paths.get().get(i);
       boolean absolute = path.startsWith("/") || path.startsWith("~/");
       if (!absolute || java.util.Arrays.asList(path.split("/")).contains("..") || path.equals("/")) {
-        problems.at(list.items().get(i), "agent.sandbox_writable: " + Quote.value(path) + " must be an absolute "
+        problems.at(list.items().get(i), key + ": " + Quote.value(path) + " must be an absolute "
             + "path or one under ~/, without '..', and not / itself (e.g. ~/.npm, ~/.cache)");
         ok = false;
       }

@@ -7,6 +7,7 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -26,7 +27,9 @@ import java.util.concurrent.TimeUnit;
  *   <li>the paths {@code agent.sandbox_writable} lists.</li>
  * </ul>
  * The state directory is hidden (an empty file system over it) but for the job's own directory
- * and the worktree. It has a PID namespace of its own, so no other process, the runner among
+ * and the worktree, and so are the usual credential stores under the home directory
+ * ({@link SandboxConfig#ALWAYS_HIDDEN}: {@code ~/.ssh}, {@code ~/.aws}, ...) and
+ * {@code agent.sandbox_hidden}. It has a PID namespace of its own, so no other process, the runner among
  * them, is visible under {@code /proc}; it dies with its parent. The network stays (the agent
  * talks to its model) but for gates and set-up steps with {@code sandbox_gate_network: false}.
  *
@@ -132,6 +135,20 @@ public final class Bubblewrap {
       Path p = path.startsWith("~/") ? Path.of(home, path.substring(2)) : Path.of(path);
       mounts.add(new Mount("--bind-try", p.normalize()));
     }
+    // Credential stores: not even readable (listed after the writable paths: a hidden path wins).
+    List<String> hidden = new ArrayList<>(SandboxConfig.ALWAYS_HIDDEN);
+    hidden.addAll(config.hidden());
+    for (String path : hidden) {
+      if (path.startsWith("~/") && (home == null || !Path.of(home).isAbsolute())) {
+        continue;
+      }
+      Path p = (path.startsWith("~/") ? Path.of(home, path.substring(2)) : Path.of(path)).normalize();
+      if (Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
+        mounts.add(new Mount("--tmpfs", p));
+      } else if (Files.exists(p)) {
+        mounts.add(new Mount("--ro-bind", Path.of("/dev/null"), p));
+      }
+    }
     // Parents before children; in order of listing among equals (a stable sort).
     mounts.sort(Comparator.comparingInt(m -> m.path().getNameCount()));
     List<String> argv = new ArrayList<>(List.of(program.toString(), "--die-with-parent", "--unshare-pid",
@@ -142,7 +159,7 @@ public final class Bubblewrap {
     for (Mount m : mounts) {
       argv.add(m.option());
       if (!m.option().equals("--tmpfs")) {
-        argv.add(m.path().toString());
+        argv.add(m.source().toString());
       }
       argv.add(m.path().toString());
     }
@@ -210,6 +227,10 @@ public final class Bubblewrap {
     }
   }
 
-  private record Mount(String option, Path path) {
+  /** One mount: {@code source} (the same path but for a file hidden by /dev/null) at {@code path}. */
+  private record Mount(String option, Path source, Path path) {
+    Mount(String option, Path path) {
+      this(option, path, path);
+    }
   }
 }

@@ -51,6 +51,8 @@ class SandboxIT {
     repo.commitAll("the user's work");
     home = Files.createDirectories(dir.resolve("home"));
     victim = Files.createDirectories(dir.resolve("victim"));
+    Files.writeString(Files.createDirectories(home.resolve(".ssh")).resolve("id_ed25519"),
+        "-----BEGIN OPENSSH PRIVATE KEY-----\nnot a real key\n");
     Files.writeString(victim.resolve("precious.txt"), "keep me\n");
   }
 
@@ -66,6 +68,7 @@ class SandboxIT {
             rm -rf "$CHECKOUT/.git" 2>/dev/null; [ -d "$CHECKOUT/.git/objects" ] && echo git=kept || echo git=deleted
           fi
           echo planted 2>/dev/null > "$HOME/planted.txt" && echo home=written || echo home=refused
+          grep -q BEGIN "$HOME/.ssh/id_ed25519" 2>/dev/null && echo ssh=read || echo ssh=hidden
           echo changed 2>/dev/null > "$CHECKOUT/src/app.txt" && echo checkout=written || echo checkout=refused
           echo changed 2>/dev/null > "$VICTIM/precious.txt" && echo outside=written || echo outside=refused
           found=no
@@ -126,7 +129,8 @@ class SandboxIT {
     Launcher.Result r = run(true);
 
     assertEquals(0, r.exitCode(), r.err());
-    assertEquals(List.of("git=kept", "home=refused", "checkout=refused", "outside=refused", "proc=no", "state=hidden",
+    assertEquals(List.of("git=kept", "home=refused", "ssh=hidden", "checkout=refused", "outside=refused", "proc=no",
+        "state=hidden",
         "tmp=written", "work=written"), report());
     assertTrue(Files.isDirectory(repo.dir.resolve(".git/objects")), "the user's .git is there");
     assertEquals("the user's code\n", Files.readString(repo.dir.resolve("src/app.txt")));
@@ -144,7 +148,8 @@ class SandboxIT {
     run(false); // the item may block: the agent changed the user's checkout, which integration refuses
 
     List<String> report = report();
-    assertTrue(report.contains("home=written") && report.contains("proc=yes") && report.contains("outside=written"),
+    assertTrue(report.contains("home=written") && report.contains("ssh=read") && report.contains("proc=yes")
+        && report.contains("outside=written"),
         "the probes reach what they try when nothing stops them: " + report);
   }
 }

@@ -95,4 +95,24 @@ class BubblewrapTest {
     assertTrue(Preflight.sandbox(codex, "/nonexistent").message().contains("pass --sandbox danger-full-access"),
         Preflight.sandbox(codex, "/nonexistent").message());
   }
+
+  @Test
+  void credential_stores_in_home_and_listed_paths_are_hidden_after_the_writable_ones() throws Exception {
+    Path home = Files.createDirectories(dir.resolve("home"));
+    Files.createDirectories(home.resolve(".ssh"));
+    Files.writeString(home.resolve(".netrc"), "machine x password y\n");
+    Files.createDirectories(home.resolve("secrets"));
+    Path job = Files.createDirectories(dir.resolve("state/jobs/run1-0001-A-build-1"));
+    Bubblewrap box = new Bubblewrap(Path.of("/usr/bin/bwrap"), new SandboxConfig(SandboxConfig.Kind.BWRAP,
+        List.of(), true, List.of("~/secrets", "~/missing")));
+
+    List<String> argv = box.argv(List.of("x"), dir, job, AgentPreset.COMMAND, Map.of("HOME", home.toString()), false);
+
+    String h = home.toString();
+    String joined = String.join(" ", argv);
+    assertTrue(joined.contains("--tmpfs " + h + "/.ssh"), joined);
+    assertTrue(joined.contains("--ro-bind /dev/null " + h + "/.netrc"), joined);
+    assertTrue(joined.contains("--tmpfs " + h + "/secrets"), joined);
+    assertTrue(!joined.contains("missing") && !joined.contains(".aws"), "what does not exist is left out: " + joined);
+  }
 }

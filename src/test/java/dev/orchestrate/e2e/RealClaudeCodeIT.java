@@ -81,9 +81,7 @@ class RealClaudeCodeIT {
    */
   @Test
   void claude_code_does_every_phase_inside_the_sandbox() throws Exception {
-    Path bwrap = OnPath.find("bwrap");
-    org.junit.jupiter.api.Assumptions.assumeTrue(bwrap != null, "bwrap is not on PATH: install bubblewrap to run "
-        + "Claude Code in the sandbox (.ci/run installs it)");
+    Sandboxes.assumeBwrap();
     Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
     agentExtra = "  sandbox: bwrap";
     try (FakeAnthropic model = new FakeAnthropic()) {

@@ -107,9 +107,7 @@ class RealCodexIT {
    */
   @Test
   void codex_works_inside_orchestrates_sandbox_with_its_own_off_and_both_at_once_are_refused() throws Exception {
-    Path bwrap = OnPath.find("bwrap");
-    org.junit.jupiter.api.Assumptions.assumeTrue(bwrap != null, "bwrap is not on PATH: install bubblewrap (.ci/run "
-        + "installs it)");
+    Sandboxes.assumeBwrap();
     Path codex = AgentClis.install(AgentClis.CODEX, "codex");
     agentExtra = "  sandbox: bwrap";
     try (FakeResponses model = new FakeResponses()) {

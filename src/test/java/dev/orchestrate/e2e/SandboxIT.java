@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,15 +36,7 @@ class SandboxIT {
 
   @BeforeEach
   void setUp() throws Exception {
-    Path bwrap = OnPath.find("bwrap");
-    Assumptions.assumeTrue(bwrap != null, "bwrap is not on PATH: install bubblewrap (Debian: apt install "
-        + "bubblewrap) to run the sandbox's end-to-end tests; .ci/run installs it");
-    Process probe = new ProcessBuilder(bwrap.toString(), "--die-with-parent", "--unshare-pid", "--ro-bind", "/", "/",
-        "--dev", "/dev", "--proc", "/proc", "--", "true").redirectErrorStream(true).start();
-    assertTrue(probe.waitFor(20, TimeUnit.SECONDS));
-    String why = new String(probe.getInputStream().readAllBytes()).strip();
-    Assumptions.assumeTrue(probe.exitValue() == 0, "bwrap cannot start a sandbox here (user namespaces not "
-        + "allowed?): " + why);
+    Sandboxes.assumeBwrap();
     repo = GitRepo.init(dir.resolve("checkout"));
     repo.write("src/app.txt", "the user's code\n");
     repo.commitAll("the user's work");

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * {@code agent:} and {@code agents:}: the default agent and the named profiles, for {@link ConfigLoader}.
@@ -68,6 +69,14 @@ final class AgentsSection extends SectionReader {
     }
     List<String> args = setting(section, "args", n -> values.strings(n, "agent.args", "", "argument"))
         .orElse(List.of());
+    SandboxConfig.Kind box = setting(section, "sandbox", n -> values.choice(n, "agent.sandbox",
+        Values.words(SandboxConfig.Kind.values()))).orElse(defaults.sandbox().kind());
+    if (box != SandboxConfig.Kind.NONE && preset == AgentPreset.CODEX && args.stream().noneMatch(a -> a.equals("-s")
+        || a.startsWith("--sandbox") || a.equals("--dangerously-bypass-approvals-and-sandbox"))) {
+      // Codex's own sandbox (its default) cannot start inside orchestrate's, and its commands would
+      // fail while it exits 0: inside ours, it runs without its own (docs/security.md).
+      args = Stream.concat(args.stream(), Stream.of("--sandbox", "danger-full-access")).toList();
+    }
     return new AgentConfig(
         preset.argv(command, args),
         setting(section, "timeout", n -> duration(n, "agent.timeout", Ranges.AGENT_TIMEOUT)).orElse(defaults.timeout()),
@@ -95,9 +104,7 @@ final class AgentsSection extends SectionReader {
                 .orElse(defaults.maxWait()))
         .withResume(setting(section, "resume", n -> values.bool(n, "agent.resume")).orElse(false))
         .withSandbox(new SandboxConfig(
-            setting(section, "sandbox",
-                n -> values.choice(n, "agent.sandbox", Values.words(SandboxConfig.Kind.values())))
-                .orElse(defaults.sandbox().kind()),
+            box,
             setting(section, "sandbox_writable", n -> sandboxPaths(n, "agent.sandbox_writable"))
                 .orElse(defaults.sandbox().writable()),
             setting(section, "sandbox_gate_network", n -> values.bool(n, "agent.sandbox_gate_network"))

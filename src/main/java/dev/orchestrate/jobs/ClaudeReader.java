@@ -7,6 +7,7 @@ import dev.orchestrate.outcome.OutcomeClass;
 import dev.orchestrate.outcome.ProviderFailure;
 import dev.orchestrate.outcome.Usage;
 import java.time.Duration;
+import java.util.regex.Pattern;
 
 /**
  * Claude Code's {@code --output-format stream-json} (and {@code json}, whose single line is the
@@ -36,6 +37,12 @@ final class ClaudeReader extends JsonEvents {
   private String lastAssistantText;
   /** The provider refused the key while the CLI retries it: the attempt is over. */
   private ProviderFailure stop;
+  /**
+   * An overloaded provider in the error's own words (529, {@code overloaded_error}): transient
+   * wherever it appears, never the account's limit, whether or not the CLI retried it.
+   */
+  private static final Pattern OVERLOADED = Pattern.compile(
+      "(?i)\\b529\\b|overloaded");
   /** The last transient retry the CLI announced (429/529/overloaded), with its delay. */
   private ProviderFailure retrying;
   /** A rate_limit_event that said the account's limit is reached. */
@@ -145,7 +152,7 @@ final class ClaudeReader extends JsonEvents {
     }
     if (status == 429 || status == 529 || kind.equals("rate_limit") || kind.equals("overloaded")
         || said != null && said.kind() == OutcomeClass.RATE_LIMITED) {
-      if (retrying != null || status == 529 || kind.equals("overloaded")) {
+      if (retrying != null || status == 529 || kind.equals("overloaded") || OVERLOADED.matcher(error).find()) {
         // the CLI retried a transient limit and gave up
         return new ProviderFailure(OutcomeClass.RATE_LIMITED, error, null,
             retrying == null ? null : retrying.resetIn());

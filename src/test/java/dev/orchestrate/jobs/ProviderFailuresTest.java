@@ -82,6 +82,22 @@ class ProviderFailuresTest {
     assertEquals(Duration.ofSeconds(38), report.provider().resetIn());
   }
 
+  /**
+   * Issue 44: an overloaded answer the CLI did not retry (no api_retry, no api_error_status) was
+   * read as a 429 the CLI did not retry, the account's usage limit, and paused the agent with no
+   * end. 529 and overloaded are transient wherever they appear: rate_limited.
+   */
+  @Test
+  void claude_an_overloaded_529_without_retries_or_status_is_rate_limited_not_a_usage_limit() {
+    AgentReport report = feed(AgentPreset.CLAUDE, INIT,
+        "{\"type\":\"result\",\"subtype\":\"success\",\"is_error\":true,\"result\":\"API Error: 529 "
+            + "{\\\"type\\\":\\\"error\\\",\\\"error\\\":{\\\"type\\\":\\\"overloaded_error\\\","
+            + "\\\"message\\\":\\\"Overloaded\\\"}}\"}")
+        .report();
+    assertTrue(report.error().contains("overloaded_error"), report.error());
+    assertEquals(OutcomeClass.RATE_LIMITED, report.provider().kind());
+  }
+
   @Test
   void claude_api_retry_of_a_401_stops_the_agent_at_once_as_auth() {
     OutputReader reader = feed(AgentPreset.CLAUDE, INIT);

@@ -99,11 +99,6 @@ public final class Preflight {
   }
 
   /**
-   * A cost budget (set by {@code costKey}, e.g. {@code --max-cost}) can be kept only with an agent
-   * that reports its cost; otherwise the problem, with the fix. Null when there is no cost budget
-   * or the agent reports its cost.
-   */
-  /**
    * {@code agent.sandbox: bwrap} can be kept: bwrap is on {@code path} and starts a sandbox of the
    * kind the jobs get (a PID namespace, /proc, a read-only root); and Codex is not asked to run its
    * own bubblewrap sandbox inside it (it cannot, docs/security.md). Null when it can, or when the
@@ -138,6 +133,11 @@ public final class Preflight {
         + "docker run --security-opt seccomp=unconfined), or set agent.sandbox: none");
   }
 
+  /**
+   * A cost budget (set by {@code costKey}, e.g. {@code --max-cost}) can be kept only with an agent
+   * that reports its cost; otherwise the problem, with the fix. Null when there is no cost budget
+   * or the agent reports its cost.
+   */
   public static Problem costBudget(AgentConfig agent, String costKey) {
     if (costKey == null || agent.command().isEmpty() || agent.preset().reportsCost()) {
       return null;

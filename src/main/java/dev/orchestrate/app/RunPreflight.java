@@ -48,6 +48,20 @@ public final class RunPreflight {
   }
 
   /**
+   * Every agent profile can keep the token budget named by {@code tokenBudget} (the key or flag
+   * that set it; null: none): a plain command reports no tokens.
+   */
+  public static void tokenBudget(Config config, String tokenBudget) {
+    for (AgentConfig profile : config.profiles().values()) {
+      Preflight.Problem unkeepable = Preflight.tokenBudget(profile, tokenBudget);
+      if (unkeepable != null) {
+        throw new Refused(profile == config.agent() ? unkeepable.message()
+            : "agents." + profile.profileName() + ": " + unkeepable.message());
+      }
+    }
+  }
+
+  /**
    * Every agent profile can keep the cost budget named by {@code costBudget} (the key or flag that
    * set it; null: none): an agent that reports no cost cannot.
    */

@@ -117,6 +117,7 @@ final class RunCommand implements Callable<Integer> {
     }
     Config config = withOverrides(root.command().loadConfig(backlogFile));
     RunPreflight.costBudget(config, costBudget(config)); // every agent profile is held to it, before the state
+    RunPreflight.tokenBudget(config, tokenBudget(config));
     WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
     filter = checkFilter(filter, config);
     StateBackend backend = root.command().backend(backlogFile, config);
@@ -199,6 +200,18 @@ final class RunCommand implements Callable<Integer> {
     } catch (ItemFilterException e) {
       throw Flags.filterError(e);
     }
+  }
+
+  /** The flag or key that set a token budget of the run or of the day or week; null when there is none. */
+  private String tokenBudget(Config config) {
+    if (maxTokens != null) {
+      return "--max-tokens";
+    }
+    if (config.execution().maxTokens() != null) {
+      return "execution.max_tokens";
+    }
+    return config.budget().tokensPerDay() != null ? "budget.tokens_per_day"
+        : config.budget().tokensPerWeek() != null ? "budget.tokens_per_week" : null;
   }
 
   /** The flag or key that set a cost budget of the run or of the day or week; null when there is none. */

@@ -152,6 +152,20 @@ public final class Preflight {
         + "not cost, so it could not be kept: use a token budget instead (" + tokens + ")");
   }
 
+  /**
+   * A token budget (set by {@code tokenKey}, e.g. {@code --max-tokens}) can be kept only with an
+   * agent that reports its tokens: every preset does, a plain command does not (issue 44: it was
+   * accepted and silently not enforced). Null when there is no token budget or it can be kept.
+   */
+  public static Problem tokenBudget(AgentConfig agent, String tokenKey) {
+    if (tokenKey == null || agent.command().isEmpty() || agent.preset() != AgentPreset.COMMAND) {
+      return null;
+    }
+    return new Problem(tokenKey + " is a token budget, but a plain agent.command reports no tokens, so it could not "
+        + "be kept: use an agent.preset (claude, codex, gemini, opencode), which report their tokens, or remove "
+        + tokenKey);
+  }
+
   /** Shell words that are not programs on PATH: a command that starts with one is not checked further. */
   private static final java.util.Set<String> SHELL_WORDS = java.util.Set.of("cd", "export", "set", "unset", "true",
       "false", "test", "[", "echo", "printf", "exit", "if", "for", "while", "until", "case", "{", "(", ":", ".",

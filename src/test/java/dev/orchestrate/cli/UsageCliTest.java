@@ -165,6 +165,22 @@ class UsageCliTest {
         + "budget.tokens_per_week)", window.err().strip());
   }
 
+  /** Issue 44: a token budget with an agent that reports no tokens was accepted and never enforced. */
+  @Test
+  void a_token_budget_with_an_agent_that_reports_no_tokens_exits_2_before_the_state_is_touched() throws Exception {
+    Files.writeString(config, Files.readString(config).replace("  preset: claude\n", ""));
+    CliRunner.Result flag = cli("run", "--max-tokens", "1000", backlog.toString());
+    assertEquals(2, flag.exitCode(), flag.err());
+    assertEquals("orchestrate: error: --max-tokens is a token budget, but a plain agent.command reports no tokens, "
+        + "so it could not be kept: use an agent.preset (claude, codex, gemini, opencode), which report their "
+        + "tokens, or remove --max-tokens", flag.err().strip());
+    Files.writeString(config, Files.readString(config) + "budget:\n  tokens_per_week: 5000\n");
+    CliRunner.Result window = cli("run", backlog.toString());
+    assertEquals(2, window.exitCode(), window.err());
+    assertTrue(window.err().startsWith("orchestrate: error: budget.tokens_per_week is a token budget"), window.err());
+    assertTrue(Files.notExists(dir.resolve("state")), "nothing opened, nothing locked");
+  }
+
   @Test
   void money_in_json_is_rounded_to_the_millionth_and_unknown_stays_null() {
     assertEquals(0.3, UsageView.json(new dev.orchestrate.outcome.Usage(1L, 1L, null, null, 0.1 + 0.2)).get("cost_usd"),

@@ -57,7 +57,11 @@ record BudgetLimit(Budget budget, Usage spent, BudgetWindow window, Instant now,
   record Warning(String id, int percent, String message) {
   }
 
-  /** The highest threshold of {@link Budget#WARN_AT} each figure of this budget reached. */
+  /**
+   * Every threshold of {@link Budget#WARN_AT} each figure of this budget reached, lowest first: a job
+   * that takes the spend past 80 % and 95 % at once crosses both, and both are told, in order
+   * (issue 44: only budget_95 was sent).
+   */
   List<Warning> warnings() {
     List<Warning> out = new ArrayList<>();
     if (budget.maxCostUsd() != null && spent.costUsd() != null) {
@@ -73,13 +77,13 @@ record BudgetLimit(Budget budget, Usage spent, BudgetWindow window, Instant now,
   }
 
   private void warning(String key, double pressure, String of, String used, List<Warning> out) {
-    Integer percent = Budget.warning(pressure);
-    if (percent == null) {
-      return;
-    }
     String since = window == null ? "" : " since " + BudgetWindow.show(window.start(now));
-    out.add(new Warning(key + (window == null ? "" : "@" + window.start(now)), percent,
-        percent + "% of " + (window == null ? "the run's" : "the " + window.label()) + " budget of " + of + " ("
-            + key + ") is spent: " + used + since));
+    for (int percent : Budget.WARN_AT) {
+      if (pressure * 100 >= percent) {
+        out.add(new Warning(key + (window == null ? "" : "@" + window.start(now)), percent,
+            percent + "% of " + (window == null ? "the run's" : "the " + window.label()) + " budget of " + of + " ("
+                + key + ") is spent: " + used + since));
+      }
+    }
   }
 }

@@ -305,4 +305,22 @@ class BudgetAndUsageTest {
             + "2026-11-26 00:00 UTC"),
         warnings);
   }
+
+  /** Issue 44: a job that took the spend past 80 % and 95 % at once sent only the 95 % warning. */
+  @Test
+  void one_job_that_crosses_both_thresholds_warns_of_each_in_order() {
+    Config config = config().withExecution(config().execution().withMaxCostUsd(1.0));
+    List<String> warnings = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    try (InProcessLauncher launcher = paying(new Usage(10_000L, 0L, 0L, 0L, 0.96))) {
+      run(config, List.of(item("A")), launcher,
+          Clock.fixed(Instant.parse("2026-11-26T15:00:00Z"), java.time.ZoneOffset.UTC), new RunListener() {
+            @Override
+            public void budgetWarning(String message) {
+              warnings.add(message);
+            }
+          });
+    }
+    assertEquals(List.of("80% of the run's budget of $1.00 (execution.max_cost_usd) is spent: $0.96",
+        "95% of the run's budget of $1.00 (execution.max_cost_usd) is spent: $0.96"), warnings);
+  }
 }

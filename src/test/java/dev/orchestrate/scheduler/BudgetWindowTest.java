@@ -67,12 +67,14 @@ class BudgetWindowTest {
   }
 
   @Test
-  void warnings_name_the_highest_threshold_reached_per_figure() {
+  void warnings_name_every_threshold_reached_per_figure_lowest_first() {
     BudgetLimit run = BudgetLimit.ofRun(new Budget(1.0, 1000L), new Usage(960L, null, null, null, 0.85),
         THURSDAY_AFTERNOON, "execution.max_cost_usd", "execution.max_tokens");
     assertEquals(List.of(
         new BudgetLimit.Warning("execution.max_cost_usd", 80,
             "80% of the run's budget of $1.00 (execution.max_cost_usd) is spent: $0.85"),
+        new BudgetLimit.Warning("execution.max_tokens", 80,
+            "80% of the run's budget of 1000 tokens (execution.max_tokens) is spent: 960 tokens"),
         new BudgetLimit.Warning("execution.max_tokens", 95,
             "95% of the run's budget of 1000 tokens (execution.max_tokens) is spent: 960 tokens")),
         run.warnings());

@@ -45,12 +45,16 @@ public interface AgentPauses {
    * One paused profile.
    *
    * @param kind    {@link OutcomeClass#USAGE_LIMIT} or {@link OutcomeClass#RATE_LIMITED}
-   * @param until   when work may start again; null when unknown (the run halted)
+   * @param until   when work may start again (a stated reset plus a margin, or the backoff's end);
+   *                null only in a pause an older version recorded
    * @param message what the agent CLI said
    * @param since   the first limited attempt of this pause
    * @param strikes limited attempts in a row, the step of the backoff
    */
   record Pause(String profile, OutcomeClass kind, Instant until, String message, Instant since, int strikes) {
+    /** How long a pause recorded without an end lasts: the longest backoff. */
+    public static final java.time.Duration UNSTATED_END = java.time.Duration.ofMinutes(15);
+
     public Pause {
       Objects.requireNonNull(profile, "profile");
       Objects.requireNonNull(kind, "kind");
@@ -58,9 +62,13 @@ public interface AgentPauses {
       message = message == null ? "" : message;
     }
 
-    /** Whether work of this profile must still wait at {@code now}. */
+    /**
+     * Whether work of this profile must still wait at {@code now}. A pause recorded without an end
+     * (by a version before every pause had one) ends {@link #UNSTATED_END} after it began: no pause
+     * holds forever.
+     */
     public boolean activeAt(Instant now) {
-      return until == null || until.isAfter(now);
+      return (until != null ? until : since.plus(UNSTATED_END)).isAfter(now);
     }
   }
 }

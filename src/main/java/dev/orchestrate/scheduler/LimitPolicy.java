@@ -95,6 +95,15 @@ final class LimitPolicy {
     Instant until = reset == null ? null : reset.plus(RESET_MARGIN);
     String when = reset == null ? "it did not say when it resets" : "resets " + clock(reset, now);
     if (onUsageLimit == OnUsageLimit.HALT) {
+      if (until == null) {
+        // No stated reset: the pause ends by the backoff all the same (issue 44: one that never
+        // ended made every later run stop at once, while the provider already answered again).
+        until = now.plus(backoff(strikes, null));
+        return new Decision(new AgentPauses.Pause(profile, OutcomeClass.USAGE_LIMIT, until, message, since, strikes),
+            HaltReason.USAGE_LIMIT, profile + " hit its usage limit (" + when + "); agent.on_usage_limit is halt: "
+                + "run again after " + clock(until, now) + " (the " + ordinal(strikes)
+                + " backoff), or set it to wait");
+      }
       return new Decision(new AgentPauses.Pause(profile, OutcomeClass.USAGE_LIMIT, until, message, since, strikes),
           HaltReason.USAGE_LIMIT, profile + " hit its usage limit (" + when + "); agent.on_usage_limit is halt: run "
               + "again after the reset, or set it to wait");
@@ -106,9 +115,10 @@ final class LimitPolicy {
     }
     if (until == null) {
       if (strikes > RATE_LIMIT_STRIKES) {
-        return new Decision(new AgentPauses.Pause(profile, OutcomeClass.USAGE_LIMIT, null, message, since, strikes),
+        Instant next = now.plus(backoff(strikes, null));
+        return new Decision(new AgentPauses.Pause(profile, OutcomeClass.USAGE_LIMIT, next, message, since, strikes),
             HaltReason.USAGE_LIMIT, profile + " hit its usage limit and did not say when it resets, still after "
-                + RATE_LIMIT_STRIKES + " waits");
+                + RATE_LIMIT_STRIKES + " waits; the next run may try again after " + clock(next, now));
       }
       until = now.plus(backoff(strikes, null));
     }

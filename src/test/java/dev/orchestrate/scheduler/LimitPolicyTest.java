@@ -61,7 +61,31 @@ class LimitPolicyTest {
       pause = d.pause();
       assertEquals(strike, pause.strikes());
     }
-    assertEquals(HaltReason.USAGE_LIMIT, p.onFailure("claude", NO_RESET, pause, NOW).halt());
+    LimitPolicy.Decision bound = p.onFailure("claude", NO_RESET, pause, NOW);
+    assertEquals(HaltReason.USAGE_LIMIT, bound.halt());
+    assertEquals(NOW.plus(LimitPolicy.BACKOFF_MAX), bound.pause().until(), "even then the pause has an end");
+  }
+
+  /**
+   * Issue 44: with an API key the CLI does not say when its limit resets; the pause was recorded
+   * with no end, and every later run stopped at once while the provider already answered again.
+   */
+  @Test
+  void halt_without_a_stated_reset_records_a_pause_that_ends_by_the_backoff() {
+    LimitPolicy.Decision d = policy(OnUsageLimit.HALT, Duration.ofHours(6)).onFailure("claude", NO_RESET, null, NOW);
+
+    assertEquals(HaltReason.USAGE_LIMIT, d.halt());
+    assertEquals(NOW.plusSeconds(30), d.pause().until(), "the first backoff");
+    assertEquals("claude hit its usage limit (it did not say when it resets); agent.on_usage_limit is halt: run "
+        + "again after 10:30 (UTC) (the 1st backoff), or set it to wait", d.message());
+    assertTrue(!d.pause().activeAt(NOW.plusSeconds(31)), "over once the backoff has passed");
+  }
+
+  @Test
+  void a_pause_an_older_version_recorded_without_an_end_ends_after_the_longest_backoff() {
+    AgentPauses.Pause old = new AgentPauses.Pause("claude", OutcomeClass.USAGE_LIMIT, null, "limit", NOW, 3);
+    assertTrue(old.activeAt(NOW.plus(Duration.ofMinutes(14))));
+    assertTrue(!old.activeAt(NOW.plus(AgentPauses.Pause.UNSTATED_END)), "no pause holds forever");
   }
 
   @Test

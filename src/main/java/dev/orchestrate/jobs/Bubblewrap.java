@@ -136,7 +136,9 @@ public final class Bubblewrap {
       mounts.add(new Mount("--bind-try", p.normalize()));
     }
     // Credential stores: not even readable (listed after the writable paths: a hidden path wins).
+    // One the user lists in sandbox_writable is passed on explicitly (a gate's ~/.npmrc, say).
     List<String> hidden = new ArrayList<>(SandboxConfig.ALWAYS_HIDDEN);
+    hidden.removeAll(config.writable());
     hidden.addAll(config.hidden());
     for (String path : hidden) {
       if (path.startsWith("~/") && (home == null || !Path.of(home).isAbsolute())) {

@@ -115,4 +115,19 @@ class BubblewrapTest {
     assertTrue(joined.contains("--tmpfs " + h + "/secrets"), joined);
     assertTrue(!joined.contains("missing") && !joined.contains(".aws"), "what does not exist is left out: " + joined);
   }
+
+  @Test
+  void a_credential_store_listed_as_writable_is_passed_on_explicitly() throws Exception {
+    Path home = Files.createDirectories(dir.resolve("home"));
+    Files.writeString(home.resolve(".npmrc"), "//registry.example/:_authToken=x\n");
+    Path job = Files.createDirectories(dir.resolve("state/jobs/run1-0001-A-build-1"));
+    Bubblewrap box = new Bubblewrap(Path.of("/usr/bin/bwrap"), new SandboxConfig(SandboxConfig.Kind.BWRAP,
+        List.of("~/.npmrc"), true, List.of()));
+
+    String joined = String.join(" ", box.argv(List.of("x"), dir, job, AgentPreset.COMMAND,
+        Map.of("HOME", home.toString()), true));
+
+    assertTrue(joined.contains("--bind-try " + home + "/.npmrc " + home + "/.npmrc"), joined);
+    assertTrue(!joined.contains("/dev/null"), "not hidden: " + joined);
+  }
 }

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
+import java.time.temporal.ChronoUnit;
 import java.util.Locale;
 import java.util.function.DoubleSupplier;
 
@@ -135,8 +136,15 @@ final class LimitPolicy {
     return Duration.ofMillis(Math.max(jittered, floor));
   }
 
-  /** "03:00 (UTC)" today, "Dec 3 03:00 (UTC)" on another day, in the operator's zone. */
+  /**
+   * "03:00 (UTC)" today, "Dec 3 03:00 (UTC)" on another day, in the operator's zone; a time within
+   * a minute is rounded up (issue 44: cut to the minute, the time shown came before the pause's end,
+   * and a run started then was refused).
+   */
   String clock(Instant at, Instant now) {
+    if (at.getEpochSecond() % 60 != 0 || at.getNano() != 0) {
+      at = at.truncatedTo(ChronoUnit.MINUTES).plusSeconds(60);
+    }
     boolean today = at.atZone(zone).toLocalDate().equals(now.atZone(zone).toLocalDate());
     String name = zone.normalized().equals(java.time.ZoneOffset.UTC) ? "UTC" : zone.getId();
     return at.atZone(zone).format(DateTimeFormatter.ofPattern(today ? "HH:mm" : "MMM d HH:mm", Locale.ROOT)) + " ("

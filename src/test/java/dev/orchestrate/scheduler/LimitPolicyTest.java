@@ -43,7 +43,7 @@ class LimitPolicyTest {
         .onFailure("claude", RESETS_AT_NOON, null, NOW);
     assertNull(waits.halt());
     assertEquals(Instant.parse("2026-11-26T12:00:30Z"), waits.pause().until());
-    assertEquals("claude paused until 12:00 (UTC), usage limit", waits.message());
+    assertEquals("claude paused until 12:01 (UTC), usage limit", waits.message(), "12:00:30, rounded up");
 
     LimitPolicy.Decision weekly = policy(OnUsageLimit.WAIT, Duration.ofHours(1))
         .onFailure("claude", RESETS_AT_NOON, null, NOW);
@@ -77,7 +77,7 @@ class LimitPolicyTest {
     assertEquals(HaltReason.USAGE_LIMIT, d.halt());
     assertEquals(NOW.plusSeconds(30), d.pause().until(), "the first backoff");
     assertEquals("claude hit its usage limit (it did not say when it resets); agent.on_usage_limit is halt: run "
-        + "again after 10:30 (UTC) (the 1st backoff), or set it to wait", d.message());
+        + "again after 10:31 (UTC) (the 1st backoff), or set it to wait", d.message(), "10:30:30, rounded up");
     assertTrue(!d.pause().activeAt(NOW.plusSeconds(31)), "over once the backoff has passed");
   }
 

@@ -146,7 +146,7 @@ class ProviderLimitsTest {
         Clock.fixed(T0.plusSeconds(60), ZoneOffset.UTC));
     assertEquals(HaltReason.USAGE_LIMIT, early.haltReason());
     assertEquals(0, early.phasesRun(), "started nothing before the reset");
-    assertTrue(early.haltDetail().contains("is paused by its usage limit (until 13:00 (UTC))"), early.haltDetail());
+    assertTrue(early.haltDetail().contains("is paused by its usage limit (until 13:01 (UTC))"), early.haltDetail());
 
     RunReport after = run(config(OnUsageLimit.HALT), List.of(item("A")), agent,
         Clock.fixed(Instant.parse("2026-11-26T13:01:00Z"), ZoneOffset.UTC));

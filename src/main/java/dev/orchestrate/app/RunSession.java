@@ -141,9 +141,10 @@ public final class RunSession {
     if (config.notifications().isEmpty()) {
       return null;
     }
-    Secrets secrets = Secrets.forAgent(env, config.agent(), SecretEnv.of(config));
+    SecretEnv named = SecretEnv.of(config);
+    Secrets secrets = Secrets.forAgent(env, config.agent(), named);
     try {
-      return Notifier.start(config.notifications(), env, SecretEnv.of(config).forCommands(env), projectDir,
+      return Notifier.start(config.notifications(), env, named.forCommands(env), projectDir,
           secrets::mask, clock);
     } catch (IllegalArgumentException e) { // a webhook's secret_env is not set
       throw new RunPreflight.Refused(e.getMessage());
@@ -173,7 +174,8 @@ public final class RunSession {
         // A write lock held by another process is waited out, said once; a stop ends the wait.
         store.busyWait(BusyWait.stoppable(ui::notice, scheduler::stopRequested));
         if (repository != null) {
-          Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), SecretEnv.of(config));
+          SecretEnv named = SecretEnv.of(config);
+          Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), named);
           warnUngated(ui, repository.baseBranch());
           Git git = new Git();
           Path stateRoot = backend.directory().root();
@@ -183,7 +185,7 @@ public final class RunSession {
           worktrees.cleanUp().forEach(ui::notice);
           scheduler.workspaces(worktrees, new Landing(git, worktrees, config.execution().workspace(),
               store.workspaces(), clock, stateRoot.resolve("jobs")).masking(secrets::mask)
-              .environment(SecretEnv.of(config).forCommands(System.getenv())).sandboxed(sandbox(config)).open());
+              .environment(named.forCommands(System.getenv())).sandboxed(sandbox(config)).open());
         }
         RunReport report;
         try (StopHook stop = ui.onStop(scheduler::requestStop)) {
@@ -257,7 +259,8 @@ public final class RunSession {
       StateStore store, RunListener progress, RunListener listener, RunLease lease) {
     // A failed summarization's message may quote the endpoint's answer: the secrets the agents'
     // output is masked of are masked there too (the summarizer's key among them).
-    Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), SecretEnv.of(config));
+    SecretEnv named = SecretEnv.of(config);
+    Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), named);
     ContextHistory history = ContextHistory.create(store.turns(), config.context(),
         backlogs.current().directory(), clock,
         progress instanceof SummarizationListener l ? l : SummarizationListener.NONE, System::getenv,
@@ -282,7 +285,7 @@ public final class RunSession {
       }
     };
     return Scheduler.builder(store.items(), config, backlogs, dir.jobs(),
-        new AgentRunner(clock, System.getenv(), SecretEnv.of(config)).forRunner(lease.runnerId()),
+        new AgentRunner(clock, System.getenv(), named).forRunner(lease.runnerId()),
         clock)
         .listener(listener)
         .history(history)

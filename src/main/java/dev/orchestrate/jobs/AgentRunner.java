@@ -43,6 +43,8 @@ public final class AgentRunner implements AgentLauncher {
   private final Map<String, String> runnerEnv;
   private final SecretEnv secretEnv;
   private final Optional<Path> setsid;
+  /** bwrap on the runner's PATH, looked up once (the sandboxed jobs' program). */
+  private final Optional<Path> bwrap;
   /** The runner of a shared state this launcher starts agents for; null: the state's one run. */
   private final String runner;
 
@@ -83,6 +85,7 @@ public final class AgentRunner implements AgentLauncher {
       String runner) {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.runnerEnv = Map.copyOf(runnerEnv);
+    this.bwrap = Bubblewrap.find(runnerEnv.get("PATH"));
     this.secretEnv = Objects.requireNonNull(secretEnv, "secretEnv");
     this.setsid = setsid;
     this.runner = runner;
@@ -220,7 +223,7 @@ public final class AgentRunner implements AgentLauncher {
       this.commands = new ProjectCommands(clock, request.workDir(), request.jobDir(), env, secrets, stop,
           setsid, current, request.agent().killGrace(), request.agent().logMaxBytes(), new JobProcesses(-1, token))
           .sandboxed(request.agent().sandbox().on() ? request.agent().sandbox() : null,
-              request.agent().sandbox().on() ? Bubblewrap.find(runnerEnv.get("PATH")).orElse(null) : null);
+              request.agent().sandbox().on() ? bwrap.orElse(null) : null);
     }
 
     AgentOutcome run() throws InterruptedException {
@@ -448,14 +451,9 @@ public final class AgentRunner implements AgentLauncher {
    *
    * @throws IOException when bwrap is not there (any more)
    */
-  private static Bubblewrap sandbox(AgentConfig agent, Map<String, String> runnerEnv) throws IOException {
-    Path bwrap = Bubblewrap.find(runnerEnv.get("PATH")).orElseThrow(() -> new IOException(
-        "agent.sandbox: bwrap is not on PATH (install bubblewrap)"));
-    return new Bubblewrap(bwrap, agent.sandbox());
-  }
-
   private Bubblewrap sandbox(AgentConfig agent) throws IOException {
-    return sandbox(agent, runnerEnv);
+    return new Bubblewrap(bwrap.orElseThrow(() -> new IOException(
+        "agent.sandbox: bwrap is not on PATH (install bubblewrap)")), agent.sandbox());
   }
 
   /**

@@ -2,6 +2,7 @@ package dev.orchestrate.jobs;
 
 import dev.orchestrate.config.AgentPreset;
 import dev.orchestrate.config.SandboxConfig;
+import dev.orchestrate.limits.ProcessTrees;
 import dev.orchestrate.limits.Quote;
 import java.io.File;
 import java.io.IOException;
@@ -54,23 +55,7 @@ public final class Bubblewrap {
    * an agent may have filled), by its real path; empty without one.
    */
   public static Optional<Path> find(String path) {
-    if (path == null) {
-      return Optional.empty();
-    }
-    for (String dir : path.split(File.pathSeparator)) {
-      if (dir.isEmpty() || !Path.of(dir).isAbsolute()) {
-        continue;
-      }
-      Path candidate = Path.of(dir, "bwrap");
-      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-        try {
-          return Optional.of(candidate.toRealPath());
-        } catch (IOException e) {
-          // vanished meanwhile: keep looking
-        }
-      }
-    }
-    return Optional.empty();
+    return ProcessTrees.onAbsolutePath("bwrap", path);
   }
 
   /** The directories a preset's CLI keeps its sessions and settings in, under {@code home}. */

@@ -77,12 +77,10 @@ final class LandingGates {
     return String.format(java.util.Locale.ROOT, "%.1f s", d.toMillis() / 1000.0);
   }
 
-  /** Runs {@code gates} in {@code dir} with {@code env}, in order, up to the first that does not pass. */
-  static Runs run(List<ProjectCommand> gates, Path dir, Map<String, String> env, PullRequestCommand.Stopper stopper) {
-    return run(gates, dir, env, UnaryOperator.identity(), stopper);
-  }
-
-  /** As above, each gate's argv given to {@code wrap} first (the sandbox's). */
+  /**
+   * Runs {@code gates} in {@code dir} with {@code env}, in order, up to the first that does not pass,
+   * each gate's argv given to {@code wrap} first (the sandbox's, or none).
+   */
   static Runs run(List<ProjectCommand> gates, Path dir, Map<String, String> env,
       UnaryOperator<List<String>> wrap, PullRequestCommand.Stopper stopper) {
     List<Run> runs = new ArrayList<>();

@@ -31,6 +31,33 @@ public final class ProcessTrees {
     return SETSID;
   }
 
+  /**
+   * The real path of {@code program} in the first absolute entry of {@code path} that has it as an
+   * executable file; empty when none does. Relative entries ({@code .}, {@code bin}) are skipped:
+   * they would name a file in whatever directory orchestrate stands in, which an agent's commit may
+   * have filled. The one lookup of the programs orchestrate runs for itself (git, bwrap, a notify
+   * command, the command summarizer).
+   */
+  public static Optional<Path> onAbsolutePath(String program, String path) {
+    if (path == null) {
+      return Optional.empty();
+    }
+    for (String entry : path.split(java.io.File.pathSeparator)) {
+      if (entry.isEmpty() || !Path.of(entry).isAbsolute()) {
+        continue;
+      }
+      Path candidate = Path.of(entry, program);
+      if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
+        try {
+          return Optional.of(candidate.toRealPath());
+        } catch (IOException e) {
+          // vanished meanwhile: keep looking
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
   /** {@code argv} started in a session of its own, by {@link #setsid()}; as it is without one. */
   public static List<String> inOwnSession(List<String> argv) {
     if (SETSID.isEmpty()) {
@@ -43,8 +70,8 @@ public final class ProcessTrees {
   }
 
   /**
-   * As {@link #inOwnSession(List)}, its program found first as Java would find it (a path with a
-   * '/' from {@code dir}, else on {@code path}), so that a missing one stays a failure to start
+   * As {@link #inOwnSession(List)}, its program found first (a path with a '/' from {@code dir},
+   * else by {@link #onAbsolutePath}), so that a missing one stays a failure to start
    * rather than setsid's own exit 127.
    *
    * @throws IOException worded as the OS would: "No such file or directory"
@@ -58,14 +85,8 @@ public final class ProcessTrees {
     if (program.contains("/")) {
       Path file = dir.resolve(program);
       found = Files.isRegularFile(file) && Files.isExecutable(file) ? file : null;
-    } else if (path != null) {
-      for (String entry : path.split(java.io.File.pathSeparator)) {
-        Path file = entry.isEmpty() ? null : Path.of(entry, program);
-        if (file != null && file.isAbsolute() && Files.isRegularFile(file) && Files.isExecutable(file)) {
-          found = file;
-          break;
-        }
-      }
+    } else {
+      found = onAbsolutePath(program, path).orElse(null);
     }
     if (found == null) {
       throw new IOException("Cannot run program \"" + program + "\": No such file or directory");

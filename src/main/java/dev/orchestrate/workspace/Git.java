@@ -5,7 +5,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -346,22 +345,7 @@ public final class Git {
    * orchestrate stands in, which an agent's commit may have filled.
    */
   static String resolve(String program, String path) {
-    if (path != null) {
-      for (String entry : path.split(java.io.File.pathSeparator)) {
-        if (entry.isEmpty() || !Path.of(entry).isAbsolute()) {
-          continue;
-        }
-        Path candidate = Path.of(entry, program);
-        if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) {
-          try {
-            return candidate.toRealPath().toString();
-          } catch (IOException e) {
-            // vanished meanwhile: keep looking
-          }
-        }
-      }
-    }
-    return program;
+    return ProcessTrees.onAbsolutePath(program, path).map(Path::toString).orElse(program);
   }
 
   /** Reads a stream to its end on a daemon thread, keeping the first {@link #OUTPUT_MAX_BYTES}. */

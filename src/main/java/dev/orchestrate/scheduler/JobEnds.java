@@ -171,7 +171,7 @@ final class JobEnds {
   private void limited(EndingJob ending, AgentOutcome outcome) {
     Session s = ending.session;
     String profile = ending.profile();
-    LimitPolicy.Decision d = pauses.failed(profile, outcome.provider(), clock.instant());
+    LimitPolicy.Decision d = pauses.failed(profile, outcome.provider(), ending.entry.startedAt(), clock.instant());
     s.limited.merge(outcome.kind().key(), 1, Integer::sum);
     Step step = Transitions.afterLimit(ending.item, outcome, profile);
     try {
@@ -186,8 +186,10 @@ final class JobEnds {
         outcome.kind().key(), "", outcome.provider().message(), outcome.answer(), ending.plainOutput()));
     s.items.put(step.next().id(), step.next());
     listener.jobFinished(ending.item, step.next(), outcome);
-    log.debug("{}", d.message());
-    listener.providerLimit(d.message());
+    if (d.message() != null) { // null: one more job refused in the same wave, already said
+      log.debug("{}", d.message());
+      listener.providerLimit(d.message());
+    }
     if (d.pause() != null) {
       listener.profilePaused(d.pause());
     }
@@ -196,7 +198,7 @@ final class JobEnds {
     }
     if (d.halt() != null && s.limitHalt == null) {
       s.limitHalt = d.halt();
-      s.haltDetail = d.message();
+      s.haltDetail = d.message() != null ? d.message() : profile + " hit a provider's limit";
     }
   }
 

@@ -62,16 +62,29 @@ final class LimitPolicy {
   public record Decision(AgentPauses.Pause pause, HaltReason halt, String message) {
   }
 
+  /** As {@link #onFailure(String, ProviderFailure, AgentPauses.Pause, boolean, Instant)}, a new wave. */
+  public Decision onFailure(String profile, ProviderFailure failure, AgentPauses.Pause previous, Instant now) {
+    return onFailure(profile, failure, previous, false, now);
+  }
+
   /**
    * @param previous the profile's pause before this attempt ended (its strikes), or null
+   * @param sameWave the attempt started before {@code previous} was last struck: it was refused in
+   *                 the same wave (concurrent jobs meet one limit together), so it adds no strike
+   *                 and does not move the pause's end, unless it states a later reset (issue 44:
+   *                 four jobs refused together counted as four waits)
    */
-  public Decision onFailure(String profile, ProviderFailure failure, AgentPauses.Pause previous, Instant now) {
+  public Decision onFailure(String profile, ProviderFailure failure, AgentPauses.Pause previous, boolean sameWave,
+      Instant now) {
     OutcomeClass kind = failure.kind();
     if (kind == OutcomeClass.AUTH) {
       return new Decision(null, HaltReason.AGENT_AUTH, profile + ": " + failure.message());
     }
     if (kind == OutcomeClass.SANDBOX) {
       return new Decision(null, HaltReason.AGENT_SANDBOX, profile + ": " + failure.message());
+    }
+    if (sameWave && previous != null) {
+      return sameWave(profile, failure, previous, now);
     }
     int strikes = previous == null ? 1 : previous.strikes() + 1;
     Instant since = previous == null ? now : previous.since();
@@ -90,6 +103,35 @@ final class LimitPolicy {
       return usageLimit(profile, failure.message(), failure.resetsAt(now, zone).orElse(null), strikes, since, now);
     }
     throw new IllegalArgumentException(kind.key() + " is not a provider's limit");
+  }
+
+  /**
+   * A further refusal of the wave {@code previous} recorded: the same strike; the pause keeps its end
+   * unless this refusal states a later reset (or turns a rate limit into a usage limit with one).
+   */
+  private Decision sameWave(String profile, ProviderFailure failure, AgentPauses.Pause previous, Instant now) {
+    Instant stated = failure.kind() == OutcomeClass.USAGE_LIMIT
+        ? failure.resetsAt(now, zone).map(r -> r.plus(RESET_MARGIN)).orElse(null)
+        : failure.resetIn() == null ? null : now.plus(failure.resetIn());
+    Instant end = previous.until() == null ? previous.since().plus(AgentPauses.Pause.UNSTATED_END) : previous.until();
+    OutcomeClass kind = previous.kind();
+    if (stated != null && stated.isAfter(end)) {
+      end = stated;
+      kind = failure.kind() == OutcomeClass.USAGE_LIMIT ? OutcomeClass.USAGE_LIMIT : kind;
+    }
+    AgentPauses.Pause pause = new AgentPauses.Pause(profile, kind, end, previous.message(), previous.since(),
+        previous.strikes());
+    if (kind == OutcomeClass.USAGE_LIMIT && onUsageLimit == OnUsageLimit.HALT) {
+      return new Decision(pause, HaltReason.USAGE_LIMIT, profile + " hit its usage limit; agent.on_usage_limit is "
+          + "halt: run again after " + clock(end, now) + ", or set it to wait");
+    }
+    if (kind == OutcomeClass.USAGE_LIMIT && Duration.between(now, end).compareTo(maxWait) > 0) {
+      return new Decision(pause, HaltReason.USAGE_LIMIT, profile + " hit its usage limit (resets " + clock(end, now)
+          + "), further ahead than agent.max_wait (" + describe(maxWait) + ")");
+    }
+    return new Decision(pause, null, profile + " " + (kind == OutcomeClass.USAGE_LIMIT ? "paused" : "rate limited: "
+        + "waits") + " until " + clock(end, now) + " (the same " + (kind == OutcomeClass.USAGE_LIMIT ? "limit" : "wave")
+        + ")");
   }
 
   private Decision usageLimit(String profile, String message, Instant reset, int strikes, Instant since, Instant now) {

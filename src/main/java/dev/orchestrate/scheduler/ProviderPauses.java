@@ -4,6 +4,7 @@ import dev.orchestrate.config.Config;
 import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.item.AgentPauses;
+import dev.orchestrate.limits.Quote;
 import dev.orchestrate.outcome.OutcomeClass;
 import dev.orchestrate.outcome.ProviderFailure;
 import java.time.Instant;
@@ -27,6 +28,11 @@ final class ProviderPauses {
   private final Map<String, AgentPauses.Pause> pauses = new LinkedHashMap<>();
   /** The pauses whose end was already announced (a pause is asked about every round). */
   private final java.util.Set<AgentPauses.Pause> announced = new java.util.HashSet<>();
+  /** How often the store is read again while a pause is in force ({@link #reread}). */
+  static final java.time.Duration REREAD_EVERY = java.time.Duration.ofSeconds(2);
+  private Instant lastRead;
+  /** When each profile's last strike was counted, this run: the start of its current wave. */
+  private final Map<String, Instant> struck = new java.util.HashMap<>();
 
   ProviderPauses(AgentPauses store, LimitPolicy policy) {
     this.store = store;
@@ -56,6 +62,29 @@ final class ProviderPauses {
     return Optional.empty();
   }
 
+  /**
+   * The pauses in force at the run's start, each said in words: which profile, why, until when, and
+   * what the run does meanwhile (issue 44: a run started during a pause printed nothing until it
+   * ended, hours with a real limit).
+   */
+  List<String> inForce(Config config, Instant now) {
+    List<String> said = new java.util.ArrayList<>();
+    for (AgentPauses.Pause p : pauses.values()) {
+      if (!p.activeAt(now)) {
+        continue;
+      }
+      Instant end = p.until() != null ? p.until() : p.since().plus(AgentPauses.Pause.UNSTATED_END);
+      String fallback = fallbackName(config, p.profile(), now);
+      said.add(p.profile() + " is paused by its " + p.kind().key().replace('_', ' ') + " until "
+          + Session.WAIT_TIME.format(end) + " (" + p.strikes() + (p.strikes() == 1 ? " strike" : " strikes")
+          + (p.message().isEmpty() ? "" : ": " + Quote.line(p.message(), 120)) + "); "
+          + (fallback != null ? fallback + " takes its phases meanwhile"
+              : "this run starts its phases after that, and other work meanwhile")
+          + "; orchestrate agents resume " + p.profile() + " ends the pause now");
+    }
+    return said;
+  }
+
   /** Whether {@code profile} must wait at {@code now}; a pause that is over is forgotten. */
   boolean paused(String profile, Instant now) {
     AgentPauses.Pause p = pauses.get(profile);
@@ -71,6 +100,40 @@ final class ProviderPauses {
     return false; // kept (with its strikes) until the profile works again or fails again
   }
 
+  /**
+   * Reads the store again, at most every {@link #REREAD_EVERY}, while a pause is in force: a pause
+   * {@code orchestrate agents resume} cleared (or another runner's clearing, as its profile worked)
+   * ends here too, and a pause another runner of a shared state recorded is honoured. Returns the
+   * profiles whose pause was cleared.
+   */
+  List<String> reread(Instant now) {
+    if (!anyPaused(now) || (lastRead != null && now.isBefore(lastRead.plus(REREAD_EVERY)))) {
+      return List.of();
+    }
+    lastRead = now;
+    Map<String, AgentPauses.Pause> stored = new LinkedHashMap<>();
+    for (AgentPauses.Pause p : store.all()) {
+      stored.put(p.profile(), p);
+    }
+    List<String> cleared = new java.util.ArrayList<>();
+    for (AgentPauses.Pause p : List.copyOf(pauses.values())) {
+      if (p.activeAt(now) && !stored.containsKey(p.profile())) {
+        pauses.remove(p.profile());
+        struck.remove(p.profile());
+        cleared.add(p.profile());
+        log.info("{}: its pause was cleared (orchestrate agents resume); work starts again", p.profile());
+      }
+    }
+    for (AgentPauses.Pause p : stored.values()) {
+      AgentPauses.Pause mine = pauses.get(p.profile());
+      if (p.activeAt(now) && (mine == null || !mine.activeAt(now) || p.until() != null && mine.until() != null
+          && p.until().isAfter(mine.until()))) {
+        pauses.put(p.profile(), p);
+      }
+    }
+    return cleared;
+  }
+
   /** The earliest moment a pause in force ends, if any is in force (null until: never, by itself). */
   Optional<Instant> nextEnd(Instant now) {
     return pauses.values().stream().filter(p -> p.activeAt(now) && p.until() != null).map(AgentPauses.Pause::until)
@@ -82,9 +145,23 @@ final class ProviderPauses {
     return pauses.values().stream().anyMatch(p -> p.activeAt(now));
   }
 
-  /** An attempt of {@code profile} ended in a provider's failure: the decision, with its pause recorded. */
-  LimitPolicy.Decision failed(String profile, ProviderFailure failure, Instant now) {
-    LimitPolicy.Decision d = policy.onFailure(profile, failure, pauses.get(profile), now);
+  /**
+   * An attempt of {@code profile} that started at {@code startedAt} ended in a provider's failure:
+   * the decision, with its pause recorded. An attempt that started before the profile's last strike
+   * was refused in that wave: one strike for all the jobs a limit meets together, and a decision
+   * with neither pause nor message when it changes nothing.
+   */
+  LimitPolicy.Decision failed(String profile, ProviderFailure failure, Instant startedAt, Instant now) {
+    Instant last = struck.get(profile);
+    boolean sameWave = last != null && pauses.containsKey(profile) && startedAt.isBefore(last);
+    LimitPolicy.Decision d = policy.onFailure(profile, failure, pauses.get(profile), sameWave, now);
+    if (!sameWave) {
+      struck.put(profile, now);
+    }
+    if (d.pause() != null && d.pause().equals(pauses.get(profile))) {
+      // one more job of the same wave: nothing new to record or to say (once per pause)
+      return new LimitPolicy.Decision(null, d.halt(), null);
+    }
     if (d.pause() != null) {
       pauses.put(profile, d.pause());
       store.put(d.pause());
@@ -113,6 +190,11 @@ final class ProviderPauses {
    * usage limit of {@code profile} pauses it instead of halting the run.
    */
   boolean fallbackFor(Config config, String profile, Instant now) {
+    return fallbackName(config, profile, now) != null;
+  }
+
+  /** The first fallback of {@code profile} that is not paused, or null. */
+  private String fallbackName(Config config, String profile, Instant now) {
     for (Pipeline pipeline : config.pipelines().values()) {
       for (PhaseDef phase : pipeline.allPhases()) {
         List<String> names = pipeline.profilesFor(phase);
@@ -121,11 +203,11 @@ final class ProviderPauses {
         }
         for (String other : names.subList(1, names.size())) {
           if (!paused(config.profile(other).profileName(), now)) {
-            return true;
+            return config.profile(other).profileName();
           }
         }
       }
     }
-    return false;
+    return null;
   }
 }

@@ -230,6 +230,9 @@ public final class Scheduler {
           s.haltDetail = d.message();
           log.warn("{}", d.message());
         });
+    if (s.limitHalt == null) {
+      pauses.inForce(config, started).forEach(listener::providerLimit);
+    }
     integration.integratePending(s.items, change -> commit(s, change), id -> claims.claim(s.items,
         new Action.Realign(id)));
     if (ReviewTimeouts.any(config)) { // else a run never looks at review waits
@@ -305,6 +308,8 @@ public final class Scheduler {
       }
       s.sync = s.sync.then(reloads.reload(s.items));
       claims.refresh(s.items, s.runningItems);
+      pauses.reread(clock.instant()).forEach(profile -> listener.providerLimit(profile
+          + ": its pause was cleared by orchestrate agents resume; its work starts again"));
       // merge: push's failed pushes, on their backoff; the checks due (each item claimed first)
       integration.retryDue(s.items, change -> commit(s, change), id -> claims.claim(s.items, new Action.Realign(id)));
       boolean acted = integration.checksDue(s.items, config.pipelines(), change -> commit(s, change),

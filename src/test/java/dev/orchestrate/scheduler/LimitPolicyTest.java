@@ -89,6 +89,27 @@ class LimitPolicyTest {
   }
 
   @Test
+  void a_refusal_of_the_same_wave_adds_no_strike_and_keeps_the_end_unless_it_states_a_later_reset() {
+    LimitPolicy p = policy(OnUsageLimit.WAIT, Duration.ofHours(6));
+    LimitPolicy.Decision first = p.onFailure("claude", RATE, null, NOW);
+    LimitPolicy.Decision again = p.onFailure("claude", RATE, first.pause(), true, NOW.plusSeconds(2));
+    assertEquals(first.pause(), again.pause(), "the same pause: one strike, the same end");
+    assertNull(again.halt());
+
+    LimitPolicy.Decision later = p.onFailure("claude", RESETS_AT_NOON, first.pause(), true, NOW.plusSeconds(3));
+    assertEquals(OutcomeClass.USAGE_LIMIT, later.pause().kind(), "a usage limit with its reset moves the end");
+    assertEquals(Instant.parse("2026-11-26T12:00:30Z"), later.pause().until());
+    assertEquals(1, later.pause().strikes());
+
+    LimitPolicy.Decision next = p.onFailure("claude", RATE, first.pause(), false, NOW.plusSeconds(40));
+    assertEquals(2, next.pause().strikes(), "a job started after the wave is a new strike");
+    assertEquals(NOW.plusSeconds(40 + 60), next.pause().until());
+    LimitPolicy halting = policy(OnUsageLimit.HALT, Duration.ofHours(6));
+    assertEquals(HaltReason.USAGE_LIMIT, halting.onFailure("claude", NO_RESET, halting.onFailure("claude", NO_RESET,
+        null, NOW).pause(), true, NOW).halt(), "with halt, the same wave still halts");
+  }
+
+  @Test
   void rate_limits_back_off_exponentially_with_a_stated_delay_honoured_and_become_a_usage_limit_after_the_bound() {
     LimitPolicy p = policy(OnUsageLimit.HALT, Duration.ofHours(6));
     AgentPauses.Pause pause = null;

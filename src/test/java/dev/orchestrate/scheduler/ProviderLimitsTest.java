@@ -269,6 +269,95 @@ class ProviderLimitsTest {
     assertEquals(1, peak.get(), "agent.max_concurrent is per profile; the fallback is for limits, not for load");
   }
 
+  /** Four concurrent jobs, each let go only once all four have started: they meet the limit together. */
+  private Function<dev.orchestrate.jobs.JobRequest, AgentOutcome> wave(OutcomeClass kind, String message,
+      AtomicInteger calls) {
+    java.util.concurrent.CountDownLatch together = new java.util.concurrent.CountDownLatch(4);
+    return r -> {
+      if (calls.incrementAndGet() > 4) {
+        return InProcessLauncher.outcome(AgentResult.PHASE_COMPLETE, "ok");
+      }
+      together.countDown();
+      try {
+        assertTrue(together.await(10, java.util.concurrent.TimeUnit.SECONDS), "four jobs at once");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return limited(kind, message, null);
+    };
+  }
+
+  private Config four(OnUsageLimit on) {
+    Config c = config(on);
+    return c.withExecution(c.execution().withMaxConcurrent(4).withMaxWip(4));
+  }
+
+  @Test
+  void jobs_refused_together_are_one_strike_not_one_each() {
+    AtomicInteger calls = new AtomicInteger();
+    List<BacklogItem> items = IntStream.range(0, 4).mapToObj(i -> item("I" + i)).toList();
+    RunReport report = run(four(OnUsageLimit.HALT), items, wave(OutcomeClass.RATE_LIMITED,
+        "API Error: 529 {\"type\":\"overloaded_error\"}", calls), new Ticking(T0, Duration.ofSeconds(1)), 16);
+
+    assertEquals(HaltReason.ALL_DONE, report.haltReason());
+    assertEquals(4, report.done());
+    assertEquals(Map.of("rate_limited", 4), report.limited(), "four jobs refused");
+    assertEquals(1, notices.size(), "one wave, said once: " + notices);
+    assertTrue(notices.get(0).contains("(1st backoff)"), "the first wait, not the fourth: " + notices);
+  }
+
+  @Test
+  void a_usage_limit_without_a_reset_met_by_four_jobs_is_one_pause_said_once() {
+    AtomicInteger calls = new AtomicInteger();
+    List<BacklogItem> items = IntStream.range(0, 4).mapToObj(i -> item("I" + i)).toList();
+    RunReport report = run(four(OnUsageLimit.WAIT), items, wave(OutcomeClass.USAGE_LIMIT,
+        "Claude AI usage limit reached", calls), new Ticking(T0, Duration.ofSeconds(1)), 16);
+
+    assertEquals(HaltReason.ALL_DONE, report.haltReason());
+    assertEquals(4, report.done());
+    assertEquals(1, notices.size(), notices.toString());
+    assertTrue(notices.get(0).startsWith("agent paused until "), notices.toString());
+    assertEquals(List.of(), pauses(), "over once the profile worked again");
+  }
+
+  @Test
+  void a_run_started_during_a_pause_says_what_is_paused_until_when_and_what_it_does() {
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      store.pauses().put(new AgentPauses.Pause("agent", OutcomeClass.USAGE_LIMIT, T0.plus(Duration.ofMinutes(3)),
+          "You've hit your limit", T0.minusSeconds(60), 2));
+    }
+    RunReport report = run(config(OnUsageLimit.WAIT), List.of(item("A")),
+        r -> InProcessLauncher.outcome(AgentResult.PHASE_COMPLETE, "ok"), new Ticking(T0, Duration.ofSeconds(5)), 4);
+
+    assertEquals(HaltReason.ALL_DONE, report.haltReason());
+    assertEquals("agent is paused by its usage limit until 10:33:00 UTC (2 strikes: You've hit your limit); this run "
+        + "starts its phases after that, and other work meanwhile; orchestrate agents resume agent ends the pause now",
+        notices.get(0));
+  }
+
+  @Test
+  void a_pause_cleared_in_the_store_during_the_run_ends_there_too() {
+    try (StateStore store = TestStores.open(dir.resolve("state"))) {
+      store.pauses().put(new AgentPauses.Pause("agent", OutcomeClass.USAGE_LIMIT, Instant.now().plus(
+          Duration.ofHours(1)), "You've hit your limit", Instant.now(), 1));
+    }
+    Thread resume = new Thread(() -> {
+      sleep(1000);
+      try (StateStore store = TestStores.open(dir.resolve("state"))) {
+        store.pauses().clear("agent"); // what orchestrate agents resume does
+      }
+    });
+    resume.start();
+    long start = System.nanoTime();
+    RunReport report = run(config(OnUsageLimit.WAIT), List.of(item("A")),
+        r -> InProcessLauncher.outcome(AgentResult.PHASE_COMPLETE, "ok"), Clock.systemUTC(), 4);
+
+    assertEquals(HaltReason.ALL_DONE, report.haltReason());
+    assertTrue(Duration.ofNanos(System.nanoTime() - start).compareTo(Duration.ofSeconds(30)) < 0);
+    assertTrue(notices.stream().anyMatch(n -> n.equals("agent: its pause was cleared by orchestrate agents resume; its "
+        + "work starts again")), notices.toString());
+  }
+
   private static void sleep(long ms) {
     try {
       Thread.sleep(ms);

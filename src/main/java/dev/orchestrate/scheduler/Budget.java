@@ -81,10 +81,24 @@ public record Budget(Double maxCostUsd, Long maxTokens) {
 
   /**
    * What the next job is expected to spend: the largest cost and the largest token total of the
-   * recent jobs that reported them; a null figure: no job reported it yet.
+   * recent jobs that reported them, and the largest cost of one turn of its agent; a null figure: no
+   * job reported it yet.
+   *
+   * @param turnUsd the most one turn of the agent cost: how far past its cap an agent that checks its
+   *                cap between turns (Claude Code's {@code --max-budget-usd}) may go
    */
-  public record Estimate(Double costUsd, Long tokens) {
-    public static final Estimate NONE = new Estimate(null, null);
+  public record Estimate(Double costUsd, Long tokens, Double turnUsd) {
+    public static final Estimate NONE = new Estimate(null, null, null);
+
+    /** Job figures, no turn known. */
+    public Estimate(Double costUsd, Long tokens) {
+      this(costUsd, tokens, null);
+    }
+
+    /** This estimate with {@code turn} as the largest turn's cost (null: none known). */
+    public Estimate withTurn(Double turn) {
+      return new Estimate(costUsd, tokens, turn);
+    }
 
     /** The largest figures of these jobs' usage ({@link StateRepository#recentUsage}). */
     public static Estimate of(List<Usage> recent) {
@@ -97,10 +111,10 @@ public record Budget(Double maxCostUsd, Long maxTokens) {
 
     /** This estimate, raised to a job that spent more. */
     public Estimate with(Usage job) {
-      return new Estimate(larger(costUsd, job.costUsd()), larger(tokens, job.totalTokens()));
+      return new Estimate(larger(costUsd, job.costUsd()), larger(tokens, job.totalTokens()), turnUsd);
     }
 
-    private static <T extends Comparable<T>> T larger(T a, T b) {
+    static <T extends Comparable<T>> T larger(T a, T b) {
       return a == null ? b : b == null || a.compareTo(b) >= 0 ? a : b;
     }
   }
@@ -144,11 +158,12 @@ public record Budget(Double maxCostUsd, Long maxTokens) {
     if (maxCostUsd != null) {
       double left = maxCostUsd - (spent.costUsd() == null ? 0 : spent.costUsd()) - running.costUsd();
       if (capsCost) {
-        cap = BigDecimal.valueOf(Math.max(0, left) / freeSlots).setScale(6, RoundingMode.DOWN);
-        if (cap.doubleValue() < MIN_CAP_USD) {
-          return new Launch.Spent();
+        Launch capped = capped(left, runningJobs, freeSlots, estimate.turnUsd());
+        if (!(capped instanceof Launch.Start start)) {
+          return capped;
         }
-        cost = cap.doubleValue();
+        cap = start.capUsd();
+        cost = start.reserve().costUsd();
       } else {
         Launch no = refused(left, estimate.costUsd(), runningJobs);
         if (no != null) {
@@ -168,6 +183,41 @@ public record Budget(Double maxCostUsd, Long maxTokens) {
       tokens = estimate.tokens() == null ? (long) left : estimate.tokens();
     }
     return new Launch.Start(new Reserve(cost, tokens), cap);
+  }
+
+  /**
+   * The launch of an agent told its cap ({@code claude --max-budget-usd}), which checks it only
+   * between turns, so it may pass it by one turn: each job holds a share of what is {@code left}, and
+   * is told that share less one turn ({@code turn}, the largest seen), so that together they never
+   * pass the budget by more than one turn of one agent, should a turn cost more than any before it
+   * (issue 44: shares below the cost of a turn took a budget to 1.2x, and to 24x). A share is at
+   * least two turns (the cap at least one), as many jobs as that allows run; with one turn's worth
+   * left, one job alone; with less, nothing more starts. With no turn known the first job runs alone
+   * and may spend what is left: its turns become the measure.
+   */
+  private static Launch capped(double left, int runningJobs, int freeSlots, Double turn) {
+    if (turn == null || turn <= 0) {
+      if (runningJobs > 0) {
+        return new Launch.Wait();
+      }
+      BigDecimal all = BigDecimal.valueOf(Math.max(0, left)).setScale(6, RoundingMode.DOWN);
+      return all.doubleValue() < MIN_CAP_USD ? new Launch.Spent() : new Launch.Start(new Reserve(all.doubleValue(), 0),
+          all);
+    }
+    int slots = (int) Math.min(freeSlots, Math.floor(left / (2 * turn)));
+    if (slots < 1) {
+      if (runningJobs > 0) {
+        return new Launch.Wait(); // what the running jobs hold but do not spend comes back as they end
+      }
+      if (left < turn) {
+        return new Launch.Spent(); // what is left cannot pay for one more turn
+      }
+      slots = 1;
+    }
+    BigDecimal share = BigDecimal.valueOf(left / slots).setScale(6, RoundingMode.DOWN);
+    BigDecimal cap = share.subtract(BigDecimal.valueOf(turn)).setScale(6, RoundingMode.DOWN)
+        .max(BigDecimal.valueOf(MIN_CAP_USD).setScale(6, RoundingMode.DOWN));
+    return new Launch.Start(new Reserve(share.doubleValue(), 0), cap);
   }
 
   /** Why a job expected to spend {@code expected} (null: unknown) may not start; null: it may. */

@@ -28,11 +28,19 @@ final class RunBudget {
   private final RunOptions options;
   /** What this run's agents reported spending, summed as their jobs end (the budget's measure). */
   private Usage spend = Usage.UNKNOWN;
+  /** The same, a figure above a job's ceiling counted as the ceiling: what the budget holds against. */
+  private Usage charged = Usage.UNKNOWN;
   /** What each running job may still spend, and their sum: held against the budget until it ends. */
   private final Map<Long, Budget.Reserve> reserves = new HashMap<>();
   private Budget.Reserve reserved = Budget.Reserve.NONE;
   /** What the next job is expected to spend: the largest of the recent jobs'. */
   private Budget.Estimate estimate = Budget.Estimate.NONE;
+  /** The largest turn's cost each profile's jobs reported in this run (docs/agents.md, "Budgets"). */
+  private final Map<String, Double> turns = new HashMap<>();
+  /** Which profile each running job is of. */
+  private final Map<Long, String> profiles = new HashMap<>();
+  /** The largest cost of a recent job, the upper bound of a turn of the agents before this run's first. */
+  private Double historyTurn;
   /** A job was not started because it could pass the budget: halt once the running ones end. */
   private boolean spent;
   /** The limit that refused a launch, for the halt to name; null when none did. */
@@ -52,6 +60,7 @@ final class RunBudget {
     this.options = options;
     if (budget(config).isLimited() || config.budget().isLimited()) {
       estimate = Budget.Estimate.of(store.recentUsage(Budget.ESTIMATE_JOBS));
+      historyTurn = estimate.costUsd();
     }
   }
 
@@ -76,15 +85,7 @@ final class RunBudget {
    * runner's jobs. A {@link Budget.Launch.Spent} also marks the budget spent ({@link #reached}).
    */
   Budget.Launch launch(AgentConfig agent, int running) {
-    if (roundLimits == null) {
-      roundLimits = limits();
-    }
-    if (roundLimits.isEmpty()) {
-      return UNBUDGETED;
-    }
-    Budget.Verdict verdict = Budget.launchAll(roundLimits.stream().map(BudgetLimit::limit).toList(), reserved,
-        running, Math.max(1, config.execution().maxConcurrent() - running), estimate,
-        agent.preset().costCapFlag() != null);
+    Budget.Verdict verdict = verdict(agent, running);
     if (verdict.refusedBy() >= 0) {
       refusal = roundLimits.get(verdict.refusedBy());
     }
@@ -94,24 +95,79 @@ final class RunBudget {
     return verdict.launch();
   }
 
-  /** A job started with this grant: held against the budgets until it ends. */
-  void started(long jobId, Budget.Reserve reserve) {
+  /**
+   * Whether a job of {@code agent} could start now, deciding nothing: an item is promoted to
+   * in_progress only if its first job could start (issue 44: a budget halt left the next item
+   * in_progress with no attempt).
+   */
+  boolean admits(AgentConfig agent, int running) {
+    return verdict(agent, running).launch() instanceof Budget.Launch.Start;
+  }
+
+  private Budget.Verdict verdict(AgentConfig agent, int running) {
+    if (roundLimits == null) {
+      roundLimits = limits();
+    }
+    if (roundLimits.isEmpty()) {
+      return new Budget.Verdict(UNBUDGETED, -1);
+    }
+    boolean capsCost = agent.preset().costCapFlag() != null;
+    Double turn = turns.get(agent.profileName());
+    if (capsCost && turn == null) {
+      turn = historyTurn; // no turn of this run yet: the largest job of recent runs, the safe side
+    }
+    return Budget.launchAll(roundLimits.stream().map(BudgetLimit::limit).toList(), reserved, running,
+        Math.max(1, config.execution().maxConcurrent() - running), estimate.withTurn(turn), capsCost);
+  }
+
+  /** A job of {@code profile} started with this grant: held against the budgets until it ends. */
+  void started(long jobId, String profile, Budget.Reserve reserve) {
     reserves.put(jobId, reserve);
+    profiles.put(jobId, profile);
     reserved = reserved.plus(reserve);
   }
 
-  /** A job ended having spent {@code usage} (a cancelled one too): it replaces the job's grant. */
+  /**
+   * A job ended having spent {@code usage} (a cancelled, timed-out or budget-cut one too): it
+   * replaces the job's grant. A figure above a job's ceiling counts as the ceiling, never as
+   * nothing: it proves the budget was passed. Its whole cost, the upper bound of its largest turn,
+   * becomes its profile's measure of a turn when larger.
+   */
   void ended(long jobId, Usage usage) {
+    Usage counted = countedAtCeiling(usage);
     spend = spend.plus(usage);
+    charged = charged.plus(counted);
     Budget.Reserve granted = reserves.remove(jobId);
     reserved = granted == null ? reserved : reserved.minus(granted);
-    estimate = estimate.with(usage);
+    String profile = profiles.remove(jobId);
+    Double turn = counted.costUsd();
+    if (profile != null && turn != null && turn > 0) {
+      turns.merge(profile, turn, Math::max);
+    }
+    estimate = estimate.with(counted);
     spendChanged = true;
+  }
+
+  /** {@code usage} with a figure refused for passing a job's ceiling ({@link Usage#bounded}) counted as the ceiling. */
+  static Usage countedAtCeiling(Usage usage) {
+    String note = usage.note();
+    if (note == null) {
+      return usage;
+    }
+    boolean cost = usage.costUsd() == null && note.contains(Usage.ABOVE_COST);
+    boolean tokens = note.contains(Usage.ABOVE_TOKENS);
+    if (!cost && !tokens) {
+      return usage;
+    }
+    // a refused token figure is one of those left unknown: counting the ceiling once is "at least"
+    Long extra = tokens ? Usage.MAX_TOKENS : null;
+    Usage ceiling = new Usage(extra, null, null, null, cost ? Double.valueOf(Usage.MAX_COST_USD) : null);
+    return usage.plus(ceiling);
   }
 
   /** Whether the run halts for its budget: a launch was refused, or the run's budget is spent. */
   boolean reached() {
-    return spent || budget(config).reachedBy(spend);
+    return spent || budget(config).reachedBy(charged);
   }
 
   /** Tells the listener, once per budget and threshold, that a budget is 80 % or 95 % spent, if a job ended since. */
@@ -133,7 +189,7 @@ final class RunBudget {
   /** What a budget halt names: the limit, the flag or key that set it, what was spent, when a window reopens. */
   String haltDetail(int running) {
     BudgetLimit refused = refusal != null ? refusal
-        : BudgetLimit.ofRun(budget(config), spend, clock.instant(), options.costKey(), options.tokensKey());
+        : BudgetLimit.ofRun(budget(config), charged, clock.instant(), options.costKey(), options.tokensKey());
     return refused.haltDetail(reserved, running, estimate);
   }
 
@@ -142,7 +198,7 @@ final class RunBudget {
     Instant now = clock.instant();
     Budget budget = budget(config);
     if (budget.isLimited()) {
-      limits.add(BudgetLimit.ofRun(budget, spend, now, options.costKey(), options.tokensKey()));
+      limits.add(BudgetLimit.ofRun(budget, charged, now, options.costKey(), options.tokensKey()));
     }
     BudgetConfig project = config.budget();
     for (BudgetWindow window : BudgetWindow.values()) {

@@ -5,6 +5,7 @@ import dev.orchestrate.backlog.BacklogSource;
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.OnUsageLimit;
+import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.context.PriorContext;
 import dev.orchestrate.context.TurnHistory;
@@ -450,12 +451,31 @@ public final class Scheduler {
           continue;
         }
         starts.spawn(s, item, pipeline, start, agent, workspaces, change -> commit(s, change));
+      } else if (action instanceof Action.Promote && !budgetAdmits(s, item, pipeline)) {
+        skipped.add(item.id()); // ready until a job of it can start: never in_progress with nothing run
       } else if (!commit(s, Transitions.advance(item, pipeline))) { // Advance (new →) and Promote (ready →)
         skipped.add(item.id());
       }
       acted = true;
     }
     return acted;
+  }
+
+  /**
+   * Whether the budgets let the first job of {@code item}, about to be promoted, start now; when
+   * they never will (spent), the budget is marked so and the run halts for it.
+   */
+  private boolean budgetAdmits(Session s, ItemState item, Pipeline pipeline) {
+    PhaseDef phase = Transitions.currentPhase(item, pipeline);
+    if (phase == null && !pipeline.phases().isEmpty()) {
+      phase = pipeline.phases().get(0); // a ready item starts its first phase
+    }
+    AgentConfig agent = phase == null ? null : starts.choose(s, pipeline, phase);
+    if (agent == null || s.budget.admits(agent, s.jobs.activeCount())) {
+      return true;
+    }
+    s.budget.launch(agent, s.jobs.activeCount()); // records a refusal, so that the halt names it
+    return false;
   }
 
   /** Applies on_review_timeout ({@link ReviewTimeouts}); returns whether an item changed. */

@@ -115,20 +115,23 @@ class UsageCliTest {
 
   @Test
   void max_cost_halts_the_run_with_reason_budget_exit_0_and_stats_shows_spend_against_it() throws Exception {
-    CliRunner.Result run = cli("run", "--max-cost", "0.02", backlog.toString());
+    // One job costs $0.01162 and Claude Code is told its cap: the first runs alone, then what is left
+    // ($0.00038) cannot pay for a turn of it, so nothing more starts (issue 44: no overshoot).
+    CliRunner.Result run = cli("run", "--max-cost", "0.012", backlog.toString());
     assertEquals(0, run.exitCode(), run.err());
     assertTrue(run.out().contains("stopped: the budget was reached"), run.out());
-    assertTrue(run.out().contains("the run's budget of $0.02 (--max-cost) is spent ($0.02324)"), run.out());
-    assertTrue(run.out().contains("  usage: 6,340 tokens (4,800 in, 140 out, 1,200 cache read, 200 cache write), "
-        + "$0.0232; budget $0.02 (116% spent, past the 95% warning)"), run.out());
+    assertTrue(run.out().contains("the run's budget of $0.012 (--max-cost) has no room for another job ($0.01162 "
+        + "spent)"), run.out());
+    assertTrue(run.out().contains("  usage: 3,170 tokens (2,400 in, 70 out, 600 cache read, 100 cache write), "
+        + "$0.0116; budget $0.012 (97% spent, past the 95% warning)"), run.out());
     JsonNode items = JSON.readTree(cli("status", "--json").out()).path("items");
-    assertEquals("done", items.get(0).path("status").asText());
+    assertEquals("in_progress", items.get(0).path("status").asText(), "its first phase ran");
     assertEquals("new", items.get(1).path("status").asText(), "items the budget stopped stay where they were");
     JsonNode budget = JSON.readTree(cli("stats", "--json").out()).path("usage").path("last_run").path("budget");
-    assertEquals(0.02, budget.path("max_cost_usd").asDouble());
-    assertEquals(0.02324 / 0.02, budget.path("cost_pressure").asDouble(), 1e-9);
+    assertEquals(0.012, budget.path("max_cost_usd").asDouble());
+    assertEquals(0.01162 / 0.012, budget.path("cost_pressure").asDouble(), 1e-9);
     assertEquals(95, budget.path("warning_percent").asInt(), budget.toString());
-    assertTrue(cli("stats").out().contains("; budget $0.02 (116% spent, past the 95% warning)"), cli("stats").out());
+    assertTrue(cli("stats").out().contains("; budget $0.012 (97% spent, past the 95% warning)"), cli("stats").out());
   }
 
   @Test
@@ -192,22 +195,22 @@ class UsageCliTest {
   @Test
   void a_per_day_budget_halts_the_run_naming_when_it_reopens_and_stats_shows_the_window_with_its_warning()
       throws Exception {
-    Files.writeString(config, Files.readString(config) + "budget:\n  per_day: 0.03\n");
+    Files.writeString(config, Files.readString(config) + "budget:\n  per_day: 0.024\n");
     JsonNode run = JSON.readTree(cli("run", "--json", backlog.toString()).out());
     assertEquals("budget", run.path("halt_reason").asText(), run.toString());
     String detail = run.path("halt_detail").asText();
-    assertTrue(detail.matches("the per-day budget of \\$0\\.03 \\(budget\\.per_day\\) is spent \\(\\$0\\.03486 since "
+    assertTrue(detail.matches("the per-day budget of \\$0\\.024 \\(budget\\.per_day\\) is spent \\(\\$0\\.02324 since "
         + "\\d{4}-\\d\\d-\\d\\d 00:00 UTC\\); it reopens at \\d{4}-\\d\\d-\\d\\d 00:00 UTC"), detail);
 
     JsonNode windows = JSON.readTree(cli("stats", "--json").out()).path("usage").path("windows");
     assertEquals(1, windows.size(), windows.toString());
     JsonNode day = windows.get(0);
     assertEquals("per_day", day.path("window").asText());
-    assertEquals(0.03, day.path("max_cost_usd").asDouble());
-    assertEquals(0.03486, day.path("spend").path("cost_usd").asDouble(), 1e-9);
+    assertEquals(0.024, day.path("max_cost_usd").asDouble());
+    assertEquals(0.02324, day.path("spend").path("cost_usd").asDouble(), 1e-9);
     assertEquals(95, day.path("warning_percent").asInt());
     assertTrue(day.path("reopens_at").asText().endsWith("T00:00:00.000Z"), day.toString());
     String text = cli("stats").out();
-    assertTrue(text.contains("; budget $0.03 (116% spent, past the 95% warning); reopens at "), text);
+    assertTrue(text.contains("; budget $0.024 (97% spent, past the 95% warning); reopens at "), text);
   }
 }

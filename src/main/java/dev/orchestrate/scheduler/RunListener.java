@@ -27,6 +27,15 @@ public interface RunListener {
   default void jobStarted(ItemState item, String phase, int attempt) {
   }
 
+  /**
+   * {@link #jobStarted(ItemState, String, int)} with the agent profile that runs the attempt
+   * ({@code profile}: the config's name for it, a fallback's while the first choice is paused). By
+   * default the profile is dropped.
+   */
+  default void jobStarted(ItemState item, String phase, int attempt, String profile) {
+    jobStarted(item, phase, attempt);
+  }
+
   default void jobFinished(ItemState before, ItemState after, AgentOutcome outcome) {
   }
 
@@ -109,6 +118,12 @@ public interface RunListener {
       public void jobStarted(ItemState item, String phase, int attempt) {
         first.jobStarted(item, phase, attempt);
         second.jobStarted(item, phase, attempt);
+      }
+
+      @Override
+      public void jobStarted(ItemState item, String phase, int attempt, String profile) {
+        first.jobStarted(item, phase, attempt, profile);
+        second.jobStarted(item, phase, attempt, profile);
       }
 
       @Override

@@ -101,6 +101,11 @@ final class RunNotifications implements RunListener {
   }
 
   @Override
+  public void pausedAtStart(AgentPauses.Pause pause, String message) {
+    // announced when it was met, by the run that met it
+  }
+
+  @Override
   public void pauseEnded(String profile) {
     notifier.resumed(profile);
   }

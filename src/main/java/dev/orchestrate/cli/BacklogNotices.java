@@ -102,6 +102,11 @@ final class BacklogNotices implements RunListener {
   }
 
   @Override
+  public void jobStarted(ItemState item, String phase, int attempt, String profile) {
+    progress.jobStarted(item, phase, attempt, profile);
+  }
+
+  @Override
   public void jobFinished(ItemState before, ItemState after, AgentOutcome outcome) {
     progress.jobFinished(before, after, outcome);
   }
@@ -134,6 +139,11 @@ final class BacklogNotices implements RunListener {
   @Override
   public void profilePaused(AgentPauses.Pause pause) {
     progress.profilePaused(pause);
+  }
+
+  @Override
+  public void pausedAtStart(AgentPauses.Pause pause, String message) {
+    progress.pausedAtStart(pause, message);
   }
 
   @Override

@@ -277,13 +277,18 @@ final class RunCommand implements Callable<Integer> {
     public RunListener progress(StateRepository items) {
       return switch (mode) {
         case NONE -> RunListener.NONE;
-        case PLAIN -> new RunProgress(err, clock);
+        case PLAIN -> new RunProgress(err, clock, nameProfiles());
         case LIVE -> {
           Optional<? extends RunListener> live = LiveView.open(clock, items::items, config.pipelines(),
-              config.execution().maxConcurrent(), env);
-          yield live.isPresent() ? live.get() : new RunProgress(err, clock);
+              config.execution().maxConcurrent(), nameProfiles(), env);
+          yield live.isPresent() ? live.get() : new RunProgress(err, clock, nameProfiles());
         }
       };
+    }
+
+    /** Each job's lines name its agent profile when there is more than one (a fallback at work is seen). */
+    private boolean nameProfiles() {
+      return config.profiles().size() > 1;
     }
 
     @Override

@@ -214,7 +214,7 @@ final class JobStarts {
     long jobId = store.jobStarted(new JobStart(s.runId, item.id(), phase.name(), request.attempt(),
         clock.instant(), request.logFile(), agent.profileName()));
     history.recordTask(item.id(), phase.name(), request.attempt(), PromptBuilder.task(phase));
-    listener.jobStarted(item, phase.name(), request.attempt());
+    listener.jobStarted(item, phase.name(), request.attempt(), agent.profileName());
     AgentHandle handle = launcher.start(request);
     s.jobs.started(jobId, item.id(), phase.name(), request.attempt(), clock.instant(),
         new Job(handle, request, pipeline, phase.destructive(), agent, before));

@@ -67,15 +67,15 @@ final class ProviderPauses {
    * what the run does meanwhile (issue 44: a run started during a pause printed nothing until it
    * ended, hours with a real limit).
    */
-  List<String> inForce(Config config, Instant now) {
-    List<String> said = new java.util.ArrayList<>();
+  Map<AgentPauses.Pause, String> inForce(Config config, Instant now) {
+    Map<AgentPauses.Pause, String> said = new LinkedHashMap<>();
     for (AgentPauses.Pause p : pauses.values()) {
       if (!p.activeAt(now)) {
         continue;
       }
       Instant end = p.until() != null ? p.until() : p.since().plus(AgentPauses.Pause.UNSTATED_END);
       String fallback = fallbackName(config, p.profile(), now);
-      said.add(p.profile() + " is paused by its " + p.kind().key().replace('_', ' ') + " until "
+      said.put(p, p.profile() + " is paused by its " + p.kind().key().replace('_', ' ') + " until "
           + Session.WAIT_TIME.format(end) + " (" + p.strikes() + (p.strikes() == 1 ? " strike" : " strikes")
           + (p.message().isEmpty() ? "" : ": " + Quote.line(p.message(), 120)) + "); "
           + (fallback != null ? fallback + " takes its phases meanwhile"

@@ -27,6 +27,15 @@ public interface RunListener {
   default void jobStarted(ItemState item, String phase, int attempt) {
   }
 
+  /**
+   * {@link #jobStarted(ItemState, String, int)} with the agent profile that runs the attempt
+   * ({@code profile}: the config's name for it, a fallback's while the first choice is paused). By
+   * default the profile is dropped.
+   */
+  default void jobStarted(ItemState item, String phase, int attempt, String profile) {
+    jobStarted(item, phase, attempt);
+  }
+
   default void jobFinished(ItemState before, ItemState after, AgentOutcome outcome) {
   }
 
@@ -57,6 +66,17 @@ public interface RunListener {
    * called with {@link #providerLimit}, which says it in words.
    */
   default void profilePaused(AgentPauses.Pause pause) {
+  }
+
+  /**
+   * A pause an earlier run (or another runner) recorded is in force as this run starts:
+   * {@code message} says which profile, until when and what the run does meanwhile. By default told
+   * as a limit met now ({@link #providerLimit}, then {@link #profilePaused}); a listener that
+   * announces pauses elsewhere (notifications) overrides it, so that one pause is announced once.
+   */
+  default void pausedAtStart(AgentPauses.Pause pause, String message) {
+    providerLimit(message);
+    profilePaused(pause);
   }
 
   /** An attempt of {@code profile} started after its pause got through: the pause is over. */
@@ -112,6 +132,12 @@ public interface RunListener {
       }
 
       @Override
+      public void jobStarted(ItemState item, String phase, int attempt, String profile) {
+        first.jobStarted(item, phase, attempt, profile);
+        second.jobStarted(item, phase, attempt, profile);
+      }
+
+      @Override
       public void jobFinished(ItemState before, ItemState after, AgentOutcome outcome) {
         first.jobFinished(before, after, outcome);
         second.jobFinished(before, after, outcome);
@@ -151,6 +177,12 @@ public interface RunListener {
       public void profilePaused(AgentPauses.Pause pause) {
         first.profilePaused(pause);
         second.profilePaused(pause);
+      }
+
+      @Override
+      public void pausedAtStart(AgentPauses.Pause pause, String message) {
+        first.pausedAtStart(pause, message);
+        second.pausedAtStart(pause, message);
       }
 
       @Override

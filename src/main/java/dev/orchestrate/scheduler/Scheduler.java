@@ -232,7 +232,7 @@ public final class Scheduler {
           log.warn("{}", d.message());
         });
     if (s.limitHalt == null) {
-      pauses.inForce(config, started).forEach(listener::providerLimit);
+      pauses.inForce(config, started).forEach(listener::pausedAtStart);
     }
     integration.integratePending(s.items, change -> commit(s, change), id -> claims.claim(s.items,
         new Action.Realign(id)));

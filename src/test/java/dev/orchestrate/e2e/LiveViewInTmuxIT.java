@@ -91,6 +91,126 @@ class LiveViewInTmuxIT {
   }
 
   /**
+   * A provider's pause as a person sees it (issue 44, item 5): an agent speaking Claude Code's
+   * stream-json does items 1 and 2, then refuses items 3 and 4 (both running at once) with its usage
+   * limit and a reset 5 s ahead, so claude pauses until the reset plus 30 s with
+   * {@code on_usage_limit: wait}. While it waits the status area shows the pause with its end to the
+   * second and a countdown that moves, the ETA is at least the pause's time left (it does not count
+   * down through it), the refused attempts are no phases, and the lines above tell the pause once.
+   * Then Ctrl-C: the pause is not waited out, to keep the suite short.
+   */
+  @Test
+  void a_provider_pause_shows_its_end_and_a_countdown_and_holds_the_eta() throws Exception {
+    Path project = limitedProject();
+    Path socket = dir.resolve("tmux.sock");
+    String command = "cd " + project + " && " + Launcher.BIN + " --state " + project.resolve("state")
+        + " run backlog.yaml; echo \"EXIT $?\"; sleep 600";
+    tmux(socket, "-f", "/dev/null", "new-session", "-d", "-s", "it", "-x", "120", "-y", "40", "bash", "-c", command);
+    try {
+      Pattern row = Pattern
+          .compile("⏸ claude paused until (\\d\\d:\\d\\d:\\d\\d) \\((\\d+):(\\d\\d) left\\), usage limit");
+      Pattern eta = Pattern.compile(" · ETA (\\d+):(\\d\\d)$");
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      List<Integer> lefts = new ArrayList<>();
+      String end = null;
+      while (lefts.size() < 2 || lefts.get(0).equals(lefts.get(lefts.size() - 1))) {
+        String text = capture(socket, false);
+        assertTrue(System.nanoTime() < deadline, "never saw the pause count down:\n" + text);
+        assertTrue(text.lines().noneMatch(l -> l.startsWith("EXIT ")), "the run ended:\n" + text);
+        var pause = text.lines().map(l -> row.matcher(l.strip())).filter(java.util.regex.Matcher::matches)
+            .findFirst();
+        if (pause.isPresent() && text.lines().noneMatch(l -> l.contains("▶"))) { // the second refusal seen too
+          int left = Integer.parseInt(pause.get().group(2)) * 60 + Integer.parseInt(pause.get().group(3));
+          assertTrue(end == null || end.equals(pause.get().group(1)), "one end:\n" + text);
+          end = pause.get().group(1);
+          String header = text.lines().filter(l -> l.startsWith("orchestrate run · ")).findFirst().orElseThrow();
+          assertTrue(header.contains(" · 2/4 done · 2 phases · "), "the refused attempts are no phases:\n" + text);
+          var e = eta.matcher(header.strip());
+          assertTrue(e.find(), "an ETA after two jobs:\n" + text);
+          int etaSeconds = Integer.parseInt(e.group(1)) * 60 + Integer.parseInt(e.group(2));
+          assertTrue(etaSeconds >= left, "the ETA holds the pause:\n" + text);
+          assertTrue(left > 0 && left <= 35, "the time left:\n" + text);
+          lefts.add(left);
+        }
+        Thread.sleep(300);
+      }
+      assertTrue(lefts.get(lefts.size() - 1) < lefts.get(0), "the countdown moves: " + lefts);
+      tmux(socket, "send-keys", "-t", "it", "C-c");
+      while (capture(socket, false).lines().noneMatch(l -> l.startsWith("EXIT "))) {
+        assertTrue(System.nanoTime() < deadline, "the run did not stop:\n" + capture(socket, false));
+        Thread.sleep(200);
+      }
+      List<String> all = capture(socket, true).lines().toList();
+      assertEquals(1, all.stream().filter(l -> l.matches("\\d\\d:\\d\\d:\\d\\d claude paused until .*, usage limit"))
+          .count(), "the pause told once for the two jobs it refused:\n" + String.join("\n", all));
+      assertEquals(2, all.stream().filter(l -> l.contains(" (usage_limit, not counted): ")).count(),
+          String.join("\n", all));
+      assertTrue(all.stream().anyMatch(l -> l.startsWith("EXIT 130")), String.join("\n", all));
+      assertEquals(0, all.stream().filter(l -> l.contains("⏸")).count(),
+          "the area is gone:\n" + String.join("\n", all));
+    } finally {
+      tmux(socket, "kill-server");
+    }
+  }
+
+  /**
+   * Four items of one phase, two at a time, done by a fake claude: calls 1 and 2 succeed, later ones
+   * are refused with the usage limit until a reset 5 s after the first refusal (each refusal after
+   * a second, so that the second job is refused while the first is, not held back by its pause).
+   */
+  private Path limitedProject() throws IOException {
+    Path project = dir.resolve("project");
+    Path provider = dir.resolve("provider");
+    Files.createDirectories(project);
+    Files.createDirectories(provider);
+    Path claude = project.resolve("claude");
+    Files.writeString(claude,
+        """
+            #!/usr/bin/env bash
+            cat > /dev/null
+            state='%s'
+            until mkdir "$state/lock" 2>/dev/null; do sleep 0.01; done
+            n=$(( $(cat "$state/calls" 2>/dev/null || echo 0) + 1 )); echo $n > "$state/calls"
+            now=$(date +%%s)
+            if [ $n -gt 2 ] && [ ! -f "$state/reset" ]; then echo $(( now + 5 )) > "$state/reset"; fi
+            reset=$(cat "$state/reset" 2>/dev/null || echo 0)
+            rmdir "$state/lock"
+            echo '{"type":"system","subtype":"init","session_id":"s-'$n'"}'
+            if [ $n -gt 2 ]; then
+              sleep 1
+              echo '{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":'$reset',"rateLimitType":"five_hour"}}'
+              echo '{"type":"result","subtype":"success","is_error":true,"result":"You'"'"'ve hit your 5-hour limit · resets soon","total_cost_usd":0}'
+              exit 1
+            fi
+            sleep 0.3
+            echo '{"type":"result","subtype":"success","is_error":false,"result":"did it","total_cost_usd":0.001,"usage":{"input_tokens":10,"output_tokens":2}}'
+            """
+            .formatted(provider));
+    Files.setPosixFilePermissions(claude, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+    Files.writeString(project.resolve("orchestrate.yaml"), """
+        agent:
+          preset: claude
+          command: ["%s"]
+          timeout: 60s
+          on_usage_limit: wait
+          max_wait: 10m
+        execution: {max_concurrent: 2, max_wip: 2}
+        default_pipeline: one
+        pipelines:
+          one:
+            phases:
+              - name: work
+                instructions: "Work."
+        """.formatted(claude));
+    StringBuilder backlog = new StringBuilder("items:\n");
+    for (int i = 1; i <= 4; i++) {
+      backlog.append("  - {id: WRK-").append(i).append(", title: item ").append(i).append("}\n");
+    }
+    Files.writeString(project.resolve("backlog.yaml"), backlog.toString());
+    return project;
+  }
+
+  /**
    * Runs {@code items} items, {@code jobs} at once, in a 120x40 pane, checking every screen it
    * sees; with {@code evenOnly}, {@code --only tag=even} leaves the odd-numbered items out.
    */

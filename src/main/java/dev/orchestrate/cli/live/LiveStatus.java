@@ -1,5 +1,6 @@
 package dev.orchestrate.cli.live;
 
+import dev.orchestrate.item.AgentPauses;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -14,7 +15,8 @@ import java.util.Objects;
  * <pre>
  * orchestrate run · 3/8 done · 1 blocked · 12 phases · 2:31 elapsed · ETA 4:10
  * ████████████░░░░░░░░░░░░░░░░░░ 50%
- * ▶ WRK-004 fix (attempt 2) 0:07
+ * ⏸ claude paused until 10:04:31 (1:52 left), usage limit
+ * ▶ WRK-004 fix [backup] (attempt 2) 0:07
  *   WRK-003 review: phase_complete in 2.0s -> done
  * </pre>
  * Every piece of text is made safe for the terminal here ({@link TerminalText}); colour (SGR) is
@@ -27,14 +29,17 @@ import java.util.Objects;
  * @param awaitingReview items waiting for a human's approve or reject
  * @param awaitingChecks items waiting for their CI checks (execution.checks)
  * @param landing     items in the merge queue, waiting for their work to land
+ * @param paused      the agent profiles paused by a provider's limit now, each shown on a row of its
+ *                    own above the active jobs (in the rows kept for them), with its end to the
+ *                    second and the time left
  */
 record LiveStatus(Instant started, int done, int total, int blocked, int phasesRun, Instant eta,
     List<ActiveJob> active, int activeRows, List<Finished> lastFinished, boolean colour, int awaitingReview,
-    int awaitingChecks, int landing) {
+    int awaitingChecks, int landing, List<AgentPauses.Pause> paused) {
   LiveStatus(Instant started, int done, int total, int blocked, int phasesRun, Instant eta, List<ActiveJob> active,
       int activeRows, List<Finished> lastFinished, boolean colour, int awaitingReview, int awaitingChecks) {
     this(started, done, total, blocked, phasesRun, eta, active, activeRows, lastFinished, colour, awaitingReview,
-        awaitingChecks, 0);
+        awaitingChecks, 0, List.of());
   }
 
   /** How many finished jobs the status area keeps. */
@@ -54,18 +59,27 @@ record LiveStatus(Instant started, int done, int total, int blocked, int phasesR
 
   LiveStatus {
     active = List.copyOf(active);
+    paused = List.copyOf(paused);
     lastFinished = List.copyOf(lastFinished);
     if (lastFinished.size() > FINISHED_SHOWN) {
       throw new IllegalArgumentException("at most " + FINISHED_SHOWN + " finished jobs, got " + lastFinished.size());
     }
   }
 
-  /** A job being worked on; several may run at once, one per item. */
-  record ActiveJob(String itemId, String phase, int attempt, Instant started) {
+  /**
+   * A job being worked on; several may run at once, one per item. {@code tag} names its agent
+   * profile ({@code " [backup]"}), or is empty when profiles are not named.
+   */
+  record ActiveJob(String itemId, String phase, int attempt, Instant started, String tag) {
     ActiveJob {
       Objects.requireNonNull(itemId, "itemId");
       Objects.requireNonNull(phase, "phase");
       Objects.requireNonNull(started, "started");
+      tag = tag == null ? "" : tag;
+    }
+
+    ActiveJob(String itemId, String phase, int attempt, Instant started) {
+      this(itemId, phase, attempt, started, "");
     }
   }
 
@@ -109,21 +123,24 @@ record LiveStatus(Instant started, int done, int total, int blocked, int phasesR
       rows.add(bar(width));
     }
     int fixed = rows.size();
-    int activeShown = Math.max(Math.max(1, activeRows), active.size());
+    int busy = paused.size() + active.size();
+    int activeShown = Math.max(Math.max(1, activeRows), busy);
     int finishedShown = FINISHED_SHOWN;
     int room = Math.max(1, maxLines - fixed);
     if (activeShown + finishedShown > room) {
       finishedShown = Math.max(0, room - activeShown);
       activeShown = Math.min(activeShown, room - finishedShown);
     }
-    boolean folded = active.size() > activeShown;
+    boolean folded = busy > activeShown;
     for (int i = 0; i < activeShown; i++) {
       if (folded && i == activeShown - 1) {
-        rows.add(List.of(new Seg("▶ … and " + (active.size() - i) + " more", null)));
-      } else if (i < active.size()) {
-        ActiveJob job = active.get(i);
-        rows.add(List.of(new Seg("▶ " + job.itemId() + " " + job.phase() + " (attempt " + job.attempt() + ") "
-            + elapsed(Duration.between(job.started(), now)), null)));
+        rows.add(List.of(new Seg("▶ … and " + (busy - i) + " more", null)));
+      } else if (i < paused.size()) {
+        rows.add(List.of(new Seg(pauseRow(paused.get(i), now), YELLOW)));
+      } else if (i < busy) {
+        ActiveJob job = active.get(i - paused.size());
+        rows.add(List.of(new Seg("▶ " + job.itemId() + " " + job.phase() + job.tag() + " (attempt " + job.attempt()
+            + ") " + elapsed(Duration.between(job.started(), now)), null)));
       } else {
         rows.add(List.of());
       }
@@ -174,6 +191,14 @@ record LiveStatus(Instant started, int done, int total, int blocked, int phasesR
     }
     head.add(new Seg(rest.toString(), null));
     return head;
+  }
+
+  /** {@code ⏸ claude paused until 10:04:31 (1:52 left), usage limit}. */
+  private static String pauseRow(AgentPauses.Pause pause, Instant now) {
+    String until = pause.until() == null ? ""
+        : " until " + RunProgress.TIME.format(pause.until()) + " (" + elapsed(Duration.between(now, pause.until()))
+            + " left)";
+    return "⏸ " + pause.profile() + " paused" + until + ", " + pause.kind().key().replace('_', ' ');
   }
 
   private List<Seg> bar(int width) {

@@ -3,6 +3,7 @@ package dev.orchestrate.cli.live;
 import dev.orchestrate.config.PhaseDef;
 import dev.orchestrate.config.Pipeline;
 import dev.orchestrate.context.SummarizationListener;
+import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.SyncResult;
@@ -54,11 +55,23 @@ import org.jline.utils.Signals;
  * join when they match {@code --only} (without {@code --target}). "done" and "blocked" are those
  * of them done and blocked, whenever that happened.
  *
+ * "phases" are the jobs started in this run less those a provider's limit ended (a usage or rate
+ * limit, a refused key): those cost no phase of the cap, and are not counted here either.
+ *
  * <h2>The ETA</h2>
- * The mean wall time of the jobs finished in this run, times the phases still to run (of the
- * items counted above, from where each one is in its pipeline, retries not foreseen), divided by
- * the agents that can run at once ({@code max_concurrent}, or fewer when fewer items are left);
- * re-estimated when a job finishes and counting down in between. None before a job has finished.
+ * The mean wall time of the jobs finished in this run (those a provider's limit ended left out),
+ * times the phases still to run (of the items counted above, from where each one is in its
+ * pipeline, retries not foreseen), divided by the agents that can run at once
+ * ({@code max_concurrent}, or fewer when fewer items are left); re-estimated when a job finishes
+ * and counting down in between. None before a job has finished. While the run stands still for a
+ * provider's pause (one in force, no job running: {@link LivePauses}) the ETA does not count down
+ * through it: it is the pause's end plus the work left, and the time stood still is added to it
+ * once work goes on.
+ *
+ * <h2>Pauses</h2>
+ * Each profile a provider's limit paused has a row above the active jobs while its pause is in
+ * force: its end to the second and the time left ({@link LiveStatus}). The progress lines say each
+ * pause once ({@link RunProgress}).
  *
  * <p>The only class that imports jline: {@code run} loads it only when {@link ProgressMode#LIVE}
  * is chosen, so other commands never pay for jline at start-up.
@@ -79,6 +92,7 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
   private final int maxConcurrent;
   private final boolean colour;
   private final RunProgress lines;
+  private final LivePauses pauses = new LivePauses();
   private final PrintWriter out;
   private final Map<String, LiveStatus.ActiveJob> active = new LinkedHashMap<>();
   private final Deque<LiveStatus.Finished> finished = new ArrayDeque<>();
@@ -105,6 +119,12 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
 
   LiveView(Screen screen, Clock clock, Supplier<List<ItemState>> items, Map<String, Pipeline> pipelines,
       int maxConcurrent, boolean colour) {
+    this(screen, clock, items, pipelines, maxConcurrent, colour, false);
+  }
+
+  /** With {@code nameProfiles}, the lines and the active jobs name each job's agent profile. */
+  LiveView(Screen screen, Clock clock, Supplier<List<ItemState>> items, Map<String, Pipeline> pipelines,
+      int maxConcurrent, boolean colour, boolean nameProfiles) {
     this.screen = screen;
     this.clock = clock;
     this.items = items;
@@ -112,7 +132,7 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
     this.maxConcurrent = Math.max(1, maxConcurrent);
     this.colour = colour;
     this.out = screen.writer();
-    this.lines = new RunProgress(this::printAbove, clock);
+    this.lines = new RunProgress(this::printAbove, clock, nameProfiles);
     this.opened = clock.instant();
     int[] size = screen.size();
     this.area = new LiveArea(size[0], size[1]);
@@ -122,10 +142,11 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
    * Opens the live view on the terminal behind stderr, or empty if there is none that can keep a
    * status area (dumb terminal, no cursor addressing, too small, jline failing): the caller then
    * uses plain lines. {@code items} is read on the scheduler thread only, on events. Colour unless
-   * {@code NO_COLOR} is set to anything (https://no-color.org).
+   * {@code NO_COLOR} is set to anything (https://no-color.org). With {@code nameProfiles} (the config
+   * has several agent profiles), each job's lines and row name its profile.
    */
   public static Optional<LiveView> open(Clock clock, Supplier<List<ItemState>> items, Map<String, Pipeline> pipelines,
-      int maxConcurrent, Map<String, String> env) {
+      int maxConcurrent, boolean nameProfiles, Map<String, String> env) {
     Terminal terminal = null;
     try {
       // nativeSignals(false): Ctrl-C stays with StopSignals; the size change is registered below.
@@ -149,7 +170,7 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
         }
       };
       boolean colour = env.getOrDefault("NO_COLOR", "").isEmpty();
-      LiveView view = new LiveView(screen, clock, items, pipelines, maxConcurrent, colour);
+      LiveView view = new LiveView(screen, clock, items, pipelines, maxConcurrent, colour, nameProfiles);
       view.terminal = terminal;
       view.start();
       return Optional.of(view);
@@ -286,17 +307,24 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
 
   @Override
   public synchronized void jobStarted(ItemState item, String phase, int attempt) {
+    jobStarted(item, phase, attempt, null);
+  }
+
+  @Override
+  public synchronized void jobStarted(ItemState item, String phase, int attempt, String profile) {
     phasesRun++;
-    active.put(item.id(), new LiveStatus.ActiveJob(item.id(), phase, attempt, clock.instant()));
+    active.put(item.id(), new LiveStatus.ActiveJob(item.id(), phase, attempt, clock.instant(), lines.tag(profile)));
     peakActive = Math.max(peakActive, active.size());
-    lines.jobStarted(item, phase, attempt);
+    lines.jobStarted(item, phase, attempt, profile);
   }
 
   @Override
   public synchronized void jobFinished(ItemState before, ItemState after, AgentOutcome outcome) {
     String text = lines.finishedText(before, after, outcome);
     LiveStatus.ActiveJob job = active.remove(before.id());
-    if (job != null) {
+    if (job != null && RunProgress.providerEnded(outcome)) {
+      phasesRun--; // no phase: its provider refused it (docs/agents.md, "Provider limits")
+    } else if (job != null) {
       jobsFinished++;
       jobsTime = jobsTime.plus(Duration.between(job.started(), clock.instant()));
     }
@@ -334,6 +362,20 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
   }
 
   @Override
+  public synchronized void profilePaused(AgentPauses.Pause pause) {
+    pauses.paused(pause);
+    lines.profilePaused(pause);
+    redraw();
+  }
+
+  @Override
+  public synchronized void pauseEnded(String profile) {
+    pauses.ended(profile);
+    lines.pauseEnded(profile);
+    redraw();
+  }
+
+  @Override
   public synchronized void waiting(String what) {
     lines.waiting(what);
   }
@@ -367,6 +409,7 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
       System.setErr(systemErr);
       systemErr = null;
     }
+    lines.close(); // a provider's words still held
     closed = true;
     if (ticker != null) {
       ticker.shutdownNow();
@@ -488,7 +531,9 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
     }
     Duration mean = jobsTime.dividedBy(jobsFinished);
     long lanes = Math.min(maxConcurrent, itemsLeft);
-    eta = clock.instant().plus(mean.multipliedBy(phasesLeft).dividedBy(lanes));
+    // Standing still for a pause, the work left begins when it began to: the pause is added when shown.
+    Instant from = pauses.stillSince() != null ? pauses.stillSince() : clock.instant();
+    eta = from.plus(mean.multipliedBy(phasesLeft).dividedBy(lanes));
   }
 
   @Override
@@ -527,10 +572,15 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
   }
 
   private List<LiveArea.Line> rendered(int rows, int columns) {
-    LiveStatus snapshot = new LiveStatus(inRun == null ? null : opened, done, total, blocked, phasesRun, eta,
-        new ArrayList<>(active.values()), peakActive, new ArrayList<>(finished), colour, awaitingReview,
-        awaitingChecks, landing);
-    return snapshot.lines(clock.instant(), columns, Math.max(1, rows - 2));
+    Instant now = clock.instant();
+    Duration stood = pauses.follow(now, !active.isEmpty());
+    if (eta != null) {
+      eta = eta.plus(stood); // the run stood still for a pause: the work left starts later
+    }
+    LiveStatus snapshot = new LiveStatus(inRun == null ? null : opened, done, total, blocked, phasesRun,
+        pauses.shown(eta, now), new ArrayList<>(active.values()), peakActive, new ArrayList<>(finished), colour,
+        awaitingReview, awaitingChecks, landing, pauses.inForce(now));
+    return snapshot.lines(now, columns, Math.max(1, rows - 2));
   }
 
   private void write(String bytes) {

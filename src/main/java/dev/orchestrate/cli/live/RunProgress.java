@@ -1,6 +1,7 @@
 package dev.orchestrate.cli.live;
 
 import dev.orchestrate.context.SummarizationListener;
+import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.outcome.AgentOutcome;
 import dev.orchestrate.outcome.AgentResult;
@@ -14,44 +15,101 @@ import java.time.ZoneId;
 import java.time.format.DateTimeFormatter;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Objects;
 import java.util.function.Consumer;
 
 /**
- * Progress lines on stderr (UI, not logs): one when a phase starts, one when it ends. The live
- * view prints the same lines above its status area, through {@link #RunProgress(Consumer, Clock)}.
+ * Progress lines on stderr (UI, not logs): one when a phase starts, one when it ends, each naming
+ * the agent profile that runs it when the config has more than one ({@code [backup]}: a fallback
+ * at work is seen). The live view prints the same lines above its status area, through
+ * {@link #RunProgress(Consumer, Clock, boolean)}.
+ *
+ * <p>A provider's limit is one line per pause: the scheduler says it in words
+ * ({@link #providerLimit}) and then, when it pauses a profile, names the pause
+ * ({@link #profilePaused}); the words are held until then, and dropped when the pause is one
+ * already told (the same profile, start and end: the other jobs of a wave refused by the same
+ * limit). A pause whose end moved is told again. Words no pause follows (a halt for a refused key)
+ * are printed at the next event, or when the run ends ({@link #close}).
  */
-public final class RunProgress implements RunListener, SummarizationListener {
-  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss")
-      .withZone(ZoneId.systemDefault());
+public final class RunProgress implements RunListener, SummarizationListener, AutoCloseable {
+  /** The time of day every line starts with, and the end of a pause is shown in. */
+  static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss").withZone(ZoneId.systemDefault());
 
   private final Consumer<String> sink;
   private final Clock clock;
-  private final Map<String, Instant> jobStarts = new HashMap<>();
+  private final boolean nameProfiles;
+  private final Map<String, Started> jobStarts = new HashMap<>();
+  /** The pause last told per profile (bounded by the profiles). */
+  private final Map<String, AgentPauses.Pause> told = new HashMap<>();
+  /** A provider's limit in words, until its pause (if any) is known. */
+  private String held;
 
   public RunProgress(PrintWriter err, Clock clock) {
+    this(err, clock, false);
+  }
+
+  /** With {@code nameProfiles}, each job's lines name its agent profile (the config has several). */
+  public RunProgress(PrintWriter err, Clock clock, boolean nameProfiles) {
     this(line -> {
       err.println(line);
       err.flush();
-    }, clock);
+    }, clock, nameProfiles);
   }
 
   /** Lines (already timestamped) go to {@code sink}. */
   RunProgress(Consumer<String> sink, Clock clock) {
+    this(sink, clock, false);
+  }
+
+  RunProgress(Consumer<String> sink, Clock clock, boolean nameProfiles) {
     this.sink = sink;
     this.clock = clock;
+    this.nameProfiles = nameProfiles;
+  }
+
+  /** When a job started and the profile that runs it (null: not told). */
+  private record Started(Instant at, String profile) {
   }
 
   @Override
   public void jobStarted(ItemState item, String phase, int attempt) {
-    jobStarts.put(item.id(), clock.instant());
-    line(item.id() + " " + phase + " (attempt " + attempt + ") started");
+    jobStarted(item, phase, attempt, null);
+  }
+
+  @Override
+  public void jobStarted(ItemState item, String phase, int attempt, String profile) {
+    release();
+    jobStarts.put(item.id(), new Started(clock.instant(), profile));
+    line(item.id() + " " + phase + tag(profile) + " (attempt " + attempt + ") started");
+  }
+
+  /** " [backup]" when profiles are named, else nothing. */
+  String tag(String profile) {
+    return nameProfiles && profile != null ? " [" + profile + "]" : "";
+  }
+
+  /** The profile running {@code itemId}'s job as it is shown ({@link #tag}). */
+  String tagOf(String itemId) {
+    Started started = jobStarts.get(itemId);
+    return started == null ? "" : tag(started.profile());
   }
 
   @Override
   public void jobFinished(ItemState before, ItemState after, AgentOutcome outcome) {
+    release();
     String text = finishedText(before, after, outcome);
     jobStarts.remove(before.id());
     line(text);
+  }
+
+  /**
+   * Whether the attempt's provider ended it (a usage or rate limit, a refused key, the sandbox):
+   * it costs no attempt and no phase of the cap, so the live view does not count it either.
+   */
+  static boolean providerEnded(AgentOutcome outcome) {
+    OutcomeClass kind = outcome.kind();
+    return outcome.ending() != AgentOutcome.Ending.CANCELLED && outcome.provider() != null
+        && (kind.isLimit() || kind == OutcomeClass.AUTH || kind == OutcomeClass.SANDBOX);
   }
 
   /**
@@ -59,11 +117,11 @@ public final class RunProgress implements RunListener, SummarizationListener {
    * Raw: the agent's words in it are made safe where it is shown.
    */
   String finishedText(ItemState before, ItemState after, AgentOutcome outcome) {
-    Instant started = jobStarts.getOrDefault(before.id(), clock.instant());
-    Duration took = Duration.between(started, clock.instant());
+    Started started = jobStarts.getOrDefault(before.id(), new Started(clock.instant(), null));
+    Duration took = Duration.between(started.at(), clock.instant());
     String result = outcome.ending() == AgentOutcome.Ending.CANCELLED ? "cancelled" : outcome.result().key();
     StringBuilder text = new StringBuilder(before.id()).append(' ').append(before.progress().phase())
-        .append(": ").append(result).append(" in ").append(seconds(took));
+        .append(tag(started.profile())).append(": ").append(result).append(" in ").append(seconds(took));
     if (outcome.ending() == AgentOutcome.Ending.TIMED_OUT) {
       text.append(" (timed out)");
     }
@@ -93,28 +151,71 @@ public final class RunProgress implements RunListener, SummarizationListener {
 
   @Override
   public void statusChanged(ItemState before, ItemState after) {
+    release();
     line(after.id() + " " + before.status().key() + " -> " + after.status().key()
         + (after.progress().phase() == null ? "" : " (" + after.progress().phase() + ")"));
   }
 
   @Override
   public void providerLimit(String message) {
-    line(message);
+    release();
+    held = message;
+  }
+
+  @Override
+  public void profilePaused(AgentPauses.Pause pause) {
+    String words = held;
+    held = null;
+    AgentPauses.Pause last = told.put(pause.profile(), pause);
+    if (last != null && last.since().equals(pause.since()) && Objects.equals(last.until(), pause.until())) {
+      return; // this pause was told already
+    }
+    line(words != null ? words : pauseText(pause));
+  }
+
+  /** {@code claude paused until 10:04:31, usage limit}: the end to the second, in the lines' time. */
+  static String pauseText(AgentPauses.Pause pause) {
+    return pause.profile() + " paused" + (pause.until() == null ? "" : " until " + TIME.format(pause.until())) + ", "
+        + pause.kind().key().replace('_', ' ');
+  }
+
+  @Override
+  public void pauseEnded(String profile) {
+    release();
+    told.remove(profile);
   }
 
   @Override
   public void waiting(String what) {
+    release();
     line("waiting: " + TerminalText.oneLine(what));
   }
 
   @Override
   public void itemAdded(ItemState item) {
+    release();
     line(item.id() + " added, follow-up of " + item.origin() + ": " + TerminalText.oneLine(item.definition().title()));
   }
 
   @Override
   public void summarizationFailed(String itemId, String error) {
+    release();
     line(itemId + " summarizing earlier turns failed: " + TerminalText.oneLine(error));
+  }
+
+  /** Prints a limit's words that no pause followed. */
+  private void release() {
+    if (held != null) {
+      String words = held;
+      held = null;
+      line(words);
+    }
+  }
+
+  /** The run is over: words still held are printed. */
+  @Override
+  public void close() {
+    release();
   }
 
   private void line(String text) {

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.cli.live.LiveStatus.ActiveJob;
 import dev.orchestrate.cli.live.LiveStatus.Finished;
 import dev.orchestrate.cli.live.LiveStatus.Tone;
+import dev.orchestrate.item.AgentPauses;
+import dev.orchestrate.outcome.OutcomeClass;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -95,6 +97,25 @@ class LiveStatusTest {
         text(status.lines(T0, 100, 6)));
     assertEquals(List.of("orchestrate run · 0/3 done · 3 phases · 0:00 elapsed", "░".repeat(30) + " 0%",
         "▶ A build (attempt 1) 0:00", "▶ … and 2 more"), text(status.lines(T0, 100, 4)));
+  }
+
+  @Test
+  void a_pause_takes_a_row_kept_for_the_jobs_with_its_end_and_time_left_and_stays_when_jobs_fold() {
+    AgentPauses.Pause pause = new AgentPauses.Pause("claude", OutcomeClass.USAGE_LIMIT, T0.plusSeconds(95), "limit",
+        T0, 1);
+    String row = "⏸ claude paused until " + RunProgress.TIME.format(T0.plusSeconds(95)) + " (1:35 left), usage limit";
+    LiveStatus idle = new LiveStatus(T0, 0, 3, 0, 2, null, List.of(), 2, List.of(), false, 0, 0, 0, List.of(pause));
+    assertEquals(List.of("orchestrate run · 0/3 done · 2 phases · 0:00 elapsed", "░".repeat(30) + " 0%", row, "", "",
+        "", ""), text(idle.lines(T0, 100, 20)), "no row more than the jobs had");
+
+    List<ActiveJob> jobs = List.of(new ActiveJob("A", "build", 1, T0, " [backup]"),
+        new ActiveJob("B", "build", 1, T0, " [backup]"));
+    LiveStatus busy = new LiveStatus(T0, 0, 3, 0, 2, null, jobs, 2, List.of(), false, 0, 0, 0, List.of(pause));
+    assertEquals(List.of("orchestrate run · 0/3 done · 2 phases · 0:00 elapsed", "░".repeat(30) + " 0%", row,
+        "▶ A build [backup] (attempt 1) 0:00", "▶ B build [backup] (attempt 1) 0:00"),
+        text(busy.lines(T0, 100, 5)));
+    assertEquals(List.of("orchestrate run · 0/3 done · 2 phases · 1:00 elapsed", "░".repeat(30) + " 0%",
+        row.replace("(1:35 left)", "(0:35 left)"), "▶ … and 2 more"), text(busy.lines(T0.plusSeconds(60), 100, 4)));
   }
 
   @Test

@@ -9,11 +9,14 @@ import dev.orchestrate.backlog.BacklogItem;
 import dev.orchestrate.backlog.InitialStatus;
 import dev.orchestrate.backlog.Priority;
 import dev.orchestrate.config.Pipeline;
+import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.Progress;
 import dev.orchestrate.outcome.AgentOutcome;
 import dev.orchestrate.outcome.AgentResult;
+import dev.orchestrate.outcome.OutcomeClass;
+import dev.orchestrate.outcome.ProviderFailure;
 import dev.orchestrate.scheduler.ItemFilter;
 import dev.orchestrate.testing.Fixtures;
 import java.io.PrintWriter;
@@ -283,6 +286,93 @@ class LiveViewTest {
     clock.now = clock.now.plusSeconds(5);
     view.tick();
     assertTrue(area(terminal.screen()).get(0).endsWith(" · ETA 1:05"), area(terminal.screen()).get(0));
+  }
+
+  @Test
+  void a_pause_shows_with_its_end_and_countdown_and_the_eta_waits_for_it_instead_of_counting_down() {
+    Terminal terminal = new Terminal(20, 120);
+    List<ItemState> items = List.of(item("A", Priority.MEDIUM, ItemStatus.NEW, null),
+        item("B", Priority.MEDIUM, ItemStatus.NEW, null));
+    LiveView view = view(terminal, items, 1, false);
+    view.runStarted(items, ItemFilter.ALL);
+    ItemState a = items.get(0);
+    ItemState scoping = a.with(new Progress(ItemStatus.SCOPING, "scope", 0, null, null, null, null, null));
+    view.jobStarted(scoping, "scope", 1);
+    clock.now = clock.now.plusSeconds(10);
+    ItemState ready = a.with(new Progress(ItemStatus.READY, null, 0, null, null, null, null, null));
+    view.jobFinished(scoping, ready, Fixtures.outcome(AgentResult.PHASE_COMPLETE, "scoped", ""));
+    // 7 phases left, 10 s each: 70 s. Then the next attempt is refused by the usage limit.
+    ItemState b = items.get(1).with(new Progress(ItemStatus.SCOPING, "scope", 0, null, null, null, null, null));
+    view.jobStarted(b, "scope", 1);
+    clock.now = clock.now.plusSeconds(2);
+    view.jobFinished(b, b, limited());
+    Instant until = clock.now.plusSeconds(60);
+    view.providerLimit("claude paused until 10:02 (UTC), usage limit");
+    view.profilePaused(new AgentPauses.Pause("claude", OutcomeClass.USAGE_LIMIT, until, "limit", clock.now, 1));
+
+    String pauseRow = "⏸ claude paused until " + RunProgress.TIME.format(until) + " (1:00 left), usage limit";
+    List<String> area = area(terminal.screen());
+    assertTrue(area.get(0).startsWith("orchestrate run · 0/2 done · 1 phase · "), "the refused one is no phase: "
+        + area.get(0));
+    assertTrue(area.get(0).endsWith(" · ETA 2:10"), "the pause, then the work: " + area.get(0));
+    assertEquals(pauseRow, area.get(2), String.join("\n", area));
+
+    clock.now = clock.now.plusSeconds(30);
+    view.tick();
+    area = area(terminal.screen());
+    assertEquals(pauseRow.replace("1:00 left", "0:30 left"), area.get(2), String.join("\n", area));
+    assertTrue(area.get(0).endsWith(" · ETA 1:40"), area.get(0));
+
+    clock.now = clock.now.plusSeconds(31);
+    view.tick();
+    area = area(terminal.screen());
+    assertEquals(0, count(area, "⏸"), "over: gone\n" + String.join("\n", area));
+    assertTrue(area.get(0).endsWith(" · ETA 1:10"), "the work left, none of it done meanwhile: " + area.get(0));
+    List<String> all = terminal.screen().everything();
+    assertEquals(1, count(all, "claude paused until 10:02 (UTC), usage limit"), String.join("\n", all));
+  }
+
+  @Test
+  void a_fallback_at_work_during_a_pause_is_named_and_the_eta_counts_down() {
+    Terminal terminal = new Terminal(20, 120);
+    List<ItemState> items = items(3);
+    LiveView view = new LiveView(terminal, clock, () -> items, Map.of("feature", FEATURE), 1, false, true);
+    view.show();
+    view.runStarted(items, ItemFilter.ALL);
+    ItemState a = item("WRK-1", Priority.MEDIUM, ItemStatus.IN_PROGRESS, "design");
+    view.jobStarted(a, "design", 1, "claude");
+    clock.now = clock.now.plusSeconds(10);
+    view.jobFinished(a, a.with(new Progress(ItemStatus.IN_PROGRESS, "build", 0, null, null, null, null, null)),
+        Fixtures.outcome(AgentResult.PHASE_COMPLETE, "", ""));
+    view.profilePaused(new AgentPauses.Pause("claude", OutcomeClass.USAGE_LIMIT, clock.now.plusSeconds(300), "limit",
+        clock.now, 1));
+    String still = area(terminal.screen()).get(0);
+    view.jobStarted(a, "build", 1, "backup");
+    String working = area(terminal.screen()).get(0);
+    assertTrue(still.endsWith(eta(working, 300)), "nothing runs: the pause's 5 min, then the work: " + still
+        + "; a fallback at work: the work alone: " + working);
+    clock.now = clock.now.plusSeconds(5);
+    view.tick();
+    List<String> area = area(terminal.screen());
+    assertTrue(area.stream().anyMatch(l -> l.startsWith("▶ WRK-1 build [backup] (attempt 1) 0:05")),
+        String.join("\n", area));
+    assertTrue(area.stream().anyMatch(l -> l.startsWith("⏸ claude paused until ")), String.join("\n", area));
+    assertTrue(area.get(0).endsWith(eta(working, -5)), working + " then " + area.get(0));
+    List<String> all = terminal.screen().everything();
+    assertTrue(all.stream().anyMatch(l -> l.endsWith(" WRK-1 design [claude]: phase_complete in 10.0s -> build")),
+        String.join("\n", all));
+  }
+
+  /** The header's ETA moved by {@code seconds}: " · ETA m:ss". */
+  private static String eta(String header, int seconds) {
+    String[] parts = header.substring(header.lastIndexOf("ETA ") + 4).split(":");
+    int s = Integer.parseInt(parts[0]) * 60 + Integer.parseInt(parts[1]) + seconds;
+    return " · ETA " + LiveStatus.elapsed(Duration.ofSeconds(s));
+  }
+
+  private static AgentOutcome limited() {
+    return Fixtures.outcome(AgentResult.FAILED, "", "You've hit your limit").withProvider(
+        ProviderFailure.of(OutcomeClass.USAGE_LIMIT, "You've hit your limit · resets 10:02"));
   }
 
   @Test

@@ -3,11 +3,13 @@ package dev.orchestrate.cli.live;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.Progress;
 import dev.orchestrate.outcome.AgentOutcome;
 import dev.orchestrate.outcome.AgentResult;
+import dev.orchestrate.outcome.OutcomeClass;
 import dev.orchestrate.testing.Fixtures;
 import java.time.Clock;
 import java.time.Instant;
@@ -73,8 +75,72 @@ class RunProgressTest {
     assertEquals("A build: failed in 2.0s (usage_limit, not counted): You've hit your limit · resets 1pm (UTC)",
         progress.finishedText(a, a, limited));
     progress.providerLimit("claude paused until 13:00 (UTC), usage limit");
+    progress.profilePaused(pause(clock.now, Instant.parse("2026-01-01T13:00:30Z")));
     assertTrue(lines.get(lines.size() - 1).endsWith(" claude paused until 13:00 (UTC), usage limit"),
         lines.toString());
+  }
+
+  @Test
+  void a_pause_is_told_once_for_every_job_its_limit_refused_and_again_only_when_its_end_moves() {
+    HandClock clock = new HandClock();
+    List<String> lines = new ArrayList<>();
+    RunProgress progress = new RunProgress(lines::add, clock);
+    Instant since = clock.now;
+    Instant until = since.plusSeconds(75);
+    for (int job = 0; job < 4; job++) { // a wave of four jobs refused by one limit
+      progress.providerLimit("claude paused until 10:02 (UTC), usage limit");
+      progress.profilePaused(pause(since, until));
+    }
+    assertEquals(1, lines.size(), lines.toString());
+    assertTrue(lines.get(0).endsWith(" claude paused until 10:02 (UTC), usage limit"), lines.toString());
+
+    progress.providerLimit("claude paused until 10:03 (UTC), usage limit");
+    progress.profilePaused(pause(since, until.plusSeconds(60)));
+    assertEquals(2, lines.size(), "its end moved: told again\n" + lines);
+
+    // Re-announced without words: said with its end to the second.
+    progress.profilePaused(pause(since.plusSeconds(200), since.plusSeconds(245)));
+    assertEquals(3, lines.size(), lines.toString());
+    assertTrue(lines.get(2).endsWith(" claude paused until " + RunProgress.TIME.format(since.plusSeconds(245))
+        + ", usage limit"), lines.toString());
+    assertTrue(RunProgress.TIME.format(since.plusSeconds(245)).endsWith(":05"), "to the second");
+  }
+
+  @Test
+  void words_no_pause_follows_are_printed_at_the_next_event_or_when_the_run_ends() {
+    HandClock clock = new HandClock();
+    List<String> lines = new ArrayList<>();
+    RunProgress progress = new RunProgress(lines::add, clock);
+    progress.providerLimit("backup: invalid x-api-key");
+    assertEquals(List.of(), lines, "held until it is known whether a pause follows");
+    progress.jobStarted(item("A", "build"), "build", 1);
+    assertEquals(2, lines.size(), lines.toString());
+    assertTrue(lines.get(0).endsWith(" backup: invalid x-api-key"), lines.toString());
+    assertTrue(lines.get(1).endsWith(" A build (attempt 1) started"), lines.toString());
+
+    progress.providerLimit("claude: credit balance is too low");
+    progress.close();
+    assertTrue(lines.get(2).endsWith(" claude: credit balance is too low"), lines.toString());
+  }
+
+  @Test
+  void with_several_profiles_each_job_line_names_the_one_that_runs_it() {
+    HandClock clock = new HandClock();
+    for (boolean several : new boolean[] {true, false}) {
+      List<String> lines = new ArrayList<>();
+      RunProgress progress = new RunProgress(lines::add, clock, several);
+      ItemState a = item("A", "build");
+      progress.jobStarted(a, "build", 2, "backup");
+      clock.now = clock.now.plusSeconds(1);
+      progress.jobFinished(a, a, Fixtures.outcome(AgentResult.PHASE_COMPLETE, "ok", ""));
+      String tag = several ? " [backup]" : "";
+      assertTrue(lines.get(0).endsWith(" A build" + tag + " (attempt 2) started"), lines.toString());
+      assertTrue(lines.get(1).endsWith(" A build" + tag + ": phase_complete in 1.0s"), lines.toString());
+    }
+  }
+
+  private static AgentPauses.Pause pause(Instant since, Instant until) {
+    return new AgentPauses.Pause("claude", OutcomeClass.USAGE_LIMIT, until, "You've hit your limit", since, 1);
   }
 
   private static ItemState item(String id, String phase) {

@@ -185,7 +185,9 @@ public final class RecordAgentOutputs {
     /** a successful first run, then a session id that was never created, beside that session */
     UNKNOWN_BESIDE,
     /** a first run that ends in an API error the CLI does not retry, then its session resumed */
-    AFTER_ERROR
+    AFTER_ERROR,
+    /** a first run cut by its own {@code --max-budget-usd}, then its session resumed with the same flags */
+    AFTER_BUDGET
   }
 
   @FunctionalInterface
@@ -320,6 +322,10 @@ public final class RecordAgentOutputs {
         + "then the provider holds the next request open without a byte; killed after 30 s (what agent.timeout "
         + "leaves)", spend(FakeAnthropic.Mode.HANG_AFTER_TOOL, FakeAnthropic.INPUT_TOKENS), false)
         .withArgs("--allowedTools", "Bash").cappedAt(30));
+    all.add(new Case(Cli.CLAUDE, "resume-after-budget-exhausted", "a first run cut by --max-budget-usd 0.01 "
+        + "(a Bash call on every turn, $0.00581 each: cut after two), then its session resumed with the same flags: "
+        + "is the budget the run's or the session's?", spend(FakeAnthropic.Mode.ENDLESS_TOOLS, FakeAnthropic.INPUT_TOKENS),
+        false).withArgs("--allowedTools", "Bash", "--max-budget-usd", "0.01").resuming(Resume.AFTER_BUDGET));
     all.add(new Case(Cli.CLAUDE, "overloaded-no-retry", "529 overloaded_error with x-should-retry: false on every "
         + "request", () -> {
           FakeAnthropic fake = new FakeAnthropic();

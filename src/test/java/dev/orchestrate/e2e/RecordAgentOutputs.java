@@ -324,7 +324,8 @@ public final class RecordAgentOutputs {
         .withArgs("--allowedTools", "Bash").cappedAt(30));
     all.add(new Case(Cli.CLAUDE, "resume-after-budget-exhausted", "a first run cut by --max-budget-usd 0.01 "
         + "(a Bash call on every turn, $0.00581 each: cut after two), then its session resumed with the same flags: "
-        + "is the budget the run's or the session's?", spend(FakeAnthropic.Mode.ENDLESS_TOOLS, FakeAnthropic.INPUT_TOKENS),
+        + "is the budget the run's or the session's?",
+        spend(FakeAnthropic.Mode.ENDLESS_TOOLS, FakeAnthropic.INPUT_TOKENS),
         false).withArgs("--allowedTools", "Bash", "--max-budget-usd", "0.01").resuming(Resume.AFTER_BUDGET));
     all.add(new Case(Cli.CLAUDE, "overloaded-no-retry", "529 overloaded_error with x-should-retry: false on every "
         + "request", () -> {

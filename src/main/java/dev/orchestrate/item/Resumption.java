@@ -15,9 +15,12 @@ public final class Resumption {
   /**
    * The session the next attempt of the same phase may continue after {@code outcome}, or null.
    * A failure the agent can mend with the failure in hand (its own {@code failed}, a red gate, no
-   * changes, a stall, a provider's limit) leaves one; a timeout, a crash (killed by a signal), a
-   * cancel, a spawn failure, a refused key or a denial does not: that attempt's state is not to be
-   * trusted, and the next one starts fresh with the full prompt in a reset worktree.
+   * changes, a stall, a provider's limit) leaves one, and so does a cut by the agent's own budget
+   * flag, so that the next attempt goes on from the work that was paid for (Claude Code's
+   * {@code --max-budget-usd} is the run's, not the session's: recorded,
+   * agent-outputs/claude-code-2.1.330/resume-after-budget-exhausted); a timeout, a crash (killed by
+   * a signal), a cancel, a spawn failure, a refused key or a denial does not: that attempt's state
+   * is not to be trusted, and the next one starts fresh with the full prompt in a reset worktree.
    *
    * @param profile the agent profile that ran the attempt
    */
@@ -28,7 +31,7 @@ public final class Resumption {
     }
     boolean keep = switch (outcome.kind()) {
       case FAILED -> !crashed(outcome);
-      case VERIFY_FAILED, NO_CHANGES, STALLED, USAGE_LIMIT, RATE_LIMITED -> true;
+      case VERIFY_FAILED, NO_CHANGES, STALLED, USAGE_LIMIT, RATE_LIMITED, BUDGET_EXHAUSTED -> true;
       default -> false;
     };
     return keep ? new Progress.Resume(profile, id) : null;

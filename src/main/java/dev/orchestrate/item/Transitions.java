@@ -205,6 +205,10 @@ public final class Transitions {
               BLOCKED_REASON_MAX_CHARS)),
           null));
       case FAILED -> {
+        if (outcome.kind().uncounted()) {
+          // not held against the phase (a budget cut): the same attempt again, later
+          yield afterLimit(item, outcome, profile);
+        }
         int attempts = p.attempts() + 1;
         if (attempts > maxRetries) {
           yield withResult(result, move(item, Progress.blocked(p.status(), p.phase(),
@@ -221,9 +225,10 @@ public final class Transitions {
   }
 
   /**
-   * An attempt its provider ended (a usage or rate limit, a refused key): the item stays where it
-   * is, its attempts uncounted and its last failure unchanged, so the next attempt is the same one
-   * again; only the phase result is recorded, with its class.
+   * An attempt its provider ended (a usage or rate limit, a refused key), or the agent's own budget
+   * flag cut ({@code budget_exhausted}): the item stays where it is, its attempts uncounted and its
+   * last failure unchanged, so the next attempt is the same one again (continuing the session when
+   * {@link Resumption#after} keeps it); only the phase result is recorded, with its class.
    */
   public static Step afterLimit(ItemState item, AgentOutcome outcome) {
     return afterLimit(item, outcome, null);

@@ -109,7 +109,7 @@ final class AgentSupervisor {
           .withAnswer(capture.report().finalText());
     }
     if (ending == Ending.CANCELLED) {
-      return Outcomes.cancelled(elapsed);
+      return Outcomes.cancelled(elapsed).withUsage(capture.report().usage()); // what it spent until the stop
     }
     if (ending == Ending.REFUSED) {
       return Outcomes.refused(capture.refused().join(), descendants, tails, elapsed)

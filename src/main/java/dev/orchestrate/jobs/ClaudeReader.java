@@ -7,14 +7,25 @@ import dev.orchestrate.outcome.OutcomeClass;
 import dev.orchestrate.outcome.ProviderFailure;
 import dev.orchestrate.outcome.Usage;
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
  * Claude Code's {@code --output-format stream-json} (and {@code json}, whose single line is the
  * same result event). The last {@code {"type":"result"}} event speaks for the attempt: its
- * {@code usage} and {@code total_cost_usd}, its {@code result} text, and {@code is_error} or an
- * {@code error_*} subtype (max turns, max budget, an error during execution) for a failure. Before
- * a result arrives, the last assistant text is kept as the answer.
+ * {@code total_cost_usd}, its {@code result} text, and {@code is_error} or an {@code error_*}
+ * subtype (max turns, max budget, an error during execution) for a failure. Before a result
+ * arrives, the last assistant text is kept as the answer.
+ *
+ * <p>Tokens: a result's {@code usage} may hold less than the run spent (after a budget cut, 0 or
+ * the last turn alone), so each figure is the largest of its {@code usage}, the run's own totals per
+ * model ({@code model_usage_since_last_result}, else {@code modelUsage}, which after a resume counts
+ * the whole session) and the sum of the assistant messages seen. A stream that ends without a result
+ * (a timeout, a stall, a cancel, a kill) reports that sum: each message once, though Claude Code
+ * prints a message's content blocks as several events with one id (recorded:
+ * agent-outputs/claude-code-2.1.330/hang-after-turn-killed). Those events carry the usage of the
+ * message's start, so the sum's output tokens are low; no cost is printed before the result.
  *
  * <p>The provider's failures, as Claude Code reports them (never the exit code or the subtype
  * alone: an API error ends with {@code "is_error":true} and {@code "subtype":"success"}):
@@ -28,13 +39,32 @@ import java.util.regex.Pattern;
  *   <li>an error result with {@code api_error_status} 429 and no retries before it (the account's
  *   limit, which the CLI does not retry): {@code usage_limit}, reset unknown;</li>
  *   <li>401/403, {@code billing_error}, "Credit balance is too low": {@code auth};</li>
- *   <li>an error result with {@code permission_denials}: {@code denied}.</li>
+ *   <li>an error result with {@code permission_denials}: {@code denied};</li>
+ *   <li>{@code error_max_budget_usd} ({@code terminal_reason: budget_exhausted}): the CLI's own
+ *   {@code --max-budget-usd} cut the run, {@code budget_exhausted} (not the provider's doing, but
+ *   not the agent's failure either).</li>
  * </ul>
  */
 final class ClaudeReader extends JsonEvents {
 
+  /** The recent message ids whose usage is counted in {@link #turns}: enough for sub-agents' interleaved messages. */
+  static final int RECENT_MESSAGES = 64;
+  /** The longest message id kept: an id is the provider's short token, anything longer is cut for the key. */
+  private static final int ID_MAX_CHARS = 200;
+  /** The most models a result's per-model usage is read for; more are not counted. */
+  static final int MAX_MODELS = 64;
+
   private AgentReport result;
   private String lastAssistantText;
+  /** The usage of the assistant messages seen, each message once: what the run spent before its result. */
+  private Usage turns = Usage.UNKNOWN;
+  /** The usage counted per recent message id, least recently seen first. */
+  private final Map<String, Usage> counted = new LinkedHashMap<>(16, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Usage> eldest) {
+      return size() > RECENT_MESSAGES;
+    }
+  };
   /** The provider refused the key while the CLI retries it: the attempt is over. */
   private ProviderFailure stop;
   /**
@@ -55,6 +85,7 @@ final class ClaudeReader extends JsonEvents {
   void event(JsonNode event) {
     String type = event.path("type").asText();
     if ("assistant".equals(type)) {
+      messageUsage(event.path("message"));
       String text = assistantText(event.path("message").path("content"));
       if (text != null) {
         lastAssistantText = text;
@@ -76,6 +107,52 @@ final class ClaudeReader extends JsonEvents {
     } else if ("result".equals(type)) {
       result = result(event);
     }
+  }
+
+  /**
+   * Adds a message's usage to {@link #turns}, once per message id: a later event of the same
+   * message adds only what its figures grew by.
+   */
+  private void messageUsage(JsonNode message) {
+    JsonNode u = message.path("usage");
+    if (!u.isObject()) {
+      return;
+    }
+    Usage now = new Usage(count(u.get("input_tokens"), "message.usage.input_tokens", Figure.INPUT),
+        count(u.get("output_tokens"), "message.usage.output_tokens", Figure.OUTPUT),
+        count(u.get("cache_read_input_tokens"), "message.usage.cache_read_input_tokens", Figure.CACHE_READ),
+        count(u.get("cache_creation_input_tokens"), "message.usage.cache_creation_input_tokens", Figure.CACHE_WRITE),
+        null);
+    String id = message.path("id").isTextual() ? message.path("id").asText() : null;
+    if (id == null) {
+      turns = turns.plus(now);
+      return;
+    }
+    id = id.length() > ID_MAX_CHARS ? id.substring(0, ID_MAX_CHARS) : id;
+    Usage before = counted.get(id);
+    counted.put(id, before == null ? now : largest(before, now));
+    turns = turns.plus(before == null ? now : grown(before, now));
+  }
+
+  /** Figure by figure, the larger; a figure known on one side only is that one. Tokens only. */
+  static Usage largest(Usage a, Usage b) {
+    return new Usage(max(a.inputTokens(), b.inputTokens()), max(a.outputTokens(), b.outputTokens()),
+        max(a.cacheReadTokens(), b.cacheReadTokens()), max(a.cacheWriteTokens(), b.cacheWriteTokens()), null);
+  }
+
+  /** Figure by figure, how much {@code now} is above {@code before} (0 when it is not); tokens only. */
+  private static Usage grown(Usage before, Usage now) {
+    return new Usage(above(now.inputTokens(), before.inputTokens()), above(now.outputTokens(), before.outputTokens()),
+        above(now.cacheReadTokens(), before.cacheReadTokens()),
+        above(now.cacheWriteTokens(), before.cacheWriteTokens()), null);
+  }
+
+  private static Long max(Long a, Long b) {
+    return a == null ? b : b == null ? a : Long.valueOf(Math.max(a, b));
+  }
+
+  private static Long above(Long now, Long before) {
+    return now == null ? null : before == null ? now : Long.valueOf(Math.max(0, now - before));
   }
 
   private void apiRetry(JsonNode event) {
@@ -103,22 +180,30 @@ final class ClaudeReader extends JsonEvents {
     if (result != null) {
       return result;
     }
-    // no result event: the stream ended (or was stopped) before it
+    // no result event: the stream ended (or was stopped) before it; what its messages spent is known
+    Usage spent = checked(turns);
     ProviderFailure provider = stop != null ? stop : rejected;
     if (provider != null) {
-      return new AgentReport(Usage.UNKNOWN, lastAssistantText, provider.message(), provider);
+      return new AgentReport(spent, lastAssistantText, provider.message(), provider);
     }
-    return lastAssistantText == null ? AgentReport.NONE : new AgentReport(Usage.UNKNOWN, lastAssistantText, null);
+    return lastAssistantText == null && spent.isUnknown() ? AgentReport.NONE
+        : new AgentReport(spent, lastAssistantText, null);
   }
 
   private AgentReport result(JsonNode event) {
     forgetRefusals(); // the last result speaks for the attempt, its figures too
     JsonNode usage = event.path("usage");
-    Usage spent = checked(new Usage(count(usage.get("input_tokens"), "usage.input_tokens", Figure.INPUT),
+    Usage reported = new Usage(count(usage.get("input_tokens"), "usage.input_tokens", Figure.INPUT),
         count(usage.get("output_tokens"), "usage.output_tokens", Figure.OUTPUT),
         count(usage.get("cache_read_input_tokens"), "usage.cache_read_input_tokens", Figure.CACHE_READ),
         count(usage.get("cache_creation_input_tokens"), "usage.cache_creation_input_tokens", Figure.CACHE_WRITE),
-        amount(event.get("total_cost_usd"), "total_cost_usd")));
+        null);
+    boolean ownRun = event.path("model_usage_since_last_result").isObject();
+    Usage perModel = perModel(event.path(ownRun ? "model_usage_since_last_result" : "modelUsage"),
+        ownRun ? "model_usage_since_last_result" : "modelUsage");
+    Usage tokens = largest(largest(reported, perModel), turns);
+    Usage spent = checked(new Usage(tokens.inputTokens(), tokens.outputTokens(), tokens.cacheReadTokens(),
+        tokens.cacheWriteTokens(), amount(event.get("total_cost_usd"), "total_cost_usd")));
     String subtype = event.path("subtype").asText("");
     String text = text(event.get("result"));
     boolean failed = event.path("is_error").asBoolean(false) || subtype.startsWith("error");
@@ -134,10 +219,37 @@ final class ClaudeReader extends JsonEvents {
     return new AgentReport(spent, lastAssistantText, error, provider(event, error));
   }
 
+  /**
+   * The tokens of a result's per-model usage ({@code {"model": {"inputTokens": …, "outputTokens": …,
+   * "cacheReadInputTokens": …, "cacheCreationInputTokens": …}}}), summed over its first
+   * {@link #MAX_MODELS} models; unknown when there is none.
+   */
+  private Usage perModel(JsonNode models, String field) {
+    Usage sum = Usage.UNKNOWN;
+    if (!models.isObject()) {
+      return sum;
+    }
+    int seen = 0;
+    for (JsonNode m : (Iterable<JsonNode>) models::elements) {
+      if (++seen > MAX_MODELS) {
+        break;
+      }
+      sum = sum.plus(new Usage(count(m.get("inputTokens"), field + ".*.inputTokens", Figure.INPUT),
+          count(m.get("outputTokens"), field + ".*.outputTokens", Figure.OUTPUT),
+          count(m.get("cacheReadInputTokens"), field + ".*.cacheReadInputTokens", Figure.CACHE_READ),
+          count(m.get("cacheCreationInputTokens"), field + ".*.cacheCreationInputTokens", Figure.CACHE_WRITE), null));
+    }
+    return sum;
+  }
+
   /** Whether the provider, not the agent's work, ended a failed attempt (see the class comment). */
   private ProviderFailure provider(JsonNode event, String error) {
     if (stop != null) {
       return stop;
+    }
+    if ("error_max_budget_usd".equals(event.path("subtype").asText())
+        || "budget_exhausted".equals(event.path("terminal_reason").asText())) {
+      return ProviderFailure.of(OutcomeClass.BUDGET_EXHAUSTED, error);
     }
     int status = event.path("api_error_status").asInt(assistantStatus);
     String kind = assistantError == null ? "" : assistantError;

@@ -38,6 +38,13 @@ public enum OutcomeClass {
   SANDBOX,
   /** Permission denials stopped the work (Claude Code's permission_denials). */
   DENIED,
+  /**
+   * The agent's own budget flag ended it (Claude Code's {@code --max-budget-usd}: an
+   * {@code error_max_budget_usd} result, {@code terminal_reason: budget_exhausted}): a cut, not the
+   * agent's failure. Not counted, never blocks; the item keeps its place and the phase runs again
+   * when the run's budget lets a job start.
+   */
+  BUDGET_EXHAUSTED,
   /** No output for agent.stall_timeout. */
   STALLED,
   /** Past agent.timeout. */
@@ -53,12 +60,13 @@ public enum OutcomeClass {
 
   /**
    * The agent's provider answered, whatever orchestrate made of the answer (a red gate, no changes,
-   * a denial included): a pause of its profile that began before is over. Not so for a stall, a
-   * timeout, a cancel, a failed start or a limit.
+   * a denial, a budget cut included: the model answered every turn it was asked): a pause of its
+   * profile that began before is over. Not so for a stall, a timeout, a cancel, a failed start or a
+   * limit.
    */
   public boolean providerAnswered() {
     return switch (this) {
-      case SUCCEEDED, FAILED, VERIFY_FAILED, NO_CHANGES, PROTECTED_CHANGED, BLOCKED, DENIED -> true;
+      case SUCCEEDED, FAILED, VERIFY_FAILED, NO_CHANGES, PROTECTED_CHANGED, BLOCKED, DENIED, BUDGET_EXHAUSTED -> true;
       default -> false;
     };
   }
@@ -66,6 +74,16 @@ public enum OutcomeClass {
   /** A provider's limit: costs no retry, no phase of the cap, no step of the circuit breaker, and never blocks. */
   public boolean isLimit() {
     return this == USAGE_LIMIT || this == RATE_LIMITED;
+  }
+
+  /**
+   * An attempt that is not held against its phase: no attempt counted towards {@code max_retries},
+   * no step of the circuit breaker, never a block. A provider's limit ({@link #isLimit()}, which
+   * also costs no phase of the cap and pauses the profile) and a cut by the agent's own budget flag
+   * ({@link #BUDGET_EXHAUSTED}, which did spend, so it counts in the cap).
+   */
+  public boolean uncounted() {
+    return isLimit() || this == BUDGET_EXHAUSTED;
   }
 
   /** The class named by {@code key}, or null for a key this version does not know (a newer state). */

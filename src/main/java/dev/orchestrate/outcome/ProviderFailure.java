@@ -8,11 +8,12 @@ import java.util.Optional;
 
 /**
  * The agent's provider, not its work, ended the attempt: a usage limit, a rate limit or overload
- * the CLI gave up on, a refused key, or permission denials. Found in what the CLI printed by its
- * preset's reader or by {@link ProviderText}.
+ * the CLI gave up on, a refused key, or permission denials; or the CLI's own budget flag cut it.
+ * Found in what the CLI printed by its preset's reader or by {@link ProviderText}.
  *
  * @param kind        {@link OutcomeClass#USAGE_LIMIT}, {@link OutcomeClass#RATE_LIMITED},
- *                    {@link OutcomeClass#AUTH} or {@link OutcomeClass#DENIED}
+ *                    {@link OutcomeClass#AUTH}, {@link OutcomeClass#SANDBOX}, {@link OutcomeClass#DENIED} or
+ *                    {@link OutcomeClass#BUDGET_EXHAUSTED}
  * @param message     what the CLI said (masked, capped by the reader)
  * @param resetEpoch  when the limit resets, as the CLI gave it in epoch seconds or milliseconds; null
  * @param resetIn     how long until it resets or the provider asked to wait; null

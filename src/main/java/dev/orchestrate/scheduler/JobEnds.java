@@ -31,7 +31,10 @@ import org.slf4j.LoggerFactory;
  * The end of a job, on the scheduler thread: what its agent reported becomes the item's next state
  * in one commit with the job's record ({@link Transitions#afterAttempt}), a cancelled job is recorded
  * as such, and a provider's limit or refusal costs the item nothing and pauses the profile or halts
- * the run ({@link LimitPolicy}). The turn, the agent's memories and the outcome memory are kept.
+ * the run ({@link LimitPolicy}). A cut by the agent's own budget flag ({@code budget_exhausted}) is
+ * answered: recorded with what it spent, it costs the item no attempt and the phase runs again
+ * (continuing the session) when the run's budget lets a job start. The turn, the agent's memories and
+ * the outcome memory are kept.
  */
 final class JobEnds {
   /** The run's log lines keep the category they always had (log configurations and tests name it). */
@@ -47,6 +50,8 @@ final class JobEnds {
   private final Claims claims;
   /** Whether a stop was requested: an agent that failed then died of the Ctrl-C, not of its phase. */
   private final BooleanSupplier stopRequested;
+  /** Shows a pause's end as the pauses' own messages do (in the run clock's zone, rounded up to the minute). */
+  private final LimitPolicy times;
 
   JobEnds(JobRepository store, Config config, Clock clock, RunListener listener, TurnHistory history,
       ProjectMemory memory, ProviderPauses pauses, Claims claims, BooleanSupplier stopRequested) {
@@ -59,6 +64,7 @@ final class JobEnds {
     this.pauses = pauses;
     this.claims = claims;
     this.stopRequested = stopRequested;
+    this.times = new LimitPolicy(config.agent().onUsageLimit(), config.agent().maxWait(), clock.getZone(), () -> 0.5);
   }
 
   /** The ways a job ends, each handled on its own ({@link #finish}). */
@@ -186,14 +192,19 @@ final class JobEnds {
         outcome.kind().key(), "", outcome.provider().message(), outcome.answer(), ending.plainOutput()));
     s.items.put(step.next().id(), step.next());
     listener.jobFinished(ending.item, step.next(), outcome);
-    if (d.message() != null) { // null: one more job refused in the same wave, already said
-      log.debug("{}", d.message());
-      listener.providerLimit(d.message());
+    // with a fallback that is not paused, a usage limit pauses the profile instead of halting the run
+    boolean fallback = d.halt() == HaltReason.USAGE_LIMIT && d.pause() != null && d.pause().until() != null
+        && pauses.fallbackFor(config, profile, clock.instant());
+    String message = fallback ? profile + " hit its usage limit: paused until " + times.clock(d.pause().until(),
+        clock.instant()) + "; its fallback takes its phases meanwhile" : d.message();
+    if (message != null) { // null: one more job refused in the same wave, already said
+      log.debug("{}", message);
+      listener.providerLimit(message);
     }
     if (d.pause() != null) {
       listener.profilePaused(d.pause());
     }
-    if (d.halt() == HaltReason.USAGE_LIMIT && pauses.fallbackFor(config, profile, clock.instant())) {
+    if (fallback) {
       return; // another profile takes its phases over while it is paused
     }
     if (d.halt() != null && s.limitHalt == null) {

@@ -57,7 +57,13 @@ final class FakeAnthropic extends FakeModelServer {
     /** HTTP 400 invalid_request_error: the credit balance is too low */
     CREDIT_BALANCE,
     /** HTTP 200, message_start and part of a text block, then the connection is closed abruptly */
-    CUT_MID_STREAM
+    CUT_MID_STREAM,
+    /**
+     * A Bash call on the agent's first turn, answered as in {@link #WRITE_RESULT}; every later model
+     * request is read and never answered (the connection stays open, silent), as a provider that
+     * hangs mid-session: what an {@code agent.timeout} then cuts
+     */
+    HANG_AFTER_TOOL
   }
 
   /** The Retry-After seconds a {@link Mode#RATE_LIMITED} answer carries. */
@@ -76,6 +82,24 @@ final class FakeAnthropic extends FakeModelServer {
   volatile long resetsAt = System.currentTimeMillis() / 1000 + 240;
   /** Whether {@link Mode#USAGE_LIMIT} is the seven-day limit rather than the five-hour one. */
   volatile boolean weeklyLimit;
+  /**
+   * The fresh input tokens each answer reports ({@link #INPUT_TOKENS} unless a case needs more: a
+   * turn that costs more than a small {@code --max-budget-usd}).
+   */
+  volatile long inputTokens = INPUT_TOKENS;
+  /**
+   * With {@link Mode#OVERLOADED}: the answer carries {@code x-should-retry: false}, the header with
+   * which the API tells its SDK not to retry.
+   */
+  volatile boolean noRetry;
+  /**
+   * A text block the model writes before its Bash call, in the same message (as the real model
+   * does: "I'll run …"), so that Claude Code prints that message as two assistant events with one
+   * id; null: the call alone.
+   */
+  volatile String preamble;
+  /** How long a {@link Mode#HANG_AFTER_TOOL} request is held before the connection is closed. */
+  volatile long hangMillis = 600_000;
 
   FakeAnthropic() throws IOException {
     super();
@@ -115,8 +139,15 @@ final class FakeAnthropic extends FakeModelServer {
       boolean agentTurn = request.path("tools").size() > 0;
       Mode failure = mode;
       boolean limitOver = failure == Mode.USAGE_LIMIT && System.currentTimeMillis() / 1000 >= resetsAt;
-      if (failure.ordinal() >= Mode.USAGE_LIMIT.ordinal() && !limitOver
-          && failsNow()) {
+      if (failure == Mode.HANG_AFTER_TOOL) {
+        if (agentTurn && hasToolResult(request)) {
+          hang(exchange);
+          return;
+        }
+        failure = Mode.WRITE_RESULT;
+      }
+      if (failure.ordinal() >= Mode.USAGE_LIMIT.ordinal() && failure.ordinal() <= Mode.CUT_MID_STREAM.ordinal()
+          && !limitOver && failsNow()) {
         cut = failure == Mode.CUT_MID_STREAM;
         fail(exchange, failure, request.path("model").asText("claude-sonnet-4-5"));
         return;
@@ -128,7 +159,8 @@ final class FakeAnthropic extends FakeModelServer {
       }
       String model = request.path("model").asText("claude-sonnet-4-5");
       boolean stream = request.path("stream").asBoolean(false);
-      if (agentTurn && (mode == Mode.ENDLESS_TOOLS || (mode == Mode.WRITE_RESULT && !hasToolResult(request)))) {
+      boolean writes = mode == Mode.WRITE_RESULT || mode == Mode.HANG_AFTER_TOOL;
+      if (agentTurn && (mode == Mode.ENDLESS_TOOLS || (writes && !hasToolResult(request)))) {
         java.util.function.Function<JsonNode, String> script = commands;
         String command = mode == Mode.ENDLESS_TOOLS ? "echo still working"
             : script != null ? script.apply(request)
@@ -183,7 +215,12 @@ final class FakeAnthropic extends FakeModelServer {
                 + "headers for current usage. Please reduce the prompt length or the maximum tokens requested, "
                 + "or try again later."));
       }
-      case OVERLOADED -> respond(exchange, 529, "application/json", error("overloaded_error", "Overloaded"));
+      case OVERLOADED -> {
+        if (noRetry) {
+          headers.set("x-should-retry", "false");
+        }
+        respond(exchange, 529, "application/json", error("overloaded_error", "Overloaded"));
+      }
       case UNAUTHORIZED -> respond(exchange, 401, "application/json", error("authentication_error",
           "invalid x-api-key"));
       case FORBIDDEN -> respond(exchange, 403, "application/json", error("permission_error",
@@ -215,15 +252,41 @@ final class FakeAnthropic extends FakeModelServer {
     throw new IOException("scripted: the connection is dropped mid-stream");
   }
 
+  /**
+   * Holds a request unanswered, as a provider that hangs: nothing is sent until {@link #hangMillis}
+   * pass or the client goes away, then the connection is closed without an answer.
+   */
+  private void hang(HttpExchange exchange) {
+    served.add(ServedRequest.of(exchange, 0));
+    firstFailure.compareAndSet(null, "(no answer: the request was held open, silent, for up to " + hangMillis
+        + " ms)");
+    try {
+      Thread.sleep(hangMillis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   private static String error(String type, String message) {
     ObjectNode body = JSON.createObjectNode().put("type", "error");
     body.set("error", JSON.createObjectNode().put("type", type).put("message", message));
     return body.put("request_id", "req_fake").toString();
   }
 
+  /**
+   * Whether the conversation's last user message holds a tool result. Claude Code may send a system
+   * message after it (with --max-budget-usd, "USD budget: $0.00581/$0.01; …"), so the last message
+   * of all is not the one to look at.
+   */
   private static boolean hasToolResult(JsonNode request) {
     JsonNode messages = request.path("messages");
     JsonNode last = messages.get(messages.size() - 1);
+    for (int i = messages.size() - 1; i >= 0; i--) {
+      if ("user".equals(messages.get(i).path("role").asText())) {
+        last = messages.get(i);
+        break;
+      }
+    }
     for (JsonNode block : last.path("content")) {
       if ("tool_result".equals(block.path("type").asText())) {
         return true;
@@ -244,12 +307,22 @@ final class FakeAnthropic extends FakeModelServer {
     }
     StringBuilder sse = new StringBuilder();
     messageStart(sse, model);
-    event(sse, "content_block_start", "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":"
-        + "{\"type\":\"tool_use\",\"id\":\"" + id + "\",\"name\":\"Bash\",\"input\":{}}}");
-    event(sse, "content_block_delta", JSON.createObjectNode().put("type", "content_block_delta").put("index", 0)
+    String before = preamble;
+    int index = 0;
+    if (before != null) {
+      event(sse, "content_block_start",
+          "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}");
+      event(sse, "content_block_delta", JSON.createObjectNode().put("type", "content_block_delta").put("index", 0)
+          .set("delta", JSON.createObjectNode().put("type", "text_delta").put("text", before)).toString());
+      event(sse, "content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}");
+      index = 1;
+    }
+    event(sse, "content_block_start", "{\"type\":\"content_block_start\",\"index\":" + index
+        + ",\"content_block\":{\"type\":\"tool_use\",\"id\":\"" + id + "\",\"name\":\"Bash\",\"input\":{}}}");
+    event(sse, "content_block_delta", JSON.createObjectNode().put("type", "content_block_delta").put("index", index)
         .set("delta", JSON.createObjectNode().put("type", "input_json_delta").put("partial_json", input.toString()))
         .toString());
-    event(sse, "content_block_stop", "{\"type\":\"content_block_stop\",\"index\":0}");
+    event(sse, "content_block_stop", "{\"type\":\"content_block_stop\",\"index\":" + index + "}");
     messageEnd(sse, "tool_use");
     respond(exchange, 200, "text/event-stream", sse.toString());
   }
@@ -279,8 +352,8 @@ final class FakeAnthropic extends FakeModelServer {
     return m;
   }
 
-  private static ObjectNode usage() {
-    return JSON.createObjectNode().put("input_tokens", INPUT_TOKENS).put("output_tokens", OUTPUT_TOKENS)
+  private ObjectNode usage() {
+    return JSON.createObjectNode().put("input_tokens", inputTokens).put("output_tokens", OUTPUT_TOKENS)
         .put("cache_read_input_tokens", CACHE_READ_TOKENS).put("cache_creation_input_tokens", CACHE_WRITE_TOKENS);
   }
 
@@ -302,13 +375,20 @@ final class FakeAnthropic extends FakeModelServer {
     sse.append("event: ").append(name).append('\n').append("data: ").append(data).append("\n\n");
   }
 
-  /** For recording outputs by hand: {@code FakeAnthropic MODE} serves until killed and prints its URL. */
+  /**
+   * For recording outputs by hand: {@code FakeAnthropic MODE [REQUEST_LOG [INPUT_TOKENS [no-retry]]]}
+   * serves until killed and prints its URL.
+   */
   public static void main(String[] args) throws Exception {
     FakeAnthropic fake = new FakeAnthropic();
     fake.mode = Mode.valueOf(args.length > 0 ? args[0] : "WRITE_RESULT");
-    if (args.length > 1) {
+    if (args.length > 1 && !args[1].isEmpty()) {
       fake.requestLog = Path.of(args[1]);
     }
+    if (args.length > 2) {
+      fake.inputTokens = Long.parseLong(args[2]);
+    }
+    fake.noRetry = args.length > 3 && args[3].equals("no-retry");
     System.out.println(fake.baseUrl());
     Thread.currentThread().join();
   }

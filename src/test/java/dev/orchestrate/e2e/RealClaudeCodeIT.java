@@ -102,6 +102,8 @@ class RealClaudeCodeIT {
   void a_cost_budget_halts_the_run_on_the_cost_claude_code_reported_and_is_never_passed() throws Exception {
     Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
     try (FakeAnthropic model = new FakeAnthropic()) {
+      // a Bash call on every turn: only the cap ends the session
+      model.mode = FakeAnthropic.Mode.ENDLESS_TOOLS;
       JsonNode report = new ObjectMapper().readTree(Files.readString(run(model, claude, "", "--max-cost", "0.02")));
       assertEquals(0, lastExit, lastErr);
       assertEquals("budget", report.path("halt_reason").asText(), report.toString());

@@ -139,19 +139,31 @@ public final class RecordAgentOutputs {
    * subscription token instead of an API key.
    */
   record Case(Cli cli, String name, String description, ServerStart server, boolean oauth, Duration cap,
-      Resume resume) {
+      Resume resume, List<String> args, Map<String, String> env) {
     Case(Cli cli, String name, String description, ServerStart server, boolean oauth) {
-      this(cli, name, description, server, oauth, CAP, Resume.NONE);
+      this(cli, name, description, server, oauth, CAP, Resume.NONE, List.of(), Map.of());
     }
 
     /** The same case, killed after {@code seconds} instead of {@link #CAP}. */
     Case cappedAt(long seconds) {
-      return new Case(cli, name, description, server, oauth, Duration.ofSeconds(seconds), resume);
+      return new Case(cli, name, description, server, oauth, Duration.ofSeconds(seconds), resume, args, env);
     }
 
     /** The same case, recorded as the resume of a session (see {@link Resume}). */
     Case resuming(Resume how) {
-      return new Case(cli, name, description, server, oauth, cap, how);
+      return new Case(cli, name, description, server, oauth, cap, how, args, env);
+    }
+
+    /** The same case with {@code more} after the preset's argv (what a user puts in {@code agent.args}). */
+    Case withArgs(String... more) {
+      return new Case(cli, name, description, server, oauth, cap, resume, List.of(more), env);
+    }
+
+    /** The same case with one more variable in the CLI's environment. */
+    Case withEnv(String name, String value) {
+      Map<String, String> more = new LinkedHashMap<>(env);
+      more.put(name, value);
+      return new Case(cli, this.name, description, server, oauth, cap, resume, args, Map.copyOf(more));
     }
   }
 
@@ -173,7 +185,9 @@ public final class RecordAgentOutputs {
     /** a successful first run, then a session id that was never created, beside that session */
     UNKNOWN_BESIDE,
     /** a first run that ends in an API error the CLI does not retry, then its session resumed */
-    AFTER_ERROR
+    AFTER_ERROR,
+    /** a first run cut by its own {@code --max-budget-usd}, then its session resumed with the same flags */
+    AFTER_BUDGET
   }
 
   @FunctionalInterface
@@ -201,6 +215,7 @@ public final class RecordAgentOutputs {
     all.add(new Case(Cli.CLAUDE, "cut-mid-stream-killed", "as cut-mid-stream, but killed after 60 s while it "
         + "retries: a stream that ends without a result event", anthropic(FakeAnthropic.Mode.CUT_MID_STREAM, 0), false)
         .cappedAt(60));
+    spendCases(all);
     anthropicCases(all, Cli.OPENCODE);
     Cli c = Cli.CODEX;
     all.add(new Case(c, "success", "a text answer", responses(FakeResponses.Mode.ANSWER_ONLY, 0), false));
@@ -284,6 +299,57 @@ public final class RecordAgentOutputs {
       all.add(new Case(cli, "resume-after-error", "a first run that failed with " + error + " (not retried); "
           + "its session resumed once the fake answers", failsFirst, false).resuming(Resume.AFTER_ERROR));
     }
+  }
+
+  /**
+   * Claude Code's spend as it ends otherwise than with an answer (issue 44): cut by its own
+   * {@code --max-budget-usd} after two turns, killed while the provider hangs after a first turn (what
+   * {@code agent.timeout} leaves), and a 529 it does not retry. Each model turn writes a sentence, then
+   * calls Bash, as the real model does, so that the message's two content blocks come as two assistant
+   * events with one id.
+   */
+  private static void spendCases(List<Case> all) {
+    // 1200 fresh input tokens a turn cost $0.00581 at the fake model's list price: the first turn
+    // stays under $0.01, the second passes it.
+    all.add(new Case(Cli.CLAUDE, "budget-exhausted", "--max-budget-usd 0.01: a Bash call (a sentence and the call "
+        + "in one message), then a text answer, each turn $0.00581; the second passes the budget",
+        spend(FakeAnthropic.Mode.WRITE_RESULT, 1200), false).withArgs("--allowedTools", "Bash", "--max-budget-usd",
+            "0.01"));
+    all.add(new Case(Cli.CLAUDE, "budget-exhausted-first-turn", "--max-budget-usd 0.01: the first turn alone "
+        + "(8000 fresh input tokens) costs more than the budget", spend(FakeAnthropic.Mode.WRITE_RESULT, 8000),
+        false).withArgs("--allowedTools", "Bash", "--max-budget-usd", "0.01"));
+    all.add(new Case(Cli.CLAUDE, "hang-after-turn-killed", "a Bash call (a sentence and the call in one message), "
+        + "then the provider holds the next request open without a byte; killed after 30 s (what agent.timeout "
+        + "leaves)", spend(FakeAnthropic.Mode.HANG_AFTER_TOOL, FakeAnthropic.INPUT_TOKENS), false)
+        .withArgs("--allowedTools", "Bash").cappedAt(30));
+    all.add(new Case(Cli.CLAUDE, "resume-after-budget-exhausted", "a first run cut by --max-budget-usd 0.01 "
+        + "(a Bash call on every turn, $0.00581 each: cut after two), then its session resumed with the same flags: "
+        + "is the budget the run's or the session's?",
+        spend(FakeAnthropic.Mode.ENDLESS_TOOLS, FakeAnthropic.INPUT_TOKENS),
+        false).withArgs("--allowedTools", "Bash", "--max-budget-usd", "0.01").resuming(Resume.AFTER_BUDGET));
+    all.add(new Case(Cli.CLAUDE, "overloaded-no-retry", "529 overloaded_error with x-should-retry: false on every "
+        + "request", () -> {
+          FakeAnthropic fake = new FakeAnthropic();
+          fake.mode = FakeAnthropic.Mode.OVERLOADED;
+          fake.noRetry = true;
+          return server(fake.baseUrl(), fake.served, fake.requests, fake.firstFailure::get, fake);
+        }, false));
+    all.add(new Case(Cli.CLAUDE, "overloaded-max-retries-0", "529 overloaded_error on every request, "
+        + "CLAUDE_CODE_MAX_RETRIES=0", anthropic(FakeAnthropic.Mode.OVERLOADED, 0), false)
+        .withEnv("CLAUDE_CODE_MAX_RETRIES", "0"));
+  }
+
+  /** A fake that answers with a Bash call ({@code echo}) after a sentence, each turn of {@code input} tokens. */
+  static ServerStart spend(FakeAnthropic.Mode mode, long input) {
+    return () -> {
+      FakeAnthropic fake = new FakeAnthropic();
+      fake.mode = mode;
+      fake.inputTokens = input;
+      fake.preamble = "I'll check the working directory first.";
+      fake.commands = request -> "echo working";
+      fake.hangMillis = 60_000;
+      return server(fake.baseUrl(), fake.served, fake.requests, fake.firstFailure::get, fake);
+    };
   }
 
   /** The Anthropic cases, for Claude Code and for opencode through its anthropic provider. */
@@ -447,6 +513,8 @@ public final class RecordAgentOutputs {
       }
       default -> throw new IllegalStateException(c.cli().name());
     }
+    argv.addAll(c.args());
+    env.putAll(c.env());
     for (Map.Entry<String, String> f : files.entrySet()) {
       Path file = home.resolve(f.getKey());
       Files.createDirectories(file.getParent());
@@ -645,6 +713,10 @@ public final class RecordAgentOutputs {
         }
         ArrayNode conversations = resumed.putArray("conversations");
         bodies.forEach(b -> conversations.add(conversation(b, names)));
+      } else if (!c.args().isEmpty()) {
+        // what each turn sent, to see what the fake answered
+        ArrayNode conversations = meta.putArray("conversations");
+        server.requests().forEach(b -> conversations.add(conversation(b, names)));
       }
       String failure = server.firstFailure();
       if (failure == null) {

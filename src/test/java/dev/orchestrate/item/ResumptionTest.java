@@ -51,6 +51,8 @@ class ResumptionTest {
         Arguments.of(OutcomeClass.STALLED, ended(AgentResult.FAILED, 143, AgentOutcome.Ending.STALLED), true),
         Arguments.of(OutcomeClass.USAGE_LIMIT, provider(OutcomeClass.USAGE_LIMIT), true),
         Arguments.of(OutcomeClass.RATE_LIMITED, provider(OutcomeClass.RATE_LIMITED), true),
+        // the next attempt goes on from the paid-for work (the CLI's budget is the run's, not the session's)
+        Arguments.of(OutcomeClass.BUDGET_EXHAUSTED, provider(OutcomeClass.BUDGET_EXHAUSTED), true),
         Arguments.of(OutcomeClass.FAILED, ended(AgentResult.FAILED, 137, AgentOutcome.Ending.EXITED), false),
         Arguments.of(OutcomeClass.TIMED_OUT, ended(AgentResult.FAILED, 143, AgentOutcome.Ending.TIMED_OUT), false),
         Arguments.of(OutcomeClass.CANCELLED, ended(AgentResult.FAILED, 130, AgentOutcome.Ending.CANCELLED), false),
@@ -139,6 +141,31 @@ class ResumptionTest {
     Step fresh = Transitions.afterLimit(at("build", RESUME),
         provider(OutcomeClass.RATE_LIMITED).withSession(AgentSession.NONE), "claude");
     assertNull(fresh.next().progress().resume());
+  }
+
+  @Test
+  void a_budget_cut_is_the_same_attempt_again_never_a_block_and_continues_the_session() {
+    AgentOutcome cut = provider(OutcomeClass.BUDGET_EXHAUSTED);
+    ItemState item = at("build", null);
+    // max_retries 0: any counted failure would block the item at once
+    for (int i = 0; i < 5; i++) {
+      Step step = Transitions.afterAttempt(item, FEATURE, cut, 0, "claude");
+      item = step.next();
+      assertEquals(ItemStatus.IN_PROGRESS, item.status());
+      assertEquals("build", item.progress().phase());
+      assertEquals(0, item.progress().attempts());
+      assertNull(item.progress().lastFailure());
+      assertEquals(RESUME, item.progress().resume());
+      // only the phase result, with its class
+      assertEquals(1, step.events().size());
+      assertEquals("budget_exhausted", step.events().get(0).payload().get("outcome"));
+      assertEquals(1, step.events().get(0).payload().get("attempt"));
+    }
+    // a failure of the agent's own is then the first attempt counted
+    Step failed = Transitions.afterAttempt(item, FEATURE, ended(AgentResult.FAILED, 1, AgentOutcome.Ending.EXITED),
+        0, "claude");
+    assertEquals(ItemStatus.BLOCKED, failed.next().status());
+    assertEquals("retries exhausted in phase build after 1 attempt: why", failed.next().progress().blockedReason());
   }
 
   @Test

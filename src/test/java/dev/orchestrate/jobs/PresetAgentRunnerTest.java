@@ -58,6 +58,16 @@ class PresetAgentRunnerTest {
         c.outputTailChars(), preset, List.of(), null);
   }
 
+  /** What the real Claude Code printed before it was killed while its provider hung after a turn. */
+  private static String hangRecording() {
+    try {
+      return Path.of(PresetAgentRunnerTest.class.getResource(
+          "/agent-outputs/claude-code-2.1.330/hang-after-turn-killed.stdout").toURI()).toString();
+    } catch (URISyntaxException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
   private AgentOutcome run(AgentConfig agent) throws InterruptedException {
     RunningAgent running = runner.start(request(dir, agent));
     pids.add(running.pid());
@@ -94,6 +104,29 @@ class PresetAgentRunnerTest {
         "{\"result\":\"phase_complete\",\"summary\":\"from the file\"}", "0")));
     assertEquals("from the file", success.summary());
     assertEquals(new Usage(2400L, 70L, 600L, 100L, 0.01162), success.usage());
+  }
+
+  @Test
+  void a_timed_out_agent_records_the_tokens_its_messages_reported() throws Exception {
+    AgentConfig c = preset(AgentPreset.CLAUDE, command("replay_then_hang.sh", hangRecording()));
+    AgentOutcome outcome = run(new AgentConfig(c.command(), Duration.ofSeconds(2), Duration.ofSeconds(1), c.env(),
+        c.resultFallback(), c.logMaxBytes(), c.outputTailChars(), AgentPreset.CLAUDE, List.of(), null));
+    assertEquals(AgentOutcome.Ending.TIMED_OUT, outcome.ending());
+    // one message (two events with one id) of 1200 fresh input tokens; no cost before a result
+    assertEquals(new Usage(1200L, 1L, 300L, 50L, null), outcome.usage());
+  }
+
+  @Test
+  void a_cancelled_agent_records_the_tokens_its_messages_reported() throws Exception {
+    Path ready = dir.resolve("ready");
+    RunningAgent running = runner.start(request(dir, preset(AgentPreset.CLAUDE,
+        command("replay_then_hang.sh", hangRecording(), ready.toString()))));
+    pids.add(running.pid());
+    TestAgents.awaitFile(ready, Duration.ofSeconds(10));
+    running.cancel();
+    AgentOutcome outcome = running.await();
+    assertEquals(AgentOutcome.Ending.CANCELLED, outcome.ending());
+    assertEquals(new Usage(1200L, 1L, 300L, 50L, null), outcome.usage());
   }
 
   @Test

@@ -52,6 +52,15 @@ class RecordedProviderFailuresTest {
       "claude-code-2.1.330, cut-mid-stream, -, false",
       // killed after 60 s while it still retried: a stream that ends without a result event
       "claude-code-2.1.330, cut-mid-stream-killed, -, false",
+      // a 529 the CLI did not retry (the API's x-should-retry: false, or CLAUDE_CODE_MAX_RETRIES=0)
+      "claude-code-2.1.330, overloaded-no-retry, RATE_LIMITED, false",
+      "claude-code-2.1.330, overloaded-max-retries-0, RATE_LIMITED, false",
+      // cut by its own --max-budget-usd: neither the provider's limit nor the agent's failure
+      "claude-code-2.1.330, budget-exhausted, BUDGET_EXHAUSTED, false",
+      "claude-code-2.1.330, budget-exhausted-first-turn, BUDGET_EXHAUSTED, false",
+      "claude-code-2.1.330, resume-after-budget-exhausted, BUDGET_EXHAUSTED, false",
+      // killed while its provider held a request open: no result event (what agent.timeout leaves)
+      "claude-code-2.1.330, hang-after-turn-killed, -, false",
       "codex-0.169.0, success, -, false",
       "codex-0.169.0, rate-limit-then-ok, -, false",
       "codex-0.169.0, usage-limit, USAGE_LIMIT, true",

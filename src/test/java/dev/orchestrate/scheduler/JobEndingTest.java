@@ -53,11 +53,27 @@ class JobEndingTest {
   }
 
   @Test
+  void a_budget_cut_is_answered_not_limited_and_not_counted() {
+    AgentOutcome cut = outcome(AgentResult.FAILED, AgentOutcome.Ending.EXITED)
+        .withProvider(provider(OutcomeClass.BUDGET_EXHAUSTED));
+    assertEquals(OutcomeClass.BUDGET_EXHAUSTED, cut.kind());
+    // no pause of its profile, no halt: the item's own transition keeps it in place
+    assertEquals(Ending.ANSWERED, Ending.of(cut, false));
+    assertTrue(cut.kind().uncounted());
+    assertFalse(cut.kind().isLimit());
+    for (OutcomeClass kind : OutcomeClass.values()) {
+      assertEquals(kind.isLimit() || kind == OutcomeClass.BUDGET_EXHAUSTED, kind.uncounted(), kind.key());
+    }
+    // a budget cut while the run stops died of the stop, as any failure then
+    assertEquals(Ending.CANCELLED, Ending.of(cut, true));
+  }
+
+  @Test
   void only_an_answer_of_the_provider_ends_a_pause() {
     for (OutcomeClass kind : OutcomeClass.values()) {
       boolean answered = List.of(OutcomeClass.SUCCEEDED, OutcomeClass.FAILED, OutcomeClass.VERIFY_FAILED,
-          OutcomeClass.NO_CHANGES, OutcomeClass.PROTECTED_CHANGED, OutcomeClass.BLOCKED, OutcomeClass.DENIED)
-          .contains(kind);
+          OutcomeClass.NO_CHANGES, OutcomeClass.PROTECTED_CHANGED, OutcomeClass.BLOCKED, OutcomeClass.DENIED,
+          OutcomeClass.BUDGET_EXHAUSTED).contains(kind);
       assertEquals(answered, kind.providerAnswered(), kind.key());
     }
     assertFalse(OutcomeClass.STALLED.providerAnswered());

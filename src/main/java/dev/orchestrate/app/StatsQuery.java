@@ -100,7 +100,8 @@ public final class StatsQuery {
     }
   }
 
-  private static List<WindowSpend> windows(BudgetConfig project, StateStore store, Instant now) {
+  /** The windows of the project's budget that {@code project} limits, each with what every runner spent in it. */
+  static List<WindowSpend> windows(BudgetConfig project, StateStore store, Instant now) {
     List<WindowSpend> windows = new ArrayList<>();
     for (BudgetWindow w : BudgetWindow.values()) {
       Double usd = w == BudgetWindow.DAY ? project.perDayUsd() : project.perWeekUsd();

@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Function;
 
 /**
  * What {@code orchestrate agents} shows of each agent profile (its preset and concurrency from the
@@ -82,34 +83,38 @@ public final class Agents {
   /** Reads every profile; an absent state is an empty one, and is not created. */
   public Overview overview(Config config) {
     Instant now = clock.instant();
-    Map<String, AgentConfig> configured = config.profiles();
-    String defaultName = config.agent().profileName();
     if (!backend.exists()) {
-      List<Profile> profiles = new ArrayList<>();
-      configured.forEach((name, profile) -> profiles.add(new Profile(name, name.equals(defaultName), profile,
-          Map.of(), null, List.of())));
-      return new Overview(now, profiles, List.of(), config.execution().maxConcurrent(), false);
+      return overview(config, now, List.of(), Map.of(), name -> List.of(), since -> Usage.UNKNOWN, false);
     }
     try (StateStore store = backend.openToRead()) {
-      Map<String, AgentPauses.Pause> pauses = new LinkedHashMap<>();
-      store.pauses().all().forEach(p -> pauses.put(p.profile(), p));
       AgentActivity activity = store.agentActivity();
       Map<BudgetWindow, Map<String, Usage>> spent = new EnumMap<>(BudgetWindow.class);
       for (BudgetWindow w : BudgetWindow.values()) {
         spent.put(w, activity.usageSince(w.start(now)));
       }
-      List<Profile> profiles = new ArrayList<>();
-      Map<String, AgentConfig> all = new LinkedHashMap<>(configured);
-      pauses.keySet().forEach(name -> all.putIfAbsent(name, null));
-      all.forEach((name, profile) -> {
-        Map<BudgetWindow, Usage> spend = new EnumMap<>(BudgetWindow.class);
-        spent.forEach((w, byProfile) -> spend.put(w, byProfile.getOrDefault(name, Usage.UNKNOWN)));
-        profiles.add(new Profile(name, name.equals(defaultName), profile, spend,
-            pauses.get(name), activity.recentOutcomes(name, RECENT_OUTCOMES)));
-      });
-      return new Overview(now, profiles, StatsQuery.windows(config.budget(), store, now),
-          config.execution().maxConcurrent(), backend.leaseHeld());
+      return overview(config, now, store.pauses().all(), spent,
+          name -> activity.recentOutcomes(name, RECENT_OUTCOMES), store.items()::usageSince, backend.leaseHeld());
     }
+  }
+
+  private static Overview overview(Config config, Instant now, List<AgentPauses.Pause> recorded,
+      Map<BudgetWindow, Map<String, Usage>> spent, Function<String, List<AgentActivity.Outcome>> recent,
+      Function<Instant, Usage> projectSpentSince, boolean runActive) {
+    String defaultName = config.agent().profileName();
+    Map<String, AgentPauses.Pause> pauses = new LinkedHashMap<>();
+    recorded.forEach(p -> pauses.put(p.profile(), p));
+    Map<String, AgentConfig> all = new LinkedHashMap<>(config.profiles());
+    pauses.keySet().forEach(name -> all.putIfAbsent(name, null));
+    List<Profile> profiles = new ArrayList<>();
+    all.forEach((name, profile) -> {
+      Map<BudgetWindow, Usage> spend = new EnumMap<>(BudgetWindow.class);
+      for (BudgetWindow w : BudgetWindow.values()) {
+        spend.put(w, spent.getOrDefault(w, Map.of()).getOrDefault(name, Usage.UNKNOWN));
+      }
+      profiles.add(new Profile(name, name.equals(defaultName), profile, spend, pauses.get(name), recent.apply(name)));
+    });
+    return new Overview(now, profiles, StatsQuery.windows(config.budget(), projectSpentSince, now),
+        config.execution().maxConcurrent(), runActive);
   }
 
   /**

@@ -203,6 +203,7 @@ class AgentsTest {
   }
 
   @Test
+  @SuppressWarnings("try") // the lease is held, never read: closing it releases it
   void resume_beside_a_run_deletes_the_pause_for_the_run_to_read_and_says_a_run_is_active() {
     try (StateStore store = TestStores.open(stateDir())) {
       store.pauses().put(new AgentPauses.Pause("claude", OutcomeClass.USAGE_LIMIT, NOW.plusSeconds(60), "", NOW, 1));

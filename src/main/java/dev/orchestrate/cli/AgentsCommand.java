@@ -167,8 +167,8 @@ final class AgentsCommand implements Callable<Integer> {
               + "If its limit still holds, its next job is limited again and the profile is paused anew."},
       footerHeading = "%nExit codes:%n",
       footer = {"  0    the pause is ended, or the profile was not paused (the output says which)",
-          "  2    NAME is not a profile of the config, nor one the state has a pause for (the error",
-          "       names the config's profiles; nothing changed)"})
+          "  2    NAME is not a profile of the config, nor one the state has a pause",
+          "       for (the error names the config's profiles; nothing changed)"})
   static final class ResumeCommand implements Callable<Integer> {
     @Mixin
     Root root;

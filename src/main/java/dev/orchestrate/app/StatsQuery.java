@@ -83,7 +83,7 @@ public final class StatsQuery {
       Spending spending = stats.spending();
       List<RunnerLease> runners = stats.runners();
       List<AgentPauses.Pause> pauses = store.pauses().all();
-      List<WindowSpend> windows = windows(project, store, now);
+      List<WindowSpend> windows = windows(project, store.items()::usageSince, now);
       Sample recorded;
       if (!sample) {
         recorded = new NotAsked();
@@ -100,13 +100,15 @@ public final class StatsQuery {
     }
   }
 
-  private static List<WindowSpend> windows(BudgetConfig project, StateStore store, Instant now) {
+  /** The windows of the project's budget that {@code project} limits, each with what every runner spent in it. */
+  static List<WindowSpend> windows(BudgetConfig project, java.util.function.Function<Instant, Usage> spentSince,
+      Instant now) {
     List<WindowSpend> windows = new ArrayList<>();
     for (BudgetWindow w : BudgetWindow.values()) {
       Double usd = w == BudgetWindow.DAY ? project.perDayUsd() : project.perWeekUsd();
       Long tokens = w == BudgetWindow.DAY ? project.tokensPerDay() : project.tokensPerWeek();
       if (usd != null || tokens != null) {
-        windows.add(new WindowSpend(w, new Budget(usd, tokens), store.items().usageSince(w.start(now)), w.start(now),
+        windows.add(new WindowSpend(w, new Budget(usd, tokens), spentSince.apply(w.start(now)), w.start(now),
             w.end(now)));
       }
     }

@@ -28,7 +28,7 @@ public final class Cli {
    * Java 5 class that a JDK 25 AOT cache cannot hold, so the fast path never names it.
    */
   static final List<String> COMMAND_NAMES = List.of("init", "run", "status", "unblock", "approve",
-      "reject", "jobs", "logs", "memory",
+      "reject", "jobs", "agents", "logs", "memory",
       "compact", "stats", "serve", "version", "help", "completion", "__complete");
 
   /** Commands that read the other commands' models: help, the completion script, completion itself. */

@@ -68,6 +68,7 @@ final class FastPath {
   private static Set<String> commandWords() {
     Set<String> words = new HashSet<>(Cli.COMMAND_NAMES);
     words.addAll(Set.of("list", "add", "import", "supersede")); // memory's
+    words.add("resume"); // agents'
     return Set.copyOf(words);
   }
 

@@ -42,7 +42,8 @@ import picocli.CommandLine.ScopeType;
         "       the state database cannot be reached, or an unexpected error",
         "  2    usage or validation error (bad flag, bad backlog or config, bad",
         "       memory kind, compact --keep-recent -1, a bad line in memory import,",
-        "       unblock of an unknown or not-blocked item, jobs --limit 0, a value",
+        "       unblock of an unknown or not-blocked item, agents resume of an",
+        "       unknown profile, jobs --limit 0, a value",
         "       out of its range, a state path that is not a directory or a state.db",
         "       that is not a database, a state URL with a password in it, --logs",
         "       with a state directory, stats --check where there is no state)",
@@ -71,7 +72,7 @@ public final class OrchestrateCommand {
   Path logs;
 
   @Option(names = "--config", paramLabel = "FILE", scope = ScopeType.INHERIT,
-      description = "Config file (read by run and compact). Default: $ORCHESTRATE_CONFIG, else the "
+      description = "Config file (read by run, compact and agents). Default: $ORCHESTRATE_CONFIG, else the "
           + "project's orchestrate.yaml (see Project discovery), else built-in defaults (for compact: the "
           + "retention policies the last run or compact recorded in the state)")
   Path config;

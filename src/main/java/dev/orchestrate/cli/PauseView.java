@@ -20,19 +20,23 @@ final class PauseView {
   static List<Map<String, Object>> json(List<AgentPauses.Pause> pauses, Instant now) {
     List<Map<String, Object>> rows = new ArrayList<>();
     for (AgentPauses.Pause p : pauses) {
-      if (!p.activeAt(now)) {
-        continue;
+      if (p.activeAt(now)) {
+        rows.add(json(p));
       }
-      Map<String, Object> row = new LinkedHashMap<>();
-      row.put("profile", p.profile());
-      row.put("kind", p.kind().key());
-      row.put("until", Json.timestamp(p.until()));
-      row.put("since", Json.timestamp(p.since()));
-      row.put("strikes", p.strikes());
-      row.put("message", p.message());
-      rows.add(row);
     }
     return rows;
+  }
+
+  /** One pause, as {@code agent_pauses} and {@code agents --json} show it. */
+  static Map<String, Object> json(AgentPauses.Pause p) {
+    Map<String, Object> row = new LinkedHashMap<>();
+    row.put("profile", p.profile());
+    row.put("kind", p.kind().key());
+    row.put("until", Json.timestamp(p.until()));
+    row.put("since", Json.timestamp(p.since()));
+    row.put("strikes", p.strikes());
+    row.put("message", p.message());
+    return row;
   }
 
   /** One line per pause in force: "claude paused until 03:00 (Europe/Lisbon), usage limit: …". */
@@ -41,15 +45,29 @@ final class PauseView {
       if (!p.activeAt(now)) {
         continue;
       }
-      String until = p.until() == null ? "until its reset (not said; the run halted)"
-          : "until " + p.until().atZone(zone).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm", Locale.ROOT))
-              + " (" + zone.getId() + ")";
-      out.println(p.profile() + " paused " + until + ", " + p.kind().key().replace('_', ' ')
+      out.println(p.profile() + " paused " + until(p, zone) + ", " + kind(p)
           + (p.message().isBlank() ? "" : ": " + TerminalText.safe(oneLine(p.message()))));
     }
   }
 
-  private static String oneLine(String text) {
+  /** "until 2026-11-27 03:00 (Europe/Lisbon)". */
+  static String until(AgentPauses.Pause p, ZoneId zone) {
+    return p.until() == null ? "until its reset (not said; the run halted)" : "until " + at(p.until(), zone);
+  }
+
+  /** "2026-11-27 03:00 (Europe/Lisbon)". */
+  static String at(Instant at, ZoneId zone) {
+    return at.atZone(zone).format(DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm", Locale.ROOT)) + " (" + zone.getId()
+        + ")";
+  }
+
+  /** "usage limit", "rate limited". */
+  static String kind(AgentPauses.Pause p) {
+    return p.kind().key().replace('_', ' ');
+  }
+
+  /** The first line of what the agent CLI said, at most 200 characters. */
+  static String oneLine(String text) {
     String line = text.strip().lines().findFirst().orElse("");
     return line.length() > 200 ? line.substring(0, 199) + "…" : line;
   }

@@ -28,6 +28,7 @@ final class Picocli {
       case "approve" -> ApproveCommand.class;
       case "reject" -> RejectCommand.class;
       case "jobs" -> JobsCommand.class;
+      case "agents" -> AgentsCommand.class;
       case "logs" -> LogsCommand.class;
       case "memory" -> MemoryCommand.class;
       case "compact" -> CompactCommand.class;
@@ -71,7 +72,7 @@ final class Picocli {
   }
 
   /** The commands that read a config file; the others still accept --config, but their help leaves it out. */
-  static final Set<String> CONFIG_READERS = Set.of("orchestrate", "run", "compact");
+  static final Set<String> CONFIG_READERS = Set.of("orchestrate", "run", "compact", "agents", "resume");
 
   private static void hideConfigWhereUnread(CommandLine cl) {
     for (CommandLine sub : cl.getSubcommands().values()) {

@@ -321,7 +321,7 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
   }
 
   /** {@code budget per-day since 2026-11-26 00:00 UTC: …; budget $20.00 (82% spent, …); reopens at …}. */
-  private static void printWindows(PrintWriter out, List<WindowSpend> windows) {
+  static void printWindows(PrintWriter out, List<WindowSpend> windows) {
     for (WindowSpend w : windows) {
       out.println("budget " + w.window().label() + " since " + BudgetWindow.show(w.from()) + ": "
           + UsageView.text(w.spent()) + UsageView.budgetText(w.spent(), w.budget()) + "; reopens at "

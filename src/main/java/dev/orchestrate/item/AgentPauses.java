@@ -29,6 +29,11 @@ public interface AgentPauses {
       public void clear(String profile) {
         map.remove(profile);
       }
+
+      @Override
+      public java.util.Optional<Pause> remove(String profile) {
+        return java.util.Optional.ofNullable(map.remove(profile));
+      }
     };
   }
 
@@ -40,6 +45,13 @@ public interface AgentPauses {
 
   /** The profile works again: its pause is gone. */
   void clear(String profile);
+
+  /**
+   * A person resumes the profile ({@code orchestrate agents resume}): its pause is gone, read and
+   * deleted in one transaction, so that what is returned is exactly what was deleted. Empty when
+   * the profile was not paused.
+   */
+  java.util.Optional<Pause> remove(String profile);
 
   /**
    * One paused profile.

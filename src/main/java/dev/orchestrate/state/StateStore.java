@@ -60,6 +60,9 @@ public interface StateStore extends AutoCloseable {
   /** The agent profiles a provider's limit paused. */
   AgentPauses pauses();
 
+  /** What each agent profile spent and how its last jobs ended ({@code orchestrate agents}). */
+  AgentActivity agentActivity();
+
   /** Per-item git worktrees. */
   WorkspaceStore workspaces();
 

@@ -80,6 +80,8 @@ class JsonConsistencyTest {
         List.of("--state", s, "--quiet", "compact", "--dry-run", "-v", "--json"),
         List.of("--state", s, "--quiet", "compact", "--json"),
         List.of("--state", s, "--quiet", "compact", "--incremental", "--json"),
+        List.of("--state", s, "--config", c, "agents", "--json"),
+        List.of("--state", s, "--config", c, "agents", "resume", "agent", "--json"),
         List.of("--state", s, "memory", "list", "--json"),
         List.of("--state", s, "memory", "add", "--kind", "semantic", "--id", "n" + round, "new", "--json"),
         List.of("--state", s, "memory", "supersede", "s1", "--by", "n" + round, "--json"),

@@ -511,6 +511,55 @@ public abstract class StateStoreContract {
   }
 
   @Test
+  void a_resumed_profiles_pause_is_removed_and_returned_and_a_profile_not_paused_changes_nothing() {
+    AgentPauses.Pause claude = new AgentPauses.Pause("claude", OutcomeClass.USAGE_LIMIT, at(3600), "resets 4am", T0, 2);
+    AgentPauses.Pause codex = new AgentPauses.Pause("codex", OutcomeClass.RATE_LIMITED, at(60), "429", T0, 1);
+    try (StateStore store = open()) {
+      assertEquals(Optional.empty(), store.pauses().remove("claude"), "nothing paused yet");
+      store.pauses().put(claude);
+      store.pauses().put(codex);
+      assertEquals(Optional.of(claude), store.pauses().remove("claude"));
+      assertEquals(Optional.empty(), store.pauses().remove("claude"), "a second resume finds nothing");
+    }
+    try (StateStore store = open()) {
+      assertEquals(List.of(codex), store.pauses().all(), "the other profile's pause is kept");
+    }
+  }
+
+  @Test
+  void each_profiles_spend_since_a_time_and_its_last_outcomes_are_read_from_its_jobs() {
+    try (StateStore store = open()) {
+      StateRepository items = store.items();
+      items.sync(List.of(item("A")), T0);
+      long run = items.runStarted(T0, 1);
+      AgentActivity activity = store.agentActivity();
+      assertEquals(Map.of(), activity.usageSince(T0));
+      assertEquals(List.of(), activity.recentOutcomes("claude", 10));
+      long early = items.jobStarted(new JobStart(run, "A", "build", 1, T0, null, "claude"));
+      items.jobEnded(early, new JobEnd(JobState.COMPLETED, "phase_complete", 0, null, at(5), 0,
+          new Usage(100L, 10L, null, null, 1.0), OutcomeClass.SUCCEEDED), null, List.of(), at(5));
+      long limited = items.jobStarted(new JobStart(run, "A", "build", 2, at(10), null, "claude"));
+      items.jobEnded(limited, new JobEnd(JobState.FAILED, "failed", 1, "limit", at(11), 0,
+          new Usage(7L, 3L, null, null, 0.5), OutcomeClass.USAGE_LIMIT), null, List.of(), at(11));
+      long codex = items.jobStarted(new JobStart(run, "A", "build", 3, at(12), null, "codex"));
+      items.jobEnded(codex, new JobEnd(JobState.COMPLETED, "phase_complete", 0, null, at(13), 0,
+          new Usage(40L, 2L, null, null, null), OutcomeClass.SUCCEEDED), null, List.of(), at(13));
+      items.jobStarted(new JobStart(run, "A", "build", 4, at(14), null, "claude")); // running: no outcome yet
+
+      assertEquals(Map.of("claude", new Usage(7L, 3L, null, null, 0.5), "codex", new Usage(40L, 2L, null, null, null)),
+          activity.usageSince(at(6)), "a job that ended before the window is not counted; unknown cost stays null");
+      assertEquals(new Usage(107L, 13L, null, null, 1.5), activity.usageSince(T0).get("claude"));
+      assertEquals(List.of(new AgentActivity.Outcome(limited, "A", "build", OutcomeClass.USAGE_LIMIT, at(11)),
+          new AgentActivity.Outcome(early, "A", "build", OutcomeClass.SUCCEEDED, at(5))),
+          activity.recentOutcomes("claude", 10), "newest first, the running job left out");
+      assertEquals(List.of(OutcomeClass.USAGE_LIMIT),
+          activity.recentOutcomes("claude", 1).stream().map(AgentActivity.Outcome::outcome).toList());
+      assertEquals(List.of(), activity.recentOutcomes("gemini", 10));
+      assertThrows(IllegalArgumentException.class, () -> activity.recentOutcomes("claude", 0));
+    }
+  }
+
+  @Test
   void a_follow_up_listed_in_the_file_takes_its_definition_and_keeps_its_origin() {
     try (StateStore store = open()) {
       store.items().sync(List.of(item("A")), T0);

@@ -5,6 +5,7 @@ import dev.orchestrate.outcome.OutcomeClass;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.List;
+import java.util.Optional;
 
 /** The {@link AgentPauses} of the SQL backends, on the state repository's connection. */
 final class SqlAgentPauses implements AgentPauses {
@@ -43,6 +44,20 @@ final class SqlAgentPauses implements AgentPauses {
   @Override
   public void clear(String profile) {
     jdbc.execute("DELETE FROM agent_pauses WHERE profile = ?", profile);
+  }
+
+  @Override
+  public Optional<Pause> remove(String profile) {
+    if (!jdbc.dialect().hasColumn(jdbc, "agent_pauses", "profile")) {
+      return Optional.empty(); // older than the table: nothing was ever paused
+    }
+    return jdbc.inTransaction(() -> {
+      Optional<Pause> found = jdbc.query("SELECT * FROM agent_pauses WHERE profile = ?", SqlAgentPauses::pause,
+          profile).stream().filter(p -> p != null).findFirst();
+      // a row of a kind this version cannot read (a newer one's) goes too: the person wants the profile to work
+      jdbc.execute("DELETE FROM agent_pauses WHERE profile = ?", profile);
+      return found;
+    });
   }
 
   /** A row of a kind this version does not know (a newer orchestrate's) is skipped, not misread. */

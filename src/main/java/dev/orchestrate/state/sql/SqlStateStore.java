@@ -7,6 +7,7 @@ import dev.orchestrate.item.ItemLeases;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.memory.MemoryRepository;
 import dev.orchestrate.retention.RetentionStore;
+import dev.orchestrate.state.AgentActivity;
 import dev.orchestrate.state.BusyWait;
 import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.ItemHistory;
@@ -138,6 +139,11 @@ public final class SqlStateStore implements StateStore {
       pauses = new SqlAgentPauses(jdbc);
     }
     return pauses;
+  }
+
+  @Override
+  public AgentActivity agentActivity() {
+    return new SqlAgentActivity(jdbc);
   }
 
   @Override

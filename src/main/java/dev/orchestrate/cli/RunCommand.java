@@ -421,7 +421,7 @@ final class RunCommand implements Callable<Integer> {
       out.println("  " + r.interruptedJobs() + " job(s) of an earlier, interrupted run were re-queued");
     }
     if (!r.limited().isEmpty()) {
-      out.println("  attempts a provider ended (not counted): " + r.limited().entrySet().stream()
+      out.println("  attempts a provider or a budget cut ended (not counted): " + r.limited().entrySet().stream()
           .map(e -> e.getValue() + " " + e.getKey()).collect(java.util.stream.Collectors.joining(", ")));
     }
     if (verbose) {

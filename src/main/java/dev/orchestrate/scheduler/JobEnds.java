@@ -230,6 +230,7 @@ final class JobEnds {
       step = Transitions.toLand(step); // done once its work has landed
     }
     ending.session.trackExhaustion(outcome, step);
+    ending.session.trackBudgetCut(item, request.phase(), outcome);
     JobState state = JobState.of(outcome);
     List<ItemState> added;
     try {

@@ -220,7 +220,7 @@ final class JobStarts {
         new Job(handle, request, pipeline, phase.destructive(), agent, before));
     s.runningItems.put(item.id(), phase.destructive() && workspaces.destructiveRunsAlone());
     s.jobsStarted++;
-    s.budget.started(jobId, agent.profileName(), grant.reserve());
+    s.budget.started(jobId, agent, grant.reserve());
     handle.finished().whenComplete((outcome, error) -> ended.ended(jobId, outcome, error));
   }
 }

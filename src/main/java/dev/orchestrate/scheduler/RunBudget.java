@@ -37,6 +37,8 @@ final class RunBudget {
   private Budget.Estimate estimate = Budget.Estimate.NONE;
   /** The largest turn's cost each profile's jobs reported in this run (docs/agents.md, "Budgets"). */
   private final Map<String, Double> turns = new HashMap<>();
+  /** The running jobs of agents told their cap, which always say their cost when they end by themselves. */
+  private final java.util.Set<Long> capped = new java.util.HashSet<>();
   /** Which profile each running job is of. */
   private final Map<Long, String> profiles = new HashMap<>();
   /** The largest cost of a recent job, the upper bound of a turn of the agents before this run's first. */
@@ -120,10 +122,13 @@ final class RunBudget {
         Math.max(1, config.execution().maxConcurrent() - running), estimate.withTurn(turn), capsCost);
   }
 
-  /** A job of {@code profile} started with this grant: held against the budgets until it ends. */
-  void started(long jobId, String profile, Budget.Reserve reserve) {
+  /** A job of {@code agent} started with this grant: held against the budgets until it ends. */
+  void started(long jobId, AgentConfig agent, Budget.Reserve reserve) {
     reserves.put(jobId, reserve);
-    profiles.put(jobId, profile);
+    profiles.put(jobId, agent.profileName());
+    if (agent.preset().costCapFlag() != null) {
+      capped.add(jobId);
+    }
     reserved = reserved.plus(reserve);
   }
 
@@ -135,12 +140,17 @@ final class RunBudget {
    */
   void ended(long jobId, Usage usage) {
     Usage counted = countedAtCeiling(usage);
+    Budget.Reserve granted = reserves.remove(jobId);
+    if (capped.remove(jobId) && counted.costUsd() == null && granted != null && granted.costUsd() > 0) {
+      // Claude Code says its cost only in its result: a job cut off before it (a timeout, a stall, a
+      // cancel) spent an unknown part of its share, so the budget holds the whole share as spent
+      counted = counted.plus(new Usage(null, null, null, null, granted.costUsd()));
+    }
     spend = spend.plus(usage);
     charged = charged.plus(counted);
-    Budget.Reserve granted = reserves.remove(jobId);
     reserved = granted == null ? reserved : reserved.minus(granted);
     String profile = profiles.remove(jobId);
-    Double turn = counted.costUsd();
+    Double turn = countedAtCeiling(usage).costUsd(); // what it reported, not the share held for it
     if (profile != null && turn != null && turn > 0) {
       turns.merge(profile, turn, Math::max);
     }

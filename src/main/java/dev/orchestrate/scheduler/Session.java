@@ -112,6 +112,32 @@ final class Session {
     }
   }
 
+  /** Budget cuts in a row of one item's phase before the run halts: its agent's own cap is too small. */
+  static final int BUDGET_CUTS_IN_A_ROW = 3;
+  /** Each item's budget cuts in a row ({@code budget_exhausted}), and the tally of uncounted attempts. */
+  private final Map<String, Integer> budgetCuts = new java.util.HashMap<>();
+
+  /**
+   * A budget cut costs the item nothing, so nothing but this bounds the same phase being cut again
+   * and again under an agent's own fixed cap ({@code --max-budget-usd} in {@code agent.args}): after
+   * {@value #BUDGET_CUTS_IN_A_ROW} in a row of one item the run halts with {@code budget}, saying
+   * why. Also tallies the cut with the run's uncounted attempts.
+   */
+  void trackBudgetCut(ItemState item, String phase, AgentOutcome outcome) {
+    if (outcome.kind() != dev.orchestrate.outcome.OutcomeClass.BUDGET_EXHAUSTED) {
+      budgetCuts.remove(item.id());
+      return;
+    }
+    limited.merge(outcome.kind().key(), 1, Integer::sum);
+    int cuts = budgetCuts.merge(item.id(), 1, Integer::sum);
+    if (cuts >= BUDGET_CUTS_IN_A_ROW && limitHalt == null) {
+      limitHalt = HaltReason.BUDGET;
+      haltDetail = item.id() + ": phase " + phase + " was cut by its agent's own budget " + cuts + " times in a row"
+          + " (budget_exhausted, not counted): raise the cap the agent is given (--max-budget-usd in agent.args, or "
+          + "the run's budget) or split the work";
+    }
+  }
+
   /** The run's report, once it halted for {@code halt} and nothing runs any more. */
   RunReport report(HaltReason halt, Duration duration, int interrupted, SyncResult sync, RunFigures figures,
       Budget budget, String runnerId) {

@@ -165,6 +165,46 @@ class BudgetCutTest {
   }
 
   @Test
+  void three_cuts_in_a_row_of_one_phase_halt_the_run_saying_the_agents_own_cap_is_too_small() {
+    Function<JobRequest, AgentOutcome> agent = r -> {
+      requests.add(r);
+      return cut(r); // a fixed --max-budget-usd in agent.args, too small for the phase: every attempt is cut
+    };
+    Config config = TestAgents.config(claude(List.of("claude"), Duration.ofMinutes(1)), 0, BUILD);
+    RunReport report;
+    try (InProcessLauncher launcher = new InProcessLauncher(agent)) {
+      report = run(config, launcher, new Worktrees(dir), 100);
+    }
+
+    assertEquals(HaltReason.BUDGET, report.haltReason(), "not 100 paid attempts up to the phase cap");
+    assertEquals(3, requests.size());
+    assertEquals("A: phase build was cut by its agent's own budget 3 times in a row (budget_exhausted, not counted): "
+        + "raise the cap the agent is given (--max-budget-usd in agent.args, or the run's budget) or split the work",
+        report.haltDetail());
+    assertEquals(0, report.blocked(), "nothing blocked: the item waits for a larger cap");
+    assertEquals(Map.of("budget_exhausted", 3), report.limited(), "tallied with the uncounted attempts");
+  }
+
+  @Test
+  void a_job_cut_off_before_its_result_is_held_to_its_whole_share_of_the_budget() {
+    Function<JobRequest, AgentOutcome> agent = r -> {
+      requests.add(r); // timed out: its messages' tokens, no cost (Claude Code says it in its result only)
+      return InProcessLauncher.outcome(AgentResult.FAILED, "timed out").withUsage(new Usage(5000L, 10L, null, null,
+          null));
+    };
+    Config config = TestAgents.config(claude(List.of("claude"), Duration.ofMinutes(1)), 5, BUILD);
+    config = config.withExecution(config.execution().withMaxCostUsd(1.0));
+    RunReport report;
+    try (InProcessLauncher launcher = new InProcessLauncher(agent)) {
+      report = run(config, launcher, new Worktrees(dir), 100);
+    }
+
+    assertEquals(HaltReason.BUDGET, report.haltReason());
+    assertEquals(1, requests.size(), "the first job, alone, held $1.00: spent, as far as the budget knows");
+    assertEquals(null, report.usage().costUsd(), "reported as unknown all the same");
+  }
+
+  @Test
   void a_phase_completed_before_the_cut_is_committed_and_the_item_moves_on() {
     Worktrees worktrees = new Worktrees(dir);
     // the result file said phase_complete, then the budget cut the session: the result file wins

@@ -129,8 +129,10 @@ public final class RunProgress implements RunListener, SummarizationListener, Au
       text.append(" (stalled)");
     }
     if (outcome.provider() != null && outcome.result() == AgentResult.FAILED) {
-      if (outcome.kind().isLimit() || outcome.kind() == OutcomeClass.AUTH || outcome.kind() == OutcomeClass.SANDBOX) {
-        // the provider, not the agent's work: not counted, and the operator wants to know which
+      if (outcome.kind().uncounted() || outcome.kind() == OutcomeClass.AUTH
+          || outcome.kind() == OutcomeClass.SANDBOX) {
+        // the provider (or the agent's own budget), not the agent's work: not counted, and the
+        // operator wants to know which
         return text.append(" (").append(outcome.kind().key()).append(", not counted): ")
             .append(TerminalText.oneLine(outcome.provider().message())).toString();
       }

@@ -35,7 +35,7 @@ final class RunBudget {
   private Budget.Reserve reserved = Budget.Reserve.NONE;
   /** What the next job is expected to spend: the largest of the recent jobs'. */
   private Budget.Estimate estimate = Budget.Estimate.NONE;
-  /** The largest turn's cost each profile's jobs reported in this run (docs/agents.md, "Budgets"). */
+  /** The measure of a turn of each profile: the largest cost one of its jobs reported in this run, a turn's upper bound. */
   private final Map<String, Double> turns = new HashMap<>();
   /** The running jobs of agents told their cap, which always say their cost when they end by themselves. */
   private final java.util.Set<Long> capped = new java.util.HashSet<>();

@@ -98,6 +98,49 @@ final class FakeAnthropic extends FakeModelServer {
    * id; null: the call alone.
    */
   volatile String preamble;
+  /**
+   * With {@link Mode#USAGE_LIMIT} and {@link #limitSeconds} set: the agent turns answered as in
+   * {@link Mode#WRITE_RESULT} before the limit is met.
+   */
+  volatile int answerFirst;
+  /**
+   * With {@link Mode#USAGE_LIMIT}: when more than 0, the limit is a window that opens at the first
+   * agent turn past {@link #answerFirst} and lasts this long ({@link #resetsAt} is set then); before
+   * and after it, turns are answered as in {@link Mode#WRITE_RESULT}. 0: the limit holds until
+   * {@link #resetsAt}, and no turn is answered.
+   */
+  volatile long limitSeconds;
+  /**
+   * With {@link Mode#USAGE_LIMIT}: the retry-after a refusal states, seconds; 0: until
+   * {@link #resetsAt}. Claude Code waits out a short one by itself (20 s, say) and gives up at once
+   * on a long one, as on a real five-hour limit: a test of orchestrate's own waiting states a long
+   * one while its window lifts sooner.
+   */
+  volatile long retryAfterSeconds;
+  /** When the limit window opened, epoch milliseconds (0: not yet); every refusal and answer after it. */
+  volatile long limitOpenedAt;
+  final java.util.List<Long> refusedAt = new java.util.concurrent.CopyOnWriteArrayList<>();
+  final java.util.List<Long> answeredAt = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final AtomicInteger agentRequests = new AtomicInteger();
+
+  /** The mode of this agent turn under a limit window ({@link #limitSeconds}). */
+  private synchronized Mode windowed(boolean agentTurn) {
+    if (!agentTurn) {
+      return Mode.WRITE_RESULT;
+    }
+    long now = System.currentTimeMillis();
+    if (limitOpenedAt == 0 && agentRequests.incrementAndGet() > answerFirst) {
+      limitOpenedAt = now;
+      resetsAt = (now + limitSeconds * 1000) / 1000;
+    }
+    if (limitOpenedAt != 0 && now < limitOpenedAt + limitSeconds * 1000) {
+      refusedAt.add(now);
+      return Mode.USAGE_LIMIT;
+    }
+    answeredAt.add(now);
+    return Mode.WRITE_RESULT;
+  }
+
   /** How long a {@link Mode#HANG_AFTER_TOOL} request is held before the connection is closed. */
   volatile long hangMillis = 600_000;
 
@@ -137,7 +180,7 @@ final class FakeAnthropic extends FakeModelServer {
       requests.add(request);
       exchange.setAttribute(ServedRequest.MODEL, request.path("model").asText(null));
       boolean agentTurn = request.path("tools").size() > 0;
-      Mode failure = mode;
+      Mode failure = mode == Mode.USAGE_LIMIT && limitSeconds > 0 ? windowed(agentTurn) : mode;
       boolean limitOver = failure == Mode.USAGE_LIMIT && System.currentTimeMillis() / 1000 >= resetsAt;
       if (failure == Mode.HANG_AFTER_TOOL) {
         if (agentTurn && hasToolResult(request)) {
@@ -159,7 +202,7 @@ final class FakeAnthropic extends FakeModelServer {
       }
       String model = request.path("model").asText("claude-sonnet-4-5");
       boolean stream = request.path("stream").asBoolean(false);
-      boolean writes = mode == Mode.WRITE_RESULT || mode == Mode.HANG_AFTER_TOOL;
+      boolean writes = failure == Mode.WRITE_RESULT; // a hang's first turn and a limit window's answers too
       if (agentTurn && (mode == Mode.ENDLESS_TOOLS || (writes && !hasToolResult(request)))) {
         java.util.function.Function<JsonNode, String> script = commands;
         String command = mode == Mode.ENDLESS_TOOLS ? "echo still working"
@@ -188,7 +231,8 @@ final class FakeAnthropic extends FakeModelServer {
       case USAGE_LIMIT -> {
         long now = System.currentTimeMillis() / 1000;
         long fiveHourReset = weeklyLimit ? now + 2 * 3600 : resetsAt;
-        headers.set("retry-after", Long.toString(Math.max(0, resetsAt - now)));
+        headers.set("retry-after", Long.toString(retryAfterSeconds > 0 ? retryAfterSeconds
+            : Math.max(0, resetsAt - now)));
         headers.set("anthropic-ratelimit-unified-status", "rejected");
         headers.set("anthropic-ratelimit-unified-reset", Long.toString(resetsAt));
         headers.set("anthropic-ratelimit-unified-representative-claim", weeklyLimit ? "seven_day" : "five_hour");

@@ -209,8 +209,8 @@ public record Budget(Double maxCostUsd, Long maxTokens) {
       if (runningJobs > 0) {
         return new Launch.Wait(); // what the running jobs hold but do not spend comes back as they end
       }
-      if (left < turn) {
-        return new Launch.Spent(); // what is left cannot pay for one more turn
+      if (left - turn < MIN_CAP_USD) {
+        return new Launch.Spent(); // what is left cannot pay for one more turn (and a cap beyond it)
       }
       slots = 1;
     }

@@ -98,12 +98,24 @@ final class RunBudget {
   }
 
   /**
-   * Whether a job of {@code agent} could start now, deciding nothing: an item is promoted to
-   * in_progress only if its first job could start (issue 44: a budget halt left the next item
+   * Whether a job of {@code agent} could start now after the jobs of {@code waiting} items already
+   * in progress (each granted its share first), deciding nothing: an item is promoted to
+   * in_progress only if its first job could start (issue 44: a budget halt left the next items
    * in_progress with no attempt).
    */
-  boolean admits(AgentConfig agent, int running) {
-    return verdict(agent, running).launch() instanceof Budget.Launch.Start;
+  boolean admits(AgentConfig agent, int running, int waiting) {
+    Budget.Reserve held = reserved;
+    try {
+      for (int i = 0; i <= waiting; i++) { // the waiting items' jobs first, each with its grant, then this one
+        if (!(verdict(agent, running + i).launch() instanceof Budget.Launch.Start start)) {
+          return false;
+        }
+        reserved = reserved.plus(start.reserve());
+      }
+      return true;
+    } finally {
+      reserved = held;
+    }
   }
 
   private Budget.Verdict verdict(AgentConfig agent, int running) {

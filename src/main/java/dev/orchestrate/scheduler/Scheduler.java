@@ -471,11 +471,27 @@ public final class Scheduler {
       phase = pipeline.phases().get(0); // a ready item starts its first phase
     }
     AgentConfig agent = phase == null ? null : starts.choose(s, pipeline, phase);
-    if (agent == null || s.budget.admits(agent, s.jobs.activeCount())) {
+    if (agent == null || s.budget.admits(agent, s.jobs.activeCount(), waitingToStart(s))) {
       return true;
     }
     s.budget.launch(agent, s.jobs.activeCount()); // records a refusal, so that the halt names it
     return false;
+  }
+
+  /**
+   * The items this runner has in progress (or scoping) that no job runs for and that it would start:
+   * each will want a share of the budget before a newly promoted one.
+   */
+  private int waitingToStart(Session s) {
+    int waiting = 0;
+    for (String id : s.items.inPhases()) {
+      ItemState item = s.items.get(id);
+      if (item != null && item.inBacklog() && !s.runningItems.containsKey(id) && !claims.elsewhere().contains(id)
+          && s.filter.matches(item)) {
+        waiting++;
+      }
+    }
+    return waiting;
   }
 
   /** Applies on_review_timeout ({@link ReviewTimeouts}); returns whether an item changed. */

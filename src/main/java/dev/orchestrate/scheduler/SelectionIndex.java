@@ -235,6 +235,11 @@ final class SelectionIndex extends AbstractMap<String, ItemState> {
    * The merge queue: the landing items in the order they land, by priority (high first), then by
    * readiness (the turn each took as it became landing; after a restart, backlog order).
    */
+  /** The ids of the items running their phases (in_progress, scoping): a few, bounded by the WIP. */
+  Set<String> inPhases() {
+    return java.util.Collections.unmodifiableSet(inPhases);
+  }
+
   List<ItemState> landingQueue() {
     List<ItemState> out = new ArrayList<>(landingOrder.size());
     landingOrder.forEach(turn -> out.add(items.get(turn.id())));

@@ -19,7 +19,6 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -348,11 +347,6 @@ class BudgetScenariosIT {
    * budget halt, every item in progress has had a job (a cut one keeps its place).
    */
   @Test
-  @Disabled("issue 44: Scheduler.budgetAdmits asks whether one job could start with the jobs running now, not "
-      + "whether this item's could, after the items already in progress that wait for a launch and the promotions "
-      + "earlier in the same round: every free max_wip slot is promoted while the budget runs one or two jobs at "
-      + "once, and the halt leaves them in_progress with no job (five-attempts: I6, I7, I8; below-one-turn: I2, I3, "
-      + "I4)")
   void a_budget_halt_leaves_no_item_in_progress_that_never_ran() throws Exception {
     Map<String, List<String>> neverRan = new TreeMap<>();
     List<String> seen = new ArrayList<>();

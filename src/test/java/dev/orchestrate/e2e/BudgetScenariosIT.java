@@ -94,7 +94,7 @@ class BudgetScenariosIT {
       model.inputTokens = tokens;
       ProcessBuilder pb = new ProcessBuilder(claude.toString(), "-p", "--output-format", "stream-json", "--verbose",
           "--allowedTools", "Bash").directory(work.toFile());
-      environment(pb.environment(), model, work.resolve("home"));
+      model.claudeEnvironment(pb.environment(), work.resolve("home"), false);
       pb.environment().put("ORCHESTRATE_RESULT_FILE", work.resolve("result.json").toString());
       pb.environment().put("ORCHESTRATE_PHASE", "build");
       pb.environment().put("ORCHESTRATE_ITEM_ID", "M");
@@ -115,15 +115,6 @@ class BudgetScenariosIT {
       assertEquals(2, model.agentTurns());
       return result.path("total_cost_usd").asDouble() / 2;
     }
-  }
-
-  private static void environment(Map<String, String> env, FakeAnthropic model, Path home) {
-    env.put("HOME", home.toString());
-    env.put("CLAUDE_CONFIG_DIR", home.resolve(".claude").toString());
-    env.put("ANTHROPIC_BASE_URL", model.baseUrl());
-    env.put("ANTHROPIC_API_KEY", "sk-ant-test-dummy");
-    env.put("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
-    env.put("PATH", AgentClis.nodeDir() + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
   }
 
   /** {@code usd} in dollars, rounded down to a millionth, as a flag's value. */
@@ -199,7 +190,7 @@ class BudgetScenariosIT {
   private static Run run(Path dir, FakeAnthropic model, String maxCost) throws Exception {
     ProcessBuilder pb = Launcher.builder(dir, "--state", dir.resolve("state").toString(), "run", "--json",
         "--no-live", "--max-cost", maxCost, "backlog.yaml");
-    environment(pb.environment(), model, dir.resolve("home"));
+    model.claudeEnvironment(pb.environment(), dir.resolve("home"), false);
     Path out = dir.resolve("run.out");
     Path err = dir.resolve("run.err");
     long start = System.nanoTime();

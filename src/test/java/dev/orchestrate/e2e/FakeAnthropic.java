@@ -152,6 +152,23 @@ final class FakeAnthropic extends FakeModelServer {
     return root();
   }
 
+  /**
+   * The environment of a real Claude Code CLI that talks to this model only: {@code home} as its
+   * HOME and config directory, a dummy API key or (with {@code subscription}) a subscription token,
+   * no non-essential traffic, and the installed Node.js first on the PATH.
+   */
+  void claudeEnvironment(java.util.Map<String, String> env, Path home, boolean subscription) {
+    env.put("HOME", home.toString());
+    env.put("CLAUDE_CONFIG_DIR", home.resolve(".claude").toString());
+    env.put("ANTHROPIC_BASE_URL", baseUrl());
+    env.remove("ANTHROPIC_API_KEY");
+    env.remove("CLAUDE_CODE_OAUTH_TOKEN");
+    env.put(subscription ? "CLAUDE_CODE_OAUTH_TOKEN" : "ANTHROPIC_API_KEY",
+        subscription ? "sk-ant-oat01-test-dummy" : "sk-ant-test-dummy");
+    env.put("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
+    env.put("PATH", AgentClis.nodeDir() + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
+  }
+
   /** Requests to /v1/messages that offered tools: the agent's own turns. */
   long agentTurns() {
     return requests.stream().filter(r -> r.path("tools").size() > 0).count();

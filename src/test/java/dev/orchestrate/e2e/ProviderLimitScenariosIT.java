@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -68,16 +67,7 @@ class ProviderLimitScenariosIT {
     all.addAll(List.of(args));
     ProcessBuilder pb = Launcher.builder(dir, all.toArray(String[]::new));
     Path home = Files.createDirectories(dir.resolve("home"));
-    Map<String, String> env = pb.environment();
-    env.put("HOME", home.toString());
-    env.put("CLAUDE_CONFIG_DIR", home.resolve(".claude").toString());
-    env.put("ANTHROPIC_BASE_URL", model.baseUrl());
-    env.remove("ANTHROPIC_API_KEY");
-    env.remove("CLAUDE_CODE_OAUTH_TOKEN");
-    env.put(subscription ? "CLAUDE_CODE_OAUTH_TOKEN" : "ANTHROPIC_API_KEY",
-        subscription ? "sk-ant-oat01-test-dummy" : "sk-ant-test-dummy");
-    env.put("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1");
-    env.put("PATH", AgentClis.nodeDir() + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
+    model.claudeEnvironment(pb.environment(), home, subscription);
     return pb;
   }
 

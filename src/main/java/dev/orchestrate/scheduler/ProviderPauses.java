@@ -121,7 +121,7 @@ final class ProviderPauses {
         pauses.remove(p.profile());
         struck.remove(p.profile());
         cleared.add(p.profile());
-        log.info("{}: its pause was cleared (orchestrate agents resume); work starts again", p.profile());
+        log.debug("{}: its pause is no longer in the state", p.profile());
       }
     }
     for (AgentPauses.Pause p : stored.values()) {

@@ -310,7 +310,8 @@ public final class Scheduler {
       s.sync = s.sync.then(reloads.reload(s.items));
       claims.refresh(s.items, s.runningItems);
       pauses.reread(clock.instant()).forEach(profile -> listener.providerLimit(profile
-          + ": its pause was cleared by orchestrate agents resume; its work starts again"));
+          + ": its pause was cleared in the state (orchestrate agents resume, or another runner's job got "
+          + "through); its work starts again"));
       // merge: push's failed pushes, on their backoff; the checks due (each item claimed first)
       integration.retryDue(s.items, change -> commit(s, change), id -> claims.claim(s.items, new Action.Realign(id)));
       boolean acted = integration.checksDue(s.items, config.pipelines(), change -> commit(s, change),

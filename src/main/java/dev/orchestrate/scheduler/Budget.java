@@ -114,7 +114,7 @@ public record Budget(Double maxCostUsd, Long maxTokens) {
       return new Estimate(larger(costUsd, job.costUsd()), larger(tokens, job.totalTokens()), turnUsd);
     }
 
-    static <T extends Comparable<T>> T larger(T a, T b) {
+    private static <T extends Comparable<T>> T larger(T a, T b) {
       return a == null ? b : b == null || a.compareTo(b) >= 0 ? a : b;
     }
   }

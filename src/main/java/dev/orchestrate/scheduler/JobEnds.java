@@ -193,10 +193,11 @@ final class JobEnds {
     s.items.put(step.next().id(), step.next());
     listener.jobFinished(ending.item, step.next(), outcome);
     // with a fallback that is not paused, a usage limit pauses the profile instead of halting the run
-    boolean fallback = d.halt() == HaltReason.USAGE_LIMIT && d.pause() != null && d.pause().until() != null
-        && pauses.fallbackFor(config, profile, clock.instant());
-    String message = fallback ? profile + " hit its usage limit: paused until " + times.clock(d.pause().until(),
-        clock.instant()) + "; its fallback takes its phases meanwhile" : d.message();
+    // (a further job of the same wave comes with no pause and no message: the fallback covers it too)
+    boolean fallback = d.halt() == HaltReason.USAGE_LIMIT && pauses.fallbackFor(config, profile, clock.instant());
+    String message = d.message() == null || !fallback ? d.message()
+        : profile + " hit its usage limit: " + (d.pause() != null && d.pause().until() != null ? "paused until "
+            + times.clock(d.pause().until(), clock.instant()) + "; " : "") + "its fallback takes its phases meanwhile";
     if (message != null) { // null: one more job refused in the same wave, already said
       log.debug("{}", message);
       listener.providerLimit(message);

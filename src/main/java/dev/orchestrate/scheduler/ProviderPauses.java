@@ -153,7 +153,7 @@ final class ProviderPauses {
    */
   LimitPolicy.Decision failed(String profile, ProviderFailure failure, Instant startedAt, Instant now) {
     Instant last = struck.get(profile);
-    boolean sameWave = last != null && pauses.containsKey(profile) && startedAt.isBefore(last);
+    boolean sameWave = last != null && pauses.containsKey(profile) && !startedAt.isAfter(last);
     LimitPolicy.Decision d = policy.onFailure(profile, failure, pauses.get(profile), sameWave, now);
     if (!sameWave) {
       struck.put(profile, now);

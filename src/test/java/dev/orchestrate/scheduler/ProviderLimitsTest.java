@@ -252,6 +252,32 @@ class ProviderLimitsTest {
   }
 
   @Test
+  void a_fallback_takes_over_when_several_jobs_meet_the_limit_in_one_wave() {
+    java.util.concurrent.CountDownLatch together = new java.util.concurrent.CountDownLatch(2);
+    Function<dev.orchestrate.jobs.JobRequest, AgentOutcome> agent = r -> {
+      if (!r.agent().profileName().equals("agent")) {
+        return InProcessLauncher.outcome(AgentResult.PHASE_COMPLETE, "done by " + r.agent().profileName());
+      }
+      together.countDown();
+      try {
+        together.await(10, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return limited(OutcomeClass.USAGE_LIMIT, "You've hit your limit · resets 11pm (UTC)", null);
+    };
+    Config c = config(OnUsageLimit.HALT);
+    c = withBackup(c.withExecution(c.execution().withMaxConcurrent(2).withMaxWip(2)), 0);
+    RunReport report = run(c, List.of(item("A"), item("B")), agent, Clock.fixed(T0, ZoneOffset.UTC));
+
+    assertEquals(HaltReason.ALL_DONE, report.haltReason(), "the second refusal of the wave is the fallback's too: "
+        + report.haltDetail());
+    assertEquals(2, report.done());
+    assertEquals(1, notices.size(), notices.toString());
+    assertTrue(notices.get(0).endsWith("its fallback takes its phases meanwhile"), notices.toString());
+  }
+
+  @Test
   void a_profiles_max_concurrent_caps_its_agents_below_the_runs() {
     java.util.concurrent.atomic.AtomicInteger now = new java.util.concurrent.atomic.AtomicInteger();
     java.util.concurrent.atomic.AtomicInteger peak = new java.util.concurrent.atomic.AtomicInteger();

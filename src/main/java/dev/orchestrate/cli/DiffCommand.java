@@ -38,7 +38,8 @@ import picocli.CommandLine.Spec;
         "On a terminal the patch is paged, like git's: $ORCHESTRATE_PAGER, else $PAGER, else less -FRX "
             + "(--no-pager: none). Control characters in the change are shown as \\x1b and the like, never sent "
             + "to the terminal. The patch is cut at " + ItemDiff.TEXT_MAX_BYTES / (1024 * 1024) + " MiB ("
-            + ItemDiff.JSON_MAX_BYTES / 1024 + " KiB in --json). Reads the state and the repository; nothing of "
+            + ItemDiff.JSON_MAX_BYTES / (1024 * 1024)
+            + " MiB in --json). Reads the state and the repository; nothing of "
             + "the repository runs (no hooks, pagers, external diffs or text conversions it configures); safe "
             + "while a run is active."},
     footerHeading = "%nExit codes:%n",

@@ -28,7 +28,7 @@ public final class Cli {
    * Java 5 class that a JDK 25 AOT cache cannot hold, so the fast path never names it.
    */
   static final List<String> COMMAND_NAMES = List.of("init", "run", "status", "unblock", "approve",
-      "reject", "jobs", "agents", "logs", "memory",
+      "reject", "diff", "jobs", "agents", "logs", "memory",
       "compact", "stats", "serve", "version", "help", "completion", "__complete");
 
   /** Commands that read the other commands' models: help, the completion script, completion itself. */
@@ -61,7 +61,7 @@ public final class Cli {
   }
 
   /** A stream's writer as picocli makes its own: the console's encoding when the JVM knows it, auto-flushing. */
-  private static PrintWriter writer(java.io.OutputStream stream, String encodingProperty) {
+  static PrintWriter writer(java.io.OutputStream stream, String encodingProperty) {
     String name = System.getProperty(encodingProperty);
     Charset charset = Charset.defaultCharset();
     if (name != null) {

@@ -27,7 +27,7 @@ import picocli.CommandLine.Spec;
         "  fish:  orchestrate completion fish | source"})
 final class CompletionCommand implements Callable<Integer> {
   /** The commands whose ID parameter completes to item ids. */
-  static final Set<String> TAKES_ITEM_IDS = Set.of("status", "unblock", "approve", "reject", "logs");
+  static final Set<String> TAKES_ITEM_IDS = Set.of("status", "unblock", "approve", "reject", "diff", "logs");
   /** The options whose value is a file name. */
   static final Set<String> TAKES_FILES = Set.of("--state", "--logs", "--config");
 

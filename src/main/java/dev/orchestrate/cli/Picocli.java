@@ -27,6 +27,7 @@ final class Picocli {
       case "unblock" -> UnblockCommand.class;
       case "approve" -> ApproveCommand.class;
       case "reject" -> RejectCommand.class;
+      case "diff" -> DiffCommand.class;
       case "jobs" -> JobsCommand.class;
       case "agents" -> AgentsCommand.class;
       case "logs" -> LogsCommand.class;

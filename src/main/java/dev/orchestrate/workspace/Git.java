@@ -203,6 +203,14 @@ public final class Git {
   }
 
   private Result execute(Path dir, Place place, Map<String, String> env, List<String> args) {
+    return spawn(dir, prepared(dir, place, env), args, timeout);
+  }
+
+  /**
+   * The environment of a command at {@code dir}: {@link #environment}, every program the listed
+   * configuration names switched off, then {@code env}.
+   */
+  private Map<String, String> prepared(Path dir, Place place, Map<String, String> env) {
     Map<String, String> base = new LinkedHashMap<>(environment(place));
     Duration listing = timeout.compareTo(CONFIG_TIMEOUT) < 0 ? timeout : CONFIG_TIMEOUT;
     Result config = spawn(dir, base, List.of("config", "--null", "--list"), listing);
@@ -223,7 +231,7 @@ public final class Git {
       i++;
     }
     base.putAll(env);
-    return spawn(dir, base, args, timeout);
+    return base;
   }
 
   /** The environment of every git command: nothing inherited that steers git, the place pinned. */
@@ -301,26 +309,8 @@ public final class Git {
   }
 
   private Result spawn(Path dir, Map<String, String> env, List<String> args, Duration limit) {
-    List<String> argv = new ArrayList<>();
-    argv.add(executable);
-    argv.add("-C");
-    argv.add(dir.toString());
-    argv.addAll(SAFE_OPTIONS);
-    argv.addAll(args);
-    // In a session of its own: a Ctrl-C stops the run, which stops git with its tree (a push and
-    // the remote's hooks), never git alone behind the run's back.
-    ProcessBuilder builder = new ProcessBuilder(ProcessTrees.inOwnSession(argv));
-    Map<String, String> environment = builder.environment();
-    environment.keySet().removeIf(k -> k.startsWith("GIT_"));
-    environment.putAll(env);
     String what = "git " + String.join(" ", args);
-    Process process;
-    try {
-      process = builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
-    } catch (IOException e) {
-      throw new GitException("could not run git (" + executable + "): " + e.getMessage()
-          + "; install git or put it on the PATH", e);
-    }
+    Process process = start(dir, env, args);
     CompletableFuture<String> out = drain(process.getInputStream());
     CompletableFuture<String> err = drain(process.getErrorStream());
     try {
@@ -335,6 +325,106 @@ public final class Git {
       throw new GitException(what + " was interrupted", e);
     } catch (ExecutionException | TimeoutException e) {
       throw new GitException("could not read the output of " + what + ": " + e, e);
+    }
+  }
+
+  /** What a streamed command came to: see {@link #stream}. */
+  public record Streamed(int exitCode, String err, long bytes, boolean cut) {
+    /** Exited 0, or was stopped because its output passed the cap (all that was wanted was read). */
+    public boolean ok() {
+      return exitCode == 0 || cut;
+    }
+
+    /** The first line of stderr, for an error message. */
+    public String reason() {
+      return new Result(exitCode, "", err).reason();
+    }
+  }
+
+  /**
+   * Runs a command at a verified place, as {@link #run(Place, String...)} does, handing its stdout
+   * to {@code sink} as git writes it, never more than {@code maxBytes}: at the cap git is stopped
+   * and the result says {@code cut} (only when there was more). Nothing of the output is held here,
+   * so a diff of any size costs a buffer. The time limit counts git's time, not the time
+   * {@code sink} spent writing (a pager the user reads in).
+   *
+   * @throws IOException  when {@code sink} failed (a pager that quit): git is stopped first
+   * @throws GitException when git cannot be started, its configuration cannot be listed, or it
+   *                      does not finish within the time limit
+   */
+  public Streamed stream(Place place, List<String> args, long maxBytes, java.io.OutputStream sink)
+      throws IOException {
+    Process process = start(place.dir(), prepared(place.dir(), place, Map.of()), args);
+    CompletableFuture<String> err = drain(process.getErrorStream());
+    StreamClock clock = new StreamClock(process, timeout);
+    long total = 0;
+    boolean cut = false;
+    try (InputStream in = process.getInputStream()) {
+      byte[] buffer = new byte[8192];
+      for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+        int keep = (int) Math.min(n, maxBytes - total);
+        if (keep > 0) {
+          clock.writing(true);
+          sink.write(buffer, 0, keep);
+          clock.writing(false);
+          total += keep;
+        }
+        if (keep < n) {
+          cut = true;
+          break;
+        }
+      }
+    } catch (IOException e) {
+      ProcessTrees.kill(process);
+      throw e;
+    } finally {
+      clock.stop();
+    }
+    return ended(process, err, args, clock, total, cut);
+  }
+
+  private Streamed ended(Process process, CompletableFuture<String> err, List<String> args, StreamClock clock,
+      long total, boolean cut) {
+    String what = "git " + String.join(" ", args);
+    if (cut) {
+      ProcessTrees.kill(process);
+    }
+    try {
+      if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        ProcessTrees.kill(process);
+      }
+      if (clock.expired()) {
+        throw new GitException(what + " did not finish within " + timeout.toSeconds() + " s");
+      }
+      return new Streamed(process.isAlive() ? -1 : process.exitValue(), err.get(10, TimeUnit.SECONDS), total, cut);
+    } catch (InterruptedException e) {
+      ProcessTrees.kill(process);
+      Thread.currentThread().interrupt();
+      throw new GitException(what + " was interrupted", e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new GitException("could not read the errors of " + what + ": " + e, e);
+    }
+  }
+
+  /** Starts {@code git -C dir SAFE_OPTIONS args...} with {@code env}, stdin empty. */
+  private Process start(Path dir, Map<String, String> env, List<String> args) {
+    List<String> argv = new ArrayList<>();
+    argv.add(executable);
+    argv.add("-C");
+    argv.add(dir.toString());
+    argv.addAll(SAFE_OPTIONS);
+    argv.addAll(args);
+    // In a session of its own: a Ctrl-C stops the run, which stops git with its tree (a push and
+    // the remote's hooks), never git alone behind the run's back.
+    ProcessBuilder builder = new ProcessBuilder(ProcessTrees.inOwnSession(argv));
+    Map<String, String> environment = builder.environment();
+    environment.keySet().removeIf(k -> k.startsWith("GIT_"));
+    environment.putAll(env);
+    try {
+      return builder.redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null"))).start();
+    } catch (IOException e) {
+      throw new GitException("could not run git (" + executable + "): " + e.getMessage()
+          + "; install git or put it on the PATH", e);
     }
   }
 

@@ -194,4 +194,105 @@ class GitTest {
     return ProcessHandle.allProcesses().filter(p -> p.info().arguments()
         .map(args -> List.of(args).contains(marker)).orElse(false)).toList();
   }
+
+  /** A repository with big.txt of 400,000 lines (2.9 MB) committed, as a pinned place. */
+  private Git.Place bigRepo(GitRepo repo) throws Exception {
+    StringBuilder lines = new StringBuilder();
+    for (int i = 1; i <= 400_000; i++) {
+      lines.append(i).append('\n');
+    }
+    repo.write("big.txt", lines.toString());
+    repo.commitAll("big");
+    return Git.Place.repository(repo.dir.resolve(".git"));
+  }
+
+  /** Counts what it is given, keeping nothing. */
+  private static final class Counting extends java.io.OutputStream {
+    long bytes;
+    long largestWrite;
+
+    @Override
+    public void write(int b) {
+      bytes++;
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) {
+      bytes += len;
+      largestWrite = Math.max(largestWrite, len);
+    }
+  }
+
+  @Test
+  void a_streamed_command_hands_on_its_output_in_buffers_up_to_the_cap_and_says_when_there_was_more() throws Exception {
+    GitRepo repo = GitRepo.init(tmp.resolve("repo"));
+    Git.Place place = bigRepo(repo);
+    Git git = new Git();
+    Counting all = new Counting();
+    Git.Streamed whole = git.stream(place, List.of("show", "HEAD:big.txt"), Long.MAX_VALUE, all);
+    assertTrue(whole.ok() && !whole.cut(), whole.toString());
+    assertEquals(Files.size(repo.dir.resolve("big.txt")), all.bytes);
+    assertEquals(all.bytes, whole.bytes());
+    assertTrue(all.largestWrite <= 8192, "a buffer at a time: " + all.largestWrite);
+
+    Counting capped = new Counting();
+    Git.Streamed cut = git.stream(place, List.of("show", "HEAD:big.txt"), 100_000, capped);
+    assertTrue(cut.ok() && cut.cut(), cut.toString());
+    assertEquals(100_000, capped.bytes);
+    assertEquals(100_000, cut.bytes());
+
+    Counting exact = new Counting();
+    Git.Streamed fits = git.stream(place, List.of("show", "HEAD:big.txt"), all.bytes, exact);
+    assertFalse(fits.cut(), "exactly the cap is all of it");
+    assertEquals(all.bytes, exact.bytes);
+  }
+
+  @Test
+  void a_sink_that_fails_stops_git_and_the_time_a_sink_takes_is_not_gits() throws Exception {
+    GitRepo repo = GitRepo.init(tmp.resolve("repo"));
+    Git.Place place = bigRepo(repo);
+    java.io.IOException failed = assertThrows(java.io.IOException.class, () -> new Git().stream(place,
+        List.of("show", "HEAD:big.txt"), Long.MAX_VALUE, new java.io.OutputStream() {
+          @Override
+          public void write(int b) throws java.io.IOException {
+            throw new java.io.IOException("pager quit");
+          }
+        }));
+    assertEquals("pager quit", failed.getMessage());
+
+    Git quick = new Git(Git.resolve("git", System.getenv("PATH")), Duration.ofSeconds(1));
+    // about 350 writes of 10 ms: git waits on its pipe for 3.5 s, past its limit of 1 s
+    Git.Streamed slowReader = quick.stream(place, List.of("show", "HEAD:big.txt"), Long.MAX_VALUE,
+        new java.io.OutputStream() {
+          @Override
+          public void write(int b) {
+          }
+
+          @Override
+          public void write(byte[] b, int off, int len) {
+            try {
+              Thread.sleep(10);
+            } catch (InterruptedException e) {
+              Thread.currentThread().interrupt();
+            }
+          }
+        });
+    assertTrue(slowReader.ok(), "a reader slower than git's limit is the user's time: " + slowReader);
+    assertEquals(Files.size(repo.dir.resolve("big.txt")), slowReader.bytes());
+  }
+
+  @Test
+  void a_streamed_command_that_hangs_is_killed_at_its_limit() throws Exception {
+    GitRepo repo = GitRepo.init(tmp.resolve("repo"));
+    Path fifo = tmp.resolve("fifo");
+    assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+    repo.write("x.txt", "x\n");
+    repo.commitAll("x");
+    Git git = new Git(Git.resolve("git", System.getenv("PATH")), Duration.ofSeconds(2));
+    long start = System.nanoTime();
+    GitException e = assertThrows(GitException.class, () -> git.stream(Git.Place.repository(repo.dir.resolve(".git")),
+        List.of("diff", "-O" + fifo, "HEAD~1", "HEAD"), Long.MAX_VALUE, new Counting()));
+    assertTrue(Duration.ofNanos(System.nanoTime() - start).toSeconds() < 30, "bounded");
+    assertTrue(e.getMessage().contains("did not finish within 2 s"), e.getMessage());
+  }
 }

@@ -48,8 +48,10 @@ import picocli.CommandLine.Spec;
             + "and flags are validated first: any problem exits 2 before work starts. Every state change is "
             + "committed at once, so running it again continues where it stopped. --dry-run shows the plan."},
     footerHeading = "%nExit codes:%n",
-    footer = {"  0    stopped normally", "  1    completed no item and blocked at least one",
+    footer = {"  0    the work is done (items may await review or their checks)",
+        "  1    completed no item and blocked at least one, or the agent's provider refused it",
         "  2    bad flag, backlog or config", "  3    another run holds the state directory (never on PostgreSQL)",
+        "  6    stopped with work it could not finish: an item blocked, or a limit or budget halt with items left",
         "  130  interrupted (Ctrl-C or SIGTERM)"})
 final class RunCommand implements Callable<Integer> {
   @Mixin
@@ -148,12 +150,15 @@ final class RunCommand implements Callable<Integer> {
         costKey(config), maxTokens != null ? "--max-tokens" : null),
         new TerminalUi(mode, err, clock, config, root.command().env(), root.command().quiet()), notifier);
     PrintWriter out = spec.commandLine().getOut();
+    int code = exitCode(report);
     if (json) {
-      Json.print(out, withSelection(toJson(report), only));
+      Json.print(out, withOutcome(withSelection(toJson(report), only), report, code));
     } else {
       printText(out, report, only, root.command().verbose.length > 0);
+      out.println("  details: " + statusHint());
+      out.flush();
     }
-    return exitCode(report);
+    return code;
   }
 
   /** The numeric flags in their ranges; each mistake a usage error naming the flag. */
@@ -313,6 +318,27 @@ final class RunCommand implements Callable<Integer> {
     }
   }
 
+  /** {@code orchestrate status}, with the {@code --state} and {@code --config} this run was given. */
+  private String statusHint() {
+    StringBuilder hint = new StringBuilder("orchestrate");
+    if (root.command().state != null) {
+      hint.append(" --state ").append(shellWord(root.command().state));
+    }
+    if (root.command().config != null) {
+      hint.append(" --config ").append(shellWord(root.command().config.toString()));
+    }
+    return TerminalText.safe(hint.append(" status").toString());
+  }
+
+  /** {@code word} as a shell reads it back: as it is when it is plain, else in single quotes. */
+  static String shellWord(String word) {
+    return word.matches("[A-Za-z0-9_./:@%+=,-]+") ? word : "'" + word.replace("'", "'\\''") + "'";
+  }
+
+  /** The halts that end a run before its work is done when items are left: a limit, not the end of the work. */
+  private static final Set<HaltReason> LIMITS = java.util.EnumSet.of(HaltReason.PHASE_CAP,
+      HaltReason.CIRCUIT_BREAKER, HaltReason.BUDGET, HaltReason.USAGE_LIMIT);
+
   static int exitCode(RunReport report) {
     if (report.haltReason() == HaltReason.INTERRUPTED) {
       return ExitCode.INTERRUPTED;
@@ -323,7 +349,39 @@ final class RunCommand implements Callable<Integer> {
     if (report.haltReason() == HaltReason.AGENT_AUTH || report.haltReason() == HaltReason.AGENT_SANDBOX) {
       return ExitCode.WORK_FAILED; // nothing can work until the key or the billing is fixed: cron must notice
     }
-    return ExitCode.OK;
+    return incomplete(report) ? ExitCode.INCOMPLETE : ExitCode.OK;
+  }
+
+  /**
+   * Whether the run leaves work it could not finish (README, "Exit codes"): an item it may work on
+   * is blocked, its remaining items wait on a blocked one, or a limit halted it with its own items
+   * left (remaining ones it selects, or items still awaiting their checks or landing). Items
+   * awaiting review wait for a person's decision, a step of their pipeline: they do not count.
+   */
+  static boolean incomplete(RunReport r) {
+    if (r.blockedSelected() > 0 || r.waitsOn().stream().anyMatch(w -> w.endsWith(" (blocked)"))) {
+      return true;
+    }
+    return LIMITS.contains(r.haltReason())
+        && (!todo(r).isEmpty() || !r.awaitingChecks().isEmpty() || !r.landing().isEmpty());
+  }
+
+  /** The remaining items the run selects (without the ones --only leaves out). */
+  private static List<String> todo(RunReport r) {
+    return r.waiting().stream().filter(id -> !r.unselected().contains(id)).toList();
+  }
+
+  /** How the run ended, for scripts: its kind and exit code, and the blocked items (added last). */
+  private static Map<String, Object> withOutcome(Map<String, Object> doc, RunReport r, int code) {
+    doc.put("blocked_ids", r.blockedIds());
+    doc.put("halt_kind", switch (code) {
+      case ExitCode.OK -> "finished";
+      case ExitCode.INCOMPLETE -> "incomplete";
+      case ExitCode.INTERRUPTED -> "interrupted";
+      default -> "failed";
+    });
+    doc.put("exit_code", code);
+    return doc;
   }
 
   private static Map<String, Object> toJson(RunReport r) {
@@ -381,28 +439,33 @@ final class RunCommand implements Callable<Integer> {
   }
 
   private static void printText(PrintWriter out, RunReport r, List<String> only, boolean verbose) {
-    // With --only, "every item" is every item --only selected; the others are not this run's to do.
-    boolean selected = !only.isEmpty() && r.haltReason() == HaltReason.ALL_DONE;
-    String why = selected ? "every item selected by " + onlyFlags(only) + " is done or blocked"
-        : r.haltReason().description();
-    out.println("run " + r.runId() + " stopped: " + why + " (" + RunProgress.seconds(r.duration())
-        + ", " + r.phasesRun() + (r.phasesRun() == 1 ? " phase run)" : " phases run)"));
+    out.println("run " + r.runId() + " stopped: " + RunStopWords.why(r, only) + " ("
+        + RunProgress.seconds(r.duration()) + ", " + r.phasesRun()
+        + (r.phasesRun() == 1 ? " phase run)" : " phases run)"));
     if (r.haltDetail() != null) {
       out.println("  " + TerminalText.safe(r.haltDetail()));
     }
     List<String> outside = r.unselected();
-    List<String> todo = r.waiting().stream().filter(id -> !outside.contains(id)).toList();
+    List<String> todo = todo(r);
     out.println("  items: " + r.total() + " total, " + r.done() + " done, " + r.blocked() + " blocked, "
         + r.remaining() + " remaining"
         + (r.awaitingReview().isEmpty() ? "" : ", " + r.awaitingReview().size() + " awaiting review")
         + (r.awaitingChecks().isEmpty() ? "" : ", " + r.awaitingChecks().size() + " awaiting checks")
+        + (r.landing().isEmpty() ? "" : ", " + r.landing().size() + " landing")
         + (outside.isEmpty() ? "" : ": " + todo.size() + " selected, " + outside.size() + " not selected")
         + " (this run: " + r.doneThisRun() + " done, " + r.blockedThisRun() + " blocked)");
     if (!todo.isEmpty() && r.haltReason() != HaltReason.ALL_DONE) {
       out.println("  remaining: " + ids(todo));
     }
+    if (r.haltReason() == HaltReason.WAITING_ON_BLOCKED && !r.waitsOn().isEmpty()) {
+      out.println("  they wait on: " + ids(r.waitsOn()));
+    }
     if (!outside.isEmpty()) {
       out.println("  not selected by " + onlyFlags(only) + ": " + ids(outside));
+    }
+    if (!r.blockedIds().isEmpty()) {
+      out.println("  blocked (orchestrate status ID says why; unblock ID --notes TEXT sends it back): "
+          + ids(r.blockedIds()));
     }
     if (!r.awaitingReview().isEmpty()) {
       out.println("  awaiting review (orchestrate approve ID, or reject ID --notes TEXT): "
@@ -411,6 +474,11 @@ final class RunCommand implements Callable<Integer> {
     if (!r.awaitingChecks().isEmpty()) {
       out.println("  awaiting their checks (the next run polls them): " + ids(r.awaitingChecks()));
     }
+    printNotes(out, r, verbose);
+  }
+
+  /** The report's lines about the backlog, earlier runs, limits, memory and usage. */
+  private static void printNotes(PrintWriter out, RunReport r, boolean verbose) {
     if (!r.sync().added().isEmpty()) {
       out.println("  new in the backlog: " + ids(r.sync().added()));
     }
@@ -434,11 +502,9 @@ final class RunCommand implements Callable<Integer> {
     if (!r.usage().isUnknown() || r.budget().isLimited()) {
       out.println("  usage: " + UsageView.text(r.usage()) + UsageView.budgetText(r.usage(), r.budget()));
     }
-    out.println("  details: orchestrate status");
-    out.flush();
   }
 
-  private static String onlyFlags(List<String> only) {
+  static String onlyFlags(List<String> only) {
     return String.join(" ", only.stream().map(o -> "--only " + o).toList());
   }
 

@@ -12,7 +12,7 @@ public final class ExitCode {
   public static final int STATS_WARN = 4;
   public static final int STATS_OVER = 5;
   /**
-   * A run stopped with work it could not finish: an item it works on is blocked, or a limit (the
+   * With {@code run --strict-exit}: a run stopped with work it could not finish: an item it works on is blocked, or a limit (the
    * phase cap, the circuit breaker, a budget, an agent's usage limit) halted it with items left.
    */
   public static final int INCOMPLETE = 6;

@@ -10,7 +10,6 @@ import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ExecutionConfig;
 import dev.orchestrate.config.Ranges;
-import dev.orchestrate.item.RunFigures;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.jobs.Preflight;
 import dev.orchestrate.notify.Notifier;
@@ -48,10 +47,13 @@ import picocli.CommandLine.Spec;
             + "and flags are validated first: any problem exits 2 before work starts. Every state change is "
             + "committed at once, so running it again continues where it stopped. --dry-run shows the plan."},
     footerHeading = "%nExit codes:%n",
-    footer = {"  0    the work is done (items may await review or their checks)",
-        "  1    completed no item and blocked at least one, or the agent's provider refused it",
-        "  2    bad flag, backlog or config", "  3    another run holds the state directory (never on PostgreSQL)",
-        "  6    stopped with work it could not finish: an item blocked, or a limit or budget halt with items left",
+    footer = {"  0    stopped normally (with --strict-exit: its work is done; items may",
+        "       await review or their checks)",
+        "  1    completed no item and blocked at least one, or an agent's provider",
+        "       refused it", "  2    bad flag, backlog or config",
+        "  3    another run holds the state directory (never on PostgreSQL)",
+        "  6    with --strict-exit: stopped with work it could not finish (an item",
+        "       blocked, or a limit or budget halt with items left)",
         "  130  interrupted (Ctrl-C or SIGTERM)"})
 final class RunCommand implements Callable<Integer> {
   @Mixin
@@ -104,6 +106,11 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print the run report as one JSON document (kind \"run\") on stdout")
   boolean json;
 
+  @Option(names = "--strict-exit", description = "Exit 6 when the run stops with work it could not finish: an item "
+      + "it works on blocked, or a limit (phase cap, circuit breaker, budget, usage limit) halting it with items left "
+      + "(default: such a run exits 0, as it always did; run --json says it in halt_kind either way)")
+  boolean strictExit;
+
   @Option(names = "--no-live", description = "Plain progress lines instead of the live status area on a terminal "
       + "(also: ORCHESTRATE_NO_LIVE=1)")
   boolean noLive;
@@ -150,11 +157,11 @@ final class RunCommand implements Callable<Integer> {
         costKey(config), maxTokens != null ? "--max-tokens" : null),
         new TerminalUi(mode, err, clock, config, root.command().env(), root.command().quiet()), notifier);
     PrintWriter out = spec.commandLine().getOut();
-    int code = exitCode(report);
+    int code = exitCode(report, strictExit);
     if (json) {
       Json.print(out, withOutcome(withSelection(toJson(report), only), report, code));
     } else {
-      printText(out, report, only, root.command().verbose.length > 0);
+      RunReportText.print(out, report, only, root.command().verbose.length > 0);
       out.println("  details: " + statusHint());
       out.flush();
     }
@@ -339,6 +346,13 @@ final class RunCommand implements Callable<Integer> {
   private static final Set<HaltReason> LIMITS = java.util.EnumSet.of(HaltReason.PHASE_CAP,
       HaltReason.CIRCUIT_BREAKER, HaltReason.BUDGET, HaltReason.USAGE_LIMIT);
 
+  /** The exit code of a run that ended with {@code report}; with {@code strict}, 6 for an incomplete one. */
+  static int exitCode(RunReport report, boolean strict) {
+    int code = exitCode(report);
+    return code == ExitCode.OK && strict && incomplete(report) ? ExitCode.INCOMPLETE : code;
+  }
+
+  /** The exit code without {@code --strict-exit}: 0, 1 or 130. */
   static int exitCode(RunReport report) {
     if (report.haltReason() == HaltReason.INTERRUPTED) {
       return ExitCode.INTERRUPTED;
@@ -349,7 +363,7 @@ final class RunCommand implements Callable<Integer> {
     if (report.haltReason() == HaltReason.AGENT_AUTH || report.haltReason() == HaltReason.AGENT_SANDBOX) {
       return ExitCode.WORK_FAILED; // nothing can work until the key or the billing is fixed: cron must notice
     }
-    return incomplete(report) ? ExitCode.INCOMPLETE : ExitCode.OK;
+    return ExitCode.OK;
   }
 
   /**
@@ -367,19 +381,19 @@ final class RunCommand implements Callable<Integer> {
   }
 
   /** The remaining items the run selects (without the ones --only leaves out). */
-  private static List<String> todo(RunReport r) {
+  static List<String> todo(RunReport r) {
     return r.waiting().stream().filter(id -> !r.unselected().contains(id)).toList();
   }
 
-  /** How the run ended, for scripts: its kind and exit code, and the blocked items (added last). */
+  /**
+   * How the run ended, for scripts: the blocked items, its kind ({@code finished}, {@code incomplete},
+   * {@code failed}, {@code interrupted}: whatever {@code --strict-exit} says) and its exit code (added last).
+   */
   private static Map<String, Object> withOutcome(Map<String, Object> doc, RunReport r, int code) {
     doc.put("blocked_ids", r.blockedIds());
-    doc.put("halt_kind", switch (code) {
-      case ExitCode.OK -> "finished";
-      case ExitCode.INCOMPLETE -> "incomplete";
-      case ExitCode.INTERRUPTED -> "interrupted";
-      default -> "failed";
-    });
+    int plain = exitCode(r);
+    doc.put("halt_kind", plain == ExitCode.INTERRUPTED ? "interrupted" : plain != ExitCode.OK ? "failed"
+        : incomplete(r) ? "incomplete" : "finished");
     doc.put("exit_code", code);
     return doc;
   }
@@ -436,72 +450,6 @@ final class RunCommand implements Callable<Integer> {
   private static Map<String, Object> withSelection(Map<String, Object> doc, List<String> only) {
     doc.put("only", List.copyOf(only));
     return doc;
-  }
-
-  private static void printText(PrintWriter out, RunReport r, List<String> only, boolean verbose) {
-    out.println("run " + r.runId() + " stopped: " + RunStopWords.why(r, only) + " ("
-        + RunProgress.seconds(r.duration()) + ", " + r.phasesRun()
-        + (r.phasesRun() == 1 ? " phase run)" : " phases run)"));
-    if (r.haltDetail() != null) {
-      out.println("  " + TerminalText.safe(r.haltDetail()));
-    }
-    List<String> outside = r.unselected();
-    List<String> todo = todo(r);
-    out.println("  items: " + r.total() + " total, " + r.done() + " done, " + r.blocked() + " blocked, "
-        + r.remaining() + " remaining"
-        + (r.awaitingReview().isEmpty() ? "" : ", " + r.awaitingReview().size() + " awaiting review")
-        + (r.awaitingChecks().isEmpty() ? "" : ", " + r.awaitingChecks().size() + " awaiting checks")
-        + (r.landing().isEmpty() ? "" : ", " + r.landing().size() + " landing")
-        + (outside.isEmpty() ? "" : ": " + todo.size() + " selected, " + outside.size() + " not selected")
-        + " (this run: " + r.doneThisRun() + " done, " + r.blockedThisRun() + " blocked)");
-    if (!todo.isEmpty() && r.haltReason() != HaltReason.ALL_DONE) {
-      out.println("  remaining: " + ids(todo));
-    }
-    if (r.haltReason() == HaltReason.WAITING_ON_BLOCKED && !r.waitsOn().isEmpty()) {
-      out.println("  they wait on: " + ids(r.waitsOn()));
-    }
-    if (!outside.isEmpty()) {
-      out.println("  not selected by " + onlyFlags(only) + ": " + ids(outside));
-    }
-    if (!r.blockedIds().isEmpty()) {
-      out.println("  blocked (orchestrate status ID says why; unblock ID --notes TEXT sends it back): "
-          + ids(r.blockedIds()));
-    }
-    if (!r.awaitingReview().isEmpty()) {
-      out.println("  awaiting review (orchestrate approve ID, or reject ID --notes TEXT): "
-          + ids(r.awaitingReview()));
-    }
-    if (!r.awaitingChecks().isEmpty()) {
-      out.println("  awaiting their checks (the next run polls them): " + ids(r.awaitingChecks()));
-    }
-    printNotes(out, r, verbose);
-  }
-
-  /** The report's lines about the backlog, earlier runs, limits, memory and usage. */
-  private static void printNotes(PrintWriter out, RunReport r, boolean verbose) {
-    if (!r.sync().added().isEmpty()) {
-      out.println("  new in the backlog: " + ids(r.sync().added()));
-    }
-    if (!r.sync().vanished().isEmpty()) {
-      out.println("  no longer in the backlog (kept in the state, not run): " + ids(r.sync().vanished()));
-    }
-    if (r.interruptedJobs() > 0) {
-      out.println("  " + r.interruptedJobs() + " job(s) of an earlier, interrupted run were re-queued");
-    }
-    if (!r.limited().isEmpty()) {
-      out.println("  attempts a provider or a budget cut ended (not counted): " + r.limited().entrySet().stream()
-          .map(e -> e.getValue() + " " + e.getKey()).collect(java.util.stream.Collectors.joining(", ")));
-    }
-    if (verbose) {
-      // How big the run's two in-memory structures grew (docs/how-it-works.md); stats shows them too.
-      RunFigures f = r.figures();
-      out.println("  held in memory: summaries of " + f.summaryMapPeak() + " item(s) at most, " + f.summaryMapFinal()
-          + " at the end; jobs: at most " + f.jobTablePeakActive() + " running and " + f.jobTablePeakInactive()
-          + " finished, " + f.jobTableFinal() + " at the end");
-    }
-    if (!r.usage().isUnknown() || r.budget().isLimited()) {
-      out.println("  usage: " + UsageView.text(r.usage()) + UsageView.budgetText(r.usage(), r.budget()));
-    }
   }
 
   static String onlyFlags(List<String> only) {

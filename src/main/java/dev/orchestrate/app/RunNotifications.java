@@ -14,6 +14,9 @@ import dev.orchestrate.scheduler.RunReport;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 
 /**
  * What a run tells the {@code notify:} sinks: the scheduler's callbacks as notification events.
@@ -26,21 +29,31 @@ final class RunNotifications implements RunListener {
   private final Notifier notifier;
   private final Clock clock;
   private final boolean doneAfterChecks;
+  private final Function<String, String> pullRequests;
+  /** The agent profiles a provider's limit pauses now (for the run's end). */
+  private final Set<String> paused = ConcurrentHashMap.newKeySet();
   private volatile String runId = "0";
 
   RunNotifications(Notifier notifier, Clock clock) {
     this(notifier, clock, false);
   }
 
+  RunNotifications(Notifier notifier, Clock clock, boolean doneAfterChecks) {
+    this(notifier, clock, doneAfterChecks, id -> null);
+  }
+
   /**
    * @param doneAfterChecks {@code execution.checks} is set: a pushed item passes through done on its
    *                        way to {@code awaiting_checks}, so {@code item_done} is sent only when its
    *                        checks turn green
+   * @param pullRequests    an item's pull request URL ({@code execution.merge: push}), or null: every
+   *                        item event of an item that has one carries it as {@code pull_request}
    */
-  RunNotifications(Notifier notifier, Clock clock, boolean doneAfterChecks) {
+  RunNotifications(Notifier notifier, Clock clock, boolean doneAfterChecks, Function<String, String> pullRequests) {
     this.notifier = notifier;
     this.clock = clock;
     this.doneAfterChecks = doneAfterChecks;
+    this.pullRequests = pullRequests;
   }
 
   @Override
@@ -69,27 +82,28 @@ final class RunNotifications implements RunListener {
       details.put("title", after.definition().title());
       putIfSet(details, "phase", after.progress().phase());
       putIfSet(details, "report", after.progress().lastFailure());
-      publish(EventKind.CHECKS_RED, after.id(), details);
+      publishItem(EventKind.CHECKS_RED, after.id(), details);
     } else if (now == ItemStatus.BLOCKED) {
       Map<String, String> details = new LinkedHashMap<>();
       details.put("title", after.definition().title());
       putIfSet(details, "phase", after.progress().phase());
       putIfSet(details, "reason", after.progress().blockedReason());
-      publish(EventKind.ITEM_BLOCKED, after.id(), details);
+      publishItem(EventKind.ITEM_BLOCKED, after.id(), details);
     } else if (now == ItemStatus.AWAITING_REVIEW) {
       Map<String, String> details = new LinkedHashMap<>();
       details.put("title", after.definition().title());
       putIfSet(details, "summary", after.progress().phaseSummary());
-      publish(EventKind.AWAITING_REVIEW, after.id(), details);
+      publishItem(EventKind.AWAITING_REVIEW, after.id(), details);
     } else if (now == ItemStatus.DONE && (!doneAfterChecks || was == ItemStatus.AWAITING_CHECKS)) {
       Map<String, String> details = new LinkedHashMap<>();
       details.put("title", after.definition().title());
-      publish(EventKind.ITEM_DONE, after.id(), details);
+      publishItem(EventKind.ITEM_DONE, after.id(), details);
     }
   }
 
   @Override
   public void profilePaused(AgentPauses.Pause pause) {
+    paused.add(pause.profile());
     if (pause.kind() != OutcomeClass.USAGE_LIMIT) {
       return; // a rate limit is a short wait, not news
     }
@@ -102,11 +116,13 @@ final class RunNotifications implements RunListener {
 
   @Override
   public void pausedAtStart(AgentPauses.Pause pause, String message) {
+    paused.add(pause.profile());
     // announced when it was met, by the run that met it
   }
 
   @Override
   public void pauseEnded(String profile) {
+    paused.remove(profile);
     notifier.resumed(profile);
   }
 
@@ -120,7 +136,11 @@ final class RunNotifications implements RunListener {
     publish(kind, null, details);
   }
 
-  /** The run's end: {@code run_halted} with its reason, or {@code run_finished} when nothing was left. */
+  /**
+   * The run's end: {@code run_halted} with its reason, or {@code run_finished} when nothing was left
+   * to run; both count what waits for a person (review, blocked) or for something else (checks,
+   * landing, a paused agent profile), and name the items a person acts on.
+   */
   void runEnded(RunReport report) {
     runId = Long.toString(report.runId());
     HaltReason halt = report.haltReason();
@@ -130,7 +150,27 @@ final class RunNotifications implements RunListener {
     details.put("done", Integer.toString(report.done()));
     details.put("blocked", Integer.toString(report.blocked()));
     details.put("remaining", Integer.toString(report.remaining()));
+    details.put("awaiting_review", Integer.toString(report.awaitingReview().size()));
+    details.put("awaiting_checks", Integer.toString(report.awaitingChecks().size()));
+    details.put("landing", Integer.toString(report.landing().size()));
+    details.put("paused", Integer.toString(paused.size()));
+    details.put("done_this_run", Integer.toString(report.doneThisRun()));
+    putIfSet(details, "blocked_ids", String.join(", ", report.blockedIds()));
+    putIfSet(details, "awaiting_review_ids", String.join(", ", report.awaitingReview()));
+    putIfSet(details, "paused_profiles", String.join(", ", new java.util.TreeSet<>(paused)));
     publish(halt == HaltReason.ALL_DONE ? EventKind.RUN_FINISHED : EventKind.RUN_HALTED, null, details);
+  }
+
+  /** An item's event, with its pull request's URL when it has one (read at the moment, never failing the run). */
+  private void publishItem(EventKind kind, String itemId, Map<String, String> details) {
+    String url;
+    try {
+      url = pullRequests.apply(itemId);
+    } catch (RuntimeException e) {
+      url = null; // the news goes out without it
+    }
+    putIfSet(details, "pull_request", url);
+    publish(kind, itemId, details);
   }
 
   private void publish(EventKind kind, String itemId, Map<String, String> details) {

@@ -165,7 +165,9 @@ public final class RunSession {
           backlogs.current().directory());
       RunListener progress = ui.progress(store.items());
       RunNotifications notifications = notifier == null ? null
-          : new RunNotifications(notifier, clock, config.execution().workspace().checks() != null);
+          : new RunNotifications(notifier, clock, config.execution().workspace().checks() != null,
+              id -> store.workspaces().workspace(id).map(ws -> ws.push() == null ? null : ws.push().url())
+                  .orElse(null));
       try {
         RunListener listener = notifications == null ? ui.withNotices(progress)
             : RunListener.both(ui.withNotices(progress), notifications);

@@ -11,6 +11,11 @@ public final class ExitCode {
   public static final int LOCKED = 3;
   public static final int STATS_WARN = 4;
   public static final int STATS_OVER = 5;
+  /**
+   * With {@code run --strict-exit}: a run stopped with work it could not finish: an item it works on is blocked, or a limit (the
+   * phase cap, the circuit breaker, a budget, an agent's usage limit) halted it with items left.
+   */
+  public static final int INCOMPLETE = 6;
   public static final int INTERRUPTED = 130;
 
   private ExitCode() {

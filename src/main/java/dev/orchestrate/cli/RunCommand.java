@@ -10,7 +10,6 @@ import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ExecutionConfig;
 import dev.orchestrate.config.Ranges;
-import dev.orchestrate.item.RunFigures;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.jobs.Preflight;
 import dev.orchestrate.notify.Notifier;
@@ -48,8 +47,13 @@ import picocli.CommandLine.Spec;
             + "and flags are validated first: any problem exits 2 before work starts. Every state change is "
             + "committed at once, so running it again continues where it stopped. --dry-run shows the plan."},
     footerHeading = "%nExit codes:%n",
-    footer = {"  0    stopped normally", "  1    completed no item and blocked at least one",
-        "  2    bad flag, backlog or config", "  3    another run holds the state directory (never on PostgreSQL)",
+    footer = {"  0    stopped normally (with --strict-exit: its work is done; items may",
+        "       await review or their checks)",
+        "  1    completed no item and blocked at least one, or an agent's provider",
+        "       refused it", "  2    bad flag, backlog or config",
+        "  3    another run holds the state directory (never on PostgreSQL)",
+        "  6    with --strict-exit: stopped with work it could not finish (an item",
+        "       blocked, or a limit or budget halt with items left)",
         "  130  interrupted (Ctrl-C or SIGTERM)"})
 final class RunCommand implements Callable<Integer> {
   @Mixin
@@ -102,6 +106,11 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print the run report as one JSON document (kind \"run\") on stdout")
   boolean json;
 
+  @Option(names = "--strict-exit", description = "Exit 6 when the run stops with work it could not finish: an item "
+      + "it works on blocked, or a limit (phase cap, circuit breaker, budget, usage limit) halting it with items left "
+      + "(default: such a run exits 0, as it always did; run --json says it in halt_kind either way)")
+  boolean strictExit;
+
   @Option(names = "--no-live", description = "Plain progress lines instead of the live status area on a terminal "
       + "(also: ORCHESTRATE_NO_LIVE=1)")
   boolean noLive;
@@ -148,12 +157,15 @@ final class RunCommand implements Callable<Integer> {
         costKey(config), maxTokens != null ? "--max-tokens" : null),
         new TerminalUi(mode, err, clock, config, root.command().env(), root.command().quiet()), notifier);
     PrintWriter out = spec.commandLine().getOut();
+    int code = exitCode(report, strictExit);
     if (json) {
-      Json.print(out, withSelection(toJson(report), only));
+      Json.print(out, withOutcome(withSelection(toJson(report), only), report, code));
     } else {
-      printText(out, report, only, root.command().verbose.length > 0);
+      RunReportText.print(out, report, only, root.command().verbose.length > 0);
+      out.println("  details: " + statusHint());
+      out.flush();
     }
-    return exitCode(report);
+    return code;
   }
 
   /** The numeric flags in their ranges; each mistake a usage error naming the flag. */
@@ -313,6 +325,34 @@ final class RunCommand implements Callable<Integer> {
     }
   }
 
+  /** {@code orchestrate status}, with the {@code --state} and {@code --config} this run was given. */
+  private String statusHint() {
+    StringBuilder hint = new StringBuilder("orchestrate");
+    if (root.command().state != null) {
+      hint.append(" --state ").append(shellWord(root.command().state));
+    }
+    if (root.command().config != null) {
+      hint.append(" --config ").append(shellWord(root.command().config.toString()));
+    }
+    return TerminalText.safe(hint.append(" status").toString());
+  }
+
+  /** {@code word} as a shell reads it back: as it is when it is plain, else in single quotes. */
+  static String shellWord(String word) {
+    return word.matches("[A-Za-z0-9_./:@%+=,-]+") ? word : "'" + word.replace("'", "'\\''") + "'";
+  }
+
+  /** The halts that end a run before its work is done when items are left: a limit, not the end of the work. */
+  private static final Set<HaltReason> LIMITS = java.util.EnumSet.of(HaltReason.PHASE_CAP,
+      HaltReason.CIRCUIT_BREAKER, HaltReason.BUDGET, HaltReason.USAGE_LIMIT);
+
+  /** The exit code of a run that ended with {@code report}; with {@code strict}, 6 for an incomplete one. */
+  static int exitCode(RunReport report, boolean strict) {
+    int code = exitCode(report);
+    return code == ExitCode.OK && strict && incomplete(report) ? ExitCode.INCOMPLETE : code;
+  }
+
+  /** The exit code without {@code --strict-exit}: 0, 1 or 130. */
   static int exitCode(RunReport report) {
     if (report.haltReason() == HaltReason.INTERRUPTED) {
       return ExitCode.INTERRUPTED;
@@ -324,6 +364,38 @@ final class RunCommand implements Callable<Integer> {
       return ExitCode.WORK_FAILED; // nothing can work until the key or the billing is fixed: cron must notice
     }
     return ExitCode.OK;
+  }
+
+  /**
+   * Whether the run leaves work it could not finish (README, "Exit codes"): an item it may work on
+   * is blocked, its remaining items wait on a blocked one, or a limit halted it with its own items
+   * left (remaining ones it selects, or items still awaiting their checks or landing). Items
+   * awaiting review wait for a person's decision, a step of their pipeline: they do not count.
+   */
+  static boolean incomplete(RunReport r) {
+    if (r.blockedSelected() > 0 || r.waitsOn().stream().anyMatch(w -> w.endsWith(" (blocked)"))) {
+      return true;
+    }
+    return LIMITS.contains(r.haltReason())
+        && (!todo(r).isEmpty() || !r.awaitingChecks().isEmpty() || !r.landing().isEmpty());
+  }
+
+  /** The remaining items the run selects (without the ones --only leaves out). */
+  static List<String> todo(RunReport r) {
+    return r.waiting().stream().filter(id -> !r.unselected().contains(id)).toList();
+  }
+
+  /**
+   * How the run ended, for scripts: the blocked items, its kind ({@code finished}, {@code incomplete},
+   * {@code failed}, {@code interrupted}: whatever {@code --strict-exit} says) and its exit code (added last).
+   */
+  private static Map<String, Object> withOutcome(Map<String, Object> doc, RunReport r, int code) {
+    doc.put("blocked_ids", r.blockedIds());
+    int plain = exitCode(r);
+    doc.put("halt_kind", plain == ExitCode.INTERRUPTED ? "interrupted" : plain != ExitCode.OK ? "failed"
+        : incomplete(r) ? "incomplete" : "finished");
+    doc.put("exit_code", code);
+    return doc;
   }
 
   private static Map<String, Object> toJson(RunReport r) {
@@ -380,65 +452,7 @@ final class RunCommand implements Callable<Integer> {
     return doc;
   }
 
-  private static void printText(PrintWriter out, RunReport r, List<String> only, boolean verbose) {
-    // With --only, "every item" is every item --only selected; the others are not this run's to do.
-    boolean selected = !only.isEmpty() && r.haltReason() == HaltReason.ALL_DONE;
-    String why = selected ? "every item selected by " + onlyFlags(only) + " is done or blocked"
-        : r.haltReason().description();
-    out.println("run " + r.runId() + " stopped: " + why + " (" + RunProgress.seconds(r.duration())
-        + ", " + r.phasesRun() + (r.phasesRun() == 1 ? " phase run)" : " phases run)"));
-    if (r.haltDetail() != null) {
-      out.println("  " + TerminalText.safe(r.haltDetail()));
-    }
-    List<String> outside = r.unselected();
-    List<String> todo = r.waiting().stream().filter(id -> !outside.contains(id)).toList();
-    out.println("  items: " + r.total() + " total, " + r.done() + " done, " + r.blocked() + " blocked, "
-        + r.remaining() + " remaining"
-        + (r.awaitingReview().isEmpty() ? "" : ", " + r.awaitingReview().size() + " awaiting review")
-        + (r.awaitingChecks().isEmpty() ? "" : ", " + r.awaitingChecks().size() + " awaiting checks")
-        + (outside.isEmpty() ? "" : ": " + todo.size() + " selected, " + outside.size() + " not selected")
-        + " (this run: " + r.doneThisRun() + " done, " + r.blockedThisRun() + " blocked)");
-    if (!todo.isEmpty() && r.haltReason() != HaltReason.ALL_DONE) {
-      out.println("  remaining: " + ids(todo));
-    }
-    if (!outside.isEmpty()) {
-      out.println("  not selected by " + onlyFlags(only) + ": " + ids(outside));
-    }
-    if (!r.awaitingReview().isEmpty()) {
-      out.println("  awaiting review (orchestrate approve ID, or reject ID --notes TEXT): "
-          + ids(r.awaitingReview()));
-    }
-    if (!r.awaitingChecks().isEmpty()) {
-      out.println("  awaiting their checks (the next run polls them): " + ids(r.awaitingChecks()));
-    }
-    if (!r.sync().added().isEmpty()) {
-      out.println("  new in the backlog: " + ids(r.sync().added()));
-    }
-    if (!r.sync().vanished().isEmpty()) {
-      out.println("  no longer in the backlog (kept in the state, not run): " + ids(r.sync().vanished()));
-    }
-    if (r.interruptedJobs() > 0) {
-      out.println("  " + r.interruptedJobs() + " job(s) of an earlier, interrupted run were re-queued");
-    }
-    if (!r.limited().isEmpty()) {
-      out.println("  attempts a provider or a budget cut ended (not counted): " + r.limited().entrySet().stream()
-          .map(e -> e.getValue() + " " + e.getKey()).collect(java.util.stream.Collectors.joining(", ")));
-    }
-    if (verbose) {
-      // How big the run's two in-memory structures grew (docs/how-it-works.md); stats shows them too.
-      RunFigures f = r.figures();
-      out.println("  held in memory: summaries of " + f.summaryMapPeak() + " item(s) at most, " + f.summaryMapFinal()
-          + " at the end; jobs: at most " + f.jobTablePeakActive() + " running and " + f.jobTablePeakInactive()
-          + " finished, " + f.jobTableFinal() + " at the end");
-    }
-    if (!r.usage().isUnknown() || r.budget().isLimited()) {
-      out.println("  usage: " + UsageView.text(r.usage()) + UsageView.budgetText(r.usage(), r.budget()));
-    }
-    out.println("  details: orchestrate status");
-    out.flush();
-  }
-
-  private static String onlyFlags(List<String> only) {
+  static String onlyFlags(List<String> only) {
     return String.join(" ", only.stream().map(o -> "--only " + o).toList());
   }
 

@@ -32,6 +32,12 @@ import java.util.List;
  * @param landing          the ids of items still landing (in the merge queue) when the run ended: a
  *                         landing the run deferred, or a stop; the next run lands them; counted in
  *                         neither {@code done}, {@code blocked} nor {@code remaining}
+ * @param blockedIds       the ids of the blocked items ({@code blocked} of them), in backlog order
+ * @param blockedSelected  how many of {@code blockedIds} the run may work on (its {@code --only} and
+ *                         {@code --target} admit them): work this run could not finish
+ * @param waitsOn          the unmet dependencies of the remaining items the run may work on, each
+ *                         once with its status ({@code WRK-3 (awaiting_review)}, {@code WRK-4 (not
+ *                         selected)}): what a {@code waiting_on_blocked} halt waits on
  */
 public record RunReport(
     long runId,
@@ -56,9 +62,14 @@ public record RunReport(
     List<String> unselected,
     List<String> awaitingReview,
     List<String> awaitingChecks,
-    List<String> landing) {
+    List<String> landing,
+    List<String> blockedIds,
+    int blockedSelected,
+    List<String> waitsOn) {
 
   public RunReport {
+    blockedIds = blockedIds == null ? List.of() : List.copyOf(blockedIds);
+    waitsOn = waitsOn == null ? List.of() : List.copyOf(waitsOn);
     landing = landing == null ? List.of() : List.copyOf(landing);
     awaitingChecks = awaitingChecks == null ? List.of() : List.copyOf(awaitingChecks);
     awaitingReview = awaitingReview == null ? List.of() : List.copyOf(awaitingReview);

@@ -35,8 +35,9 @@ final class Session {
   int jobNumber;
   int jobsStarted;
   int consecutiveExhaustions;
-  int doneThisRun;
-  int blockedThisRun;
+  /** Items that reached done (blocked) in this run, each once however often it passed through. */
+  final java.util.Set<String> doneThisRun = new java.util.LinkedHashSet<>();
+  final java.util.Set<String> blockedThisRun = new java.util.LinkedHashSet<>();
   /** A provider's limit or refusal halts the run (usage_limit, agent_auth), with what to tell the operator. */
   HaltReason limitHalt;
   String haltDetail;
@@ -92,9 +93,9 @@ final class Session {
     }
     if (before.status() != after.status()) {
       if (after.status() == ItemStatus.DONE) {
-        doneThisRun++;
+        doneThisRun.add(after.id());
       } else if (after.status() == ItemStatus.BLOCKED) {
-        blockedThisRun++;
+        blockedThisRun.add(after.id());
       }
     }
   }
@@ -138,15 +139,17 @@ final class Session {
     }
   }
 
-  /** The run's report, once it halted for {@code halt} and nothing runs any more. */
+  /**
+   * The run's report, once it halted for {@code halt} and nothing runs any more. "This run" counts
+   * each item once, as it ends: one that passed through done on its way to its checks (or through
+   * them twice) is one done item, and only if it is done now.
+   */
   RunReport report(HaltReason halt, Duration duration, int interrupted, SyncResult sync, RunFigures figures,
       Budget budget, String runnerId) {
     int done = count(ItemStatus.DONE);
-    int blocked = count(ItemStatus.BLOCKED);
-    List<String> awaiting = items.values().stream()
-        .filter(i -> i.inBacklog() && i.status() == ItemStatus.AWAITING_REVIEW).map(ItemState::id).toList();
-    List<String> checks = items.values().stream()
-        .filter(i -> i.inBacklog() && i.status() == ItemStatus.AWAITING_CHECKS).map(ItemState::id).toList();
+    List<String> blocked = ids(ItemStatus.BLOCKED);
+    List<String> awaiting = ids(ItemStatus.AWAITING_REVIEW);
+    List<String> checks = ids(ItemStatus.AWAITING_CHECKS);
     List<String> landing = items.landingQueue().stream().filter(ItemState::inBacklog).map(ItemState::id).toList();
     int inBacklog = (int) items.values().stream().filter(ItemState::inBacklog).count();
     List<String> unfinished = new ArrayList<>();
@@ -155,13 +158,44 @@ final class Session {
         unfinished.add(item.id());
       }
     }
-    return new RunReport(runId, inBacklog, done, blocked,
-        inBacklog - done - blocked - awaiting.size() - checks.size() - landing.size(),
-        doneThisRun,
-        blockedThisRun,
+    var admitted = filter.admission(items);
+    int blockedSelected = (int) blocked.stream().filter(id -> admitted.test(items.get(id))).count();
+    return new RunReport(runId, inBacklog, done, blocked.size(),
+        inBacklog - done - blocked.size() - awaiting.size() - checks.size() - landing.size(),
+        stillAt(doneThisRun, ItemStatus.DONE),
+        stillAt(blockedThisRun, ItemStatus.BLOCKED),
         jobsStarted, halt, duration, interrupted, sync, unfinished, figures, this.budget.spend(), budget, runnerId,
         halt == limitHalt ? haltDetail : halt == HaltReason.BUDGET ? this.budget.haltDetail(jobs.activeCount()) : null,
-        limited, unselected(), awaiting, checks, landing);
+        limited, unselected(), awaiting, checks, landing, blocked, blockedSelected, waitsOn(admitted));
+  }
+
+  /** How many of {@code ids} are at {@code status} now. */
+  private int stillAt(java.util.Set<String> ids, ItemStatus status) {
+    return (int) ids.stream().map(items::get).filter(i -> i != null && i.status() == status).count();
+  }
+
+  /** The listed items at {@code status}, in backlog order. */
+  private List<String> ids(ItemStatus status) {
+    return items.values().stream().filter(i -> i.inBacklog() && i.status() == status).map(ItemState::id).toList();
+  }
+
+  /**
+   * What the remaining items the run may work on wait for: each unmet dependency once, with its
+   * status ({@code WRK-3 (awaiting_review)}), or {@code (not selected)} when the run leaves it out.
+   */
+  private List<String> waitsOn(java.util.function.Predicate<ItemState> admitted) {
+    java.util.Set<String> out = new java.util.LinkedHashSet<>();
+    for (String id : remaining()) {
+      for (String dep : items.get(id).definition().dependsOn()) {
+        ItemState d = items.get(dep);
+        if (d == null) {
+          out.add(dep + " (unknown)");
+        } else if (d.status() != ItemStatus.DONE) {
+          out.add(dep + " (" + (admitted.test(d) || d.status().isTerminal() ? d.status().key() : "not selected") + ")");
+        }
+      }
+    }
+    return List.copyOf(out);
   }
 
   private int count(ItemStatus status) {

@@ -161,4 +161,50 @@ class RunNotificationsTest {
     assertEquals(List.of("budget_80", "budget_95", "budget_80"), kinds());
     assertEquals("95", sent.get(1).details().get("percent"));
   }
+
+  @Test
+  void every_item_event_of_an_item_with_a_pull_request_carries_its_url() {
+    Notifier notifier = notifier();
+    RunNotifications n = new RunNotifications(notifier, Clock.fixed(NOW, ZoneOffset.UTC), true,
+        id -> id.equals("A") ? "https://example.test/pr/7" : null);
+    ItemState red = new ItemState(item("A"), 1, true, new Progress(ItemStatus.IN_PROGRESS, "build", 0, null, null,
+        "FAILED test_login", null, null));
+
+    n.statusChanged(at(ItemStatus.AWAITING_CHECKS), red);
+    n.statusChanged(at(ItemStatus.AWAITING_CHECKS), at(ItemStatus.DONE));
+    n.statusChanged(at(ItemStatus.IN_PROGRESS), at(ItemStatus.BLOCKED));
+    n.statusChanged(new ItemState(item("B"), 1, true, Progress.of(ItemStatus.NEW).atPhase(ItemStatus.IN_PROGRESS,
+        "build")),
+        new ItemState(item("B"), 1, true, Progress.of(ItemStatus.AWAITING_REVIEW)));
+    notifier.close(Duration.ofSeconds(5));
+
+    assertEquals(List.of("checks_red:A", "item_done:A", "item_blocked:A", "awaiting_review:B"), kinds());
+    for (int i = 0; i < 3; i++) {
+      assertEquals("https://example.test/pr/7", sent.get(i).details().get("pull_request"), kinds().get(i));
+    }
+    assertEquals(null, sent.get(3).details().get("pull_request"), "B has no pull request");
+  }
+
+  @Test
+  void the_run_end_counts_what_waits_for_a_person_and_the_paused_profiles() {
+    Notifier notifier = notifier();
+    RunNotifications n = new RunNotifications(notifier, Clock.fixed(NOW, ZoneOffset.UTC));
+    n.profilePaused(new AgentPauses.Pause("claude", OutcomeClass.USAGE_LIMIT, NOW.plusSeconds(60), "limit", NOW, 1));
+    n.profilePaused(new AgentPauses.Pause("codex", OutcomeClass.RATE_LIMITED, NOW.plusSeconds(60), "slow", NOW, 1));
+    n.pauseEnded("codex");
+    n.runEnded(new dev.orchestrate.scheduler.RunReport(3, 4, 1, 1, 0, 1, 1, 5,
+        dev.orchestrate.scheduler.HaltReason.ALL_DONE, Duration.ofSeconds(1), 0, dev.orchestrate.item.SyncResult.NONE,
+        List.of(), null, null, null, null, null, null, null, List.of("C", "D"), null, null, List.of("B"), 1, null));
+    notifier.close(Duration.ofSeconds(5));
+
+    NotificationEvent end = sent.get(sent.size() - 1);
+    assertEquals("run_finished", end.kind().wireName());
+    assertEquals("2", end.details().get("awaiting_review"));
+    assertEquals("C, D", end.details().get("awaiting_review_ids"));
+    assertEquals("1", end.details().get("blocked"));
+    assertEquals("B", end.details().get("blocked_ids"));
+    assertEquals("0", end.details().get("awaiting_checks"));
+    assertEquals("1", end.details().get("paused"));
+    assertEquals("claude", end.details().get("paused_profiles"));
+  }
 }

@@ -3,9 +3,11 @@ package dev.orchestrate.e2e;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -20,6 +22,12 @@ import org.junit.jupiter.api.Assumptions;
  * whether npm's configured registry answers at all: when the network cannot reach it (refused, no
  * such host, timed out) the tests are skipped saying so, in about a second rather than after npm's
  * minute of retries. Any other failure of the install, the registry answering, fails them.
+ *
+ * <p>The end-to-end classes run in several JVMs at once (failsafe's {@code forkCount}, pom.xml), all
+ * installing into the same prefix: the check and the install happen under a lock on
+ * {@code target/agent-clis.lock} ({@link FileChannel#lock}, held across JVMs), so a second JVM
+ * waits for the first one's {@code npm install} and then finds the package there instead of running
+ * npm into the same {@code node_modules} at the same time.
  */
 final class AgentClis {
   static final String CLAUDE_CODE = "@anthropic-ai/claude-code@2.1.330";
@@ -27,6 +35,9 @@ final class AgentClis {
   static final String GEMINI_CLI = "@google/gemini-cli@0.61.0";
   static final String OPENCODE = "opencode-ai@1.18.33";
   static final Path PREFIX = Launcher.HOME.resolve("target/agent-clis");
+  /** The lock file of the installs, beside the prefix (npm owns what is inside it). */
+  static final Path LOCK = PREFIX.resolveSibling("agent-clis.lock");
+  /** Within a JVM: a file lock is held per JVM, and a second lock() on it from this JVM would throw. */
   private static final Object INSTALL = new Object();
   /**
    * npm's error codes that say the registry was never reached or never answered (node's, and
@@ -50,35 +61,44 @@ final class AgentClis {
     Assumptions.assumeTrue(npm != null, "npm is not on PATH: the real-CLI end-to-end tests need it to install "
         + pkg + " from the npm registry (install Node.js 20+ with npm to run them)");
     synchronized (INSTALL) {
-      String name = pkg.substring(0, pkg.lastIndexOf('@'));
-      String version = pkg.substring(pkg.lastIndexOf('@') + 1);
-      Path manifest = PREFIX.resolve("node_modules/" + name + "/package.json");
-      Path program = PREFIX.resolve("node_modules/.bin/" + bin);
-      if (!Files.exists(program) || !Files.readString(manifest).contains("\"version\": \"" + version + "\"")) {
-        String failed = FAILED.get(pkg);
-        assertTrue(failed == null, () -> failed + "\n(for an earlier test of this run: not tried again)");
-        if (unreachable == null) {
-          unreachable = unreachable(npm);
-        }
-        String why = unreachable;
-        Assumptions.assumeTrue(why.isEmpty(), () -> why + ": the real-CLI end-to-end tests need it to install " + pkg
-            + " (check the network, or npm's registry and proxy settings: npm config get registry)");
-        Files.createDirectories(PREFIX);
-        Path log = PREFIX.resolve("npm-install-" + bin + ".log");
-        Process p = new ProcessBuilder(npm.toString(), "install", "--prefix", PREFIX.toString(), "--no-audit",
-            "--no-fund", "--loglevel=error", pkg)
-            .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        if (!p.waitFor(10, TimeUnit.MINUTES)) {
-          p.destroyForcibly();
-          FAILED.put(pkg, "npm install " + pkg + " did not finish in 10 minutes");
-        } else if (p.exitValue() != 0 || !Files.exists(program)) {
-          FAILED.put(pkg, "npm install " + pkg + " failed (exit " + p.exitValue() + "):\n"
-              + Files.readString(log, StandardCharsets.UTF_8));
-        }
-        assertTrue(!FAILED.containsKey(pkg), () -> FAILED.get(pkg));
+      Files.createDirectories(LOCK.getParent());
+      try (FileChannel channel = FileChannel.open(LOCK, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+        channel.lock(); // released when the channel closes, or by the system when this JVM dies
+        return installLocked(npm, pkg, bin);
       }
-      return program;
     }
+  }
+
+  /** {@link #install} with both locks held. */
+  private static Path installLocked(Path npm, String pkg, String bin) throws IOException, InterruptedException {
+    String name = pkg.substring(0, pkg.lastIndexOf('@'));
+    String version = pkg.substring(pkg.lastIndexOf('@') + 1);
+    Path manifest = PREFIX.resolve("node_modules/" + name + "/package.json");
+    Path program = PREFIX.resolve("node_modules/.bin/" + bin);
+    if (!Files.exists(program) || !Files.readString(manifest).contains("\"version\": \"" + version + "\"")) {
+      String failed = FAILED.get(pkg);
+      assertTrue(failed == null, () -> failed + "\n(for an earlier test of this run: not tried again)");
+      if (unreachable == null) {
+        unreachable = unreachable(npm);
+      }
+      String why = unreachable;
+      Assumptions.assumeTrue(why.isEmpty(), () -> why + ": the real-CLI end-to-end tests need it to install " + pkg
+          + " (check the network, or npm's registry and proxy settings: npm config get registry)");
+      Files.createDirectories(PREFIX);
+      Path log = PREFIX.resolve("npm-install-" + bin + ".log");
+      Process p = new ProcessBuilder(npm.toString(), "install", "--prefix", PREFIX.toString(), "--no-audit",
+          "--no-fund", "--loglevel=error", pkg)
+          .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+      if (!p.waitFor(10, TimeUnit.MINUTES)) {
+        p.destroyForcibly();
+        FAILED.put(pkg, "npm install " + pkg + " did not finish in 10 minutes");
+      } else if (p.exitValue() != 0 || !Files.exists(program)) {
+        FAILED.put(pkg, "npm install " + pkg + " failed (exit " + p.exitValue() + "):\n"
+            + Files.readString(log, StandardCharsets.UTF_8));
+      }
+      assertTrue(!FAILED.containsKey(pkg), () -> FAILED.get(pkg));
+    }
+    return program;
   }
 
   /**

@@ -255,6 +255,17 @@ public final class OrchestrateCommand {
     return parent == null ? workingDir : parent;
   }
 
+  /**
+   * The directory of the user's checkout for the commands that take no backlog ({@code approve},
+   * {@code reject}, {@code unblock --rebase}), found as {@code run} finds it from its default
+   * {@code ./backlog.yaml}: the nearest project directory at or above the current one, else the
+   * current directory. Never the config file's directory: {@code --config} may name a file kept
+   * outside the repository.
+   */
+  Path checkoutDirectory() {
+    return projectDirectory(workingDir);
+  }
+
   /** The nearest project directory at or above {@code start}; the working directory when none is. */
   private Path projectDirectory(Path start) {
     return ProjectLocation.find(start).orElse(workingDir);

@@ -7,7 +7,6 @@ import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.Transitions;
 import dev.orchestrate.workspace.Rebase;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -90,10 +89,7 @@ final class UnblockCommand implements Callable<Integer> {
               .orElse("")
           + ": without worktrees agents work in your checkout, which has your fix already");
     }
-    Path dir = config.source()
-        .map(f -> root.command().workingDirectory().resolve(f).toAbsolutePath().normalize().getParent())
-        .orElse(root.command().workingDirectory());
-    return new Unblocking.Rebasing(config, dir);
+    return new Unblocking.Rebasing(config, root.command().checkoutDirectory());
   }
 
   private static String rebaseLine(String id, Rebase r) {

@@ -13,10 +13,19 @@ import java.util.List;
  * @param kept      the worktree holds the last attempt's work (prepared with {@code keep})
  * @param setup     the {@code workspace.setup} commands the job runs before its agent (a worktree
  *                  whose set-up has not yet succeeded), else empty
+ * @param setUpDone run by the job once the set-up passed, before its agent: records what the set-up
+ *                  left in the worktree, so that no phase commit takes it (it may throw, and the
+ *                  agent then does not run)
  */
-public record Placement(Path workDir, Path workspace, String branch, boolean kept, List<ProjectCommand> setup) {
+public record Placement(Path workDir, Path workspace, String branch, boolean kept, List<ProjectCommand> setup,
+    Runnable setUpDone) {
   public Placement {
     setup = setup == null ? List.of() : List.copyOf(setup);
+    setUpDone = setUpDone == null ? () -> {} : setUpDone;
+  }
+
+  public Placement(Path workDir, Path workspace, String branch, boolean kept, List<ProjectCommand> setup) {
+    this(workDir, workspace, branch, kept, setup, null);
   }
 
   public Placement(Path workDir, Path workspace, String branch) {

@@ -3,7 +3,6 @@ package dev.orchestrate.jobs;
 import dev.orchestrate.config.AgentConfig;
 import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.config.SecretEnv;
-import dev.orchestrate.limits.SizeCap;
 import dev.orchestrate.outcome.AgentOutcome;
 import dev.orchestrate.outcome.AgentSession;
 import dev.orchestrate.outcome.CommandRun;
@@ -229,21 +228,9 @@ public final class AgentRunner implements AgentLauncher {
     AgentOutcome run() throws InterruptedException {
       JobRequest.Steps steps = request.steps();
       List<CommandRun> checks = new ArrayList<>();
-      if (!steps.setup().isEmpty()) {
-        List<CommandRun> runs = commands.runAll(CommandRun.Kind.SETUP, steps.setup());
-        checks.addAll(runs);
-        CommandRun last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
-        if (stop.cancelRequested().isDone() || (last != null && last.ending() == CommandRun.Ending.CANCELLED)) {
-          log.close("");
-          return Outcomes.cancelled(elapsed()).withChecks(checks);
-        }
-        if (last != null && !last.passed()) {
-          log.writeLine("workspace.setup failed: the agent did not run; see " + last.log());
-          log.close("");
-          String text = steps.setup().stream().filter(c -> c.name().equals(last.name())).findFirst()
-              .map(ProjectCommand::text).orElse(null);
-          return AgentOutcome.setupFailed(setupFailure(last, text), checks, elapsed());
-        }
+      AgentOutcome setUpFailed = steps.setup().isEmpty() ? null : setUp(steps, checks);
+      if (setUpFailed != null) {
+        return setUpFailed;
       }
       boolean resuming = steps.resumeSession() != null;
       Launched launched = launch(request, argv, request.prompt(), log, secrets, token, stop, started);
@@ -271,10 +258,36 @@ public final class AgentRunner implements AgentLauncher {
           return Outcomes.cancelled(elapsed()).withUsage(agent.usage()).withSession(session).withChecks(checks);
         }
         if (last != null && !last.passed()) {
-          agent = agent.refutedAs(OutcomeClass.VERIFY_FAILED, gateFailure(last, gates.size(), steps.verify().size()));
+          agent = agent.refutedAs(OutcomeClass.VERIFY_FAILED,
+              Outcomes.gateFailure(last, gates.size(), steps.verify().size()));
         }
       }
       return agent.withSession(session).withChecks(checks);
+    }
+
+    /** The worktree's set-up, then what it left recorded; the job's outcome when either failed, else null. */
+    private AgentOutcome setUp(JobRequest.Steps steps, List<CommandRun> checks) throws InterruptedException {
+      List<CommandRun> runs = commands.runAll(CommandRun.Kind.SETUP, steps.setup());
+      checks.addAll(runs);
+      CommandRun last = runs.isEmpty() ? null : runs.get(runs.size() - 1);
+      if (stop.cancelRequested().isDone() || (last != null && last.ending() == CommandRun.Ending.CANCELLED)) {
+        log.close("");
+        return Outcomes.cancelled(elapsed()).withChecks(checks);
+      }
+      if (last != null && !last.passed()) {
+        log.writeLine("workspace.setup failed: the agent did not run; see " + last.log());
+        log.close("");
+        String text = steps.setup().stream().filter(c -> c.name().equals(last.name())).findFirst()
+            .map(ProjectCommand::text).orElse(null);
+        return AgentOutcome.setupFailed(Outcomes.setupFailure(last, text), checks, elapsed());
+      }
+      String unrecorded = steps.setUpRecorded();
+      if (unrecorded != null) {
+        log.writeLine(secrets.mask(unrecorded));
+        log.close("");
+        return AgentOutcome.setupFailed(secrets.mask(unrecorded), checks, elapsed());
+      }
+      return null;
     }
 
     private AgentOutcome supervise(Launched launched) throws InterruptedException {
@@ -330,34 +343,6 @@ public final class AgentRunner implements AgentLauncher {
    */
   static final List<String> UNKNOWN_SESSION = List.of("no conversation found with session id",
       "no rollout found for thread id", "error resuming session", "no previous sessions found", "session not found");
-
-  /** The next prompt's Previous Failure for a red gate: which gate, how it ended, the end of its output. */
-  static String gateFailure(CommandRun gate, int ran, int of) {
-    StringBuilder b = new StringBuilder("You reported the phase complete, but orchestrate's verify ")
-        .append(gate.headline()).append(" (gate ").append(ran).append(" of ").append(of)
-        .append(", run in your worktree). Fix what it reports; the gates run again after your next report.");
-    if (!gate.tail().isBlank()) {
-      b.append("\n\nThe end of its output:\n~~~~\n").append(gate.tail()).append("\n~~~~");
-    }
-    return SizeCap.cap(b.toString(), AgentOutcome.TEXT_MAX_CHARS);
-  }
-
-  /** The blocked reason for a failed set-up step: the command, how it ended, the end of its output. */
-  static String setupFailure(CommandRun step, String command) {
-    StringBuilder b = new StringBuilder(step.headline());
-    if (command != null) {
-      b.append(" (").append(command).append(")");
-    }
-    b.append(" in the new worktree, so no agent ran");
-    if (step.log() != null) {
-      b.append(" (log: ").append(step.log()).append(")");
-    }
-    b.append("; fix the command or the project, then unblock the item");
-    if (!step.tail().isBlank()) {
-      b.append(". The end of its output:\n").append(step.tail());
-    }
-    return SizeCap.cap(b.toString(), AgentOutcome.TEXT_MAX_CHARS);
-  }
 
   /**
    * Stops every process an agent of an earlier run on this state left running: after a

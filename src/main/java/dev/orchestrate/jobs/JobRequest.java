@@ -62,16 +62,34 @@ public record JobRequest(
    * @param freshPrompt   with {@code resumeSession}: the full prompt, for a fresh start when the CLI no
    *                      longer knows the session
    * @param verify        the phase's gates, run after the agent reports success
+   * @param setUpDone     run once the set-up passed, before the agent (the workspace records what the
+   *                      set-up left); a failure of it fails the set-up
    */
   public record Steps(List<ProjectCommand> setup, String resumeSession, String freshPrompt,
-      List<ProjectCommand> verify) {
+      List<ProjectCommand> verify, Runnable setUpDone) {
     public static final Steps NONE = new Steps(List.of(), null, null, List.of());
+
+    public Steps(List<ProjectCommand> setup, String resumeSession, String freshPrompt, List<ProjectCommand> verify) {
+      this(setup, resumeSession, freshPrompt, verify, null);
+    }
 
     public Steps {
       setup = setup == null ? List.of() : List.copyOf(setup);
       verify = verify == null ? List.of() : List.copyOf(verify);
+      setUpDone = setUpDone == null ? () -> {} : setUpDone;
       if (resumeSession != null && (freshPrompt == null || !AgentSession.valid(resumeSession))) {
         throw new IllegalArgumentException("a resume needs a valid session id and the full prompt");
+      }
+    }
+
+    /** Runs {@link #setUpDone}: null when it recorded what the set-up left, else why the agent may not run. */
+    String setUpRecorded() {
+      try {
+        setUpDone.run();
+        return null;
+      } catch (RuntimeException e) {
+        return "workspace.setup passed, but what it left in the worktree could not be recorded, so the agent did "
+            + "not run: " + e.getMessage();
       }
     }
   }

@@ -5,6 +5,7 @@ import dev.orchestrate.limits.SizeCap;
 import dev.orchestrate.outcome.AgentOutcome;
 import dev.orchestrate.outcome.AgentOutcome.Ending;
 import dev.orchestrate.outcome.AgentResult;
+import dev.orchestrate.outcome.CommandRun;
 import dev.orchestrate.outcome.ProviderFailure;
 import java.time.Duration;
 import java.util.List;
@@ -178,5 +179,33 @@ final class Outcomes {
     boolean cut = outputCut || SizeCap.exceeds(context, AgentOutcome.TEXT_MAX_CHARS);
     return new AgentOutcome(AgentResult.FAILED, "", SizeCap.cap(context, AgentOutcome.TEXT_MAX_CHARS),
         List.of(), List.of(), exitCode, ending, elapsed, cut ? 1 : 0);
+  }
+
+  /** The next prompt's Previous Failure for a red gate: which gate, how it ended, the end of its output. */
+  static String gateFailure(CommandRun gate, int ran, int of) {
+    StringBuilder b = new StringBuilder("You reported the phase complete, but orchestrate's verify ")
+        .append(gate.headline()).append(" (gate ").append(ran).append(" of ").append(of)
+        .append(", run in your worktree). Fix what it reports; the gates run again after your next report.");
+    if (!gate.tail().isBlank()) {
+      b.append("\n\nThe end of its output:\n~~~~\n").append(gate.tail()).append("\n~~~~");
+    }
+    return SizeCap.cap(b.toString(), AgentOutcome.TEXT_MAX_CHARS);
+  }
+
+  /** The blocked reason for a failed set-up step: the command, how it ended, the end of its output. */
+  static String setupFailure(CommandRun step, String command) {
+    StringBuilder b = new StringBuilder(step.headline());
+    if (command != null) {
+      b.append(" (").append(command).append(")");
+    }
+    b.append(" in the new worktree, so no agent ran");
+    if (step.log() != null) {
+      b.append(" (log: ").append(step.log()).append(")");
+    }
+    b.append("; fix the command or the project, then unblock the item");
+    if (!step.tail().isBlank()) {
+      b.append(". The end of its output:\n").append(step.tail());
+    }
+    return SizeCap.cap(b.toString(), AgentOutcome.TEXT_MAX_CHARS);
   }
 }

@@ -89,7 +89,7 @@ final class Batch {
           results.put(item.itemId(), new IntegrationResult("refused", lacking));
           continue;
         }
-        if (!git.ok(place, landing.statusArgs()).out().isBlank()) {
+        if (!git.ok(place, landing.statusArgs(item.itemId())).out().isBlank()) {
           results.put(item.itemId(), landing.deferred(ws, "the worktree " + ws.path() + " has uncommitted changes: "
               + "commit them on " + ws.branch() + " (or discard them); the next run integrates"));
           continue;

@@ -304,7 +304,7 @@ public final class Landing implements ItemLanding {
         store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, lacking, now);
         return SlowWork.done(new IntegrationResult("refused", lacking));
       }
-      String dirty = git.ok(place, statusArgs()).out();
+      String dirty = git.ok(place, statusArgs(itemId)).out();
       if (!dirty.isBlank()) {
         return SlowWork.done(deferred(ws, "the worktree " + ws.path() + " has uncommitted changes: commit them on "
             + ws.branch() + " (or discard them); the next run integrates"));
@@ -320,10 +320,12 @@ public final class Landing implements ItemLanding {
   }
 
   /** {@code git status} of the worktree, the {@code workspace.copy} files left out (copied in, never committed). */
-  String[] statusArgs() {
+  String[] statusArgs(String itemId) {
     List<String> status = new ArrayList<>(List.of("status", "--porcelain", "--untracked-files=all",
         "--ignore-submodules=all", "--", "."));
     config.copy().forEach(path -> status.add(":(exclude,literal)" + path));
+    // what workspace.setup left is not the item's work: never committed, so not a change to commit first
+    worktrees.setUpOutput(itemId).forEach(path -> status.add(":(exclude,top,literal)" + path));
     return status.toArray(String[]::new);
   }
 

@@ -166,7 +166,8 @@ final class JobStarts {
         resume != null ? PromptBuilder.resume(input) : full,
         cap == null ? agent : agent.withCostCap(cap), placement.workDir(),
         jobDir, placement.workspace(),
-        new JobRequest.Steps(placement.setup(), resume, resume != null ? full : null, input.verify()));
+        new JobRequest.Steps(placement.setup(), resume, resume != null ? full : null, input.verify(),
+            placement.setUpDone()));
     launch(s, item, pipeline, phase, request, agent, before, grant, workspaces);
   }
 

@@ -45,6 +45,7 @@ public final class DashboardServer implements AutoCloseable {
   /** Time from then to answer the request and for the client to take the response. */
   static final int RESPONSE_SECONDS = 60;
   static final int MAX_URI_CHARS = 4096;
+  private static final String ITEMS_PREFIX = "/items/";
   /** The longest request head read: a URI of {@link #MAX_URI_CHARS} and room for cookies. */
   static final int MAX_HEAD_BYTES = 16 * 1024;
   static final HttpListener.Limits LIMITS = new HttpListener.Limits(Duration.ofSeconds(REQUEST_HEAD_SECONDS),
@@ -228,7 +229,32 @@ public final class DashboardServer implements AutoCloseable {
     return path + rest;
   }
 
+  /**
+   * {@code /items/ID} is the item page {@code /item?id=ID} (the address a user guesses): the one path
+   * segment after {@code /items/}, percent-decoded, is the id, looked up and escaped like the query's.
+   * A deeper path ({@code /items/A/B}) is no page.
+   */
+  static String itemIdOf(String rawPath) {
+    if (!rawPath.startsWith(ITEMS_PREFIX) || rawPath.length() == ITEMS_PREFIX.length()
+        || rawPath.indexOf('/', ITEMS_PREFIX.length()) >= 0) {
+      return null;
+    }
+    try {
+      // a path's '+' is a plus, not a query's space
+      String id = java.net.URLDecoder.decode(rawPath.substring(ITEMS_PREFIX.length()).replace("+", "%2B"),
+          java.nio.charset.StandardCharsets.UTF_8);
+      return id.isBlank() ? null : id.strip();
+    } catch (IllegalArgumentException e) {
+      return null; // a bad escape: no such page
+    }
+  }
+
   private void route(Exchange ex, String path, Query query, boolean head) throws IOException {
+    String itemId = itemIdOf(ex.uri().getRawPath());
+    if (itemId != null) {
+      path = "/item";
+      query = query.withParam("id", itemId);
+    }
     if (path.equals("/static/dashboard.css")) {
       resource(ex, "dashboard.css", "text/css; charset=utf-8", head);
       return;

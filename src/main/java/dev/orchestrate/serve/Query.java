@@ -32,6 +32,13 @@ record Query(Map<String, String> params) {
     }
   }
 
+  /** These parameters with {@code name} set to {@code value}, whatever it was. */
+  Query withParam(String name, String value) {
+    Map<String, String> params = new LinkedHashMap<>(this.params);
+    params.put(name, value);
+    return new Query(params);
+  }
+
   /** The value, stripped, or null when absent or blank. */
   String get(String name) {
     String v = params.get(name);

@@ -238,6 +238,20 @@ public final class Worktrees implements ItemWorkspaces {
     }
   }
 
+  /** What the item's set-up left in its worktree and no phase commit takes ({@link SetUpOutput}): paths from the top. */
+  public List<String> setUpOutput(String itemId) {
+    return SetUpOutput.read(setUpPath(itemId));
+  }
+
+  /** Where what the item's set-up left is recorded ({@link SetUpOutput}): beside its worktree, not in it. */
+  private Path setUpPath(String itemId) {
+    Path path = root.resolve("+setup-" + itemId).normalize();
+    if (!root.equals(path.getParent())) {
+      throw new WorkspaceUnavailableException("item id '" + itemId + "' names no file under " + root);
+    }
+    return path;
+  }
+
   private Path landingPath(String itemId) {
     Path path = root.resolve("+land-" + itemId).normalize();
     if (!root.equals(path.getParent())) {
@@ -294,7 +308,13 @@ public final class Worktrees implements ItemWorkspaces {
       Path workDir = guard.workDir(place.workTree(), repo.subdirectory());
       List<ProjectCommand> setup = config.setup().isEmpty()
           || store.setUpAt(itemId).isPresent() ? List.of() : config.setup();
-      return new Placement(workDir, ws.path(), ws.branch(), kept, setup);
+      if (made) {
+        SetUpOutput.forget(setUpPath(itemId)); // a new directory: what an earlier set-up left is gone
+      }
+      Path recorded = setUpPath(itemId);
+      // run by the job on its own thread: git on this worktree's pinned place, a file of this item's
+      return new Placement(workDir, ws.path(), ws.branch(), kept, setup,
+          setup.isEmpty() ? null : () -> SetUpOutput.record(git, place, recorded));
     } catch (GitException | IOException | UncheckedIOException | WorktreeGuard.Breach e) {
       throw new WorkspaceUnavailableException("could not prepare the worktree of " + itemId + ": " + e.getMessage());
     }
@@ -434,7 +454,9 @@ public final class Worktrees implements ItemWorkspaces {
   private Git.Place reset(WorkspaceRecord ws) {
     Git.Place place = guarded(ws);
     git.ok(place, "reset", "--quiet", "--hard", ws.headCommit());
-    git.ok(place, "clean", "-ffdq");
+    List<String> clean = new ArrayList<>(List.of("clean", "-ffdq"));
+    clean.addAll(SetUpOutput.keptByClean(SetUpOutput.read(setUpPath(ws.itemId()))));
+    git.ok(place, clean.toArray(String[]::new));
     return place;
   }
 
@@ -528,6 +550,7 @@ public final class Worktrees implements ItemWorkspaces {
     git.ok(place, "reset", "--quiet", "--soft", parent);
     git.ok(place, "add", "--all");
     StagedFiles.unstageIgnored(git, place, config.copy());
+    SetUpOutput.unstage(git, place, SetUpOutput.read(setUpPath(itemId)));
     if (git.run(place, "diff", "--cached", "--quiet", "--no-ext-diff", "--no-textconv").ok()) {
       return null;
     }

@@ -115,6 +115,31 @@ class ReviewGateCliTest {
   }
 
   /**
+   * The config file kept outside the repository (issue 45): {@code run} takes the checkout from the
+   * backlog's directory, and {@code approve} finds it the same way, from the current directory, not
+   * from the config file's directory (which is in no repository).
+   */
+  @Test
+  void approve_finds_the_checkout_as_run_does_with_the_config_outside_the_repository() throws Exception {
+    project();
+    Path config = Files.createDirectories(tmp.resolve("elsewhere")).resolve("orchestrate.yaml");
+    Files.move(repo.dir.resolve("orchestrate.yaml"), config);
+    repo.commitAll("the config is kept outside");
+    List<String> flags = List.of("--state", repo.dir.resolve(".orchestrate").toString(), "--config",
+        config.toString());
+    List<String> run = new ArrayList<>(flags);
+    run.addAll(List.of("run", "--no-live", repo.dir.resolve("backlog.yaml").toString()));
+    CliRunner.Result first = CliRunner.runIn(repo.dir, Map.of(), run.toArray(String[]::new));
+    assertEquals(0, first.exitCode(), first.out() + first.err());
+
+    List<String> approve = new ArrayList<>(flags);
+    approve.addAll(List.of("approve", "A"));
+    CliRunner.Result approved = CliRunner.runIn(repo.dir, Map.of(), approve.toArray(String[]::new));
+    assertEquals(0, approved.exitCode(), approved.out() + approved.err());
+    assertEquals(List.of("work-A.txt"), onMain());
+  }
+
+  /**
    * A hostile agent names its file and words its summary (a phase commit's subject) to reach the
    * reviewer's terminal or browser: escape sequences and markup. The reviewer's views show them
    * inert: `status ID` escaped, the dashboard's page as text.

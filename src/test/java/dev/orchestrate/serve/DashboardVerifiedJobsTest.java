@@ -149,6 +149,21 @@ class DashboardVerifiedJobsTest {
     assertEquals(2, body.split("data-check-log=", -1).length - 1);
   }
 
+  /** The address a user guesses, /items/ID, is the item page; the old one still works; nothing else under /items/ is a page. */
+  @Test
+  void items_slash_id_is_the_item_page_and_item_query_still_works() throws Exception {
+    HttpResponse<String> guessed = get("/items/A");
+    assertEquals(200, guessed.statusCode());
+    assertEquals(get("/item?id=A").body(), guessed.body());
+    assertTrue(guessed.body().contains("<h1>A</h1>"), guessed.body());
+    HttpResponse<String> unknown = get("/items/%3Cb%3Ez");
+    assertEquals(404, unknown.statusCode());
+    assertTrue(unknown.body().contains("No item &lt;b&gt;z."), unknown.body());
+    assertFalse(unknown.body().contains("<b>z"), unknown.body());
+    assertEquals(404, get("/items/A/jobs").statusCode());
+    assertEquals(200, get("/items").statusCode());
+  }
+
   @Test
   void a_page_of_jobs_without_sessions_or_checks_has_no_such_columns() throws Exception {
     String body = get("/item?id=B").body();

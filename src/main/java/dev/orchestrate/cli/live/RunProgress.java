@@ -113,13 +113,31 @@ public final class RunProgress implements RunListener, SummarizationListener, Au
   }
 
   /**
+   * The word a finished job's line starts with: the agent's result ({@code phase_complete},
+   * {@code failed}, {@code blocked}), or {@code cancelled}; but an attempt orchestrate failed although
+   * the agent reported success (a red gate, no changes, a protected file changed) says its class, as
+   * {@code jobs} does: {@code verify_failed}, not {@code failed}.
+   */
+  static String resultWord(AgentOutcome outcome) {
+    if (outcome.ending() == AgentOutcome.Ending.CANCELLED) {
+      return "cancelled";
+    }
+    OutcomeClass kind = outcome.kind();
+    if (outcome.result() == AgentResult.FAILED && outcome.provider() == null && (kind == OutcomeClass.VERIFY_FAILED
+        || kind == OutcomeClass.NO_CHANGES || kind == OutcomeClass.PROTECTED_CHANGED)) {
+      return kind.key();
+    }
+    return outcome.result().key();
+  }
+
+  /**
    * The text of a finished job's line, without the time: {@code WRK-1 build: success in 3.2s -> test}.
    * Raw: the agent's words in it are made safe where it is shown.
    */
   String finishedText(ItemState before, ItemState after, AgentOutcome outcome) {
     Started started = jobStarts.getOrDefault(before.id(), new Started(clock.instant(), null));
     Duration took = Duration.between(started.at(), clock.instant());
-    String result = outcome.ending() == AgentOutcome.Ending.CANCELLED ? "cancelled" : outcome.result().key();
+    String result = resultWord(outcome);
     StringBuilder text = new StringBuilder(before.id()).append(' ').append(before.progress().phase())
         .append(tag(started.profile())).append(": ").append(result).append(" in ").append(seconds(took));
     if (outcome.ending() == AgentOutcome.Ending.TIMED_OUT) {

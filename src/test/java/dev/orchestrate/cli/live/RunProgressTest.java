@@ -61,6 +61,26 @@ class RunProgressTest {
     assertEquals(true, lines.get(1).endsWith(" B fix (attempt 1) started"), lines.get(1));
   }
 
+  /** A red gate (or no changes, or a protected file) is named by its class, as jobs' OUTCOME column names it. */
+  @Test
+  void an_attempt_orchestrate_failed_says_the_class_jobs_shows_and_a_plain_failure_still_says_failed() {
+    HandClock clock = new HandClock();
+    RunProgress progress = new RunProgress(line -> {}, clock);
+    ItemState a = item("A", "build");
+    AgentOutcome done = Fixtures.outcome(AgentResult.PHASE_COMPLETE, "ok", "");
+    for (OutcomeClass kind : List.of(OutcomeClass.VERIFY_FAILED, OutcomeClass.NO_CHANGES,
+        OutcomeClass.PROTECTED_CHANGED)) {
+      progress.jobStarted(a, "build", 1);
+      clock.now = clock.now.plusSeconds(1);
+      AgentOutcome refuted = done.refutedAs(kind, "why");
+      assertEquals(kind, refuted.kind());
+      assertEquals("A build: " + kind.key() + " in 1.0s", progress.finishedText(a, a, refuted));
+    }
+    progress.jobStarted(a, "build", 1);
+    assertEquals("A build: failed in 0.0s",
+        progress.finishedText(a, a, Fixtures.outcome(AgentResult.FAILED, "", "exit 1")));
+  }
+
   @Test
   void a_limited_attempt_says_its_class_that_it_is_not_counted_and_what_the_agent_said() {
     HandClock clock = new HandClock();

@@ -257,12 +257,20 @@ public final class OrchestrateCommand {
 
   /**
    * The directory of the user's checkout for the commands that take no backlog ({@code approve},
-   * {@code reject}, {@code unblock --rebase}), found as {@code run} finds it from its default
-   * {@code ./backlog.yaml}: the nearest project directory at or above the current one, else the
-   * current directory. Never the config file's directory: {@code --config} may name a file kept
-   * outside the repository.
+   * {@code reject}, {@code unblock --rebase}): the config file's directory when it lies in a git
+   * work tree (the project's own config), else as {@code run} finds it from its default
+   * {@code ./backlog.yaml}, the nearest project directory at or above the current one, else the
+   * current directory: {@code --config} may name a file kept outside the repository. Looks for
+   * {@code .git} on the disk only; no git runs.
    */
-  Path checkoutDirectory() {
+  Path checkoutDirectory(Config config) {
+    Path configDir = config.source().map(f -> workingDir.resolve(f).toAbsolutePath().normalize().getParent())
+        .orElse(null);
+    for (Path d = configDir; d != null; d = d.getParent()) {
+      if (java.nio.file.Files.exists(d.resolve(".git"), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        return configDir;
+      }
+    }
     return projectDirectory(workingDir);
   }
 

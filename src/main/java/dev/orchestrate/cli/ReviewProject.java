@@ -1,6 +1,7 @@
 package dev.orchestrate.cli;
 
 import dev.orchestrate.app.Reviewing;
+import dev.orchestrate.config.Config;
 
 /** What {@code approve} and {@code reject} need of the project: its config, and the directory of the user's checkout, found as {@code run} finds it. */
 final class ReviewProject {
@@ -8,6 +9,7 @@ final class ReviewProject {
   }
 
   static Reviewing.Project of(Root root) {
-    return new Reviewing.Project(root.command().loadConfig(null), root.command().checkoutDirectory());
+    Config config = root.command().loadConfig(null);
+    return new Reviewing.Project(config, root.command().checkoutDirectory(config));
   }
 }

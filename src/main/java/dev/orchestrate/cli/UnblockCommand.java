@@ -89,7 +89,7 @@ final class UnblockCommand implements Callable<Integer> {
               .orElse("")
           + ": without worktrees agents work in your checkout, which has your fix already");
     }
-    return new Unblocking.Rebasing(config, root.command().checkoutDirectory());
+    return new Unblocking.Rebasing(config, root.command().checkoutDirectory(config));
   }
 
   private static String rebaseLine(String id, Rebase r) {

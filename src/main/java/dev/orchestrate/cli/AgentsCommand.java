@@ -147,12 +147,7 @@ final class AgentsCommand implements Callable<Integer> {
       return PauseView.kind(p) + " " + PauseView.until(p, zone) + ", " + strikes;
     }
     // an ended pause stays recorded until the profile's next job works
-    return "ended " + PauseView.at(end(p), zone) + " (" + PauseView.kind(p) + ", " + strikes + ")";
-  }
-
-  /** When a pause ends: its end, or for one an older version recorded without an end, 15 minutes after it began. */
-  private static Instant end(AgentPauses.Pause p) {
-    return p.until() != null ? p.until() : p.since().plus(AgentPauses.Pause.UNSTATED_END);
+    return "ended " + PauseView.at(p.end(), zone) + " (" + PauseView.kind(p) + ", " + strikes + ")";
   }
 
   /** {@code orchestrate agents resume NAME}: a person ends a profile's pause. */
@@ -210,7 +205,7 @@ final class AgentsCommand implements Callable<Integer> {
       }
       AgentPauses.Pause p = r.cleared().get();
       String was = p.activeAt(r.now()) ? "its " + PauseView.kind(p) + " pause " + PauseView.until(p, zone)
-          : "its " + PauseView.kind(p) + " pause, which had ended " + PauseView.at(end(p), zone) + ",";
+          : "its " + PauseView.kind(p) + " pause, which had ended " + PauseView.at(p.end(), zone) + ",";
       return r.profile() + " resumed: " + was + " is cleared" + (r.runActive()
           ? "; the running run starts its work again at its next round" : "; the next run starts its work");
     }

@@ -80,7 +80,12 @@ public interface AgentPauses {
      * holds forever.
      */
     public boolean activeAt(Instant now) {
-      return (until != null ? until : since.plus(UNSTATED_END)).isAfter(now);
+      return end().isAfter(now);
+    }
+
+    /** When work may start again: {@link #until}, or {@link #UNSTATED_END} after {@link #since} without one. */
+    public Instant end() {
+      return until != null ? until : since.plus(UNSTATED_END);
     }
   }
 }

@@ -113,7 +113,7 @@ final class LimitPolicy {
     Instant stated = failure.kind() == OutcomeClass.USAGE_LIMIT
         ? failure.resetsAt(now, zone).map(r -> r.plus(RESET_MARGIN)).orElse(null)
         : failure.resetIn() == null ? null : now.plus(failure.resetIn());
-    Instant end = previous.until() == null ? previous.since().plus(AgentPauses.Pause.UNSTATED_END) : previous.until();
+    Instant end = previous.end();
     OutcomeClass kind = previous.kind();
     if (stated != null && stated.isAfter(end)) {
       end = stated;

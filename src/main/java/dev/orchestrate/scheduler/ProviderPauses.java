@@ -73,7 +73,7 @@ final class ProviderPauses {
       if (!p.activeAt(now)) {
         continue;
       }
-      Instant end = p.until() != null ? p.until() : p.since().plus(AgentPauses.Pause.UNSTATED_END);
+      Instant end = p.end();
       String fallback = fallbackName(config, p.profile(), now);
       said.put(p, p.profile() + " is paused by its " + p.kind().key().replace('_', ' ') + " until "
           + Session.WAIT_TIME.format(end) + " (" + p.strikes() + (p.strikes() == 1 ? " strike" : " strikes")

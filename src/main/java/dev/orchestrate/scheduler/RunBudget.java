@@ -151,7 +151,8 @@ final class RunBudget {
    * becomes its profile's measure of a turn when larger.
    */
   void ended(long jobId, Usage usage) {
-    Usage counted = countedAtCeiling(usage);
+    Usage reported = countedAtCeiling(usage);
+    Usage counted = reported;
     Budget.Reserve granted = reserves.remove(jobId);
     if (capped.remove(jobId) && counted.costUsd() == null && granted != null && granted.costUsd() > 0) {
       // Claude Code says its cost only in its result: a job cut off before it (a timeout, a stall, a
@@ -162,7 +163,7 @@ final class RunBudget {
     charged = charged.plus(counted);
     reserved = granted == null ? reserved : reserved.minus(granted);
     String profile = profiles.remove(jobId);
-    Double turn = countedAtCeiling(usage).costUsd(); // what it reported, not the share held for it
+    Double turn = reported.costUsd(); // what it reported, not the share held for it
     if (profile != null && turn != null && turn > 0) {
       turns.merge(profile, turn, Math::max);
     }

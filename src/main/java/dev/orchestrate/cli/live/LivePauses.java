@@ -68,7 +68,7 @@ final class LivePauses {
     }
     Instant end = null;
     for (AgentPauses.Pause p : inForce(now)) {
-      Instant until = p.until() != null ? p.until() : p.since().plus(AgentPauses.Pause.UNSTATED_END);
+      Instant until = p.end();
       end = end == null || until.isBefore(end) ? until : end;
     }
     return end == null ? eta : eta.plus(Duration.between(stillSince, end.isAfter(now) ? end : now));

@@ -12,6 +12,7 @@ import dev.orchestrate.limits.Cuts;
 import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
+import dev.orchestrate.workspace.BranchSummary;
 import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.Rebase;
 import dev.orchestrate.workspace.Repository;
@@ -63,9 +64,16 @@ public final class Unblocking {
   /**
    * The items unblocked, and with {@code --rebase} what became of each one's branch.
    *
-   * @param rebases by item id, in the order asked; empty without {@code --rebase}
+   * @param rebases   by item id, in the order asked; empty without {@code --rebase}
+   * @param baseAhead without {@code --rebase}: by item id, how many commits its base branch has that
+   *                  its branch does not (landed since it forked), for the items with a worktree
+   *                  whose next attempt starts from their branch; the hint that {@code --rebase}
+   *                  would have brought them in
    */
-  public record Outcome(List<ItemState> items, Map<String, Rebase> rebases) {
+  public record Outcome(List<ItemState> items, Map<String, Rebase> rebases, Map<String, Integer> baseAhead) {
+    public Outcome(List<ItemState> items, Map<String, Rebase> rebases) {
+      this(items, rebases, Map.of());
+    }
   }
 
   /**
@@ -104,8 +112,33 @@ public final class Unblocking {
       // no lease is taken, of several unblocks at once exactly one writes.
       refuseTaken(store.items().decideAllIf(steps, ItemStatus.BLOCKED, clock.instant()), wanted);
       steps.forEach(step -> unblocked.add(step.next()));
-      return new Outcome(unblocked, rebases);
+      return new Outcome(unblocked, rebases, rebasing == null ? baseAhead(store, steps) : Map.of());
     }
+  }
+
+  /**
+   * For a plain unblock: the items whose base branch moved on since their branch forked, with how
+   * far. Items blocked at done or landing are left out (their integration rebases anyway).
+   */
+  private static Map<String, Integer> baseAhead(StateStore store, List<Step> steps) {
+    Map<String, Integer> ahead = new LinkedHashMap<>();
+    Git git = null;
+    for (Step step : steps) {
+      ItemStatus from = step.next().status();
+      if (from == ItemStatus.DONE || from == ItemStatus.LANDING) {
+        continue;
+      }
+      Optional<WorkspaceRecord> ws = store.workspaces().workspace(step.next().id());
+      if (ws.isEmpty() || ws.get().branch() == null || ws.get().baseBranch() == null) {
+        continue;
+      }
+      git = git == null ? new Git() : git;
+      java.util.OptionalInt n = BranchSummary.baseAhead(git, ws.get());
+      if (n.isPresent() && n.getAsInt() > 0) {
+        ahead.put(step.next().id(), n.getAsInt());
+      }
+    }
+    return ahead;
   }
 
   /**

@@ -4,6 +4,7 @@ import dev.orchestrate.app.JobDetails;
 import dev.orchestrate.app.StatusQuery;
 import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.workspace.BranchSummary;
@@ -136,6 +137,7 @@ final class ItemView {
       return row;
     }).toList());
     m.put("commits_not_listed", b.commitsNotListed());
+    m.put("base_ahead", b.baseAhead());
     return m;
   }
 
@@ -192,6 +194,14 @@ final class ItemView {
       field(out, "held by", d.heldBy());
     }
     printBranch(out, d.branchSummary());
+    BranchSummary branch = d.branchSummary();
+    if (item.status() == ItemStatus.BLOCKED && branch != null && branch.baseAhead() > 0) {
+      // A plain unblock starts the next attempt from the branch as recorded: a fix landed on the
+      // base branch meanwhile is not there (issue 45).
+      field(out, "base moved", branch.baseBranch() + " has " + branch.baseAhead()
+          + (branch.baseAhead() == 1 ? " commit" : " commits") + " this branch does not (landed since it forked); "
+          + "unblock " + item.id() + " --rebase --notes TEXT brings them into its next attempt");
+    }
     if (d.usage().totalTokens() != null || d.usage().costUsd() != null) {
       field(out, "usage", UsageView.tokens(d.usage().totalTokens()) + " tokens"
           + (d.usage().costUsd() == null ? "" : ", " + UsageView.cost(d.usage().costUsd())) + " over its jobs");

@@ -161,7 +161,8 @@ final class RunCommand implements Callable<Integer> {
     if (json) {
       Json.print(out, withOutcome(withSelection(toJson(report), only), report, code));
     } else {
-      RunReportText.print(out, report, only, root.command().verbose.length > 0);
+      RunReportText.print(out, report, only, root.command().verbose.length > 0,
+          config.execution().workspace().worktrees());
       out.println("  details: " + statusHint());
       out.flush();
     }

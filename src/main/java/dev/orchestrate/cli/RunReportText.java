@@ -21,7 +21,7 @@ final class RunReportText {
   private RunReportText() {
   }
 
-  static void print(PrintWriter out, RunReport r, List<String> only, boolean verbose) {
+  static void print(PrintWriter out, RunReport r, List<String> only, boolean verbose, boolean worktrees) {
     out.println("run " + r.runId() + " stopped: " + why(r, only) + " ("
         + RunProgress.seconds(r.duration()) + ", " + r.phasesRun()
         + (r.phasesRun() == 1 ? " phase run)" : " phases run)"));
@@ -47,7 +47,10 @@ final class RunReportText {
       out.println("  not selected by " + RunCommand.onlyFlags(only) + ": " + RunCommand.ids(outside));
     }
     if (!r.blockedIds().isEmpty()) {
-      out.println("  blocked (orchestrate status ID says why; unblock ID --notes TEXT sends it back): "
+      // With worktrees a plain unblock resumes from the branch as recorded: a fix committed on the
+      // base branch since is only brought in by --rebase (issue 45).
+      out.println("  blocked (orchestrate status ID says why; unblock ID --notes TEXT sends it back"
+          + (worktrees ? ", with --rebase onto a fix committed on the base branch" : "") + "): "
           + RunCommand.ids(r.blockedIds()));
     }
     if (!r.awaitingReview().isEmpty()) {

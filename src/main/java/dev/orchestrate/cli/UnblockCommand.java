@@ -76,7 +76,7 @@ final class UnblockCommand implements Callable<Integer> {
     Unblocking.Rebasing rebasing = rebase ? rebasing() : null;
     Unblocking.Outcome unblocked;
     unblocked = new Unblocking(root.command().backend(), Clock.systemUTC()).unblock(ids, notes, rebasing);
-    print(spec.commandLine().getOut(), unblocked.items(), unblocked.rebases());
+    print(spec.commandLine().getOut(), unblocked);
     return ExitCode.OK;
   }
 
@@ -110,7 +110,9 @@ final class UnblockCommand implements Callable<Integer> {
     return commit == null ? "-" : commit.substring(0, Math.min(12, commit.length()));
   }
 
-  private void print(PrintWriter out, List<ItemState> items, Map<String, Rebase> rebases) {
+  private void print(PrintWriter out, Unblocking.Outcome outcome) {
+    List<ItemState> items = outcome.items();
+    Map<String, Rebase> rebases = outcome.rebases();
     if (output.json) {
       Map<String, Object> doc = Json.envelope("unblock");
       if (items.size() == 1) {
@@ -137,6 +139,10 @@ final class UnblockCommand implements Callable<Integer> {
           rebase.put("kept_moved_branch", r.moved());
           row.put("rebase", rebase);
         }
+        Integer ahead = outcome.baseAhead().get(item.id());
+        if (ahead != null) {
+          row.put("base_ahead", ahead);
+        }
         rows.add(row);
       }
       doc.put("items", rows);
@@ -151,6 +157,13 @@ final class UnblockCommand implements Callable<Integer> {
       Rebase r = rebases.get(item.id());
       if (r != null) {
         out.println(TerminalText.safe("  " + rebaseLine(item.id(), r)));
+      }
+      Integer ahead = outcome.baseAhead().get(item.id());
+      if (ahead != null) {
+        out.println(TerminalText.safe("  hint: its base branch has " + ahead + (ahead == 1 ? " commit" : " commits")
+            + " its branch does not (landed since it forked), and its next attempt starts without "
+            + (ahead == 1 ? "it" : "them") + "; when an item needs a fix committed there, unblock --rebase brings "
+            + "it in (orchestrate status ID says so of a blocked item)"));
       }
     }
     if (items.size() > 1) {

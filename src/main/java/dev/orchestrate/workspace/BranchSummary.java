@@ -20,9 +20,12 @@ import java.util.Optional;
  * @param files         the first {@link #MAX_FILES} of them
  * @param commitCount   every commit of the branch not on its base
  * @param commits       the newest {@link #MAX_COMMITS} of them, newest first
+ * @param baseAhead     commits of the base branch the branch does not hold ({@code branch..base}):
+ *                      what landed there since it forked; a blocked item's next attempt starts
+ *                      without them unless {@code unblock --rebase} brings them in
  */
 public record BranchSummary(String baseBranch, String branch, int filesChanged, long added, long removed,
-    List<FileChange> files, int commitCount, List<Commit> commits) {
+    List<FileChange> files, int commitCount, List<Commit> commits, int baseAhead) {
   public static final int MAX_FILES = 50;
   public static final int MAX_COMMITS = 50;
 
@@ -65,9 +68,10 @@ public record BranchSummary(String baseBranch, String branch, int filesChanged, 
       Git.Result diff = git.run(place, "diff", "--numstat", "--no-renames", "--no-color", base + "..." + branch,
           "--");
       Git.Result count = git.run(place, "rev-list", "--count", base + ".." + branch, "--");
+      Git.Result ahead = git.run(place, "rev-list", "--count", branch + ".." + base, "--");
       Git.Result log = git.run(place, "log", "--no-color", "--format=%h%x09%s", "-n", String.valueOf(MAX_COMMITS),
           base + ".." + branch, "--");
-      if (!diff.ok() || !count.ok() || !log.ok()) {
+      if (!diff.ok() || !count.ok() || !ahead.ok() || !log.ok()) {
         return Optional.empty();
       }
       List<FileChange> files = new ArrayList<>();
@@ -97,9 +101,29 @@ public record BranchSummary(String baseBranch, String branch, int filesChanged, 
       }
       int commitCount = Math.max(commits.size(), Integer.parseInt(count.line()));
       return Optional.of(new BranchSummary(ws.baseBranch(), ws.branch(), changed, added, removed, files,
-          commitCount, commits));
+          commitCount, commits, Integer.parseInt(ahead.line())));
     } catch (GitException | NumberFormatException e) {
       return Optional.empty();
+    }
+  }
+
+  /**
+   * How many commits the base branch has that the item's branch does not ({@code branch..base}):
+   * what landed on the base since the branch forked (or was last rebased), which a plain {@code
+   * unblock} leaves out of the item's next attempt. Empty when it cannot be read; a hint, never an
+   * error.
+   */
+  public static java.util.OptionalInt baseAhead(Git git, WorkspaceRecord ws) {
+    Path common = Worktrees.commonDir(ws);
+    if (!Files.isDirectory(common, LinkOption.NOFOLLOW_LINKS)) {
+      return java.util.OptionalInt.empty();
+    }
+    try {
+      Git.Result count = git.run(Git.Place.repository(common), "rev-list", "--count",
+          "refs/heads/" + ws.branch() + "..refs/heads/" + ws.baseBranch(), "--");
+      return count.ok() ? java.util.OptionalInt.of(Integer.parseInt(count.line())) : java.util.OptionalInt.empty();
+    } catch (GitException | NumberFormatException e) {
+      return java.util.OptionalInt.empty();
     }
   }
 

@@ -123,6 +123,45 @@ class UnblockRebaseCliTest {
   }
 
   @Test
+  void a_plain_unblock_after_a_fix_on_the_base_branch_hints_at_rebase_where_the_user_decides() throws Exception {
+    project("H");
+    CliRunner.Result first = run();
+    assertEquals(1, first.exitCode());
+    assertTrue(first.out().contains("unblock ID --notes TEXT sends it back, with --rebase onto a fix committed on "
+        + "the base branch): H"), first.out());
+    CliRunner.Result before = cli("status", "H");
+    assertFalse(before.out().contains("base moved"), "nothing landed on main yet: " + before.out());
+    commitFixOnMain();
+    repo.write("README.md", "a second commit\n");
+    repo.commitAll("another");
+
+    CliRunner.Result blocked = cli("status", "H");
+    assertTrue(
+        blocked.out().contains("base moved:    main has 2 commits this branch does not (landed since it forked); "
+            + "unblock H --rebase --notes TEXT brings them into its next attempt"),
+        blocked.out());
+    assertEquals(2, item("H").path("item").path("branch_summary").path("base_ahead").asInt());
+
+    CliRunner.Result unblock = cli("unblock", "H", "--notes", "tools/fix.sh is on main now");
+    assertEquals(0, unblock.exitCode(), unblock.err());
+    assertTrue(unblock.out().contains("hint: its base branch has 2 commits its branch does not (landed since it "
+        + "forked), and its next attempt starts without them; when an item needs a fix committed there, unblock "
+        + "--rebase brings it in"), unblock.out());
+  }
+
+  @Test
+  void the_unblock_json_counts_the_base_commits_a_plain_unblock_leaves_out() throws Exception {
+    project("J");
+    run();
+    commitFixOnMain();
+    CliRunner.Result unblock = cli("unblock", "J", "--notes", "n", "--json");
+    assertEquals(0, unblock.exitCode(), unblock.err());
+    assertEquals(1, JSON.readTree(unblock.out()).path("items").get(0).path("base_ahead").asInt(), unblock.out());
+    CliRunner.Result rebased = run();
+    assertEquals(1, rebased.exitCode(), "without the fix phase two fails again: " + rebased.out());
+  }
+
+  @Test
   void a_conflicting_rebase_blocks_the_item_again_naming_the_files_and_a_hand_resolution_is_kept() throws Exception {
     project("C");
     assertEquals(1, run().exitCode());

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.workspace.GitRepo;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -65,7 +66,34 @@ class JsonConsistencyTest {
     cli("memory", "add", "--kind", "episodic", "--id", "e1", "it happened");
     cli("stats");
     cli("--quiet", "compact");
-    return new Path[] {config, backlog};
+    return new Path[] {config, backlog, reviewProject()};
+  }
+
+  /** A worktree project whose one item awaits review with its work on its branch, for diff. */
+  private Path reviewProject() throws Exception {
+    GitRepo repo = GitRepo.init(dir.resolve("repo"));
+    Path agent = dir.resolve("review-agent.sh");
+    Files.writeString(agent, "#!/usr/bin/env bash\nprintf 'changed\\n' >> README.md\nprintf 'new\\n' > new.txt\n");
+    repo.write("README.md", "a project\n");
+    repo.write("backlog.yaml", "items:\n  - {id: R, title: r}\n");
+    repo.write("orchestrate.yaml", """
+        agent:
+          command: ["bash", "%s"]
+          timeout: 20s
+        execution: {workspace: worktree, max_retries: 0}
+        default_pipeline: p
+        pipelines:
+          p:
+            review: required
+            phases:
+              - {name: work, instructions: "Work."}
+        """.formatted(agent));
+    repo.commitAll("project");
+    CliRunner.Result r = CliRunner.runIn(repo.dir, Map.of(), "--state", repo.dir.resolve(".orchestrate").toString(),
+        "--config", repo.dir.resolve("orchestrate.yaml").toString(), "--quiet", "run", "--no-live",
+        repo.dir.resolve("backlog.yaml").toString());
+    assertEquals(0, r.exitCode(), r.out() + r.err());
+    return repo.dir;
   }
 
   /** The command lines of one round; memory add and supersede use ids of their own per round. */
@@ -86,7 +114,11 @@ class JsonConsistencyTest {
         List.of("--state", s, "memory", "add", "--kind", "semantic", "--id", "n" + round, "new", "--json"),
         List.of("--state", s, "memory", "supersede", "s1", "--by", "n" + round, "--json"),
         List.of("--state", s, "--config", c, "run", "--dry-run", "--json", project[1].toString()),
-        List.of("--state", s, "--config", c, "--quiet", "run", "--json", project[1].toString()));
+        List.of("--state", s, "--config", c, "--quiet", "run", "--json", project[1].toString()),
+        List.of("--state", project[2].resolve(".orchestrate").toString(), "--config",
+            project[2].resolve("orchestrate.yaml").toString(), "diff", "R", "--json"),
+        List.of("--state", project[2].resolve(".orchestrate").toString(), "--config",
+            project[2].resolve("orchestrate.yaml").toString(), "diff", "R", "--stat", "--json"));
   }
 
   private List<String> round(List<List<String>> commands) throws Exception {
@@ -160,6 +192,9 @@ class JsonConsistencyTest {
     }
     assertTrue(first.get(4).containsKey(".memory.protected_by"), "the dry run reports protected_by");
     assertEquals(3, first.get(4).get(".memory.protected_by").size(), "three reasons: " + first.get(4));
+    int diff = first.size() - 2;
+    assertTrue(first.get(diff).containsKey(".files[]") && first.get(diff + 1).containsKey(".files[]"),
+        "diff and diff --stat list the item's files: " + first.get(diff));
   }
 
   @Test

@@ -24,7 +24,7 @@ import java.util.regex.Pattern;
  * empty, not starting with {@code -} or {@code @}, not a command's name, a number in digits). For
  * those, the same command object picocli would build gets the same fields and runs with the same
  * error handling, so stdout, stderr and the exit code are the same ({@code FastPathTest} runs
- * both). Anything else (help, version, completion, a typo, an unknown or repeated option,
+ * both). {@code --version} alone prints {@link Version} as picocli would. Anything else (help, completion, a typo, an unknown or repeated option,
  * {@code --}, an {@code @file}, a value picocli might read otherwise) is left to picocli, so its
  * usage messages and suggestions stay exactly as they are.
  */
@@ -87,6 +87,14 @@ final class FastPath {
    */
   static OptionalInt execute(String[] args, Map<String, String> env, Path workingDir, Supplier<PrintWriter> out,
       Supplier<PrintWriter> err) {
+    if (isVersion(args)) {
+      PrintWriter o = out.get();
+      for (String line : Version.lines()) {
+        o.println(line);
+      }
+      o.flush();
+      return OptionalInt.of(0);
+    }
     Optional<Invocation> invocation = parse(args, env, workingDir);
     if (invocation.isEmpty()) {
       return OptionalInt.empty();
@@ -97,6 +105,19 @@ final class FastPath {
     o.flush();
     e.flush();
     return OptionalInt.of(code);
+  }
+
+  /**
+   * {@code --version} or {@code -V} alone, or after {@code --state DIR} (which picocli reads and
+   * leaves unused): picocli prints the version and nothing else for those.
+   */
+  static boolean isVersion(String[] args) {
+    int i = 0;
+    if (args.length == 3 && args[0].equals("--state") && !args[1].isEmpty() && args[1].charAt(0) != '-'
+        && args[1].charAt(0) != '@' && !COMMAND_WORDS.contains(args[1])) {
+      i = 2;
+    }
+    return args.length == i + 1 && (args[i].equals("--version") || args[i].equals("-V"));
   }
 
   /** The invocation these arguments make, when they are one this class recognises. */

@@ -110,6 +110,29 @@ final class UnblockCommand implements Callable<Integer> {
     return commit == null ? "-" : commit.substring(0, Math.min(12, commit.length()));
   }
 
+  /** One item's row of {@code --json}: its rebase with {@code --rebase}, its base's lead without. */
+  private static Map<String, Object> row(ItemState item, Rebase r, Integer ahead) {
+    Map<String, Object> row = new LinkedHashMap<>();
+    row.put("id", item.id());
+    row.put("status", item.status().key());
+    row.put("phase", item.progress().phase());
+    if (r != null) {
+      Map<String, Object> rebase = new LinkedHashMap<>();
+      rebase.put("result", r.kind());
+      rebase.put("branch", r.branch());
+      rebase.put("onto", r.baseBranch());
+      rebase.put("base_commit", r.base());
+      rebase.put("from", r.from());
+      rebase.put("head_commit", r.head());
+      rebase.put("kept_moved_branch", r.moved());
+      row.put("rebase", rebase);
+    }
+    if (ahead != null) {
+      row.put("base_ahead", ahead);
+    }
+    return row;
+  }
+
   private void print(PrintWriter out, Unblocking.Outcome outcome) {
     List<ItemState> items = outcome.items();
     Map<String, Rebase> rebases = outcome.rebases();
@@ -123,27 +146,7 @@ final class UnblockCommand implements Callable<Integer> {
       }
       List<Map<String, Object>> rows = new ArrayList<>();
       for (ItemState item : items) {
-        Map<String, Object> row = new LinkedHashMap<>();
-        row.put("id", item.id());
-        row.put("status", item.status().key());
-        row.put("phase", item.progress().phase());
-        Rebase r = rebases.get(item.id());
-        if (r != null) {
-          Map<String, Object> rebase = new LinkedHashMap<>();
-          rebase.put("result", r.kind());
-          rebase.put("branch", r.branch());
-          rebase.put("onto", r.baseBranch());
-          rebase.put("base_commit", r.base());
-          rebase.put("from", r.from());
-          rebase.put("head_commit", r.head());
-          rebase.put("kept_moved_branch", r.moved());
-          row.put("rebase", rebase);
-        }
-        Integer ahead = outcome.baseAhead().get(item.id());
-        if (ahead != null) {
-          row.put("base_ahead", ahead);
-        }
-        rows.add(row);
+        rows.add(row(item, rebases.get(item.id()), outcome.baseAhead().get(item.id())));
       }
       doc.put("items", rows);
       Json.print(out, doc);

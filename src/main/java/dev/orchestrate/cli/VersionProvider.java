@@ -2,12 +2,10 @@ package dev.orchestrate.cli;
 
 import picocli.CommandLine;
 
-/** The version from the jar manifest ({@code dev} when run from classes). */
+/** picocli's view of {@link Version}, for {@code --version} wherever picocli parses it. */
 final class VersionProvider implements CommandLine.IVersionProvider {
   @Override
   public String[] getVersion() {
-    String v = VersionProvider.class.getPackage().getImplementationVersion();
-    return new String[] {"orchestrate " + (v == null ? "dev" : v),
-        "Java " + System.getProperty("java.version") + " (" + System.getProperty("java.vendor") + ")"};
+    return Version.lines();
   }
 }

@@ -1,6 +1,7 @@
 package dev.orchestrate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import ch.qos.logback.classic.Level;
@@ -106,7 +107,8 @@ class FastPathTest {
 
   /** Argument lists the fast path leaves to picocli. */
   static final List<List<String>> LEFT_TO_PICOCLI = List.of(
-      List.of(), List.of("--help"), List.of("-h"), List.of("-V"), List.of("--version"), List.of("version"),
+      List.of(), List.of("--help"), List.of("-h"), List.of("version"), List.of("--version", "--version"),
+      List.of("-V", "status"), List.of("--quiet", "--version"),
       List.of("status", "--help"), List.of("status", "-h"), List.of("stats", "-V"), List.of("help", "status"),
       List.of("completion", "bash"), List.of("stauts"), List.of("stats", "--jsn"),
       List.of("status", "--json", "--json"),
@@ -152,11 +154,21 @@ class FastPathTest {
   }
 
   @Test
+  void version_alone_prints_as_picocli_does_without_it() throws IOException {
+    int n = 3000;
+    for (List<String> args : List.of(List.of("--version"), List.of("-V"), List.of("--state", "state", "--version"))) {
+      assertTrue(FastPath.isVersion(args.toArray(String[]::new)), args.toString());
+      assertSame(args, n++);
+    }
+  }
+
+  @Test
   void anything_else_is_left_to_picocli_unchanged() throws IOException {
     int n = 2000;
     for (List<String> args : LEFT_TO_PICOCLI) {
       List<String> all = withState(args);
       assertTrue(FastPath.parse(all.toArray(String[]::new), Map.of(), project).isEmpty(), "recognised: " + all);
+      assertFalse(FastPath.isVersion(all.toArray(String[]::new)), "recognised as --version: " + all);
       assertSame(all, n++);
     }
   }

@@ -1,5 +1,6 @@
 package dev.orchestrate.serve;
 
+import dev.orchestrate.app.Reviewing;
 import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
@@ -15,7 +16,14 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,6 +54,11 @@ public final class DashboardServer implements AutoCloseable {
   static final int RESPONSE_SECONDS = 60;
   static final int MAX_URI_CHARS = 4096;
   private static final String ITEMS_PREFIX = "/items/";
+  private static final String ACTIONS_PREFIX = "/actions/";
+  /** The longest form an action takes: notes are cut at 8,000 characters, up to 9 bytes each once encoded. */
+  static final int MAX_FORM_BYTES = 128 * 1024;
+  /** How long an answer waits for its action; a longer one (an integration's gates) goes on, and its page says so. */
+  static final int ACTION_WAIT_SECONDS = 30;
   /** The longest request head read: a URI of {@link #MAX_URI_CHARS} and room for cookies. */
   static final int MAX_HEAD_BYTES = 16 * 1024;
   static final HttpListener.Limits LIMITS = new HttpListener.Limits(Duration.ofSeconds(REQUEST_HEAD_SECONDS),
@@ -59,15 +72,32 @@ public final class DashboardServer implements AutoCloseable {
   private final AccessToken token;
   private final AllowedHosts hosts;
   private final Semaphore rendering = new Semaphore(RENDERERS, true);
+  private final ReviewPages reviewPages;
+  /** Null unless started with actions ({@code serve --actions}): then the forms' secret, the actions, their results. */
+  private final CsrfToken csrf;
+  private final ReviewActions actions;
+  private final ActionResults results;
+  /** Runs the actions one at a time (they take turns on the state anyway), beside the connection that asked. */
+  private final ExecutorService acting;
 
   private DashboardServer(HttpListener listener, StateBackend backend, Clock clock, AccessToken token,
-      AllowedHosts hosts) {
+      AllowedHosts hosts, ReviewActions actions) {
     this.listener = listener;
     this.backend = backend;
     this.pages = new Pages(backend.directory(), clock);
-    this.itemPages = new ItemPages(backend.directory());
     this.token = token;
     this.hosts = hosts;
+    this.actions = actions;
+    SecureRandom random = new SecureRandom();
+    this.csrf = actions == null ? null : new CsrfToken(random);
+    this.results = actions == null ? null : new ActionResults(random);
+    this.acting = actions == null ? null : Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "serve-action");
+      t.setDaemon(true);
+      return t;
+    });
+    this.reviewPages = new ReviewPages(clock, csrf, results, actions);
+    this.itemPages = new ItemPages(backend.directory(), reviewPages);
   }
 
   /**
@@ -77,10 +107,26 @@ public final class DashboardServer implements AutoCloseable {
    */
   public static DashboardServer start(StateBackend backend, InetSocketAddress address, String token, Clock clock)
       throws IOException {
+    return start(backend, address, token, clock, null);
+  }
+
+  /**
+   * Binds and starts serving, with the actions when {@code project} is given ({@code serve --actions}).
+   *
+   * @param project the project's config and checkout as {@code approve} finds them, asked at each
+   *                action; null: read-only
+   * @throws IllegalArgumentException for actions on an address beyond loopback without a token
+   */
+  public static DashboardServer start(StateBackend backend, InetSocketAddress address, String token, Clock clock,
+      Supplier<Reviewing.Project> project) throws IOException {
+    if (project != null && token == null && !address.getAddress().isLoopbackAddress()) {
+      throw new IllegalArgumentException("actions beyond loopback need an access token");
+    }
     HttpListener listener = HttpListener.bind(address, LIMITS);
     try {
       DashboardServer dashboard = new DashboardServer(listener, backend, clock,
-          token == null ? null : new AccessToken(token), AllowedHosts.of(address, listener.port()));
+          token == null ? null : new AccessToken(token), AllowedHosts.of(address, listener.port()),
+          project == null ? null : new ReviewActions(backend, project, clock));
       listener.serve(dashboard::handle);
       return dashboard;
     } catch (RuntimeException e) {
@@ -96,14 +142,16 @@ public final class DashboardServer implements AutoCloseable {
    * verifier would load at start-up.
    *
    * @param token  null: none asked for on loopback, one generated on any other address
+   * @param project null: read-only; else the project the actions decide in ({@code serve --actions})
    * @param onStop routes the operator's stop (Ctrl-C, SIGTERM, SIGHUP) to the action it is given
    *               until the registration it returns is closed, so that serve ends as {@code run}
    *               does, with 130, rather than by the signal's default (143 for SIGTERM)
    * @return 130, the interrupted exit code, when stopped
    * @throws IOException when the address cannot be bound
    */
-  public static int serveUntilStopped(StateBackend backend, InetSocketAddress address, String token, PrintWriter out,
-      PrintWriter err, java.util.function.Function<Runnable, AutoCloseable> onStop)
+  public static int serveUntilStopped(StateBackend backend, InetSocketAddress address, String token,
+      Supplier<Reviewing.Project> project, PrintWriter out, PrintWriter err,
+      java.util.function.Function<Runnable, AutoCloseable> onStop)
       throws IOException, InterruptedException {
     String access = token;
     if (access == null && !address.getAddress().isLoopbackAddress()) {
@@ -111,14 +159,15 @@ public final class DashboardServer implements AutoCloseable {
       err.println("orchestrate: access token for this dashboard (shown once): " + access);
       err.flush();
     }
-    DashboardServer server = start(backend, address, access, Clock.systemUTC());
+    DashboardServer server = start(backend, address, access, Clock.systemUTC(), project);
     CountDownLatch stopped = new CountDownLatch(1);
     AutoCloseable signals = onStop.apply(stopped::countDown);
     String host = address.getAddress().isAnyLocalAddress() ? "127.0.0.1" : address.getAddress().getHostAddress();
     if (host.contains(":")) {
       host = "[" + host + "]";
     }
-    out.println("Serving " + backend.directory().root().toAbsolutePath() + " read-only at http://" + host + ":"
+    out.println("Serving " + backend.directory().root().toAbsolutePath()
+        + (project == null ? " read-only" : " with actions (approve, reject, unblock)") + " at http://" + host + ":"
         + server.port() + "/"
         + (access == null ? "" : " (token required)"));
     out.flush();
@@ -143,7 +192,8 @@ public final class DashboardServer implements AutoCloseable {
     try {
       ex.set("Content-Security-Policy", CSP);
       ex.set("X-Content-Type-Options", "nosniff");
-      ex.set("Referrer-Policy", "no-referrer");
+      // With actions, same-origin: a browser then sends the page's own Origin with a form, which is checked.
+      ex.set("Referrer-Policy", actions == null ? "no-referrer" : "same-origin");
       ex.set("X-Frame-Options", "DENY");
       ex.set("Cache-Control", "no-store");
       if (!rightHost(ex)) {
@@ -151,9 +201,11 @@ public final class DashboardServer implements AutoCloseable {
       }
       String method = ex.method();
       boolean head = method.equals("HEAD");
-      if (!method.equals("GET") && !head) {
-        ex.set("Allow", "GET, HEAD");
-        send(ex, 405, "text/plain; charset=utf-8", "method not allowed: the dashboard is read-only\n", false);
+      boolean post = method.equals("POST") && actions != null;
+      if (!method.equals("GET") && !head && !post) {
+        ex.set("Allow", actions == null ? "GET, HEAD" : "GET, HEAD, POST");
+        send(ex, 405, "text/plain; charset=utf-8", actions == null ? "method not allowed: the dashboard is read-only "
+            + "(serve --actions offers approve, reject and unblock)\n" : "method not allowed\n", false);
         return;
       }
       URI uri = ex.uri();
@@ -163,6 +215,15 @@ public final class DashboardServer implements AutoCloseable {
       }
       Query query = Query.parse(uri.getRawQuery());
       if (token != null && !authorised(ex, query, head)) {
+        return;
+      }
+      if (uri.getPath().startsWith(ACTIONS_PREFIX)) {
+        act(ex, uri.getPath(), post, head);
+        return;
+      }
+      if (post) {
+        ex.set("Allow", "GET, HEAD");
+        send(ex, 405, "text/plain; charset=utf-8", "method not allowed: only /actions/ take a form\n", false);
         return;
       }
       route(ex, uri.getPath(), query, head);
@@ -264,7 +325,7 @@ public final class DashboardServer implements AutoCloseable {
       return;
     }
     if (!path.equals("/") && !path.equals("/items") && !path.equals("/item") && !path.equals("/jobs")
-        && !path.equals("/growth") && !path.equals("/memory") && !path.equals("/log")) {
+        && !path.equals("/growth") && !path.equals("/memory") && !path.equals("/log") && !path.equals("/review")) {
       page(ex, Pages.notFound(), head);
       return;
     }
@@ -292,6 +353,7 @@ public final class DashboardServer implements AutoCloseable {
           case "/log" -> itemPages.log(db, query);
           case "/growth" -> pages.growth(db);
           case "/memory" -> pages.memory(db, query);
+          case "/review" -> reviewPages.review(db);
           default -> pages.overview(db);
         };
       }
@@ -305,6 +367,103 @@ public final class DashboardServer implements AutoCloseable {
     ex.set("Server-Timing",
         String.format(java.util.Locale.ROOT, "render;dur=%.1f", (System.nanoTime() - started) / 1e6));
     page(ex, rendered, head);
+  }
+
+  /**
+   * An action's form ({@code POST /actions/approve|reject|unblock}): refused unless it is a POST of
+   * this server's own page (its Origin, when the browser sends one, and the form's secret), then
+   * taken as the command would take it, and the browser sent to the item's page, which says what
+   * became of it ({@code ?result=KEY}).
+   */
+  private void act(Exchange ex, String path, boolean post, boolean head) throws IOException {
+    String action = path.substring(ACTIONS_PREFIX.length());
+    if (actions == null || !(action.equals("approve") || action.equals("reject") || action.equals("unblock"))) {
+      page(ex, Pages.notFound(), head);
+      return;
+    }
+    if (!post) {
+      ex.set("Allow", "POST");
+      send(ex, 405, "text/plain; charset=utf-8", "method not allowed: an action is a POST of its form\n", head);
+      return;
+    }
+    Query form = form(ex);
+    if (form == null) {
+      return;
+    }
+    String id = form.get("id");
+    if (id == null) {
+      send(ex, 400, "text/plain; charset=utf-8", "bad request: the form names no item\n", false);
+      return;
+    }
+    String key = take(action, id, form);
+    if (key == null) {
+      return; // the server is stopping
+    }
+    ex.set("Location", "/item?id=" + Query.encode(id) + "&result=" + key);
+    send(ex, 303, "text/plain; charset=utf-8", "", false);
+  }
+
+  /**
+   * The action's form when it comes from this server's own page (its Origin, when the browser sends
+   * one, and the form's secret); otherwise null, the refusal sent.
+   */
+  private Query form(Exchange ex) throws IOException {
+    String origin = ex.request().first("Origin");
+    if (origin != null && !origin.equalsIgnoreCase("http://" + ex.request().first("Host"))) {
+      send(ex, 403, "text/plain; charset=utf-8", "forbidden: the form is not from this dashboard\n", false);
+      return null;
+    }
+    String type = ex.request().first("Content-Type");
+    if (type == null || !type.toLowerCase(java.util.Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
+      send(ex, 415, "text/plain; charset=utf-8", "unsupported media type: send the page's form\n", false);
+      return null;
+    }
+    Query form;
+    try {
+      form = Query.parse(new String(ex.body(MAX_FORM_BYTES), StandardCharsets.UTF_8));
+    } catch (Exchange.BodyRefused e) {
+      send(ex, e.status, "text/plain; charset=utf-8", e.getMessage() + "\n", false);
+      return null;
+    }
+    if (!csrf.matches(form.params().get(CsrfToken.FIELD))) {
+      send(ex, 403, "text/plain; charset=utf-8",
+          "forbidden: the form's token is not this server's (reload the page and try again)\n", false);
+      return null;
+    }
+    return form;
+  }
+
+  /**
+   * Takes the action on the actions' thread, waiting for it up to {@link #ACTION_WAIT_SECONDS}, and
+   * returns the key of its result (filled in when it ends); null when the server is stopping.
+   */
+  private String take(String action, String id, Query form) {
+    String key = results.start();
+    Future<?> running = acting.submit(() -> {
+      ReviewActions.Result r;
+      try {
+        r = switch (action) {
+          case "approve" -> actions.approve(id);
+          case "reject" -> actions.reject(id, form.params().get("notes"), form.get("phase"));
+          default -> actions.unblock(id, form.params().get("notes"), form.get("rebase") != null);
+        };
+      } catch (RuntimeException e) {
+        LOG.warn("serve: {} {} failed: {}", action, id, e.toString());
+        r = new ReviewActions.Result(false, action + " " + id + " failed: " + e.getMessage());
+      }
+      results.end(key, r.applied(), r.message());
+    });
+    try {
+      running.get(ACTION_WAIT_SECONDS, TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      // still working: the item's page says so until it ends
+    } catch (ExecutionException e) {
+      LOG.warn("serve: {} {} failed: {}", action, id, e.getCause().toString());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return null;
+    }
+    return key;
   }
 
   private static void page(Exchange ex, Pages.Rendered rendered, boolean head) throws IOException {
@@ -330,5 +489,8 @@ public final class DashboardServer implements AutoCloseable {
   @Override
   public void close() {
     listener.close();
+    if (acting != null) {
+      acting.shutdownNow();
+    }
   }
 }

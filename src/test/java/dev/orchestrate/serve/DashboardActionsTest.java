@@ -12,6 +12,7 @@ import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.Progress;
 import dev.orchestrate.item.Step;
+import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.TestStores;
@@ -214,5 +215,23 @@ class DashboardActionsTest {
     String page = get(unblock.headers().firstValue("Location").orElseThrow()).body();
     assertTrue(page.contains("data-result>Unblocked B: in_progress at phase build"), page);
     assertNotNull(get("/review").body());
+  }
+
+  @Test
+  void beside_a_running_run_a_rejection_is_queued_for_it_and_an_unblock_refused_as_the_commands_do()
+      throws Exception {
+    String csrf = csrf();
+    try (RunLease run = backend.acquireLease(T0, Duration.ofSeconds(60))) {
+      HttpResponse<String> reject = post("/actions/reject", "id=A&csrf=" + csrf + "&notes=again", origin());
+      String page = get(reject.headers().firstValue("Location").orElseThrow()).body();
+      assertTrue(page.contains("data-result>Queued A: the running run applies it"), page);
+      assertEquals(ItemStatus.AWAITING_REVIEW, current("A").status(), "the run applies it, not the dashboard");
+      assertTrue(get("/review").body().contains("queued for a run"), "the review view says a decision is queued");
+
+      HttpResponse<String> unblock = post("/actions/unblock", "id=B&csrf=" + csrf + "&notes=fixed", origin());
+      String refused = get(unblock.headers().firstValue("Location").orElseThrow()).body();
+      assertTrue(refused.contains("class=\"notice refused\""), refused);
+      assertEquals(ItemStatus.BLOCKED, current("B").status());
+    }
   }
 }

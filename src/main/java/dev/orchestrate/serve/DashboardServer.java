@@ -16,13 +16,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,7 +26,10 @@ import org.slf4j.LoggerFactory;
  * dependency, nothing loaded by the other commands). It changes nothing: each request opens the
  * state read-only ({@link DashboardQueries}), only GET and HEAD are answered, and every response
  * carries a strict Content-Security-Policy. A request naming another host is refused first
- * ({@link AllowedHosts}); bound beyond loopback, every request must carry the access token.
+ * ({@link AllowedHosts}); bound beyond loopback, every request must carry the access token. Started
+ * with actions ({@code serve --actions}), it also takes the POST of a decision's form, with this
+ * server's secret ({@link CsrfToken}) and from its own origin, and hands it to the use case the
+ * command of its name calls ({@link ReviewActions}).
  *
  * <p>A connection has a thread from accept until it is answered, and {@link #REQUEST_HEAD_SECONDS}
  * to send its whole request head. At most {@link #MAX_CONNECTIONS} are open at once and
@@ -55,10 +52,6 @@ public final class DashboardServer implements AutoCloseable {
   static final int MAX_URI_CHARS = 4096;
   private static final String ITEMS_PREFIX = "/items/";
   private static final String ACTIONS_PREFIX = "/actions/";
-  /** The longest form an action takes: notes are cut at 8,000 characters, up to 9 bytes each once encoded. */
-  static final int MAX_FORM_BYTES = 128 * 1024;
-  /** How long an answer waits for its action; a longer one (an integration's gates) goes on, and its page says so. */
-  static final int ACTION_WAIT_SECONDS = 30;
   /** The longest request head read: a URI of {@link #MAX_URI_CHARS} and room for cookies. */
   static final int MAX_HEAD_BYTES = 16 * 1024;
   static final HttpListener.Limits LIMITS = new HttpListener.Limits(Duration.ofSeconds(REQUEST_HEAD_SECONDS),
@@ -73,12 +66,8 @@ public final class DashboardServer implements AutoCloseable {
   private final AllowedHosts hosts;
   private final Semaphore rendering = new Semaphore(RENDERERS, true);
   private final ReviewPages reviewPages;
-  /** Null unless started with actions ({@code serve --actions}): then the forms' secret, the actions, their results. */
-  private final CsrfToken csrf;
-  private final ReviewActions actions;
-  private final ActionResults results;
-  /** Runs the actions one at a time (they take turns on the state anyway), beside the connection that asked. */
-  private final ExecutorService acting;
+  /** Null unless started with actions ({@code serve --actions}). */
+  private final Decisions decisions;
 
   private DashboardServer(HttpListener listener, StateBackend backend, Clock clock, AccessToken token,
       AllowedHosts hosts, ReviewActions actions) {
@@ -87,16 +76,8 @@ public final class DashboardServer implements AutoCloseable {
     this.pages = new Pages(backend.directory(), clock);
     this.token = token;
     this.hosts = hosts;
-    this.actions = actions;
-    SecureRandom random = new SecureRandom();
-    this.csrf = actions == null ? null : new CsrfToken(random);
-    this.results = actions == null ? null : new ActionResults(random);
-    this.acting = actions == null ? null : Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "serve-action");
-      t.setDaemon(true);
-      return t;
-    });
-    this.reviewPages = new ReviewPages(clock, csrf, results, actions);
+    this.decisions = actions == null ? null : new Decisions(actions, new SecureRandom());
+    this.reviewPages = new ReviewPages(clock, decisions);
     this.itemPages = new ItemPages(backend.directory(), reviewPages);
   }
 
@@ -193,7 +174,7 @@ public final class DashboardServer implements AutoCloseable {
       ex.set("Content-Security-Policy", CSP);
       ex.set("X-Content-Type-Options", "nosniff");
       // With actions, same-origin: a browser then sends the page's own Origin with a form, which is checked.
-      ex.set("Referrer-Policy", actions == null ? "no-referrer" : "same-origin");
+      ex.set("Referrer-Policy", decisions == null ? "no-referrer" : "same-origin");
       ex.set("X-Frame-Options", "DENY");
       ex.set("Cache-Control", "no-store");
       if (!rightHost(ex)) {
@@ -201,10 +182,10 @@ public final class DashboardServer implements AutoCloseable {
       }
       String method = ex.method();
       boolean head = method.equals("HEAD");
-      boolean post = method.equals("POST") && actions != null;
+      boolean post = method.equals("POST") && decisions != null;
       if (!method.equals("GET") && !head && !post) {
-        ex.set("Allow", actions == null ? "GET, HEAD" : "GET, HEAD, POST");
-        send(ex, 405, "text/plain; charset=utf-8", actions == null ? "method not allowed: the dashboard is read-only "
+        ex.set("Allow", decisions == null ? "GET, HEAD" : "GET, HEAD, POST");
+        send(ex, 405, "text/plain; charset=utf-8", decisions == null ? "method not allowed: the dashboard is read-only "
             + "(serve --actions offers approve, reject and unblock)\n" : "method not allowed\n", false);
         return;
       }
@@ -218,7 +199,11 @@ public final class DashboardServer implements AutoCloseable {
         return;
       }
       if (uri.getPath().startsWith(ACTIONS_PREFIX)) {
-        act(ex, uri.getPath(), post, head);
+        if (decisions == null) {
+          page(ex, Pages.notFound(), head);
+        } else {
+          decisions.act(ex, uri.getPath().substring(ACTIONS_PREFIX.length()), post, head);
+        }
         return;
       }
       if (post) {
@@ -369,104 +354,7 @@ public final class DashboardServer implements AutoCloseable {
     page(ex, rendered, head);
   }
 
-  /**
-   * An action's form ({@code POST /actions/approve|reject|unblock}): refused unless it is a POST of
-   * this server's own page (its Origin, when the browser sends one, and the form's secret), then
-   * taken as the command would take it, and the browser sent to the item's page, which says what
-   * became of it ({@code ?result=KEY}).
-   */
-  private void act(Exchange ex, String path, boolean post, boolean head) throws IOException {
-    String action = path.substring(ACTIONS_PREFIX.length());
-    if (actions == null || !(action.equals("approve") || action.equals("reject") || action.equals("unblock"))) {
-      page(ex, Pages.notFound(), head);
-      return;
-    }
-    if (!post) {
-      ex.set("Allow", "POST");
-      send(ex, 405, "text/plain; charset=utf-8", "method not allowed: an action is a POST of its form\n", head);
-      return;
-    }
-    Query form = form(ex);
-    if (form == null) {
-      return;
-    }
-    String id = form.get("id");
-    if (id == null) {
-      send(ex, 400, "text/plain; charset=utf-8", "bad request: the form names no item\n", false);
-      return;
-    }
-    String key = take(action, id, form);
-    if (key == null) {
-      return; // the server is stopping
-    }
-    ex.set("Location", "/item?id=" + Query.encode(id) + "&result=" + key);
-    send(ex, 303, "text/plain; charset=utf-8", "", false);
-  }
-
-  /**
-   * The action's form when it comes from this server's own page (its Origin, when the browser sends
-   * one, and the form's secret); otherwise null, the refusal sent.
-   */
-  private Query form(Exchange ex) throws IOException {
-    String origin = ex.request().first("Origin");
-    if (origin != null && !origin.equalsIgnoreCase("http://" + ex.request().first("Host"))) {
-      send(ex, 403, "text/plain; charset=utf-8", "forbidden: the form is not from this dashboard\n", false);
-      return null;
-    }
-    String type = ex.request().first("Content-Type");
-    if (type == null || !type.toLowerCase(java.util.Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
-      send(ex, 415, "text/plain; charset=utf-8", "unsupported media type: send the page's form\n", false);
-      return null;
-    }
-    Query form;
-    try {
-      form = Query.parse(new String(ex.body(MAX_FORM_BYTES), StandardCharsets.UTF_8));
-    } catch (Exchange.BodyRefused e) {
-      send(ex, e.status, "text/plain; charset=utf-8", e.getMessage() + "\n", false);
-      return null;
-    }
-    if (!csrf.matches(form.params().get(CsrfToken.FIELD))) {
-      send(ex, 403, "text/plain; charset=utf-8",
-          "forbidden: the form's token is not this server's (reload the page and try again)\n", false);
-      return null;
-    }
-    return form;
-  }
-
-  /**
-   * Takes the action on the actions' thread, waiting for it up to {@link #ACTION_WAIT_SECONDS}, and
-   * returns the key of its result (filled in when it ends); null when the server is stopping.
-   */
-  private String take(String action, String id, Query form) {
-    String key = results.start();
-    Future<?> running = acting.submit(() -> {
-      ReviewActions.Result r;
-      try {
-        r = switch (action) {
-          case "approve" -> actions.approve(id);
-          case "reject" -> actions.reject(id, form.params().get("notes"), form.get("phase"));
-          default -> actions.unblock(id, form.params().get("notes"), form.get("rebase") != null);
-        };
-      } catch (RuntimeException e) {
-        LOG.warn("serve: {} {} failed: {}", action, id, e.toString());
-        r = new ReviewActions.Result(false, action + " " + id + " failed: " + e.getMessage());
-      }
-      results.end(key, r.applied(), r.message());
-    });
-    try {
-      running.get(ACTION_WAIT_SECONDS, TimeUnit.SECONDS);
-    } catch (TimeoutException e) {
-      // still working: the item's page says so until it ends
-    } catch (ExecutionException e) {
-      LOG.warn("serve: {} {} failed: {}", action, id, e.getCause().toString());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return null;
-    }
-    return key;
-  }
-
-  private static void page(Exchange ex, Pages.Rendered rendered, boolean head) throws IOException {
+  static void page(Exchange ex, Pages.Rendered rendered, boolean head) throws IOException {
     send(ex, rendered.status(), "text/html; charset=utf-8", rendered.html(), head);
   }
 
@@ -481,7 +369,7 @@ public final class DashboardServer implements AutoCloseable {
     }
   }
 
-  private static void send(Exchange ex, int status, String type, String body, boolean head) throws IOException {
+  static void send(Exchange ex, int status, String type, String body, boolean head) throws IOException {
     ex.set("Content-Type", type);
     ex.respond(status, body.getBytes(StandardCharsets.UTF_8), !head);
   }
@@ -489,8 +377,8 @@ public final class DashboardServer implements AutoCloseable {
   @Override
   public void close() {
     listener.close();
-    if (acting != null) {
-      acting.shutdownNow();
+    if (decisions != null) {
+      decisions.close();
     }
   }
 }

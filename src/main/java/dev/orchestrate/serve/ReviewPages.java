@@ -43,11 +43,12 @@ final class ReviewPages {
   private final ActionResults results;
   private final ReviewActions actions;
 
-  ReviewPages(Clock clock, CsrfToken csrf, ActionResults results, ReviewActions actions) {
+  /** @param decisions null: a read-only dashboard */
+  ReviewPages(Clock clock, Decisions decisions) {
     this.clock = clock;
-    this.csrf = csrf;
-    this.results = results;
-    this.actions = actions;
+    this.csrf = decisions == null ? null : decisions.csrf();
+    this.results = decisions == null ? null : decisions.results();
+    this.actions = decisions == null ? null : decisions.actions();
   }
 
   Pages.Rendered review(DashboardQueries db) {

@@ -17,7 +17,14 @@
     var main = document.getElementById("live");
     if (busy || !main || document.hidden) { return; }
     var active = document.activeElement;
-    if (active && main.contains(active) && (active.tagName === "INPUT" || active.tagName === "SELECT")) { return; }
+    if (active && main.contains(active) && (active.tagName === "INPUT" || active.tagName === "SELECT"
+        || active.tagName === "TEXTAREA")) { return; }
+    // Notes being written for a decision are not swapped away, focused or not.
+    var writing = false;
+    main.querySelectorAll("textarea, form.action input:not([type=hidden])").forEach(function (f) {
+      if ((f.type === "checkbox" && f.checked) || (f.type !== "checkbox" && f.value !== "")) { writing = true; }
+    });
+    if (writing) { return; }
     busy = true;
     fetch(window.location.href, { credentials: "same-origin", cache: "no-store", headers: { "Accept": "text/html" } })
       .then(function (response) { return response.ok ? response.text() : null; })

@@ -101,7 +101,7 @@ class ArchitectureTest {
       "state.select", List.of("state", "state.postgres", "state.sqlite"),
       "app", List.of("backlog", "config", "context", "item", "jobs", "landing", "limits", "memory", "notify", "outcome",
           "retention", "scheduler", "state", "stats", "workspace"),
-      "serve", List.of("backlog", "item", "memory", "outcome", "state", "stats", "workspace"),
+      "serve", List.of("app", "backlog", "config", "item", "memory", "outcome", "state", "stats", "workspace"),
       "cli.live", List.of("backlog", "config", "context", "item", "limits", "outcome", "scheduler"),
       "cli", List.of("app", "backlog", "cli.live", "config", "context", "item", "jobs", "landing", "limits", "memory",
           "notify", "outcome", "retention", "scheduler", "serve", "state", "state.select", "stats", "workspace",

@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.app.Reviewing;
 import dev.orchestrate.serve.DashboardServer;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -17,10 +18,12 @@ import picocli.CommandLine.Spec;
  * over to {@link DashboardServer}, which nothing else loads (start-up of the other commands).
  */
 @Command(name = "serve", mixinStandardHelpOptions = true,
-    description = {"Serve a read-only dashboard of the state in a browser: overview, items, jobs, growth of every "
+    description = {"Serve a read-only dashboard of the state in a browser: overview, items, review (everything "
+        + "waiting for a person, with each item's diff, gates and summaries), jobs, growth of every "
         + "bounded structure, memory. Changes nothing; safe while a run is active. Binds 127.0.0.1; binding any "
         + "other address needs an access token (--token, or one generated and printed on stderr). Runs until "
-        + "interrupted (Ctrl-C)."})
+        + "interrupted (Ctrl-C).",
+        "With --actions, the item pages also approve, reject and unblock, as the commands of those names do."})
 final class ServeCommand implements Callable<Integer> {
   static final int DEFAULT_PORT = 8765;
   static final int MIN_TOKEN_CHARS = 16;
@@ -43,6 +46,11 @@ final class ServeCommand implements Callable<Integer> {
       description = "Access token the browser must present (at least " + MIN_TOKEN_CHARS + " characters)")
   String token;
 
+  @Option(names = "--actions", description = "Offer approve, reject and unblock on the item pages: each a form posted "
+      + "with a secret of this server, taken as the commands take it (the same rules; queued for a running run). Off "
+      + "by default; beyond loopback it needs --token")
+  boolean actions;
+
   @Override
   public Integer call() throws IOException, InterruptedException {
     if (port < 0 || port > 65_535) {
@@ -59,9 +67,18 @@ final class ServeCommand implements Callable<Integer> {
       throw CliException
           .usage("--bind: unknown address '" + bind + "' (use an IP address such as 127.0.0.1 or 0.0.0.0)");
     }
+    if (actions && token == null && !address.isLoopbackAddress()) {
+      throw CliException.usage("serve --actions on " + bind + " needs --token: whoever reaches the address could "
+          + "approve, reject and unblock (bind 127.0.0.1, or give a token)");
+    }
+    java.util.function.Supplier<Reviewing.Project> project = null;
+    if (actions) {
+      ReviewProject.of(root); // a config that cannot be loaded is an error now, not at the first action
+      project = () -> ReviewProject.of(root);
+    }
     try {
       return DashboardServer.serveUntilStopped(root.command().backend(), new InetSocketAddress(address, port), token,
-          spec.commandLine().getOut(), spec.commandLine().getErr(), StopSignals::install);
+          project, spec.commandLine().getOut(), spec.commandLine().getErr(), StopSignals::install);
     } catch (IOException e) {
       throw CliException.usage("cannot listen on " + bind + ":" + port + ": " + e.getMessage()
           + " (choose another --port, or 0 for any free one)");

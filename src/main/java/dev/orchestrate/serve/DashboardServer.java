@@ -1,5 +1,6 @@
 package dev.orchestrate.serve;
 
+import dev.orchestrate.app.Reviewing;
 import dev.orchestrate.state.DashboardQueries;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +26,10 @@ import org.slf4j.LoggerFactory;
  * dependency, nothing loaded by the other commands). It changes nothing: each request opens the
  * state read-only ({@link DashboardQueries}), only GET and HEAD are answered, and every response
  * carries a strict Content-Security-Policy. A request naming another host is refused first
- * ({@link AllowedHosts}); bound beyond loopback, every request must carry the access token.
+ * ({@link AllowedHosts}); bound beyond loopback, every request must carry the access token. Started
+ * with actions ({@code serve --actions}), it also takes the POST of a decision's form, with this
+ * server's secret ({@link CsrfToken}) and from its own origin, and hands it to the use case the
+ * command of its name calls ({@link ReviewActions}).
  *
  * <p>A connection has a thread from accept until it is answered, and {@link #REQUEST_HEAD_SECONDS}
  * to send its whole request head. At most {@link #MAX_CONNECTIONS} are open at once and
@@ -46,6 +51,7 @@ public final class DashboardServer implements AutoCloseable {
   static final int RESPONSE_SECONDS = 60;
   static final int MAX_URI_CHARS = 4096;
   private static final String ITEMS_PREFIX = "/items/";
+  private static final String ACTIONS_PREFIX = "/actions/";
   /** The longest request head read: a URI of {@link #MAX_URI_CHARS} and room for cookies. */
   static final int MAX_HEAD_BYTES = 16 * 1024;
   static final HttpListener.Limits LIMITS = new HttpListener.Limits(Duration.ofSeconds(REQUEST_HEAD_SECONDS),
@@ -59,15 +65,20 @@ public final class DashboardServer implements AutoCloseable {
   private final AccessToken token;
   private final AllowedHosts hosts;
   private final Semaphore rendering = new Semaphore(RENDERERS, true);
+  private final ReviewPages reviewPages;
+  /** Null unless started with actions ({@code serve --actions}). */
+  private final Decisions decisions;
 
   private DashboardServer(HttpListener listener, StateBackend backend, Clock clock, AccessToken token,
-      AllowedHosts hosts) {
+      AllowedHosts hosts, ReviewActions actions) {
     this.listener = listener;
     this.backend = backend;
     this.pages = new Pages(backend.directory(), clock);
-    this.itemPages = new ItemPages(backend.directory());
     this.token = token;
     this.hosts = hosts;
+    this.decisions = actions == null ? null : new Decisions(actions, new SecureRandom());
+    this.reviewPages = new ReviewPages(clock, decisions);
+    this.itemPages = new ItemPages(backend.directory(), reviewPages);
   }
 
   /**
@@ -77,10 +88,26 @@ public final class DashboardServer implements AutoCloseable {
    */
   public static DashboardServer start(StateBackend backend, InetSocketAddress address, String token, Clock clock)
       throws IOException {
+    return start(backend, address, token, clock, null);
+  }
+
+  /**
+   * Binds and starts serving, with the actions when {@code project} is given ({@code serve --actions}).
+   *
+   * @param project the project's config and checkout as {@code approve} finds them, asked at each
+   *                action; null: read-only
+   * @throws IllegalArgumentException for actions on an address beyond loopback without a token
+   */
+  public static DashboardServer start(StateBackend backend, InetSocketAddress address, String token, Clock clock,
+      Supplier<Reviewing.Project> project) throws IOException {
+    if (project != null && token == null && !address.getAddress().isLoopbackAddress()) {
+      throw new IllegalArgumentException("actions beyond loopback need an access token");
+    }
     HttpListener listener = HttpListener.bind(address, LIMITS);
     try {
       DashboardServer dashboard = new DashboardServer(listener, backend, clock,
-          token == null ? null : new AccessToken(token), AllowedHosts.of(address, listener.port()));
+          token == null ? null : new AccessToken(token), AllowedHosts.of(address, listener.port()),
+          project == null ? null : new ReviewActions(backend, project, clock));
       listener.serve(dashboard::handle);
       return dashboard;
     } catch (RuntimeException e) {
@@ -96,14 +123,16 @@ public final class DashboardServer implements AutoCloseable {
    * verifier would load at start-up.
    *
    * @param token  null: none asked for on loopback, one generated on any other address
+   * @param project null: read-only; else the project the actions decide in ({@code serve --actions})
    * @param onStop routes the operator's stop (Ctrl-C, SIGTERM, SIGHUP) to the action it is given
    *               until the registration it returns is closed, so that serve ends as {@code run}
    *               does, with 130, rather than by the signal's default (143 for SIGTERM)
    * @return 130, the interrupted exit code, when stopped
    * @throws IOException when the address cannot be bound
    */
-  public static int serveUntilStopped(StateBackend backend, InetSocketAddress address, String token, PrintWriter out,
-      PrintWriter err, java.util.function.Function<Runnable, AutoCloseable> onStop)
+  public static int serveUntilStopped(StateBackend backend, InetSocketAddress address, String token,
+      Supplier<Reviewing.Project> project, PrintWriter out, PrintWriter err,
+      java.util.function.Function<Runnable, AutoCloseable> onStop)
       throws IOException, InterruptedException {
     String access = token;
     if (access == null && !address.getAddress().isLoopbackAddress()) {
@@ -111,14 +140,15 @@ public final class DashboardServer implements AutoCloseable {
       err.println("orchestrate: access token for this dashboard (shown once): " + access);
       err.flush();
     }
-    DashboardServer server = start(backend, address, access, Clock.systemUTC());
+    DashboardServer server = start(backend, address, access, Clock.systemUTC(), project);
     CountDownLatch stopped = new CountDownLatch(1);
     AutoCloseable signals = onStop.apply(stopped::countDown);
     String host = address.getAddress().isAnyLocalAddress() ? "127.0.0.1" : address.getAddress().getHostAddress();
     if (host.contains(":")) {
       host = "[" + host + "]";
     }
-    out.println("Serving " + backend.directory().root().toAbsolutePath() + " read-only at http://" + host + ":"
+    out.println("Serving " + backend.directory().root().toAbsolutePath()
+        + (project == null ? " read-only" : " with actions (approve, reject, unblock)") + " at http://" + host + ":"
         + server.port() + "/"
         + (access == null ? "" : " (token required)"));
     out.flush();
@@ -143,7 +173,8 @@ public final class DashboardServer implements AutoCloseable {
     try {
       ex.set("Content-Security-Policy", CSP);
       ex.set("X-Content-Type-Options", "nosniff");
-      ex.set("Referrer-Policy", "no-referrer");
+      // With actions, same-origin: a browser then sends the page's own Origin with a form, which is checked.
+      ex.set("Referrer-Policy", decisions == null ? "no-referrer" : "same-origin");
       ex.set("X-Frame-Options", "DENY");
       ex.set("Cache-Control", "no-store");
       if (!rightHost(ex)) {
@@ -151,9 +182,11 @@ public final class DashboardServer implements AutoCloseable {
       }
       String method = ex.method();
       boolean head = method.equals("HEAD");
-      if (!method.equals("GET") && !head) {
-        ex.set("Allow", "GET, HEAD");
-        send(ex, 405, "text/plain; charset=utf-8", "method not allowed: the dashboard is read-only\n", false);
+      boolean post = method.equals("POST") && decisions != null;
+      if (!method.equals("GET") && !head && !post) {
+        ex.set("Allow", decisions == null ? "GET, HEAD" : "GET, HEAD, POST");
+        send(ex, 405, "text/plain; charset=utf-8", decisions == null ? "method not allowed: the dashboard is read-only "
+            + "(serve --actions offers approve, reject and unblock)\n" : "method not allowed\n", false);
         return;
       }
       URI uri = ex.uri();
@@ -163,6 +196,19 @@ public final class DashboardServer implements AutoCloseable {
       }
       Query query = Query.parse(uri.getRawQuery());
       if (token != null && !authorised(ex, query, head)) {
+        return;
+      }
+      if (uri.getPath().startsWith(ACTIONS_PREFIX)) {
+        if (decisions == null) {
+          page(ex, Pages.notFound(), head);
+        } else {
+          decisions.act(ex, uri.getPath().substring(ACTIONS_PREFIX.length()), post, head);
+        }
+        return;
+      }
+      if (post) {
+        ex.set("Allow", "GET, HEAD");
+        send(ex, 405, "text/plain; charset=utf-8", "method not allowed: only /actions/ take a form\n", false);
         return;
       }
       route(ex, uri.getPath(), query, head);
@@ -264,7 +310,7 @@ public final class DashboardServer implements AutoCloseable {
       return;
     }
     if (!path.equals("/") && !path.equals("/items") && !path.equals("/item") && !path.equals("/jobs")
-        && !path.equals("/growth") && !path.equals("/memory") && !path.equals("/log")) {
+        && !path.equals("/growth") && !path.equals("/memory") && !path.equals("/log") && !path.equals("/review")) {
       page(ex, Pages.notFound(), head);
       return;
     }
@@ -292,6 +338,7 @@ public final class DashboardServer implements AutoCloseable {
           case "/log" -> itemPages.log(db, query);
           case "/growth" -> pages.growth(db);
           case "/memory" -> pages.memory(db, query);
+          case "/review" -> reviewPages.review(db);
           default -> pages.overview(db);
         };
       }
@@ -307,7 +354,7 @@ public final class DashboardServer implements AutoCloseable {
     page(ex, rendered, head);
   }
 
-  private static void page(Exchange ex, Pages.Rendered rendered, boolean head) throws IOException {
+  static void page(Exchange ex, Pages.Rendered rendered, boolean head) throws IOException {
     send(ex, rendered.status(), "text/html; charset=utf-8", rendered.html(), head);
   }
 
@@ -322,7 +369,7 @@ public final class DashboardServer implements AutoCloseable {
     }
   }
 
-  private static void send(Exchange ex, int status, String type, String body, boolean head) throws IOException {
+  static void send(Exchange ex, int status, String type, String body, boolean head) throws IOException {
     ex.set("Content-Type", type);
     ex.respond(status, body.getBytes(StandardCharsets.UTF_8), !head);
   }
@@ -330,5 +377,8 @@ public final class DashboardServer implements AutoCloseable {
   @Override
   public void close() {
     listener.close();
+    if (decisions != null) {
+      decisions.close();
+    }
   }
 }

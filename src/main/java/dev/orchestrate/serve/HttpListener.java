@@ -170,7 +170,7 @@ final class HttpListener implements AutoCloseable {
       InputStream in = new BufferedInputStream(s.getInputStream());
       Exchange exchange;
       try {
-        exchange = new Exchange(RequestHead.read(in, limits.maxHeadBytes()), s.getOutputStream());
+        exchange = new Exchange(RequestHead.read(in, limits.maxHeadBytes()), s.getOutputStream(), in);
       } catch (RequestHead.Malformed e) {
         refuse(s, e);
         linger(s, in);

@@ -33,9 +33,11 @@ import java.util.Optional;
  */
 final class ItemPages {
   private final StateDirectory dir;
+  private final ReviewPages review;
 
-  ItemPages(StateDirectory dir) {
+  ItemPages(StateDirectory dir, ReviewPages review) {
     this.dir = dir;
+    this.review = review;
   }
 
   /** Jobs whose log tail the item page shows inline (each is up to 64 KiB, and the page refreshes). */
@@ -86,6 +88,7 @@ final class ItemPages {
     facts(b, db, item, jobs);
     db.workspace(item.id()).filter(w -> w.integration() != WorkspaceRecord.Integration.INTEGRATED)
         .flatMap(w -> BranchSummary.of(new Git(), w)).ifPresent(summary -> changes(b, summary));
+    review.itemSection(b, db, item, jobs, q);
     pre(b, "Description", item.definition().description());
     pre(b, "Blocked reason", item.progress().blockedReason());
     pre(b, "Last failure", item.progress().lastFailure());
@@ -125,8 +128,7 @@ final class ItemPages {
         dt(b, "Pushed", w.push().sha());
       }
       if (w.push().url() != null) {
-        b.append("<dt>Pull request</dt><dd><a href=\"").append(esc(w.push().url())).append("\">")
-            .append(esc(w.push().url())).append("</a></dd>");
+        pullRequest(b, w.push().url());
       }
       if (w.checks().waiting()) {
         dt(b, "Checks", "awaiting since " + w.checks().since() + ", round " + (w.checks().rounds() + 1)
@@ -136,6 +138,18 @@ final class ItemPages {
       }
     });
     b.append("</dl>");
+  }
+
+  /** The pull request's address, a link only when it is an http or https one (never {@code javascript:}). */
+  static void pullRequest(StringBuilder b, String url) {
+    boolean web = url.regionMatches(true, 0, "https://", 0, 8) || url.regionMatches(true, 0, "http://", 0, 7);
+    b.append("<dt>Pull request</dt><dd>");
+    if (web) {
+      b.append("<a href=\"").append(esc(url)).append("\" rel=\"noreferrer noopener\">").append(esc(url)).append("</a>");
+    } else {
+      b.append(esc(url));
+    }
+    b.append("</dd>");
   }
 
   /** What the item's attempts left: the kept answers, the landings, the follow-ups. */

@@ -38,7 +38,8 @@ final class PageParts {
         .append("<link rel=\"stylesheet\" href=\"/static/dashboard.css\">")
         .append(
             "<script src=\"/static/dashboard.js\" defer></script></head><body><header><span class=\"brand\">orchestrate</span><nav>");
-    for (String[] link : new String[][] {{"/", "Overview"}, {"/items", "Items"}, {"/jobs", "Jobs"},
+    for (String[] link : new String[][] {{"/", "Overview"}, {"/items", "Items"}, {"/review", "Review"},
+        {"/jobs", "Jobs"},
         {"/growth", "Growth"}, {"/memory", "Memory"}}) {
       b.append("<a href=\"").append(link[0]).append('"').append(link[0].equals(active) ? " class=\"active\"" : "")
           .append('>').append(link[1]).append("</a>");

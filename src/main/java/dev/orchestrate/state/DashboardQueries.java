@@ -3,6 +3,7 @@ package dev.orchestrate.state;
 import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.item.CheckRecord;
 import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.item.RunRecord;
 import dev.orchestrate.memory.MemoryCompaction;
@@ -93,6 +94,22 @@ public interface DashboardQueries {
   Page<ItemState> items(DashboardFilter filter, int limit, int offset, int countCap);
 
   Optional<ItemState> item(String id);
+
+  /**
+   * An item waiting for a person: awaiting review since {@code since} (when it entered
+   * {@code awaiting_review}), or blocked since then (its last change); {@code decisionQueued} when an
+   * approve or reject is queued for a run to apply.
+   */
+  record Waiting(ItemState item, Instant since, boolean decisionQueued) {
+  }
+
+  /**
+   * The items of {@code status} (awaiting_review or blocked), those waiting longest first, at most
+   * {@code limit}, and how many there are (an index counts them).
+   */
+  default Page<Waiting> waiting(ItemStatus status, int limit) {
+    return new Page<>(List.of(), 0);
+  }
 
   /** The item's most recent {@code limit} jobs, newest first. */
   List<JobRecord> itemJobs(String itemId, int limit);

@@ -369,6 +369,15 @@ class ServeCliTest {
     assertEquals(ExitCode.USAGE, cli("serve", "--bind", "no-such-host.invalid").exitCode());
   }
 
+  @Test
+  void serve_actions_beyond_loopback_without_a_token_is_refused_in_one_line() {
+    CliRunner.Result refused = cli("serve", "--actions", "--bind", "0.0.0.0", "--port", "0");
+    assertEquals(ExitCode.USAGE, refused.exitCode());
+    assertEquals("", refused.out());
+    assertEquals("orchestrate: error: serve --actions on 0.0.0.0 needs --token: whoever reaches the address could "
+        + "approve, reject and unblock (bind 127.0.0.1, or give a token)\n", refused.err());
+  }
+
   /** Rows per page of the items and jobs lists (Pages.PAGE_SIZE). */
   private static final int PAGE_SIZE = 50;
 

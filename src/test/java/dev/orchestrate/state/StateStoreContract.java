@@ -29,6 +29,7 @@ import dev.orchestrate.item.JobEnd;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.item.JobStart;
 import dev.orchestrate.item.Progress;
+import dev.orchestrate.item.ReviewDecision;
 import dev.orchestrate.item.RunFigures;
 import dev.orchestrate.item.RunRecord;
 import dev.orchestrate.item.StateRepository;
@@ -191,6 +192,36 @@ public abstract class StateStoreContract {
       assertEquals(1, store.turns().lastTurnSeq("A"));
       assertEquals(List.of(new ItemHistory.KeptAnswer("design", 1, "done designing")), store.history().answers("A"));
       assertEquals(Map.of("new", 1L, "done", 1L), store.dashboard().statusCounts());
+    }
+  }
+
+  @Test
+  void the_dashboards_waiting_lists_are_oldest_first_and_say_which_have_a_decision_queued() {
+    try (StateStore store = open()) {
+      StateRepository items = store.items();
+      items.sync(List.of(item("A"), item("B"), item("C"), item("D"), item("E")), T0);
+      Progress awaiting = new Progress(ItemStatus.AWAITING_REVIEW, "build", 0, null, null, null, "built", null);
+      items.apply(to(items.item("B").orElseThrow(), awaiting), at(10));
+      items.apply(to(items.item("A").orElseThrow(), awaiting), at(20));
+      items.apply(to(items.item("C").orElseThrow(), awaiting), at(5));
+      // a later write of an item that stays awaiting review keeps when its wait began
+      items.apply(to(items.item("C").orElseThrow(), awaiting), at(30));
+      Progress blocked = new Progress(ItemStatus.BLOCKED, "build", 1, "red", ItemStatus.IN_PROGRESS, null, null,
+          null);
+      items.apply(to(items.item("E").orElseThrow(), blocked), at(40));
+      items.apply(to(items.item("D").orElseThrow(), blocked), at(50));
+      items.queueDecisions(List.of(new ReviewDecision(0, "A", true, null, null, at(60))), at(60));
+    }
+    try (StateStore store = openReadOnly()) {
+      DashboardQueries.Page<DashboardQueries.Waiting> review = store.dashboard().waiting(ItemStatus.AWAITING_REVIEW,
+          2);
+      assertEquals(3, review.total());
+      assertEquals(List.of("C", "B"), review.rows().stream().map(w -> w.item().id()).toList(), "oldest first, 2");
+      assertEquals(at(5), review.rows().get(0).since());
+      assertEquals(List.of("A"), store.dashboard().waiting(ItemStatus.AWAITING_REVIEW, 10).rows().stream()
+          .filter(DashboardQueries.Waiting::decisionQueued).map(w -> w.item().id()).toList());
+      assertEquals(List.of("E", "D"), store.dashboard().waiting(ItemStatus.BLOCKED, 10).rows().stream()
+          .map(w -> w.item().id()).toList());
     }
   }
 

@@ -3,6 +3,7 @@ package dev.orchestrate.state.sql;
 import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.item.CheckRecord;
 import dev.orchestrate.item.ItemState;
+import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.JobRecord;
 import dev.orchestrate.item.RunRecord;
 import dev.orchestrate.memory.MemoryItem;
@@ -258,6 +259,25 @@ final class SqlDashboard implements DashboardQueries {
    */
   private boolean hasColumn(String table, String column) {
     return jdbc.dialect().hasColumn(jdbc, table, column);
+  }
+
+  /**
+   * Waiting longest first: an item awaiting review by when it entered the status
+   * ({@code review_since}, its last change on a state that predates the column), a blocked one by its
+   * last change, when it was blocked. Few items wait, and the status index finds them.
+   */
+  @Override
+  public Page<Waiting> waiting(ItemStatus status, int limit) {
+    boolean reviewSince = status == ItemStatus.AWAITING_REVIEW && hasColumn("items", "review_since");
+    String since = reviewSince ? "COALESCE(review_since, updated_at)" : "updated_at";
+    boolean decisions = hasColumn("review_decisions", "item_id");
+    String queued = decisions ? "EXISTS (SELECT 1 FROM review_decisions d WHERE d.item_id = items.id)" : "0 = 1";
+    List<Waiting> rows = jdbc.query("SELECT items.*, " + since + " AS waiting_since, CASE WHEN " + queued
+        + " THEN 1 ELSE 0 END AS decision_queued FROM items WHERE status = ? ORDER BY " + since + ", seq LIMIT ?",
+        rs -> new Waiting(StateRows.item(rs), Columns.instantOrNull(rs, "waiting_since"),
+            rs.getInt("decision_queued") == 1),
+        status.key(), limit);
+    return new Page<>(rows, jdbc.queryLong("SELECT COUNT(*) FROM items WHERE status = ?", status.key()));
   }
 
   /** The item's git worktree (execution.workspace: worktree), or empty when it has none or the state predates them. */

@@ -117,9 +117,12 @@ if ! runtime=$("$work/new/runtime/bin/java" -version 2>&1); then
 fi
 
 if [ -e "$target" ]; then
-  mv "$target" "$work/old"
+  mv "$target" "$work/old" || die "cannot move the installation in $target aside to replace it"
 fi
-mv "$work/new" "$target"
+if ! mv "$work/new" "$target"; then
+  [ ! -e "$work/old" ] || mv "$work/old" "$target" || true
+  die "cannot move the new installation into $target"
+fi
 ln -sfn "$link_to" "$link"
 "$target/bin/build-cds" >"$work/build-cds.out" 2>&1 || true
 if ! grep -q '^\[build-cds\] wrote' "$work/build-cds.out"; then

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -71,6 +72,19 @@ class InstallWithoutJavaIT {
       return Files.getLastModifiedTime(p);
     } catch (IOException e) {
       return FileTime.fromMillis(0);
+    }
+  }
+
+  /** The PATH's links go before JUnit cleans up, which warns about each link out of its directory. */
+  @AfterEach
+  void removeThePathsLinks() throws IOException {
+    Path bin = dir.resolve("path");
+    if (Files.isDirectory(bin)) {
+      try (Stream<Path> links = Files.list(bin)) {
+        for (Path link : links.toList()) {
+          Files.delete(link);
+        }
+      }
     }
   }
 

@@ -92,11 +92,13 @@ trap 'rm -rf "$work"' EXIT
 stage=$work/stage
 mkdir -p "$stage"
 
-# --compress=2: the class files zip-compressed in lib/modules (about 40 MB installed instead of
-# 58 MB); the start-up archive holds the classes a short command loads, so they are not unzipped
-# at start-up. No man pages, no header files, no debug attributes in the classes.
+# No man pages, no header files, no debug attributes in the classes. Not --compress=2: zipping
+# lib/modules saves 17 MB installed (a 41 MB runtime instead of 58 MB) but makes the tar.gz larger
+# (32.7 MB instead of 29.2 MB: gzip does better on the classes unzipped), and every class the
+# start-up archive does not hold (a run's, a webhook's) is unzipped each time it is loaded
+# (docs/benchmarks.md).
 "$jdk/bin/jlink" --add-modules "$module_list" --strip-debug --no-header-files --no-man-pages \
-  --compress=2 --output "$stage/runtime"
+  --output "$stage/runtime"
 
 # The jar without sqlite-jdbc's libraries for every platform (12 of its 21 MB): the launcher loads
 # this platform's from lib/native (-Dorg.sqlite.lib.path), as it loads target/native's in a checkout.

@@ -11,7 +11,7 @@
 # when it differs. Installing again, the same version or another, replaces DIR/lib/orchestrate
 # whole, once the new one is unpacked and its runtime starts on this machine. Last, the start-up
 # archive is made for this place (bin/build-cds, some seconds): without it orchestrate works, but
-# each command starts about twice as slowly.
+# each command starts more slowly.
 # To uninstall: rm -rf DIR/lib/orchestrate DIR/bin/orchestrate
 set -euo pipefail
 

@@ -5,12 +5,19 @@
 # `java -version` the first time a set of ORCHESTRATE_JAVA_OPTS is used, below).
 #
 # orchestrate_platform HOME sets:
-#   java          the java binary ($JAVA_HOME/bin/java, else java on PATH)
+#   installed     1 in an installed copy, else empty
+#   java          the java binary: an installed copy's own HOME/runtime/bin/java, whatever
+#                 JAVA_HOME says (its archive is made for that runtime, and a JAVA_HOME set for
+#                 other programs must not break it); in a checkout $JAVA_HOME/bin/java, else java
+#                 on PATH
 #   java_feature  its feature release (17, 25, ...; 8 for 1.8; 0 when unknown), from $java_home/release
 #   java_version  its JAVA_VERSION as the release file says it ("17.0.15", "1.8.0_292"), or empty
 #   java_opts     the JVM options every start uses (array)
-#   jar           HOME/target/orchestrate.jar
-#   archive_dir   HOME/target/cds
+#   lib_dir       where the jar and what the launcher derives from it live: HOME/target in a
+#                 checkout; HOME/lib in an installed copy (src/dist/install.sh), which is one
+#                 that has its own runtime in HOME/runtime
+#   jar           LIB_DIR/orchestrate.jar
+#   archive_dir   LIB_DIR/cds
 #   archive       the archive for this jar and this JVM, without extension: .jsa (static CDS)
 #                 or .aot (JDK 25+ AOT cache) is appended by the caller. Its name holds
 #                 the jar's size and modification time and the JVM's release, so an archive made
@@ -18,11 +25,17 @@
 
 orchestrate_platform() {
   local home=$1
-  jar=$home/target/orchestrate.jar
-  archive_dir=$home/target/cds
+  installed=
+  lib_dir=$home/target
+  [ -x "$home/runtime/bin/java" ] && installed=1 lib_dir=$home/lib
+  jar=$lib_dir/orchestrate.jar
+  archive_dir=$lib_dir/cds
 
   local java_home=
-  if [ -n "${JAVA_HOME:-}" ]; then
+  if [ -n "$installed" ]; then
+    java=$home/runtime/bin/java
+    java_home=$home/runtime
+  elif [ -n "${JAVA_HOME:-}" ]; then
     java=$JAVA_HOME/bin/java
     java_home=$JAVA_HOME
   else
@@ -80,7 +93,7 @@ orchestrate_platform() {
       lib=libsqlitejdbc.so ;;
     darwin*) os_dir=Mac lib=libsqlitejdbc.dylib ;;
   esac
-  local native=$home/target/native/org/sqlite/native/$os_dir/$arch
+  local native=$lib_dir/native/org/sqlite/native/$os_dir/$arch
   if [ -n "$os_dir" ] && [ -f "$native/$lib" ]; then
     java_opts+=("-Dorg.sqlite.lib.path=$native" "-Dorg.sqlite.lib.name=$lib")
   fi

@@ -59,6 +59,18 @@ public final class Unblocking {
    * commits), and where the user's checkout is found (the project's directory).
    */
   public record Rebasing(Config config, Path projectDir) {
+    /**
+     * @throws UnblockRefusedException without worktrees: agents then work in the user's checkout,
+     *                                 which has the fix already
+     */
+    public Rebasing {
+      if (!config.execution().workspace().worktrees()) {
+        throw new UnblockRefusedException("--rebase needs execution.workspace: worktree"
+            + config.source().map(f -> " (" + f + " has workspace: " + config.execution().workspace().mode().key()
+                + ")").orElse("")
+            + ": without worktrees agents work in your checkout, which has your fix already");
+      }
+    }
   }
 
   /**

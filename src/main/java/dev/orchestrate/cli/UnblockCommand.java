@@ -80,15 +80,12 @@ final class UnblockCommand implements Callable<Integer> {
     return ExitCode.OK;
   }
 
-  /** The config's worktree settings and the project's directory, where the user's checkout is found. */
+  /**
+   * The config's worktree settings and the project's directory, where the user's checkout is found;
+   * refused without worktrees ({@link Unblocking.Rebasing}).
+   */
   private Unblocking.Rebasing rebasing() {
     Config config = root.command().loadConfig(null);
-    if (!config.execution().workspace().worktrees()) {
-      throw CliException.usage("--rebase needs execution.workspace: worktree"
-          + config.source().map(f -> " (" + f + " has workspace: " + config.execution().workspace().mode().key() + ")")
-              .orElse("")
-          + ": without worktrees agents work in your checkout, which has your fix already");
-    }
     return new Unblocking.Rebasing(config, root.command().checkoutDirectory(config));
   }
 

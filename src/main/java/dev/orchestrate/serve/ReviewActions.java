@@ -75,10 +75,6 @@ final class ReviewActions {
       Unblocking.Rebasing rebasing = null;
       if (rebase) {
         Reviewing.Project p = project.get();
-        if (!p.config().execution().workspace().worktrees()) {
-          throw new RefusedHere("rebase needs execution.workspace: worktree: without worktrees agents work in "
-              + "your checkout, which has your fix already");
-        }
         rebasing = new Unblocking.Rebasing(p.config(), p.projectDir());
       }
       Unblocking.Outcome out = new Unblocking(backend, clock).unblock(List.of(id), notes, rebasing);
@@ -103,21 +99,12 @@ final class ReviewActions {
     String take();
   }
 
-  /** A refusal of the dashboard's own (a usage error of the command it stands for). */
-  private static final class RefusedHere extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-
-    RefusedHere(String message) {
-      super(message);
-    }
-  }
-
   private static Result decide(Decision decision) {
     try {
       return new Result(true, decision.take());
     } catch (StateLockedException e) {
       return new Result(false, e.getMessage() + " (decide between runs, or once the run has ended)");
-    } catch (OrchestrateException | RefusedHere e) {
+    } catch (OrchestrateException e) {
       return new Result(false, e.getMessage());
     }
   }

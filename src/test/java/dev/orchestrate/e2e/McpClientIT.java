@@ -116,6 +116,7 @@ class McpClientIT {
     assertTrue(status.out().lines().anyMatch(l -> l.startsWith("A ") && l.contains("done")), status.out());
     assertTrue(status.out().lines().anyMatch(l -> l.startsWith("C ") && l.contains("awaiting_review")),
         status.out());
+    assertTrue(status.out().contains("added through orchestrate mcp"), status.out());
   }
 
   @Test

@@ -54,6 +54,7 @@ class ArchitectureTest {
       {"state.select", "dev.orchestrate.state.select.."},
       {"app", "dev.orchestrate.app.."},
       {"serve", "dev.orchestrate.serve.."},
+      {"mcp", "dev.orchestrate.mcp.."},
       {"cli.live", "dev.orchestrate.cli.live.."},
       {"cli", "dev.orchestrate.cli"},
       {"root", ROOT}};
@@ -72,7 +73,7 @@ class ArchitectureTest {
    * column of docs/architecture.md's package table is checked against this map
    * ({@code ArchitectureDocTest}), so the doc and the rule cannot drift apart.
    *
-   * <p>{@code app -> stats}, {@code serve -> backlog} and {@code serve -> workspace} have no import:
+   * <p>{@code app -> stats}, {@code serve -> backlog}, {@code serve -> workspace} and {@code mcp -> backlog} have no import:
    * the code calls methods of a value another call returned (StatsSource.recordSample,
    * BacklogItem.title, ...).
    */
@@ -100,11 +101,13 @@ class ArchitectureTest {
       "state.postgres", List.of("state", "state.sql", "stats"),
       "state.select", List.of("state", "state.postgres", "state.sqlite"),
       "app", List.of("backlog", "config", "context", "item", "jobs", "landing", "limits", "memory", "notify", "outcome",
-          "retention", "scheduler", "state", "stats", "workspace"),
+          "retention", "scheduler", "state", "stats", "workspace", "yaml"),
       "serve", List.of("app", "backlog", "config", "item", "memory", "outcome", "state", "stats", "workspace"),
+      "mcp", List.of("app", "backlog", "config", "item", "limits", "outcome", "state", "stats", "workspace", "yaml"),
       "cli.live", List.of("backlog", "config", "context", "item", "limits", "outcome", "scheduler"),
-      "cli", List.of("app", "backlog", "cli.live", "config", "context", "item", "jobs", "landing", "limits", "memory",
-          "notify", "outcome", "retention", "scheduler", "serve", "state", "state.select", "stats", "workspace",
+      "cli", List.of("app", "backlog", "cli.live", "config", "context", "item", "jobs", "landing", "limits", "mcp",
+          "memory", "notify", "outcome", "retention", "scheduler", "serve", "state", "state.select", "stats",
+          "workspace",
           "yaml"),
       "root", List.of("cli"));
 
@@ -128,7 +131,7 @@ class ArchitectureTest {
       List.of("state.sqlite", "state.postgres"),
       List.of("state.select"),
       List.of("app"), // use cases
-      List.of("serve", "cli.live"),
+      List.of("serve", "mcp", "cli.live"),
       List.of("cli"),
       List.of("root"));
 

@@ -29,7 +29,7 @@ public final class Cli {
    */
   static final List<String> COMMAND_NAMES = List.of("init", "run", "status", "unblock", "approve",
       "reject", "diff", "jobs", "agents", "logs", "memory",
-      "compact", "stats", "serve", "version", "help", "completion", "__complete");
+      "compact", "stats", "serve", "mcp", "version", "help", "completion", "__complete");
 
   /** Commands that read the other commands' models: help, the completion script, completion itself. */
   private static final Set<String> NEED_ALL = Set.of("help", "completion", "__complete");

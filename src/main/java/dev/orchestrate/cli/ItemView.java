@@ -1,5 +1,6 @@
 package dev.orchestrate.cli;
 
+import dev.orchestrate.app.Inbox;
 import dev.orchestrate.app.JobDetails;
 import dev.orchestrate.app.StatusQuery;
 import dev.orchestrate.cli.live.TerminalText;
@@ -175,7 +176,9 @@ final class ItemView {
       field(out, "depends on", String.join(", ", def.dependsOn())
           + (d.waitingOn().isEmpty() ? "" : " (waiting on " + String.join(", ", d.waitingOn()) + ")"));
     }
-    if (item.origin() != null) {
+    if (Inbox.MCP.equals(item.origin())) {
+      field(out, "added through", "orchestrate mcp (lives only in the state, not in the backlog file)");
+    } else if (item.origin() != null) {
       field(out, "follow-up of", item.origin() + " (lives only in the state, not in the backlog file)");
     } else if (!item.inBacklog()) {
       field(out, "backlog", "no longer listed in the backlog file (kept in the state, not run)");

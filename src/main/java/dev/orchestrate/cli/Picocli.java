@@ -35,6 +35,7 @@ final class Picocli {
       case "compact" -> CompactCommand.class;
       case "stats" -> StatsCommand.class;
       case "serve" -> ServeCommand.class;
+      case "mcp" -> McpCommand.class;
       case "version" -> VersionCommand.class;
       case "help" -> CommandLine.HelpCommand.class;
       case "completion" -> CompletionCommand.class;
@@ -73,7 +74,7 @@ final class Picocli {
   }
 
   /** The commands that read a config file; the others still accept --config, but their help leaves it out. */
-  static final Set<String> CONFIG_READERS = Set.of("orchestrate", "run", "compact", "agents", "resume");
+  static final Set<String> CONFIG_READERS = Set.of("orchestrate", "run", "compact", "agents", "resume", "mcp");
 
   private static void hideConfigWhereUnread(CommandLine cl) {
     for (CommandLine sub : cl.getSubcommands().values()) {

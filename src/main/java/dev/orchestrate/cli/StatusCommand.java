@@ -3,6 +3,7 @@ package dev.orchestrate.cli;
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import dev.orchestrate.app.Inbox;
 import dev.orchestrate.app.StatusQuery;
 import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.item.ItemState;
@@ -312,7 +313,8 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
       note = unmet.isEmpty() ? "" : "waiting on " + String.join(", ", unmet);
     }
     if (item.origin() != null) {
-      note = "follow-up of " + item.origin() + (note.isEmpty() ? "" : "; " + note);
+      note = (Inbox.MCP.equals(item.origin()) ? "added through orchestrate mcp" : "follow-up of " + item.origin())
+          + (note.isEmpty() ? "" : "; " + note);
     }
     if (!item.inBacklog()) {
       note = ("[not in the backlog file] " + note).strip();

@@ -33,6 +33,13 @@ public interface ItemRepository {
   /** What a sync changed, and the items after it in backlog order. */
   record Synced(SyncResult changes, List<ItemState> items) {}
 
+  /**
+   * Appends an item that lives only in the state, as a follow-up does ({@code item.origin()} says
+   * where it came from), unless an item with its id already exists: then nothing is written and the
+   * result is empty. Its {@code item.added} event is written with it, in one transaction.
+   */
+  Optional<ItemState> add(FollowUpItem item, Instant now);
+
   /** All items, in backlog order (the order in which they were first seen). */
   List<ItemState> items();
 

@@ -608,6 +608,24 @@ public abstract class StateStoreContract {
   }
 
   @Test
+  void an_item_added_to_the_state_goes_last_once_and_a_sync_of_the_file_keeps_it() {
+    try (StateStore store = open()) {
+      store.items().sync(List.of(item("A"), item("B")), T0);
+      ItemState added = store.items().add(new FollowUpItem(item("N"), "mcp"), at(1)).orElseThrow();
+      assertEquals("mcp", added.origin());
+      assertEquals(ItemStatus.NEW, added.status());
+      assertEquals(Optional.empty(), store.items().add(new FollowUpItem(item("A"), "mcp"), at(2)),
+          "a taken id writes nothing");
+      assertEquals("Title of A", store.items().item("A").orElseThrow().definition().title());
+      SyncResult sync = store.items().sync(List.of(item("A"), item("B"), item("C")), at(3));
+      assertEquals(List.of("C"), sync.added());
+      assertEquals(List.of(), sync.vanished(), "never in the file: no news");
+      assertEquals(List.of("A", "B", "N", "C"), store.items().items().stream().map(ItemState::id).toList());
+      assertTrue(store.items().item("N").orElseThrow().inBacklog());
+    }
+  }
+
+  @Test
   void every_progress_field_is_stored_as_given() {
     try (StateStore store = open()) {
       store.items().sync(List.of(item("A")), T0);

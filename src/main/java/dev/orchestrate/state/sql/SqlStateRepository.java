@@ -347,12 +347,15 @@ final class SqlStateRepository implements StateRepository, AutoCloseable {
         write(step, now.toEpochMilli());
       }
       List<ItemState> added = new ArrayList<>();
-      for (FollowUpItem followUp : followUps) {
-        addFollowUp(followUp, now.toEpochMilli()).ifPresent(added::add);
-      }
+      followUps.forEach(followUp -> addFollowUp(followUp, now.toEpochMilli()).ifPresent(added::add));
       return added;
     };
     return followUps.isEmpty() ? rowWrite(work) : jdbc.inTransaction(work);
+  }
+
+  @Override // the next backlog position (MAX(seq) + 1) under the state's write lock, as jobEnded's follow-ups
+  public Optional<ItemState> add(FollowUpItem item, Instant now) {
+    return jdbc.inTransaction(() -> addFollowUp(item, now.toEpochMilli()));
   }
 
   /** Appends a follow-up item to backlog order, unless an item with its id already exists. */

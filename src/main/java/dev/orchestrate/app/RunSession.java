@@ -1,6 +1,6 @@
 package dev.orchestrate.app;
 
-import dev.orchestrate.backlog.WatchedBacklogFile;
+import dev.orchestrate.backlog.BacklogSource;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.SecretEnv;
 import dev.orchestrate.config.WorkspaceConfig;
@@ -83,7 +83,7 @@ public final class RunSession {
    * the backlog. Items are never deleted, so an id known now is known under the lease. Without
    * targets, none: a run of the whole backlog looks at no id here (a million of them cost a second).
    */
-  public Set<String> knownIds(WatchedBacklogFile backlogs, List<String> targets) {
+  public Set<String> knownIds(BacklogSource backlogs, List<String> targets) {
     Set<String> ids = new HashSet<>();
     if (targets.isEmpty()) {
       return ids;
@@ -109,7 +109,7 @@ public final class RunSession {
    * @param repository the git repository items get worktrees in, or null without worktrees
    * @throws dev.orchestrate.state.StateLockedException when another run holds the lease
    */
-  public RunReport run(WatchedBacklogFile backlogs, Repository repository, RunOptions options, Ui ui) {
+  public RunReport run(BacklogSource backlogs, Repository repository, RunOptions options, Ui ui) {
     return run(backlogs, repository, options, ui, null);
   }
 
@@ -152,12 +152,12 @@ public final class RunSession {
   }
 
   /**
-   * {@link #run(WatchedBacklogFile, Repository, RunOptions, Ui)} telling {@code notifier} (null:
+   * {@link #run(BacklogSource, Repository, RunOptions, Ui)} telling {@code notifier} (null:
    * no one) what happens, then closing it: healthy sinks get at most {@link #NOTIFY_DRAIN} after the
    * run to deliver what is queued, and what they came to is recorded on the run for {@code stats}.
    */
   @SuppressWarnings("try") // the lease and the stop hook are held, never read
-  public RunReport run(WatchedBacklogFile backlogs, Repository repository, RunOptions options, Ui ui,
+  public RunReport run(BacklogSource backlogs, Repository repository, RunOptions options, Ui ui,
       Notifier notifier) {
     try (RunLease lease = backend.acquireLease(clock.instant(), config.state().leaseTimeout());
         StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
@@ -243,7 +243,7 @@ public final class RunSession {
    * {@code progress} told when it is a {@link SummarizationListener}), project memory and retention
    * maintenance. The soak test drives the same object with its own listener.
    */
-  public static Scheduler scheduler(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
+  public static Scheduler scheduler(Config config, BacklogSource backlogs, StateDirectory dir, Clock clock,
       StateStore store, RunListener progress, RunListener listener) {
     return scheduler(config, backlogs, dir, clock, store, progress, listener, new RunLease() {
       @Override
@@ -257,7 +257,7 @@ public final class RunSession {
    * scheduler claims items as that runner, its agents' job tokens name it, and retention runs only
    * while this runner holds the maintenance lock.
    */
-  static Scheduler scheduler(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
+  static Scheduler scheduler(Config config, BacklogSource backlogs, StateDirectory dir, Clock clock,
       StateStore store, RunListener progress, RunListener listener, RunLease lease) {
     // A failed summarization's message may quote the endpoint's answer: the secrets the agents'
     // output is masked of are masked there too (the summarizer's key among them).

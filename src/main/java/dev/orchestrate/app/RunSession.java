@@ -18,6 +18,7 @@ import dev.orchestrate.notify.DeliveryStats;
 import dev.orchestrate.notify.Notifier;
 import dev.orchestrate.retention.MaintenanceSchedule;
 import dev.orchestrate.retention.Retention;
+import dev.orchestrate.scheduler.HaltReason;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.RunOptions;
 import dev.orchestrate.scheduler.RunReport;
@@ -164,6 +165,7 @@ public final class RunSession {
       Checkout checkout = Checkouts.check(lease, config.execution().workspace(), repository,
           backlogs.current().directory());
       RunListener progress = ui.progress(store.items());
+      BacklogTransitions transitions = transitions(store, backlogs, ui);
       RunNotifications notifications = notifier == null ? null
           : new RunNotifications(notifier, clock, config.execution().workspace().checks() != null,
               id -> store.workspaces().workspace(id).map(ws -> ws.push() == null ? null : ws.push().url())
@@ -171,8 +173,12 @@ public final class RunSession {
       try {
         RunListener listener = notifications == null ? ui.withNotices(progress)
             : RunListener.both(ui.withNotices(progress), notifications);
+        if (transitions != null) {
+          listener = RunListener.both(listener, transitions);
+        }
         Scheduler scheduler = scheduler(config, backlogs, backend.directory(), clock, store, progress,
-            listener, lease);
+            listener, lease, transitions == null ? () -> {
+            } : transitions::flush);
         // A write lock held by another process is waited out, said once; a stop ends the wait.
         store.busyWait(BusyWait.stoppable(ui::notice, scheduler::stopRequested));
         if (repository != null) {
@@ -193,6 +199,10 @@ public final class RunSession {
         try (StopHook stop = ui.onStop(scheduler::requestStop)) {
           report = scheduler.run(options);
         }
+        if (transitions != null) {
+          transitions.finish(report.haltReason() == HaltReason.INTERRUPTED ? TRANSITIONS_DRAIN_STOPPED
+              : config.backlogSource().command().timeout().plus(TRANSITIONS_DRAIN_STOPPED));
+        }
         if (notifications != null) {
           notifications.runEnded(report);
           DeliveryStats delivery = notifier.close(NOTIFY_DRAIN);
@@ -201,6 +211,9 @@ public final class RunSession {
         }
         return report;
       } finally {
+        if (transitions != null) {
+          transitions.finish(Duration.ZERO); // an error above: calls not yet made are the next run's
+        }
         if (notifier != null) {
           notifier.close(Duration.ZERO); // an error above: what is queued is given up at once
         }
@@ -221,6 +234,25 @@ public final class RunSession {
     }
     return Bubblewrap.find(System.getenv("PATH")).map(bwrap -> new Bubblewrap(bwrap, config.agent().sandbox()))
         .orElse(null);
+  }
+
+  /** How long a stopped run's end waits for the transition commands of backlog.source it queued. */
+  static final Duration TRANSITIONS_DRAIN_STOPPED = Duration.ofSeconds(5);
+
+  /**
+   * The transition commands of {@code backlog.source}, run in the project's directory with the
+   * environment the project's commands get; null when the config sets none.
+   */
+  private BacklogTransitions transitions(StateStore store, BacklogSource backlogs, Ui ui) {
+    if (config.backlogSource() == null || !config.backlogSource().hasHooks()) {
+      return null;
+    }
+    SecretEnv named = SecretEnv.of(config);
+    Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), named);
+    return new BacklogTransitions(config.backlogSource(), store.backlogHooks(), backlogs.current().directory(),
+        named.forCommands(System.getenv()), clock, config.execution().workspace().checks() != null,
+        id -> store.workspaces().workspace(id).map(ws -> ws.push() == null ? null : ws.push().url()).orElse(null),
+        ui::notice, secrets::mask);
   }
 
   /** How long a run's end waits at most for its notifications to be delivered. */
@@ -259,6 +291,13 @@ public final class RunSession {
    */
   static Scheduler scheduler(Config config, BacklogSource backlogs, StateDirectory dir, Clock clock,
       StateStore store, RunListener progress, RunListener listener, RunLease lease) {
+    return scheduler(config, backlogs, dir, clock, store, progress, listener, lease, () -> {
+    });
+  }
+
+  /** As above, with {@code eachTick} run on the scheduler thread after every tick. */
+  static Scheduler scheduler(Config config, BacklogSource backlogs, StateDirectory dir, Clock clock,
+      StateStore store, RunListener progress, RunListener listener, RunLease lease, Runnable eachTick) {
     // A failed summarization's message may quote the endpoint's answer: the secrets the agents'
     // output is masked of are masked there too (the summarizer's key among them).
     SecretEnv named = SecretEnv.of(config);
@@ -274,6 +313,7 @@ public final class RunSession {
     Housekeeping housekeeping = new Housekeeping() {
       @Override
       public void afterTick(java.time.Instant now, java.util.function.BooleanSupplier waiting) {
+        eachTick.run();
         if (lease.maintains()) {
           maintenance.afterTick(now, waiting);
         }

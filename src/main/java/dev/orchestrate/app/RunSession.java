@@ -182,18 +182,7 @@ public final class RunSession {
         // A write lock held by another process is waited out, said once; a stop ends the wait.
         store.busyWait(BusyWait.stoppable(ui::notice, scheduler::stopRequested));
         if (repository != null) {
-          SecretEnv named = SecretEnv.of(config);
-          Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), named);
-          warnUngated(ui, repository.baseBranch());
-          Git git = new Git();
-          Path stateRoot = backend.directory().root();
-          Worktrees worktrees = new Worktrees(git, repository, config.execution().workspace(),
-              config.retention().worktrees(), store.workspaces(), stateRoot.resolve("worktrees"), clock)
-              .placedAt(checkout == null ? null : checkout.where()).open();
-          worktrees.cleanUp().forEach(ui::notice);
-          scheduler.workspaces(worktrees, new Landing(git, worktrees, config.execution().workspace(),
-              store.workspaces(), clock, stateRoot.resolve("jobs")).masking(secrets::mask)
-              .environment(named.forCommands(System.getenv())).sandboxed(sandbox(config)).open());
+          workspaces(scheduler, repository, store, checkout, ui);
         }
         RunReport report;
         try (StopHook stop = ui.onStop(scheduler::requestStop)) {
@@ -222,6 +211,22 @@ public final class RunSession {
         }
       }
     }
+  }
+
+  /** The items' worktrees in {@code repository}, and their landing, for {@code scheduler}. */
+  private void workspaces(Scheduler scheduler, Repository repository, StateStore store, Checkout checkout, Ui ui) {
+    SecretEnv named = SecretEnv.of(config);
+    Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), named);
+    warnUngated(ui, repository.baseBranch());
+    Git git = new Git();
+    Path stateRoot = backend.directory().root();
+    Worktrees worktrees = new Worktrees(git, repository, config.execution().workspace(),
+        config.retention().worktrees(), store.workspaces(), stateRoot.resolve("worktrees"), clock)
+        .placedAt(checkout == null ? null : checkout.where()).open();
+    worktrees.cleanUp().forEach(ui::notice);
+    scheduler.workspaces(worktrees, new Landing(git, worktrees, config.execution().workspace(),
+        store.workspaces(), clock, stateRoot.resolve("jobs")).masking(secrets::mask)
+        .environment(named.forCommands(System.getenv())).sandboxed(sandbox(config)).open());
   }
 
   /**

@@ -123,7 +123,7 @@ final class RunCommand implements Callable<Integer> {
     // With backlog.source the items come from a command: the file need not exist, its directory is the project's.
     if (!Files.isRegularFile(backlogFile) && root.command().loadConfig(backlogFile).backlogSource() == null) {
       throw CliException.usage("backlog file " + backlogFile + " " + InputFiles.whyNotAFile(backlogFile)
-          + " (create one with 'orchestrate init', or set backlog.source in the config)");
+          + " (create one with 'orchestrate init')");
     }
     Config config = withOverrides(root.command().loadConfig(backlogFile));
     RunPreflight.costBudget(config, costBudget(config)); // every agent profile is held to it, before the state

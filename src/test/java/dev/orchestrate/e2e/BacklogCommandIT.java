@@ -27,6 +27,9 @@ class BacklogCommandIT {
       echo "$*" >> "$(dirname "$0")/../gh-calls.log"
       case "$1 $2" in
         "issue list")
+          if [ -n "${GH_DOWN:-}" ] || { [ -n "${GH_FLAKY:-}" ] && [ "$(grep -c '^issue list' "$(dirname "$0")/../gh-calls.log")" -gt 1 ]; }; then
+            echo "gh: HTTP 502: Bad Gateway (https://api.github.com/graphql)" >&2; exit 1
+          fi
           echo '['
           for n in 1 2 3 4 5; do
             sep=,; [ $n = 5 ] && sep=
@@ -42,6 +45,7 @@ class BacklogCommandIT {
   private static final String AGENT = """
       #!/usr/bin/env bash
       cat > /dev/null
+      sleep "${AGENT_SLEEP:-0}"
       echo '{"result": "phase_complete", "summary": "did it"}' >"$ORCHESTRATE_RESULT_FILE"
       """;
 
@@ -76,16 +80,24 @@ class BacklogCommandIT {
     Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rwxr-xr-x"));
   }
 
-  private static String run(Path project) throws Exception {
+  private static String run(Path project, String... env) throws Exception {
+    return run(project, 0, env);
+  }
+
+  /** {@code run --json} through the launcher, {@code env} as NAME=VALUE pairs; its stdout. */
+  private static String run(Path project, int exit, String... env) throws Exception {
     ProcessBuilder pb = new ProcessBuilder(Launcher.BIN.toString(), "--quiet", "run", "--json")
         .directory(project.toFile()).redirectError(project.resolve("stderr.txt").toFile());
     pb.environment().remove("ORCHESTRATE_STATE");
     pb.environment().remove("ORCHESTRATE_CONFIG");
     pb.environment().put("PATH", project.resolve("bin") + ":" + System.getenv("PATH"));
+    for (String pair : env) {
+      pb.environment().put(pair.substring(0, pair.indexOf('=')), pair.substring(pair.indexOf('=') + 1));
+    }
     Process p = pb.start();
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertTrue(p.waitFor(120, TimeUnit.SECONDS));
-    assertEquals(0, p.exitValue(), out + Files.readString(project.resolve("stderr.txt")));
+    assertEquals(exit, p.exitValue(), out + Files.readString(project.resolve("stderr.txt")));
     return out;
   }
 
@@ -97,8 +109,14 @@ class BacklogCommandIT {
   @Test
   void five_issues_run_to_done_and_each_is_closed_once_also_after_a_restart() throws Exception {
     Path project = project();
-    String first = run(project);
+    // Each agent takes a second, so the list is read again during the run: gh fails then, the run goes on.
+    String first = run(project, "GH_FLAKY=1", "AGENT_SLEEP=1");
     assertTrue(first.contains("\"done\" : 5"), first);
+    List<String> warnings = Files.readAllLines(project.resolve("stderr.txt")).stream()
+        .filter(l -> l.contains("warning: backlog.source.command")).toList();
+    assertEquals(List.of("orchestrate: warning: backlog.source.command (gh issue list --label orchestrate --state all "
+        + "--json number,…): failed: exit 1: gh: HTTP 502: Bad Gateway (https://api.github.com/graphql) (the run goes "
+        + "on with the last good backlog)"), warnings, "said once however often it failed");
     List<String> closed = List.of("issue close 1 --comment GH-1 done: Issue 1", "issue close 2 --comment GH-2 done: "
         + "Issue 2", "issue close 3 --comment GH-3 done: Issue 3", "issue close 4 --comment GH-4 done: Issue 4",
         "issue close 5 --comment GH-5 done: Issue 5");
@@ -108,6 +126,17 @@ class BacklogCommandIT {
     String second = run(project);
     assertTrue(second.contains("\"done\" : 5"), second);
     assertEquals(closed, calls(project, "issue close"), "a restart calls no done command again");
-    assertTrue(calls(project, "issue list").size() >= 2, "the list was read by each run");
+    assertTrue(calls(project, "issue list").size() >= 3, "the list was read by each run, and again in the first");
+  }
+
+  @Test
+  void a_failing_command_refuses_the_run_with_one_line_naming_it() throws Exception {
+    Path project = project();
+    String out = run(project, 2, "GH_DOWN=1");
+    assertEquals("", out);
+    assertEquals(List.of("orchestrate: error: backlog.source.command (gh issue list --label orchestrate --state all "
+        + "--json number,…): failed: exit 1: gh: HTTP 502: Bad Gateway (https://api.github.com/graphql)"),
+        Files.readAllLines(project.resolve("stderr.txt")));
+    assertTrue(!Files.exists(project.resolve(".orchestrate/state.db")), "nothing was written");
   }
 }

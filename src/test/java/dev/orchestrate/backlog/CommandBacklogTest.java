@@ -1,6 +1,7 @@
 package dev.orchestrate.backlog;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -179,7 +180,7 @@ class CommandBacklogTest {
     BacklogCommand.Result result = BacklogCommand.run(ProjectCommand.shell("on_done", "echo {title}",
         Duration.ofSeconds(10)), values, dir, System.getenv(), 1000);
     assertEquals("$(touch pwned)\n", result.stdoutText());
-    assertTrue(!Files.exists(dir.resolve("pwned")));
+    assertFalse(Files.exists(dir.resolve("pwned")));
   }
 
   private static final class MutableClock extends Clock {

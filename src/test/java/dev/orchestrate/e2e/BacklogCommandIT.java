@@ -1,6 +1,7 @@
 package dev.orchestrate.e2e;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.charset.StandardCharsets;
@@ -137,6 +138,6 @@ class BacklogCommandIT {
     assertEquals(List.of("orchestrate: error: backlog.source.command (gh issue list --label orchestrate --state all "
         + "--json number,…): failed: exit 1: gh: HTTP 502: Bad Gateway (https://api.github.com/graphql)"),
         Files.readAllLines(project.resolve("stderr.txt")));
-    assertTrue(!Files.exists(project.resolve(".orchestrate/state.db")), "nothing was written");
+    assertFalse(Files.exists(project.resolve(".orchestrate/state.db")), "nothing was written");
   }
 }

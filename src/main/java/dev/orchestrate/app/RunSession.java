@@ -1,6 +1,6 @@
 package dev.orchestrate.app;
 
-import dev.orchestrate.backlog.WatchedBacklogFile;
+import dev.orchestrate.backlog.BacklogSource;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.SecretEnv;
 import dev.orchestrate.config.WorkspaceConfig;
@@ -18,6 +18,7 @@ import dev.orchestrate.notify.DeliveryStats;
 import dev.orchestrate.notify.Notifier;
 import dev.orchestrate.retention.MaintenanceSchedule;
 import dev.orchestrate.retention.Retention;
+import dev.orchestrate.scheduler.HaltReason;
 import dev.orchestrate.scheduler.RunListener;
 import dev.orchestrate.scheduler.RunOptions;
 import dev.orchestrate.scheduler.RunReport;
@@ -83,7 +84,7 @@ public final class RunSession {
    * the backlog. Items are never deleted, so an id known now is known under the lease. Without
    * targets, none: a run of the whole backlog looks at no id here (a million of them cost a second).
    */
-  public Set<String> knownIds(WatchedBacklogFile backlogs, List<String> targets) {
+  public Set<String> knownIds(BacklogSource backlogs, List<String> targets) {
     Set<String> ids = new HashSet<>();
     if (targets.isEmpty()) {
       return ids;
@@ -109,7 +110,7 @@ public final class RunSession {
    * @param repository the git repository items get worktrees in, or null without worktrees
    * @throws dev.orchestrate.state.StateLockedException when another run holds the lease
    */
-  public RunReport run(WatchedBacklogFile backlogs, Repository repository, RunOptions options, Ui ui) {
+  public RunReport run(BacklogSource backlogs, Repository repository, RunOptions options, Ui ui) {
     return run(backlogs, repository, options, ui, null);
   }
 
@@ -152,18 +153,19 @@ public final class RunSession {
   }
 
   /**
-   * {@link #run(WatchedBacklogFile, Repository, RunOptions, Ui)} telling {@code notifier} (null:
+   * {@link #run(BacklogSource, Repository, RunOptions, Ui)} telling {@code notifier} (null:
    * no one) what happens, then closing it: healthy sinks get at most {@link #NOTIFY_DRAIN} after the
    * run to deliver what is queued, and what they came to is recorded on the run for {@code stats}.
    */
   @SuppressWarnings("try") // the lease and the stop hook are held, never read
-  public RunReport run(WatchedBacklogFile backlogs, Repository repository, RunOptions options, Ui ui,
+  public RunReport run(BacklogSource backlogs, Repository repository, RunOptions options, Ui ui,
       Notifier notifier) {
     try (RunLease lease = backend.acquireLease(clock.instant(), config.state().leaseTimeout());
         StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
       Checkout checkout = Checkouts.check(lease, config.execution().workspace(), repository,
           backlogs.current().directory());
       RunListener progress = ui.progress(store.items());
+      BacklogTransitions transitions = transitions(store, backlogs, ui);
       RunNotifications notifications = notifier == null ? null
           : new RunNotifications(notifier, clock, config.execution().workspace().checks() != null,
               id -> store.workspaces().workspace(id).map(ws -> ws.push() == null ? null : ws.push().url())
@@ -171,27 +173,24 @@ public final class RunSession {
       try {
         RunListener listener = notifications == null ? ui.withNotices(progress)
             : RunListener.both(ui.withNotices(progress), notifications);
+        if (transitions != null) {
+          listener = RunListener.both(listener, transitions);
+        }
         Scheduler scheduler = scheduler(config, backlogs, backend.directory(), clock, store, progress,
-            listener, lease);
+            listener, lease, transitions == null ? () -> {
+            } : transitions::flush);
         // A write lock held by another process is waited out, said once; a stop ends the wait.
         store.busyWait(BusyWait.stoppable(ui::notice, scheduler::stopRequested));
         if (repository != null) {
-          SecretEnv named = SecretEnv.of(config);
-          Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), named);
-          warnUngated(ui, repository.baseBranch());
-          Git git = new Git();
-          Path stateRoot = backend.directory().root();
-          Worktrees worktrees = new Worktrees(git, repository, config.execution().workspace(),
-              config.retention().worktrees(), store.workspaces(), stateRoot.resolve("worktrees"), clock)
-              .placedAt(checkout == null ? null : checkout.where()).open();
-          worktrees.cleanUp().forEach(ui::notice);
-          scheduler.workspaces(worktrees, new Landing(git, worktrees, config.execution().workspace(),
-              store.workspaces(), clock, stateRoot.resolve("jobs")).masking(secrets::mask)
-              .environment(named.forCommands(System.getenv())).sandboxed(sandbox(config)).open());
+          workspaces(scheduler, repository, store, checkout, ui);
         }
         RunReport report;
         try (StopHook stop = ui.onStop(scheduler::requestStop)) {
           report = scheduler.run(options);
+        }
+        if (transitions != null) {
+          transitions.finish(report.haltReason() == HaltReason.INTERRUPTED ? TRANSITIONS_DRAIN_STOPPED
+              : config.backlogSource().command().timeout().plus(TRANSITIONS_DRAIN_STOPPED));
         }
         if (notifications != null) {
           notifications.runEnded(report);
@@ -201,6 +200,9 @@ public final class RunSession {
         }
         return report;
       } finally {
+        if (transitions != null) {
+          transitions.finish(Duration.ZERO); // an error above: calls not yet made are the next run's
+        }
         if (notifier != null) {
           notifier.close(Duration.ZERO); // an error above: what is queued is given up at once
         }
@@ -209,6 +211,22 @@ public final class RunSession {
         }
       }
     }
+  }
+
+  /** The items' worktrees in {@code repository}, and their landing, for {@code scheduler}. */
+  private void workspaces(Scheduler scheduler, Repository repository, StateStore store, Checkout checkout, Ui ui) {
+    SecretEnv named = SecretEnv.of(config);
+    Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), named);
+    warnUngated(ui, repository.baseBranch());
+    Git git = new Git();
+    Path stateRoot = backend.directory().root();
+    Worktrees worktrees = new Worktrees(git, repository, config.execution().workspace(),
+        config.retention().worktrees(), store.workspaces(), stateRoot.resolve("worktrees"), clock)
+        .placedAt(checkout == null ? null : checkout.where()).open();
+    worktrees.cleanUp().forEach(ui::notice);
+    scheduler.workspaces(worktrees, new Landing(git, worktrees, config.execution().workspace(),
+        store.workspaces(), clock, stateRoot.resolve("jobs")).masking(secrets::mask)
+        .environment(named.forCommands(System.getenv())).sandboxed(sandbox(config)).open());
   }
 
   /**
@@ -221,6 +239,25 @@ public final class RunSession {
     }
     return Bubblewrap.find(System.getenv("PATH")).map(bwrap -> new Bubblewrap(bwrap, config.agent().sandbox()))
         .orElse(null);
+  }
+
+  /** How long a stopped run's end waits for the transition commands of backlog.source it queued. */
+  static final Duration TRANSITIONS_DRAIN_STOPPED = Duration.ofSeconds(5);
+
+  /**
+   * The transition commands of {@code backlog.source}, run in the project's directory with the
+   * environment the project's commands get; null when the config sets none.
+   */
+  private BacklogTransitions transitions(StateStore store, BacklogSource backlogs, Ui ui) {
+    if (config.backlogSource() == null || !config.backlogSource().hasHooks()) {
+      return null;
+    }
+    SecretEnv named = SecretEnv.of(config);
+    Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), named);
+    return new BacklogTransitions(config.backlogSource(), store.backlogHooks(), backlogs.current().directory(),
+        named.forCommands(System.getenv()), clock, config.execution().workspace().checks() != null,
+        id -> store.workspaces().workspace(id).map(ws -> ws.push() == null ? null : ws.push().url()).orElse(null),
+        ui::notice, secrets::mask);
   }
 
   /** How long a run's end waits at most for its notifications to be delivered. */
@@ -243,7 +280,7 @@ public final class RunSession {
    * {@code progress} told when it is a {@link SummarizationListener}), project memory and retention
    * maintenance. The soak test drives the same object with its own listener.
    */
-  public static Scheduler scheduler(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
+  public static Scheduler scheduler(Config config, BacklogSource backlogs, StateDirectory dir, Clock clock,
       StateStore store, RunListener progress, RunListener listener) {
     return scheduler(config, backlogs, dir, clock, store, progress, listener, new RunLease() {
       @Override
@@ -257,8 +294,15 @@ public final class RunSession {
    * scheduler claims items as that runner, its agents' job tokens name it, and retention runs only
    * while this runner holds the maintenance lock.
    */
-  static Scheduler scheduler(Config config, WatchedBacklogFile backlogs, StateDirectory dir, Clock clock,
+  static Scheduler scheduler(Config config, BacklogSource backlogs, StateDirectory dir, Clock clock,
       StateStore store, RunListener progress, RunListener listener, RunLease lease) {
+    return scheduler(config, backlogs, dir, clock, store, progress, listener, lease, () -> {
+    });
+  }
+
+  /** As above, with {@code eachTick} run on the scheduler thread after every tick. */
+  static Scheduler scheduler(Config config, BacklogSource backlogs, StateDirectory dir, Clock clock,
+      StateStore store, RunListener progress, RunListener listener, RunLease lease, Runnable eachTick) {
     // A failed summarization's message may quote the endpoint's answer: the secrets the agents'
     // output is masked of are masked there too (the summarizer's key among them).
     SecretEnv named = SecretEnv.of(config);
@@ -274,6 +318,7 @@ public final class RunSession {
     Housekeeping housekeeping = new Housekeeping() {
       @Override
       public void afterTick(java.time.Instant now, java.util.function.BooleanSupplier waiting) {
+        eachTick.run();
         if (lease.maintains()) {
           maintenance.afterTick(now, waiting);
         }

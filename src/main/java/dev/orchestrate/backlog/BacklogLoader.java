@@ -87,6 +87,22 @@ public final class BacklogLoader {
     return new Backlog(file, items.orElseThrow());
   }
 
+  /**
+   * Validates items made from another source than a file (a command's JSON, {@link BacklogJson})
+   * exactly as the file's are checked: each item, then the dependencies and cycles.
+   *
+   * @param file  the backlog's place, for {@link Backlog#directory}
+   * @param label what problems name instead of a file: the command
+   * @throws ValidationException with every problem found
+   */
+  static Backlog fromNodes(Path file, String label, List<YamlNode> nodes, Config config) {
+    Problems problems = new Problems(label);
+    BacklogLoader loader = new BacklogLoader(config, problems);
+    List<BacklogItem> items = loader.items(new YamlNode.Sequence(0, 0, nodes));
+    problems.throwIfAny();
+    return new Backlog(file, items);
+  }
+
   /** The next element of the items list, as the reader hands it over. */
   private void next(YamlNode node) {
     item(node, drafts.size() + skipped).ifPresentOrElse(drafts::add, () -> skipped++);

@@ -33,6 +33,16 @@ public interface BacklogSource {
    */
   Optional<Backlog> changed(Consumer<List<Problem>> rejected);
 
+  /**
+   * The backlog a run reads: the command of {@code backlog.source} when the config sets one (the
+   * file is not read then; its directory is the project's), else the file, watched for edits.
+   *
+   * @throws dev.orchestrate.yaml.ValidationException with every problem found
+   */
+  static BacklogSource open(java.nio.file.Path file, dev.orchestrate.config.Config config) {
+    return config.backlogSource() != null ? CommandBacklog.load(file, config) : WatchedBacklogFile.load(file, config);
+  }
+
   /** A backlog that never changes. */
   static BacklogSource fixed(Backlog backlog) {
     return new BacklogSource() {

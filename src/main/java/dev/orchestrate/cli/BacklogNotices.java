@@ -41,8 +41,10 @@ final class BacklogNotices implements RunListener {
   @Override
   public void backlogRejected(List<Problem> problems) {
     for (Problem problem : problems.subList(0, Math.min(problems.size(), ErrorHandler.MAX_PROBLEMS))) {
+      // backlog.source's command: a refresh that failed, not an edit
       line("orchestrate: warning: " + Quote.line(problem.toString(), ErrorHandler.MAX_LINE_CHARS)
-          + " (edit ignored until fixed; the run goes on)");
+          + (problem.file().startsWith("backlog.source") ? " (the run goes on with the last good backlog)"
+              : " (edit ignored until fixed; the run goes on)"));
     }
     if (problems.size() > ErrorHandler.MAX_PROBLEMS) {
       line("orchestrate: warning: " + problems.get(0).file() + ": " + (problems.size() - ErrorHandler.MAX_PROBLEMS)

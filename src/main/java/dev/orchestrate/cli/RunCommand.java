@@ -2,7 +2,7 @@ package dev.orchestrate.cli;
 
 import dev.orchestrate.app.RunPreflight;
 import dev.orchestrate.app.RunSession;
-import dev.orchestrate.backlog.WatchedBacklogFile;
+import dev.orchestrate.backlog.BacklogSource;
 import dev.orchestrate.cli.live.LiveView;
 import dev.orchestrate.cli.live.ProgressMode;
 import dev.orchestrate.cli.live.RunProgress;
@@ -120,14 +120,15 @@ final class RunCommand implements Callable<Integer> {
   public Integer call() {
     checkFlags();
     ItemFilter filter = parseFilter();
-    if (!Files.isRegularFile(backlogFile)) {
+    // With backlog.source the items come from a command: the file need not exist, its directory is the project's.
+    if (!Files.isRegularFile(backlogFile) && root.command().loadConfig(backlogFile).backlogSource() == null) {
       throw CliException.usage("backlog file " + backlogFile + " " + InputFiles.whyNotAFile(backlogFile)
           + " (create one with 'orchestrate init')");
     }
     Config config = withOverrides(root.command().loadConfig(backlogFile));
     RunPreflight.costBudget(config, costBudget(config)); // every agent profile is held to it, before the state
     RunPreflight.tokenBudget(config, tokenBudget(config));
-    WatchedBacklogFile backlogs = WatchedBacklogFile.load(backlogFile, config);
+    BacklogSource backlogs = BacklogSource.open(backlogFile, config);
     filter = checkFilter(filter, config);
     StateBackend backend = root.command().backend(backlogFile, config);
     Optional<Preflight.Found> agentProgram = RunPreflight.agents(config,

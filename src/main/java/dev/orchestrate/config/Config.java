@@ -13,6 +13,8 @@ import java.util.Optional;
 /**
  * The validated, immutable configuration. {@code source} is the file it came from, or empty for
  * the built-in defaults. {@code notifications} are the {@code notify:} sinks (docs/notifications.md).
+ * {@code backlogSource} is {@code backlog.source}, the command that prints the backlog, or null: the
+ * backlog file.
  */
 public record Config(
     Optional<Path> source,
@@ -28,7 +30,8 @@ public record Config(
     BudgetConfig budget,
     Map<String, AgentConfig> agents,
     List<NotifySink> notifications,
-    long backlogMaxBytes) {
+    long backlogMaxBytes,
+    BacklogSourceConfig backlogSource) {
 
   public static final String DEFAULT_PIPELINE = "feature";
   public static final int DEFAULT_WINDOW_SIZE = ContextConfig.DEFAULT_WINDOW_SIZE;
@@ -49,6 +52,15 @@ public record Config(
     budget = budget == null ? BudgetConfig.NONE : budget;
     agents = agents == null ? Map.of() : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(agents));
     notifications = notifications == null ? List.of() : List.copyOf(notifications);
+  }
+
+  /** A config whose backlog is the file ({@code backlog.source} left out). */
+  public Config(Optional<Path> source, AgentConfig agent, ExecutionConfig execution, String defaultPipeline,
+      Map<String, Pipeline> pipelines, ContextConfig context, int memoryKeepRecent, int memoryBootContextChars,
+      RetentionConfig retention, StateConfig state, BudgetConfig budget, Map<String, AgentConfig> agents,
+      List<NotifySink> notifications, long backlogMaxBytes) {
+    this(source, agent, execution, defaultPipeline, pipelines, context, memoryKeepRecent, memoryBootContextChars,
+        retention, state, budget, agents, notifications, backlogMaxBytes, null);
   }
 
   /** A config with the default cap on the backlog file's size ({@code backlog:} left out). */
@@ -105,7 +117,7 @@ public record Config(
     Map<String, AgentConfig> changed = new LinkedHashMap<>();
     agents.forEach((key, profile) -> changed.put(key, change.apply(profile)));
     return new Config(source, change.apply(agent), execution, defaultPipeline, pipelines, context, memoryKeepRecent,
-        memoryBootContextChars, retention, state, budget, changed, notifications, backlogMaxBytes);
+        memoryBootContextChars, retention, state, budget, changed, notifications, backlogMaxBytes, backlogSource);
   }
 
   /** A config without a project budget. */
@@ -154,6 +166,13 @@ public record Config(
 
   public Config withExecution(ExecutionConfig execution) {
     return new Config(source, agent, execution, defaultPipeline, pipelines, context,
-        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications, backlogMaxBytes);
+        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications, backlogMaxBytes,
+        backlogSource);
+  }
+
+  /** This config with {@code backlog.source} set to {@code source} (null: the backlog file). */
+  public Config withBacklogSource(BacklogSourceConfig source) {
+    return new Config(this.source, agent, execution, defaultPipeline, pipelines, context, memoryKeepRecent,
+        memoryBootContextChars, retention, state, budget, agents, notifications, backlogMaxBytes, source);
   }
 }

@@ -27,7 +27,9 @@ public final class ConfigLoader extends SectionReader {
   public static final List<String> TOP_KEYS = List.of("agent", "agents", "execution", "default_pipeline",
       "pipelines", "context", "memory", "retention", "state", "limits", "budget", "workspace",
       NotifyConfigParser.KEY, "backlog");
-  public static final List<String> BACKLOG_KEYS = List.of("max_bytes");
+  public static final List<String> BACKLOG_KEYS = List.of("max_bytes", "source");
+  public static final List<String> BACKLOG_SOURCE_KEYS = List.of("command", "timeout", "refresh", "id_field",
+      "id_prefix", "on_done", "on_blocked", "on_awaiting_review");
   public static final List<String> WORKSPACE_KEYS = List.of("setup", "copy");
   public static final List<String> PROJECT_COMMAND_KEYS = List.of("name", "run", "timeout");
   public static final List<String> BUDGET_KEYS = List.of("per_day", "per_week", "tokens_per_day", "tokens_per_week");
@@ -189,6 +191,9 @@ public final class ConfigLoader extends SectionReader {
     backlog.ifPresent(m -> problems.unknownKeys(m, BACKLOG_KEYS, "key", "backlog"));
     long backlogMaxBytes = setting(backlog, "max_bytes", this::backlogMaxBytes)
         .orElse(Config.DEFAULT_BACKLOG_MAX_BYTES);
+    BacklogSourceConfig backlogSource = backlog.flatMap(m -> m.get("source"))
+        .flatMap(n -> values.mapping(n, "backlog.source", "a map with a command"))
+        .flatMap(new BacklogSection(this)::source).orElse(null);
     Optional<YamlNode.Mapping> workspaceSection = section(map, "workspace");
     Optional<ExecutionSection.WorkspacePreparation> preparation = workspaceSection
         .flatMap(this.execution::workspacePreparation);
@@ -210,7 +215,7 @@ public final class ConfigLoader extends SectionReader {
     others.remove(agent.profileName());
     this.pipelines.checkProfileNames(agent, others);
     return Optional.of(new Config(Optional.of(file), agent, execution, defaultPipeline, pipelines,
-        context, keepRecent, bootChars, retention, state, budget, others, notify, backlogMaxBytes));
+        context, keepRecent, bootChars, retention, state, budget, others, notify, backlogMaxBytes, backlogSource));
   }
 
   /** backlog.max_bytes: the largest backlog file read, a size from 1 byte to 1 GiB. */

@@ -2,6 +2,7 @@ package dev.orchestrate.state;
 
 import dev.orchestrate.context.TurnRepository;
 import dev.orchestrate.item.AgentPauses;
+import dev.orchestrate.item.BacklogHooks;
 import dev.orchestrate.item.EventLog;
 import dev.orchestrate.item.ItemLeases;
 import dev.orchestrate.item.StateRepository;
@@ -59,6 +60,9 @@ public interface StateStore extends AutoCloseable {
 
   /** The agent profiles a provider's limit paused. */
   AgentPauses pauses();
+
+  /** The transition commands of {@code backlog.source} called for each item's present status. */
+  BacklogHooks backlogHooks();
 
   /** What each agent profile spent and how its last jobs ended ({@code orchestrate agents}). */
   AgentActivity agentActivity();

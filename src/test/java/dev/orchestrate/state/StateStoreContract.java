@@ -542,6 +542,25 @@ public abstract class StateStoreContract {
   }
 
   @Test
+  void the_transition_commands_called_are_kept_per_item_and_hook_until_cleared() {
+    try (StateStore store = open()) {
+      assertEquals(java.util.Set.of(), store.backlogHooks().called("on_done"));
+      store.backlogHooks().recordCalled("GH-1", "on_done", T0);
+      store.backlogHooks().recordCalled("GH-1", "on_done", at(5)); // a second record of the same call
+      store.backlogHooks().recordCalled("GH-2", "on_blocked", T0);
+    }
+    try (StateStore store = open()) {
+      assertEquals(java.util.Set.of("GH-1"), store.backlogHooks().called("on_done"));
+      store.backlogHooks().clear("GH-2", "on_blocked");
+      store.backlogHooks().clear("GH-9", "on_blocked");
+      assertEquals(java.util.Set.of(), store.backlogHooks().called("on_blocked"));
+    }
+    try (StateStore store = openReadOnly()) {
+      assertEquals(java.util.Set.of("GH-1"), store.backlogHooks().called("on_done"));
+    }
+  }
+
+  @Test
   void a_resumed_profiles_pause_is_removed_and_returned_and_a_profile_not_paused_changes_nothing() {
     AgentPauses.Pause claude = new AgentPauses.Pause("claude", OutcomeClass.USAGE_LIMIT, at(3600), "resets 4am", T0, 2);
     AgentPauses.Pause codex = new AgentPauses.Pause("codex", OutcomeClass.RATE_LIMITED, at(60), "429", T0, 1);

@@ -2,6 +2,7 @@ package dev.orchestrate.state.sql;
 
 import dev.orchestrate.context.TurnRepository;
 import dev.orchestrate.item.AgentPauses;
+import dev.orchestrate.item.BacklogHooks;
 import dev.orchestrate.item.EventLog;
 import dev.orchestrate.item.ItemLeases;
 import dev.orchestrate.item.StateRepository;
@@ -40,6 +41,7 @@ public final class SqlStateStore implements StateStore {
   private SqlItemHistory history;
   private SqlDashboard dashboard;
   private SqlAgentPauses pauses;
+  private SqlBacklogHooks backlogHooks;
 
   private SqlStateStore(Jdbc jdbc, Path root, Path jobs) {
     this.jdbc = jdbc;
@@ -139,6 +141,14 @@ public final class SqlStateStore implements StateStore {
       pauses = new SqlAgentPauses(jdbc);
     }
     return pauses;
+  }
+
+  @Override
+  public BacklogHooks backlogHooks() {
+    if (backlogHooks == null) {
+      backlogHooks = new SqlBacklogHooks(jdbc);
+    }
+    return backlogHooks;
   }
 
   @Override

@@ -101,8 +101,8 @@ final class ChecksWait {
       }
       return new Polled(run, PullRequestCommand.run(feedback.command(), values, dir, commandEnv, stopper));
     }, (polled, self) -> {
-      Object next = polled(ws, wait, polled);
-      if (next instanceof ChecksReport report) {
+      ChecksReport report = polled(ws, wait, polled);
+      if (report != LAND) {
         return report;
       }
       self.then(land(ws, wait, values));
@@ -133,7 +133,7 @@ final class ChecksWait {
   }
 
   /** What the poll comes to: a report, or {@link #LAND} when the pull request is to be merged now. */
-  private Object polled(WorkspaceRecord ws, ChecksRecord wait, Polled polled) {
+  private ChecksReport polled(WorkspaceRecord ws, ChecksRecord wait, Polled polled) {
     PullRequestCommand.Outcome run = polled.checks();
     Instant at = clock.instant();
     if (red(run)) {
@@ -181,8 +181,9 @@ final class ChecksWait {
         + (reading.problem() == null ? "" : ": " + reading.problem()) + ")", at);
   }
 
-  /** The answer of {@link #polled} that asks for land_command. */
-  private static final Object LAND = new Object();
+  /** The answer of {@link #polled} that asks for land_command (never recorded, never returned further). */
+  private static final ChecksReport LAND = new ChecksReport("land", "green and approved: land_command runs", 0,
+      null);
 
   /** The review command's output read, or why not (then pending). */
   private ReviewFeedback.Reading read(WorkspaceRecord ws, PullRequestCommand.Outcome run) {

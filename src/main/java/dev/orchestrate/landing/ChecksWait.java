@@ -193,6 +193,10 @@ final class ChecksWait {
           + (report(run).isEmpty() ? ""
               : ": " + Quote.line(report(run), 300)));
     }
+    if (run.output().contains(" bytes of output left out ...]")) { // PullRequestCommand's bound cut it
+      return ReviewFeedback.Reading.unreadable("execution.review_feedback printed more than "
+          + PullRequestCommand.OUTPUT_MAX_BYTES / 1024 + " KiB: ask for fewer fields, or filter them (gh's --jq)");
+    }
     return ReviewFeedback.read(mask.mask(run.output()), store.review(ws.itemId()).sent());
   }
 

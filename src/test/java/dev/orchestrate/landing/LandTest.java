@@ -142,4 +142,15 @@ class LandTest {
     assertEquals("merged", site.check("A").kind());
     assertEquals(1, lands(), "merged by someone (or a run cut short): not merged again");
   }
+
+  @Test
+  void reviews_past_the_output_bound_are_no_verdict_and_nothing_is_merged() throws Exception {
+    String huge = "{\"state\": \"OPEN\", \"reviewDecision\": \"APPROVED\", \"comments\": [{\"body\": \""
+        + "x".repeat(PullRequestCommand.OUTPUT_MAX_BYTES * 2) + "\"}]}";
+    answer(0, huge, 0);
+    ChecksReport pending = site.check("A");
+    assertEquals("pending", pending.kind());
+    assertTrue(pending.message().contains("printed more than 64 KiB"), pending.message());
+    assertEquals(0, lands());
+  }
 }

@@ -262,6 +262,7 @@ final class ChecksWait {
   }
 
   private ChecksReport pending(WorkspaceRecord ws, ChecksRecord wait, String message, Instant at) {
+    log.debug("{}: {}", ws.itemId(), message);
     store.checks(ws.itemId(), new ChecksRecord(wait.since(), at.plus(checks.interval()), wait.rounds()), at);
     return new ChecksReport("pending", message, wait.rounds(), checks.phase(), last(wait));
   }

@@ -3,6 +3,7 @@ package dev.orchestrate.app;
 import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
+import dev.orchestrate.item.Transitions;
 import dev.orchestrate.notify.EventKind;
 import dev.orchestrate.notify.NotificationEvent;
 import dev.orchestrate.notify.Notifier;
@@ -77,12 +78,14 @@ final class RunNotifications implements RunListener {
       return;
     }
     if (was == ItemStatus.AWAITING_CHECKS && now.isRunningPhases()) {
-      notifier.cleared(after.id()); // each red round is announced
+      notifier.cleared(after.id()); // each red round (and each round of changes requested) is announced
+      String failure = after.progress().lastFailure();
+      boolean review = failure != null && failure.startsWith(Transitions.CHANGES_REQUESTED_INTRO);
       Map<String, String> details = new LinkedHashMap<>();
       details.put("title", after.definition().title());
       putIfSet(details, "phase", after.progress().phase());
-      putIfSet(details, "report", after.progress().lastFailure());
-      publishItem(EventKind.CHECKS_RED, after.id(), details);
+      putIfSet(details, review ? "reviews" : "report", failure);
+      publishItem(review ? EventKind.CHANGES_REQUESTED : EventKind.CHECKS_RED, after.id(), details);
     } else if (now == ItemStatus.BLOCKED) {
       Map<String, String> details = new LinkedHashMap<>();
       details.put("title", after.definition().title());

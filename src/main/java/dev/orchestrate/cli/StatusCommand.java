@@ -210,8 +210,9 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
       return ", no commit yet";
     }
     return switch (ws.integration()) {
-      case INTEGRATED, SKIPPED, PUSHED -> ": no changes, nothing to integrate";
-      case DEFERRED, CONFLICT -> ", no commit, " + ws.integration().key();
+      case INTEGRATED, SKIPPED, PUSHED, MERGED -> ": no changes, nothing to integrate";
+      case DEFERRED, CONFLICT, CHECKS_RED, TIMED_OUT, CHANGES_REQUESTED, LAND_FAILED ->
+        ", no commit, " + ws.integration().key();
     };
   }
 
@@ -238,6 +239,11 @@ final class StatusCommand implements Callable<Integer>, FastPath.Command {
               + (ws.push().url() == null ? "" : ": " + ws.push().url());
           case DEFERRED -> "not integrated yet";
           case CONFLICT -> "conflict";
+          case CHECKS_RED -> "pushed, its checks red";
+          case TIMED_OUT -> "pushed, its wait timed out";
+          case CHANGES_REQUESTED -> "pushed, changes requested";
+          case MERGED -> "merged" + (ws.push().url() == null ? "" : ": " + ws.push().url());
+          case LAND_FAILED -> "pushed, not merged";
         });
       }
     }

@@ -15,8 +15,10 @@ import java.util.Objects;
  * @param timeout   how long after a push the checks may stay pending before the item is blocked
  * @param maxRounds red rounds after which the item is blocked instead of sent back
  * @param phase     the phase a red report sends the item back to; null: its pipeline's last phase
+ * @param feedback  {@code execution.review_feedback} and {@code land}, polled with the checks; null: none
  */
-public record ChecksConfig(ProjectCommand command, Duration interval, Duration timeout, int maxRounds, String phase) {
+public record ChecksConfig(ProjectCommand command, Duration interval, Duration timeout, int maxRounds, String phase,
+    ReviewFeedbackConfig feedback) {
   /** The exit code that says the checks are still running. */
   public static final int PENDING = 75;
   public static final Duration DEFAULT_INTERVAL = Duration.ofMinutes(1);
@@ -32,5 +34,19 @@ public record ChecksConfig(ProjectCommand command, Duration interval, Duration t
     if (maxRounds < 1) {
       throw new IllegalArgumentException("checks_max_rounds must be at least 1");
     }
+  }
+
+  public ChecksConfig(ProjectCommand command, Duration interval, Duration timeout, int maxRounds, String phase) {
+    this(command, interval, timeout, maxRounds, phase, null);
+  }
+
+  /** These checks with {@code execution.review_feedback} (null: none). */
+  public ChecksConfig withFeedback(ReviewFeedbackConfig next) {
+    return new ChecksConfig(command, interval, timeout, maxRounds, phase, next);
+  }
+
+  /** The phase changes requested send an item back to: review_feedback_phase, else checks_phase; null: the last. */
+  public String feedbackPhase() {
+    return feedback != null && feedback.phase() != null ? feedback.phase() : phase;
   }
 }

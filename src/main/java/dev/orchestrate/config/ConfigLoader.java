@@ -48,7 +48,8 @@ public final class ConfigLoader extends SectionReader {
       "circuit_breaker", "phase_cap", "max_cost_usd", "max_tokens", "workspace", "base_branch", "merge",
       "delete_merged_branches", "commit_author", "destructive_runs_alone", "remote", "pull_request",
       "pull_request_timeout", "checks", "checks_interval", "checks_timeout", "checks_max_rounds", "checks_phase",
-      "integration_batch", "landing");
+      "integration_batch", "landing", "review_feedback", "review_feedback_max_rounds", "review_feedback_phase",
+      "review_feedback_timeout", "land", "land_command");
   public static final List<String> PIPELINE_KEYS = List.of("pre_phases", "phases", "agent", "fallback", "verify",
       "integration_verify", "integration_max_rounds", "verify_protected", "review", "review_timeout",
       "on_review_timeout");
@@ -240,16 +241,27 @@ public final class ConfigLoader extends SectionReader {
   /** execution.checks_phase names a phase of every pipeline (a red check sends an item there). */
   private void checkChecksPhase(YamlNode.Mapping map, Map<String, Pipeline> pipelines, ExecutionConfig execution) {
     ChecksConfig checks = execution.workspace().checks();
-    if (checks == null || checks.phase() == null) {
+    if (checks == null) {
+      return;
+    }
+    checkPhase(map, pipelines, "checks_phase", checks.phase(), "a red check");
+    if (checks.feedback() != null) {
+      checkPhase(map, pipelines, "review_feedback_phase", checks.feedback().phase(), "a review asking for changes");
+    }
+  }
+
+  private void checkPhase(YamlNode.Mapping map, Map<String, Pipeline> pipelines, String key, String phase,
+      String what) {
+    if (phase == null) {
       return;
     }
     for (Pipeline pipeline : pipelines.values()) {
-      if (pipeline.allPhases().stream().noneMatch(p -> p.name().equals(checks.phase()))) {
+      if (pipeline.allPhases().stream().noneMatch(p -> p.name().equals(phase))) {
         YamlNode at = map.get("execution").filter(YamlNode.Mapping.class::isInstance).map(YamlNode.Mapping.class::cast)
-            .flatMap(m -> m.get("checks_phase")).orElseThrow();
-        problems.at(at, "execution.checks_phase " + Quote.value(checks.phase()) + " is not a phase of pipeline "
-            + pipeline.name() + " (a red check sends an item back there): name a phase every pipeline has, or "
-            + "leave checks_phase out for each pipeline's last phase");
+            .flatMap(m -> m.get(key)).orElseThrow();
+        problems.at(at, "execution." + key + " " + Quote.value(phase) + " is not a phase of pipeline "
+            + pipeline.name() + " (" + what + " sends an item back there): name a phase every pipeline has, or "
+            + "leave " + key + " out for each pipeline's last phase");
         return;
       }
     }

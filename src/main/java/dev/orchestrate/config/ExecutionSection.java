@@ -60,7 +60,10 @@ final class ExecutionSection extends SectionReader {
             .orElse(defaults.destructiveRunsAlone()))
         .withPush(setting(section, "remote", this::remote).orElse(WorkspaceConfig.DEFAULT_REMOTE),
             pullRequest(section));
-    return config.withChecks(checks(section, config.merge())).withIntegrationBatch(setting(section,
+    ChecksConfig checks = checks(section, config.merge());
+    ReviewFeedbackConfig feedback = feedback(section, checks);
+    return config.withChecks(checks == null ? null : checks.withFeedback(feedback)).withIntegrationBatch(setting(
+        section,
         "integration_batch", n -> values.integer(n, "execution.integration_batch", 1,
             WorkspaceConfig.MAX_INTEGRATION_BATCH))
         .orElse(1)).withLandOn(
@@ -113,6 +116,80 @@ final class ExecutionSection extends SectionReader {
       return null;
     }
     return new ChecksConfig(command, interval, timeout, rounds, phase);
+  }
+
+  /** The values of execution.land. */
+  private static final java.util.Map<String, Boolean> LAND = landValues();
+
+  private static java.util.Map<String, Boolean> landValues() {
+    java.util.Map<String, Boolean> values = new java.util.LinkedHashMap<>();
+    values.put("none", false);
+    values.put("auto", true);
+    return java.util.Collections.unmodifiableMap(values);
+  }
+
+  /**
+   * execution.review_feedback with review_feedback_max_rounds, review_feedback_phase,
+   * review_feedback_timeout, land and land_command; null when review_feedback is not set. It is
+   * polled with the checks (so it needs them), and land: auto needs it: approval is what it says.
+   */
+  private ReviewFeedbackConfig feedback(Optional<YamlNode.Mapping> section, ChecksConfig checks) {
+    int rounds = setting(section, "review_feedback_max_rounds",
+        n -> values.integer(n, "execution.review_feedback_max_rounds", 1, 100))
+        .orElse(ReviewFeedbackConfig.DEFAULT_MAX_ROUNDS);
+    String phase = setting(section, "review_feedback_phase", n -> values.nonBlank(n,
+        "execution.review_feedback_phase", "the name of a phase of the pipelines")).orElse(null);
+    java.time.Duration timeout = setting(section, "review_feedback_timeout",
+        n -> duration(n, "execution.review_feedback_timeout", ReviewFeedbackConfig.MAX_TIMEOUT))
+        .orElse(ReviewFeedbackConfig.DEFAULT_TIMEOUT);
+    boolean auto = setting(section, "land", n -> values.choice(n, "execution.land", LAND)).orElse(false);
+    Optional<YamlNode> landNode = section.flatMap(m -> m.get("land"));
+    Optional<YamlNode> landCommandNode = section.flatMap(m -> m.get("land_command")).filter(n -> !off(n));
+    ProjectCommand land = landCommandNode.isEmpty() ? null : command(landCommandNode.get(), "land_command",
+        "a command like \"gh pr merge {pull_request} --squash\"", ReviewFeedbackConfig.DEFAULT_LAND_TIMEOUT);
+    Optional<YamlNode> node = section.flatMap(m -> m.get("review_feedback")).filter(n -> !off(n));
+    java.time.Duration poll = checks == null ? ChecksConfig.MAX_POLL : checks.command().timeout();
+    ProjectCommand command = node.isEmpty() ? null : command(node.get(), "review_feedback",
+        "a command like \"gh pr view {pull_request} --json state,reviewDecision,reviews,comments\"", poll);
+    if (auto && land == null) {
+      problems.at(landNode.orElseThrow(), "execution.land: auto needs execution.land_command, the command that "
+          + "merges the pull request (like \"gh pr merge {pull_request} --squash\")");
+      return null;
+    }
+    if (!auto && landCommandNode.isPresent()) {
+      problems.at(landCommandNode.get(), "execution.land_command is set but execution.land is none: set land: "
+          + "auto to merge approved, green pull requests with it, or remove land_command");
+      return null;
+    }
+    if (auto && node.isEmpty()) {
+      problems.at(landNode.orElseThrow(), "execution.land: auto needs execution.review_feedback (a pull request "
+          + "is merged only once its reviews say approved) and execution.checks (and only once they are green)");
+      return null;
+    }
+    if (node.isEmpty() || command == null) {
+      return null;
+    }
+    if (checks == null) {
+      problems.at(node.get(), "execution.review_feedback needs execution.checks (it is polled with them, and an "
+          + "item is done only once they are green): set checks (\"true\" when the branch has no CI), or remove "
+          + "review_feedback");
+      return null;
+    }
+    return new ReviewFeedbackConfig(command, rounds, phase, timeout, auto ? land : null);
+  }
+
+  /** A command key: one string (run by /bin/sh -c) or a list (the argv); null when it is not valid. */
+  private ProjectCommand command(YamlNode node, String key, String example, java.time.Duration timeout) {
+    if (node instanceof YamlNode.Sequence) {
+      Optional<List<String>> argv = values.strings(node, key, "execution", "argument");
+      if (argv.isPresent() && argv.get().isEmpty()) {
+        problems.at(node, "execution." + key + " is empty: give the program and its arguments");
+        return null;
+      }
+      return argv.map(a -> new ProjectCommand(key, a, String.join(" ", a), timeout)).orElse(null);
+    }
+    return values.nonBlank(node, "execution." + key, example).map(text -> ProjectCommand.shell(key, text, timeout))
+        .orElse(null);
   }
 
   /** execution.remote: a remote's name as git accepts it (checked against the repository at preflight). */

@@ -402,16 +402,34 @@ public final class Transitions {
    * next prompt's Previous Failure.
    */
   public static Step checksRed(ItemState item, Pipeline pipeline, String phase, String report, int round) {
+    return backFromChecks(item, pipeline, phase, "The checks (execution.checks) of your pushed branch failed (round "
+        + round + "). Their report:\n" + report, "checks red (round " + round + ")");
+  }
+
+  /** Back from awaiting_checks to {@code phase} (or the last), with {@code failure} (capped) for the next prompt. */
+  private static Step backFromChecks(ItemState item, Pipeline pipeline, String phase, String failure, String why) {
     requireChecks(item);
     String to = phase != null && indexOf(pipeline.allPhases(), phase) >= 0 ? phase
         : pipeline.phases().get(pipeline.phases().size() - 1).name();
     ItemStatus status = indexOf(pipeline.phases(), to) >= 0 ? ItemStatus.IN_PROGRESS : ItemStatus.SCOPING;
     Cuts cuts = new Cuts();
-    String failure = cuts.cap("The checks (execution.checks) of your pushed branch failed (round " + round
-        + "). Their report:\n" + report, ITEM_TEXT_MAX_CHARS);
-    Progress next = new Progress(status, to, 0, null, null, failure, null, null);
+    Progress next = new Progress(status, to, 0, null, null, cuts.cap(failure, ITEM_TEXT_MAX_CHARS), null, null);
     return new Step(item.with(next), List.of(Event.statusChange(item.id(), ItemStatus.AWAITING_CHECKS, status, to,
-        "checks red (round " + round + ")")), cuts.count());
+        why)), cuts.count());
+  }
+
+  /** How the last failure of an item sent back by a review asking for changes begins (notifications tell it by this). */
+  public static final String CHANGES_REQUESTED_INTRO = "A review of your pull request asks for changes";
+
+  /**
+   * A review of the item's pull request asks for changes (execution.review_feedback): it goes back
+   * to {@code phase} of its pipeline (null, or a phase it does not have: its last phase) with what
+   * the reviewers wrote (capped) as its last failure, for the next prompt, as a red check's report.
+   */
+  public static Step changesRequested(ItemState item, Pipeline pipeline, String phase, String reviews, int round) {
+    return backFromChecks(item, pipeline, phase, CHANGES_REQUESTED_INTRO + " (round " + round + "). Address what "
+        + "the reviewers wrote; your work is pushed again once this phase and those after it succeed. The reviews "
+        + "and comments not sent to you before:\n" + reviews, "changes requested (round " + round + ")");
   }
 
   /**

@@ -63,6 +63,8 @@ public final class Landing implements ItemLanding {
   private final Integrator integrator;
   /** execution.merge: push; null under the other modes. */
   private final Pusher pusher;
+  /** execution.checks (with review_feedback and land) under merge: push; null without. */
+  private final ChecksWait checksWait;
   private PushOutput mask = PushOutput.of(UnaryOperator.identity());
   /** The environment the project's commands start from: gates, checks, pull requests. */
   private Map<String, String> commandEnv = System.getenv();
@@ -85,6 +87,8 @@ public final class Landing implements ItemLanding {
     this.integrator = new Integrator(git, repo, config, checkout, worktrees.guardRoot());
     this.pusher = config.merge() == WorkspaceConfig.Merge.PUSH
         ? new Pusher(git, repo, config, store, clock, bodies) : null;
+    this.checksWait = pusher != null && config.checks() != null
+        ? new ChecksWait(config.checks(), store, clock, repo.top()) : null;
   }
 
   /**
@@ -95,6 +99,9 @@ public final class Landing implements ItemLanding {
     mask = PushOutput.of(secrets);
     if (pusher != null) {
       pusher.masking(secrets);
+    }
+    if (checksWait != null) {
+      checksWait.masking(secrets);
     }
     if (worktrees.remote() != null) {
       worktrees.remote().masking(mask::mask);
@@ -110,6 +117,9 @@ public final class Landing implements ItemLanding {
     commandEnv = Map.copyOf(env);
     if (pusher != null) {
       pusher.environment(commandEnv);
+    }
+    if (checksWait != null) {
+      checksWait.environment(commandEnv);
     }
     return this;
   }
@@ -190,13 +200,23 @@ public final class Landing implements ItemLanding {
     List<String> ids = new ArrayList<>();
     for (WorkspaceRecord ws : store.onDisk()) {
       if (ws.finishedAt() != null
-          && (ws.integration() == null || ws.integration() == WorkspaceRecord.Integration.DEFERRED
-              || ws.integration() == WorkspaceRecord.Integration.CONFLICT)
+          && landsAgain(ws.integration())
           && (pusher == null || pusher.due(ws.push()))) {
         ids.add(ws.itemId());
       }
     }
     return ids;
+  }
+
+  /**
+   * Whether a done item whose workspace says this is still to land: never tried, deferred, or
+   * blocked at done by a conflict, a refusal or its wait after a push (unblocked since: done again).
+   */
+  private static boolean landsAgain(WorkspaceRecord.Integration integration) {
+    return integration == null || switch (integration) {
+      case DEFERRED, CONFLICT, CHECKS_RED, TIMED_OUT, CHANGES_REQUESTED, LAND_FAILED -> true;
+      case INTEGRATED, SKIPPED, PUSHED, MERGED -> false;
+    };
   }
 
   @Override
@@ -216,7 +236,7 @@ public final class Landing implements ItemLanding {
 
   @Override
   public List<String> checksDue() {
-    if (pusher == null || config.checks() == null) {
+    if (checksWait == null) {
       return List.of();
     }
     Instant now = clock.instant();
@@ -231,7 +251,7 @@ public final class Landing implements ItemLanding {
 
   @Override
   public List<String> checksWaiting() {
-    if (pusher == null || config.checks() == null) {
+    if (checksWait == null) {
       return List.of();
     }
     return List.copyOf(store.checksWaits().keySet());
@@ -239,7 +259,7 @@ public final class Landing implements ItemLanding {
 
   @Override
   public Instant nextChecksPoll() {
-    if (pusher == null || config.checks() == null) {
+    if (checksWait == null) {
       return null;
     }
     return store.checksWaits().values().stream().map(ChecksRecord::nextAt).filter(java.util.Objects::nonNull)
@@ -248,7 +268,7 @@ public final class Landing implements ItemLanding {
 
   @Override
   public boolean awaitingChecks() {
-    return pusher != null && config.checks() != null && !store.checksWaits().isEmpty();
+    return checksWait != null && !store.checksWaits().isEmpty();
   }
 
   @Override
@@ -262,11 +282,11 @@ public final class Landing implements ItemLanding {
   @Override
   public SlowWork<ChecksReport> checkSlowly(String itemId) {
     WorkspaceRecord ws = store.workspace(itemId).orElse(null);
-    if (ws == null || pusher == null) {
+    if (ws == null || checksWait == null) {
       return SlowWork.done(null);
     }
-    return pusher.checkSlowly(ws).then(checks -> {
-      if (checks.kind().equals("green") && ws.onDisk()) {
+    return checksWait.pollSlowly(ws).then(checks -> {
+      if ((checks.kind().equals("green") || checks.kind().equals("merged")) && ws.onDisk()) {
         worktrees.remove(ws); // as after a push without checks: the branch is what the remote has
       }
       return checks;
@@ -487,10 +507,10 @@ public final class Landing implements ItemLanding {
     store.integration(ws.itemId(), WorkspaceRecord.Integration.PUSHED, null, clock.instant());
     // the jobs' phase commits as the pushed branch has them (a rebase gives them new ids)
     store.landed(integrator.landed(checkout, base, tip), clock.instant());
-    if (config.checks() != null) {
+    if (checksWait != null) {
       // kept until the checks are green: a red report sends the item back to work here, its agent's
       // session continuing over the files it left
-      pusher.awaitChecks(ws.itemId());
+      checksWait.start(ws.itemId());
       return new IntegrationResult("awaiting_checks", outcome.message() + "; awaiting its checks");
     }
     worktrees.remove(ws); // the branch stays: it is what the remote and the pull request have

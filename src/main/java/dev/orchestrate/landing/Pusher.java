@@ -1,14 +1,8 @@
 package dev.orchestrate.landing;
 
-import dev.orchestrate.config.ChecksConfig;
-import dev.orchestrate.config.Durations;
 import dev.orchestrate.config.WorkspaceConfig;
-import dev.orchestrate.item.ChecksReport;
-import dev.orchestrate.item.LastSession;
-import dev.orchestrate.item.Progress;
 import dev.orchestrate.item.SlowWork;
 import dev.orchestrate.limits.Quote;
-import dev.orchestrate.workspace.ChecksRecord;
 import dev.orchestrate.workspace.Git;
 import dev.orchestrate.workspace.GitException;
 import dev.orchestrate.workspace.PushRecord;
@@ -61,14 +55,14 @@ final class Pusher {
   private final Path bodies;
   private volatile PushOutput mask = PushOutput.of(UnaryOperator.identity());
 
-  /** Masks the agents' secrets too in what it records of a push's or a command's output. */
-  /** The environment the pull-request and checks commands start from. */
+  /** The environment the pull-request command starts from. */
   private volatile Map<String, String> commandEnv = System.getenv();
 
   void environment(Map<String, String> env) {
     commandEnv = env;
   }
 
+  /** Masks the agents' secrets too in what it records of a push's or a command's output. */
   void masking(UnaryOperator<String> secrets) {
     mask = PushOutput.of(secrets);
   }
@@ -243,93 +237,6 @@ final class Pusher {
     store.push(ws.itemId(), new PushRecord(tip, prUrl, 0, at), at);
     return new Outcome(true, false, ws.branch() + " pushed to " + config.remote() + " at " + tip.substring(0, 12)
         + (prUrl == null ? "" : ": " + prUrl));
-  }
-
-  /** The longest report of a red check kept (its output's tail, masked). */
-  static final int REPORT_MAX_CHARS = 4_000;
-
-  /** After a successful push with execution.checks: the item's wait starts now, its first poll due now. */
-  void awaitChecks(String itemId) {
-    Instant at = clock.instant();
-    int rounds = store.checks(itemId).rounds();
-    // blocked at its last round, then unblocked: a new series of rounds
-    store.checks(itemId, new ChecksRecord(at, at, rounds >= config.checks().maxRounds() ? 0 : rounds), at);
-  }
-
-  /**
-   * Polls the item's checks once: pending sets the next poll one interval on (or blocks past the
-   * timeout), green ends the wait, red ends it with one more round (or blocks at the last round).
-   */
-  ChecksReport check(WorkspaceRecord ws) {
-    return SlowWork.inline(checkSlowly(ws));
-  }
-
-  /** As {@link #check}, the command run off the scheduler thread; a poll stopped by a cancel records nothing. */
-  SlowWork<ChecksReport> checkSlowly(
-      WorkspaceRecord ws) {
-    ChecksConfig checks = config.checks();
-    ChecksRecord wait = store.checks(ws.itemId());
-    if (checks == null || !wait.waiting()) {
-      return SlowWork.now(() -> null);
-    }
-    Map<String, String> values = new LinkedHashMap<>();
-    values.put("branch", ws.branch());
-    values.put("base", ws.baseBranch());
-    values.put("item", ws.itemId());
-    String pr = store.push(ws.itemId()).url();
-    values.put("pull_request", pr == null ? "" : pr);
-    return new Offloaded<PullRequestCommand.Outcome, ChecksReport>(
-        stopper -> PullRequestCommand.run(checks.command(), values, repo.top(), commandEnv, stopper),
-        (run, self) -> checked(ws, wait, run));
-  }
-
-  private ChecksReport checked(WorkspaceRecord ws, ChecksRecord wait,
-      PullRequestCommand.Outcome run) {
-    ChecksConfig checks = config.checks();
-    Instant at = clock.instant();
-    // The command's output as every text that reaches a prompt: controls escaped (limits/Quote).
-    String output = Quote.escapedLines(mask.mask(run.output())).strip();
-    if (output.length() > REPORT_MAX_CHARS) {
-      output = "[...]" + output.substring(output.length() - REPORT_MAX_CHARS);
-    }
-    if (run.ok()) {
-      store.checks(ws.itemId(), new ChecksRecord(null, null, wait.rounds()), at); // the rounds stay to be shown
-      return new ChecksReport("green", "checks green for " + ws.branch(), wait.rounds(),
-          checks.phase(), last(wait));
-    }
-    boolean pending = run.exitCode() != null && run.exitCode() == ChecksConfig.PENDING;
-    if (pending || run.exitCode() == null) { // stopped at its poll's bound, or not started: pending too
-      if (!at.isBefore(wait.since().plus(checks.timeout()))) {
-        store.checks(ws.itemId(), new ChecksRecord(null, null, wait.rounds()), at);
-        store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, "checks still pending", at);
-        return new ChecksReport("blocked", "checks still pending after "
-            + Durations.format(checks.timeout()) + " (execution.checks_timeout)"
-            + (run.failure() == null ? "" : ": " + run.failure()) + (output.isEmpty() ? "" : ": " + output)
-            + "; unblock " + ws.itemId() + " to push and wait again", wait.rounds(), checks.phase(), last(wait));
-      }
-      store.checks(ws.itemId(), new ChecksRecord(wait.since(), at.plus(checks.interval()), wait.rounds()), at);
-      return new ChecksReport("pending", run.failure() != null ? run.failure()
-          : "checks pending", wait.rounds(), checks.phase(), last(wait));
-    }
-    int round = wait.rounds() + 1;
-    String report = (output.isEmpty() ? "(no output)" : output) + "\n(execution.checks exited with "
-        + run.exitCode() + ")";
-    store.checks(ws.itemId(), new ChecksRecord(null, null, round), at);
-    if (round >= checks.maxRounds()) {
-      store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, "checks red", at);
-      return new ChecksReport("blocked", "checks red " + round + " times "
-          + "(execution.checks_max_rounds " + checks.maxRounds() + "); the last report: " + report, round,
-          checks.phase(), last(wait));
-    }
-    return new ChecksReport("red", report, round, checks.phase(), last(wait));
-  }
-
-  /** The session kept with the wait, as the scheduler continues it. */
-  private static LastSession last(ChecksRecord wait) {
-    ChecksRecord.Resume r = wait.resume();
-    return r == null || r.profile() == null || r.session() == null ? null
-        : new LastSession(r.phase(),
-            new Progress.Resume(r.profile(), r.session()));
   }
 
   private Outcome failed(WorkspaceRecord ws, PushRecord prior, String message) {

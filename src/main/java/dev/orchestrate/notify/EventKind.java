@@ -18,6 +18,8 @@ public enum EventKind {
   AWAITING_REVIEW("awaiting_review", Scope.ITEM),
   /** A red check (CI, a verify gate) on an item's branch. */
   CHECKS_RED("checks_red", Scope.ITEM),
+  /** A review of an item's pull request asks for changes (execution.review_feedback): back to its phase. */
+  CHANGES_REQUESTED("changes_requested", Scope.ITEM),
   /** The run halted; details carry the reason. */
   RUN_HALTED("run_halted", Scope.RUN),
   /** The run ended normally (nothing left to do, the cap reached). */

@@ -444,12 +444,16 @@ final class Integration {
     String id = item.id();
     Pipeline pipeline = pipelines.get(item.definition().pipeline());
     Step step = switch (checks.kind()) {
-      case "green" -> Transitions.checksGreen(item, checks.message());
+      case "green", "merged" -> Transitions.checksGreen(item, checks.message());
       case "red" -> pipeline == null ? Transitions.checksBlocked(item, "checks red, and its pipeline "
           + item.definition().pipeline() + " is gone: " + checks.message())
           : Transitions.checksRed(item, pipeline, checks.phase(), checks.message(), checks.round());
+      case "changes_requested" -> pipeline == null ? Transitions.checksBlocked(item, "changes requested, and its "
+          + "pipeline " + item.definition().pipeline() + " is gone: " + checks.message())
+          : Transitions.changesRequested(item, pipeline, checks.phase(), checks.message(), checks.round());
       default -> Transitions.checksBlocked(item, checks.message());
     };
+    step = withForgeEvent(step, checks);
     LastSession last = sessions.remove(id);
     if (last == null) {
       last = checks.last(); // kept with the workspace: a run restarted since the push
@@ -457,7 +461,9 @@ final class Integration {
     if (last != null) {
       landing.lastSession(id, null); // used now, or never: a new phase success writes the next
     }
-    if (last != null && checks.kind().equals("red") && last.phase().equals(step.next().progress().phase())) {
+    boolean back = checks.kind().equals("red") || checks.kind().equals("changes_requested");
+    if (last != null && back && step.next().status().isRunningPhases()
+        && last.phase().equals(step.next().progress().phase())) {
       step = new Step(step.next().with(step.next().progress().withResume(last.resume())), step.events(),
           step.truncatedValues());
     }
@@ -469,6 +475,24 @@ final class Integration {
       return true;
     }
     return false;
+  }
+
+  /**
+   * What the forge said, as the item's own event beside its status change: {@code
+   * workspace.changes_requested} (the round and the reviews sent back) or {@code workspace.merged}.
+   */
+  private static Step withForgeEvent(Step step, ChecksReport checks) {
+    if (!checks.kind().equals("changes_requested") && !checks.kind().equals("merged")) {
+      return step;
+    }
+    Map<String, Object> payload = new LinkedHashMap<>();
+    payload.put("message", checks.message());
+    if (checks.kind().equals("changes_requested")) {
+      payload.put("round", checks.round());
+    }
+    List<Event> events = new java.util.ArrayList<>(step.events());
+    events.add(new Event(step.next().id(), "workspace." + checks.kind(), payload));
+    return new Step(step.next(), events, step.truncatedValues());
   }
 
   /** Asks every slow command to stop (a stop request): their processes get TERM, then KILL. */

@@ -56,14 +56,30 @@ public record WorkspaceRecord(String itemId, Path path, String branch, String ba
   public enum Integration {
     /** The base branch has the item's commits. */
     INTEGRATED,
-    /** Rebase or merge conflicted: the item is blocked, its worktree kept. */
+    /** Rebase or merge conflicted (or the worktree was refused): the item is blocked, its worktree kept. */
     CONFLICT,
     /** Not safe now (local changes in the checkout of the base branch, a dirty worktree): tried again next run. */
     DEFERRED,
     /** execution.merge: none; the branch is left for a pull request. */
     SKIPPED,
     /** execution.merge: push; the branch is on the remote (and its pull request opened), the base untouched. */
-    PUSHED;
+    PUSHED,
+    /**
+     * execution.checks said red for the pushed branch: the item went back to its phase with the
+     * report, or was blocked at checks_max_rounds.
+     */
+    CHECKS_RED,
+    /** The checks stayed pending past checks_timeout, or the pull request unapproved past review_feedback_timeout. */
+    TIMED_OUT,
+    /**
+     * execution.review_feedback said changes requested: the item went back to its phase with the
+     * reviews, or was blocked at review_feedback_max_rounds.
+     */
+    CHANGES_REQUESTED,
+    /** land: auto; execution.land_command merged the approved, green pull request (or the forge says merged). */
+    MERGED,
+    /** land: auto; execution.land_command failed too often (or the pull request was closed): blocked. */
+    LAND_FAILED;
 
     public String key() {
       return name().toLowerCase(java.util.Locale.ROOT);

@@ -106,6 +106,15 @@ public interface WorkspaceStore {
   default void checksResume(String itemId, ChecksRecord.Resume resume, Instant now) {
   }
 
+  /** What execution.review_feedback and land: auto keep of the item; {@link ReviewRecord#NONE} when nothing. */
+  default ReviewRecord review(String itemId) {
+    return ReviewRecord.NONE;
+  }
+
+  /** Records what execution.review_feedback and land: auto keep of the item. */
+  default void review(String itemId, ReviewRecord review, Instant now) {
+  }
+
   /** How many times the item's integration gates were red since it last landed (the merge queue's rounds). */
   default int landingRounds(String itemId) {
     return 0;

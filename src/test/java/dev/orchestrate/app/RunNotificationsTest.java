@@ -101,6 +101,25 @@ class RunNotificationsTest {
   }
 
   @Test
+  void each_round_of_changes_requested_is_news_of_its_own_with_the_reviews() {
+    Notifier notifier = notifier();
+    RunNotifications n = new RunNotifications(notifier, Clock.fixed(NOW, ZoneOffset.UTC));
+    String reviews = dev.orchestrate.item.Transitions.CHANGES_REQUESTED_INTRO + " (round 1). ...\n- alice "
+        + "(changes requested):\n  Rename it.";
+    ItemState back = new ItemState(item("A"), 1, true, new Progress(ItemStatus.IN_PROGRESS, "build", 0, null, null,
+        reviews, null, null));
+
+    n.statusChanged(at(ItemStatus.AWAITING_CHECKS), back);
+    n.statusChanged(at(ItemStatus.DONE), at(ItemStatus.AWAITING_CHECKS));
+    n.statusChanged(at(ItemStatus.AWAITING_CHECKS), back);
+    notifier.close(Duration.ofSeconds(5));
+
+    assertEquals(List.of("changes_requested:A", "changes_requested:A"), kinds());
+    assertEquals(reviews, sent.get(0).details().get("reviews"));
+    assertEquals(null, sent.get(0).details().get("report"));
+  }
+
+  @Test
   void an_item_awaiting_review_is_news_once_per_wait() {
     Notifier notifier = notifier();
     RunNotifications n = new RunNotifications(notifier, Clock.fixed(NOW, ZoneOffset.UTC));

@@ -76,4 +76,40 @@ class ChecksConfigTest {
         phase.toString());
     assertTrue(refused(push + "  checks_max_rounds: 0\n").toString().contains("checks_max_rounds"));
   }
+
+  @Test
+  void review_feedback_and_land_have_their_defaults_and_land_auto_needs_a_command_and_the_reviews() {
+    String base = "  workspace: worktree\n  merge: push\n  checks: ci\n";
+    assertNull(checks(base).feedback());
+    ReviewFeedbackConfig feedback = checks(base + "  review_feedback: \"gh pr view {pull_request} --json reviews\"\n")
+        .feedback();
+    assertEquals(List.of("/bin/sh", "-c", "gh pr view {pull_request} --json reviews"), feedback.command().argv());
+    assertEquals(3, feedback.maxRounds());
+    assertEquals(Duration.ofDays(3), feedback.timeout());
+    assertNull(feedback.phase());
+    assertTrue(!feedback.lands(), "land: none by default");
+
+    ChecksConfig landing = checks(
+        base + "  checks_phase: build\n  review_feedback: [gh, pr, view, \"{pull_request}\"]\n"
+            + "  review_feedback_max_rounds: 2\n  review_feedback_timeout: 12h\n  land: auto\n"
+            + "  land_command: \"gh pr merge {pull_request} --squash\"\n");
+    assertEquals(List.of("gh", "pr", "view", "{pull_request}"), landing.feedback().command().argv());
+    assertEquals(2, landing.feedback().maxRounds());
+    assertEquals(Duration.ofHours(12), landing.feedback().timeout());
+    assertEquals("build", landing.feedbackPhase(), "checks_phase, without review_feedback_phase");
+    assertEquals(List.of("/bin/sh", "-c", "gh pr merge {pull_request} --squash"),
+        landing.feedback().landCommand().argv());
+
+    assertTrue(refused(base + "  land: auto\n  review_feedback: x\n").toString()
+        .contains("execution.land: auto needs execution.land_command"));
+    assertTrue(refused(base + "  land: auto\n  land_command: merge\n").toString()
+        .contains("execution.land: auto needs execution.review_feedback"));
+    assertTrue(refused(base + "  review_feedback: x\n  land_command: merge\n").toString()
+        .contains("execution.land_command is set but execution.land is none"));
+    assertTrue(refused(base + "  land: sometimes\n").toString().contains("execution.land"));
+    assertTrue(refused("  workspace: worktree\n  merge: push\n  review_feedback: x\n").toString()
+        .contains("execution.review_feedback needs execution.checks"));
+    assertTrue(refused(base + "  review_feedback: x\n  review_feedback_phase: deploy\n").toString()
+        .contains("execution.review_feedback_phase 'deploy' is not a phase of pipeline p"));
+  }
 }

@@ -128,7 +128,7 @@ class ChecksTest {
     assertEquals("blocked", blocked.kind());
     assertTrue(blocked.message().startsWith("checks still pending after 10m"), blocked.message());
     assertFalse(store.checks("A").waiting());
-    assertEquals(WorkspaceRecord.Integration.CONFLICT, store.workspace("A").orElseThrow().integration(),
+    assertEquals(WorkspaceRecord.Integration.TIMED_OUT, store.workspace("A").orElseThrow().integration(),
         "unblock makes it done: the next run pushes it and waits again");
   }
 
@@ -143,7 +143,7 @@ class ChecksTest {
     assertEquals("build", red.phase());
     assertTrue(red.message().contains("FAILED test_login"), red.message());
     assertFalse(red.message().contains("s3cret"), red.message());
-    assertTrue(red.message().length() < Pusher.REPORT_MAX_CHARS + 100, "capped: " + red.message().length());
+    assertTrue(red.message().length() < ChecksWait.REPORT_MAX_CHARS + 100, "capped: " + red.message().length());
     assertEquals(new ChecksRecord(null, null, 1), store.checks("A"));
 
     // back to its phase, done again, pushed again: a new wait with the rounds kept

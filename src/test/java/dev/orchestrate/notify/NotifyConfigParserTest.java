@@ -98,13 +98,13 @@ class NotifyConfigParserTest {
             + "headers, timeout, connect_timeout",
         "7:5: notify[1] has no run: give the command, e.g. run: \"./notify.sh\" or run: [\"python3\", \"hook.py\"]",
         "8:13: events in notify[1] is empty: list the events this sink should receive (known: item_blocked, "
-            + "item_done, awaiting_review, checks_red, run_halted, run_finished, budget_80, budget_95, "
-            + "usage_limit_paused)",
+            + "item_done, awaiting_review, checks_red, changes_requested, run_halted, run_finished, budget_80, "
+            + "budget_95, usage_limit_paused)",
         "9:11: type in notify[2] must be webhook or command, got 'pigeon'",
         "11:5: notify[3] has no type: give type: webhook or type: command",
         "11:5: notify[3] has no events: list the ones it should receive, e.g. events: [item_blocked, run_halted] "
-            + "(known: item_blocked, item_done, awaiting_review, checks_red, run_halted, run_finished, budget_80, "
-            + "budget_95, usage_limit_paused)",
+            + "(known: item_blocked, item_done, awaiting_review, checks_red, changes_requested, run_halted, "
+            + "run_finished, budget_80, budget_95, usage_limit_paused)",
         "14:13: events in notify[4] must be a list of event names, e.g. [item_done], got 'item_done'",
         "15:15: header 'Content-Type' in headers of notify[4] is set by orchestrate itself: remove it",
         "16:14: timeout in notify[4] must be at most 5m, got '1h'"), problems);

@@ -1496,6 +1496,30 @@ public abstract class StateStoreContract {
   }
 
   @Test
+  void the_reviews_sent_and_the_land_failures_are_kept_per_item_bounded_and_survive_a_second_save() {
+    try (StateStore store = open()) {
+      var none = dev.orchestrate.workspace.ReviewRecord.NONE;
+      assertEquals(none, store.workspaces().review("A"), "no row yet");
+      store.workspaces().save(workspace("A", "aaa111"), T0);
+      assertEquals(none, store.workspaces().review("A"));
+      var review = none.withSent(List.of("PRR_1", "sha256:00ff")).withRounds(1).withLandFailures(2);
+      store.workspaces().review("A", review, T0);
+      assertEquals(review, store.workspaces().review("A"));
+      store.workspaces().save(workspace("A", "bbb222"), T0);
+      assertEquals(review, store.workspaces().review("A"), "a save (recreation) keeps what was sent");
+      List<String> many = new ArrayList<>();
+      for (int i = 0; i < dev.orchestrate.workspace.ReviewRecord.MAX_SENT + 10; i++) {
+        many.add("IC_" + i);
+      }
+      store.workspaces().review("A", review.withSent(many), T0);
+      List<String> kept = store.workspaces().review("A").sent();
+      assertEquals(dev.orchestrate.workspace.ReviewRecord.MAX_SENT, kept.size());
+      assertEquals("IC_" + (many.size() - 1), kept.get(kept.size() - 1), "the newest kept, the oldest forgotten");
+      assertEquals(none, store.workspaces().review("B"));
+    }
+  }
+
+  @Test
   void where_a_worktree_and_its_work_are_is_kept_per_item_and_survives_a_second_save() {
     try (StateStore store = open()) {
       assertEquals(dev.orchestrate.workspace.WorkspacePlace.NONE, store.workspaces().place("A"), "no row yet");

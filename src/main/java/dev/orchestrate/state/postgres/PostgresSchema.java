@@ -24,7 +24,7 @@ final class PostgresSchema {
       "V3__verified_work.sql", "V4__landed_commits.sql", "V5__notifications.sql", "V6__push.sql",
       "V7__review.sql", "V8__checks.sql", "V9__review_decisions.sql",
       "V10__checks_resume.sql", "V11__read_indexes.sql", "V12__landing.sql", "V13__checkouts.sql",
-      "V14__jobs_by_agent.sql", "V15__backlog_hooks.sql");
+      "V14__jobs_by_agent.sql", "V15__backlog_hooks.sql", "V16__review_feedback.sql");
 
   private PostgresSchema() {
   }

@@ -2,6 +2,7 @@ package dev.orchestrate.state.sql;
 
 import dev.orchestrate.workspace.ChecksRecord;
 import dev.orchestrate.workspace.PushRecord;
+import dev.orchestrate.workspace.ReviewRecord;
 import dev.orchestrate.workspace.WorkspacePlace;
 import dev.orchestrate.workspace.WorkspaceRecord;
 import dev.orchestrate.workspace.WorkspaceStore;
@@ -260,6 +261,23 @@ final class SqlWorkspaceStore implements WorkspaceStore {
          updated_at = ? WHERE item_id = ?""", resume == null ? null : resume.phase(),
         resume == null ? null : resume.profile(), resume == null ? null : resume.session(), now.toEpochMilli(),
         itemId);
+  }
+
+  @Override
+  public ReviewRecord review(String itemId) {
+    if (!jdbc.dialect().hasColumn(jdbc, "workspaces", "review_rounds")) {
+      return ReviewRecord.NONE; // a state before the schema, read without migrating
+    }
+    return jdbc.queryOne("SELECT review_sent, review_rounds, land_failures FROM workspaces WHERE item_id = ?",
+        rs -> new ReviewRecord(ReviewRecord.sentOf(rs.getString(1)), rs.getInt(2), rs.getInt(3)), itemId)
+        .orElse(ReviewRecord.NONE);
+  }
+
+  @Override
+  public void review(String itemId, ReviewRecord review, Instant now) {
+    jdbc.execute("""
+        UPDATE workspaces SET review_sent = ?, review_rounds = ?, land_failures = ?, updated_at = ?
+         WHERE item_id = ?""", review.sentText(), review.rounds(), review.landFailures(), now.toEpochMilli(), itemId);
   }
 
   @Override

@@ -34,7 +34,7 @@ public final class Database {
       "V11__verified_work.sql", "V12__landed_commits.sql", "V13__notifications.sql", "V14__push.sql",
       "V15__review.sql", "V16__checks.sql", "V17__review_decisions.sql",
       "V18__checks_resume.sql", "V19__read_indexes.sql", "V20__landing.sql", "V21__workspace_place.sql",
-      "V22__jobs_by_agent.sql", "V23__backlog_hooks.sql");
+      "V22__jobs_by_agent.sql", "V23__backlog_hooks.sql", "V24__review_feedback.sql");
   static final int BUSY_TIMEOUT_MS = BusyWait.PATIENCE_MS;
 
   private Database() {

@@ -26,6 +26,8 @@ final class SqlMemoryRepository implements MemoryRepository, AutoCloseable {
   static final int IMPORT_BATCH = 50_000;
   /** A batch from which an import counts its rows once ({@link CountersPaused}) instead of per row. */
   static final int COUNTED_ONCE = 1000;
+  /** Ids looked up per statement when a batch checks that none is stored yet (SQLite allows 32,766 parameters). */
+  private static final int ID_PROBE = 500;
   /** The SQLite triggers that count memories written, paused for a batch of new rows. */
   private static final List<String> COUNTING_TRIGGERS = List.of("memory_written", "memory_kept", "memory_kept_changed");
 
@@ -158,6 +160,9 @@ final class SqlMemoryRepository implements MemoryRepository, AutoCloseable {
    * @return whether the batch is written and counted
    */
   private boolean countedOnce(PreparedStatement ps, List<NewMemory> batch, long first, Instant now) {
+    if (!allNew(batch, first)) {
+      return false; // a file imported again: its rows are updates, which the triggers count
+    }
     jdbc.execute("SAVEPOINT memory_import");
     CountersPaused paused = CountersPaused.pause(jdbc, COUNTING_TRIGGERS);
     if (paused != null) {
@@ -174,6 +179,32 @@ final class SqlMemoryRepository implements MemoryRepository, AutoCloseable {
     }
     jdbc.execute("RELEASE memory_import");
     return false;
+  }
+
+  /** Whether every line of {@code batch} would insert a row: its ids distinct and none stored yet. */
+  private boolean allNew(List<NewMemory> batch, long first) {
+    List<String> ids = new ArrayList<>(batch.size());
+    java.util.Set<String> distinct = new java.util.HashSet<>();
+    long seq = first;
+    for (NewMemory m : batch) {
+      String id = m.id() != null ? m.id() : generatedId(seq++);
+      if (!distinct.add(id)) {
+        return false;
+      }
+      ids.add(id);
+    }
+    if (first == 1) {
+      return true; // an empty table
+    }
+    for (int from = 0; from < ids.size(); from += ID_PROBE) {
+      List<String> chunk = ids.subList(from, Math.min(ids.size(), from + ID_PROBE));
+      String in = String.join(", ", java.util.Collections.nCopies(chunk.size(), "?"));
+      if (jdbc.queryOne("SELECT 1 FROM memories WHERE id IN (" + in + ") LIMIT 1", rs -> 1, chunk.toArray())
+          .isPresent()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private void write(PreparedStatement ps, List<NewMemory> batch, long first, Instant now) {

@@ -220,6 +220,15 @@ final class ConfigListings {
     return out;
   }
 
+  /** The bytes of a listing's keys and values, scopes and origins left out: the configuration's size. */
+  static long settingsBytes(String listing) {
+    long bytes = 0;
+    for (Setting s : parse(listing)) {
+      bytes += s.key().length() + s.value().length() + 2;
+    }
+    return bytes;
+  }
+
   /** Parses the listing: {@code scope\0origin\0key\nvalue\0}..., a key without value as empty. */
   static List<Setting> parse(String listing) {
     String[] parts = listing.split("\0", -1);

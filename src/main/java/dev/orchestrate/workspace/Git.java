@@ -48,6 +48,11 @@ import java.util.concurrent.TimeoutException;
 public final class Git {
   /** How much of a command's stdout and stderr is kept each; the rest is read and dropped. */
   static final int OUTPUT_MAX_BYTES = 256 * 1024;
+  /**
+   * What the configuration check reads: its scopes and origins make a listing about three times
+   * the configuration's keys and values, which are held to {@link #OUTPUT_MAX_BYTES} as before.
+   */
+  static final int LISTING_MAX_BYTES = 4 * OUTPUT_MAX_BYTES;
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
   /** Listing the configuration reads files only: a slow one is a FIFO or a trap, not a big repository. */
   static final Duration CONFIG_TIMEOUT = Duration.ofSeconds(10);
@@ -249,12 +254,14 @@ public final class Git {
   private Map<String, String> listed(Path dir, Place place, Map<String, String> base) {
     ConfigListings.Before before = place == null ? null : listings.before(place);
     listed.incrementAndGet();
-    Result config = spawn(dir, base, LIST_CONFIG, listingLimit());
+    Result config = spawn(dir, base, LIST_CONFIG, listingLimit(), LISTING_MAX_BYTES);
     if (!config.ok() && !config.err().isBlank()) {
       // git refuses a broken configuration for every command alike: say so once, clearly
       throw new GitException("git cannot read the repository's configuration in " + dir + ": " + config.reason());
     }
-    if (config.out().length() >= OUTPUT_MAX_BYTES) {
+    // kept to its cap means cut (a character cut in two decodes to one of three bytes)
+    boolean cut = config.out().getBytes(StandardCharsets.UTF_8).length >= LISTING_MAX_BYTES - 4;
+    if (cut || ConfigListings.settingsBytes(config.out()) >= OUTPUT_MAX_BYTES) {
       throw new GitException("the git configuration seen from " + dir + " is larger than "
           + OUTPUT_MAX_BYTES / 1024 + " KiB: orchestrate will not run git on a configuration it cannot read in full");
     }
@@ -302,9 +309,13 @@ public final class Git {
   }
 
   private Result spawn(Path dir, Map<String, String> env, List<String> args, Duration limit) {
+    return spawn(dir, env, args, limit, OUTPUT_MAX_BYTES);
+  }
+
+  private Result spawn(Path dir, Map<String, String> env, List<String> args, Duration limit, int maxOut) {
     String what = "git " + String.join(" ", args);
     Process process = start(dir, env, args);
-    CompletableFuture<String> out = drain(process.getInputStream());
+    CompletableFuture<String> out = drain(process.getInputStream(), maxOut, "git-output");
     CompletableFuture<String> err = drain(process.getErrorStream());
     try {
       if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {

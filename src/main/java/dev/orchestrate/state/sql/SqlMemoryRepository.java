@@ -26,7 +26,7 @@ final class SqlMemoryRepository implements MemoryRepository, AutoCloseable {
   static final int IMPORT_BATCH = 50_000;
   /** A batch from which an import counts its rows once ({@link CountersPaused}) instead of per row. */
   static final int COUNTED_ONCE = 1000;
-  /** Ids looked up per statement when a batch checks that none is stored yet (SQLite allows 32,766 parameters). */
+  /** Ids of a batch looked up to guess whether it is new (SQLite allows 32,766 parameters). */
   private static final int ID_PROBE = 500;
   /** The SQLite triggers that count memories written, paused for a batch of new rows. */
   private static final List<String> COUNTING_TRIGGERS = List.of("memory_written", "memory_kept", "memory_kept_changed");
@@ -181,7 +181,12 @@ final class SqlMemoryRepository implements MemoryRepository, AutoCloseable {
     return false;
   }
 
-  /** Whether every line of {@code batch} would insert a row: its ids distinct and none stored yet. */
+  /**
+   * Whether every line of {@code batch} looks like a new row: its ids distinct, and the first
+   * {@link #ID_PROBE} of them not stored (a file imported again, or a batch a killed import wrote,
+   * has them all stored). A guess only: {@link #countedOnce} checks what was inserted, and rolls
+   * back what a guess got wrong.
+   */
   private boolean allNew(List<NewMemory> batch, long first) {
     List<String> ids = new ArrayList<>(batch.size());
     java.util.Set<String> distinct = new java.util.HashSet<>();
@@ -196,15 +201,10 @@ final class SqlMemoryRepository implements MemoryRepository, AutoCloseable {
     if (first == 1) {
       return true; // an empty table
     }
-    for (int from = 0; from < ids.size(); from += ID_PROBE) {
-      List<String> chunk = ids.subList(from, Math.min(ids.size(), from + ID_PROBE));
-      String in = String.join(", ", java.util.Collections.nCopies(chunk.size(), "?"));
-      if (jdbc.queryOne("SELECT 1 FROM memories WHERE id IN (" + in + ") LIMIT 1", rs -> 1, chunk.toArray())
-          .isPresent()) {
-        return false;
-      }
-    }
-    return true;
+    List<String> sample = ids.subList(0, Math.min(ids.size(), ID_PROBE));
+    String in = String.join(", ", java.util.Collections.nCopies(sample.size(), "?"));
+    return jdbc.queryOne("SELECT 1 FROM memories WHERE id IN (" + in + ") LIMIT 1", rs -> 1, sample.toArray())
+        .isEmpty();
   }
 
   private void write(PreparedStatement ps, List<NewMemory> batch, long first, Instant now) {

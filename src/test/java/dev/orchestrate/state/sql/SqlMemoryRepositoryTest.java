@@ -284,11 +284,17 @@ class SqlMemoryRepositoryTest {
       repo.importAll(mixedImport(5000, "n-", false).iterator(), T); // new rows only: counted once
       assertCountsMatchTheRows(store.jdbc());
       assertEquals(triggers, memoryTriggers(store.jdbc()), "the triggers are back as they were");
+      List<NewMemory> guessedWrong = new ArrayList<>(mixedImport(1000, "late-", false)); // new ids first,
+      guessedWrong.addAll(mixedImport(2000, "n-", false)); // then 200 stored ones: written again with the triggers
+      repo.importAll(guessedWrong.iterator(), T);
+      assertCountsMatchTheRows(store.jdbc());
+      assertEquals(1 + 5000 + 1000 + 1800, store.jdbc().queryLong("SELECT COUNT(*) FROM memories"));
+      assertEquals(triggers, memoryTriggers(store.jdbc()));
       repo.importAll(mixedImport(5000, "a-", true).iterator(), T); // ids again: counted by the triggers
       assertCountsMatchTheRows(store.jdbc());
       repo.importAll(mixedImport(3000, "a-", true).iterator(), T);
       assertCountsMatchTheRows(store.jdbc());
-      assertEquals(1 + 5000 + 4500 + 29 + 2700, store.jdbc().queryLong("SELECT COUNT(*) FROM memories"));
+      assertEquals(1 + 5000 + 1000 + 1800 + 4500 + 29 + 2700, store.jdbc().queryLong("SELECT COUNT(*) FROM memories"));
       repo.compact(10, T);
       assertCountsMatchTheRows(store.jdbc());
       assertEquals(triggers, memoryTriggers(store.jdbc()), "the triggers are back as they were");

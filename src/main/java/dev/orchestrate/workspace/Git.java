@@ -10,7 +10,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -30,10 +29,12 @@ import java.util.concurrent.TimeoutException;
  *   programs or configuration), and git never prompts, pages or opens an editor.</li>
  *   <li>Configuration orchestrate chose wins over the repository's: hooks, the file-system monitor,
  *   signing, maintenance, submodule recursion and colour are off by fixed {@code -c} options; and
- *   before every command the effective configuration (includes followed) is listed and every key
- *   that names a program — clean/smudge/process filters, diff and merge drivers, credential
- *   helpers, pagers, trailer commands — is overridden with an empty value through
- *   {@code GIT_CONFIG_COUNT}. A configuration that cannot be listed in full refuses the command.</li>
+ *   the effective configuration (includes followed) is listed and every key that names a program —
+ *   clean/smudge/process filters, diff and merge drivers, credential helpers, pagers, trailer
+ *   commands — is overridden with an empty value through {@code GIT_CONFIG_COUNT}. At a pinned
+ *   {@link Place} the listing is used again while every file it read is the same file, checked
+ *   before each command ({@link ConfigListings}); elsewhere it runs before every command. A
+ *   configuration that cannot be listed in full refuses the command.</li>
  *   <li>Where a command acts on a worktree or checkout orchestrate verified, {@link Place} pins
  *   {@code GIT_DIR}, {@code GIT_COMMON_DIR} and {@code GIT_WORK_TREE}: a {@code .git} file or
  *   {@code core.worktree} an agent rewrote is never consulted.</li>
@@ -47,6 +48,11 @@ import java.util.concurrent.TimeoutException;
 public final class Git {
   /** How much of a command's stdout and stderr is kept each; the rest is read and dropped. */
   static final int OUTPUT_MAX_BYTES = 256 * 1024;
+  /**
+   * What the configuration check reads: its scopes and origins make a listing about three times
+   * the configuration's keys and values, which are held to {@link #OUTPUT_MAX_BYTES} as before.
+   */
+  static final int LISTING_MAX_BYTES = 4 * OUTPUT_MAX_BYTES;
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(5);
   /** Listing the configuration reads files only: a slow one is a FIFO or a trap, not a big repository. */
   static final Duration CONFIG_TIMEOUT = Duration.ofSeconds(10);
@@ -76,8 +82,14 @@ public final class Git {
       "-c", "maintenance.auto=false",
       "-c", "advice.detachedHead=false");
 
+  /** The configuration check: scopes and origins, so that the files read can be named. */
+  private static final List<String> LIST_CONFIG = List.of("config", "--show-scope", "--show-origin", "--null",
+      "--list");
+
   private final String executable;
   private final Duration timeout;
+  private final ConfigListings listings;
+  private final java.util.concurrent.atomic.AtomicLong listed = new java.util.concurrent.atomic.AtomicLong();
 
   /** The git on the {@code PATH}, resolved now to its real path. */
   public Git() {
@@ -85,8 +97,19 @@ public final class Git {
   }
 
   public Git(String executable, Duration timeout) {
+    this(executable, timeout, java.time.Clock.systemUTC());
+  }
+
+  /** With the clock that tells how recently a configuration file changed (see {@link ConfigListings}). */
+  Git(String executable, Duration timeout, java.time.Clock clock) {
     this.executable = Objects.requireNonNull(executable, "executable");
     this.timeout = timeout;
+    this.listings = new ConfigListings(clock, System.getenv());
+  }
+
+  /** How many times this instance has listed the configuration: for tests of the check's cache. */
+  long listings() {
+    return listed.get();
   }
 
   /**
@@ -212,17 +235,10 @@ public final class Git {
    */
   private Map<String, String> prepared(Path dir, Place place, Map<String, String> env) {
     Map<String, String> base = new LinkedHashMap<>(environment(place));
-    Duration listing = timeout.compareTo(CONFIG_TIMEOUT) < 0 ? timeout : CONFIG_TIMEOUT;
-    Result config = spawn(dir, base, List.of("config", "--null", "--list"), listing);
-    if (!config.ok() && !config.err().isBlank()) {
-      // git refuses a broken configuration for every command alike: say so once, clearly
-      throw new GitException("git cannot read the repository's configuration in " + dir + ": " + config.reason());
+    Map<String, String> neutral = place == null ? null : listings.overrides(place);
+    if (neutral == null) {
+      neutral = listed(dir, place, base);
     }
-    if (config.out().length() >= OUTPUT_MAX_BYTES) {
-      throw new GitException("the git configuration seen from " + dir + " is larger than "
-          + OUTPUT_MAX_BYTES / 1024 + " KiB: orchestrate will not run git on a configuration it cannot read in full");
-    }
-    Map<String, String> neutral = neutralizers(config.out(), textMerge());
     base.put("GIT_CONFIG_COUNT", Integer.toString(neutral.size()));
     int i = 0;
     for (Map.Entry<String, String> e : neutral.entrySet()) {
@@ -232,6 +248,34 @@ public final class Git {
     }
     base.putAll(env);
     return base;
+  }
+
+  /** Lists the configuration seen from {@code dir}: the overrides it calls for, kept for {@code place}. */
+  private Map<String, String> listed(Path dir, Place place, Map<String, String> base) {
+    ConfigListings.Before before = place == null ? null : listings.before(place);
+    listed.incrementAndGet();
+    Result config = spawn(dir, base, LIST_CONFIG, listingLimit(), LISTING_MAX_BYTES);
+    if (!config.ok() && !config.err().isBlank()) {
+      // git refuses a broken configuration for every command alike: say so once, clearly
+      throw new GitException("git cannot read the repository's configuration in " + dir + ": " + config.reason());
+    }
+    // kept to its cap means cut (a character cut in two decodes to one of three bytes)
+    boolean cut = config.out().getBytes(StandardCharsets.UTF_8).length >= LISTING_MAX_BYTES - 4;
+    if (cut || ConfigListings.settingsBytes(config.out()) >= OUTPUT_MAX_BYTES) {
+      throw new GitException("the git configuration seen from " + dir + " is larger than "
+          + OUTPUT_MAX_BYTES / 1024 + " KiB: orchestrate will not run git on a configuration it cannot read in full");
+    }
+    List<ConfigListings.Setting> settings = ConfigListings.parse(config.out());
+    Map<String, String> neutral = ConfigListings.overrides(settings, textMerge());
+    if (place != null) {
+      listings.keep(place, before, settings, neutral, () -> spawn(dir, base,
+          List.of("config", "--system", "--show-origin", "--null", "--list"), listingLimit()));
+    }
+    return neutral;
+  }
+
+  private Duration listingLimit() {
+    return timeout.compareTo(CONFIG_TIMEOUT) < 0 ? timeout : CONFIG_TIMEOUT;
   }
 
   /** The environment of every git command: nothing inherited that steers git, the place pinned. */
@@ -256,50 +300,6 @@ public final class Git {
   }
 
   /**
-   * The overrides that switch off every program a listed configuration names: for each key that
-   * names a program, the key with an empty value (git then runs nothing; a required filter is
-   * made optional), and a configured merge driver is replaced by git's own text merge.
-   *
-   * @param listing   the output of {@code git config --null --list}: {@code key\nvalue\0}...
-   * @param textMerge the merge driver command that does what git does without one
-   */
-  static Map<String, String> neutralizers(String listing, String textMerge) {
-    Map<String, String> out = new LinkedHashMap<>();
-    for (String entry : listing.split("\0")) {
-      int newline = entry.indexOf('\n');
-      String key = (newline < 0 ? entry : entry.substring(0, newline)).strip();
-      if (key.isEmpty()) {
-        continue;
-      }
-      int first = key.indexOf('.');
-      int last = key.lastIndexOf('.');
-      if (first < 0) {
-        continue;
-      }
-      String section = key.substring(0, first).toLowerCase(Locale.ROOT);
-      String name = key.substring(last + 1).toLowerCase(Locale.ROOT);
-      boolean sub = last > first;
-      String value = switch (section) {
-        case "filter" -> sub && name.equals("required") ? "false"
-            : sub && (name.equals("clean") || name.equals("smudge") || name.equals("process")) ? "" : null;
-        case "diff" -> sub && (name.equals("command") || name.equals("textconv")) ? "" : null;
-        case "merge" -> sub && name.equals("driver") ? textMerge : null;
-        case "credential" -> name.equals("helper") ? "" : null;
-        case "pager" -> "false";
-        case "trailer" -> sub && (name.equals("command") || name.equals("cmd")) ? "" : null;
-        case "core" -> name.equals("pager") || name.equals("editor") ? "" : null;
-        case "sequence" -> name.equals("editor") ? "" : null;
-        case "gpg" -> name.equals("program") || name.equals("defaultkeycommand") ? "" : null;
-        default -> null;
-      };
-      if (value != null) {
-        out.put(key, value);
-      }
-    }
-    return out;
-  }
-
-  /**
    * git's own three-way text merge as a merge driver ({@code git merge-file}, by this git's real
    * path): a conflict leaves markers and a non-zero exit, as git's built-in merge does.
    */
@@ -309,9 +309,13 @@ public final class Git {
   }
 
   private Result spawn(Path dir, Map<String, String> env, List<String> args, Duration limit) {
+    return spawn(dir, env, args, limit, OUTPUT_MAX_BYTES);
+  }
+
+  private Result spawn(Path dir, Map<String, String> env, List<String> args, Duration limit, int maxOut) {
     String what = "git " + String.join(" ", args);
     Process process = start(dir, env, args);
-    CompletableFuture<String> out = drain(process.getInputStream());
+    CompletableFuture<String> out = drain(process.getInputStream(), maxOut, "git-output");
     CompletableFuture<String> err = drain(process.getErrorStream());
     try {
       if (!process.waitFor(limit.toMillis(), TimeUnit.MILLISECONDS)) {

@@ -288,9 +288,12 @@ public final class Worktrees implements ItemWorkspaces {
         ws = store.workspace(itemId).orElseThrow();
       }
       boolean made = false;
+      boolean fresh = false;
       if (ws == null) {
-        ws = create(itemId, dependsOn);
+        Created created = create(itemId, dependsOn);
+        ws = created.ws();
         made = true;
+        fresh = created.fresh();
       } else if (!ws.onDisk() || !mine(ws) || WorktreeGuard.missing(ws.path())
           || WorktreeGuard.missing(ws.gitDir())) {
         ws = recreate(ws);
@@ -303,7 +306,9 @@ public final class Worktrees implements ItemWorkspaces {
       boolean kept = keep && !made && ws.headCommit().equals(git.commit(checkout, "refs/heads/" + ws.branch()));
       // Kept: the last attempt's edits stay for the agent that continues its session; only the
       // worktree's git state is made ours again. Else the attempt starts at the last phase commit.
-      Git.Place place = kept ? guarded(ws) : reset(ws);
+      // Fresh: a new branch just checked out at its start by `worktree add -b`, HEAD on it, nothing
+      // untracked yet; the reset would change nothing (three git processes a phase).
+      Git.Place place = kept ? guarded(ws) : fresh ? guard.verify(ws) : reset(ws);
       CopiedFiles.into(place.workTree(), repo.top(), config.copy());
       Path workDir = guard.workDir(place.workTree(), repo.subdirectory());
       List<ProjectCommand> setup = config.setup().isEmpty()
@@ -325,7 +330,11 @@ public final class Worktrees implements ItemWorkspaces {
     store.setUp(itemId, clock.instant());
   }
 
-  private WorkspaceRecord create(String itemId, List<String> dependsOn) throws IOException {
+  /** A worktree {@link #create} made; {@code fresh} when on a new branch at its start, as checked out. */
+  private record Created(WorkspaceRecord ws, boolean fresh) {
+  }
+
+  private Created create(String itemId, List<String> dependsOn) throws IOException {
     String branch = BRANCH_PREFIX + itemId;
     Path path = root.resolve(itemId).normalize();
     // Item ids allow '.' and '..', and dots where git refuses them ("a..b", "x.lock"): such an id
@@ -347,6 +356,7 @@ public final class Worktrees implements ItemWorkspaces {
         : List.of();
     String start = stack.isEmpty() ? baseCommit : stack.get(0);
     String existing = git.commit(checkout, "refs/heads/" + branch);
+    boolean fresh = existing == null && stack.size() <= 1;
     if (existing != null) {
       // Left by a run that crashed between `worktree add` and recording it, or by another state
       // directory. Adopted only when it holds no work of its own; anything else is someone's.
@@ -371,7 +381,7 @@ public final class Worktrees implements ItemWorkspaces {
     store.save(ws, clock.instant());
     placed(itemId);
     log.debug("created worktree {} on {} from {}", path, branch, start);
-    return ws;
+    return new Created(ws, fresh);
   }
 
   /**

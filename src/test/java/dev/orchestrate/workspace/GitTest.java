@@ -46,7 +46,10 @@ class GitTest {
     expected.put("gpg.program", "");
     expected.put("gpg.ssh.defaultkeycommand", "");
     expected.put("sequence.editor", "");
-    assertEquals(expected, Git.neutralizers(listing, "MERGE"));
+    List<ConfigListings.Setting> settings = ConfigListings.parse(
+        java.util.Arrays.stream(listing.split("\0")).map(e -> "local\0file:/r/.git/config\0" + e)
+            .collect(java.util.stream.Collectors.joining("\0")));
+    assertEquals(expected, ConfigListings.overrides(settings, "MERGE"));
   }
 
   @Test

@@ -6,7 +6,6 @@ import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.Progress;
 import dev.orchestrate.item.StateRepository;
 import dev.orchestrate.item.SyncResult;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -53,7 +52,7 @@ final class BacklogSync {
       for (BacklogItem item : backlog) {
         fresh += known.containsKey(item.id()) ? 0 : 1;
       }
-      CountersPaused paused = fresh >= BULK_ROWS ? CountersPaused.pause(jdbc) : null;
+      CountersPaused paused = fresh >= BULK_ROWS ? CountersPaused.pause(jdbc, COUNTING_TRIGGERS) : null;
       EventCount counted = new EventCount();
       boolean[] listed = new boolean[stored];
       try (Jdbc.Inserts inserts = jdbc.inserts(INSERT_ITEM_HEAD, INSERT_ITEM_ROW);
@@ -112,7 +111,7 @@ final class BacklogSync {
         }
       }
       if (paused != null) {
-        paused.resume(added.size(), counted.rows, counted.loadBearing);
+        resume(jdbc, paused, added.size(), counted.rows, counted.loadBearing);
         jdbc.bulkWritten();
       }
       return new StateRepository.Synced(new SyncResult(added, vanished, returned), after);
@@ -145,52 +144,15 @@ final class BacklogSync {
     }
   }
 
-  /**
-   * The SQLite triggers that count inserted items and events in {@code structures}, dropped for a
-   * bulk sync and created again from their own text when it has inserted its rows, with the
-   * counters raised by the rows inserted, all in the sync's transaction: the counters stay exact
-   * (a failure rolls the drop back with the rest), and a million-item first sync is spared two
-   * million trigger runs (about a third of its insert time). PostgreSQL's counting triggers run
-   * once per statement already: nothing to pause there.
-   */
-  private static final class CountersPaused {
-    private static final List<String> TRIGGERS = List.of("items_written", "events_written", "events_kept");
-    private final Jdbc jdbc;
-    private final List<String> definitions;
+  /** The SQLite triggers that count inserted items and events, paused for a bulk sync. */
+  private static final List<String> COUNTING_TRIGGERS = List.of("items_written", "events_written", "events_kept");
 
-    private CountersPaused(Jdbc jdbc, List<String> definitions) {
-      this.jdbc = jdbc;
-      this.definitions = definitions;
-    }
-
-    /** Drops the counting triggers; null (nothing paused) unless the database is SQLite with all three. */
-    static CountersPaused pause(Jdbc jdbc) {
-      try {
-        if (!"SQLite".equals(jdbc.connection().getMetaData().getDatabaseProductName())) {
-          return null;
-        }
-      } catch (SQLException e) {
-        throw jdbc.failure("database product", e);
-      }
-      List<String> definitions = new ArrayList<>();
-      for (String name : TRIGGERS) {
-        jdbc.queryOne("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?", rs -> rs.getString(1), name)
-            .ifPresent(definitions::add);
-      }
-      if (definitions.size() != TRIGGERS.size()) {
-        return null;
-      }
-      TRIGGERS.forEach(name -> jdbc.execute("DROP TRIGGER " + name));
-      return new CountersPaused(jdbc, definitions);
-    }
-
-    /** Counts what the triggers would have counted, and creates them again. */
-    void resume(long items, long events, long loadBearingEvents) {
-      jdbc.execute("UPDATE structures SET rows_written = rows_written + ? WHERE name = 'items'", items);
-      jdbc.execute("UPDATE structures SET rows_written = rows_written + ?, kept_rows = kept_rows + ? "
-          + "WHERE name = 'events'", events, loadBearingEvents);
-      definitions.forEach(jdbc::execute);
-    }
+  /** Counts what the paused triggers would have counted, and creates them again. */
+  private static void resume(Jdbc jdbc, CountersPaused paused, long items, long events, long loadBearingEvents) {
+    jdbc.execute("UPDATE structures SET rows_written = rows_written + ? WHERE name = 'items'", items);
+    jdbc.execute("UPDATE structures SET rows_written = rows_written + ?, kept_rows = kept_rows + ? "
+        + "WHERE name = 'events'", events, loadBearingEvents);
+    paused.resume();
   }
 
   /**

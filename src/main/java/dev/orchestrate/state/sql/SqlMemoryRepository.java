@@ -24,6 +24,12 @@ import java.util.Optional;
 final class SqlMemoryRepository implements MemoryRepository, AutoCloseable {
   /** Rows per import transaction: large enough to amortise the commit, small enough not to hold the lock long. */
   static final int IMPORT_BATCH = 50_000;
+  /** A batch from which an import counts its rows once ({@link CountersPaused}) instead of per row. */
+  static final int COUNTED_ONCE = 1000;
+  /** Ids of a batch looked up to guess whether it is new (SQLite allows 32,766 parameters). */
+  private static final int ID_PROBE = 500;
+  /** The SQLite triggers that count memories written, paused for a batch of new rows. */
+  private static final List<String> COUNTING_TRIGGERS = List.of("memory_written", "memory_kept", "memory_kept_changed");
 
   private static final String UPSERT = """
       INSERT INTO memories (seq, id, kind, title, content, tags, source_item, created_at, load_bearing)
@@ -132,14 +138,80 @@ final class SqlMemoryRepository implements MemoryRepository, AutoCloseable {
   }
 
   private long importBatch(PreparedStatement ps, Iterator<NewMemory> memories, Instant now) {
-    long seq = nextSeq();
+    List<NewMemory> batch = new ArrayList<>();
+    while (batch.size() < IMPORT_BATCH && memories.hasNext()) {
+      batch.add(memories.next());
+    }
+    long first = nextSeq();
+    if (batch.size() < COUNTED_ONCE || !countedOnce(ps, batch, first, now)) {
+      write(ps, batch, first, now);
+    }
+    TruncatedWrites.count(jdbc, "memory", (int) batch.stream().filter(NewMemory::truncated).count());
+    return batch.size();
+  }
+
+  /**
+   * Writes {@code batch} with the counting triggers paused and counts its rows once, when every
+   * line inserted a row of its own (then no update trigger would have fired, and each new row's
+   * load-bearing flag is the one its insert would have counted); otherwise (an id stored already
+   * or twice in the batch) undoes it all, triggers included, and says so: the batch is written
+   * again with the triggers.
+   *
+   * @return whether the batch is written and counted
+   */
+  private boolean countedOnce(PreparedStatement ps, List<NewMemory> batch, long first, Instant now) {
+    if (!allNew(batch, first)) {
+      return false; // a file imported again: its rows are updates, which the triggers count
+    }
+    jdbc.execute("SAVEPOINT memory_import");
+    CountersPaused paused = CountersPaused.pause(jdbc, COUNTING_TRIGGERS);
+    if (paused != null) {
+      write(ps, batch, first, now);
+      if (jdbc.queryLong("SELECT COUNT(*) FROM memories WHERE seq >= ?", first) == batch.size()) {
+        jdbc.execute("UPDATE structures SET rows_written = rows_written + ?, kept_rows = kept_rows"
+            + " + (SELECT COUNT(*) FROM memories WHERE seq >= ? AND (load_bearing = 1 OR superseded_by IS NOT NULL))"
+            + " WHERE name = 'memory'", batch.size(), first);
+        paused.resume();
+        jdbc.execute("RELEASE memory_import");
+        return true;
+      }
+      jdbc.execute("ROLLBACK TO memory_import");
+    }
+    jdbc.execute("RELEASE memory_import");
+    return false;
+  }
+
+  /**
+   * Whether every line of {@code batch} looks like a new row: its ids distinct, and the first
+   * {@link #ID_PROBE} of them not stored (a file imported again, or a batch a killed import wrote,
+   * has them all stored). A guess only: {@link #countedOnce} checks what was inserted, and rolls
+   * back what a guess got wrong.
+   */
+  private boolean allNew(List<NewMemory> batch, long first) {
+    List<String> ids = new ArrayList<>(batch.size());
+    java.util.Set<String> distinct = new java.util.HashSet<>();
+    long seq = first;
+    for (NewMemory m : batch) {
+      String id = m.id() != null ? m.id() : generatedId(seq++);
+      if (!distinct.add(id)) {
+        return false;
+      }
+      ids.add(id);
+    }
+    if (first == 1) {
+      return true; // an empty table
+    }
+    List<String> sample = ids.subList(0, Math.min(ids.size(), ID_PROBE));
+    String in = String.join(", ", java.util.Collections.nCopies(sample.size(), "?"));
+    return jdbc.queryOne("SELECT 1 FROM memories WHERE id IN (" + in + ") LIMIT 1", rs -> 1, sample.toArray())
+        .isEmpty();
+  }
+
+  private void write(PreparedStatement ps, List<NewMemory> batch, long first, Instant now) {
+    long seq = first;
     long at = now.toEpochMilli();
-    int n = 0;
-    int truncated = 0;
     try {
-      while (n < IMPORT_BATCH && memories.hasNext()) {
-        NewMemory m = memories.next();
-        truncated += m.truncated() ? 1 : 0;
+      for (NewMemory m : batch) {
         ps.setLong(1, seq);
         ps.setString(2, m.id() != null ? m.id() : generatedId(seq));
         ps.setString(3, m.kind().key());
@@ -151,11 +223,8 @@ final class SqlMemoryRepository implements MemoryRepository, AutoCloseable {
         ps.setInt(9, m.isLoadBearing() ? 1 : 0);
         ps.addBatch();
         seq++;
-        n++;
       }
       ps.executeBatch();
-      TruncatedWrites.count(jdbc, "memory", truncated);
-      return n;
     } catch (SQLException e) {
       throw jdbc.failure("memory import", e);
     }

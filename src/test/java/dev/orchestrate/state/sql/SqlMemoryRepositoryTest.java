@@ -249,6 +249,79 @@ class SqlMemoryRepositoryTest {
   }
 
   /**
+   * Thousands of lines, one in seven load-bearing, one in ten with an id given: with
+   * {@code repeated}, 30 ids given again and again (a row inserted and updated in one batch).
+   */
+  private static List<NewMemory> mixedImport(int n, String prefix, boolean repeated) {
+    List<NewMemory> all = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      String id = i % 10 == 0 ? prefix + "fixed-" + (repeated ? i % 300 : i) : null;
+      MemoryKind kind = i % 7 == 0 ? MemoryKind.SEMANTIC : MemoryKind.EPISODIC;
+      all.add(new NewMemory(id, kind, null, "line " + i, List.of(), null));
+    }
+    return all;
+  }
+
+  private static void assertCountsMatchTheRows(Jdbc jdbc) {
+    assertEquals(jdbc.queryLong("SELECT COUNT(*) FROM memories"),
+        jdbc.queryLong("SELECT rows_written - rows_pruned FROM structures WHERE name = 'memory'"), "rows");
+    assertEquals(jdbc.queryLong("SELECT COUNT(*) FROM memories WHERE load_bearing = 1 OR superseded_by IS NOT NULL"),
+        jdbc.queryLong("SELECT kept_rows FROM structures WHERE name = 'memory'"), "kept rows");
+  }
+
+  private static List<String> memoryTriggers(Jdbc jdbc) {
+    return jdbc.query("SELECT name || ': ' || sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'memories'"
+        + " ORDER BY name", rs -> rs.getString(1));
+  }
+
+  @Test
+  void an_import_of_thousands_of_lines_counts_its_rows_exactly_and_puts_the_triggers_back() {
+    try (SqlStateStore store = SqliteStores.open(db, dev.orchestrate.state.StateStore.Mode.MAINTENANCE)) {
+      List<String> triggers = memoryTriggers(store.jdbc());
+      SqlMemoryRepository repo = new SqlMemoryRepository(store.jdbc(), false);
+      repo.put(memory("a-fixed-30", MemoryKind.SEMANTIC), T); // imported again below, as episodic
+      assertTrue(SqlMemoryRepository.COUNTED_ONCE <= 3000);
+      repo.importAll(mixedImport(5000, "n-", false).iterator(), T); // new rows only: counted once
+      assertCountsMatchTheRows(store.jdbc());
+      assertEquals(triggers, memoryTriggers(store.jdbc()), "the triggers are back as they were");
+      List<NewMemory> guessedWrong = new ArrayList<>(mixedImport(1000, "late-", false)); // new ids first,
+      guessedWrong.addAll(mixedImport(2000, "n-", false)); // then 200 stored ones: written again with the triggers
+      repo.importAll(guessedWrong.iterator(), T);
+      assertCountsMatchTheRows(store.jdbc());
+      assertEquals(1 + 5000 + 1000 + 1800, store.jdbc().queryLong("SELECT COUNT(*) FROM memories"));
+      assertEquals(triggers, memoryTriggers(store.jdbc()));
+      repo.importAll(mixedImport(5000, "a-", true).iterator(), T); // ids again: counted by the triggers
+      assertCountsMatchTheRows(store.jdbc());
+      repo.importAll(mixedImport(3000, "a-", true).iterator(), T);
+      assertCountsMatchTheRows(store.jdbc());
+      assertEquals(1 + 5000 + 1000 + 1800 + 4500 + 29 + 2700, store.jdbc().queryLong("SELECT COUNT(*) FROM memories"));
+      repo.compact(10, T);
+      assertCountsMatchTheRows(store.jdbc());
+      assertEquals(triggers, memoryTriggers(store.jdbc()), "the triggers are back as they were");
+    }
+  }
+
+  @Test
+  void an_import_that_fails_mid_batch_leaves_the_counts_and_the_triggers_as_they_were() {
+    try (SqlStateStore store = SqliteStores.open(db, dev.orchestrate.state.StateStore.Mode.MAINTENANCE)) {
+      Jdbc jdbc = store.jdbc();
+      SqlMemoryRepository repo = new SqlMemoryRepository(jdbc, false);
+      repo.importAll(mixedImport(2000, "a-", false).iterator(), T);
+      List<String> triggers = memoryTriggers(jdbc);
+      jdbc.execute("CREATE TRIGGER boom BEFORE INSERT ON memories WHEN NEW.content = 'line 2500'"
+          + " BEGIN SELECT RAISE(ABORT, 'boom'); END");
+      assertThrows(StoreException.class, () -> repo.importAll(mixedImport(4000, "b-", false).iterator(), T));
+      jdbc.execute("DROP TRIGGER boom");
+      assertEquals(triggers, memoryTriggers(jdbc), "the dropped triggers came back with the rollback");
+      assertEquals(2000, jdbc.queryLong("SELECT COUNT(*) FROM memories"));
+      assertCountsMatchTheRows(jdbc);
+      repo.put(memory("after", MemoryKind.SEMANTIC), T); // counted by the triggers again
+      assertCountsMatchTheRows(jdbc);
+      assertEquals(2001, jdbc.queryLong("SELECT rows_written FROM structures WHERE name = 'memory'"));
+    }
+  }
+
+  /**
    * The compaction rule written plainly (docs/how-it-works.md): among active items that are not
    * load-bearing, the ids of all but the K most recent by insertion order, oldest first.
    */

@@ -1,0 +1,76 @@
+package dev.orchestrate.e2e;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.workspace.GitRepo;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * How many git processes a worktree phase starts on the normal path (issue 46, item 2), counted by
+ * a program named {@code git} first on the launcher's {@code PATH} that records each start and runs
+ * the real git: orchestrate resolves {@code git} once, from the {@code PATH}, so the recorder is
+ * what it runs. A count, never a time.
+ */
+class GitProcessesPerPhaseIT {
+  /** Items of one phase each: the first also pays the run's start (discovery, a prune). */
+  private static final int ITEMS = 4;
+  /** Every git process of a phase, its integration and its worktree's removal included. */
+  static final int MAX_PER_PHASE = 40;
+  /** The configuration check among them (30.5 a phase when it listed before every command). */
+  static final int MAX_LISTINGS_PER_PHASE = 10;
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void a_worktree_phase_starts_a_bounded_number_of_git_processes() throws Exception {
+    Path git = OnPath.find("git");
+    assertNotNull(git, "git on the PATH");
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    Path log = dir.resolve("git.log");
+    Path recorder = bin.resolve("git");
+    // one line per process (a commit message's newlines are folded), then the real git
+    Files.writeString(recorder, "#!/usr/bin/env bash\nline=\"$*\"\nprintf '%s\\n' \"${line//$'\\n'/ }\" >> '" + log
+        + "'\nexec '" + git.toRealPath() + "' \"$@\"\n");
+    assertTrue(recorder.toFile().setExecutable(true));
+
+    GitRepo repo = GitRepo.init(dir.resolve("repo"));
+    StringBuilder backlog = new StringBuilder("items:\n");
+    for (int i = 1; i <= ITEMS; i++) {
+      backlog.append("  - {id: I").append(i).append(", title: t}\n");
+    }
+    repo.write("backlog.yaml", backlog.toString());
+    repo.write("agent.sh", "echo \"$ORCHESTRATE_ITEM_ID\" > \"$ORCHESTRATE_ITEM_ID.txt\"\n");
+    repo.write("orchestrate.yaml", """
+        agent: {command: ["bash", "agent.sh"]}
+        execution: {workspace: worktree}
+        default_pipeline: p
+        pipelines: {p: {phases: [{name: build, instructions: "Build."}]}}
+        """);
+    repo.commitAll("project");
+
+    ProcessBuilder pb = Launcher.builder(repo.dir, "run", "--no-live");
+    pb.environment().put("PATH", bin + java.io.File.pathSeparator + System.getenv("PATH"));
+    pb.redirectErrorStream(true).redirectOutput(dir.resolve("run.out").toFile());
+    Process run = pb.start();
+    assertTrue(run.waitFor(5, TimeUnit.MINUTES), "the run ended");
+    String out = Files.readString(dir.resolve("run.out"));
+    assertEquals(0, run.exitValue(), out);
+    assertTrue(out.contains(ITEMS + " done"), out);
+
+    List<String> started = Files.readAllLines(log).stream().filter(l -> !l.isBlank()).toList();
+    long listings = started.stream().filter(l -> l.contains(" config --show-scope --show-origin --null --list"))
+        .count();
+    String summary = started.size() + " git processes for " + ITEMS + " phases, " + listings
+        + " of them the configuration check:\n" + String.join("\n", started);
+    assertTrue(started.size() <= (long) MAX_PER_PHASE * ITEMS, summary);
+    assertTrue(listings <= (long) MAX_LISTINGS_PER_PHASE * ITEMS, summary);
+  }
+}

@@ -1,0 +1,171 @@
+package dev.orchestrate.workspace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The configuration check kept between commands: used again while every file git read is the
+ * same, listed again as soon as an agent changed one. The clock runs an hour ahead, so the files
+ * this test just wrote count as settled (the wait for a recent change is tested on its own).
+ */
+class ConfigListingsTest {
+  @TempDir
+  Path tmp;
+  GitRepo repo;
+  Path marker;
+  Git git;
+  Git.Place place;
+
+  @BeforeEach
+  void plant() {
+    repo = GitRepo.init(tmp.resolve("repo"));
+    marker = tmp.resolve("MARKER");
+    repo.write(".gitattributes", "*.txt filter=evil\n");
+    repo.commitAll("attributes");
+    git = new Git(Git.resolve("git", System.getenv("PATH")), Git.DEFAULT_TIMEOUT,
+        Clock.offset(Clock.systemUTC(), Duration.ofHours(1)));
+    place = new Git.Place(repo.dir, repo.dir.resolve(".git"), repo.dir.resolve(".git"), repo.dir);
+  }
+
+  private String evil() {
+    return "[filter \"evil\"]\n\tclean = touch " + marker + "; cat\n";
+  }
+
+  /** Runs the filter if it is not switched off: add a changed .txt file. */
+  private void addAText(String content) throws Exception {
+    Files.writeString(repo.dir.resolve("a.txt"), content);
+    git.ok(place, "add", "a.txt");
+  }
+
+  /**
+   * Until a command runs without listing: a Git's first listing learns the system file's name (and
+   * a place's first, the includes' names), so the second is the one kept.
+   */
+  private void warm() throws Exception {
+    addAText("warm\n");
+    git.ok(place, "status", "--porcelain");
+    long before = git.listings();
+    git.ok(place, "status", "--porcelain");
+    assertEquals(before, git.listings(), "the unchanged configuration is not listed again");
+  }
+
+  @Test
+  void an_unchanged_configuration_is_listed_once_for_many_commands() throws Exception {
+    git.ok(place, "status", "--porcelain");
+    for (int i = 0; i < 5; i++) {
+      git.ok(place, "rev-parse", "HEAD");
+    }
+    assertEquals(2, git.listings(), "the first listing learns the system file's name; the second is kept");
+  }
+
+  @Test
+  void a_filter_written_into_the_config_between_commands_is_caught() throws Exception {
+    warm();
+    Files.writeString(repo.dir.resolve(".git/config"), evil(), StandardOpenOption.APPEND);
+    addAText("after\n");
+    assertFalse(Files.exists(marker), "the planted filter ran");
+  }
+
+  @Test
+  void a_same_size_rewrite_in_place_with_its_old_modification_time_is_caught() throws Exception {
+    Path config = repo.dir.resolve(".git/config");
+    Files.writeString(config, evil().replace("evil", "good"), StandardOpenOption.APPEND);
+    warm();
+    FileTime modified = Files.getLastModifiedTime(config);
+    byte[] planted = Files.readString(config).replace("\"good\"", "\"evil\"")
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    try (var out = Files.newOutputStream(config, StandardOpenOption.WRITE)) { // the same inode, the same size
+      out.write(planted);
+    }
+    Files.setLastModifiedTime(config, modified);
+    addAText("after\n");
+    assertFalse(Files.exists(marker), "the planted filter ran");
+  }
+
+  @Test
+  void an_include_added_to_the_config_is_followed() throws Exception {
+    warm();
+    Path included = tmp.resolve("included.cfg");
+    Files.writeString(included, evil());
+    repo.git("config", "include.path", included.toString());
+    addAText("after\n");
+    assertFalse(Files.exists(marker), "the planted filter ran");
+  }
+
+  @Test
+  void an_include_target_that_appears_after_the_listing_is_caught() throws Exception {
+    Path included = tmp.resolve("later.cfg");
+    repo.git("config", "include.path", included.toString());
+    warm();
+    Files.writeString(included, evil());
+    addAText("after\n");
+    assertFalse(Files.exists(marker), "the planted filter ran");
+  }
+
+  @Test
+  void a_swapped_include_target_is_caught() throws Exception {
+    Path benign = tmp.resolve("benign.cfg");
+    Path evil = tmp.resolve("evil.cfg");
+    Files.writeString(benign, "[user]\n\tname = x\n");
+    Files.writeString(evil, evil());
+    Path link = tmp.resolve("link.cfg");
+    Files.createSymbolicLink(link, benign);
+    repo.git("config", "include.path", "../../link.cfg"); // relative to .git/config
+    warm();
+    Files.delete(link);
+    Files.createSymbolicLink(link, evil);
+    addAText("after\n");
+    assertFalse(Files.exists(marker), "the planted filter ran");
+  }
+
+  @Test
+  void a_worktree_config_that_appears_is_caught() throws Exception {
+    repo.git("config", "extensions.worktreeConfig", "true");
+    repo.git("worktree", "add", "--quiet", "-b", "w", tmp.resolve("w").toString());
+    Path gitDir = repo.dir.resolve(".git/worktrees/w");
+    place = new Git.Place(tmp.resolve("w"), gitDir, repo.dir.resolve(".git"), tmp.resolve("w"));
+    Files.writeString(tmp.resolve("w/a.txt"), "warm\n");
+    git.ok(place, "add", "a.txt");
+    git.ok(place, "status", "--porcelain");
+    long before = git.listings();
+    git.ok(place, "status", "--porcelain");
+    assertEquals(before, git.listings());
+    Files.writeString(gitDir.resolve("config.worktree"), evil());
+    Files.writeString(tmp.resolve("w/a.txt"), "after\n");
+    git.ok(place, "add", "a.txt");
+    assertFalse(Files.exists(marker), "the planted filter ran");
+    assertEquals(before + 1, git.listings());
+  }
+
+  @Test
+  void a_file_changed_a_moment_ago_is_listed_again_until_it_has_settled() throws Exception {
+    // an hour behind: every file looks as if it had just changed
+    Git now = new Git(Git.resolve("git", System.getenv("PATH")), Git.DEFAULT_TIMEOUT,
+        Clock.offset(Clock.systemUTC(), Duration.ofHours(-1)));
+    Files.writeString(repo.dir.resolve(".git/config"), "[user]\n\tname = x\n", StandardOpenOption.APPEND);
+    now.ok(place, "rev-parse", "HEAD");
+    now.ok(place, "rev-parse", "HEAD");
+    assertEquals(2, now.listings(), "a change within the file system's tick could hide the next one");
+  }
+
+  @Test
+  void the_listing_names_scope_and_origin_of_every_entry() {
+    List<ConfigListings.Setting> settings = ConfigListings.parse(
+        "system\0file:/etc/gitconfig\0a.b\nc\0local\0file:.git/config\0flag.without.value\0");
+    assertEquals(List.of(new ConfigListings.Setting("system", "file:/etc/gitconfig", "a.b", "c"),
+        new ConfigListings.Setting("local", "file:.git/config", "flag.without.value", "")), settings);
+    assertTrue(ConfigListings.parse("").isEmpty());
+  }
+}

@@ -10,6 +10,7 @@ import static dev.orchestrate.serve.PageParts.layout;
 import static dev.orchestrate.serve.PageParts.ok;
 import static dev.orchestrate.serve.PageParts.pre;
 
+import dev.orchestrate.app.Inbox;
 import dev.orchestrate.item.CheckRecord;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.JobRecord;
@@ -110,7 +111,9 @@ final class ItemPages {
     dt(b, "Priority", item.definition().priority().key());
     dt(b, "Tags", String.join(", ", item.definition().tags()));
     dt(b, "Depends on", String.join(", ", item.definition().dependsOn()));
-    if (item.origin() != null) {
+    if (Inbox.MCP.equals(item.origin())) {
+      b.append("<dt>Added through</dt><dd>orchestrate mcp (lives only in the state)</dd>");
+    } else if (item.origin() != null) {
       b.append("<dt>Follow-up of</dt><dd><a href=\"/item?id=").append(esc(Query.encode(item.origin().split("/")[0])))
           .append("\">").append(esc(item.origin())).append("</a></dd>");
     }

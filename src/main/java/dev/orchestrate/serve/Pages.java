@@ -16,6 +16,7 @@ import static dev.orchestrate.serve.PageParts.percent;
 import static dev.orchestrate.serve.PageParts.select;
 import static dev.orchestrate.serve.PageParts.usd;
 
+import dev.orchestrate.app.Inbox;
 import dev.orchestrate.item.AgentPauses;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
@@ -209,7 +210,8 @@ final class Pages {
           .append(esc(item.definition().priority().key()))
           .append("</td><td>").append(esc(item.definition().title())).append("</td><td>")
           .append(esc(item.status() == ItemStatus.BLOCKED ? cut(item.progress().blockedReason(), 120)
-              : item.origin() == null ? "" : "follow-up of " + item.origin()))
+              : item.origin() == null ? "" : Inbox.MCP.equals(item.origin()) ? "added through orchestrate mcp"
+                  : "follow-up of " + item.origin()))
           .append("</td></tr>");
     }
     b.append("</tbody></table>");

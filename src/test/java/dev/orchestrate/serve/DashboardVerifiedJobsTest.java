@@ -151,6 +151,21 @@ class DashboardVerifiedJobsTest {
 
   /** The address a user guesses, /items/ID, is the item page; the old one still works; nothing else under /items/ is a page. */
   @Test
+  void an_item_added_through_mcp_is_said_so_not_called_a_follow_up_of_an_item_named_mcp() throws Exception {
+    new dev.orchestrate.app.Inbox(TestStores.backend(state), Clock.systemUTC()).add(
+        new dev.orchestrate.app.Inbox.NewItem(
+            "M-1", "from an assistant", null, null, null, null, null),
+        dev.orchestrate.config.Config.defaults(),
+        dev.orchestrate.app.Inbox.MCP);
+    String list = get("/items").body();
+    assertTrue(list.contains("added through orchestrate mcp"), list);
+    assertFalse(list.contains("follow-up of mcp"), list);
+    String page = get("/item?id=M-1").body();
+    assertTrue(page.contains("<dt>Added through</dt><dd>orchestrate mcp"), page);
+    assertFalse(page.contains("/item?id=mcp"), "no link to an item named mcp: " + page);
+  }
+
+  @Test
   void items_slash_id_is_the_item_page_and_item_query_still_works() throws Exception {
     HttpResponse<String> guessed = get("/items/A");
     assertEquals(200, guessed.statusCode());

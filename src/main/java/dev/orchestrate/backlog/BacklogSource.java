@@ -10,7 +10,7 @@ import java.util.function.Consumer;
  * Where a run gets its backlog: once at the start, then asked again before every decision so that
  * edits made during a long run are picked up.
  */
-public interface BacklogSource {
+public interface BacklogSource extends AutoCloseable {
 
   /**
    * The last valid backlog; after {@link #synced}, its file without its items (they are in the
@@ -32,6 +32,14 @@ public interface BacklogSource {
    * change is handed to {@code rejected} once and then ignored until the source changes again.
    */
   Optional<Backlog> changed(Consumer<List<Problem>> rejected);
+
+  /**
+   * Stops what the source runs in the background when the run ends: nothing it started outlives
+   * the run (a refresh of {@code backlog.source}'s command is killed with its process tree).
+   */
+  @Override
+  default void close() {
+  }
 
   /**
    * The backlog a run reads: the command of {@code backlog.source} when the config sets one (the

@@ -35,6 +35,8 @@ public final class CommandBacklog implements BacklogSource {
   private String seen;
   private Instant lastStarted;
   private CompletableFuture<Read> refreshing;
+  /** The thread of the refresh under way: interrupted at {@link #close}, it kills the command. */
+  private volatile Thread refresher;
   /** What the last failed refresh said, reported once until it changes or a refresh succeeds. */
   private String lastProblem;
 
@@ -91,6 +93,7 @@ public final class CommandBacklog implements BacklogSource {
         refreshing = CompletableFuture.supplyAsync(this::read, runnable -> {
           Thread thread = new Thread(runnable, "backlog-command");
           thread.setDaemon(true);
+          refresher = thread;
           thread.start();
         });
       }
@@ -117,6 +120,23 @@ public final class CommandBacklog implements BacklogSource {
     seen = read.hash();
     current = read.backlog();
     return Optional.of(current);
+  }
+
+  /**
+   * Kills a refresh under way with its process tree (its command runs in a session of its own,
+   * which the JVM's exit would leave running) and waits for that, at most 10 s.
+   */
+  @Override
+  public void close() {
+    Thread thread = refresher;
+    if (thread != null && thread.isAlive()) {
+      thread.interrupt();
+      try {
+        thread.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   /** Whether a refresh is under way (tests). */

@@ -154,9 +154,12 @@ final class RunCommand implements Callable<Integer> {
     ProgressMode mode = ProgressMode.choose(root.command().quiet(), json, noLive, ProgressMode.stderrIsTerminal(),
         root.command().env());
     Notifier notifier = session.startNotifier(root.command().env(), projectDir); // before the lock
-    RunReport report = session.run(backlogs, repository, new RunOptions(phaseCap, filter,
-        costKey(config), maxTokens != null ? "--max-tokens" : null),
-        new TerminalUi(mode, err, clock, config, root.command().env(), root.command().quiet()), notifier);
+    RunReport report;
+    try (backlogs) { // a refresh of backlog.source's command under way never outlives the run
+      report = session.run(backlogs, repository, new RunOptions(phaseCap, filter,
+          costKey(config), maxTokens != null ? "--max-tokens" : null),
+          new TerminalUi(mode, err, clock, config, root.command().env(), root.command().quiet()), notifier);
+    }
     PrintWriter out = spec.commandLine().getOut();
     int code = exitCode(report, strictExit);
     if (json) {

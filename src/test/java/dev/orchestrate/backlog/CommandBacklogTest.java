@@ -152,6 +152,37 @@ class CommandBacklogTest {
     assertEquals(List.of("1", "2"), changed.orElseThrow().items().stream().map(BacklogItem::id).toList());
   }
 
+  @Test
+  void close_kills_a_refresh_under_way_with_its_process_tree() throws Exception {
+    Path pids = dir.resolve("pids");
+    Path output = dir.resolve("issues.json");
+    Files.writeString(output, "[{\"number\": 1, \"title\": \"a\"}]");
+    // The first run answers at once; a refresh starts a child that would sleep for a minute.
+    String command = "if [ -f started ]; then sleep 60 & echo $! >> pids; echo $$ >> pids; wait; fi; "
+        + "touch started; cat issues.json";
+    MutableClock clock = new MutableClock();
+    CommandBacklog source = new CommandBacklog(dir.resolve("backlog.yaml"), config(command, ""), System.getenv(),
+        clock);
+    clock.now = clock.now.plusSeconds(60);
+    assertEquals(Optional.empty(), source.changed(p -> {}));
+    for (int i = 0; i < 500 && (!Files.exists(pids) || Files.readAllLines(pids).size() < 2); i++) {
+      Thread.sleep(10);
+    }
+    List<Long> started = Files.readAllLines(pids).stream().map(String::strip).map(Long::parseLong).toList();
+    assertEquals(2, started.size(), "the refresh's shell and its sleep");
+    assertTrue(source.refreshing());
+
+    source.close();
+
+    for (long pid : started) {
+      ProcessHandle handle = ProcessHandle.of(pid).orElse(null);
+      for (int i = 0; i < 500 && handle != null && handle.isAlive(); i++) {
+        Thread.sleep(10);
+      }
+      assertFalse(handle != null && handle.isAlive(), "process " + pid + " outlived the run");
+    }
+  }
+
   /** Starts a refresh (the interval has passed) and takes what it came to. */
   private static Optional<Backlog> awaitRefresh(CommandBacklog source, List<List<Problem>> rejected)
       throws InterruptedException {

@@ -48,7 +48,8 @@ final class ServeCommand implements Callable<Integer> {
 
   @Option(names = "--actions", description = "Offer approve, reject and unblock on the item pages: each a form posted "
       + "with a secret of this server, taken as the commands take it (the same rules; queued for a running run). Off "
-      + "by default; beyond loopback it needs --token")
+      + "by default. Asks for an access token on loopback too (generated and printed once on stderr unless --token "
+      + "gives one); beyond loopback it needs --token")
   boolean actions;
 
   @Override

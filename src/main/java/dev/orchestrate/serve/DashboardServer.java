@@ -96,12 +96,15 @@ public final class DashboardServer implements AutoCloseable {
    *
    * @param project the project's config and checkout as {@code approve} finds them, asked at each
    *                action; null: read-only
-   * @throws IllegalArgumentException for actions on an address beyond loopback without a token
+   * @throws IllegalArgumentException for actions without a token (on loopback too: any local
+   *                                  process, an agent's included, could otherwise take them)
    */
   public static DashboardServer start(StateBackend backend, InetSocketAddress address, String token, Clock clock,
       Supplier<Reviewing.Project> project) throws IOException {
-    if (project != null && token == null && !address.getAddress().isLoopbackAddress()) {
-      throw new IllegalArgumentException("actions beyond loopback need an access token");
+    if (project != null && token == null) {
+      // Loopback too: every local process, an agent's among them, reaches 127.0.0.1, and the page that
+      // carries the forms' secret is one GET away.
+      throw new IllegalArgumentException("actions need an access token");
     }
     HttpListener listener = HttpListener.bind(address, LIMITS);
     try {
@@ -122,7 +125,7 @@ public final class DashboardServer implements AutoCloseable {
    * rather than in the command so that the command's class names nothing of this package the
    * verifier would load at start-up.
    *
-   * @param token  null: none asked for on loopback, one generated on any other address
+   * @param token  null: none asked for on loopback without actions, one generated otherwise
    * @param project null: read-only; else the project the actions decide in ({@code serve --actions})
    * @param onStop routes the operator's stop (Ctrl-C, SIGTERM, SIGHUP) to the action it is given
    *               until the registration it returns is closed, so that serve ends as {@code run}
@@ -135,9 +138,12 @@ public final class DashboardServer implements AutoCloseable {
       java.util.function.Function<Runnable, AutoCloseable> onStop)
       throws IOException, InterruptedException {
     String access = token;
-    if (access == null && !address.getAddress().isLoopbackAddress()) {
+    if (access == null && (project != null || !address.getAddress().isLoopbackAddress())) {
+      // With actions on loopback too: an agent on this machine could otherwise approve its own work.
       access = AccessToken.generate(new SecureRandom()).value();
-      err.println("orchestrate: access token for this dashboard (shown once): " + access);
+      err.println("orchestrate: access token for this dashboard (shown once): " + access
+          + (project == null ? "" : " (the actions need it on loopback too: any local process reaches the address; "
+              + "open the address below with ?token=" + access + ")"));
       err.flush();
     }
     DashboardServer server = start(backend, address, access, Clock.systemUTC(), project);

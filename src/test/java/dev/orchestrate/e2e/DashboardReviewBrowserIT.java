@@ -99,9 +99,13 @@ class DashboardReviewBrowserIT {
     assertTrue(url.find(), started + Files.readString(dir.resolve("serve-err.txt")));
     assertTrue(started.contains("with actions"), started);
     String base = url.group(1);
+    // The actions need the access token on loopback too; serve prints it once, on stderr.
+    Matcher token = Pattern.compile("access token for this dashboard \\(shown once\\): (\\S+)")
+        .matcher(Files.readString(dir.resolve("serve-err.txt")));
+    assertTrue(token.find(), "the token on stderr: " + Files.readString(dir.resolve("serve-err.txt")));
 
     try (WebDriver browser = new WebDriver(dir.resolve("profile"))) {
-      browser.open(base);
+      browser.open(base + "?token=" + token.group(1)); // sets the token's cookie, as a person's first visit
       browser.click("header nav a[href='/review']");
       browser.await("A in the review view", "return document.querySelectorAll("
           + "'table[data-list=awaiting] a[href=\"/item?id=A\"]').length", v -> v.asInt() == 1, 30);

@@ -4,6 +4,7 @@ import static dev.orchestrate.testing.Fixtures.item;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.app.Reviewing;
@@ -41,6 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class DashboardActionsTest {
   private static final Instant T0 = Instant.parse("2026-11-22T10:00:00Z");
+  private static final String TOKEN = "a-token-of-this-dashboard";
   private static final Pattern CSRF = Pattern.compile("name=\"csrf\" value=\"([A-Za-z0-9_-]+)\"");
 
   @TempDir
@@ -70,7 +72,7 @@ class DashboardActionsTest {
         T0.plusSeconds(60));
     put("B", new Progress(ItemStatus.BLOCKED, "build", 3, "tests <b>red</b>", ItemStatus.IN_PROGRESS, null, null,
         null), T0.plusSeconds(30));
-    server = DashboardServer.start(backend, new InetSocketAddress("127.0.0.1", 0), null, Clock.systemUTC(),
+    server = DashboardServer.start(backend, new InetSocketAddress("127.0.0.1", 0), TOKEN, Clock.systemUTC(),
         () -> project);
   }
 
@@ -94,13 +96,14 @@ class DashboardActionsTest {
 
   private HttpResponse<String> get(String path) throws Exception {
     return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
-        .timeout(Duration.ofSeconds(30)).build(), HttpResponse.BodyHandlers.ofString());
+        .header("Authorization", "Bearer " + TOKEN).timeout(Duration.ofSeconds(30)).build(),
+        HttpResponse.BodyHandlers.ofString());
   }
 
   private HttpResponse<String> post(String path, String form, String origin) throws Exception {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + path))
         .timeout(Duration.ofSeconds(30)).header("Content-Type", "application/x-www-form-urlencoded")
-        .POST(HttpRequest.BodyPublishers.ofString(form));
+        .header("Authorization", "Bearer " + TOKEN).POST(HttpRequest.BodyPublishers.ofString(form));
     if (origin != null) {
       b.header("Origin", origin);
     }
@@ -153,6 +156,28 @@ class DashboardActionsTest {
     assertEquals(405, asGet.statusCode());
     assertEquals("POST", asGet.headers().firstValue("Allow").orElse(""));
     assertEquals(ItemStatus.AWAITING_REVIEW, current("A").status(), "nothing was approved");
+  }
+
+  /**
+   * On loopback too (a security review's finding): any process of this machine, a sandboxed agent's
+   * among them, reaches 127.0.0.1; without the token it reads no page with the forms' secret and
+   * takes no action, and no server offers actions without a token.
+   */
+  @Test
+  void actions_need_the_access_token_on_loopback_too() throws Exception {
+    String base = "http://127.0.0.1:" + server.port();
+    HttpResponse<String> page = http.send(HttpRequest.newBuilder(URI.create(base + "/item?id=A")).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertFalse(CSRF.matcher(page.body()).find(), "no secret for a request without the token: " + page.body());
+    HttpResponse<String> post = http.send(HttpRequest.newBuilder(URI.create(base + "/actions/approve"))
+        .header("Content-Type", "application/x-www-form-urlencoded").header("Origin", origin())
+        .POST(HttpRequest.BodyPublishers.ofString("id=A&csrf=" + csrf())).build(),
+        HttpResponse.BodyHandlers.ofString());
+    assertTrue(post.statusCode() == 401 || post.statusCode() == 403, "refused: " + post.statusCode());
+    assertEquals(ItemStatus.AWAITING_REVIEW, current("A").status(), "nothing was approved");
+    Reviewing.Project project = new Reviewing.Project(ConfigLoader.load(dir.resolve("orchestrate.yaml")), dir);
+    assertThrows(IllegalArgumentException.class, () -> DashboardServer.start(backend,
+        new InetSocketAddress("127.0.0.1", 0), null, Clock.systemUTC(), () -> project));
   }
 
   @Test

@@ -197,7 +197,8 @@ final class ChecksWait {
       return ReviewFeedback.Reading.unreadable("execution.review_feedback printed more than "
           + PullRequestCommand.OUTPUT_MAX_BYTES / 1024 + " KiB: ask for fewer fields, or filter them (gh's --jq)");
     }
-    return ReviewFeedback.read(mask.mask(run.output()), store.review(ws.itemId()).sent());
+    return ReviewFeedback.read(mask.mask(run.output()), store.review(ws.itemId()).sent(),
+        store.push(ws.itemId()).sha());
   }
 
   /**

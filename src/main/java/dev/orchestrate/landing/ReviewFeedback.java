@@ -84,8 +84,26 @@ final class ReviewFeedback {
     }
   }
 
-  /** Reads {@code output} (masked already); {@code sent}: the keys of feedback already sent. */
+  /**
+   * The forge's author associations whose reviews and comments count: on GitHub anyone may submit
+   * an approving review or a comment, and only these have write access to the repository.
+   */
+  static final Set<String> TRUSTED = Set.of("OWNER", "MEMBER", "COLLABORATOR");
+
+  /** As {@link #read(String, List, String)} with no pushed commit known. */
   static Reading read(String output, List<String> sent) {
+    return read(output, sent, null);
+  }
+
+  /**
+   * Reads {@code output} (masked already); {@code sent}: the keys of feedback already sent;
+   * {@code head}: the commit orchestrate pushed last, or null. A review or comment whose
+   * {@code authorAssociation} is given and is none of {@link #TRUSTED} is left out altogether (no
+   * verdict, nothing sent); an approval of another commit than {@code head} (its {@code commit.oid}
+   * given) approves nothing, and then neither does the forge's {@code reviewDecision} alone: what
+   * lands is what a person approved.
+   */
+  static Reading read(String output, List<String> sent, String head) {
     JsonNode doc;
     try {
       doc = JSON.readTree(output.strip());
@@ -101,10 +119,20 @@ final class ReviewFeedback {
     Set<String> known = new HashSet<>(sent);
     List<Entry> fresh = new ArrayList<>();
     Map<String, String> latest = new LinkedHashMap<>(); // author -> their last APPROVED or CHANGES_REQUESTED
+    boolean staleApproval = false;
     for (JsonNode review : array(doc, "reviews")) {
+      if (!trusted(review)) {
+        continue;
+      }
       String state = text(review, "state").toUpperCase(Locale.ROOT);
       String author = author(review);
-      if (state.equals("APPROVED") || state.equals("CHANGES_REQUESTED") || state.equals("DISMISSED")) {
+      String commit = review.path("commit").path("oid").asText("");
+      if (state.equals("APPROVED") && head != null && !commit.isEmpty() && !commit.equals(head)) {
+        staleApproval = true;
+        state = "STALE"; // it approved a commit that is no longer the one that would land
+      }
+      if (state.equals("APPROVED") || state.equals("CHANGES_REQUESTED") || state.equals("DISMISSED")
+          || state.equals("STALE")) {
         latest.put(author, state);
       }
       String body = text(review, "body");
@@ -120,14 +148,20 @@ final class ReviewFeedback {
     }
     for (JsonNode comment : array(doc, "comments")) {
       String body = text(comment, "body");
-      if (!body.isBlank()) {
+      if (!body.isBlank() && trusted(comment)) {
         add(fresh, known, comment, author(comment), "comment", body, text(comment, "createdAt"));
       }
     }
-    return new Reading(verdict(doc, latest), fresh, null);
+    return new Reading(verdict(doc, latest, staleApproval), fresh, null);
   }
 
-  private static Verdict verdict(JsonNode doc, Map<String, String> latest) {
+  /** Whether the entry's author may speak for the repository: any, when the forge does not say. */
+  private static boolean trusted(JsonNode node) {
+    String association = text(node, "authorAssociation").toUpperCase(Locale.ROOT);
+    return association.isEmpty() || TRUSTED.contains(association);
+  }
+
+  private static Verdict verdict(JsonNode doc, Map<String, String> latest, boolean staleApproval) {
     String state = text(doc, "state").toUpperCase(Locale.ROOT);
     if (state.equals("MERGED")) {
       return Verdict.MERGED;
@@ -137,7 +171,8 @@ final class ReviewFeedback {
     }
     String decision = text(doc, "reviewDecision").toUpperCase(Locale.ROOT);
     if (decision.equals("APPROVED")) {
-      return Verdict.APPROVED;
+      // A forge that keeps stale approvals (GitHub's default) says APPROVED after a new push too.
+      return staleApproval && !latest.containsValue("APPROVED") ? Verdict.PENDING : Verdict.APPROVED;
     }
     if (decision.equals("CHANGES_REQUESTED")) {
       return Verdict.CHANGES_REQUESTED;

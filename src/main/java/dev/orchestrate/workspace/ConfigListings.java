@@ -68,8 +68,16 @@ final class ConfigListings {
   record Before(Instant at, Map<Path, Identity> files) {
   }
 
-  private record Kept(Map<Path, Identity> files, Map<String, String> overrides, boolean trusted) {
+  private record Kept(Map<Path, Identity> files, Map<String, String> overrides, boolean trusted, Instant listedAt) {
   }
+
+  /**
+   * How long a kept listing is used at most, its files unchanged or not: a write through a shared
+   * memory mapping changes a file without changing its times until the kernel writes it back
+   * (about 30 s), so no identity catches it; the bound keeps such a change from standing longer
+   * than a burst of one phase's commands (a security review's finding).
+   */
+  static final Duration MAX_AGE = Duration.ofSeconds(2);
 
   /** Why a listing cannot be kept. */
   private static final class Unpinned extends Exception {
@@ -116,7 +124,7 @@ final class ConfigListings {
   /** The overrides kept for {@code place} when every file its listing read is as it was; null otherwise. */
   synchronized Map<String, String> overrides(Git.Place place) {
     Kept k = kept.get(place);
-    if (k == null || !k.trusted()) {
+    if (k == null || !k.trusted() || clock.instant().isAfter(k.listedAt().plus(MAX_AGE))) {
       return null;
     }
     for (Map.Entry<Path, Identity> file : k.files().entrySet()) {
@@ -174,7 +182,7 @@ final class ConfigListings {
       kept.remove(place);
       return;
     }
-    kept.put(place, new Kept(Map.copyOf(after), Map.copyOf(overrides), trusted));
+    kept.put(place, new Kept(Map.copyOf(after), Map.copyOf(overrides), trusted, before.at()));
   }
 
   /**
@@ -280,7 +288,9 @@ final class ConfigListings {
     Set<Path> files = new LinkedHashSet<>(fixedFiles(place));
     for (Setting s : settings) {
       if (s.origin().startsWith("file:")) {
-        Path origin = place.dir().resolve(s.origin().substring(5)).normalize();
+        // Never normalize(): git opens the path as written, and the kernel resolves "lnk/.." after
+        // following the link lnk, which removing "lnk/.." as text would not (a review's finding).
+        Path origin = place.dir().resolve(s.origin().substring(5));
         files.add(origin);
         String key = s.key().toLowerCase(Locale.ROOT);
         boolean include = key.equals("include.path") || key.startsWith("includeif.") && key.endsWith(".path");
@@ -302,13 +312,13 @@ final class ConfigListings {
       if (home == null || home.isEmpty()) {
         throw new Unpinned("~ without HOME");
       }
-      return Path.of(home, value.substring(2)).normalize();
+      return Path.of(home, value.substring(2));
     }
     if (value.startsWith("~") || value.startsWith("%(")) {
       throw new Unpinned("an include git expands itself: " + value);
     }
     Path target = Path.of(value);
-    return (target.isAbsolute() ? target : origin.getParent().resolve(target)).normalize();
+    return target.isAbsolute() ? target : origin.getParent().resolve(target);
   }
 
   /** Whether a change this recent could be followed by one its times would not show. */

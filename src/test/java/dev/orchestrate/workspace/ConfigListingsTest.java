@@ -10,6 +10,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.FileTime;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -128,6 +129,55 @@ class ConfigListingsTest {
     Files.createSymbolicLink(link, evil);
     addAText("after\n");
     assertFalse(Files.exists(marker), "the planted filter ran");
+  }
+
+  /**
+   * A review's finding: git opens {@code dir/lnk/../x.cfg} as written, so the kernel goes up from the
+   * link's target; a watched path normalized as text ({@code dir/x.cfg}) is another file.
+   */
+  @Test
+  void an_include_through_a_link_and_dot_dot_watches_the_file_git_reads() throws Exception {
+    Path real = Files.createDirectories(tmp.resolve("a/b"));
+    Files.writeString(tmp.resolve("a/x.cfg"), "[user]\n\tname = x\n"); // what git reads: a/b/.. is a
+    Path link = tmp.resolve("l");
+    Files.createSymbolicLink(link, real);
+    repo.git("config", "include.path", link + "/../x.cfg");
+    warm();
+    Files.writeString(tmp.resolve("a/x.cfg"), evil(), StandardOpenOption.APPEND);
+    addAText("after\n");
+    assertFalse(Files.exists(marker), "the planted filter ran");
+  }
+
+  /**
+   * A review's finding: a write through a shared memory mapping changes a config file without
+   * changing its times for up to ~30 s; a kept listing is used for {@link ConfigListings#MAX_AGE}
+   * at most, whatever its files look like.
+   */
+  @Test
+  void a_kept_listing_is_used_for_max_age_at_most() throws Exception {
+    Instant[] now = {Instant.now().plus(Duration.ofHours(1))};
+    Clock clock = new Clock() {
+      @Override
+      public java.time.ZoneId getZone() {
+        return java.time.ZoneOffset.UTC;
+      }
+
+      @Override
+      public Clock withZone(java.time.ZoneId zone) {
+        return this;
+      }
+
+      @Override
+      public Instant instant() {
+        return now[0];
+      }
+    };
+    git = new Git(Git.resolve("git", System.getenv("PATH")), Git.DEFAULT_TIMEOUT, clock);
+    warm();
+    long kept = git.listings();
+    now[0] = now[0].plus(ConfigListings.MAX_AGE).plusMillis(1);
+    git.ok(place, "status", "--porcelain");
+    assertEquals(kept + 1, git.listings(), "listed again once the kept listing is older than MAX_AGE");
   }
 
   @Test

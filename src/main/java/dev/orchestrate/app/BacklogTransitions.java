@@ -161,7 +161,16 @@ final class BacklogTransitions implements RunListener {
     String id = item.id();
     try {
       calls.execute(() -> {
-        BacklogCommand.Result result = BacklogCommand.run(command, values, directory, env, OUTPUT_MAX_BYTES);
+        BacklogCommand.Result result;
+        try {
+          result = BacklogCommand.run(command, values, directory, env, OUTPUT_MAX_BYTES);
+        } catch (RuntimeException e) {
+          // A value the environment cannot hold (a NUL in a title) or the like: a failed call, said
+          // as one, never a task that dies without a word (a review's finding).
+          results.add(() -> warn.accept("warning: backlog.source." + hook + " for " + id + " could not run: "
+              + mask.apply(String.valueOf(e.getMessage())) + " (the next run calls it again)"));
+          return;
+        }
         if (result.exitCode() != null && result.exitCode() == 0) {
           java.time.Instant at = clock.instant();
           results.add(() -> store.recordCalled(id, hook, at));

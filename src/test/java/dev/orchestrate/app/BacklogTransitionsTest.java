@@ -116,4 +116,21 @@ class BacklogTransitionsTest {
         + "it again)"), warnings);
     assertTrue(calls().isEmpty());
   }
+
+  /** A review's finding: a title the environment cannot hold was a task that died without a word. */
+  @Test
+  void a_value_the_environment_cannot_hold_is_a_warning_and_is_not_recorded() throws Exception {
+    BacklogTransitions transitions = transitions();
+    transitions.runStarted(List.of(), ItemFilter.ALL);
+    ItemState nul = new ItemState(new BacklogItem("GH-2", "a\u0000b", "feature", Priority.MEDIUM, List.of(),
+        List.of(), "", InitialStatus.NEW), 1, true,
+        Progress.of(ItemStatus.NEW).atPhase(ItemStatus.IN_PROGRESS,
+            "work"),
+        null);
+    transitions.statusChanged(nul, new ItemState(nul.definition(), 1, true, Progress.of(ItemStatus.DONE), null));
+    transitions.finish(Duration.ofSeconds(10));
+    assertEquals(Set.of(), store.called("on_done"));
+    assertEquals(1, warnings.size(), warnings.toString());
+    assertTrue(warnings.get(0).startsWith("warning: backlog.source.on_done for GH-2 could not run: "), warnings.get(0));
+  }
 }

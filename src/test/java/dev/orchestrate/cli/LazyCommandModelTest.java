@@ -36,7 +36,7 @@ class LazyCommandModelTest {
         new String[] {"--stat", "x", "status"}, new String[] {"-V"}, new String[] {"--state"})) {
       assertEquals(Optional.empty(), invoked(args), String.join(" ", args));
     }
-    assertEquals(18, Cli.commandLine(Map.of(), dir, invoked("stauts")).getSubcommands().size()); // approve, reject, agents, diff too
+    assertEquals(19, Cli.commandLine(Map.of(), dir, invoked("stauts")).getSubcommands().size()); // approve, reject, agents, diff, mcp too
   }
 
   @Test

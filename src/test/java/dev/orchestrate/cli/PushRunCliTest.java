@@ -146,7 +146,8 @@ class PushRunCliTest {
           URI.create("http://127.0.0.1:" + server.port() + "/item?id=B")).timeout(Duration.ofSeconds(30)).build(),
           HttpResponse.BodyHandlers.ofString());
       assertEquals(200, page.statusCode());
-      assertTrue(page.body().contains("<dt>Pull request</dt><dd><a href=\"https://forge.example/acme/app/pull/B\">"),
+      assertTrue(page.body().contains("<dt>Pull request</dt><dd><a href=\"https://forge.example/acme/app/pull/B\" "
+          + "rel=\"noreferrer noopener\">"),
           page.body());
       assertTrue(page.body().contains("<dt>Pushed</dt><dd>" + repo.head("orchestrate/B") + "</dd>"), page.body());
     }

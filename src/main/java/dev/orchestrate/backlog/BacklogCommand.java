@@ -128,7 +128,9 @@ public final class BacklogCommand {
         return new Result(null, new byte[0], false, e.text(), what + " did not finish within "
             + command.timeout().toSeconds() + " s and was stopped");
       }
-      process.descendants().forEach(ProcessHandle::destroyForcibly); // what it left behind
+      // What it left behind in the background, re-parented out of its tree but still in its session,
+      // holding stdout open (a review's finding: the output then read as nothing after 5 s).
+      ProcessTrees.killSession(process.pid());
     } catch (InterruptedException e) {
       ProcessTrees.kill(process);
       Thread.currentThread().interrupt();

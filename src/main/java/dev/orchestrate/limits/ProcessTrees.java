@@ -123,4 +123,34 @@ public final class ProcessTrees {
       tree = late.stream().filter(ProcessHandle::isAlive).toList();
     }
   }
+
+  /**
+   * KILL to every process left in the session {@code sessionId} (a command started through
+   * {@link #inOwnSession} leads a session whose id is its pid): what it started in the background
+   * and left when it exited is re-parented away from its tree, but stays in its session, holding
+   * its output pipe open. Linux (reads {@code /proc}); elsewhere nothing.
+   */
+  public static void killSession(long sessionId) {
+    Path proc = Path.of("/proc");
+    if (!Files.isDirectory(proc)) {
+      return;
+    }
+    try (Stream<Path> entries = Files.list(proc)) {
+      entries.map(p -> p.getFileName().toString()).filter(n -> !n.isEmpty() && n.chars().allMatch(Character::isDigit))
+          .forEach(pid -> {
+            try {
+              String stat = Files.readString(proc.resolve(pid).resolve("stat"));
+              // pid (comm) state ppid pgrp session ...: comm may hold spaces and parentheses.
+              String[] rest = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+              if (rest.length > 3 && Long.parseLong(rest[3]) == sessionId) {
+                ProcessHandle.of(Long.parseLong(pid)).ifPresent(ProcessTrees::kill);
+              }
+            } catch (IOException | RuntimeException e) {
+              // gone meanwhile, or not ours to read
+            }
+          });
+    } catch (IOException e) {
+      // no process list: nothing to do
+    }
+  }
 }

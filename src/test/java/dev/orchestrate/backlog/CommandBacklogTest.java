@@ -183,6 +183,28 @@ class CommandBacklogTest {
     }
   }
 
+  /**
+   * A review's finding: a child the command leaves in the background keeps its stdout open; it was
+   * neither killed (re-parented out of the command's tree) nor waited out (the output read as
+   * nothing after 5 s). It is killed with the command's session, and the output is read.
+   */
+  @Test
+  void a_child_left_in_the_background_is_killed_and_the_output_read() throws Exception {
+    Files.writeString(dir.resolve("issues.json"), "[{\"number\": 1, \"title\": \"a\"}]");
+    long start = System.nanoTime();
+    CommandBacklog source = new CommandBacklog(dir.resolve("backlog.yaml"),
+        config("sleep 30 & echo $! > child; cat issues.json", ""), System.getenv(), new MutableClock());
+    assertEquals(List.of("1"), source.current().items().stream().map(BacklogItem::id).toList());
+    assertTrue(System.nanoTime() - start < java.util.concurrent.TimeUnit.SECONDS.toNanos(4),
+        "read without waiting for the child");
+    long child = Long.parseLong(Files.readString(dir.resolve("child")).strip());
+    ProcessHandle handle = ProcessHandle.of(child).orElse(null);
+    for (int i = 0; i < 300 && handle != null && handle.isAlive(); i++) {
+      Thread.sleep(10);
+    }
+    assertFalse(handle != null && handle.isAlive(), "the background child outlived its command");
+  }
+
   /** Starts a refresh (the interval has passed) and takes what it came to. */
   private static Optional<Backlog> awaitRefresh(CommandBacklog source, List<List<Problem>> rejected)
       throws InterruptedException {

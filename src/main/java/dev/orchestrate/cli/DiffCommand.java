@@ -4,16 +4,13 @@ import dev.orchestrate.app.ItemDiff;
 import dev.orchestrate.cli.live.TerminalText;
 import dev.orchestrate.limits.Quote;
 import dev.orchestrate.workspace.BranchDiff;
+import dev.orchestrate.workspace.DecodedOutput;
 import dev.orchestrate.workspace.Git;
 import dev.orchestrate.yaml.DidYouMean;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintWriter;
-import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -208,52 +205,19 @@ final class DiffCommand implements Callable<Integer> {
    * ({@link TerminalText#safeLines}). Holds one buffer whatever the size; a closed output (a pager
    * that quit, a closed pipe) is an {@link IOException}, which stops git.
    */
-  static final class EscapedText extends OutputStream {
+  static final class EscapedText extends DecodedOutput {
     private final PrintWriter out;
-    private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-        .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
-    private final ByteBuffer in = ByteBuffer.allocate(8192);
-    private final CharBuffer chars = CharBuffer.allocate(8192);
 
     EscapedText(PrintWriter out) {
       this.out = out;
     }
 
     @Override
-    public void write(int b) throws IOException {
-      write(new byte[] {(byte) b}, 0, 1);
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) throws IOException {
-      while (len > 0) {
-        int n = Math.min(len, in.remaining());
-        in.put(b, off, n);
-        off += n;
-        len -= n;
-        in.flip();
-        decoder.decode(in, chars, false);
-        in.compact();
-        emit();
-      }
-    }
-
-    private void emit() throws IOException {
-      chars.flip();
-      out.write(TerminalText.safeLines(chars.toString()));
-      chars.clear();
+    protected void decoded(CharBuffer text) throws IOException {
+      out.write(TerminalText.safeLines(text.toString()));
       if (out.checkError()) {
         throw new IOException("output closed");
       }
-    }
-
-    @Override
-    public void close() throws IOException {
-      in.flip();
-      decoder.decode(in, chars, true);
-      decoder.flush(chars);
-      in.clear();
-      emit();
     }
   }
 }

@@ -2,13 +2,9 @@ package dev.orchestrate.serve;
 
 import static dev.orchestrate.serve.Html.esc;
 
+import dev.orchestrate.workspace.DecodedOutput;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,7 +18,7 @@ import java.util.List;
  * kept up to {@link #MAX_LINE_CHARS}. Once the page's last file ends, the sink refuses more
  * ({@link Full}), which stops git.
  */
-final class DiffPage extends OutputStream {
+final class DiffPage extends DecodedOutput {
   /** Files a page shows. */
   static final int FILES = 20;
   /** Characters of patch a page shows, at most. */
@@ -40,10 +36,6 @@ final class DiffPage extends OutputStream {
   }
 
   private final int first;
-  private final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
-      .onMalformedInput(CodingErrorAction.REPLACE).onUnmappableCharacter(CodingErrorAction.REPLACE);
-  private final ByteBuffer in = ByteBuffer.allocate(8192);
-  private final CharBuffer chars = CharBuffer.allocate(8192);
   private final StringBuilder line = new StringBuilder();
   private boolean lineCut;
   private final List<StringBuilder> files = new ArrayList<>();
@@ -58,44 +50,23 @@ final class DiffPage extends OutputStream {
   }
 
   @Override
-  public void write(int b) throws IOException {
-    write(new byte[] {(byte) b}, 0, 1);
-  }
-
-  @Override
-  public void write(byte[] b, int off, int len) throws IOException {
-    while (len > 0) {
-      int n = Math.min(len, in.remaining());
-      in.put(b, off, n);
-      off += n;
-      len -= n;
-      in.flip();
-      decoder.decode(in, chars, false);
-      in.compact();
-      chars.flip();
-      while (chars.hasRemaining()) {
-        char c = chars.get();
-        if (c == '\n') {
-          endLine();
-        } else if (line.length() < MAX_LINE_CHARS) {
-          line.append(c);
-        } else {
-          lineCut = true;
-        }
+  protected void decoded(CharBuffer chars) throws Full {
+    while (chars.hasRemaining()) {
+      char c = chars.get();
+      if (c == '\n') {
+        endLine();
+      } else if (line.length() < MAX_LINE_CHARS) {
+        line.append(c);
+      } else {
+        lineCut = true;
       }
-      chars.clear();
     }
   }
 
   /** Ends the stream: the last line, when git's output did not end with a line break. */
   @Override
   public void close() throws IOException {
-    in.flip();
-    decoder.decode(in, chars, true);
-    decoder.flush(chars);
-    chars.flip();
-    line.append(chars, 0, Math.min(chars.remaining(), Math.max(0, MAX_LINE_CHARS - line.length())));
-    chars.clear();
+    super.close();
     if (line.length() > 0) {
       endLine();
     }

@@ -25,6 +25,9 @@ import org.slf4j.LoggerFactory;
  * accepted as the user's. An agent runs as the same user as orchestrate, so one determined to hide
  * can make its move look like the user's (a commit made with {@code commit-tree} and no trace in
  * its worktree): that is the limit docs/security.md states.
+ *
+ * <p>Its methods are synchronized: inspections run on the worktrees' workers, landing on its own
+ * threads.
  */
 public final class BaseRefs {
   private static final Logger log = LoggerFactory.getLogger(BaseRefs.class);
@@ -43,19 +46,19 @@ public final class BaseRefs {
   }
 
   /** Starts watching {@code branch} at its current tip, unless already watched. */
-  public void watch(String branch) {
+  public synchronized void watch(String branch) {
     if (!expected.containsKey(branch)) {
       expected.put(branch, tip(branch));
     }
   }
 
   /** orchestrate's own integration moved {@code branch} to {@code commit}. */
-  public void movedByUs(String branch, String commit) {
+  public synchronized void movedByUs(String branch, String commit) {
     expected.put(branch, commit);
   }
 
   /** Where orchestrate last saw or moved {@code branch} (null: it had no commit). */
-  public String expected(String branch) {
+  public synchronized String expected(String branch) {
     return expected.get(branch);
   }
 
@@ -64,7 +67,7 @@ public final class BaseRefs {
    *
    * @param worktrees the worktrees on disk, whose agents may have moved a branch
    */
-  void check(List<WorkspaceRecord> worktrees) {
+  synchronized void check(List<WorkspaceRecord> worktrees) {
     for (Map.Entry<String, String> e : expected.entrySet()) {
       String branch = e.getKey();
       String before = e.getValue();
@@ -106,7 +109,7 @@ public final class BaseRefs {
   }
 
   /** Why {@code itemId}'s agent must be blocked for moving a base branch (and forgets it), or null. */
-  String takeMove(String itemId) {
+  synchronized String takeMove(String itemId) {
     return movers.remove(itemId);
   }
 

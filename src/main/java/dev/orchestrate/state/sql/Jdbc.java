@@ -54,6 +54,13 @@ public final class Jdbc implements AutoCloseable {
   private final Dialect dialect;
   private final String what;
   private BusyWait busy = BusyWait.standard();
+  /**
+   * One statement or transaction at a time on this connection: the scheduler thread shares its store
+   * with the workers that run the worktrees' git (issue 46), whose few writes (a worktree made, a
+   * phase commit recorded) wait for a transaction of the scheduler's to end, and the other way round.
+   * Held for a whole transaction, so that another thread's statement never lands inside it.
+   */
+  private final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
   private int depth;
   /** The open transaction is a row write ({@link #inRowTransaction}). */
   private boolean rows;
@@ -89,15 +96,20 @@ public final class Jdbc implements AutoCloseable {
   }
 
   public <T> List<T> query(String sql, RowMapper<T> mapper, Object... params) {
-    return attempt(sql, () -> {
-      try (PreparedStatement ps = prepare(sql, params); ResultSet rs = ps.executeQuery()) {
-        List<T> rows = new ArrayList<>();
-        while (rs.next()) {
-          rows.add(mapper.map(rs));
+    lock.lock();
+    try {
+      return attempt(sql, () -> {
+        try (PreparedStatement ps = prepare(sql, params); ResultSet rs = ps.executeQuery()) {
+          List<T> rows = new ArrayList<>();
+          while (rs.next()) {
+            rows.add(mapper.map(rs));
+          }
+          return rows;
         }
-        return rows;
-      }
-    });
+      });
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
@@ -106,32 +118,37 @@ public final class Jdbc implements AutoCloseable {
    * helper's own when one is open, else a read-only one around the scan.
    */
   void forEach(String sql, RowConsumer each, Object... params) {
-    int fetchSize = dialect.fetchSize();
-    attempt(sql, () -> {
-      boolean own = fetchSize > 0 && connection.getAutoCommit();
-      if (own) {
-        connection.setAutoCommit(false);
-      }
-      try (PreparedStatement ps = prepare(sql, params)) {
-        if (fetchSize > 0) {
-          ps.setFetchSize(fetchSize);
-        }
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            each.accept(rs);
-          }
-        }
-        return null;
-      } finally {
+    lock.lock();
+    try {
+      int fetchSize = dialect.fetchSize();
+      attempt(sql, () -> {
+        boolean own = fetchSize > 0 && connection.getAutoCommit();
         if (own) {
-          try {
-            connection.rollback(); // it only read
-          } finally {
-            connection.setAutoCommit(true);
+          connection.setAutoCommit(false);
+        }
+        try (PreparedStatement ps = prepare(sql, params)) {
+          if (fetchSize > 0) {
+            ps.setFetchSize(fetchSize);
+          }
+          try (ResultSet rs = ps.executeQuery()) {
+            while (rs.next()) {
+              each.accept(rs);
+            }
+          }
+          return null;
+        } finally {
+          if (own) {
+            try {
+              connection.rollback(); // it only read
+            } finally {
+              connection.setAutoCommit(true);
+            }
           }
         }
-      }
-    });
+      });
+    } finally {
+      lock.unlock();
+    }
   }
 
   <T> Optional<T> queryOne(String sql, RowMapper<T> mapper, Object... params) {
@@ -144,32 +161,42 @@ public final class Jdbc implements AutoCloseable {
   }
 
   public int execute(String sql, Object... params) {
-    if (depth == 0 && dialect.writesInTransaction()) {
-      return inTransaction(() -> execute(sql, params));
-    }
-    int n = attempt(sql, () -> {
-      try (PreparedStatement ps = prepare(sql, params)) {
-        return ps.executeUpdate();
+    lock.lock();
+    try {
+      if (depth == 0 && dialect.writesInTransaction()) {
+        return inTransaction(() -> execute(sql, params));
       }
-    });
-    committed();
-    return n;
+      int n = attempt(sql, () -> {
+        try (PreparedStatement ps = prepare(sql, params)) {
+          return ps.executeUpdate();
+        }
+      });
+      committed();
+      return n;
+    } finally {
+      lock.unlock();
+    }
   }
 
   /** Runs an INSERT and returns the new row id. */
   long insert(String sql, Object... params) {
-    if (depth == 0 && dialect.writesInTransaction()) {
-      return inTransaction(() -> insert(sql, params));
-    }
-    long id = attempt(sql, () -> {
-      try (PreparedStatement ps = dialect.prepareInsert(connection, sql)) {
-        bind(ps, params);
-        ps.executeUpdate();
-        return dialect.insertedId(connection, ps);
+    lock.lock();
+    try {
+      if (depth == 0 && dialect.writesInTransaction()) {
+        return inTransaction(() -> insert(sql, params));
       }
-    });
-    committed();
-    return id;
+      long id = attempt(sql, () -> {
+        try (PreparedStatement ps = dialect.prepareInsert(connection, sql)) {
+          bind(ps, params);
+          ps.executeUpdate();
+          return dialect.insertedId(connection, ps);
+        }
+      });
+      committed();
+      return id;
+    } finally {
+      lock.unlock();
+    }
   }
 
   /**
@@ -180,10 +207,15 @@ public final class Jdbc implements AutoCloseable {
    * @throws IllegalStateException outside {@link #inTransaction}
    */
   Batch batch(String sql) {
-    if (depth == 0) {
-      throw new IllegalStateException("a batch belongs in a transaction");
+    lock.lock();
+    try {
+      if (depth == 0) {
+        throw new IllegalStateException("a batch belongs in a transaction");
+      }
+      return attempt(sql, () -> new Batch(sql, connection.prepareStatement(sql)));
+    } finally {
+      lock.unlock();
     }
-    return attempt(sql, () -> new Batch(sql, connection.prepareStatement(sql)));
   }
 
   /**
@@ -198,10 +230,15 @@ public final class Jdbc implements AutoCloseable {
    * @throws IllegalStateException outside {@link #inTransaction}
    */
   Inserts inserts(String head, String group) {
-    if (depth == 0) {
-      throw new IllegalStateException("inserts belong in a transaction");
+    lock.lock();
+    try {
+      if (depth == 0) {
+        throw new IllegalStateException("inserts belong in a transaction");
+      }
+      return new Inserts(head, group);
+    } finally {
+      lock.unlock();
     }
-    return new Inserts(head, group);
   }
 
   /** See {@link #inserts}; closing it inserts the rows still pending. */
@@ -346,35 +383,40 @@ public final class Jdbc implements AutoCloseable {
   }
 
   private <T> T transaction(boolean rowWrite, boolean wip, Supplier<T> work) {
-    if (depth > 0) {
-      return work.get();
-    }
-    attempt("BEGIN", () -> {
-      if (rowWrite) {
-        dialect.beginRowWrite(connection, wip);
-      } else {
-        dialect.begin(connection);
-      }
-      return null;
-    });
-    rows = rowWrite;
-    depth++;
-    T result;
+    lock.lock();
     try {
-      result = work.get();
-      attempt("COMMIT", () -> {
-        dialect.commit(connection);
+      if (depth > 0) {
+        return work.get();
+      }
+      attempt("BEGIN", () -> {
+        if (rowWrite) {
+          dialect.beginRowWrite(connection, wip);
+        } else {
+          dialect.begin(connection);
+        }
         return null;
       });
-    } catch (RuntimeException | Error e) {
-      rollback(e);
-      throw e;
+      rows = rowWrite;
+      depth++;
+      T result;
+      try {
+        result = work.get();
+        attempt("COMMIT", () -> {
+          dialect.commit(connection);
+          return null;
+        });
+      } catch (RuntimeException | Error e) {
+        rollback(e);
+        throw e;
+      } finally {
+        depth--;
+        rows = false;
+      }
+      committed();
+      return result;
     } finally {
-      depth--;
-      rows = false;
+      lock.unlock();
     }
-    committed();
-    return result;
   }
 
   public void inTransaction(Runnable work) {
@@ -414,13 +456,18 @@ public final class Jdbc implements AutoCloseable {
 
   /** See {@link Dialect#bulkWritten}: inside the bulk write's transaction, before it commits. */
   void bulkWritten() {
-    if (depth == 0) {
-      throw new IllegalStateException("a bulk write is said inside its transaction");
-    }
+    lock.lock();
     try {
-      dialect.bulkWritten(connection);
-    } catch (SQLException e) {
-      throw failure("a bulk write's end", e);
+      if (depth == 0) {
+        throw new IllegalStateException("a bulk write is said inside its transaction");
+      }
+      try {
+        dialect.bulkWritten(connection);
+      } catch (SQLException e) {
+        throw failure("a bulk write's end", e);
+      }
+    } finally {
+      lock.unlock();
     }
   }
 
@@ -436,40 +483,45 @@ public final class Jdbc implements AutoCloseable {
    * one we hold it), waits per {@link #busy} and tries again, saying so once.
    */
   private <T> T attempt(String sql, Call<T> call) {
-    long waitingSince = 0;
-    boolean told = false;
-    boolean interrupted = false;
-    while (true) {
-      try {
-        T result = call.run();
-        if (interrupted) {
-          Thread.currentThread().interrupt(); // not ours to swallow
-        }
-        return result;
-      } catch (SQLException e) {
-        if (depth > 0 || !dialect.busy(e) || !busy.waits()) {
-          throw failure(sql, e);
-        }
-        long now = System.nanoTime();
-        if (waitingSince == 0) {
-          // the first busy answer came after the database's own timeout: that much was waited already
-          waitingSince = now - busy.sliceMs() * 1_000_000L;
-        }
-        if (busy.stopRequested()) {
-          throw new StoreInterruptedException(what + " is locked by another process; stopped while waiting for it,"
-              + " so the last change was not recorded (the next run takes it up again, as after a crash)");
-        }
-        if (!told && now - waitingSince >= busy.patienceMs() * 1_000_000L) {
-          told = true;
-          busy.tell("orchestrate: warning: " + what + " is locked by another process; waiting\u2026"
-              + (busy.stoppable() ? " (Ctrl-C to stop)" : ""));
-        }
+    lock.lock();
+    try {
+      long waitingSince = 0;
+      boolean told = false;
+      boolean interrupted = false;
+      while (true) {
         try {
-          Thread.sleep(RETRY_PAUSE_MS); // a database may answer busy at once in a few cases: never spin
-        } catch (InterruptedException ie) {
-          interrupted = true;
+          T result = call.run();
+          if (interrupted) {
+            Thread.currentThread().interrupt(); // not ours to swallow
+          }
+          return result;
+        } catch (SQLException e) {
+          if (depth > 0 || !dialect.busy(e) || !busy.waits()) {
+            throw failure(sql, e);
+          }
+          long now = System.nanoTime();
+          if (waitingSince == 0) {
+            // the first busy answer came after the database's own timeout: that much was waited already
+            waitingSince = now - busy.sliceMs() * 1_000_000L;
+          }
+          if (busy.stopRequested()) {
+            throw new StoreInterruptedException(what + " is locked by another process; stopped while waiting for it,"
+                + " so the last change was not recorded (the next run takes it up again, as after a crash)");
+          }
+          if (!told && now - waitingSince >= busy.patienceMs() * 1_000_000L) {
+            told = true;
+            busy.tell("orchestrate: warning: " + what + " is locked by another process; waiting\u2026"
+                + (busy.stoppable() ? " (Ctrl-C to stop)" : ""));
+          }
+          try {
+            Thread.sleep(RETRY_PAUSE_MS); // a database may answer busy at once in a few cases: never spin
+          } catch (InterruptedException ie) {
+            interrupted = true;
+          }
         }
       }
+    } finally {
+      lock.unlock();
     }
   }
 

@@ -9,7 +9,9 @@ import java.nio.file.Path;
  * worktree implementation lives in {@code workspace/}; how a done item's work lands is
  * {@link ItemLanding}'s.
  *
- * <p>Called on the scheduler thread only.
+ * <p>With worktrees, {@link #prepare}, {@link #inspect}, {@link #changedAmong}, {@link #commit} and
+ * {@link #maintain} are called on worker threads (issue 46: never git on the scheduler thread): one
+ * item's calls one after another, different items' side by side; the rest on the scheduler thread.
  */
 public interface ItemWorkspaces {
   ItemWorkspaces SHARED = new ItemWorkspaces() {

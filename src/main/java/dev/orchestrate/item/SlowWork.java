@@ -5,8 +5,9 @@ import java.util.function.Supplier;
 
 /**
  * Work on an item whose slow part, a command (a push, the pull-request command, a checks poll),
- * runs off the scheduler thread: {@link #run} there, touching no state, then {@link #finish} back on
- * the scheduler thread records what it did. One at a time per item.
+ * runs off the scheduler thread: {@link #run} there, touching no state, then {@link #finish}, on the
+ * same thread (issue 46: it may run git, to make the next part), records what it did in the
+ * worktrees' rows; the scheduler thread then applies its result to the item. One at a time per item.
  *
  * @param <T> what the work comes to
  */
@@ -21,8 +22,9 @@ public interface SlowWork<T> {
   void cancel();
 
   /**
-   * On the scheduler thread, after {@link #run}: records what the command did and returns the
-   * result; null when it was cancelled, or when {@link #next} has more to run.
+   * After {@link #run}, on its thread (or inline, outside a run): records what the command did and
+   * returns the result; null when it was cancelled, or when {@link #next} has more to run. Touches
+   * no state of the scheduler's.
    */
   T finish();
 
@@ -55,6 +57,59 @@ public interface SlowWork<T> {
       @Override
       public boolean offThread() {
         return false;
+      }
+    };
+  }
+
+  /**
+   * Work whose making runs commands too (a local integration's git before its push): {@code make}
+   * runs in {@link #run}, off the scheduler thread, then what it made runs there as well; its
+   * {@link #finish} and {@link #next} are the made work's. A failure to make it is thrown by
+   * {@link #finish}, on the scheduler thread, as a failure of the work.
+   */
+  static <T> SlowWork<T> madeOffThread(Supplier<SlowWork<T>> make) {
+    return new SlowWork<>() {
+      private volatile SlowWork<T> made;
+      private volatile RuntimeException failed;
+      private volatile boolean cancelled;
+
+      @Override
+      public void run() {
+        if (cancelled) {
+          return;
+        }
+        try {
+          made = make.get();
+        } catch (RuntimeException e) {
+          failed = e;
+          return;
+        }
+        if (cancelled) {
+          made.cancel();
+        }
+        made.run();
+      }
+
+      @Override
+      public void cancel() {
+        cancelled = true;
+        SlowWork<T> work = made;
+        if (work != null) {
+          work.cancel();
+        }
+      }
+
+      @Override
+      public T finish() {
+        if (failed != null) {
+          throw failed;
+        }
+        return made == null ? null : made.finish();
+      }
+
+      @Override
+      public SlowWork<T> next() {
+        return made == null ? null : made.next();
       }
     };
   }

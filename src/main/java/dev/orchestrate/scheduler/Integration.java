@@ -99,6 +99,29 @@ final class Integration {
     return this;
   }
 
+  /** One local integration at a time: each moves the base branch (issue 46: one integration per base). */
+  private final Object integrating = new Object();
+  /**
+   * Where the worktrees' retention runs; null: on the scheduler thread. With it, a landing's local
+   * integration is made off the scheduler thread too ({@link SlowWork#madeOffThread}).
+   */
+  private WorkspaceWorkers workers;
+
+  /** Runs the worktrees' retention on {@code workers}, never on the scheduler thread. */
+  Integration sweepingOn(WorkspaceWorkers workers) {
+    this.workers = workers;
+    return this;
+  }
+
+  /** The worktrees' retention: finished items' worktrees past their policy removed. */
+  private void maintain() {
+    if (workers != null) {
+      workers.sweep(workspaces::maintain);
+    } else {
+      workspaces.maintain();
+    }
+  }
+
   /** A job's attempt completed: its workspace's work is the item's now. */
   void committed(String itemId) {
     workspaces.committed(itemId);
@@ -125,8 +148,36 @@ final class Integration {
    * commit that fails turns the attempt into a failed one, retried like any other.
    */
   AgentOutcome commitWork(long jobId, JobRequest request, AgentOutcome outcome, Pipeline pipeline, PhaseDef phase) {
+    return commit(jobId, request, outcome, pipeline, phase).apply(outcome);
+  }
+
+  /**
+   * What the end of a job found in its worktree, looked at off the scheduler thread
+   * ({@link #lookAfter}): why the agent left it (null: it did not), and what the phase commit makes
+   * of the outcome as the scheduler counts it (identity: as it was).
+   */
+  record Looked(String breach, java.util.function.UnaryOperator<AgentOutcome> committed) {
+  }
+
+  /**
+   * On a {@link WorkspaceWorkers} thread, once job {@code jobId}'s agent ended: {@link #inspect}, then,
+   * for an attempt that the scheduler will take as answered, the phase commit of {@link #commitWork}.
+   * Whether the scheduler takes it as answered depends on a stop only for a failed attempt, which
+   * commits nothing either way; an attempt taken otherwise leaves a commit it never confirms, as a
+   * crash would, which the next attempt's reset drops.
+   */
+  Looked lookAfter(long jobId, JobRequest request, AgentOutcome outcome, Pipeline pipeline, PhaseDef phase) {
+    String breach = inspect(request, outcome);
+    if (breach != null || JobEnds.Ending.of(outcome, false) != JobEnds.Ending.ANSWERED) {
+      return new Looked(breach, java.util.function.UnaryOperator.identity());
+    }
+    return new Looked(null, commit(jobId, request, outcome, pipeline, phase));
+  }
+
+  private java.util.function.UnaryOperator<AgentOutcome> commit(long jobId, JobRequest request, AgentOutcome outcome,
+      Pipeline pipeline, PhaseDef phase) {
     if (outcome.result() != AgentResult.PHASE_COMPLETE && outcome.result() != AgentResult.SUBPHASE_COMPLETE) {
-      return outcome;
+      return java.util.function.UnaryOperator.identity();
     }
     try {
       if (pipeline != null && phase != null && !phase.changesGates() && request.workspace() != null) {
@@ -134,21 +185,22 @@ final class Integration {
             pipeline.verifyProtected());
         if (!changed.isEmpty()) {
           log.warn("{}: phase {} changed protected files: {}", request.itemId(), request.phase(), changed);
-          return outcome.refutedAs(OutcomeClass.PROTECTED_CHANGED, ProtectedFiles.failure(changed));
+          String failure = ProtectedFiles.failure(changed);
+          return o -> o.refutedAs(OutcomeClass.PROTECTED_CHANGED, failure);
         }
       }
       String commit = workspaces.commit(request.itemId(), request.phase(), request.attempt(), jobId,
           outcome.summary());
       if (commit == null && request.workspace() != null && phase != null
           && phase.changes() == PhaseDef.Changes.REQUIRED) {
-        return outcome.refutedAs(OutcomeClass.NO_CHANGES, NO_CHANGES);
+        return o -> o.refutedAs(OutcomeClass.NO_CHANGES, NO_CHANGES);
       }
-      return outcome;
+      return java.util.function.UnaryOperator.identity();
     } catch (RuntimeException e) {
       log.warn("{}: could not commit the work of phase {}: {}", request.itemId(), request.phase(), e.getMessage());
-      return new AgentOutcome(AgentResult.FAILED, outcome.summary(), "orchestrate could not commit the phase's work: "
-          + e.getMessage(), outcome.memories(), outcome.followUps(), outcome.exitCode(), outcome.ending(),
-          outcome.elapsed());
+      String failure = "orchestrate could not commit the phase's work: " + e.getMessage();
+      return o -> new AgentOutcome(AgentResult.FAILED, o.summary(), failure, o.memories(), o.followUps(),
+          o.exitCode(), o.ending(), o.elapsed());
     }
   }
 
@@ -170,7 +222,7 @@ final class Integration {
       workspaces.blocked(item.id());
     }
     if (item.status().isTerminal()) {
-      workspaces.maintain();
+      maintain();
     }
   }
 
@@ -213,7 +265,11 @@ final class Integration {
       return new LandingItem(item.id(), item.definition().title(),
           pipeline == null ? List.of() : pipeline.integrationGates());
     }).toList();
-    return start(landingNow, landing.integrateBatch(batch), Offload.Kind.BATCH, items, Map.of(), commit);
+    return start(landingNow, workers == null ? landing.integrateBatch(batch) : SlowWork.madeOffThread(() -> {
+      synchronized (integrating) {
+        return landing.integrateBatch(batch);
+      }
+    }), Offload.Kind.BATCH, items, Map.of(), commit);
   }
 
   /**
@@ -396,7 +452,7 @@ final class Integration {
     }
     Object result;
     try {
-      result = done.work().finish();
+      result = done.finished().get();
     } catch (RuntimeException e) {
       log.warn("{}: recording what its {} did failed: {}", done.itemId(), done.kind().word, e.getMessage());
       if (done.itemId().equals(landingNow)) {
@@ -470,7 +526,7 @@ final class Integration {
     log.info("{}: checks {}", id, checks.kind());
     if (commit.test(step)) {
       if (step.next().status().isTerminal()) {
-        workspaces.maintain();
+        maintain();
       }
       return true;
     }
@@ -525,8 +581,12 @@ final class Integration {
     }
     Pipeline pipeline = gatesOf.get(item.definition().pipeline());
     List<ProjectCommand> gates = pipeline == null ? List.of() : pipeline.integrationGates();
-    return start(item.id(), landing.integrateSlowly(item.id(), item.definition().title(), gates), Offload.Kind.PUSH,
-        items, Map.of(), commit);
+    return start(item.id(), workers == null ? landing.integrateSlowly(item.id(), item.definition().title(), gates)
+        : SlowWork.madeOffThread(() -> {
+          synchronized (integrating) { // one local integration at a time: each moves the base branch
+            return landing.integrateSlowly(item.id(), item.definition().title(), gates);
+          }
+        }), Offload.Kind.PUSH, items, Map.of(), commit);
   }
 
   private void integrated(String id, ItemState item, IntegrationResult result, Predicate<Step> commit) {

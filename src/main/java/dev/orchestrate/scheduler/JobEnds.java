@@ -99,10 +99,16 @@ final class JobEnds {
    * integration asks for (a conflict blocks the item).
    */
   void finish(Session s, long jobId, AgentOutcome reported, Integration integration, Predicate<Step> commit) {
+    finish(s, jobId, reported, null, integration, commit);
+  }
+
+  /** As above, with what the look at the job's worktree found off the scheduler thread (null: look now). */
+  void finish(Session s, long jobId, AgentOutcome reported, Integration.Looked looked, Integration integration,
+      Predicate<Step> commit) {
     EndingJob ending = EndingJob.of(s, jobId, request -> FollowUpItem.of(request.itemId(), request.phase(),
         reported.followUps(), config.defaultPipeline()));
     AgentOutcome outcome = counted(ending, reported);
-    String breach = integration.inspect(ending.request, outcome);
+    String breach = looked != null ? looked.breach() : integration.inspect(ending.request, outcome);
     Ending way = breach != null ? Ending.ANSWERED
         : Ending.of(outcome, ending.entry.cancelRequested() || stopRequested.getAsBoolean());
     if (breach != null) {
@@ -115,7 +121,7 @@ final class JobEnds {
         if (outcome.kind().providerAnswered() && pauses.worked(ending.profile(), ending.entry.startedAt())) {
           listener.pauseEnded(ending.profile()); // its provider answered after the pause began: it is over
         }
-        answered(ending, outcome, integration, commit);
+        answered(ending, outcome, looked, integration, commit);
       }
     }
   }
@@ -220,11 +226,13 @@ final class JobEnds {
    * runner took the item over ({@link #leaseLost}); then the turn, the memories and the maps, and a
    * done item is integrated.
    */
-  private void answered(EndingJob ending, AgentOutcome reported, Integration integration, Predicate<Step> commit) {
+  private void answered(EndingJob ending, AgentOutcome reported, Integration.Looked looked, Integration integration,
+      Predicate<Step> commit) {
     ItemState item = ending.item;
     JobRequest request = ending.request;
-    AgentOutcome outcome = integration.commitWork(ending.jobId, request, reported, ending.job.pipeline(),
-        Transitions.currentPhase(item, ending.job.pipeline()));
+    AgentOutcome outcome = looked != null ? looked.committed().apply(reported)
+        : integration.commitWork(ending.jobId, request, reported, ending.job.pipeline(),
+            Transitions.currentPhase(item, ending.job.pipeline()));
     Step step = Transitions.afterAttempt(item, ending.job.pipeline(), outcome, config.execution().maxRetries(),
         ending.profile());
     if (integration.queues()) {

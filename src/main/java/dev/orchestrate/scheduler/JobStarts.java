@@ -50,7 +50,8 @@ final class JobStarts {
 
   /** Told of a job's end, by the thread that supervises its agent. */
   interface Ended {
-    void ended(long jobId, AgentOutcome outcome, Throwable error);
+    /** @param looked what the look at its worktree found off the scheduler thread; null: not looked at yet */
+    void ended(long jobId, AgentOutcome outcome, Throwable error, Integration.Looked looked);
   }
 
   private final StateRepository store;
@@ -68,6 +69,9 @@ final class JobStarts {
   /** The item's prior context, summarizing what aged out of the window (a stop cuts it short). */
   private final Function<String, PriorContext> prepareContext;
   private final Ended ended;
+  /** The threads of the worktrees' git; null: it runs on the scheduler thread (the shared workspace, tests). */
+  private WorkspaceWorkers workers;
+  private Integration integration;
 
   JobStarts(StateRepository store, Config config, BacklogSource backlogs, Path jobsRoot, AgentLauncher launcher,
       Clock clock, RunListener listener, TurnHistory history, ProjectMemory memory, ProviderPauses pauses,
@@ -86,6 +90,12 @@ final class JobStarts {
     this.stopRequested = stopRequested;
     this.prepareContext = prepareContext;
     this.ended = ended;
+  }
+
+  /** Prepares worktrees, and looks at them after their jobs, on {@code workers}, through {@code integration}. */
+  void offThread(WorkspaceWorkers workers, Integration integration) {
+    this.workers = workers;
+    this.integration = integration;
   }
 
   /**
@@ -129,16 +139,16 @@ final class JobStarts {
     // A retry continues the last attempt's session when its profile resumes (docs/verification.md),
     // in the worktree as that attempt left it.
     String resume = Resumption.sessionFor(item.progress(), agent);
-    Placement placement;
-    try {
-      placement = workspaces.prepare(item.id(), backlogs.current().directory(), resume != null,
-          item.definition().dependsOn());
-    } catch (WorkspaceUnavailableException e) {
-      commit.test(Transitions.block(item, e.getMessage()));
-      return;
-    }
-    if (resume != null && placement.workspace() != null && !placement.kept()) {
-      resume = null; // the worktree had to be made again: the session's edits are gone, start afresh
+    Path backlogDir = backlogs.current().directory();
+    boolean offThread = workers != null && workspaces != ItemWorkspaces.SHARED;
+    Placement placement = null;
+    if (!offThread) {
+      try {
+        placement = workspaces.prepare(item.id(), backlogDir, resume != null, item.definition().dependsOn());
+      } catch (WorkspaceUnavailableException e) {
+        commit.test(Transitions.block(item, e.getMessage()));
+        return;
+      }
     }
     item = resumeConsumed(s, item);
     if (item == null) {
@@ -153,22 +163,43 @@ final class JobStarts {
     if (stopRequested.getAsBoolean()) {
       return; // the stop came while summarizing: spawn nothing
     }
-    PromptInput input = prompt(s, item, pipeline, phase, attempt, jobDir, placement, agent).withPriorContext(prior);
+    PromptInput input = prompt(s, item, pipeline, phase, attempt, jobDir).withPriorContext(prior);
     // A CLI that reports a resumed session's running totals: what its earlier jobs reported is
     // taken off this job's figures when it ends, and added to the cost cap it is given.
     Usage before = resume != null && (agent.preset().sessionCost() || agent.preset().sessionTokens())
         ? store.sessionUsage(resume) : Usage.UNKNOWN;
+    String candidate = resume;
+    ItemState started = item;
+    Function<Placement, JobRequest> request = ready -> request(started, phase, attempt, jobDir, input, agent, grant,
+        // the worktree had to be made again: the session's edits are gone, start afresh
+        candidate != null && ready.workspace() != null && !ready.kept() ? null : candidate, before, ready);
+    if (!offThread) {
+      JobRequest made = request.apply(placement);
+      launch(s, item, pipeline, phase, made, () -> launcher.start(made), agent, before, grant, workspaces);
+      return;
+    }
+    ItemState preparing = item;
+    JobRequest provisional = request.apply(Placement.shared(backlogDir));
+    launch(s, item, pipeline, phase, provisional, () -> PreparedStart.begin(workers, provisional,
+        () -> workspaces.prepare(preparing.id(), backlogDir, candidate != null, preparing.definition().dependsOn()),
+        request, launcher), agent, before, grant, workspaces);
+  }
+
+  /** The job's request in the place its worktree gave it; {@code resume} null: a fresh session. */
+  private static JobRequest request(ItemState item, PhaseDef phase, int attempt, Path jobDir, PromptInput input,
+      AgentConfig agent, Budget.Launch.Start grant, String resume, Usage before, Placement placement) {
+    PromptInput placed = input.withWorkspace(placement.workspace() == null ? null
+        : new PromptInput.Workspace(placement.workspace(), placement.branch(), agent.resumes()));
     BigDecimal cap = grant.capUsd() == null ? null
-        : before.costUsd() == null || !agent.preset().sessionCost() ? grant.capUsd()
+        : resume == null || before.costUsd() == null || !agent.preset().sessionCost() ? grant.capUsd()
             : grant.capUsd().add(BigDecimal.valueOf(before.costUsd()));
-    String full = PromptBuilder.build(input);
-    JobRequest request = new JobRequest(item.id(), phase.name(), attempt,
-        resume != null ? PromptBuilder.resume(input) : full,
+    String full = PromptBuilder.build(placed);
+    return new JobRequest(item.id(), phase.name(), attempt,
+        resume != null ? PromptBuilder.resume(placed) : full,
         cap == null ? agent : agent.withCostCap(cap), placement.workDir(),
         jobDir, placement.workspace(),
-        new JobRequest.Steps(placement.setup(), resume, resume != null ? full : null, input.verify(),
+        new JobRequest.Steps(placement.setup(), resume, resume != null ? full : null, placed.verify(),
             placement.setUpDone()));
-    launch(s, item, pipeline, phase, request, agent, before, grant, workspaces);
   }
 
   /**
@@ -192,8 +223,7 @@ final class JobStarts {
   }
 
   /** What the phase's prompt is made of (its prior context added by the caller). */
-  private PromptInput prompt(Session s, ItemState item, Pipeline pipeline, PhaseDef phase, int attempt, Path jobDir,
-      Placement placement, AgentConfig agent) {
+  private PromptInput prompt(Session s, ItemState item, Pipeline pipeline, PhaseDef phase, int attempt, Path jobDir) {
     Progress progress = item.progress();
     // The summary is copied into the job here: whatever happens to the map later, this phase
     // has what it started with.
@@ -203,25 +233,45 @@ final class JobStarts {
         config.execution().maxRetries() + 1, previousSummary, progress.unblockNotes(),
         progress.lastFailure(), jobDir.resolve("result.json"))
         .withProjectMemory(memory.bootContext())
-        .withWorkspace(placement.workspace() == null ? null
-            : new PromptInput.Workspace(placement.workspace(), placement.branch(), agent.resumes()))
         .withVerify(pipeline.verifyFor(phase));
   }
 
   /** Records the job's start, starts its agent and puts it in the session's tables. */
   private void launch(Session s, ItemState item, Pipeline pipeline, PhaseDef phase, JobRequest request,
-      AgentConfig agent, Usage before, Budget.Launch.Start grant, ItemWorkspaces workspaces) {
+      java.util.function.Supplier<AgentHandle> start, AgentConfig agent, Usage before, Budget.Launch.Start grant,
+      ItemWorkspaces workspaces) {
     s.jobs.cleanUp();
     long jobId = store.jobStarted(new JobStart(s.runId, item.id(), phase.name(), request.attempt(),
         clock.instant(), request.logFile(), agent.profileName()));
     history.recordTask(item.id(), phase.name(), request.attempt(), PromptBuilder.task(phase));
     listener.jobStarted(item, phase.name(), request.attempt(), agent.profileName());
-    AgentHandle handle = launcher.start(request);
+    AgentHandle handle = start.get();
     s.jobs.started(jobId, item.id(), phase.name(), request.attempt(), clock.instant(),
         new Job(handle, request, pipeline, phase.destructive(), agent, before));
     s.runningItems.put(item.id(), phase.destructive() && workspaces.destructiveRunsAlone());
     s.jobsStarted++;
     s.budget.started(jobId, agent, grant.reserve());
-    handle.finished().whenComplete((outcome, error) -> ended.ended(jobId, outcome, error));
+    if (!(handle instanceof PreparedStart prepared)) {
+      handle.finished().whenComplete((outcome, error) -> ended.ended(jobId, outcome, error, null));
+      return;
+    }
+    // its worktree is looked at, and its work committed, off the scheduler thread too
+    Integration looking = integration;
+    handle.finished().whenComplete((outcome, error) -> {
+      if (error != null) {
+        ended.ended(jobId, outcome, error, null);
+        return;
+      }
+      workers.item(() -> {
+        Integration.Looked looked;
+        try {
+          looked = looking.lookAfter(jobId, prepared.request(), outcome, pipeline, phase);
+        } catch (RuntimeException | Error e) {
+          ended.ended(jobId, outcome, e, null);
+          return;
+        }
+        ended.ended(jobId, outcome, null, looked);
+      });
+    });
   }
 }

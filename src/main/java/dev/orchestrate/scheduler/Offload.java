@@ -20,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * thread goes on taking in job ends and starting agents while they run. One command per item at a
  * time, at most {@link #MAX_RUNNING} at once (checks polls beyond it wait for a later tick; a push
  * is never refused, and there is at most one per item). Each command's end comes back to the
- * scheduler thread as a message ({@link Done}), where what it did is recorded, through the same
- * commit as before. Everything but {@link #stop} is called on the scheduler thread.
+ * scheduler thread as a message ({@link Done}), where what it did is applied to the items, through
+ * the same commit as before (what it did to the worktrees' rows is recorded on its own thread). Everything but {@link #stop} is called on the scheduler thread.
  */
 final class Offload {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
@@ -42,8 +42,29 @@ final class Offload {
     }
   }
 
-  /** A command ended (or was stopped): posted to the scheduler's inbox. */
-  record Done(String itemId, SlowWork<?> work, Kind kind) {
+  /**
+   * A command ended (or was stopped): posted to the scheduler's inbox, with what the work's
+   * {@link SlowWork#finish} came to, called on this thread too (it records the command's end in the
+   * worktrees' rows, and may run git to make the next part: a pull request's body).
+   */
+  record Done(String itemId, SlowWork<?> work, Kind kind, Finished finished) {
+    Done(String itemId, SlowWork<?> work, Kind kind) {
+      this(itemId, work, kind, new Finished());
+    }
+  }
+
+  /** What {@link SlowWork#finish} returned or threw, set before the {@link Done} is posted. */
+  static final class Finished {
+    private volatile Object result;
+    private volatile RuntimeException failure;
+
+    /** The result; throws what finish threw. */
+    Object get() {
+      if (failure != null) {
+        throw failure;
+      }
+      return result;
+    }
   }
 
   private final Consumer<Done> post;
@@ -87,6 +108,11 @@ final class Offload {
         work.run();
       } catch (RuntimeException | Error e) {
         log.warn("{}: its {} failed: {}", itemId, kind.word, e.toString());
+      }
+      try {
+        done.finished().result = work.finish();
+      } catch (RuntimeException e) {
+        done.finished().failure = e;
       } finally {
         post.accept(done);
       }

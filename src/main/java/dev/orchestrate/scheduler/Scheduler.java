@@ -123,6 +123,8 @@ public final class Scheduler {
   private ItemWorkspaces workspaces = ItemWorkspaces.SHARED;
   /** What a run does with those workspaces: commits, inspection, landing done items. */
   private Integration integration;
+  /** The threads that run the worktrees' git; null for the shared workspace. */
+  private WorkspaceWorkers workers;
 
   Scheduler(SchedulerBuilder b) {
     this.store = b.store;
@@ -144,7 +146,7 @@ public final class Scheduler {
         () -> java.util.concurrent.ThreadLocalRandom.current().nextDouble()));
     this.starts = new JobStarts(store, config, backlogs, jobsRoot, launcher, clock, listener, history, memory, pauses,
         claims, () -> stopRequested, this::prepareContext,
-        (jobId, outcome, error) -> inbox.add(new Message.Ended(jobId, outcome, error)));
+        (jobId, outcome, error, looked) -> inbox.add(new Message.Ended(jobId, outcome, error, looked)));
     this.ends = new JobEnds(store, config, clock, listener, history, memory, pauses, claims, () -> stopRequested);
     this.reviews = new QueuedReviews(store, config.pipelines(), clock);
   }
@@ -179,6 +181,11 @@ public final class Scheduler {
     this.workspaces = Objects.requireNonNull(workspaces, "workspaces");
     this.integration = new Integration(workspaces, Objects.requireNonNull(landing, "landing"), store, clock,
         done -> inbox.add(new Message.Offloaded(done))).gatedBy(config.pipelines());
+    if (workspaces != ItemWorkspaces.SHARED) {
+      workers = new WorkspaceWorkers(WorkspaceWorkers.threadsFor(config.execution().maxConcurrent()));
+      integration.sweepingOn(workers);
+      starts.offThread(workers, integration);
+    }
     return this;
   }
 
@@ -225,15 +232,7 @@ public final class Scheduler {
     s.filter = options.filter().asOfRunStart(s.items.values());
     listener.runStarted(List.copyOf(s.items.values()), s.filter);
     s.summaries.restore(s.items.values());
-    pauses.start(profile(), started, config.agent().onUsageLimit() == OnUsageLimit.HALT
-        && !pauses.fallbackFor(config, profile(), started)).ifPresent(d -> {
-          s.limitHalt = d.halt();
-          s.haltDetail = d.message();
-          log.warn("{}", d.message());
-        });
-    if (s.limitHalt == null) {
-      pauses.inForce(config, started).forEach(listener::pausedAtStart);
-    }
+    pausesAtStart(s, started);
     integration.integratePending(s.items, change -> commit(s, change), id -> claims.claim(s.items,
         new Action.Realign(id)));
     if (ReviewTimeouts.any(config)) { // else a run never looks at review waits
@@ -243,16 +242,18 @@ public final class Scheduler {
     workspaces.maintain();
 
     HaltReason halt;
-    try {
+    try (dev.orchestrate.limits.LoopThread.Mark loopThread = dev.orchestrate.limits.LoopThread.enter()) {
       halt = loop(s, sync);
       // pushes still running end and are recorded; checks polls (and on a stop, pushes) are stopped
       integration.drain(halt == HaltReason.INTERRUPTED || stopRequested, () -> takeMessages(s, true));
     } catch (RuntimeException | Error e) {
       integration.stop();
+      closeWorkers();
       // A failure of our own (the store, say) must not leave agents running on their own.
       StopOnFailure.stopAgents(s.jobs, config.agent().killGrace(), e, () -> inbox.remove(Message.STOP));
       throw e;
     }
+    closeWorkers();
     sync = s.sync;
     halt = tidiedUp(halt);
 
@@ -264,6 +265,26 @@ public final class Scheduler {
     store.runSpend(runId, s.budget.spend(), budget.maxCostUsd(), budget.maxTokens());
     store.runEnded(runId, ended, halt.key(), figures);
     return s.report(halt, Duration.between(started, ended), interrupted, sync, figures, budget, claims.runnerId());
+  }
+
+  /** The pauses the run starts with: a limit still in force halts it at once, or is shown as a pause. */
+  private void pausesAtStart(Session s, Instant started) {
+    pauses.start(profile(), started, config.agent().onUsageLimit() == OnUsageLimit.HALT
+        && !pauses.fallbackFor(config, profile(), started)).ifPresent(d -> {
+          s.limitHalt = d.halt();
+          s.haltDetail = d.message();
+          log.warn("{}", d.message());
+        });
+    if (s.limitHalt == null) {
+      pauses.inForce(config, started).forEach(listener::pausedAtStart);
+    }
+  }
+
+  /** The worktrees' git still running (a retention sweep) ends before the run's own tidying up. */
+  private void closeWorkers() {
+    if (workers != null) {
+      workers.close();
+    }
   }
 
   /**
@@ -404,7 +425,7 @@ public final class Scheduler {
         throw new IllegalStateException("supervising the agent of job " + ended.jobId() + " failed",
             ended.error());
       }
-      ends.finish(s, ended.jobId(), ended.outcome(), integration, change -> commit(s, change));
+      ends.finish(s, ended.jobId(), ended.outcome(), ended.looked(), integration, change -> commit(s, change));
     }
   }
 
@@ -621,7 +642,7 @@ public final class Scheduler {
     record Stop() implements Message {
     }
 
-    record Ended(long jobId, AgentOutcome outcome, Throwable error) implements Message {
+    record Ended(long jobId, AgentOutcome outcome, Throwable error, Integration.Looked looked) implements Message {
     }
 
     /** A push, pull-request command or checks poll ended off the scheduler thread. */

@@ -412,6 +412,7 @@ public final class Git {
 
   /** Starts {@code git -C dir SAFE_OPTIONS args...} with {@code env}, stdin empty. */
   private Process start(Path dir, Map<String, String> env, List<String> args) {
+    dev.orchestrate.limits.LoopThread.slowWork(args.isEmpty() ? "git" : "git " + args.get(0));
     List<String> argv = new ArrayList<>();
     argv.add(executable);
     argv.add("-C");

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.limits.LoopThread;
 import dev.orchestrate.testing.SemanticConflicts;
 import dev.orchestrate.workspace.GitRepo;
 import java.nio.file.Files;
@@ -68,10 +69,14 @@ class MergeQueueRunCliTest {
     write(pairs, maxConcurrent, batch);
     String start = repo.head("main");
 
+    long onLoop = LoopThread.slowWorkOnLoop();
     CliRunner.Result run = project.run();
 
     String log = Files.readString(tmp.resolve("agents.log"));
     assertEquals(0, run.exitCode(), run.err() + "\n" + log);
+    // issue 46: the worktrees' git, the landing's and the push's ran off the scheduler thread
+    assertEquals(0, LoopThread.slowWorkOnLoop() - onLoop, "git on the scheduler thread, the first: "
+        + LoopThread.firstSlowWorkOnLoop());
     JsonNode report = JSON.readTree(run.out());
     assertEquals(2 * pairs, report.at("/items/done").asInt(), run.out() + "\n" + log);
     assertEquals(0, report.at("/items/landing").asInt(), run.out());

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.limits.LoopThread;
 import dev.orchestrate.serve.DashboardServer;
 import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.workspace.GitRepo;
@@ -100,9 +101,13 @@ class PushRunCliTest {
     project("origin");
     String main = repo.head("main");
 
+    long onLoop = LoopThread.slowWorkOnLoop();
     CliRunner.Result run = cli("run", repo.dir.resolve("backlog.yaml").toString());
 
     assertEquals(0, run.exitCode(), run.err() + run.out());
+    // issue 46: the worktrees' git, the landing's and the push's ran off the scheduler thread
+    assertEquals(0, LoopThread.slowWorkOnLoop() - onLoop, "git on the scheduler thread, the first: "
+        + LoopThread.firstSlowWorkOnLoop());
     assertEquals(main, repo.head("main"), "merge: push never moves the base branch");
     CliRunner.Result status = cli("status", "--json");
     JsonNode items = JSON.readTree(status.out()).get("items");

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.orchestrate.limits.LoopThread;
 import dev.orchestrate.workspace.GitRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -122,10 +123,14 @@ class WorktreeRunCliTest {
     project(ids, "");
     repo.write("README.md", "the user's uncommitted edit\n");
 
+    long onLoop = LoopThread.slowWorkOnLoop();
     CliRunner.Result run = cli("run", repo.dir.resolve("backlog.yaml").toString(), "--json");
 
     assertEquals(0, run.exitCode(), run.err() + problems());
     assertEquals("", problems());
+    // issue 46: every git command of the run ran off the scheduler thread
+    assertEquals(0, LoopThread.slowWorkOnLoop() - onLoop, "git on the scheduler thread, the first: "
+        + LoopThread.firstSlowWorkOnLoop());
     JsonNode report = JSON.readTree(run.out());
     assertEquals(6, report.at("/items/done").asInt(), run.out());
     List<String> onMain = repo.subjects("main");

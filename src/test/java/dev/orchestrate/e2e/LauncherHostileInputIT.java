@@ -90,6 +90,12 @@ class LauncherHostileInputIT {
     assertTrue(run.out().matches("(?s).* TieredStopAtLevel += 4 .*"), "C2 compiles a run's hot code");
     assertFalse(run.out().matches("(?s).* CICompilerCount += 1 .*"), "the JVM chose its own compiler threads");
     assertTrue(run.out().matches("(?s).* MaxTenuringThreshold += 0 .*"), "a run's items promoted at once");
+    Launcher.Result memoryImport = run(java.util.Map.of("ORCHESTRATE_JAVA_OPTS", "-XX:+PrintFlagsFinal"), "memory",
+        "import", "--help");
+    assertEquals(0, memoryImport.exitCode(), memoryImport.err());
+    assertTrue(memoryImport.out().matches("(?s).* TieredStopAtLevel += 4 .*"),
+        "C2 parses and hashes an import's lines");
+    assertTrue(memoryImport.out().matches("(?s).* MaxTenuringThreshold += 0 .*"), "an import's batch promoted at once");
     Launcher.Result status = run(java.util.Map.of("ORCHESTRATE_JAVA_OPTS", "-XX:+PrintFlagsFinal"), "--version");
     assertTrue(status.out().matches("(?s).* TieredStopAtLevel += 1 .*"), "C1 alone for a short command");
     assertFalse(status.out().matches("(?s).* MaxTenuringThreshold += 0 .*"), "the collector's default elsewhere");

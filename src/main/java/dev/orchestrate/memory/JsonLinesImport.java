@@ -46,7 +46,7 @@ public final class JsonLinesImport {
   /** Checks every line; returns how many records there are, or throws naming the first bad line. */
   public static long validate(Path file) {
     long count = 0;
-    try (Records records = open(file)) {
+    try (Records records = new Records(file, input(file), false)) {
       while (records.hasNext()) {
         records.next();
         count++;
@@ -57,8 +57,12 @@ public final class JsonLinesImport {
 
   /** The records of {@code file}, in order; close it when done. */
   public static Records open(Path file) {
+    return new Records(file, input(file), true);
+  }
+
+  private static InputStream input(Path file) {
     try {
-      return new Records(file, Files.newInputStream(file));
+      return Files.newInputStream(file);
     } catch (IOException e) {
       throw new MemoryException("cannot read " + file + ": " + e.getMessage());
     }
@@ -69,15 +73,33 @@ public final class JsonLinesImport {
    * kind, title, content and tags. Two lines saying the same thing are one memory.
    */
   static String contentId(NewMemory m) {
+    MessageDigest sha = sha256();
+    List<String> parts = new ArrayList<>(List.of(m.kind().key(), m.title(), m.content()));
+    parts.addAll(m.tags());
+    for (String part : parts) {
+      sha.update(part.getBytes(StandardCharsets.UTF_8));
+      sha.update((byte) 0xff); // in no UTF-8 text: parts cannot run into each other
+    }
+    return "i-" + HexFormat.of().formatHex(sha.digest(), 0, 10);
+  }
+
+  /**
+   * A fresh SHA-256, cloned from one looked up once: {@code getInstance} searches the security
+   * providers every time (a million lines: half a second of CPU).
+   */
+  private static MessageDigest sha256() {
     try {
-      MessageDigest sha = MessageDigest.getInstance("SHA-256");
-      List<String> parts = new ArrayList<>(List.of(m.kind().key(), m.title(), m.content()));
-      parts.addAll(m.tags());
-      for (String part : parts) {
-        sha.update(part.getBytes(StandardCharsets.UTF_8));
-        sha.update((byte) 0xff); // in no UTF-8 text: parts cannot run into each other
-      }
-      return "i-" + HexFormat.of().formatHex(sha.digest(), 0, 10);
+      return (MessageDigest) SHA256.clone();
+    } catch (CloneNotSupportedException e) {
+      return newSha256(); // a provider whose digest cannot be cloned
+    }
+  }
+
+  private static final MessageDigest SHA256 = newSha256();
+
+  private static MessageDigest newSha256() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
     }
@@ -85,6 +107,14 @@ public final class JsonLinesImport {
 
   /** Parses one line (1-based {@code lineNumber} for messages). */
   static NewMemory parse(String line, Path file, long lineNumber) {
+    return parse(line, file, lineNumber, true);
+  }
+
+  /**
+   * Parses one line; without {@code deriveId} a line without an id is returned without one (the
+   * check of {@link #validate} needs no id, and the hash was a third of its time).
+   */
+  private static NewMemory parse(String line, Path file, long lineNumber, boolean deriveId) {
     String where = file + ":" + lineNumber + ": ";
     String id = null;
     String kind = null;
@@ -132,8 +162,9 @@ public final class JsonLinesImport {
       throw new MemoryException(where + e.getMessage());
     }
     NewMemory memory = new NewMemory(id, parsed, title, content, tags, null).capped();
-    return id != null ? memory : new NewMemory(contentId(memory), memory.kind(), memory.title(), memory.content(),
-        memory.tags(), null, memory.truncated());
+    return id != null || !deriveId ? memory
+        : new NewMemory(contentId(memory), memory.kind(), memory.title(), memory.content(),
+            memory.tags(), null, memory.truncated());
   }
 
   private static String text(JsonParser p, JsonToken value, String where, String field) throws IOException {
@@ -176,10 +207,12 @@ public final class JsonLinesImport {
     private int limit;
     private long lineNumber;
     private NewMemory next;
+    private final boolean deriveIds;
 
-    private Records(Path file, InputStream in) {
+    private Records(Path file, InputStream in, boolean deriveIds) {
       this.file = file;
       this.in = in;
+      this.deriveIds = deriveIds;
     }
 
     @Override
@@ -193,7 +226,7 @@ public final class JsonLinesImport {
           lineNumber++;
           String text = decode(length);
           if (!text.isBlank()) {
-            next = parse(text, file, lineNumber);
+            next = parse(text, file, lineNumber, deriveIds);
             return true;
           }
         }

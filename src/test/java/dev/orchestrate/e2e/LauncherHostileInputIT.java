@@ -90,6 +90,19 @@ class LauncherHostileInputIT {
     assertTrue(run.out().matches("(?s).* TieredStopAtLevel += 4 .*"), "C2 compiles a run's hot code");
     assertFalse(run.out().matches("(?s).* CICompilerCount += 1 .*"), "the JVM chose its own compiler threads");
     assertTrue(run.out().matches("(?s).* MaxTenuringThreshold += 0 .*"), "a run's items promoted at once");
+    Path large = dir.resolve("large.jsonl");
+    try (java.io.RandomAccessFile sparse = new java.io.RandomAccessFile(large.toFile(), "rw")) {
+      sparse.setLength(64L * 1024 * 1024); // no disk written: only its size counts
+    }
+    Launcher.Result bigImport = run(java.util.Map.of("ORCHESTRATE_JAVA_OPTS", "-XX:+PrintFlagsFinal"), "memory",
+        "import", large.toString(), "--help");
+    assertEquals(0, bigImport.exitCode(), bigImport.err());
+    assertTrue(bigImport.out().matches("(?s).* TieredStopAtLevel += 4 .*"), "C2 parses and hashes a large import");
+    assertTrue(bigImport.out().matches("(?s).* MaxTenuringThreshold += 0 .*"), "its batches promoted at once");
+    Path small = Files.writeString(dir.resolve("small.jsonl"), "{\"kind\": \"semantic\", \"content\": \"x\"}\n");
+    Launcher.Result smallImport = run(java.util.Map.of("ORCHESTRATE_JAVA_OPTS", "-XX:+PrintFlagsFinal"), "memory",
+        "import", small.toString(), "--help");
+    assertTrue(smallImport.out().matches("(?s).* TieredStopAtLevel += 1 .*"), "C1 alone for a small import");
     Launcher.Result status = run(java.util.Map.of("ORCHESTRATE_JAVA_OPTS", "-XX:+PrintFlagsFinal"), "--version");
     assertTrue(status.out().matches("(?s).* TieredStopAtLevel += 1 .*"), "C1 alone for a short command");
     assertFalse(status.out().matches("(?s).* MaxTenuringThreshold += 0 .*"), "the collector's default elsewhere");

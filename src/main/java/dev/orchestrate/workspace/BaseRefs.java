@@ -43,19 +43,19 @@ public final class BaseRefs {
   }
 
   /** Starts watching {@code branch} at its current tip, unless already watched. */
-  public void watch(String branch) {
+  public synchronized void watch(String branch) {
     if (!expected.containsKey(branch)) {
       expected.put(branch, tip(branch));
     }
   }
 
   /** orchestrate's own integration moved {@code branch} to {@code commit}. */
-  public void movedByUs(String branch, String commit) {
+  public synchronized void movedByUs(String branch, String commit) {
     expected.put(branch, commit);
   }
 
   /** Where orchestrate last saw or moved {@code branch} (null: it had no commit). */
-  public String expected(String branch) {
+  public synchronized String expected(String branch) {
     return expected.get(branch);
   }
 
@@ -65,10 +65,25 @@ public final class BaseRefs {
    * @param worktrees the worktrees on disk, whose agents may have moved a branch
    */
   void check(List<WorkspaceRecord> worktrees) {
+    check(worktrees, Map.of());
+  }
+
+  /** The base branches watched, as full ref names: what a caller reads with its own refs ({@link #check(List, Map)}). */
+  synchronized List<String> watchedRefs() {
+    return expected.keySet().stream().map(branch -> "refs/heads/" + branch).toList();
+  }
+
+  /**
+   * {@link #check(List)}, with the tips a caller just read in the same git process as refs of its own
+   * ({@code refs/heads/<branch>} to commit, null: no commit): a watched branch among them is not read
+   * again.
+   */
+  synchronized void check(List<WorkspaceRecord> worktrees, Map<String, String> known) {
     for (Map.Entry<String, String> e : expected.entrySet()) {
       String branch = e.getKey();
       String before = e.getValue();
-      String now = tip(branch);
+      String ref = "refs/heads/" + branch;
+      String now = known.containsKey(ref) ? known.get(ref) : tip(branch);
       if (Objects.equals(before, now)) {
         continue;
       }
@@ -106,7 +121,7 @@ public final class BaseRefs {
   }
 
   /** Why {@code itemId}'s agent must be blocked for moving a base branch (and forgets it), or null. */
-  String takeMove(String itemId) {
+  synchronized String takeMove(String itemId) {
     return movers.remove(itemId);
   }
 

@@ -173,6 +173,30 @@ public final class Git {
     return r.ok() ? r.line() : null;
   }
 
+  /**
+   * The commits of full ref names by one for-each-ref ({@link #commit}: a process each); null: no such ref. A ref
+   * naming no commit itself (a tag) is peeled by {@link #commit}; names match exactly, not as patterns. */
+  public Map<String, String> tips(Place place, List<String> refs) {
+    Map<String, String> tips = new LinkedHashMap<>();
+    refs.forEach(ref -> tips.put(ref, null));
+    List<String> args = new ArrayList<>(List.of("for-each-ref", "--format=%(refname)%00%(objectname)%00%(objecttype)",
+        "--"));
+    args.addAll(tips.keySet());
+    List<String> peel = new ArrayList<>();
+    for (String line : ok(place, args.toArray(String[]::new)).out().split("\n")) {
+      String[] parts = line.split("\0", -1);
+      if (parts.length == 3 && tips.containsKey(parts[0])) {
+        boolean commit = parts[2].equals("commit") && parts[1].matches("[0-9a-f]{40,64}");
+        tips.put(parts[0], commit ? parts[1] : null);
+        if (!commit) {
+          peel.add(parts[0]);
+        }
+      }
+    }
+    peel.forEach(ref -> tips.put(ref, commit(place, ref)));
+    return tips;
+  }
+
   /** The files a rebase or merge at {@code place} left conflicting (at most 50). */
   public List<String> conflicts(Place place) {
     return run(place, "diff", "--name-only", "--diff-filter=U", "--no-ext-diff").out().lines()

@@ -32,8 +32,8 @@ import java.util.concurrent.TimeoutException;
  *   the effective configuration (includes followed) is listed and every key that names a program —
  *   clean/smudge/process filters, diff and merge drivers, credential helpers, pagers, trailer
  *   commands — is overridden with an empty value through {@code GIT_CONFIG_COUNT}. At a pinned
- *   {@link Place} the listing is used again while every file it read is the same file, checked
- *   before each command ({@link ConfigListings}); elsewhere it runs before every command. A
+ *   {@link Place} the listing is used again (by places of the repository reading the same files too) while every
+ *   file it read is the same file, checked before each command ({@link ConfigListings}); elsewhere before each. A
  *   configuration that cannot be listed in full refuses the command.</li>
  *   <li>Where a command acts on a worktree or checkout orchestrate verified, {@link Place} pins
  *   {@code GIT_DIR}, {@code GIT_COMMON_DIR} and {@code GIT_WORK_TREE}: a {@code .git} file or

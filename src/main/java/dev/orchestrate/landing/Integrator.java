@@ -40,14 +40,34 @@ final class Integrator {
    * phase commit has; only recorded, so a git that cannot say leaves them unknown.
    */
   Map<Long, String> landed(Git.Place place, String base, String tip) {
+    return landed(place, base, tip, null);
+  }
+
+  /**
+   * {@link #landed(Git.Place, String, String)}, answered from {@code head} without a process when
+   * it covers the range: {@code tip} is the HEAD it read and its only parent {@code base} (the range
+   * is that one commit, its trailers read with it), or {@code tip} is {@code base} (no commit).
+   */
+  Map<Long, String> landed(Git.Place place, String base, String tip, Head head) {
+    if (tip.equals(base)) {
+      return new java.util.LinkedHashMap<>();
+    }
+    if (head != null && tip.equals(head.tip()) && head.parents().equals(List.of(base))) {
+      return jobs(head.tip() + "\u001f" + head.trailers());
+    }
     Git.Result log = git.run(place, "log",
         "--format=%H%x1f%(trailers:key=Orchestrate-Job,valueonly,separator=%x2C)%x1e",
         base + ".." + tip);
-    Map<Long, String> landed = new java.util.LinkedHashMap<>();
     if (!log.ok()) {
-      return landed;
+      return new java.util.LinkedHashMap<>();
     }
-    for (String entry : log.out().split("\u001e")) {
+    return jobs(log.out());
+  }
+
+  /** The jobs of {@code hash\x1fjobs\x1e} entries: each job's commit, the first (newest) that names it. */
+  private static Map<Long, String> jobs(String entries) {
+    Map<Long, String> landed = new java.util.LinkedHashMap<>();
+    for (String entry : entries.split("\u001e")) {
       String[] parts = entry.strip().split("\u001f", 2);
       if (parts.length < 2) {
         continue;
@@ -59,6 +79,42 @@ final class Integrator {
       }
     }
     return landed;
+  }
+
+  /**
+   * What one {@code git log --no-walk} at the item's worktree read before integrating: the base
+   * branch's tip ({@code base}), the worktree's HEAD ({@code tip}), HEAD's parents and its
+   * Orchestrate-Job trailers. It answers the checks of the usual landing (a phase commit on top of
+   * the base's tip) that were a process each: the base's tip for {@link dev.orchestrate.workspace.BaseRefs},
+   * whether the base is an ancestor of HEAD (it is HEAD or HEAD's parent), HEAD itself, and the
+   * jobs that land.
+   */
+  record Head(String base, String tip, List<String> parents, String trailers) {
+  }
+
+  /** Reads {@link Head} at {@code place}; null when git cannot (no base branch, say): each is read on its own then. */
+  Head head(Git.Place place, String baseBranch) {
+    Git.Result log = git.run(place, "log", "--no-walk=unsorted",
+        "--format=%H%x1f%P%x1f%(trailers:key=Orchestrate-Job,valueonly,separator=%x2C)%x1e",
+        "refs/heads/" + baseBranch, "HEAD", "--");
+    if (!log.ok()) {
+      return null;
+    }
+    List<String[]> entries = new java.util.ArrayList<>();
+    for (String entry : log.out().split("\u001e")) {
+      if (!entry.isBlank()) {
+        // newlines only: String.strip() takes the unit separators of empty fields for white space
+        entries.add(entry.replaceAll("^\n+|\n+$", "").split("\u001f", -1));
+      }
+    }
+    // one entry: the base's tip is HEAD (git shows a commit named twice once)
+    if (entries.isEmpty() || entries.size() > 2 || entries.stream().anyMatch(e -> e.length != 3
+        || !e[0].matches("[0-9a-f]{40,64}"))) {
+      return null;
+    }
+    String[] head = entries.get(entries.size() - 1);
+    List<String> parents = head[1].isBlank() ? List.of() : List.of(head[1].strip().split(" "));
+    return new Head(entries.get(0)[0], head[0], parents, head[2]);
   }
 
   /**
@@ -96,6 +152,18 @@ final class Integrator {
   }
 
   Integrated rebase(WorkspaceRecord ws, Git.Place place, String base) {
+    return rebase(ws, place, base, null);
+  }
+
+  /**
+   * {@link #rebase(WorkspaceRecord, Git.Place, String)}, with what {@code head} read at this place
+   * just before: a base that is HEAD or one of HEAD's parents is an ancestor of HEAD, without a
+   * merge-base, and HEAD is known without a rev-parse.
+   */
+  Integrated rebase(WorkspaceRecord ws, Git.Place place, String base, Head head) {
+    if (head != null && (head.tip().equals(base) || head.parents().contains(base))) {
+      return new Integrated(head.tip(), null, null);
+    }
     if (git.run(place, "merge-base", "--is-ancestor", base, "HEAD").ok()) {
       // already on top of the base (nothing new there, or a person merged it in to resolve a conflict)
       return new Integrated(git.ok(place, "rev-parse", "HEAD").line(), null, null);
@@ -157,9 +225,14 @@ final class Integrator {
    * checked out in any other work tree is left alone.
    */
   Advance advanceBase(WorkspaceRecord ws, String base, String tip, Path guardRoot) {
-    Git.Result head = git.run(checkout, "symbolic-ref", "--quiet", "HEAD");
-    if (head.ok() && head.line().equals("refs/heads/" + ws.baseBranch())) {
-      if (!base.equals(revParse("HEAD"))) {
+    // HEAD's commit and the branch it is on, one rev-parse; an unborn HEAD fails it: then a command each
+    Git.Result both = git.run(checkout, "rev-parse", "HEAD^{commit}", "--symbolic-full-name", "HEAD", "--");
+    List<String> lines = both.out().lines().toList();
+    boolean read = both.ok() && lines.size() >= 2 && lines.get(0).matches("[0-9a-f]{40,64}");
+    Git.Result head = read ? null : git.run(checkout, "symbolic-ref", "--quiet", "HEAD");
+    if (read ? lines.get(1).equals("refs/heads/" + ws.baseBranch())
+        : head.ok() && head.line().equals("refs/heads/" + ws.baseBranch())) {
+      if (!base.equals(read ? lines.get(0) : revParse("HEAD"))) {
         return Advance.MOVED;
       }
       // git's fast-forward updates the files before the branch: a lock on the branch would leave

@@ -318,7 +318,10 @@ public final class Landing implements ItemLanding {
       ws = worktrees.restored(ws);
       Git.Place place = worktrees.verified(ws);
       worktrees.bases().watch(ws.baseBranch());
-      worktrees.checkBases();
+      // the base's tip, HEAD, its parents and trailers in one process (a rebase's checks, mostly answered)
+      Integrator.Head head = worktrees.remote() == null && config.merge() == WorkspaceConfig.Merge.REBASE
+          ? integrator.head(place, ws.baseBranch()) : null;
+      worktrees.checkBases(head == null ? Map.of() : Map.of("refs/heads/" + ws.baseBranch(), head.base()));
       String lacking = lacksRecordedWork(ws);
       if (lacking != null) {
         store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, lacking, now);
@@ -329,7 +332,7 @@ public final class Landing implements ItemLanding {
         return SlowWork.done(deferred(ws, "the worktree " + ws.path() + " has uncommitted changes: commit them on "
             + ws.branch() + " (or discard them); the next run integrates"));
       }
-      return integrate(ws, place, title, now, gates, 1);
+      return integrate(ws, place, title, now, gates, 1, head);
     } catch (WorktreeGuard.Breach | WorkspaceUnavailableException e) {
       String reason = "not integrated: " + e.getMessage();
       store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, reason, now);
@@ -355,6 +358,13 @@ public final class Landing implements ItemLanding {
    */
   private SlowWork<IntegrationResult> integrate(WorkspaceRecord ws, Git.Place place, String title, Instant now,
       List<ProjectCommand> gates, int from) {
+    return integrate(ws, place, title, now, gates, from, null);
+  }
+
+  /** {@link #integrate}, with what {@link Integrator#head} read just before at {@code place} (null: nothing). */
+  private SlowWork<IntegrationResult> integrate(WorkspaceRecord ws, Git.Place place, String title, Instant now,
+      List<ProjectCommand> gates, int from, Integrator.Head read) {
+    Integrator.Head head = read;
     for (int attempt = from; attempt <= INTEGRATION_ATTEMPTS; attempt++) {
       String base = baseTip(ws.baseBranch());
       if (base == null) {
@@ -363,7 +373,8 @@ public final class Landing implements ItemLanding {
       }
       Integrator.Integrated result = config.merge() == WorkspaceConfig.Merge.MERGE
           ? integrator.merge(ws, place, base, title)
-          : integrator.rebase(ws, place, base);
+          : integrator.rebase(ws, place, base, head);
+      head = null; // HEAD may move from here on: the next attempt reads it again
       if (result.failure() != null) {
         return SlowWork.done(deferred(ws, result.failure()));
       }
@@ -386,7 +397,7 @@ public final class Landing implements ItemLanding {
       ws = rebased(ws, config.merge() == WorkspaceConfig.Merge.REBASE ? result.tip() : null);
       Integrator.Advance advance = advance(ws, base, result.tip());
       if (advance == Integrator.Advance.DONE) {
-        store.landed(integrator.landed(place, base, result.tip()), clock.instant());
+        store.landed(integrator.landed(place, base, result.tip(), read), clock.instant());
         return SlowWork.done(integrated(ws, result.tip()));
       }
       if (advance instanceof Integrator.Advance.Refused refused) {
@@ -530,7 +541,8 @@ public final class Landing implements ItemLanding {
     store.integration(ws.itemId(), WorkspaceRecord.Integration.INTEGRATED, null, now);
     worktrees.remove(ws);
     if (config.deleteMergedBranches()) {
-      git.run(checkout, "branch", "--quiet", "-D", ws.branch());
+      // rebased, the branch is at what landed; merged, the merge commit is on the base only
+      worktrees.deleteBranch(ws.branch(), config.merge() == WorkspaceConfig.Merge.REBASE ? tip : null);
     }
     SharedRemote remote = worktrees.remote();
     if (remote != null) {

@@ -67,11 +67,26 @@ public final class BaseRefs {
    *
    * @param worktrees the worktrees on disk, whose agents may have moved a branch
    */
-  synchronized void check(List<WorkspaceRecord> worktrees) {
+  void check(List<WorkspaceRecord> worktrees) {
+    check(worktrees, Map.of());
+  }
+
+  /** The base branches watched, as full ref names: what a caller reads with its own refs ({@link #check(List, Map)}). */
+  synchronized List<String> watchedRefs() {
+    return expected.keySet().stream().map(branch -> "refs/heads/" + branch).toList();
+  }
+
+  /**
+   * {@link #check(List)}, with the tips a caller just read in the same git process as refs of its own
+   * ({@code refs/heads/<branch>} to commit, null: no commit): a watched branch among them is not read
+   * again.
+   */
+  synchronized void check(List<WorkspaceRecord> worktrees, Map<String, String> known) {
     for (Map.Entry<String, String> e : expected.entrySet()) {
       String branch = e.getKey();
       String before = e.getValue();
-      String now = tip(branch);
+      String ref = "refs/heads/" + branch;
+      String now = known.containsKey(ref) ? known.get(ref) : tip(branch);
       if (Objects.equals(before, now)) {
         continue;
       }

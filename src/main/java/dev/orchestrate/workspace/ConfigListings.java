@@ -68,7 +68,13 @@ final class ConfigListings {
   record Before(Instant at, Map<Path, Identity> files) {
   }
 
-  private record Kept(Map<Path, Identity> files, Map<String, String> overrides, boolean trusted, Instant listedAt) {
+  /**
+   * A listing kept at a place. {@code shared}: it names no include and nothing of the worktree
+   * scope, so it read the fixed files only (system, global, the repository's {@code config}, its
+   * place's {@code config.worktree}), which every place of the same repository reads alike.
+   */
+  private record Kept(Map<Path, Identity> files, Map<String, String> overrides, boolean trusted, Instant listedAt,
+      boolean shared) {
   }
 
   /**
@@ -124,21 +130,58 @@ final class ConfigListings {
   /** The overrides kept for {@code place} when every file its listing read is as it was; null otherwise. */
   synchronized Map<String, String> overrides(Git.Place place) {
     Kept k = kept.get(place);
-    if (k == null || !k.trusted() || clock.instant().isAfter(k.listedAt().plus(MAX_AGE))) {
-      return null;
+    if (k != null && usable(k)) {
+      return k.overrides();
+    }
+    return sibling(place);
+  }
+
+  /** Whether a kept listing is trusted, young enough, and every file it read is as it was. */
+  private boolean usable(Kept k) {
+    if (!k.trusted() || clock.instant().isAfter(k.listedAt().plus(MAX_AGE))) {
+      return false;
     }
     for (Map.Entry<Path, Identity> file : k.files().entrySet()) {
       Identity now;
       try {
         now = identity(file.getKey());
       } catch (Unpinned e) {
-        return null;
+        return false;
       }
       if (!now.equals(file.getValue())) {
-        return null;
+        return false;
       }
     }
-    return k.overrides();
+    return true;
+  }
+
+  /**
+   * The overrides of a listing kept at another place of the same repository (the user's checkout,
+   * say, for a worktree just made), when git at {@code place} would read exactly the files it read:
+   * that listing is {@link Kept#shared} (no include, no worktree scope), usable, its own place had
+   * no {@code config.worktree}, and {@code place} has none either. Then the system, global and
+   * repository files, unchanged, are all either listing reads, and it would list the same settings.
+   * Null when there is none.
+   */
+  private Map<String, String> sibling(Git.Place place) {
+    Identity own;
+    try {
+      own = identity(place.gitDir().resolve("config.worktree"));
+    } catch (Unpinned e) {
+      return null;
+    }
+    if (!Identity.ABSENT.equals(own)) {
+      return null;
+    }
+    for (Map.Entry<Git.Place, Kept> e : kept.entrySet()) {
+      Git.Place other = e.getKey();
+      Kept k = e.getValue();
+      if (!other.equals(place) && k.shared() && other.commonDir().equals(place.commonDir())
+          && Identity.ABSENT.equals(k.files().get(other.gitDir().resolve("config.worktree"))) && usable(k)) {
+        return k.overrides();
+      }
+    }
+    return null;
   }
 
   /** Looks at the files a listing at {@code place} is expected to read, before it runs. */
@@ -182,7 +225,18 @@ final class ConfigListings {
       kept.remove(place);
       return;
     }
-    kept.put(place, new Kept(Map.copyOf(after), Map.copyOf(overrides), trusted, before.at()));
+    kept.put(place, new Kept(Map.copyOf(after), Map.copyOf(overrides), trusted, before.at(), placeFree(settings)));
+  }
+
+  /** Whether a listing names no include (of any kind) and no setting of the worktree scope. */
+  private static boolean placeFree(List<Setting> settings) {
+    for (Setting s : settings) {
+      String key = s.key().toLowerCase(Locale.ROOT);
+      if (s.scope().equals("worktree") || key.startsWith("include.") || key.startsWith("includeif.")) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**

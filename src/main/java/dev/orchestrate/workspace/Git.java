@@ -32,8 +32,8 @@ import java.util.concurrent.TimeoutException;
  *   the effective configuration (includes followed) is listed and every key that names a program —
  *   clean/smudge/process filters, diff and merge drivers, credential helpers, pagers, trailer
  *   commands — is overridden with an empty value through {@code GIT_CONFIG_COUNT}. At a pinned
- *   {@link Place} the listing is used again while every file it read is the same file, checked
- *   before each command ({@link ConfigListings}); elsewhere it runs before every command. A
+ *   {@link Place} the listing is used again (by places of the repository reading the same files too) while every
+ *   file it read is the same file, checked before each command ({@link ConfigListings}); elsewhere before each. A
  *   configuration that cannot be listed in full refuses the command.</li>
  *   <li>Where a command acts on a worktree or checkout orchestrate verified, {@link Place} pins
  *   {@code GIT_DIR}, {@code GIT_COMMON_DIR} and {@code GIT_WORK_TREE}: a {@code .git} file or
@@ -171,6 +171,30 @@ public final class Git {
   public String commit(Place place, String ref) {
     Result r = run(place, "rev-parse", "--verify", "--quiet", ref + "^{commit}");
     return r.ok() ? r.line() : null;
+  }
+
+  /**
+   * The commits of full ref names by one for-each-ref ({@link #commit}: a process each); null: no such ref. A ref
+   * naming no commit itself (a tag) is peeled by {@link #commit}; names match exactly, not as patterns. */
+  public Map<String, String> tips(Place place, List<String> refs) {
+    Map<String, String> tips = new LinkedHashMap<>();
+    refs.forEach(ref -> tips.put(ref, null));
+    List<String> args = new ArrayList<>(List.of("for-each-ref", "--format=%(refname)%00%(objectname)%00%(objecttype)",
+        "--"));
+    args.addAll(tips.keySet());
+    List<String> peel = new ArrayList<>();
+    for (String line : ok(place, args.toArray(String[]::new)).out().split("\n")) {
+      String[] parts = line.split("\0", -1);
+      if (parts.length == 3 && tips.containsKey(parts[0])) {
+        boolean commit = parts[2].equals("commit") && parts[1].matches("[0-9a-f]{40,64}");
+        tips.put(parts[0], commit ? parts[1] : null);
+        if (!commit) {
+          peel.add(parts[0]);
+        }
+      }
+    }
+    peel.forEach(ref -> tips.put(ref, commit(place, ref)));
+    return tips;
   }
 
   /** The files a rebase or merge at {@code place} left conflicting (at most 50). */

@@ -50,13 +50,16 @@ final class StagedFiles {
    * user committed it on purpose.
    */
   static void unstageIgnored(Git git, Git.Place place, List<String> copy) {
-    List<String> added = nulSeparated(git.ok(place, "diff", "--cached", "--name-only", "-z", "--no-renames",
-        "--diff-filter=A", "--no-ext-diff").out());
-    if (added.isEmpty()) {
-      return;
-    }
+    // The files git ignores that the index holds first: `git add --all` adds none, so there are
+    // usually none, and with no workspace.copy files either nothing can be unstaged and the added
+    // files are not listed (one process where the added files and then the ignored ones were two).
     java.util.Set<String> ignored = new java.util.HashSet<>(nulSeparated(git.ok(place, "ls-files", "-z", "--cached",
         "--ignored", "--exclude-standard").out()));
+    if (ignored.isEmpty() && copy.isEmpty()) {
+      return;
+    }
+    List<String> added = nulSeparated(git.ok(place, "diff", "--cached", "--name-only", "-z", "--no-renames",
+        "--diff-filter=A", "--no-ext-diff").out());
     java.util.Set<String> copies = new java.util.HashSet<>(copy);
     List<String> out = added.stream().filter(f -> ignored.contains(f) || copies.contains(f)).toList();
     for (int i = 0; i < out.size(); i += 200) {
@@ -75,15 +78,17 @@ final class StagedFiles {
    * {@code workspace.copy} secret it staged) is taken off the branch as soon as the attempt ends,
    * not only at the next phase commit or reset, so that an attempt that failed for good (the item
    * blocked, the run stopped) leaves no commit of the agent's on {@code orchestrate/<ID>}, nor on
-   * the worktree's HEAD (which {@code git log --all} walks too). A soft
+   * the worktree's HEAD (which {@code git log --all} walks too). {@code tip} is the branch's tip, read
+   * by the caller with the base branches in one process. A soft
    * reset: the attempt's files stay in the worktree and the index, for the phase commit, the
    * resumed session, or a person to look at.
    */
-  static void dropAgentCommits(Git git, Git.Place checkout, WorkspaceRecord ws, Git.Place place) {
+  static void dropAgentCommits(Git git, WorkspaceRecord ws, Git.Place place, String tip) {
     try {
       // HEAD back on the branch (the worktree was just verified): a detached commit of the agent's is on no ref
-      git.ok(place, "symbolic-ref", "HEAD", "refs/heads/" + ws.branch());
-      String tip = git.commit(checkout, "refs/heads/" + ws.branch());
+      if (!WorktreeGuard.headOn(place.gitDir(), ws.branch())) {
+        git.ok(place, "symbolic-ref", "HEAD", "refs/heads/" + ws.branch());
+      }
       if (tip != null && !tip.equals(ws.headCommit())) {
         git.ok(place, "reset", "--quiet", "--soft", ws.headCommit());
       }

@@ -98,6 +98,83 @@ public final class WorktreeGuard {
   }
 
   /**
+   * Whether the worktree's HEAD, in its administrative directory {@code admin} (verified), is
+   * exactly the symbolic ref {@code git symbolic-ref HEAD refs/heads/<branch>} writes: then that
+   * command would rewrite the file with the same text, and is not run (as {@link #verify} rewrites
+   * no file that already holds its text). A link, a detached HEAD, another branch, or a HEAD that
+   * lives elsewhere (a reftable repository keeps a placeholder there) is not: the command runs.
+   */
+  static boolean headOn(Path admin, String branch) {
+    Path head = admin.resolve("HEAD");
+    String expected = "ref: refs/heads/" + branch + "\n";
+    try {
+      return Files.isRegularFile(head, NOFOLLOW) && Files.size(head) == expected.getBytes(StandardCharsets.UTF_8).length
+          && new String(Files.readAllBytes(head), StandardCharsets.UTF_8).equals(expected);
+    } catch (IOException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Whether deleting {@code branch} needs nothing of {@code git branch -D} but the ref's deletion:
+   * the repository keeps refs in files (no {@code reftable/}), its {@code config} does not name the
+   * branch anywhere (backslashes, which git's section names may escape with, left out; any case),
+   * and no work tree's {@code HEAD} is on it nor does its {@code rebase-merge/head-name},
+   * {@code rebase-apply/head-name} or {@code BISECT_START} name it (git refuses to delete a branch
+   * checked out, rebased or bisected anywhere). A file that cannot be read as a regular file answers
+   * no: then {@code branch -D} decides, as it always did.
+   */
+  static boolean refOnlyDeletable(Path commonDir, String branch) {
+    String ref = "refs/heads/" + branch;
+    try {
+      if (Files.exists(commonDir.resolve("reftable"), NOFOLLOW)) {
+        return false;
+      }
+      String config = small(commonDir.resolve("config"));
+      if (config == null || config.replace("\\", "").toLowerCase(java.util.Locale.ROOT)
+          .contains(branch.replace("\\", "").toLowerCase(java.util.Locale.ROOT))) {
+        return false;
+      }
+      List<Path> dirs = new java.util.ArrayList<>(List.of(commonDir));
+      Path registry = commonDir.resolve("worktrees");
+      if (Files.isDirectory(registry, NOFOLLOW)) {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(registry)) {
+          entries.forEach(dirs::add);
+        }
+      }
+      for (Path dir : dirs) {
+        if (!Files.isDirectory(dir, NOFOLLOW)) {
+          return false;
+        }
+        String head = small(dir.resolve("HEAD"));
+        if (head == null || head.startsWith("ref:") && head.substring(4).strip().equals(ref)) {
+          return false;
+        }
+        for (String name : List.of("rebase-merge/head-name", "rebase-apply/head-name", "BISECT_START")) {
+          Path file = dir.resolve(name);
+          if (Files.exists(file, NOFOLLOW)) {
+            String text = small(file);
+            if (text == null || text.strip().equals(ref) || text.strip().equals(branch)) {
+              return false;
+            }
+          }
+        }
+      }
+      return true;
+    } catch (IOException | RuntimeException e) {
+      return false; // unreadable, or the registry changed while listed: branch -D decides
+    }
+  }
+
+  /** A regular file's text, at most 1 MiB of it, or null (a link, a directory, missing, bigger). */
+  private static String small(Path file) throws IOException {
+    if (!Files.isRegularFile(file, NOFOLLOW) || Files.size(file) > 1024 * 1024) {
+      return null;
+    }
+    return Files.readString(file, StandardCharsets.UTF_8);
+  }
+
+  /**
    * The agent's working directory inside a verified worktree: every directory of
    * {@code subdirectory} is a real directory of the worktree (one the branch holds as a link would
    * start the agent outside it).

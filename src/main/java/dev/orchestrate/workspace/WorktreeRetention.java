@@ -102,14 +102,18 @@ public final class WorktreeRetention {
         return false;
       }
     }
-    WorktreeGuard.disarmRegistry(common);
-    Git.Result removed = git.run(repository, "worktree", "remove", "--force", "--force", ws.path().toString());
-    if (!removed.ok()) {
-      try {
-        DiskUsage.delete(ws.path());
-      } catch (IOException e) {
-        return false;
-      }
+    // What `git worktree remove --force --force` does, without a git process (and its configuration
+    // check): the work tree deleted, then its administrative directory, both just verified as the
+    // real directories orchestrate made, no link followed. Whatever is left (a file that cannot be
+    // deleted) is pruned by git, as when that command failed.
+    try {
+      DiskUsage.delete(ws.path());
+    } catch (IOException e) {
+      return false;
+    }
+    try {
+      DiskUsage.delete(place.commonDir().resolve("worktrees").resolve(place.gitDir().getFileName().toString()));
+    } catch (IOException e) {
       WorktreeGuard.disarmRegistry(common);
       git.run(repository, "worktree", "prune");
     }

@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -153,6 +154,35 @@ public final class Worktrees implements ItemWorkspaces {
     bases.check(atWork());
   }
 
+  /**
+   * {@link #checkBases()}, with tips the caller read just now in one process with refs of its own
+   * ({@code refs/heads/<branch>} to commit): a base branch among them is not read again.
+   */
+  public void checkBases(Map<String, String> known) {
+    bases.check(atWork(), known);
+  }
+
+  /**
+   * Deletes a landed item's branch. {@code git branch -D} removes the branch's section from
+   * {@code .git/config} too, which rewrites that file whether it has one or not (and so makes every
+   * kept configuration check list again, {@link ConfigListings}), and refuses a branch checked out in
+   * a work tree. When the branch is known to be at {@code expected}, the repository keeps its refs in
+   * files, its {@code config} does not name the branch (so holds no section of it) and no work tree
+   * has it checked out, nor is rebasing or bisecting it (read from their {@code HEAD},
+   * {@code rebase-*}{@code /head-name} and {@code BISECT_START}, as git reads them), the ref alone
+   * is deleted, {@code git update-ref -d} from {@code expected} (refused if it moved meanwhile).
+   * Otherwise, or when that fails, {@code git branch -D} does it, as it always did.
+   *
+   * @param expected the commit the branch is at; null: not known
+   */
+  public void deleteBranch(String branch, String expected) {
+    if (expected != null && WorktreeGuard.refOnlyDeletable(repo.commonDir(), branch)
+        && git.run(checkout, "update-ref", "-d", "refs/heads/" + branch, expected).ok()) {
+      return;
+    }
+    git.run(checkout, "branch", "--quiet", "-D", branch);
+  }
+
   /** The real path of the worktrees' directory, once {@link #open()}ed: no work tree of the user's is there. */
   public Path guardRoot() {
     return guard.root();
@@ -191,9 +221,11 @@ public final class Worktrees implements ItemWorkspaces {
     if (!ws.onDisk() || !mine(ws) || WorktreeGuard.missing(ws.path())) {
       return recreate(ws);
     }
+    if (remote == null) {
+      return ws; // the branch's tip decides nothing without a shared remote: not read
+    }
     String tip = git.commit(checkout, "refs/heads/" + ws.branch());
-    if (tip != null && !tip.equals(ws.headCommit()) && remote != null
-        && replaceable(ws.itemId(), tip, ws.headCommit())) {
+    if (tip != null && !tip.equals(ws.headCommit()) && replaceable(ws.itemId(), tip, ws.headCommit())) {
       // a worktree left from an earlier hold of the item, whose work another runner continued since
       available(ws);
       reset(ws);
@@ -339,14 +371,18 @@ public final class Worktrees implements ItemWorkspaces {
     Path path = root.resolve(itemId).normalize();
     // Item ids allow '.' and '..', and dots where git refuses them ("a..b", "x.lock"): such an id
     // names neither a worktree under <state>/worktrees nor a branch.
-    if (!root.equals(path.getParent()) || !git.run(checkout, "check-ref-format", "refs/heads/" + branch).ok()) {
+    if (!root.equals(path.getParent()) || !validBranch(branch)) {
       throw new WorkspaceUnavailableException(
           "item id '" + itemId + "' cannot name a git branch (" + branch + ") or a worktree "
               + "directory: give the item an id without '..', a leading or trailing '.', or a '.lock' ending");
     }
-    String baseCommit = remote == null
-        ? git.ok(checkout, "rev-parse", "--verify", "refs/heads/" + repo.baseBranch() + "^{commit}").line()
-        : remote.fetchBase(repo.baseBranch());
+    String baseRef = "refs/heads/" + repo.baseBranch();
+    String branchRef = "refs/heads/" + branch;
+    // the base's tip and whether the item's branch exists: one for-each-ref, not a rev-parse each
+    Map<String, String> tips = git.tips(checkout, remote == null ? List.of(baseRef, branchRef) : List.of(branchRef));
+    String baseCommit = remote != null ? remote.fetchBase(repo.baseBranch())
+        : tips.get(baseRef) != null ? tips.get(baseRef)
+            : git.ok(checkout, "rev-parse", "--verify", baseRef + "^{commit}").line(); // fails as before, naming it
     if (baseCommit == null) {
       throw new WorkspaceUnavailableException("the base branch " + repo.baseBranch() + " is not on " + remote.name()
           + " (" + remote.where() + "), where work starts and lands with execution.landing: remote: push it (git push "
@@ -355,7 +391,7 @@ public final class Worktrees implements ItemWorkspaces {
     List<String> stack = config.merge() == WorkspaceConfig.Merge.PUSH ? Stacks.tips(git, checkout, store, dependsOn)
         : List.of();
     String start = stack.isEmpty() ? baseCommit : stack.get(0);
-    String existing = git.commit(checkout, "refs/heads/" + branch);
+    String existing = tips.get(branchRef);
     boolean fresh = existing == null && stack.size() <= 1;
     if (existing != null) {
       // Left by a run that crashed between `worktree add` and recording it, or by another state
@@ -478,7 +514,9 @@ public final class Worktrees implements ItemWorkspaces {
    */
   private Git.Place guarded(WorkspaceRecord ws) {
     Git.Place place = guard.verify(ws);
-    git.ok(place, "symbolic-ref", "HEAD", "refs/heads/" + ws.branch());
+    if (!WorktreeGuard.headOn(place.gitDir(), ws.branch())) {
+      git.ok(place, "symbolic-ref", "HEAD", "refs/heads/" + ws.branch());
+    }
     return place;
   }
 
@@ -511,14 +549,19 @@ public final class Worktrees implements ItemWorkspaces {
 
   @Override
   public String inspect(String itemId) {
-    bases.check(atWork());
-    String moved = bases.takeMove(itemId);
-    if (moved != null) {
-      return moved;
-    }
     WorkspaceRecord ws = store.workspace(itemId).orElse(null);
-    if (ws == null || !ws.onDisk()) {
-      return null;
+    boolean own = ws != null && ws.onDisk();
+    String branchRef = own ? "refs/heads/" + ws.branch() : null;
+    // the base branches' tips and the item's branch's in one for-each-ref (a failed read: each on its own)
+    List<String> refs = new ArrayList<>(bases.watchedRefs());
+    if (own) {
+      refs.add(branchRef);
+    }
+    Map<String, String> tips = readTips(refs);
+    bases.check(atWork(), tips);
+    String moved = bases.takeMove(itemId);
+    if (moved != null || !own) {
+      return moved;
     }
     Git.Place place;
     try {
@@ -526,8 +569,39 @@ public final class Worktrees implements ItemWorkspaces {
     } catch (WorktreeGuard.Breach e) {
       return e.getMessage();
     }
-    StagedFiles.dropAgentCommits(git, checkout, ws, place);
+    String tip;
+    try {
+      tip = tips.containsKey(branchRef) ? tips.get(branchRef) : git.commit(checkout, branchRef);
+    } catch (GitException e) {
+      log.warn("{}: could not take the agent's commits off {}: {}", ws.itemId(), ws.branch(), e.getMessage());
+      return null;
+    }
+    StagedFiles.dropAgentCommits(git, ws, place, tip);
     return null;
+  }
+
+  /** The tips of {@code refs} in one process; empty when git could not list them (each is read on its own then). */
+  private Map<String, String> readTips(List<String> refs) {
+    try {
+      return git.tips(checkout, refs);
+    } catch (GitException e) {
+      log.debug("could not read {} at once: {}", refs, e.getMessage());
+      return Map.of();
+    }
+  }
+
+  /**
+   * Whether {@code branch} is a valid branch name: names of letters, digits, {@code _} and
+   * {@code -}, with single dots between them and no {@code .lock} ending, are (git's rules, which
+   * such a name cannot break) without asking git; any other name is checked by
+   * {@code git check-ref-format}, as every name was.
+   */
+  private boolean validBranch(String branch) {
+    String id = branch.substring(BRANCH_PREFIX.length());
+    if (id.matches("[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*") && !id.toLowerCase(java.util.Locale.ROOT).endsWith(".lock")) {
+      return true;
+    }
+    return git.run(checkout, "check-ref-format", "refs/heads/" + branch).ok();
   }
 
   /** The worktrees of items at work: only their agents can have moved a base branch since the last check. */
@@ -561,13 +635,18 @@ public final class Worktrees implements ItemWorkspaces {
     git.ok(place, "add", "--all");
     StagedFiles.unstageIgnored(git, place, config.copy());
     SetUpOutput.unstage(git, place, SetUpOutput.read(setUpPath(itemId)));
-    if (git.run(place, "diff", "--cached", "--quiet", "--no-ext-diff", "--no-textconv").ok()) {
-      return null;
-    }
     List<String> args = new ArrayList<>(List.of("commit", "--quiet", "--no-verify", "--no-edit",
         "-m", itemId + " " + phase + ": " + firstLine(summary),
         "-m", "Orchestrate-Job: " + jobId + "\nOrchestrate-Attempt: " + attempt));
-    git.ok(place, config.commitAuthor().environment(), args);
+    // git commit refuses an index with nothing staged itself: the check that it has changes runs
+    // only when the commit failed, to tell "nothing to commit" from a failure
+    Git.Result made = git.run(place, config.commitAuthor().environment(), args);
+    if (!made.ok()) {
+      if (git.run(place, "diff", "--cached", "--quiet", "--no-ext-diff", "--no-textconv").ok()) {
+        return null;
+      }
+      throw new GitException("git commit failed in " + place.dir() + ": " + made.reason());
+    }
     String commit = git.ok(place, "rev-parse", "HEAD").line();
     store.commitPending(itemId, commit, jobId, DiskUsage.of(ws.path()), clock.instant());
     if (remote != null) {

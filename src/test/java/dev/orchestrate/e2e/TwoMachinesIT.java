@@ -170,7 +170,7 @@ class TwoMachinesIT {
               + e.getKey() + "'");
           assertTrue(reason.contains("shared.txt"), e.getKey() + ": " + reason);
         } else {
-          assertEquals("done", e.getValue(), e.getKey() + " in " + status);
+          assertEquals("done", e.getValue(), e.getKey() + " in " + status + "; runner B said:\n" + errB);
         }
       }
       assertEquals(CONFLICTING - 1, blocked, "one conflicting item lands, the others conflict: " + status);

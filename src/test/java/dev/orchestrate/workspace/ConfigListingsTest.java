@@ -199,6 +199,53 @@ class ConfigListingsTest {
     assertEquals(before + 1, git.listings());
   }
 
+  /** A worktree of the repository, made after the checkout's listing was kept, and its pinned place. */
+  private Git.Place worktree(String name) {
+    repo.git("worktree", "add", "--quiet", "-b", name, tmp.resolve(name).toString());
+    return new Git.Place(tmp.resolve(name), repo.dir.resolve(".git/worktrees/" + name), repo.dir.resolve(".git"),
+        tmp.resolve(name));
+  }
+
+  @Test
+  void a_worktree_uses_the_checkouts_listing_while_it_reads_the_same_files_and_an_agents_filter_is_still_caught()
+      throws Exception {
+    warm();
+    Git.Place w = worktree("w");
+    long kept = git.listings();
+    Files.writeString(tmp.resolve("w/a.txt"), "in the worktree\n");
+    git.ok(w, "add", "a.txt");
+    git.ok(w, "status", "--porcelain");
+    assertEquals(kept, git.listings(), "the same system, global and repository files: the same listing");
+    Files.writeString(repo.dir.resolve(".git/config"), evil(), StandardOpenOption.APPEND);
+    Files.writeString(tmp.resolve("w/a.txt"), "changed\n");
+    git.ok(w, "add", "a.txt");
+    assertFalse(Files.exists(marker), "the planted filter ran");
+    assertEquals(kept + 1, git.listings());
+  }
+
+  @Test
+  void a_worktree_lists_on_its_own_when_the_listing_has_an_include_or_it_has_a_worktree_config() throws Exception {
+    Files.writeString(tmp.resolve("inc.cfg"), "[user]\n\tname = x\n");
+    repo.git("config", "include.path", tmp.resolve("inc.cfg").toString());
+    warm();
+    Git.Place w = worktree("w");
+    long kept = git.listings();
+    git.ok(w, "status", "--porcelain");
+    assertEquals(kept + 1, git.listings(), "an include could read differently at another place");
+
+    repo.git("config", "--unset", "include.path");
+    warm();
+    Git.Place v = worktree("v");
+    repo.git("config", "extensions.worktreeConfig", "true");
+    warm();
+    Files.writeString(repo.dir.resolve(".git/worktrees/v/config.worktree"), evil());
+    long before = git.listings();
+    Files.writeString(tmp.resolve("v/a.txt"), "v\n");
+    git.ok(v, "add", "a.txt");
+    assertFalse(Files.exists(marker), "the worktree's own filter ran");
+    assertEquals(before + 1, git.listings(), "its own config.worktree: its own listing");
+  }
+
   @Test
   void a_file_changed_a_moment_ago_is_listed_again_until_it_has_settled() throws Exception {
     // an hour behind: every file looks as if it had just changed

@@ -18,6 +18,9 @@ import java.util.function.UnaryOperator;
  * section) are read then, every fetch and push goes to that URL, and a configuration changed since
  * is refused, never followed (an agent can write the shared git directory's config). Credentials
  * are what the URL carries or ssh's; they are masked wherever a message shows them.
+ *
+ * <p>Its fetches and pushes run one at a time: the worktrees' workers prepare and commit several
+ * items at once, and two fetches of one branch into this clone would race for its ref's lock.
  */
 public final class SharedRemote {
   /** Where each item's last phase commit is kept on the remote: {@code refs/orchestrate/<ID>}. */
@@ -121,7 +124,7 @@ public final class SharedRemote {
    *
    * @throws GitException when the push fails (the remote unreachable, refused, the configuration changed)
    */
-  public void publish(String itemId, String commit, String expected) {
+  public synchronized void publish(String itemId, String commit, String expected) {
     steady();
     String ref = itemRef(itemId);
     Git.Result push = push("--force-with-lease=" + ref + ":" + (expected == null ? "" : expected), commit + ":" + ref);
@@ -140,7 +143,7 @@ public final class SharedRemote {
   }
 
   /** Deletes the item's ref on the remote and in this clone: its work landed on the base. */
-  public void drop(String itemId) {
+  public synchronized void drop(String itemId) {
     steady();
     String ref = itemRef(itemId);
     git.run(checkout, "update-ref", "-d", ref);
@@ -170,7 +173,7 @@ public final class SharedRemote {
     return fetch("refs/heads/" + branch, "refs/remotes/" + name + "/" + branch);
   }
 
-  private String fetch(String ref, String into) {
+  private synchronized String fetch(String ref, String into) {
     steady();
     Git.Result fetch = git.run(checkout, environment(),
         List.of("fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
@@ -205,7 +208,7 @@ public final class SharedRemote {
    *
    * @throws GitException when the push fails otherwise (unreachable, refused by a hook)
    */
-  public Landed land(String branch, String from, String to) {
+  public synchronized Landed land(String branch, String from, String to) {
     steady();
     String ref = "refs/heads/" + branch;
     Git.Result push = push("--force-with-lease=" + ref + ":" + from, to + ":" + ref);

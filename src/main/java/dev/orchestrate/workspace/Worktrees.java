@@ -256,8 +256,10 @@ public final class Worktrees implements ItemWorkspaces {
    */
   public Path landingTree(String itemId, String commit) throws IOException {
     Path path = landingPath(itemId);
-    forget(path);
-    git.ok(checkout, "worktree", "add", "--quiet", "--detach", "--force", path.toString(), commit);
+    synchronized (layout()) {
+      forget(path);
+      git.ok(checkout, "worktree", "add", "--quiet", "--detach", "--force", path.toString(), commit);
+    }
     return path;
   }
 
@@ -401,11 +403,15 @@ public final class Worktrees implements ItemWorkspaces {
             "branch " + branch + " already exists with commits the state does not know: "
                 + "delete it (git branch -D " + branch + ") or rename it, then unblock " + itemId);
       }
-      forget(path);
-      git.ok(checkout, "worktree", "add", "--quiet", "--force", path.toString(), branch);
+      synchronized (layout()) {
+        forget(path);
+        git.ok(checkout, "worktree", "add", "--quiet", "--force", path.toString(), branch);
+      }
     } else {
-      forget(path);
-      git.ok(checkout, "worktree", "add", "--quiet", "-b", branch, path.toString(), start);
+      synchronized (layout()) {
+        forget(path);
+        git.ok(checkout, "worktree", "add", "--quiet", "-b", branch, path.toString(), start);
+      }
     }
     Path admin = adminDir(path);
     if (stack.size() > 1) {
@@ -436,9 +442,14 @@ public final class Worktrees implements ItemWorkspaces {
     available(ws);
     String tip = git.commit(checkout, "refs/heads/" + ws.branch());
     if (tip != null && ancestor(ws.headCommit(), tip)) {
-      git.ok(checkout, "worktree", "add", "--quiet", "--force", path.toString(), ws.branch());
+      synchronized (layout()) {
+        git.ok(checkout, "worktree", "add", "--quiet", "--force", path.toString(), ws.branch());
+      }
     } else if (replaceable(ws.itemId(), tip, ws.headCommit())) {
-      git.ok(checkout, "worktree", "add", "--quiet", "--force", "-B", ws.branch(), path.toString(), ws.headCommit());
+      synchronized (layout()) {
+        git.ok(checkout, "worktree", "add", "--quiet", "--force", "-B", ws.branch(), path.toString(),
+            ws.headCommit());
+      }
     } else {
       throw new WorkspaceUnavailableException("branch " + ws.branch() + " in " + repo.top() + " is at " + tip
           + ", which lacks the item's last recorded phase commit " + ws.headCommit() + " (and holds commits it does "
@@ -479,12 +490,14 @@ public final class Worktrees implements ItemWorkspaces {
           + ": orchestrate will not run git there or delete through it; remove it (rm " + path + ") and try again");
     }
     if (Files.exists(path, WorktreeGuard.NOFOLLOW)) {
-      if (Files.isDirectory(path, WorktreeGuard.NOFOLLOW) && path.toRealPath().getParent().equals(guard.root())) {
-        WorktreeGuard.disarmRegistry(repo.commonDir());
-        git.run(checkout, "worktree", "remove", "--force", "--force", path.toString());
+      synchronized (layout()) {
+        if (Files.isDirectory(path, WorktreeGuard.NOFOLLOW) && path.toRealPath().getParent().equals(guard.root())) {
+          WorktreeGuard.disarmRegistry(repo.commonDir());
+          git.run(checkout, "worktree", "remove", "--force", "--force", path.toString());
+        }
+        DiskUsage.delete(path);
+        prune();
       }
-      DiskUsage.delete(path);
-      prune();
     } else if (store.onDisk().stream().anyMatch(ws -> ws.path().equals(path))) {
       prune();
     }
@@ -684,7 +697,11 @@ public final class Worktrees implements ItemWorkspaces {
       store.removed(ws.itemId(), clock.instant()); // another clone's: its runner cleans it up (cleanUp)
       return;
     }
-    if (WorktreeRetention.removeFromDisk(git, ws, true)) {
+    boolean removed;
+    synchronized (layout()) {
+      removed = WorktreeRetention.removeFromDisk(git, ws, true);
+    }
+    if (removed) {
       store.removed(ws.itemId(), clock.instant());
     } else {
       log.warn("{}: could not remove the worktree {}", ws.itemId(), ws.path());
@@ -693,7 +710,20 @@ public final class Worktrees implements ItemWorkspaces {
 
   @Override
   public void maintain() {
-    new WorktreeRetention(git, store, retention, clock).sweep(clock.instant());
+    synchronized (layout()) {
+      new WorktreeRetention(git, store, retention, clock).sweep(clock.instant());
+    }
+  }
+
+  /**
+   * What {@code worktree add} and removal hold, so that the shared remote's fetches (synchronized on
+   * it) never run beside them: a fetch's connectivity check reads every worktree's HEAD, which
+   * {@code worktree add} writes before the commit it names is checked out ("bad object
+   * worktrees/X/HEAD" when items are prepared side by side, issue 46).
+   */
+  private Object layout() {
+    SharedRemote shared = remote;
+    return shared != null ? shared : this;
   }
 
   /** The repository's git directory, from the worktree's administrative one (…/.git/worktrees/X). */

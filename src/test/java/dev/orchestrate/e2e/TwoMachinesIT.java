@@ -144,8 +144,10 @@ class TwoMachinesIT {
       Process runnerA = start(a, "a");
       Process runnerB = start(b, "b");
       long deadline = System.nanoTime() + Duration.ofMinutes(3).toNanos();
-      // runner A mid-phase in the phase named: its job is running, its agent has begun
-      while (runningJobs(runnerA.pid(), killIn) == 0) {
+      // runner A mid-phase in the phase named: its job is running, its agent has begun (a job is
+      // recorded before its worktree is made, on a worker: issue 46)
+      while (runningJobs(runnerA.pid(), killIn) == 0 || runnerA.toHandle().descendants()
+          .noneMatch(p -> p.info().commandLine().orElse("").contains("agent.sh"))) {
         assertTrue(runnerA.isAlive(), "runner A ended early: " + Files.readString(dir.resolve("a.err")));
         assertTrue(System.nanoTime() < deadline, "runner A ran no " + killIn + " phase: "
             + Files.readString(dir.resolve("a.err")));
@@ -170,7 +172,9 @@ class TwoMachinesIT {
               + e.getKey() + "'");
           assertTrue(reason.contains("shared.txt"), e.getKey() + ": " + reason);
         } else {
-          assertEquals("done", e.getValue(), e.getKey() + " in " + status + "; runner B said:\n" + errB);
+          assertEquals("done", e.getValue(), () -> e.getKey() + " in " + status + ", why: "
+              + EmbeddedPostgresServer.text(schema, "SELECT blocked_reason FROM items WHERE id = '" + e.getKey() + "'")
+              + "; runner B said:\n" + errB);
         }
       }
       assertEquals(CONFLICTING - 1, blocked, "one conflicting item lands, the others conflict: " + status);

@@ -362,11 +362,16 @@ public final class Jdbc implements AutoCloseable {
    * Inside another transaction of this helper it is part of that one.
    */
   public <T> T inTransaction(Supplier<T> work) {
-    if (depth > 0 && rows) {
-      throw new IllegalStateException("a write of the whole state inside a row write: it needs the write lock"
-          + " the row write did not take");
+    lock.lock(); // before looking at depth: another thread's transaction is not this one's
+    try {
+      if (depth > 0 && rows) {
+        throw new IllegalStateException("a write of the whole state inside a row write: it needs the write lock"
+            + " the row write did not take");
+      }
+      return transaction(false, false, work);
+    } finally {
+      lock.unlock();
     }
-    return transaction(false, false, work);
   }
 
   /**

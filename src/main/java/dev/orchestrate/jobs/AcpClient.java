@@ -173,6 +173,16 @@ final class AcpClient extends JsonEvents {
 
   @Override
   synchronized void event(JsonNode message) {
+    try {
+      message(message);
+    } catch (RuntimeException e) {
+      // A bug here must end the turn, not leave the runner waiting for an answer nobody reads.
+      LOG.warn("{}: could not handle an ACP message: {}", name, e.toString());
+      fail("orchestrate could not handle a message of the agent: " + e);
+    }
+  }
+
+  private void message(JsonNode message) {
     JsonNode id = message.get("id");
     JsonNode method = message.get("method");
     if (method != null && method.isTextual()) {
@@ -260,7 +270,7 @@ final class AcpClient extends JsonEvents {
   private void initialized(JsonNode result) {
     JsonNode version = result.path("protocolVersion");
     if (version.canConvertToInt() && version.asInt() != PROTOCOL_VERSION) {
-      fail("the agent speaks ACP version " + SizeCap.cap(version.asText(), 20) + ", orchestrate speaks "
+      fail("the agent speaks ACP version " + AcpPermissions.clip(version.asText(), 20) + ", orchestrate speaks "
           + PROTOCOL_VERSION);
       return;
     }
@@ -287,7 +297,7 @@ final class AcpClient extends JsonEvents {
 
   private void answered(JsonNode result) {
     JsonNode reason = result.path("stopReason");
-    stopReason = reason.isTextual() ? SizeCap.cap(reason.asText(), 60) : "(none)";
+    stopReason = reason.isTextual() ? AcpPermissions.clip(reason.asText(), 60) : "(none)";
     usage(result.path("usage"));
     flush();
     String why = switch (stopReason) {
@@ -332,7 +342,7 @@ final class AcpClient extends JsonEvents {
       return;
     }
     ObjectNode error = JSON.createObjectNode().put("code", -32601).put("message", "Method not found: "
-        + SizeCap.cap(method, 100) + " (orchestrate offers no file system or terminal to ACP agents)");
+        + AcpPermissions.clip(method, 100) + " (orchestrate offers no file system or terminal to ACP agents)");
     ObjectNode message = JSON.createObjectNode().put("jsonrpc", "2.0");
     message.set("id", id);
     message.set("error", error);
@@ -436,15 +446,15 @@ final class AcpClient extends JsonEvents {
 
   private void toolCall(JsonNode update, boolean fresh) {
     flush();
-    String id = SizeCap.cap(update.path("toolCallId").asText(""), 128);
+    String id = AcpPermissions.clip(update.path("toolCallId").asText(""), 128);
     String[] known = toolCalls.get(id);
     if (known == null && toolCalls.size() < MAX_TOOL_CALLS) {
       known = new String[2];
       toolCalls.put(id, known);
     }
     String title = update.path("title").isTextual() ? oneLine(update.path("title").asText()) : null;
-    String kind = update.path("kind").isTextual() ? SizeCap.cap(update.path("kind").asText(), 40) : null;
-    String status = update.path("status").isTextual() ? SizeCap.cap(update.path("status").asText(), 40) : null;
+    String kind = update.path("kind").isTextual() ? AcpPermissions.clip(update.path("kind").asText(), 40) : null;
+    String status = update.path("status").isTextual() ? AcpPermissions.clip(update.path("status").asText(), 40) : null;
     boolean retitled = title != null && (known == null || !title.equals(known[0]));
     if (known != null) {
       known[0] = title != null ? title : known[0];
@@ -467,7 +477,7 @@ final class AcpClient extends JsonEvents {
         logLine("  … (" + entries.size() + " entries)");
         break;
       }
-      logLine("  [" + SizeCap.cap(entry.path("status").asText("?"), 20) + "] "
+      logLine("  [" + AcpPermissions.clip(entry.path("status").asText("?"), 20) + "] "
           + oneLine(entry.path("content").asText("")));
     }
   }

@@ -63,7 +63,7 @@ final class AcpPermissions {
           return new Decision(true, "kind " + kind + " is allowed");
         }
         return new Decision(false, kind == null ? "the tool call names no kind"
-            : "kind " + SizeCap.cap(kind, 40) + " is not in agent.acp.permissions");
+            : "kind " + clip(kind, 40) + " is not in agent.acp.permissions");
       }
       default :
         return worktree(toolCall);
@@ -180,5 +180,10 @@ final class AcpPermissions {
       }
     }
     return fallback;
+  }
+
+  /** At most {@code max} characters of {@code text} (for short values: an id, a kind, a status). */
+  static String clip(String text, int max) {
+    return text.length() <= max ? text : text.substring(0, max) + "…";
   }
 }

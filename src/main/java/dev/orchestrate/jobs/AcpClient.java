@@ -125,7 +125,8 @@ final class AcpClient extends JsonEvents {
     ObjectNode caps = params.putObject("clientCapabilities");
     caps.putObject("fs").put("readTextFile", false).put("writeTextFile", false);
     caps.put("terminal", false);
-    params.putObject("clientInfo").put("name", "orchestrate");
+    String version = AcpClient.class.getPackage().getImplementationVersion();
+    params.putObject("clientInfo").put("name", "orchestrate").put("version", version == null ? "dev" : version);
     request(Step.INITIALIZE, params);
   }
 
@@ -534,7 +535,8 @@ final class AcpClient extends JsonEvents {
     JsonNode data = error.path("data");
     String detail = data.isTextual() ? data.asText()
         : data.path("details").isTextual() ? data.path("details").asText()
-            : data.path("message").isTextual() ? data.path("message").asText() : null;
+            : data.path("message").isTextual() ? data.path("message").asText()
+                : data.isMissingNode() || data.isNull() ? null : AcpPermissions.clip(data.toString(), 500);
     String code = error.path("code").canConvertToLong() ? " (" + error.path("code").asLong() + ")" : "";
     return SizeCap.cap(message + code + (detail == null || detail.equals(message) ? "" : ": " + detail),
         AgentOutcome.TEXT_MAX_CHARS);

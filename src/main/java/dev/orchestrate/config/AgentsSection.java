@@ -161,7 +161,13 @@ final class AgentsSection extends SectionReader {
           + "edit]");
       return Optional.empty();
     }
-    return values.choice(p, "agent.acp.permissions", words).map(w -> new AcpConfig(w, java.util.Set.of()));
+    String word = ((YamlNode.Scalar) p).text();
+    if (!words.containsKey(word)) {
+      problems.at(p, "agent.acp.permissions must be worktree, deny, allow, or a list of tool kinds like [read, edit], "
+          + "got " + Quote.value(word));
+      return Optional.empty();
+    }
+    return Optional.of(new AcpConfig(words.get(word), java.util.Set.of()));
   }
 
   /** agent.sandbox_writable, agent.sandbox_hidden: absolute paths or {@code ~/...}, no {@code ..}. */

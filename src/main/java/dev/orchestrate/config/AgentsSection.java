@@ -68,15 +68,6 @@ final class AgentsSection extends SectionReader {
       problems.at(map.get("preset").get(), "agent.preset: command needs agent.command (the program and its "
           + "arguments, e.g. " + COMMAND_EXAMPLE + "), or name a preset: claude, codex, gemini or opencode");
     }
-    if (preset == AgentPreset.ACP && map.get("command").isEmpty()) {
-      problems.at(map.get("preset").get(), "agent.preset: acp needs agent.command (the ACP agent's program and its "
-          + "arguments, e.g. [\"npx\", \"@zed-industries/claude-code-acp\"] or [\"gemini\", \"--experimental-acp\"])");
-    }
-    AcpConfig acp = setting(section, "acp", this::acp).orElse(AcpConfig.DEFAULT);
-    if (map.get("acp").isPresent() && preset != AgentPreset.ACP) {
-      problems.at(map.get("acp").get(), "agent.acp is for agent.preset: acp (an Agent Client Protocol agent); this "
-          + "agent's preset is " + preset.key());
-    }
     List<String> args = setting(section, "args", n -> values.strings(n, "agent.args", "", "argument"))
         .orElse(List.of());
     SandboxConfig.Kind box = setting(section, "sandbox", n -> values.choice(n, "agent.sandbox",
@@ -121,7 +112,21 @@ final class AgentsSection extends SectionReader {
                 .orElse(defaults.sandbox().gateNetwork()),
             setting(section, "sandbox_hidden", n -> sandboxPaths(n, "agent.sandbox_hidden"))
                 .orElse(defaults.sandbox().hidden())))
-        .withAcp(acp);
+        .withAcp(acpOf(map, preset));
+  }
+
+  /** agent.acp, checked against the preset: only {@code preset: acp} takes it, and that preset needs agent.command. */
+  private AcpConfig acpOf(YamlNode.Mapping map, AgentPreset preset) {
+    if (preset == AgentPreset.ACP && map.get("command").isEmpty()) {
+      problems.at(map.get("preset").get(), "agent.preset: acp needs agent.command (the ACP agent's program and its "
+          + "arguments, e.g. [\"npx\", \"@zed-industries/claude-code-acp\"] or [\"gemini\", \"--experimental-acp\"])");
+    }
+    AcpConfig acp = setting(Optional.of(map), "acp", this::acp).orElse(AcpConfig.DEFAULT);
+    if (map.get("acp").isPresent() && preset != AgentPreset.ACP) {
+      problems.at(map.get("acp").get(), "agent.acp is for agent.preset: acp (an Agent Client Protocol agent); this "
+          + "agent's preset is " + preset.key());
+    }
+    return acp;
   }
 
   /**

@@ -14,8 +14,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
@@ -51,10 +49,6 @@ final class AcpClient extends JsonEvents {
   static final int MAX_BAD_LINES = 100;
   /** Messages waiting for the agent to read them: an agent that sends requests without reading answers fails. */
   static final int MAX_QUEUED = 1024;
-  /** Tool calls whose title and kind are remembered (for their updates and permission requests). */
-  static final int MAX_TOOL_CALLS = 4096;
-  /** A line written to the log: the text of a message, a tool call. */
-  static final int LINE_MAX_CHARS = 2000;
   /** Non-protocol lines of stdout quoted in the log. */
   private static final int QUOTED_BAD_LINES = 10;
   private static final byte[] CLOSE = new byte[0];
@@ -80,7 +74,6 @@ final class AcpClient extends JsonEvents {
   private final AcpPermissions permissions;
   private final BlockingQueue<byte[]> outbox = new ArrayBlockingQueue<>(MAX_QUEUED);
   private final CompletableFuture<Void> over = new CompletableFuture<>();
-  private Consumer<String> log = line -> {};
 
   private Step step = Step.INITIALIZE;
   private long nextId;
@@ -92,11 +85,7 @@ final class AcpClient extends JsonEvents {
   private boolean closed;
   private int badLines;
   private long replayed;
-  private final StringBuilder answer = new StringBuilder();
-  /** The agent's text (or thought) not yet logged: the part of a line its chunks have given so far. */
-  private final StringBuilder partial = new StringBuilder();
-  private boolean partialIsThought;
-  private final Map<String, String[]> toolCalls = new LinkedHashMap<>(); // id -> {title, kind}
+  private final AcpLog log = new AcpLog();
   private Long input;
   private Long output;
   private Long cacheRead;
@@ -168,7 +157,7 @@ final class AcpClient extends JsonEvents {
 
   @Override
   public synchronized boolean logsTo(Consumer<String> sink) {
-    this.log = sink;
+    log.to(sink);
     return true;
   }
 
@@ -215,7 +204,7 @@ final class AcpClient extends JsonEvents {
 
   @Override
   public synchronized void ended() {
-    flush();
+    log.flush();
     if (step != Step.OVER) {
       fail("the agent closed its output before it answered " + step.method);
     }
@@ -300,7 +289,7 @@ final class AcpClient extends JsonEvents {
     JsonNode reason = result.path("stopReason");
     stopReason = reason.isTextual() ? AcpPermissions.clip(reason.asText(), 60) : "(none)";
     usage(result.path("usage"));
-    flush();
+    log.flush();
     String why = switch (stopReason) {
       case "end_turn" -> null;
       case "max_tokens" -> "the agent's turn ended at the model's output limit (stopReason max_tokens)";
@@ -318,10 +307,10 @@ final class AcpClient extends JsonEvents {
   }
 
   private void fail(String why) {
-    flush();
+    log.flush();
     if (error == null) {
       error = SizeCap.cap(why, AgentOutcome.TEXT_MAX_CHARS);
-      logLine("[" + SizeCap.cap(why, LINE_MAX_CHARS) + "]");
+      logLine("[" + SizeCap.cap(why, AcpLog.LINE_MAX_CHARS) + "]");
     }
     end();
   }
@@ -353,23 +342,23 @@ final class AcpClient extends JsonEvents {
   private void permission(JsonNode id, JsonNode params) {
     JsonNode call = params.path("toolCall");
     String callId = call.path("toolCallId").asText("");
-    String[] known = toolCalls.get(callId);
+    String[] known = log.known(callId);
     String title = call.path("title").isTextual() ? call.path("title").asText()
         : known != null && known[0] != null ? known[0] : callId;
     ObjectNode outcome = JSON.createObjectNode();
     if (step != Step.PROMPT || cancelSent) {
       outcome.put("outcome", "cancelled"); // what ACP asks of a client that cancelled the turn
-      logLine("[permission cancelled: " + oneLine(title) + "]");
+      logLine("[permission cancelled: " + AcpLog.oneLine(title) + "]");
     } else {
       AcpPermissions.Decision decision = permissions.decide(call, known == null ? null : known[1]);
       String option = AcpPermissions.option(params.path("options"), decision.allowed());
       if (option == null) {
         outcome.put("outcome", "cancelled");
         logLine("[permission " + (decision.allowed() ? "allowed" : "rejected") + " but the agent offered no such "
-            + "option, answered cancelled: " + oneLine(title) + "]");
+            + "option, answered cancelled: " + AcpLog.oneLine(title) + "]");
       } else {
         outcome.put("outcome", "selected").put("optionId", option);
-        logLine("[permission " + (decision.allowed() ? "allowed" : "rejected") + ": " + oneLine(title) + " ("
+        logLine("[permission " + (decision.allowed() ? "allowed" : "rejected") + ": " + AcpLog.oneLine(title) + " ("
             + decision.reason() + ")]");
       }
     }
@@ -391,11 +380,11 @@ final class AcpClient extends JsonEvents {
     }
     JsonNode update = params.path("update");
     switch (update.path("sessionUpdate").asText("")) {
-      case "agent_message_chunk" -> chunk(update.path("content"), false);
-      case "agent_thought_chunk" -> chunk(update.path("content"), true);
-      case "tool_call" -> toolCall(update, true);
-      case "tool_call_update" -> toolCall(update, false);
-      case "plan" -> plan(update.path("entries"));
+      case "agent_message_chunk" -> log.chunk(update.path("content"), false);
+      case "agent_thought_chunk" -> log.chunk(update.path("content"), true);
+      case "tool_call" -> log.toolCall(update, true);
+      case "tool_call_update" -> log.toolCall(update, false);
+      case "plan" -> log.plan(update.path("entries"));
       case "usage_update" -> {
         JsonNode amount = update.path("cost");
         if ("USD".equalsIgnoreCase(amount.path("currency").asText(""))) {
@@ -408,78 +397,6 @@ final class AcpClient extends JsonEvents {
       default -> {
         // user_message_chunk (the prompt, echoed), available_commands_update, current_mode_update, ...
       }
-    }
-  }
-
-  private void chunk(JsonNode content, boolean thought) {
-    if (!"text".equals(content.path("type").asText()) || !content.path("text").isTextual()) {
-      return;
-    }
-    String text = content.path("text").asText();
-    if (!thought && answer.length() < AgentOutcome.TEXT_MAX_CHARS * 2) {
-      answer.append(text, 0, Math.min(text.length(), AgentOutcome.TEXT_MAX_CHARS * 2 - answer.length()));
-    }
-    if (partial.length() > 0 && partialIsThought != thought) {
-      flush();
-    }
-    partialIsThought = thought;
-    for (int i = 0; i < text.length(); i++) {
-      char c = text.charAt(i);
-      if (c == '\n') {
-        flushLine();
-      } else if (partial.length() < LINE_MAX_CHARS) {
-        partial.append(c);
-      }
-    }
-  }
-
-  /** Writes the agent's text given so far as a line, if there is any. */
-  private void flush() {
-    if (partial.length() > 0) {
-      flushLine();
-    }
-  }
-
-  private void flushLine() {
-    logLine((partialIsThought ? "(thinking) " : "") + partial);
-    partial.setLength(0);
-  }
-
-  private void toolCall(JsonNode update, boolean fresh) {
-    flush();
-    String id = AcpPermissions.clip(update.path("toolCallId").asText(""), 128);
-    String[] known = toolCalls.get(id);
-    if (known == null && toolCalls.size() < MAX_TOOL_CALLS) {
-      known = new String[2];
-      toolCalls.put(id, known);
-    }
-    String title = update.path("title").isTextual() ? oneLine(update.path("title").asText()) : null;
-    String kind = update.path("kind").isTextual() ? AcpPermissions.clip(update.path("kind").asText(), 40) : null;
-    String status = update.path("status").isTextual() ? AcpPermissions.clip(update.path("status").asText(), 40) : null;
-    boolean retitled = title != null && (known == null || !title.equals(known[0]));
-    if (known != null) {
-      known[0] = title != null ? title : known[0];
-      known[1] = kind != null ? kind : known[1];
-    }
-    String shown = title != null ? title : known != null && known[0] != null ? known[0] : "tool call " + id;
-    if (fresh || (retitled && status == null)) {
-      logLine("→ " + shown + (kind != null ? " [" + kind + "]" : "") + (status != null ? " (" + status + ")" : ""));
-    } else if (status != null) {
-      logLine("← " + shown + ": " + status);
-    }
-  }
-
-  private void plan(JsonNode entries) {
-    flush();
-    logLine("plan:");
-    int shown = 0;
-    for (JsonNode entry : entries) {
-      if (shown++ >= 50) {
-        logLine("  … (" + entries.size() + " entries)");
-        break;
-      }
-      logLine("  [" + AcpPermissions.clip(entry.path("status").asText("?"), 20) + "] "
-          + oneLine(entry.path("content").asText("")));
     }
   }
 
@@ -503,7 +420,7 @@ final class AcpClient extends JsonEvents {
 
   @Override
   public synchronized AgentReport report() {
-    String text = answer.length() == 0 ? null : text(new TextNode(answer.toString()));
+    String text = log.answer().isEmpty() ? null : text(new TextNode(log.answer()));
     String why = error != null ? error
         : step != Step.OVER ? "the agent ended before it answered " + step.method : null;
     return new AgentReport(checked(new Usage(input, output, cacheRead, cacheWrite, cost)), text, why,
@@ -516,18 +433,7 @@ final class AcpClient extends JsonEvents {
   }
 
   private void logLine(String line) {
-    log.accept(line);
-  }
-
-  /** One line of the agent's text, within {@link #LINE_MAX_CHARS}, its control characters spaces. */
-  private static String oneLine(String text) {
-    String capped = SizeCap.cap(text, LINE_MAX_CHARS);
-    StringBuilder b = new StringBuilder(capped.length());
-    for (int i = 0; i < capped.length(); i++) {
-      char c = capped.charAt(i);
-      b.append(Character.isISOControl(c) ? ' ' : c);
-    }
-    return b.toString();
+    log.line(line);
   }
 
   private static String errorText(JsonNode error) {

@@ -224,6 +224,11 @@ final class AcpClient extends JsonEvents {
   // --- responses to orchestrate's requests ---
 
   private void response(JsonNode id, JsonNode message) {
+    if (id.isNull() && message.hasNonNull("error") && step != Step.OVER) {
+      // JSON-RPC's answer to a request it could not read (a parse error): the one waited for
+      fail(step.method + " failed: " + errorText(message.get("error")));
+      return;
+    }
     if (!id.canConvertToLong() || id.asLong() != pending || step == Step.OVER) {
       return; // an answer to nothing asked, or asked before: not this conversation's concern
     }

@@ -137,7 +137,7 @@ final class InitCommand implements Callable<Integer> {
       return null;
     }
     for (AgentPreset p : AgentPreset.values()) {
-      if (p != AgentPreset.COMMAND && p.key().equals(agent)) {
+      if (!p.needsCommand() && p.key().equals(agent)) {
         return p;
       }
     }

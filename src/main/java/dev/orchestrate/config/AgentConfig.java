@@ -37,6 +37,8 @@ import java.util.Map;
  *                       (after a failure, a red gate, no changes, a limit or a stall) in the same worktree,
  *                       where the preset can resume ({@link AgentPreset#resumes()})
  * @param sandbox        {@code agent.sandbox}: where the agent, its gates and set-up steps run
+ * @param acp            {@code agent.acp}: how an ACP agent's permission requests are answered
+ *                       ({@code agent.preset: acp}; the default otherwise)
  */
 public record AgentConfig(
     List<String> command,
@@ -57,7 +59,8 @@ public record AgentConfig(
     String name,
     int maxConcurrent,
     boolean resume,
-    SandboxConfig sandbox) {
+    SandboxConfig sandbox,
+    AcpConfig acp) {
 
   public static final Duration DEFAULT_TIMEOUT = Duration.ofMinutes(30);
   public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(10);
@@ -76,6 +79,24 @@ public record AgentConfig(
     onUsageLimit = onUsageLimit == null ? OnUsageLimit.HALT : onUsageLimit;
     maxWait = maxWait == null ? DEFAULT_MAX_WAIT : maxWait;
     sandbox = sandbox == null ? SandboxConfig.NONE : sandbox;
+    acp = acp == null ? AcpConfig.DEFAULT : acp;
+  }
+
+  public AgentConfig(List<String> command, Duration timeout, Duration killGrace, Map<String, String> env,
+      ResultFallback resultFallback, long logMaxBytes, int outputTailChars, AgentPreset preset, List<String> args,
+      Duration stallTimeout, List<String> secretEnv, boolean stopLeftoverProcesses, boolean passSummarizerKey,
+      OnUsageLimit onUsageLimit, Duration maxWait, String name, int maxConcurrent, boolean resume,
+      SandboxConfig sandbox) {
+    this(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset, args, stallTimeout,
+        secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name, maxConcurrent, resume,
+        sandbox, AcpConfig.DEFAULT);
+  }
+
+  /** This config with {@code agent.acp}. */
+  public AgentConfig withAcp(AcpConfig settings) {
+    return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
+        args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name,
+        maxConcurrent, resume, sandbox, settings);
   }
 
   public AgentConfig(List<String> command, Duration timeout, Duration killGrace, Map<String, String> env,
@@ -99,21 +120,21 @@ public record AgentConfig(
   public AgentConfig withSandbox(SandboxConfig box) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
         args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name,
-        maxConcurrent, resume, box);
+        maxConcurrent, resume, box, acp);
   }
 
   /** This config with {@code agent.resume}. */
   public AgentConfig withResume(boolean on) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
         args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name,
-        maxConcurrent, on, sandbox);
+        maxConcurrent, on, sandbox, acp);
   }
 
   /** This config with another argv (the same program and arguments, say, with its paths made absolute). */
   public AgentConfig withCommand(List<String> argv) {
     return new AgentConfig(argv, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset, args,
         stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name, maxConcurrent,
-        resume, sandbox);
+        resume, sandbox, acp);
   }
 
   /** Whether a retry of this profile continues the last attempt's session: asked for, and the preset can. */
@@ -140,7 +161,7 @@ public record AgentConfig(
   public AgentConfig withLimits(OnUsageLimit on, Duration wait) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
         args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, on, wait, name, maxConcurrent, resume,
-        sandbox);
+        sandbox, acp);
   }
 
   /**
@@ -158,7 +179,7 @@ public record AgentConfig(
   public AgentConfig asProfile(String profile, int cap) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
         args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, profile, cap,
-        resume, sandbox);
+        resume, sandbox, acp);
   }
 
   /** A plain command agent (no preset, no stall timeout), with the default secret and process settings. */
@@ -188,7 +209,7 @@ public record AgentConfig(
   public AgentConfig withSafety(List<String> secretEnv, boolean stopLeftoverProcesses, boolean passSummarizerKey) {
     return new AgentConfig(command, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars,
         preset, args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name,
-        maxConcurrent, resume, sandbox);
+        maxConcurrent, resume, sandbox, acp);
   }
 
   /**
@@ -205,7 +226,7 @@ public record AgentConfig(
     capped.add(usd.toPlainString());
     return new AgentConfig(capped, timeout, killGrace, env, resultFallback, logMaxBytes, outputTailChars, preset,
         args, stallTimeout, secretEnv, stopLeftoverProcesses, passSummarizerKey, onUsageLimit, maxWait, name,
-        maxConcurrent, resume, sandbox);
+        maxConcurrent, resume, sandbox, acp);
   }
 
   static AgentConfig defaults() {

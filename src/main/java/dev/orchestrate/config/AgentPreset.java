@@ -24,6 +24,13 @@ public enum AgentPreset {
       "npm install -g @google/gemini-cli", false),
   /** opencode: {@code opencode run} reads piped stdin as the message; --format json prints JSONL events. */
   OPENCODE("opencode", List.of("run", "--format", "json"), "npm install -g opencode-ai", true),
+  /**
+   * Any agent that speaks the Agent Client Protocol (JSON-RPC 2.0 over its stdin and stdout):
+   * agent.command is the whole argv, and orchestrate is its client (docs/agents.md, "ACP"). The
+   * prompt is sent as {@code session/prompt}, not piped. A cost is known only when the agent
+   * reports one, so no budget relies on it.
+   */
+  ACP(null, List.of(), null, false),
   /** Any program: agent.command is the whole argv, the prompt arrives on stdin (docs/agents.md). */
   COMMAND(null, List.of(), null, false);
 
@@ -69,6 +76,14 @@ public enum AgentPreset {
     return this == CLAUDE;
   }
 
+  /**
+   * Whether every agent of this preset reports its tokens, so that a token budget can be kept: the
+   * CLIs do; a plain command does not, nor need an ACP agent (usage is optional in the protocol).
+   */
+  public boolean reportsTokens() {
+    return this != COMMAND && this != ACP;
+  }
+
   /** Whether, on a resumed session, the CLI's token counts are the session's so far: Codex's {@code turn.completed}. */
   public boolean sessionTokens() {
     return this == CODEX;
@@ -76,8 +91,9 @@ public enum AgentPreset {
 
   /**
    * Whether orchestrate can continue one of this CLI's sessions headlessly
-   * (docs/verification.md, "Resuming the agent's session"): every preset CLI can; a plain command
-   * cannot (nothing says what its session would be).
+   * (docs/verification.md, "Resuming the agent's session"): every preset CLI can; an ACP agent can
+   * when it advertises {@code loadSession} (asked at each attempt; one that cannot gets a fresh
+   * session); a plain command cannot (nothing says what its session would be).
    */
   public boolean resumes() {
     return this != COMMAND;
@@ -87,7 +103,8 @@ public enum AgentPreset {
    * The argv that continues session {@code id} with the prompt on stdin, from the argv of a fresh
    * attempt ({@code command}: launcher, headless flags, the user's args, a cost cap), checked against
    * each CLI's {@code --help}: Claude Code {@code --resume ID}, Codex {@code exec ... resume ID -},
-   * Gemini CLI {@code --resume ID}, opencode {@code run --session ID}.
+   * Gemini CLI {@code --resume ID}, opencode {@code run --session ID}; an ACP agent's argv is
+   * unchanged (the session is loaded with {@code session/load}).
    *
    * @throws IllegalStateException for {@link #COMMAND}, which cannot resume
    */
@@ -113,13 +130,21 @@ public enum AgentPreset {
         argv.add(id);
         argv.add("-"); // the prompt from stdin
       }
+      case ACP -> {
+        // session/load, over the protocol: the same program
+      }
       case COMMAND -> throw new IllegalStateException("a plain command cannot resume a session");
       default -> throw new IllegalStateException(name());
     }
     return List.copyOf(argv);
   }
 
-  /** The program name looked up on PATH; null for {@link #COMMAND}. */
+  /** Whether agent.command is the whole argv and must be given: {@link #COMMAND} and {@link #ACP}. */
+  public boolean needsCommand() {
+    return program == null;
+  }
+
+  /** The program name looked up on PATH; null for {@link #COMMAND} and {@link #ACP}. */
   public String program() {
     return program;
   }

@@ -1,5 +1,6 @@
 package dev.orchestrate.config;
 
+import static dev.orchestrate.config.ConfigLoader.ACP_KEYS;
 import static dev.orchestrate.config.ConfigLoader.AGENT_KEYS;
 import static dev.orchestrate.config.ConfigLoader.MIN_OUTPUT_TAIL_CHARS;
 import static dev.orchestrate.config.ConfigLoader.PROFILE_KEYS;
@@ -110,7 +111,68 @@ final class AgentsSection extends SectionReader {
             setting(section, "sandbox_gate_network", n -> values.bool(n, "agent.sandbox_gate_network"))
                 .orElse(defaults.sandbox().gateNetwork()),
             setting(section, "sandbox_hidden", n -> sandboxPaths(n, "agent.sandbox_hidden"))
-                .orElse(defaults.sandbox().hidden())));
+                .orElse(defaults.sandbox().hidden())))
+        .withAcp(acpOf(map, preset));
+  }
+
+  /** agent.acp, checked against the preset: only {@code preset: acp} takes it, and that preset needs agent.command. */
+  private AcpConfig acpOf(YamlNode.Mapping map, AgentPreset preset) {
+    if (preset == AgentPreset.ACP && map.get("command").isEmpty()) {
+      problems.at(map.get("preset").get(), "agent.preset: acp needs agent.command (the ACP agent's program and its "
+          + "arguments, e.g. [\"npx\", \"@zed-industries/claude-code-acp\"] or [\"gemini\", \"--experimental-acp\"])");
+    }
+    AcpConfig acp = setting(Optional.of(map), "acp", this::acp).orElse(AcpConfig.DEFAULT);
+    if (map.get("acp").isPresent() && preset != AgentPreset.ACP) {
+      problems.at(map.get("acp").get(), "agent.acp is for agent.preset: acp (an Agent Client Protocol agent); this "
+          + "agent's preset is " + preset.key());
+    }
+    return acp;
+  }
+
+  /**
+   * agent.acp: {@code permissions:} {@code worktree} (the default), {@code deny}, {@code allow}, or a
+   * list of ACP tool kinds that are allowed.
+   */
+  private Optional<AcpConfig> acp(YamlNode node) {
+    Optional<YamlNode.Mapping> map = values.mapping(node, "agent.acp", "a map like {permissions: worktree}");
+    if (map.isEmpty()) {
+      return Optional.empty();
+    }
+    problems.unknownKeys(map.get(), ACP_KEYS, "key", "agent.acp");
+    Optional<YamlNode> permissions = map.get().get("permissions");
+    if (permissions.isEmpty()) {
+      return Optional.of(AcpConfig.DEFAULT);
+    }
+    YamlNode p = permissions.get();
+    if (p instanceof YamlNode.Sequence list) {
+      Optional<List<String>> kinds = values.strings(p, "agent.acp.permissions", "", "tool kind");
+      if (kinds.isEmpty()) {
+        return Optional.empty();
+      }
+      boolean ok = true;
+      for (int i = 0; i < kinds.get().size(); i++) {
+        if (!AcpConfig.TOOL_KINDS.contains(kinds.get().get(i))) {
+          problems.at(list.items().get(i), "agent.acp.permissions: " + Quote.value(kinds.get().get(i))
+              + " is not a tool kind of ACP; use " + String.join(", ", AcpConfig.TOOL_KINDS));
+          ok = false;
+        }
+      }
+      return ok ? Optional.of(AcpConfig.kinds(new java.util.LinkedHashSet<>(kinds.get()))) : Optional.empty();
+    }
+    Map<String, AcpConfig.Permissions> words = new LinkedHashMap<>(Values.words(AcpConfig.Permissions.values()));
+    words.remove("kinds");
+    if (!(p instanceof YamlNode.Scalar)) {
+      problems.expected(p, "agent.acp.permissions", "worktree, deny, allow, or a list of tool kinds like [read, "
+          + "edit]");
+      return Optional.empty();
+    }
+    String word = ((YamlNode.Scalar) p).text();
+    if (!words.containsKey(word)) {
+      problems.at(p, "agent.acp.permissions must be worktree, deny, allow, or a list of tool kinds like [read, edit], "
+          + "got " + Quote.value(word));
+      return Optional.empty();
+    }
+    return Optional.of(new AcpConfig(words.get(word), java.util.Set.of()));
   }
 
   /** agent.sandbox_writable, agent.sandbox_hidden: absolute paths or {@code ~/...}, no {@code ..}. */

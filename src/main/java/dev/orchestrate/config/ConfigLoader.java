@@ -40,7 +40,9 @@ public final class ConfigLoader extends SectionReader {
   public static final List<String> AGENT_KEYS = List.of("command", "timeout", "kill_grace", "env",
       "result_fallback", "log_max_bytes", "output_tail_chars", "preset", "args", "stall_timeout",
       "secret_env", "stop_leftover_processes", "pass_summarizer_key", "on_usage_limit", "max_wait", "resume", "sandbox",
-      "sandbox_writable", "sandbox_gate_network", "sandbox_hidden");
+      "sandbox_writable", "sandbox_gate_network", "sandbox_hidden", "acp");
+  /** The keys of {@code agent.acp}. */
+  public static final List<String> ACP_KEYS = List.of("permissions");
   /** The keys of a profile of agents: the keys of agent:, and its own concurrency cap. */
   public static final List<String> PROFILE_KEYS = java.util.stream.Stream.concat(AGENT_KEYS.stream(),
       java.util.stream.Stream.of("max_concurrent")).toList();

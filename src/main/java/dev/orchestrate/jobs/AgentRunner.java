@@ -1,6 +1,7 @@
 package dev.orchestrate.jobs;
 
 import dev.orchestrate.config.AgentConfig;
+import dev.orchestrate.config.AgentPreset;
 import dev.orchestrate.config.ProjectCommand;
 import dev.orchestrate.config.SecretEnv;
 import dev.orchestrate.outcome.AgentOutcome;
@@ -123,7 +124,7 @@ public final class AgentRunner implements AgentLauncher {
         : agent.preset().resumeArgv(agent.command(), steps.resumeSession());
     if (steps.setup().isEmpty() && steps.verify().isEmpty() && steps.resumeSession() == null) {
       // The plain job: the agent once, started here so that a spawn failure is known at once.
-      Launched launched = launch(request, argv, request.prompt(), log, secrets, token, stop, started);
+      Launched launched = launch(request, argv, request.prompt(), null, log, secrets, token, stop, started);
       if (launched.failed() != null) {
         return RunningAgent.finished(launched.failed());
       }
@@ -158,9 +159,12 @@ public final class AgentRunner implements AgentLauncher {
       AgentOutcome failed) {
   }
 
-  /** Starts the agent with {@code argv}, {@code prompt} on stdin, its output into {@code log}. */
-  private Launched launch(JobRequest request, List<String> argv, String prompt, CappedLog log, Secrets secrets,
-      String token, StopSignal stop, Instant started) {
+  /**
+   * Starts the agent with {@code argv}, {@code prompt} on stdin, its output into {@code log}; an ACP
+   * agent gets the prompt in its session instead, loading session {@code resume} if not null.
+   */
+  private Launched launch(JobRequest request, List<String> argv, String prompt, String resume, CappedLog log,
+      Secrets secrets, String token, StopSignal stop, Instant started) {
     AgentConfig agent = request.agent();
     boolean ownSession = agent.stopLeftoverProcesses() && setsid.isPresent();
     Process process;
@@ -178,14 +182,20 @@ public final class AgentRunner implements AgentLauncher {
     String name = "agent-" + process.pid();
     LOG.debug("started {} for {} phase {} attempt {}: {} in {}", name, request.itemId(),
         request.phase(), request.attempt(), argv, request.workDir());
+    AcpClient acp = agent.preset() == AgentPreset.ACP ? new AcpClient(process.getOutputStream(), name,
+        request.workDir(), request.jobDir(), prompt, resume, agent.acp()) : null;
     OutputCapture capture = OutputCapture.start(process, log, agent.outputTailChars(), name, secrets,
-        OutputReaders.of(agent.preset()));
-    feedPrompt(process, prompt, name);
+        acp != null ? acp : OutputReaders.of(agent.preset()));
+    if (acp != null) {
+      acp.start();
+    } else {
+      feedPrompt(process, prompt, name);
+    }
     JobProcesses members = agent.stopLeftoverProcesses()
         ? new JobProcesses(ownSession ? process.pid() : -1, token)
         : null;
     AgentSupervisor supervisor = new AgentSupervisor(request, process, capture, stop, resultFile,
-        clock, started, spawnedNanos, members, secrets);
+        clock, started, spawnedNanos, members, secrets, acp);
     return new Launched(process, name, supervisor, capture, null);
   }
 
@@ -233,15 +243,16 @@ public final class AgentRunner implements AgentLauncher {
         return setUpFailed;
       }
       boolean resuming = steps.resumeSession() != null;
-      Launched launched = launch(request, argv, request.prompt(), log, secrets, token, stop, started);
+      Launched launched = launch(request, argv, request.prompt(), steps.resumeSession(), log, secrets, token, stop,
+          started);
       AgentOutcome agent = supervise(launched);
       AgentSession session;
       if (resuming && resumeRefused(agent, launched, steps.resumeSession())) {
         LOG.info("{} phase {} attempt {}: the agent CLI could not resume session {}; starting fresh",
             request.itemId(), request.phase(), request.attempt(), steps.resumeSession());
         CappedLog fresh = freshStart(steps.freshPrompt());
-        Launched again = launch(request, request.agent().command(), steps.freshPrompt(), fresh, secrets, token, stop,
-            started);
+        Launched again = launch(request, request.agent().command(), steps.freshPrompt(), null, fresh, secrets, token,
+            stop, started);
         agent = supervise(again);
         session = new AgentSession(again.capture() == null ? null : again.capture().sessionId(),
             AgentSession.Start.RESUME_FAILED);

@@ -67,7 +67,7 @@ public final class Bubblewrap {
       case GEMINI -> List.of(home.resolve(".gemini"));
       case OPENCODE -> List.of(home.resolve(".local/share/opencode"), home.resolve(".config/opencode"),
           home.resolve(".cache/opencode"), home.resolve(".local/state/opencode"));
-      case COMMAND -> List.of();
+      case ACP, COMMAND -> List.of(); // an ACP agent's, if any: agent.sandbox_writable
     };
   }
 

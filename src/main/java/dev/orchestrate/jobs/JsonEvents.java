@@ -54,6 +54,7 @@ abstract class JsonEvents implements OutputReader {
   public final void line(String line) {
     String text = line.strip();
     if (!text.startsWith("{")) {
+      notAnEvent(line);
       return;
     }
     try {
@@ -64,13 +65,19 @@ abstract class JsonEvents implements OutputReader {
           String id = sessionOf(event);
           session = AgentSession.valid(id) ? id : null;
         }
+      } else {
+        notAnEvent(line);
       }
     } catch (JsonProcessingException e) {
-      // not an event: agents print other things too
+      notAnEvent(line); // agents print other things too
     }
   }
 
   abstract void event(JsonNode event);
+
+  /** A line that is not a JSON object: skipped by the CLIs' readers (a banner, a warning). */
+  void notAnEvent(String line) {
+  }
 
   /** The session id this event names, if it names one (the first valid one of the stream is kept). */
   String sessionOf(JsonNode event) {

@@ -4,6 +4,7 @@ import dev.orchestrate.outcome.ProviderFailure;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -89,8 +90,15 @@ final class OutputCapture {
         }
       }
     });
-    Thread stdoutReader = Daemon.start(name + "-stdout",
-        () -> drain(process.getInputStream(), stdout, log, secrets.streamMasker(), last, lines));
+    boolean rendered = lines != null && reader.logsTo(text -> {
+      byte[] bytes = (secrets.mask(text) + "\n").getBytes(StandardCharsets.UTF_8);
+      stdout.append(bytes, 0, bytes.length);
+      log.write(bytes, 0, bytes.length);
+    });
+    Thread stdoutReader = Daemon.start(name + "-stdout", () -> {
+      drain(process.getInputStream(), rendered ? null : stdout, rendered ? null : log, secrets.streamMasker(), last,
+          lines == null ? null : new ReaderLines(lines, reader));
+    });
     Thread stderrReader = Daemon.start(name + "-stderr",
         () -> drain(process.getErrorStream(), stderr, log, secrets.streamMasker(), last, null));
     OutputCapture capture = new OutputCapture(process, log, stdout, stderr, stdoutReader, stderrReader);
@@ -144,8 +152,32 @@ final class OutputCapture {
     return new Tails(stdout.capped(), stderr.capped(), stdout.truncated(), stderr.truncated());
   }
 
+  /** The lines of stdout for a reader, which is told of each line skipped as too long, and of the end. */
+  private record ReaderLines(LineSplitter splitter, OutputReader reader) {
+    void append(byte[] bytes, int offset, int length) {
+      long skipped = splitter.skipped();
+      splitter.append(bytes, offset, length);
+      for (long i = skipped; i < splitter.skipped(); i++) {
+        synchronized (reader) {
+          reader.oversized();
+        }
+      }
+    }
+
+    void finish() {
+      try {
+        splitter.finish();
+      } finally {
+        synchronized (reader) {
+          reader.ended();
+        }
+      }
+    }
+  }
+
+  /** {@code tail} and {@code log} null: the bytes go to {@code lines} only (a reader that logs itself). */
   private static void drain(InputStream in, TailBuffer tail, CappedLog log, Secrets.StreamMasker masker,
-      AtomicLong lastOutput, LineSplitter lines) {
+      AtomicLong lastOutput, ReaderLines lines) {
     byte[] chunk = new byte[CHUNK_BYTES];
     try {
       int n;
@@ -164,7 +196,7 @@ final class OutputCapture {
   }
 
   /** Gives a chunk to the preset's reader; a reader that fails is dropped, the draining goes on. */
-  private static LineSplitter feed(LineSplitter lines, byte[] chunk, int n) {
+  private static ReaderLines feed(ReaderLines lines, byte[] chunk, int n) {
     if (lines == null || n == 0) {
       return lines;
     }
@@ -177,7 +209,7 @@ final class OutputCapture {
     }
   }
 
-  private static void feedEnd(LineSplitter lines) {
+  private static void feedEnd(ReaderLines lines) {
     try {
       lines.finish();
     } catch (RuntimeException e) {
@@ -185,8 +217,8 @@ final class OutputCapture {
     }
   }
 
-  private static LineSplitter pass(byte[] masked, TailBuffer tail, CappedLog log, LineSplitter lines) {
-    if (masked.length > 0) {
+  private static ReaderLines pass(byte[] masked, TailBuffer tail, CappedLog log, ReaderLines lines) {
+    if (masked.length > 0 && tail != null) {
       tail.append(masked, 0, masked.length);
       log.write(masked, 0, masked.length);
     }

@@ -41,4 +41,21 @@ interface OutputReader {
   default ProviderFailure stopNow() {
     return null;
   }
+
+  /**
+   * Whether this reader writes stdout to the job's log itself, as readable lines given to
+   * {@code log} (which masks secrets and keeps them as the stdout tail), instead of stdout's raw
+   * bytes: an ACP agent's stdout is a JSON-RPC conversation. False: the bytes are logged as they come.
+   */
+  default boolean logsTo(java.util.function.Consumer<String> log) {
+    return false;
+  }
+
+  /** A line of stdout was longer than the cap and skipped: it never arrives. */
+  default void oversized() {
+  }
+
+  /** Stdout ended (the agent closed it, or exited). */
+  default void ended() {
+  }
 }

@@ -14,7 +14,8 @@ final class OutputReaders {
       case CODEX -> new CodexReader();
       case GEMINI -> new GeminiReader();
       case OPENCODE -> new OpencodeReader();
-      case COMMAND -> OutputReader.NONE;
+      // an ACP agent's reader is its client, made with the job it serves (AgentRunner)
+      case ACP, COMMAND -> OutputReader.NONE;
     };
   }
 }

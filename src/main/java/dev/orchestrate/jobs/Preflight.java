@@ -142,6 +142,11 @@ public final class Preflight {
     if (costKey == null || agent.command().isEmpty() || agent.preset().reportsCost()) {
       return null;
     }
+    if (agent.preset() == AgentPreset.ACP) {
+      return new Problem(costKey + " is a cost budget, but an ACP agent (agent.preset: acp) need not report its "
+          + "cost, so it could not be kept: use agent.preset claude or opencode, which report their cost, or remove "
+          + costKey);
+    }
     if (agent.preset() == AgentPreset.COMMAND) {
       return new Problem(costKey + " is a cost budget, but a plain agent.command reports no cost, so it could "
           + "not be kept: use agent.preset claude or opencode, which report their cost, or remove " + costKey);
@@ -158,8 +163,13 @@ public final class Preflight {
    * accepted and silently not enforced). Null when there is no token budget or it can be kept.
    */
   public static Problem tokenBudget(AgentConfig agent, String tokenKey) {
-    if (tokenKey == null || agent.command().isEmpty() || agent.preset() != AgentPreset.COMMAND) {
+    if (tokenKey == null || agent.command().isEmpty() || agent.preset().reportsTokens()) {
       return null;
+    }
+    if (agent.preset() == AgentPreset.ACP) {
+      return new Problem(tokenKey + " is a token budget, but an ACP agent (agent.preset: acp) need not report its "
+          + "tokens, so it could not be kept: use agent.preset claude, codex, gemini or opencode, or remove "
+          + tokenKey);
     }
     return new Problem(tokenKey + " is a token budget, but a plain agent.command reports no tokens, so it could not "
         + "be kept: use an agent.preset (claude, codex, gemini, opencode), which report their tokens, or remove "

@@ -184,6 +184,21 @@ class UsageCliTest {
     assertTrue(Files.notExists(dir.resolve("state")), "nothing opened, nothing locked");
   }
 
+  /** An ACP agent need not report usage (it is optional in the protocol): no budget relies on it. */
+  @Test
+  void a_budget_with_an_acp_agent_exits_2_before_the_state_is_touched() throws Exception {
+    Files.writeString(config, Files.readString(config).replace("preset: claude", "preset: acp"));
+    CliRunner.Result tokens = cli("run", "--max-tokens", "1000", backlog.toString());
+    assertEquals(2, tokens.exitCode(), tokens.err());
+    assertEquals("orchestrate: error: --max-tokens is a token budget, but an ACP agent (agent.preset: acp) need not "
+        + "report its tokens, so it could not be kept: use agent.preset claude, codex, gemini or opencode, or remove "
+        + "--max-tokens", tokens.err().strip());
+    CliRunner.Result cost = cli("run", "--max-cost", "1", backlog.toString());
+    assertEquals(2, cost.exitCode(), cost.err());
+    assertTrue(cost.err().startsWith("orchestrate: error: --max-cost is a cost budget, but an ACP agent"), cost.err());
+    assertTrue(Files.notExists(dir.resolve("state")), "nothing opened, nothing locked");
+  }
+
   @Test
   void money_in_json_is_rounded_to_the_millionth_and_unknown_stays_null() {
     assertEquals(0.3, UsageView.json(new dev.orchestrate.outcome.Usage(1L, 1L, null, null, 0.1 + 0.2)).get("cost_usd"),

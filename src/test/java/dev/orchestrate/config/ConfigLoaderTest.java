@@ -215,7 +215,7 @@ class ConfigLoaderTest {
   void an_unknown_key_is_an_error_at_its_location_listing_the_expected_keys() {
     assertEquals(List.of("3:3: unknown key 'depends' in agent; expected one of: command, timeout, "
         + "kill_grace, env, result_fallback, log_max_bytes, output_tail_chars, preset, args, stall_timeout, "
-        + "secret_env, stop_leftover_processes, pass_summarizer_key, on_usage_limit, max_wait, resume, sandbox, sandbox_writable, sandbox_gate_network, sandbox_hidden"),
+        + "secret_env, stop_leftover_processes, pass_summarizer_key, on_usage_limit, max_wait, resume, sandbox, sandbox_writable, sandbox_gate_network, sandbox_hidden, acp"),
         problemsOf("""
             agent:
               command: [bash, a.sh]
@@ -762,7 +762,7 @@ class ConfigLoaderTest {
             + "e.g. 90s, 30m, 2h, 7d"),
         new Problem(name, 4, 3, "unknown key 'color' in agent; expected one of: command, timeout, "
             + "kill_grace, env, result_fallback, log_max_bytes, output_tail_chars, preset, args, stall_timeout, "
-            + "secret_env, stop_leftover_processes, pass_summarizer_key, on_usage_limit, max_wait, resume, sandbox, sandbox_writable, sandbox_gate_network, sandbox_hidden"),
+            + "secret_env, stop_leftover_processes, pass_summarizer_key, on_usage_limit, max_wait, resume, sandbox, sandbox_writable, sandbox_gate_network, sandbox_hidden, acp"),
         new Problem(name, 6, 12, "execution.max_wip must be at least 1, got 0"),
         new Problem(name, 14, 15, "duplicate phase 'build' in pipeline 'feature' (first defined at line 12)"),
         new Problem(name, 17, 16, "memory.keep_recent must be an integer, got 'many'"),

@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  * construction (its agent starts after its worktree is ready, its end is looked at after its agent
  * ended); different items' run side by side, at most {@link #threadsFor} at once. The retention
  * sweep, which removes finished items' worktrees, runs alone ({@link #sweep}): never beside an
- * item's preparation, which may take a finished worktree back into use.
+ * item's work, which may take a finished worktree back into use.
  */
 final class WorkspaceWorkers {
   private static final Logger log = LoggerFactory.getLogger(Scheduler.class);
@@ -62,15 +62,28 @@ final class WorkspaceWorkers {
 
   /**
    * Runs {@code sweep} on a worker once no item's work runs; a sweep asked for while one waits to
-   * start is the same sweep (each looks at every worktree).
+   * start is the same sweep (each looks at every worktree). It never queues for the lock (a queued
+   * writer would hold every item's work up behind it): it tries, and waits a little between tries.
    */
   void sweep(Runnable sweep) {
     if (!sweepQueued.compareAndSet(false, true)) {
       return;
     }
     executor.execute(() -> {
+      try {
+        while (!sweepLock.writeLock().tryLock()) {
+          if (executor.isShutdown()) {
+            sweepLock.writeLock().lock(); // the run's end: no item's work is left to come
+            break;
+          }
+          Thread.sleep(SWEEP_RETRY_MS);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        sweepQueued.set(false);
+        return;
+      }
       sweepQueued.set(false);
-      sweepLock.writeLock().lock();
       try {
         sweep.run();
       } catch (RuntimeException e) {
@@ -80,6 +93,8 @@ final class WorkspaceWorkers {
       }
     });
   }
+
+  private static final long SWEEP_RETRY_MS = 50;
 
   /** After the loop: the work still queued or running ends (a phase commit is not cut), within {@link #STOP_WAIT}. */
   void close() {

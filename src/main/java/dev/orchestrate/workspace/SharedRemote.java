@@ -19,10 +19,24 @@ import java.util.function.UnaryOperator;
  * is refused, never followed (an agent can write the shared git directory's config). Credentials
  * are what the URL carries or ssh's; they are masked wherever a message shows them.
  *
- * <p>Its fetches and pushes run one at a time: the worktrees' workers prepare and commit several
- * items at once, and two fetches of one branch into this clone would race for its ref's lock.
+ * <p>Its fetches and pushes run one at a time, and never beside a {@code worktree add} or removal
+ * ({@link #besideFetches}, one at a time too): the worktrees' workers prepare and commit several items at once, two
+ * fetches of one branch into this clone would race for its ref's lock, and a fetch's connectivity
+ * check reads every worktree's HEAD, which {@code worktree add} writes before its commit is there.
  */
 public final class SharedRemote {
+  private final java.util.concurrent.locks.ReentrantReadWriteLock layout = new java.util.concurrent.locks.ReentrantReadWriteLock();
+  private final java.util.concurrent.locks.Lock exclusive = layout.writeLock();
+
+  /**
+   * Held by a {@code worktree add} or removal: never beside a fetch or push, nor beside another
+   * (worktrees made side by side in one repository lost work and left branches in this build's
+   * tests: one at a time until that is understood).
+   */
+  java.util.concurrent.locks.Lock besideFetches() {
+    return exclusive;
+  }
+
   /** Where each item's last phase commit is kept on the remote: {@code refs/orchestrate/<ID>}. */
   public static final String ITEM_REFS = "refs/orchestrate/";
 
@@ -124,35 +138,47 @@ public final class SharedRemote {
    *
    * @throws GitException when the push fails (the remote unreachable, refused, the configuration changed)
    */
-  public synchronized void publish(String itemId, String commit, String expected) {
-    steady();
-    String ref = itemRef(itemId);
-    Git.Result push = push("--force-with-lease=" + ref + ":" + (expected == null ? "" : expected), commit + ":" + ref);
-    if (!push.ok()) {
-      String there = remoteTip(ref);
-      if (!Objects.equals(there, commit)) {
-        Git.Result again = push("--force-with-lease=" + ref + ":" + (there == null ? "" : there), commit + ":" + ref);
-        if (!again.ok()) {
-          throw new GitException("could not push " + abbrev(commit) + " to " + ref + " on " + name + " (" + where()
-              + "): " + mask.apply(again.reason()));
+  public void publish(String itemId, String commit, String expected) {
+    exclusive.lock();
+    try {
+      steady();
+      String ref = itemRef(itemId);
+      Git.Result push = push("--force-with-lease=" + ref + ":" + (expected == null ? "" : expected),
+          commit + ":" + ref);
+      if (!push.ok()) {
+        String there = remoteTip(ref);
+        if (!Objects.equals(there, commit)) {
+          Git.Result again = push("--force-with-lease=" + ref + ":" + (there == null ? "" : there), commit + ":" + ref);
+          if (!again.ok()) {
+            throw new GitException("could not push " + abbrev(commit) + " to " + ref + " on " + name + " (" + where()
+                + "): " + mask.apply(again.reason()));
+          }
         }
       }
+      // this clone's copy of the ref: what it published last (its clean-up knows a branch at it is on the remote)
+      git.run(checkout, "update-ref", ref, commit);
+    } finally {
+      exclusive.unlock();
     }
-    // this clone's copy of the ref: what it published last (its clean-up knows a branch at it is on the remote)
-    git.run(checkout, "update-ref", ref, commit);
   }
 
   /** Deletes the item's ref on the remote and in this clone: its work landed on the base. */
-  public synchronized void drop(String itemId) {
-    steady();
-    String ref = itemRef(itemId);
-    git.run(checkout, "update-ref", "-d", ref);
-    git.run(checkout, "update-ref", "-d", "refs/orchestrate-remote/" + itemId);
-    List<String> args = List.of("push", "--porcelain", "--quiet", "--receive-pack=git-receive-pack", "--no-verify", url,
-        ":" + ref);
-    Git.Result push = git.run(checkout, environment(), args);
-    if (!push.ok() && remoteTip(ref) != null) {
-      throw new GitException("could not delete " + ref + " on " + name + ": " + mask.apply(push.reason()));
+  public void drop(String itemId) {
+    exclusive.lock();
+    try {
+      steady();
+      String ref = itemRef(itemId);
+      git.run(checkout, "update-ref", "-d", ref);
+      git.run(checkout, "update-ref", "-d", "refs/orchestrate-remote/" + itemId);
+      List<String> args = List.of("push", "--porcelain", "--quiet", "--receive-pack=git-receive-pack", "--no-verify",
+          url,
+          ":" + ref);
+      Git.Result push = git.run(checkout, environment(), args);
+      if (!push.ok() && remoteTip(ref) != null) {
+        throw new GitException("could not delete " + ref + " on " + name + ": " + mask.apply(push.reason()));
+      }
+    } finally {
+      exclusive.unlock();
     }
   }
 
@@ -173,20 +199,25 @@ public final class SharedRemote {
     return fetch("refs/heads/" + branch, "refs/remotes/" + name + "/" + branch);
   }
 
-  private synchronized String fetch(String ref, String into) {
-    steady();
-    Git.Result fetch = git.run(checkout, environment(),
-        List.of("fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
-            "--upload-pack=git-upload-pack", url, "+" + ref + ":" + into));
-    if (!fetch.ok() && fetch.err().contains("couldn't find remote ref")) {
-      git.run(checkout, "update-ref", "-d", into);
-      return null;
+  private String fetch(String ref, String into) {
+    exclusive.lock();
+    try {
+      steady();
+      Git.Result fetch = git.run(checkout, environment(),
+          List.of("fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+              "--upload-pack=git-upload-pack", url, "+" + ref + ":" + into));
+      if (!fetch.ok() && fetch.err().contains("couldn't find remote ref")) {
+        git.run(checkout, "update-ref", "-d", into);
+        return null;
+      }
+      if (!fetch.ok()) {
+        throw new GitException("could not fetch " + ref + " from " + name + " (" + where() + "): "
+            + mask.apply(fetch.reason()));
+      }
+      return git.commit(checkout, into);
+    } finally {
+      exclusive.unlock();
     }
-    if (!fetch.ok()) {
-      throw new GitException("could not fetch " + ref + " from " + name + " (" + where() + "): "
-          + mask.apply(fetch.reason()));
-    }
-    return git.commit(checkout, into);
   }
 
   /** Whether this clone has {@code commit} (and everything it needs). */
@@ -208,20 +239,25 @@ public final class SharedRemote {
    *
    * @throws GitException when the push fails otherwise (unreachable, refused by a hook)
    */
-  public synchronized Landed land(String branch, String from, String to) {
-    steady();
-    String ref = "refs/heads/" + branch;
-    Git.Result push = push("--force-with-lease=" + ref + ":" + from, to + ":" + ref);
-    if (push.ok()) {
-      git.run(checkout, "update-ref", "refs/remotes/" + name + "/" + branch, to);
-      return Landed.DONE;
+  public Landed land(String branch, String from, String to) {
+    exclusive.lock();
+    try {
+      steady();
+      String ref = "refs/heads/" + branch;
+      Git.Result push = push("--force-with-lease=" + ref + ":" + from, to + ":" + ref);
+      if (push.ok()) {
+        git.run(checkout, "update-ref", "refs/remotes/" + name + "/" + branch, to);
+        return Landed.DONE;
+      }
+      String there = remoteTip(ref);
+      if (!Objects.equals(there, from)) {
+        return Landed.MOVED;
+      }
+      throw new GitException("could not push " + abbrev(to) + " to " + branch + " on " + name + " (" + where() + "): "
+          + mask.apply(push.reason()));
+    } finally {
+      exclusive.unlock();
     }
-    String there = remoteTip(ref);
-    if (!Objects.equals(there, from)) {
-      return Landed.MOVED;
-    }
-    throw new GitException("could not push " + abbrev(to) + " to " + branch + " on " + name + " (" + where() + "): "
-        + mask.apply(push.reason()));
   }
 
   /** The commit {@code ref} names on the remote, or null when it has none. */

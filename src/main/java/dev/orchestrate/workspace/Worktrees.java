@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.locks.Lock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -256,9 +257,13 @@ public final class Worktrees implements ItemWorkspaces {
    */
   public Path landingTree(String itemId, String commit) throws IOException {
     Path path = landingPath(itemId);
-    synchronized (layout()) {
+    Lock beside = layout();
+    beside.lock();
+    try {
       forget(path);
       git.ok(checkout, "worktree", "add", "--quiet", "--detach", "--force", path.toString(), commit);
+    } finally {
+      beside.unlock();
     }
     return path;
   }
@@ -403,14 +408,22 @@ public final class Worktrees implements ItemWorkspaces {
             "branch " + branch + " already exists with commits the state does not know: "
                 + "delete it (git branch -D " + branch + ") or rename it, then unblock " + itemId);
       }
-      synchronized (layout()) {
+      Lock beside = layout();
+      beside.lock();
+      try {
         forget(path);
         git.ok(checkout, "worktree", "add", "--quiet", "--force", path.toString(), branch);
+      } finally {
+        beside.unlock();
       }
     } else {
-      synchronized (layout()) {
+      Lock beside = layout();
+      beside.lock();
+      try {
         forget(path);
         git.ok(checkout, "worktree", "add", "--quiet", "-b", branch, path.toString(), start);
+      } finally {
+        beside.unlock();
       }
     }
     Path admin = adminDir(path);
@@ -442,13 +455,21 @@ public final class Worktrees implements ItemWorkspaces {
     available(ws);
     String tip = git.commit(checkout, "refs/heads/" + ws.branch());
     if (tip != null && ancestor(ws.headCommit(), tip)) {
-      synchronized (layout()) {
+      Lock beside = layout();
+      beside.lock();
+      try {
         git.ok(checkout, "worktree", "add", "--quiet", "--force", path.toString(), ws.branch());
+      } finally {
+        beside.unlock();
       }
     } else if (replaceable(ws.itemId(), tip, ws.headCommit())) {
-      synchronized (layout()) {
+      Lock beside = layout();
+      beside.lock();
+      try {
         git.ok(checkout, "worktree", "add", "--quiet", "--force", "-B", ws.branch(), path.toString(),
             ws.headCommit());
+      } finally {
+        beside.unlock();
       }
     } else {
       throw new WorkspaceUnavailableException("branch " + ws.branch() + " in " + repo.top() + " is at " + tip
@@ -490,13 +511,17 @@ public final class Worktrees implements ItemWorkspaces {
           + ": orchestrate will not run git there or delete through it; remove it (rm " + path + ") and try again");
     }
     if (Files.exists(path, WorktreeGuard.NOFOLLOW)) {
-      synchronized (layout()) {
+      Lock beside = layout();
+      beside.lock();
+      try {
         if (Files.isDirectory(path, WorktreeGuard.NOFOLLOW) && path.toRealPath().getParent().equals(guard.root())) {
           WorktreeGuard.disarmRegistry(repo.commonDir());
           git.run(checkout, "worktree", "remove", "--force", "--force", path.toString());
         }
         DiskUsage.delete(path);
         prune();
+      } finally {
+        beside.unlock();
       }
     } else if (store.onDisk().stream().anyMatch(ws -> ws.path().equals(path))) {
       prune();
@@ -698,8 +723,12 @@ public final class Worktrees implements ItemWorkspaces {
       return;
     }
     boolean removed;
-    synchronized (layout()) {
+    Lock beside = layout();
+    beside.lock();
+    try {
       removed = WorktreeRetention.removeFromDisk(git, ws, true);
+    } finally {
+      beside.unlock();
     }
     if (removed) {
       store.removed(ws.itemId(), clock.instant());
@@ -710,21 +739,28 @@ public final class Worktrees implements ItemWorkspaces {
 
   @Override
   public void maintain() {
-    synchronized (layout()) {
+    Lock beside = layout();
+    beside.lock();
+    try {
       new WorktreeRetention(git, store, retention, clock).sweep(clock.instant());
+    } finally {
+      beside.unlock();
     }
   }
 
   /**
-   * What {@code worktree add} and removal hold, so that the shared remote's fetches (synchronized on
-   * it) never run beside them: a fetch's connectivity check reads every worktree's HEAD, which
+   * What {@code worktree add} and removal hold, one at a time, so that the shared remote's fetches
+   * never run beside them: a fetch's connectivity check reads every worktree's HEAD, which
    * {@code worktree add} writes before the commit it names is checked out ("bad object
    * worktrees/X/HEAD" when items are prepared side by side, issue 46).
    */
-  private Object layout() {
+  private Lock layout() {
     SharedRemote shared = remote;
-    return shared != null ? shared : this;
+    return shared != null ? shared.besideFetches() : unshared;
   }
+
+  /** Without a shared remote: worktree add and removal one at a time all the same (see {@link SharedRemote#besideFetches}). */
+  private final Lock unshared = new java.util.concurrent.locks.ReentrantLock();
 
   /** The repository's git directory, from the worktree's administrative one (…/.git/worktrees/X). */
   static Path commonDir(WorkspaceRecord ws) {

@@ -408,23 +408,9 @@ public final class Worktrees implements ItemWorkspaces {
             "branch " + branch + " already exists with commits the state does not know: "
                 + "delete it (git branch -D " + branch + ") or rename it, then unblock " + itemId);
       }
-      Lock beside = layout();
-      beside.lock();
-      try {
-        forget(path);
-        git.ok(checkout, "worktree", "add", "--quiet", "--force", path.toString(), branch);
-      } finally {
-        beside.unlock();
-      }
+      addWorktree(path, "--force", path.toString(), branch);
     } else {
-      Lock beside = layout();
-      beside.lock();
-      try {
-        forget(path);
-        git.ok(checkout, "worktree", "add", "--quiet", "-b", branch, path.toString(), start);
-      } finally {
-        beside.unlock();
-      }
+      addWorktree(path, "-b", branch, path.toString(), start);
     }
     Path admin = adminDir(path);
     if (stack.size() > 1) {
@@ -754,6 +740,20 @@ public final class Worktrees implements ItemWorkspaces {
    * {@code worktree add} writes before the commit it names is checked out ("bad object
    * worktrees/X/HEAD" when items are prepared side by side, issue 46).
    */
+  /** Whatever is at {@code path} removed, then {@code git worktree add --quiet args}, under {@link #layout}. */
+  private void addWorktree(Path path, String... args) throws IOException {
+    Lock beside = layout();
+    beside.lock();
+    try {
+      forget(path);
+      List<String> add = new ArrayList<>(List.of("worktree", "add", "--quiet"));
+      add.addAll(List.of(args));
+      git.ok(checkout, add.toArray(String[]::new));
+    } finally {
+      beside.unlock();
+    }
+  }
+
   private Lock layout() {
     SharedRemote shared = remote;
     return shared != null ? shared.besideFetches() : unshared;

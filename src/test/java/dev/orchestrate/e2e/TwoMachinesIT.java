@@ -192,7 +192,8 @@ class TwoMachinesIT {
         if (e.getValue().equals("done")) {
           for (String phase : List.of("design", "build")) {
             String subject = e.getKey() + " " + phase + ": phase complete";
-            assertEquals(1, seen.getOrDefault(subject, 0), subject + " on origin's main: " + seen);
+            assertEquals(1, seen.getOrDefault(subject, 0), () -> subject + " on origin's main: " + seen + "\n"
+                + history(e.getKey()));
           }
         }
       }
@@ -228,6 +229,29 @@ class TwoMachinesIT {
         String id = branch.substring("orchestrate/".length());
         assertEquals("blocked", status.get(id), "clone A keeps only the branches of blocked items: " + branch);
       }
+    }
+
+    /** What the runners did with item {@code id}: its jobs and what they printed about it, for a failure's message. */
+    String history(String id) {
+      StringBuilder out = new StringBuilder("jobs of " + id + ": ");
+      out.append(EmbeddedPostgresServer.text(schema, "SELECT string_agg(id || ' ' || phase || ' ' || attempt || ' '"
+          + " || state || ' ' || coalesce(result, '-') || ' ' || coalesce(commit_sha, '-') || ' ' || coalesce(runner_id,"
+          + " '-') || ' ' || coalesce(reason, '-'), '; ' ORDER BY id) FROM jobs WHERE item_id = '" + id + "'"));
+      for (String name : List.of("a", "b")) {
+        try {
+          out.append("\nrunner ").append(name).append(" said:\n");
+          Files.readAllLines(dir.resolve(name + ".err")).stream().filter(l -> l.contains(id))
+              .forEach(l -> out.append(l).append('\n'));
+        } catch (IOException e) {
+          out.append(e);
+        }
+      }
+      try {
+        out.append("origin: ").append(git(dir, "--git-dir=" + origin, "log", "--format=%h %p %s", "--all"));
+      } catch (IOException | InterruptedException e) {
+        out.append(e);
+      }
+      return out.toString();
     }
 
     /** The running jobs of the runner with process {@code pid} in {@code phase} (0 before it registered). */

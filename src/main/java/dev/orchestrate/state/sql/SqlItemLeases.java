@@ -108,6 +108,12 @@ final class SqlItemLeases implements ItemLeases {
         rs -> new Row(rs.getString(1), rs.getString(2), rs.getString(3)), me, timeout.toMillis());
     List<DeadRunner> out = new ArrayList<>();
     for (Row r : rows) {
+      // a phase commit whose job completed counts, though the runner died before it confirmed it
+      // (between the job's write and the commit's): the item continues from it, as after a restart
+      List<String> completed = jdbc.query("SELECT w.item_id FROM workspaces w JOIN jobs j ON j.id = w.pending_job_id"
+          + " WHERE w.pending_commit IS NOT NULL AND j.state = 'completed' AND j.runner_id = ?", rs -> rs.getString(1),
+          r.id());
+      completed.forEach(id -> SqlWorkspaceStore.confirm(jdbc, id, java.time.Instant.now()));
       // a phase commit its interrupted jobs left pending never counts: dropped before the jobs end
       jdbc.execute("UPDATE workspaces SET pending_commit = NULL, pending_job_id = NULL WHERE pending_job_id IN"
           + " (SELECT id FROM jobs WHERE runner_id = ? AND state = 'running')", r.id());

@@ -91,10 +91,15 @@ final class SqlWorkspaceStore implements WorkspaceStore {
 
   @Override
   public void commitConfirmed(String itemId, Instant now) {
-    jdbc.inTransaction(() -> confirm(itemId, now));
+    jdbc.inTransaction(() -> confirm(jdbc, itemId, now));
   }
 
-  private void confirm(String itemId, Instant now) {
+  /**
+   * The item's pending commit becomes its head and is written on its job: by its runner once the
+   * job is recorded completed, at a start ({@link #settlePending}), or by the runner that takes a
+   * dead one's items over ({@code SqlItemLeases}), for a runner killed between the two writes.
+   */
+  static void confirm(Jdbc jdbc, String itemId, Instant now) {
     {
       jdbc.execute("""
           UPDATE jobs SET commit_sha = (SELECT pending_commit FROM workspaces WHERE item_id = ?)
@@ -128,7 +133,7 @@ final class SqlWorkspaceStore implements WorkspaceStore {
       List<String> confirmed = jdbc.query("""
           SELECT w.item_id FROM workspaces w JOIN jobs j ON j.id = w.pending_job_id
            WHERE w.pending_commit IS NOT NULL AND j.state = 'completed'""", rs -> rs.getString(1));
-      confirmed.forEach(id -> confirm(id, now));
+      confirmed.forEach(id -> confirm(jdbc, id, now));
       return dropped;
     });
   }

@@ -169,6 +169,40 @@ class ItemLeasesTest {
   }
 
   @Test
+  void a_dead_runners_completed_job_whose_commit_it_never_confirmed_leaves_that_commit_as_the_items_head() {
+    Runner a = runner();
+    Runner b = runner();
+    a.store().items().sync(List.of(item("A", InitialStatus.READY), item("B", InitialStatus.READY)), T0);
+    long run = a.store().items().runStarted(T0, 1);
+    for (String id : List.of("A", "B")) {
+      a.leases().claim(id, 0).orElseThrow();
+      a.store().workspaces().save(new dev.orchestrate.workspace.WorkspaceRecord(id, dir.resolve(id),
+          "orchestrate/" + id, "main", dir.resolve("g"), "base000", "head000", null, null, null, null, 1, T0, null,
+          null), T0);
+    }
+    // A's design completed and was written, and its runner was killed before it confirmed the commit
+    long completed = a.store().items().jobStarted(new JobStart(run, "A", "design", 1, T0, null));
+    a.store().workspaces().commitPending("A", "designA", completed, 1, T0);
+    a.store().items().jobEnded(completed, new dev.orchestrate.item.JobEnd(dev.orchestrate.outcome.JobState.COMPLETED,
+        "phase_complete", 0, null, T0), null, List.of(), T0);
+    // B's build was running when it was killed, its commit pending
+    long running = a.store().items().jobStarted(new JobStart(run, "B", "build", 1, T0, null));
+    a.store().workspaces().commitPending("B", "buildB", running, 1, T0);
+    EmbeddedPostgresServer.execute(schema,
+        "UPDATE runners SET heartbeat_at = heartbeat_at - 3600000 WHERE id = '" + a.lease().runnerId() + "'");
+
+    assertEquals(1, b.leases().refresh().takenOver().size());
+
+    dev.orchestrate.workspace.WorkspaceRecord design = b.store().workspaces().workspace("A").orElseThrow();
+    assertEquals("designA", design.headCommit(), "the completed phase's commit is where the item continues");
+    assertNull(design.pendingCommit());
+    assertEquals("designA", EmbeddedPostgresServer.text(schema, "SELECT commit_sha FROM jobs WHERE id = " + completed));
+    dev.orchestrate.workspace.WorkspaceRecord build = b.store().workspaces().workspace("B").orElseThrow();
+    assertEquals("head000", build.headCommit(), "an interrupted phase's commit never counts");
+    assertNull(build.pendingCommit());
+  }
+
+  @Test
   void a_dead_runners_running_jobs_are_interrupted_its_items_freed_and_its_row_removed() throws Exception {
     Runner a = runner();
     Runner b = runner();

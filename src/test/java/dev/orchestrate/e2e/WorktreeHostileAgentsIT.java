@@ -202,8 +202,8 @@ class WorktreeHostileAgentsIT {
 
   @Test
   void filters_drivers_fsmonitor_and_includes_an_agent_plants_never_run_inside_orchestrates_git() throws Exception {
-    // A and B change the same file, so B's rebase needs the merge driver; A's .gitattributes
-    // reaches main and the user's checkout by integration.
+    // A and B change the same file, so the second one's rebase needs the merge driver; the first
+    // one's .gitattributes reaches main and the user's checkout by integration.
     project("""
         touch_marker="touch '$MARKER'; cat"
         git config filter.evil.clean "$touch_marker"
@@ -232,9 +232,11 @@ class WorktreeHostileAgentsIT {
     assertFalse(Files.exists(marker), "a command the agent planted ran inside orchestrate's git: " + r.err());
     String status = status();
     assertTrue(status.contains("\"done\""), status);
-    // B conflicts with A in shared.txt: the planted merge driver is not used, git reports the conflict
+    // Whichever lands second conflicts with the first in shared.txt (the two run side by side,
+    // so either may land first): the planted merge driver is not used, git reports the conflict
     assertTrue(status.contains("conflicts in shared.txt"), status);
-    assertEquals("A was here\n", Files.readString(repo.dir.resolve("shared.txt")));
+    String landed = Files.readString(repo.dir.resolve("shared.txt"));
+    assertTrue(landed.equals("A was here\n") || landed.equals("B was here\n"), landed);
   }
 
   private static void mkdirs(Path p) throws IOException {

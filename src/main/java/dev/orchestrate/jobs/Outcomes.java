@@ -19,7 +19,7 @@ import java.util.OptionalInt;
  */
 final class Outcomes {
 
-  static final String CANCELLED_CONTEXT = "cancelled";
+  static final String CANCELLED_CONTEXT = AgentOutcome.CANCELLED;
 
   private Outcomes() {}
 
@@ -28,7 +28,7 @@ final class Outcomes {
   }
 
   static AgentOutcome cancelled(Duration elapsed) {
-    return failed(CANCELLED_CONTEXT, false, OptionalInt.empty(), Ending.CANCELLED, elapsed);
+    return AgentOutcome.cancelled(elapsed);
   }
 
   static AgentOutcome timedOut(Duration timeout, int descendants, String stderrTail,

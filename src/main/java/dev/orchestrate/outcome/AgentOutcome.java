@@ -61,6 +61,9 @@ public record AgentOutcome(
    */
   public static final int TEXT_MAX_CHARS = 8_000;
 
+  /** The context of a job stopped before its agent answered ({@link #cancelled}). */
+  public static final String CANCELLED = "cancelled";
+
   /** How the agent process ended, independent of the result it reported. */
   public enum Ending {
     EXITED, TIMED_OUT, CANCELLED, SPAWN_FAILED,
@@ -169,6 +172,12 @@ public record AgentOutcome(
   public static AgentOutcome setupFailed(String reason, List<CommandRun> runs, Duration elapsed) {
     return new AgentOutcome(AgentResult.BLOCKED, "", reason, List.of(), List.of(), OptionalInt.empty(),
         Ending.EXITED, elapsed, 0, Usage.UNKNOWN, null, AgentSession.NONE, runs, null, null);
+  }
+
+  /** A job stopped before its agent answered (a stop, a cancel): a failure whose context says so. */
+  public static AgentOutcome cancelled(Duration elapsed) {
+    return new AgentOutcome(AgentResult.FAILED, "", CANCELLED, List.of(), List.of(), OptionalInt.empty(),
+        Ending.CANCELLED, elapsed);
   }
 
   /** An outcome whose agent reported no usage. */

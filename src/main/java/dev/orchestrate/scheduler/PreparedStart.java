@@ -6,10 +6,8 @@ import dev.orchestrate.jobs.AgentHandle;
 import dev.orchestrate.jobs.AgentLauncher;
 import dev.orchestrate.jobs.JobRequest;
 import dev.orchestrate.outcome.AgentOutcome;
-import dev.orchestrate.outcome.AgentResult;
 import java.time.Duration;
 import java.util.List;
-import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.function.Function;
@@ -50,7 +48,7 @@ final class PreparedStart implements AgentHandle {
     long began = System.nanoTime();
     try {
       if (cancelRequested()) {
-        finished.complete(cancelledOutcome());
+        finished.complete(AgentOutcome.cancelled(Duration.ofNanos(System.nanoTime() - began)));
         return;
       }
       Placement placement;
@@ -66,7 +64,7 @@ final class PreparedStart implements AgentHandle {
       AgentHandle started;
       synchronized (this) {
         if (cancelled) {
-          finished.complete(cancelledOutcome());
+          finished.complete(AgentOutcome.cancelled(Duration.ofNanos(System.nanoTime() - began)));
           return;
         }
         started = launcher.start(made);
@@ -109,10 +107,5 @@ final class PreparedStart implements AgentHandle {
     if (started != null) {
       started.cancel();
     }
-  }
-
-  private static AgentOutcome cancelledOutcome() {
-    return new AgentOutcome(AgentResult.FAILED, "", "cancelled", List.of(), List.of(), OptionalInt.empty(),
-        AgentOutcome.Ending.CANCELLED, Duration.ZERO);
   }
 }

@@ -39,7 +39,8 @@ final class SharedWork {
    * local branch {@code orchestrate/<ID>} whose work is on the remote (its tip is in the item's last
    * recorded phase commit, or published from here) is removed, with the uncommitted files of the
    * attempt this runner was running when it died (its phase runs again wherever the item is
-   * continued); one that holds commits the remote lacks is kept and reported. Items this clone's worktree is at work on, and finished ones it
+   * continued), and that attempt's phase commit when it was made and never pushed; one that holds
+   * other commits the remote lacks is kept and reported. Items this clone's worktree is at work on, and finished ones it
    * keeps for a person (blocked, not landed), are left alone. One line each, for the operator.
    */
   List<String> cleanUp() {
@@ -88,7 +89,7 @@ final class SharedWork {
         available(ws);
       }
       boolean onRemote = (ws == null ? tip == null : replaceable(id, tip, ws.headCommit()))
-          || (published != null && ancestor(tip, published));
+          || (published != null && ancestor(tip, published)) || interruptedPhaseCommit(id, tip, ws);
       boolean tree = Files.isDirectory(path, WorktreeGuard.NOFOLLOW);
       if (!onRemote) {
         return id + ": kept " + (tree ? "the worktree " + path + " and " : "") + "branch " + branch + ", at " + tip
@@ -111,6 +112,29 @@ final class SharedWork {
       return id + ": could not clean up this clone's worktree and branch " + branch + ": " + e.getMessage();
     }
   }
+
+  /**
+   * Whether {@code tip} is a phase commit of orchestrate's own (its {@code Orchestrate-Job}
+   * trailer) on top of work the remote has, never published: the commit of an attempt killed after
+   * its {@code git commit} and before its push, which never counted (its job was interrupted and
+   * its phase ran again where the item was continued), like that attempt's uncommitted files.
+   */
+  private boolean interruptedPhaseCommit(String id, String tip, WorkspaceRecord ws) {
+    if (tip == null || ws == null) {
+      return false;
+    }
+    Git.Result read = git.run(checkout, "log", "-1", "--no-show-signature", "--format=%P%n%B", tip);
+    if (!read.ok()) {
+      return false;
+    }
+    List<String> lines = read.out().lines().toList();
+    String[] parents = lines.isEmpty() ? new String[0] : lines.get(0).trim().split(" ");
+    boolean trailer = lines.stream().skip(1).anyMatch(l -> PHASE_TRAILER.matcher(l).matches());
+    return parents.length == 1 && !parents[0].isEmpty() && trailer && replaceable(id, parents[0], ws.headCommit());
+  }
+
+  private static final java.util.regex.Pattern PHASE_TRAILER = java.util.regex.Pattern
+      .compile("Orchestrate-Job: [0-9]+");
 
   private static String abbrev(String commit) {
     return commit.substring(0, Math.min(12, commit.length()));

@@ -152,6 +152,49 @@ class SharedRemoteTest {
   }
 
   @Test
+  void a_clean_up_removes_a_phase_commit_never_pushed_and_keeps_any_other_commit_the_remote_lacks() throws Exception {
+    GitRepo mine = withOrigin();
+    mine.write("orchestrate.yaml", "execution: {workspace: worktree, landing: remote}\n");
+    mine.commitAll("config");
+    mine.git("push", "--quiet", "origin", "main");
+    Path state = mine.dir.resolve(".orchestrate");
+    var store = dev.orchestrate.testing.TestStores.open(state);
+    Worktrees worktrees = new Worktrees(new Git(), repository(mine),
+        ConfigWithers
+            .withMode(dev.orchestrate.config.WorkspaceConfig.defaults(),
+                dev.orchestrate.config.WorkspaceConfig.Mode.WORKTREE)
+            .withLandOn(dev.orchestrate.config.WorkspaceConfig.LandOn.REMOTE),
+        dev.orchestrate.config.RetentionConfig.WorktreePolicy.DEFAULT,
+        store.workspaces(), state.resolve("worktrees"), java.time.Clock.systemUTC()).open();
+    for (String id : List.of("K", "P")) {
+      Path tree = worktrees.prepare(id, mine.dir, false).workspace();
+      Files.writeString(tree.resolve(id + ".txt"), "design\n");
+      assertTrue(worktrees.commit(id, "design", 1, 1, "designed") != null);
+      worktrees.committed(id); // published: on origin's refs/orchestrate/<ID>
+      // then this runner died in the next phase, after a commit it never pushed: K's by orchestrate
+      // (its trailer), P's by someone (a person's fix, an agent's commit), which only this clone has
+      Files.writeString(tree.resolve(id + ".txt"), "design\nbuild\n");
+      mine.git(tree, "add", "-A");
+      mine.git(tree, "-c", "user.name=o", "-c", "user.email=o@e", "commit", "--quiet", "-m",
+          id.equals("K") ? id + " build: phase complete\n\nOrchestrate-Job: 9\nOrchestrate-Attempt: 1" : "my fix");
+      // another runner took the item over: the record names its clone's worktree
+      WorkspaceRecord ws = store.workspaces().workspace(id).orElseThrow();
+      store.workspaces().save(new WorkspaceRecord(id, dir.resolve("theirs/" + id), ws.branch(), ws.baseBranch(),
+          dir.resolve("theirs/.git/worktrees/" + id), ws.baseCommit(), ws.headCommit(), null, null, ws.integration(),
+          null, 1, ws.createdAt(), null, null), java.time.Instant.now());
+    }
+
+    List<String> lines = worktrees.cleanUp();
+
+    assertTrue(lines.stream().anyMatch(l -> l.startsWith("K: removed this clone's worktree and branch")),
+        lines.toString());
+    assertEquals("", mine.git("branch", "--list", "orchestrate/K").trim());
+    assertTrue(lines.stream().anyMatch(l -> l.startsWith("P: kept the worktree")), lines.toString());
+    assertFalse(mine.git("branch", "--list", "orchestrate/P").isBlank(), "a commit orchestrate did not make is kept");
+    store.close();
+  }
+
+  @Test
   void a_clean_up_never_deletes_through_a_branch_and_a_link_an_agent_planted() throws Exception {
     GitRepo mine = withOrigin();
     mine.write("orchestrate.yaml", "execution: {workspace: worktree, landing: remote}\n");

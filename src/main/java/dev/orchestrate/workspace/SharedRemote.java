@@ -29,9 +29,10 @@ public final class SharedRemote {
   private final java.util.concurrent.locks.Lock exclusive = layout.writeLock();
 
   /**
-   * Held by a {@code worktree add} or removal: never beside a fetch or push, nor beside another
-   * (worktrees made side by side in one repository lost work and left branches in this build's
-   * tests: one at a time until that is understood).
+   * Held by a {@code worktree add} or removal: never beside a fetch or push, nor beside another.
+   * {@code git worktree add} reads every other worktree's administrative directory, which another
+   * add is writing: two side by side fail ("fatal: failed to read .git/worktrees/A/commondir",
+   * seen in ChecksRunCliTest when adds shared a read lock).
    */
   java.util.concurrent.locks.Lock besideFetches() {
     return exclusive;

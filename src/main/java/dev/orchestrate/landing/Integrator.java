@@ -147,8 +147,15 @@ final class Integrator {
     return squashed;
   }
 
-  /** The tip to fast-forward the base branch to, or the files that conflict, or why git failed otherwise. */
-  record Integrated(String tip, List<String> conflicts, String failure) {
+  /**
+   * The tip to fast-forward the base branch to, or the files that conflict, or why git failed
+   * otherwise; {@code landed}: the jobs whose commits are between the base and the tip, when the
+   * rebase read them with the tip (null: not read, {@link #landed} reads them).
+   */
+  record Integrated(String tip, List<String> conflicts, String failure, Map<Long, String> landed) {
+    Integrated(String tip, List<String> conflicts, String failure) {
+      this(tip, conflicts, failure, null);
+    }
   }
 
   Integrated rebase(WorkspaceRecord ws, Git.Place place, String base) {
@@ -174,7 +181,15 @@ final class Integrator {
       git.run(place, "rebase", "--abort");
       return files.isEmpty() ? failed(rebase) : new Integrated(null, files, null);
     }
-    return new Integrated(git.ok(place, "rev-parse", "HEAD").line(), null, null);
+    // the rebased tip and the jobs of its commits in one process, where a rev-parse and a log were two
+    Git.Result log = git.run(place, "log",
+        "--format=%H%x1f%(trailers:key=Orchestrate-Job,valueonly,separator=%x2C)%x1e", base + "..HEAD");
+    String first = log.ok() ? log.out().split("\u001e", 2)[0].strip() : "";
+    String tip = first.split("\u001f", 2)[0];
+    if (!tip.matches("[0-9a-f]{40,64}")) {
+      return new Integrated(git.ok(place, "rev-parse", "HEAD").line(), null, null);
+    }
+    return new Integrated(tip, null, null, jobs(log.out()));
   }
 
   /** A merge commit of the branch on top of the base, made on a detached HEAD in the item's worktree. */

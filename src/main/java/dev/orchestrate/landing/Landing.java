@@ -397,7 +397,8 @@ public final class Landing implements ItemLanding {
       ws = rebased(ws, config.merge() == WorkspaceConfig.Merge.REBASE ? result.tip() : null);
       Integrator.Advance advance = advance(ws, base, result.tip());
       if (advance == Integrator.Advance.DONE) {
-        store.landed(integrator.landed(place, base, result.tip(), read), clock.instant());
+        store.landed(result.landed() != null ? result.landed() : integrator.landed(place, base, result.tip(), read),
+            clock.instant());
         return SlowWork.done(integrated(ws, result.tip()));
       }
       if (advance instanceof Integrator.Advance.Refused refused) {

@@ -83,7 +83,7 @@ final class StagedFiles {
    * reset: the attempt's files stay in the worktree and the index, for the phase commit, the
    * resumed session, or a person to look at.
    */
-  static void dropAgentCommits(Git git, WorkspaceRecord ws, Git.Place place, String tip) {
+  static boolean dropAgentCommits(Git git, WorkspaceRecord ws, Git.Place place, String tip) {
     try {
       // HEAD back on the branch (the worktree was just verified): a detached commit of the agent's is on no ref
       if (!WorktreeGuard.headOn(place.gitDir(), ws.branch())) {
@@ -92,8 +92,10 @@ final class StagedFiles {
       if (tip != null && !tip.equals(ws.headCommit())) {
         git.ok(place, "reset", "--quiet", "--soft", ws.headCommit());
       }
+      return tip != null;
     } catch (GitException e) {
       log.warn("{}: could not take the agent's commits off {}: {}", ws.itemId(), ws.branch(), e.getMessage());
+      return false;
     }
   }
 }

@@ -320,6 +320,7 @@ public final class Worktrees implements ItemWorkspaces {
 
   @Override
   public Placement prepare(String itemId, Path backlogDir, boolean keep, List<String> dependsOn) {
+    atHead.remove(itemId);
     try {
       WorkspaceRecord ws = store.workspace(itemId).orElse(null);
       if (ws != null && ws.finishedAt() != null) {
@@ -600,7 +601,9 @@ public final class Worktrees implements ItemWorkspaces {
       log.warn("{}: could not take the agent's commits off {}: {}", ws.itemId(), ws.branch(), e.getMessage());
       return null;
     }
-    StagedFiles.dropAgentCommits(git, ws, place, tip);
+    if (StagedFiles.dropAgentCommits(git, ws, place, tip)) {
+      atHead.put(itemId, ws.headCommit());
+    }
     return null;
   }
 
@@ -655,7 +658,12 @@ public final class Worktrees implements ItemWorkspaces {
     // Whatever the agent committed itself is folded into the one phase commit; after a red
     // integration round, the item's work since the base it was rebased onto is too.
     String parent = store.landingFold(itemId).orElse(ws.headCommit());
-    git.ok(place, "reset", "--quiet", "--soft", parent);
+    // just inspected: HEAD on the branch, the branch at the recorded head (the agent's commits taken
+    // off), so the reset would change nothing and the new commit's id is the branch's ref
+    boolean inspected = parent.equals(atHead.remove(itemId));
+    if (!inspected) {
+      git.ok(place, "reset", "--quiet", "--soft", parent);
+    }
     git.ok(place, "add", "--all");
     StagedFiles.unstageIgnored(git, place, config.copy());
     SetUpOutput.unstage(git, place, SetUpOutput.read(setUpPath(itemId)));
@@ -671,7 +679,10 @@ public final class Worktrees implements ItemWorkspaces {
       }
       throw new GitException("git commit failed in " + place.dir() + ": " + made.reason());
     }
-    String commit = git.ok(place, "rev-parse", "HEAD").line();
+    String commit = inspected ? looseRef(ws.branch()) : null;
+    if (commit == null) {
+      commit = git.ok(place, "rev-parse", "HEAD").line();
+    }
     store.commitPending(itemId, commit, jobId, DiskUsage.of(ws.path()), clock.instant());
     if (remote != null) {
       // before the job counts: any runner can continue the item from here
@@ -680,6 +691,33 @@ public final class Worktrees implements ItemWorkspaces {
     return commit;
   }
 
+  /**
+   * The commit {@code refs/heads/<branch>} names, read from its loose ref file, which the commit
+   * just made wrote (git writes a ref it updates as a file of its own, never only into
+   * packed-refs); null when there is none to trust (a link, another ref storage, not a commit id):
+   * then git is asked.
+   */
+  private String looseRef(String branch) {
+    Path file = repo.commonDir().resolve("refs/heads").resolve(branch).normalize();
+    if (!file.startsWith(repo.commonDir().resolve("refs/heads"))
+        || !Files.isRegularFile(file, WorktreeGuard.NOFOLLOW)) {
+      return null;
+    }
+    try {
+      String id = Files.readString(file).strip();
+      return id.matches("[0-9a-f]{40}|[0-9a-f]{64}") ? id : null;
+    } catch (IOException | UncheckedIOException e) {
+      return null;
+    }
+  }
+
+  /**
+   * Items whose worktree {@link #inspect} just left on their branch at the recorded head (the
+   * agent's commits taken off): their phase commit needs no reset. One entry per item at most,
+   * taken by the phase commit, dropped when the worktree is prepared again or removed.
+   */
+  private final java.util.Map<String, String> atHead = new java.util.concurrent.ConcurrentHashMap<>();
+
   @Override
   public void committed(String itemId) {
     store.commitConfirmed(itemId, clock.instant());
@@ -687,6 +725,7 @@ public final class Worktrees implements ItemWorkspaces {
 
   @Override
   public void blocked(String itemId) {
+    atHead.remove(itemId);
     store.workspace(itemId).ifPresent(ws -> store.finished(itemId, clock.instant(), clock.instant()));
   }
 
@@ -704,6 +743,7 @@ public final class Worktrees implements ItemWorkspaces {
 
   /** Removes a landed item's worktree from disk (its work is on the base branch or the remote; the branch stays or goes by config). */
   public void remove(WorkspaceRecord ws) {
+    atHead.remove(ws.itemId());
     if (!mine(ws)) {
       store.removed(ws.itemId(), clock.instant()); // another clone's: its runner cleans it up (cleanUp)
       return;

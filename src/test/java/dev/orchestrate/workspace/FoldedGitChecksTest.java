@@ -155,6 +155,46 @@ class FoldedGitChecksTest {
   }
 
   @Test
+  void a_phase_commit_after_an_inspection_folds_the_agents_commit_and_records_the_commit_the_branch_names() {
+    WorktreeSite w = site();
+    Path ws = w.prepare("A", repo.dir).workspace();
+    String start = repo.git(ws, "rev-parse", "HEAD").strip();
+    GitRepo.write(ws, "a.txt", "a\n");
+    repo.git(ws, "add", "a.txt");
+    repo.git(ws, "commit", "-qm", "agent's own");
+    GitRepo.write(ws, "b.txt", "b\n");
+    assertNull(w.inspect("A"));
+    String commit = w.commit("A", "build", 1, 7, "built");
+    assertEquals(repo.head("orchestrate/A"), commit, "the id the loose ref holds is the commit made");
+    assertEquals(start, repo.git(ws, "rev-parse", commit + "^").strip(), "one phase commit on the last head");
+    assertEquals("a.txt\nb.txt", repo.git(ws, "diff-tree", "--no-commit-id", "--name-only", "-r", commit).strip());
+    w.committed("A");
+    // the next phase without an inspection first: reset and rev-parse as before
+    GitRepo.write(ws, "c.txt", "c\n");
+    String next = w.commit("A", "review", 1, 8, "reviewed");
+    assertEquals(repo.head("orchestrate/A"), next);
+    assertEquals(commit, repo.git(ws, "rev-parse", next + "^").strip());
+  }
+
+  @Test
+  void a_rebased_landing_records_each_job_at_the_commit_that_landed() {
+    WorktreeSite w = site();
+    Path a = w.prepare("A", repo.dir).workspace();
+    Path b = w.prepare("B", repo.dir).workspace();
+    GitRepo.write(a, "a.txt", "a\n");
+    w.succeed("A", "build", 1, "built a");
+    GitRepo.write(b, "b.txt", "b\n");
+    String before = w.commit("B", "build", 1, 9, "built b");
+    w.committed("B");
+    assertEquals("integrated", w.integrate("A", "Item A").kind());
+    landed.clear();
+    assertEquals("integrated", w.integrate("B", "Item B").kind());
+    String main = repo.head("main");
+    assertFalse(main.equals(before), "B was rebased onto A");
+    assertEquals(Map.of(9L, main), landed, "read with the rebased tip, one log for both");
+  }
+
+  @Test
   void a_branch_with_a_config_section_is_deleted_by_branch_d_with_its_section() {
     WorktreeSite w = site();
     Path ws = w.prepare("A", repo.dir).workspace();

@@ -78,11 +78,24 @@ public final class WorktreeRetention {
    * directory) stays too: nothing is deleted through it. Returns whether it is gone.
    */
   static boolean removeFromDisk(Git git, WorkspaceRecord ws, boolean discardUncommitted) {
+    return removeFromDisk(git, ws, discardUncommitted, null);
+  }
+
+  /**
+   * {@link #removeFromDisk(Git, WorkspaceRecord, boolean)}, the registry's entry removed under
+   * {@code registry} (null: the caller holds what it needs) and the work tree's files deleted
+   * before it is taken: on a large repository that deletion takes seconds, and another item's
+   * {@code worktree add} waits only for the entry.
+   */
+  static boolean removeFromDisk(Git git, WorkspaceRecord ws, boolean discardUncommitted,
+      java.util.concurrent.locks.Lock registry) {
     Path common = Worktrees.commonDir(ws);
     Git.Place repository = Git.Place.repository(common);
     if (WorktreeGuard.missing(ws.path())) {
-      WorktreeGuard.disarmRegistry(common);
-      git.run(repository, "worktree", "prune");
+      locked(registry, () -> {
+        WorktreeGuard.disarmRegistry(common);
+        git.run(repository, "worktree", "prune");
+      });
       return true;
     }
     Git.Place place;
@@ -111,12 +124,27 @@ public final class WorktreeRetention {
     } catch (IOException e) {
       return false;
     }
-    try {
-      DiskUsage.delete(place.commonDir().resolve("worktrees").resolve(place.gitDir().getFileName().toString()));
-    } catch (IOException e) {
-      WorktreeGuard.disarmRegistry(common);
-      git.run(repository, "worktree", "prune");
-    }
+    locked(registry, () -> {
+      try {
+        DiskUsage.delete(place.commonDir().resolve("worktrees").resolve(place.gitDir().getFileName().toString()));
+      } catch (IOException e) {
+        WorktreeGuard.disarmRegistry(common);
+        git.run(repository, "worktree", "prune");
+      }
+    });
     return true;
+  }
+
+  private static void locked(java.util.concurrent.locks.Lock lock, Runnable work) {
+    if (lock == null) {
+      work.run();
+      return;
+    }
+    lock.lock();
+    try {
+      work.run();
+    } finally {
+      lock.unlock();
+    }
   }
 }

@@ -414,6 +414,10 @@ public final class Worktrees implements ItemWorkspaces {
       addWorktree(path, "-b", branch, path.toString(), start);
     }
     Path admin = adminDir(path);
+    if (large()) {
+      // made with --no-checkout under the lock: its files are checked out here, beside other items' adds
+      git.ok(new Git.Place(path, admin, repo.commonDir(), path), "reset", "--quiet", "--hard");
+    }
     if (stack.size() > 1) {
       start = Stacks.merged(git, new Git.Place(path, admin, repo.commonDir(), path), config.commitAuthor(), itemId,
           stack);
@@ -748,14 +752,8 @@ public final class Worktrees implements ItemWorkspaces {
       store.removed(ws.itemId(), clock.instant()); // another clone's: its runner cleans it up (cleanUp)
       return;
     }
-    boolean removed;
-    Lock beside = layout();
-    beside.lock();
-    try {
-      removed = WorktreeRetention.removeFromDisk(git, ws, true);
-    } finally {
-      beside.unlock();
-    }
+    // the files deleted beside other items' adds, the registry's entry under the lock
+    boolean removed = WorktreeRetention.removeFromDisk(git, ws, true, layout());
     if (removed) {
       store.removed(ws.itemId(), clock.instant());
     } else {
@@ -787,12 +785,39 @@ public final class Worktrees implements ItemWorkspaces {
     try {
       forget(path);
       List<String> add = new ArrayList<>(List.of("worktree", "add", "--quiet"));
+      if (large()) {
+        add.add("--no-checkout"); // the caller checks the files out after the lock
+      }
       add.addAll(List.of(args));
       git.ok(checkout, add.toArray(String[]::new));
     } finally {
       beside.unlock();
     }
   }
+
+  /**
+   * Whether the repository is large enough that a new worktree's checkout is made outside the
+   * layout's lock ({@link #addWorktree}): its index is over {@value #LARGE_INDEX_BYTES} bytes (about
+   * 5,000 files), where a checkout takes a second or more; below it, the checkout inside
+   * {@code worktree add} costs no process more. Read once.
+   */
+  private boolean large() {
+    Boolean known = large;
+    if (known == null) {
+      long bytes;
+      try {
+        bytes = Files.size(repo.gitDir().resolve("index"));
+      } catch (IOException | UncheckedIOException e) {
+        bytes = 0;
+      }
+      known = bytes > LARGE_INDEX_BYTES;
+      large = known;
+    }
+    return known;
+  }
+
+  static final long LARGE_INDEX_BYTES = 512 * 1024;
+  private volatile Boolean large;
 
   private Lock layout() {
     SharedRemote shared = remote;

@@ -73,6 +73,30 @@ class WorktreePreparationTest {
         .open();
   }
 
+  @Test
+  void on_a_large_repository_new_worktrees_are_checked_out_apart_from_their_making_and_hold_every_file()
+      throws Exception {
+    // an index over Worktrees.LARGE_INDEX_BYTES: worktree add --no-checkout under the lock, then reset --hard
+    for (int i = 0; i < 6_000; i++) {
+      Path file = repo.dir.resolve(String.format("src/module-%02d/a-file-with-a-longer-name-%05d.txt", i % 40, i));
+      Files.createDirectories(file.getParent());
+      Files.writeString(file, i + "\n");
+    }
+    repo.commitAll("many files");
+    assertTrue(Files.size(repo.dir.resolve(".git/index")) > Worktrees.LARGE_INDEX_BYTES, "the index is large");
+    Worktrees w = worktrees(List.of(), List.of());
+    for (String id : List.of("A", "B")) {
+      Path ws = w.prepare(id, repo.dir, false).workspace();
+      assertEquals("", repo.git(ws, "status", "--porcelain").strip(), id + ": every file checked out, nothing staged");
+      assertEquals("4321\n", Files.readString(ws.resolve("src/module-01/a-file-with-a-longer-name-04321.txt")));
+      assertEquals("orchestrate/" + id, repo.git(ws, "symbolic-ref", "--short", "HEAD").strip());
+      GitRepo.write(ws, id + ".txt", id + "\n");
+      String commit = w.commit(id, "build", 1, 1, "built " + id);
+      assertEquals(List.of(id + ".txt"), List.of(repo.git(ws, "diff-tree", "--no-commit-id", "--name-only", "-r",
+          commit).strip()), "the phase commit holds the agent's file alone");
+    }
+  }
+
   private void ignoreEnv() {
     repo.write(".gitignore", "build/\n.env\n");
     repo.commitAll("ignore .env");

@@ -3,6 +3,7 @@ package dev.orchestrate.cli;
 import dev.orchestrate.app.RunPreflight;
 import dev.orchestrate.app.RunSession;
 import dev.orchestrate.backlog.BacklogSource;
+import dev.orchestrate.cli.live.LineSink;
 import dev.orchestrate.cli.live.LiveView;
 import dev.orchestrate.cli.live.ProgressMode;
 import dev.orchestrate.cli.live.RunProgress;
@@ -274,6 +275,8 @@ final class RunCommand implements Callable<Integer> {
     private final Config config;
     private final Map<String, String> env;
     private final boolean quiet;
+    /** The live view once it is open: what {@link #notice} prints through. */
+    private volatile LineSink above;
 
     TerminalUi(ProgressMode mode, PrintWriter err, Clock clock, Config config, Map<String, String> env,
         boolean quiet) {
@@ -298,6 +301,7 @@ final class RunCommand implements Callable<Integer> {
         case LIVE -> {
           Optional<? extends RunListener> live = LiveView.open(clock, items::items, config.pipelines(),
               config.execution().maxConcurrent(), nameProfiles(), env);
+          live.ifPresent(view -> above = (LineSink) view);
           yield live.isPresent() ? live.get() : new RunProgress(err, clock, nameProfiles());
         }
       };
@@ -313,10 +317,17 @@ final class RunCommand implements Callable<Integer> {
       return new BacklogNotices(progress, err, clock, quiet);
     }
 
+    /**
+     * The line above the live status area while there is one (so neither garbles the other: a
+     * transition command's warning was lost under it), else on stderr.
+     */
     @Override
     public void notice(String line) {
-      err.println(line);
-      err.flush();
+      LineSink sink = above;
+      if (sink == null || !sink.offer(line)) {
+        err.println(line);
+        err.flush();
+      }
     }
 
     @Override

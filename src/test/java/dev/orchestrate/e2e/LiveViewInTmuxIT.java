@@ -85,6 +85,62 @@ class LiveViewInTmuxIT {
     }
   }
 
+  /**
+   * A backlog from a command whose {@code on_done} fails (issue 47): its warning is printed above
+   * the status area as a line of its own, like the progress lines, never into the area.
+   */
+  @Test
+  void a_transition_commands_warning_is_a_line_above_the_area() throws Exception {
+    Path project = project(0);
+    Files.writeString(project.resolve("issues.sh"), """
+        printf '[{"number": 1, "title": "one"}, {"number": 2, "title": "two"}, {"number": 3, "title": "three"}]'
+        """);
+    Files.writeString(project.resolve("orchestrate.yaml"), """
+        agent:
+          command: ["bash", "agent.sh"]
+          timeout: 60s
+        execution: {max_concurrent: 2}
+        backlog:
+          source:
+            command: ["bash", "issues.sh"]
+            id_prefix: GH-
+            on_done: "echo closing {source_id} >&2; exit 3"
+        default_pipeline: one
+        pipelines:
+          one:
+            phases:
+              - name: work
+                instructions: "Work."
+        """);
+    Path socket = dir.resolve("tmux.sock");
+    String command = "cd " + project + " && " + Launcher.BIN + " --state " + project.resolve("state")
+        + " run; echo \"EXIT $?\"; sleep 600";
+    tmux(socket, "-f", "/dev/null", "new-session", "-d", "-s", "it", "-x", "120", "-y", "40", "bash", "-c", command);
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+      while (capture(socket, false).lines().noneMatch(l -> l.startsWith("EXIT "))) {
+        assertTrue(System.nanoTime() < deadline, "the run did not end in 120 s:\n" + capture(socket, false));
+        String screen = capture(socket, false);
+        for (String line : screen.lines().toList()) {
+          assertTrue(!line.contains("warning:") || line.startsWith("warning: backlog.source.on_done for GH-"),
+              "a warning inside another line:\n" + screen);
+        }
+        Thread.sleep(100);
+      }
+      List<String> all = capture(socket, true).lines().toList();
+      for (int i = 1; i <= 3; i++) {
+        String id = "GH-" + i;
+        assertEquals(1, all.stream().filter(l -> l.startsWith("warning: backlog.source.on_done for " + id + " failed"))
+            .count(), id + "'s warning, once, as a line of its own:\n" + String.join("\n", all));
+      }
+      assertTrue(all.stream().noneMatch(l -> !l.startsWith("warning:") && l.contains("warning:")),
+          String.join("\n", all));
+      assertTrue(all.stream().anyMatch(l -> l.startsWith("EXIT 0")), String.join("\n", all));
+    } finally {
+      tmux(socket, "kill-server");
+    }
+  }
+
   @Test
   void with_only_the_header_counts_the_items_the_run_works_on() throws Exception {
     watch(2, 6, false, true);

@@ -7,4 +7,13 @@ package dev.orchestrate.cli.live;
 public interface LineSink {
   /** Prints one complete line above the display. */
   void printLine(String line);
+
+  /**
+   * Prints one complete line above the display while it is open; false when it is closed (the
+   * caller prints the line itself then).
+   */
+  default boolean offer(String line) {
+    printLine(line);
+    return true;
+  }
 }

@@ -541,6 +541,15 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
     printAbove(TerminalText.safe(line));
   }
 
+  @Override
+  public synchronized boolean offer(String line) {
+    if (closed) {
+      return false;
+    }
+    printAbove(TerminalText.safe(line));
+    return true;
+  }
+
   private void printAbove(String line) {
     if (closed) {
       return;

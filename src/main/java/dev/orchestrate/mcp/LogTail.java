@@ -1,14 +1,13 @@
 package dev.orchestrate.mcp;
 
+import dev.orchestrate.limits.FileTail;
+
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /**
  * The end of a job's log, at most {@code maxBytes} of it: a log is capped at
@@ -20,22 +19,19 @@ import java.nio.file.StandardOpenOption;
  * @param cut       whether the start of the log was left out
  */
 record LogTail(String text, long sizeBytes, boolean cut) {
+  /** How long a read may take: a FIFO swapped in after the check would block it for good. */
+  static final java.time.Duration READ_TIMEOUT = java.time.Duration.ofSeconds(2);
+
   static LogTail read(Path log, int maxBytes) throws IOException {
     if (Files.isSymbolicLink(log) || (Files.exists(log, LinkOption.NOFOLLOW_LINKS)
         && !Files.isRegularFile(log, LinkOption.NOFOLLOW_LINKS))) {
       throw new ToolRefusal("the log " + log + " is a link or not a regular file: not shown");
     }
-    try (SeekableByteChannel channel = Files.newByteChannel(log, StandardOpenOption.READ,
-        LinkOption.NOFOLLOW_LINKS)) {
-      long size = channel.size();
-      long start = Math.max(0, size - maxBytes);
-      channel.position(start);
-      ByteBuffer buffer = ByteBuffer.allocate((int) Math.min(maxBytes, size));
-      while (buffer.hasRemaining() && channel.read(buffer) > 0) {
-        // read until full or at the end (the log may still grow: what was there is enough)
-      }
-      byte[] bytes = new byte[buffer.position()];
-      buffer.flip().get(bytes);
+    try {
+      FileTail.Tail read = FileTail.read(log, maxBytes, READ_TIMEOUT);
+      byte[] bytes = read.bytes();
+      long size = read.size();
+      long start = read.start();
       int from = 0;
       if (start > 0) {
         while (from < bytes.length && bytes[from] != '\n') {
@@ -47,6 +43,10 @@ record LogTail(String text, long sizeBytes, boolean cut) {
     } catch (NoSuchFileException e) {
       throw new ToolRefusal("the log " + log + " is gone: retention deletes old jobs' logs (retention.jobs), or it "
           + "was deleted by hand");
+    } catch (java.nio.file.FileSystemException e) {
+      throw new ToolRefusal("the log " + log + " could not be read: " + e.getMessage());
+    } catch (IOException e) {
+      throw new ToolRefusal("the log could not be read: " + e.getMessage());
     }
   }
 }

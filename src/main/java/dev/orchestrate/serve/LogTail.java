@@ -1,14 +1,14 @@
 package dev.orchestrate.serve;
 
+import dev.orchestrate.limits.FileTail;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 
 /**
  * The last bytes of a job's output.log, which the jobs package masked as it wrote it. Read only
@@ -17,6 +17,8 @@ import java.nio.file.StandardOpenOption;
  */
 final class LogTail {
   static final int MAX_BYTES = 64 * 1024;
+  /** How long a read may take: a FIFO swapped in after the check would block the request for good. */
+  static final java.time.Duration READ_TIMEOUT = java.time.Duration.ofSeconds(2);
 
   private LogTail() {
   }
@@ -37,19 +39,10 @@ final class LogTail {
       if (!parent.startsWith(root)) {
         return "(the log is outside the state directory: not shown)";
       }
-      try (SeekableByteChannel ch = Files.newByteChannel(log, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-        long size = ch.size();
-        long start = Math.max(0, size - MAX_BYTES);
-        ch.position(start);
-        ByteBuffer buf = ByteBuffer.allocate((int) Math.min(MAX_BYTES, size));
-        while (buf.hasRemaining() && ch.read(buf) > 0) {
-          // read what is there now; a log still growing is shown as far as it got
-        }
-        buf.flip();
-        String text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
-            .onUnmappableCharacter(CodingErrorAction.REPLACE).decode(buf).toString();
-        return start > 0 ? "(… the first " + start + " bytes are not shown)\n" + text : text;
-      }
+      FileTail.Tail read = FileTail.read(log, MAX_BYTES, READ_TIMEOUT);
+      String text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPLACE)
+          .onUnmappableCharacter(CodingErrorAction.REPLACE).decode(ByteBuffer.wrap(read.bytes())).toString();
+      return read.start() > 0 ? "(… the first " + read.start() + " bytes are not shown)\n" + text : text;
     } catch (IOException e) {
       return "(the log cannot be read: " + e.getMessage() + ")";
     }

@@ -25,6 +25,18 @@ class MergeQueueCrashIT {
   @TempDir
   Path dir;
 
+  /** What each killed run printed, up to 5 of them. */
+  private static String runs(java.util.function.IntFunction<Path> output) throws java.io.IOException {
+    StringBuilder out = new StringBuilder();
+    for (int round = 0; round < 5; round++) {
+      Path file = output.apply(round);
+      if (Files.exists(file)) {
+        out.append("-- run ").append(round).append(":\n").append(Files.readString(file));
+      }
+    }
+    return out.toString();
+  }
+
   @Test
   void kills_during_landing_land_nothing_twice_and_nothing_ungated_and_the_queue_resumes() throws Exception {
     long seed = Long.getLong("crash.seed", System.nanoTime());
@@ -64,7 +76,12 @@ class MergeQueueCrashIT {
     assertTrue(kills > 0, "seed " + seed + ": no run was killed; the test proves nothing then");
     Launcher.Result last = Launcher.run(repo.dir, "run");
     assertEquals(0, last.exitCode(), "seed " + seed + ": " + last.out() + last.err());
-    assertTrue(last.out().contains(2 * pairs + " done"), "seed " + seed + ": " + last.out());
+    if (!last.out().contains(2 * pairs + " done")) {
+      // why each item is where it is, for the failure's message
+      org.junit.jupiter.api.Assertions.fail("seed " + seed + ": " + last.out() + "\n"
+          + Launcher.run(repo.dir, "status", "--json").out() + "\nthe runs said:\n" + runs(round -> dir.resolve(
+              "run-" + round + ".txt")));
+    }
 
     List<String> landed = repo.git("rev-list", start + "..main").lines().toList();
     for (String commit : landed) {

@@ -319,9 +319,10 @@ public final class Landing implements ItemLanding {
       Git.Place place = worktrees.verified(ws);
       worktrees.bases().watch(ws.baseBranch());
       // the base's tip, HEAD, its parents and trailers in one process (a rebase's checks, mostly answered)
+      long moves = worktrees.bases().moves();
       Integrator.Head head = worktrees.remote() == null && config.merge() == WorkspaceConfig.Merge.REBASE
           ? integrator.head(place, ws.baseBranch()) : null;
-      worktrees.checkBases(head == null ? Map.of() : Map.of("refs/heads/" + ws.baseBranch(), head.base()));
+      worktrees.checkBases(head == null ? Map.of() : Map.of("refs/heads/" + ws.baseBranch(), head.base()), moves);
       String lacking = lacksRecordedWork(ws);
       if (lacking != null) {
         store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, lacking, now);
@@ -575,11 +576,9 @@ public final class Landing implements ItemLanding {
   Integrator.Advance advance(WorkspaceRecord ws, String base, String tip) {
     SharedRemote remote = worktrees.remote();
     if (remote == null) {
-      Integrator.Advance advance = integrator.advanceBase(ws, base, tip, worktrees.guardRoot());
-      if (advance == Integrator.Advance.DONE) {
-        worktrees.bases().movedByUs(ws.baseBranch(), tip);
-      }
-      return advance;
+      // moved and recorded as one: an inspection on a worker never sees it moved and not recorded
+      return worktrees.bases().ownMove(ws.baseBranch(), tip,
+          () -> integrator.advanceBase(ws, base, tip, worktrees.guardRoot()), a -> a == Integrator.Advance.DONE);
     }
     try {
       return remote.land(ws.baseBranch(), base, tip) == SharedRemote.Landed.DONE

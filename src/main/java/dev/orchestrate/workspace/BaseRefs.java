@@ -37,6 +37,8 @@ public final class BaseRefs {
   private final Git git;
   private final Git.Place repo;
   private final Map<String, String> expected = new HashMap<>();
+  /** orchestrate's own moves recorded so far ({@link #moves}). */
+  private long moves;
   /** Items whose agents moved a base branch, with the reason to block them, until their attempt ends. */
   private final Map<String, String> movers = new LinkedHashMap<>();
 
@@ -55,6 +57,29 @@ public final class BaseRefs {
   /** orchestrate's own integration moved {@code branch} to {@code commit}. */
   public synchronized void movedByUs(String branch, String commit) {
     expected.put(branch, commit);
+    moves++;
+  }
+
+  /**
+   * orchestrate's own move of {@code branch} to {@code commit}, made by {@code move} with no check
+   * beside it, and recorded when {@code done} says it moved: a check on another thread never sees
+   * the branch moved and not yet recorded (it took a landing for an agent's move and undid it).
+   */
+  public synchronized <T> T ownMove(String branch, String commit, java.util.function.Supplier<T> move,
+      java.util.function.Predicate<T> done) {
+    T result = move.get();
+    if (done.test(result)) {
+      movedByUs(branch, commit);
+    }
+    return result;
+  }
+
+  /**
+   * How many moves of orchestrate's own were recorded: a caller that reads tips itself takes this
+   * first, and {@link #check(List, Map, long)} trusts its tips only when none came since.
+   */
+  public synchronized long moves() {
+    return moves;
   }
 
   /** Where orchestrate last saw or moved {@code branch} (null: it had no commit). */
@@ -82,6 +107,15 @@ public final class BaseRefs {
    * again.
    */
   synchronized void check(List<WorkspaceRecord> worktrees, Map<String, String> known) {
+    check(worktrees, known, moves);
+  }
+
+  /**
+   * {@link #check(List, Map)}, with tips read when {@link #moves} was {@code movesBefore}: when a move
+   * of orchestrate's own was recorded since, they may predate it, and each branch is read again here.
+   */
+  synchronized void check(List<WorkspaceRecord> worktrees, Map<String, String> tips, long movesBefore) {
+    Map<String, String> known = movesBefore == moves ? tips : Map.of();
     for (Map.Entry<String, String> e : expected.entrySet()) {
       String branch = e.getKey();
       String before = e.getValue();

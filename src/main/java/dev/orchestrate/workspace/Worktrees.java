@@ -157,10 +157,11 @@ public final class Worktrees implements ItemWorkspaces {
 
   /**
    * {@link #checkBases()}, with tips the caller read just now in one process with refs of its own
-   * ({@code refs/heads/<branch>} to commit): a base branch among them is not read again.
+   * ({@code refs/heads/<branch>} to commit), after {@link BaseRefs#moves} was {@code movesBefore}: a
+   * base branch among them is not read again unless orchestrate moved one since.
    */
-  public void checkBases(Map<String, String> known) {
-    bases.check(atWork(), known);
+  public void checkBases(Map<String, String> known, long movesBefore) {
+    bases.check(atWork(), known, movesBefore);
   }
 
   /**
@@ -586,8 +587,9 @@ public final class Worktrees implements ItemWorkspaces {
     if (own) {
       refs.add(branchRef);
     }
+    long moves = bases.moves(); // a landing on another thread may move a base while the tips are read
     Map<String, String> tips = readTips(refs);
-    bases.check(atWork(), tips);
+    bases.check(atWork(), tips, moves);
     String moved = bases.takeMove(itemId);
     if (moved != null || !own) {
       return moved;

@@ -281,6 +281,34 @@ class WorktreesTest {
     assertEquals("from A\n", GitRepo.read(repo.dir.resolve("shared.txt")));
   }
 
+  /**
+   * A landing on another thread moves the base while an inspection's tips are being read (the race
+   * MergeQueueCrashIT met: a landing taken for its item's agent's move, and undone): tips read before
+   * a move of orchestrate's own are read again, and the landing's item is never blamed.
+   */
+  @Test
+  void tips_read_before_a_landing_moved_the_base_are_read_again_and_the_landing_stands() {
+    WorktreeSite w = worktrees(worktree());
+    Path a = w.prepare("A", backlogDir).workspace();
+    w.prepare("B", backlogDir);
+    String main = repo.head("main");
+    GitRepo.write(a, "a.txt", "a\n");
+    String landed = w.succeed("A", "build", 1, "built a");
+    BaseRefs bases = w.worktrees.bases();
+    bases.watch("main");
+    long moves = bases.moves();
+    java.util.Map<String, String> stale = java.util.Map.of("refs/heads/main", main); // read before the landing
+    // the landing: main fast-forwarded to A's commit and recorded as one, on its own thread
+    assertEquals(Boolean.TRUE, bases.ownMove("main", landed,
+        () -> repo.git("update-ref", "refs/heads/main", landed, main) != null, done -> done));
+    w.worktrees.checkBases(stale, moves); // B's inspection, with its stale read
+    assertEquals(landed, repo.head("main"), "the landing stands");
+    w.worktrees.checkBases();
+    assertEquals(landed, repo.head("main"), "and stays");
+    assertNull(w.inspect("A"), "A's agent moved nothing");
+    assertNull(w.inspect("B"));
+  }
+
   @Test
   void a_base_move_is_pinned_on_the_agent_whose_worktree_holds_it_even_when_another_items_attempt_ends_first() {
     WorktreeSite w = worktrees(worktree());

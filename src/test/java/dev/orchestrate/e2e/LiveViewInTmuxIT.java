@@ -284,6 +284,7 @@ class LiveViewInTmuxIT {
       int screens = 0;
       boolean resized = !resize;
       boolean restored = !resize;
+      long resizedAt = System.nanoTime() - TimeUnit.SECONDS.toNanos(60);
       List<String> screen;
       while (true) {
         assertTrue(System.nanoTime() < deadline, "the run did not end in 120 s:\n" + capture(socket, false));
@@ -294,14 +295,28 @@ class LiveViewInTmuxIT {
         }
         if (screen.stream().anyMatch(l -> l.startsWith("orchestrate run · ") && !l.contains("loading"))) {
           screens++;
-          int shown = check(screen, jobs, worked, text);
+          int shown;
+          try {
+            shown = check(screen, jobs, worked, text);
+          } catch (AssertionError e) {
+            // tmux's own reflow of a resized window shows until the view's redraw (its SIGWINCH, a
+            // tick): on a loaded machine a capture can fall between them; a screen that stays wrong
+            // past that fails
+            if (System.nanoTime() - resizedAt > TimeUnit.SECONDS.toNanos(3)) {
+              throw e;
+            }
+            Thread.sleep(150);
+            continue;
+          }
           mostJobs = Math.max(mostJobs, shown);
           if (!resized && shown == jobs) {
             tmux(socket, "resize-window", "-t", "it", "-x", "90", "-y", "24");
             resized = true;
+            resizedAt = System.nanoTime();
           } else if (resized && !restored && screens % 5 == 0) {
             tmux(socket, "resize-window", "-t", "it", "-x", "120", "-y", "40");
             restored = true;
+            resizedAt = System.nanoTime();
           }
         }
         Thread.sleep(150);

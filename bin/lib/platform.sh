@@ -78,7 +78,12 @@ orchestrate_platform() {
   esac
 
   # sqlite-jdbc's native library, unpacked at build time (pom.xml), loaded from there instead of
-  # being extracted to the temp directory on every start.
+  # being extracted to the temp directory on every start. Its temp directory is that directory too:
+  # before loading, sqlite-jdbc sweeps its temp directory for copies earlier processes extracted and
+  # left (it lists every entry and checks each copy's lock file), which took 5-10 % of a short
+  # command's main thread on a /tmp of 500 entries with other JVMs' copies in it (docs/benchmarks.md).
+  # The library directory holds the library alone. It is also where sqlite-jdbc would extract the
+  # jar's copy if loading from it failed (a checkout's jar has one, an installed copy's jar none).
   local os_dir= lib= arch=${HOSTTYPE:-}
   case $arch in
     x86_64 | amd64) arch=x86_64 ;;
@@ -95,7 +100,7 @@ orchestrate_platform() {
   esac
   local native=$lib_dir/native/org/sqlite/native/$os_dir/$arch
   if [ -n "$os_dir" ] && [ -f "$native/$lib" ]; then
-    java_opts+=("-Dorg.sqlite.lib.path=$native" "-Dorg.sqlite.lib.name=$lib")
+    java_opts+=("-Dorg.sqlite.lib.path=$native" "-Dorg.sqlite.lib.name=$lib" "-Dorg.sqlite.tmpdir=$native")
   fi
 
   archive=

@@ -10,7 +10,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
-import java.util.regex.Pattern;
 import picocli.CommandLine;
 
 /**
@@ -36,7 +35,6 @@ public final class Cli {
 
   /** The root's options that take a value, and the root's flags, as they may precede the command. */
   static final Set<String> ROOT_VALUE_OPTIONS = Set.of("--state", "--logs", "--config", "--log-level");
-  private static final Pattern ROOT_FLAGS = Pattern.compile("-[vq]+|--verbose|--quiet");
 
   /**
    * Runs the arguments: a well-formed short command through {@link FastPath} (no picocli model at
@@ -97,7 +95,7 @@ public final class Cli {
       } else if (arg.startsWith("-")) {
         int eq = arg.indexOf('=');
         boolean valued = eq > 0 && ROOT_VALUE_OPTIONS.contains(arg.substring(0, eq));
-        if (!valued && !ROOT_FLAGS.matcher(arg).matches()) {
+        if (!valued && !rootFlags(arg)) {
           return Optional.empty();
         }
       } else {
@@ -105,6 +103,26 @@ public final class Cli {
       }
     }
     return Optional.empty();
+  }
+
+  /**
+   * The root's flags: {@code --verbose}, {@code --quiet}, or {@code -} and any cluster of {@code v} and
+   * {@code q} (the regular expression {@code -[vq]+|--verbose|--quiet}, checked without compiling one
+   * on every command's path).
+   */
+  static boolean rootFlags(String arg) {
+    if (arg.equals("--verbose") || arg.equals("--quiet")) {
+      return true;
+    }
+    if (arg.length() < 2 || arg.charAt(0) != '-') {
+      return false;
+    }
+    for (int i = 1; i < arg.length(); i++) {
+      if (arg.charAt(i) != 'v' && arg.charAt(i) != 'q') {
+        return false;
+      }
+    }
+    return true;
   }
 
   static CommandLine commandLine(Map<String, String> env, Path workingDir, Optional<String> only) {

@@ -11,7 +11,6 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 
 /**
  * The short commands scripts call in loops ({@code status}, {@code stats}, {@code jobs},
@@ -60,7 +59,6 @@ final class FastPath {
 
   /** Global options (scope INHERIT: before the command or after it) that take a value. */
   static final Set<String> GLOBAL_VALUED = Cli.ROOT_VALUE_OPTIONS;
-  private static final Pattern VERBOSE = Pattern.compile("-v+");
 
   /** Every command and subcommand name: picocli may read such a word as a command, never as a value. */
   static final Set<String> COMMAND_WORDS = commandWords();
@@ -79,7 +77,6 @@ final class FastPath {
   static final Map<String, Set<String>> FLAGS = Map.of("status", Set.of("--json"),
       "stats", Set.of("--json", "--check", "--no-sample"), "jobs", Set.of("--json"), "memory list", Set.of("--json"),
       "compact", Set.of("--json", "--dry-run", "--vacuum", "--incremental"));
-  private static final Pattern NUMBER = Pattern.compile("[0-9]{1,9}");
 
   /**
    * Runs the arguments when they are a well-formed short command, writing to the streams
@@ -147,7 +144,7 @@ final class FastPath {
         }
         continue;
       }
-      if (VERBOSE.matcher(arg).matches()) {
+      if (verbose(arg)) {
         verbose += arg.length() - 1;
         continue;
       }
@@ -215,7 +212,38 @@ final class FastPath {
 
   /** An Integer as picocli converts digits; null when absent, empty when not plain digits. */
   private static Optional<Integer> number(String value) {
-    return value == null || !NUMBER.matcher(value).matches() ? Optional.empty() : Optional.of(Integer.valueOf(value));
+    return value == null || !digits(value) ? Optional.empty() : Optional.of(Integer.valueOf(value));
+  }
+
+  /*
+   * The two shapes below are checked by hand, not by regular expressions: compiling them was about
+   * 2 % of a short command's main thread (docs/benchmarks.md).
+   */
+
+  /** {@code -v}, {@code -vv}, ...: the regular expression {@code -v+}. */
+  static boolean verbose(String arg) {
+    if (arg.length() < 2 || arg.charAt(0) != '-') {
+      return false;
+    }
+    for (int i = 1; i < arg.length(); i++) {
+      if (arg.charAt(i) != 'v') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** One to nine ASCII digits: the regular expression {@code [0-9]{1,9}}. */
+  static boolean digits(String value) {
+    if (value.isEmpty() || value.length() > 9) {
+      return false;
+    }
+    for (int i = 0; i < value.length(); i++) {
+      if (value.charAt(i) < '0' || value.charAt(i) > '9') {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static Optional<Command> command(String name, OrchestrateCommand root, String id,

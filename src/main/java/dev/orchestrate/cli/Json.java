@@ -44,11 +44,67 @@ final class Json {
    * fraction digits, {@code 2026-11-23T17:29:03.123Z}; null stays null.
    */
   static String timestamp(Instant at) {
-    return at == null ? null : TIMESTAMP.format(at);
+    if (at == null) {
+      return null;
+    }
+    long seconds = at.getEpochSecond();
+    if (seconds < FIRST_PLAIN_SECOND || seconds > LAST_PLAIN_SECOND) {
+      return Formatter.TIMESTAMP.format(at); // a year with a sign or more than four digits
+    }
+    long day = Math.floorDiv(seconds, 86_400L);
+    int second = (int) Math.floorMod(seconds, 86_400L);
+    // Days since 1970-01-01 to the proleptic Gregorian date, in 400-year eras counted from 0000-03-01
+    // (the algorithm of java.time.LocalDate.ofEpochDay, which costs the class initialisation below).
+    long z = day + 719_468L;
+    long era = Math.floorDiv(z, 146_097L);
+    long dayOfEra = z - era * 146_097L;
+    long yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365;
+    long dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100);
+    long monthFromMarch = (5 * dayOfYear + 2) / 153;
+    int dayOfMonth = (int) (dayOfYear - (153 * monthFromMarch + 2) / 5 + 1);
+    int month = (int) (monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9);
+    int year = (int) (yearOfEra + era * 400 + (month <= 2 ? 1 : 0));
+    char[] text = new char[24];
+    digits(text, 0, year, 4);
+    text[4] = '-';
+    digits(text, 5, month, 2);
+    text[7] = '-';
+    digits(text, 8, dayOfMonth, 2);
+    text[10] = 'T';
+    digits(text, 11, second / 3_600, 2);
+    text[13] = ':';
+    digits(text, 14, second / 60 % 60, 2);
+    text[16] = ':';
+    digits(text, 17, second % 60, 2);
+    text[19] = '.';
+    digits(text, 20, at.getNano() / 1_000_000, 3);
+    text[23] = 'Z';
+    return new String(text);
   }
 
-  private static final DateTimeFormatter TIMESTAMP = DateTimeFormatter
-      .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
+  /** 0000-01-01T00:00:00Z and 9999-12-31T23:59:59Z: the years the pattern writes as four plain digits. */
+  static final long FIRST_PLAIN_SECOND = -62_167_219_200L;
+  static final long LAST_PLAIN_SECOND = 253_402_300_799L;
+
+  private static void digits(char[] into, int at, int value, int width) {
+    for (int i = at + width - 1; i >= at; i--) {
+      into[i] = (char) ('0' + value % 10);
+      value /= 10;
+    }
+  }
+
+  /**
+   * The pattern {@link #timestamp} follows, used for the years it does not write itself. Held apart
+   * because {@code DateTimeFormatter}'s class initialisation (its predefined formatters, the
+   * temporal fields) took 7 % of a {@code status --json}'s main thread (docs/benchmarks.md).
+   */
+  static final class Formatter {
+    static final DateTimeFormatter TIMESTAMP = DateTimeFormatter
+        .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'", Locale.ROOT).withZone(ZoneOffset.UTC);
+
+    private Formatter() {
+    }
+  }
 
   /**
    * The document with every map whose iteration order is not fixed (a {@code Map.of} or

@@ -8,11 +8,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /** The --json documents written without databind are byte for byte what the ObjectMapper writes. */
@@ -73,5 +75,26 @@ class JsonRenderTest {
     assertNull(read.get("infinity"));
     assertNull(read.get("minus_infinity"));
     assertEquals(Arrays.asList(null, 1.5), read.get("list"));
+  }
+
+  @Test
+  void timestamps_are_written_as_the_pattern_writes_them_in_every_year() {
+    List<Instant> instants = new ArrayList<>(List.of(Instant.EPOCH, Instant.ofEpochMilli(-1), Instant.ofEpochMilli(1),
+        Instant.parse("2026-11-23T17:29:03.123Z"), Instant.parse("2000-02-29T23:59:59.999Z"),
+        Instant.parse("1900-03-01T00:00:00Z"), Instant.parse("2100-02-28T12:00:00.000999Z"),
+        Instant.ofEpochSecond(Json.FIRST_PLAIN_SECOND), Instant.ofEpochSecond(Json.FIRST_PLAIN_SECOND - 1, 999_999_999),
+        Instant.ofEpochSecond(Json.LAST_PLAIN_SECOND, 999_999_999), Instant.ofEpochSecond(Json.LAST_PLAIN_SECOND + 1),
+        Instant.parse("-10000-01-01T00:00:00Z"), Instant.parse("+12345-06-07T08:09:10.011Z")));
+    Random random = new Random(46);
+    for (int i = 0; i < 20_000; i++) {
+      long second = i % 2 == 0 ? random.nextLong() % 4_102_444_800L // around 1840-2100
+          : Json.FIRST_PLAIN_SECOND
+              + Math.floorMod(random.nextLong(), Json.LAST_PLAIN_SECOND - Json.FIRST_PLAIN_SECOND);
+      instants.add(Instant.ofEpochSecond(second, random.nextInt(1_000_000_000)));
+    }
+    for (Instant at : instants) {
+      assertEquals(Json.Formatter.TIMESTAMP.format(at), Json.timestamp(at), at.toString());
+    }
+    assertNull(Json.timestamp(null));
   }
 }

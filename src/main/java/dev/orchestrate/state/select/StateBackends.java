@@ -5,7 +5,6 @@ import dev.orchestrate.state.StateDirectory;
 import dev.orchestrate.state.postgres.PostgresBackend;
 import dev.orchestrate.state.sqlite.SqliteBackend;
 import java.nio.file.Path;
-import java.util.regex.Pattern;
 
 /**
  * The one place that chooses a backend by the state location, and so the one file outside the
@@ -13,9 +12,6 @@ import java.util.regex.Pattern;
  * PostgreSQL database; anything else is a state directory with a SQLite database in it.
  */
 public final class StateBackends {
-  /** {@code scheme://}: a URL, not a path. */
-  private static final Pattern URL = Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://.*", Pattern.DOTALL);
-
   private StateBackends() {
   }
 
@@ -35,7 +31,7 @@ public final class StateBackends {
     if (isDatabase(location)) {
       return new PostgresBackend(location, local);
     }
-    if (URL.matcher(location).matches()) {
+    if (isUrl(location)) {
       throw new IllegalArgumentException("the state location " + location.substring(0, location.indexOf("://") + 3)
           + "… is a URL of no known kind; a state location is a directory or a postgresql:// URL");
     }
@@ -47,10 +43,33 @@ public final class StateBackends {
    * {@code base} (the working directory of a command line, the directory of a config file).
    */
   public static StateBackend at(String location, Path base, StateDirectory local) {
-    if (isDatabase(location) || URL.matcher(location).matches()) {
+    if (isDatabase(location) || isUrl(location)) {
       return at(location, local);
     }
     return at(new StateDirectory(base.resolve(location)));
+  }
+
+  /**
+   * {@code scheme://...}, a URL rather than a path: as the regular expression
+   * {@code [A-Za-z][A-Za-z0-9+.-]*://.*} would match it, without compiling one on every command's
+   * path (a scheme has no ':', so its "://" is at the first ':').
+   */
+  static boolean isUrl(String location) {
+    int colon = location.indexOf(':');
+    if (colon < 1 || !location.startsWith("://", colon) || !asciiLetter(location.charAt(0))) {
+      return false;
+    }
+    for (int i = 1; i < colon; i++) {
+      char c = location.charAt(i);
+      if (!asciiLetter(c) && !(c >= '0' && c <= '9') && c != '+' && c != '.' && c != '-') {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static boolean asciiLetter(char c) {
+    return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z';
   }
 
   /**

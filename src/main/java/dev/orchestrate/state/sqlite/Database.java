@@ -19,7 +19,9 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import org.sqlite.SQLiteConfig;
+import org.sqlite.SQLiteConnection;
 import org.sqlite.SQLiteOpenMode;
+import org.sqlite.jdbc4.JDBC4Connection;
 
 /**
  * Opens the state database: WAL (readers never block the runner), a busy timeout (short waits
@@ -105,7 +107,7 @@ public final class Database {
     config.setBusyTimeout(BUSY_TIMEOUT_MS);
     Connection connection;
     try {
-      connection = config.createConnection("jdbc:sqlite:" + file.toAbsolutePath().toUri()
+      connection = connection(config, "jdbc:sqlite:" + file.toAbsolutePath().toUri()
           + (walPresent ? "?mode=ro" : "?immutable=1"));
     } catch (SQLException e) {
       throw new StoreException(describe(file, e), e);
@@ -135,11 +137,9 @@ public final class Database {
    */
   /** Whether {@code connection} is {@link #nothingRecorded}'s: it reads no file, so no file is watched. */
   static boolean inMemory(Connection connection) {
-    try {
-      return connection.getMetaData().getURL().equals(IN_MEMORY);
-    } catch (SQLException e) {
-      return false;
-    }
+    // The connection's own URL, as its metadata would give it: the metadata class's initialisation
+    // (regular expressions) cost every command about 1 ms.
+    return connection instanceof SQLiteConnection sqlite && IN_MEMORY.equals(sqlite.getUrl());
   }
 
   private static final String IN_MEMORY = "jdbc:sqlite::memory:";
@@ -147,7 +147,7 @@ public final class Database {
   private static Connection nothingRecorded(Path file) {
     Connection memory;
     try {
-      memory = new SQLiteConfig().createConnection(IN_MEMORY);
+      memory = connection(new SQLiteConfig(), IN_MEMORY);
     } catch (SQLException e) {
       throw new StoreException(describe(file, e), e);
     }
@@ -185,8 +185,22 @@ public final class Database {
     SQLiteConfig config = new SQLiteConfig();
     config.resetOpenMode(SQLiteOpenMode.CREATE);
     config.setBusyTimeout(BUSY_TIMEOUT_MS);
-    return config.createConnection("jdbc:sqlite:" + file.toAbsolutePath());
+    return connection(config, "jdbc:sqlite:" + file.toAbsolutePath());
   }
+
+  /**
+   * The connection {@code config.createConnection(url)} makes, without sqlite-jdbc's driver class:
+   * its initialisation registers the driver with {@code DriverManager}, which spins method-handle
+   * classes no start-up archive holds and cost every short command 1-2 ms (docs/benchmarks.md).
+   * Nothing here looks SQLite up through {@code DriverManager}. {@code url} is one of ours, always
+   * {@code jdbc:sqlite:...}; it is trimmed as the driver trims it.
+   */
+  static Connection connection(SQLiteConfig config, String url) throws SQLException {
+    String trimmed = url.trim();
+    return new JDBC4Connection(trimmed, trimmed.substring(JDBC_PREFIX.length()), config.toProperties());
+  }
+
+  private static final String JDBC_PREFIX = "jdbc:sqlite:";
 
   private static Connection connect(Path file) {
     SQLiteConfig config = new SQLiteConfig();
@@ -211,7 +225,7 @@ public final class Database {
     config.setCacheSize(-WRITE_CACHE_KIB);
     config.setTempStore(SQLiteConfig.TempStore.MEMORY);
     try {
-      return config.createConnection("jdbc:sqlite:" + file.toAbsolutePath());
+      return connection(config, "jdbc:sqlite:" + file.toAbsolutePath());
     } catch (SQLException e) {
       throw new StoreException(describe(file, e), e);
     }

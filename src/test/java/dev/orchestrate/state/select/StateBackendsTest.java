@@ -62,4 +62,15 @@ class StateBackendsTest {
     assertTrue(problem.contains("contains a password"), problem);
     assertFalse(problem.contains("secret"), problem);
   }
+
+  @Test
+  void a_url_is_what_the_scheme_expression_matches() {
+    java.util.regex.Pattern expression = java.util.regex.Pattern.compile("[A-Za-z][A-Za-z0-9+.-]*://.*",
+        java.util.regex.Pattern.DOTALL);
+    for (String location : java.util.List.of("", "://", "a://", "a:/", "a:", "1a://x", "postgresql://u@h/db",
+        "svn+ssh://h/p", "x.y-z+1://\nline", "C:\\state", "c://x", "./state", "state", "/tmp/a://b",
+        "s\u00e9://x", "a b://x", "https:/x", "a:://x", "a::/x", "-a://x", "+a://x", "A://")) {
+      assertEquals(expression.matcher(location).matches(), StateBackends.isUrl(location), location);
+    }
+  }
 }

@@ -347,7 +347,7 @@ final class AcpClient extends JsonEvents {
   private void permission(JsonNode id, JsonNode params) {
     JsonNode call = params.path("toolCall");
     String callId = call.path("toolCallId").asText("");
-    String[] known = log.known(callId);
+    String[] known = step == Step.PROMPT && !cancelSent ? log.asked(call, callId) : log.known(callId);
     String title = call.path("title").isTextual() ? call.path("title").asText()
         : known != null && known[0] != null ? known[0] : callId;
     ObjectNode outcome = JSON.createObjectNode();

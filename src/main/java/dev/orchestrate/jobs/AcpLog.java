@@ -43,7 +43,20 @@ final class AcpLog {
 
   /** The title and kind of tool call {@code id} as its updates gave them ({null, null} parts unknown), or null. */
   String[] known(String id) {
-    return toolCalls.get(id);
+    return toolCalls.get(AcpPermissions.clip(id, 128));
+  }
+
+  /**
+   * {@link #known} of a call the agent asks permission for; a call it has not reported yet is
+   * reported from the request ({@code → title [kind] (pending)}): an agent may ask first (the
+   * Gemini CLI sends no {@code tool_call} for a call that needs permission, only the request and the
+   * call's final update).
+   */
+  String[] asked(JsonNode call, String id) {
+    if (known(id) == null && call.isObject()) {
+      toolCall(call, true);
+    }
+    return known(id);
   }
 
   void chunk(JsonNode content, boolean thought) {

@@ -1,5 +1,6 @@
 package dev.orchestrate.e2e;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -13,12 +14,22 @@ import java.io.IOException;
  * complexity classifier, which gets the JSON it asks for), {@code :countTokens}. {@link Mode}
  * scripts failures as Google sends them (google.rpc.Status with QuotaFailure, RetryInfo and
  * ErrorInfo details); they answer every model request, or only the first {@link #failFirst}.
+ * {@link Mode#WRITE_RESULT} makes the model an agent that writes orchestrate's result file with one
+ * of the CLI's tools (a {@code functionCall}), for the CLI's ACP mode.
  */
 final class FakeGemini extends FakeModelServer {
 
   enum Mode {
     /** a short text */
     ANSWER_ONLY,
+    /**
+     * A conversation request that offers tools and has no {@code functionResponse} yet is answered
+     * with one {@code functionCall} that writes the result file: {@code run_shell_command} with a
+     * printf to {@code $ORCHESTRATE_RESULT_FILE} (the shell inherits orchestrate's variables), or
+     * {@code write_file} of the path the prompt names when {@link #tool} chooses it. Once the
+     * function's response is in, a final text ({@link #DONE}); side requests as in ANSWER_ONLY.
+     */
+    WRITE_RESULT,
     /** 429 RESOURCE_EXHAUSTED on a per-day quota (QuotaFailure GenerateRequestsPerDay…, RetryInfo) */
     USAGE_LIMIT,
     /** 429 RESOURCE_EXHAUSTED on a per-minute quota with RetryInfo 5s, as for a burst */
@@ -35,8 +46,20 @@ final class FakeGemini extends FakeModelServer {
 
   static final int RATE_LIMIT_RETRY_SECONDS = 5;
   static final String ANSWER = "Hello from the fake model.";
+  /** The final text of {@link Mode#WRITE_RESULT}, once the tool has run. */
+  static final String DONE = "Done: the result file is written.";
+  /** What the printf of {@link Mode#WRITE_RESULT} writes as the summary, with the phase and the item. */
+  static final String SHELL_SUMMARY = "fake model did %s of %s";
+  /** The summary a {@code write_file} of {@link Mode#WRITE_RESULT} writes. */
+  static final String WRITE_FILE_SUMMARY = "fake model wrote the result file with write_file";
   private static final ObjectMapper JSON = new ObjectMapper();
   volatile Mode mode = Mode.ANSWER_ONLY;
+  /**
+   * With {@link Mode#WRITE_RESULT}: the tool the model calls, chosen from the text of the
+   * conversation's first user message (orchestrate's prompt): {@code run_shell_command} or
+   * {@code write_file}.
+   */
+  volatile java.util.function.Function<String, String> tool = prompt -> "run_shell_command";
 
   FakeGemini() throws IOException {
     super();
@@ -62,13 +85,17 @@ final class FakeGemini extends FakeModelServer {
             JSON.createArrayNode()));
         return;
       }
-      requests.add(JSON.readTree(body));
+      JsonNode request = JSON.readTree(body);
+      requests.add(request);
       Mode failure = mode;
-      if (failure != Mode.ANSWER_ONLY && failsNow()) {
+      if (failure != Mode.ANSWER_ONLY && failure != Mode.WRITE_RESULT && failsNow()) {
         fail(exchange, failure, path.substring(path.lastIndexOf('/') + 1, path.lastIndexOf(':')));
         return;
       }
-      if (stream) {
+      if (stream && failure == Mode.WRITE_RESULT) {
+        String answer = offersTools(request) && !answered(request) ? response(call(request)) : answer(DONE);
+        respond(exchange, 200, "text/event-stream", "data: " + answer + "\r\n\r\n");
+      } else if (stream) {
         respond(exchange, 200, "text/event-stream", "data: " + answer(ANSWER) + "\r\n\r\n");
       } else {
         respond(exchange, 200, "application/json",
@@ -77,10 +104,98 @@ final class FakeGemini extends FakeModelServer {
     }
   }
 
+  /** Requests of the conversation that offered the CLI's tools: the agent's own model turns. */
+  long agentTurns() {
+    return requests.stream().filter(FakeGemini::offersTools).count();
+  }
+
+  /**
+   * Points the Gemini CLI at this server, offline: HOME (with a settings.json that selects the API
+   * key and turns off update checks and usage statistics), {@code GOOGLE_GEMINI_BASE_URL}, a dummy
+   * {@code GEMINI_API_KEY}, and none of the host's Google credentials or project settings.
+   */
+  void geminiEnvironment(java.util.Map<String, String> env, java.nio.file.Path home) throws IOException {
+    java.nio.file.Path settings = home.resolve(".gemini/settings.json");
+    java.nio.file.Files.createDirectories(settings.getParent());
+    java.nio.file.Files.writeString(settings, """
+        {
+          "security": {"auth": {"selectedType": "gemini-api-key"}},
+          "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
+          "privacy": {"usageStatisticsEnabled": false}
+        }
+        """);
+    for (String name : java.util.List.of("GOOGLE_API_KEY", "GOOGLE_CLOUD_PROJECT", "GOOGLE_CLOUD_LOCATION",
+        "GOOGLE_GENAI_USE_VERTEXAI", "GOOGLE_GENAI_USE_GCA", "GOOGLE_APPLICATION_CREDENTIALS", "GEMINI_MODEL",
+        "GEMINI_CLI_SYSTEM_SETTINGS_PATH", "GEMINI_SANDBOX")) {
+      env.remove(name);
+    }
+    env.put("HOME", home.toString());
+    env.put("GOOGLE_GEMINI_BASE_URL", baseUrl());
+    env.put("GEMINI_API_KEY", "fake-gemini-key");
+    env.put("PATH", AgentClis.nodeDir() + ":" + env.getOrDefault("PATH", "/usr/bin:/bin"));
+  }
+
+  private static boolean offersTools(JsonNode request) {
+    for (JsonNode tool : request.path("tools")) {
+      if (tool.path("functionDeclarations").size() > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether the conversation already holds a function's response (the tool has run, or was refused). */
+  private static boolean answered(JsonNode request) {
+    for (JsonNode content : request.path("contents")) {
+      for (JsonNode part : content.path("parts")) {
+        if (part.has("functionResponse")) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** The functionCall part that writes the result file, with the tool {@link #tool} chooses. */
+  private ObjectNode call(JsonNode request) {
+    StringBuilder prompt = new StringBuilder();
+    for (JsonNode content : request.path("contents")) {
+      if ("user".equals(content.path("role").asText())) {
+        for (JsonNode part : content.path("parts")) {
+          prompt.append(part.path("text").asText("")).append('\n');
+        }
+      }
+    }
+    String name = tool.apply(prompt.toString());
+    ObjectNode part = JSON.createObjectNode();
+    ObjectNode call = part.putObject("functionCall").put("name", name);
+    ObjectNode args = call.putObject("args");
+    if (name.equals("write_file")) {
+      // orchestrate's prompt names the file: "... $ORCHESTRATE_RESULT_FILE (/path/result.json):"
+      java.util.regex.Matcher file = java.util.regex.Pattern.compile("\\$ORCHESTRATE_RESULT_FILE \\((/[^)\\n]+)\\):")
+          .matcher(prompt);
+      if (!file.find()) {
+        throw new IllegalStateException("the prompt names no result file: " + prompt);
+      }
+      args.put("file_path", file.group(1)).put("content", JSON.createObjectNode().put("result", "phase_complete")
+          .put("summary", WRITE_FILE_SUMMARY).toString());
+    } else {
+      args.put("command", "printf '%s' '{\"result\":\"phase_complete\",\"summary\":\""
+          + SHELL_SUMMARY.formatted("'\"$ORCHESTRATE_PHASE\"'", "'\"$ORCHESTRATE_ITEM_ID\"'")
+          + "\"}' > \"$ORCHESTRATE_RESULT_FILE\"").put("description", "Write the result file.");
+    }
+    return part;
+  }
+
   private static String answer(String text) {
+    return response(JSON.createObjectNode().put("text", text));
+  }
+
+  /** A model response whose one part is {@code part} (a text, or a functionCall). */
+  private static String response(ObjectNode part) {
     ObjectNode candidate = JSON.createObjectNode();
     ObjectNode content = candidate.putObject("content");
-    content.putArray("parts").addObject().put("text", text);
+    content.putArray("parts").add(part);
     content.put("role", "model");
     candidate.put("finishReason", "STOP").put("index", 0);
     ObjectNode response = JSON.createObjectNode();

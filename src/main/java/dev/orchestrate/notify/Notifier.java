@@ -165,9 +165,10 @@ public final class Notifier implements AutoCloseable {
   /**
    * Stops taking events, lets the sinks deliver what is queued for at most {@code wait}, then
    * interrupts them and counts what was left as undelivered. A sink that is failing (its last
-   * document failed) or stuck (one delivery in flight for more than {@link #STUCK_MILLIS}) is not
-   * waited for: a dead endpoint costs the end of a run about a second, not {@code wait}. Returns
-   * within {@code wait} plus about a second (what an interrupted delivery takes to stop).
+   * document failed) or stuck (one delivery in flight for more than {@link #STUCK_MILLIS}, its first
+   * for more than {@link #FIRST_STUCK_MILLIS}) is not waited for: a dead endpoint costs the end of a
+   * run one to three seconds, not {@code wait}. Returns within {@code wait} plus about a second
+   * (what an interrupted delivery takes to stop).
    */
   public DeliveryStats close(Duration wait) {
     closed = true;
@@ -196,6 +197,12 @@ public final class Notifier implements AutoCloseable {
 
   /** A delivery in flight longer than this at close is not waited for (a healthy endpoint answers in milliseconds). */
   static final long STUCK_MILLIS = 1_000;
+  /**
+   * The same for a sink's first delivery, which also pays for its client's start (an HTTP client's
+   * classes and first connection: up to about a second on a loaded machine, where the end of a run
+   * gave up deliveries still in flight after {@link #STUCK_MILLIS}, docs/benchmarks.md).
+   */
+  static final long FIRST_STUCK_MILLIS = 3_000;
   private static final long CLOSE_CHECK_MILLIS = 20;
 
   @Override
@@ -299,7 +306,8 @@ public final class Notifier implements AutoCloseable {
         return false;
       }
       long since = inFlightSince;
-      return since == 0 || System.nanoTime() - since < TimeUnit.MILLISECONDS.toNanos(STUCK_MILLIS);
+      long stuck = delivered.get() == 0 && failed.get() == 0 ? FIRST_STUCK_MILLIS : STUCK_MILLIS;
+      return since == 0 || System.nanoTime() - since < TimeUnit.MILLISECONDS.toNanos(stuck);
     }
 
     void join(long millis) {

@@ -37,6 +37,26 @@ class SharedRemoteTest {
     return repo.git(dir, "--git-dir=" + dir.resolve("origin.git"), "for-each-ref", "--format=%(objectname)", ref);
   }
 
+  /** A clone whose config lands on its origin ({@code landing: remote}), main pushed there. */
+  private GitRepo landingOnOrigin() {
+    GitRepo mine = withOrigin();
+    mine.write("orchestrate.yaml", "execution: {workspace: worktree, landing: remote}\n");
+    mine.commitAll("config");
+    mine.git("push", "--quiet", "origin", "main");
+    return mine;
+  }
+
+  /** The worktrees of {@code mine} with a shared remote, their state in {@code store}. */
+  private static Worktrees remoteWorktrees(GitRepo mine, dev.orchestrate.state.StateStore store) {
+    return new Worktrees(new Git(), repository(mine),
+        ConfigWithers
+            .withMode(dev.orchestrate.config.WorkspaceConfig.defaults(),
+                dev.orchestrate.config.WorkspaceConfig.Mode.WORKTREE)
+            .withLandOn(dev.orchestrate.config.WorkspaceConfig.LandOn.REMOTE),
+        dev.orchestrate.config.RetentionConfig.WorktreePolicy.DEFAULT,
+        store.workspaces(), mine.dir.resolve(".orchestrate").resolve("worktrees"), java.time.Clock.systemUTC()).open();
+  }
+
   @Test
   void a_phase_commit_is_published_under_refs_orchestrate_and_fetched_by_another_clone() {
     GitRepo mine = withOrigin();
@@ -153,19 +173,9 @@ class SharedRemoteTest {
 
   @Test
   void a_clean_up_removes_a_phase_commit_never_pushed_and_keeps_any_other_commit_the_remote_lacks() throws Exception {
-    GitRepo mine = withOrigin();
-    mine.write("orchestrate.yaml", "execution: {workspace: worktree, landing: remote}\n");
-    mine.commitAll("config");
-    mine.git("push", "--quiet", "origin", "main");
-    Path state = mine.dir.resolve(".orchestrate");
-    var store = dev.orchestrate.testing.TestStores.open(state);
-    Worktrees worktrees = new Worktrees(new Git(), repository(mine),
-        ConfigWithers
-            .withMode(dev.orchestrate.config.WorkspaceConfig.defaults(),
-                dev.orchestrate.config.WorkspaceConfig.Mode.WORKTREE)
-            .withLandOn(dev.orchestrate.config.WorkspaceConfig.LandOn.REMOTE),
-        dev.orchestrate.config.RetentionConfig.WorktreePolicy.DEFAULT,
-        store.workspaces(), state.resolve("worktrees"), java.time.Clock.systemUTC()).open();
+    GitRepo mine = landingOnOrigin();
+    var store = dev.orchestrate.testing.TestStores.open(mine.dir.resolve(".orchestrate"));
+    Worktrees worktrees = remoteWorktrees(mine, store);
     for (String id : List.of("K", "P")) {
       Path tree = worktrees.prepare(id, mine.dir, false).workspace();
       Files.writeString(tree.resolve(id + ".txt"), "design\n");
@@ -196,24 +206,14 @@ class SharedRemoteTest {
 
   @Test
   void a_clean_up_never_deletes_through_a_branch_and_a_link_an_agent_planted() throws Exception {
-    GitRepo mine = withOrigin();
-    mine.write("orchestrate.yaml", "execution: {workspace: worktree, landing: remote}\n");
-    mine.commitAll("config");
-    mine.git("push", "--quiet", "origin", "main");
+    GitRepo mine = landingOnOrigin();
     Path outside = Files.createDirectories(dir.resolve("outside/victim"));
     Files.writeString(outside.resolve("keep.txt"), "the user's\n");
-    Path state = mine.dir.resolve(".orchestrate");
-    var store = dev.orchestrate.testing.TestStores.open(state);
-    Worktrees worktrees = new Worktrees(new Git(), repository(mine),
-        ConfigWithers
-            .withMode(dev.orchestrate.config.WorkspaceConfig.defaults(),
-                dev.orchestrate.config.WorkspaceConfig.Mode.WORKTREE)
-            .withLandOn(dev.orchestrate.config.WorkspaceConfig.LandOn.REMOTE),
-        dev.orchestrate.config.RetentionConfig.WorktreePolicy.DEFAULT,
-        store.workspaces(), state.resolve("worktrees"), java.time.Clock.systemUTC()).open();
+    var store = dev.orchestrate.testing.TestStores.open(mine.dir.resolve(".orchestrate"));
+    Worktrees worktrees = remoteWorktrees(mine, store);
     // what an agent can do from its worktree: a branch with a '/' and a link beside the worktrees
     mine.git("branch", "orchestrate/a/victim", "main");
-    Files.createSymbolicLink(state.resolve("worktrees/a"), outside.getParent());
+    Files.createSymbolicLink(mine.dir.resolve(".orchestrate/worktrees/a"), outside.getParent());
     List<String> lines = worktrees.cleanUp();
     assertTrue(Files.exists(outside.resolve("keep.txt")), "nothing deleted through the link: " + lines);
     assertTrue(lines.stream().anyMatch(l -> l.startsWith("a/victim: left alone")), lines.toString());

@@ -70,13 +70,8 @@ class ItemLeasesTest {
     return new Runner(lease, store, store.leases(lease.runnerId(), lease.host(), TIMEOUT));
   }
 
-  private static Step to(ItemState item, ItemStatus status, String phase) {
-    return new Step(item.with(new Progress(status, phase, 0, null, null, null, null, null)), List.of());
-  }
-
-  @Test
-  void a_runners_start_never_drops_the_pending_phase_commit_of_a_job_another_live_runner_runs_or_completed() {
-    Runner a = runner();
+  /** Items A and B, claimed by {@code a}, each with a worktree at head000; the run's id. */
+  private long twoItemsWithWorktrees(Runner a) {
     a.store().items().sync(List.of(item("A", InitialStatus.READY), item("B", InitialStatus.READY)), T0);
     long run = a.store().items().runStarted(T0, 1);
     for (String id : List.of("A", "B")) {
@@ -85,6 +80,17 @@ class ItemLeasesTest {
           "orchestrate/" + id, "main", dir.resolve("g"), "base000", "head000", null, null, null, null, 1, T0, null,
           null), T0);
     }
+    return run;
+  }
+
+  private static Step to(ItemState item, ItemStatus status, String phase) {
+    return new Step(item.with(new Progress(status, phase, 0, null, null, null, null, null)), List.of());
+  }
+
+  @Test
+  void a_runners_start_never_drops_the_pending_phase_commit_of_a_job_another_live_runner_runs_or_completed() {
+    Runner a = runner();
+    long run = twoItemsWithWorktrees(a);
     long runningJob = a.store().items().jobStarted(new JobStart(run, "A", "build", 1, T0, null));
     a.store().workspaces().commitPending("A", "pendingA", runningJob, 1, T0);
     long failedJob = a.store().items().jobStarted(new JobStart(run, "B", "build", 1, T0, null));
@@ -172,14 +178,7 @@ class ItemLeasesTest {
   void a_dead_runners_completed_job_whose_commit_it_never_confirmed_leaves_that_commit_as_the_items_head() {
     Runner a = runner();
     Runner b = runner();
-    a.store().items().sync(List.of(item("A", InitialStatus.READY), item("B", InitialStatus.READY)), T0);
-    long run = a.store().items().runStarted(T0, 1);
-    for (String id : List.of("A", "B")) {
-      a.leases().claim(id, 0).orElseThrow();
-      a.store().workspaces().save(new dev.orchestrate.workspace.WorkspaceRecord(id, dir.resolve(id),
-          "orchestrate/" + id, "main", dir.resolve("g"), "base000", "head000", null, null, null, null, 1, T0, null,
-          null), T0);
-    }
+    long run = twoItemsWithWorktrees(a);
     // A's design completed and was written, and its runner was killed before it confirmed the commit
     long completed = a.store().items().jobStarted(new JobStart(run, "A", "design", 1, T0, null));
     a.store().workspaces().commitPending("A", "designA", completed, 1, T0);

@@ -63,10 +63,7 @@ class LiveViewInTmuxIT {
             fi
             printf '{"result": "phase_complete"}' > "$ORCHESTRATE_RESULT_FILE"
             """);
-    Path socket = dir.resolve("tmux.sock");
-    String command = "cd " + project + " && " + Launcher.BIN + " --state " + project.resolve("state")
-        + " run backlog.yaml; echo \"EXIT $?\"; sleep 600";
-    tmux(socket, "-f", "/dev/null", "new-session", "-d", "-s", "it", "-x", "120", "-y", "40", "bash", "-c", command);
+    Path socket = startRun(project, " backlog.yaml");
     try {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
       while (capture(socket, false).lines().noneMatch(l -> l.startsWith("EXIT "))) {
@@ -112,10 +109,7 @@ class LiveViewInTmuxIT {
               - name: work
                 instructions: "Work."
         """);
-    Path socket = dir.resolve("tmux.sock");
-    String command = "cd " + project + " && " + Launcher.BIN + " --state " + project.resolve("state")
-        + " run; echo \"EXIT $?\"; sleep 600";
-    tmux(socket, "-f", "/dev/null", "new-session", "-d", "-s", "it", "-x", "120", "-y", "40", "bash", "-c", command);
+    Path socket = startRun(project, "");
     try {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
       while (capture(socket, false).lines().noneMatch(l -> l.startsWith("EXIT "))) {
@@ -158,10 +152,7 @@ class LiveViewInTmuxIT {
   @Test
   void a_provider_pause_shows_its_end_and_a_countdown_and_holds_the_eta() throws Exception {
     Path project = limitedProject();
-    Path socket = dir.resolve("tmux.sock");
-    String command = "cd " + project + " && " + Launcher.BIN + " --state " + project.resolve("state")
-        + " run backlog.yaml; echo \"EXIT $?\"; sleep 600";
-    tmux(socket, "-f", "/dev/null", "new-session", "-d", "-s", "it", "-x", "120", "-y", "40", "bash", "-c", command);
+    Path socket = startRun(project, " backlog.yaml");
     try {
       Pattern row = Pattern
           .compile("⏸ claude paused until (\\d\\d:\\d\\d:\\d\\d) \\((\\d+):(\\d\\d) left\\), usage limit");
@@ -273,11 +264,8 @@ class LiveViewInTmuxIT {
   private void watch(int jobs, int items, boolean resize, boolean evenOnly) throws Exception {
     Path project = project(items);
     int worked = evenOnly ? items / 2 : items;
-    Path socket = dir.resolve("tmux.sock");
-    String command = "cd " + project + " && " + Launcher.BIN + " --state " + project.resolve("state")
-        + " run --max-concurrent " + jobs + " --max-wip " + jobs + (evenOnly ? " --only tag=even" : "")
-        + " backlog.yaml; echo \"EXIT $?\"; sleep 600";
-    tmux(socket, "-f", "/dev/null", "new-session", "-d", "-s", "it", "-x", "120", "-y", "40", "bash", "-c", command);
+    Path socket = startRun(project, " --max-concurrent " + jobs + " --max-wip " + jobs
+        + (evenOnly ? " --only tag=even" : "") + " backlog.yaml");
     try {
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
       int mostJobs = 0;
@@ -405,6 +393,18 @@ class LiveViewInTmuxIT {
     }
     Files.writeString(project.resolve("backlog.yaml"), backlog.toString());
     return project;
+  }
+
+  /**
+   * {@code orchestrate run ARGS} in {@code project}, in a 120x40 pane of a tmux server of its own,
+   * followed by "EXIT n" and a wait; returns the server's socket.
+   */
+  private Path startRun(Path project, String args) throws IOException, InterruptedException {
+    Path socket = dir.resolve("tmux.sock");
+    String command = "cd " + project + " && " + Launcher.BIN + " --state " + project.resolve("state") + " run" + args
+        + "; echo \"EXIT $?\"; sleep 600";
+    tmux(socket, "-f", "/dev/null", "new-session", "-d", "-s", "it", "-x", "120", "-y", "40", "bash", "-c", command);
+    return socket;
   }
 
   private static String capture(Path socket, boolean withHistory) throws IOException, InterruptedException {

@@ -22,17 +22,14 @@ class AcpRecordedTest {
   @TempDir
   Path dir;
 
-  @Test
-  void the_adapters_turn_reads_as_the_log_lines_and_its_permission_request_is_answered() throws Exception {
+  /** A client fed what the agent said in the recorded {@code transcript} ("<< " lines), what it writes in {@code sent}. */
+  private AcpClient replayed(String transcript, ByteArrayOutputStream sent, List<String> log) throws Exception {
     List<String> lines;
-    try (InputStream in = AcpRecordedTest.class.getResourceAsStream(
-        "/agent-outputs/claude-code-acp-0.16.2/design-turn.transcript")) {
+    try (InputStream in = AcpRecordedTest.class.getResourceAsStream(transcript)) {
       lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
     }
-    ByteArrayOutputStream sent = new ByteArrayOutputStream();
     AcpClient client = new AcpClient(sent, "test", dir, dir.resolve("job"), "Do the design phase.", null,
         AcpConfig.DEFAULT);
-    List<String> log = new ArrayList<>();
     client.logsTo(log::add);
     client.start();
     for (String line : lines) {
@@ -40,6 +37,14 @@ class AcpRecordedTest {
         client.line(line.substring(3));
       }
     }
+    return client;
+  }
+
+  @Test
+  void the_adapters_turn_reads_as_the_log_lines_and_its_permission_request_is_answered() throws Exception {
+    ByteArrayOutputStream sent = new ByteArrayOutputStream();
+    List<String> log = new ArrayList<>();
+    AcpClient client = replayed("/agent-outputs/claude-code-acp-0.16.2/design-turn.transcript", sent, log);
     assertTrue(client.over().isDone());
     assertTrue(client.answered());
     assertEquals("5ef06367-0042-4b0a-855c-f03544eb5dfd", client.sessionId());
@@ -64,22 +69,9 @@ class AcpRecordedTest {
 
   @Test
   void the_gemini_clis_turn_reports_its_tool_call_from_the_permission_request() throws Exception {
-    List<String> lines;
-    try (InputStream in = AcpRecordedTest.class.getResourceAsStream(
-        "/agent-outputs/gemini-cli-acp-0.61.0/design-turn.transcript")) {
-      lines = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
-    }
     ByteArrayOutputStream sent = new ByteArrayOutputStream();
-    AcpClient client = new AcpClient(sent, "test", dir, dir.resolve("job"), "Do the design phase.", null,
-        AcpConfig.DEFAULT);
     List<String> log = new ArrayList<>();
-    client.logsTo(log::add);
-    client.start();
-    for (String line : lines) {
-      if (line.startsWith("<< ")) {
-        client.line(line.substring(3));
-      }
-    }
+    AcpClient client = replayed("/agent-outputs/gemini-cli-acp-0.61.0/design-turn.transcript", sent, log);
     assertTrue(client.over().isDone());
     assertTrue(client.answered());
     assertEquals("eb463b71-bba2-43fd-b3b5-81fa17052403", client.sessionId());

@@ -258,14 +258,10 @@ public final class Worktrees implements ItemWorkspaces {
    */
   public Path landingTree(String itemId, String commit) throws IOException {
     Path path = landingPath(itemId);
-    Lock beside = layout();
-    beside.lock();
-    try {
+    inLayout(() -> {
       forget(path);
       git.ok(checkout, "worktree", "add", "--quiet", "--detach", "--force", path.toString(), commit);
-    } finally {
-      beside.unlock();
-    }
+    });
     return path;
   }
 
@@ -447,22 +443,10 @@ public final class Worktrees implements ItemWorkspaces {
     available(ws);
     String tip = git.commit(checkout, "refs/heads/" + ws.branch());
     if (tip != null && ancestor(ws.headCommit(), tip)) {
-      Lock beside = layout();
-      beside.lock();
-      try {
-        git.ok(checkout, "worktree", "add", "--quiet", "--force", path.toString(), ws.branch());
-      } finally {
-        beside.unlock();
-      }
+      inLayout(() -> git.ok(checkout, "worktree", "add", "--quiet", "--force", path.toString(), ws.branch()));
     } else if (replaceable(ws.itemId(), tip, ws.headCommit())) {
-      Lock beside = layout();
-      beside.lock();
-      try {
-        git.ok(checkout, "worktree", "add", "--quiet", "--force", "-B", ws.branch(), path.toString(),
-            ws.headCommit());
-      } finally {
-        beside.unlock();
-      }
+      inLayout(() -> git.ok(checkout, "worktree", "add", "--quiet", "--force", "-B", ws.branch(), path.toString(),
+          ws.headCommit()));
     } else {
       throw new WorkspaceUnavailableException("branch " + ws.branch() + " in " + repo.top() + " is at " + tip
           + ", which lacks the item's last recorded phase commit " + ws.headCommit() + " (and holds commits it does "
@@ -503,18 +487,14 @@ public final class Worktrees implements ItemWorkspaces {
           + ": orchestrate will not run git there or delete through it; remove it (rm " + path + ") and try again");
     }
     if (Files.exists(path, WorktreeGuard.NOFOLLOW)) {
-      Lock beside = layout();
-      beside.lock();
-      try {
+      inLayout(() -> {
         if (Files.isDirectory(path, WorktreeGuard.NOFOLLOW) && path.toRealPath().getParent().equals(guard.root())) {
           WorktreeGuard.disarmRegistry(repo.commonDir());
           git.run(checkout, "worktree", "remove", "--force", "--force", path.toString());
         }
         DiskUsage.delete(path);
         prune();
-      } finally {
-        beside.unlock();
-      }
+      });
     } else if (store.onDisk().stream().anyMatch(ws -> ws.path().equals(path))) {
       prune();
     }
@@ -775,16 +755,14 @@ public final class Worktrees implements ItemWorkspaces {
   }
 
   /**
-   * What {@code worktree add} and removal hold, one at a time, so that the shared remote's fetches
-   * never run beside them: a fetch's connectivity check reads every worktree's HEAD, which
+   * Whatever is at {@code path} removed, then {@code git worktree add --quiet args}, under
+   * {@link #layout}: one at a time (git's add reads every other worktree's registry entry), never
+   * beside the shared remote's fetches, whose connectivity check reads every worktree's HEAD, which
    * {@code worktree add} writes before the commit it names is checked out ("bad object
-   * worktrees/X/HEAD" when items are prepared side by side, issue 46).
+   * worktrees/X/HEAD", issue 46).
    */
-  /** Whatever is at {@code path} removed, then {@code git worktree add --quiet args}, under {@link #layout}. */
   private void addWorktree(Path path, String... args) throws IOException {
-    Lock beside = layout();
-    beside.lock();
-    try {
+    inLayout(() -> {
       forget(path);
       List<String> add = new ArrayList<>(List.of("worktree", "add", "--quiet"));
       if (large()) {
@@ -792,6 +770,21 @@ public final class Worktrees implements ItemWorkspaces {
       }
       add.addAll(List.of(args));
       git.ok(checkout, add.toArray(String[]::new));
+    });
+  }
+
+  /** Work on the worktrees' registry, which may throw what git and the disk throw. */
+  @FunctionalInterface
+  private interface LayoutWork {
+    void run() throws IOException;
+  }
+
+  /** Runs {@code work} holding {@link #layout}. */
+  private void inLayout(LayoutWork work) throws IOException {
+    Lock beside = layout();
+    beside.lock();
+    try {
+      work.run();
     } finally {
       beside.unlock();
     }

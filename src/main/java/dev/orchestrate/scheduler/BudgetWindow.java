@@ -1,12 +1,8 @@
 package dev.orchestrate.scheduler;
 
-import java.time.DayOfWeek;
 import java.time.Instant;
 import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.time.temporal.ChronoUnit;
-import java.time.temporal.TemporalAdjusters;
 import java.util.Locale;
 
 /**
@@ -17,7 +13,9 @@ import java.util.Locale;
 public enum BudgetWindow {
   DAY("per-day", "per_day", "tokens_per_day"), WEEK("per-week", "per_week", "tokens_per_week");
 
-  private static final DateTimeFormatter SHOWN = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'", Locale.ROOT);
+  private static final long DAY_SECONDS = 86_400;
+  /** 1970-01-01, epoch day 0, was a Thursday: three days after a Monday. */
+  private static final long THURSDAY = 3;
 
   private final String label;
   private final String costKey;
@@ -46,18 +44,26 @@ public enum BudgetWindow {
 
   /** When the window that holds {@code now} opened. */
   public Instant start(Instant now) {
-    ZonedDateTime day = now.atZone(ZoneOffset.UTC).truncatedTo(ChronoUnit.DAYS);
-    return (this == DAY ? day : day.with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY))).toInstant();
+    // Epoch-day arithmetic rather than ZonedDateTime and TemporalAdjusters: `stats` reads the
+    // windows on every start, and those classes' initialisation is time a short command does
+    // not have (docs/benchmarks.md, issue 46, item 5). BudgetWindowTest holds the two equal.
+    long day = Math.floorDiv(now.getEpochSecond(), DAY_SECONDS);
+    long first = this == DAY ? day : day - Math.floorMod(day + THURSDAY, 7);
+    return Instant.ofEpochSecond(first * DAY_SECONDS);
   }
 
   /** When the window that holds {@code now} closes and the next one opens. */
   public Instant end(Instant now) {
-    ZonedDateTime start = start(now).atZone(ZoneOffset.UTC);
-    return (this == DAY ? start.plusDays(1) : start.plusWeeks(1)).toInstant();
+    return start(now).plusSeconds(this == DAY ? DAY_SECONDS : 7 * DAY_SECONDS);
   }
 
   /** {@code 2026-11-26 00:00 UTC}. */
   public static String show(Instant at) {
-    return SHOWN.format(at.atZone(ZoneOffset.UTC));
+    return Shown.FORMAT.format(at.atZone(ZoneOffset.UTC));
+  }
+
+  /** Built when a window is first shown (a halt or a warning), not when the class is loaded. */
+  private static final class Shown {
+    static final DateTimeFormatter FORMAT = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm 'UTC'", Locale.ROOT);
   }
 }

@@ -30,6 +30,27 @@ class BudgetWindowTest {
   }
 
   @Test
+  void the_windows_are_the_calendars_utc_day_and_iso_week_over_centuries() {
+    java.util.SplittableRandom random = new java.util.SplittableRandom(46);
+    for (int i = 0; i < 20_000; i++) {
+      // 1800 to 2200, and the first and last second of each day now and then.
+      long second = random.nextLong(-5_364_662_400L, 7_258_118_400L);
+      if (i % 3 == 0) {
+        second = Math.floorDiv(second, 86_400) * 86_400 - (i % 2);
+      }
+      Instant now = Instant.ofEpochSecond(second, random.nextInt(1_000_000_000));
+      java.time.ZonedDateTime day = now.atZone(java.time.ZoneOffset.UTC)
+          .truncatedTo(java.time.temporal.ChronoUnit.DAYS);
+      java.time.ZonedDateTime monday = day.with(
+          java.time.temporal.TemporalAdjusters.previousOrSame(java.time.DayOfWeek.MONDAY));
+      assertEquals(day.toInstant(), BudgetWindow.DAY.start(now), now.toString());
+      assertEquals(day.plusDays(1).toInstant(), BudgetWindow.DAY.end(now), now.toString());
+      assertEquals(monday.toInstant(), BudgetWindow.WEEK.start(now), now.toString());
+      assertEquals(monday.plusWeeks(1).toInstant(), BudgetWindow.WEEK.end(now), now.toString());
+    }
+  }
+
+  @Test
   void windows_are_shown_in_utc_and_name_their_keys() {
     assertEquals("2026-11-26 15:30 UTC", BudgetWindow.show(THURSDAY_AFTERNOON));
     assertEquals("budget.per_week", BudgetWindow.WEEK.costKey());

@@ -117,16 +117,33 @@ orchestrate_platform() {
   return 0
 }
 
-# The options that make the JVM use the archive for this jar and JVM when one was built, and
-# keep it silent if it still does not fit (the JVM then starts without it). Appends to java_opts.
+# orchestrate_run_opts: java_opts for `run` (and a large `memory import`, bin/orchestrate says why):
+# C2 back (the C1-only options dropped) and what survives a young collection promoted at once.
+orchestrate_run_opts() {
+  local c1_only=("${java_opts[@]}") opt
+  java_opts=()
+  for opt in "${c1_only[@]}"; do
+    case $opt in -XX:TieredStopAtLevel=1 | -XX:CICompilerCount=1) ;; *) java_opts+=("$opt") ;; esac
+  done
+  java_opts+=(-XX:MaxTenuringThreshold=0)
+}
+
+# orchestrate_archive_opts [run]: the options that make the JVM use the archive for this jar and
+# JVM when one was built, and keep it silent if it still does not fit (the JVM then starts without
+# it). Appends to java_opts. With `run`, the run's own archive ($archive-run, bin/build-cds) when
+# there is one, else the short commands'.
 orchestrate_archive_opts() {
   if [ -z "$archive" ]; then
     return 0
   fi
-  if [ "$java_feature" -ge 25 ] && [ -f "$archive.aot" ]; then
-    java_opts+=("-XX:AOTCache=$archive.aot" -Xlog:aot=off -Xlog:cds=off)
-  elif [ -f "$archive.jsa" ]; then
-    java_opts+=("-XX:SharedArchiveFile=$archive.jsa" -Xshare:auto -Xlog:cds=off -Xlog:cds+dynamic=off)
+  local which=$archive
+  if [ "${1:-}" = run ] && { [ -f "$archive-run.aot" ] || [ -f "$archive-run.jsa" ]; }; then
+    which=$archive-run
+  fi
+  if [ "$java_feature" -ge 25 ] && [ -f "$which.aot" ]; then
+    java_opts+=("-XX:AOTCache=$which.aot" -Xlog:aot=off -Xlog:cds=off)
+  elif [ -f "$which.jsa" ]; then
+    java_opts+=("-XX:SharedArchiveFile=$which.jsa" -Xshare:auto -Xlog:cds=off -Xlog:cds+dynamic=off)
   fi
 }
 

@@ -102,7 +102,10 @@ class InstallWithoutJavaIT {
     Path orchestrate = prefix.resolve("bin/orchestrate");
     assertTrue(Files.isSymbolicLink(orchestrate), orchestrate + " is a link into lib/orchestrate");
     try (Stream<Path> archives = Files.list(prefix.resolve("lib/orchestrate/lib/cds"))) {
-      assertEquals(1, archives.filter(a -> a.toString().endsWith(".jsa")).count(), "one start-up archive");
+      List<String> jsa = archives.map(a -> a.getFileName().toString()).filter(a -> a.endsWith(".jsa")).sorted()
+          .toList();
+      assertEquals(2, jsa.size(), "the start-up archives, run's and the other commands': " + jsa);
+      assertTrue(jsa.get(0).endsWith("-run.jsa"), jsa.toString());
     }
 
     Launcher.Result version = exec(dir, env, 60, orchestrate.toString(), "--version");

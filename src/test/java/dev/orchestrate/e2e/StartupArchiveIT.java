@@ -63,9 +63,11 @@ class StartupArchiveIT {
     String archiveKind = feature(jdk) >= 25 ? ".aot" : ".jsa";
     Result build = run(home, jdk, Map.of(), home.resolve("bin/build-cds").toString());
     assertEquals(0, build.exitCode(), build.err());
+    // Two: run's own (trained on a run) and the other commands'.
     List<Path> archives = archives(home);
-    assertEquals(1, archives.size(), archives.toString());
-    assertTrue(archives.get(0).toString().endsWith(archiveKind), archives.toString());
+    assertEquals(2, archives.size(), archives.toString());
+    assertTrue(archives.get(0).toString().endsWith("-run" + archiveKind), archives.toString());
+    assertTrue(archives.get(1).toString().endsWith(archiveKind), archives.toString());
 
     Path state = dir.resolve("state");
     Result fresh = orchestrate(home, jdk, "--state", state.toString(), "status", "--json");
@@ -73,6 +75,7 @@ class StartupArchiveIT {
     assertEquals("", fresh.err());
     assertTrue(fresh.out().contains("\"kind\" : \"status\""), fresh.out());
     assertTrue(mainComesFromTheArchive(home, jdk, state), "the archive is used");
+    assertTrue(runComesFromItsArchive(home, jdk), "run's archive is used by run");
 
     // The jar changes (a rebuild without build-cds): its key changes, the archive is not offered.
     Path jar = home.resolve("target/orchestrate.jar");
@@ -83,12 +86,12 @@ class StartupArchiveIT {
     // Worse: an archive of another jar under this jar's name. The JVM rejects it, silently.
     Result keyed = run(home, jdk, Map.of(), "bash", "-c",
         ". bin/lib/platform.sh && orchestrate_platform \"$PWD\" && printf %s \"$archive\"");
-    Files.move(archives.get(0), Path.of(keyed.out() + archiveKind));
+    Files.move(archives.get(1), Path.of(keyed.out() + archiveKind));
     assertSilentStatus(home, jdk, state);
 
     Result rebuild = run(home, jdk, Map.of(), home.resolve("bin/build-cds").toString());
     assertEquals(0, rebuild.exitCode(), rebuild.err());
-    assertEquals(1, archives(home).size(), archives(home).toString());
+    assertEquals(2, archives(home).size(), archives(home).toString());
     assertSilentStatus(home, jdk, state);
     assertTrue(mainComesFromTheArchive(home, jdk, state), "the rebuilt archive is used");
 
@@ -96,8 +99,8 @@ class StartupArchiveIT {
       // The static archive on JDK 25, on request: it replaces the AOT cache, and is used silently.
       Result cds = run(home, jdk, Map.of("ORCHESTRATE_ARCHIVE", "cds"), home.resolve("bin/build-cds").toString());
       assertEquals(0, cds.exitCode(), cds.err());
-      assertEquals(1, archives(home).size(), archives(home).toString());
-      assertTrue(archives(home).get(0).toString().endsWith(".jsa"), archives(home).toString());
+      assertEquals(2, archives(home).size(), archives(home).toString());
+      assertTrue(archives(home).stream().allMatch(a -> a.toString().endsWith(".jsa")), archives(home).toString());
       assertSilentStatus(home, jdk, state);
       assertTrue(mainComesFromTheArchive(home, jdk, state), "the static archive is used");
       Files.setLastModifiedTime(jar, FileTime.fromMillis(Files.getLastModifiedTime(jar).toMillis() + 60_000));
@@ -111,6 +114,25 @@ class StartupArchiveIT {
     assertEquals(0, r.exitCode(), r.err());
     assertEquals("", r.err());
     assertTrue(r.out().contains("\"kind\" : \"status\""), r.out());
+  }
+
+  /**
+   * Whether a run loads its session class from an archive: the short commands' archive does not hold
+   * it, run's own does (the JVM's class-load log says which file it came from).
+   */
+  private boolean runComesFromItsArchive(Path home, Path jdk) throws Exception {
+    Path project = dir.resolve("run-project");
+    Files.createDirectories(project);
+    Files.writeString(project.resolve("orchestrate.yaml"), "agent:\n  command: [\"true\"]\n");
+    Files.writeString(project.resolve("backlog.yaml"), "items:\n  - {id: R-1, title: one, status: ready}\n");
+    Path log = dir.resolve("run-class-load.log");
+    Result r = run(home, jdk, Map.of("ORCHESTRATE_JAVA_OPTS", "-Xlog:class+load=info:file=" + log),
+        home.resolve("bin/orchestrate").toString(), "--quiet", "--state", project.resolve("state").toString(),
+        "--config", project.resolve("orchestrate.yaml").toString(), "run", project.resolve("backlog.yaml").toString());
+    assertEquals(0, r.exitCode(), r.err());
+    String session = Files.readAllLines(log).stream().filter(l -> l.contains(" dev.orchestrate.app.RunSession "))
+        .findFirst().orElseThrow();
+    return session.contains("shared objects file");
   }
 
   /** Whether dev.orchestrate.cli.Cli was loaded from the archive (the JVM's class-load log says so). */

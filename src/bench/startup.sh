@@ -47,13 +47,16 @@ for li in "${!launchers[@]}"; do
   [ ${#launchers[@]} -gt 1 ] && tag=" [$l]"
   state=$work/state
   if [ "$li" -gt 0 ]; then state=$work/state-$li; cp -r "$work/state" "$state"; fi
-  for c in "status --json" "stats --json" "jobs --json" "memory list --json" "compact --config $config"; do
+  for c in "status --json" "status" "stats --json" "stats" "jobs --json" "memory list --json" \
+    "compact --config $config"; do
     names+=("${c/ --config $config/ (deletes nothing)}$tag")
     cmds+=("$l --state $state $c")
   done
 done
 # compact's first pass records the policies; from then on it deletes nothing.
-for i in $(seq 5 5 $((${#cmds[@]} - 1))); do ${cmds[$i]} >/dev/null 2>&1 || true; done
+for i in "${!cmds[@]}"; do
+  [[ ${cmds[$i]} == *" compact "* ]] && { ${cmds[$i]} >/dev/null 2>&1 || true; }
+done
 
 n=${#cmds[@]}
 for i in $(seq 0 $((n - 1))); do for _ in 1 2; do ${cmds[$i]} >/dev/null 2>&1 || true; done; done

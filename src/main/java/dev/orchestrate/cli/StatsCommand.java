@@ -22,7 +22,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.slf4j.Logger;
@@ -237,7 +236,7 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
       Structure s = row.figures();
       table.add(s.name(), Long.toString(s.rowsNow()), Long.toString(s.rowsWritten()), Long.toString(s.rowsPruned()),
           limit(s), row.utilisation() == null ? "-" : percent(row.utilisation()), row.status().key(),
-          row.perHour() == null ? "-" : String.format(Locale.ROOT, "%+.0f", row.perHour()),
+          row.perHour() == null ? "-" : String.format(UsageView.NUMBERS, "%+.0f", row.perHour()),
           s.lastPrunedAt() == null ? "never" : s.lastPrunedAt().toString());
     }
     table.print(out);
@@ -382,7 +381,7 @@ final class StatsCommand implements Callable<Integer>, FastPath.Command {
   }
 
   private static String percent(double utilisation) {
-    return Double.isInfinite(utilisation) ? "over" : String.format(Locale.ROOT, "%.0f%%", utilisation * 100);
+    return Double.isInfinite(utilisation) ? "over" : String.format(UsageView.NUMBERS, "%.0f%%", utilisation * 100);
   }
 
   private static String orDash(Integer v) {

@@ -60,12 +60,22 @@ final class UsageView {
     return (Double) Json.money(usd);
   }
 
+  /**
+   * The locale numbers are formatted in: {@link Locale#US}, whose digits, grouping and decimal
+   * separators are {@link Locale#ROOT}'s, because {@link java.util.Formatter} looks no locale data up
+   * for it. For any other locale, {@code ROOT} included, the first number formatted initialises the
+   * JDK's locale providers and {@code DecimalFormatSymbols}: 8 % of {@code stats}' start-up (the
+   * text view), a cost the floor does not pay (docs/benchmarks.md, issue 46, item 5).
+   * {@code UsageViewTest} holds the two locales' output equal.
+   */
+  static final Locale NUMBERS = Locale.US;
+
   static String tokens(Long n) {
-    return n == null ? "-" : String.format(Locale.ROOT, "%,d", n);
+    return n == null ? "-" : String.format(NUMBERS, "%,d", n);
   }
 
   static String cost(Double usd) {
-    return usd == null ? "$-" : String.format(Locale.ROOT, "$%.4f", usd);
+    return usd == null ? "$-" : String.format(NUMBERS, "$%.4f", usd);
   }
 
   /** {@code  (83% spent, past the 80% warning)}. */
@@ -74,7 +84,7 @@ final class UsageView {
       return " (spend not reported)";
     }
     Integer warning = Budget.warning(ratio);
-    return String.format(Locale.ROOT, " (%.0f%% spent%s)", ratio * 100,
+    return String.format(NUMBERS, " (%.0f%% spent%s)", ratio * 100,
         warning == null ? "" : ", past the " + warning + "% warning");
   }
 }

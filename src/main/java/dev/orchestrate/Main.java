@@ -9,7 +9,9 @@ public final class Main {
   }
 
   public static void main(String[] args) {
-    DeferredLogback.select(); // before anything looks a logger up: logback starts only if something logs
+    if (!Cli.printsVersionOnly(args)) { // which logs nothing: binding SLF4J would be its largest cost
+      DeferredLogback.select(); // before anything looks a logger up: logback starts only if something logs
+    }
     System.exit(Cli.execute(args, System.getenv()));
   }
 }

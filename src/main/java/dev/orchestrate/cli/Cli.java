@@ -36,6 +36,11 @@ public final class Cli {
   /** The root's options that take a value, and the root's flags, as they may precede the command. */
   static final Set<String> ROOT_VALUE_OPTIONS = Set.of("--state", "--logs", "--config", "--log-level");
 
+  /** Whether these arguments print the version and nothing else (and so log nothing). */
+  public static boolean printsVersionOnly(String[] args) {
+    return FastPath.isVersion(args);
+  }
+
   /**
    * Runs the arguments: a well-formed short command through {@link FastPath} (no picocli model at
    * all), anything else through picocli, building only the invoked command's model when it can.

@@ -5,6 +5,7 @@ import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.spi.LogbackServiceProvider;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import org.slf4j.DirectBinding;
 import org.slf4j.ILoggerFactory;
 import org.slf4j.IMarkerFactory;
 import org.slf4j.Logger;
@@ -27,9 +28,9 @@ import org.slf4j.spi.SLF4JServiceProvider;
  * logger of the same name, with the same configuration as when logback is bound directly. MDC
  * values are kept here, not in logback's MDC (orchestrate's pattern prints none).
  *
- * <p>Chosen by {@link #select()} in {@code Main} (and the archive's training), through SLF4J's
- * {@code slf4j.provider} property; tests and embedders that do not select it get logback as
- * discovered, unchanged.
+ * <p>Chosen by {@link #select()} in {@code Main} (and the archive's training), bound directly
+ * ({@link DirectBinding}) unless the {@code slf4j.provider} property names a provider; tests and
+ * embedders that do not select it get logback as discovered, unchanged.
  */
 public final class DeferredLogback implements SLF4JServiceProvider {
   private final Factory factory = new Factory();
@@ -37,15 +38,13 @@ public final class DeferredLogback implements SLF4JServiceProvider {
   private final MDCAdapter mdc = new BasicMDCAdapter();
 
   /**
-   * Makes SLF4J bind this provider, unless a provider was chosen already; SLF4J's own note that it
-   * loads an explicitly named provider (an INFO line on stderr) is silenced, its warnings are not.
+   * Binds this provider to SLF4J, unless the {@code slf4j.provider} property names one or SLF4J
+   * is bound already: directly, not through that property, whose lookup costs every command a
+   * {@code String.format} (see {@link DirectBinding}).
    */
   public static void select() {
     if (System.getProperty("slf4j.provider") == null) {
-      System.setProperty("slf4j.provider", DeferredLogback.class.getName());
-      if (System.getProperty("slf4j.internal.verbosity") == null) {
-        System.setProperty("slf4j.internal.verbosity", "WARN");
-      }
+      DirectBinding.bind(new DeferredLogback());
     }
   }
 

@@ -54,8 +54,9 @@ final class JobProcesses {
   /**
    * A fresh token for a job of runner {@code runner} (null: the state's one run) whose directory is
    * under {@code jobsRoot}: the state's key, a colon, then random. The key lets a later run find the
-   * agents of a run that was killed (see {@link #ofState}); runners sharing a state and a jobs
-   * directory each find only their own.
+   * agents of a run that was killed (see {@link #ofState}); a runner of a shared state is keyed by
+   * its id, whatever its jobs directory, so each finds only its own and a dead one's are found by
+   * whoever takes its items over on the same host.
    */
   static String newToken(Path jobsRoot, String runner) {
     return key(jobsRoot, runner) + ":" + UUID.randomUUID();
@@ -68,7 +69,10 @@ final class JobProcesses {
   }
 
   private static String key(Path jobsRoot, String runner) {
-    return runner == null ? stateKey(jobsRoot) : stateKey(jobsRoot) + "-" + digest(runner);
+    // A runner of a shared state by its id alone, not its jobs directory: runners on one host may
+    // keep their job directories apart (--logs), and the one that takes a dead runner's items over
+    // must still find the agents it left (MultiRunnerIT).
+    return runner == null ? stateKey(jobsRoot) : "runner-" + digest(runner);
   }
 
   /** 16 hex digits of the SHA-256 of the jobs directory's absolute path. */

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.orchestrate.testing.EmbeddedPostgresServer;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -21,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -48,6 +50,17 @@ class MultiRunnerIT {
         #!/usr/bin/env bash
         echo "$ORCHESTRATE_ITEM_ID $ORCHESTRATE_PHASE $ORCHESTRATE_ATTEMPT" >> calls.txt
         while [ ! -f go ]; do sleep 0.05; done
+        # An agent of the runner to be killed (a "doomed-PID" file names it) once that file is there
+        # says so and outlasts the kill, so that the kill finds it running.
+        # (Builtins only, and only once the file is there: a process per agent is dear on a slow machine.)
+        for doomed in doomed-*; do
+          [ -e "$doomed" ] || break
+          p=$$
+          while [ "${p:-1}" -gt 1 ]; do
+            if [ -f "doomed-$p" ]; then : > "outlasting-$$"; exec sleep 60; fi
+            read -r _ _ _ p _ < "/proc/$p/stat" || break
+          done
+        done
         sleep 0.2
         exit 0
         """);
@@ -95,18 +108,26 @@ class MultiRunnerIT {
       }
     }
     Files.writeString(dir.resolve("go"), "");
-    // Mid-run: a third of the phases have started, and the runner to kill has agents running.
+    // Mid-run: a third of the phases have started; then the runner to kill gets an agent that
+    // outlasts the kill (agents of 0.2 s could all end between a check and the kill on a slow machine).
     Path calls = dir.resolve("calls.txt");
     Process killed = runners.get(0);
-    while ((lines(calls) < ITEMS || runningJobs(schema, killed.pid()) == 0) && System.nanoTime() < deadline) {
+    while (lines(calls) < ITEMS && System.nanoTime() < deadline) {
       Thread.sleep(50);
     }
     assertTrue(lines(calls) >= ITEMS, "the runners got going: " + lines(calls) + " calls");
+    Files.writeString(dir.resolve("doomed-" + killed.pid()), "");
+    while (!outlasting(dir) && System.nanoTime() < deadline) {
+      Thread.sleep(50);
+    }
+    assertTrue(outlasting(dir), "the runner to kill started an agent that outlasts the kill");
+    assertTrue(runningJobs(schema, killed.pid()) > 0, "the runner to kill has its agent's job running");
     List<ProcessHandle> orphans = killed.toHandle().descendants().toList();
     String killedId = runnerOf(schema, killed.pid());
     assertNotNull(killedId, "the killed runner was registered");
     killed.toHandle().destroyForcibly(); // SIGKILL: no release, no deregistration
     assertTrue(killed.waitFor(10, TimeUnit.SECONDS));
+    Files.delete(dir.resolve("doomed-" + killed.pid())); // its pid may be a new process's from now on
 
     ObjectMapper json = new ObjectMapper();
     Set<String> ids = new HashSet<>();
@@ -178,6 +199,13 @@ class MultiRunnerIT {
   }
 
   /** The jobs running now under the runner of process {@code pid} (0 before it registered). */
+  /** Whether an agent of the runner to kill has started to outlast the kill. */
+  private static boolean outlasting(Path dir) throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      return files.anyMatch(f -> f.getFileName().toString().startsWith("outlasting-"));
+    }
+  }
+
   private static long runningJobs(String schema, long pid) {
     if (EmbeddedPostgresServer.text(schema, "SELECT to_regclass('runners') IS NULL").equals("t")) {
       return 0; // not migrated yet

@@ -118,32 +118,35 @@ class StartupArchiveIT {
 
   /**
    * Whether a run loads its session class from an archive: the short commands' archive does not hold
-   * it, run's own does (the JVM's class-load log says which file it came from).
+   * it, run's own does.
    */
   private boolean runComesFromItsArchive(Path home, Path jdk) throws Exception {
     Path project = dir.resolve("run-project");
     Files.createDirectories(project);
     Files.writeString(project.resolve("orchestrate.yaml"), "agent:\n  command: [\"true\"]\n");
     Files.writeString(project.resolve("backlog.yaml"), "items:\n  - {id: R-1, title: one, status: ready}\n");
-    Path log = dir.resolve("run-class-load.log");
-    Result r = run(home, jdk, Map.of("ORCHESTRATE_JAVA_OPTS", "-Xlog:class+load=info:file=" + log),
-        home.resolve("bin/orchestrate").toString(), "--quiet", "--state", project.resolve("state").toString(),
-        "--config", project.resolve("orchestrate.yaml").toString(), "run", project.resolve("backlog.yaml").toString());
-    assertEquals(0, r.exitCode(), r.err());
-    String session = Files.readAllLines(log).stream().filter(l -> l.contains(" dev.orchestrate.app.RunSession "))
-        .findFirst().orElseThrow();
-    return session.contains("shared objects file");
+    return loadedFromAnArchive(home, jdk, "dev.orchestrate.app.RunSession", "--quiet", "--state",
+        project.resolve("state").toString(), "--config", project.resolve("orchestrate.yaml").toString(), "run",
+        project.resolve("backlog.yaml").toString());
   }
 
-  /** Whether dev.orchestrate.cli.Cli was loaded from the archive (the JVM's class-load log says so). */
+  /** Whether dev.orchestrate.cli.Cli was loaded from the archive. */
   private boolean mainComesFromTheArchive(Path home, Path jdk, Path state) throws Exception {
+    return loadedFromAnArchive(home, jdk, "dev.orchestrate.cli.Cli", "--state", state.toString(), "status", "--json");
+  }
+
+  /** Whether the launcher, given {@code args}, loads {@code className} from an archive (the JVM's class-load log says so). */
+  private boolean loadedFromAnArchive(Path home, Path jdk, String className, String... args) throws Exception {
     Path log = dir.resolve("class-load.log");
+    Files.deleteIfExists(log);
+    List<String> command = new java.util.ArrayList<>(List.of(home.resolve("bin/orchestrate").toString()));
+    command.addAll(List.of(args));
     Result r = run(home, jdk, Map.of("ORCHESTRATE_JAVA_OPTS", "-Xlog:class+load=info:file=" + log),
-        home.resolve("bin/orchestrate").toString(), "--state", state.toString(), "status", "--json");
+        command.toArray(String[]::new));
     assertEquals(0, r.exitCode(), r.err());
-    String main = Files.readAllLines(log).stream().filter(l -> l.contains(" dev.orchestrate.cli.Cli ")).findFirst()
+    String line = Files.readAllLines(log).stream().filter(l -> l.contains(" " + className + " ")).findFirst()
         .orElseThrow();
-    return main.contains("shared objects file");
+    return line.contains("shared objects file");
   }
 
   /** A copy of the built launcher: bin/, the jar and the sqlite natives. */

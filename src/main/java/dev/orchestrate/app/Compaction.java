@@ -184,10 +184,23 @@ public final class Compaction {
    * config file's directory), as the run does it.
    */
   private RetentionStore.Condenser condenser(StateStore store) {
-    Path workDir = config.source().map(p -> p.toAbsolutePath().getParent()).orElse(Path.of("").toAbsolutePath());
-    Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), SecretEnv.of(config));
-    return ContextHistory.create(store.turns(), config.context(), workDir, clock, SummarizationListener.NONE,
-        System::getenv, secrets::mask)::condense;
+    // Built at the first item to condense: most compacts condense none, and the summarizer and the
+    // secrets it masks are a twentieth of a short compact's start-up (docs/benchmarks.md).
+    return new RetentionStore.Condenser() {
+      private RetentionStore.Condenser built;
+
+      @Override
+      public int condense(String itemId) {
+        if (built == null) {
+          Path workDir = config.source().map(p -> p.toAbsolutePath().getParent())
+              .orElse(Path.of("").toAbsolutePath());
+          Secrets secrets = Secrets.forAgent(System.getenv(), config.agent(), SecretEnv.of(config));
+          built = ContextHistory.create(store.turns(), config.context(), workDir, clock,
+              SummarizationListener.NONE, System::getenv, secrets::mask)::condense;
+        }
+        return built.condense(itemId);
+      }
+    };
   }
 
   /**
@@ -196,7 +209,7 @@ public final class Compaction {
    */
   private long worktrees(StateStore store) {
     try {
-      return new WorktreeRetention(new Git(), store.workspaces(), config.retention().worktrees(), clock)
+      return new WorktreeRetention(Git::new, store.workspaces(), config.retention().worktrees(), clock)
           .sweep(clock.instant()).removed();
     } catch (GitException e) {
       LoggerFactory.getLogger(Compaction.class).warn("worktrees were left as they are: {}", e.getMessage());

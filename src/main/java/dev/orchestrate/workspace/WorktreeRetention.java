@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.OptionalInt;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,13 +25,19 @@ import org.slf4j.LoggerFactory;
  */
 public final class WorktreeRetention {
   private static final Logger log = LoggerFactory.getLogger(WorktreeRetention.class);
-  private final Git git;
+  private final Supplier<Git> gitFactory;
+  private Git git;
   private final WorkspaceStore store;
   private final RetentionConfig.WorktreePolicy policy;
   private final Clock clock;
 
-  public WorktreeRetention(Git git, WorkspaceStore store, RetentionConfig.WorktreePolicy policy, Clock clock) {
-    this.git = git;
+  /**
+   * @param git makes the git the sweep removes worktrees with, at the first one it removes (finding
+   *            the executable costs a short {@code compact} with none to remove)
+   */
+  public WorktreeRetention(Supplier<Git> git, WorkspaceStore store, RetentionConfig.WorktreePolicy policy,
+      Clock clock) {
+    this.gitFactory = git;
     this.store = store;
     this.policy = policy;
     this.clock = clock;
@@ -64,6 +71,9 @@ public final class WorktreeRetention {
   }
 
   private boolean remove(WorkspaceRecord ws) {
+    if (git == null) {
+      git = gitFactory.get();
+    }
     if (!removeFromDisk(git, ws, policy.discardUncommitted())) {
       return false;
     }

@@ -748,7 +748,7 @@ public final class Worktrees implements ItemWorkspaces {
     Lock beside = layout();
     beside.lock();
     try {
-      new WorktreeRetention(git, store, retention, clock).sweep(clock.instant());
+      new WorktreeRetention(() -> git, store, retention, clock).sweep(clock.instant());
     } finally {
       beside.unlock();
     }

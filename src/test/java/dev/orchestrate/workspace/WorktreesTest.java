@@ -451,7 +451,7 @@ class WorktreesTest {
     w.blocked("B");
     GitRepo.write(b, "fix.txt", "a person's fix in progress\n");
     clock = Clock.fixed(T0.plus(Duration.ofDays(2)), ZoneOffset.UTC);
-    WorktreeRetention.Sweep sweep = new WorktreeRetention(new Git(), store, policy, clock).sweep(clock.instant());
+    WorktreeRetention.Sweep sweep = new WorktreeRetention(Git::new, store, policy, clock).sweep(clock.instant());
     assertEquals(new WorktreeRetention.Sweep(1, 1), sweep);
     assertFalse(Files.exists(a));
     assertTrue(Files.exists(b.resolve("fix.txt")));
@@ -459,7 +459,7 @@ class WorktreesTest {
     assertTrue(repo.git("branch", "--list", "orchestrate/A").contains("orchestrate/A"), "the branch stays");
     // with discard_uncommitted the blocked one goes too
     RetentionConfig.WorktreePolicy discard = new RetentionConfig.WorktreePolicy(policy.policy(), true);
-    assertEquals(1, new WorktreeRetention(new Git(), store, discard, clock).sweep(clock.instant()).removed());
+    assertEquals(1, new WorktreeRetention(Git::new, store, discard, clock).sweep(clock.instant()).removed());
     assertFalse(Files.exists(b));
   }
 

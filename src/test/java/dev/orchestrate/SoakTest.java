@@ -1,10 +1,11 @@
-package dev.orchestrate.cli;
+package dev.orchestrate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.app.RunSession;
 import dev.orchestrate.backlog.WatchedBacklogFile;
+import dev.orchestrate.cli.Cli;
 import dev.orchestrate.config.Config;
 import dev.orchestrate.config.ConfigLoader;
 import dev.orchestrate.item.Event;
@@ -38,6 +39,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
 
 /**
  * The soak test of issue 6: 5,000 items through a 3-phase pipeline with a real (fast) script agent,
@@ -87,7 +89,6 @@ class SoakTest {
     List<Point> points = new ArrayList<>();
     Clock clock = Clock.systemUTC();
     RunReport report;
-    StringWriter err = new StringWriter();
     long[] peakJobRows = {0};
     try (StateStore store = TestStores.open(state.root())) {
       RunListener measure = new RunListener() {
@@ -111,8 +112,7 @@ class SoakTest {
           }
         }
       };
-      Scheduler scheduler = RunSession.scheduler(config, backlogs, state, clock, store, measure,
-          new BacklogNotices(measure, new PrintWriter(err), clock, true));
+      Scheduler scheduler = RunSession.scheduler(config, backlogs, state, clock, store, measure, measure);
       report = scheduler.run(new RunOptions(items * 3 + 10, ItemFilter.ALL));
     }
     System.out
@@ -122,7 +122,7 @@ class SoakTest {
     System.out.println("job history rows at most " + peakJobRows[0] + " (sampled every 10 items; max_rows "
         + JOBS_MAX_ROWS + ")");
 
-    assertEquals(HaltReason.ALL_DONE, report.haltReason(), err.toString());
+    assertEquals(HaltReason.ALL_DONE, report.haltReason(), report.toString());
     assertEquals(items, report.done());
     assertEquals(3, points.size());
     Point first = points.get(0);
@@ -149,9 +149,13 @@ class SoakTest {
     assertTrue(late <= MAX_BYTES_PER_ITEM, "late growth per item " + late);
     assertTrue(late <= early * 1.25 + 64, "growth per item rose: " + early + " -> " + late);
 
-    CliRunner.Result stats = CliRunner.run("--state", state.root().toString(), "stats", "--check");
-    System.out.println(stats.out());
-    assertEquals(0, stats.exitCode(), "stats --check stays ok:\n" + stats.out());
+    StringWriter stats = new StringWriter();
+    CommandLine cli = Cli.commandLine(Map.of());
+    cli.setOut(new PrintWriter(stats, true));
+    cli.setErr(new PrintWriter(stats, true));
+    int statsExit = cli.execute("--state", state.root().toString(), "stats", "--check");
+    System.out.println(stats);
+    assertEquals(0, statsExit, "stats --check stays ok:\n" + stats);
 
     try (StateStore store = TestStores.backend(state.root()).open(StateStore.Mode.READ_ONLY)) {
       // the run's last maintenance pass leaves the job history at retention's target, 60 % of max_rows

@@ -4,7 +4,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import dev.orchestrate.item.Money;
 import dev.orchestrate.outcome.Usage;
+import java.time.DayOfWeek;
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.temporal.ChronoUnit;
+import java.time.temporal.TemporalAdjusters;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -39,10 +44,8 @@ class BudgetWindowTest {
         second = Math.floorDiv(second, 86_400) * 86_400 - (i % 2);
       }
       Instant now = Instant.ofEpochSecond(second, random.nextInt(1_000_000_000));
-      java.time.ZonedDateTime day = now.atZone(java.time.ZoneOffset.UTC)
-          .truncatedTo(java.time.temporal.ChronoUnit.DAYS);
-      java.time.ZonedDateTime monday = day.with(
-          java.time.temporal.TemporalAdjusters.previousOrSame(java.time.DayOfWeek.MONDAY));
+      ZonedDateTime day = now.atZone(ZoneOffset.UTC).truncatedTo(ChronoUnit.DAYS);
+      ZonedDateTime monday = day.with(TemporalAdjusters.previousOrSame(DayOfWeek.MONDAY));
       assertEquals(day.toInstant(), BudgetWindow.DAY.start(now), now.toString());
       assertEquals(day.plusDays(1).toInstant(), BudgetWindow.DAY.end(now), now.toString());
       assertEquals(monday.toInstant(), BudgetWindow.WEEK.start(now), now.toString());

@@ -184,8 +184,9 @@ public final class Compaction {
    * config file's directory), as the run does it.
    */
   private RetentionStore.Condenser condenser(StateStore store) {
-    // Built at the first item to condense: most compacts condense none, and the summarizer and the
-    // secrets it masks are a twentieth of a short compact's start-up (docs/benchmarks.md).
+    // Built at the first item to condense: most compacts condense none, and building the summarizer
+    // and the secrets it masks was 5 % of a short compact's main-thread samples (docs/benchmarks.md,
+    // "Sixth pass"; the whole command's time moved within the noise).
     return new RetentionStore.Condenser() {
       private RetentionStore.Condenser built;
 

@@ -139,7 +139,7 @@ class StartupArchiveIT {
   private boolean loadedFromAnArchive(Path home, Path jdk, String className, String... args) throws Exception {
     Path log = dir.resolve("class-load.log");
     Files.deleteIfExists(log);
-    List<String> command = new java.util.ArrayList<>(List.of(home.resolve("bin/orchestrate").toString()));
+    List<String> command = new ArrayList<>(List.of(home.resolve("bin/orchestrate").toString()));
     command.addAll(List.of(args));
     Result r = run(home, jdk, Map.of("ORCHESTRATE_JAVA_OPTS", "-Xlog:class+load=info:file=" + log),
         command.toArray(String[]::new));

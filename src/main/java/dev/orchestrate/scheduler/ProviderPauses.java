@@ -153,7 +153,14 @@ final class ProviderPauses {
    */
   LimitPolicy.Decision failed(String profile, ProviderFailure failure, Instant startedAt, Instant now) {
     Instant last = struck.get(profile);
-    boolean sameWave = last != null && pauses.containsKey(profile) && !startedAt.isAfter(last);
+    boolean ofLastWave = last != null && !startedAt.isAfter(last);
+    if (ofLastWave && !pauses.containsKey(profile) && failure.kind().isLimit()) {
+      // Refused in a wave that is over: an attempt started after it got through (worked() ended the
+      // pause) while this one still ran. Its refusal is older news than that answer, so it adds no
+      // strike and no pause; its item is tried again, and a limit still in force strikes anew then.
+      return new LimitPolicy.Decision(null, null, null);
+    }
+    boolean sameWave = ofLastWave && pauses.containsKey(profile);
     LimitPolicy.Decision d = policy.onFailure(profile, failure, pauses.get(profile), sameWave, now);
     if (!sameWave) {
       struck.put(profile, now);

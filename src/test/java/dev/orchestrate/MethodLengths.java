@@ -21,8 +21,10 @@ import java.util.regex.Pattern;
 final class MethodLengths {
   private static final Set<String> NOT_METHODS = Set.of("if", "for", "while", "switch", "catch", "synchronized",
       "try", "return", "new", "record", "else", "do", "throw", "case", "assert", "yield", "super", "this");
+  // The argument list's runs possessive: one loop step a run of characters, not one a character,
+  // whose recursion overflowed the stack of a C1-compiled test JVM on a long head.
   private static final Pattern HEAD = Pattern.compile(
-      "(\\w+)\\s*(<[^<>]*>)?\\s*\\((?:[^()]|\\([^()]*\\))*\\)\\s*(throws\\s+[\\w.,\\s<>]+)?\\s*$", Pattern.DOTALL);
+      "(\\w+)\\s*(<[^<>]*>)?\\s*\\((?:[^()]++|\\([^()]*+\\))*+\\)\\s*(throws\\s+[\\w.,\\s<>]+)?\\s*$", Pattern.DOTALL);
 
   /** {@code new X(...) {}} is an anonymous class, {@code record X(...) {}} a record's body. */
   private static final Pattern PRECEDED_BY_A_KEYWORD = Pattern.compile("(^|\\W)(new|record)$");

@@ -1,8 +1,10 @@
 # shellcheck shell=bash
 # Sourced by bin/orchestrate and bin/build-cds, so that the launcher and the archive build agree
-# on the JVM, its options and the archive's name. No subprocess except one `stat` (the jar key)
-# and, when java comes from PATH, one `readlink -f`: this runs before every command (and a
-# `java -version` the first time a set of ORCHESTRATE_JAVA_OPTS is used, below).
+# on the JVM, its options and the archive's name. This runs before every command, so it starts no
+# process on the common path (each cost 6-9 ms of CPU on a 2-core machine, docs/benchmarks.md):
+# the archive is found by its name's pattern, and the home of a java on PATH is the one noted the
+# last time while that java is still the same file; else one `readlink -f` (and a `java -version`
+# the first time a set of ORCHESTRATE_JAVA_OPTS is used, below).
 #
 # orchestrate_platform HOME sets:
 #   installed     1 in an installed copy, else empty
@@ -12,16 +14,20 @@
 #                 on PATH
 #   java_feature  its feature release (17, 25, ...; 8 for 1.8; 0 when unknown), from $java_home/release
 #   java_version  its JAVA_VERSION as the release file says it ("17.0.15", "1.8.0_292"), or empty
+#   java_release  its JAVA_RUNTIME_VERSION ("17.0.15+6-Debian-1deb12u1"; else the feature release),
+#                 the JVM part of the archive's name; empty when unknown
 #   java_opts     the JVM options every start uses (array)
 #   lib_dir       where the jar and what the launcher derives from it live: HOME/target in a
 #                 checkout; HOME/lib in an installed copy (src/dist/install.sh), which is one
 #                 that has its own runtime in HOME/runtime
 #   jar           LIB_DIR/orchestrate.jar
 #   archive_dir   LIB_DIR/cds
-#   archive       the archive for this jar and this JVM, without extension: .jsa (static CDS)
-#                 or .aot (JDK 25+ AOT cache) is appended by the caller. Its name holds
-#                 the jar's size and modification time and the JVM's release, so an archive made
-#                 for another jar or another JVM is never even offered to the JVM.
+#   archive       the archive bin/build-cds made for this JVM, without extension (.jsa, static
+#                 CDS, or .aot, a JDK 25+ AOT cache, is appended by the caller), or empty when there
+#                 is none or the jar is newer than it (rebuilt since). Its name holds the jar's
+#                 size and modification time and the JVM's release (orchestrate_archive_name), so
+#                 an archive made for another JVM is never even offered; one made for another jar
+#                 the JVM itself refuses, silently (it checks the jar against what it recorded).
 
 orchestrate_platform() {
   local home=$1
@@ -40,16 +46,14 @@ orchestrate_platform() {
     java_home=$JAVA_HOME
   else
     java=java
-    local on_path
-    if on_path=$(command -v java) && on_path=$(readlink -f "$on_path" 2>/dev/null); then
-      java_home=${on_path%/bin/java}
-    fi
+    orchestrate_java_home_on_path "$lib_dir/java-home"
   fi
 
   # The release file: JAVA_VERSION="17.0.15", JAVA_RUNTIME_VERSION="17.0.15+6-Debian-1deb12u1".
   java_feature=0
   java_version=
-  local java_release= key value
+  java_release=
+  local key value
   if [ -n "$java_home" ] && [ -r "$java_home/release" ]; then
     while IFS='=' read -r key value; do
       value=${value//\"/}
@@ -103,16 +107,64 @@ orchestrate_platform() {
     java_opts+=("-Dorg.sqlite.lib.path=$native" "-Dorg.sqlite.lib.name=$lib" "-Dorg.sqlite.tmpdir=$native")
   fi
 
+  # The archive: build-cds keeps one per JVM release (it removes an older jar's), so its name's
+  # pattern finds it without reading the jar's key (a `stat`); one older than the jar is for a jar
+  # since rebuilt, and is not offered.
   archive=
   if [ -n "$java_release" ] && [ -f "$jar" ]; then
-    local jar_key
+    local candidate
+    for candidate in "$archive_dir"/orchestrate-*-"java${java_release//[^A-Za-z0-9.-]/_}".{aot,jsa}; do
+      if [ -f "$candidate" ] && ! [ "$jar" -nt "$candidate" ]; then
+        archive=${candidate%.*}
+        break
+      fi
+    done
+  fi
+  return 0
+}
+
+# orchestrate_archive_name: the name (without extension) of the archive for this jar and this JVM,
+# after orchestrate_platform; what bin/build-cds writes. Empty when the JVM's release is unknown.
+orchestrate_archive_name() {
+  local jar_key=
+  if [ -n "$java_release" ] && [ -f "$jar" ]; then
     case ${OSTYPE:-} in
       darwin* | *bsd*) jar_key=$(stat -f '%z-%m' "$jar" 2>/dev/null) || jar_key= ;;
       *) jar_key=$(stat -c '%s-%Y' "$jar" 2>/dev/null) || jar_key= ;;
     esac
-    if [ -n "$jar_key" ]; then
-      archive=$archive_dir/orchestrate-$jar_key-java${java_release//[^A-Za-z0-9.-]/_}
+  fi
+  if [ -n "$jar_key" ]; then
+    printf '%s\n' "$archive_dir/orchestrate-$jar_key-java${java_release//[^A-Za-z0-9.-]/_}"
+  fi
+}
+
+# orchestrate_java_home_on_path NOTE: sets java_home to the home of the java that PATH gives
+# (readlink -f of it, less /bin/java), or leaves it empty. The answer is kept in the file NOTE and read back while the java
+# PATH gives is still the same file as NOTE's home's bin/java (-ef: the same device and inode,
+# through every link; an update or a switch of alternatives changes it) and the home's release
+# file is not newer than the note: then no process is started. A note that cannot be written, or
+# is torn by a concurrent writer, only costs the readlink again.
+orchestrate_java_home_on_path() {
+  local note=$1 dir found= noted= on_path globbing=1 IFS=:
+  [[ $- != *f* ]] || globbing=
+  set -f # PATH's entries as they are, never as patterns
+  for dir in $PATH; do
+    if [ -f "${dir:-.}/java" ] && [ -x "${dir:-.}/java" ]; then
+      found=${dir:-.}/java
+      break
     fi
+  done
+  [ -z "$globbing" ] || set +f
+  if [ -n "$found" ] && [ -r "$note" ]; then
+    IFS= read -r noted <"$note" || true
+    if [ -n "$noted" ] && [ "$found" -ef "$noted/bin/java" ] && ! [ "$noted/release" -nt "$note" ]; then
+      java_home=$noted
+      return 0
+    fi
+  fi
+  if on_path=$(command -v java) && on_path=$(readlink -f "$on_path" 2>/dev/null); then
+    java_home=${on_path%/bin/java}
+    { printf '%s\n' "$java_home" >"$note"; } 2>/dev/null || true
   fi
   return 0
 }

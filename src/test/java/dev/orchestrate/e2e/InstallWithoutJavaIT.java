@@ -178,7 +178,8 @@ class InstallWithoutJavaIT {
     if (!Files.isDirectory(bin)) {
       Files.createDirectories(bin);
       for (String program : List.of("bash", "sh", "env", "git", "tar", "gzip", "cat", "head", "ls", "mkdir", "rm",
-          "mv", "cp", "ln", "dirname", "readlink", "stat", "mktemp", "grep", "sed", "sha256sum", "uname", "true")) {
+          "mv", "cp", "ln", "dirname", "readlink", "stat", "touch", "mktemp", "grep", "sed", "sha256sum", "uname",
+          "true")) {
         Path found = OnPath.find(program);
         assertTrue(found != null, program + " is not on PATH");
         Files.createSymbolicLink(bin.resolve(program), found);

@@ -122,6 +122,54 @@ class LauncherHostileInputIT {
   }
 
   /**
+   * The java on PATH, without JAVA_HOME: its home (for its release) is noted once and read back while
+   * PATH's java is still that file, so a later start runs no readlink; a switch of the link is seen
+   * at once. A launcher of its own (a copy of bin/ and an empty jar) keeps its note from other tests.
+   */
+  @Test
+  void the_java_on_path_is_noted_and_a_switched_link_is_seen_at_once() throws Exception {
+    Path home = Files.createDirectories(dir.resolve("home"));
+    Launcher.copyTree(Launcher.HOME.resolve("bin"), home.resolve("bin"));
+    Files.createDirectories(home.resolve("target"));
+    Files.writeString(home.resolve("target/orchestrate.jar"), "");
+    Path old = fakeJdk("11.0.2");
+    Path recent = fakeJdk("21.0.1");
+    Path path = Files.createDirectories(dir.resolve("path"));
+    Path java = path.resolve("java");
+    Files.createSymbolicLink(java, old.resolve("bin/java"));
+    Path bare = Files.createDirectories(dir.resolve("bare")); // bash and nothing else: no readlink, no stat
+    Files.createSymbolicLink(bare.resolve("java"), java);
+    Files.createSymbolicLink(bare.resolve("bash"), OnPath.find("bash"));
+    String tooOld = "java is Java 11.0.2; orchestrate needs Java 17 or newer: set JAVA_HOME to one";
+
+    assertOneErrorLine(onPath(home, path + ":" + System.getenv("PATH")), tooOld);
+    assertEquals(old.toString(), Files.readString(home.resolve("target/java-home")).strip(), "noted");
+    assertOneErrorLine(onPath(home, bare.toString()), tooOld); // found by the note alone
+
+    Files.delete(java);
+    Files.createSymbolicLink(java, recent.resolve("bin/java"));
+    assertEquals("fake java ran\n", onPath(home, path + ":" + System.getenv("PATH")).out(), "the new link, at once");
+    assertEquals(recent.toString(), Files.readString(home.resolve("target/java-home")).strip());
+
+    // A note naming another java than PATH's is not believed.
+    Files.writeString(home.resolve("target/java-home"), recent + "\n");
+    Files.delete(java);
+    Files.createSymbolicLink(java, old.resolve("bin/java"));
+    assertOneErrorLine(onPath(home, path + ":" + System.getenv("PATH")), tooOld);
+  }
+
+  private Launcher.Result onPath(Path home, String path) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder(home.resolve("bin/orchestrate").toString(), "status").directory(dir.toFile())
+        .redirectOutput(dir.resolve("out.txt").toFile()).redirectError(dir.resolve("err.txt").toFile());
+    pb.environment().keySet().removeIf(k -> k.equals("JAVA_HOME") || k.startsWith("ORCHESTRATE_"));
+    pb.environment().put("PATH", path);
+    Process p = pb.start();
+    assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the launcher finished");
+    return new Launcher.Result(p.exitValue(), Files.readString(dir.resolve("out.txt"), StandardCharsets.UTF_8),
+        Files.readString(dir.resolve("err.txt"), StandardCharsets.UTF_8));
+  }
+
+  /**
    * Options are tried once, then remembered: a JVM that logs its arguments is started twice (a
    * {@code -version} probe, then the command) the first time, and once (the command) after.
    */

@@ -80,7 +80,7 @@ final class CompactCommand implements Callable<Integer>, FastPath.Command {
       throw CliException.usage("--incremental runs one retention pass only; it does not combine with "
           + "--dry-run, --vacuum or --keep-recent");
     }
-    Config config = root.command().loadConfig(null);
+    Config config = root.command().loadMaintenanceConfig();
     StateBackend backend = root.command().backend(null, config); // state.url from the config just read, not read again
     Clock clock = Clock.systemUTC();
     if (config.source().isEmpty()) {

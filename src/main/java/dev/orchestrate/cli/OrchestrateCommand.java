@@ -297,6 +297,12 @@ public final class OrchestrateCommand {
     return file == null ? Config.defaults() : ConfigLoader.load(file);
   }
 
+  /** The sections of the project's config that maintenance applies ({@link ConfigLoader#loadForMaintenance}). */
+  Config loadMaintenanceConfig() {
+    Path file = configFile(backlogDirectory(null));
+    return file == null ? Config.defaults() : ConfigLoader.loadForMaintenance(file);
+  }
+
   /**
    * The config file that applies from {@code start}, as messages should show it; null for the
    * built-in defaults.

@@ -105,10 +105,27 @@ public final class ConfigLoader extends SectionReader {
    * @throws ValidationException with every problem found, in file order
    */
   public static Config load(Path file) {
+    return load(file, true);
+  }
+
+  /**
+   * The sections maintenance applies ({@code compact}): agent and agents (the secrets to mask),
+   * context, memory, retention, state and notify, validated as {@link #load} validates them, with
+   * the top-level keys checked; execution, pipelines, budget, backlog and workspace are left to the
+   * commands that read them (as {@link #loadState} leaves every other section), and take their
+   * defaults. A cron's {@code compact} then keeps the state bounded while a pipeline is being fixed.
+   *
+   * @throws ValidationException with every problem of those sections, in file order
+   */
+  public static Config loadForMaintenance(Path file) {
+    return load(file, false);
+  }
+
+  private static Config load(Path file, boolean whole) {
     Problems problems = new Problems(file.toString());
     Optional<Config> config = YamlReader.read(file, problems, YamlReader.MAX_CONFIG_BYTES,
         "move long phase instructions into workflow files")
-        .flatMap(root -> new ConfigLoader(file, problems).config(root, file));
+        .flatMap(root -> new ConfigLoader(file, problems).config(root, file, whole));
     problems.throwIfAny();
     return config.orElseThrow();
   }
@@ -155,7 +172,7 @@ public final class ConfigLoader extends SectionReader {
     return budget.orElse(BudgetConfig.NONE);
   }
 
-  private Optional<Config> config(YamlNode root, Path file) {
+  private Optional<Config> config(YamlNode root, Path file, boolean whole) {
     if (!(root instanceof YamlNode.Mapping map)) {
       problems.expected(root, "a config file", "a map of settings (agent, execution, pipelines, ...)");
       return Optional.empty();
@@ -171,12 +188,13 @@ public final class ConfigLoader extends SectionReader {
       problems.at(map.entry("agents").orElseThrow().key(), "agents." + agent.profileName() + " has the name of the "
           + "agent: block's profile (named by its preset): give it another name");
     }
-    ExecutionConfig execution = section(map, "execution").map(this.execution::execution)
-        .orElse(ExecutionConfig.defaults());
-    Map<String, Pipeline> pipelines = map.get("pipelines").isPresent()
+    // Not whole: what maintenance applies alone (loadForMaintenance), the rest at its defaults.
+    ExecutionConfig execution = whole ? section(map, "execution").map(this.execution::execution)
+        .orElse(ExecutionConfig.defaults()) : ExecutionConfig.defaults();
+    Map<String, Pipeline> pipelines = whole && map.get("pipelines").isPresent()
         ? this.pipelines.pipelines(map.entry("pipelines").orElseThrow())
         : Config.defaults().pipelines();
-    String defaultPipeline = this.pipelines.defaultPipeline(map, pipelines);
+    String defaultPipeline = whole ? this.pipelines.defaultPipeline(map, pipelines) : Config.DEFAULT_PIPELINE;
     ContextConfig context = section(map, "context").map(this.context::context).orElse(ContextConfig.defaults());
     Optional<YamlNode.Mapping> memory = section(map, "memory");
     memory.ifPresent(m -> problems.unknownKeys(m, MEMORY_KEYS, "key", "memory"));
@@ -188,6 +206,16 @@ public final class ConfigLoader extends SectionReader {
     RetentionConfig retention = section(map, "retention").map(this.retention::retention)
         .orElse(RetentionConfig.defaults());
     StateConfig state = section(map, "state").map(this::state).orElse(StateConfig.defaults());
+    List<NotifySink> notify = map.entry(NotifyConfigParser.KEY)
+        .flatMap(e -> new NotifyConfigParser(problems, Durations::parse).sinks(e.value()))
+        .orElse(List.of());
+    Map<String, AgentConfig> others = new LinkedHashMap<>(agents);
+    others.remove(agent.profileName());
+    if (!whole) {
+      return Optional.of(new Config(Optional.of(file), agent, execution, defaultPipeline, pipelines, context,
+          keepRecent, bootChars, retention, state, BudgetConfig.NONE, others, notify, Config.DEFAULT_BACKLOG_MAX_BYTES,
+          null));
+    }
     section(map, "limits").ifPresent(m -> noKeys(m, "limits", LIMITS_MOVED));
     BudgetConfig budget = section(map, "budget").map(this::budget).orElse(BudgetConfig.NONE);
     Optional<YamlNode.Mapping> backlog = section(map, "backlog");
@@ -211,11 +239,6 @@ public final class ConfigLoader extends SectionReader {
     }
     this.pipelines.checkChanges(map, pipelines, execution);
     checkChecksPhase(map, pipelines, execution);
-    List<NotifySink> notify = map.entry(NotifyConfigParser.KEY)
-        .flatMap(e -> new NotifyConfigParser(problems, Durations::parse).sinks(e.value()))
-        .orElse(List.of());
-    Map<String, AgentConfig> others = new LinkedHashMap<>(agents);
-    others.remove(agent.profileName());
     this.pipelines.checkProfileNames(agent, others);
     return Optional.of(new Config(Optional.of(file), agent, execution, defaultPipeline, pipelines,
         context, keepRecent, bootChars, retention, state, budget, others, notify, backlogMaxBytes, backlogSource));

@@ -138,6 +138,49 @@ class CompactRetentionCliTest {
     assertTrue(cli("compact").out().contains("retention: deleted 0 jobs"));
   }
 
+  /**
+   * compact reads the sections it applies (ConfigLoader.loadForMaintenance): a pipeline being fixed
+   * does not stop a cron's compact, while a mistake in what compact applies, or an unknown top-level
+   * key, still does, as run says it.
+   */
+  @Test
+  void a_broken_pipeline_does_not_stop_compact_but_a_broken_retention_does() throws Exception {
+    Path config = dir.resolve("orchestrate.yaml");
+    Files.writeString(config, """
+        memory:
+          keep_recent: 3
+        execution:
+          max_wip: many
+        pipelines:
+          feature:
+            phases: [{name: build, instructions: "Build."}, {name: build, instructions: "Again."}]
+        """);
+    CliRunner.Result compact = cli("compact", "--json");
+    assertEquals(0, compact.exitCode(), compact.err());
+    Files.writeString(dir.resolve("backlog.yaml"), "items:\n  - {id: A, title: a}\n");
+    CliRunner.Result run = cli("run", "--dry-run", dir.resolve("backlog.yaml").toString());
+    assertEquals(2, run.exitCode(), "run reads every section: " + run.out() + run.err());
+    assertTrue(run.err().contains("max_wip"), run.err());
+
+    Files.writeString(config, """
+        retention:
+          jobs: {max_rows: -1}
+        pipelines:
+          feature:
+            phases: [{name: build, instructions: "Build."}, {name: build, instructions: "Again."}]
+        """);
+    CliRunner.Result retention = cli("compact");
+    assertEquals(2, retention.exitCode(), retention.err());
+    assertTrue(retention.err().contains(config + ":2:") && retention.err().contains("retention.jobs.max_rows"),
+        retention.err());
+    assertFalse(retention.err().contains("build"), "the pipeline is not compact's to check: " + retention.err());
+
+    Files.writeString(config, "retension:\n  jobs: {max_rows: 10}\n");
+    CliRunner.Result typo = cli("compact");
+    assertEquals(2, typo.exitCode(), typo.err());
+    assertTrue(typo.err().contains("retension"), typo.err());
+  }
+
   @Test
   void a_dry_run_applies_no_retention() throws Exception {
     CliRunner.Result dry = cli("compact", "--dry-run", "--json");

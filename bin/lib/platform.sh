@@ -139,11 +139,11 @@ orchestrate_archive_name() {
 }
 
 # orchestrate_java_home_on_path NOTE: sets java_home to the home of the java that PATH gives
-# (readlink -f of it, less /bin/java), or leaves it empty. The answer is kept in the file NOTE and read back while the java
-# PATH gives is still the same file as NOTE's home's bin/java (-ef: the same device and inode,
-# through every link; an update or a switch of alternatives changes it) and the home's release
-# file is not newer than the note: then no process is started. A note that cannot be written, or
-# is torn by a concurrent writer, only costs the readlink again.
+# (readlink -f of it, less /bin/java), or leaves it empty. The answer is kept in the file NOTE and
+# read back while the java PATH gives is still the same file as NOTE's home's bin/java (-ef: the
+# same device and inode, through every link; an update or a switch of alternatives changes it) and
+# the home's release file is not newer than the note: then no process is started. A note that
+# cannot be written, or is torn by a concurrent writer, only costs the readlink again.
 orchestrate_java_home_on_path() {
   local note=$1 dir found= noted= on_path globbing=1 IFS=:
   [[ $- != *f* ]] || globbing=

@@ -59,8 +59,8 @@ final class Launcher {
    * launcher gives {@code run} C2 for a large backlog's first seconds (bin/orchestrate), and for
    * the runs here, of a few items, its compilations were 0.5-0.9 s of CPU a run (the example's run:
    * 4.2-5.0 s of CPU with C2, 3.7-4.1 with C1 alone), on a suite that is CPU-bound on 2 cores.
-   * Through ORCHESTRATE_JAVA_OPTS, as a user would; a test that sets its own keeps it (the launcher's
-   * own tests: LauncherHostileInputIT, StartupArchiveIT).
+   * Through ORCHESTRATE_JAVA_OPTS, as a user would; a test that sets its own keeps it
+   * (LauncherHostileInputIT's option tests). StartupArchiveIT starts its launchers itself, without it.
    */
   private static ProcessBuilder compiledLightly(ProcessBuilder pb, String... args) {
     if (List.of(args).contains("run") && !pb.environment().containsKey("ORCHESTRATE_JAVA_OPTS")) {

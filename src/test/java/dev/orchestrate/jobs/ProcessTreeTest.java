@@ -59,6 +59,9 @@ class ProcessTreeTest {
     Path ready = dir.resolve("ready");
     Process agent = spawn(TestAgents.command("sleeper.sh", ready.toString()));
     TestAgents.awaitFile(ready, SHORT);
+    // The script touches the file before it forks its sleep: on a loaded machine the TERM could
+    // otherwise come while bash is still alone (CI saw 0 descendants once).
+    awaitDescendant(agent.toHandle());
 
     long start = System.nanoTime();
     int descendants = new ProcessTree(agent.toHandle()).terminate(Duration.ofSeconds(30), new CountDownLatch(1));
@@ -67,6 +70,14 @@ class ProcessTreeTest {
     assertEquals(1, descendants, "bash and its foreground sleep");
     assertTrue(took.compareTo(Duration.ofSeconds(5)) < 0, "did not wait the 30s grace: " + took);
     assertTrue(TestAgents.becomesGone(agent.pid(), SHORT));
+  }
+
+  private static void awaitDescendant(ProcessHandle process) throws InterruptedException {
+    long deadline = System.nanoTime() + SHORT.toNanos();
+    while (process.descendants().findAny().isEmpty()) {
+      assertTrue(System.nanoTime() < deadline, "the sleep was not started within " + SHORT);
+      Thread.sleep(10);
+    }
   }
 
   @Test

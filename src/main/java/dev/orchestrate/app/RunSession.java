@@ -222,7 +222,7 @@ public final class RunSession {
     Path stateRoot = backend.directory().root();
     Worktrees worktrees = new Worktrees(git, repository, config.execution().workspace(),
         config.retention().worktrees(), store.workspaces(), stateRoot.resolve("worktrees"), clock)
-        .placedAt(checkout == null ? null : checkout.where()).open();
+        .placedAt(checkout == null ? null : checkout.where()).keepingSpares().open();
     worktrees.cleanUp().forEach(ui::notice);
     scheduler.workspaces(worktrees, new Landing(git, worktrees, config.execution().workspace(),
         store.workspaces(), clock, stateRoot.resolve("jobs")).masking(secrets::mask)

@@ -98,4 +98,8 @@ public interface ItemWorkspaces {
   /** Applies the retention of workspaces (finished items' worktrees past their policy). */
   default void maintain() {
   }
+
+  /** The run ends, not interrupted: what the workspaces kept for its next items goes (disk back as it was). */
+  default void runEnded() {
+  }
 }

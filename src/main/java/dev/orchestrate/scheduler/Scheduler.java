@@ -304,6 +304,7 @@ public final class Scheduler {
       return HaltReason.INTERRUPTED;
     }
     workspaces.maintain();
+    workspaces.runEnded();
     return halt;
   }
 

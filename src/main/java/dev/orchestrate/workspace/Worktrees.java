@@ -65,6 +65,9 @@ public final class Worktrees implements ItemWorkspaces {
   private SharedRemote remote;
   /** {@code host:path} of this runner's checkout, recorded with each worktree it makes; null: not recorded. */
   private String where;
+  /** Landed items' worktrees kept for the next items' on a large repository, when {@link #keepingSpares}. */
+  private final SpareWorktrees spares;
+  private volatile boolean keepSpares;
 
   /**
    * @param root where the worktrees go ({@code <state>/worktrees}); created, with a
@@ -82,6 +85,7 @@ public final class Worktrees implements ItemWorkspaces {
     this.clock = Objects.requireNonNull(clock, "clock");
     this.checkout = repo.checkout();
     this.bases = new BaseRefs(git, checkout);
+    this.spares = new SpareWorktrees(git, checkout, this.root, repo.commonDir());
   }
 
   /**
@@ -99,7 +103,27 @@ public final class Worktrees implements ItemWorkspaces {
     bases.watch(repo.baseBranch());
     CopiedFiles.check(git, repo, config.copy());
     pinRemote();
+    int left = spares.dropLeftovers(layout());
+    if (left > 0) {
+      log.info("{} worktree(s) an earlier run kept for its next items were deleted", left);
+    }
     return this;
+  }
+
+  /**
+   * On a large repository, a landed item's worktree is kept for the next item's rather than deleted
+   * ({@link SpareWorktrees}); a run turns it on and deletes what is kept at its end
+   * ({@link #runEnded}). Off for the one-shot commands, whose process would leave them behind.
+   */
+  public Worktrees keepingSpares() {
+    keepSpares = true;
+    return this;
+  }
+
+  /** The run ends: the worktrees kept for its next items are deleted. */
+  @Override
+  public void runEnded() {
+    spares.dropAll(layout());
   }
 
   /** The worktrees' directory made, and the guard set on its real path ({@link WorktreeGuard#made}). */
@@ -398,6 +422,7 @@ public final class Worktrees implements ItemWorkspaces {
     String start = stack.isEmpty() ? baseCommit : stack.get(0);
     String existing = tips.get(branchRef);
     boolean fresh = existing == null && stack.size() <= 1;
+    boolean checkedOut = true;
     if (existing != null) {
       // Left by a run that crashed between `worktree add` and recording it, or by another state
       // directory. Adopted only when it holds no work of its own; anything else is someone's.
@@ -407,11 +432,13 @@ public final class Worktrees implements ItemWorkspaces {
                 + "delete it (git branch -D " + branch + ") or rename it, then unblock " + itemId);
       }
       addWorktree(path, "--force", path.toString(), branch);
-    } else {
+      checkedOut = !large();
+    } else if (!(keepSpares && large() && spares.take(path, branch, start, layout()))) {
       addWorktree(path, "-b", branch, path.toString(), start);
+      checkedOut = !large();
     }
     Path admin = adminDir(path);
-    if (large()) {
+    if (!checkedOut) {
       // made with --no-checkout under the lock: its files are checked out here, beside other items' adds
       git.ok(new Git.Place(path, admin, repo.commonDir(), path), "reset", "--quiet", "--hard");
     }
@@ -468,11 +495,16 @@ public final class Worktrees implements ItemWorkspaces {
    * directory of the repository's {@code worktrees/}.
    */
   private Path adminDir(Path path) throws IOException {
+    return adminDir(path, repo.commonDir());
+  }
+
+  /** {@link #adminDir(Path)} of a worktree of the repository whose git directory is {@code commonDir}. */
+  static Path adminDir(Path path, Path commonDir) throws IOException {
     String pointer = Files.readString(path.resolve(".git"), StandardCharsets.UTF_8).strip();
     Path admin = Path.of(pointer.substring(pointer.indexOf(':') + 1).strip()).toRealPath();
-    if (!repo.commonDir().resolve("worktrees").equals(admin.getParent())) {
+    if (!commonDir.resolve("worktrees").equals(admin.getParent())) {
       throw new GitException("git made the worktree " + path + " with its git directory at " + admin
-          + ", outside " + repo.commonDir().resolve("worktrees"));
+          + ", outside " + commonDir.resolve("worktrees"));
     }
     return admin;
   }
@@ -734,12 +766,25 @@ public final class Worktrees implements ItemWorkspaces {
       store.removed(ws.itemId(), clock.instant()); // another clone's: its runner cleans it up (cleanUp)
       return;
     }
+    if (keepSpares && large() && kept(ws)) {
+      store.removed(ws.itemId(), clock.instant());
+      return;
+    }
     // the files deleted beside other items' adds, the registry's entry under the lock
     boolean removed = WorktreeRetention.removeFromDisk(git, ws, true, layout());
     if (removed) {
       store.removed(ws.itemId(), clock.instant());
     } else {
       log.warn("{}: could not remove the worktree {}", ws.itemId(), ws.path());
+    }
+  }
+
+  /** The landed worktree of {@code ws}, verified as the one orchestrate made, kept for a later item's. */
+  private boolean kept(WorkspaceRecord ws) {
+    try {
+      return spares.keep(guard.verify(ws), layout());
+    } catch (WorktreeGuard.Breach e) {
+      return false;
     }
   }
 
@@ -813,6 +858,17 @@ public final class Worktrees implements ItemWorkspaces {
 
   static final long LARGE_INDEX_BYTES = 512 * 1024;
   private volatile Boolean large;
+
+  /** Tests: the repository counted large, or not, whatever its index. */
+  Worktrees large(boolean large) {
+    this.large = large;
+    return this;
+  }
+
+  /** Tests: how many landed worktrees are kept now. */
+  int spares() {
+    return spares.size();
+  }
 
   private Lock layout() {
     SharedRemote shared = remote;

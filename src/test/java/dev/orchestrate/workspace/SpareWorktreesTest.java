@@ -1,0 +1,183 @@
+package dev.orchestrate.workspace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.config.RetentionConfig;
+import dev.orchestrate.config.WorkspaceConfig;
+import dev.orchestrate.item.IntegrationResult;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.ConfigWithers;
+import dev.orchestrate.testing.TestStores;
+import dev.orchestrate.testing.WorktreeSite;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Landed worktrees kept for the next items' on a large repository ({@link SpareWorktrees}), on real
+ * git: the repository is counted large whatever its size, so that a test needs no 10,000 files.
+ */
+class SpareWorktreesTest {
+  private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-01T00:00:00Z"), ZoneOffset.UTC);
+
+  @TempDir
+  Path tmp;
+
+  private GitRepo repo;
+  private StateStore state;
+  private Path root;
+
+  @BeforeEach
+  void setUp() {
+    repo = GitRepo.init(tmp.resolve("project")); // its .gitignore has build/
+    state = TestStores.open(repo.dir.resolve(".orchestrate"));
+    root = repo.dir.resolve(".orchestrate/worktrees");
+  }
+
+  @AfterEach
+  void tearDown() {
+    state.close();
+  }
+
+  private WorktreeSite site(boolean large) {
+    WorkspaceConfig config = ConfigWithers.withMode(WorkspaceConfig.defaults(), WorkspaceConfig.Mode.WORKTREE);
+    WorktreeSite site = WorktreeSite.open(repo.dir, repo.dir.resolve(".orchestrate"), config,
+        RetentionConfig.WorktreePolicy.DEFAULT, state.workspaces(), CLOCK);
+    site.worktrees.large(large).keepingSpares();
+    return site;
+  }
+
+  /** The item prepared, one phase committed with {@code file}, and landed. */
+  private void land(WorktreeSite w, String id, String file) {
+    Path ws = w.prepare(id, repo.dir).workspace();
+    GitRepo.write(ws, file, id + "\n");
+    w.succeed(id, "build", 1, "wrote " + file);
+    IntegrationResult result = w.integrate(id, "Item " + id);
+    assertEquals("integrated", result.kind(), result.message());
+  }
+
+  private List<String> kept() throws IOException {
+    try (Stream<Path> entries = Files.list(root)) {
+      return entries.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(SpareWorktrees.PREFIX)).sorted()
+          .toList();
+    }
+  }
+
+  /** The work trees git knows, the user's checkout first. */
+  private List<String> registered() {
+    return repo.git("worktree", "list", "--porcelain").lines().filter(l -> l.startsWith("worktree "))
+        .map(l -> Path.of(l.substring("worktree ".length())).getFileName().toString()).toList();
+  }
+
+  @Test
+  void a_landed_worktree_becomes_the_next_items_with_nothing_its_agent_left() throws Exception {
+    WorktreeSite w = site(true);
+    Path a = w.prepare("A", repo.dir).workspace();
+    Object readme = Files.getAttribute(a.resolve("README.md"), "unix:ino");
+    GitRepo.write(a, "a.txt", "a\n");
+    w.succeed("A", "build", 1, "built a");
+    GitRepo.write(a, "build/out.bin", "an agent's build output\n"); // ignored
+    IntegrationResult landed = w.integrate("A", "Item A");
+    assertEquals("integrated", landed.kind(), landed.message());
+
+    assertFalse(Files.exists(a), "the landed worktree left its item's directory");
+    assertEquals(1, kept().size(), "and was kept: " + kept());
+    assertEquals("", repo.git("branch", "--list", "orchestrate/A"), "its branch deleted all the same");
+    GitRepo.write(root.resolve(kept().get(0)), "notes/stray.txt", "left behind\n"); // untracked
+
+    Path b = w.prepare("B", repo.dir).workspace();
+    assertEquals(List.of(), kept(), "taken by the next item");
+    assertEquals(readme, Files.getAttribute(b.resolve("README.md"), "unix:ino"), "the kept files, not new ones");
+    assertEquals("orchestrate/B", repo.git(b, "symbolic-ref", "--short", "HEAD"));
+    assertEquals(repo.head("main"), repo.git(b, "rev-parse", "HEAD"), "at the base, A's work included");
+    assertEquals("a\n", GitRepo.read(b.resolve("a.txt")));
+    assertFalse(Files.exists(b.resolve("build")), "an ignored build output does not reach the next item");
+    assertFalse(Files.exists(b.resolve("notes")), "nor an untracked file");
+    assertEquals("", repo.git(b, "status", "--porcelain", "--ignored"));
+
+    GitRepo.write(b, "b.txt", "b\n");
+    w.succeed("B", "build", 1, "built b");
+    IntegrationResult second = w.integrate("B", "Item B");
+    assertEquals("integrated", second.kind(), second.message());
+    assertEquals(List.of("B build: built b", "A build: built a", "init"),
+        repo.subjects("main"));
+
+    w.worktrees.runEnded();
+    assertEquals(List.of(), kept(), "the run's end deletes what is kept");
+    assertEquals(List.of("project"), registered(), "and git's registry has only the user's checkout");
+  }
+
+  @Test
+  void no_more_than_four_are_kept_the_others_are_deleted() throws Exception {
+    WorktreeSite w = site(true);
+    for (String id : List.of("A", "B", "C", "D", "E", "F")) {
+      Path ws = w.prepare(id, repo.dir).workspace();
+      GitRepo.write(ws, id + ".txt", id + "\n");
+      w.succeed(id, "build", 1, "wrote " + id);
+    }
+    for (String id : List.of("A", "B", "C", "D", "E", "F")) {
+      IntegrationResult result = w.integrate(id, "Item " + id);
+      assertEquals("integrated", result.kind(), result.message());
+    }
+    assertEquals(SpareWorktrees.MAX, kept().size(), kept().toString());
+    assertEquals(1 + SpareWorktrees.MAX, registered().size(), registered().toString());
+    w.worktrees.runEnded();
+    assertEquals(List.of(), kept());
+    assertEquals(List.of("project"), registered());
+  }
+
+  @Test
+  void a_small_repository_deletes_a_landed_worktree_as_before() throws Exception {
+    WorktreeSite w = site(false);
+    land(w, "A", "a.txt");
+    assertEquals(List.of(), kept());
+    assertEquals(List.of("project"), registered());
+    Path b = w.prepare("B", repo.dir).workspace();
+    assertEquals("A\n", GitRepo.read(b.resolve("a.txt")));
+  }
+
+  @Test
+  void a_worktree_git_will_not_move_is_deleted_and_the_next_item_gets_a_new_one() throws Exception {
+    WorktreeSite w = site(true);
+    Path a = w.prepare("A", repo.dir).workspace();
+    Object readme = Files.getAttribute(a.resolve("README.md"), "unix:ino");
+    GitRepo.write(a, "a.txt", "a\n");
+    w.succeed("A", "build", 1, "built a");
+    repo.git("worktree", "lock", "--reason", "an agent's", a.toString()); // git moves no locked worktree
+    IntegrationResult landed = w.integrate("A", "Item A");
+    assertEquals("integrated", landed.kind(), landed.message());
+    assertFalse(Files.exists(a));
+    assertEquals(List.of(), kept());
+    Path b = w.prepare("B", repo.dir).workspace();
+    assertNotEquals(readme, Files.getAttribute(b.resolve("README.md"), "unix:ino"), "a new worktree");
+    assertEquals("orchestrate/B", repo.git(b, "symbolic-ref", "--short", "HEAD"));
+  }
+
+  @Test
+  void what_a_killed_run_kept_is_deleted_when_the_next_opens_unless_its_runner_still_runs() throws Exception {
+    Files.createDirectories(root);
+    Path dead = root.resolve(SpareWorktrees.PREFIX + (Long.MAX_VALUE - 1) + "-1"); // no such process
+    long parent = ProcessHandle.current().parent().orElseThrow().pid();
+    Path alive = root.resolve(SpareWorktrees.PREFIX + parent + "-1"); // another runner's, at work
+    repo.git("worktree", "add", "--quiet", "--detach", dead.toString());
+    repo.git("worktree", "add", "--quiet", "--detach", alive.toString());
+
+    site(true);
+
+    assertFalse(Files.exists(dead));
+    assertTrue(Files.isDirectory(alive));
+    assertEquals(List.of("project", alive.getFileName().toString()), registered());
+  }
+}

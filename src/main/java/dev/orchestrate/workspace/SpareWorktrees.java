@@ -102,11 +102,18 @@ final class SpareWorktrees {
       try {
         layout.lock();
         try {
-          if (Files.exists(path, WorktreeGuard.NOFOLLOW) || !Files.isDirectory(spare, WorktreeGuard.NOFOLLOW)) {
-            delete(spare);
+          if (!Files.isDirectory(spare, WorktreeGuard.NOFOLLOW)) {
+            delete(spare); // gone, or replaced: not one to use
             continue;
           }
-          git.ok(checkout, "worktree", "move", spare.toString(), path.toString());
+          if (Files.exists(path, WorktreeGuard.NOFOLLOW)) {
+            kept.push(spare); // something at the item's path: the caller's new worktree removes it first
+            return false;
+          }
+          if (!git.run(checkout, "worktree", "move", spare.toString(), path.toString()).ok()) {
+            delete(spare); // git would not move it: never tried again
+            continue;
+          }
         } finally {
           layout.unlock();
         }
@@ -178,7 +185,8 @@ final class SpareWorktrees {
 
   private void delete(Path spare) throws IOException {
     if (Files.isSymbolicLink(spare)) {
-      Files.delete(spare);
+      Files.delete(spare); // the link itself, never what it names
+      prune();
     } else if (Files.exists(spare, WorktreeGuard.NOFOLLOW)) {
       DiskUsage.delete(spare);
       prune();

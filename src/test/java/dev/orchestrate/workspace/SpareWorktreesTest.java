@@ -166,6 +166,24 @@ class SpareWorktreesTest {
   }
 
   @Test
+  void a_kept_worktree_replaced_by_a_link_is_dropped_without_following_it() throws Exception {
+    WorktreeSite w = site(true);
+    land(w, "A", "a.txt");
+    Path spare = root.resolve(kept().get(0));
+    Path elsewhere = tmp.resolve("elsewhere");
+    Files.move(spare, elsewhere);
+    Files.createSymbolicLink(spare, elsewhere);
+
+    Path b = w.prepare("B", repo.dir).workspace();
+
+    assertEquals(List.of(), kept(), "the link is gone");
+    assertTrue(Files.isRegularFile(elsewhere.resolve("README.md")), "and nothing was deleted through it");
+    assertFalse(Files.isSymbolicLink(b));
+    assertEquals("orchestrate/B", repo.git(b, "symbolic-ref", "--short", "HEAD"));
+    assertEquals("A\n", GitRepo.read(b.resolve("a.txt")));
+  }
+
+  @Test
   void what_a_killed_run_kept_is_deleted_when_the_next_opens_unless_its_runner_still_runs() throws Exception {
     Files.createDirectories(root);
     Path dead = root.resolve(SpareWorktrees.PREFIX + (Long.MAX_VALUE - 1) + "-1"); // no such process

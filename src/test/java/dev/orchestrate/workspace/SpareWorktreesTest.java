@@ -81,13 +81,19 @@ class SpareWorktreesTest {
         .map(l -> Path.of(l.substring("worktree ".length())).getFileName().toString()).toList();
   }
 
+  /** Item A prepared and its one phase committed with {@code a.txt}: its worktree. */
+  private Path builtA(WorktreeSite w) {
+    Path a = w.prepare("A", repo.dir).workspace();
+    GitRepo.write(a, "a.txt", "a\n");
+    w.succeed("A", "build", 1, "built a");
+    return a;
+  }
+
   @Test
   void a_landed_worktree_becomes_the_next_items_with_nothing_its_agent_left() throws Exception {
     WorktreeSite w = site(true);
-    Path a = w.prepare("A", repo.dir).workspace();
+    Path a = builtA(w);
     Object readme = Files.getAttribute(a.resolve("README.md"), "unix:ino");
-    GitRepo.write(a, "a.txt", "a\n");
-    w.succeed("A", "build", 1, "built a");
     GitRepo.write(a, "build/out.bin", "an agent's build output\n"); // ignored
     IntegrationResult landed = w.integrate("A", "Item A");
     assertEquals("integrated", landed.kind(), landed.message());
@@ -151,10 +157,8 @@ class SpareWorktreesTest {
   @Test
   void a_worktree_git_will_not_move_is_deleted_and_the_next_item_gets_a_new_one() throws Exception {
     WorktreeSite w = site(true);
-    Path a = w.prepare("A", repo.dir).workspace();
+    Path a = builtA(w);
     Object readme = Files.getAttribute(a.resolve("README.md"), "unix:ino");
-    GitRepo.write(a, "a.txt", "a\n");
-    w.succeed("A", "build", 1, "built a");
     repo.git("worktree", "lock", "--reason", "an agent's", a.toString()); // git moves no locked worktree
     IntegrationResult landed = w.integrate("A", "Item A");
     assertEquals("integrated", landed.kind(), landed.message());

@@ -22,13 +22,16 @@ import org.slf4j.LoggerFactory;
  * <h2>Rules</h2>
  * <ul>
  *   <li>At most {@value #MAX} are kept, each a registered worktree with a detached HEAD (the
- *   landed branch free to be deleted) at {@code <state>/worktrees/+spare-<pid>-<n>}: never an
- *   item's directory (ids cannot hold a {@code +}), and named by this process, so that runners of
- *   one checkout never take each other's.</li>
- *   <li>Taken, one is moved to the new item's directory ({@code git worktree move}), its files
- *   checked out at the item's start on the item's new branch ({@code checkout --force -B}) and
- *   everything untracked deleted, ignored files included ({@code clean -ffdx}): nothing the last
- *   item's agent left, build outputs neither, reaches the next item.</li>
+ *   landed branch free to be deleted) at {@code <state>/worktrees/+spare-<token>-<n>}: never an
+ *   item's directory (ids cannot hold a {@code +}). The token is this object's; it holds a lock on
+ *   {@code +spare-<token>.lock} while it keeps any, so that runners of one checkout (other
+ *   processes, other containers) never take or delete each other's.</li>
+ *   <li>Taken, one is moved to the new item's directory ({@code git worktree move}); what the last
+ *   agent may have hidden in it goes first: its per-worktree configuration and sparse-checkout
+ *   files, and the index, read again from HEAD (no skip-worktree or assume-unchanged bit survives);
+ *   then everything untracked is deleted, ignored files included ({@code clean -ffdx}), and the
+ *   files are checked out at the item's start on its new branch ({@code checkout --force -B}):
+ *   nothing the last item's agent left, build outputs neither, reaches the next item.</li>
  *   <li>Whatever fails (a worktree git will not move: a submodule, a lock an agent planted) is
  *   given up: the item gets a new worktree as before, the landed one is deleted as before.</li>
  *   <li>The run's end deletes them ({@link #dropAll}); what a killed run left is deleted when the
@@ -48,7 +51,11 @@ final class SpareWorktrees {
   private final Path commonDir;
   private final Deque<Path> kept = new ConcurrentLinkedDeque<>();
   private final AtomicInteger names = new AtomicInteger();
-  private final String prefix = PREFIX + ProcessHandle.current().pid() + "-";
+  private final String token = ProcessHandle.current().pid() + "x"
+      + Integer.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextInt());
+  private final String prefix = PREFIX + token + "-";
+  /** Held while this object keeps worktrees ({@link #own}); null otherwise. */
+  private java.nio.channels.FileChannel owned;
 
   SpareWorktrees(Git git, Git.Place checkout, Path root, Path commonDir) {
     this.git = git;
@@ -72,6 +79,7 @@ final class SpareWorktrees {
     }
     Path spare = root.resolve(prefix + names.incrementAndGet());
     try {
+      own();
       // HEAD off the branch, at its commit, so that the branch can be deleted: the file alone (a
       // checkout --detach would read every file's status)
       git.ok(place, "update-ref", "--no-deref", "HEAD", "HEAD");
@@ -117,13 +125,22 @@ final class SpareWorktrees {
         } finally {
           layout.unlock();
         }
-        Git.Place place = new Git.Place(path, adminDir(path), commonDir, path);
-        git.ok(place, "checkout", "--quiet", "--force", "-B", branch, start);
+        Path admin = adminDir(path);
+        Files.deleteIfExists(admin.resolve("config.worktree"));
+        DiskUsage.delete(admin.resolve("info"));
+        Git.Place place = new Git.Place(path, admin, commonDir, path);
+        git.ok(place, "read-tree", "HEAD");
+        // the files' stat data back (their contents compared, none written), so that the checkout
+        // writes only the files that differ; files that differ are for the checkout to put right
+        git.run(place, "update-index", "-q", "--refresh");
         git.ok(place, "clean", "-ffdxq");
+        git.ok(place, "checkout", "--quiet", "--force", "-B", branch, start);
         log.debug("{} made from a kept worktree", path);
         return true;
       } catch (GitException | IOException | UncheckedIOException e) {
         log.debug("a kept worktree could not become {}: {}", path, e.getMessage());
+        // a branch the checkout made before it failed would stop the new worktree's `add -b`
+        git.run(checkout, "update-ref", "-d", "refs/heads/" + branch, start);
         return false;
       }
     }
@@ -134,52 +151,130 @@ final class SpareWorktrees {
   void dropAll(Lock layout) {
     Path spare;
     while ((spare = kept.poll()) != null) {
-      try {
-        Path admin = Files.isDirectory(spare, WorktreeGuard.NOFOLLOW) ? adminDir(spare) : null;
-        DiskUsage.delete(spare);
-        layout.lock();
-        try {
-          if (admin != null) {
-            DiskUsage.delete(admin);
-          } else {
-            prune();
-          }
-        } finally {
-          layout.unlock();
-        }
-      } catch (IOException | UncheckedIOException | GitException e) {
-        log.warn("could not delete the kept worktree {}: {}", spare, e.getMessage());
-      }
+      drop(spare, layout);
     }
+    disown();
+  }
+
+  /** Deletes {@code spare}: its files, then under {@code layout} its registry entry (or a prune, when its {@code .git} is gone). */
+  private void drop(Path spare, Lock layout) {
+    Path admin;
+    try {
+      admin = Files.isDirectory(spare, WorktreeGuard.NOFOLLOW) ? adminDir(spare) : null;
+    } catch (IOException | UncheckedIOException | GitException e) {
+      admin = null; // half deleted by a killed run, say: its files go all the same
+    }
+    try {
+      DiskUsage.delete(spare);
+      layout.lock();
+      try {
+        if (admin != null) {
+          DiskUsage.delete(admin);
+        } else {
+          prune();
+        }
+      } finally {
+        layout.unlock();
+      }
+    } catch (IOException | UncheckedIOException | GitException e) {
+      log.warn("could not delete the kept worktree {}: {}", spare, e.getMessage());
+    }
+  }
+
+  /** This object's lock file taken, once, before it keeps its first worktree. */
+  private synchronized void own() throws IOException {
+    if (owned != null) {
+      return;
+    }
+    java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(lockFile(token),
+        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE,
+        java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    try {
+      if (channel.tryLock() == null) {
+        throw new IOException("its lock " + lockFile(token) + " is held");
+      }
+    } catch (IOException | java.nio.channels.OverlappingFileLockException e) {
+      channel.close();
+      throw e instanceof IOException io ? io : new IOException(e);
+    }
+    owned = channel;
+  }
+
+  /** The lock given up and its file deleted: nothing is kept any more. */
+  private synchronized void disown() {
+    if (owned == null) {
+      return;
+    }
+    try {
+      Files.deleteIfExists(lockFile(token));
+      owned.close();
+    } catch (IOException e) {
+      log.debug("could not give up {}: {}", lockFile(token), e.getMessage());
+    }
+    owned = null;
+  }
+
+  private Path lockFile(String of) {
+    return root.resolve(PREFIX + of + ".lock");
   }
 
   /**
-   * Deletes what a run that ended without {@link #dropAll} (killed, Ctrl-C) kept in {@code root}:
-   * the spares of processes that no longer run. Returns how many.
+   * Deletes what runs that ended without {@link #dropAll} (killed, Ctrl-C) kept in {@code root}: the
+   * worktrees and lock files of tokens whose lock nobody holds. Returns how many worktrees.
    */
   int dropLeftovers(Lock layout) {
-    List<Path> left = new ArrayList<>();
+    java.util.Map<String, List<Path>> byToken = new java.util.TreeMap<>();
     try (var entries = Files.list(root)) {
-      entries.filter(p -> p.getFileName().toString().startsWith(PREFIX)).filter(SpareWorktrees::ownerGone)
-          .forEach(left::add);
+      entries.forEach(entry -> {
+        String name = entry.getFileName().toString();
+        if (!name.startsWith(PREFIX)) {
+          return;
+        }
+        String rest = name.substring(PREFIX.length());
+        String owner = rest.endsWith(".lock") ? rest.substring(0, rest.length() - ".lock".length())
+            : rest.lastIndexOf('-') > 0 ? rest.substring(0, rest.lastIndexOf('-')) : rest;
+        byToken.computeIfAbsent(owner, t -> new ArrayList<>()).add(entry);
+      });
     } catch (IOException | UncheckedIOException e) {
       return 0;
     }
-    left.forEach(kept::push);
-    dropAll(layout);
-    return left.size();
+    int dropped = 0;
+    for (var owner : byToken.entrySet()) {
+      if (owner.getKey().equals(token) || !ownerGone(owner.getKey())) {
+        continue;
+      }
+      for (Path entry : owner.getValue()) {
+        if (entry.equals(lockFile(owner.getKey()))) {
+          continue;
+        }
+        drop(entry, layout);
+        dropped++;
+      }
+      try {
+        Files.deleteIfExists(lockFile(owner.getKey()));
+      } catch (IOException e) {
+        log.debug("could not delete {}: {}", lockFile(owner.getKey()), e.getMessage());
+      }
+    }
+    return dropped;
   }
 
-  /** Whether the process that named {@code spare} ({@code +spare-<pid>-<n>}) has ended; unreadable names count as ended. */
-  private static boolean ownerGone(Path spare) {
-    String name = spare.getFileName().toString().substring(PREFIX.length());
-    int dash = name.indexOf('-');
-    try {
-      long pid = Long.parseLong(dash < 0 ? name : name.substring(0, dash));
-      // this process's own are kept until its run ends; a live process's are its to use
-      return pid != ProcessHandle.current().pid() && ProcessHandle.of(pid).map(p -> !p.isAlive()).orElse(true);
-    } catch (NumberFormatException e) {
+  /** Whether nobody holds the lock of {@code owner}'s token (no lock file: a run killed before it kept any, or none). */
+  private boolean ownerGone(String owner) {
+    Path lock = lockFile(owner);
+    if (!Files.isRegularFile(lock, WorktreeGuard.NOFOLLOW)) {
+      return !Files.exists(lock, WorktreeGuard.NOFOLLOW);
+    }
+    try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(lock,
+        java.nio.file.StandardOpenOption.WRITE, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+      java.nio.channels.FileLock held = channel.tryLock();
+      if (held == null) {
+        return false;
+      }
+      held.release();
       return true;
+    } catch (IOException | java.nio.channels.OverlappingFileLockException e) {
+      return false; // held in this JVM, or unreadable: never someone's to delete
     }
   }
 

@@ -13,8 +13,11 @@ import dev.orchestrate.testing.ConfigWithers;
 import dev.orchestrate.testing.TestStores;
 import dev.orchestrate.testing.WorktreeSite;
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -70,7 +73,8 @@ class SpareWorktreesTest {
 
   private List<String> kept() throws IOException {
     try (Stream<Path> entries = Files.list(root)) {
-      return entries.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(SpareWorktrees.PREFIX)).sorted()
+      return entries.map(p -> p.getFileName().toString())
+          .filter(n -> n.startsWith(SpareWorktrees.PREFIX) && !n.endsWith(".lock")).sorted()
           .toList();
     }
   }
@@ -188,18 +192,44 @@ class SpareWorktreesTest {
   }
 
   @Test
-  void what_a_killed_run_kept_is_deleted_when_the_next_opens_unless_its_runner_still_runs() throws Exception {
+  void what_a_killed_run_kept_is_deleted_when_the_next_opens_unless_its_runner_still_holds_its_lock()
+      throws Exception {
     Files.createDirectories(root);
-    Path dead = root.resolve(SpareWorktrees.PREFIX + (Long.MAX_VALUE - 1) + "-1"); // no such process
-    long parent = ProcessHandle.current().parent().orElseThrow().pid();
-    Path alive = root.resolve(SpareWorktrees.PREFIX + parent + "-1"); // another runner's, at work
+    Path dead = root.resolve(SpareWorktrees.PREFIX + "7x1dead-1"); // its lock file, held by nobody
+    Path deadLock = root.resolve(SpareWorktrees.PREFIX + "7x1dead.lock");
+    Path alive = root.resolve(SpareWorktrees.PREFIX + "7x2live-1"); // another runner's, at work
+    Path aliveLock = root.resolve(SpareWorktrees.PREFIX + "7x2live.lock");
     repo.git("worktree", "add", "--quiet", "--detach", dead.toString());
     repo.git("worktree", "add", "--quiet", "--detach", alive.toString());
+    Files.createFile(deadLock);
+    try (FileChannel held = FileChannel.open(aliveLock, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+        FileLock lock = held.lock()) {
 
-    site(true);
+      site(true);
 
-    assertFalse(Files.exists(dead));
-    assertTrue(Files.isDirectory(alive));
-    assertEquals(List.of("project", alive.getFileName().toString()), registered());
+      assertFalse(Files.exists(dead));
+      assertFalse(Files.exists(deadLock));
+      assertTrue(Files.isDirectory(alive));
+      assertTrue(Files.exists(aliveLock));
+      assertEquals(List.of("project", alive.getFileName().toString()), registered());
+    }
+  }
+
+  @Test
+  void bits_an_agent_hid_in_the_index_do_not_reach_the_next_item() throws Exception {
+    WorktreeSite w = site(true);
+    Path a = builtA(w);
+    // hidden from status, so the landing goes ahead: a change the next item would not see
+    repo.git(a, "update-index", "--skip-worktree", "README.md");
+    GitRepo.write(a, "README.md", "planted\n");
+    IntegrationResult landed = w.integrate("A", "Item A");
+    assertEquals("integrated", landed.kind(), landed.message());
+    assertEquals(1, kept().size());
+
+    Path b = w.prepare("B", repo.dir).workspace();
+
+    assertEquals("hello\n", GitRepo.read(b.resolve("README.md")));
+    assertEquals("H README.md", repo.git(b, "ls-files", "-v", "README.md"));
+    assertEquals("", repo.git(b, "status", "--porcelain", "--ignored"));
   }
 }

@@ -64,11 +64,6 @@ final class SpareWorktrees {
     this.commonDir = commonDir;
   }
 
-  /** How many are kept now. */
-  int size() {
-    return kept.size();
-  }
-
   /**
    * Keeps the landed worktree at {@code place} (verified by the caller) for a later item; false when
    * there are {@value #MAX} already or git would not have it, and the caller deletes it as before.
@@ -279,11 +274,8 @@ final class SpareWorktrees {
   }
 
   private void delete(Path spare) throws IOException {
-    if (Files.isSymbolicLink(spare)) {
-      Files.delete(spare); // the link itself, never what it names
-      prune();
-    } else if (Files.exists(spare, WorktreeGuard.NOFOLLOW)) {
-      DiskUsage.delete(spare);
+    if (Files.exists(spare, WorktreeGuard.NOFOLLOW)) {
+      DiskUsage.delete(spare); // a link is deleted itself, never followed
       prune();
     }
   }

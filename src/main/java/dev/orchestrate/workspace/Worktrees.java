@@ -865,11 +865,6 @@ public final class Worktrees implements ItemWorkspaces {
     return this;
   }
 
-  /** Tests: how many landed worktrees are kept now. */
-  int spares() {
-    return spares.size();
-  }
-
   private Lock layout() {
     SharedRemote shared = remote;
     return shared != null ? shared.besideFetches() : unshared;

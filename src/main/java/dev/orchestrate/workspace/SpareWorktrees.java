@@ -151,23 +151,17 @@ final class SpareWorktrees {
     disown();
   }
 
-  /** Deletes {@code spare}: its files, then under {@code layout} its registry entry (or a prune, when its {@code .git} is gone). */
+  /**
+   * Deletes {@code spare}: its files (outside {@code layout}: seconds on a large repository), then,
+   * under it, git's prune of the registry entry whose work tree is gone. Never the entry its
+   * {@code .git} file names: a leftover found on disk may have been planted, and that file with it.
+   */
   private void drop(Path spare, Lock layout) {
-    Path admin;
-    try {
-      admin = Files.isDirectory(spare, WorktreeGuard.NOFOLLOW) ? adminDir(spare) : null;
-    } catch (IOException | UncheckedIOException | GitException e) {
-      admin = null; // half deleted by a killed run, say: its files go all the same
-    }
     try {
       DiskUsage.delete(spare);
       layout.lock();
       try {
-        if (admin != null) {
-          DiskUsage.delete(admin);
-        } else {
-          prune();
-        }
+        prune();
       } finally {
         layout.unlock();
       }

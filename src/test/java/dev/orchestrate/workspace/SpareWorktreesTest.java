@@ -216,6 +216,22 @@ class SpareWorktreesTest {
   }
 
   @Test
+  void a_leftover_an_agent_planted_naming_another_items_git_directory_deletes_only_itself() throws Exception {
+    WorktreeSite w = site(true);
+    Path a = builtA(w);
+    Path admin = repo.dir.resolve(".git/worktrees/A");
+    assertTrue(Files.isDirectory(admin));
+    Path planted = root.resolve(SpareWorktrees.PREFIX + "7x3evil-1");
+    GitRepo.write(planted, ".git", "gitdir: " + admin + "\n"); // no lock file: looks like a killed run's
+
+    site(true);
+
+    assertFalse(Files.exists(planted));
+    assertTrue(Files.isDirectory(admin), "item A's git directory is not the leftover's to delete");
+    assertEquals("orchestrate/A", repo.git(a, "symbolic-ref", "--short", "HEAD"));
+  }
+
+  @Test
   void bits_an_agent_hid_in_the_index_do_not_reach_the_next_item() throws Exception {
     WorktreeSite w = site(true);
     Path a = builtA(w);

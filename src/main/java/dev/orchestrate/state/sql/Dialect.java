@@ -87,6 +87,14 @@ public interface Dialect {
   }
 
   /**
+   * Before {@code connection} (the one this dialect serves) closes: what this dialect still does with
+   * the database in the background ends first, so that a closed store writes no file after it.
+   * Nothing by default.
+   */
+  default void closing(Connection connection) {
+  }
+
+  /**
    * Whether a write outside a transaction runs in a transaction of its own anyway, to take the
    * write lock {@link #begin} takes (PostgreSQL); SQLite's file lock covers it by itself.
    */

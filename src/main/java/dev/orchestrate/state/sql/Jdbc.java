@@ -443,6 +443,7 @@ public final class Jdbc implements AutoCloseable {
   /** Closes the connection; a failure to close is not worth reporting over whatever comes next. */
   @Override
   public void close() {
+    dialect.closing(connection);
     try {
       connection.close();
     } catch (SQLException ignored) {

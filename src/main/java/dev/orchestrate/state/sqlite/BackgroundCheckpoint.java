@@ -27,7 +27,7 @@ final class BackgroundCheckpoint {
   private final Path file;
   /** The writing connection's {@code wal_autocheckpoint} before {@link #defer}. */
   private final long pages;
-  private Thread thread;
+  private volatile Thread thread;
   private volatile boolean done;
 
   private BackgroundCheckpoint(Path file, long pages) {
@@ -74,6 +74,25 @@ final class BackgroundCheckpoint {
     } catch (SQLException e) {
       log.debug("could not restore wal_autocheckpoint on {}", file, e);
       return this; // tried again at the next commit
+    }
+  }
+
+  /**
+   * Waits up to {@code limit} for a started checkpoint to end; at once if none was started or it
+   * ended. Interrupted, it returns with the interrupt kept.
+   */
+  void awaitEnd(java.time.Duration limit) {
+    Thread running = thread;
+    if (running == null || done) {
+      return;
+    }
+    try {
+      running.join(limit.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (running.isAlive()) {
+      log.debug("the background checkpoint of {} still runs after {}; it goes on", file, limit);
     }
   }
 

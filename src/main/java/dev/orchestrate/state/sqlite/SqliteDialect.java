@@ -113,6 +113,21 @@ final class SqliteDialect implements Dialect {
     }
   }
 
+  /**
+   * A background checkpoint still running ends before the store closes: its connection would
+   * otherwise write the log into the database, and delete the log, after the store's close returned
+   * (a state directory deleted or copied then was found changing under it).
+   */
+  @Override
+  public void closing(Connection connection) {
+    if (checkpoint != null) {
+      checkpoint.awaitEnd(CHECKPOINT_AT_CLOSE);
+    }
+  }
+
+  /** How long a close waits for a background checkpoint; a longer one goes on, and loses nothing. */
+  static final java.time.Duration CHECKPOINT_AT_CLOSE = java.time.Duration.ofSeconds(30);
+
   /** The deferred checkpoint of the last bulk write, until the connection checkpoints itself again. */
   private BackgroundCheckpoint checkpoint;
 

@@ -149,6 +149,29 @@ class SqlStateRepositoryTest {
   }
 
   /**
+   * A store closed right after a bulk sync returns only once the sync's background checkpoint has
+   * ended: no thread of it runs on and no log is left to be written into the database afterwards
+   * (a test's temporary directory was found changing while it was being deleted).
+   */
+  @Test
+  void a_store_closed_after_a_bulk_sync_leaves_no_checkpoint_running_and_no_log() throws Exception {
+    List<BacklogItem> bulk = new java.util.ArrayList<>();
+    for (int i = 0; i < 20_000; i++) {
+      bulk.add(item(String.format("BULK-%05d", i)));
+    }
+    try (SqlStateStore whole = SqliteStores.open(db()); SqlStateRepository store = whole.repository()) {
+      store.sync(bulk, T0);
+    }
+    List<String> running = Thread.getAllStackTraces().keySet().stream().filter(Thread::isAlive)
+        .map(Thread::getName).filter("orchestrate-checkpoint"::equals).toList();
+    assertEquals(List.of(), running, "a checkpoint thread outlived its store");
+    assertFalse(java.nio.file.Files.exists(dir.resolve("state.db-wal")), "the log is written and deleted at close");
+    try (SqlStateStore whole = SqliteStores.open(db()); SqlStateRepository store = whole.repository()) {
+      assertEquals(20_000, store.items().size());
+    }
+  }
+
+  /**
    * A sync that adds thousands of items counts them in {@code structures} once, with the row
    * triggers paused: the counters still match the tables after a first bulk sync, after one that
    * also reports vanished and returned items, and after a small one, which the triggers (back in

@@ -2,7 +2,6 @@ package dev.orchestrate.workspace;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.orchestrate.config.RetentionConfig;
@@ -98,6 +97,7 @@ class SpareWorktreesTest {
     WorktreeSite w = site(true);
     Path a = builtA(w);
     Object readme = Files.getAttribute(a.resolve("README.md"), "unix:ino");
+    Files.writeString(adminOf(a).resolve(MARKER), "A's"); // git moves a worktree with its administrative directory
     GitRepo.write(a, "build/out.bin", "an agent's build output\n"); // ignored
     IntegrationResult landed = w.integrate("A", "Item A");
     assertEquals("integrated", landed.kind(), landed.message());
@@ -109,6 +109,7 @@ class SpareWorktreesTest {
 
     Path b = w.prepare("B", repo.dir).workspace();
     assertEquals(List.of(), kept(), "taken by the next item");
+    assertTrue(Files.exists(adminOf(b).resolve(MARKER)), "A's worktree, moved");
     assertEquals(readme, Files.getAttribute(b.resolve("README.md"), "unix:ino"), "the kept files, not new ones");
     assertEquals("orchestrate/B", repo.git(b, "symbolic-ref", "--short", "HEAD"));
     assertEquals(repo.head("main"), repo.git(b, "rev-parse", "HEAD"), "at the base, A's work included");
@@ -162,14 +163,15 @@ class SpareWorktreesTest {
   void a_worktree_git_will_not_move_is_deleted_and_the_next_item_gets_a_new_one() throws Exception {
     WorktreeSite w = site(true);
     Path a = builtA(w);
-    Object readme = Files.getAttribute(a.resolve("README.md"), "unix:ino");
+    Files.writeString(adminOf(a).resolve(MARKER), "A's");
     repo.git("worktree", "lock", "--reason", "an agent's", a.toString()); // git moves no locked worktree
     IntegrationResult landed = w.integrate("A", "Item A");
     assertEquals("integrated", landed.kind(), landed.message());
     assertFalse(Files.exists(a));
     assertEquals(List.of(), kept());
     Path b = w.prepare("B", repo.dir).workspace();
-    assertNotEquals(readme, Files.getAttribute(b.resolve("README.md"), "unix:ino"), "a new worktree");
+    // a new worktree: not A's moved (an inode number is no proof either way: ext4 reuses a deleted one)
+    assertFalse(Files.exists(adminOf(b).resolve(MARKER)), "a new worktree, not A's");
     assertEquals("orchestrate/B", repo.git(b, "symbolic-ref", "--short", "HEAD"));
   }
 
@@ -248,4 +250,13 @@ class SpareWorktreesTest {
     assertEquals("H README.md", repo.git(b, "ls-files", "-v", "README.md"));
     assertEquals("", repo.git(b, "status", "--porcelain", "--ignored"));
   }
+
+  /** A file of the test's own in a worktree's administrative directory, to tell that worktree from a new one. */
+  private static final String MARKER = "orchestrate-test-marker";
+
+  /** The administrative directory of the worktree at {@code worktree} (its {@code .git} file names it). */
+  private Path adminOf(Path worktree) throws Exception {
+    return Path.of(repo.git(worktree, "rev-parse", "--absolute-git-dir"));
+  }
+
 }

@@ -169,6 +169,10 @@ class GitTest {
       Thread.sleep(20);
     }
     assertTrue(Files.exists(started), "the hook started");
+    // the hook touches its file right after forking the sleep, which may not have exec'd it yet
+    while (sleepers(marker).isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
     assertFalse(sleepers(marker).isEmpty(), "the hook's child runs");
     long hookSession = session(sleepers(marker).get(0).pid());
     assertTrue(hookSession != session(ProcessHandle.current().pid()) && hookSession > 0,

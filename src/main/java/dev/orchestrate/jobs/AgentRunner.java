@@ -192,7 +192,7 @@ public final class AgentRunner implements AgentLauncher {
       feedPrompt(process, prompt, name);
     }
     JobProcesses members = agent.stopLeftoverProcesses()
-        ? new JobProcesses(ownSession ? process.pid() : -1, token)
+        ? new JobProcesses(ownSession ? process.pid() : -1, token).startedWith(process.pid())
         : null;
     AgentSupervisor supervisor = new AgentSupervisor(request, process, capture, stop, resultFile,
         clock, started, spawnedNanos, members, secrets, acp);

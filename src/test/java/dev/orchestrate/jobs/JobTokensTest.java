@@ -1,6 +1,8 @@
 package dev.orchestrate.jobs;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -86,6 +88,28 @@ class JobTokensTest {
         }
       }
     }
+  }
+
+  @Test
+  void a_stat_line_gives_its_session_and_start_whatever_the_command_name_holds() throws Exception {
+    String rest = " S 1 4242 4242 0 -1 4194560 120 0 0 0 1 2 0 0 20 0 1 0 987654 8192000 200 18446744073709551615";
+    assertArrayEquals(new long[] {4242, 987654}, parse("4243 (sleep)" + rest + "\n"));
+    assertArrayEquals(new long[] {4242, 987654}, parse("4243 (a) 5 6 (b) c)" + rest + "\n"), "spaces and parentheses");
+    assertArrayEquals(new long[] {4242, 987654}, parse("4243 (x)" + rest), "no newline");
+    assertNull(parse("4243 (x) S 1 4242 4242"), "cut short");
+    assertNull(parse("4243 x S 1 4242"), "no command name");
+    assertNull(parse("4243 (x) S 1 4242 42x2 0 -1 4194560 120 0 0 0 1 2 0 0 20 0 1 0 987654 1"), "not a number");
+    assumeTrue(Files.isReadable(Path.of("/proc/self/stat")), "needs /proc");
+    byte[] self = Files.readAllBytes(Path.of("/proc/self/stat"));
+    String text = new String(self, java.nio.charset.StandardCharsets.ISO_8859_1);
+    String[] fields = text.substring(text.lastIndexOf(')') + 2).split(" ");
+    assertArrayEquals(new long[] {Long.parseLong(fields[3]), Long.parseLong(fields[19])},
+        JobProcesses.parseStat(self, self.length), "this JVM's own, as split would read it");
+  }
+
+  private static long[] parse(String line) {
+    byte[] bytes = line.getBytes(java.nio.charset.StandardCharsets.ISO_8859_1);
+    return JobProcesses.parseStat(bytes, bytes.length);
   }
 
   private static Process sleeper(String token) throws java.io.IOException {

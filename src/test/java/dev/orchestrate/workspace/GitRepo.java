@@ -1,11 +1,18 @@
 package dev.orchestrate.workspace;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /** A real git repository in a test's temporary directory, driven through the git CLI. */
 public final class GitRepo {
@@ -49,13 +56,53 @@ public final class GitRepo {
     git("push", "--quiet", "origin", "main");
   }
 
+  /**
+   * {@code git -C where args...} for the test's own fixture, its output stripped; fails the test
+   * unless git exits 0. The test's git directly, not orchestrate's {@link Git}: the repositories are
+   * the test's own, so neither the configuration listing that precedes each of orchestrate's
+   * commands nor {@code setsid} is needed, and together they made every fixture command four
+   * process starts instead of one (the unit tests run thousands). The environment and the options
+   * that matter to a fixture are {@link Git}'s: no hooks, no signing, no prompt, no pager, C locale.
+   */
   public String git(Path where, String... args) {
-    Git.Result r = git.run(where, AUTHOR, List.of(args));
-    if (!r.ok()) {
-      throw new AssertionError("git " + String.join(" ", args) + " failed in " + where + ": " + r.err());
+    List<String> argv = new ArrayList<>(List.of("git", "-C", where.toString()));
+    argv.addAll(FIXTURE_OPTIONS);
+    argv.addAll(List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(argv)
+        .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    builder.environment().keySet().removeIf(k -> k.startsWith("GIT_"));
+    builder.environment().putAll(FIXTURE_ENV);
+    builder.environment().putAll(AUTHOR);
+    try {
+      Process process = builder.start();
+      CompletableFuture<String> err = Git.drain(process.getErrorStream(), 64 * 1024, "fixture-git-err");
+      String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!process.waitFor(2, TimeUnit.MINUTES)) {
+        process.destroyForcibly();
+        throw new AssertionError("git " + String.join(" ", args) + " did not finish in " + where);
+      }
+      if (process.exitValue() != 0) {
+        throw new AssertionError("git " + String.join(" ", args) + " failed in " + where + ": "
+            + err.get(10, TimeUnit.SECONDS));
+      }
+      return out.strip();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError("interrupted: git " + String.join(" ", args), e);
+    } catch (ExecutionException | TimeoutException e) {
+      throw new AssertionError("git " + String.join(" ", args) + ": its errors unread", e);
     }
-    return r.out().strip();
   }
+
+  /** What {@link Git} sets for every command that a fixture could meet (hooks, signing, maintenance). */
+  private static final List<String> FIXTURE_OPTIONS = List.of("-c", "core.hooksPath=/dev/null", "-c",
+      "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "commit.gpgSign=false", "-c", "tag.gpgSign=false",
+      "-c", "color.ui=false", "-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "advice.detachedHead=false");
+
+  private static final Map<String, String> FIXTURE_ENV = Map.of("GIT_TERMINAL_PROMPT", "0", "GIT_EDITOR", "true",
+      "GIT_SEQUENCE_EDITOR", "true", "GIT_PAGER", "cat", "LC_ALL", "C");
 
   public void commitAll(String message) {
     git("add", "--all");

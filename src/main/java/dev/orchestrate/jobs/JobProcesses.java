@@ -1,5 +1,6 @@
 package dev.orchestrate.jobs;
 
+import java.io.FileInputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
@@ -8,6 +9,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.UUID;
@@ -153,7 +155,7 @@ final class JobProcesses {
   private static long[] stat(Path proc) {
     byte[] line = new byte[1024];
     int length = 0;
-    try (java.io.FileInputStream in = new java.io.FileInputStream(proc.resolve("stat").toFile())) {
+    try (FileInputStream in = new FileInputStream(proc.resolve("stat").toFile())) {
       for (int n; length < line.length && (n = in.read(line, length, line.length - length)) > 0;) {
         length += n;
       }
@@ -209,7 +211,7 @@ final class JobProcesses {
       if (i == environ.length || environ[i] == 0) {
         int length = i - start;
         boolean fits = prefix ? length > tokenEntry.length : length == tokenEntry.length;
-        if (fits && java.util.Arrays.equals(environ, start, start + tokenEntry.length, tokenEntry, 0,
+        if (fits && Arrays.equals(environ, start, start + tokenEntry.length, tokenEntry, 0,
             tokenEntry.length)) {
           return true;
         }

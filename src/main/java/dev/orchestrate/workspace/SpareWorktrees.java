@@ -2,12 +2,20 @@ package dev.orchestrate.workspace;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import org.slf4j.Logger;
@@ -52,10 +60,10 @@ final class SpareWorktrees {
   private final Deque<Path> kept = new ConcurrentLinkedDeque<>();
   private final AtomicInteger names = new AtomicInteger();
   private final String token = ProcessHandle.current().pid() + "x"
-      + Integer.toHexString(java.util.concurrent.ThreadLocalRandom.current().nextInt());
+      + Integer.toHexString(ThreadLocalRandom.current().nextInt());
   private final String prefix = PREFIX + token + "-";
   /** Held while this object keeps worktrees ({@link #own}); null otherwise. */
-  private java.nio.channels.FileChannel owned;
+  private FileChannel owned;
 
   SpareWorktrees(Git git, Git.Place checkout, Path root, Path commonDir) {
     this.git = git;
@@ -175,14 +183,14 @@ final class SpareWorktrees {
     if (owned != null) {
       return;
     }
-    java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(lockFile(token),
-        java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE,
-        java.nio.file.LinkOption.NOFOLLOW_LINKS);
+    FileChannel channel = FileChannel.open(lockFile(token),
+        StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+        LinkOption.NOFOLLOW_LINKS);
     try {
       if (channel.tryLock() == null) {
         throw new IOException("its lock " + lockFile(token) + " is held");
       }
-    } catch (IOException | java.nio.channels.OverlappingFileLockException e) {
+    } catch (IOException | OverlappingFileLockException e) {
       channel.close();
       throw e instanceof IOException io ? io : new IOException(e);
     }
@@ -212,7 +220,7 @@ final class SpareWorktrees {
    * worktrees and lock files of tokens whose lock nobody holds. Returns how many worktrees.
    */
   int dropLeftovers(Lock layout) {
-    java.util.Map<String, List<Path>> byToken = new java.util.TreeMap<>();
+    Map<String, List<Path>> byToken = new TreeMap<>();
     try (var entries = Files.list(root)) {
       entries.forEach(entry -> {
         String name = entry.getFileName().toString();
@@ -254,15 +262,15 @@ final class SpareWorktrees {
     if (!Files.isRegularFile(lock, WorktreeGuard.NOFOLLOW)) {
       return !Files.exists(lock, WorktreeGuard.NOFOLLOW);
     }
-    try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(lock,
-        java.nio.file.StandardOpenOption.WRITE, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-      java.nio.channels.FileLock held = channel.tryLock();
+    try (FileChannel channel = FileChannel.open(lock,
+        StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+      FileLock held = channel.tryLock();
       if (held == null) {
         return false;
       }
       held.release();
       return true;
-    } catch (IOException | java.nio.channels.OverlappingFileLockException e) {
+    } catch (IOException | OverlappingFileLockException e) {
       return false; // held in this JVM, or unreadable: never someone's to delete
     }
   }

@@ -4,6 +4,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -81,7 +82,7 @@ final class BackgroundCheckpoint {
    * Waits up to {@code limit} for a started checkpoint to end; at once if none was started or it
    * ended. Interrupted, it returns with the interrupt kept.
    */
-  void awaitEnd(java.time.Duration limit) {
+  void awaitEnd(Duration limit) {
     Thread running = thread;
     if (running == null || done) {
       return;

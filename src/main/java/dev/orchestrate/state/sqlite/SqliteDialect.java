@@ -13,6 +13,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import org.sqlite.SQLiteErrorCode;
 import org.sqlite.SQLiteException;
 
@@ -126,7 +127,7 @@ final class SqliteDialect implements Dialect {
   }
 
   /** How long a close waits for a background checkpoint; a longer one goes on, and loses nothing. */
-  static final java.time.Duration CHECKPOINT_AT_CLOSE = java.time.Duration.ofSeconds(30);
+  static final Duration CHECKPOINT_AT_CLOSE = Duration.ofSeconds(30);
 
   /** The deferred checkpoint of the last bulk write, until the connection checkpoints itself again. */
   private BackgroundCheckpoint checkpoint;

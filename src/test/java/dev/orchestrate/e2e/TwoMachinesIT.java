@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Two machines, one result (docs/workspaces.md, "Several machines"): two clones of one bare
  * {@code origin}, one PostgreSQL state, {@code execution.landing: remote}, 24 items of two phases
- * and three that edit the same line. One runner is killed with {@code kill -9} in the middle of a
+ * and three that edit the same line (8 and three in the second layout). One runner is killed with {@code kill -9} in the middle of a
  * phase; the other takes its items over from the remote, in its own clone. Every item ends done (or
  * blocked with the conflicting file named), every phase commit reaches origin's {@code main}
  * exactly once, only interrupted phases run again, and the killed runner, restarted, removes the
@@ -32,10 +32,16 @@ import org.junit.jupiter.api.io.TempDir;
  *
  * <p>Two layouts: the clones in two directories, and each runner seeing only its own clone at the
  * same path, in a mount namespace of its own ({@code unshare -m}, root only: skipped, saying so,
- * where it is not allowed), as two machines would.
+ * where it is not allowed), as two machines would. The first is the one at size: the races it
+ * found (a takeover that lost a dead runner's phase commit, a fetch beside {@code worktree add})
+ * showed with dozens of phases in flight. The second proves what one path for both clones changes
+ * (each runner names its checkout by a path the other has too), which 8 items show as well as 24;
+ * at 24 it was half of the suite's costliest end-to-end class, on a suite bound to 20 minutes.
  */
 class TwoMachinesIT {
   private static final int ITEMS = 24;
+  /** The items of the second layout. */
+  private static final int ITEMS_SAME_PATH = 8;
   private static final int CONFLICTING = 3;
 
   @TempDir
@@ -43,7 +49,7 @@ class TwoMachinesIT {
 
   @Test
   void two_clones_in_two_directories_one_killed_in_its_second_phase_land_every_phase_commit_once() throws Exception {
-    Machines m = new Machines(dir, false);
+    Machines m = new Machines(dir, false, ITEMS);
     m.run("build");
   }
 
@@ -52,7 +58,7 @@ class TwoMachinesIT {
       throws Exception {
     assumeTrue(Machines.namespacesAllowed(), "unshare -m is not allowed here (it needs root): the same-path layout "
         + "is not tested on this machine");
-    Machines m = new Machines(dir, true);
+    Machines m = new Machines(dir, true, ITEMS_SAME_PATH);
     m.run("design");
   }
 
@@ -60,6 +66,7 @@ class TwoMachinesIT {
   static final class Machines {
     final Path dir;
     final boolean namespaced;
+    final int items;
     final Path origin;
     final Path a;
     final Path b;
@@ -68,9 +75,10 @@ class TwoMachinesIT {
     final String schema = EmbeddedPostgresServer.freshSchema("machines");
     final String url = EmbeddedPostgresServer.location(schema);
 
-    Machines(Path dir, boolean namespaced) throws Exception {
+    Machines(Path dir, boolean namespaced, int items) throws Exception {
       this.dir = dir;
       this.namespaced = namespaced;
+      this.items = items;
       this.origin = dir.resolve("origin.git");
       this.a = dir.resolve("A");
       this.b = dir.resolve("B");
@@ -78,7 +86,7 @@ class TwoMachinesIT {
       Files.createDirectories(mountPoint);
       // Each phase adds a line to its item's file; the conflicting items rewrite one line of shared.txt.
       StringBuilder backlog = new StringBuilder("items:\n");
-      for (int i = 1; i <= ITEMS; i++) {
+      for (int i = 1; i <= items; i++) {
         backlog.append(String.format("  - {id: I%02d, title: item %d}%n", i, i));
       }
       for (int i = 1; i <= CONFLICTING; i++) {
@@ -197,8 +205,8 @@ class TwoMachinesIT {
           }
         }
       }
-      assertEquals(2 * (ITEMS + CONFLICTING - blocked), subjects.size() - 1, "origin's main: " + subjects);
-      for (int i = 1; i <= ITEMS; i++) {
+      assertEquals(2 * (items + CONFLICTING - blocked), subjects.size() - 1, "origin's main: " + subjects);
+      for (int i = 1; i <= items; i++) {
         String file = git(dir, "--git-dir=" + origin, "show", "main:work-" + String.format("I%02d", i) + ".txt");
         assertEquals("design\nbuild\n", file, "I" + i + "'s work on origin's main");
       }

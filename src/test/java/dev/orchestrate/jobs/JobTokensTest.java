@@ -24,7 +24,7 @@ class JobTokensTest {
     Path mine = dir.resolve("runner-1/jobs");
     ProcessBuilder agent = new ProcessBuilder("sleep", "30");
     agent.environment().put(JobProcesses.TOKEN_VARIABLE, JobProcesses.newToken(itsJobs, "runner-a"));
-    Process p = agent.start();
+    Process p = execed(agent.start());
     try {
       assertTrue(found(JobProcesses.ofState(mine, "runner-a"), p), "found from another jobs directory");
       assertTrue(found(JobProcesses.ofState(itsJobs, "runner-a"), p), "found from its own");
@@ -41,7 +41,7 @@ class JobTokensTest {
     Path jobs = dir.resolve("jobs");
     ProcessBuilder agent = new ProcessBuilder("sleep", "30");
     agent.environment().put(JobProcesses.TOKEN_VARIABLE, JobProcesses.newToken(jobs, null));
-    Process p = agent.start();
+    Process p = execed(agent.start());
     try {
       assertTrue(found(JobProcesses.ofState(jobs, null), p));
       assertFalse(found(JobProcesses.ofState(dir.resolve("other/jobs"), null), p), "another state's run");
@@ -72,7 +72,7 @@ class JobTokensTest {
         if (agent != null) {
           agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
-        agent = new ProcessBuilder("setsid", "sleep", "30").start();
+        agent = execed(new ProcessBuilder("setsid", "sleep", "30").start());
       } while (JobProcesses.startTicks(Path.of("/proc", Long.toString(agent.pid()))) <= olderStart
           && System.nanoTime() < deadline);
       later = sleeper(token);
@@ -112,10 +112,26 @@ class JobTokensTest {
     return JobProcesses.parseStat(bytes, bytes.length);
   }
 
-  private static Process sleeper(String token) throws java.io.IOException {
+  private static Process sleeper(String token) throws Exception {
     ProcessBuilder builder = new ProcessBuilder("sleep", "30");
     builder.environment().put(JobProcesses.TOKEN_VARIABLE, token);
-    return builder.start();
+    return execed(builder.start());
+  }
+
+  /**
+   * {@code p} once its program's environment can be read: start() returns when the kernel has
+   * switched the child to its new program's memory, before it has placed the environment there, and
+   * until then /proc/PID/environ reads empty (a suite run found a just-started sleep carrying no
+   * token). An agent at its end, or a dead run's leftover, is long past that point.
+   */
+  private static Process execed(Process p) throws Exception {
+    Path environ = Path.of("/proc", Long.toString(p.pid()), "environ");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (Files.readAllBytes(environ).length == 0) {
+      assertTrue(p.isAlive() && System.nanoTime() < deadline, "the process's environment never appeared");
+      Thread.sleep(1);
+    }
+    return p;
   }
 
   private static boolean found(JobProcesses processes, Process p) {

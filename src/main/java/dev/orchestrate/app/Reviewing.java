@@ -27,7 +27,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -352,9 +351,8 @@ public final class Reviewing {
       if (store.schemaVersion() != store.latestSchemaVersion()) {
         return null; // an older schema is read after its upgrade, under the lease
       }
-      Map<String, ItemState> items = new HashMap<>();
-      store.items().items().forEach(item -> items.put(item.id(), item));
-      return steps(id -> Optional.ofNullable(items.get(id)), wanted, transition);
+      // the named items only, one read each: a state of a million items is not read for one decision
+      return steps(store.items()::item, wanted, transition);
     }
   }
 

@@ -1,11 +1,11 @@
 package dev.orchestrate.app;
 
 import static dev.orchestrate.testing.Fixtures.item;
+import static dev.orchestrate.testing.Fixtures.reviewedProject;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.orchestrate.config.ConfigLoader;
 import dev.orchestrate.error.OrchestrateException;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
@@ -15,7 +15,6 @@ import dev.orchestrate.item.Step;
 import dev.orchestrate.state.RunLease;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -58,16 +57,7 @@ public abstract class ConcurrentDecisionsContract {
   @BeforeEach
   void setUp() throws Exception {
     backend = backend(dir);
-    Path yaml = dir.resolve("orchestrate.yaml");
-    Files.writeString(yaml, """
-        pipelines:
-          feature:
-            review: required
-            phases:
-              - {name: build, instructions: Build it.}
-              - {name: docs, instructions: Document it.}
-        """);
-    project = new Reviewing.Project(ConfigLoader.load(yaml), dir);
+    project = reviewedProject(dir);
     try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
       store.items().sync(List.of(item("A")), T0);
     }

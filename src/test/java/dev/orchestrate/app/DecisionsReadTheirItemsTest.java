@@ -1,6 +1,7 @@
 package dev.orchestrate.app;
 
 import static dev.orchestrate.testing.Fixtures.item;
+import static dev.orchestrate.testing.Fixtures.reviewedProject;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.mockito.ArgumentMatchers.any;
@@ -10,7 +11,6 @@ import static org.mockito.Mockito.spy;
 import static org.mockito.Mockito.verify;
 
 import dev.orchestrate.backlog.BacklogItem;
-import dev.orchestrate.config.ConfigLoader;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.item.Progress;
@@ -19,7 +19,6 @@ import dev.orchestrate.item.Step;
 import dev.orchestrate.state.StateBackend;
 import dev.orchestrate.state.StateStore;
 import dev.orchestrate.testing.TestStores;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -50,16 +49,7 @@ class DecisionsReadTheirItemsTest {
 
   @BeforeEach
   void aLargeStateWithTwoItemsAwaitingReviewAndOneBlocked() throws Exception {
-    Path yaml = dir.resolve("orchestrate.yaml");
-    Files.writeString(yaml, """
-        pipelines:
-          feature:
-            review: required
-            phases:
-              - {name: build, instructions: Build it.}
-              - {name: docs, instructions: Document it.}
-        """);
-    project = new Reviewing.Project(ConfigLoader.load(yaml), dir);
+    project = reviewedProject(dir);
     StateBackend real = TestStores.backend(dir.resolve("state"));
     List<BacklogItem> backlog = new ArrayList<>();
     for (int i = 1; i <= ITEMS; i++) {

@@ -1,6 +1,7 @@
 package dev.orchestrate.serve;
 
 import static dev.orchestrate.testing.Fixtures.item;
+import static dev.orchestrate.testing.Fixtures.reviewedProject;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -22,7 +23,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -55,15 +55,7 @@ class DashboardActionsTest {
   @BeforeEach
   void start() throws Exception {
     backend = TestStores.backend(dir.resolve("state"));
-    Path yaml = Files.writeString(dir.resolve("orchestrate.yaml"), """
-        pipelines:
-          feature:
-            review: required
-            phases:
-              - {name: build, instructions: Build it.}
-              - {name: docs, instructions: Document it.}
-        """);
-    Reviewing.Project project = new Reviewing.Project(ConfigLoader.load(yaml), dir);
+    Reviewing.Project project = reviewedProject(dir);
     try (StateStore store = backend.open(StateStore.Mode.READ_WRITE)) {
       store.items().sync(List.of(item("A"), item("B"), item("C")), T0);
     }

@@ -57,7 +57,7 @@ public final class Git {
   /** Listing the configuration reads files only: a slow one is a FIFO or a trap, not a big repository. */
   static final Duration CONFIG_TIMEOUT = Duration.ofSeconds(10);
   /** Options before every subcommand: what no repository configuration may change. */
-  private static final List<String> SAFE_OPTIONS = List.of(
+  static final List<String> SAFE_OPTIONS = List.of(
       "-c", "core.hooksPath=/dev/null",
       "-c", "core.fsmonitor=false",
       "-c", "core.quotePath=false",
@@ -303,7 +303,7 @@ public final class Git {
   }
 
   /** The environment of every git command: nothing inherited that steers git, the place pinned. */
-  private static Map<String, String> environment(Place place) {
+  static Map<String, String> environment(Place place) {
     Map<String, String> env = new LinkedHashMap<>();
     env.put("GIT_TERMINAL_PROMPT", "0");
     env.put("GIT_EDITOR", "true");

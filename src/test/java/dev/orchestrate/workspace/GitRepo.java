@@ -61,17 +61,17 @@ public final class GitRepo {
    * unless git exits 0. The test's git directly, not orchestrate's {@link Git}: the repositories are
    * the test's own, so neither the configuration listing that precedes each of orchestrate's
    * commands nor {@code setsid} is needed, and together they made every fixture command four
-   * process starts instead of one (the unit tests run thousands). The environment and the options
-   * that matter to a fixture are {@link Git}'s: no hooks, no signing, no prompt, no pager, C locale.
+   * process starts instead of one (the unit tests run thousands). With {@link Git}'s own options
+   * and environment (no hooks, no signing, no prompt, no pager, the C locale).
    */
   public String git(Path where, String... args) {
     List<String> argv = new ArrayList<>(List.of("git", "-C", where.toString()));
-    argv.addAll(FIXTURE_OPTIONS);
+    argv.addAll(Git.SAFE_OPTIONS);
     argv.addAll(List.of(args));
     ProcessBuilder builder = new ProcessBuilder(argv)
         .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     builder.environment().keySet().removeIf(k -> k.startsWith("GIT_"));
-    builder.environment().putAll(FIXTURE_ENV);
+    builder.environment().putAll(Git.environment(null));
     builder.environment().putAll(AUTHOR);
     try {
       Process process = builder.start();
@@ -95,14 +95,6 @@ public final class GitRepo {
       throw new AssertionError("git " + String.join(" ", args) + ": its errors unread", e);
     }
   }
-
-  /** What {@link Git} sets for every command that a fixture could meet (hooks, signing, maintenance). */
-  private static final List<String> FIXTURE_OPTIONS = List.of("-c", "core.hooksPath=/dev/null", "-c",
-      "core.fsmonitor=false", "-c", "core.quotePath=false", "-c", "commit.gpgSign=false", "-c", "tag.gpgSign=false",
-      "-c", "color.ui=false", "-c", "gc.auto=0", "-c", "maintenance.auto=false", "-c", "advice.detachedHead=false");
-
-  private static final Map<String, String> FIXTURE_ENV = Map.of("GIT_TERMINAL_PROMPT", "0", "GIT_EDITOR", "true",
-      "GIT_SEQUENCE_EDITOR", "true", "GIT_PAGER", "cat", "LC_ALL", "C");
 
   public void commitAll(String message) {
     git("add", "--all");

@@ -240,14 +240,20 @@ final class Integrator {
    * checked out in any other work tree is left alone.
    */
   Advance advanceBase(WorkspaceRecord ws, String base, String tip, Path guardRoot) {
-    // HEAD's commit and the branch it is on, one rev-parse; an unborn HEAD fails it: then a command each
-    Git.Result both = git.run(checkout, "rev-parse", "HEAD^{commit}", "--symbolic-full-name", "HEAD", "--");
-    List<String> lines = both.out().lines().toList();
-    boolean read = both.ok() && lines.size() >= 2 && lines.get(0).matches("[0-9a-f]{40,64}");
+    // HEAD's commit and the branch it is on, from its files or one rev-parse; an unborn HEAD fails it:
+    // then a command each
+    Git.Head at = git.headFromFiles(checkout);
+    if (at == null) {
+      Git.Result both = git.run(checkout, "rev-parse", "HEAD^{commit}", "--symbolic-full-name", "HEAD", "--");
+      List<String> lines = both.out().lines().toList();
+      at = both.ok() && lines.size() >= 2 && lines.get(0).matches("[0-9a-f]{40,64}")
+          ? new Git.Head(lines.get(0), lines.get(1)) : null;
+    }
+    boolean read = at != null;
     Git.Result head = read ? null : git.run(checkout, "symbolic-ref", "--quiet", "HEAD");
-    if (read ? lines.get(1).equals("refs/heads/" + ws.baseBranch())
+    if (read ? at.ref().equals("refs/heads/" + ws.baseBranch())
         : head.ok() && head.line().equals("refs/heads/" + ws.baseBranch())) {
-      if (!base.equals(read ? lines.get(0) : revParse("HEAD"))) {
+      if (!base.equals(read ? at.commit() : revParse("HEAD"))) {
         return Advance.MOVED;
       }
       // git's fast-forward updates the files before the branch: a lock on the branch would leave

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -43,7 +44,12 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>The git CLI rather than a Java library: it adds nothing to start-up or to the jar, and it is
  * exactly the git the user and their agents run, with the same on-disk formats and worktree
- * support.
+ * support. The one exception is reading a branch's tip ({@link #tips}, {@link #commit}, {@link
+ * #headFromFiles}): {@link RefFiles} answers from git's files where they leave no doubt, as a
+ * process is most of a worktree phase's cost.
+ *
+ * <p>Over 500 lines and kept whole: every git process orchestrate starts goes through here, so the
+ * options, environment and configuration check around each one are in one place to review.
  */
 public final class Git {
   /** How much of a command's stdout and stderr is kept each; the rest is read and dropped. */
@@ -167,18 +173,43 @@ public final class Git {
         + "repository); the next run integrates";
   }
 
-  /** The commit {@code ref} names at {@code place}, or null when it names none. */
+  /**
+   * The commit {@code ref} names at {@code place}, or null when it names none: read from the ref's
+   * file when that leaves no doubt ({@link RefFiles}), else by {@code git rev-parse}.
+   */
   public String commit(Place place, String ref) {
+    Optional<String> read = RefFiles.tips(place.commonDir(), List.of(ref)).get(ref);
+    if (read != null && read.isPresent()) {
+      return read.get(); // "no such ref" is left to rev-parse, which also tries the names a short one means
+    }
     Result r = run(place, "rev-parse", "--verify", "--quiet", ref + "^{commit}");
     return r.ok() ? r.line() : null;
   }
 
+  /** HEAD at a place: its commit and the full name of the branch it is on. */
+  public record Head(String commit, String ref) {
+  }
+
+  /** HEAD at {@code place} read from its files ({@link RefFiles}); null when they leave doubt: ask git then. */
+  public Head headFromFiles(Place place) {
+    String ref = RefFiles.headRef(place.gitDir());
+    Optional<String> tip = ref == null ? null : RefFiles.tips(place.commonDir(), List.of(ref)).get(ref);
+    return tip != null && tip.isPresent() ? new Head(tip.get(), ref) : null;
+  }
+
   /**
-   * The commits of full ref names by one for-each-ref ({@link #commit}: a process each); null: no such ref. A ref
-   * naming no commit itself (a tag) is peeled by {@link #commit}; names match exactly, not as patterns. */
+   * The commits of full ref names; null: no such ref. Read from the ref files where they leave no
+   * doubt ({@link RefFiles}); the rest by one for-each-ref ({@link #commit}: a process each), a ref
+   * naming no commit itself (a tag) peeled by {@link #commit}. Names match exactly, not as patterns.
+   */
   public Map<String, String> tips(Place place, List<String> refs) {
     Map<String, String> tips = new LinkedHashMap<>();
     refs.forEach(ref -> tips.put(ref, null));
+    Map<String, Optional<String>> read = RefFiles.tips(place.commonDir(), tips.keySet());
+    if (read.size() == tips.size()) {
+      read.forEach((ref, tip) -> tips.put(ref, tip.orElse(null)));
+      return tips;
+    }
     List<String> args = new ArrayList<>(List.of("for-each-ref", "--format=%(refname)%00%(objectname)%00%(objecttype)",
         "--"));
     args.addAll(tips.keySet());

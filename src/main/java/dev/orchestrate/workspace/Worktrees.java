@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.locks.Lock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -697,7 +698,10 @@ public final class Worktrees implements ItemWorkspaces {
       }
       throw new GitException("git commit failed in " + place.dir() + ": " + made.reason());
     }
-    String commit = inspected ? looseRef(ws.branch()) : null;
+    // the commit just made moved the branch HEAD is on: its ref file names it (git asked when unsure)
+    String branchRef = "refs/heads/" + ws.branch();
+    String commit = inspected ? RefFiles.tips(repo.commonDir(), List.of(branchRef)).getOrDefault(branchRef,
+        Optional.empty()).orElse(null) : null;
     if (commit == null) {
       commit = git.ok(place, "rev-parse", "HEAD").line();
     }
@@ -707,26 +711,6 @@ public final class Worktrees implements ItemWorkspaces {
       remote.publish(itemId, commit, ws.headCommit().equals(ws.baseCommit()) ? null : ws.headCommit());
     }
     return commit;
-  }
-
-  /**
-   * The commit {@code refs/heads/<branch>} names, read from its loose ref file, which the commit
-   * just made wrote (git writes a ref it updates as a file of its own, never only into
-   * packed-refs); null when there is none to trust (a link, another ref storage, not a commit id):
-   * then git is asked.
-   */
-  private String looseRef(String branch) {
-    Path file = repo.commonDir().resolve("refs/heads").resolve(branch).normalize();
-    if (!file.startsWith(repo.commonDir().resolve("refs/heads"))
-        || !Files.isRegularFile(file, WorktreeGuard.NOFOLLOW)) {
-      return null;
-    }
-    try {
-      String id = Files.readString(file).strip();
-      return id.matches("[0-9a-f]{40}|[0-9a-f]{64}") ? id : null;
-    } catch (IOException | UncheckedIOException e) {
-      return null;
-    }
   }
 
   /**

@@ -1,0 +1,230 @@
+package dev.orchestrate.workspace;
+
+import dev.orchestrate.limits.FileTail;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.zip.DataFormatException;
+import java.util.zip.Inflater;
+
+/**
+ * Branch tips read from the files git keeps them in, instead of a {@code git for-each-ref} or
+ * {@code git rev-parse} process each (issue 46: a process is most of a worktree phase's cost).
+ *
+ * <p>An answer is given only where the files leave no doubt, and everything else is left to git:
+ * <ul>
+ *   <li>a ref is read from its loose file (a regular file, not a link, holding exactly one object
+ *   id and a newline) or, when it has none, from {@code packed-refs}; a symbolic ref, a link, any
+ *   other content, a {@code reftable/} repository, an unreadable or very large {@code packed-refs}:
+ *   git;</li>
+ *   <li>the id counts as the ref's commit only when the object is a loose object whose header says
+ *   {@code commit} (git refuses to point a branch at anything else, but an agent writes files, not
+ *   only through git); an object in a pack, or another type: git, which peels or refuses as
+ *   before;</li>
+ *   <li>"no such ref" is an answer only for the exact names {@code git for-each-ref} matches:
+ *   neither a loose file nor a {@code packed-refs} line.</li>
+ * </ul>
+ * Agents write these files, so what is read is treated as theirs: a ref name of anything but
+ * plain components is never turned into a path, and at most {@link #PACKED_REFS_MAX_BYTES} of
+ * {@code packed-refs} and a few KiB of an object are read.
+ */
+final class RefFiles {
+  /** Beyond this, {@code packed-refs} is git's to search (it binary-searches a sorted file). */
+  static final long PACKED_REFS_MAX_BYTES = 1024 * 1024;
+  /**
+   * A loose commit of at most this many (compressed) bytes is read whole for its header ("commit
+   * <size>\0"); a larger one is git's to look at.
+   */
+  private static final int OBJECT_MAX_BYTES = 64 * 1024;
+  /**
+   * Each file is read on a thread of its own waited for at most this long ({@link FileTail}): an
+   * agent could swap a ref for a FIFO between the look and the open, which would block the open.
+   */
+  private static final Duration READ_TIMEOUT = Duration.ofSeconds(5);
+  private static final Pattern ID = Pattern.compile("[0-9a-f]{40}|[0-9a-f]{64}");
+  /** Components of letters, digits, '_', '-' and inner dots: no '..', no leading dot, nothing git would refuse. */
+  private static final Pattern NAME = Pattern.compile("refs(/[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*)+");
+  private static final LinkOption[] NOFOLLOW = {LinkOption.NOFOLLOW_LINKS};
+
+  private RefFiles() {
+  }
+
+  /**
+   * What the files say of each of {@code refs}: the commit it names, or empty for no such ref. A
+   * ref missing from the answer could not be told without git.
+   */
+  static Map<String, Optional<String>> tips(Path commonDir, Collection<String> refs) {
+    Map<String, Optional<String>> known = new LinkedHashMap<>();
+    if (Files.isDirectory(commonDir.resolve("reftable"), NOFOLLOW)) {
+      return known;
+    }
+    Set<String> packed = new LinkedHashSet<>();
+    for (String ref : refs) {
+      if (!plain(ref)) {
+        continue;
+      }
+      Loose loose = loose(commonDir, ref);
+      if (loose == Loose.ABSENT) {
+        packed.add(ref);
+      } else if (loose.id() != null) {
+        looseCommit(commonDir, loose.id()).ifPresent(id -> known.put(ref, Optional.of(id)));
+      }
+    }
+    if (!packed.isEmpty()) {
+      Map<String, String> ids = packed(commonDir, packed);
+      if (ids != null) {
+        for (String ref : packed) {
+          String id = ids.get(ref);
+          if (id == null) {
+            known.put(ref, Optional.empty());
+          } else {
+            looseCommit(commonDir, id).ifPresent(c -> known.put(ref, Optional.of(c)));
+          }
+        }
+      }
+    }
+    return known;
+  }
+
+  /**
+   * The full ref name {@code gitDir}'s {@code HEAD} is on, read from its file when it holds exactly
+   * {@code ref: <name>} and a newline, with a plain name; null when git must say (detached, a
+   * link, anything else).
+   */
+  static String headRef(Path gitDir) {
+    try {
+      FileTail.Tail read = FileTail.read(gitDir.resolve("HEAD"), 512, READ_TIMEOUT);
+      String text = new String(read.bytes(), StandardCharsets.UTF_8);
+      if (read.start() != 0 || !text.startsWith("ref: ") || !text.endsWith("\n")) {
+        return null;
+      }
+      String ref = text.substring("ref: ".length(), text.length() - 1);
+      return plain(ref) ? ref : null;
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+  }
+
+  private static boolean plain(String ref) {
+    return NAME.matcher(ref).matches() && !ref.toLowerCase(java.util.Locale.ROOT).endsWith(".lock");
+  }
+
+  /** A loose ref file: its id, {@link #ABSENT} when there is none, {@link #UNSURE} when git must say. */
+  private record Loose(String id) {
+    static final Loose ABSENT = new Loose(null);
+    static final Loose UNSURE = new Loose(null);
+  }
+
+  private static Loose loose(Path commonDir, String ref) {
+    Path file = commonDir.resolve(ref);
+    BasicFileAttributes attrs;
+    try {
+      attrs = Files.readAttributes(file, BasicFileAttributes.class, NOFOLLOW);
+    } catch (NoSuchFileException e) {
+      return Loose.ABSENT;
+    } catch (IOException | RuntimeException e) {
+      return Loose.UNSURE; // a component that is a file, no permission: git says what it makes of it
+    }
+    if (attrs.isDirectory()) {
+      return Loose.ABSENT; // refs/heads/a when only refs/heads/a/b exists: git's "no such ref" too
+    }
+    if (!attrs.isRegularFile() || attrs.size() > 66) {
+      return Loose.UNSURE; // a link, a FIFO, a symbolic ref to follow, anything else
+    }
+    try {
+      FileTail.Tail read = FileTail.read(file, 67, READ_TIMEOUT);
+      String text = new String(read.bytes(), StandardCharsets.US_ASCII);
+      if (read.start() != 0 || !text.endsWith("\n")) {
+        return Loose.UNSURE;
+      }
+      String id = text.substring(0, text.length() - 1);
+      return ID.matcher(id).matches() ? new Loose(id) : Loose.UNSURE;
+    } catch (IOException | RuntimeException e) {
+      return Loose.UNSURE; // gone since (git says whether it was packed), or swapped for a FIFO
+    }
+  }
+
+  /** The ids {@code packed-refs} gives {@code refs} (absent: not there), or null when it cannot be read here. */
+  private static Map<String, String> packed(Path commonDir, Set<String> refs) {
+    Path file = commonDir.resolve("packed-refs");
+    BasicFileAttributes attrs;
+    try {
+      attrs = Files.readAttributes(file, BasicFileAttributes.class, NOFOLLOW);
+    } catch (NoSuchFileException e) {
+      return Map.of();
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+    if (!attrs.isRegularFile() || attrs.size() > PACKED_REFS_MAX_BYTES) {
+      return null;
+    }
+    byte[] bytes;
+    try {
+      FileTail.Tail read = FileTail.read(file, (int) PACKED_REFS_MAX_BYTES + 1, READ_TIMEOUT);
+      if (read.start() != 0) {
+        return null; // grown past the bound since it was looked at
+      }
+      bytes = read.bytes();
+    } catch (IOException | RuntimeException e) {
+      return null;
+    }
+    if (bytes.length > PACKED_REFS_MAX_BYTES || (bytes.length > 0 && bytes[bytes.length - 1] != '\n')) {
+      return null; // grown since it was looked at, or cut: git reads it
+    }
+    Map<String, String> ids = new LinkedHashMap<>();
+    for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
+      if (line.startsWith("#") || line.startsWith("^")) {
+        continue; // the header of traits; a peeled tag's target
+      }
+      int space = line.indexOf(' ');
+      if (space < 0 || !ID.matcher(line.substring(0, space)).matches()) {
+        return null; // not the format this reader knows
+      }
+      String name = line.substring(space + 1);
+      if (refs.contains(name)) {
+        ids.put(name, line.substring(0, space));
+      }
+    }
+    return ids;
+  }
+
+  /**
+   * {@code id} when it is a loose commit object of {@code commonDir}'s; empty when that cannot be
+   * told here (packed, another type, unreadable).
+   */
+  static Optional<String> looseCommit(Path commonDir, String id) {
+    Path object = commonDir.resolve("objects").resolve(id.substring(0, 2)).resolve(id.substring(2));
+    byte[] head = new byte[16];
+    Inflater inflater = new Inflater();
+    try {
+      FileTail.Tail read = FileTail.read(object, OBJECT_MAX_BYTES, READ_TIMEOUT);
+      if (read.start() != 0) {
+        return Optional.empty(); // a commit of a large message: git says
+      }
+      inflater.setInput(read.bytes());
+      int n = 0;
+      for (int round = 0; round < 4 && n < head.length && !inflater.finished() && !inflater.needsInput()
+          && !inflater.needsDictionary(); round++) {
+        n += inflater.inflate(head, n, head.length - n);
+      }
+      String text = new String(head, 0, n, StandardCharsets.US_ASCII);
+      return text.startsWith("commit ") ? Optional.of(id) : Optional.empty();
+    } catch (IOException | DataFormatException | RuntimeException e) {
+      return Optional.empty();
+    } finally {
+      inflater.end();
+    }
+  }
+}

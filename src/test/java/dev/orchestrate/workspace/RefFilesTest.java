@@ -1,0 +1,230 @@
+package dev.orchestrate.workspace;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Branch tips read from git's files ({@link RefFiles}) are what git says, and everything the
+ * files leave in doubt (packed objects, a tag, a blob, a symbolic ref, a link, a FIFO, a reftable)
+ * is left to git, which {@link Git#tips} and {@link Git#commit} then ask as before; on the usual
+ * path (loose refs of loose commits) no git process runs at all.
+ */
+class RefFilesTest {
+  @TempDir
+  Path tmp;
+
+  private GitRepo repo;
+  private Path common;
+  private Path calls;
+  private Git git;
+  private Git.Place place;
+
+  @BeforeEach
+  void setUp() throws IOException {
+    repo = GitRepo.init(tmp.resolve("project"));
+    common = repo.dir.resolve(".git");
+    // a git that records each command, then runs the real one: what Git started is counted
+    calls = tmp.resolve("calls.log");
+    Path recorder = tmp.resolve("git");
+    Files.writeString(recorder, "#!/bin/sh\necho \"$*\" >> '" + calls + "'\nexec '"
+        + Git.resolve("git", System.getenv("PATH")) + "' \"$@\"\n");
+    Files.setPosixFilePermissions(recorder, PosixFilePermissions.fromString("rwx------"));
+    git = new Git(recorder.toString(), Git.DEFAULT_TIMEOUT);
+    place = new Git.Place(repo.dir, common, common, repo.dir);
+  }
+
+  private List<String> commands() throws IOException {
+    if (!Files.exists(calls)) {
+      return List.of();
+    }
+    // the configuration listing precedes the first command at a place: only the commands count
+    return Files.readAllLines(calls).stream().filter(l -> !l.contains("--show-scope")).toList();
+  }
+
+  /** What git itself says each ref's commit is (null: none), by its own for-each-ref: one process. */
+  private Map<String, String> gitSays(List<String> refs) {
+    Map<String, String> says = new LinkedHashMap<>();
+    refs.forEach(ref -> says.put(ref, null));
+    List<String> args = new ArrayList<>(List.of("for-each-ref", "--format=%(refname)%00%(objectname)%00%(objecttype)",
+        "--"));
+    args.addAll(refs);
+    for (String line : repo.git(args.toArray(String[]::new)).split("\n")) {
+      String[] parts = line.split("\0", -1);
+      if (parts.length == 3 && says.containsKey(parts[0]) && parts[2].equals("commit")) {
+        says.put(parts[0], parts[1]);
+      }
+    }
+    return says;
+  }
+
+  @Test
+  void loose_refs_of_loose_commits_are_read_without_a_process() throws IOException {
+    repo.git("branch", "feature");
+    repo.write("a.txt", "a\n");
+    repo.commitAll("on main");
+    List<String> refs = List.of("refs/heads/main", "refs/heads/feature", "refs/heads/missing");
+
+    assertEquals(gitSays(refs), git.tips(place, refs));
+    assertEquals(repo.git("rev-parse", "main"), git.commit(place, "refs/heads/main"));
+    assertEquals(new Git.Head(repo.git("rev-parse", "main"), "refs/heads/main"), git.headFromFiles(place));
+    assertEquals(List.of(), commands(), "no git process for loose refs");
+
+    Map<String, Optional<String>> read = RefFiles.tips(common, refs);
+    assertEquals(Optional.empty(), read.get("refs/heads/missing"), "no such ref is an answer for exact names");
+  }
+
+  @Test
+  void packed_refs_are_read_and_packed_objects_are_left_to_git() throws IOException {
+    repo.git("branch", "feature");
+    repo.git("pack-refs", "--all");
+    assertFalse(Files.exists(common.resolve("refs/heads/feature")), "the ref is packed");
+    List<String> refs = List.of("refs/heads/main", "refs/heads/feature", "refs/heads/missing");
+    assertEquals(3, RefFiles.tips(common, refs).size(), "packed refs of loose commits are read");
+    assertEquals(gitSays(refs), git.tips(place, refs));
+    assertEquals(List.of(), commands());
+
+    repo.git("gc", "--quiet", "--prune=now"); // every object in a pack: the type is not read here
+    assertEquals(Map.of("refs/heads/missing", Optional.empty()), RefFiles.tips(common, refs));
+    assertEquals(gitSays(refs), git.tips(place, refs));
+    assertEquals(1, commands().stream().filter(c -> c.contains("for-each-ref")).count(), "one process for all");
+  }
+
+  @Test
+  void what_the_files_leave_in_doubt_is_left_to_git() throws Exception {
+    String main = repo.git("rev-parse", "main");
+    String blob = repo.git("hash-object", "-w", "README.md");
+    repo.git("tag", "-a", "-m", "a tag", "v1");
+    String tag = repo.git("rev-parse", "v1");
+    Path heads = common.resolve("refs/heads");
+    // an agent writes files, not only through git: a branch at a blob, at an annotated tag, one
+    // symbolic, one a link, one a FIFO, one with more than an id
+    Files.writeString(heads.resolve("blob"), blob + "\n");
+    Files.writeString(heads.resolve("tag"), tag + "\n");
+    Files.writeString(heads.resolve("symbolic"), "ref: refs/heads/main\n");
+    Files.createSymbolicLink(heads.resolve("link"), heads.resolve("main"));
+    Process mkfifo = new ProcessBuilder("mkfifo", heads.resolve("fifo").toString()).start();
+    assertEquals(0, mkfifo.waitFor());
+    Files.writeString(heads.resolve("junk"), main + " trailing\n");
+    Files.writeString(heads.resolve("unterminated"), main);
+    List<String> refs = List.of("refs/heads/blob", "refs/heads/tag", "refs/heads/symbolic", "refs/heads/link",
+        "refs/heads/fifo", "refs/heads/junk", "refs/heads/unterminated", "refs/heads/../HEAD", "refs/heads/x.lock",
+        "HEAD", "main");
+
+    Map<String, Optional<String>> read = assertTimeoutPreemptively(Duration.ofSeconds(20),
+        () -> RefFiles.tips(common, refs));
+    assertEquals(Map.of(), read, "nothing in doubt is answered from the files");
+    assertNull(git.commit(place, "refs/heads/blob"), "git peels a blob to no commit, as before");
+    assertEquals(main, git.commit(place, "refs/heads/tag"), "git peels the tag to its commit");
+    assertEquals(main, git.commit(place, "refs/heads/symbolic"));
+    List<String> asked = commands();
+    assertEquals(3, asked.size(), "each of the three asked git: " + asked);
+  }
+
+  @Test
+  void a_head_on_a_branch_is_read_and_any_other_head_is_left_to_git() throws IOException {
+    repo.git("checkout", "--quiet", "--detach");
+    assertNull(git.headFromFiles(place), "detached: git says");
+    repo.git("checkout", "--quiet", "--orphan", "unborn");
+    assertEquals("refs/heads/unborn", RefFiles.headRef(common));
+    assertNull(git.headFromFiles(place), "an unborn branch names no commit");
+    assertNull(RefFiles.headRef(repo.dir.resolve("no-such-git-dir")));
+    Files.writeString(common.resolve("HEAD"), "ref: refs/heads/../../config\n");
+    assertNull(RefFiles.headRef(common), "a name that is not plain");
+    assertEquals(List.of(), commands());
+  }
+
+  @Test
+  void a_reftable_repository_is_left_to_git_entirely() throws IOException {
+    Files.createDirectories(common.resolve("reftable"));
+    assertEquals(Map.of(), RefFiles.tips(common, List.of("refs/heads/main", "refs/heads/missing")));
+  }
+
+  @Test
+  void a_packed_refs_file_too_large_or_not_as_git_writes_it_is_left_to_git() throws IOException {
+    repo.git("branch", "feature");
+    repo.git("pack-refs", "--all");
+    Path packed = common.resolve("packed-refs");
+    String text = Files.readString(packed);
+    Files.writeString(packed, text.substring(0, text.length() - 1)); // cut: no final newline
+    assertEquals(Map.of(), RefFiles.tips(common, List.of("refs/heads/feature")));
+    Files.writeString(packed, text + "not a ref line\n");
+    assertEquals(Map.of(), RefFiles.tips(common, List.of("refs/heads/feature")));
+    StringBuilder big = new StringBuilder(text);
+    while (big.length() <= RefFiles.PACKED_REFS_MAX_BYTES) {
+      big.append("0".repeat(40)).append(" refs/tags/t").append(big.length()).append('\n');
+    }
+    Files.writeString(packed, big);
+    assertEquals(Map.of(), RefFiles.tips(common, List.of("refs/heads/feature")));
+    assertEquals(gitSays(List.of("refs/heads/feature")), git.tips(place, List.of("refs/heads/feature")));
+  }
+
+  /** Random histories of branches made, moved, packed and deleted: the files say what git says, or nothing. */
+  @Test
+  void over_many_changes_the_files_agree_with_git() throws IOException {
+    Random random = new Random(46);
+    List<String> names = new ArrayList<>();
+    for (int i = 0; i < 12; i++) {
+      names.add("refs/heads/b" + i);
+    }
+    names.add("refs/heads/dir/leaf");
+    List<String> queried = new ArrayList<>(names);
+    queried.add("refs/heads/dir"); // never written: a directory of refs, no ref
+    int answered = 0;
+    for (int round = 0; round < 40; round++) {
+      String name = names.get(random.nextInt(names.size())).substring("refs/heads/".length());
+      switch (random.nextInt(5)) {
+        case 0 -> {
+          repo.write("f" + round + ".txt", round + "\n");
+          repo.commitAll("round " + round);
+        }
+        case 1 -> repo.git("update-ref", "refs/heads/" + name, "HEAD");
+        case 2 -> repo.git("update-ref", "-d", "refs/heads/" + name);
+        case 3 -> repo.git("pack-refs", "--all");
+        default -> repo.git("update-ref", "refs/heads/" + name, "HEAD~" + Math.min(round, 1));
+      }
+      Map<String, Optional<String>> read = RefFiles.tips(common, queried);
+      Map<String, String> says = gitSays(queried);
+      for (Map.Entry<String, Optional<String>> e : read.entrySet()) {
+        assertEquals(says.get(e.getKey()), e.getValue().orElse(null), e.getKey() + " in round " + round);
+        answered++;
+      }
+      assertEquals(says, git.tips(place, queried), "round " + round);
+    }
+    assertTrue(answered > 40 * queried.size() / 2, "most answers came from the files: " + answered);
+  }
+
+  @Test
+  void a_sha256_repository_reads_as_well() throws IOException {
+    GitRepo sha = GitRepo.at(tmp.resolve("sha256"));
+    Files.createDirectories(sha.dir);
+    sha.git("init", "--quiet", "--initial-branch=main", "--object-format=sha256");
+    sha.write("a.txt", "a\n");
+    sha.commitAll("first");
+    String tip = sha.git("rev-parse", "main");
+    assertEquals(64, tip.length());
+    assertEquals(Map.of("refs/heads/main", Optional.of(tip)),
+        RefFiles.tips(sha.dir.resolve(".git"), List.of("refs/heads/main")));
+    assertEquals("refs/heads/main", RefFiles.headRef(sha.dir.resolve(".git")));
+    assertTrue(new String(Files.readAllBytes(sha.dir.resolve(".git/HEAD")), StandardCharsets.UTF_8)
+        .startsWith("ref: "));
+  }
+}

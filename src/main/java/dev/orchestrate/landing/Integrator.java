@@ -164,14 +164,22 @@ final class Integrator {
 
   /**
    * {@link #rebase(WorkspaceRecord, Git.Place, String)}, with what {@code head} read at this place
-   * just before: a base that is HEAD or one of HEAD's parents is an ancestor of HEAD, without a
-   * merge-base, and HEAD is known without a rev-parse.
+   * just before: a base that is HEAD or one of HEAD's parents is an ancestor of HEAD, and a base
+   * that has HEAD's only parent among its ancestors (read from loose commits) is not, both without a
+   * merge-base; HEAD is known without a rev-parse.
    */
+  /** How far back from the base its walk to HEAD's parent looks (the landings since the item started). */
+  static final int MOVED_ON_MAX_COMMITS = 64;
+
   Integrated rebase(WorkspaceRecord ws, Git.Place place, String base, Head head) {
     if (head != null && (head.tip().equals(base) || head.parents().contains(base))) {
       return new Integrated(head.tip(), null, null);
     }
-    if (git.run(place, "merge-base", "--is-ancestor", base, "HEAD").ok()) {
+    // the usual way a landing rebases: the base moved on from HEAD's only parent, so the base (a
+    // descendant of that parent, not HEAD) cannot be one of HEAD's ancestors: no merge-base to ask
+    boolean movedOn = head != null && head.parents().size() == 1 && !head.tip().equals(base)
+        && git.reachesInFiles(place, base, head.parents().get(0), MOVED_ON_MAX_COMMITS);
+    if (!movedOn && git.run(place, "merge-base", "--is-ancestor", base, "HEAD").ok()) {
       // already on top of the base (nothing new there, or a person merged it in to resolve a conflict)
       return new Integrated(git.ok(place, "rev-parse", "HEAD").line(), null, null);
     }

@@ -198,6 +198,14 @@ public final class Git {
   }
 
   /**
+   * Whether {@code ancestor} is among {@code from}'s last {@code limit} ancestors, as loose commits
+   * in the files say ({@link RefFiles#reaches}); false is no answer: ask {@code git merge-base}.
+   */
+  public boolean reachesInFiles(Place place, String from, String ancestor, int limit) {
+    return RefFiles.reaches(place.commonDir(), from, ancestor, limit);
+  }
+
+  /**
    * The commits of full ref names; null: no such ref. Read from the ref files where they leave no
    * doubt ({@link RefFiles}); the rest by one for-each-ref ({@link #commit}: a process each), a ref
    * naming no commit itself (a tag) peeled by {@link #commit}. Names match exactly, not as patterns.

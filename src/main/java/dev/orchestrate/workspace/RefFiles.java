@@ -9,9 +9,11 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -201,28 +203,89 @@ final class RefFiles {
   }
 
   /**
+   * Whether {@code ancestor} is reached from {@code from} by its parents within {@code limit}
+   * commits, each read as a loose commit object; false when it is not found that way (not an
+   * ancestor, or one further back, or behind an object in a pack): only a true answer is one.
+   */
+  static boolean reaches(Path commonDir, String from, String ancestor, int limit) {
+    java.util.ArrayDeque<String> next = new java.util.ArrayDeque<>(List.of(from));
+    Set<String> seen = new java.util.HashSet<>(next);
+    while (!next.isEmpty() && seen.size() <= limit) {
+      List<String> parents = parents(commonDir, next.poll());
+      if (parents == null) {
+        return false;
+      }
+      for (String parent : parents) {
+        if (parent.equals(ancestor)) {
+          return true;
+        }
+        if (seen.add(parent)) {
+          next.add(parent);
+        }
+      }
+    }
+    return false;
+  }
+
+  /** The parents a loose commit object names, in order; null when {@code id} is not one (or not read here). */
+  static List<String> parents(Path commonDir, String id) {
+    String text = looseObjectStart(commonDir, id, 2048);
+    if (text == null || !text.startsWith("commit ") || text.indexOf('\0') < 0) {
+      return null;
+    }
+    List<String> parents = new ArrayList<>();
+    String[] lines = text.substring(text.indexOf('\0') + 1).split("\n", -1);
+    if (lines.length < 2 || !lines[0].startsWith("tree ")) {
+      return null;
+    }
+    for (int i = 1; i < lines.length - 1; i++) { // the last line may be cut
+      if (!lines[i].startsWith("parent ")) {
+        return lines[i].startsWith("author ") || lines[i].startsWith("committer ") ? parents : null;
+      }
+      String parent = lines[i].substring("parent ".length());
+      if (!ID.matcher(parent).matches()) {
+        return null;
+      }
+      parents.add(parent);
+    }
+    return null; // more parents than fit the bytes read: git says
+  }
+
+  /**
    * {@code id} when it is a loose commit object of {@code commonDir}'s; empty when that cannot be
    * told here (packed, another type, unreadable).
    */
   static Optional<String> looseCommit(Path commonDir, String id) {
+    String start = looseObjectStart(commonDir, id, 16);
+    return start != null && start.startsWith("commit ") ? Optional.of(id) : Optional.empty();
+  }
+
+  /**
+   * The first {@code bytes} (at most) of loose object {@code id} inflated, its header first
+   * ("commit <size>\0"); null when there is no such loose object or it cannot be read here (a
+   * link, larger than {@link #OBJECT_MAX_BYTES} compressed, not zlib).
+   */
+  private static String looseObjectStart(Path commonDir, String id, int bytes) {
+    if (!ID.matcher(id).matches()) {
+      return null;
+    }
     Path object = commonDir.resolve("objects").resolve(id.substring(0, 2)).resolve(id.substring(2));
-    byte[] head = new byte[16];
+    byte[] head = new byte[bytes];
     Inflater inflater = new Inflater();
     try {
       FileTail.Tail read = FileTail.read(object, OBJECT_MAX_BYTES, READ_TIMEOUT);
       if (read.start() != 0) {
-        return Optional.empty(); // a commit of a large message: git says
+        return null; // a commit of a large message: git says
       }
       inflater.setInput(read.bytes());
       int n = 0;
-      for (int round = 0; round < 4 && n < head.length && !inflater.finished() && !inflater.needsInput()
+      for (int round = 0; round < 8 && n < head.length && !inflater.finished() && !inflater.needsInput()
           && !inflater.needsDictionary(); round++) {
         n += inflater.inflate(head, n, head.length - n);
       }
-      String text = new String(head, 0, n, StandardCharsets.US_ASCII);
-      return text.startsWith("commit ") ? Optional.of(id) : Optional.empty();
+      return new String(head, 0, n, StandardCharsets.ISO_8859_1);
     } catch (IOException | DataFormatException | RuntimeException e) {
-      return Optional.empty();
+      return null;
     } finally {
       inflater.end();
     }

@@ -213,6 +213,44 @@ class RefFilesTest {
   }
 
   @Test
+  void a_walk_by_parents_finds_an_ancestor_in_loose_commits_and_nothing_else() throws IOException {
+    String first = repo.git("rev-parse", "HEAD");
+    List<String> chain = new ArrayList<>(List.of(first));
+    for (int i = 0; i < 24; i++) {
+      repo.git("commit", "--quiet", "--allow-empty", "-m", "commit " + i);
+      chain.add(repo.git("rev-parse", "HEAD"));
+    }
+    String tip = chain.get(chain.size() - 1);
+    assertEquals(List.of(chain.get(23)), RefFiles.parents(common, tip));
+    assertEquals(List.of(), RefFiles.parents(common, first), "a root commit");
+    assertTrue(RefFiles.reaches(common, tip, chain.get(10), 16));
+    assertFalse(RefFiles.reaches(common, tip, first, 16), "further back than the limit: no answer");
+    assertTrue(RefFiles.reaches(common, tip, first, 64));
+    assertFalse(RefFiles.reaches(common, chain.get(10), tip, 64), "a descendant is not an ancestor");
+    assertFalse(RefFiles.reaches(common, tip, repo.git("hash-object", "-w", "README.md"), 64));
+
+    // a merge: both parents, in order, and the walk goes through either
+    repo.git("checkout", "--quiet", "-b", "side", chain.get(5));
+    repo.write("side.txt", "side\n");
+    repo.commitAll("on the side");
+    String side = repo.git("rev-parse", "HEAD");
+    repo.git("checkout", "--quiet", "main");
+    repo.git("merge", "--quiet", "--no-ff", "-m", "merge side", "side");
+    String merge = repo.git("rev-parse", "HEAD");
+    assertEquals(List.of(tip, side), RefFiles.parents(common, merge));
+    assertTrue(RefFiles.reaches(common, merge, side, 64));
+    assertTrue(RefFiles.reaches(common, merge, chain.get(20), 64));
+
+    // the same commits packed: nothing is read, no answer
+    repo.git("gc", "--quiet", "--prune=now");
+    assertNull(RefFiles.parents(common, merge));
+    assertFalse(RefFiles.reaches(common, merge, side, 64));
+    // a loose object that is no commit, or an id that is not one
+    assertNull(RefFiles.parents(common, repo.git("hash-object", "-w", "side.txt")));
+    assertNull(RefFiles.parents(common, "../../config"));
+  }
+
+  @Test
   void a_sha256_repository_reads_as_well() throws IOException {
     GitRepo sha = GitRepo.at(tmp.resolve("sha256"));
     Files.createDirectories(sha.dir);

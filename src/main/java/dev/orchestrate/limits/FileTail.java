@@ -78,8 +78,11 @@ public final class FileTail {
     }
   }
 
-  /** Opens a FIFO for writing and closes it at once: a reader blocked in its open gets end of file. */
-  private static void release(Path file) {
+  /**
+   * Opens a FIFO for writing and closes it at once, on a daemon thread: a reader blocked in its
+   * open gets end of file. Nothing else is opened (a regular file or a link is left as it is).
+   */
+  public static void release(Path file) {
     Thread releaser = new Thread(() -> {
       try {
         if (Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther()) {

@@ -2,11 +2,14 @@ package dev.orchestrate.workspace;
 
 import dev.orchestrate.limits.FileTail;
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +20,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
 import java.util.zip.DataFormatException;
 import java.util.zip.Inflater;
@@ -51,8 +64,8 @@ final class RefFiles {
    */
   private static final int OBJECT_MAX_BYTES = 64 * 1024;
   /**
-   * Each file is read on a thread of its own waited for at most this long ({@link FileTail}): an
-   * agent could swap a ref for a FIFO between the look and the open, which would block the open.
+   * How long a caller waits for an answer read on one of {@link #READERS}: an agent could swap a ref
+   * for a FIFO between the look and the open, which would block the open.
    */
   private static final Duration READ_TIMEOUT = Duration.ofSeconds(5);
   private static final Pattern ID = Pattern.compile("[0-9a-f]{40}|[0-9a-f]{64}");
@@ -68,6 +81,108 @@ final class RefFiles {
    * ref missing from the answer could not be told without git.
    */
   static Map<String, Optional<String>> tips(Path commonDir, Collection<String> refs) {
+    List<String> names = List.copyOf(refs);
+    return offThread(() -> tipsHere(commonDir, names), Map.of());
+  }
+
+  /**
+   * The full ref name {@code gitDir}'s {@code HEAD} is on, read from its file when it holds exactly
+   * {@code ref: <name>} and a newline, with a plain name; null when git must say (detached, a
+   * link, anything else).
+   */
+  static String headRef(Path gitDir) {
+    return offThread(() -> headRefHere(gitDir), null);
+  }
+
+  /**
+   * Whether {@code ancestor} is reached from {@code from} by its parents within {@code limit}
+   * commits, each read as a loose commit object; false when it is not found that way (not an
+   * ancestor, or one further back, or behind an object in a pack): only a true answer is one.
+   */
+  static boolean reaches(Path commonDir, String from, String ancestor, int limit) {
+    return offThread(() -> reachesHere(commonDir, from, ancestor, limit), false);
+  }
+
+  /** The parents a loose commit object names, in order; null when {@code id} is not one (or not read here). */
+  static List<String> parents(Path commonDir, String id) {
+    return offThread(() -> parentsHere(commonDir, id), null);
+  }
+
+  /**
+   * Threads that read, kept for the next read: a file swapped for a FIFO between the look and the
+   * open blocks the open, so each answer is read on one of them and waited for at most {@link
+   * #READ_TIMEOUT} (then git is asked, and the FIFO released); a thread stuck keeps it, the next
+   * read gets another.
+   */
+  private static final ExecutorService READERS = Executors.newCachedThreadPool(task -> {
+    Thread thread = new Thread(task, "ref-files");
+    thread.setDaemon(true);
+    return thread;
+  });
+  /** The file each reading thread is opening now: what to release when it is stuck. */
+  static final Map<Thread, Path> OPENING = new ConcurrentHashMap<>();
+
+  private static <T> T offThread(Callable<T> read, T unknown) {
+    return offThread(read, unknown, READ_TIMEOUT);
+  }
+
+  /** {@code read}'s answer, read on one of {@link #READERS}; {@code unknown} when it took over {@code timeout}. */
+  static <T> T offThread(Callable<T> read, T unknown, Duration timeout) {
+    AtomicReference<Thread> reader = new AtomicReference<>();
+    Future<T> answer;
+    try {
+      answer = READERS.submit(() -> {
+        reader.set(Thread.currentThread());
+        return read.call();
+      });
+    } catch (RejectedExecutionException e) {
+      return unknown;
+    }
+    try {
+      return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      answer.cancel(true);
+      Path stuck = reader.get() == null ? null : OPENING.get(reader.get());
+      if (stuck != null) {
+        FileTail.release(stuck);
+      }
+      return unknown;
+    } catch (InterruptedException e) {
+      answer.cancel(true);
+      Thread.currentThread().interrupt();
+      return unknown;
+    } catch (ExecutionException e) {
+      return unknown;
+    }
+  }
+
+  /**
+   * {@code file}'s bytes when it is a regular file of at most {@code max} bytes (null when it is
+   * larger), read without following a link.
+   *
+   * @throws IOException when it is not a regular file or cannot be read
+   */
+  private static byte[] upTo(Path file, int max) throws IOException {
+    BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class, NOFOLLOW);
+    if (!attrs.isRegularFile()) {
+      throw new IOException(file + " is not a regular file");
+    }
+    return attrs.size() > max ? null : opened(file, max);
+  }
+
+  /** {@code file}'s first {@code max} bytes, null when it has more; the open and read as {@link #upTo}'s. */
+  static byte[] opened(Path file, int max) throws IOException {
+    OPENING.put(Thread.currentThread(), file);
+    try (InputStream in = Channels.newInputStream(Files.newByteChannel(file, StandardOpenOption.READ,
+        LinkOption.NOFOLLOW_LINKS))) {
+      byte[] bytes = in.readNBytes(max + 1);
+      return bytes.length > max ? null : bytes;
+    } finally {
+      OPENING.remove(Thread.currentThread());
+    }
+  }
+
+  private static Map<String, Optional<String>> tipsHere(Path commonDir, Collection<String> refs) {
     Map<String, Optional<String>> known = new LinkedHashMap<>();
     if (Files.isDirectory(commonDir.resolve("reftable"), NOFOLLOW)) {
       return known;
@@ -100,16 +215,11 @@ final class RefFiles {
     return known;
   }
 
-  /**
-   * The full ref name {@code gitDir}'s {@code HEAD} is on, read from its file when it holds exactly
-   * {@code ref: <name>} and a newline, with a plain name; null when git must say (detached, a
-   * link, anything else).
-   */
-  static String headRef(Path gitDir) {
+  private static String headRefHere(Path gitDir) {
     try {
-      FileTail.Tail read = FileTail.read(gitDir.resolve("HEAD"), 512, READ_TIMEOUT);
-      String text = new String(read.bytes(), StandardCharsets.UTF_8);
-      if (read.start() != 0 || !text.startsWith("ref: ") || !text.endsWith("\n")) {
+      byte[] bytes = upTo(gitDir.resolve("HEAD"), 512);
+      String text = bytes == null ? "" : new String(bytes, StandardCharsets.UTF_8);
+      if (!text.startsWith("ref: ") || !text.endsWith("\n")) {
         return null;
       }
       String ref = text.substring("ref: ".length(), text.length() - 1);
@@ -146,9 +256,9 @@ final class RefFiles {
       return Loose.UNSURE; // a link, a FIFO, a symbolic ref to follow, anything else
     }
     try {
-      FileTail.Tail read = FileTail.read(file, 67, READ_TIMEOUT);
-      String text = new String(read.bytes(), StandardCharsets.US_ASCII);
-      if (read.start() != 0 || !text.endsWith("\n")) {
+      byte[] bytes = upTo(file, 66);
+      String text = bytes == null ? "" : new String(bytes, StandardCharsets.US_ASCII);
+      if (!text.endsWith("\n")) {
         return Loose.UNSURE;
       }
       String id = text.substring(0, text.length() - 1);
@@ -174,15 +284,11 @@ final class RefFiles {
     }
     byte[] bytes;
     try {
-      FileTail.Tail read = FileTail.read(file, (int) PACKED_REFS_MAX_BYTES + 1, READ_TIMEOUT);
-      if (read.start() != 0) {
-        return null; // grown past the bound since it was looked at
-      }
-      bytes = read.bytes();
+      bytes = upTo(file, (int) PACKED_REFS_MAX_BYTES);
     } catch (IOException | RuntimeException e) {
       return null;
     }
-    if (bytes.length > PACKED_REFS_MAX_BYTES || (bytes.length > 0 && bytes[bytes.length - 1] != '\n')) {
+    if (bytes == null || (bytes.length > 0 && bytes[bytes.length - 1] != '\n')) {
       return null; // grown since it was looked at, or cut: git reads it
     }
     Map<String, String> ids = new LinkedHashMap<>();
@@ -202,16 +308,11 @@ final class RefFiles {
     return ids;
   }
 
-  /**
-   * Whether {@code ancestor} is reached from {@code from} by its parents within {@code limit}
-   * commits, each read as a loose commit object; false when it is not found that way (not an
-   * ancestor, or one further back, or behind an object in a pack): only a true answer is one.
-   */
-  static boolean reaches(Path commonDir, String from, String ancestor, int limit) {
+  private static boolean reachesHere(Path commonDir, String from, String ancestor, int limit) {
     java.util.ArrayDeque<String> next = new java.util.ArrayDeque<>(List.of(from));
     Set<String> seen = new java.util.HashSet<>(next);
     while (!next.isEmpty() && seen.size() <= limit) {
-      List<String> parents = parents(commonDir, next.poll());
+      List<String> parents = parentsHere(commonDir, next.poll());
       if (parents == null) {
         return false;
       }
@@ -227,8 +328,7 @@ final class RefFiles {
     return false;
   }
 
-  /** The parents a loose commit object names, in order; null when {@code id} is not one (or not read here). */
-  static List<String> parents(Path commonDir, String id) {
+  private static List<String> parentsHere(Path commonDir, String id) {
     String text = looseObjectStart(commonDir, id, 2048);
     if (text == null || !text.startsWith("commit ") || text.indexOf('\0') < 0) {
       return null;
@@ -255,7 +355,7 @@ final class RefFiles {
    * {@code id} when it is a loose commit object of {@code commonDir}'s; empty when that cannot be
    * told here (packed, another type, unreadable).
    */
-  static Optional<String> looseCommit(Path commonDir, String id) {
+  private static Optional<String> looseCommit(Path commonDir, String id) {
     String start = looseObjectStart(commonDir, id, 16);
     return start != null && start.startsWith("commit ") ? Optional.of(id) : Optional.empty();
   }
@@ -273,11 +373,11 @@ final class RefFiles {
     byte[] head = new byte[bytes];
     Inflater inflater = new Inflater();
     try {
-      FileTail.Tail read = FileTail.read(object, OBJECT_MAX_BYTES, READ_TIMEOUT);
-      if (read.start() != 0) {
+      byte[] compressed = upTo(object, OBJECT_MAX_BYTES);
+      if (compressed == null) {
         return null; // a commit of a large message: git says
       }
-      inflater.setInput(read.bytes());
+      inflater.setInput(compressed);
       int n = 0;
       for (int round = 0; round < 8 && n < head.length && !inflater.finished() && !inflater.needsInput()
           && !inflater.needsDictionary(); round++) {

@@ -139,6 +139,26 @@ class RefFilesTest {
     assertEquals(3, asked.size(), "each of the three asked git: " + asked);
   }
 
+  /**
+   * A ref file swapped for a FIFO between the look and the open (the race itself cannot be timed in
+   * a test, so the open is made on the FIFO directly): the caller has its "ask git" within the
+   * timeout, and the reading thread is released rather than left blocked for good.
+   */
+  @Test
+  void a_read_blocked_on_a_fifo_gives_no_answer_in_time_and_its_thread_is_released() throws Exception {
+    Path fifo = tmp.resolve("swapped");
+    assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
+    long start = System.nanoTime();
+    byte[] read = RefFiles.offThread(() -> RefFiles.opened(fifo, 66), null, Duration.ofMillis(300));
+    assertNull(read);
+    assertTrue(System.nanoTime() - start < Duration.ofSeconds(3).toNanos(), "answered within the timeout");
+    long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (RefFiles.OPENING.containsValue(fifo) && System.nanoTime() < until) {
+      Thread.sleep(20);
+    }
+    assertFalse(RefFiles.OPENING.containsValue(fifo), "the blocked open was released");
+  }
+
   @Test
   void a_head_on_a_branch_is_read_and_any_other_head_is_left_to_git() throws IOException {
     repo.git("checkout", "--quiet", "--detach");

@@ -162,15 +162,15 @@ final class Integrator {
     return rebase(ws, place, base, null);
   }
 
+  /** How far back from the base its walk to HEAD's parent looks (the landings since the item started). */
+  static final int MOVED_ON_MAX_COMMITS = 64;
+
   /**
    * {@link #rebase(WorkspaceRecord, Git.Place, String)}, with what {@code head} read at this place
    * just before: a base that is HEAD or one of HEAD's parents is an ancestor of HEAD, and a base
    * that has HEAD's only parent among its ancestors (read from loose commits) is not, both without a
    * merge-base; HEAD is known without a rev-parse.
    */
-  /** How far back from the base its walk to HEAD's parent looks (the landings since the item started). */
-  static final int MOVED_ON_MAX_COMMITS = 64;
-
   Integrated rebase(WorkspaceRecord ws, Git.Place place, String base, Head head) {
     if (head != null && (head.tip().equals(base) || head.parents().contains(base))) {
       return new Integrated(head.tip(), null, null);

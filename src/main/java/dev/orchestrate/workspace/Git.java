@@ -532,19 +532,29 @@ public final class Git {
   public static CompletableFuture<String> drain(InputStream in, int maxBytes, String thread) {
     return CompletableFuture.supplyAsync(() -> {
       Thread.currentThread().setName(thread);
-      ByteArrayOutputStream kept = new ByteArrayOutputStream();
-      byte[] buffer = new byte[8192];
-      try (in) {
-        for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
-          int room = maxBytes - kept.size();
-          if (room > 0) {
-            kept.write(buffer, 0, Math.min(room, n));
-          }
-        }
-      } catch (IOException e) {
-        // the process went away: what was read is what there is
+      try {
+        return readKeeping(in, maxBytes);
+      } finally {
+        Thread.currentThread().setName("git-output");
       }
-      return kept.toString(StandardCharsets.UTF_8);
     }, OUTPUT_READERS);
   }
+
+  /** {@code in} to its end, the first {@code maxBytes} kept as text. */
+  private static String readKeeping(InputStream in, int maxBytes) {
+    ByteArrayOutputStream kept = new ByteArrayOutputStream();
+    byte[] buffer = new byte[8192];
+    try (in) {
+      for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+        int room = maxBytes - kept.size();
+        if (room > 0) {
+          kept.write(buffer, 0, Math.min(room, n));
+        }
+      }
+    } catch (IOException e) {
+      // the process went away: what was read is what there is
+    }
+    return kept.toString(StandardCharsets.UTF_8);
+  }
+
 }

@@ -11,9 +11,12 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -52,8 +55,12 @@ import java.util.zip.Inflater;
  *   neither a loose file nor a {@code packed-refs} line.</li>
  * </ul>
  * Agents write these files, so what is read is treated as theirs: a ref name of anything but
- * plain components is never turned into a path, and at most {@link #PACKED_REFS_MAX_BYTES} of
- * {@code packed-refs} and a few KiB of an object are read.
+ * plain components is never turned into a path, the file read is never a link (directories on the
+ * way are followed, as git follows them), an object counts only when its bytes hash to its id by
+ * the repository's object format, at most {@link
+ * #PACKED_REFS_MAX_BYTES} of {@code packed-refs} and {@link #OBJECT_MAX_BYTES} of an object are read,
+ * and each answer is waited for at most {@link #READ_TIMEOUT} (a FIFO swapped in cannot hang the
+ * caller). The walk by parents ({@link #reaches}) answers only "yes, within so many commits".
  */
 final class RefFiles {
   /** Beyond this, {@code packed-refs} is git's to search (it binary-searches a sorted file). */
@@ -62,12 +69,12 @@ final class RefFiles {
    * A loose commit of at most this many (compressed) bytes is read whole for its header ("commit
    * <size>\0"); a larger one is git's to look at.
    */
-  private static final int OBJECT_MAX_BYTES = 64 * 1024;
+  static final int OBJECT_MAX_BYTES = 64 * 1024;
   /**
    * How long a caller waits for an answer read on one of {@link #READERS}: an agent could swap a ref
    * for a FIFO between the look and the open, which would block the open.
    */
-  private static final Duration READ_TIMEOUT = Duration.ofSeconds(5);
+  static final Duration READ_TIMEOUT = Duration.ofSeconds(5);
   private static final Pattern ID = Pattern.compile("[0-9a-f]{40}|[0-9a-f]{64}");
   /** Components of letters, digits, '_', '-' and inner dots: no '..', no leading dot, nothing git would refuse. */
   private static final Pattern NAME = Pattern.compile("refs(/[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*)+");
@@ -121,6 +128,13 @@ final class RefFiles {
   });
   /** The file each reading thread is opening now: what to release when it is stuck. */
   static final Map<Thread, Path> OPENING = new ConcurrentHashMap<>();
+  /**
+   * Reads that outlived their wait and have not ended yet. A FIFO renamed away before its release
+   * leaves its reader blocked for good; while {@link #MAX_STUCK} are, the files are not read and
+   * every answer is git's, so the threads an agent can strand this way stay few.
+   */
+  static final java.util.concurrent.atomic.AtomicInteger STUCK = new java.util.concurrent.atomic.AtomicInteger();
+  static final int MAX_STUCK = 4;
 
   private static <T> T offThread(Callable<T> read, T unknown) {
     return offThread(read, unknown, READ_TIMEOUT);
@@ -128,12 +142,22 @@ final class RefFiles {
 
   /** {@code read}'s answer, read on one of {@link #READERS}; {@code unknown} when it took over {@code timeout}. */
   static <T> T offThread(Callable<T> read, T unknown, Duration timeout) {
+    if (STUCK.get() >= MAX_STUCK) {
+      return unknown; // reads keep getting stuck: git answers for the rest of the process
+    }
     AtomicReference<Thread> reader = new AtomicReference<>();
+    java.util.concurrent.atomic.AtomicInteger state = new java.util.concurrent.atomic.AtomicInteger(); // 1 done, 2 late
     Future<T> answer;
     try {
       answer = READERS.submit(() -> {
         reader.set(Thread.currentThread());
-        return read.call();
+        try {
+          return read.call();
+        } finally {
+          if (!state.compareAndSet(0, 1)) {
+            STUCK.decrementAndGet(); // a late read ended after all (its FIFO released)
+          }
+        }
       });
     } catch (RejectedExecutionException e) {
       return unknown;
@@ -141,6 +165,9 @@ final class RefFiles {
     try {
       return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
+      if (state.compareAndSet(0, 2)) {
+        STUCK.incrementAndGet();
+      }
       answer.cancel(true);
       Path stuck = reader.get() == null ? null : OPENING.get(reader.get());
       if (stuck != null) {
@@ -229,8 +256,13 @@ final class RefFiles {
     }
   }
 
+  /**
+   * A name of plain components that lives in the common directory: the per-worktree refs ({@code
+   * refs/bisect/}, {@code refs/worktree/}, {@code refs/rewritten/}) are in each worktree's own.
+   */
   private static boolean plain(String ref) {
-    return NAME.matcher(ref).matches() && !ref.toLowerCase(java.util.Locale.ROOT).endsWith(".lock");
+    return NAME.matcher(ref).matches() && !ref.toLowerCase(java.util.Locale.ROOT).matches(".*\\.lock(/.*)?")
+        && !ref.startsWith("refs/bisect/") && !ref.startsWith("refs/worktree/") && !ref.startsWith("refs/rewritten/");
   }
 
   /** A loose ref file: its id, {@link #ABSENT} when there is none, {@link #UNSURE} when git must say. */
@@ -291,16 +323,38 @@ final class RefFiles {
     if (bytes == null || (bytes.length > 0 && bytes[bytes.length - 1] != '\n')) {
       return null; // grown since it was looked at, or cut: git reads it
     }
+    if (bytes.length == 0) {
+      return Map.of();
+    }
+    // as git writes it, or no answer: its header first, "<id> <name>" lines in strictly increasing
+    // byte order (git binary-searches them: a repeated or unsorted name could be found elsewhere),
+    // each "^<id>" (a tag's target) right after a ref's line
+    String[] lines = new String(bytes, StandardCharsets.ISO_8859_1).split("\n");
+    if (!lines[0].startsWith("# pack-refs with:")) {
+      return null;
+    }
     Map<String, String> ids = new LinkedHashMap<>();
-    for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
-      if (line.startsWith("#") || line.startsWith("^")) {
-        continue; // the header of traits; a peeled tag's target
+    String previous = null;
+    boolean afterRef = false;
+    for (int i = 1; i < lines.length; i++) {
+      String line = lines[i];
+      if (line.startsWith("^")) {
+        if (!afterRef || !ID.matcher(line.substring(1)).matches()) {
+          return null;
+        }
+        afterRef = false;
+        continue;
       }
       int space = line.indexOf(' ');
       if (space < 0 || !ID.matcher(line.substring(0, space)).matches()) {
         return null; // not the format this reader knows
       }
       String name = line.substring(space + 1);
+      if (previous != null && previous.compareTo(name) >= 0) {
+        return null;
+      }
+      previous = name;
+      afterRef = true;
       if (refs.contains(name)) {
         ids.put(name, line.substring(0, space));
       }
@@ -309,6 +363,10 @@ final class RefFiles {
   }
 
   private static boolean reachesHere(Path commonDir, String from, String ancestor, int limit) {
+    if (Files.exists(commonDir.resolve("info/grafts"), NOFOLLOW)
+        || Files.exists(commonDir.resolve("shallow"), NOFOLLOW)) {
+      return false; // git's log reads parents through these, the objects alone do not say
+    }
     java.util.ArrayDeque<String> next = new java.util.ArrayDeque<>(List.of(from));
     Set<String> seen = new java.util.HashSet<>(next);
     while (!next.isEmpty() && seen.size() <= limit) {
@@ -329,48 +387,46 @@ final class RefFiles {
   }
 
   private static List<String> parentsHere(Path commonDir, String id) {
-    String text = looseObjectStart(commonDir, id, 2048);
-    if (text == null || !text.startsWith("commit ") || text.indexOf('\0') < 0) {
+    String text = looseCommitText(commonDir, id);
+    if (text == null) {
       return null;
     }
+    int length = id.length();
     List<String> parents = new ArrayList<>();
     String[] lines = text.substring(text.indexOf('\0') + 1).split("\n", -1);
     if (lines.length < 2 || !lines[0].startsWith("tree ")) {
       return null;
     }
-    for (int i = 1; i < lines.length - 1; i++) { // the last line may be cut
+    for (int i = 1; i < lines.length; i++) {
       if (!lines[i].startsWith("parent ")) {
-        return lines[i].startsWith("author ") || lines[i].startsWith("committer ") ? parents : null;
+        return lines[i].startsWith("author ") ? parents : null;
       }
       String parent = lines[i].substring("parent ".length());
-      if (!ID.matcher(parent).matches()) {
+      if (!hex(parent, length)) {
         return null;
       }
       parents.add(parent);
     }
-    return null; // more parents than fit the bytes read: git says
+    return null;
   }
 
-  /**
-   * {@code id} when it is a loose commit object of {@code commonDir}'s; empty when that cannot be
-   * told here (packed, another type, unreadable).
-   */
+  /** {@code id} when it is a loose commit object of {@code commonDir}'s ({@link #looseCommitText}); else empty. */
   private static Optional<String> looseCommit(Path commonDir, String id) {
-    String start = looseObjectStart(commonDir, id, 16);
-    return start != null && start.startsWith("commit ") ? Optional.of(id) : Optional.empty();
+    return looseCommitText(commonDir, id) != null ? Optional.of(id) : Optional.empty();
   }
 
   /**
-   * The first {@code bytes} (at most) of loose object {@code id} inflated, its header first
-   * ("commit <size>\0"); null when there is no such loose object or it cannot be read here (a
-   * link, larger than {@link #OBJECT_MAX_BYTES} compressed, not zlib).
+   * Loose object {@code id} inflated, header first ("commit <size>\0…"), when it is a commit whose
+   * bytes hash to {@code id} by the repository's object format (so it is the object git would find
+   * in a pack too, and no file an agent planted under another object's name); null otherwise, or
+   * when it cannot be read here (no such loose object, a link, over {@link #OBJECT_MAX_BYTES}
+   * compressed or inflated, not zlib).
    */
-  private static String looseObjectStart(Path commonDir, String id, int bytes) {
-    if (!ID.matcher(id).matches()) {
+  private static String looseCommitText(Path commonDir, String id) {
+    if (!hex(id, id.length()) || id.length() != idLength(commonDir)) {
       return null;
     }
     Path object = commonDir.resolve("objects").resolve(id.substring(0, 2)).resolve(id.substring(2));
-    byte[] head = new byte[bytes];
     Inflater inflater = new Inflater();
     try {
       byte[] compressed = upTo(object, OBJECT_MAX_BYTES);
@@ -378,16 +434,54 @@ final class RefFiles {
         return null; // a commit of a large message: git says
       }
       inflater.setInput(compressed);
-      int n = 0;
-      for (int round = 0; round < 8 && n < head.length && !inflater.finished() && !inflater.needsInput()
-          && !inflater.needsDictionary(); round++) {
-        n += inflater.inflate(head, n, head.length - n);
+      java.io.ByteArrayOutputStream inflated = new java.io.ByteArrayOutputStream();
+      byte[] buffer = new byte[8192];
+      while (!inflater.finished()) {
+        int n = inflater.inflate(buffer);
+        if (n == 0 && (inflater.needsInput() || inflater.needsDictionary())) {
+          return null; // cut or not zlib
+        }
+        inflated.write(buffer, 0, n);
+        if (inflated.size() > OBJECT_MAX_BYTES * 4) {
+          return null;
+        }
       }
-      return new String(head, 0, n, StandardCharsets.ISO_8859_1);
-    } catch (IOException | DataFormatException | RuntimeException e) {
+      byte[] bytes = inflated.toByteArray();
+      String hash = HexFormat.of().formatHex(MessageDigest.getInstance(id.length() == 40 ? "SHA-1" : "SHA-256")
+          .digest(bytes));
+      String text = new String(bytes, StandardCharsets.ISO_8859_1);
+      int nul = text.indexOf('\0');
+      return hash.equals(id) && text.startsWith("commit ") && nul > 0
+          && text.substring("commit ".length(), nul).equals(Integer.toString(bytes.length - nul - 1)) ? text : null;
+    } catch (IOException | DataFormatException | NoSuchAlgorithmException | RuntimeException e) {
       return null;
     } finally {
       inflater.end();
     }
+  }
+
+  /**
+   * The length of an object id in the repository at {@code commonDir}: 64 where its configuration
+   * names the SHA-256 object format, 40 where it names no format; -1 where it cannot be told (then
+   * nothing is answered from the files).
+   */
+  private static int idLength(Path commonDir) {
+    try {
+      byte[] bytes = upTo(commonDir.resolve("config"), 256 * 1024);
+      if (bytes == null) {
+        return -1;
+      }
+      String config = new String(bytes, StandardCharsets.UTF_8).toLowerCase(java.util.Locale.ROOT);
+      if (!config.contains("objectformat")) {
+        return 40;
+      }
+      return config.lines().map(String::strip).anyMatch(l -> l.matches("objectformat\\s*=\\s*sha256")) ? 64 : -1;
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  private static boolean hex(String id, int length) {
+    return id.length() == length && ID.matcher(id).matches();
   }
 }

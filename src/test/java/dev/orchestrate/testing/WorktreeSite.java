@@ -45,7 +45,12 @@ public final class WorktreeSite {
    */
   public static WorktreeSite open(Path backlogDir, Path state, WorkspaceConfig config,
       RetentionConfig.WorktreePolicy retention, WorkspaceStore store, Clock clock) {
-    Git git = new Git();
+    return open(backlogDir, state, config, retention, store, clock, new Git());
+  }
+
+  /** As above, with the {@link Git} it runs (one that records its commands, say). */
+  public static WorktreeSite open(Path backlogDir, Path state, WorkspaceConfig config,
+      RetentionConfig.WorktreePolicy retention, WorkspaceStore store, Clock clock, Git git) {
     Repository repository = Repository.discover(git, backlogDir, config.baseBranch());
     Worktrees worktrees = new Worktrees(git, repository, config, retention, store, state.resolve("worktrees"), clock)
         .open();

@@ -61,6 +61,10 @@ class FoldedGitChecksTest {
   private final Map<Long, String> landed = new java.util.HashMap<>();
 
   private WorktreeSite site() {
+    return site(new Git());
+  }
+
+  private WorktreeSite site(Git git) {
     // the jobs table has no rows here: what is recorded is caught on its way in
     WorkspaceStore recording = (WorkspaceStore) java.lang.reflect.Proxy.newProxyInstance(
         WorkspaceStore.class.getClassLoader(), new Class<?>[] {WorkspaceStore.class}, (proxy, method, args) -> {
@@ -76,7 +80,8 @@ class FoldedGitChecksTest {
     return WorktreeSite.open(repo.dir, repo.dir.resolve(".orchestrate"),
         ConfigWithers.withMode(WorkspaceConfig.defaults(), WorkspaceConfig.Mode.WORKTREE),
         RetentionConfig.WorktreePolicy.DEFAULT, recording, Clock.fixed(Instant.parse("2026-11-01T00:00:00Z"),
-            ZoneOffset.UTC));
+            ZoneOffset.UTC),
+        git);
   }
 
   private static Git.Place checkout(GitRepo repo) {
@@ -192,6 +197,39 @@ class FoldedGitChecksTest {
     String main = repo.head("main");
     assertFalse(main.equals(before), "B was rebased onto A");
     assertEquals(Map.of(9L, main), landed, "read with the rebased tip, one log for both");
+  }
+
+  /**
+   * B started from the base A then moved on from: its landing rebases at once, with no merge-base
+   * to ask whether the base is already one of HEAD's ancestors (the walk from the base reaches
+   * HEAD's only parent, so it is not); the work lands exactly as before.
+   */
+  @Test
+  void a_landing_after_the_base_moved_on_rebases_without_asking_merge_base() throws Exception {
+    Path calls = tmp.resolve("calls.log");
+    Path recorder = tmp.resolve("git");
+    Files.writeString(recorder, "#!/bin/sh\necho \"$*\" >> '" + calls + "'\nexec '"
+        + Git.resolve("git", System.getenv("PATH")) + "' \"$@\"\n");
+    assertTrue(recorder.toFile().setExecutable(true));
+    WorktreeSite w = site(new Git(recorder.toString(), Git.DEFAULT_TIMEOUT));
+    Path a = w.prepare("A", repo.dir).workspace();
+    Path b = w.prepare("B", repo.dir).workspace();
+    GitRepo.write(a, "a.txt", "a\n");
+    w.succeed("A", "build", 1, "built a");
+    GitRepo.write(b, "b.txt", "b\n");
+    w.succeed("B", "build", 1, "built b");
+    assertEquals("integrated", w.integrate("A", "Item A").kind());
+    Files.deleteIfExists(calls);
+    assertEquals("integrated", w.integrate("B", "Item B").kind());
+    List<String> commands = Files.readAllLines(calls).stream()
+        .map(c -> c.replaceAll("^.*advice\\.detachedHead=false ", "")).toList(); // the subcommands
+    assertTrue(commands.stream().anyMatch(c -> c.startsWith("rebase ")), commands.toString());
+    assertFalse(commands.stream().anyMatch(c -> c.startsWith("merge-base")), commands.toString());
+    assertEquals("a\n", Files.readString(repo.dir.resolve("a.txt")));
+    assertEquals("b\n", Files.readString(repo.dir.resolve("b.txt")));
+    assertEquals(List.of("B build: built b", "A build: built a"),
+        List.of(repo.git("log", "--format=%s", "-n", "2", "main").split("\n")),
+        "both phase commits on main, B rebased");
   }
 
   @Test

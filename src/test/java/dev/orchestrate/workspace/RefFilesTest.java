@@ -125,8 +125,15 @@ class RefFilesTest {
     assertEquals(0, mkfifo.waitFor());
     Files.writeString(heads.resolve("junk"), main + " trailing\n");
     Files.writeString(heads.resolve("unterminated"), main);
+    Files.writeString(common.resolve("refs/escape"), main + "\n"); // what "refs/heads/../escape" would read
+    // per-worktree refs live in each worktree's own directory, not the common one read here
+    Files.createDirectories(common.resolve("refs/bisect"));
+    Files.writeString(common.resolve("refs/bisect/bad"), main + "\n");
+    Files.createDirectories(common.resolve("refs/worktree"));
+    Files.writeString(common.resolve("refs/worktree/mine"), main + "\n");
     List<String> refs = List.of("refs/heads/blob", "refs/heads/tag", "refs/heads/symbolic", "refs/heads/link",
-        "refs/heads/fifo", "refs/heads/junk", "refs/heads/unterminated", "refs/heads/../HEAD", "refs/heads/x.lock",
+        "refs/heads/fifo", "refs/heads/junk", "refs/heads/unterminated", "refs/heads/../escape", "refs/heads/x.lock",
+        "refs/heads/x.lock/y", "refs/bisect/bad", "refs/worktree/mine",
         "HEAD", "main");
 
     Map<String, Optional<String>> read = assertTimeoutPreemptively(Duration.ofSeconds(20),
@@ -170,6 +177,127 @@ class RefFilesTest {
     Files.writeString(common.resolve("HEAD"), "ref: refs/heads/../../config\n");
     assertNull(RefFiles.headRef(common), "a name that is not plain");
     assertEquals(List.of(), commands());
+  }
+
+  /** Writes {@code content} as loose object {@code id}, as git would store an object, whatever its real hash. */
+  private void plant(String id, byte[] content) throws IOException {
+    Path file = common.resolve("objects").resolve(id.substring(0, 2)).resolve(id.substring(2));
+    Files.createDirectories(file.getParent());
+    Files.deleteIfExists(file);
+    java.io.ByteArrayOutputStream deflated = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.DeflaterOutputStream out = new java.util.zip.DeflaterOutputStream(deflated)) {
+      out.write(content);
+    }
+    Files.write(file, deflated.toByteArray());
+  }
+
+  /**
+   * An id git would not take as the ref's commit is not taken from the files either: a commit file
+   * planted under a blob's id (its bytes hash to something else), and a SHA-256 id with a real
+   * SHA-256 commit object in a SHA-1 repository (git reads 40 digits there).
+   */
+  @Test
+  void an_object_that_is_not_what_its_id_says_is_left_to_git() throws Exception {
+    String tree = repo.git("rev-parse", "HEAD^{tree}");
+    byte[] body = ("tree " + tree + "\nauthor a <a@x> 0 +0000\ncommitter a <a@x> 0 +0000\n\nplanted\n")
+        .getBytes(StandardCharsets.UTF_8);
+    byte[] commit = concat(("commit " + body.length + "\0").getBytes(StandardCharsets.UTF_8), body);
+    String blob = repo.git("hash-object", "-w", "README.md");
+    plant(blob, commit);
+    String sha256 = java.util.HexFormat.of()
+        .formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(commit));
+    plant(sha256, commit);
+    String sha1 = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1").digest(commit));
+    plant(sha1, commit);
+    Path heads = common.resolve("refs/heads");
+    Files.writeString(heads.resolve("planted"), blob + "\n");
+    Files.writeString(heads.resolve("long"), sha256 + "\n");
+    Files.writeString(heads.resolve("genuine"), sha1 + "\n");
+
+    Map<String, Optional<String>> read = RefFiles.tips(common,
+        List.of("refs/heads/planted", "refs/heads/long", "refs/heads/genuine"));
+    assertEquals(Map.of("refs/heads/genuine", Optional.of(sha1)), read, "only the object whose bytes are its id");
+    assertEquals(sha1, git.commit(place, "refs/heads/genuine"));
+  }
+
+  private static byte[] concat(byte[] a, byte[] b) {
+    byte[] both = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, both, a.length, b.length);
+    return both;
+  }
+
+  /** A packed-refs file git would refuse or search differently is not read: git answers. */
+  @Test
+  void a_packed_refs_file_not_as_git_writes_it_gives_no_answer() throws IOException {
+    repo.git("branch", "a");
+    repo.git("branch", "b");
+    repo.git("pack-refs", "--all");
+    Path packed = common.resolve("packed-refs");
+    String text = Files.readString(packed);
+    List<String> refs = List.of("refs/heads/a", "refs/heads/b");
+    assertEquals(2, RefFiles.tips(common, refs).size(), "as git wrote it: read");
+    String main = repo.git("rev-parse", "main");
+    String header = text.lines().findFirst().orElseThrow();
+    for (String odd : List.of(
+        text.substring(header.length() + 1), // no header
+        header + "\n" + main + " refs/heads/b\n" + main + " refs/heads/a\n", // unsorted
+        header + "\n" + main + " refs/heads/a\n" + main + " refs/heads/a\n", // repeated
+        header + "\n^" + main + "\n" + main + " refs/heads/a\n", // a peeled line after no ref
+        header + "\n" + main + " refs/heads/a\n# another comment\n" + main + " refs/heads/b\n")) {
+      Files.writeString(packed, odd);
+      assertEquals(Map.of(), RefFiles.tips(common, refs), odd);
+    }
+    Files.writeString(packed, "");
+    assertEquals(Map.of("refs/heads/a", Optional.empty(), "refs/heads/b", Optional.empty()),
+        RefFiles.tips(common, refs), "an empty packed-refs holds no ref");
+  }
+
+  /**
+   * Reads still stuck past their wait (a FIFO an agent renamed away before its release) are
+   * bounded: at {@link RefFiles#MAX_STUCK} nothing more is read from the files until one ends.
+   */
+  @Test
+  void reads_stuck_past_their_wait_stop_further_reads_until_they_end() throws InterruptedException {
+    java.util.concurrent.atomic.AtomicBoolean go = new java.util.concurrent.atomic.AtomicBoolean();
+    java.util.concurrent.Callable<String> stuck = () -> {
+      while (!go.get()) {
+        java.util.concurrent.locks.LockSupport.parkNanos(1_000_000); // deaf to the interrupt, as an open is
+      }
+      return "late";
+    };
+    try {
+      for (int i = 0; i < RefFiles.MAX_STUCK; i++) {
+        assertEquals("unknown", RefFiles.offThread(stuck, "unknown", Duration.ofMillis(50)));
+      }
+      java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
+      assertEquals("unknown", RefFiles.offThread(() -> {
+        ran.set(true);
+        return "read";
+      }, "unknown", Duration.ofSeconds(5)));
+      assertFalse(ran.get(), "not read while " + RefFiles.MAX_STUCK + " reads are stuck");
+    } finally {
+      go.set(true);
+    }
+    long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    while (RefFiles.STUCK.get() > 0 && System.nanoTime() < until) {
+      Thread.sleep(10);
+    }
+    assertEquals("read", RefFiles.offThread(() -> "read", "unknown", Duration.ofSeconds(5)),
+        "read again once they ended");
+  }
+
+  @Test
+  void a_walk_is_no_answer_where_grafts_or_a_shallow_file_change_the_parents() throws IOException {
+    String first = repo.git("rev-parse", "HEAD");
+    repo.git("commit", "--quiet", "--allow-empty", "-m", "second");
+    String second = repo.git("rev-parse", "HEAD");
+    assertTrue(RefFiles.reaches(common, second, first, 8));
+    Files.createDirectories(common.resolve("info"));
+    Files.writeString(common.resolve("info/grafts"), second + "\n");
+    assertFalse(RefFiles.reaches(common, second, first, 8), "grafts: git's parents are not the object's");
+    Files.delete(common.resolve("info/grafts"));
+    Files.writeString(common.resolve("shallow"), first + "\n");
+    assertFalse(RefFiles.reaches(common, second, first, 8));
   }
 
   @Test

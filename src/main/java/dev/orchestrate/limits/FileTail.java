@@ -86,7 +86,10 @@ public final class FileTail {
     Thread releaser = new Thread(() -> {
       try {
         if (Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther()) {
-          Files.newOutputStream(file, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS).close();
+          // read and write: on Linux such an open of a FIFO never waits (a write-only one waits for a
+          // reader, for good when the FIFO was swapped again for one nobody opens)
+          Files.newByteChannel(file, StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)
+              .close();
         }
       } catch (IOException | RuntimeException e) {
         // gone or not ours to open: the reader stays blocked, a daemon

@@ -1,19 +1,14 @@
 package dev.orchestrate.workspace;
 
-import dev.orchestrate.limits.FileTail;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HexFormat;
@@ -23,17 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import java.util.zip.DataFormatException;
 import java.util.zip.Inflater;
 
@@ -59,7 +45,7 @@ import java.util.zip.Inflater;
  * way are followed, as git follows them), an object counts only when its bytes hash to its id by
  * the repository's object format, at most {@link
  * #PACKED_REFS_MAX_BYTES} of {@code packed-refs} and {@link #OBJECT_MAX_BYTES} of an object are read,
- * and each answer is waited for at most {@link #READ_TIMEOUT} (a FIFO swapped in cannot hang the
+ * and each answer is waited for at most {@link ReadsOffThread#TIMEOUT} (a FIFO swapped in cannot hang the
  * caller). The walk by parents ({@link #reaches}) answers only "yes, within so many commits".
  */
 final class RefFiles {
@@ -70,11 +56,6 @@ final class RefFiles {
    * <size>\0"); a larger one is git's to look at.
    */
   static final int OBJECT_MAX_BYTES = 64 * 1024;
-  /**
-   * How long a caller waits for an answer read on one of {@link #READERS}: an agent could swap a ref
-   * for a FIFO between the look and the open, which would block the open.
-   */
-  static final Duration READ_TIMEOUT = Duration.ofSeconds(5);
   private static final Pattern ID = Pattern.compile("[0-9a-f]{40}|[0-9a-f]{64}");
   /** Components of letters, digits, '_', '-' and inner dots: no '..', no leading dot, nothing git would refuse. */
   private static final Pattern NAME = Pattern.compile("refs(/[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]+)*)+");
@@ -89,7 +70,7 @@ final class RefFiles {
    */
   static Map<String, Optional<String>> tips(Path commonDir, Collection<String> refs) {
     List<String> names = List.copyOf(refs);
-    return offThread(() -> tipsHere(commonDir, names), Map.of());
+    return ReadsOffThread.read(() -> tipsHere(commonDir, names), Map.of());
   }
 
   /**
@@ -98,7 +79,7 @@ final class RefFiles {
    * link, anything else).
    */
   static String headRef(Path gitDir) {
-    return offThread(() -> headRefHere(gitDir), null);
+    return ReadsOffThread.read(() -> headRefHere(gitDir), null);
   }
 
   /**
@@ -107,111 +88,18 @@ final class RefFiles {
    * ancestor, or one further back, or behind an object in a pack): only a true answer is one.
    */
   static boolean reaches(Path commonDir, String from, String ancestor, int limit) {
-    return offThread(() -> reachesHere(commonDir, from, ancestor, limit), false);
+    return ReadsOffThread.read(() -> reachesHere(commonDir, from, ancestor, limit), false);
   }
 
   /** The parents a loose commit object names, in order; null when {@code id} is not one (or not read here). */
   static List<String> parents(Path commonDir, String id) {
-    return offThread(() -> parentsHere(commonDir, id), null);
-  }
-
-  /**
-   * Threads that read, kept for the next read: a file swapped for a FIFO between the look and the
-   * open blocks the open, so each answer is read on one of them and waited for at most {@link
-   * #READ_TIMEOUT} (then git is asked, and the FIFO released); a thread stuck keeps it, the next
-   * read gets another.
-   */
-  private static final ExecutorService READERS = Executors.newCachedThreadPool(task -> {
-    Thread thread = new Thread(task, "ref-files");
-    thread.setDaemon(true);
-    return thread;
-  });
-  /** The file each reading thread is opening now: what to release when it is stuck. */
-  static final Map<Thread, Path> OPENING = new ConcurrentHashMap<>();
-  /**
-   * Reads that outlived their wait and have not ended yet. A FIFO renamed away before its release
-   * leaves its reader blocked for good; while {@link #MAX_STUCK} are, the files are not read and
-   * every answer is git's, so the threads an agent can strand this way stay few.
-   */
-  static final java.util.concurrent.atomic.AtomicInteger STUCK = new java.util.concurrent.atomic.AtomicInteger();
-  static final int MAX_STUCK = 4;
-
-  private static <T> T offThread(Callable<T> read, T unknown) {
-    return offThread(read, unknown, READ_TIMEOUT);
-  }
-
-  /** {@code read}'s answer, read on one of {@link #READERS}; {@code unknown} when it took over {@code timeout}. */
-  static <T> T offThread(Callable<T> read, T unknown, Duration timeout) {
-    if (STUCK.get() >= MAX_STUCK) {
-      return unknown; // reads keep getting stuck: git answers for the rest of the process
-    }
-    AtomicReference<Thread> reader = new AtomicReference<>();
-    java.util.concurrent.atomic.AtomicInteger state = new java.util.concurrent.atomic.AtomicInteger(); // 1 done, 2 late
-    Future<T> answer;
-    try {
-      answer = READERS.submit(() -> {
-        reader.set(Thread.currentThread());
-        try {
-          return read.call();
-        } finally {
-          if (!state.compareAndSet(0, 1)) {
-            STUCK.decrementAndGet(); // a late read ended after all (its FIFO released)
-          }
-        }
-      });
-    } catch (RejectedExecutionException e) {
-      return unknown;
-    }
-    try {
-      return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-    } catch (TimeoutException e) {
-      if (state.compareAndSet(0, 2)) {
-        STUCK.incrementAndGet();
-      }
-      answer.cancel(true);
-      Path stuck = reader.get() == null ? null : OPENING.get(reader.get());
-      if (stuck != null) {
-        FileTail.release(stuck);
-      }
-      return unknown;
-    } catch (InterruptedException e) {
-      answer.cancel(true);
-      Thread.currentThread().interrupt();
-      return unknown;
-    } catch (ExecutionException e) {
-      return unknown;
-    }
-  }
-
-  /**
-   * {@code file}'s bytes when it is a regular file of at most {@code max} bytes (null when it is
-   * larger), read without following a link.
-   *
-   * @throws IOException when it is not a regular file or cannot be read
-   */
-  private static byte[] upTo(Path file, int max) throws IOException {
-    BasicFileAttributes attrs = Files.readAttributes(file, BasicFileAttributes.class, NOFOLLOW);
-    if (!attrs.isRegularFile()) {
-      throw new IOException(file + " is not a regular file");
-    }
-    return attrs.size() > max ? null : opened(file, max);
-  }
-
-  /** {@code file}'s first {@code max} bytes, null when it has more; the open and read as {@link #upTo}'s. */
-  static byte[] opened(Path file, int max) throws IOException {
-    OPENING.put(Thread.currentThread(), file);
-    try (InputStream in = Channels.newInputStream(Files.newByteChannel(file, StandardOpenOption.READ,
-        LinkOption.NOFOLLOW_LINKS))) {
-      byte[] bytes = in.readNBytes(max + 1);
-      return bytes.length > max ? null : bytes;
-    } finally {
-      OPENING.remove(Thread.currentThread());
-    }
+    return ReadsOffThread.read(() -> parentsHere(commonDir, id), null);
   }
 
   private static Map<String, Optional<String>> tipsHere(Path commonDir, Collection<String> refs) {
     Map<String, Optional<String>> known = new LinkedHashMap<>();
-    if (Files.isDirectory(commonDir.resolve("reftable"), NOFOLLOW)) {
+    int length = idLength(commonDir);
+    if (length < 0 || Files.isDirectory(commonDir.resolve("reftable"), NOFOLLOW)) {
       return known;
     }
     Set<String> packed = new LinkedHashSet<>();
@@ -223,18 +111,18 @@ final class RefFiles {
       if (loose == Loose.ABSENT) {
         packed.add(ref);
       } else if (loose.id() != null) {
-        looseCommit(commonDir, loose.id()).ifPresent(id -> known.put(ref, Optional.of(id)));
+        looseCommit(commonDir, loose.id(), length).ifPresent(id -> known.put(ref, Optional.of(id)));
       }
     }
     if (!packed.isEmpty()) {
-      Map<String, String> ids = packed(commonDir, packed);
+      Map<String, String> ids = packed(commonDir, packed, length);
       if (ids != null) {
         for (String ref : packed) {
           String id = ids.get(ref);
           if (id == null) {
             known.put(ref, Optional.empty());
           } else {
-            looseCommit(commonDir, id).ifPresent(c -> known.put(ref, Optional.of(c)));
+            looseCommit(commonDir, id, length).ifPresent(c -> known.put(ref, Optional.of(c)));
           }
         }
       }
@@ -244,7 +132,7 @@ final class RefFiles {
 
   private static String headRefHere(Path gitDir) {
     try {
-      byte[] bytes = upTo(gitDir.resolve("HEAD"), 512);
+      byte[] bytes = ReadsOffThread.upTo(gitDir.resolve("HEAD"), 512);
       String text = bytes == null ? "" : new String(bytes, StandardCharsets.UTF_8);
       if (!text.startsWith("ref: ") || !text.endsWith("\n")) {
         return null;
@@ -288,7 +176,7 @@ final class RefFiles {
       return Loose.UNSURE; // a link, a FIFO, a symbolic ref to follow, anything else
     }
     try {
-      byte[] bytes = upTo(file, 66);
+      byte[] bytes = ReadsOffThread.upTo(file, 66);
       String text = bytes == null ? "" : new String(bytes, StandardCharsets.US_ASCII);
       if (!text.endsWith("\n")) {
         return Loose.UNSURE;
@@ -301,7 +189,7 @@ final class RefFiles {
   }
 
   /** The ids {@code packed-refs} gives {@code refs} (absent: not there), or null when it cannot be read here. */
-  private static Map<String, String> packed(Path commonDir, Set<String> refs) {
+  private static Map<String, String> packed(Path commonDir, Set<String> refs, int length) {
     Path file = commonDir.resolve("packed-refs");
     BasicFileAttributes attrs;
     try {
@@ -316,7 +204,7 @@ final class RefFiles {
     }
     byte[] bytes;
     try {
-      bytes = upTo(file, (int) PACKED_REFS_MAX_BYTES);
+      bytes = ReadsOffThread.upTo(file, (int) PACKED_REFS_MAX_BYTES);
     } catch (IOException | RuntimeException e) {
       return null;
     }
@@ -329,25 +217,25 @@ final class RefFiles {
     // as git writes it, or no answer: its header first, "<id> <name>" lines in strictly increasing
     // byte order (git binary-searches them: a repeated or unsorted name could be found elsewhere),
     // each "^<id>" (a tag's target) right after a ref's line
-    String[] lines = new String(bytes, StandardCharsets.ISO_8859_1).split("\n");
+    String[] lines = new String(bytes, StandardCharsets.ISO_8859_1).split("\n", -1); // the last is the empty tail
     if (!lines[0].startsWith("# pack-refs with:")) {
       return null;
     }
     Map<String, String> ids = new LinkedHashMap<>();
     String previous = null;
     boolean afterRef = false;
-    for (int i = 1; i < lines.length; i++) {
+    for (int i = 1; i < lines.length - 1; i++) {
       String line = lines[i];
       if (line.startsWith("^")) {
-        if (!afterRef || !ID.matcher(line.substring(1)).matches()) {
+        if (!afterRef || !hex(line.substring(1), length)) {
           return null;
         }
         afterRef = false;
         continue;
       }
       int space = line.indexOf(' ');
-      if (space < 0 || !ID.matcher(line.substring(0, space)).matches()) {
-        return null; // not the format this reader knows
+      if (space < 0 || !hex(line.substring(0, space), length)) {
+        return null; // not the format this reader knows (a blank line, an id of another length)
       }
       String name = line.substring(space + 1);
       if (previous != null && previous.compareTo(name) >= 0) {
@@ -363,14 +251,14 @@ final class RefFiles {
   }
 
   private static boolean reachesHere(Path commonDir, String from, String ancestor, int limit) {
-    if (Files.exists(commonDir.resolve("info/grafts"), NOFOLLOW)
-        || Files.exists(commonDir.resolve("shallow"), NOFOLLOW)) {
-      return false; // git's log reads parents through these, the objects alone do not say
+    int length = idLength(commonDir);
+    if (length < 0 || otherParents(commonDir)) {
+      return false;
     }
     java.util.ArrayDeque<String> next = new java.util.ArrayDeque<>(List.of(from));
     Set<String> seen = new java.util.HashSet<>(next);
     while (!next.isEmpty() && seen.size() <= limit) {
-      List<String> parents = parentsHere(commonDir, next.poll());
+      List<String> parents = parentsOf(commonDir, next.poll(), length);
       if (parents == null) {
         return false;
       }
@@ -386,15 +274,33 @@ final class RefFiles {
     return false;
   }
 
+  /**
+   * Whether git reads parents other than the objects' own here: grafts, a shallow clone's
+   * boundary, or a commit-graph (which git 2.39 takes parents from first, and an agent can write).
+   */
+  private static boolean otherParents(Path commonDir) {
+    return Stream.of("info/grafts", "shallow", "objects/info/commit-graph", "objects/info/commit-graphs")
+        .anyMatch(name -> Files.exists(commonDir.resolve(name), NOFOLLOW));
+  }
+
   private static List<String> parentsHere(Path commonDir, String id) {
-    String text = looseCommitText(commonDir, id);
-    if (text == null) {
-      return null;
-    }
-    int length = id.length();
+    int length = idLength(commonDir);
+    return length < 0 || otherParents(commonDir) ? null : parentsOf(commonDir, id, length);
+  }
+
+  private static List<String> parentsOf(Path commonDir, String id, int length) {
+    String text = looseCommitText(commonDir, id, length);
+    return text == null ? null : commitParents(text, length);
+  }
+
+  /**
+   * The parents a commit's text names, as git's commit parser reads them: a {@code tree} line of a
+   * full id, then {@code parent} lines of full ids, then {@code author}; null for anything else.
+   */
+  private static List<String> commitParents(String text, int length) {
     List<String> parents = new ArrayList<>();
     String[] lines = text.substring(text.indexOf('\0') + 1).split("\n", -1);
-    if (lines.length < 2 || !lines[0].startsWith("tree ")) {
+    if (lines.length < 2 || !lines[0].startsWith("tree ") || !hex(lines[0].substring("tree ".length()), length)) {
       return null;
     }
     for (int i = 1; i < lines.length; i++) {
@@ -410,9 +316,13 @@ final class RefFiles {
     return null;
   }
 
-  /** {@code id} when it is a loose commit object of {@code commonDir}'s ({@link #looseCommitText}); else empty. */
-  private static Optional<String> looseCommit(Path commonDir, String id) {
-    return looseCommitText(commonDir, id) != null ? Optional.of(id) : Optional.empty();
+  /**
+   * {@code id} when it is a loose commit object of {@code commonDir}'s ({@link #looseCommitText})
+   * that git's commit parser takes ({@link #commitParents}); else empty.
+   */
+  private static Optional<String> looseCommit(Path commonDir, String id, int length) {
+    String text = looseCommitText(commonDir, id, length);
+    return text != null && commitParents(text, length) != null ? Optional.of(id) : Optional.empty();
   }
 
   /**
@@ -422,14 +332,14 @@ final class RefFiles {
    * when it cannot be read here (no such loose object, a link, over {@link #OBJECT_MAX_BYTES}
    * compressed or inflated, not zlib).
    */
-  private static String looseCommitText(Path commonDir, String id) {
-    if (!hex(id, id.length()) || id.length() != idLength(commonDir)) {
+  private static String looseCommitText(Path commonDir, String id, int length) {
+    if (!hex(id, length)) {
       return null;
     }
     Path object = commonDir.resolve("objects").resolve(id.substring(0, 2)).resolve(id.substring(2));
     Inflater inflater = new Inflater();
     try {
-      byte[] compressed = upTo(object, OBJECT_MAX_BYTES);
+      byte[] compressed = ReadsOffThread.upTo(object, OBJECT_MAX_BYTES);
       if (compressed == null) {
         return null; // a commit of a large message: git says
       }
@@ -445,6 +355,9 @@ final class RefFiles {
         if (inflated.size() > OBJECT_MAX_BYTES * 4) {
           return null;
         }
+      }
+      if (inflater.getRemaining() != 0) {
+        return null; // bytes after the object: git calls it garbage and refuses it
       }
       byte[] bytes = inflated.toByteArray();
       String hash = HexFormat.of().formatHex(MessageDigest.getInstance(id.length() == 40 ? "SHA-1" : "SHA-256")
@@ -467,15 +380,33 @@ final class RefFiles {
    */
   private static int idLength(Path commonDir) {
     try {
-      byte[] bytes = upTo(commonDir.resolve("config"), 256 * 1024);
+      byte[] bytes = ReadsOffThread.upTo(commonDir.resolve("config"), 256 * 1024);
       if (bytes == null) {
         return -1;
       }
-      String config = new String(bytes, StandardCharsets.UTF_8).toLowerCase(java.util.Locale.ROOT);
-      if (!config.contains("objectformat")) {
+      List<String> lines = new String(bytes, StandardCharsets.UTF_8).lines().map(String::strip).toList();
+      long named = lines.stream().filter(l -> l.toLowerCase(java.util.Locale.ROOT).contains("objectformat")).count();
+      if (named == 0) {
         return 40;
       }
-      return config.lines().map(String::strip).anyMatch(l -> l.matches("objectformat\\s*=\\s*sha256")) ? 64 : -1;
+      // only the plainest form git itself writes: one "objectformat = sha256" right in [extensions],
+      // repositoryformatversion 1, no continued line; anything else is git's to read
+      String section = "";
+      boolean sha256 = false;
+      boolean version1 = false;
+      for (String line : lines) {
+        String lower = line.toLowerCase(java.util.Locale.ROOT);
+        if (line.endsWith("\\")) {
+          return -1;
+        } else if (line.startsWith("[")) {
+          section = lower;
+        } else if (section.equals("[extensions]") && line.matches("(?i:objectformat)\\s*=\\s*sha256")) {
+          sha256 = true;
+        } else if (section.equals("[core]") && lower.matches("repositoryformatversion\\s*=\\s*1")) {
+          version1 = true;
+        }
+      }
+      return named == 1 && sha256 && version1 ? 64 : -1;
     } catch (IOException | RuntimeException e) {
       return -1;
     }

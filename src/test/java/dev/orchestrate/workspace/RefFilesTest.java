@@ -156,14 +156,14 @@ class RefFilesTest {
     Path fifo = tmp.resolve("swapped");
     assertEquals(0, new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor());
     long start = System.nanoTime();
-    byte[] read = RefFiles.offThread(() -> RefFiles.opened(fifo, 66), null, Duration.ofMillis(300));
+    byte[] read = ReadsOffThread.read(() -> ReadsOffThread.opened(fifo, 66), null, Duration.ofMillis(300));
     assertNull(read);
     assertTrue(System.nanoTime() - start < Duration.ofSeconds(3).toNanos(), "answered within the timeout");
     long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (RefFiles.OPENING.containsValue(fifo) && System.nanoTime() < until) {
+    while (ReadsOffThread.OPENING.containsValue(fifo) && System.nanoTime() < until) {
       Thread.sleep(20);
     }
-    assertFalse(RefFiles.OPENING.containsValue(fifo), "the blocked open was released");
+    assertFalse(ReadsOffThread.OPENING.containsValue(fifo), "the blocked open was released");
   }
 
   @Test
@@ -218,6 +218,25 @@ class RefFilesTest {
         List.of("refs/heads/planted", "refs/heads/long", "refs/heads/genuine"));
     assertEquals(Map.of("refs/heads/genuine", Optional.of(sha1)), read, "only the object whose bytes are its id");
     assertEquals(sha1, git.commit(place, "refs/heads/genuine"));
+
+    // bytes after the zlib stream (git: "garbage at end of loose object"); a commit header over a
+    // body with no tree line, its hash right (git: "bogus commit object")
+    Path genuineFile = common.resolve("objects").resolve(sha1.substring(0, 2)).resolve(sha1.substring(2));
+    byte[] stored = Files.readAllBytes(genuineFile);
+    Files.write(genuineFile, concat(stored, new byte[] {1, 2, 3}));
+    assertEquals(Map.of(), RefFiles.tips(common, List.of("refs/heads/genuine")), "garbage after the object");
+    Files.write(genuineFile, stored);
+    byte[] bogusBody = "no tree here\n".getBytes(StandardCharsets.UTF_8);
+    byte[] bogus = concat(("commit " + bogusBody.length + "\0").getBytes(StandardCharsets.UTF_8), bogusBody);
+    String bogusId = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-1").digest(bogus));
+    plant(bogusId, bogus);
+    Files.writeString(heads.resolve("bogus"), bogusId + "\n");
+    assertEquals(Map.of(), RefFiles.tips(common, List.of("refs/heads/bogus")), "a commit git's parser refuses");
+
+    // an object format named where git does not read it: nothing is answered from the files
+    Files.writeString(common.resolve("config"), Files.readString(common.resolve("config"))
+        + "[core]\n\tobjectformat = sha256\n");
+    assertEquals(Map.of(), RefFiles.tips(common, List.of("refs/heads/genuine", "refs/heads/long")));
   }
 
   private static byte[] concat(byte[] a, byte[] b) {
@@ -243,7 +262,9 @@ class RefFilesTest {
         header + "\n" + main + " refs/heads/b\n" + main + " refs/heads/a\n", // unsorted
         header + "\n" + main + " refs/heads/a\n" + main + " refs/heads/a\n", // repeated
         header + "\n^" + main + "\n" + main + " refs/heads/a\n", // a peeled line after no ref
-        header + "\n" + main + " refs/heads/a\n# another comment\n" + main + " refs/heads/b\n")) {
+        header + "\n" + main + " refs/heads/a\n# another comment\n" + main + " refs/heads/b\n",
+        header + "\n" + main + " refs/heads/a\n" + main + " refs/heads/b\n\n", // a blank line
+        header + "\n" + main + " refs/heads/a\n" + "0".repeat(64) + " refs/heads/m\n" + main + " refs/heads/z\n")) {
       Files.writeString(packed, odd);
       assertEquals(Map.of(), RefFiles.tips(common, refs), odd);
     }
@@ -254,7 +275,7 @@ class RefFilesTest {
 
   /**
    * Reads still stuck past their wait (a FIFO an agent renamed away before its release) are
-   * bounded: at {@link RefFiles#MAX_STUCK} nothing more is read from the files until one ends.
+   * bounded: at {@link ReadsOffThread#MAX_STUCK} nothing more is read from the files until one ends.
    */
   @Test
   void reads_stuck_past_their_wait_stop_further_reads_until_they_end() throws InterruptedException {
@@ -266,28 +287,28 @@ class RefFilesTest {
       return "late";
     };
     try {
-      for (int i = 0; i < RefFiles.MAX_STUCK; i++) {
-        assertEquals("unknown", RefFiles.offThread(stuck, "unknown", Duration.ofMillis(50)));
+      for (int i = 0; i < ReadsOffThread.MAX_STUCK; i++) {
+        assertEquals("unknown", ReadsOffThread.read(stuck, "unknown", Duration.ofMillis(50)));
       }
       java.util.concurrent.atomic.AtomicBoolean ran = new java.util.concurrent.atomic.AtomicBoolean();
-      assertEquals("unknown", RefFiles.offThread(() -> {
+      assertEquals("unknown", ReadsOffThread.read(() -> {
         ran.set(true);
         return "read";
       }, "unknown", Duration.ofSeconds(5)));
-      assertFalse(ran.get(), "not read while " + RefFiles.MAX_STUCK + " reads are stuck");
+      assertFalse(ran.get(), "not read while " + ReadsOffThread.MAX_STUCK + " reads are stuck");
     } finally {
       go.set(true);
     }
     long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (RefFiles.STUCK.get() > 0 && System.nanoTime() < until) {
+    while (ReadsOffThread.STUCK.get() > 0 && System.nanoTime() < until) {
       Thread.sleep(10);
     }
-    assertEquals("read", RefFiles.offThread(() -> "read", "unknown", Duration.ofSeconds(5)),
+    assertEquals("read", ReadsOffThread.read(() -> "read", "unknown", Duration.ofSeconds(5)),
         "read again once they ended");
   }
 
   @Test
-  void a_walk_is_no_answer_where_grafts_or_a_shallow_file_change_the_parents() throws IOException {
+  void a_walk_is_no_answer_where_grafts_a_shallow_file_or_a_commit_graph_give_the_parents() throws IOException {
     String first = repo.git("rev-parse", "HEAD");
     repo.git("commit", "--quiet", "--allow-empty", "-m", "second");
     String second = repo.git("rev-parse", "HEAD");
@@ -298,6 +319,9 @@ class RefFilesTest {
     Files.delete(common.resolve("info/grafts"));
     Files.writeString(common.resolve("shallow"), first + "\n");
     assertFalse(RefFiles.reaches(common, second, first, 8));
+    Files.delete(common.resolve("shallow"));
+    repo.git("commit-graph", "write", "--reachable");
+    assertFalse(RefFiles.reaches(common, second, first, 8), "a commit-graph: git takes parents from it first");
   }
 
   @Test

@@ -180,9 +180,9 @@ public final class Git {
    * file when that leaves no doubt ({@link RefFiles}), else by {@code git rev-parse}.
    */
   public String commit(Place place, String ref) {
-    Optional<String> read = RefFiles.tips(place.commonDir(), List.of(ref)).get(ref);
-    if (read != null && read.isPresent()) {
-      return read.get(); // "no such ref" is left to rev-parse, which also tries the names a short one means
+    String read = RefFiles.commit(place.commonDir(), ref);
+    if (read != null) {
+      return read; // "no such ref" is left to rev-parse, which also tries the names a short one means
     }
     Result r = run(place, "rev-parse", "--verify", "--quiet", ref + "^{commit}");
     return r.ok() ? r.line() : null;
@@ -195,8 +195,8 @@ public final class Git {
   /** HEAD at {@code place} read from its files ({@link RefFiles}); null when they leave doubt: ask git then. */
   public Head headFromFiles(Place place) {
     String ref = RefFiles.headRef(place.gitDir());
-    Optional<String> tip = ref == null ? null : RefFiles.tips(place.commonDir(), List.of(ref)).get(ref);
-    return tip != null && tip.isPresent() ? new Head(tip.get(), ref) : null;
+    String tip = ref == null ? null : RefFiles.commit(place.commonDir(), ref);
+    return tip != null ? new Head(tip, ref) : null;
   }
 
   /**

@@ -73,6 +73,11 @@ final class RefFiles {
     return ReadsOffThread.read(() -> tipsHere(commonDir, names), Map.of());
   }
 
+  /** The commit {@code ref} names when the files say so; null when there is none or git must say. */
+  static String commit(Path commonDir, String ref) {
+    return tips(commonDir, List.of(ref)).getOrDefault(ref, Optional.empty()).orElse(null);
+  }
+
   /**
    * The full ref name {@code gitDir}'s {@code HEAD} is on, read from its file when it holds exactly
    * {@code ref: <name>} and a newline, with a plain name; null when git must say (detached, a

@@ -16,7 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.locks.Lock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -700,8 +699,7 @@ public final class Worktrees implements ItemWorkspaces {
     }
     // the commit just made moved the branch HEAD is on: its ref file names it (git asked when unsure)
     String branchRef = "refs/heads/" + ws.branch();
-    String commit = inspected ? RefFiles.tips(repo.commonDir(), List.of(branchRef)).getOrDefault(branchRef,
-        Optional.empty()).orElse(null) : null;
+    String commit = inspected ? RefFiles.commit(repo.commonDir(), branchRef) : null;
     if (commit == null) {
       commit = git.ok(place, "rev-parse", "HEAD").line();
     }

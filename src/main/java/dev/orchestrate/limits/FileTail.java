@@ -20,7 +20,7 @@ import java.util.concurrent.TimeoutException;
  * caller's check that the file is regular and its open are two steps: a file swapped for a FIFO
  * between them blocks the open until a writer comes, and one with a writer that writes nothing
  * blocks the read. So the open and the read run on a daemon thread, which the caller waits for at
- * most its timeout; a FIFO's open left blocked is then released (opened for writing and closed,
+ * most its timeout; a FIFO's open left blocked is then released (opened for reading and writing and closed,
  * which ends the reader's open at end of file), so the thread does not stay for the process's life.
  */
 public final class FileTail {
@@ -79,8 +79,9 @@ public final class FileTail {
   }
 
   /**
-   * Opens a FIFO for writing and closes it at once, on a daemon thread: a reader blocked in its
-   * open gets end of file. Nothing else is opened (a regular file or a link is left as it is).
+   * Opens a FIFO for reading and writing and closes it at once, on a daemon thread: a reader
+   * blocked in its open gets end of file. Nothing else is opened (a regular file or a link is left
+   * as it is).
    */
   public static void release(Path file) {
     Thread releaser = new Thread(() -> {

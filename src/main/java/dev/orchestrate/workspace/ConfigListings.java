@@ -40,6 +40,10 @@ import java.util.function.Supplier;
  * {@link #RACY_FINE} (three seconds on a file system with whole-second times), since a write within
  * the same tick of the file system's clock could leave every attribute as it was. The first
  * listing at a place with includes only learns their names, so the next command lists again.
+ *
+ * <p>With each listing it keeps the entries that steer fetches and pushes ({@link #steering}, at
+ * most {@value #STEERING_MAX_BYTES} bytes), which the shared remote and the pusher compare with
+ * what they read when the run started ({@link Git#steering}).
  */
 final class ConfigListings {
   /** Places remembered, the least recently used forgotten first: a run has a few per item. */
@@ -74,8 +78,14 @@ final class ConfigListings {
    * place's {@code config.worktree}), which every place of the same repository reads alike.
    */
   private record Kept(Map<Path, Identity> files, Map<String, String> overrides, boolean trusted, Instant listedAt,
-      boolean shared) {
+      boolean shared, List<String> steering) {
   }
+
+  /**
+   * The most of a listing's {@link #steering} entries kept with it, in bytes; a listing with more
+   * keeps none, and {@link Git#steering} lists again each time, as it did before they were kept.
+   */
+  static final int STEERING_MAX_BYTES = 16 * 1024;
 
   /**
    * How long a kept listing is used at most, its files unchanged or not: a write through a shared
@@ -207,11 +217,12 @@ final class ConfigListings {
    * Keeps a listing's overrides for the next command at {@code place} when its files can be named
    * and did not change while git read them; remembers the files' names in any case.
    *
+   * @param steering    the listing's {@link #steering} entries (null: too many to keep)
    * @param systemProbe {@code git config --system --show-origin --null --list}, run once when the
    *                    listing had no system entry to name the system file by
    */
   synchronized void keep(Git.Place place, Before before, List<Setting> settings, Map<String, String> overrides,
-      Supplier<Git.Result> systemProbe) {
+      List<String> steering, Supplier<Git.Result> systemProbe) {
     learnSystemFile(settings, systemProbe);
     Map<Path, Identity> after = new LinkedHashMap<>();
     boolean trusted = !before.files().isEmpty() && !UNKNOWN.equals(systemFile);
@@ -225,7 +236,42 @@ final class ConfigListings {
       kept.remove(place);
       return;
     }
-    kept.put(place, new Kept(Map.copyOf(after), Map.copyOf(overrides), trusted, before.at(), placeFree(settings)));
+    kept.put(place, new Kept(Map.copyOf(after), Map.copyOf(overrides), trusted, before.at(), placeFree(settings),
+        steering));
+  }
+
+  /**
+   * The {@link #steering} entries of the listing kept for exactly {@code place} while every file it
+   * read is as it was (never another place's); null otherwise, or when it had too many to keep.
+   */
+  synchronized List<String> steering(Git.Place place) {
+    Kept k = kept.get(place);
+    return k != null && k.steering() != null && usable(k) ? k.steering() : null;
+  }
+
+  /**
+   * A listing's entries that steer where and how a fetch or push goes, as git printed them
+   * ({@code key}, or {@code key\nvalue}: a key with no value and one with an empty value differ):
+   * {@code url.*} (rewrites like {@code insteadOf}), {@code http.*} (a proxy, certificate checks,
+   * extra headers) and {@code remote.*}, in the listing's order. Null when they are over
+   * {@link #STEERING_MAX_BYTES}.
+   */
+  static List<String> steering(String listing) {
+    String[] parts = listing.split("\0", -1);
+    List<String> entries = new ArrayList<>();
+    long bytes = 0;
+    for (int i = 0; i + 2 < parts.length; i += 3) {
+      String entry = parts[i + 2];
+      String key = entry.indexOf('\n') < 0 ? entry : entry.substring(0, entry.indexOf('\n'));
+      if (key.startsWith("url.") || key.startsWith("http.") || key.startsWith("remote.")) {
+        bytes += entry.length() + 1;
+        if (bytes > STEERING_MAX_BYTES) {
+          return null;
+        }
+        entries.add(entry);
+      }
+    }
+    return List.copyOf(entries);
   }
 
   /** Whether a listing names no include (of any kind) and no setting of the worktree scope. */

@@ -302,7 +302,7 @@ public final class Git {
     Map<String, String> base = new LinkedHashMap<>(environment(place));
     Map<String, String> neutral = place == null ? null : listings.overrides(place);
     if (neutral == null) {
-      neutral = listed(dir, place, base);
+      neutral = listed(dir, place, base).overrides();
     }
     base.put("GIT_CONFIG_COUNT", Integer.toString(neutral.size()));
     int i = 0;
@@ -315,8 +315,12 @@ public final class Git {
     return base;
   }
 
+  /** What a listing of the configuration gave: the overrides it calls for, and its {@link ConfigListings#steering} entries. */
+  private record Listing(Map<String, String> overrides, List<String> steering) {
+  }
+
   /** Lists the configuration seen from {@code dir}: the overrides it calls for, kept for {@code place}. */
-  private Map<String, String> listed(Path dir, Place place, Map<String, String> base) {
+  private Listing listed(Path dir, Place place, Map<String, String> base) {
     ConfigListings.Before before = place == null ? null : listings.before(place);
     listed.incrementAndGet();
     Result config = spawn(dir, base, LIST_CONFIG, listingLimit(), LISTING_MAX_BYTES);
@@ -332,11 +336,44 @@ public final class Git {
     }
     List<ConfigListings.Setting> settings = ConfigListings.parse(config.out());
     Map<String, String> neutral = ConfigListings.overrides(settings, textMerge());
+    List<String> steering = ConfigListings.steering(config.out());
     if (place != null) {
-      listings.keep(place, before, settings, neutral, () -> spawn(dir, base,
+      listings.keep(place, before, settings, neutral, steering, () -> spawn(dir, base,
           List.of("config", "--system", "--show-origin", "--null", "--list"), listingLimit()));
     }
-    return neutral;
+    return new Listing(neutral, steering);
+  }
+
+  /**
+   * The configuration at {@code place} that steers where and how a fetch or push to {@code remote}
+   * goes: {@code url.*} (rewrites like {@code insteadOf}), {@code http.*} (a proxy, certificate
+   * checks, extra headers) and {@code remote.<remote>.*}, each entry as git lists it, in its order,
+   * each followed by a NUL; null when those entries are over {@link ConfigListings#STEERING_MAX_BYTES}
+   * (the caller asks git for them itself). Taken from the listing the configuration check keeps for
+   * {@code place} while every file it read is unchanged ({@link ConfigListings}), else from a new
+   * listing, which the check before the next command at {@code place} then uses: comparing it
+   * before each fetch and push costs no process of its own (it was a {@code config --get-regexp}
+   * each, six a phase with {@code landing: remote}).
+   *
+   * @throws GitException as the configuration check does: git cannot read the configuration, or it
+   *                      is too large to read in full
+   */
+  String steering(Place place, String remote) {
+    List<String> entries = listings.steering(place);
+    if (entries == null) {
+      entries = listed(place.dir(), place, new LinkedHashMap<>(environment(place))).steering();
+    }
+    if (entries == null) {
+      return null;
+    }
+    String own = "remote." + remote + ".";
+    StringBuilder out = new StringBuilder();
+    for (String entry : entries) {
+      if (entry.startsWith("url.") || entry.startsWith("http.") || entry.startsWith(own)) {
+        out.append(entry).append('\0');
+      }
+    }
+    return out.toString();
   }
 
   private Duration listingLimit() {

@@ -119,10 +119,12 @@ public final class SharedRemote {
   /**
    * The repository's keys that steer where and how a push goes: {@code url.*} (rewrites like
    * {@code insteadOf}), {@code http.*} (a proxy, certificate checks, extra headers) and the remote's
-   * own section.
+   * own section; from the configuration check's listing ({@link Git#steering}: no process while
+   * the configuration's files are unchanged), else, when they are too many to keep, from git.
    */
   public static String transport(Git git, Git.Place checkout, String remote) {
-    return git.run(checkout, "config", "--null", "--get-regexp",
+    String listed = git.steering(checkout, remote);
+    return listed != null ? listed : git.run(checkout, "config", "--null", "--get-regexp",
         "^(url\\..*|http\\..*|remote\\." + remote.replace(".", "\\.") + "\\..*)$").out();
   }
 

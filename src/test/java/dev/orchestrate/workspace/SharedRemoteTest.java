@@ -89,6 +89,83 @@ class SharedRemoteTest {
     assertEquals("", onOrigin(mine, "refs/orchestrate/A"));
   }
 
+  /** A git that records each command it is asked for in {@code calls}, then runs the real one. */
+  private Git recording(Path calls) throws Exception {
+    Path recorder = dir.resolve("recording-git");
+    Files.writeString(recorder, "#!/bin/sh\necho \"$*\" >> '" + calls + "'\nexec '"
+        + Git.resolve("git", System.getenv("PATH")) + "' \"$@\"\n");
+    Files.setPosixFilePermissions(recorder, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    // an hour ahead: the files written just now are not too recent for a listing to be kept
+    return new Git(recorder.toString(), Git.DEFAULT_TIMEOUT,
+        java.time.Clock.offset(java.time.Clock.systemUTC(), java.time.Duration.ofHours(1)));
+  }
+
+  private static long lines(Path calls, String containing) throws Exception {
+    return Files.exists(calls) ? Files.readAllLines(calls).stream().filter(l -> l.contains(containing)).count() : 0;
+  }
+
+  @Test
+  void the_steering_check_before_each_push_starts_no_git_of_its_own_and_sees_only_what_steers()
+      throws Exception {
+    GitRepo mine = withOrigin();
+    Path calls = dir.resolve("calls.log");
+    Git git = recording(calls);
+    SharedRemote remote = SharedRemote.pin(git, Repository.discover(git, mine.dir, "main"), "origin");
+    String previous = null;
+    for (int i = 0; i < 3; i++) {
+      mine.write("a.txt", i + "\n");
+      mine.commitAll("A " + i);
+      remote.publish("A", mine.head("HEAD"), previous);
+      previous = mine.head("HEAD");
+    }
+    assertEquals(previous, onOrigin(mine, "refs/orchestrate/A"));
+    assertEquals(3, lines(calls, "push --porcelain"));
+    assertEquals(0, lines(calls, "--get-regexp"),
+        "the url.*, http.* and remote.origin.* settings come from the configuration check's listing");
+
+    // what does not steer a push to origin changes nothing: another remote, the author
+    mine.git("remote", "add", "other", dir.resolve("elsewhere.git").toString());
+    mine.git("config", "user.name", "Someone Else");
+    mine.write("a.txt", "more\n");
+    mine.commitAll("A more");
+    remote.publish("A", mine.head("HEAD"), previous);
+    assertEquals(mine.head("HEAD"), onOrigin(mine, "refs/orchestrate/A"));
+
+    // a key of http.* given no value (true) where it had an empty one is a change
+    mine.git("config", "http.sslVerify", "");
+    SharedRemote pinned = SharedRemote.pin(git, Repository.discover(git, mine.dir, "main"), "origin");
+    Path config = mine.dir.resolve(".git").resolve("config");
+    Files.writeString(config, Files.readString(config).replace("sslverify = \n", "sslverify\n")
+        .replace("sslVerify = \n", "sslVerify\n"));
+    assertTrue(Files.readString(config).lines().anyMatch(l -> l.strip().equalsIgnoreCase("sslverify")),
+        Files.readString(config));
+    GitException refused = assertThrows(GitException.class, () -> pinned.publish("A", mine.head("HEAD"), null));
+    assertTrue(refused.getMessage().contains("configuration changed since the run started"), refused.getMessage());
+    assertEquals(0, lines(calls, "--get-regexp"));
+  }
+
+  @Test
+  void a_steering_configuration_too_large_to_keep_is_read_from_git_and_still_checked() throws Exception {
+    GitRepo mine = withOrigin();
+    StringBuilder many = new StringBuilder();
+    for (int i = 0; i < 400; i++) { // ~24 KiB of url.* entries: over ConfigListings.STEERING_MAX_BYTES
+      many.append("[url \"https://mirror-").append(i).append(".example.com/some/path/\"]\n\tinsteadOf = https://h")
+          .append(i).append(".example.com/\n");
+    }
+    Path config = mine.dir.resolve(".git").resolve("config");
+    Files.writeString(config, Files.readString(config) + many);
+    Path calls = dir.resolve("calls.log");
+    Git git = recording(calls);
+    SharedRemote remote = SharedRemote.pin(git, Repository.discover(git, mine.dir, "main"), "origin");
+    remote.publish("A", mine.head("HEAD"), null);
+    assertEquals(mine.head("HEAD"), onOrigin(mine, "refs/orchestrate/A"));
+    assertEquals(2, lines(calls, "--get-regexp"), "read from git at the pin and before the push");
+
+    mine.git("config", "url.https://evil.example/.insteadOf", dir.resolve("origin.git").toString());
+    GitException refused = assertThrows(GitException.class, () -> remote.drop("A"));
+    assertTrue(refused.getMessage().contains("configuration changed since the run started"), refused.getMessage());
+  }
+
   @Test
   void landing_moves_the_remote_base_only_from_the_tip_it_tested() {
     GitRepo mine = withOrigin();

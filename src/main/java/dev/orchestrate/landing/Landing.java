@@ -607,7 +607,9 @@ public final class Landing implements ItemLanding {
       return null;
     }
     String tip = git.commit(checkout, "refs/heads/" + ws.branch());
-    if (tip != null && git.run(checkout, "merge-base", "--is-ancestor", ws.headCommit(), tip).ok()) {
+    // the usual case, the branch still at the recorded commit, needs no merge-base: a commit is its own ancestor
+    if (tip != null && (tip.equals(ws.headCommit())
+        || git.run(checkout, "merge-base", "--is-ancestor", ws.headCommit(), tip).ok())) {
       return null;
     }
     return "not integrated: branch " + ws.branch() + " in " + worktrees.repository().top() + " is at "

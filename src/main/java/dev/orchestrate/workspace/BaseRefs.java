@@ -194,9 +194,9 @@ public final class BaseRefs {
     return false;
   }
 
+  /** The branch's tip: from its ref file when that leaves no doubt, else by rev-parse ({@link Git#commit}). */
   private String tip(String branch) {
-    Git.Result r = git.run(repo, "rev-parse", "--verify", "--quiet", "refs/heads/" + branch + "^{commit}");
-    return r.ok() ? r.line() : null;
+    return git.commit(repo, "refs/heads/" + branch);
   }
 
   private static String readHead(Path file) {

@@ -4,6 +4,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
@@ -172,7 +173,11 @@ public final class SharedRemote {
       steady();
       String ref = itemRef(itemId);
       git.run(checkout, "update-ref", "-d", ref);
-      git.run(checkout, "update-ref", "-d", "refs/orchestrate-remote/" + itemId);
+      // what fetchItem kept of another runner's work: usually never fetched, and then no process to delete it
+      String fetched = "refs/orchestrate-remote/" + itemId;
+      if (!RefFiles.tips(checkout.commonDir(), List.of(fetched)).getOrDefault(fetched, Optional.of("")).isEmpty()) {
+        git.run(checkout, "update-ref", "-d", fetched);
+      }
       List<String> args = List.of("push", "--porcelain", "--quiet", "--receive-pack=git-receive-pack", "--no-verify",
           url,
           ":" + ref);

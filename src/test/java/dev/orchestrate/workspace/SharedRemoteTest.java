@@ -87,6 +87,7 @@ class SharedRemoteTest {
 
     theirs.drop("A");
     assertEquals("", onOrigin(mine, "refs/orchestrate/A"));
+    assertEquals("", other.git("for-each-ref", "refs/orchestrate-remote/"), "what it fetched is deleted with it");
   }
 
   /** A git that records each command it is asked for in {@code calls}, then runs the real one. */
@@ -130,6 +131,12 @@ class SharedRemoteTest {
     mine.commitAll("A more");
     remote.publish("A", mine.head("HEAD"), previous);
     assertEquals(mine.head("HEAD"), onOrigin(mine, "refs/orchestrate/A"));
+
+    // a drop of an item whose work was never fetched here deletes no copy of it that is not there
+    remote.drop("A");
+    assertEquals("", onOrigin(mine, "refs/orchestrate/A"));
+    assertEquals(1, lines(calls, "update-ref -d refs/orchestrate/A"));
+    assertEquals(0, lines(calls, "update-ref -d refs/orchestrate-remote/A"));
 
     // a key of http.* given no value (true) where it had an empty one is a change
     mine.git("config", "http.sslVerify", "");

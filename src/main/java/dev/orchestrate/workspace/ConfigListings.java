@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -42,7 +43,7 @@ import java.util.function.Supplier;
  * listing at a place with includes only learns their names, so the next command lists again.
  *
  * <p>With each listing it keeps the entries that steer fetches and pushes ({@link #steering}, at
- * most {@value #STEERING_MAX_BYTES} bytes), which the shared remote and the pusher compare with
+ * most {@value #STEERING_MAX_CHARS} characters), which the shared remote and the pusher compare with
  * what they read when the run started ({@link Git#steering}).
  */
 final class ConfigListings {
@@ -76,16 +77,18 @@ final class ConfigListings {
    * A listing kept at a place. {@code shared}: it names no include and nothing of the worktree
    * scope, so it read the fixed files only (system, global, the repository's {@code config}, its
    * place's {@code config.worktree}), which every place of the same repository reads alike.
+   * {@code steering}: its {@link #steering} entries, null when over {@link #STEERING_MAX_CHARS}.
    */
   private record Kept(Map<Path, Identity> files, Map<String, String> overrides, boolean trusted, Instant listedAt,
-      boolean shared, List<String> steering) {
+      boolean shared, String steering) {
   }
 
   /**
-   * The most of a listing's {@link #steering} entries kept with it, in bytes; a listing with more
-   * keeps none, and {@link Git#steering} lists again each time, as it did before they were kept.
+   * The most characters of a listing's {@link #steering} entries kept with it (one string of at most
+   * 32 KiB, so at most 2 MiB for the {@value #PLACES} places); a listing with more keeps none, and
+   * the shared remote asks git for them itself each time, as it did before they were kept.
    */
-  static final int STEERING_MAX_BYTES = 16 * 1024;
+  static final int STEERING_MAX_CHARS = 16 * 1024;
 
   /**
    * How long a kept listing is used at most, its files unchanged or not: a write through a shared
@@ -222,7 +225,7 @@ final class ConfigListings {
    *                    listing had no system entry to name the system file by
    */
   synchronized void keep(Git.Place place, Before before, List<Setting> settings, Map<String, String> overrides,
-      List<String> steering, Supplier<Git.Result> systemProbe) {
+      String steering, Supplier<Git.Result> systemProbe) {
     learnSystemFile(settings, systemProbe);
     Map<Path, Identity> after = new LinkedHashMap<>();
     boolean trusted = !before.files().isEmpty() && !UNKNOWN.equals(systemFile);
@@ -242,36 +245,34 @@ final class ConfigListings {
 
   /**
    * The {@link #steering} entries of the listing kept for exactly {@code place} while every file it
-   * read is as it was (never another place's); null otherwise, or when it had too many to keep.
+   * read is as it was (never another place's): empty when it had too many to keep them; null when
+   * no such listing is kept.
    */
-  synchronized List<String> steering(Git.Place place) {
+  synchronized Optional<String> steering(Git.Place place) {
     Kept k = kept.get(place);
-    return k != null && k.steering() != null && usable(k) ? k.steering() : null;
+    return k != null && usable(k) ? Optional.ofNullable(k.steering()) : null;
   }
 
   /**
    * A listing's entries that steer where and how a fetch or push goes, as git printed them
    * ({@code key}, or {@code key\nvalue}: a key with no value and one with an empty value differ):
    * {@code url.*} (rewrites like {@code insteadOf}), {@code http.*} (a proxy, certificate checks,
-   * extra headers) and {@code remote.*}, in the listing's order. Null when they are over
-   * {@link #STEERING_MAX_BYTES}.
+   * extra headers) and {@code remote.*}, in the listing's order, each followed by a NUL. Null when
+   * they are over {@link #STEERING_MAX_CHARS}.
    */
-  static List<String> steering(String listing) {
+  static String steering(String listing) {
     String[] parts = listing.split("\0", -1);
-    List<String> entries = new ArrayList<>();
-    long bytes = 0;
+    StringBuilder entries = new StringBuilder();
     for (int i = 0; i + 2 < parts.length; i += 3) {
       String entry = parts[i + 2];
-      String key = entry.indexOf('\n') < 0 ? entry : entry.substring(0, entry.indexOf('\n'));
-      if (key.startsWith("url.") || key.startsWith("http.") || key.startsWith("remote.")) {
-        bytes += entry.length() + 1;
-        if (bytes > STEERING_MAX_BYTES) {
+      if (entry.startsWith("url.") || entry.startsWith("http.") || entry.startsWith("remote.")) {
+        entries.append(entry).append('\0');
+        if (entries.length() > STEERING_MAX_CHARS) {
           return null;
         }
-        entries.add(entry);
       }
     }
-    return List.copyOf(entries);
+    return entries.toString();
   }
 
   /** Whether a listing names no include (of any kind) and no setting of the worktree scope. */

@@ -316,7 +316,7 @@ public final class Git {
   }
 
   /** What a listing of the configuration gave: the overrides it calls for, and its {@link ConfigListings#steering} entries. */
-  private record Listing(Map<String, String> overrides, List<String> steering) {
+  private record Listing(Map<String, String> overrides, String steering) {
   }
 
   /** Lists the configuration seen from {@code dir}: the overrides it calls for, kept for {@code place}. */
@@ -336,7 +336,7 @@ public final class Git {
     }
     List<ConfigListings.Setting> settings = ConfigListings.parse(config.out());
     Map<String, String> neutral = ConfigListings.overrides(settings, textMerge());
-    List<String> steering = ConfigListings.steering(config.out());
+    String steering = ConfigListings.steering(config.out());
     if (place != null) {
       listings.keep(place, before, settings, neutral, steering, () -> spawn(dir, base,
           List.of("config", "--system", "--show-origin", "--null", "--list"), listingLimit()));
@@ -348,27 +348,27 @@ public final class Git {
    * The configuration at {@code place} that steers where and how a fetch or push to {@code remote}
    * goes: {@code url.*} (rewrites like {@code insteadOf}), {@code http.*} (a proxy, certificate
    * checks, extra headers) and {@code remote.<remote>.*}, each entry as git lists it, in its order,
-   * each followed by a NUL; null when those entries are over {@link ConfigListings#STEERING_MAX_BYTES}
-   * (the caller asks git for them itself). Taken from the listing the configuration check keeps for
-   * {@code place} while every file it read is unchanged ({@link ConfigListings}), else from a new
-   * listing, which the check before the next command at {@code place} then uses: comparing it
-   * before each fetch and push costs no process of its own (it was a {@code config --get-regexp}
-   * each, six a phase with {@code landing: remote}).
+   * each followed by a NUL; null when there are more than {@link ConfigListings#STEERING_MAX_CHARS}
+   * characters of them (the caller asks git for them itself). Taken from the listing the
+   * configuration check keeps for {@code place} while every file it read is unchanged, for at most
+   * 2 s ({@link ConfigListings}), else from a new listing, which the check before the next command
+   * at {@code place} uses in turn when it can be kept: comparing these before each fetch and push
+   * costs no process of its own (it was a {@code config --get-regexp} each, six a phase with
+   * {@code landing: remote}).
    *
    * @throws GitException as the configuration check does: git cannot read the configuration, or it
    *                      is too large to read in full
    */
   String steering(Place place, String remote) {
-    List<String> entries = listings.steering(place);
-    if (entries == null) {
-      entries = listed(place.dir(), place, new LinkedHashMap<>(environment(place))).steering();
-    }
+    Optional<String> kept = listings.steering(place);
+    String entries = kept != null ? kept.orElse(null)
+        : listed(place.dir(), place, new LinkedHashMap<>(environment(place))).steering();
     if (entries == null) {
       return null;
     }
     String own = "remote." + remote + ".";
     StringBuilder out = new StringBuilder();
-    for (String entry : entries) {
+    for (String entry : entries.split("\0")) {
       if (entry.startsWith("url.") || entry.startsWith("http.") || entry.startsWith(own)) {
         out.append(entry).append('\0');
       }

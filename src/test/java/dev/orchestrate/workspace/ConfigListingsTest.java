@@ -265,4 +265,30 @@ class ConfigListingsTest {
         new ConfigListings.Setting("local", "file:.git/config", "flag.without.value", "")), settings);
     assertTrue(ConfigListings.parse("").isEmpty());
   }
+
+  @Test
+  void the_entries_that_steer_a_push_are_kept_as_git_printed_them_up_to_their_cap() throws Exception {
+    String listing = "system\0file:/etc/gitconfig\0http.sslverify\0"
+        + "local\0file:.git/config\0url.https://m.example/.insteadof\nhttps://h.example/\0"
+        + "local\0file:.git/config\0user.name\nSomeone\0"
+        + "local\0file:.git/config\0remote.origin.url\n/srv/origin.git\0"
+        + "command\0command line:\0http.sslverify\n\0";
+    assertEquals("http.sslverify\0url.https://m.example/.insteadof\nhttps://h.example/\0"
+        + "remote.origin.url\n/srv/origin.git\0http.sslverify\n\0", ConfigListings.steering(listing),
+        "in order, without user.*, a key with no value apart from one with an empty value");
+
+    // a real listing: what git prints for `url.*`, `http.*` and `remote.*` and nothing else
+    repo.git("config", "http.proxy", "http://proxy.example:3128");
+    repo.git("config", "core.editor", "vi");
+    String listed = repo.git("config", "--show-scope", "--show-origin", "--null", "--list");
+    String kept = ConfigListings.steering(listed + "\0");
+    assertTrue(kept.contains("http.proxy\nhttp://proxy.example:3128\0"), kept);
+    assertFalse(kept.contains("core.editor"), kept);
+
+    StringBuilder many = new StringBuilder();
+    for (int i = 0; i <= ConfigListings.STEERING_MAX_CHARS / 50; i++) { // entries of 59 characters with their NUL
+      many.append("local\0file:.git/config\0url.https://mirror.example/a/.insteadof\nhttps://b.example/\0");
+    }
+    assertEquals(null, ConfigListings.steering(many.toString()), "over the cap: none kept, git is asked");
+  }
 }

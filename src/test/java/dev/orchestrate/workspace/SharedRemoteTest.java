@@ -155,7 +155,7 @@ class SharedRemoteTest {
   void a_steering_configuration_too_large_to_keep_is_read_from_git_and_still_checked() throws Exception {
     GitRepo mine = withOrigin();
     StringBuilder many = new StringBuilder();
-    for (int i = 0; i < 400; i++) { // ~24 KiB of url.* entries: over ConfigListings.STEERING_MAX_BYTES
+    for (int i = 0; i < 400; i++) { // ~24,000 characters of url.* entries: over ConfigListings.STEERING_MAX_CHARS
       many.append("[url \"https://mirror-").append(i).append(".example.com/some/path/\"]\n\tinsteadOf = https://h")
           .append(i).append(".example.com/\n");
     }

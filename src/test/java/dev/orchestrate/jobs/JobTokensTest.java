@@ -72,7 +72,7 @@ class JobTokensTest {
         if (agent != null) {
           agent.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
         }
-        agent = execed(new ProcessBuilder("setsid", "sleep", "30").start());
+        agent = leading(execed(new ProcessBuilder("setsid", "sleep", "30").start()));
       } while (JobProcesses.startTicks(Path.of("/proc", Long.toString(agent.pid()))) <= olderStart
           && System.nanoTime() < deadline);
       later = sleeper(token);
@@ -132,6 +132,26 @@ class JobTokensTest {
       Thread.sleep(1);
     }
     return p;
+  }
+
+  /**
+   * {@code p}, started by {@code setsid}, once it leads its own session: the setsid program's
+   * environment is readable before it has called setsid(2), and a scan then saw the agent in the
+   * test JVM's session (a suite run under load failed "the agent's session" so). An agent at its
+   * end is long past that point.
+   */
+  private static Process leading(Process p) throws Exception {
+    Path stat = Path.of("/proc", Long.toString(p.pid()), "stat");
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    while (true) {
+      byte[] bytes = Files.readAllBytes(stat);
+      long[] fields = JobProcesses.parseStat(bytes, bytes.length);
+      if (fields != null && fields[0] == p.pid()) {
+        return p;
+      }
+      assertTrue(p.isAlive() && System.nanoTime() < deadline, "the process never led its own session");
+      Thread.sleep(1);
+    }
   }
 
   private static boolean found(JobProcesses processes, Process p) {

@@ -7,9 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 44's provider-limit scenarios that wait for a stated reset or a pause, with the real Claude
@@ -23,31 +21,21 @@ import org.junit.jupiter.api.io.TempDir;
  *   over), and {@code agents --json} shows the pause while it lasts.</li>
  * </ul>
  */
-class ProviderLimitPausesIT {
-  @TempDir
-  Path dir;
-
-  private ProviderLimitRuns runs;
-
-  @BeforeEach
-  void runs() {
-    runs = new ProviderLimitRuns(dir);
-  }
-
+class ProviderLimitPausesIT extends ProviderLimitRuns {
   @Test
   void a_subscription_limit_met_by_four_jobs_waits_for_its_stated_reset_and_every_item_ends_done()
       throws Exception {
     Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
-    runs.project(claude, "wait", 5);
+    project(claude, "wait", 5);
     try (FakeAnthropic model = new FakeAnthropic()) {
       model.mode = FakeAnthropic.Mode.USAGE_LIMIT;
       model.retryAfterSeconds = 5 * 3600; // as a real five-hour limit says: Claude Code gives up at once
       model.answerFirst = 2;
       model.limitSeconds = 15;
-      ProviderLimitRuns.Ran ran = runs.run(model, true);
+      Ran ran = run(model, true);
 
-      runs.everyItemDoneNothingCounted(ran, 5);
-      assertEquals(1, ProviderLimitRuns.waves(model.refusedAt).size(),
+      everyItemDoneNothingCounted(ran, 5);
+      assertEquals(1, waves(model.refusedAt).size(),
           "the stated reset is waited for: nothing asked before it");
       long reset = model.resetsAt * 1000;
       long firstAfter = model.answeredAt.stream().filter(t -> t >= model.limitOpenedAt).min(Long::compare)
@@ -64,26 +52,26 @@ class ProviderLimitPausesIT {
   void a_run_started_after_a_pause_ended_starts_at_once_and_agents_shows_the_pause_while_it_lasts()
       throws Exception {
     Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
-    runs.project(claude, "halt", 1);
+    project(claude, "halt", 1);
     try (FakeAnthropic model = new FakeAnthropic()) {
       model.mode = FakeAnthropic.Mode.USAGE_LIMIT;
       model.retryAfterSeconds = 5 * 3600; // as a real five-hour limit says: Claude Code gives up at once
       model.limitSeconds = 20;
-      ProviderLimitRuns.Ran first = runs.run(model, false);
+      Ran first = run(model, false);
       assertEquals(0, first.exit(), first.err());
       assertEquals("usage_limit", first.report().path("halt_reason").asText(), first.report().toString());
       assertTrue(first.report().path("halt_detail").asText().contains("run again after "), first.report().toString());
 
-      JsonNode agents = runs.json(model, "agents", "--json");
+      JsonNode agents = json(model, "agents", "--json");
       JsonNode pause = agents.path("agents").get(0).path("pause");
       assertEquals("usage_limit", pause.path("kind").asText(), agents.toString());
       Instant until = Instant.parse(pause.path("until").asText());
       assertTrue(until.isBefore(Instant.now().plusSeconds(40)), "the first backoff (30 s ±20 %): " + until);
 
       Thread.sleep(Math.max(0, Duration.between(Instant.now(), until).toMillis()) + 1000);
-      ProviderLimitRuns.Ran second = runs.run(model, false);
-      runs.everyItemDoneNothingCounted(second, 1);
-      assertTrue(runs.json(model, "agents", "--json").path("agents").get(0).path("pause").isNull(),
+      Ran second = run(model, false);
+      everyItemDoneNothingCounted(second, 1);
+      assertTrue(json(model, "agents", "--json").path("agents").get(0).path("pause").isNull(),
           "the pause is over once the profile worked");
     }
   }

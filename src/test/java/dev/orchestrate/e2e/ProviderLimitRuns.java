@@ -11,20 +11,18 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What the provider-limit scenarios share ({@link ProviderLimitScenariosIT}, {@link ProviderLimitPausesIT}):
+ * What the provider-limit scenarios share, as their base class ({@link ProviderLimitScenariosIT}, {@link ProviderLimitPausesIT}):
  * a project of one-phase items for the real Claude Code CLI, the run through the launcher with the
  * CLI's environment pointed at a {@link FakeAnthropic}, and what every scenario checks of its end.
  */
-final class ProviderLimitRuns {
+abstract class ProviderLimitRuns {
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private final Path dir;
-
-  ProviderLimitRuns(Path dir) {
-    this.dir = dir;
-  }
+  @TempDir
+  Path dir;
 
   void project(Path claude, String onUsageLimit, int items) throws Exception {
     Files.writeString(dir.resolve("orchestrate.yaml"), """

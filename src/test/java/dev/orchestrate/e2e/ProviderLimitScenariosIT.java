@@ -7,9 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Issue 44's provider-limit scenarios with the real Claude Code CLI (pinned, from the npm registry)
@@ -26,21 +24,11 @@ import org.junit.jupiter.api.io.TempDir;
  * The scenarios with a stated reset or a pause to wait for are {@link ProviderLimitPausesIT}: the
  * two classes are of a length, so that the end-to-end JVMs share them out evenly.
  */
-class ProviderLimitScenariosIT {
-  @TempDir
-  Path dir;
-
-  private ProviderLimitRuns runs;
-
-  @BeforeEach
-  void runs() {
-    runs = new ProviderLimitRuns(dir);
-  }
-
+class ProviderLimitScenariosIT extends ProviderLimitRuns {
   @Test
   void an_api_key_limit_of_60_s_met_by_four_jobs_ends_with_every_item_done_within_the_backoff() throws Exception {
     Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
-    runs.project(claude, "wait", 6);
+    project(claude, "wait", 6);
     try (FakeAnthropic model = new FakeAnthropic()) {
       model.mode = FakeAnthropic.Mode.USAGE_LIMIT;
       model.retryAfterSeconds = 5 * 3600; // as a real five-hour limit says: Claude Code gives up at once
@@ -50,10 +38,10 @@ class ProviderLimitScenariosIT {
       // jitter put the second probe either side of the lift, and a third wave made this one
       // scenario 100 or 240 s by chance: the suite's widest spread.
       model.limitSeconds = 60;
-      ProviderLimitRuns.Ran ran = runs.run(model, false);
+      Ran ran = run(model, false);
 
-      runs.everyItemDoneNothingCounted(ran, 6);
-      List<List<Long>> waves = ProviderLimitRuns.waves(model.refusedAt);
+      everyItemDoneNothingCounted(ran, 6);
+      List<List<Long>> waves = waves(model.refusedAt);
       assertTrue(waves.size() >= 1 && waves.size() <= 3, "refusals in " + waves.size() + " waves: " + waves);
       // Claude Code with an API key says no reset: the pause ends by the backoff, 30 s then 60 s
       // (±20 %) a strike, and a strike is a wave, not a job (issue 44: four jobs refused together
@@ -74,17 +62,17 @@ class ProviderLimitScenariosIT {
   @Test
   void a_529_result_is_rate_limited_not_counted_and_the_item_is_done() throws Exception {
     Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
-    runs.project(claude, "halt", 1);
+    project(claude, "halt", 1);
     try (FakeAnthropic model = new FakeAnthropic()) {
       model.mode = FakeAnthropic.Mode.OVERLOADED;
       model.noRetry = true; // x-should-retry: false: Claude Code gives up at once, "API Error: 529 …"
       model.failFirst = 1;
-      ProviderLimitRuns.Ran ran = runs.run(model, false);
+      Ran ran = run(model, false);
 
       assertEquals(0, ran.exit(), ran.err());
       assertEquals("all_done", ran.report().path("halt_reason").asText(), "a 529 is no usage limit: " + ran.report());
       List<String> classes = new ArrayList<>();
-      for (JsonNode job : runs.json(model, "jobs", "--json").path("jobs")) {
+      for (JsonNode job : json(model, "jobs", "--json").path("jobs")) {
         classes.add(job.path("outcome").asText());
       }
       assertTrue(classes.contains("rate_limited") && classes.contains("succeeded"), classes.toString());

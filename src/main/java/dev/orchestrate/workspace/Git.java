@@ -336,7 +336,9 @@ public final class Git {
     }
     List<ConfigListings.Setting> settings = ConfigListings.parse(config.out());
     Map<String, String> neutral = ConfigListings.overrides(settings, textMerge());
-    String steering = ConfigListings.steering(config.out());
+    // only from a listing git finished: one that failed without a word may be cut short, and an
+    // empty steering pinned at a run's start would refuse every later fetch as a change
+    String steering = config.ok() ? ConfigListings.steering(config.out()) : null;
     if (place != null) {
       listings.keep(place, before, settings, neutral, steering, () -> spawn(dir, base,
           List.of("config", "--system", "--show-origin", "--null", "--list"), listingLimit()));

@@ -152,6 +152,43 @@ class SharedRemoteTest {
   }
 
   @Test
+  void a_listing_that_failed_without_a_word_gives_no_steering_entries_and_git_is_asked() throws Exception {
+    GitRepo mine = withOrigin();
+    Path failing = dir.resolve("listing-fails");
+    Path script = dir.resolve("silent-git");
+    // the configuration listing exits 1 with nothing on stderr while the marker is there
+    Files.writeString(script, "#!/bin/sh\ncase \"$*\" in *--show-scope*) [ -e '" + failing
+        + "' ] && exit 1;; esac\nexec '" + Git.resolve("git", System.getenv("PATH")) + "' \"$@\"\n");
+    Files.setPosixFilePermissions(script, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+    java.util.concurrent.atomic.AtomicReference<java.time.Instant> now = new java.util.concurrent.atomic.AtomicReference<>(
+        java.time.Instant.now().plus(java.time.Duration.ofHours(1)));
+    java.time.Clock clock = new java.time.Clock() {
+      @Override
+      public java.time.ZoneId getZone() {
+        return java.time.ZoneOffset.UTC;
+      }
+
+      @Override
+      public java.time.Clock withZone(java.time.ZoneId zone) {
+        return this;
+      }
+
+      @Override
+      public java.time.Instant instant() {
+        return now.get();
+      }
+    };
+    Git git = new Git(script.toString(), Git.DEFAULT_TIMEOUT, clock);
+    Repository repository = Repository.discover(git, mine.dir, "main");
+    Files.writeString(failing, "");
+    SharedRemote remote = SharedRemote.pin(git, repository, "origin");
+    Files.delete(failing);
+    now.set(now.get().plus(ConfigListings.MAX_AGE).plusSeconds(1)); // the next command lists afresh
+    remote.publish("A", mine.head("HEAD"), null); // not refused: nothing changed
+    assertEquals(mine.head("HEAD"), onOrigin(mine, "refs/orchestrate/A"));
+  }
+
+  @Test
   void a_steering_configuration_too_large_to_keep_is_read_from_git_and_still_checked() throws Exception {
     GitRepo mine = withOrigin();
     StringBuilder many = new StringBuilder();

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.orchestrate.workspace.GitRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -37,18 +38,18 @@ class GitProcessesPerPhaseIT {
   static final int MAX_COMMANDS_PER_PHASE = 12;
   /**
    * The configuration check among them (30.5 a phase when it listed before every command, 0.6
-   * measured): a kept listing lasts 2 s at most, so a slow machine lists a little more.
+   * measured): a kept listing lasts 2 s at most, so a run lists about once more each 2 s it takes
+   * whatever its phases do; {@link #listingsAllowed} adds those.
    */
   static final int MAX_LISTINGS_PER_PHASE = 2;
-  /**
-   * Every git process of a phase, its integration and its worktree's removal included (14.1 measured
-   * with the serial loop, 17.6 and 17.8 with worktrees and landings on workers, 14.8 since the phase
-   * commit after an inspection needs no reset and no rev-parse and a rebase's tip and landed jobs
-   * are one log): the two bounds above together. It was 16 once, and a loaded machine (three test
-   * JVMs at a load of 7) listed 14 times in 10 phases beside 147 commands: 161, one over 160,
-   * with each of its two parts within its own bound.
+  /*
+   * Every git process of a phase, its integration and its worktree's removal included, was 14.1
+   * measured with the serial loop, 17.6 and 17.8 with worktrees and landings on workers, 14.8 since
+   * the phase commit after an inspection needs no reset and no rev-parse and a rebase's tip and
+   * landed jobs are one log: the two bounds above together, 14, under the issue's 15 on a quiet
+   * machine. Their sum is no bound of its own: a loaded machine (three test JVMs at a load of 7)
+   * listed 14 times in 10 phases beside 147 commands, 161, with each part within its own bound.
    */
-  static final int MAX_PER_PHASE = MAX_COMMANDS_PER_PHASE + MAX_LISTINGS_PER_PHASE;
 
   /**
    * The same with {@code execution.landing: remote}: each phase commit pushed to the remote, the
@@ -59,6 +60,12 @@ class GitProcessesPerPhaseIT {
    */
   static final int MAX_REMOTE_COMMANDS_PER_PHASE = 22;
 
+  /** {@code ConfigListings.MAX_AGE} (package-private in {@code workspace}): how long a kept listing is used at most. */
+  static final Duration LISTING_MAX_AGE = Duration.ofSeconds(2);
+
+  /** How long the last {@link #run} took, from the launch to its end. */
+  private Duration wall;
+
   @TempDir
   Path dir;
 
@@ -67,9 +74,8 @@ class GitProcessesPerPhaseIT {
     List<String> started = run(false);
     long listings = listings(started);
     String summary = summary(started, listings);
-    assertTrue(started.size() <= (long) MAX_PER_PHASE * ITEMS, summary);
     assertTrue(started.size() - listings <= (long) MAX_COMMANDS_PER_PHASE * ITEMS, summary);
-    assertTrue(listings <= (long) MAX_LISTINGS_PER_PHASE * ITEMS, summary);
+    assertTrue(listings <= listingsAllowed(), summary);
   }
 
   @Test
@@ -82,7 +88,19 @@ class GitProcessesPerPhaseIT {
         "each phase pushed and landed: "
             + summary);
     assertTrue(started.size() - listings <= (long) MAX_REMOTE_COMMANDS_PER_PHASE * ITEMS, summary);
-    assertTrue(listings <= (long) MAX_LISTINGS_PER_PHASE * ITEMS, summary);
+    assertTrue(listings <= listingsAllowed(), summary);
+  }
+
+  /**
+   * {@link #MAX_LISTINGS_PER_PHASE} a phase, and one more for each {@link
+   * #LISTING_MAX_AGE} the run took: the kept listing's age limit makes listings follow the
+   * wall time, so a loaded machine lists more for the same phases (CI, three test JVMs busy: 22 in
+   * a remote run of 10 phases, 2026-11-30). A listing before every command is still about ten a
+   * phase, far over either part.
+   */
+  private long listingsAllowed() {
+    long windows = (wall.toMillis() + LISTING_MAX_AGE.toMillis() - 1) / LISTING_MAX_AGE.toMillis();
+    return (long) MAX_LISTINGS_PER_PHASE * ITEMS + windows;
   }
 
   private static long listings(List<String> started) {
@@ -127,8 +145,10 @@ class GitProcessesPerPhaseIT {
     ProcessBuilder pb = Launcher.builder(repo.dir, "run", "--no-live");
     pb.environment().put("PATH", bin + java.io.File.pathSeparator + System.getenv("PATH"));
     pb.redirectErrorStream(true).redirectOutput(dir.resolve("run.out").toFile());
+    long started = System.nanoTime();
     Process run = pb.start();
     assertTrue(run.waitFor(5, TimeUnit.MINUTES), "the run ended");
+    wall = Duration.ofNanos(System.nanoTime() - started);
     String out = Files.readString(dir.resolve("run.out"));
     assertEquals(0, run.exitValue(), out);
     assertTrue(out.contains(ITEMS + " done"), out);

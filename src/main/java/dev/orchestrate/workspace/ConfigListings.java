@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
@@ -244,13 +243,21 @@ final class ConfigListings {
   }
 
   /**
-   * The {@link #steering} entries of the listing kept for exactly {@code place} while every file it
-   * read is as it was (never another place's): empty when it had too many to keep them; null when
-   * no such listing is kept.
+   * What {@link #steering(Git.Place)} found. {@code kept}: a listing is kept for the place and
+   * usable; {@code entries}: its {@link #steering} entries, null when it had more than {@link
+   * #STEERING_MAX_CHARS} characters of them (or when nothing is kept).
    */
-  synchronized Optional<String> steering(Git.Place place) {
+  record KeptSteering(boolean kept, String entries) {
+    static final KeptSteering NONE = new KeptSteering(false, null);
+  }
+
+  /**
+   * The {@link #steering} entries of the listing kept for exactly {@code place} while every file it
+   * read is as it was (never another place's).
+   */
+  synchronized KeptSteering steering(Git.Place place) {
     Kept k = kept.get(place);
-    return k != null && usable(k) ? Optional.ofNullable(k.steering()) : null;
+    return k != null && usable(k) ? new KeptSteering(true, k.steering()) : KeptSteering.NONE;
   }
 
   /**

@@ -362,8 +362,8 @@ public final class Git {
    *                      is too large to read in full
    */
   String steering(Place place, String remote) {
-    Optional<String> kept = listings.steering(place);
-    String entries = kept != null ? kept.orElse(null)
+    ConfigListings.KeptSteering kept = listings.steering(place);
+    String entries = kept.kept() ? kept.entries()
         : listed(place.dir(), place, new LinkedHashMap<>(environment(place))).steering();
     if (entries == null) {
       return null;

@@ -78,6 +78,12 @@ final class RefFiles {
     return tips(commonDir, List.of(ref)).getOrDefault(ref, Optional.empty()).orElse(null);
   }
 
+  /** Whether the files say for certain that {@code ref} does not exist (false when git must say). */
+  static boolean absent(Path commonDir, String ref) {
+    Optional<String> tip = tips(commonDir, List.of(ref)).get(ref);
+    return tip != null && tip.isEmpty();
+  }
+
   /**
    * The full ref name {@code gitDir}'s {@code HEAD} is on, read from its file when it holds exactly
    * {@code ref: <name>} and a newline, with a plain name; null when git must say (detached, a

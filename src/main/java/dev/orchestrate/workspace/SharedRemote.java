@@ -4,7 +4,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.function.UnaryOperator;
 
 /**
@@ -175,7 +174,7 @@ public final class SharedRemote {
       git.run(checkout, "update-ref", "-d", ref);
       // what fetchItem kept of another runner's work: usually never fetched, and then no process to delete it
       String fetched = "refs/orchestrate-remote/" + itemId;
-      if (!RefFiles.tips(checkout.commonDir(), List.of(fetched)).getOrDefault(fetched, Optional.of("")).isEmpty()) {
+      if (!RefFiles.absent(checkout.commonDir(), fetched)) {
         git.run(checkout, "update-ref", "-d", fetched);
       }
       List<String> args = List.of("push", "--porcelain", "--quiet", "--receive-pack=git-receive-pack", "--no-verify",

@@ -99,6 +99,8 @@ class RefFilesTest {
     assertFalse(Files.exists(common.resolve("refs/heads/feature")), "the ref is packed");
     List<String> refs = List.of("refs/heads/main", "refs/heads/feature", "refs/heads/missing");
     assertEquals(3, RefFiles.tips(common, refs).size(), "packed refs of loose commits are read");
+    assertTrue(RefFiles.absent(common, "refs/heads/missing"), "in neither the loose nor the packed refs");
+    assertFalse(RefFiles.absent(common, "refs/heads/feature"), "packed");
     assertEquals(gitSays(refs), git.tips(place, refs));
     assertEquals(List.of(), commands());
 
@@ -139,6 +141,9 @@ class RefFilesTest {
     Map<String, Optional<String>> read = assertTimeoutPreemptively(Duration.ofSeconds(20),
         () -> RefFiles.tips(common, refs));
     assertEquals(Map.of(), read, "nothing in doubt is answered from the files");
+    for (String ref : refs) {
+      assertFalse(RefFiles.absent(common, ref), ref + " is in doubt, not absent");
+    }
     assertNull(git.commit(place, "refs/heads/blob"), "git peels a blob to no commit, as before");
     assertEquals(main, git.commit(place, "refs/heads/tag"), "git peels the tag to its commit");
     assertEquals(main, git.commit(place, "refs/heads/symbolic"));

@@ -77,6 +77,16 @@ public interface ItemLeases {
    */
   Optional<ItemState> claim(String itemId, int wipLimit);
 
+  /**
+   * Whether the last claim that was refused found, read again without a lock, its item free (or
+   * this runner's) and within the WIP limit it was asked under: a claim never waits for a row, so
+   * another runner's write of the item at that moment refuses it too, and that refusal says nothing
+   * about who holds the item or how full the WIP is. A run then reads again rather than halting on it.
+   */
+  default boolean refusalWasTransient() {
+    return false;
+  }
+
   /** Releases the item, if this runner holds it. */
   void release(String itemId);
 

@@ -106,7 +106,8 @@ final class Claims {
 
   /**
    * Whether this round's claims contradicted the picture it was decided on: an item found changed,
-   * or a claim refused that was not refused in the round before. A refresh reads the leases before
+   * a claim refused only by another runner's write of its row at that moment ({@link
+   * ItemLeases#refusalWasTransient}), or a claim refused that was not refused in the round before. A refresh reads the leases before
    * the items, so an item another runner takes in between looks free here, and its claim is
    * refused: the run must read again rather than halt. The same refusal once more after a fresh
    * read is not news: the claim's WIP check across all runners (in-progress items nobody holds,
@@ -122,6 +123,23 @@ final class Claims {
       }
     }
     return false;
+  }
+
+  /**
+   * What a shared runner's halt for want of work was decided on, for its log: the remaining items,
+   * how many other runners hold, and the claims refused in this round and the one before.
+   */
+  String haltPicture(List<String> remaining) {
+    int held = 0;
+    for (String id : remaining) {
+      if (elsewhere.contains(id)) {
+        held++;
+      }
+    }
+    List<String> again = refused.stream().filter(refusedBefore::contains).sorted().toList();
+    return remaining.size() + " item(s) remain, " + held + " held by other runners, claims refused twice: "
+        + (again.isEmpty() ? "none" : String.join(", ", again.subList(0, Math.min(10, again.size())))
+            + (again.size() > 10 ? " and " + (again.size() - 10) + " more" : ""));
   }
 
   /** Releases every item this runner holds (the end of its run). */
@@ -165,6 +183,8 @@ final class Claims {
     Optional<ItemState> fresh = leases.claim(id, wipLimit);
     if (fresh.isEmpty()) {
       refused.add(id);
+      // refused for a row lock of a write beside it, the item free: no picture to halt on
+      changed |= leases.refusalWasTransient();
       stale = true;
       return false;
     }

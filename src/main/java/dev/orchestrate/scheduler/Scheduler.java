@@ -384,6 +384,9 @@ public final class Scheduler {
       // before the items (and both before the claims), so what looks like nothing left for
       // this runner may be items another runner took meanwhile. Wait and read again instead.
       if (!claims.contradicted()) {
+        if (claims.shared()) {
+          log.info("nothing left that this runner can take: {}", claims.haltPicture(s.remaining()));
+        }
         return HaltReason.WAITING_ON_BLOCKED;
       }
     }

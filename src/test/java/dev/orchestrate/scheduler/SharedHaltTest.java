@@ -84,6 +84,87 @@ class SharedHaltTest {
     }
   }
 
+  @Test
+  @Timeout(60)
+  void claims_refused_only_by_row_locks_of_writes_beside_them_round_after_round_never_halt_the_run() {
+    Config base = config(agent(Path.of("unused.sh")), 0, ONE_PHASE);
+    Config config = base.withExecution(base.execution().withMaxWip(2).withMaxConcurrent(2));
+    try (StateStore store = TestStores.open(dir.resolve("state"));
+        InProcessLauncher launcher = InProcessLauncher.succeeding()) {
+      RowsBusy leases = new RowsBusy(store.items(), 3);
+      RunReport report = Scheduler.builder(store.items(), config,
+          new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"), item("B"), item("C"))),
+          dir.resolve("state/jobs"), launcher, Clock.systemUTC()).leases(leases).build().run(RunOptions.cap(100));
+
+      // The same claims refused in rounds in a row, after fresh reads, nobody holding anything: the
+      // picture a halt on a full WIP is decided on, but each refusal was a row lock of a moment.
+      assertEquals(HaltReason.ALL_DONE, report.haltReason(), report.toString());
+      assertEquals(3, report.done());
+      assertTrue(leases.refusedTransiently >= 3, "the first claims were refused: " + leases.refusedTransiently);
+    }
+  }
+
+  /** Leases whose first {@code busy} claims of each item find its row locked by a write beside them. */
+  private static final class RowsBusy implements ItemLeases {
+    private final StateRepository store;
+    private final int busy;
+    private final java.util.Map<String, Integer> tries = new java.util.HashMap<>();
+    private final Set<String> held = new HashSet<>();
+    private boolean lastTransient;
+    int refusedTransiently;
+
+    RowsBusy(StateRepository store, int busy) {
+      this.store = store;
+      this.busy = busy;
+    }
+
+    @Override
+    public boolean shared() {
+      return true;
+    }
+
+    @Override
+    public String runnerId() {
+      return "host:1:0";
+    }
+
+    @Override
+    public Refresh refresh() {
+      return Refresh.NONE;
+    }
+
+    @Override
+    public boolean holds(String itemId) {
+      return held.contains(itemId);
+    }
+
+    @Override
+    public Optional<ItemState> claim(String itemId, int wipLimit) {
+      lastTransient = tries.merge(itemId, 1, Integer::sum) <= busy;
+      if (lastTransient) {
+        refusedTransiently++;
+        return Optional.empty();
+      }
+      held.add(itemId);
+      return store.item(itemId);
+    }
+
+    @Override
+    public boolean refusalWasTransient() {
+      return lastTransient;
+    }
+
+    @Override
+    public void release(String itemId) {
+      held.remove(itemId);
+    }
+
+    @Override
+    public void releaseAll() {
+      held.clear();
+    }
+  }
+
   /** Leases whose promotions the WIP across runners always refuses; nobody else holds anything. */
   private static final class WipFull implements ItemLeases {
     private final StateRepository store;

@@ -38,6 +38,10 @@ import java.util.Set;
 final class SqlItemLeases implements ItemLeases {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SqlItemLeases.class);
   /** Frees every item the runner given as the parameter holds (its end, or its take-over). */
+  /** A claim's condition under {@code max_wip}: fewer other items in progress (or being promoted) than the limit. */
+  private static final String WIP_BELOW = """
+      AND (SELECT count(*) FROM items o WHERE o.id <> i.id AND o.in_backlog = 1
+           AND (o.status = 'in_progress' OR (o.status = 'ready' AND o.lease_owner IS NOT NULL))) < ?""";
   private static final String FREE_ITEMS_OF_RUNNER = "UPDATE items SET lease_owner = NULL, version = version + 1 WHERE lease_owner = ?";
 
   private final Jdbc jdbc;
@@ -48,6 +52,8 @@ final class SqlItemLeases implements ItemLeases {
   private final String now;
   /** Item id → the version this runner last read or wrote, for the items it holds. */
   private final Map<String, Long> held = new HashMap<>();
+  /** What {@link #refusalWasTransient} says of the last claim. */
+  private boolean lastRefusalTransient;
 
   SqlItemLeases(Jdbc jdbc, String runnerId, String host, Duration timeout) {
     this.jdbc = jdbc;
@@ -132,9 +138,7 @@ final class SqlItemLeases implements ItemLeases {
 
   @Override
   public Optional<ItemState> claim(String itemId, int wipLimit) {
-    String wip = wipLimit <= 0 ? "" : """
-        AND (SELECT count(*) FROM items o WHERE o.id <> i.id AND o.in_backlog = 1
-             AND (o.status = 'in_progress' OR (o.status = 'ready' AND o.lease_owner IS NOT NULL))) < ?""";
+    String wip = wipLimit <= 0 ? "" : WIP_BELOW;
     String sql = """
         UPDATE items SET lease_owner = ?, version = version + 1
         WHERE id = (SELECT i.id FROM items i WHERE i.id = ? AND (i.lease_owner IS NULL OR i.lease_owner = ?)"""
@@ -148,6 +152,11 @@ final class SqlItemLeases implements ItemLeases {
     Optional<Claimed> claimed = jdbc.inRowTransaction(wipLimit > 0, () -> jdbc.queryOne(sql,
         rs -> new Claimed(StateRows.item(rs), rs.getLong("version")), params));
     claimed.ifPresent(c -> held.put(itemId, c.version()));
+    // Refused: was it the item, the WIP, or only a row lock of another runner's write at that moment?
+    lastRefusalTransient = claimed.isEmpty() && jdbc.queryLong("SELECT count(*) FROM items i WHERE i.id = ?"
+        + " AND (i.lease_owner IS NULL OR i.lease_owner = ?)" + wip,
+        wipLimit <= 0 ? new Object[] {itemId, me}
+            : new Object[] {itemId, me, wipLimit}) > 0;
     // src/bench/multirunner.sh reads these lines for the claim latency
     LOG.debug("claim {} {} in {} us", itemId, claimed.isPresent() ? "taken" : "refused",
         (System.nanoTime() - start) / 1_000);
@@ -155,6 +164,11 @@ final class SqlItemLeases implements ItemLeases {
   }
 
   private record Claimed(ItemState item, long version) {
+  }
+
+  @Override
+  public boolean refusalWasTransient() {
+    return lastRefusalTransient;
   }
 
   @Override

@@ -238,6 +238,40 @@ class ItemLeasesTest {
         "claimed again where it was, to re-run its phase");
   }
 
+  /**
+   * A claim never waits for a row: another runner's write of the item at that moment refuses it as
+   * surely as a lease does. Only the lease (or a full WIP) is a refusal a run may halt on; the row
+   * lock is said to be transient, so that the run reads again (a runner of {@code MultiRunnerIT}
+   * once halted {@code waiting_on_blocked} at its start with every item left and none held).
+   */
+  @Test
+  void a_claim_refused_only_by_a_row_lock_of_a_write_beside_it_is_transient_and_a_lease_or_a_full_wip_is_not()
+      throws Exception {
+    Runner a = runner();
+    Runner b = runner();
+    a.store().items().sync(List.of(item("A", InitialStatus.READY), item("B", InitialStatus.READY),
+        item("C", InitialStatus.READY)), T0);
+    try (java.sql.Connection other = EmbeddedPostgresServer.connect();
+        java.sql.Statement st = other.createStatement()) {
+      st.execute("SET search_path TO \"" + schema + "\"");
+      other.setAutoCommit(false);
+      st.execute("SELECT 1 FROM items WHERE id = 'A' FOR UPDATE"); // a write of A in progress
+      assertEquals(Optional.empty(), b.leases().claim("A", 0), "a locked row is skipped, never waited for");
+      assertTrue(b.leases().refusalWasTransient(), "A is free: only its row was locked");
+      assertEquals(Optional.empty(), b.leases().claim("A", 3));
+      assertTrue(b.leases().refusalWasTransient(), "free and the WIP empty");
+      other.rollback();
+    }
+    assertTrue(b.leases().claim("A", 0).isPresent(), "the lock gone, the claim goes through");
+    assertFalse(b.leases().refusalWasTransient());
+
+    assertEquals(Optional.empty(), a.leases().claim("A", 0));
+    assertFalse(a.leases().refusalWasTransient(), "held by b: a refusal to halt on");
+    assertTrue(b.leases().claim("B", 3).isPresent());
+    assertEquals(Optional.empty(), a.leases().claim("C", 2), "A and B being promoted: the WIP of 2 is full");
+    assertFalse(a.leases().refusalWasTransient(), "a full WIP: a refusal to halt on");
+  }
+
   @Test
   void max_wip_holds_across_runners_and_an_item_being_promoted_counts() {
     Runner a = runner();

@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The night, compressed (issue 28): 40 items of two phases at 4 concurrent, through the real
  * launcher, with an agent that speaks Claude Code's stream-json (the claude preset) and whose
- * "provider" reaches its usage limit after 10 phases and resets 20 s later. With {@code wait} every
+ * "provider" reaches its usage limit after 10 phases and resets 8 s later. With {@code wait} every
  * item ends done, none blocked, no limited attempt counted, and the pause shows in
  * {@code status --json} while it lasts; with {@code halt} the run halts with {@code usage_limit}
  * (exit 0) and a second run after the reset finishes the work.
@@ -30,7 +30,7 @@ class ProviderLimitNightIT {
   Path dir;
 
   /**
-   * The agent: the first 10 calls succeed; then, until the reset (20 s after the first refusal),
+   * The agent: the first 10 calls succeed; then, until the reset (8 s after the first refusal: the pause is that plus orchestrate's 30-s margin, so a shorter reset is a shorter test),
    * every call gets the subscription's limit message with the reset as a rate_limit_event; after
    * it, every call succeeds. A lock directory serialises the counter between concurrent agents.
    */
@@ -50,7 +50,7 @@ class ProviderLimitNightIT {
             until mkdir "$state/lock" 2>/dev/null; do sleep 0.01; done
             n=$(( $(cat "$state/calls" 2>/dev/null || echo 0) + 1 )); echo $n > "$state/calls"
             now=$(date +%%s)
-            if [ $n -gt 10 ] && [ ! -f "$state/reset" ]; then echo $(( now + 20 )) > "$state/reset"; fi
+            if [ $n -gt 10 ] && [ ! -f "$state/reset" ]; then echo $(( now + 8 )) > "$state/reset"; fi
             reset=$(cat "$state/reset" 2>/dev/null || echo 0)
             rmdir "$state/lock"
             echo '{"type":"system","subtype":"init","session_id":"s-'$n'"}'

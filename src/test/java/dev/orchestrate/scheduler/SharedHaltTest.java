@@ -105,37 +105,15 @@ class SharedHaltTest {
   }
 
   /** Leases whose first {@code busy} claims of each item find its row locked by a write beside them. */
-  private static final class RowsBusy implements ItemLeases {
-    private final StateRepository store;
+  private static final class RowsBusy extends OneRunnersLeases {
     private final int busy;
     private final java.util.Map<String, Integer> tries = new java.util.HashMap<>();
-    private final Set<String> held = new HashSet<>();
     private boolean lastTransient;
     int refusedTransiently;
 
     RowsBusy(StateRepository store, int busy) {
-      this.store = store;
+      super(store);
       this.busy = busy;
-    }
-
-    @Override
-    public boolean shared() {
-      return true;
-    }
-
-    @Override
-    public String runnerId() {
-      return "host:1:0";
-    }
-
-    @Override
-    public Refresh refresh() {
-      return Refresh.NONE;
-    }
-
-    @Override
-    public boolean holds(String itemId) {
-      return held.contains(itemId);
     }
 
     @Override
@@ -153,25 +131,14 @@ class SharedHaltTest {
     public boolean refusalWasTransient() {
       return lastTransient;
     }
-
-    @Override
-    public void release(String itemId) {
-      held.remove(itemId);
-    }
-
-    @Override
-    public void releaseAll() {
-      held.clear();
-    }
   }
 
-  /** Leases whose promotions the WIP across runners always refuses; nobody else holds anything. */
-  private static final class WipFull implements ItemLeases {
-    private final StateRepository store;
-    private final Set<String> held = new HashSet<>();
-    int promotionsRefused;
+  /** The leases of the runner under test, nobody else holding anything unless a subclass says so. */
+  private abstract static class OneRunnersLeases implements ItemLeases {
+    final StateRepository store;
+    final Set<String> held = new HashSet<>();
 
-    WipFull(StateRepository store) {
+    OneRunnersLeases(StateRepository store) {
       this.store = store;
     }
 
@@ -196,16 +163,6 @@ class SharedHaltTest {
     }
 
     @Override
-    public Optional<ItemState> claim(String itemId, int wipLimit) {
-      if (wipLimit > 0) {
-        promotionsRefused++;
-        return Optional.empty();
-      }
-      held.add(itemId);
-      return store.item(itemId);
-    }
-
-    @Override
     public void release(String itemId) {
       held.remove(itemId);
     }
@@ -216,6 +173,25 @@ class SharedHaltTest {
     }
   }
 
+  /** Leases whose promotions the WIP across runners always refuses; nobody else holds anything. */
+  private static final class WipFull extends OneRunnersLeases {
+    int promotionsRefused;
+
+    WipFull(StateRepository store) {
+      super(store);
+    }
+
+    @Override
+    public Optional<ItemState> claim(String itemId, int wipLimit) {
+      if (wipLimit > 0) {
+        promotionsRefused++;
+        return Optional.empty();
+      }
+      held.add(itemId);
+      return store.item(itemId);
+    }
+  }
+
   /**
    * The leases of the runner under test, and another runner that works on {@code theirs} in the
    * same state: it advances them (new → ready, left free) just before this runner's first claim,
@@ -223,26 +199,14 @@ class SharedHaltTest {
    * that follows it (the window between the two reads of a refresh), and finishes them before the
    * refresh after that.
    */
-  private static final class AnotherRunner implements ItemLeases {
-    private final StateRepository store;
+  private static final class AnotherRunner extends OneRunnersLeases {
     private final List<String> theirs;
-    private final Set<String> held = new HashSet<>();
     private final Set<String> heldByOther = new HashSet<>();
     final List<String> moves = new ArrayList<>();
 
     AnotherRunner(StateRepository store, List<String> theirs) {
-      this.store = store;
+      super(store);
       this.theirs = theirs;
-    }
-
-    @Override
-    public boolean shared() {
-      return true;
-    }
-
-    @Override
-    public String runnerId() {
-      return "host:1:0";
     }
 
     @Override
@@ -267,11 +231,6 @@ class SharedHaltTest {
     }
 
     @Override
-    public boolean holds(String itemId) {
-      return held.contains(itemId);
-    }
-
-    @Override
     public Optional<ItemState> claim(String itemId, int wipLimit) {
       if (moves.isEmpty()) {
         for (String id : theirs) { // the other runner was first: the items changed since this one read them
@@ -284,16 +243,6 @@ class SharedHaltTest {
       }
       held.add(itemId);
       return store.item(itemId);
-    }
-
-    @Override
-    public void release(String itemId) {
-      held.remove(itemId);
-    }
-
-    @Override
-    public void releaseAll() {
-      held.clear();
     }
 
     private ItemState stored(String id) {

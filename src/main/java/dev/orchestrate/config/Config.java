@@ -170,6 +170,13 @@ public record Config(
         backlogSource);
   }
 
+  /** This config with its {@code state} section replaced. */
+  public Config withState(StateConfig state) {
+    return new Config(source, agent, execution, defaultPipeline, pipelines, context,
+        memoryKeepRecent, memoryBootContextChars, retention, state, budget, agents, notifications, backlogMaxBytes,
+        backlogSource);
+  }
+
   /** This config with {@code backlog.source} set to {@code source} (null: the backlog file). */
   public Config withBacklogSource(BacklogSourceConfig source) {
     return new Config(this.source, agent, execution, defaultPipeline, pipelines, context, memoryKeepRecent,

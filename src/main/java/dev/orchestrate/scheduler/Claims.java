@@ -54,8 +54,18 @@ final class Claims {
   /** The items whose claim was refused this round, and in the round before. */
   private Set<String> refused = new HashSet<>();
   private Set<String> refusedBefore = Set.of();
-  /** A claim of this round found its item changed since it was read. */
+  /** A claim of this round found its item changed since it was read, or refused only by a row lock. */
   private boolean changed;
+  /**
+   * Since when (nanoTime) each item's claims have been refused only by a row lock, refusal after
+   * refusal: past the lease timeout the lock is another connection's that stopped (a runner frozen
+   * in a write), and the refusal counts as any other. Emptied when it reaches {@link #CAP}.
+   */
+  private final Map<String, Long> lockedSince = new java.util.HashMap<>();
+  /** The most items {@link #lockedSince} keeps: claims are tried on the frontier's few items. */
+  static final int CAP = 1_000;
+  /** In {@link #lockedSince}: the lock outlasted the lease timeout, and that was said. */
+  private static final long GAVE_UP = Long.MIN_VALUE;
 
   Claims(ItemLeases leases, ItemRepository store, Config config, AgentLauncher launcher, RunListener listener) {
     this.leases = leases;
@@ -126,18 +136,20 @@ final class Claims {
   }
 
   /**
-   * What a shared runner's halt for want of work was decided on, for its log: the remaining items,
-   * how many other runners hold, and the claims refused in this round and the one before.
+   * What a shared runner's halt for want of work was decided on, for its log: the remaining items
+   * (none held by another runner, or it would wait), the items in progress in its picture against
+   * {@code max_wip}, and the claims refused in this round as in the one before (up to ten named).
    */
-  String haltPicture(List<String> remaining) {
-    int held = 0;
-    for (String id : remaining) {
-      if (elsewhere.contains(id)) {
-        held++;
+  String haltPicture(List<String> remaining, Map<String, ItemState> items) {
+    int inProgress = 0;
+    for (ItemState item : items.values()) {
+      if (item.inBacklog() && item.status() == ItemStatus.IN_PROGRESS) {
+        inProgress++;
       }
     }
-    List<String> again = refused.stream().filter(refusedBefore::contains).sorted().toList();
-    return remaining.size() + " item(s) remain, " + held + " held by other runners, claims refused twice: "
+    List<String> again = refused.stream().sorted().toList();
+    return remaining.size() + " item(s) remain, none held by another runner; " + inProgress
+        + " in progress against max_wip " + config.execution().maxWip() + "; claims refused again after a fresh read: "
         + (again.isEmpty() ? "none" : String.join(", ", again.subList(0, Math.min(10, again.size())))
             + (again.size() > 10 ? " and " + (again.size() - 10) + " more" : ""));
   }
@@ -184,10 +196,11 @@ final class Claims {
     if (fresh.isEmpty()) {
       refused.add(id);
       // refused for a row lock of a write beside it, the item free: no picture to halt on
-      changed |= leases.refusalWasTransient();
+      changed |= lockedForAMoment(id);
       stale = true;
       return false;
     }
+    lockedSince.remove(id);
     if (!fresh.get().equals(items.get(id))) {
       items.put(id, fresh.get());
       if (!fresh.get().status().isRunningPhases()) {
@@ -198,6 +211,37 @@ final class Claims {
       return false;
     }
     return true;
+  }
+
+  /**
+   * Whether the refused claim of {@code id} was refused only by a row lock, and not for longer than
+   * the lease timeout: a lock held that long is a stopped writer's, which the run must not wait on
+   * for ever (it is said once, and the refusal counts as a lease's).
+   */
+  private boolean lockedForAMoment(String id) {
+    if (!leases.refusalWasTransient()) {
+      lockedSince.remove(id);
+      return false;
+    }
+    if (lockedSince.size() >= CAP) {
+      lockedSince.clear();
+    }
+    long now = System.nanoTime();
+    Long since = lockedSince.get(id);
+    if (since == null) {
+      lockedSince.put(id, now);
+      return true;
+    }
+    if (since == GAVE_UP) {
+      return false;
+    }
+    if (now - since <= config.state().leaseTimeout().toNanos()) {
+      return true;
+    }
+    lockedSince.put(id, GAVE_UP);
+    log.warn("{}: its row has stayed locked by another connection for more than {} s (state.lease_timeout);"
+        + " this runner takes the item for held", id, config.state().leaseTimeout().toSeconds());
+    return false;
   }
 
   /**

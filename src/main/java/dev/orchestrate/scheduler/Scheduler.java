@@ -68,7 +68,8 @@ import org.slf4j.LoggerFactory;
  * progress count toward {@code max_wip}, of which this runner takes at most what is in progress
  * elsewhere plus its own {@code max_concurrent}. It waits, rather than halts, while another runner
  * holds an unfinished item, and never halts on a picture it has not just re-read, nor on one its
- * own claims just contradicted (an item found changed, a claim refused anew). A write that
+ * own claims just contradicted (an item found changed, a claim refused anew, a claim refused only
+ * by another connection's row lock, for up to the lease timeout). A write that
  * finds its lease lost ({@link LeaseLostException}) drops the item, never another's progress.
  *
  * <h2>Its parts</h2>
@@ -331,6 +332,7 @@ public final class Scheduler {
       }
       s.sync = s.sync.then(reloads.reload(s.items));
       claims.refresh(s.items, s.runningItems);
+      claims.newRound(); // the integration's claims below count in this round, as act's do
       pauses.reread(clock.instant()).forEach(profile -> listener.providerLimit(profile
           + ": its pause was cleared in the state (orchestrate agents resume, or another runner's job got "
           + "through); its work starts again"));
@@ -385,7 +387,7 @@ public final class Scheduler {
       // this runner may be items another runner took meanwhile. Wait and read again instead.
       if (!claims.contradicted()) {
         if (claims.shared()) {
-          log.info("nothing left that this runner can take: {}", claims.haltPicture(s.remaining()));
+          log.info("nothing left that this runner can take: {}", claims.haltPicture(s.remaining(), s.items));
         }
         return HaltReason.WAITING_ON_BLOCKED;
       }
@@ -439,7 +441,6 @@ public final class Scheduler {
    */
   private boolean act(Session s) {
     s.budget.newRound();
-    claims.newRound();
     boolean acted = blockOrphans(s);
     // Only the items the decision depends on, not the whole backlog (see SelectionIndex).
     Snapshot snapshot = s.items.frontier(integration.selectionPipelines(config.pipelines()), claims.wipLimit(s.items),

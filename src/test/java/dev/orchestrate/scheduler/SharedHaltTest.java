@@ -104,6 +104,28 @@ class SharedHaltTest {
     }
   }
 
+  @Test
+  @Timeout(60)
+  void a_row_locked_for_longer_than_the_lease_timeout_is_taken_for_held_and_the_run_halts() {
+    Config base = config(agent(Path.of("unused.sh")), 0, ONE_PHASE);
+    Config config = base.withExecution(base.execution().withMaxWip(2).withMaxConcurrent(2))
+        .withState(new dev.orchestrate.config.StateConfig(null, java.time.Duration.ofSeconds(1)));
+    try (StateStore store = TestStores.open(dir.resolve("state"));
+        InProcessLauncher launcher = InProcessLauncher.succeeding()) {
+      RowsBusy leases = new RowsBusy(store.items(), Integer.MAX_VALUE); // a writer stopped holding the rows
+      long began = System.nanoTime();
+      RunReport report = Scheduler.builder(store.items(), config,
+          new Backlog(dir.resolve("backlog.yaml"), List.of(item("A"))),
+          dir.resolve("state/jobs"), launcher, Clock.systemUTC()).leases(leases).build().run(RunOptions.cap(100));
+
+      // waited out the lease timeout (1 s here) as for a lock of a moment, then halted as on a lease
+      assertEquals(HaltReason.WAITING_ON_BLOCKED, report.haltReason(), report.toString());
+      assertEquals(0, report.phasesRun());
+      assertTrue(System.nanoTime() - began >= java.util.concurrent.TimeUnit.SECONDS.toNanos(1),
+          "the lock was waited on for the lease timeout first");
+    }
+  }
+
   /** Leases whose first {@code busy} claims of each item find its row locked by a write beside them. */
   private static final class RowsBusy extends OneRunnersLeases {
     private final int busy;

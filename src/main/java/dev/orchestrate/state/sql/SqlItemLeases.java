@@ -37,11 +37,11 @@ import java.util.Set;
  */
 final class SqlItemLeases implements ItemLeases {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SqlItemLeases.class);
-  /** Frees every item the runner given as the parameter holds (its end, or its take-over). */
   /** A claim's condition under {@code max_wip}: fewer other items in progress (or being promoted) than the limit. */
   private static final String WIP_BELOW = """
       AND (SELECT count(*) FROM items o WHERE o.id <> i.id AND o.in_backlog = 1
            AND (o.status = 'in_progress' OR (o.status = 'ready' AND o.lease_owner IS NOT NULL))) < ?""";
+  /** Frees every item the runner given as the parameter holds (its end, or its take-over). */
   private static final String FREE_ITEMS_OF_RUNNER = "UPDATE items SET lease_owner = NULL, version = version + 1 WHERE lease_owner = ?";
 
   private final Jdbc jdbc;
@@ -152,14 +152,14 @@ final class SqlItemLeases implements ItemLeases {
     Optional<Claimed> claimed = jdbc.inRowTransaction(wipLimit > 0, () -> jdbc.queryOne(sql,
         rs -> new Claimed(StateRows.item(rs), rs.getLong("version")), params));
     claimed.ifPresent(c -> held.put(itemId, c.version()));
+    long tookUs = (System.nanoTime() - start) / 1_000; // the claim's, not the check's after a refusal
     // Refused: was it the item, the WIP, or only a row lock of another runner's write at that moment?
     lastRefusalTransient = claimed.isEmpty() && jdbc.queryLong("SELECT count(*) FROM items i WHERE i.id = ?"
         + " AND (i.lease_owner IS NULL OR i.lease_owner = ?)" + wip,
         wipLimit <= 0 ? new Object[] {itemId, me}
             : new Object[] {itemId, me, wipLimit}) > 0;
     // src/bench/multirunner.sh reads these lines for the claim latency
-    LOG.debug("claim {} {} in {} us", itemId, claimed.isPresent() ? "taken" : "refused",
-        (System.nanoTime() - start) / 1_000);
+    LOG.debug("claim {} {} in {} us", itemId, claimed.isPresent() ? "taken" : "refused", tookUs);
     return claimed.map(Claimed::item);
   }
 

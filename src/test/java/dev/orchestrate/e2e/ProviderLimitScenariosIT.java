@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
  * (with an API key Claude Code says no reset), and a 529 the CLI is told not to retry.
  *
  * <ul>
- *   <li>an API-key limit of 60 s met by 4 concurrent jobs: every item ends done, nothing counted,
+ *   <li>an API-key limit of 20 s met by 4 concurrent jobs: every item ends done, nothing counted,
  *   the jobs refused together are one strike, and the first answer after the limit lifts comes
  *   within the documented backoff of that strike;</li>
  *   <li>a 529 result is {@code rate_limited}, not a usage limit.</li>
@@ -26,18 +26,20 @@ import org.junit.jupiter.api.Test;
  */
 class ProviderLimitScenariosIT extends ProviderLimitRuns {
   @Test
-  void an_api_key_limit_of_60_s_met_by_four_jobs_ends_with_every_item_done_within_the_backoff() throws Exception {
+  void an_api_key_limit_of_20_s_met_by_four_jobs_is_one_strike_and_every_item_ends_done_within_its_backoff()
+      throws Exception {
     Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
     project(claude, "wait", 6);
     try (FakeAnthropic model = new FakeAnthropic()) {
       model.mode = FakeAnthropic.Mode.USAGE_LIMIT;
       model.retryAfterSeconds = 5 * 3600; // as a real five-hour limit says: Claude Code gives up at once
       model.answerFirst = 4; // two phases (a Bash call and a final text each), then the limit
-      // 60 s: the first wave's probe (30 s ±20 % after it) always meets the limit, the second's
-      // (60 s ±20 % later) never does, so the scenario always ends in two waves. At 90 s the
-      // jitter put the second probe either side of the lift, and a third wave made this one
-      // scenario 100 or 240 s by chance: the suite's widest spread.
-      model.limitSeconds = 60;
+      // 20 s: the wave's probe (30 s ±20 % after it, so 24 s at the earliest) always comes after
+      // the lift, so the scenario always ends in one wave, and four jobs counted as four strikes
+      // would wait the fourth backoff (240 s), far past the bound below. At 60 s it always made two
+      // waves (110 s, the suite's longest scenario); at 90 s the jitter made two or three (100 or
+      // 240 s). The backoff's doubling from wave to wave is LimitPolicyTest's.
+      model.limitSeconds = 20;
       Ran ran = run(model, false);
 
       everyItemDoneNothingCounted(ran, 6);
@@ -51,7 +53,7 @@ class ProviderLimitScenariosIT extends ProviderLimitRuns {
       long backoff = 30_000L << (waves.size() - 1);
       assertTrue(firstAfter - lifted <= backoff * 12 / 10 + 20_000, "the first answer came " + (firstAfter - lifted)
           + " ms after the limit lifted, after " + waves.size() + " waves (backoff " + backoff + " ms)");
-      System.out.printf("api-key limit of 60 s, 4 jobs: %d refusals in %d waves, first answer %d ms after the lift, "
+      System.out.printf("api-key limit of 20 s, 4 jobs: %d refusals in %d waves, first answer %d ms after the lift, "
           + "run %d ms%n", model.refusedAt.size(), waves.size(), firstAfter - lifted,
           ran.report().path("duration_ms").asLong()); // the figures of docs/benchmarks.md
       assertEquals(waves.size(), ran.err().lines().filter(l -> l.contains("claude paused until")).count(),

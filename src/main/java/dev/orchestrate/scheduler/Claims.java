@@ -6,6 +6,7 @@ import dev.orchestrate.item.ItemRepository;
 import dev.orchestrate.item.ItemState;
 import dev.orchestrate.item.ItemStatus;
 import dev.orchestrate.jobs.AgentLauncher;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -61,7 +62,7 @@ final class Claims {
    * refusal: past the lease timeout the lock is another connection's that stopped (a runner frozen
    * in a write), and the refusal counts as any other. Emptied when it reaches {@link #CAP}.
    */
-  private final Map<String, Long> lockedSince = new java.util.HashMap<>();
+  private final Map<String, Long> lockedSince = new HashMap<>();
   /** The most items {@link #lockedSince} keeps: claims are tried on the frontier's few items. */
   static final int CAP = 1_000;
   /** In {@link #lockedSince}: the lock outlasted the lease timeout, and that was said. */
@@ -117,8 +118,8 @@ final class Claims {
   /**
    * Whether this round's claims contradicted the picture it was decided on: an item found changed,
    * a claim refused only by another runner's write of its row at that moment ({@link
-   * ItemLeases#refusalWasTransient}), or a claim refused that was not refused in the round before. A refresh reads the leases before
-   * the items, so an item another runner takes in between looks free here, and its claim is
+   * ItemLeases#refusalWasTransient}), or a claim refused that was not refused in the round before.
+   * A refresh reads the leases before the items, so an item another runner takes in between looks free here, and its claim is
    * refused: the run must read again rather than halt. The same refusal once more after a fresh
    * read is not news: the claim's WIP check across all runners (in-progress items nobody holds,
    * which this run's filter leaves out) refuses it, and waiting would change nothing.

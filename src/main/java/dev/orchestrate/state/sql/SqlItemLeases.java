@@ -7,6 +7,7 @@ import dev.orchestrate.outcome.JobState;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -37,6 +38,8 @@ import java.util.Set;
  */
 final class SqlItemLeases implements ItemLeases {
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SqlItemLeases.class);
+  /** Which item a claim may take: this one, free or already this runner's (parameters: the item, the runner). */
+  private static final String FREE_HERE = "i.id = ? AND (i.lease_owner IS NULL OR i.lease_owner = ?)";
   /** A claim's condition under {@code max_wip}: fewer other items in progress (or being promoted) than the limit. */
   private static final String WIP_BELOW = """
       AND (SELECT count(*) FROM items o WHERE o.id <> i.id AND o.in_backlog = 1
@@ -139,12 +142,8 @@ final class SqlItemLeases implements ItemLeases {
   @Override
   public Optional<ItemState> claim(String itemId, int wipLimit) {
     String wip = wipLimit <= 0 ? "" : WIP_BELOW;
-    String sql = """
-        UPDATE items SET lease_owner = ?, version = version + 1
-        WHERE id = (SELECT i.id FROM items i WHERE i.id = ? AND (i.lease_owner IS NULL OR i.lease_owner = ?)"""
-        + wip + """
-             FOR UPDATE SKIP LOCKED)
-            RETURNING *""";
+    String sql = "UPDATE items SET lease_owner = ?, version = version + 1 WHERE id = (SELECT i.id FROM items i WHERE "
+        + FREE_HERE + wip + " FOR UPDATE SKIP LOCKED) RETURNING *";
     Object[] params = wipLimit <= 0 ? new Object[] {me, itemId, me} : new Object[] {me, itemId, me, wipLimit};
     long start = System.nanoTime();
     // A row write: claims of different items never wait for each other; those under max_wip
@@ -154,10 +153,9 @@ final class SqlItemLeases implements ItemLeases {
     claimed.ifPresent(c -> held.put(itemId, c.version()));
     long tookUs = (System.nanoTime() - start) / 1_000; // the claim's, not the check's after a refusal
     // Refused: was it the item, the WIP, or only a row lock of another runner's write at that moment?
-    lastRefusalTransient = claimed.isEmpty() && jdbc.queryLong("SELECT count(*) FROM items i WHERE i.id = ?"
-        + " AND (i.lease_owner IS NULL OR i.lease_owner = ?)" + wip,
-        wipLimit <= 0 ? new Object[] {itemId, me}
-            : new Object[] {itemId, me, wipLimit}) > 0;
+    // (the claim's own condition, read without a lock: its parameters but the owner it would set)
+    lastRefusalTransient = claimed.isEmpty() && jdbc.queryLong("SELECT count(*) FROM items i WHERE " + FREE_HERE + wip,
+        Arrays.copyOfRange(params, 1, params.length)) > 0;
     // src/bench/multirunner.sh reads these lines for the claim latency
     LOG.debug("claim {} {} in {} us", itemId, claimed.isPresent() ? "taken" : "refused", tookUs);
     return claimed.map(Claimed::item);

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -25,13 +24,9 @@ class ProviderLimitPausesIT extends ProviderLimitRuns {
   @Test
   void a_subscription_limit_met_by_four_jobs_waits_for_its_stated_reset_and_every_item_ends_done()
       throws Exception {
-    Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
-    project(claude, "wait", 5);
-    try (FakeAnthropic model = new FakeAnthropic()) {
-      model.mode = FakeAnthropic.Mode.USAGE_LIMIT;
-      model.retryAfterSeconds = 5 * 3600; // as a real five-hour limit says: Claude Code gives up at once
+    project("wait", 5);
+    try (FakeAnthropic model = usageLimit(15)) {
       model.answerFirst = 2;
-      model.limitSeconds = 15;
       Ran ran = run(model, true);
 
       everyItemDoneNothingCounted(ran, 5);
@@ -51,12 +46,8 @@ class ProviderLimitPausesIT extends ProviderLimitRuns {
   @Test
   void a_run_started_after_a_pause_ended_starts_at_once_and_agents_shows_the_pause_while_it_lasts()
       throws Exception {
-    Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
-    project(claude, "halt", 1);
-    try (FakeAnthropic model = new FakeAnthropic()) {
-      model.mode = FakeAnthropic.Mode.USAGE_LIMIT;
-      model.retryAfterSeconds = 5 * 3600; // as a real five-hour limit says: Claude Code gives up at once
-      model.limitSeconds = 20;
+    project("halt", 1);
+    try (FakeAnthropic model = usageLimit(20)) {
       Ran first = run(model, false);
       assertEquals(0, first.exit(), first.err());
       assertEquals("usage_limit", first.report().path("halt_reason").asText(), first.report().toString());

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.orchestrate.item.JobRecord;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,7 +25,9 @@ abstract class ProviderLimitRuns {
   @TempDir
   Path dir;
 
-  void project(Path claude, String onUsageLimit, int items) throws Exception {
+  /** A project of {@code items} one-phase items for the real Claude Code CLI (installed first, pinned). */
+  void project(String onUsageLimit, int items) throws Exception {
+    Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
     Files.writeString(dir.resolve("orchestrate.yaml"), """
         agent:
           preset: claude
@@ -45,6 +48,18 @@ abstract class ProviderLimitRuns {
       backlog.append("  - {id: I").append(i).append(", title: item ").append(i).append("}\n");
     }
     Files.writeString(dir.resolve("backlog.yaml"), backlog);
+  }
+
+  /**
+   * The fake model with a usage limit of {@code limitSeconds} whose refusals state a five-hour
+   * retry-after, as a real limit says: Claude Code gives up at once instead of waiting by itself.
+   */
+  static FakeAnthropic usageLimit(int limitSeconds) throws IOException {
+    FakeAnthropic model = new FakeAnthropic();
+    model.mode = FakeAnthropic.Mode.USAGE_LIMIT;
+    model.retryAfterSeconds = 5 * 3600;
+    model.limitSeconds = limitSeconds;
+    return model;
   }
 
   /** The launcher with the real CLI's environment: the fake model, a dummy key or subscription token. */

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -28,18 +27,14 @@ class ProviderLimitScenariosIT extends ProviderLimitRuns {
   @Test
   void an_api_key_limit_of_20_s_met_by_four_jobs_is_one_strike_and_every_item_ends_done_within_its_backoff()
       throws Exception {
-    Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
-    project(claude, "wait", 6);
-    try (FakeAnthropic model = new FakeAnthropic()) {
-      model.mode = FakeAnthropic.Mode.USAGE_LIMIT;
-      model.retryAfterSeconds = 5 * 3600; // as a real five-hour limit says: Claude Code gives up at once
+    project("wait", 6);
+    // 20 s: the wave's probe (30 s ±20 % after it, so 24 s at the earliest) always comes after
+    // the lift, so the scenario always ends in one wave, and four jobs counted as four strikes
+    // would wait the fourth backoff (240 s), far past the bound below. At 60 s it always made two
+    // waves (110 s, the suite's longest scenario); at 90 s the jitter made two or three (100 or
+    // 240 s). The backoff's doubling from wave to wave is LimitPolicyTest's.
+    try (FakeAnthropic model = usageLimit(20)) {
       model.answerFirst = 4; // two phases (a Bash call and a final text each), then the limit
-      // 20 s: the wave's probe (30 s ±20 % after it, so 24 s at the earliest) always comes after
-      // the lift, so the scenario always ends in one wave, and four jobs counted as four strikes
-      // would wait the fourth backoff (240 s), far past the bound below. At 60 s it always made two
-      // waves (110 s, the suite's longest scenario); at 90 s the jitter made two or three (100 or
-      // 240 s). The backoff's doubling from wave to wave is LimitPolicyTest's.
-      model.limitSeconds = 20;
       Ran ran = run(model, false);
 
       everyItemDoneNothingCounted(ran, 6);
@@ -63,8 +58,7 @@ class ProviderLimitScenariosIT extends ProviderLimitRuns {
 
   @Test
   void a_529_result_is_rate_limited_not_counted_and_the_item_is_done() throws Exception {
-    Path claude = AgentClis.install(AgentClis.CLAUDE_CODE, "claude");
-    project(claude, "halt", 1);
+    project("halt", 1);
     try (FakeAnthropic model = new FakeAnthropic()) {
       model.mode = FakeAnthropic.Mode.OVERLOADED;
       model.noRetry = true; // x-should-retry: false: Claude Code gives up at once, "API Error: 529 …"

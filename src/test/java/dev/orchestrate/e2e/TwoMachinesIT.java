@@ -249,6 +249,14 @@ class TwoMachinesIT {
       for (String branch : git(a, "for-each-ref", "--format=%(refname:strip=2)", "refs/heads/orchestrate/").lines()
           .toList()) {
         String id = branch.substring("orchestrate/".length());
+        // The kill took the runner's git with it: one killed while it moved this branch left git's
+        // lock file, and orchestrate never deletes a lock in a repository (it says so and keeps the
+        // branch; its work is on origin). Seen once in about ten verifies on a fast machine.
+        Path lock = a.resolve(".git/refs/heads/" + branch + ".lock");
+        if (Files.exists(lock)
+            && errA.contains(id + ": could not clean up this clone's worktree and branch " + branch)) {
+          continue;
+        }
         assertEquals("blocked", status.get(id), () -> "clone A keeps only the branches of blocked items: " + branch
             + "\nthe restarted runner printed:\n" + errA + "\n" + history(id));
       }

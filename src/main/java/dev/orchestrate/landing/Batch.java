@@ -89,6 +89,7 @@ final class Batch {
           results.put(item.itemId(), new IntegrationResult("refused", lacking));
           continue;
         }
+        landing.undoInterrupted(ws, place);
         if (!git.ok(place, landing.statusArgs(item.itemId())).out().isBlank()) {
           results.put(item.itemId(), landing.deferred(ws, "the worktree " + ws.path() + " has uncommitted changes: "
               + "commit them on " + ws.branch() + " (or discard them); the next run integrates"));
@@ -96,7 +97,8 @@ final class Batch {
         }
         String original = git.commit(checkout, "refs/heads/" + ws.branch());
         String onto = chain.isEmpty() ? base : chain.get(chain.size() - 1).tip();
-        Integrator.Integrated r = integrator.rebase(ws, place, onto);
+        WorkspaceRecord at = ws;
+        Integrator.Integrated r = landing.step(ws, "rebase", () -> integrator.rebase(at, place, onto));
         if (r.failure() != null) {
           results.put(item.itemId(), landing.deferred(ws, r.failure()));
         } else if (r.conflicts() != null) {
@@ -107,7 +109,8 @@ final class Batch {
           store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, reason, now);
           results.put(item.itemId(), new IntegrationResult("conflict", reason));
         } else {
-          String tip = item.gates().isEmpty() ? r.tip() : integrator.squash(ws, place, onto, r.tip(), item.title());
+          String tip = item.gates().isEmpty() ? r.tip()
+              : landing.step(ws, "squash", () -> integrator.squash(at, place, onto, r.tip(), item.title()));
           chain.add(new Member(item, ws, place, original, tip));
         }
       } catch (WorktreeGuard.Breach | WorkspaceUnavailableException e) {

@@ -328,6 +328,7 @@ public final class Landing implements ItemLanding {
         store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, lacking, now);
         return SlowWork.done(new IntegrationResult("refused", lacking));
       }
+      undoInterrupted(ws, place);
       String dirty = git.ok(place, statusArgs(itemId)).out();
       if (!dirty.isBlank()) {
         return SlowWork.done(deferred(ws, "the worktree " + ws.path() + " has uncommitted changes: commit them on "
@@ -341,6 +342,34 @@ public final class Landing implements ItemLanding {
     } catch (GitException | IOException | UncheckedIOException e) {
       return SlowWork.done(deferred(ws, "integration failed: " + e.getMessage()));
     }
+  }
+
+  /**
+   * The worktree put back at the item's branch when a landing step of an earlier run ended inside
+   * it ({@link Worktrees#undoInterruptedLanding}): what a killed rebase or merge left there is not
+   * a person's change to wait for, and the queue resumes by itself.
+   */
+  void undoInterrupted(WorkspaceRecord ws, Git.Place place) {
+    if (worktrees.undoInterruptedLanding(ws, place)) {
+      log.warn("{}: a landing step of an earlier run ended inside its worktree (a kill or a crash mid-rebase or "
+          + "merge): the worktree is back at {} and the item lands again", ws.itemId(), ws.branch());
+    }
+  }
+
+  /**
+   * {@code step} (a rebase, a merge or a squash in the item's worktree) with the worktree marked as
+   * changed by orchestrate until it returns ({@link Worktrees#landingStep}); a step that throws
+   * leaves the mark, and the next landing puts the worktree back.
+   */
+  <T> T step(WorkspaceRecord ws, String what, java.util.function.Supplier<T> step) {
+    try {
+      worktrees.landingStep(ws.itemId(), what);
+    } catch (IOException e) {
+      throw new UncheckedIOException("could not mark the landing step of " + ws.itemId(), e);
+    }
+    T result = step.get();
+    worktrees.landingStepDone(ws.itemId());
+    return result;
   }
 
   /** {@code git status} of the worktree, the {@code workspace.copy} files left out (copied in, never committed). */
@@ -372,9 +401,11 @@ public final class Landing implements ItemLanding {
         return SlowWork.done(deferred(ws, "the base branch " + ws.baseBranch() + " has no commit: create it; the "
             + "next run integrates " + ws.branch()));
       }
-      Integrator.Integrated result = config.merge() == WorkspaceConfig.Merge.MERGE
-          ? integrator.merge(ws, place, base, title)
-          : integrator.rebase(ws, place, base, head);
+      Integrator.Head known = head;
+      WorkspaceRecord at = ws;
+      Integrator.Integrated result = step(ws, config.merge() == WorkspaceConfig.Merge.MERGE ? "merge" : "rebase",
+          () -> config.merge() == WorkspaceConfig.Merge.MERGE ? integrator.merge(at, place, base, title)
+              : integrator.rebase(at, place, base, known));
       head = null; // HEAD may move from here on: the next attempt reads it again
       if (result.failure() != null) {
         return SlowWork.done(deferred(ws, result.failure()));
@@ -391,7 +422,7 @@ public final class Landing implements ItemLanding {
       }
       if (!gates.isEmpty()) {
         String tip = config.merge() == WorkspaceConfig.Merge.REBASE
-            ? integrator.squash(ws, place, base, result.tip(), title) : result.tip();
+            ? step(ws, "squash", () -> integrator.squash(at, place, base, result.tip(), title)) : result.tip();
         ws = rebased(ws, config.merge() == WorkspaceConfig.Merge.REBASE ? tip : null);
         return gated(ws, base, tip, title, now, gates, attempt);
       }

@@ -289,6 +289,63 @@ public final class Worktrees implements ItemWorkspaces {
     return path;
   }
 
+  /**
+   * Marks the item's worktree as changed by a landing step (the rebase or merge onto the base, the
+   * squash) until {@link #landingStepDone}: a run that ends inside one (a kill, a crash) leaves
+   * the mark, {@code +landing-<ID>} beside the worktrees, and the next landing puts the worktree
+   * back ({@link #undoInterruptedLanding}) instead of taking what the step left for a person's
+   * uncommitted changes.
+   */
+  public void landingStep(String itemId, String step) throws IOException {
+    Path mark = landingMark(itemId);
+    Files.deleteIfExists(mark); // a link planted there is removed, never written through
+    Files.writeString(mark, step + "\n", StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE_NEW,
+        java.nio.file.StandardOpenOption.WRITE);
+  }
+
+  /**
+   * The landing step {@link #landingStep} marked ended: the worktree is as git left it after the
+   * step. A mark that stays (it could not be removed) costs the next landing a reset to the branch,
+   * which the step left the worktree at.
+   */
+  public void landingStepDone(String itemId) {
+    try {
+      Files.deleteIfExists(landingMark(itemId));
+    } catch (IOException e) {
+      log.warn("{}: could not remove the mark of its landing step: {}", itemId, e.getMessage());
+    }
+  }
+
+  /**
+   * Whether a landing step of an earlier run ended inside this worktree ({@link #landingStep}'s mark
+   * is there); then its tracked files are put back at the item's branch (HEAD is on it:
+   * {@link #verified}) and the untracked files the step left are removed, what the set-up left and
+   * the {@code workspace.copy} files kept, and the mark is dropped. Before the step the worktree had
+   * no change (a landing starts only then), so nothing of the item's work or a person's is lost:
+   * the branch holds the work, and the step moves the branch only once it is complete.
+   */
+  public boolean undoInterruptedLanding(WorkspaceRecord ws, Git.Place place) {
+    Path mark = landingMark(ws.itemId());
+    if (!Files.isRegularFile(mark, WorktreeGuard.NOFOLLOW)) {
+      return false;
+    }
+    git.ok(place, "reset", "--quiet", "--hard");
+    List<String> clean = new ArrayList<>(List.of("clean", "-ffdq", "--", "."));
+    config.copy().forEach(path -> clean.add(":(exclude,literal)" + path));
+    SetUpOutput.read(setUpPath(ws.itemId())).forEach(path -> clean.add(":(exclude,top,literal)" + path));
+    git.ok(place, clean.toArray(String[]::new));
+    landingStepDone(ws.itemId());
+    return true;
+  }
+
+  private Path landingMark(String itemId) {
+    Path path = root.resolve("+landing-" + itemId).normalize();
+    if (!root.equals(path.getParent())) {
+      throw new WorkspaceUnavailableException("item id '" + itemId + "' names no file under " + root);
+    }
+    return path;
+  }
+
   /** Removes the item's landing tree ({@link #landingTree}), if there is one. */
   public void dropLandingTree(String itemId) {
     try {
@@ -744,6 +801,7 @@ public final class Worktrees implements ItemWorkspaces {
   /** Removes a landed item's worktree from disk (its work is on the base branch or the remote; the branch stays or goes by config). */
   public void remove(WorkspaceRecord ws) {
     atHead.remove(ws.itemId());
+    landingStepDone(ws.itemId()); // a mark of a landing step is about this worktree only
     if (!mine(ws)) {
       store.removed(ws.itemId(), clock.instant()); // another clone's: its runner cleans it up (cleanUp)
       return;

@@ -1,0 +1,105 @@
+package dev.orchestrate.landing;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.orchestrate.config.WorkspaceConfig;
+import dev.orchestrate.item.IntegrationResult;
+import dev.orchestrate.state.StateStore;
+import dev.orchestrate.testing.ConfigWithers;
+import dev.orchestrate.testing.TestStores;
+import dev.orchestrate.testing.WorktreeSite;
+import dev.orchestrate.workspace.GitRepo;
+import dev.orchestrate.workspace.WorkspaceRecord;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The mark of a landing step ({@code +landing-<ID>} beside the worktrees) decides whether what
+ * the item's worktree holds is a step's leftovers, put back at the branch, or a person's change,
+ * left alone (LandingStepCrashIT kills real runs inside each step).
+ */
+class InterruptedLandingTest {
+  @TempDir
+  Path tmp;
+
+  private GitRepo repo;
+  private StateStore state;
+  private WorktreeSite site;
+  private Path worktree;
+  private Path mark;
+
+  @BeforeEach
+  void setUp() {
+    repo = GitRepo.init(tmp.resolve("project"));
+    repo.write(".gitignore", "cache/\n");
+    repo.write("base.txt", "1\n");
+    repo.commitAll("the project");
+    state = TestStores.open(repo.dir.resolve(".orchestrate"));
+    site = WorktreeSite.open(repo.dir,
+        ConfigWithers.withMode(WorkspaceConfig.defaults(), WorkspaceConfig.Mode.WORKTREE),
+        state.workspaces(), Clock.systemUTC());
+    worktree = site.prepare("A", repo.dir).workspace();
+    GitRepo.write(worktree, "a.txt", "the work\n");
+    site.succeed("A", "build", 1, "built");
+    mark = repo.dir.resolve(".orchestrate/worktrees/+landing-A");
+  }
+
+  @AfterEach
+  void tearDown() {
+    state.close();
+  }
+
+  @Test
+  void a_persons_change_with_no_step_cut_short_is_left_alone_and_holds_the_item() throws Exception {
+    GitRepo.write(worktree, "a.txt", "a person's fix, not committed yet\n");
+    GitRepo.write(worktree, "notes.txt", "a person's notes\n");
+    IntegrationResult result = site.integrate("A", "a");
+    assertEquals("deferred", result.kind(), result.message());
+    assertTrue(result.message().contains("has uncommitted changes"), result.message());
+    assertEquals("a person's fix, not committed yet\n", GitRepo.read(worktree.resolve("a.txt")));
+    assertEquals("a person's notes\n", GitRepo.read(worktree.resolve("notes.txt")));
+  }
+
+  @Test
+  void a_step_cut_short_is_put_back_at_the_branch_its_ignored_files_kept_and_the_item_lands() throws Exception {
+    // what a rebase killed inside its checkout of the base leaves: a tracked file changed, an
+    // untracked one written, a directory of them; git's ignored files (a build's cache) are not its
+    Files.writeString(mark, "rebase\n");
+    GitRepo.write(worktree, "a.txt", "half of the base's version\n");
+    GitRepo.write(worktree, "from-the-base.txt", "x\n");
+    GitRepo.write(worktree, "dir/deep.txt", "x\n");
+    GitRepo.write(worktree, "cache/built.bin", "kept\n");
+
+    WorkspaceRecord ws = state.workspaces().workspace("A").orElseThrow();
+    assertTrue(site.worktrees.undoInterruptedLanding(ws, site.worktrees.verified(ws)));
+    assertEquals("the work\n", GitRepo.read(worktree.resolve("a.txt")));
+    assertFalse(Files.exists(worktree.resolve("from-the-base.txt")));
+    assertFalse(Files.exists(worktree.resolve("dir")));
+    assertEquals("kept\n", GitRepo.read(worktree.resolve("cache/built.bin")), "ignored files are not the step's");
+    assertFalse(Files.exists(mark), "the mark is dropped");
+    assertFalse(site.worktrees.undoInterruptedLanding(ws, site.worktrees.verified(ws)), "once");
+
+    IntegrationResult result = site.integrate("A", "a");
+    assertEquals("integrated", result.kind(), result.message());
+    assertEquals("the work\n", GitRepo.read(repo.dir.resolve("a.txt")), "the branch's work landed, not the leftovers");
+    assertFalse(Files.exists(repo.dir.resolve("from-the-base.txt")));
+  }
+
+  @Test
+  void a_link_planted_where_the_mark_goes_is_replaced_never_written_through() throws Exception {
+    Path target = Files.writeString(tmp.resolve("outside.txt"), "not orchestrate's\n");
+    Files.createSymbolicLink(mark, target);
+    site.worktrees.landingStep("A", "rebase");
+    assertEquals("not orchestrate's\n", Files.readString(target));
+    assertTrue(Files.isRegularFile(mark, java.nio.file.LinkOption.NOFOLLOW_LINKS));
+    site.worktrees.landingStepDone("A");
+    assertFalse(Files.exists(mark, java.nio.file.LinkOption.NOFOLLOW_LINKS));
+  }
+}

@@ -160,19 +160,31 @@ public final class Git {
      * that it is either held by a git command running now or left by one that was killed.
      */
     public java.util.Optional<String> lockHeld() {
+      return lockHeld(INTEGRATES);
+    }
+
+    /** {@link #lockHeld()}, saying {@code then} (what the next run does) where it says the next run integrates. */
+    public java.util.Optional<String> lockHeld(String then) {
       java.util.regex.Matcher m = LOCK_EXISTS.matcher(err);
-      return m.find() ? java.util.Optional.of(lockMessage(m.group(1))) : java.util.Optional.empty();
+      return m.find() ? java.util.Optional.of(lockMessage(m.group(1), then)) : java.util.Optional.empty();
     }
   }
 
   private static final java.util.regex.Pattern LOCK_EXISTS = java.util.regex.Pattern
       .compile("Unable to create '([^']+\\.lock)': File exists");
 
+  private static final String INTEGRATES = "the next run integrates";
+
   /** What a lock file left in the user's repository means, and what to do about it. */
   public static String lockMessage(String lock) {
+    return lockMessage(lock, INTEGRATES);
+  }
+
+  /** {@link #lockMessage(String)}, ending with {@code then}: what the next run does once it is gone. */
+  public static String lockMessage(String lock, String then) {
     return "git's lock file " + lock + " exists: a git command is running there now, or one was killed and left "
         + "it; if no git command is running, delete " + lock + " (orchestrate never deletes a lock in your "
-        + "repository); the next run integrates";
+        + "repository); " + then;
   }
 
   /**

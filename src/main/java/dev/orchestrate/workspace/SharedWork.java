@@ -101,7 +101,13 @@ final class SharedWork {
       // uncommitted files there are an interrupted attempt's, which the item's holder runs again
       worktrees.forget(path);
       if (tip != null) {
-        git.ok(checkout, "branch", "--quiet", "-D", branch);
+        Git.Result deleted = git.run(checkout, "branch", "--quiet", "-D", branch);
+        if (!deleted.ok()) {
+          // a git killed as it moved the branch leaves its lock: say which file, as the landing does
+          return id + ": could not clean up this clone's worktree and branch " + branch + ": the worktree is "
+              + "removed, the branch kept: " + deleted.lockHeld("the next run deletes the branch")
+                  .orElse("git branch -D failed: " + deleted.reason());
+        }
       }
       git.run(checkout, "update-ref", "-d", SharedRemote.itemRef(id));
       git.run(checkout, "update-ref", "-d", "refs/orchestrate-remote/" + id);

@@ -298,21 +298,9 @@ class SharedRemoteTest {
     var store = dev.orchestrate.testing.TestStores.open(mine.dir.resolve(".orchestrate"));
     Worktrees worktrees = remoteWorktrees(mine, store);
     for (String id : List.of("K", "P")) {
-      Path tree = worktrees.prepare(id, mine.dir, false).workspace();
-      Files.writeString(tree.resolve(id + ".txt"), "design\n");
-      assertTrue(worktrees.commit(id, "design", 1, 1, "designed") != null);
-      worktrees.committed(id); // published: on origin's refs/orchestrate/<ID>
       // then this runner died in the next phase, after a commit it never pushed: K's by orchestrate
       // (its trailer), P's by someone (a person's fix, an agent's commit), which only this clone has
-      Files.writeString(tree.resolve(id + ".txt"), "design\nbuild\n");
-      mine.git(tree, "add", "-A");
-      mine.git(tree, "-c", "user.name=o", "-c", "user.email=o@e", "commit", "--quiet", "-m",
-          id.equals("K") ? id + " build: phase complete\n\nOrchestrate-Job: 9\nOrchestrate-Attempt: 1" : "my fix");
-      // another runner took the item over: the record names its clone's worktree
-      WorkspaceRecord ws = store.workspaces().workspace(id).orElseThrow();
-      store.workspaces().save(new WorkspaceRecord(id, dir.resolve("theirs/" + id), ws.branch(), ws.baseBranch(),
-          dir.resolve("theirs/.git/worktrees/" + id), ws.baseCommit(), ws.headCommit(), null, null, ws.integration(),
-          null, 1, ws.createdAt(), null, null), java.time.Instant.now());
+      diedAfterACommit(mine, store, worktrees, id, id.equals("K"));
     }
 
     List<String> lines = worktrees.cleanUp();
@@ -322,6 +310,51 @@ class SharedRemoteTest {
     assertEquals("", mine.git("branch", "--list", "orchestrate/K").trim());
     assertTrue(lines.stream().anyMatch(l -> l.startsWith("P: kept the worktree")), lines.toString());
     assertFalse(mine.git("branch", "--list", "orchestrate/P").isBlank(), "a commit orchestrate did not make is kept");
+    store.close();
+  }
+
+  /**
+   * Item {@code id} published its design phase from this clone, then this runner died after one more
+   * commit there (orchestrate's phase commit when {@code orchestrates}, else a person's), and another
+   * runner took the item over: the record names its clone's worktree.
+   */
+  private void diedAfterACommit(GitRepo mine, dev.orchestrate.state.StateStore store, Worktrees worktrees, String id,
+      boolean orchestrates) throws Exception {
+    Path tree = worktrees.prepare(id, mine.dir, false).workspace();
+    Files.writeString(tree.resolve(id + ".txt"), "design\n");
+    assertTrue(worktrees.commit(id, "design", 1, 1, "designed") != null);
+    worktrees.committed(id); // published: on origin's refs/orchestrate/<ID>
+    Files.writeString(tree.resolve(id + ".txt"), "design\nbuild\n");
+    mine.git(tree, "add", "-A");
+    mine.git(tree, "-c", "user.name=o", "-c", "user.email=o@e", "commit", "--quiet", "-m",
+        orchestrates ? id + " build: phase complete\n\nOrchestrate-Job: 9\nOrchestrate-Attempt: 1" : "my fix");
+    WorkspaceRecord ws = store.workspaces().workspace(id).orElseThrow();
+    store.workspaces().save(new WorkspaceRecord(id, dir.resolve("theirs/" + id), ws.branch(), ws.baseBranch(),
+        dir.resolve("theirs/.git/worktrees/" + id), ws.baseCommit(), ws.headCommit(), null, null, ws.integration(),
+        null, 1, ws.createdAt(), null, null), java.time.Instant.now());
+  }
+
+  @Test
+  void a_branch_locked_by_a_killed_git_is_kept_with_the_lock_named_and_removed_once_it_is_gone() throws Exception {
+    GitRepo mine = landingOnOrigin();
+    var store = dev.orchestrate.testing.TestStores.open(mine.dir.resolve(".orchestrate"));
+    Worktrees worktrees = remoteWorktrees(mine, store);
+    diedAfterACommit(mine, store, worktrees, "K", true);
+    // the git that was moving the branch when the runner's processes were killed left its lock
+    Path lock = Files.writeString(mine.dir.resolve(".git/refs/heads/orchestrate/K.lock"), "");
+
+    List<String> lines = worktrees.cleanUp();
+
+    String line = lines.stream().filter(l -> l.startsWith("K: ")).findFirst().orElseThrow();
+    assertTrue(line.startsWith("K: could not clean up this clone's worktree and branch orchestrate/K"), line);
+    assertTrue(line.contains("delete " + lock) && line.endsWith("the next run deletes the branch"), line);
+    assertTrue(Files.exists(lock), "orchestrate never deletes a lock in the user's repository");
+    assertFalse(mine.git("branch", "--list", "orchestrate/K").isBlank(), "the branch is kept");
+
+    Files.delete(lock);
+    List<String> again = worktrees.cleanUp();
+    assertTrue(again.stream().anyMatch(l -> l.startsWith("K: removed this clone's")), again.toString());
+    assertEquals("", mine.git("branch", "--list", "orchestrate/K").trim());
     store.close();
   }
 

@@ -22,9 +22,10 @@ import java.util.List;
  *   <li>growing by {@code k} rows: the area erased, {@code k} line feeds on the bottom row (the
  *       lines move up out of the way), the area painted;
  *   <li>shrinking (only when the terminal got too small for it): the rows given back are erased;
- *   <li>a new terminal size: the area painted at the new bottom, erasing from there to the end of
- *       the screen, and above it the rows that its old lines take if the terminal rewrapped them
- *       to a narrower width.
+ *   <li>a new terminal size: the old area erased from its top, found by moving up from the cursor
+ *       (parked on its last row, and moved with the text by the terminal), counting the rows its
+ *       lines take if the terminal rewrapped them to a narrower width, to the end of the screen;
+ *       then the area painted at the new bottom.
  * </ul>
  * The cursor is hidden while the area is shown (it is parked wherever the last write left it).
  * {@link #close} erases the area and leaves the cursor on its top row, so what is printed next
@@ -117,11 +118,18 @@ final class LiveArea {
         rewrapped += Math.max(1, (w + newColumns - 1) / Math.max(1, newColumns)) - 1;
       }
     }
+    // The rows the old area takes now: the cursor was parked on its last one, and the terminal
+    // moved it with the text. Found from there, not from the new size's bottom: a grown screen
+    // fills its top from the scrollback only as far as that holds lines, and the old area may sit
+    // anywhere between where it was and the new bottom.
+    int painted = height + rewrapped;
     rows = newRows;
     columns = newColumns;
     height = Math.min(area.size(), maxHeight());
-    StringBuilder out = new StringBuilder();
-    cursor(out, Math.max(1, top() - rewrapped), 1);
+    StringBuilder out = new StringBuilder("\r");
+    if (painted > 1) {
+      out.append(ESC).append('[').append(painted - 1).append('A');
+    }
     out.append(ERASE_SCREEN_END);
     paint(out, area);
     return out.toString();

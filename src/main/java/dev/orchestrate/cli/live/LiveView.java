@@ -554,6 +554,7 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
     if (closed) {
       return;
     }
+    fit();
     write(area.line(line, rendered()));
   }
 
@@ -562,18 +563,28 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
     if (closed) {
       return;
     }
-    int[] now = screen.size();
-    if (now[0] != area.rows() || now[1] != area.columns()) {
-      write(area.resize(now[0], now[1], rendered(now[0], now[1])));
-    } else {
-      redraw();
-    }
+    redraw();
   }
 
   private void redraw() {
-    if (!closed) {
+    if (!closed && !fit()) {
       write(area.draw(rendered()));
     }
+  }
+
+  /**
+   * Moves the area to the terminal's size when it changed since the last paint, and says whether it
+   * did (the area is then painted). Every paint asks first, not only the tick that SIGWINCH or the
+   * second brings: a line or a job painted at the old size in between erased the lines of a grown
+   * screen from the area's old top and left a copy of the area in its middle (a size is one ioctl).
+   */
+  private boolean fit() {
+    int[] now = screen.size();
+    if (now[0] == area.rows() && now[1] == area.columns()) {
+      return false;
+    }
+    write(area.resize(now[0], now[1], rendered(now[0], now[1])));
+    return true;
   }
 
   private List<LiveArea.Line> rendered() {

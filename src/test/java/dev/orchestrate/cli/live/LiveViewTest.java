@@ -249,6 +249,32 @@ class LiveViewTest {
   }
 
   @Test
+  void a_line_or_a_job_that_comes_between_a_resize_and_its_tick_is_painted_at_the_new_size() {
+    // the size changes, and an event paints before the tick (SIGWINCH's or the second's) has
+    // seen it: painted at the old size, a grown screen kept a stale copy of the area in its middle
+    // (LiveViewInTmuxIT saw one in a loaded verify); a shrunk one, rows past its bottom
+    for (int[] sizes : new int[][] {{24, 90, 40, 120}, {40, 120, 24, 90}}) {
+      Terminal terminal = new Terminal(sizes[0], sizes[1]);
+      List<ItemState> items = items(4);
+      LiveView view = view(terminal, items, 4, false);
+      view.runStarted(items, ItemFilter.ALL);
+      startJobs(view, 2);
+      view.printLine("before the resize");
+      terminal.resize(sizes[2], sizes[3]);
+      view.printLine("between the resize and its tick");
+      view.jobStarted(item("WRK-3", Priority.MEDIUM, ItemStatus.IN_PROGRESS, "design"), "design", 1);
+      view.tick();
+      Vt100Screen screen = terminal.screen();
+      String all = String.join("\n", screen.everything());
+      assertEquals(1, count(screen.everything(), "orchestrate run · "), "one area, no stale copy:\n" + all);
+      assertEquals(3, count(area(screen), "▶ "), all);
+      assertEquals(1, count(screen.everything(), "between the resize and its tick"), all);
+      assertEquals(3, count(screen.everything(), "design (attempt 1) started"), "every line survives:\n" + all);
+      assertEquals(2 + 3 + LiveStatus.FINISHED_SHOWN, area(screen).size(), "the area sits at the bottom:\n" + all);
+    }
+  }
+
+  @Test
   void the_header_says_loading_until_the_run_starts_then_counts_the_items_the_run_works_on() {
     Terminal terminal = new Terminal(20, 100);
     List<ItemState> items = List.of(item("H1", Priority.HIGH, ItemStatus.DONE, null),

@@ -10,6 +10,8 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The git side of integrating an item's branch (docs/workspaces.md), for {@link Landing}: rebasing
@@ -17,6 +19,7 @@ import java.util.Map;
  * a fast-forward git itself checks, and which base commit carries each job's phase commit.
  */
 final class Integrator {
+  private static final Logger log = LoggerFactory.getLogger(Integrator.class);
   private final Git git;
   private final Repository repo;
   private final WorkspaceConfig config;
@@ -25,12 +28,16 @@ final class Integrator {
   /** Where orchestrate's worktrees go: never "another work tree" of the user's. */
   private final Path root;
 
+  /** The fast-forward of the user's checkout marked while it runs, and what one cut short left put back. */
+  private final CutShortFastForward cutShort;
+
   Integrator(Git git, Repository repo, WorkspaceConfig config, Git.Place checkout, Path root) {
     this.git = git;
     this.repo = repo;
     this.config = config;
     this.checkout = checkout;
     this.root = root;
+    this.cutShort = new CutShortFastForward(git, checkout, repo.top(), root);
   }
 
   /**
@@ -272,12 +279,34 @@ final class Integrator {
           return new Advance.Refused(Git.lockMessage(lock.toString()));
         }
       }
+      String branch = "refs/heads/" + ws.baseBranch();
+      CutShortFastForward.Marked earlier = cutShort.read();
+      cutShort.mark(new CutShortFastForward.Marked(branch, base, tip));
       Git.Result merge = git.run(checkout, "merge", "--quiet", "--ff-only", tip);
+      if (!merge.ok() && merge.lockHeld().isEmpty() && earlier != null && earlier.branch().equals(branch)
+          && earlier.from().equals(base) && base.equals(revParse("HEAD"))) {
+        // an earlier run died inside this fast-forward: what it was writing is put back, then again
+        List<String> undone = cutShort.undo(earlier);
+        if (undone != null && !undone.isEmpty()) {
+          log.warn("the fast-forward of {} in {} was cut short by the end of an earlier run: put back {} file(s) it "
+              + "had written ({}{}), and fast-forwarded again", ws.baseBranch(), repo.top(), undone.size(),
+              String.join(", ", undone.subList(0, Math.min(5, undone.size()))), undone.size() > 5 ? ", ..." : "");
+          merge = git.run(checkout, "merge", "--quiet", "--ff-only", tip);
+        }
+      }
       if (merge.ok()) {
+        cutShort.drop();
         return Advance.DONE;
       }
       if (!base.equals(revParse("HEAD"))) {
+        cutShort.drop();
         return Advance.MOVED;
+      }
+      // git refused before it wrote anything: the mark of an earlier run's cut-short one stays
+      if (earlier != null && earlier.branch().equals(branch) && earlier.from().equals(base)) {
+        cutShort.mark(earlier);
+      } else {
+        cutShort.drop();
       }
       return new Advance.Refused(merge.lockHeld().orElse("the base branch " + ws.baseBranch() + " is checked out in "
           + repo.top() + " with local changes the fast-forward would overwrite (" + merge.reason()

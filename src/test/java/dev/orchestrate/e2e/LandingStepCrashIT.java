@@ -18,7 +18,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * kill -9 of the runner, and of the git it runs, at each point of a landing where git is changing
- * the item's worktree: the rebase (or merge) onto the base and the squash of its phase commits.
+ * the item's worktree (the rebase or merge onto the base, the squash of its phase commits) or the
+ * user's checkout (the fast-forward that lands it there).
  * The kill is exact: a {@code git} first on the runner's {@code PATH} takes the real git to that
  * point, then kills the runner (its parent) and itself. The next run finds what the step left
  * (a detached HEAD, a half-applied pick, files of a checkout cut short, a merge in progress),
@@ -39,7 +40,7 @@ class LandingStepCrashIT {
     REBASE_INSIDE_ITS_CHECKOUT("rebase", " rebase --quiet --no-autostash ", """
         for last; do :; done
         "$real" -C "$2" archive "$last" | tar -x -C "$2"
-        touch "$("$real" -C "$2" rev-parse --git-dir)/index.lock"
+        touch "$("$real" -C "$2" rev-parse --absolute-git-dir)/index.lock"
         """),
     /** git rebase stopped after its first pick, the second phase commit not picked yet. */
     REBASE_BETWEEN_ITS_PICKS("rebase", " rebase --quiet --no-autostash ", "\"$real\" \"$@\" --exec false"),
@@ -48,7 +49,16 @@ class LandingStepCrashIT {
     /** merge: the worktree checked out at the base, detached, before the merge. */
     MERGE_AFTER_ITS_CHECKOUT("merge", " checkout --quiet --detach ", "\"$real\" \"$@\""),
     /** merge: the merge applied, not committed (a merge in progress). */
-    MERGE_BEFORE_ITS_COMMIT("merge", " merge --quiet --no-ff ", "\"$real\" \"$@\" --no-commit");
+    MERGE_BEFORE_ITS_COMMIT("merge", " merge --quiet --no-ff ", "\"$real\" \"$@\" --no-commit"),
+    /**
+     * The last step: the fast-forward of the user's checkout cut inside its checkout, the gated
+     * tip's files written over the checkout, git's index.lock left there (the person deletes it).
+     */
+    FAST_FORWARD_OF_THE_USERS_CHECKOUT("rebase", " merge --quiet --ff-only ", """
+        for last; do :; done
+        "$real" -C "$2" archive "$last" | tar -x -C "$2"
+        touch "$("$real" -C "$2" rev-parse --absolute-git-dir)/index.lock"
+        """);
 
     final String merge;
     final String command;
@@ -58,6 +68,11 @@ class LandingStepCrashIT {
       this.merge = merge;
       this.command = command;
       this.action = action;
+    }
+
+    /** Whether the kill fell in the user's checkout rather than the item's worktree. */
+    boolean inTheCheckout() {
+      return this == FAST_FORWARD_OF_THE_USERS_CHECKOUT;
     }
   }
 
@@ -120,17 +135,30 @@ class LandingStepCrashIT {
     String said = Files.readString(dir.resolve("killed-run.txt"));
     assertTrue(Files.exists(fired), point + ": the kill fell where it was meant to: " + said);
     assertEquals(137, runner.exitValue(), point + ": the runner was killed: " + said);
-    Path mark = repo.dir.resolve(".orchestrate/worktrees/+landing-A");
+    Path mark = repo.dir.resolve(".orchestrate/worktrees/" + (point.inTheCheckout() ? "+fast-forward" : "+landing-A"));
     assertTrue(Files.exists(mark), point + ": the step's mark is left behind");
     assertEquals(start, repo.git("rev-parse", "main~1").strip(), point + ": nothing landed but the person's commit");
 
+    if (point.inTheCheckout()) {
+      // orchestrate never deletes a lock in the user's repository: it says which, and the person does
+      Path lock = repo.dir.resolve(".git/index.lock");
+      assertTrue(Files.exists(lock), point + ": git's lock is left in the checkout");
+      Launcher.Result held = Launcher.run(repo.dir, "run");
+      assertEquals(0, held.exitCode(), point + ": " + held.out() + held.err());
+      assertTrue(held.out().contains("1 landing"), point + ": " + held.out() + held.err());
+      assertTrue(held.err().contains("git's lock file " + lock + " exists") && held.err().contains("delete " + lock),
+          point + ": the run names the lock to delete: " + held.err());
+      assertTrue(Files.exists(lock) && Files.exists(mark), point + ": the lock and the mark are left as they were");
+      Files.delete(lock);
+    }
     Launcher.Result next = Launcher.run(repo.dir, "run");
     assertEquals(0, next.exitCode(), point + ": " + next.out() + next.err());
     assertTrue(next.out().contains("1 done"), point + ": the queue resumed by itself: " + next.out() + next.err()
         + "\nthe killed run said:\n" + said);
     assertFalse(Files.exists(mark), point + ": the mark is gone");
-    assertTrue(next.err().contains("A: a landing step of an earlier run ended inside its worktree"),
-        point + ": " + next.err());
+    assertTrue(next.err().contains(point.inTheCheckout()
+        ? "the fast-forward of main in " + repo.dir + " was cut short by the end of an earlier run: put back"
+        : "A: a landing step of an earlier run ended inside its worktree"), point + ": " + next.err());
     for (String file : List.of("person.txt", "design.txt", "build.txt")) {
       assertTrue(Files.exists(repo.dir.resolve(file)), point + ": " + file + " is on main: " + repo.git("log",
           "--stat", "main"));

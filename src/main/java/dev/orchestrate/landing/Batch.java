@@ -83,13 +83,13 @@ final class Batch {
             continue;
           }
         }
+        landing.undoInterrupted(ws, place);
         String lacking = landing.lacksRecordedWork(ws);
         if (lacking != null) {
           store.integration(item.itemId(), WorkspaceRecord.Integration.CONFLICT, lacking, now);
           results.put(item.itemId(), new IntegrationResult("refused", lacking));
           continue;
         }
-        landing.undoInterrupted(ws, place);
         if (!git.ok(place, landing.statusArgs(item.itemId())).out().isBlank()) {
           results.put(item.itemId(), landing.deferred(ws, "the worktree " + ws.path() + " has uncommitted changes: "
               + "commit them on " + ws.branch() + " (or discard them); the next run integrates"));
@@ -97,8 +97,13 @@ final class Batch {
         }
         String original = git.commit(checkout, "refs/heads/" + ws.branch());
         String onto = chain.isEmpty() ? base : chain.get(chain.size() - 1).tip();
-        WorkspaceRecord at = ws;
-        Integrator.Integrated r = landing.step(ws, "rebase", () -> integrator.rebase(at, place, onto));
+        // marked from the rebase until the batch is over: a run that dies in between leaves a branch
+        // moved and not recorded, which the next landing puts back (Worktrees.undoInterruptedLanding)
+        landing.mark(ws, "rebase (in a batch)");
+        Integrator.Integrated r = integrator.rebase(ws, place, onto);
+        if (r.failure() != null || r.conflicts() != null) {
+          worktrees.landingStepDone(ws.itemId()); // aborted: git left nothing half-done
+        }
         if (r.failure() != null) {
           results.put(item.itemId(), landing.deferred(ws, r.failure()));
         } else if (r.conflicts() != null) {
@@ -109,8 +114,7 @@ final class Batch {
           store.integration(ws.itemId(), WorkspaceRecord.Integration.CONFLICT, reason, now);
           results.put(item.itemId(), new IntegrationResult("conflict", reason));
         } else {
-          String tip = item.gates().isEmpty() ? r.tip()
-              : landing.step(ws, "squash", () -> integrator.squash(at, place, onto, r.tip(), item.title()));
+          String tip = item.gates().isEmpty() ? r.tip() : integrator.squash(ws, place, onto, r.tip(), item.title());
           chain.add(new Member(item, ws, place, original, tip));
         }
       } catch (WorktreeGuard.Breach | WorkspaceUnavailableException e) {
@@ -125,7 +129,10 @@ final class Batch {
       return SlowWork.done(results);
     }
     List<ProjectCommand> gates = gates(chain);
-    return new Bisection(chain, base, gates, results).test(chain.size());
+    return new Bisection(chain, base, gates, results).test(chain.size()).then(done -> {
+      chain.forEach(m -> worktrees.landingStepDone(m.item().itemId())); // landed, or put back as they were
+      return done;
+    });
   }
 
   /** Every member's gates, each name once, in chain order. */
@@ -247,9 +254,9 @@ final class Batch {
     for (Member m : members) {
       try {
         if (m.original() != null) {
-          git.ok(m.place(), "reset", "--quiet", "--hard", m.original());
+          landing.step(m.ws(), "reset", () -> git.ok(m.place(), "reset", "--quiet", "--hard", m.original()));
         }
-      } catch (GitException e) {
+      } catch (GitException | UncheckedIOException e) {
         landing.deferred(m.ws(), "could not put " + m.ws().branch() + " back after a batch: " + e.getMessage());
       }
     }

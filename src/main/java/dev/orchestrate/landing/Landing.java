@@ -323,12 +323,13 @@ public final class Landing implements ItemLanding {
       Integrator.Head head = worktrees.remote() == null && config.merge() == WorkspaceConfig.Merge.REBASE
           ? integrator.head(place, ws.baseBranch()) : null;
       worktrees.checkBases(head == null ? Map.of() : Map.of("refs/heads/" + ws.baseBranch(), head.base()), moves);
+      // before the check of the branch: a step cut short may have moved it, not yet recorded
+      undoInterrupted(ws, place);
       String lacking = lacksRecordedWork(ws);
       if (lacking != null) {
         store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, lacking, now);
         return SlowWork.done(new IntegrationResult("refused", lacking));
       }
-      undoInterrupted(ws, place);
       String dirty = git.ok(place, statusArgs(itemId)).out();
       if (!dirty.isBlank()) {
         return SlowWork.done(deferred(ws, "the worktree " + ws.path() + " has uncommitted changes: commit them on "
@@ -357,19 +358,24 @@ public final class Landing implements ItemLanding {
   }
 
   /**
-   * {@code step} (a rebase, a merge or a squash in the item's worktree) with the worktree marked as
-   * changed by orchestrate until it returns ({@link Worktrees#landingStep}); a step that throws
-   * leaves the mark, and the next landing puts the worktree back.
+   * {@code step} (a rebase, a squash or a reset in the item's worktree, a batch's) with the worktree
+   * marked as changed by orchestrate until it returns ({@link Worktrees#landingStep}); a step that
+   * throws leaves the mark, and the next landing puts the worktree back.
    */
   <T> T step(WorkspaceRecord ws, String what, java.util.function.Supplier<T> step) {
+    mark(ws, what);
+    T result = step.get();
+    worktrees.landingStepDone(ws.itemId());
+    return result;
+  }
+
+  /** The item's worktree marked as changed by a landing step ({@link Worktrees#landingStep}) until it is unmarked. */
+  void mark(WorkspaceRecord ws, String what) {
     try {
       worktrees.landingStep(ws.itemId(), what);
     } catch (IOException e) {
       throw new UncheckedIOException("could not mark the landing step of " + ws.itemId(), e);
     }
-    T result = step.get();
-    worktrees.landingStepDone(ws.itemId());
-    return result;
   }
 
   /** {@code git status} of the worktree, the {@code workspace.copy} files left out (copied in, never committed). */
@@ -401,12 +407,16 @@ public final class Landing implements ItemLanding {
         return SlowWork.done(deferred(ws, "the base branch " + ws.baseBranch() + " has no commit: create it; the "
             + "next run integrates " + ws.branch()));
       }
-      Integrator.Head known = head;
-      WorkspaceRecord at = ws;
-      Integrator.Integrated result = step(ws, config.merge() == WorkspaceConfig.Merge.MERGE ? "merge" : "rebase",
-          () -> config.merge() == WorkspaceConfig.Merge.MERGE ? integrator.merge(at, place, base, title)
-              : integrator.rebase(at, place, base, known));
+      // marked from the rebase (or merge) until the branch's move is recorded: a run that dies in
+      // between leaves the mark, and the next landing puts the worktree and the branch back
+      mark(ws, config.merge() == WorkspaceConfig.Merge.MERGE ? "merge" : "rebase");
+      Integrator.Integrated result = config.merge() == WorkspaceConfig.Merge.MERGE
+          ? integrator.merge(ws, place, base, title)
+          : integrator.rebase(ws, place, base, head);
       head = null; // HEAD may move from here on: the next attempt reads it again
+      if (result.failure() != null || result.conflicts() != null || pusher != null) {
+        worktrees.landingStepDone(ws.itemId()); // aborted, or the push records it: git left nothing half-done
+      }
       if (result.failure() != null) {
         return SlowWork.done(deferred(ws, result.failure()));
       }
@@ -422,11 +432,13 @@ public final class Landing implements ItemLanding {
       }
       if (!gates.isEmpty()) {
         String tip = config.merge() == WorkspaceConfig.Merge.REBASE
-            ? step(ws, "squash", () -> integrator.squash(at, place, base, result.tip(), title)) : result.tip();
+            ? integrator.squash(ws, place, base, result.tip(), title) : result.tip();
         ws = rebased(ws, config.merge() == WorkspaceConfig.Merge.REBASE ? tip : null);
+        worktrees.landingStepDone(ws.itemId());
         return gated(ws, base, tip, title, now, gates, attempt);
       }
       ws = rebased(ws, config.merge() == WorkspaceConfig.Merge.REBASE ? result.tip() : null);
+      worktrees.landingStepDone(ws.itemId());
       Integrator.Advance advance = advance(ws, base, result.tip());
       if (advance == Integrator.Advance.DONE) {
         store.landed(result.landed() != null ? result.landed() : integrator.landed(place, base, result.tip(), read),

@@ -100,6 +100,7 @@ final class SharedWork {
       }
       // uncommitted files there are an interrupted attempt's, which the item's holder runs again
       worktrees.forget(path);
+      worktrees.landingStepDone(id);
       if (tip != null) {
         Git.Result deleted = git.run(checkout, "branch", "--quiet", "-D", branch);
         if (!deleted.ok()) {

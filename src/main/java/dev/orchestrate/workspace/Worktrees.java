@@ -298,7 +298,7 @@ public final class Worktrees implements ItemWorkspaces {
    */
   public void landingStep(String itemId, String step) throws IOException {
     Path mark = landingMark(itemId);
-    Files.deleteIfExists(mark); // a link planted there is removed, never written through
+    DiskUsage.delete(mark); // whatever was planted there (a link, a directory) goes, never written through
     Files.writeString(mark, step + "\n", StandardCharsets.UTF_8, java.nio.file.StandardOpenOption.CREATE_NEW,
         java.nio.file.StandardOpenOption.WRITE);
   }
@@ -319,17 +319,24 @@ public final class Worktrees implements ItemWorkspaces {
   /**
    * Whether a landing step of an earlier run ended inside this worktree ({@link #landingStep}'s mark
    * is there); then its tracked files are put back at the item's branch (HEAD is on it:
-   * {@link #verified}) and the untracked files the step left are removed, what the set-up left and
-   * the {@code workspace.copy} files kept, and the mark is dropped. Before the step the worktree had
-   * no change (a landing starts only then), so nothing of the item's work or a person's is lost:
-   * the branch holds the work, and the step moves the branch only once it is complete.
+   * {@link #verified}), and the branch itself back at the recorded head {@code ws} names when the
+   * step had moved it to commits that lack it (a rebase or squash done, not yet recorded: the
+   * record's commit holds the same work); the untracked files the step left are removed, what the
+   * set-up left and the {@code workspace.copy} files kept, and the mark is dropped. Before the step
+   * the worktree had no change (a landing starts only then), so nothing of the item's work is lost.
    */
   public boolean undoInterruptedLanding(WorkspaceRecord ws, Git.Place place) {
     Path mark = landingMark(ws.itemId());
     if (!Files.isRegularFile(mark, WorktreeGuard.NOFOLLOW)) {
       return false;
     }
-    git.ok(place, "reset", "--quiet", "--hard");
+    String tip = git.commit(checkout, "refs/heads/" + ws.branch());
+    boolean kept = tip != null && (tip.equals(ws.headCommit()) || ancestor(ws.headCommit(), tip));
+    if (kept) {
+      git.ok(place, "reset", "--quiet", "--hard");
+    } else {
+      git.ok(place, "reset", "--quiet", "--hard", ws.headCommit());
+    }
     List<String> clean = new ArrayList<>(List.of("clean", "-ffdq", "--", "."));
     config.copy().forEach(path -> clean.add(":(exclude,literal)" + path));
     SetUpOutput.read(setUpPath(ws.itemId())).forEach(path -> clean.add(":(exclude,top,literal)" + path));
@@ -524,6 +531,7 @@ public final class Worktrees implements ItemWorkspaces {
       throw new WorkspaceUnavailableException("item id '" + ws.itemId() + "' names no directory under " + root);
     }
     forget(path);
+    landingStepDone(ws.itemId()); // a new directory: a landing step's leftovers went with the old one
     available(ws);
     String tip = git.commit(checkout, "refs/heads/" + ws.branch());
     if (tip != null && ancestor(ws.headCommit(), tip)) {
@@ -598,6 +606,7 @@ public final class Worktrees implements ItemWorkspaces {
   /** Tracked files back at the last phase commit, untracked ones gone, HEAD on the item's branch. */
   private Git.Place reset(WorkspaceRecord ws) {
     Git.Place place = guarded(ws);
+    landingStepDone(ws.itemId()); // the reset below puts back whatever a landing step left
     git.ok(place, "reset", "--quiet", "--hard", ws.headCommit());
     List<String> clean = new ArrayList<>(List.of("clean", "-ffdq"));
     clean.addAll(SetUpOutput.keptByClean(SetUpOutput.read(setUpPath(ws.itemId()))));

@@ -41,10 +41,11 @@ class InterruptedLandingTest {
     repo.write(".gitignore", "cache/\n");
     repo.write("base.txt", "1\n");
     repo.commitAll("the project");
+    // workspace.copy: a file of the checkout's, never committed, copied into each worktree
+    GitRepo.write(repo.dir, ".env", "TOKEN=local\n");
     state = TestStores.open(repo.dir.resolve(".orchestrate"));
-    site = WorktreeSite.open(repo.dir,
-        ConfigWithers.withMode(WorkspaceConfig.defaults(), WorkspaceConfig.Mode.WORKTREE),
-        state.workspaces(), Clock.systemUTC());
+    site = WorktreeSite.open(repo.dir, ConfigWithers.withMode(WorkspaceConfig.defaults(), WorkspaceConfig.Mode.WORKTREE)
+        .withPreparation(java.util.List.of(), java.util.List.of(".env")), state.workspaces(), Clock.systemUTC());
     worktree = site.prepare("A", repo.dir).workspace();
     GitRepo.write(worktree, "a.txt", "the work\n");
     site.succeed("A", "build", 1, "built");
@@ -83,6 +84,7 @@ class InterruptedLandingTest {
     assertFalse(Files.exists(worktree.resolve("from-the-base.txt")));
     assertFalse(Files.exists(worktree.resolve("dir")));
     assertEquals("kept\n", GitRepo.read(worktree.resolve("cache/built.bin")), "ignored files are not the step's");
+    assertEquals("TOKEN=local\n", GitRepo.read(worktree.resolve(".env")), "nor the workspace.copy files");
     assertFalse(Files.exists(mark), "the mark is dropped");
     assertFalse(site.worktrees.undoInterruptedLanding(ws, site.worktrees.verified(ws)), "once");
 
@@ -90,6 +92,35 @@ class InterruptedLandingTest {
     assertEquals("integrated", result.kind(), result.message());
     assertEquals("the work\n", GitRepo.read(repo.dir.resolve("a.txt")), "the branch's work landed, not the leftovers");
     assertFalse(Files.exists(repo.dir.resolve("from-the-base.txt")));
+  }
+
+  @Test
+  void a_branch_a_cut_short_landing_moved_and_never_recorded_is_put_back_at_the_recorded_head() throws Exception {
+    // a rebase done, its new commits not yet recorded when the run died: the branch lacks the
+    // recorded head (its work copied onto the base's tip), which a shared remote's check refuses
+    WorkspaceRecord ws = state.workspaces().workspace("A").orElseThrow();
+    repo.write("person.txt", "a person's change\n");
+    repo.git("add", "person.txt");
+    repo.git("-c", "user.name=p", "-c", "user.email=p@example.com", "commit", "--quiet", "-m", "a person's commit");
+    Files.writeString(mark, "rebase\n");
+    repo.git(worktree, "-c", "user.name=o", "-c", "user.email=o@example.com", "rebase", "--quiet", "main");
+    assertFalse(repo.head("orchestrate/A").equals(ws.headCommit()));
+
+    assertTrue(site.worktrees.undoInterruptedLanding(ws, site.worktrees.verified(ws)));
+    assertEquals(ws.headCommit(), repo.head("orchestrate/A"), "the branch is back at the recorded head");
+    assertEquals("", repo.git(worktree, "status", "--porcelain", "--", ".", ":(exclude).env"));
+
+    IntegrationResult result = site.integrate("A", "a");
+    assertEquals("integrated", result.kind(), result.message());
+    assertEquals("the work\n", GitRepo.read(repo.dir.resolve("a.txt")));
+    assertEquals("a person's change\n", GitRepo.read(repo.dir.resolve("person.txt")));
+  }
+
+  @Test
+  void a_directory_planted_where_the_mark_goes_is_removed_and_the_step_marked() throws Exception {
+    GitRepo.write(mark, "planted.txt", "x\n");
+    site.worktrees.landingStep("A", "rebase");
+    assertTrue(Files.isRegularFile(mark, java.nio.file.LinkOption.NOFOLLOW_LINKS));
   }
 
   @Test

@@ -10,7 +10,9 @@ import java.util.List;
  * <h2>The model</h2>
  * The area takes the bottom {@code height} rows of the screen. Every operation addresses rows
  * absolutely (CUP), never relative to where the last one left the cursor, so none depends on an
- * earlier one having landed where it meant to. There is no scroll region: a terminal keeps in its
+ * earlier one having landed where it meant to, but one: a new terminal size, where the rows the
+ * old area took are found from the cursor, parked on its last row, which the terminal moved with
+ * the text (it alone knows how far). There is no scroll region: a terminal keeps in its
  * scrollback only what scrolls off a whole screen (tmux drops what scrolls off a region), and the
  * lines must stay in the scrollback.
  * <ul>

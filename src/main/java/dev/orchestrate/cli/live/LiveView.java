@@ -410,6 +410,7 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
       systemErr = null;
     }
     lines.close(); // a provider's words still held
+    fit(); // a resize not yet painted: the area is erased where it is, not where it was
     closed = true;
     if (ticker != null) {
       ticker.shutdownNow();

@@ -275,6 +275,23 @@ class LiveViewTest {
   }
 
   @Test
+  void a_run_that_ends_between_a_resize_and_its_tick_leaves_no_area_behind() {
+    for (int[] sizes : new int[][] {{24, 90, 40, 120}, {40, 120, 24, 90}}) {
+      Terminal terminal = new Terminal(sizes[0], sizes[1]);
+      List<ItemState> items = items(3);
+      LiveView view = view(terminal, items, 2, false);
+      view.runStarted(items, ItemFilter.ALL);
+      startJobs(view, 2);
+      terminal.resize(sizes[2], sizes[3]);
+      view.close();
+      Vt100Screen screen = terminal.screen();
+      String all = String.join("\n", screen.everything());
+      assertEquals(0, count(screen.everything(), "orchestrate run · "), "the area is gone:\n" + all);
+      assertEquals(2, count(screen.everything(), "design (attempt 1) started"), "the lines stay:\n" + all);
+    }
+  }
+
+  @Test
   void the_header_says_loading_until_the_run_starts_then_counts_the_items_the_run_works_on() {
     Terminal terminal = new Terminal(20, 100);
     List<ItemState> items = List.of(item("H1", Priority.HIGH, ItemStatus.DONE, null),

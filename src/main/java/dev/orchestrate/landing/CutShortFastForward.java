@@ -1,5 +1,6 @@
 package dev.orchestrate.landing;
 
+import dev.orchestrate.workspace.DiskUsage;
 import dev.orchestrate.workspace.Git;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -68,10 +69,10 @@ final class CutShortFastForward {
     }
   }
 
-  /** Marks the fast-forward about to run (a link there is deleted, never written through). */
+  /** Marks the fast-forward about to run. */
   void mark(Marked next) {
     try {
-      Files.deleteIfExists(mark);
+      DiskUsage.delete(mark); // whatever was planted there (a link, a directory) goes, never written through
       Files.writeString(mark, next.branch() + " " + next.from() + " " + next.to() + "\n", StandardCharsets.UTF_8,
           StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     } catch (IOException e) {
@@ -81,8 +82,8 @@ final class CutShortFastForward {
 
   void drop() {
     try {
-      Files.deleteIfExists(mark);
-    } catch (IOException e) {
+      DiskUsage.delete(mark);
+    } catch (IOException | UncheckedIOException e) {
       // the next landing reads a stale mark and finds nothing of its own to put back
     }
   }
@@ -93,62 +94,24 @@ final class CutShortFastForward {
    * content that is not the marked tip's), and then touches nothing.
    */
   List<String> undo(Marked marked) {
-    Git.Result status = git.run(checkout, "status", "--porcelain", "-z", "--untracked-files=all",
-        "--ignore-submodules=all");
-    if (!status.ok()) {
+    Changes changes = changes();
+    if (changes == null) {
       return null;
     }
-    List<String> modified = new ArrayList<>(); // ' M' or ' T': restored from the index
-    List<String> deleted = new ArrayList<>(); // ' D': restored from the index
-    List<String> added = new ArrayList<>(); // '??': deleted
-    for (String entry : status.out().split("\0")) {
-      if (entry.isEmpty()) {
-        continue;
-      }
-      if (entry.length() < 4 || entry.charAt(2) != ' ') {
-        return null;
-      }
-      String code = entry.substring(0, 2);
-      String path = entry.substring(3);
-      switch (code) {
-        case " M", " T" -> modified.add(path);
-        case " D" -> deleted.add(path);
-        case "??" -> added.add(path);
-        default -> {
-          return null; // staged, renamed, unmerged: not what a cut-short fast-forward leaves
-        }
-      }
+    List<String> all = concat(changes.modified(), changes.deleted(), changes.added());
+    if (all.isEmpty() || all.size() > MAX_PATHS) {
+      return all.isEmpty() ? List.of() : null;
     }
-    int changed = modified.size() + deleted.size() + added.size();
-    if (changed == 0 || changed > MAX_PATHS) {
-      return changed == 0 ? List.of() : null;
+    if (!theTips(marked.to(), changes)) {
+      return null;
     }
-    Map<String, String> inTip = blobs(marked.to(), concat(modified, deleted, added));
-    if (inTip == null || deleted.stream().anyMatch(inTip::containsKey)) {
-      return null; // a file the tip has, deleted: not the fast-forward's
-    }
-    List<String> written = concat(modified, added, List.of());
-    if (!written.isEmpty()) {
-      List<String> args = new ArrayList<>(List.of("hash-object", "--"));
-      args.addAll(written);
-      Git.Result hashes = git.run(checkout, args.toArray(String[]::new));
-      List<String> ids = hashes.ok() ? hashes.out().lines().toList() : List.of();
-      if (ids.size() != written.size()) {
-        return null;
-      }
-      for (int i = 0; i < written.size(); i++) {
-        if (!ids.get(i).equals(inTip.get(written.get(i)))) {
-          return null; // not the tip's content: someone's change
-        }
-      }
-    }
-    List<String> restore = concat(modified, deleted, List.of());
+    List<String> restore = concat(changes.modified(), changes.deleted(), List.of());
     if (!restore.isEmpty()) {
       List<String> args = new ArrayList<>(List.of("--literal-pathspecs", "checkout", "--quiet", "--"));
       args.addAll(restore);
       git.ok(checkout, args.toArray(String[]::new));
     }
-    for (String path : added) {
+    for (String path : changes.added()) {
       Path file = top.resolve(path).normalize();
       if (!file.startsWith(top) || file.equals(top)) {
         return null;
@@ -159,7 +122,67 @@ final class CutShortFastForward {
         throw new UncheckedIOException("could not delete " + file, e);
       }
     }
-    return concat(modified, deleted, added);
+    return all;
+  }
+
+  /** The checkout's changes, by kind: files changed (or retyped), deleted, new. */
+  private record Changes(List<String> modified, List<String> deleted, List<String> added) {
+  }
+
+  /** The checkout's changes, or null when git cannot say or one is staged (the index untouched is the rule). */
+  private Changes changes() {
+    Git.Result status = git.run(checkout, "status", "--porcelain", "-z", "--untracked-files=all",
+        "--ignore-submodules=all");
+    if (!status.ok()) {
+      return null;
+    }
+    Changes changes = new Changes(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+    for (String entry : status.out().split("\0")) {
+      if (entry.isEmpty()) {
+        continue;
+      }
+      if (entry.length() < 4 || entry.charAt(2) != ' ') {
+        return null;
+      }
+      String path = entry.substring(3);
+      switch (entry.substring(0, 2)) {
+        case " M", " T" -> changes.modified().add(path);
+        case " D" -> changes.deleted().add(path);
+        case "??" -> changes.added().add(path);
+        default -> {
+          return null; // staged, renamed, unmerged: not what a cut-short fast-forward leaves
+        }
+      }
+    }
+    return changes;
+  }
+
+  /**
+   * Whether every change is what the fast-forward to {@code tip} writes: a changed or new file with
+   * exactly the tip's content at that path, a deleted file the tip does not have.
+   */
+  private boolean theTips(String tip, Changes changes) {
+    Map<String, String> inTip = blobs(tip, concat(changes.modified(), changes.deleted(), changes.added()));
+    if (inTip == null || changes.deleted().stream().anyMatch(inTip::containsKey)) {
+      return false; // a file the tip has, deleted: not the fast-forward's
+    }
+    List<String> written = concat(changes.modified(), changes.added(), List.of());
+    if (written.isEmpty()) {
+      return true;
+    }
+    List<String> args = new ArrayList<>(List.of("hash-object", "--"));
+    args.addAll(written);
+    Git.Result hashes = git.run(checkout, args.toArray(String[]::new));
+    List<String> ids = hashes.ok() ? hashes.out().lines().toList() : List.of();
+    if (ids.size() != written.size()) {
+      return false;
+    }
+    for (int i = 0; i < written.size(); i++) {
+      if (!ids.get(i).equals(inTip.get(written.get(i)))) {
+        return false; // not the tip's content: someone's change
+      }
+    }
+    return true;
   }
 
   /** The blob of each of {@code paths} in {@code commit} (a path it lacks: no entry); null if git fails. */

@@ -279,38 +279,7 @@ final class Integrator {
           return new Advance.Refused(Git.lockMessage(lock.toString()));
         }
       }
-      String branch = "refs/heads/" + ws.baseBranch();
-      CutShortFastForward.Marked earlier = cutShort.read();
-      cutShort.mark(new CutShortFastForward.Marked(branch, base, tip));
-      Git.Result merge = git.run(checkout, "merge", "--quiet", "--ff-only", tip);
-      if (!merge.ok() && merge.lockHeld().isEmpty() && earlier != null && earlier.branch().equals(branch)
-          && earlier.from().equals(base) && base.equals(revParse("HEAD"))) {
-        // an earlier run died inside this fast-forward: what it was writing is put back, then again
-        List<String> undone = cutShort.undo(earlier);
-        if (undone != null && !undone.isEmpty()) {
-          log.warn("the fast-forward of {} in {} was cut short by the end of an earlier run: put back {} file(s) it "
-              + "had written ({}{}), and fast-forwarded again", ws.baseBranch(), repo.top(), undone.size(),
-              String.join(", ", undone.subList(0, Math.min(5, undone.size()))), undone.size() > 5 ? ", ..." : "");
-          merge = git.run(checkout, "merge", "--quiet", "--ff-only", tip);
-        }
-      }
-      if (merge.ok()) {
-        cutShort.drop();
-        return Advance.DONE;
-      }
-      if (!base.equals(revParse("HEAD"))) {
-        cutShort.drop();
-        return Advance.MOVED;
-      }
-      // git refused before it wrote anything: the mark of an earlier run's cut-short one stays
-      if (earlier != null && earlier.branch().equals(branch) && earlier.from().equals(base)) {
-        cutShort.mark(earlier);
-      } else {
-        cutShort.drop();
-      }
-      return new Advance.Refused(merge.lockHeld().orElse("the base branch " + ws.baseBranch() + " is checked out in "
-          + repo.top() + " with local changes the fast-forward would overwrite (" + merge.reason()
-          + "): commit or stash them; the next run integrates " + ws.branch()));
+      return fastForwardCheckout(ws, base, tip);
     }
     Path elsewhere = checkedOutElsewhere(ws.baseBranch(), guardRoot);
     if (elsewhere != null) {
@@ -328,6 +297,46 @@ final class Integrator {
     }
     return new Advance.Refused(update.lockHeld().orElse("git could not move " + ws.baseBranch() + ": "
         + update.reason() + "; the next run integrates " + ws.branch()));
+  }
+
+  /**
+   * git's fast-forward of the user's checkout, on the base branch at {@code base}, to {@code tip},
+   * marked while it runs ({@link CutShortFastForward}): when it is refused and an earlier run died
+   * inside the same one, what that one had written is put back and the fast-forward runs again.
+   */
+  private Advance fastForwardCheckout(WorkspaceRecord ws, String base, String tip) {
+    String branch = "refs/heads/" + ws.baseBranch();
+    CutShortFastForward.Marked earlier = cutShort.read();
+    cutShort.mark(new CutShortFastForward.Marked(branch, base, tip));
+    Git.Result merge = git.run(checkout, "merge", "--quiet", "--ff-only", tip);
+    if (!merge.ok() && merge.lockHeld().isEmpty() && earlier != null && earlier.branch().equals(branch)
+        && earlier.from().equals(base) && base.equals(revParse("HEAD"))) {
+      // an earlier run died inside this fast-forward: what it was writing is put back, then again
+      List<String> undone = cutShort.undo(earlier);
+      if (undone != null && !undone.isEmpty()) {
+        log.warn("the fast-forward of {} in {} was cut short by the end of an earlier run: put back {} file(s) it "
+            + "had written ({}{}), and fast-forwarded again", ws.baseBranch(), repo.top(), undone.size(),
+            String.join(", ", undone.subList(0, Math.min(5, undone.size()))), undone.size() > 5 ? ", ..." : "");
+        merge = git.run(checkout, "merge", "--quiet", "--ff-only", tip);
+      }
+    }
+    if (merge.ok()) {
+      cutShort.drop();
+      return Advance.DONE;
+    }
+    if (!base.equals(revParse("HEAD"))) {
+      cutShort.drop();
+      return Advance.MOVED;
+    }
+    // git refused before it wrote anything: the mark of an earlier run's cut-short one stays
+    if (earlier != null && earlier.branch().equals(branch) && earlier.from().equals(base)) {
+      cutShort.mark(earlier);
+    } else {
+      cutShort.drop();
+    }
+    return new Advance.Refused(merge.lockHeld().orElse("the base branch " + ws.baseBranch() + " is checked out in "
+        + repo.top() + " with local changes the fast-forward would overwrite (" + merge.reason()
+        + "): commit or stash them; the next run integrates " + ws.branch()));
   }
 
   /**

@@ -12,7 +12,7 @@ import java.nio.file.attribute.BasicFileAttributes;
  * {@code stats}, which reads the recorded figure): a walk that follows no link and stops counting
  * after {@link #MAX_ENTRIES} entries, so a worktree with a huge untracked tree costs a bounded time.
  */
-final class DiskUsage {
+public final class DiskUsage {
   static final int MAX_ENTRIES = 200_000;
 
   private DiskUsage() {
@@ -46,7 +46,7 @@ final class DiskUsage {
   }
 
   /** Deletes a file or a directory tree, links not followed; nothing there is fine. */
-  static void delete(Path path) throws IOException {
+  public static void delete(Path path) throws IOException {
     if (!Files.exists(path, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
       return;
     }

@@ -58,7 +58,12 @@ class LandingStepCrashIT {
         for last; do :; done
         "$real" -C "$2" archive "$last" | tar -x -C "$2"
         touch "$("$real" -C "$2" rev-parse --absolute-git-dir)/index.lock"
-        """);
+        """),
+    /**
+     * Landing on a shared remote ({@code landing: remote}): the squash moved the branch, not yet
+     * recorded, so the branch lacks the recorded commit, which that mode's check refuses.
+     */
+    SQUASH_ON_A_SHARED_REMOTE("rebase", " update-ref -m orchestrate: squash to land ", "\"$real\" \"$@\"");
 
     final String merge;
     final String command;
@@ -74,12 +79,21 @@ class LandingStepCrashIT {
     boolean inTheCheckout() {
       return this == FAST_FORWARD_OF_THE_USERS_CHECKOUT;
     }
+
+    /** Whether the items land on a shared remote, {@code origin}, rather than in the checkout. */
+    boolean remote() {
+      return this == SQUASH_ON_A_SHARED_REMOTE;
+    }
   }
 
   @ParameterizedTest
   @EnumSource(Point.class)
   void a_landing_step_cut_short_is_undone_and_the_item_lands_once_through_its_gate(Point point) throws Exception {
     GitRepo repo = GitRepo.init(dir.resolve("repo"));
+    Path origin = dir.resolve("origin.git");
+    if (point.remote()) {
+      repo.addBareOrigin(origin);
+    }
     Path realGit = OnPath.find("git");
     Path fired = dir.resolve("fired");
     Path bin = Files.createDirectories(dir.resolve("bin"));
@@ -107,14 +121,15 @@ class LandingStepCrashIT {
           echo "the design" > design.txt
           cd "%1$s" && echo "a person's change" > person.txt && '%2$s' add person.txt \\
             && '%2$s' -c user.name=p -c user.email=p@example.com commit -q -m "a person's commit"
+          %3$s
           echo designed; exit 0
         fi
         echo built > build.txt; echo built
-        """.formatted(repo.dir, realGit));
+        """.formatted(repo.dir, realGit, point.remote() ? "'" + realGit + "' push -q origin main" : ""));
     repo.write("orchestrate.yaml", """
         agent:
           command: ["bash", "%s"]
-        execution: {workspace: worktree, merge: %s, max_retries: 0}
+        execution: {workspace: worktree, merge: %s, max_retries: 0%s}
         default_pipeline: p
         pipelines:
           p:
@@ -122,10 +137,13 @@ class LandingStepCrashIT {
             phases:
               - {name: design, instructions: "Design."}
               - {name: build, instructions: "Build."}
-        """.formatted(dir.resolve("agent.sh"), point.merge));
+        """.formatted(dir.resolve("agent.sh"), point.merge, point.remote() ? ", landing: remote" : ""));
     repo.write("backlog.yaml", "items:\n  - {id: A, title: a}\n");
     repo.commitAll("backlog");
     String start = repo.head("main");
+    if (point.remote()) {
+      repo.git("push", "--quiet", "origin", "main");
+    }
 
     ProcessBuilder killed = Launcher.builder(repo.dir, "run").redirectErrorStream(true)
         .redirectOutput(dir.resolve("killed-run.txt").toFile());
@@ -137,7 +155,9 @@ class LandingStepCrashIT {
     assertEquals(137, runner.exitValue(), point + ": the runner was killed: " + said);
     Path mark = repo.dir.resolve(".orchestrate/worktrees/" + (point.inTheCheckout() ? "+fast-forward" : "+landing-A"));
     assertTrue(Files.exists(mark), point + ": the step's mark is left behind");
-    assertEquals(start, repo.git("rev-parse", "main~1").strip(), point + ": nothing landed but the person's commit");
+    // where the item lands: the checkout's main, or origin's
+    GitRepo landed = point.remote() ? GitRepo.at(origin) : repo;
+    assertEquals(start, landed.git("rev-parse", "main~1").strip(), point + ": nothing landed but the person's commit");
 
     if (point.inTheCheckout()) {
       // orchestrate never deletes a lock in the user's repository: it says which, and the person does
@@ -160,16 +180,16 @@ class LandingStepCrashIT {
         ? "the fast-forward of main in " + repo.dir + " was cut short by the end of an earlier run: put back"
         : "A: a landing step of an earlier run ended inside its worktree"), point + ": " + next.err());
     for (String file : List.of("person.txt", "design.txt", "build.txt")) {
-      assertTrue(Files.exists(repo.dir.resolve(file)), point + ": " + file + " is on main: " + repo.git("log",
-          "--stat", "main"));
+      assertFalse(landed.git("ls-tree", "--name-only", "main", "--", file).isBlank(), point + ": " + file
+          + " is on main: " + landed.git("log", "--stat", "main"));
     }
     assertEquals("", repo.git("status", "--porcelain"), point + ": the user's checkout is clean");
     Set<String> jobs = new HashSet<>();
-    for (String trailer : repo.git("log", "--format=%(trailers:key=Orchestrate-Job,valueonly)", start + "..main")
+    for (String trailer : landed.git("log", "--format=%(trailers:key=Orchestrate-Job,valueonly)", start + "..main")
         .lines().filter(l -> !l.isBlank()).toList()) {
-      assertTrue(jobs.add(trailer.strip()), point + ": job " + trailer + " landed twice: " + repo.git("log",
+      assertTrue(jobs.add(trailer.strip()), point + ": job " + trailer + " landed twice: " + landed.git("log",
           "--oneline", "main"));
     }
-    assertEquals(2, jobs.size(), point + ": both phases landed: " + repo.git("log", "--format=%s%n%b", "main"));
+    assertEquals(2, jobs.size(), point + ": both phases landed: " + landed.git("log", "--format=%s%n%b", "main"));
   }
 }

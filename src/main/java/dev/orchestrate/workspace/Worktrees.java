@@ -346,11 +346,7 @@ public final class Worktrees implements ItemWorkspaces {
   }
 
   private Path landingMark(String itemId) {
-    Path path = root.resolve("+landing-" + itemId).normalize();
-    if (!root.equals(path.getParent())) {
-      throw new WorkspaceUnavailableException("item id '" + itemId + "' names no file under " + root);
-    }
-    return path;
+    return beside("+landing-", itemId, "file");
   }
 
   /** Removes the item's landing tree ({@link #landingTree}), if there is one. */
@@ -369,17 +365,21 @@ public final class Worktrees implements ItemWorkspaces {
 
   /** Where what the item's set-up left is recorded ({@link SetUpOutput}): beside its worktree, not in it. */
   private Path setUpPath(String itemId) {
-    Path path = root.resolve("+setup-" + itemId).normalize();
-    if (!root.equals(path.getParent())) {
-      throw new WorkspaceUnavailableException("item id '" + itemId + "' names no file under " + root);
-    }
-    return path;
+    return beside("+setup-", itemId, "file");
   }
 
   private Path landingPath(String itemId) {
-    Path path = root.resolve("+land-" + itemId).normalize();
+    return beside("+land-", itemId, "directory");
+  }
+
+  /**
+   * {@code <root>/<prefix><ID>}: a file or directory of the item's beside the worktrees, never an
+   * item's own (ids hold no {@code +}); an id that would name a path elsewhere is refused.
+   */
+  private Path beside(String prefix, String itemId, String kind) {
+    Path path = root.resolve(prefix + itemId).normalize();
     if (!root.equals(path.getParent())) {
-      throw new WorkspaceUnavailableException("item id '" + itemId + "' names no directory under " + root);
+      throw new WorkspaceUnavailableException("item id '" + itemId + "' names no " + kind + " under " + root);
     }
     return path;
   }

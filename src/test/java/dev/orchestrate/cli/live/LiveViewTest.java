@@ -248,17 +248,26 @@ class LiveViewTest {
     assertEquals(2 + 2 + LiveStatus.FINISHED_SHOWN, area(screen).size(), "the area sits at the bottom");
   }
 
+  /** Rows and columns before and after: a screen that grows (its top filled from a short scrollback), one that shrinks. */
+  private static final int[][] RESIZES = {{24, 90, 40, 120}, {40, 120, 24, 90}};
+
+  /** A run of {@code n} items with two jobs started, on {@code terminal}. */
+  private LiveView twoJobsRunning(Terminal terminal, int n) {
+    List<ItemState> items = items(n);
+    LiveView view = view(terminal, items, n, false);
+    view.runStarted(items, ItemFilter.ALL);
+    startJobs(view, 2);
+    return view;
+  }
+
   @Test
   void a_line_or_a_job_that_comes_between_a_resize_and_its_tick_is_painted_at_the_new_size() {
     // the size changes, and an event paints before the tick (SIGWINCH's or the second's) has
     // seen it: painted at the old size, a grown screen kept a stale copy of the area in its middle
     // (LiveViewInTmuxIT saw one in a loaded verify); a shrunk one, rows past its bottom
-    for (int[] sizes : new int[][] {{24, 90, 40, 120}, {40, 120, 24, 90}}) {
+    for (int[] sizes : RESIZES) {
       Terminal terminal = new Terminal(sizes[0], sizes[1]);
-      List<ItemState> items = items(4);
-      LiveView view = view(terminal, items, 4, false);
-      view.runStarted(items, ItemFilter.ALL);
-      startJobs(view, 2);
+      LiveView view = twoJobsRunning(terminal, 4);
       view.printLine("before the resize");
       terminal.resize(sizes[2], sizes[3]);
       view.printLine("between the resize and its tick");
@@ -276,12 +285,9 @@ class LiveViewTest {
 
   @Test
   void a_run_that_ends_between_a_resize_and_its_tick_leaves_no_area_behind() {
-    for (int[] sizes : new int[][] {{24, 90, 40, 120}, {40, 120, 24, 90}}) {
+    for (int[] sizes : RESIZES) {
       Terminal terminal = new Terminal(sizes[0], sizes[1]);
-      List<ItemState> items = items(3);
-      LiveView view = view(terminal, items, 2, false);
-      view.runStarted(items, ItemFilter.ALL);
-      startJobs(view, 2);
+      LiveView view = twoJobsRunning(terminal, 3);
       terminal.resize(sizes[2], sizes[3]);
       view.close();
       Vt100Screen screen = terminal.screen();

@@ -74,6 +74,16 @@ class MergeQueueCrashIT {
       kills++;
     }
     assertTrue(kills > 0, "seed " + seed + ": no run was killed; the test proves nothing then");
+    // a git killed in the user's checkout (the fast-forward that lands an item) leaves its lock,
+    // which orchestrate never deletes: the run names it, and the person deletes it
+    for (Path lock : List.of(repo.dir.resolve(".git/index.lock"), repo.dir.resolve(".git/HEAD.lock"),
+        repo.dir.resolve(".git/refs/heads/main.lock"))) {
+      if (Files.exists(lock)) {
+        Launcher.Result held = Launcher.run(repo.dir, "run");
+        assertTrue(held.err().contains("git's lock file " + lock + " exists"), "seed " + seed + ": " + held.err());
+        Files.delete(lock);
+      }
+    }
     Launcher.Result last = Launcher.run(repo.dir, "run");
     assertEquals(0, last.exitCode(), "seed " + seed + ": " + last.out() + last.err());
     if (!last.out().contains(2 * pairs + " done")) {

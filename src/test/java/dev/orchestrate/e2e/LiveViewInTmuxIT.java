@@ -51,6 +51,16 @@ class LiveViewInTmuxIT {
     watch(4, 8, true, false);
   }
 
+  /**
+   * The pane grows to 60 rows while the screen has scrolled nothing into its history: tmux adds the
+   * rows at the bottom, so the old area stays where it was, in the middle, and the view must find it
+   * there (from the cursor) to erase it; painted at the new bottom alone, it left a stale copy.
+   */
+  @Test
+  void two_concurrent_jobs_keep_one_area_when_the_pane_grows_past_its_history() throws Exception {
+    watch(2, 4, true, false, 60);
+  }
+
   @Test
   void agent_text_cannot_retitle_the_window_clear_it_or_forge_a_line() throws Exception {
     Path project = project(1);
@@ -262,6 +272,11 @@ class LiveViewInTmuxIT {
    * sees; with {@code evenOnly}, {@code --only tag=even} leaves the odd-numbered items out.
    */
   private void watch(int jobs, int items, boolean resize, boolean evenOnly) throws Exception {
+    watch(jobs, items, resize, evenOnly, 24);
+  }
+
+  /** {@link #watch}, resized to {@code rows} rows (and 90 columns when fewer than 40), restored only after a shrink. */
+  private void watch(int jobs, int items, boolean resize, boolean evenOnly, int rows) throws Exception {
     Path project = project(items);
     int worked = evenOnly ? items / 2 : items;
     Path socket = startRun(project, " --max-concurrent " + jobs + " --max-wip " + jobs
@@ -271,7 +286,7 @@ class LiveViewInTmuxIT {
       int mostJobs = 0;
       int screens = 0;
       boolean resized = !resize;
-      boolean restored = !resize;
+      boolean restored = !resize || rows > 40;
       long resizedAt = System.nanoTime() - TimeUnit.SECONDS.toNanos(60);
       List<String> screen;
       while (true) {
@@ -298,7 +313,7 @@ class LiveViewInTmuxIT {
           }
           mostJobs = Math.max(mostJobs, shown);
           if (!resized && shown == jobs) {
-            tmux(socket, "resize-window", "-t", "it", "-x", "90", "-y", "24");
+            tmux(socket, "resize-window", "-t", "it", "-x", rows < 40 ? "90" : "120", "-y", Integer.toString(rows));
             resized = true;
             resizedAt = System.nanoTime();
           } else if (resized && !restored && screens % 5 == 0) {

@@ -99,10 +99,12 @@ final class CutShortFastForward {
       return null;
     }
     List<String> all = concat(changes.modified(), changes.deleted(), changes.added());
-    if (all.isEmpty() || all.size() > MAX_PATHS) {
-      return all.isEmpty() ? List.of() : null;
+    if (all.isEmpty()) {
+      return all;
     }
-    if (!theTips(marked.to(), changes)) {
+    List<Path> added = changes.added().stream().map(path -> top.resolve(path).normalize()).toList();
+    if (all.size() > MAX_PATHS || added.stream().anyMatch(file -> !file.startsWith(top) || file.equals(top))
+        || !theTips(marked.to(), changes)) {
       return null;
     }
     List<String> restore = concat(changes.modified(), changes.deleted(), List.of());
@@ -111,11 +113,7 @@ final class CutShortFastForward {
       args.addAll(restore);
       git.ok(checkout, args.toArray(String[]::new));
     }
-    for (String path : changes.added()) {
-      Path file = top.resolve(path).normalize();
-      if (!file.startsWith(top) || file.equals(top)) {
-        return null;
-      }
+    for (Path file : added) {
       try {
         Files.deleteIfExists(file);
       } catch (IOException e) {

@@ -307,11 +307,12 @@ final class Integrator {
   private Advance fastForwardCheckout(WorkspaceRecord ws, String base, String tip) {
     String branch = "refs/heads/" + ws.baseBranch();
     CutShortFastForward.Marked earlier = cutShort.read();
+    // an earlier run died inside a fast-forward of this branch from this same commit
+    boolean cutShortHere = earlier != null && earlier.branch().equals(branch) && earlier.from().equals(base);
     cutShort.mark(new CutShortFastForward.Marked(branch, base, tip));
     Git.Result merge = git.run(checkout, "merge", "--quiet", "--ff-only", tip);
-    if (!merge.ok() && merge.lockHeld().isEmpty() && earlier != null && earlier.branch().equals(branch)
-        && earlier.from().equals(base) && base.equals(revParse("HEAD"))) {
-      // an earlier run died inside this fast-forward: what it was writing is put back, then again
+    if (!merge.ok() && merge.lockHeld().isEmpty() && cutShortHere && base.equals(revParse("HEAD"))) {
+      // what that fast-forward was writing is put back, then this one runs again
       List<String> undone = cutShort.undo(earlier);
       if (undone != null && !undone.isEmpty()) {
         log.warn("the fast-forward of {} in {} was cut short by the end of an earlier run: put back {} file(s) it "
@@ -329,7 +330,7 @@ final class Integrator {
       return Advance.MOVED;
     }
     // git refused before it wrote anything: the mark of an earlier run's cut-short one stays
-    if (earlier != null && earlier.branch().equals(branch) && earlier.from().equals(base)) {
+    if (cutShortHere) {
       cutShort.mark(earlier);
     } else {
       cutShort.drop();

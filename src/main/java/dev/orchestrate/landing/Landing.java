@@ -378,13 +378,11 @@ public final class Landing implements ItemLanding {
     }
   }
 
-  /** {@code git status} of the worktree, the {@code workspace.copy} files left out (copied in, never committed). */
+  /** {@code git status} of the worktree, what is not the item's work left out ({@link Worktrees#notTheWork}). */
   String[] statusArgs(String itemId) {
     List<String> status = new ArrayList<>(List.of("status", "--porcelain", "--untracked-files=all",
         "--ignore-submodules=all", "--", "."));
-    config.copy().forEach(path -> status.add(":(exclude,literal)" + path));
-    // what workspace.setup left is not the item's work: never committed, so not a change to commit first
-    worktrees.setUpOutput(itemId).forEach(path -> status.add(":(exclude,top,literal)" + path));
+    status.addAll(worktrees.notTheWork(itemId));
     return status.toArray(String[]::new);
   }
 

@@ -332,17 +332,24 @@ public final class Worktrees implements ItemWorkspaces {
     }
     String tip = git.commit(checkout, "refs/heads/" + ws.branch());
     boolean kept = tip != null && (tip.equals(ws.headCommit()) || ancestor(ws.headCommit(), tip));
-    if (kept) {
-      git.ok(place, "reset", "--quiet", "--hard");
-    } else {
-      git.ok(place, "reset", "--quiet", "--hard", ws.headCommit());
-    }
+    git.ok(place, "reset", "--quiet", "--hard", kept ? tip : ws.headCommit());
     List<String> clean = new ArrayList<>(List.of("clean", "-ffdq", "--", "."));
-    config.copy().forEach(path -> clean.add(":(exclude,literal)" + path));
-    SetUpOutput.read(setUpPath(ws.itemId())).forEach(path -> clean.add(":(exclude,top,literal)" + path));
+    clean.addAll(notTheWork(ws.itemId()));
     git.ok(place, clean.toArray(String[]::new));
     landingStepDone(ws.itemId());
     return true;
+  }
+
+  /**
+   * Pathspecs that leave out of a command on the item's worktree what is there and is not the
+   * item's work: the {@code workspace.copy} files (copied in, never committed) and what
+   * {@code workspace.setup} left ({@link SetUpOutput}).
+   */
+  public List<String> notTheWork(String itemId) {
+    List<String> out = new ArrayList<>();
+    config.copy().forEach(path -> out.add(":(exclude,literal)" + path));
+    SetUpOutput.read(setUpPath(itemId)).forEach(path -> out.add(":(exclude,top,literal)" + path));
+    return out;
   }
 
   private Path landingMark(String itemId) {

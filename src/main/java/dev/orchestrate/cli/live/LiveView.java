@@ -561,9 +561,6 @@ public final class LiveView implements RunListener, SummarizationListener, AutoC
 
   /** Redraws at the terminal's size now (a tick, or SIGWINCH). */
   synchronized void tick() {
-    if (closed) {
-      return;
-    }
     redraw();
   }
 

@@ -5,9 +5,11 @@ import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -34,13 +36,16 @@ import org.slf4j.LoggerFactory;
  *   item's directory (ids cannot hold a {@code +}). The token is this object's; it holds a lock on
  *   {@code +spare-<token>.lock} while it keeps any, so that runners of one checkout (other
  *   processes, other containers) never take or delete each other's.</li>
- *   <li>Taken, one is moved to the new item's directory ({@code git worktree move}); what the last
- *   agent may have hidden in it goes first: its per-worktree configuration and sparse-checkout
- *   files, and the index, read again from HEAD (no skip-worktree or assume-unchanged bit survives);
- *   then everything untracked is deleted, ignored files included ({@code clean -ffdx}), and the
- *   files are checked out at the item's start on its new branch ({@code checkout --force -B}):
- *   nothing the last item's agent left, build outputs neither, reaches the next item.</li>
- *   <li>Whatever fails (a worktree git will not move: a submodule, a lock an agent planted) is
+ *   <li>Kept and taken, one is moved as {@code git worktree move} moves it, without the process
+ *   ({@link #move}), and its HEAD detached by writing the file ({@link #detach}). Taken, what the
+ *   last agent may have hidden in it goes first: its per-worktree configuration and sparse-checkout
+ *   files, and its index, deleted and read again from HEAD with every file's content compared
+ *   ({@code reset}: no entry, stat data, skip-worktree or assume-unchanged bit survives); then
+ *   everything untracked is deleted, ignored files included ({@code clean -ffdx}), and the files
+ *   are checked out at the item's start on its new branch ({@code checkout --force -B}): nothing
+ *   the last item's agent left, build outputs neither, reaches the next item. Three git processes
+ *   where a new worktree takes one, and only the files that differ written.</li>
+ *   <li>Whatever fails (a worktree git would not move: a submodule, a lock an agent planted) is
  *   given up: the item gets a new worktree as before, the landed one is deleted as before.</li>
  *   <li>The run's end deletes them ({@link #dropAll}); what a killed run left is deleted when the
  *   next one opens ({@link #dropLeftovers}), unless its process still runs.</li>
@@ -83,13 +88,11 @@ final class SpareWorktrees {
     Path spare = root.resolve(prefix + names.incrementAndGet());
     try {
       own();
-      // HEAD off the branch, at its commit, so that the branch can be deleted: the file alone (a
-      // checkout --detach would read every file's status)
-      git.ok(place, "update-ref", "--no-deref", "HEAD", "HEAD");
+      detach(place);
       layout.lock();
       try {
         delete(spare);
-        git.ok(checkout, "worktree", "move", place.workTree().toString(), spare.toString());
+        move(place.workTree(), place.gitDir(), spare);
       } finally {
         layout.unlock();
       }
@@ -121,8 +124,11 @@ final class SpareWorktrees {
             kept.push(spare); // something at the item's path: the caller's new worktree removes it first
             return false;
           }
-          if (!git.run(checkout, "worktree", "move", spare.toString(), path.toString()).ok()) {
-            delete(spare); // git would not move it: never tried again
+          try {
+            move(spare, adminDir(spare), path);
+          } catch (IOException | UncheckedIOException | GitException e) {
+            log.debug("the kept worktree {} could not be moved: {}", spare, e.getMessage());
+            delete(spare); // not one to move: never tried again
             continue;
           }
         } finally {
@@ -131,11 +137,12 @@ final class SpareWorktrees {
         Path admin = adminDir(path);
         Files.deleteIfExists(admin.resolve("config.worktree"));
         DiskUsage.delete(admin.resolve("info"));
+        // the index goes whole (an entry's id, stat data or skip-worktree bit can hide a change); a
+        // mixed reset reads HEAD's tree into a new one and refreshes it, comparing the files'
+        // contents and writing none, so that the checkout writes only the files that differ
+        Files.deleteIfExists(admin.resolve("index"));
         Git.Place place = new Git.Place(path, admin, commonDir, path);
-        git.ok(place, "read-tree", "HEAD");
-        // the files' stat data back (their contents compared, none written), so that the checkout
-        // writes only the files that differ; files that differ are for the checkout to put right
-        git.run(place, "update-index", "-q", "--refresh");
+        git.ok(place, "reset", "--quiet");
         git.ok(place, "clean", "-ffdxq");
         git.ok(place, "checkout", "--quiet", "--force", "-B", branch, start);
         log.debug("{} made from a kept worktree", path);
@@ -148,6 +155,57 @@ final class SpareWorktrees {
       }
     }
     return false;
+  }
+
+  /**
+   * HEAD off the landed branch, at its commit, so that the branch can be deleted: written as git
+   * writes it ({@code HEAD.lock}, then renamed over {@code HEAD}) when the ref files name the
+   * commit; otherwise {@code git update-ref --no-deref HEAD HEAD}.
+   */
+  private void detach(Git.Place place) throws IOException {
+    String ref = RefFiles.headRef(place.gitDir());
+    String commit = ref == null ? null : RefFiles.commit(commonDir, ref);
+    if (commit == null) {
+      git.ok(place, "update-ref", "--no-deref", "HEAD", "HEAD");
+      return;
+    }
+    replace(place.gitDir().resolve("HEAD"), commit + "\n");
+  }
+
+  /**
+   * Moves the worktree at {@code from}, whose administrative directory is {@code admin}, to
+   * {@code to}, as {@code git worktree move} does (the directory renamed, the registry's
+   * {@code gitdir} pointed at it) without a process: refused, as git refuses, for a locked worktree
+   * or one with submodules, whose own git directories would name the old place.
+   */
+  private void move(Path from, Path admin, Path to) throws IOException {
+    if (Files.exists(admin.resolve("locked"), WorktreeGuard.NOFOLLOW)
+        || Files.exists(admin.resolve("modules"), WorktreeGuard.NOFOLLOW)
+        || Files.exists(from.resolve(".gitmodules"), WorktreeGuard.NOFOLLOW)) {
+      throw new IOException("a locked worktree, or one with submodules: " + from);
+    }
+    if (!admin.equals(adminDir(from))) {
+      throw new IOException(from + "'s .git file names another git directory than " + admin);
+    }
+    Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+    replace(admin.resolve("gitdir"), to.toRealPath() + "/.git\n");
+  }
+
+  /**
+   * {@code file} replaced by {@code text} under git's lock protocol: {@code <file>.lock} created
+   * (failing when it exists: git is writing it), written, renamed over the file (a link there is
+   * replaced, never followed).
+   */
+  private static void replace(Path file, String text) throws IOException {
+    Path lock = file.resolveSibling(file.getFileName() + ".lock");
+    Files.writeString(lock, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW,
+        StandardOpenOption.WRITE);
+    try {
+      Files.move(lock, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException | UncheckedIOException e) {
+      Files.deleteIfExists(lock);
+      throw e;
+    }
   }
 
   /** Deletes every kept worktree (the run ends): files first, the registry's entry under {@code layout}. */

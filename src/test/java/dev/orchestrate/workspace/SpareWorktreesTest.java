@@ -251,6 +251,47 @@ class SpareWorktreesTest {
     assertEquals("", repo.git(b, "status", "--porcelain", "--ignored"));
   }
 
+  @Test
+  void a_worktree_moved_without_git_is_where_gits_registry_says_through_a_prune() throws Exception {
+    WorktreeSite w = site(true);
+    land(w, "A", "a.txt");
+    Path spare = root.resolve(kept().get(0));
+    assertEquals(spare.toRealPath().toString(), registeredPaths().get(1), "the registry names the kept worktree");
+    assertEquals(repo.head("main") + "\n", Files.readString(adminOf(spare).resolve("HEAD")),
+        "detached at the landed commit, as git writes it");
+    assertFalse(Files.exists(adminOf(spare).resolve("HEAD.lock")));
+
+    Path b = w.prepare("B", repo.dir).workspace();
+    repo.git("worktree", "prune"); // a registry entry pointing nowhere would go here
+    assertEquals(List.of(repo.dir.toRealPath().toString(), b.toRealPath().toString()), registeredPaths());
+    assertEquals("orchestrate/B", repo.git(b, "symbolic-ref", "--short", "HEAD"));
+    repo.git("worktree", "remove", b.toString()); // git itself finds and removes it where it is
+    assertFalse(Files.exists(b));
+  }
+
+  @Test
+  void a_change_hidden_behind_an_assume_unchanged_bit_does_not_reach_the_next_item() throws Exception {
+    WorktreeSite w = site(true);
+    Path a = builtA(w);
+    repo.git(a, "update-index", "--assume-unchanged", "README.md");
+    GitRepo.write(a, "README.md", "planted\n");
+    IntegrationResult landed = w.integrate("A", "Item A");
+    assertEquals("integrated", landed.kind(), landed.message());
+    assertEquals(1, kept().size());
+
+    Path b = w.prepare("B", repo.dir).workspace();
+
+    assertEquals("hello\n", GitRepo.read(b.resolve("README.md")));
+    assertEquals("H README.md", repo.git(b, "ls-files", "-v", "README.md"));
+    assertEquals("", repo.git(b, "status", "--porcelain", "--ignored"));
+  }
+
+  /** The paths of the work trees git knows, the user's checkout first. */
+  private List<String> registeredPaths() {
+    return repo.git("worktree", "list", "--porcelain").lines().filter(l -> l.startsWith("worktree "))
+        .map(l -> l.substring("worktree ".length())).toList();
+  }
+
   /** A file of the test's own in a worktree's administrative directory, to tell that worktree from a new one. */
   private static final String MARKER = "orchestrate-test-marker";
 

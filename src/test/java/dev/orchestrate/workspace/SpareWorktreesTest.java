@@ -28,8 +28,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Landed worktrees kept for the next items' on a large repository ({@link SpareWorktrees}), on real
- * git: the repository is counted large whatever its size, so that a test needs no 10,000 files.
+ * Landed worktrees kept for the next items' ({@link SpareWorktrees}), on real git; most tests count
+ * the repository large whatever its size (its checkouts made outside `worktree add`'s lock), so
+ * that a test needs no 10,000 files.
  */
 class SpareWorktreesTest {
   private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-11-01T00:00:00Z"), ZoneOffset.UTC);
@@ -150,13 +151,27 @@ class SpareWorktreesTest {
   }
 
   @Test
-  void a_small_repository_deletes_a_landed_worktree_as_before() throws Exception {
-    WorktreeSite w = site(false);
+  void a_small_repository_keeps_a_landed_worktree_too() throws Exception {
+    WorktreeSite w = site(false); // its checkouts made inside `worktree add`
+    land(w, "A", "a.txt");
+    assertEquals(1, kept().size(), "kept: " + kept());
+    Path b = w.prepare("B", repo.dir).workspace();
+    assertEquals(List.of(), kept(), "taken by the next item");
+    assertEquals("A\n", GitRepo.read(b.resolve("a.txt")));
+    assertEquals("orchestrate/B", repo.git(b, "symbolic-ref", "--short", "HEAD"));
+    assertEquals("", repo.git(b, "status", "--porcelain", "--ignored"));
+    w.worktrees.runEnded();
+    assertEquals(List.of("project", "B"), registered(), "B's own worktree, none kept");
+  }
+
+  @Test
+  void without_a_run_a_landed_worktree_is_deleted_as_before() throws Exception {
+    WorkspaceConfig config = ConfigWithers.withMode(WorkspaceConfig.defaults(), WorkspaceConfig.Mode.WORKTREE);
+    WorktreeSite w = WorktreeSite.open(repo.dir, repo.dir.resolve(".orchestrate"), config,
+        RetentionConfig.WorktreePolicy.DEFAULT, state.workspaces(), CLOCK); // a one-shot command: none kept
     land(w, "A", "a.txt");
     assertEquals(List.of(), kept());
     assertEquals(List.of("project"), registered());
-    Path b = w.prepare("B", repo.dir).workspace();
-    assertEquals("A\n", GitRepo.read(b.resolve("a.txt")));
   }
 
   @Test

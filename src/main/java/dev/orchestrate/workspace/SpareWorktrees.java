@@ -188,8 +188,16 @@ final class SpareWorktrees {
     if (!admin.equals(adminDir(from))) {
       throw new IOException(from + "'s .git file names another git directory than " + admin);
     }
-    Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
-    replace(admin.resolve("gitdir"), to.toRealPath() + "/.git\n");
+    // the registry's new entry written first, under its lock (one git holds fails the move before it starts)
+    Path gitdir = admin.resolve("gitdir");
+    Path lock = lock(gitdir, to.getParent().toRealPath().resolve(to.getFileName()) + "/.git\n");
+    try {
+      Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+    } catch (IOException | UncheckedIOException e) {
+      Files.deleteIfExists(lock);
+      throw e;
+    }
+    into(lock, gitdir);
   }
 
   /**
@@ -198,9 +206,19 @@ final class SpareWorktrees {
    * replaced, never followed).
    */
   private static void replace(Path file, String text) throws IOException {
+    into(lock(file, text), file);
+  }
+
+  /** {@code <file>.lock} created with {@code text}; fails when it exists (git is writing the file). */
+  private static Path lock(Path file, String text) throws IOException {
     Path lock = file.resolveSibling(file.getFileName() + ".lock");
     Files.writeString(lock, text, StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW,
         StandardOpenOption.WRITE);
+    return lock;
+  }
+
+  /** The {@link #lock} renamed over {@code file}; deleted when that fails. */
+  private static void into(Path lock, Path file) throws IOException {
     try {
       Files.move(lock, file, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException | UncheckedIOException e) {

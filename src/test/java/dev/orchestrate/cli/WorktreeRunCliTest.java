@@ -260,8 +260,9 @@ class WorktreeRunCliTest {
     repo = GitRepo.init(tmp.resolve("project"));
     state = repo.dir.resolve(".orchestrate");
     Path agent = tmp.resolve("count.sh");
-    // each agent counts the worktrees on disk while it runs (its own included)
-    Files.writeString(agent, "#!/usr/bin/env bash\nls \"$(dirname \"$ORCHESTRATE_WORKSPACE\")\" | wc -l >> "
+    // each agent counts the items' worktrees on disk while it runs (its own included): not what
+    // orchestrate keeps beside them, named with a '+' (up to 4 landed worktrees kept for the next items)
+    Files.writeString(agent, "#!/usr/bin/env bash\nls \"$(dirname \"$ORCHESTRATE_WORKSPACE\")\" | grep -vc '^+' >> "
         + tmp.resolve("counts.txt") + "\necho $ORCHESTRATE_ITEM_ID > item-$ORCHESTRATE_ITEM_ID.txt\n");
     StringBuilder backlog = new StringBuilder("schema_version: 1\nitems:\n");
     for (int i = 1; i <= 5; i++) {

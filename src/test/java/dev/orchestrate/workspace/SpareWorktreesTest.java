@@ -285,6 +285,24 @@ class SpareWorktreesTest {
   }
 
   @Test
+  void a_kept_worktree_whose_registry_entry_is_under_gits_lock_is_not_moved_and_is_deleted() throws Exception {
+    WorktreeSite w = site(true);
+    land(w, "A", "a.txt");
+    Path spare = root.resolve(kept().get(0));
+    Files.writeString(adminOf(spare).resolve(MARKER), "A's");
+    Files.writeString(adminOf(spare).resolve("gitdir.lock"), "someone's\n"); // git writing it, or planted
+
+    Path b = w.prepare("B", repo.dir).workspace();
+
+    assertFalse(Files.exists(spare), "deleted, never tried again");
+    assertEquals(List.of(), kept());
+    assertFalse(Files.exists(adminOf(b).resolve(MARKER)), "a new worktree, not A's");
+    assertEquals(List.of("project", "B"), registered());
+    assertEquals("orchestrate/B", repo.git(b, "symbolic-ref", "--short", "HEAD"));
+    assertEquals("A\n", GitRepo.read(b.resolve("a.txt")));
+  }
+
+  @Test
   void a_change_hidden_behind_an_assume_unchanged_bit_does_not_reach_the_next_item() throws Exception {
     WorktreeSite w = site(true);
     Path a = builtA(w);

@@ -114,9 +114,19 @@ final class PullRequestCommand {
     private Process process;
     private boolean stopped;
 
-    synchronized boolean started(Process p) {
-      process = p;
-      return !stopped;
+    /**
+     * {@code p} started: stopped from now on by {@link #stop}; when the stop came first (between
+     * the start and this call), its TERM, grace and KILL begin now.
+     */
+    void started(Process p) {
+      boolean stop;
+      synchronized (this) {
+        process = p;
+        stop = stopped;
+      }
+      if (stop) {
+        terminate(p);
+      }
     }
 
     synchronized boolean stopped() {
@@ -133,7 +143,13 @@ final class PullRequestCommand {
         stopped = true;
         p = process;
       }
-      if (p == null || !p.isAlive()) {
+      if (p != null) {
+        terminate(p); // else the start, just made, terminates it when it is registered (started)
+      }
+    }
+
+    private static void terminate(Process p) {
+      if (!p.isAlive()) {
         return;
       }
       Thread killer = new Thread(() -> {
@@ -192,9 +208,7 @@ final class PullRequestCommand {
           + e.getMessage());
     }
     CompletableFuture<String> out = drain(process.getInputStream());
-    if (!stopper.started(process)) {
-      kill(process);
-    }
+    stopper.started(process); // a stop that came meanwhile terminates it now, as any stop does
     try {
       if (!process.waitFor(command.timeout().toMillis(), TimeUnit.MILLISECONDS)) {
         kill(process);

@@ -84,6 +84,28 @@ class PullRequestCommandTest {
     assertFalse(Files.exists(tmp.resolve("ran")), "a stopped command never starts");
   }
 
+  /** A stop between a command's start and its registration (the verify of 2026-12-01 met it): TERM, the grace, then KILL all the same. */
+  @Test
+  void a_stop_that_comes_between_the_start_and_its_registration_gives_term_then_kill() throws Exception {
+    Path termed = tmp.resolve("termed");
+    Path ready = tmp.resolve("ready");
+    Process p = new ProcessBuilder("sh", "-c", "trap 'echo term > " + termed + "' TERM; touch " + ready
+        + "; while :; do sleep 0.05; done").redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .redirectError(ProcessBuilder.Redirect.DISCARD).start();
+    for (int i = 0; i < 100 && !Files.exists(ready); i++) {
+      Thread.sleep(50);
+    }
+    PullRequestCommand.Stopper stopper = new PullRequestCommand.Stopper();
+    long start = System.nanoTime();
+    stopper.stop(); // nothing registered yet
+    stopper.started(p);
+    assertTrue(p.waitFor(15, java.util.concurrent.TimeUnit.SECONDS), "ended");
+    Duration took = Duration.ofNanos(System.nanoTime() - start);
+    assertTrue(took.compareTo(PullRequestCommand.Stopper.GRACE) >= 0, "KILL after the grace: " + took + " exit "
+        + p.exitValue());
+    assertTrue(Files.exists(termed), "TERM came first");
+  }
+
   @Test
   void a_stopped_shell_runs_no_further_line_when_its_child_dies_first() throws Exception {
     // The TERM reached the child before the shell, once in a while, and the shell ran its next

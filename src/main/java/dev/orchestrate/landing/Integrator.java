@@ -99,8 +99,18 @@ final class Integrator {
   record Head(String base, String tip, List<String> parents, String trailers) {
   }
 
-  /** Reads {@link Head} at {@code place}; null when git cannot (no base branch, say): each is read on its own then. */
+  /**
+   * Reads {@link Head} at {@code place}: from git's files when they leave no doubt
+   * ({@link #headInFiles}), else by one {@code git log}; null when git cannot (no base branch, say):
+   * each is read on its own then.
+   */
   Head head(Git.Place place, String baseBranch) {
+    Head read = headInFiles(git, place, baseBranch);
+    return read != null ? read : headFromLog(git, place, baseBranch);
+  }
+
+  /** {@link Head} by one {@code git log}; null when git cannot. */
+  static Head headFromLog(Git git, Git.Place place, String baseBranch) {
     Git.Result log = git.run(place, "log", "--no-walk=unsorted",
         "--format=%H%x1f%P%x1f%(trailers:key=Orchestrate-Job,valueonly,separator=%x2C)%x1e",
         "refs/heads/" + baseBranch, "HEAD", "--");
@@ -122,6 +132,63 @@ final class Integrator {
     String[] head = entries.get(entries.size() - 1);
     List<String> parents = head[1].isBlank() ? List.of() : List.of(head[1].strip().split(" "));
     return new Head(entries.get(0)[0], head[0], parents, head[2]);
+  }
+
+  /**
+   * Whether the base cannot be one of HEAD's ancestors, as loose commits say: the usual way a
+   * landing rebases, the base moved on from where the item started. HEAD's chain of single-parent
+   * commits (the item's phase commits) reaches, within {@link #ITEM_MAX_COMMITS}, a commit among the
+   * base's ancestors (within {@link #MOVED_ON_MAX_COMMITS}) without passing the base: the base then
+   * descends from that commit and is neither it nor on the chain above it, the only places HEAD's
+   * ancestors are. False is no answer: {@code git merge-base} says.
+   */
+  private boolean movedOn(Git.Place place, String base, Head head) {
+    if (head == null || head.tip().equals(base)) {
+      return false;
+    }
+    java.util.Set<String> belowBase = null; // read once, when the first parent is looked up
+    List<String> parents = head.parents();
+    for (int i = 0; i < ITEM_MAX_COMMITS && parents != null && parents.size() == 1; i++) {
+      String parent = parents.get(0);
+      if (parent.equals(base)) {
+        return false; // on the chain: an ancestor
+      }
+      belowBase = belowBase != null ? belowBase : git.ancestorsInFiles(place, base, MOVED_ON_MAX_COMMITS);
+      if (belowBase.contains(parent)) {
+        return true;
+      }
+      parents = git.parentsInFiles(place, parent);
+    }
+    return false;
+  }
+
+  /** A phase commit's last paragraph, as orchestrate writes it: its job and attempt trailers, nothing else. */
+  private static final java.util.regex.Pattern OWN_TRAILERS = java.util.regex.Pattern.compile(
+      "Orchestrate-(Job|Attempt): \\d{1,18}(\nOrchestrate-(Job|Attempt): \\d{1,18})*");
+
+  /**
+   * {@link Head} from git's files: the base's tip, HEAD on a branch and its loose commit, its
+   * parents, and its Orchestrate-Job trailers when its message ends in a paragraph of nothing but
+   * orchestrate's own trailer lines after at least one other, with no line git could take for a
+   * patch's start or a comment ({@code ---}, {@code #}), where git's trailer parser reads exactly
+   * those; null for anything else (git's log reads it then).
+   */
+  static Head headInFiles(Git git, Git.Place place, String baseBranch) {
+    String base = git.tipInFiles(place, "refs/heads/" + baseBranch);
+    Git.Head head = base == null ? null : git.headFromFiles(place);
+    List<String> parents = head == null ? null : git.parentsInFiles(place, head.commit());
+    String message = parents == null ? null : git.messageInFiles(place, head.commit());
+    if (message == null || message.lines().anyMatch(l -> l.startsWith("---") || l.startsWith("#"))) {
+      return null;
+    }
+    String text = message.strip();
+    int last = text.lastIndexOf("\n\n");
+    if (last <= 0 || text.substring(0, last).isBlank() || !OWN_TRAILERS.matcher(text.substring(last + 2)).matches()) {
+      return null;
+    }
+    String jobs = String.join(",", text.substring(last + 2).lines()
+        .filter(l -> l.startsWith("Orchestrate-Job: ")).map(l -> l.substring("Orchestrate-Job: ".length())).toList());
+    return new Head(base, head.commit(), parents, jobs);
   }
 
   /**
@@ -171,22 +238,20 @@ final class Integrator {
 
   /** How far back from the base its walk to HEAD's parent looks (the landings since the item started). */
   static final int MOVED_ON_MAX_COMMITS = 64;
+  /** How many of the item's own commits (one a phase) the walk down from HEAD takes at most. */
+  static final int ITEM_MAX_COMMITS = 16;
 
   /**
    * {@link #rebase(WorkspaceRecord, Git.Place, String)}, with what {@code head} read at this place
    * just before: a base that is HEAD or one of HEAD's parents is an ancestor of HEAD, and a base
-   * that has HEAD's only parent among its ancestors (read from loose commits) is not, both without a
-   * merge-base; HEAD is known without a rev-parse.
+   * that moved on from the item's commits ({@link #movedOn}) is not, both without a merge-base; HEAD
+   * is known without a rev-parse.
    */
   Integrated rebase(WorkspaceRecord ws, Git.Place place, String base, Head head) {
     if (head != null && (head.tip().equals(base) || head.parents().contains(base))) {
       return new Integrated(head.tip(), null, null);
     }
-    // the usual way a landing rebases: the base moved on from HEAD's only parent, so the base (a
-    // descendant of that parent, not HEAD) cannot be one of HEAD's ancestors: no merge-base to ask
-    boolean movedOn = head != null && head.parents().size() == 1 && !head.tip().equals(base)
-        && git.reachesInFiles(place, base, head.parents().get(0), MOVED_ON_MAX_COMMITS);
-    if (!movedOn && git.run(place, "merge-base", "--is-ancestor", base, "HEAD").ok()) {
+    if (!movedOn(place, base, head) && git.run(place, "merge-base", "--is-ancestor", base, "HEAD").ok()) {
       // already on top of the base (nothing new there, or a person merged it in to resolve a conflict)
       return new Integrated(git.ok(place, "rev-parse", "HEAD").line(), null, null);
     }

@@ -211,12 +211,24 @@ public final class Git {
     return tip != null ? new Head(tip, ref) : null;
   }
 
-  /**
-   * Whether {@code ancestor} is among {@code from}'s last {@code limit} ancestors, as loose commits
-   * in the files say ({@link RefFiles#reaches}); false is no answer: ask {@code git merge-base}.
-   */
-  public boolean reachesInFiles(Place place, String from, String ancestor, int limit) {
-    return RefFiles.reaches(place.commonDir(), from, ancestor, limit);
+  /** {@code from}'s ancestors within {@code limit} commits, as loose commits say ({@link RefFiles#ancestors}): each one certain, the set maybe partial. */
+  public java.util.Set<String> ancestorsInFiles(Place place, String from, int limit) {
+    return RefFiles.ancestors(place.commonDir(), from, limit);
+  }
+
+  /** The parents of loose commit {@code id} ({@link RefFiles#parents}); null: ask git. */
+  public List<String> parentsInFiles(Place place, String id) {
+    return RefFiles.parents(place.commonDir(), id);
+  }
+
+  /** The message of loose commit {@code id} ({@link RefFiles#message}); null: ask git. */
+  public String messageInFiles(Place place, String id) {
+    return RefFiles.message(place.commonDir(), id);
+  }
+
+  /** The commit {@code ref} names when its files say so ({@link RefFiles}); null: ask git. */
+  public String tipInFiles(Place place, String ref) {
+    return RefFiles.commit(place.commonDir(), ref);
   }
 
   /**

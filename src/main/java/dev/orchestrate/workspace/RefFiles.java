@@ -46,7 +46,7 @@ import java.util.zip.Inflater;
  * the repository's object format, at most {@link
  * #PACKED_REFS_MAX_BYTES} of {@code packed-refs} and {@link #OBJECT_MAX_BYTES} of an object are read,
  * and each answer is waited for at most {@link ReadsOffThread#TIMEOUT} (a FIFO swapped in cannot hang the
- * caller). The walk by parents ({@link #reaches}) answers only "yes, within so many commits".
+ * caller). The walk by parents ({@link #ancestors}) answers only "yes, within so many commits".
  */
 final class RefFiles {
   /** Beyond this, {@code packed-refs} is git's to search (it binary-searches a sorted file). */
@@ -94,17 +94,26 @@ final class RefFiles {
   }
 
   /**
-   * Whether {@code ancestor} is reached from {@code from} by its parents within {@code limit}
-   * commits, each read as a loose commit object; false when it is not found that way (not an
-   * ancestor, or one further back, or behind an object in a pack): only a true answer is one.
+   * {@code from}'s ancestors reached by its parents within {@code limit} commits, each read as a
+   * loose commit object: each one certainly an ancestor; an ancestor missing from the set is no
+   * answer (further back, or behind an object in a pack). Empty where git takes parents from
+   * elsewhere ({@link #otherParents}).
    */
-  static boolean reaches(Path commonDir, String from, String ancestor, int limit) {
-    return ReadsOffThread.read(() -> reachesHere(commonDir, from, ancestor, limit), false);
+  static Set<String> ancestors(Path commonDir, String from, int limit) {
+    return ReadsOffThread.read(() -> ancestorsHere(commonDir, from, limit), Set.of());
   }
 
   /** The parents a loose commit object names, in order; null when {@code id} is not one (or not read here). */
   static List<String> parents(Path commonDir, String id) {
     return ReadsOffThread.read(() -> parentsHere(commonDir, id), null);
+  }
+
+  /**
+   * The message of loose commit {@code id}, after its headers' blank line, as UTF-8; null when
+   * {@code id} is not one git's parser takes (or not read here).
+   */
+  static String message(Path commonDir, String id) {
+    return ReadsOffThread.read(() -> messageHere(commonDir, id), null);
   }
 
   private static Map<String, Optional<String>> tipsHere(Path commonDir, Collection<String> refs) {
@@ -261,28 +270,27 @@ final class RefFiles {
     return ids;
   }
 
-  private static boolean reachesHere(Path commonDir, String from, String ancestor, int limit) {
+  private static Set<String> ancestorsHere(Path commonDir, String from, int limit) {
     int length = idLength(commonDir);
     if (length < 0 || otherParents(commonDir)) {
-      return false;
+      return Set.of();
     }
     java.util.ArrayDeque<String> next = new java.util.ArrayDeque<>(List.of(from));
     Set<String> seen = new java.util.HashSet<>(next);
+    Set<String> reached = new java.util.HashSet<>();
     while (!next.isEmpty() && seen.size() <= limit) {
       List<String> parents = parentsOf(commonDir, next.poll(), length);
       if (parents == null) {
-        return false;
+        break; // what was reached so far is reached all the same
       }
       for (String parent : parents) {
-        if (parent.equals(ancestor)) {
-          return true;
-        }
+        reached.add(parent);
         if (seen.add(parent)) {
           next.add(parent);
         }
       }
     }
-    return false;
+    return reached;
   }
 
   /**
@@ -297,6 +305,17 @@ final class RefFiles {
   private static List<String> parentsHere(Path commonDir, String id) {
     int length = idLength(commonDir);
     return length < 0 || otherParents(commonDir) ? null : parentsOf(commonDir, id, length);
+  }
+
+  private static String messageHere(Path commonDir, String id) {
+    int length = idLength(commonDir);
+    String text = length < 0 ? null : looseCommitText(commonDir, id, length);
+    if (text == null || commitParents(text, length) == null) {
+      return null;
+    }
+    int body = text.indexOf("\n\n", text.indexOf('\0'));
+    return body < 0 ? null : new String(text.substring(body + 2).getBytes(StandardCharsets.ISO_8859_1),
+        StandardCharsets.UTF_8);
   }
 
   private static List<String> parentsOf(Path commonDir, String id, int length) {

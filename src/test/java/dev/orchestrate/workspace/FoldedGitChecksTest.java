@@ -232,6 +232,64 @@ class FoldedGitChecksTest {
         "both phase commits on main, B rebased");
   }
 
+  /**
+   * The same for an item of two phases, whose HEAD's parent is its own first phase commit: the walk
+   * goes down the item's commits to the one the base moved on from; and what the landing reads of
+   * the base and HEAD before it comes from git's files, not a log. The jobs land as before.
+   */
+  @Test
+  void a_landing_of_two_phases_after_the_base_moved_on_asks_neither_merge_base_nor_a_log_first()
+      throws Exception {
+    Path calls = tmp.resolve("calls.log");
+    Path recorder = tmp.resolve("git");
+    Files.writeString(recorder, "#!/bin/sh\necho \"$*\" >> '" + calls + "'\nexec '"
+        + Git.resolve("git", System.getenv("PATH")) + "' \"$@\"\n");
+    assertTrue(recorder.toFile().setExecutable(true));
+    WorktreeSite w = site(new Git(recorder.toString(), Git.DEFAULT_TIMEOUT));
+    Path a = w.prepare("A", repo.dir).workspace();
+    Path b = w.prepare("B", repo.dir).workspace();
+    GitRepo.write(a, "a.txt", "a\n");
+    w.succeed("A", "build", 1, "built a");
+    GitRepo.write(b, "b1.txt", "b1\n");
+    String first = w.commit("B", "design", 1, 21, "designed b");
+    w.committed("B");
+    GitRepo.write(b, "b2.txt", "b2\n");
+    w.commit("B", "build", 1, 22, "built b");
+    w.committed("B");
+    assertEquals("integrated", w.integrate("A", "Item A").kind());
+    Files.deleteIfExists(calls);
+    landed.clear();
+    assertEquals("integrated", w.integrate("B", "Item B").kind());
+    List<String> commands = Files.readAllLines(calls).stream()
+        .map(c -> c.replaceAll("^.*advice\\.detachedHead=false ", "")).toList(); // the subcommands
+    assertTrue(commands.stream().anyMatch(c -> c.startsWith("rebase ")), commands.toString());
+    assertFalse(commands.stream().anyMatch(c -> c.startsWith("merge-base")), commands.toString());
+    assertFalse(commands.stream().anyMatch(c -> c.startsWith("log --no-walk")), commands.toString());
+    List<String> main = List.of(repo.git("log", "--format=%H %s", "-n", "3", "main").split("\n"));
+    assertEquals(List.of("B build: built b", "B design: designed b", "A build: built a"),
+        main.stream().map(l -> l.substring(l.indexOf(' ') + 1)).toList(), "B's two commits rebased onto A's");
+    assertFalse(main.get(1).startsWith(first), "rebased: a new id");
+    assertEquals(Map.of(21L, main.get(1).split(" ")[0], 22L, main.get(0).split(" ")[0]), landed);
+  }
+
+  /** A base B's branch already holds (a person merged it in, resolving a conflict): nothing is rebased. */
+  @Test
+  void a_base_the_items_branch_already_holds_lands_the_branch_as_it_is() {
+    WorktreeSite w = site();
+    Path a = w.prepare("A", repo.dir).workspace();
+    Path b = w.prepare("B", repo.dir).workspace();
+    GitRepo.write(a, "a.txt", "a\n");
+    w.succeed("A", "build", 1, "built a");
+    assertEquals("integrated", w.integrate("A", "Item A").kind());
+    GitRepo.write(b, "b.txt", "b\n");
+    w.succeed("B", "build", 1, "built b");
+    repo.git(b, "merge", "--quiet", "--no-edit", "main"); // as a person resolving a conflict would
+    String merged = repo.git(b, "rev-parse", "HEAD");
+    store.headMoved("B", merged, Instant.parse("2026-11-01T00:00:00Z"));
+    assertEquals("integrated", w.integrate("B", "Item B").kind());
+    assertEquals(merged, repo.head("main"), "the merge landed as it is");
+  }
+
   @Test
   void a_branch_with_a_config_section_is_deleted_by_branch_d_with_its_section() {
     WorktreeSite w = site();

@@ -72,7 +72,7 @@ final class Integrator {
   }
 
   /** The jobs of {@code hash\x1fjobs\x1e} entries: each job's commit, the first (newest) that names it. */
-  private static Map<Long, String> jobs(String entries) {
+  static Map<Long, String> jobs(String entries) {
     Map<Long, String> landed = new java.util.LinkedHashMap<>();
     for (String entry : entries.split("\u001e")) {
       String[] parts = entry.strip().split("\u001f", 2);
@@ -177,7 +177,18 @@ final class Integrator {
     String base = git.tipInFiles(place, "refs/heads/" + baseBranch);
     Git.Head head = base == null ? null : git.headFromFiles(place);
     List<String> parents = head == null ? null : git.parentsInFiles(place, head.commit());
-    String message = parents == null ? null : git.messageInFiles(place, head.commit());
+    String jobs = parents == null ? null : ownJobs(git.messageInFiles(place, head.commit()));
+    return jobs == null ? null : new Head(base, head.commit(), parents, jobs);
+  }
+
+  /**
+   * The Orchestrate-Job trailers of a commit's {@code message}, joined by commas as git's
+   * {@code %(trailers:key=Orchestrate-Job,valueonly,separator=%x2C)} gives them, when the message
+   * ends in a paragraph of nothing but orchestrate's own trailer lines after at least one other and
+   * has no line git could take for a patch's start or a comment ({@code ---}, {@code #}); null for
+   * anything else (and for no message).
+   */
+  static String ownJobs(String message) {
     if (message == null || message.lines().anyMatch(l -> l.startsWith("---") || l.startsWith("#"))) {
       return null;
     }
@@ -186,9 +197,32 @@ final class Integrator {
     if (last <= 0 || text.substring(0, last).isBlank() || !OWN_TRAILERS.matcher(text.substring(last + 2)).matches()) {
       return null;
     }
-    String jobs = String.join(",", text.substring(last + 2).lines()
+    return String.join(",", text.substring(last + 2).lines()
         .filter(l -> l.startsWith("Orchestrate-Job: ")).map(l -> l.substring("Orchestrate-Job: ".length())).toList());
-    return new Head(base, head.commit(), parents, jobs);
+  }
+
+  /**
+   * What {@code git log --format=%H%x1f<jobs>%x1e base..HEAD} prints, read from git's files: HEAD's
+   * chain of single-parent loose commits down to {@code base} (at most {@link #ITEM_MAX_COMMITS}),
+   * each with its jobs ({@link #ownJobs}); null when the files leave any doubt (ask git then).
+   */
+  static String logInFiles(Git git, Git.Place place, String base) {
+    Git.Head head = git.headFromFiles(place);
+    String at = head == null || head.commit().equals(base) ? null : head.commit();
+    StringBuilder out = new StringBuilder();
+    for (int i = 0; at != null && i < ITEM_MAX_COMMITS; i++) {
+      List<String> parents = git.parentsInFiles(place, at);
+      String jobs = parents == null || parents.size() != 1 ? null : ownJobs(git.messageInFiles(place, at));
+      if (jobs == null) {
+        return null;
+      }
+      out.append(at).append('\u001f').append(jobs).append('\u001e');
+      if (parents.get(0).equals(base)) {
+        return out.toString();
+      }
+      at = parents.get(0);
+    }
+    return null;
   }
 
   /**
@@ -261,15 +295,20 @@ final class Integrator {
       git.run(place, "rebase", "--abort");
       return files.isEmpty() ? failed(rebase) : new Integrated(null, files, null);
     }
-    // the rebased tip and the jobs of its commits in one process, where a rev-parse and a log were two
-    Git.Result log = git.run(place, "log",
-        "--format=%H%x1f%(trailers:key=Orchestrate-Job,valueonly,separator=%x2C)%x1e", base + "..HEAD");
-    String first = log.ok() ? log.out().split("\u001e", 2)[0].strip() : "";
+    // the rebased tip and the jobs of its commits from git's files, else in one process, where a
+    // rev-parse and a log were two
+    String entries = logInFiles(git, place, base);
+    if (entries == null) {
+      Git.Result log = git.run(place, "log",
+          "--format=%H%x1f%(trailers:key=Orchestrate-Job,valueonly,separator=%x2C)%x1e", base + "..HEAD");
+      entries = log.ok() ? log.out() : "";
+    }
+    String first = entries.split("\u001e", 2)[0].strip();
     String tip = first.split("\u001f", 2)[0];
     if (!tip.matches("[0-9a-f]{40,64}")) {
       return new Integrated(git.ok(place, "rev-parse", "HEAD").line(), null, null);
     }
-    return new Integrated(tip, null, null, jobs(log.out()));
+    return new Integrated(tip, null, null, jobs(entries));
   }
 
   /** A merge commit of the branch on top of the base, made on a detached HEAD in the item's worktree. */

@@ -9,6 +9,7 @@ import dev.orchestrate.workspace.GitRepo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,11 +37,12 @@ class HeadInFilesTest {
 
   /** A commit on the item's branch with {@code message}, as {@code git commit -F} writes it. */
   private void commit(String message) throws Exception {
-    GitRepo.write(repo.dir, "f.txt", message.hashCode() + "\n");
-    repo.git("add", "f.txt");
-    Path file = tmp.resolve("message.txt");
-    Files.writeString(file, message);
-    repo.git("commit", "--quiet", "--cleanup=verbatim", "-F", file.toString());
+    String file = "f" + Integer.toHexString(message.hashCode()) + ".txt"; // its own: merges never conflict
+    GitRepo.write(repo.dir, file, message + "\n");
+    repo.git("add", file);
+    Path text = tmp.resolve("message.txt");
+    Files.writeString(text, message);
+    repo.git("commit", "--quiet", "--cleanup=verbatim", "-F", text.toString());
   }
 
   private void sameAsGit(String message, String jobs) throws Exception {
@@ -79,6 +81,45 @@ class HeadInFilesTest {
     leftToGit("A build: x\n\nOrchestrate-Job: 7Orchestrate-Attempt: 1\n");
     leftToGit("A build: x\n\nOrchestrate-Job: 1234567890123456789\n");
     leftToGit("A build: x\n");
+  }
+
+  /** What the landing's log after a rebase gives: each commit above the base, newest first, with its jobs. */
+  private Map<Long, String> logged() {
+    Git.Result log = git.run(place, "log",
+        "--format=%H%x1f%(trailers:key=Orchestrate-Job,valueonly,separator=%x2C)%x1e", "main..HEAD");
+    return Integrator.jobs(log.out());
+  }
+
+  @Test
+  void the_log_of_an_items_commits_above_the_base_is_read_from_the_files_as_git_gives_it() throws Exception {
+    commit("A design: d\n\nOrchestrate-Job: 1\nOrchestrate-Attempt: 1\n");
+    commit("A build: b\n\nOrchestrate-Job: 2\nOrchestrate-Attempt: 3\n");
+    commit("A: squashed\n\n- x\n\nOrchestrate-Job: 3\nOrchestrate-Job: 4\n");
+    String read = Integrator.logInFiles(git, place, repo.head("main"));
+    assertNotNull(read);
+    assertEquals(logged(), Integrator.jobs(read));
+    assertEquals(java.util.Set.of(1L, 2L, 3L, 4L), Integrator.jobs(read).keySet());
+    assertEquals(repo.head("orchestrate/A"), read.split("\u001f", 2)[0], "the tip first");
+
+    commit("A review: r\n\nReviewed-by: someone\n"); // git reads this one
+    assertNull(Integrator.logInFiles(git, place, repo.head("main")));
+    assertNull(Integrator.logInFiles(git, place, repo.head("orchestrate/A")), "HEAD is the base: git says");
+  }
+
+  @Test
+  void a_log_past_a_merge_or_longer_than_an_items_commits_is_left_to_git() throws Exception {
+    commit("A build: b\n\nOrchestrate-Job: 1\n");
+    repo.git("checkout", "--quiet", "-b", "side", "main");
+    commit("side: s\n\nOrchestrate-Job: 2\n");
+    repo.git("checkout", "--quiet", "orchestrate/A");
+    repo.git("merge", "--quiet", "--no-edit", "-m", "merge\n\nOrchestrate-Job: 3", "side");
+    assertNull(Integrator.logInFiles(git, place, repo.head("main")), "a merge: git walks both sides");
+
+    repo.git("checkout", "--quiet", "-b", "long", "main");
+    for (int i = 0; i <= Integrator.ITEM_MAX_COMMITS; i++) {
+      commit("A build: " + i + "\n\nOrchestrate-Job: " + (10 + i) + "\n");
+    }
+    assertNull(Integrator.logInFiles(git, place, repo.head("main")), "past the walk's length");
   }
 
   @Test

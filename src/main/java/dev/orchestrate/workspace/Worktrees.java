@@ -416,7 +416,6 @@ public final class Worktrees implements ItemWorkspaces {
   @Override
   public Placement prepare(String itemId, Path backlogDir, boolean keep, List<String> dependsOn) {
     atHead.remove(itemId);
-    String committed = committedHere.remove(itemId);
     try {
       WorkspaceRecord ws = store.workspace(itemId).orElse(null);
       if (ws != null && ws.finishedAt() != null) {
@@ -443,12 +442,8 @@ public final class Worktrees implements ItemWorkspaces {
       // Kept: the last attempt's edits stay for the agent that continues its session; only the
       // worktree's git state is made ours again. Else the attempt starts at the last phase commit.
       // Fresh: a new branch just checked out at its start by `worktree add -b`, HEAD on it, nothing
-      // untracked yet; the reset would change nothing (three git processes a phase). Just committed:
-      // the last phase commit, made here and confirmed, is what the worktree holds; the reset and
-      // clean would change nothing either (two processes a phase). Not with workspace.copy files: the
-      // clean deletes one git does not ignore, and the preparation copies it again, the agent's edit gone.
-      boolean justCommitted = !made && config.copy().isEmpty() && ws.headCommit().equals(committed);
-      Git.Place place = kept || justCommitted ? guarded(ws) : fresh ? guard.verify(ws) : reset(ws);
+      // untracked yet; the reset would change nothing (three git processes a phase).
+      Git.Place place = kept ? guarded(ws) : fresh ? guard.verify(ws) : reset(ws);
       CopiedFiles.into(place.workTree(), repo.top(), config.copy());
       Path workDir = guard.workDir(place.workTree(), repo.subdirectory());
       List<ProjectCommand> setup = config.setup().isEmpty()
@@ -785,7 +780,6 @@ public final class Worktrees implements ItemWorkspaces {
       commit = git.ok(place, "rev-parse", "HEAD").line();
     }
     store.commitPending(itemId, commit, jobId, DiskUsage.of(ws.path()), clock.instant());
-    committedHere.put(itemId, commit);
     if (remote != null) {
       // before the job counts: any runner can continue the item from here
       remote.publish(itemId, commit, ws.headCommit().equals(ws.baseCommit()) ? null : ws.headCommit());
@@ -799,16 +793,6 @@ public final class Worktrees implements ItemWorkspaces {
    * taken by the phase commit, dropped when the worktree is prepared again or removed.
    */
   private final java.util.Map<String, String> atHead = new java.util.concurrent.ConcurrentHashMap<>();
-
-  /**
-   * Each item's last phase commit made by this runner, which left its worktree holding exactly that
-   * commit and what the reset's clean keeps (everything staged and committed; what the commit leaves
-   * out is what git ignores and what the set-up left, and the {@code workspace.copy} files, for which
-   * the next preparation resets all the same). Once confirmed as the item's head, the next
-   * preparation needs no reset; a commit never confirmed (the attempt not taken) does not match the
-   * head and is reset away. Taken by the next preparation, dropped when the worktree is removed.
-   */
-  private final java.util.Map<String, String> committedHere = new java.util.concurrent.ConcurrentHashMap<>();
 
   @Override
   public void committed(String itemId) {
@@ -836,7 +820,6 @@ public final class Worktrees implements ItemWorkspaces {
   /** Removes a landed item's worktree from disk (its work is on the base branch or the remote; the branch stays or goes by config). */
   public void remove(WorkspaceRecord ws) {
     atHead.remove(ws.itemId());
-    committedHere.remove(ws.itemId());
     landingStepDone(ws.itemId()); // a mark of a landing step is about this worktree only
     if (!mine(ws)) {
       store.removed(ws.itemId(), clock.instant()); // another clone's: its runner cleans it up (cleanUp)

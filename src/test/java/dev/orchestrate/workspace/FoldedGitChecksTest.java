@@ -290,46 +290,6 @@ class FoldedGitChecksTest {
     assertEquals(merged, repo.head("main"), "the merge landed as it is");
   }
 
-  /**
-   * The next phase of an item whose last phase commit this runner just made, and which was
-   * confirmed, starts without a reset or a clean: the worktree holds that commit. One never
-   * confirmed (the attempt not taken, as after a stop) is reset away as before, and so is a failed
-   * attempt's work, which made no commit.
-   */
-  @Test
-  void the_phase_after_a_confirmed_commit_starts_without_a_reset_an_unconfirmed_one_is_reset_away()
-      throws Exception {
-    Path calls = tmp.resolve("calls.log");
-    Path recorder = tmp.resolve("git");
-    Files.writeString(recorder, "#!/bin/sh\necho \"$*\" >> '" + calls + "'\nexec '"
-        + Git.resolve("git", System.getenv("PATH")) + "' \"$@\"\n");
-    assertTrue(recorder.toFile().setExecutable(true));
-    WorktreeSite w = site(new Git(recorder.toString(), Git.DEFAULT_TIMEOUT));
-    Path a = w.prepare("A", repo.dir).workspace();
-    GitRepo.write(a, "design.txt", "design\n");
-    String design = w.succeed("A", "design", 1, "designed");
-
-    Files.deleteIfExists(calls);
-    assertEquals(a, w.prepare("A", repo.dir).workspace());
-    List<String> commands = (Files.exists(calls) ? Files.readAllLines(calls) : List.<String>of()).stream()
-        .map(c -> c.replaceAll("^.*advice\\.detachedHead=false ", "")).toList();
-    assertFalse(commands.stream().anyMatch(c -> c.startsWith("reset") || c.startsWith("clean")), commands.toString());
-    assertEquals(design, repo.git(a, "rev-parse", "HEAD"));
-    assertEquals("", repo.git(a, "status", "--porcelain"));
-
-    GitRepo.write(a, "build.txt", "build\n");
-    String unconfirmed = w.commit("A", "build", 1, 2, "built"); // the attempt is not taken: never confirmed
-    assertEquals(unconfirmed, repo.git(a, "rev-parse", "HEAD"));
-    w.prepare("A", repo.dir);
-    assertEquals(design, repo.git(a, "rev-parse", "HEAD"), "the unconfirmed commit is reset away");
-    assertFalse(Files.exists(a.resolve("build.txt")));
-
-    GitRepo.write(a, "failed.txt", "a failed attempt's\n"); // no commit
-    w.prepare("A", repo.dir);
-    assertFalse(Files.exists(a.resolve("failed.txt")), "a failed attempt's files are cleaned away");
-    assertEquals("", repo.git(a, "status", "--porcelain"));
-  }
-
   @Test
   void a_branch_with_a_config_section_is_deleted_by_branch_d_with_its_section() {
     WorktreeSite w = site();

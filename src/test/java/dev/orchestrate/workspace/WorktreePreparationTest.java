@@ -139,21 +139,6 @@ class WorktreePreparationTest {
   }
 
   @Test
-  void a_copy_path_git_does_not_ignore_is_copied_again_after_a_phase_commit_too() {
-    GitRepo.write(repo.dir, ".env", SECRET);
-    Worktrees w = worktrees(List.of(), List.of(".env"));
-    Path ws = w.prepare("A", repo.dir).workspace();
-    GitRepo.write(ws, "work.txt", "work\n");
-    GitRepo.write(ws, ".env", "API_KEY=changed by the agent\n");
-    assertNotNull(w.commit("A", "build", 1, 1, "built"));
-    w.committed("A");
-    w.prepare("A", repo.dir); // reset and cleaned all the same: the .env is the checkout's again
-    assertEquals(SECRET, GitRepo.read(ws.resolve(".env")));
-    assertFalse(history().contains("sk-unit"));
-    assertFalse(history().contains("changed by the agent"));
-  }
-
-  @Test
   void a_copy_path_the_user_tracks_is_refused_when_the_worktrees_open() {
     repo.write("config/local.yml", "db: local\n");
     repo.commitAll("tracked");

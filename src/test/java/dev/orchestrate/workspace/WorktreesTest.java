@@ -135,7 +135,7 @@ class WorktreesTest {
     Path ws = w.prepare("A", backlogDir).workspace();
     GitRepo.write(ws, "design.md", "the design\n");
     succeed(w, "A", "design", 1, "designed");
-    w.prepare("A", backlogDir); // the next phase's first attempt (no reset: it would change nothing)
+    w.prepare("A", backlogDir); // the next phase's first attempt
     // which fails: edits a tracked file, adds files (one in a new directory), builds
     GitRepo.write(ws, "design.md", "half-edited\n");
     GitRepo.write(ws, "half/done.txt", "x\n");

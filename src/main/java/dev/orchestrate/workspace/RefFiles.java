@@ -294,12 +294,28 @@ final class RefFiles {
   }
 
   /**
-   * Whether git reads parents other than the objects' own here: grafts, a shallow clone's
-   * boundary, or a commit-graph (which git 2.39 takes parents from first, and an agent can write).
+   * Whether git may read parents other than the objects' own for every commit here: grafts, a
+   * shallow clone's boundary, other object directories (whose commit-graphs git reads too), or
+   * replace refs (git's merge-base, rebase and log read a replacement's parents). A commit-graph of
+   * the repository's own is asked about each commit ({@link CommitGraphs}).
    */
   private static boolean otherParents(Path commonDir) {
-    return Stream.of("info/grafts", "shallow", "objects/info/commit-graph", "objects/info/commit-graphs")
-        .anyMatch(name -> Files.exists(commonDir.resolve(name), NOFOLLOW));
+    return Stream.of("info/grafts", "shallow", "objects/info/alternates", "refs/replace")
+        .anyMatch(name -> Files.exists(commonDir.resolve(name), NOFOLLOW)) || packedReplaceRefs(commonDir);
+  }
+
+  /** Whether {@code packed-refs} may name a replace ref (git then reads the replacement's parents); true when unsure. */
+  private static boolean packedReplaceRefs(Path commonDir) {
+    Path packed = commonDir.resolve("packed-refs");
+    if (!Files.exists(packed, NOFOLLOW)) {
+      return false;
+    }
+    try {
+      byte[] bytes = ReadsOffThread.upTo(packed, (int) PACKED_REFS_MAX_BYTES);
+      return bytes == null || new String(bytes, StandardCharsets.ISO_8859_1).contains("refs/replace/");
+    } catch (IOException e) {
+      return true;
+    }
   }
 
   private static List<String> parentsHere(Path commonDir, String id) {
@@ -319,6 +335,9 @@ final class RefFiles {
   }
 
   private static List<String> parentsOf(Path commonDir, String id, int length) {
+    if (!hex(id, length) || !CommitGraphs.without(commonDir, id)) {
+      return null; // a commit a graph lists has its parents from the graph (git 2.39 reads it first)
+    }
     String text = looseCommitText(commonDir, id, length);
     return text == null ? null : commitParents(text, length);
   }

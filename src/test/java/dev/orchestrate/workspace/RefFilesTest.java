@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -313,7 +314,8 @@ class RefFilesTest {
   }
 
   @Test
-  void a_walk_is_no_answer_where_grafts_a_shallow_file_or_a_commit_graph_give_the_parents() throws IOException {
+  void a_walk_is_no_answer_where_grafts_a_shallow_file_alternates_replace_refs_or_a_commit_graph_give_the_parents()
+      throws IOException {
     String first = repo.git("rev-parse", "HEAD");
     repo.git("commit", "--quiet", "--allow-empty", "-m", "second");
     String second = repo.git("rev-parse", "HEAD");
@@ -325,9 +327,71 @@ class RefFilesTest {
     Files.writeString(common.resolve("shallow"), first + "\n");
     assertFalse(RefFiles.ancestors(common, second, 8).contains(first));
     Files.delete(common.resolve("shallow"));
+    Files.createDirectories(common.resolve("objects/info"));
+    Files.writeString(common.resolve("objects/info/alternates"), tmp.resolve("elsewhere") + "\n");
+    assertFalse(RefFiles.ancestors(common, second, 8).contains(first), "alternates: their graphs count too");
+    Files.delete(common.resolve("objects/info/alternates"));
+    repo.git("replace", "--graft", second); // second, as git sees it, has no parent
+    assertFalse(RefFiles.ancestors(common, second, 8).contains(first), "a replace ref: git reads the replacement");
+    repo.git("pack-refs", "--all");
+    assertFalse(Files.exists(common.resolve("refs/replace/" + second)));
+    assertFalse(RefFiles.ancestors(common, second, 8).contains(first), "a packed replace ref too");
+    repo.git("replace", "-d", second);
+    repo.git("pack-refs", "--all");
+    DiskUsage.delete(common.resolve("refs/replace"));
+    assertTrue(RefFiles.ancestors(common, second, 8).contains(first), "no replace ref left");
     repo.git("commit-graph", "write", "--reachable");
     assertFalse(RefFiles.ancestors(common, second, 8).contains(first),
-        "a commit-graph: git takes parents from it first");
+        "a commit-graph lists it: git takes its parents from the graph");
+    assertNull(RefFiles.parents(common, second));
+  }
+
+  /**
+   * A commit no commit-graph lists (one made since the graph was written, as a landing's are) has
+   * its parents from its object, as git reads them; one a graph lists, or any commit when a graph
+   * is not as git's format says, is left to git. Single graphs and split chains alike.
+   */
+  @Test
+  void a_commit_no_graph_lists_has_its_parents_from_its_object_one_a_graph_lists_is_left_to_git() throws Exception {
+    String first = repo.git("rev-parse", "HEAD");
+    repo.git("commit", "--quiet", "--allow-empty", "-m", "second");
+    String second = repo.git("rev-parse", "HEAD");
+    repo.git("commit-graph", "write", "--reachable");
+    repo.git("commit", "--quiet", "--allow-empty", "-m", "third");
+    String third = repo.git("rev-parse", "HEAD");
+    assertEquals(List.of(second), RefFiles.parents(common, third), "made since the graph: its object says");
+    assertNull(RefFiles.parents(common, second), "in the graph: git says");
+    Set<String> reached = RefFiles.ancestors(common, third, 8);
+    assertTrue(reached.contains(second));
+    assertFalse(reached.contains(first), "the walk stops at a commit the graph lists");
+
+    for (int i = 0; i < 40; i++) { // enough ids for every fanout slot's neighbours to be searched
+      repo.git("commit", "--quiet", "--allow-empty", "-m", "more " + i);
+    }
+    repo.git("commit-graph", "write", "--reachable", "--split");
+    Path single = common.resolve("objects/info/commit-graph");
+    assertFalse(Files.exists(single), "a split graph replaces the single one");
+    repo.git("commit", "--quiet", "--allow-empty", "-m", "after the chain");
+    String after = repo.git("rev-parse", "HEAD");
+    String listed = repo.git("rev-parse", "HEAD~1");
+    assertEquals(List.of(listed), RefFiles.parents(common, after));
+    assertNull(RefFiles.parents(common, listed), "in the chain's graph");
+    for (String line : repo.git("rev-list", "HEAD~1").split("\n")) {
+      assertNull(RefFiles.parents(common, line), "every commit the chain lists: " + line);
+    }
+
+    Path chain = common.resolve("objects/info/commit-graphs/commit-graph-chain");
+    Files.writeString(chain, "not a hash\n");
+    assertNull(RefFiles.parents(common, after), "a chain not as git writes it: git says");
+    Files.delete(chain);
+    assertNull(RefFiles.parents(common, after), "graphs without their chain: git says");
+    DiskUsage.delete(common.resolve("objects/info/commit-graphs"));
+    assertEquals(List.of(listed), RefFiles.parents(common, after), "no graph at all");
+    Files.write(single, new byte[] {'C', 'G', 'P', 'H', 1, 1, 3, 0, 0});
+    assertNull(RefFiles.parents(common, after), "a graph cut short: git says");
+    Files.delete(single);
+    Files.createSymbolicLink(single, tmp.resolve("nowhere"));
+    assertNull(RefFiles.parents(common, after), "a link: git says");
   }
 
   @Test

@@ -63,7 +63,11 @@ final class SpareWorktrees {
   private final Git.Place checkout;
   private final Path root;
   private final Path commonDir;
-  private final Deque<Path> kept = new ConcurrentLinkedDeque<>();
+  private final Deque<Kept> kept = new ConcurrentLinkedDeque<>();
+
+  /** A kept worktree and its administrative directory, as the keep verified it: the take trusts no file in the worktree to name it. */
+  private record Kept(Path dir, Path admin) {
+  }
   private final AtomicInteger names = new AtomicInteger();
   private final String token = ProcessHandle.current().pid() + "x"
       + Integer.toHexString(ThreadLocalRandom.current().nextInt());
@@ -101,7 +105,7 @@ final class SpareWorktrees {
       log.debug("the worktree {} is not kept for the next item: {}", place.workTree(), e.getMessage());
       return false;
     }
-    kept.push(spare);
+    kept.push(new Kept(spare, place.gitDir()));
     return true;
   }
 
@@ -112,8 +116,10 @@ final class SpareWorktrees {
    * {@code path}).
    */
   boolean take(Path path, String branch, String start, Lock layout) {
-    Path spare;
-    while ((spare = kept.poll()) != null) {
+    Kept taken;
+    while ((taken = kept.poll()) != null) {
+      Path spare = taken.dir();
+      Path admin = taken.admin();
       try {
         layout.lock();
         try {
@@ -122,11 +128,11 @@ final class SpareWorktrees {
             continue;
           }
           if (Files.exists(path, WorktreeGuard.NOFOLLOW)) {
-            kept.push(spare); // something at the item's path: the caller's new worktree removes it first
+            kept.push(taken); // something at the item's path: the caller's new worktree removes it first
             return false;
           }
           try {
-            move(spare, adminDir(spare), path);
+            move(spare, admin, path);
           } catch (IOException | UncheckedIOException | GitException e) {
             log.debug("the kept worktree {} could not be moved: {}", spare, e.getMessage());
             delete(spare); // not one to move: never tried again
@@ -135,7 +141,6 @@ final class SpareWorktrees {
         } finally {
           layout.unlock();
         }
-        Path admin = adminDir(path);
         Files.deleteIfExists(admin.resolve("config.worktree"));
         DiskUsage.delete(admin.resolve("info"));
         // the index goes whole (an entry's id, stat data or skip-worktree bit can hide a change); a
@@ -144,6 +149,12 @@ final class SpareWorktrees {
         Files.deleteIfExists(admin.resolve("index"));
         Git.Place place = new Git.Place(path, admin, commonDir, path);
         git.ok(place, "reset", "--quiet");
+        if (!IndexModes.filesAndLinksOnly(admin.resolve("index"), start.length() / 2)) {
+          // a gitlink's directory (a repository an agent cloned and the phase commit recorded) is
+          // neither cleaned nor replaced by the checkout: its contents would reach the next item
+          throw new IOException("its last commit records a gitlink (a nested repository), or its index is not one "
+              + "orchestrate reads");
+        }
         git.ok(place, "clean", "-ffdxq");
         git.ok(place, "checkout", "--quiet", "--force", "-B", branch, start);
         log.debug("{} made from a kept worktree", path);
@@ -185,8 +196,14 @@ final class SpareWorktrees {
         || Files.exists(from.resolve(".gitmodules"), WorktreeGuard.NOFOLLOW)) {
       throw new IOException("a locked worktree, or one with submodules: " + from);
     }
-    if (!admin.equals(adminDir(from))) {
-      throw new IOException(from + "'s .git file names another git directory than " + admin);
+    // the registry's entry must be this worktree's (git finds a worktree by it, never by the
+    // worktree's own .git file, which its last agent could have pointed at another entry)
+    Path registry = commonDir.resolve("worktrees");
+    byte[] named = Files.isDirectory(admin, WorktreeGuard.NOFOLLOW) && registry.toRealPath().equals(
+        admin.toRealPath().getParent()) ? ReadsOffThread.upTo(admin.resolve("gitdir"), 4096) : null;
+    if (named == null || !new String(named, StandardCharsets.UTF_8).strip()
+        .equals(from.toRealPath().resolve(".git").toString())) {
+      throw new IOException("the registry entry " + admin + " does not name " + from);
     }
     // the registry's new entry written first, under its lock (one git holds fails the move before it starts)
     Path gitdir = admin.resolve("gitdir");
@@ -198,6 +215,7 @@ final class SpareWorktrees {
       throw e;
     }
     into(lock, gitdir);
+    replace(to.resolve(".git"), "gitdir: " + admin + "\n"); // as git wrote it; whatever the agent left there goes
   }
 
   /**
@@ -230,13 +248,13 @@ final class SpareWorktrees {
   /** Deletes every kept worktree (the run ends): their files first, then the registry's entries under {@code layout}, in one prune. */
   void dropAll(Lock layout) {
     boolean any = false;
-    Path spare;
+    Kept spare;
     while ((spare = kept.poll()) != null) {
       try {
-        DiskUsage.delete(spare);
+        DiskUsage.delete(spare.dir());
         any = true;
       } catch (IOException | UncheckedIOException e) {
-        log.warn("could not delete the kept worktree {}: {}", spare, e.getMessage());
+        log.warn("could not delete the kept worktree {}: {}", spare.dir(), e.getMessage());
       }
     }
     if (any) {
@@ -380,7 +398,60 @@ final class SpareWorktrees {
     git.run(checkout, "worktree", "prune");
   }
 
-  private Path adminDir(Path path) throws IOException {
-    return Worktrees.adminDir(path, commonDir);
+  /**
+   * The modes of a git index's entries, read as git's format documents it
+   * (Documentation/gitformat-index.txt), versions 2 and 3: whether every entry is a file or a
+   * symbolic link, none a gitlink (a nested repository) or a sparse directory, and no extension
+   * keeps entries elsewhere (a split index's {@code link}); false for anything else, or anything
+   * not as the format says.
+   */
+  static final class IndexModes {
+    private static final int MAX_BYTES = 256 * 1024 * 1024;
+
+    private IndexModes() {
+    }
+
+    static boolean filesAndLinksOnly(Path index, int hashLength) {
+      try {
+        byte[] bytes = ReadsOffThread.upTo(index, MAX_BYTES);
+        if (bytes == null || bytes.length < 12 + hashLength) {
+          return false;
+        }
+        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(bytes, 0, bytes.length - hashLength);
+        int version = in.getInt(4);
+        if (in.getInt(0) != 0x44495243 /* DIRC */ || (version != 2 && version != 3)) {
+          return false;
+        }
+        long entries = Integer.toUnsignedLong(in.getInt(8));
+        int at = 12;
+        for (long i = 0; i < entries; i++) {
+          int type = in.getInt(at + 24) >>> 12;
+          if (type != 0b1000 && type != 0b1010) {
+            return false; // 0b1110: a gitlink; anything else: not a file or a link
+          }
+          int flags = Short.toUnsignedInt(in.getShort(at + 40 + hashLength));
+          boolean extended = (flags & 0x4000) != 0;
+          if (extended && version == 2) {
+            return false;
+          }
+          int name = at + 40 + hashLength + (extended ? 4 : 2);
+          int end = name;
+          while (bytes[end] != 0) {
+            end++;
+          }
+          at += ((end - at) + 8) & ~7; // 1 to 8 NULs pad each entry to a multiple of eight
+        }
+        while (at + 8 <= in.limit()) {
+          int signature = in.getInt(at);
+          if (signature == 0x6c696e6b /* link */ || signature == 0x73646972 /* sdir */) {
+            return false;
+          }
+          at += 8 + in.getInt(at + 4);
+        }
+        return at == in.limit();
+      } catch (IOException | RuntimeException e) {
+        return false;
+      }
+    }
   }
 }

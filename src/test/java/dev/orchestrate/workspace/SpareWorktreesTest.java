@@ -303,6 +303,71 @@ class SpareWorktreesTest {
   }
 
   @Test
+  void a_nested_repository_at_a_gitlink_never_reaches_the_next_item() throws Exception {
+    // the base records a gitlink with no .gitmodules (an embedded repository someone committed)
+    repo.git("update-index", "--add", "--cacheinfo", "160000," + repo.head("main") + ",vendor/lib");
+    repo.git("-c", "diff.ignoreSubmodules=none", "commit", "--quiet", "-m", "an embedded repository");
+    WorktreeSite w = site(true);
+    Path a = w.prepare("A", repo.dir).workspace();
+    Path nested = a.resolve("vendor/lib");
+    GitRepo.init(nested); // the agent clones into it: neither clean nor a checkout touches a gitlink's directory
+    GitRepo.write(nested, "edited.txt", "the agent's edit inside it\n");
+    GitRepo.write(a, "a.txt", "a\n");
+    w.succeed("A", "build", 1, "built a");
+    IntegrationResult landed = w.integrate("A", "Item A");
+    assertEquals("integrated", landed.kind(), landed.message());
+    Path spare = root.resolve(kept().get(0));
+    assertTrue(Files.exists(spare.resolve("vendor/lib/edited.txt")));
+    Files.writeString(adminOf(spare).resolve(MARKER), "A's");
+
+    Path b = w.prepare("B", repo.dir).workspace();
+
+    assertFalse(Files.exists(b.resolve("vendor/lib/edited.txt")), "the nested repository stays behind");
+    assertFalse(Files.exists(adminOf(b).resolve(MARKER)), "a new worktree, not A's");
+    assertEquals(List.of(), kept());
+    assertEquals("orchestrate/B", repo.git(b, "symbolic-ref", "--short", "HEAD"));
+  }
+
+  @Test
+  void a_kept_worktrees_git_file_pointed_at_another_items_entry_is_put_back_and_that_item_is_untouched()
+      throws Exception {
+    WorktreeSite w = site(true);
+    Path c = w.prepare("C", repo.dir).workspace(); // at work: its index holds a staged change
+    GitRepo.write(c, "staged.txt", "C's\n");
+    repo.git(c, "add", "staged.txt");
+    Path cAdmin = adminOf(c);
+    land(w, "A", "a.txt");
+    Path spare = root.resolve(kept().get(0));
+    Path admin = adminOf(spare);
+    Files.writeString(spare.resolve(".git"), "gitdir: " + cAdmin + "\n"); // a leftover process of A's agent
+
+    Path b = w.prepare("B", repo.dir).workspace();
+
+    assertEquals("gitdir: " + admin + "\n", Files.readString(b.resolve(".git")), "the kept one's own entry");
+    assertEquals(b.toRealPath().resolve(".git") + "\n", Files.readString(admin.resolve("gitdir")));
+    assertEquals(c.toRealPath().resolve(".git") + "\n", Files.readString(cAdmin.resolve("gitdir")),
+        "C's entry as it was");
+    assertEquals("A  staged.txt", repo.git(c, "status", "--porcelain"), "C's staged change kept");
+    assertEquals("orchestrate/B", repo.git(b, "symbolic-ref", "--short", "HEAD"));
+    assertEquals("", repo.git(b, "status", "--porcelain", "--ignored"));
+  }
+
+  @Test
+  void a_kept_worktree_whose_registry_entry_names_another_place_is_not_taken() throws Exception {
+    WorktreeSite w = site(true);
+    land(w, "A", "a.txt");
+    Path spare = root.resolve(kept().get(0));
+    Files.writeString(adminOf(spare).resolve(MARKER), "A's");
+    Files.writeString(adminOf(spare).resolve("gitdir"), tmp.resolve("elsewhere/.git") + "\n");
+
+    Path b = w.prepare("B", repo.dir).workspace();
+
+    assertFalse(Files.exists(spare), "deleted");
+    assertFalse(Files.exists(adminOf(b).resolve(MARKER)), "a new worktree, not A's");
+    assertEquals("orchestrate/B", repo.git(b, "symbolic-ref", "--short", "HEAD"));
+  }
+
+  @Test
   void a_change_hidden_behind_an_assume_unchanged_bit_does_not_reach_the_next_item() throws Exception {
     WorktreeSite w = site(true);
     Path a = builtA(w);

@@ -318,18 +318,18 @@ public final class Landing implements ItemLanding {
       ws = worktrees.restored(ws);
       Git.Place place = worktrees.verified(ws);
       worktrees.bases().watch(ws.baseBranch());
-      // the base's tip, HEAD, its parents and trailers in one process (a rebase's checks, mostly answered)
-      long moves = worktrees.bases().moves();
-      Integrator.Head head = worktrees.remote() == null && config.merge() == WorkspaceConfig.Merge.REBASE
-          ? integrator.head(place, ws.baseBranch()) : null;
-      worktrees.checkBases(head == null ? Map.of() : Map.of("refs/heads/" + ws.baseBranch(), head.base()), moves);
-      // before the check of the branch: a step cut short may have moved it, not yet recorded
+      // before the check of the branch and the read of HEAD: a step cut short may have moved it, not yet recorded
       undoInterrupted(ws, place);
       String lacking = lacksRecordedWork(ws);
       if (lacking != null) {
         store.integration(itemId, WorkspaceRecord.Integration.CONFLICT, lacking, now);
         return SlowWork.done(new IntegrationResult("refused", lacking));
       }
+      // the base's tip, HEAD, its parents and trailers from git's files or one process (a rebase's checks, mostly answered)
+      long moves = worktrees.bases().moves();
+      Integrator.Head head = worktrees.remote() == null && config.merge() == WorkspaceConfig.Merge.REBASE
+          ? integrator.head(place, ws.baseBranch()) : null;
+      worktrees.checkBases(head == null ? Map.of() : Map.of("refs/heads/" + ws.baseBranch(), head.base()), moves);
       String dirty = git.ok(place, statusArgs(itemId)).out();
       if (!dirty.isBlank()) {
         return SlowWork.done(deferred(ws, "the worktree " + ws.path() + " has uncommitted changes: commit them on "

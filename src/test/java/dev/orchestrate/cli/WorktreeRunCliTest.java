@@ -261,9 +261,13 @@ class WorktreeRunCliTest {
     state = repo.dir.resolve(".orchestrate");
     Path agent = tmp.resolve("count.sh");
     // each agent counts the items' worktrees on disk while it runs (its own included): not what
-    // orchestrate keeps beside them, named with a '+' (up to 4 landed worktrees kept for the next items)
-    Files.writeString(agent, "#!/usr/bin/env bash\nls \"$(dirname \"$ORCHESTRATE_WORKSPACE\")\" | grep -vc '^+' >> "
-        + tmp.resolve("counts.txt") + "\necho $ORCHESTRATE_ITEM_ID > item-$ORCHESTRATE_ITEM_ID.txt\n");
+    // orchestrate keeps beside them, named with a '+' (up to 4 landed worktrees kept for the next
+    // items). It counts after a moment: the sweep that an item's end asks for runs on a worker once
+    // no item's work runs (the next item's preparation, this agent's start), so beside its agent
+    // (the verify of 2026-12-01 counted 3 in the instant before it)
+    Files.writeString(agent,
+        "#!/usr/bin/env bash\nsleep 0.5\nls \"$(dirname \"$ORCHESTRATE_WORKSPACE\")\" | grep -vc '^+' >> "
+            + tmp.resolve("counts.txt") + "\necho $ORCHESTRATE_ITEM_ID > item-$ORCHESTRATE_ITEM_ID.txt\n");
     StringBuilder backlog = new StringBuilder("schema_version: 1\nitems:\n");
     for (int i = 1; i <= 5; i++) {
       backlog.append("  - {id: I").append(i).append(", title: item ").append(i).append("}\n");

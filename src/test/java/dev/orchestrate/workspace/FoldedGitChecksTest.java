@@ -84,6 +84,25 @@ class FoldedGitChecksTest {
         git);
   }
 
+  private Path calls() {
+    return tmp.resolve("calls.log");
+  }
+
+  /** A git that writes each command it runs to {@link #calls}, then runs the real one. */
+  private Git recordingGit() throws java.io.IOException {
+    Path recorder = tmp.resolve("git");
+    Files.writeString(recorder, "#!/bin/sh\necho \"$*\" >> '" + calls() + "'\nexec '"
+        + Git.resolve("git", System.getenv("PATH")) + "' \"$@\"\n");
+    assertTrue(recorder.toFile().setExecutable(true));
+    return new Git(recorder.toString(), Git.DEFAULT_TIMEOUT);
+  }
+
+  /** The subcommands {@link #recordingGit} ran since {@link #calls} was last deleted. */
+  private List<String> recorded() throws java.io.IOException {
+    return Files.readAllLines(calls()).stream().map(c -> c.replaceAll("^.*advice\\.detachedHead=false ", ""))
+        .toList();
+  }
+
   private static Git.Place checkout(GitRepo repo) {
     return new Git.Place(repo.dir, repo.dir.resolve(".git"), repo.dir.resolve(".git"), repo.dir);
   }
@@ -206,12 +225,7 @@ class FoldedGitChecksTest {
    */
   @Test
   void a_landing_after_the_base_moved_on_rebases_without_asking_merge_base() throws Exception {
-    Path calls = tmp.resolve("calls.log");
-    Path recorder = tmp.resolve("git");
-    Files.writeString(recorder, "#!/bin/sh\necho \"$*\" >> '" + calls + "'\nexec '"
-        + Git.resolve("git", System.getenv("PATH")) + "' \"$@\"\n");
-    assertTrue(recorder.toFile().setExecutable(true));
-    WorktreeSite w = site(new Git(recorder.toString(), Git.DEFAULT_TIMEOUT));
+    WorktreeSite w = site(recordingGit());
     Path a = w.prepare("A", repo.dir).workspace();
     Path b = w.prepare("B", repo.dir).workspace();
     GitRepo.write(a, "a.txt", "a\n");
@@ -219,10 +233,9 @@ class FoldedGitChecksTest {
     GitRepo.write(b, "b.txt", "b\n");
     w.succeed("B", "build", 1, "built b");
     assertEquals("integrated", w.integrate("A", "Item A").kind());
-    Files.deleteIfExists(calls);
+    Files.deleteIfExists(calls());
     assertEquals("integrated", w.integrate("B", "Item B").kind());
-    List<String> commands = Files.readAllLines(calls).stream()
-        .map(c -> c.replaceAll("^.*advice\\.detachedHead=false ", "")).toList(); // the subcommands
+    List<String> commands = recorded();
     assertTrue(commands.stream().anyMatch(c -> c.startsWith("rebase ")), commands.toString());
     assertFalse(commands.stream().anyMatch(c -> c.startsWith("merge-base")), commands.toString());
     assertEquals("a\n", Files.readString(repo.dir.resolve("a.txt")));
@@ -240,12 +253,7 @@ class FoldedGitChecksTest {
   @Test
   void a_landing_of_two_phases_after_the_base_moved_on_asks_neither_merge_base_nor_a_log_first()
       throws Exception {
-    Path calls = tmp.resolve("calls.log");
-    Path recorder = tmp.resolve("git");
-    Files.writeString(recorder, "#!/bin/sh\necho \"$*\" >> '" + calls + "'\nexec '"
-        + Git.resolve("git", System.getenv("PATH")) + "' \"$@\"\n");
-    assertTrue(recorder.toFile().setExecutable(true));
-    WorktreeSite w = site(new Git(recorder.toString(), Git.DEFAULT_TIMEOUT));
+    WorktreeSite w = site(recordingGit());
     Path a = w.prepare("A", repo.dir).workspace();
     Path b = w.prepare("B", repo.dir).workspace();
     GitRepo.write(a, "a.txt", "a\n");
@@ -257,11 +265,10 @@ class FoldedGitChecksTest {
     w.commit("B", "build", 1, 22, "built b");
     w.committed("B");
     assertEquals("integrated", w.integrate("A", "Item A").kind());
-    Files.deleteIfExists(calls);
+    Files.deleteIfExists(calls());
     landed.clear();
     assertEquals("integrated", w.integrate("B", "Item B").kind());
-    List<String> commands = Files.readAllLines(calls).stream()
-        .map(c -> c.replaceAll("^.*advice\\.detachedHead=false ", "")).toList(); // the subcommands
+    List<String> commands = recorded();
     assertTrue(commands.stream().anyMatch(c -> c.startsWith("rebase ")), commands.toString());
     assertFalse(commands.stream().anyMatch(c -> c.startsWith("merge-base")), commands.toString());
     assertFalse(commands.stream().anyMatch(c -> c.startsWith("log --no-walk")), commands.toString());

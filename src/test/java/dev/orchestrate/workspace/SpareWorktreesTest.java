@@ -26,6 +26,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Landed worktrees kept for the next items' ({@link SpareWorktrees}), on real git; most tests count
@@ -248,12 +250,13 @@ class SpareWorktreesTest {
     assertEquals("orchestrate/A", repo.git(a, "symbolic-ref", "--short", "HEAD"));
   }
 
-  @Test
-  void bits_an_agent_hid_in_the_index_do_not_reach_the_next_item() throws Exception {
+  @ParameterizedTest
+  @ValueSource(strings = {"--skip-worktree", "--assume-unchanged"})
+  void bits_an_agent_hid_in_the_index_do_not_reach_the_next_item(String bit) throws Exception {
     WorktreeSite w = site(true);
     Path a = builtA(w);
     // hidden from status, so the landing goes ahead: a change the next item would not see
-    repo.git(a, "update-index", "--skip-worktree", "README.md");
+    repo.git(a, "update-index", bit, "README.md");
     GitRepo.write(a, "README.md", "planted\n");
     IntegrationResult landed = w.integrate("A", "Item A");
     assertEquals("integrated", landed.kind(), landed.message());
@@ -365,23 +368,6 @@ class SpareWorktreesTest {
     assertFalse(Files.exists(spare), "deleted");
     assertFalse(Files.exists(adminOf(b).resolve(MARKER)), "a new worktree, not A's");
     assertEquals("orchestrate/B", repo.git(b, "symbolic-ref", "--short", "HEAD"));
-  }
-
-  @Test
-  void a_change_hidden_behind_an_assume_unchanged_bit_does_not_reach_the_next_item() throws Exception {
-    WorktreeSite w = site(true);
-    Path a = builtA(w);
-    repo.git(a, "update-index", "--assume-unchanged", "README.md");
-    GitRepo.write(a, "README.md", "planted\n");
-    IntegrationResult landed = w.integrate("A", "Item A");
-    assertEquals("integrated", landed.kind(), landed.message());
-    assertEquals(1, kept().size());
-
-    Path b = w.prepare("B", repo.dir).workspace();
-
-    assertEquals("hello\n", GitRepo.read(b.resolve("README.md")));
-    assertEquals("H README.md", repo.git(b, "ls-files", "-v", "README.md"));
-    assertEquals("", repo.git(b, "status", "--porcelain", "--ignored"));
   }
 
   /** The paths of the work trees git knows, the user's checkout first. */

@@ -150,8 +150,9 @@ final class SpareWorktrees {
         Git.Place place = new Git.Place(path, admin, commonDir, path);
         git.ok(place, "reset", "--quiet");
         if (!IndexModes.filesAndLinksOnly(admin.resolve("index"), start.length() / 2)) {
-          // a gitlink's directory (a repository an agent cloned and the phase commit recorded) is
-          // neither cleaned nor replaced by the checkout: its contents would reach the next item
+          // a gitlink's directory (a nested repository the landed commit records, into which an
+          // agent may have cloned) is neither cleaned nor replaced by the checkout: its contents
+          // would reach the next item
           throw new IOException("its last commit records a gitlink (a nested repository), or its index is not one "
               + "orchestrate reads");
         }

@@ -176,9 +176,9 @@ final class Integrator {
   static Head headInFiles(Git git, Git.Place place, String baseBranch) {
     String base = git.tipInFiles(place, "refs/heads/" + baseBranch);
     Git.Head head = base == null ? null : git.headFromFiles(place);
-    List<String> parents = head == null ? null : git.parentsInFiles(place, head.commit());
-    String jobs = parents == null ? null : ownJobs(git.messageInFiles(place, head.commit()));
-    return jobs == null ? null : new Head(base, head.commit(), parents, jobs);
+    Git.Commit commit = head == null ? null : git.commitInFiles(place, head.commit());
+    String jobs = commit == null ? null : ownJobs(commit.message());
+    return jobs == null ? null : new Head(base, head.commit(), commit.parents(), jobs);
   }
 
   /**
@@ -211,16 +211,16 @@ final class Integrator {
     String at = head == null || head.commit().equals(base) ? null : head.commit();
     StringBuilder out = new StringBuilder();
     for (int i = 0; at != null && i < ITEM_MAX_COMMITS; i++) {
-      List<String> parents = git.parentsInFiles(place, at);
-      String jobs = parents == null || parents.size() != 1 ? null : ownJobs(git.messageInFiles(place, at));
+      Git.Commit commit = git.commitInFiles(place, at);
+      String jobs = commit == null || commit.parents().size() != 1 ? null : ownJobs(commit.message());
       if (jobs == null) {
         return null;
       }
       out.append(at).append('\u001f').append(jobs).append('\u001e');
-      if (parents.get(0).equals(base)) {
+      if (commit.parents().get(0).equals(base)) {
         return out.toString();
       }
-      at = parents.get(0);
+      at = commit.parents().get(0);
     }
     return null;
   }

@@ -65,14 +65,14 @@ final class CommitGraphs {
 
   /** The graphs a split chain names; null when it cannot be read here (then every commit is git's). */
   private static List<Path> chain(Path split, int idLength) {
-    Path file = split.resolve("commit-graph-chain");
     try {
-      if (!Files.isDirectory(split, NOFOLLOW) || !Files.isRegularFile(file, NOFOLLOW)
-          || Files.size(file) > CHAIN_MAX_BYTES) {
+      byte[] chain = Files.isDirectory(split, NOFOLLOW)
+          ? ReadsOffThread.upTo(split.resolve("commit-graph-chain"), CHAIN_MAX_BYTES) : null;
+      if (chain == null) {
         return null;
       }
       List<Path> graphs = new ArrayList<>();
-      for (String line : Files.readString(file, StandardCharsets.ISO_8859_1).split("\n")) {
+      for (String line : new String(chain, StandardCharsets.ISO_8859_1).split("\n")) {
         if (!line.matches("[0-9a-f]{" + idLength + "}")) {
           return null;
         }

@@ -221,9 +221,14 @@ public final class Git {
     return RefFiles.parents(place.commonDir(), id);
   }
 
-  /** The message of loose commit {@code id} ({@link RefFiles#message}); null: ask git. */
-  public String messageInFiles(Place place, String id) {
-    return RefFiles.message(place.commonDir(), id);
+  /** Loose commit {@code id}'s parents and message from one read ({@link RefFiles#parentsAndMessage}); null: ask git. */
+  public Commit commitInFiles(Place place, String id) {
+    RefFiles.LooseCommit read = RefFiles.parentsAndMessage(place.commonDir(), id);
+    return read == null ? null : new Commit(read.parents(), read.message());
+  }
+
+  /** A commit's parents, in order, and its message. */
+  public record Commit(List<String> parents, String message) {
   }
 
   /** The commit {@code ref} names when its files say so ({@link RefFiles}); null: ask git. */

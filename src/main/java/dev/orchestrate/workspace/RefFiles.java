@@ -108,12 +108,17 @@ final class RefFiles {
     return ReadsOffThread.read(() -> parentsHere(commonDir, id), null);
   }
 
+  /** A loose commit's parents, in order, and its message (after its headers' blank line, as UTF-8). */
+  record LooseCommit(List<String> parents, String message) {
+  }
+
   /**
-   * The message of loose commit {@code id}, after its headers' blank line, as UTF-8; null when
-   * {@code id} is not one git's parser takes (or not read here).
+   * Loose commit {@code id}'s parents and message from one read of its object; null when the
+   * parents are not read here ({@link #parents}) or it has no message.
    */
-  static String message(Path commonDir, String id) {
-    return ReadsOffThread.read(() -> messageHere(commonDir, id), null);
+  static LooseCommit parentsAndMessage(Path commonDir, String id) {
+    LooseCommit read = ReadsOffThread.read(() -> parentsAndMessageHere(commonDir, id), null);
+    return read == null || read.message() == null ? null : read;
   }
 
   private static Map<String, Optional<String>> tipsHere(Path commonDir, Collection<String> refs) {
@@ -279,7 +284,8 @@ final class RefFiles {
     Set<String> seen = new java.util.HashSet<>(next);
     Set<String> reached = new java.util.HashSet<>();
     while (!next.isEmpty() && seen.size() <= limit) {
-      List<String> parents = parentsOf(commonDir, next.poll(), length);
+      LooseCommit commit = parentsOf(commonDir, next.poll(), length);
+      List<String> parents = commit == null ? null : commit.parents();
       if (parents == null) {
         break; // what was reached so far is reached all the same
       }
@@ -319,27 +325,27 @@ final class RefFiles {
   }
 
   private static List<String> parentsHere(Path commonDir, String id) {
+    LooseCommit read = parentsAndMessageHere(commonDir, id);
+    return read == null ? null : read.parents();
+  }
+
+  private static LooseCommit parentsAndMessageHere(Path commonDir, String id) {
     int length = idLength(commonDir);
     return length < 0 || otherParents(commonDir) ? null : parentsOf(commonDir, id, length);
   }
 
-  private static String messageHere(Path commonDir, String id) {
-    int length = idLength(commonDir);
-    String text = length < 0 ? null : looseCommitText(commonDir, id, length);
-    if (text == null || commitParents(text, length) == null) {
-      return null;
-    }
-    int body = text.indexOf("\n\n", text.indexOf('\0'));
-    return body < 0 ? null : new String(text.substring(body + 2).getBytes(StandardCharsets.ISO_8859_1),
-        StandardCharsets.UTF_8);
-  }
-
-  private static List<String> parentsOf(Path commonDir, String id, int length) {
+  private static LooseCommit parentsOf(Path commonDir, String id, int length) {
     if (!hex(id, length) || !CommitGraphs.without(commonDir, id)) {
       return null; // a commit a graph lists has its parents from the graph (git 2.39 reads it first)
     }
     String text = looseCommitText(commonDir, id, length);
-    return text == null ? null : commitParents(text, length);
+    List<String> parents = text == null ? null : commitParents(text, length);
+    if (parents == null) {
+      return null;
+    }
+    int body = text.indexOf("\n\n", text.indexOf('\0'));
+    return new LooseCommit(parents, body < 0 ? null
+        : new String(text.substring(body + 2).getBytes(StandardCharsets.ISO_8859_1), StandardCharsets.UTF_8));
   }
 
   /**

@@ -216,7 +216,7 @@ final class SpareWorktrees {
       throw e;
     }
     into(lock, gitdir);
-    replace(to.resolve(".git"), "gitdir: " + admin + "\n"); // as git wrote it; whatever the agent left there goes
+    WorktreeGuard.rewrite(to.resolve(".git"), "gitdir: " + admin + "\n"); // as git wrote it, as the guard repairs it
   }
 
   /**

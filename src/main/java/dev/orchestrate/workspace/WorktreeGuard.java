@@ -258,7 +258,7 @@ public final class WorktreeGuard {
   }
 
   /** Writes {@code text} to {@code file} unless it already holds exactly that; a link or a directory there goes first. */
-  private static void rewrite(Path file, String text) throws IOException {
+  static void rewrite(Path file, String text) throws IOException {
     if (Files.isRegularFile(file, NOFOLLOW) && Files.size(file) < 4096
         && Files.readString(file, StandardCharsets.UTF_8).equals(text)) {
       return;

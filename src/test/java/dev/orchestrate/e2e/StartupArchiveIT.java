@@ -76,6 +76,7 @@ class StartupArchiveIT {
     assertTrue(fresh.out().contains("\"kind\" : \"status\""), fresh.out());
     assertTrue(mainComesFromTheArchive(home, jdk, state), "the archive is used");
     assertTrue(runComesFromItsArchive(home, jdk), "run's archive is used by run");
+    assertTrue(worktreeRunComesFromItsArchive(home, jdk), "run's archive holds what a run in worktree mode loads");
 
     // The jar changes (a rebuild without build-cds): its key changes, the archive is not offered.
     Path jar = home.resolve("target/orchestrate.jar");
@@ -135,6 +136,32 @@ class StartupArchiveIT {
     return loadedFromAnArchive(home, jdk, "dev.orchestrate.app.RunSession", "--quiet", "--state",
         project.resolve("state").toString(), "--config", project.resolve("orchestrate.yaml").toString(), "run",
         project.resolve("backlog.yaml").toString());
+  }
+
+  /**
+   * Whether a run in worktree mode, in a git repository, loads the landing's class from run's archive:
+   * build-cds trains that archive on a run in worktree mode where git is installed (a run in shared
+   * mode never loads it).
+   */
+  private boolean worktreeRunComesFromItsArchive(Path home, Path jdk) throws Exception {
+    Path repo = dir.resolve("worktree-project");
+    Files.createDirectories(repo);
+    Files.writeString(repo.resolve("backlog.yaml"), "items:\n  - {id: W-1, title: one, status: ready}\n");
+    for (List<String> git : List.of(List.of("init", "-q"), List.of("add", "backlog.yaml"),
+        List.of("-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-q", "-m", "backlog"))) {
+      List<String> command = new ArrayList<>(List.of("git", "-C", repo.toString()));
+      command.addAll(git);
+      assertEquals(0, run(home, jdk, Map.of(), command.toArray(String[]::new)).exitCode(), command.toString());
+    }
+    Path config = dir.resolve("worktree.yaml");
+    Files.writeString(config, "agent:\n  command: [\"sh\", \"-c\", \"echo work > work.txt\"]\n"
+        + "execution:\n  workspace: worktree\n");
+    boolean fromArchive = loadedFromAnArchive(home, jdk, "dev.orchestrate.landing.Integrator", "--quiet", "--state",
+        dir.resolve("worktree-state").toString(), "--config", config.toString(), "run",
+        repo.resolve("backlog.yaml").toString());
+    Result landed = run(home, jdk, Map.of(), "git", "-C", repo.toString(), "show", "HEAD:work.txt");
+    assertEquals("work\n", landed.out(), "the item landed: " + landed.err());
+    return fromArchive;
   }
 
   /** Whether dev.orchestrate.cli.Cli was loaded from the archive. */

@@ -414,7 +414,32 @@ final class SpareWorktrees {
 
     static boolean filesAndLinksOnly(Path index, int hashLength) {
       try {
+        return filesAndLinksOnly(ReadsOffThread.upTo(index, MAX_BYTES), hashLength);
+      } catch (IOException | RuntimeException e) {
+        return false;
+      }
+    }
+
+    /**
+     * The index's own checksum (its last {@code hashLength} bytes, in hex) when it holds files and
+     * links only ({@link #filesAndLinksOnly}) and has one (not all zeros, as {@code index.skipHash}
+     * writes); else null. Any change to what the index holds changes it.
+     */
+    static String checksum(Path index, int hashLength) {
+      try {
         byte[] bytes = ReadsOffThread.upTo(index, MAX_BYTES);
+        if (!filesAndLinksOnly(bytes, hashLength)) {
+          return null;
+        }
+        String hex = java.util.HexFormat.of().formatHex(bytes, bytes.length - hashLength, bytes.length);
+        return hex.chars().allMatch(c -> c == '0') ? null : hex;
+      } catch (IOException | RuntimeException e) {
+        return null;
+      }
+    }
+
+    private static boolean filesAndLinksOnly(byte[] bytes, int hashLength) {
+      try {
         if (bytes == null || bytes.length < 12 + hashLength) {
           return false;
         }
@@ -450,7 +475,7 @@ final class SpareWorktrees {
           at += 8 + in.getInt(at + 4);
         }
         return at == in.limit();
-      } catch (IOException | RuntimeException e) {
+      } catch (RuntimeException e) {
         return false;
       }
     }

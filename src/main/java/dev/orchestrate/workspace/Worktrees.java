@@ -444,6 +444,14 @@ public final class Worktrees implements ItemWorkspaces {
       // Fresh: a new branch just checked out at its start by `worktree add -b`, HEAD on it, nothing
       // untracked yet; the reset would change nothing (three git processes a phase).
       Git.Place place = kept ? guarded(ws) : fresh ? guard.verify(ws) : reset(ws);
+      indexAsCheckedOut.remove(itemId);
+      if (!kept) {
+        // git wrote this index from the commit the attempt starts at: the phase commit compares it
+        String sum = SpareWorktrees.IndexModes.checksum(place.gitDir().resolve("index"), ws.headCommit().length() / 2);
+        if (sum != null) {
+          indexAsCheckedOut.put(itemId, sum);
+        }
+      }
       CopiedFiles.into(place.workTree(), repo.top(), config.copy());
       Path workDir = guard.workDir(place.workTree(), repo.subdirectory());
       List<ProjectCommand> setup = config.setup().isEmpty()
@@ -758,8 +766,17 @@ public final class Worktrees implements ItemWorkspaces {
     if (!inspected) {
       git.ok(place, "reset", "--quiet", "--soft", parent);
     }
+    // Nothing staged since the preparation checked the index out (its checksum as then: not the
+    // agent's `git add -f`, nor a commit of its own, nor anything else that wrote it), no copied
+    // files, no fold: `git add --all` stages no file git ignores, so there is none to unstage
+    // and its listing is spared (one process a phase).
+    String checkedOut = indexAsCheckedOut.remove(itemId);
+    boolean untouched = checkedOut != null && config.copy().isEmpty() && parent.equals(ws.headCommit())
+        && checkedOut.equals(SpareWorktrees.IndexModes.checksum(place.gitDir().resolve("index"), parent.length() / 2));
     git.ok(place, "add", "--all");
-    StagedFiles.unstageIgnored(git, place, config.copy());
+    if (!untouched) {
+      StagedFiles.unstageIgnored(git, place, config.copy());
+    }
     SetUpOutput.unstage(git, place, SetUpOutput.read(setUpPath(itemId)));
     List<String> args = new ArrayList<>(List.of("commit", "--quiet", "--no-verify", "--no-edit",
         "-m", itemId + " " + phase + ": " + firstLine(summary),
@@ -794,6 +811,14 @@ public final class Worktrees implements ItemWorkspaces {
    */
   private final java.util.Map<String, String> atHead = new java.util.concurrent.ConcurrentHashMap<>();
 
+  /**
+   * Each item's index checksum as the last preparation left it, written by git from the commit the
+   * attempt starts at (a reset, a checkout; not a kept worktree's, which holds the last attempt's
+   * staging): the phase commit skips the listing of ignored files when it is still so. Set by the
+   * preparation, taken by the phase commit, dropped when the worktree is removed.
+   */
+  private final java.util.Map<String, String> indexAsCheckedOut = new java.util.concurrent.ConcurrentHashMap<>();
+
   @Override
   public void committed(String itemId) {
     store.commitConfirmed(itemId, clock.instant());
@@ -820,6 +845,7 @@ public final class Worktrees implements ItemWorkspaces {
   /** Removes a landed item's worktree from disk (its work is on the base branch or the remote; the branch stays or goes by config). */
   public void remove(WorkspaceRecord ws) {
     atHead.remove(ws.itemId());
+    indexAsCheckedOut.remove(ws.itemId());
     landingStepDone(ws.itemId()); // a mark of a landing step is about this worktree only
     if (!mine(ws)) {
       store.removed(ws.itemId(), clock.instant()); // another clone's: its runner cleans it up (cleanUp)

@@ -341,6 +341,31 @@ class FoldedGitChecksTest {
     assertFalse(WorktreeGuard.refOnlyDeletable(common, "orchestrate/B"));
   }
 
+  /**
+   * A phase whose agent staged nothing (the index as the preparation checked it out) commits
+   * without listing the ignored files in the index: `git add --all` adds none. One that staged an
+   * ignored file, or rewrote the index in any way, is listed as before and the file left out.
+   */
+  @Test
+  void the_ignored_files_are_listed_only_when_the_index_changed_since_the_preparation() throws Exception {
+    WorktreeSite w = site(recordingGit()); // the project's .gitignore has build/
+    Path ws = w.prepare("A", repo.dir).workspace();
+    GitRepo.write(ws, "build/out.bin", "derived\n");
+    GitRepo.write(ws, "a.txt", "a\n");
+    Files.deleteIfExists(calls());
+    String first = w.succeed("A", "design", 1, "designed");
+    assertFalse(recorded().stream().anyMatch(c -> c.startsWith("ls-files")), recorded().toString());
+    assertEquals("a.txt", repo.git(ws, "diff-tree", "--no-commit-id", "--name-only", "-r", first));
+
+    w.prepare("A", repo.dir);
+    GitRepo.write(ws, "b.txt", "b\n");
+    repo.git(ws, "add", "-f", "build/out.bin");
+    Files.deleteIfExists(calls());
+    String second = w.succeed("A", "build", 1, "built");
+    assertTrue(recorded().stream().anyMatch(c -> c.startsWith("ls-files")), recorded().toString());
+    assertEquals("b.txt", repo.git(ws, "diff-tree", "--no-commit-id", "--name-only", "-r", second));
+  }
+
   @Test
   void a_phase_that_changed_nothing_commits_nothing_and_an_ignored_file_the_agent_forced_in_is_left_out() {
     WorktreeSite w = site();

@@ -421,19 +421,19 @@ final class SpareWorktrees {
     }
 
     /**
-     * The index's own checksum (its last {@code hashLength} bytes, in hex) when it holds files and
-     * links only ({@link #filesAndLinksOnly}) and has one (not all zeros, as {@code index.skipHash}
-     * writes); else null. Any change to what the index holds changes it.
+     * A SHA-256 of the whole index file, in hex, when it holds files and links only
+     * ({@link #filesAndLinksOnly}); else null. Not the index's own trailing checksum: git does not
+     * check that one when it reads an index, so a hand-written index could keep an old trailer
+     * over new entries; two digests alike here mean the same bytes.
      */
-    static String checksum(Path index, int hashLength) {
+    static String digest(Path index, int hashLength) {
       try {
         byte[] bytes = ReadsOffThread.upTo(index, MAX_BYTES);
         if (!filesAndLinksOnly(bytes, hashLength)) {
           return null;
         }
-        String hex = java.util.HexFormat.of().formatHex(bytes, bytes.length - hashLength, bytes.length);
-        return hex.chars().allMatch(c -> c == '0') ? null : hex;
-      } catch (IOException | RuntimeException e) {
+        return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(bytes));
+      } catch (IOException | java.security.NoSuchAlgorithmException | RuntimeException e) {
         return null;
       }
     }

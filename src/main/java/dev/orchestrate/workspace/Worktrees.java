@@ -416,6 +416,7 @@ public final class Worktrees implements ItemWorkspaces {
   @Override
   public Placement prepare(String itemId, Path backlogDir, boolean keep, List<String> dependsOn) {
     atHead.remove(itemId);
+    indexAsCheckedOut.remove(itemId);
     try {
       WorkspaceRecord ws = store.workspace(itemId).orElse(null);
       if (ws != null && ws.finishedAt() != null) {
@@ -444,12 +445,11 @@ public final class Worktrees implements ItemWorkspaces {
       // Fresh: a new branch just checked out at its start by `worktree add -b`, HEAD on it, nothing
       // untracked yet; the reset would change nothing (three git processes a phase).
       Git.Place place = kept ? guarded(ws) : fresh ? guard.verify(ws) : reset(ws);
-      indexAsCheckedOut.remove(itemId);
       if (!kept) {
-        // git wrote this index from the commit the attempt starts at: the phase commit compares it
-        String sum = SpareWorktrees.IndexModes.checksum(place.gitDir().resolve("index"), ws.headCommit().length() / 2);
-        if (sum != null) {
-          indexAsCheckedOut.put(itemId, sum);
+        // git just left this index at the commit the attempt starts at: the phase commit compares it
+        String digest = SpareWorktrees.IndexModes.digest(place.gitDir().resolve("index"), ws.headCommit().length() / 2);
+        if (digest != null) {
+          indexAsCheckedOut.put(itemId, ws.headCommit() + " " + digest);
         }
       }
       CopiedFiles.into(place.workTree(), repo.top(), config.copy());
@@ -766,13 +766,14 @@ public final class Worktrees implements ItemWorkspaces {
     if (!inspected) {
       git.ok(place, "reset", "--quiet", "--soft", parent);
     }
-    // Nothing staged since the preparation checked the index out (its checksum as then: not the
-    // agent's `git add -f`, nor a commit of its own, nor anything else that wrote it), no copied
-    // files, no fold: `git add --all` stages no file git ignores, so there is none to unstage
-    // and its listing is spared (one process a phase).
+    // Nothing staged since the preparation left the index at the attempt's start (the same bytes:
+    // not the agent's `git add -f`, nor a commit of its own, nor anything else that wrote it), no
+    // copied files, no fold: `git add --all` stages no file git ignores, so there is none to
+    // unstage and its listing is spared (one process a phase).
     String checkedOut = indexAsCheckedOut.remove(itemId);
     boolean untouched = checkedOut != null && config.copy().isEmpty() && parent.equals(ws.headCommit())
-        && checkedOut.equals(SpareWorktrees.IndexModes.checksum(place.gitDir().resolve("index"), parent.length() / 2));
+        && checkedOut.equals(parent + " "
+            + SpareWorktrees.IndexModes.digest(place.gitDir().resolve("index"), parent.length() / 2));
     git.ok(place, "add", "--all");
     if (!untouched) {
       StagedFiles.unstageIgnored(git, place, config.copy());
@@ -812,10 +813,11 @@ public final class Worktrees implements ItemWorkspaces {
   private final java.util.Map<String, String> atHead = new java.util.concurrent.ConcurrentHashMap<>();
 
   /**
-   * Each item's index checksum as the last preparation left it, written by git from the commit the
-   * attempt starts at (a reset, a checkout; not a kept worktree's, which holds the last attempt's
-   * staging): the phase commit skips the listing of ignored files when it is still so. Set by the
-   * preparation, taken by the phase commit, dropped when the worktree is removed.
+   * Each item's start commit and a digest of its index as the last preparation left it, git's
+   * reset or checkout at that commit (not a kept worktree's, which holds the last attempt's
+   * staging): the phase commit skips the listing of ignored files when both are still so. Set by
+   * the preparation, taken by the phase commit, dropped when the item is blocked or its worktree
+   * removed.
    */
   private final java.util.Map<String, String> indexAsCheckedOut = new java.util.concurrent.ConcurrentHashMap<>();
 
@@ -827,6 +829,7 @@ public final class Worktrees implements ItemWorkspaces {
   @Override
   public void blocked(String itemId) {
     atHead.remove(itemId);
+    indexAsCheckedOut.remove(itemId);
     store.workspace(itemId).ifPresent(ws -> store.finished(itemId, clock.instant(), clock.instant()));
   }
 

@@ -148,7 +148,8 @@ class StartupArchiveIT {
     Files.createDirectories(repo);
     Files.writeString(repo.resolve("backlog.yaml"), "items:\n  - {id: W-1, title: one, status: ready}\n");
     for (List<String> git : List.of(List.of("init", "-q"), List.of("add", "backlog.yaml"),
-        List.of("-c", "user.name=t", "-c", "user.email=t@localhost", "commit", "-q", "-m", "backlog"))) {
+        List.of("-c", "user.name=t", "-c", "user.email=t@localhost", "-c", "commit.gpgsign=false", "-c",
+            "core.hooksPath=/dev/null", "commit", "-q", "--no-verify", "-m", "backlog"))) {
       List<String> command = new ArrayList<>(List.of("git", "-C", repo.toString()));
       command.addAll(git);
       assertEquals(0, run(home, jdk, Map.of(), command.toArray(String[]::new)).exitCode(), command.toString());

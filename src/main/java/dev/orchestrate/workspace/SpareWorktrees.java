@@ -438,6 +438,56 @@ final class SpareWorktrees {
       }
     }
 
+    /**
+     * The paths whose entries carry an assume-unchanged or a skip-worktree bit, with which git
+     * itself stops looking at the file (status, add and the reset all take it as it was), in the
+     * order of the index; null when the index is not one this reads (not versions 2 or 3, a split
+     * index, anything not as the format says).
+     */
+    static List<String> hidden(Path index, int hashLength) {
+      try {
+        byte[] bytes = ReadsOffThread.upTo(index, MAX_BYTES);
+        if (bytes == null || bytes.length < 12 + hashLength) {
+          return null;
+        }
+        java.nio.ByteBuffer in = java.nio.ByteBuffer.wrap(bytes, 0, bytes.length - hashLength);
+        int version = in.getInt(4);
+        if (in.getInt(0) != 0x44495243 /* DIRC */ || (version != 2 && version != 3)) {
+          return null;
+        }
+        List<String> out = new java.util.ArrayList<>();
+        long entries = Integer.toUnsignedLong(in.getInt(8));
+        int at = 12;
+        for (long i = 0; i < entries; i++) {
+          int flags = Short.toUnsignedInt(in.getShort(at + 40 + hashLength));
+          boolean extended = (flags & 0x4000) != 0;
+          if (extended && version == 2) {
+            return null;
+          }
+          boolean skipWorktree = extended && (Short.toUnsignedInt(in.getShort(at + 42 + hashLength)) & 0x4000) != 0;
+          int name = at + 40 + hashLength + (extended ? 4 : 2);
+          int end = name;
+          while (bytes[end] != 0) {
+            end++;
+          }
+          if ((flags & 0x8000) != 0 || skipWorktree) {
+            out.add(new String(bytes, name, end - name, java.nio.charset.StandardCharsets.UTF_8));
+          }
+          at += ((end - at) + 8) & ~7;
+        }
+        while (at + 8 <= in.limit()) {
+          int signature = in.getInt(at);
+          if (signature == 0x6c696e6b /* link */ || signature == 0x73646972 /* sdir */) {
+            return null;
+          }
+          at += 8 + in.getInt(at + 4);
+        }
+        return at == in.limit() ? out : null;
+      } catch (IOException | RuntimeException e) {
+        return null;
+      }
+    }
+
     private static boolean filesAndLinksOnly(byte[] bytes, int hashLength) {
       try {
         if (bytes == null || bytes.length < 12 + hashLength) {

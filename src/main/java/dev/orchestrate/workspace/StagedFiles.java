@@ -69,6 +69,51 @@ final class StagedFiles {
     }
   }
 
+  /**
+   * Clears every assume-unchanged and skip-worktree bit in the worktree's index. With either, git
+   * stops looking at the file: {@code status} (and so the check that the attempt left the gates'
+   * scripts and the protected paths alone), {@code add} and the reset before the next attempt all
+   * take it as the commit has it, whatever the agent wrote there. Cleared, the file is what it is
+   * again. The index is read in Java (no process when no bit is set, the usual case); one git
+   * orchestrate cannot read ({@code SpareWorktrees.IndexModes.hidden} gives up) is asked with
+   * {@code ls-files -v}.
+   *
+   * @return the paths that were hidden
+   */
+  static List<String> unhide(Git git, Git.Place place, int hashLength) {
+    List<String> hidden = SpareWorktrees.IndexModes.hidden(place.gitDir().resolve("index"), hashLength);
+    List<String> assumed = new ArrayList<>();
+    List<String> skipped = new ArrayList<>();
+    if (hidden == null) {
+      for (String entry : nulSeparated(git.ok(place, "ls-files", "-v", "-z").out())) {
+        if (entry.length() > 2 && (Character.isLowerCase(entry.charAt(0)) || entry.charAt(0) == 'S')) {
+          (entry.charAt(0) == 'S' || entry.charAt(0) == 's' ? skipped : assumed).add(entry.substring(2));
+          if (entry.charAt(0) == 's') {
+            assumed.add(entry.substring(2));
+          }
+        }
+      }
+    } else if (!hidden.isEmpty()) {
+      // the parse does not say which bit each has: both are cleared (a no-op where one is not set)
+      assumed.addAll(hidden);
+      skipped.addAll(hidden);
+    }
+    // one mark a command: update-index applies the first of --no-assume-unchanged and --no-skip-worktree only
+    clear(git, place, "--no-assume-unchanged", assumed);
+    clear(git, place, "--no-skip-worktree", skipped);
+    List<String> out = new ArrayList<>(assumed);
+    skipped.stream().filter(p -> !out.contains(p)).forEach(out::add);
+    return out;
+  }
+
+  private static void clear(Git git, Git.Place place, String mark, List<String> paths) {
+    for (int i = 0; i < paths.size(); i += 200) {
+      List<String> args = new ArrayList<>(List.of("update-index", "-q", mark, "--"));
+      args.addAll(paths.subList(i, Math.min(paths.size(), i + 200)));
+      git.ok(place, args.toArray(String[]::new));
+    }
+  }
+
   static List<String> nulSeparated(String text) {
     return java.util.Arrays.stream(text.split("\0")).filter(s -> !s.isEmpty()).toList();
   }

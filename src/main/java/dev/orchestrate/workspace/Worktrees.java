@@ -703,6 +703,15 @@ public final class Worktrees implements ItemWorkspaces {
       log.warn("{}: could not take the agent's commits off {}: {}", ws.itemId(), ws.branch(), e.getMessage());
       return null;
     }
+    try {
+      List<String> hidden = StagedFiles.unhide(git, place, ws.headCommit().length() / 2);
+      if (!hidden.isEmpty()) {
+        log.warn("{}: the agent hid {} from git (assume-unchanged or skip-worktree): cleared, so they count as "
+            + "what they are", itemId, hidden.size() == 1 ? hidden.get(0) : hidden.size() + " files");
+      }
+    } catch (GitException e) {
+      return "could not clear what the agent hid from git in " + ws.path() + ": " + e.getMessage();
+    }
     if (StagedFiles.dropAgentCommits(git, ws, place, tip)) {
       atHead.put(itemId, ws.headCommit());
     }

@@ -32,6 +32,11 @@ class ProtectedGateCliTest {
 
   /** Attempt 1 neutralises the gate (and a protected fixture); attempt 2, told, does the work. */
   private void write(String phaseExtra) throws Exception {
+    write(phaseExtra, "");
+  }
+
+  /** {@code hide}: what attempt 1 runs before it rewrites the files. */
+  private void write(String phaseExtra, String hide) throws Exception {
     project = ProjectCli.init(tmp.resolve("project"));
     repo = project.repo;
     Path agent = tmp.resolve("agent.sh");
@@ -39,13 +44,14 @@ class ProtectedGateCliTest {
         #!/usr/bin/env bash
         cp "$ORCHESTRATE_PROMPT_FILE" "%1$s/prompt-$ORCHESTRATE_ATTEMPT.md"
         if [ "$ORCHESTRATE_ATTEMPT" = 1 ]; then
+          %2$s
           printf '#!/bin/sh\\nexit 0\\n' > gates/check.sh
           echo tampered > fixtures/expected.txt
           echo "made the gate pass"; exit 0
         fi
         echo ok > ok.txt
         echo "did the work"
-        """.formatted(tmp));
+        """.formatted(tmp, hide));
     repo.write("gates/check.sh", "#!/bin/sh\ngrep -q ok ok.txt 2>/dev/null || { echo 'ok.txt is missing'; exit 1; }\n");
     repo.write("fixtures/expected.txt", "expected\n");
     repo.write("backlog.yaml", "schema_version: 1\nitems:\n  - {id: A, title: Item A}\n");
@@ -78,6 +84,31 @@ class ProtectedGateCliTest {
     List<String> classes = new ArrayList<>();
     jobs.forEach(job -> classes.add(job.at("/outcome").asText()));
     assertTrue(classes.contains("protected_changed"), "the tampering attempt's class: " + jobs);
+    String second = Files.readString(tmp.resolve("prompt-2.md"));
+    assertTrue(second.contains("gates/check.sh") && second.contains("fixtures/expected.txt"),
+        "the retry is told which files: " + second);
+    assertEquals("#!/bin/sh\ngrep -q ok ok.txt 2>/dev/null || { echo 'ok.txt is missing'; exit 1; }\n",
+        GitRepo.read(repo.dir.resolve("gates/check.sh")), "the gate on main is the one it was");
+    assertEquals("expected\n", GitRepo.read(repo.dir.resolve("fixtures/expected.txt")));
+    assertEquals("ok\n", GitRepo.read(repo.dir.resolve("ok.txt")));
+  }
+
+  /**
+   * The same agent hides its rewrites from git first (an assume-unchanged bit on the gate's script, a
+   * skip-worktree bit on the fixture), with which `git status` would not see them: the bits are
+   * cleared once the attempt ends, and the rewrites are caught as before.
+   */
+  @Test
+  void an_agent_that_hides_its_rewrite_behind_index_bits_is_caught_all_the_same() throws Exception {
+    write("", "git update-index --assume-unchanged gates/check.sh && git update-index --skip-worktree "
+        + "fixtures/expected.txt || exit 3");
+    CliRunner.Result run = project.run();
+    assertEquals(0, run.exitCode(), run.err());
+    assertEquals(1, JSON.readTree(run.out()).at("/items/done").asInt(), run.out());
+    JsonNode jobs = JSON.readTree(cli("jobs", "--json").out()).at("/jobs");
+    List<String> classes = new ArrayList<>();
+    jobs.forEach(job -> classes.add(job.at("/outcome").asText()));
+    assertTrue(classes.contains("protected_changed"), "the hiding attempt's class: " + jobs);
     String second = Files.readString(tmp.resolve("prompt-2.md"));
     assertTrue(second.contains("gates/check.sh") && second.contains("fixtures/expected.txt"),
         "the retry is told which files: " + second);

@@ -75,13 +75,13 @@ final class StagedFiles {
    * scripts and the protected paths alone), {@code add} and the reset before the next attempt all
    * take it as the commit has it, whatever the agent wrote there. Cleared, the file is what it is
    * again. The index is read in Java (no process when no bit is set, the usual case); one git
-   * orchestrate cannot read ({@code SpareWorktrees.IndexModes.hidden} gives up) is asked with
+   * orchestrate cannot read ({@code IndexFile.hidden} gives up) is asked with
    * {@code ls-files -v}.
    *
    * @return the paths that were hidden
    */
   static List<String> unhide(Git git, Git.Place place, int hashLength) {
-    List<String> hidden = SpareWorktrees.IndexModes.hidden(place.gitDir().resolve("index"), hashLength);
+    List<String> hidden = IndexFile.hidden(place.gitDir().resolve("index"), hashLength);
     List<String> assumed = new ArrayList<>();
     List<String> skipped = new ArrayList<>();
     if (hidden == null) {
@@ -101,9 +101,9 @@ final class StagedFiles {
     // one mark a command: update-index applies the first of --no-assume-unchanged and --no-skip-worktree only
     clear(git, place, "--no-assume-unchanged", assumed);
     clear(git, place, "--no-skip-worktree", skipped);
-    List<String> out = new ArrayList<>(assumed);
-    skipped.stream().filter(p -> !out.contains(p)).forEach(out::add);
-    return out;
+    java.util.Set<String> out = new java.util.LinkedHashSet<>(assumed);
+    out.addAll(skipped);
+    return List.copyOf(out);
   }
 
   private static void clear(Git git, Git.Place place, String mark, List<String> paths) {

@@ -447,7 +447,7 @@ public final class Worktrees implements ItemWorkspaces {
       Git.Place place = kept ? guarded(ws) : fresh ? guard.verify(ws) : reset(ws);
       if (!kept) {
         // git just left this index at the commit the attempt starts at: the phase commit compares it
-        String digest = SpareWorktrees.IndexModes.digest(place.gitDir().resolve("index"), ws.headCommit().length() / 2);
+        String digest = IndexFile.digest(place.gitDir().resolve("index"), ws.headCommit().length() / 2);
         if (digest != null) {
           indexAsCheckedOut.put(itemId, ws.headCommit() + " " + digest);
         }
@@ -696,13 +696,7 @@ public final class Worktrees implements ItemWorkspaces {
     } catch (WorktreeGuard.Breach e) {
       return e.getMessage();
     }
-    String tip;
-    try {
-      tip = tips.containsKey(branchRef) ? tips.get(branchRef) : git.commit(checkout, branchRef);
-    } catch (GitException e) {
-      log.warn("{}: could not take the agent's commits off {}: {}", ws.itemId(), ws.branch(), e.getMessage());
-      return null;
-    }
+    // first: nothing after this may skip it
     try {
       List<String> hidden = StagedFiles.unhide(git, place, ws.headCommit().length() / 2);
       if (!hidden.isEmpty()) {
@@ -711,6 +705,13 @@ public final class Worktrees implements ItemWorkspaces {
       }
     } catch (GitException e) {
       return "could not clear what the agent hid from git in " + ws.path() + ": " + e.getMessage();
+    }
+    String tip;
+    try {
+      tip = tips.containsKey(branchRef) ? tips.get(branchRef) : git.commit(checkout, branchRef);
+    } catch (GitException e) {
+      log.warn("{}: could not take the agent's commits off {}: {}", ws.itemId(), ws.branch(), e.getMessage());
+      return null;
     }
     if (StagedFiles.dropAgentCommits(git, ws, place, tip)) {
       atHead.put(itemId, ws.headCommit());
@@ -782,7 +783,7 @@ public final class Worktrees implements ItemWorkspaces {
     String checkedOut = indexAsCheckedOut.remove(itemId);
     boolean untouched = checkedOut != null && config.copy().isEmpty() && parent.equals(ws.headCommit())
         && checkedOut.equals(parent + " "
-            + SpareWorktrees.IndexModes.digest(place.gitDir().resolve("index"), parent.length() / 2));
+            + IndexFile.digest(place.gitDir().resolve("index"), parent.length() / 2));
     git.ok(place, "add", "--all");
     if (!untouched) {
       StagedFiles.unstageIgnored(git, place, config.copy());

@@ -1,11 +1,17 @@
 package dev.orchestrate.workspace;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -37,7 +43,8 @@ class StagedFilesTest {
   /**
    * An edit behind an assume-unchanged bit, one behind a skip-worktree bit and one behind both:
    * `git status` sees none of them until the bits are cleared, and then all three. Version 4 is
-   * the index this does not read (its paths are prefix-compressed): git lists the bits there.
+   * the index this does not read (its paths are prefix-compressed): git lists the bits there. (Asked
+   * for version 2, git writes 3 all the same: a skip-worktree bit needs its extended flags.)
    */
   @ParameterizedTest
   @ValueSource(ints = {2, 3, 4})
@@ -49,7 +56,7 @@ class StagedFilesTest {
     repo.write("b.txt", "changed b\n");
     repo.write("c.txt", "changed c\n");
     assertEquals("", repo.git("status", "--porcelain"), "hidden from git");
-    List<String> hidden = SpareWorktrees.IndexModes.hidden(place.gitDir().resolve("index"), 20);
+    List<String> hidden = IndexFile.hidden(place.gitDir().resolve("index"), 20);
     if (version == 4) {
       assertNull(hidden, "version 4 is left to git");
     } else {
@@ -61,6 +68,37 @@ class StagedFilesTest {
         "no bit left");
     assertEquals("M a.txt\n M b.txt\n M c.txt", repo.git("status", "--porcelain"),
         "all three show (the output stripped)");
+  }
+
+  /**
+   * An index written by hand: an extension whose size would go back over itself, and an entry whose
+   * name is not as long as its flags say (git reads the length; a scan for the NUL would read
+   * another name). Neither is read, and neither hangs: git's own listing answers for the bits.
+   */
+  @Test
+  void an_index_not_as_the_format_says_is_left_to_git_and_never_read_forever() throws Exception {
+    repo.git("update-index", "--assume-unchanged", "a.txt");
+    repo.write("a.txt", "changed a\n");
+    Path index = place.gitDir().resolve("index");
+    byte[] good = Files.readAllBytes(index);
+    byte[] looping = ByteBuffer.allocate(good.length + 8).put(good, 0, good.length - 20).put("ABCD".getBytes())
+        .putInt(-8).put(good, good.length - 20, 20).array();
+    Files.write(index, looping);
+    assertTimeoutPreemptively(Duration.ofSeconds(5), () -> {
+      assertNull(IndexFile.hidden(index, 20));
+      assertFalse(IndexFile.filesAndLinksOnly(index, 20));
+      assertNull(IndexFile.digest(index, 20));
+    });
+
+    byte[] shortName = good.clone();
+    int flags = 12 + 40 + 20; // the first entry's flags
+    shortName[flags + 1] = (byte) 2; // its name: 2 bytes long, says the flags, where ".gitignore" is 10
+    Files.write(index, shortName);
+    assertNull(IndexFile.hidden(index, 20));
+
+    Files.write(index, good);
+    assertEquals(List.of("a.txt"), StagedFiles.unhide(new Git(), place, 20));
+    assertEquals("M a.txt", repo.git("status", "--porcelain"));
   }
 
   @ParameterizedTest

@@ -196,6 +196,10 @@ final class Integration {
         return o -> o.refutedAs(OutcomeClass.NO_CHANGES, NO_CHANGES);
       }
       return java.util.function.UnaryOperator.identity();
+    } catch (dev.orchestrate.item.ProtectedFilesCommitted e) {
+      log.warn("{}: phase {} committed changes to protected files: {}", request.itemId(), request.phase(), e.paths());
+      String failure = ProtectedFiles.failure(e.paths());
+      return o -> o.refutedAs(OutcomeClass.PROTECTED_CHANGED, failure);
     } catch (RuntimeException e) {
       log.warn("{}: could not commit the work of phase {}: {}", request.itemId(), request.phase(), e.getMessage());
       String failure = "orchestrate could not commit the phase's work: " + e.getMessage();

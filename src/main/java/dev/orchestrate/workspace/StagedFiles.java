@@ -22,24 +22,49 @@ final class StagedFiles {
    * repository) and {@code paths} (relative to the repository's top) that differ at {@code place} from
    * its HEAD, staged or not, sorted, at most 50.
    */
-  static List<String> changedAmong(Git git, Git.Place place, Path subdirectory, List<String> scripts,
-      List<String> paths) {
+  static List<String> changedAmong(Git git, Git.Place place, String head, List<String> pathspecs) {
     List<String> args = new ArrayList<>(List.of("status", "--porcelain", "-z", "--untracked-files=all",
         "--no-renames", "--ignore-submodules=all", "--"));
-    for (String script : scripts) {
-      Path top = subdirectory.resolve(script).normalize();
-      if (!top.startsWith("..") && !top.isAbsolute() && !top.toString().isEmpty()) {
-        args.add(":(top,literal)" + top);
-      }
-    }
-    paths.forEach(path -> args.add(":(top)" + path));
+    args.addAll(pathspecs);
     List<String> changed = new ArrayList<>();
     for (String entry : nulSeparated(git.ok(place, args.toArray(String[]::new)).out())) {
       if (entry.length() > 3) {
         changed.add(entry.substring(3));
       }
     }
+    // git status trusts the index's stat data and the worktree's attributes, both the agent's to
+    // write: the tracked files among them are also compared byte for byte with the commit
+    changed.addAll(ProtectedContent.differing(git, place, head, pathspecs));
     return changed.stream().distinct().sorted().limit(50).toList();
+  }
+
+  /**
+   * The pathspecs of {@code scripts} (relative to the backlog's directory, {@code subdirectory} of
+   * the repository) and {@code paths} (relative to the repository's top; a directory ends in
+   * {@code /}), as {@link #changedAmong} and the phase commit's check take them.
+   */
+  static List<String> protectedPathspecs(Path subdirectory, List<String> scripts, List<String> paths) {
+    List<String> out = new ArrayList<>();
+    for (String script : scripts) {
+      Path top = subdirectory.resolve(script).normalize();
+      if (!top.startsWith("..") && !top.isAbsolute() && !top.toString().isEmpty()) {
+        out.add(":(top,literal)" + top);
+      }
+    }
+    paths.forEach(path -> out.add(":(top)" + path));
+    return out;
+  }
+
+  /**
+   * The protected files {@code commit} changed against {@code parent}, compared as trees (what the
+   * commit holds, whatever the index or the worktree said), sorted, at most 50.
+   */
+  static List<String> committedAmong(Git git, Git.Place place, String parent, String commit, List<String> pathspecs) {
+    List<String> args = new ArrayList<>(List.of("diff-tree", "-r", "-z", "--name-only", "--no-renames",
+        "--no-ext-diff", parent, commit, "--"));
+    args.addAll(pathspecs);
+    return nulSeparated(git.ok(place, args.toArray(String[]::new)).out()).stream().distinct().sorted().limit(50)
+        .toList();
   }
 
   /**

@@ -417,6 +417,7 @@ public final class Worktrees implements ItemWorkspaces {
   public Placement prepare(String itemId, Path backlogDir, boolean keep, List<String> dependsOn) {
     atHead.remove(itemId);
     indexAsCheckedOut.remove(itemId);
+    protectedPathspecs.remove(itemId);
     try {
       WorkspaceRecord ws = store.workspace(itemId).orElse(null);
       if (ws != null && ws.finishedAt() != null) {
@@ -754,7 +755,9 @@ public final class Worktrees implements ItemWorkspaces {
     if (ws == null || !ws.onDisk() || (scripts.isEmpty() && paths.isEmpty())) {
       return List.of();
     }
-    return StagedFiles.changedAmong(git, guarded(ws), repo.subdirectory(), scripts, paths);
+    List<String> pathspecs = StagedFiles.protectedPathspecs(repo.subdirectory(), scripts, paths);
+    protectedPathspecs.put(itemId, pathspecs); // the phase commit checks what it holds against them
+    return StagedFiles.changedAmong(git, guarded(ws), ws.headCommit(), pathspecs);
   }
 
   @Override
@@ -807,12 +810,34 @@ public final class Worktrees implements ItemWorkspaces {
     if (commit == null) {
       commit = git.ok(place, "rev-parse", "HEAD").line();
     }
+    refuseProtected(itemId, place, parent, commit);
     store.commitPending(itemId, commit, jobId, DiskUsage.of(ws.path()), clock.instant());
     if (remote != null) {
       // before the job counts: any runner can continue the item from here
       remote.publish(itemId, commit, ws.headCommit().equals(ws.baseCommit()) ? null : ws.headCommit());
     }
     return commit;
+  }
+
+  /**
+   * The phase commit just made, checked against the protected pathspecs the check of its worktree
+   * took ({@link #changedAmong}; none: a phase that may change them, or no gates): what it holds,
+   * whatever the index said (git builds it from the index's entries and its cache of trees, both
+   * the agent's to have written). One that changes them is undone, the branch back at
+   * {@code parent}, and refused.
+   *
+   * @throws dev.orchestrate.item.ProtectedFilesCommitted naming the files
+   */
+  private void refuseProtected(String itemId, Git.Place place, String parent, String commit) {
+    List<String> guarded = protectedPathspecs.remove(itemId);
+    if (guarded == null || guarded.isEmpty()) {
+      return;
+    }
+    List<String> changed = StagedFiles.committedAmong(git, place, parent, commit, guarded);
+    if (!changed.isEmpty()) {
+      git.ok(place, "reset", "--quiet", "--soft", parent);
+      throw new dev.orchestrate.item.ProtectedFilesCommitted(changed);
+    }
   }
 
   /**
@@ -831,6 +856,13 @@ public final class Worktrees implements ItemWorkspaces {
    */
   private final java.util.Map<String, String> indexAsCheckedOut = new java.util.concurrent.ConcurrentHashMap<>();
 
+  /**
+   * Each item's protected pathspecs, as the check of its attempt's worktree ({@link #changedAmong})
+   * just took them: the phase commit that follows checks what it holds against them too. Taken by
+   * the commit, dropped at the next preparation, a block or the worktree's removal.
+   */
+  private final java.util.Map<String, List<String>> protectedPathspecs = new java.util.concurrent.ConcurrentHashMap<>();
+
   @Override
   public void committed(String itemId) {
     store.commitConfirmed(itemId, clock.instant());
@@ -840,6 +872,7 @@ public final class Worktrees implements ItemWorkspaces {
   public void blocked(String itemId) {
     atHead.remove(itemId);
     indexAsCheckedOut.remove(itemId);
+    protectedPathspecs.remove(itemId);
     store.workspace(itemId).ifPresent(ws -> store.finished(itemId, clock.instant(), clock.instant()));
   }
 
@@ -859,6 +892,7 @@ public final class Worktrees implements ItemWorkspaces {
   public void remove(WorkspaceRecord ws) {
     atHead.remove(ws.itemId());
     indexAsCheckedOut.remove(ws.itemId());
+    protectedPathspecs.remove(ws.itemId());
     landingStepDone(ws.itemId()); // a mark of a landing step is about this worktree only
     if (!mine(ws)) {
       store.removed(ws.itemId(), clock.instant()); // another clone's: its runner cleans it up (cleanUp)

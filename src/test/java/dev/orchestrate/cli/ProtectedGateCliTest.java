@@ -118,6 +118,92 @@ class ProtectedGateCliTest {
     assertEquals("ok\n", GitRepo.read(repo.dir.resolve("ok.txt")));
   }
 
+  /**
+   * An agent that does the work and smuggles a rewritten gate into its phase commit through the
+   * index: the rewrite staged and written as a tree (the index's cache of trees holds it), the
+   * original put back on disk, and the entry given the original blob and that file's stat data. Its
+   * worktree and `git status` look untouched and its gate passes honestly, but `git commit` builds
+   * the commit from the cached tree: the commit is undone and the attempt refused.
+   */
+  @Test
+  void an_agent_that_smuggles_a_rewritten_gate_through_the_index_cache_is_refused() throws Exception {
+    write("");
+    Files.writeString(tmp.resolve("Forge.java"), FORGE);
+    Files.writeString(tmp.resolve("agent.sh"), """
+        #!/usr/bin/env bash
+        cp "$ORCHESTRATE_PROMPT_FILE" "%1$s/prompt-$ORCHESTRATE_ATTEMPT.md"
+        if [ "$ORCHESTRATE_ATTEMPT" = 1 ]; then
+          blob=$(git rev-parse HEAD:gates/check.sh) || exit 3
+          git show HEAD:gates/check.sh > "%1$s/original.sh" || exit 3
+          printf '#!/bin/sh\\nexit 0\\n' > gates/check.sh
+          git add gates/check.sh && git write-tree > /dev/null || exit 3
+          cp "%1$s/original.sh" gates/check.sh
+          touch -d '2023-11-14 00:00:00' gates/check.sh
+          "%2$s" "%1$s/Forge.java" "$(git rev-parse --git-path index)" gates/check.sh "$blob" || exit 4
+          [ -z "$(git status --porcelain -- gates)" ] || exit 5
+        fi
+        echo ok > ok.txt
+        echo "did the work"
+        """.formatted(tmp, Path.of(System.getProperty("java.home"), "bin", "java")));
+    CliRunner.Result run = project.run();
+    assertEquals(0, run.exitCode(), run.err());
+    assertEquals(1, JSON.readTree(run.out()).at("/items/done").asInt(), run.out());
+    JsonNode jobs = JSON.readTree(cli("jobs", "--json").out()).at("/jobs");
+    List<String> classes = new ArrayList<>();
+    jobs.forEach(job -> classes.add(job.at("/outcome").asText()));
+    assertTrue(classes.contains("protected_changed"), "the smuggling attempt's class: " + jobs);
+    assertTrue(Files.readString(tmp.resolve("prompt-2.md")).contains("gates/check.sh"), "the retry is told");
+    assertEquals("#!/bin/sh\ngrep -q ok ok.txt 2>/dev/null || { echo 'ok.txt is missing'; exit 1; }\n",
+        GitRepo.read(repo.dir.resolve("gates/check.sh")), "the gate on main is the one it was");
+    assertEquals("#!/bin/sh\ngrep -q ok ok.txt 2>/dev/null || { echo 'ok.txt is missing'; exit 1; }",
+        repo.git("show", "main:gates/check.sh"), "and so is main's commit");
+  }
+
+  /**
+   * Gives an index entry (versions 2 and 3, SHA-1) a blob id and the stat data of the file at its
+   * path: java Forge.java INDEX PATH BLOB.
+   */
+  private static final String FORGE = """
+      import java.nio.ByteBuffer;
+      import java.nio.file.*;
+      import java.nio.file.attribute.FileTime;
+      import java.util.*;
+      import java.util.concurrent.TimeUnit;
+
+      public class Forge {
+        public static void main(String[] a) throws Exception {
+          Path index = Path.of(a[0]);
+          byte[] bytes = Files.readAllBytes(index);
+          ByteBuffer in = ByteBuffer.wrap(bytes);
+          int at = 12;
+          for (int i = 0; i < in.getInt(8); i++) {
+            int flags = Short.toUnsignedInt(in.getShort(at + 60));
+            int name = at + 62 + ((flags & 0x4000) != 0 ? 2 : 0);
+            int length = flags & 0xFFF;
+            if (new String(bytes, name, length).equals(a[1])) {
+              Map<String, Object> st = Files.readAttributes(Path.of(a[1]), "unix:*", LinkOption.NOFOLLOW_LINKS);
+              FileTime c = (FileTime) st.get("ctime");
+              FileTime m = (FileTime) st.get("lastModifiedTime");
+              in.putInt(at, (int) c.to(TimeUnit.SECONDS));
+              in.putInt(at + 4, (int) (c.to(TimeUnit.NANOSECONDS) % 1_000_000_000L));
+              in.putInt(at + 8, (int) m.to(TimeUnit.SECONDS));
+              in.putInt(at + 12, (int) (m.to(TimeUnit.NANOSECONDS) % 1_000_000_000L));
+              in.putInt(at + 16, (int) (long) (Long) st.get("dev"));
+              in.putInt(at + 20, (int) (long) (Long) st.get("ino"));
+              in.putInt(at + 28, (Integer) st.get("uid"));
+              in.putInt(at + 32, (Integer) st.get("gid"));
+              in.putInt(at + 36, (int) (long) (Long) st.get("size"));
+              System.arraycopy(HexFormat.of().parseHex(a[2]), 0, bytes, at + 40, 20);
+              Files.write(index, bytes);
+              return;
+            }
+            at += ((name + length - at) + 8) & ~7;
+          }
+          System.exit(4);
+        }
+      }
+      """;
+
   @Test
   void a_phase_with_changes_gates_may_change_them() throws Exception {
     write(", changes_gates: true");

@@ -1,0 +1,97 @@
+package dev.orchestrate.workspace;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * The files a commit tracks among the protected pathspecs (the scripts the gates run, the
+ * {@code verify_protected} paths) whose bytes in the worktree are not the commit's, compared
+ * without the index or the worktree's attributes: each file's raw bytes hashed as git hashes a
+ * blob, against the blob id {@code git ls-tree} gives for the commit. {@code git status} decides
+ * from the index's stat data (an agent can write an index whose entry for its rewritten script has
+ * the new file's stat data and the old blob id) and compares content after the worktree's
+ * {@code .gitattributes} conversions (an agent can add one under which its copy converts to the
+ * original); neither is the agent's to decide here. A file that is missing, not a regular file
+ * where the commit has one, not a link where it has a link, or under a directory that is a link
+ * counts as changed. Gitlinks are left out, as the status leaves them.
+ */
+final class ProtectedContent {
+  private ProtectedContent() {
+  }
+
+  /** The tracked protected files that differ from {@code commit} at {@code place}, in ls-tree's order. */
+  static List<String> differing(Git git, Git.Place place, String commit, List<String> pathspecs) {
+    if (pathspecs.isEmpty() || commit == null) {
+      return List.of();
+    }
+    // ls-tree takes :(top) and :(literal), and matches paths as prefixes, never as wildcards
+    List<String> args = new ArrayList<>(List.of("ls-tree", "-r", "-z", "--full-tree", commit, "--"));
+    args.addAll(pathspecs);
+    List<String> out = new ArrayList<>();
+    for (String entry : StagedFiles.nulSeparated(git.ok(place, args.toArray(String[]::new)).out())) {
+      int tab = entry.indexOf('\t');
+      String[] head = tab < 0 ? new String[0] : entry.substring(0, tab).split(" ");
+      if (head.length != 3) {
+        continue;
+      }
+      String path = entry.substring(tab + 1);
+      if (head[0].equals("160000")) {
+        continue; // a gitlink: ignored by the status too (--ignore-submodules=all)
+      }
+      if (!same(place.workTree(), path, head[0], head[2])) {
+        out.add(path);
+      }
+    }
+    return out;
+  }
+
+  private static boolean same(Path top, String path, String mode, String blob) {
+    try {
+      Path file = top;
+      String[] parts = path.split("/");
+      for (int i = 0; i < parts.length; i++) {
+        file = file.resolve(parts[i]);
+        if (i < parts.length - 1 && !Files.isDirectory(file, LinkOption.NOFOLLOW_LINKS)) {
+          return false; // a directory on the way replaced, by a link or a file
+        }
+      }
+      BasicFileAttributes attributes = Files.readAttributes(file, BasicFileAttributes.class,
+          LinkOption.NOFOLLOW_LINKS);
+      MessageDigest digest = MessageDigest.getInstance(blob.length() == 64 ? "SHA-256" : "SHA-1");
+      if (mode.equals("120000")) {
+        if (!attributes.isSymbolicLink()) {
+          return false;
+        }
+        byte[] target = Files.readSymbolicLink(file).toString().getBytes(StandardCharsets.UTF_8);
+        digest.update(("blob " + target.length + "\0").getBytes(StandardCharsets.US_ASCII));
+        digest.update(target);
+        return HexFormat.of().formatHex(digest.digest()).equals(blob);
+      }
+      if (!attributes.isRegularFile()) {
+        return false;
+      }
+      digest.update(("blob " + attributes.size() + "\0").getBytes(StandardCharsets.US_ASCII));
+      long read = 0;
+      try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+        byte[] buffer = new byte[64 * 1024];
+        for (int n; (n = in.read(buffer)) > 0;) {
+          digest.update(buffer, 0, n);
+          read += n;
+        }
+      }
+      return read == attributes.size() && HexFormat.of().formatHex(digest.digest()).equals(blob);
+    } catch (IOException | NoSuchAlgorithmException | RuntimeException e) {
+      return false; // unreadable: not known to be the commit's
+    }
+  }
+}

@@ -76,14 +76,30 @@ class ProtectedGateCliTest {
   @Test
   void an_agent_that_rewrites_its_gate_script_is_caught_and_its_work_is_not_kept() throws Exception {
     write("");
+    assertTamperingCaughtAndRetried();
+  }
+
+  /** Runs the project, which ends with its one item done; its jobs, as `jobs --json` lists them. */
+  private JsonNode jobsOfARunToDone() throws Exception {
     CliRunner.Result run = project.run();
     assertEquals(0, run.exitCode(), run.err());
     assertEquals(1, JSON.readTree(run.out()).at("/items/done").asInt(), run.out());
+    return JSON.readTree(cli("jobs", "--json").out()).at("/jobs");
+  }
 
-    JsonNode jobs = JSON.readTree(cli("jobs", "--json").out()).at("/jobs");
+  private static List<String> outcomes(JsonNode jobs) {
     List<String> classes = new ArrayList<>();
     jobs.forEach(job -> classes.add(job.at("/outcome").asText()));
-    assertTrue(classes.contains("protected_changed"), "the tampering attempt's class: " + jobs);
+    return classes;
+  }
+
+  /**
+   * The run ends with the item done; the tampering attempt was refused as protected_changed, its
+   * retry told which files, and main has the gate and fixture it had, with the retry's work.
+   */
+  private void assertTamperingCaughtAndRetried() throws Exception {
+    JsonNode jobs = jobsOfARunToDone();
+    assertTrue(outcomes(jobs).contains("protected_changed"), "the tampering attempt's class: " + jobs);
     String second = Files.readString(tmp.resolve("prompt-2.md"));
     assertTrue(second.contains("gates/check.sh") && second.contains("fixtures/expected.txt"),
         "the retry is told which files: " + second);
@@ -102,20 +118,7 @@ class ProtectedGateCliTest {
   void an_agent_that_hides_its_rewrite_behind_index_bits_is_caught_all_the_same() throws Exception {
     write("", "git update-index --assume-unchanged gates/check.sh && git update-index --skip-worktree "
         + "fixtures/expected.txt || exit 3");
-    CliRunner.Result run = project.run();
-    assertEquals(0, run.exitCode(), run.err());
-    assertEquals(1, JSON.readTree(run.out()).at("/items/done").asInt(), run.out());
-    JsonNode jobs = JSON.readTree(cli("jobs", "--json").out()).at("/jobs");
-    List<String> classes = new ArrayList<>();
-    jobs.forEach(job -> classes.add(job.at("/outcome").asText()));
-    assertTrue(classes.contains("protected_changed"), "the hiding attempt's class: " + jobs);
-    String second = Files.readString(tmp.resolve("prompt-2.md"));
-    assertTrue(second.contains("gates/check.sh") && second.contains("fixtures/expected.txt"),
-        "the retry is told which files: " + second);
-    assertEquals("#!/bin/sh\ngrep -q ok ok.txt 2>/dev/null || { echo 'ok.txt is missing'; exit 1; }\n",
-        GitRepo.read(repo.dir.resolve("gates/check.sh")), "the gate on main is the one it was");
-    assertEquals("expected\n", GitRepo.read(repo.dir.resolve("fixtures/expected.txt")));
-    assertEquals("ok\n", GitRepo.read(repo.dir.resolve("ok.txt")));
+    assertTamperingCaughtAndRetried();
   }
 
   /**
@@ -145,13 +148,8 @@ class ProtectedGateCliTest {
         echo ok > ok.txt
         echo "did the work"
         """.formatted(tmp, Path.of(System.getProperty("java.home"), "bin", "java")));
-    CliRunner.Result run = project.run();
-    assertEquals(0, run.exitCode(), run.err());
-    assertEquals(1, JSON.readTree(run.out()).at("/items/done").asInt(), run.out());
-    JsonNode jobs = JSON.readTree(cli("jobs", "--json").out()).at("/jobs");
-    List<String> classes = new ArrayList<>();
-    jobs.forEach(job -> classes.add(job.at("/outcome").asText()));
-    assertTrue(classes.contains("protected_changed"), "the smuggling attempt's class: " + jobs);
+    JsonNode jobs = jobsOfARunToDone();
+    assertTrue(outcomes(jobs).contains("protected_changed"), "the smuggling attempt's class: " + jobs);
     assertTrue(Files.readString(tmp.resolve("prompt-2.md")).contains("gates/check.sh"), "the retry is told");
     assertEquals("#!/bin/sh\ngrep -q ok ok.txt 2>/dev/null || { echo 'ok.txt is missing'; exit 1; }\n",
         GitRepo.read(repo.dir.resolve("gates/check.sh")), "the gate on main is the one it was");

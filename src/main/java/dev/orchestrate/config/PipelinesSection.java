@@ -356,6 +356,12 @@ final class PipelinesSection extends SectionReader {
         problems.at(entry, "bad path " + Quote.value(path.get()) + " in " + subject
             + ": give a path relative to the repository's top, without '..'");
         ok = false;
+      } else if (path.get().chars().anyMatch(c -> c == '*' || c == '?' || c == '[')) {
+        // the check compares the protected files' bytes with the commit's, listed by path: a pattern
+        // would be matched one way by git status and another by that listing
+        problems.at(entry, "bad path " + Quote.value(path.get()) + " in " + subject
+            + ": no wildcards ('*', '?', '['); give the file, or the directory ending in '/' that holds them");
+        ok = false;
       } else {
         out.add(path.get());
       }

@@ -88,7 +88,10 @@ public final class Git {
       "-c", "color.ui=false",
       "-c", "gc.auto=0",
       "-c", "maintenance.auto=false",
-      "-c", "advice.detachedHead=false");
+      "-c", "advice.detachedHead=false",
+      // the repository's own core.useReplaceRefs=true wins over GIT_NO_REPLACE_OBJECTS: an agent's
+      // replace ref would then make a commit's tree read as another (its rewritten gate as the original)
+      "-c", "core.useReplaceRefs=false");
 
   /** The configuration check: scopes and origins, so that the files read can be named. */
   private static final List<String> LIST_CONFIG = List.of("config", "--show-scope", "--show-origin", "--null",

@@ -34,28 +34,65 @@ final class ProtectedContent {
     if (pathspecs.isEmpty() || commit == null) {
       return List.of();
     }
-    // ls-tree takes :(top) and :(literal), and matches paths as prefixes, never as wildcards
-    List<String> args = new ArrayList<>(List.of("ls-tree", "-r", "-z", "--full-tree", commit, "--"));
+    // ls-tree takes :(top) and :(literal), and matches paths as prefixes, never as wildcards (the
+    // configuration refuses wildcards in verify_protected); its output is read as it comes, each
+    // entry checked at once, so that a listing of any size is all compared
+    List<String> args = new ArrayList<>(List.of("ls-tree", "-r", "-z", "-l", "--full-tree", commit, "--"));
     args.addAll(pathspecs);
     List<String> out = new ArrayList<>();
-    for (String entry : StagedFiles.nulSeparated(git.ok(place, args.toArray(String[]::new)).out())) {
-      int tab = entry.indexOf('\t');
-      String[] head = tab < 0 ? new String[0] : entry.substring(0, tab).split(" ");
-      if (head.length != 3) {
-        continue;
+    java.io.ByteArrayOutputStream entry = new java.io.ByteArrayOutputStream();
+    java.io.OutputStream entries = new java.io.OutputStream() {
+      @Override
+      public void write(int b) {
+        if (b != 0) {
+          entry.write(b);
+          return;
+        }
+        String differs = check(place.workTree(), entry.toString(StandardCharsets.UTF_8));
+        if (differs != null) {
+          out.add(differs);
+        }
+        entry.reset();
       }
-      String path = entry.substring(tab + 1);
-      if (head[0].equals("160000")) {
-        continue; // a gitlink: ignored by the status too (--ignore-submodules=all)
+
+      @Override
+      public void write(byte[] bytes, int offset, int length) {
+        for (int i = offset; i < offset + length; i++) {
+          write(bytes[i]);
+        }
       }
-      if (!same(place.workTree(), path, head[0], head[2])) {
-        out.add(path);
+    };
+    try {
+      Git.Streamed listed = git.stream(place, args, MAX_LISTING, entries);
+      if (listed.exitCode() != 0 || listed.cut()) {
+        throw new GitException("git ls-tree " + commit + " failed in " + place.dir() + ": "
+            + (listed.cut() ? "over " + MAX_LISTING + " bytes" : listed.reason()));
       }
+    } catch (IOException e) {
+      throw new GitException("could not read the files of " + commit + ": " + e.getMessage(), e);
     }
     return out;
   }
 
-  private static boolean same(Path top, String path, String mode, String blob) {
+  /** A tree listing this long (tens of millions of files) is not read to its end. */
+  private static final long MAX_LISTING = 1L << 30;
+
+  /** The path of one {@code ls-tree -l} entry when the worktree's file is not the commit's, else null. */
+  private static String check(Path top, String entry) {
+    int tab = entry.indexOf('\t');
+    // <mode> <type> <id> <size, padded>TAB<path>
+    String[] head = tab < 0 ? new String[0] : entry.substring(0, tab).trim().split(" +");
+    if (head.length != 4) {
+      return null;
+    }
+    String path = entry.substring(tab + 1);
+    if (head[0].equals("160000")) {
+      return null; // a gitlink: ignored by the status too (--ignore-submodules=all)
+    }
+    return same(top, path, head[0], head[2], head[3]) ? null : path;
+  }
+
+  private static boolean same(Path top, String path, String mode, String blob, String size) {
     try {
       Path file = top;
       String[] parts = path.split("/");
@@ -77,8 +114,8 @@ final class ProtectedContent {
         digest.update(target);
         return HexFormat.of().formatHex(digest.digest()).equals(blob);
       }
-      if (!attributes.isRegularFile()) {
-        return false;
+      if (!attributes.isRegularFile() || attributes.size() != Long.parseLong(size)) {
+        return false; // another size is another content: a file the agent grew is never read
       }
       digest.update(("blob " + attributes.size() + "\0").getBytes(StandardCharsets.US_ASCII));
       long read = 0;

@@ -23,6 +23,9 @@ final class StagedFiles {
    * its HEAD, staged or not, sorted, at most 50.
    */
   static List<String> changedAmong(Git git, Git.Place place, String head, List<String> pathspecs) {
+    if (pathspecs.isEmpty()) {
+      return List.of(); // nothing to look at (git status with no pathspec would list every change)
+    }
     List<String> args = new ArrayList<>(List.of("status", "--porcelain", "-z", "--untracked-files=all",
         "--no-renames", "--ignore-submodules=all", "--"));
     args.addAll(pathspecs);

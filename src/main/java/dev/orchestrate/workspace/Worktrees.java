@@ -810,7 +810,7 @@ public final class Worktrees implements ItemWorkspaces {
     if (commit == null) {
       commit = git.ok(place, "rev-parse", "HEAD").line();
     }
-    refuseProtected(itemId, place, parent, commit);
+    refuseProtected(itemId, place, ws.headCommit(), parent, commit);
     store.commitPending(itemId, commit, jobId, DiskUsage.of(ws.path()), clock.instant());
     if (remote != null) {
       // before the job counts: any runner can continue the item from here
@@ -823,17 +823,19 @@ public final class Worktrees implements ItemWorkspaces {
    * The phase commit just made, checked against the protected pathspecs the check of its worktree
    * took ({@link #changedAmong}; none: a phase that may change them, or no gates): what it holds,
    * whatever the index said (git builds it from the index's entries and its cache of trees, both
-   * the agent's to have written). One that changes them is undone, the branch back at
-   * {@code parent}, and refused.
+   * the agent's to have written), against the item's last phase commit {@code head}, as the check
+   * of the worktree compares (not against {@code parent}, the base when the commit folds a red
+   * landing: an earlier phase's allowed change to them is not this attempt's). One that changes
+   * them is undone, the branch back at {@code parent}, and refused.
    *
    * @throws dev.orchestrate.item.ProtectedFilesCommitted naming the files
    */
-  private void refuseProtected(String itemId, Git.Place place, String parent, String commit) {
+  private void refuseProtected(String itemId, Git.Place place, String head, String parent, String commit) {
     List<String> guarded = protectedPathspecs.remove(itemId);
     if (guarded == null || guarded.isEmpty()) {
       return;
     }
-    List<String> changed = StagedFiles.committedAmong(git, place, parent, commit, guarded);
+    List<String> changed = StagedFiles.committedAmong(git, place, head, commit, guarded);
     if (!changed.isEmpty()) {
       git.ok(place, "reset", "--quiet", "--soft", parent);
       throw new dev.orchestrate.item.ProtectedFilesCommitted(changed);

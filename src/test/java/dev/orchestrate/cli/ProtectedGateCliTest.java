@@ -141,7 +141,7 @@ class ProtectedGateCliTest {
           printf '#!/bin/sh\\nexit 0\\n' > gates/check.sh
           git add gates/check.sh && git write-tree > /dev/null || exit 3
           cp "%1$s/original.sh" gates/check.sh
-          touch -d '2023-11-14 00:00:00' gates/check.sh
+          touch -t 202311140000 gates/check.sh
           "%2$s" "%1$s/Forge.java" "$(git rev-parse --git-path index)" gates/check.sh "$blob" || exit 4
           [ -z "$(git status --porcelain -- gates)" ] || exit 5
         fi

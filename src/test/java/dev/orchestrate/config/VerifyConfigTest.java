@@ -97,6 +97,31 @@ class VerifyConfigTest {
     assertEquals(List.of("plan-exists"), names(p.verifyFor(p.prePhases().get(0))));
   }
 
+  /**
+   * verify_protected names files and directories; a wildcard is refused, saying what to give: the
+   * check compares the protected files by their bytes, listed by path.
+   */
+  @Test
+  void verify_protected_takes_files_and_directories_and_refuses_a_wildcard() {
+    assertEquals(List.of("gates/", "test/fixtures/expected.txt"), load("""
+        pipelines:
+          feature:
+            verify_protected: [gates/, test/fixtures/expected.txt]
+            phases:
+              - {name: build, instructions: Build it.}
+        """).pipeline("feature").verifyProtected());
+    List<String> problems = problemsOf("""
+        pipelines:
+          feature:
+            verify_protected: [gates/, "tests/*.snap", "a?b", "x[1]"]
+            phases:
+              - {name: build, instructions: Build it.}
+        """);
+    assertEquals(3, problems.size(), problems.toString());
+    assertTrue(problems.get(0).contains("bad path 'tests/*.snap' in verify_protected of pipeline 'feature'")
+        && problems.get(0).contains("no wildcards"), problems.toString());
+  }
+
   @Test
   void a_command_without_name_or_run_is_an_error_that_says_how_to_write_it() {
     assertEquals(List.of(

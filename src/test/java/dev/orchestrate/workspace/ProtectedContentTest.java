@@ -114,6 +114,36 @@ class ProtectedContentTest {
     assertEquals(GATE, repo.git("show", "orchestrate/A:gates/check.sh") + "\n");
   }
 
+  /**
+   * The rewrite made to read as the original through a replace ref of the commit's tree, switched
+   * on in the repository's configuration (which wins over GIT_NO_REPLACE_OBJECTS): orchestrate's
+   * git reads no replace ref, and the rewrite is caught.
+   */
+  @Test
+  void a_rewrite_dressed_as_the_commit_by_a_replace_ref_is_caught() throws Exception {
+    GitRepo.write(ws, "gates/check.sh", "#!/bin/sh\nexit 0\n");
+    List<String> plainGit = List.of("git", "-C", ws.toString());
+    run(plainGit, "add", "-A");
+    String tree = run(plainGit, "write-tree");
+    run(plainGit, "replace", "-f", run(plainGit, "rev-parse", "HEAD^{tree}"), tree);
+    run(plainGit, "config", "core.useReplaceRefs", "true");
+    run(plainGit, "reset", "--quiet");
+    assertEquals("", run(plainGit, "status", "--porcelain"), "a git that reads replace refs is fooled");
+    assertEquals(List.of("gates/check.sh"), changed());
+  }
+
+  /** {@code base} and {@code args}, run as the agent would run them (its own environment, no options of ours); stdout. */
+  private static String run(List<String> base, String... args) throws Exception {
+    List<String> command = new java.util.ArrayList<>(base);
+    command.addAll(List.of(args));
+    ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
+    builder.environment().keySet().removeIf(k -> k.startsWith("GIT_"));
+    Process process = builder.start();
+    String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+    assertEquals(0, process.waitFor(), command + ": " + out);
+    return out;
+  }
+
   /** Without a check before it (a phase with changes_gates: true), the commit is not looked at. */
   @Test
   void a_commit_without_the_check_before_it_is_not_looked_at() throws Exception {

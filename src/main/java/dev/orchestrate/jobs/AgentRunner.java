@@ -261,7 +261,14 @@ public final class AgentRunner implements AgentLauncher {
         session = new AgentSession(id != null ? id : resuming ? steps.resumeSession() : null,
             resuming ? AgentSession.Start.RESUMED : AgentSession.Start.FRESH);
       }
-      if (agent.kind() == OutcomeClass.SUCCEEDED && !steps.verify().isEmpty() && !stop.cancelRequested().isDone()) {
+      // the files the gates run, checked before they run them: a script rewritten to put itself back
+      // as it runs would leave nothing for the check after the job to see
+      String refused = agent.kind() == OutcomeClass.SUCCEEDED && !steps.verify().isEmpty()
+          && !stop.cancelRequested().isDone() ? steps.protectedRefusal() : null;
+      if (refused != null) {
+        agent = agent.refutedAs(OutcomeClass.PROTECTED_CHANGED, refused);
+      } else if (agent.kind() == OutcomeClass.SUCCEEDED && !steps.verify().isEmpty()
+          && !stop.cancelRequested().isDone()) {
         List<CommandRun> gates = commands.runAll(CommandRun.Kind.GATE, steps.verify());
         checks.addAll(gates);
         CommandRun last = gates.isEmpty() ? null : gates.get(gates.size() - 1);

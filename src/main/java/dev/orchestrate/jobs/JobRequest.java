@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.slf4j.LoggerFactory;
 
 /**
  * Everything needed to run one (item, phase, attempt). Immutable: whatever the scheduler changes
@@ -64,13 +65,38 @@ public record JobRequest(
    * @param verify        the phase's gates, run after the agent reports success
    * @param setUpDone     run once the set-up passed, before the agent (the workspace records what the
    *                      set-up left); a failure of it fails the set-up
+   * @param protectedChanged asked once the agent reported success, before the gates run: why the
+   *                      attempt changed what the gates run or protect (then the gates do not run, and
+   *                      the attempt is refused as {@code protected_changed}), or null; null: no check
    */
   public record Steps(List<ProjectCommand> setup, String resumeSession, String freshPrompt,
-      List<ProjectCommand> verify, Runnable setUpDone) {
+      List<ProjectCommand> verify, Runnable setUpDone, java.util.function.Supplier<String> protectedChanged) {
     public static final Steps NONE = new Steps(List.of(), null, null, List.of());
 
     public Steps(List<ProjectCommand> setup, String resumeSession, String freshPrompt, List<ProjectCommand> verify) {
-      this(setup, resumeSession, freshPrompt, verify, null);
+      this(setup, resumeSession, freshPrompt, verify, null, null);
+    }
+
+    public Steps(List<ProjectCommand> setup, String resumeSession, String freshPrompt, List<ProjectCommand> verify,
+        Runnable setUpDone) {
+      this(setup, resumeSession, freshPrompt, verify, setUpDone, null);
+    }
+
+    /**
+     * {@link #protectedChanged}, asked: why the gates may not run, or null. A check that could not
+     * be made lets them run (the check after the job, before the phase commit, is made all the same).
+     */
+    String protectedRefusal() {
+      if (protectedChanged == null) {
+        return null;
+      }
+      try {
+        return protectedChanged.get();
+      } catch (RuntimeException e) {
+        LoggerFactory.getLogger(JobRequest.class).warn("could not check the gates' files before they ran: {}",
+            e.getMessage());
+        return null;
+      }
     }
 
     public Steps {

@@ -170,9 +170,16 @@ final class JobStarts {
         ? store.sessionUsage(resume) : Usage.UNKNOWN;
     String candidate = resume;
     ItemState started = item;
+    // asked by the job before its gates run (on its own thread): what the attempt changed among them
+    java.util.function.Supplier<String> protectedChanged = phase.changesGates() ? null : () -> {
+      List<String> changed = workspaces.changedAmong(started.id(), ProtectedFiles.scripts(pipeline),
+          pipeline.verifyProtected());
+      return changed.isEmpty() ? null : ProtectedFiles.failure(changed);
+    };
     Function<Placement, JobRequest> request = ready -> request(started, phase, attempt, jobDir, input, agent, grant,
         // the worktree had to be made again: the session's edits are gone, start afresh
-        candidate != null && ready.workspace() != null && !ready.kept() ? null : candidate, before, ready);
+        candidate != null && ready.workspace() != null && !ready.kept() ? null : candidate, before,
+        ready.workspace() == null ? null : protectedChanged, ready);
     if (!offThread) {
       JobRequest made = request.apply(placement);
       launch(s, item, pipeline, phase, made, () -> launcher.start(made), agent, before, grant, workspaces);
@@ -187,7 +194,8 @@ final class JobStarts {
 
   /** The job's request in the place its worktree gave it; {@code resume} null: a fresh session. */
   private static JobRequest request(ItemState item, PhaseDef phase, int attempt, Path jobDir, PromptInput input,
-      AgentConfig agent, Budget.Launch.Start grant, String resume, Usage before, Placement placement) {
+      AgentConfig agent, Budget.Launch.Start grant, String resume, Usage before,
+      java.util.function.Supplier<String> protectedChanged, Placement placement) {
     PromptInput placed = input.withWorkspace(placement.workspace() == null ? null
         : new PromptInput.Workspace(placement.workspace(), placement.branch(), agent.resumes()));
     BigDecimal cap = grant.capUsd() == null ? null
@@ -199,7 +207,7 @@ final class JobStarts {
         cap == null ? agent : agent.withCostCap(cap), placement.workDir(),
         jobDir, placement.workspace(),
         new JobRequest.Steps(placement.setup(), resume, resume != null ? full : null, placed.verify(),
-            placement.setUpDone()));
+            placement.setUpDone(), protectedChanged));
   }
 
   /**

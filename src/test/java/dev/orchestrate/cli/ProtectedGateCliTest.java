@@ -158,6 +158,35 @@ class ProtectedGateCliTest {
   }
 
   /**
+   * A gate script rewritten to put the original back as it runs, then pass: after the gates nothing
+   * would be left to see. The files are checked before the gates run, which then do not.
+   */
+  @Test
+  void an_agent_whose_rewritten_gate_puts_itself_back_is_refused_before_the_gate_runs() throws Exception {
+    write("");
+    Files.writeString(tmp.resolve("agent.sh"), """
+        #!/usr/bin/env bash
+        cp "$ORCHESTRATE_PROMPT_FILE" "%1$s/prompt-$ORCHESTRATE_ATTEMPT.md"
+        if [ "$ORCHESTRATE_ATTEMPT" = 1 ]; then
+          git show HEAD:gates/check.sh > "%1$s/original.sh" || exit 3
+          printf 'cp "%1$s/original.sh" gates/check.sh\\nexit 0\\n' > gates/check.sh
+          echo "made the gate pass"; exit 0
+        fi
+        echo ok > ok.txt
+        echo "did the work"
+        """.formatted(tmp));
+    JsonNode jobs = jobsOfARunToDone();
+    assertTrue(outcomes(jobs).contains("protected_changed"), "the attempt's class: " + jobs);
+    JsonNode refused = null;
+    for (JsonNode job : jobs) {
+      refused = job.at("/outcome").asText().equals("protected_changed") ? job : refused;
+    }
+    assertEquals(0, refused.at("/checks").size(), "its gate never ran: " + refused);
+    assertEquals("#!/bin/sh\ngrep -q ok ok.txt 2>/dev/null || { echo 'ok.txt is missing'; exit 1; }\n",
+        GitRepo.read(repo.dir.resolve("gates/check.sh")), "the gate on main is the one it was");
+  }
+
+  /**
    * Gives an index entry (versions 2 and 3, SHA-1) a blob id and the stat data of the file at its
    * path: java Forge.java INDEX PATH BLOB.
    */

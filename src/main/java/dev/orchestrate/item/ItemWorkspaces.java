@@ -87,6 +87,16 @@ public interface ItemWorkspaces {
     return java.util.List.of();
   }
 
+  /**
+   * {@link #changedAmong}, asked once the agent reported success and before the gates run (on the
+   * job's thread): the files among them the attempt changed. The check after the job is
+   * {@link #changedAmong} all the same.
+   */
+  default java.util.List<String> changedBeforeGates(String itemId, java.util.List<String> scripts,
+      java.util.List<String> paths) {
+    return changedAmong(itemId, scripts, paths);
+  }
+
   /** The job of the commit just made is recorded as completed: the commit is the item's new start. */
   default void committed(String itemId) {
   }

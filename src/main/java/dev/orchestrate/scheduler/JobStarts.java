@@ -172,7 +172,7 @@ final class JobStarts {
     ItemState started = item;
     // asked by the job before its gates run (on its own thread): what the attempt changed among them
     java.util.function.Supplier<String> protectedChanged = phase.changesGates() ? null : () -> {
-      List<String> changed = workspaces.changedAmong(started.id(), ProtectedFiles.scripts(pipeline),
+      List<String> changed = workspaces.changedBeforeGates(started.id(), ProtectedFiles.scripts(pipeline),
           pipeline.verifyProtected());
       return changed.isEmpty() ? null : ProtectedFiles.failure(changed);
     };

@@ -29,17 +29,45 @@ final class ProtectedContent {
   private ProtectedContent() {
   }
 
+  /**
+   * What {@code commit} tracks under {@code pathspecs}: each file's mode, blob id, size and path, as
+   * {@code git ls-tree -l} gives them. Kept for the checks of one attempt (before its gates and
+   * before its phase commit), which compare the same commit.
+   */
+  record Listing(String commit, List<String> pathspecs, List<Entry> entries) {
+  }
+
+  /** One file of a {@link Listing}. */
+  record Entry(String mode, String blob, long size, String path) {
+  }
+
   /** The tracked protected files that differ from {@code commit} at {@code place}, in ls-tree's order. */
   static List<String> differing(Git git, Git.Place place, String commit, List<String> pathspecs) {
+    return differing(place.workTree(), list(git, place, commit, pathspecs));
+  }
+
+  /** The files of {@code listing} whose worktree copy under {@code top} is not the commit's. */
+  static List<String> differing(Path top, Listing listing) {
+    List<String> out = new ArrayList<>();
+    for (Entry e : listing.entries()) {
+      if (!same(top, e.path(), e.mode(), e.blob(), e.size())) {
+        out.add(e.path());
+      }
+    }
+    return out;
+  }
+
+  /** {@code commit}'s files under {@code pathspecs} ({@link Listing}); none without a pathspec. */
+  static Listing list(Git git, Git.Place place, String commit, List<String> pathspecs) {
+    List<Entry> out = new ArrayList<>();
     if (pathspecs.isEmpty() || commit == null) {
-      return List.of();
+      return new Listing(commit, List.copyOf(pathspecs), out);
     }
     // ls-tree takes :(top) and :(literal), and matches paths as prefixes, never as wildcards (the
-    // configuration refuses wildcards in verify_protected); its output is read as it comes, each
-    // entry checked at once, so that a listing of any size is all compared
+    // configuration refuses wildcards in verify_protected); its output is read as it comes, so that
+    // a listing of any size is all read, not cut at what a command's output is held to
     List<String> args = new ArrayList<>(List.of("ls-tree", "-r", "-z", "-l", "--full-tree", commit, "--"));
     args.addAll(pathspecs);
-    List<String> out = new ArrayList<>();
     java.io.ByteArrayOutputStream entry = new java.io.ByteArrayOutputStream();
     java.io.OutputStream entries = new java.io.OutputStream() {
       @Override
@@ -48,9 +76,9 @@ final class ProtectedContent {
           entry.write(b);
           return;
         }
-        String differs = check(place.workTree(), entry.toString(StandardCharsets.UTF_8));
-        if (differs != null) {
-          out.add(differs);
+        Entry parsed = parse(entry.toString(StandardCharsets.UTF_8));
+        if (parsed != null) {
+          out.add(parsed);
         }
         entry.reset();
       }
@@ -71,28 +99,28 @@ final class ProtectedContent {
     } catch (IOException e) {
       throw new GitException("could not read the files of " + commit + ": " + e.getMessage(), e);
     }
-    return out;
+    return new Listing(commit, List.copyOf(pathspecs), List.copyOf(out));
   }
 
   /** A tree listing this long (tens of millions of files) is not read to its end. */
   private static final long MAX_LISTING = 1L << 30;
 
-  /** The path of one {@code ls-tree -l} entry when the worktree's file is not the commit's, else null. */
-  private static String check(Path top, String entry) {
+  /** One {@code ls-tree -l} entry; null for a gitlink (the status leaves them out too) or anything unexpected. */
+  private static Entry parse(String entry) {
     int tab = entry.indexOf('\t');
     // <mode> <type> <id> <size, padded>TAB<path>
     String[] head = tab < 0 ? new String[0] : entry.substring(0, tab).trim().split(" +");
-    if (head.length != 4) {
+    if (head.length != 4 || head[0].equals("160000")) {
       return null;
     }
-    String path = entry.substring(tab + 1);
-    if (head[0].equals("160000")) {
-      return null; // a gitlink: ignored by the status too (--ignore-submodules=all)
+    try {
+      return new Entry(head[0], head[2], Long.parseLong(head[3]), entry.substring(tab + 1));
+    } catch (NumberFormatException e) {
+      return null;
     }
-    return same(top, path, head[0], head[2], head[3]) ? null : path;
   }
 
-  private static boolean same(Path top, String path, String mode, String blob, String size) {
+  private static boolean same(Path top, String path, String mode, String blob, long size) {
     try {
       Path file = top;
       String[] parts = path.split("/");
@@ -114,7 +142,7 @@ final class ProtectedContent {
         digest.update(target);
         return HexFormat.of().formatHex(digest.digest()).equals(blob);
       }
-      if (!attributes.isRegularFile() || attributes.size() != Long.parseLong(size)) {
+      if (!attributes.isRegularFile() || attributes.size() != size) {
         return false; // another size is another content: a file the agent grew is never read
       }
       digest.update(("blob " + attributes.size() + "\0").getBytes(StandardCharsets.US_ASCII));

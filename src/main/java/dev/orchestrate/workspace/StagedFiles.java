@@ -22,7 +22,8 @@ final class StagedFiles {
    * repository) and {@code paths} (relative to the repository's top) that differ at {@code place} from
    * its HEAD, staged or not, sorted, at most 50.
    */
-  static List<String> changedAmong(Git git, Git.Place place, String head, List<String> pathspecs) {
+  static List<String> changedAmong(Git git, Git.Place place, ProtectedContent.Listing tracked) {
+    List<String> pathspecs = tracked.pathspecs();
     if (pathspecs.isEmpty()) {
       return List.of(); // nothing to look at (git status with no pathspec would list every change)
     }
@@ -37,7 +38,7 @@ final class StagedFiles {
     }
     // git status trusts the index's stat data and the worktree's attributes, both the agent's to
     // write: the tracked files among them are also compared byte for byte with the commit
-    changed.addAll(ProtectedContent.differing(git, place, head, pathspecs));
+    changed.addAll(ProtectedContent.differing(place.workTree(), tracked));
     return changed.stream().distinct().sorted().limit(50).toList();
   }
 

@@ -418,6 +418,7 @@ public final class Worktrees implements ItemWorkspaces {
     atHead.remove(itemId);
     indexAsCheckedOut.remove(itemId);
     protectedPathspecs.remove(itemId);
+    protectedListings.remove(itemId);
     try {
       WorkspaceRecord ws = store.workspace(itemId).orElse(null);
       if (ws != null && ws.finishedAt() != null) {
@@ -757,7 +758,36 @@ public final class Worktrees implements ItemWorkspaces {
     }
     List<String> pathspecs = StagedFiles.protectedPathspecs(repo.subdirectory(), scripts, paths);
     protectedPathspecs.put(itemId, pathspecs); // the phase commit checks what it holds against them
-    return StagedFiles.changedAmong(git, guarded(ws), ws.headCommit(), pathspecs);
+    Git.Place place = guarded(ws);
+    return StagedFiles.changedAmong(git, place, listing(itemId, place, ws.headCommit(), pathspecs));
+  }
+
+  /**
+   * Before the gates run: the tracked files among them compared with the item's last phase commit
+   * by their bytes ({@link ProtectedContent}), the listing kept for the check after the job (which
+   * adds git's status: new files).
+   */
+  @Override
+  public List<String> changedBeforeGates(String itemId, List<String> scripts, List<String> paths) {
+    WorkspaceRecord ws = store.workspace(itemId).orElse(null);
+    if (ws == null || !ws.onDisk() || (scripts.isEmpty() && paths.isEmpty())) {
+      return List.of();
+    }
+    Git.Place place = guarded(ws);
+    ProtectedContent.Listing tracked = listing(itemId, place, ws.headCommit(),
+        StagedFiles.protectedPathspecs(repo.subdirectory(), scripts, paths));
+    return ProtectedContent.differing(place.workTree(), tracked).stream().distinct().sorted().limit(50).toList();
+  }
+
+  /** The item's protected files at {@code commit}: the one its last check listed, when of the same commit and pathspecs. */
+  private ProtectedContent.Listing listing(String itemId, Git.Place place, String commit, List<String> pathspecs) {
+    ProtectedContent.Listing kept = protectedListings.get(itemId);
+    if (kept != null && kept.commit().equals(commit) && kept.pathspecs().equals(pathspecs)) {
+      return kept;
+    }
+    ProtectedContent.Listing listed = ProtectedContent.list(git, place, commit, pathspecs);
+    protectedListings.put(itemId, listed);
+    return listed;
   }
 
   @Override
@@ -832,6 +862,7 @@ public final class Worktrees implements ItemWorkspaces {
    */
   private void refuseProtected(String itemId, Git.Place place, String head, String parent, String commit) {
     List<String> guarded = protectedPathspecs.remove(itemId);
+    protectedListings.remove(itemId);
     if (guarded == null || guarded.isEmpty()) {
       return;
     }
@@ -865,6 +896,12 @@ public final class Worktrees implements ItemWorkspaces {
    */
   private final java.util.Map<String, List<String>> protectedPathspecs = new java.util.concurrent.ConcurrentHashMap<>();
 
+  /**
+   * Each item's protected files at its last phase commit, as the check before its gates listed
+   * them, for the check after its job; dropped with {@link #protectedPathspecs}.
+   */
+  private final java.util.Map<String, ProtectedContent.Listing> protectedListings = new java.util.concurrent.ConcurrentHashMap<>();
+
   @Override
   public void committed(String itemId) {
     store.commitConfirmed(itemId, clock.instant());
@@ -875,6 +912,7 @@ public final class Worktrees implements ItemWorkspaces {
     atHead.remove(itemId);
     indexAsCheckedOut.remove(itemId);
     protectedPathspecs.remove(itemId);
+    protectedListings.remove(itemId);
     store.workspace(itemId).ifPresent(ws -> store.finished(itemId, clock.instant(), clock.instant()));
   }
 
@@ -895,6 +933,7 @@ public final class Worktrees implements ItemWorkspaces {
     atHead.remove(ws.itemId());
     indexAsCheckedOut.remove(ws.itemId());
     protectedPathspecs.remove(ws.itemId());
+    protectedListings.remove(ws.itemId());
     landingStepDone(ws.itemId()); // a mark of a landing step is about this worktree only
     if (!mine(ws)) {
       store.removed(ws.itemId(), clock.instant()); // another clone's: its runner cleans it up (cleanUp)

@@ -99,7 +99,7 @@ class FoldedGitChecksTest {
 
   /** The subcommands {@link #recordingGit} ran since {@link #calls} was last deleted. */
   private List<String> recorded() throws java.io.IOException {
-    return Files.readAllLines(calls()).stream().map(c -> c.replaceAll("^.*advice\\.detachedHead=false ", ""))
+    return Files.readAllLines(calls()).stream().map(c -> c.replaceAll("^-C \\S+ (-c \\S+ )*", ""))
         .toList();
   }
 

@@ -268,7 +268,10 @@ public final class AgentRunner implements AgentLauncher {
       if (refused != null) {
         agent = agent.refutedAs(OutcomeClass.PROTECTED_CHANGED, refused);
       } else if (agent.kind() == OutcomeClass.SUCCEEDED && !steps.verify().isEmpty()
-          && !stop.cancelRequested().isDone()) {
+          && stop.cancelRequested().isDone()) {
+        // stopped while the check ran: a success whose gates never ran is not an answer
+        return Outcomes.cancelled(elapsed()).withUsage(agent.usage()).withSession(session).withChecks(checks);
+      } else if (agent.kind() == OutcomeClass.SUCCEEDED && !steps.verify().isEmpty()) {
         List<CommandRun> gates = commands.runAll(CommandRun.Kind.GATE, steps.verify());
         checks.addAll(gates);
         CommandRun last = gates.isEmpty() ? null : gates.get(gates.size() - 1);

@@ -84,7 +84,8 @@ public record JobRequest(
 
     /**
      * {@link #protectedChanged}, asked: why the gates may not run, or null. A check that could not
-     * be made lets them run (the check after the job, before the phase commit, is made all the same).
+     * be made refuses too (an agent could break what the check reads, then have its rewritten gate
+     * put everything back as it runs).
      */
     String protectedRefusal() {
       if (protectedChanged == null) {
@@ -95,7 +96,9 @@ public record JobRequest(
       } catch (RuntimeException e) {
         LoggerFactory.getLogger(JobRequest.class).warn("could not check the gates' files before they ran: {}",
             e.getMessage());
-        return null;
+        return "You reported the phase complete, but the files the project's gates run could not be checked "
+            + "before they ran (" + e.getMessage() + "), so they did not run and this attempt's work was not "
+            + "kept. Leave the worktree's git state (.git, HEAD, the index) as you found it.";
       }
     }
 

@@ -763,9 +763,10 @@ public final class Worktrees implements ItemWorkspaces {
   }
 
   /**
-   * Before the gates run: the tracked files among them compared with the item's last phase commit
-   * by their bytes ({@link ProtectedContent}), the listing kept for the check after the job (which
-   * adds git's status: new files).
+   * Before the gates run: the same check as {@link #changedAmong} (git's status, for new files, and
+   * the tracked files compared by their bytes), on the worktree as the agent left it: verified, but
+   * HEAD not put back (the listing is read from the repository, so a HEAD the agent broke fails
+   * only the status, and the caller refuses then). The listing is kept for the check after the job.
    */
   @Override
   public List<String> changedBeforeGates(String itemId, List<String> scripts, List<String> paths) {
@@ -773,10 +774,9 @@ public final class Worktrees implements ItemWorkspaces {
     if (ws == null || !ws.onDisk() || (scripts.isEmpty() && paths.isEmpty())) {
       return List.of();
     }
-    Git.Place place = guarded(ws);
-    ProtectedContent.Listing tracked = listing(itemId, place, ws.headCommit(),
-        StagedFiles.protectedPathspecs(repo.subdirectory(), scripts, paths));
-    return ProtectedContent.differing(place.workTree(), tracked).stream().distinct().sorted().limit(50).toList();
+    Git.Place place = guard.verify(ws);
+    return StagedFiles.changedAmong(git, place, listing(itemId, Git.Place.repository(repo.commonDir()),
+        ws.headCommit(), StagedFiles.protectedPathspecs(repo.subdirectory(), scripts, paths)));
   }
 
   /** The item's protected files at {@code commit}: the one its last check listed, when of the same commit and pathspecs. */
@@ -792,6 +792,9 @@ public final class Worktrees implements ItemWorkspaces {
 
   @Override
   public String commit(String itemId, String phase, int attempt, long jobId, String summary) {
+    // taken at once: a commit that ends early (nothing to commit) leaves nothing behind for the run
+    List<String> guarded = protectedPathspecs.remove(itemId);
+    protectedListings.remove(itemId);
     WorkspaceRecord ws = store.workspace(itemId).orElse(null);
     if (ws == null || !ws.onDisk()) {
       return null;
@@ -840,7 +843,7 @@ public final class Worktrees implements ItemWorkspaces {
     if (commit == null) {
       commit = git.ok(place, "rev-parse", "HEAD").line();
     }
-    refuseProtected(itemId, place, ws.headCommit(), parent, commit);
+    refuseProtected(guarded, place, ws.headCommit(), parent, commit);
     store.commitPending(itemId, commit, jobId, DiskUsage.of(ws.path()), clock.instant());
     if (remote != null) {
       // before the job counts: any runner can continue the item from here
@@ -850,8 +853,8 @@ public final class Worktrees implements ItemWorkspaces {
   }
 
   /**
-   * The phase commit just made, checked against the protected pathspecs the check of its worktree
-   * took ({@link #changedAmong}; none: a phase that may change them, or no gates): what it holds,
+   * The phase commit just made, checked against {@code guarded}, the protected pathspecs the check
+   * of its worktree took ({@link #changedAmong}; none: a phase that may change them, or no gates): what it holds,
    * whatever the index said (git builds it from the index's entries and its cache of trees, both
    * the agent's to have written), against the item's last phase commit {@code head}, as the check
    * of the worktree compares (not against {@code parent}, the base when the commit folds a red
@@ -860,9 +863,7 @@ public final class Worktrees implements ItemWorkspaces {
    *
    * @throws dev.orchestrate.item.ProtectedFilesCommitted naming the files
    */
-  private void refuseProtected(String itemId, Git.Place place, String head, String parent, String commit) {
-    List<String> guarded = protectedPathspecs.remove(itemId);
-    protectedListings.remove(itemId);
+  private void refuseProtected(List<String> guarded, Git.Place place, String head, String parent, String commit) {
     if (guarded == null || guarded.isEmpty()) {
       return;
     }

@@ -1,6 +1,7 @@
 package dev.orchestrate.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -184,6 +185,33 @@ class ProtectedGateCliTest {
     assertEquals(0, refused.at("/checks").size(), "its gate never ran: " + refused);
     assertEquals("#!/bin/sh\ngrep -q ok ok.txt 2>/dev/null || { echo 'ok.txt is missing'; exit 1; }\n",
         GitRepo.read(repo.dir.resolve("gates/check.sh")), "the gate on main is the one it was");
+  }
+
+  /**
+   * A new file in a protected directory (one a test runner would pick up, and could delete as it
+   * runs) is refused before the gates run, like a changed one.
+   */
+  @Test
+  void an_agent_that_adds_a_file_to_a_protected_directory_is_refused_before_the_gates_run() throws Exception {
+    write("");
+    Files.writeString(tmp.resolve("agent.sh"), """
+        #!/usr/bin/env bash
+        cp "$ORCHESTRATE_PROMPT_FILE" "%1$s/prompt-$ORCHESTRATE_ATTEMPT.md"
+        if [ "$ORCHESTRATE_ATTEMPT" = 1 ]; then
+          echo "extra" > fixtures/extra.txt
+          echo "added a fixture"; exit 0
+        fi
+        echo ok > ok.txt
+        echo "did the work"
+        """.formatted(tmp));
+    JsonNode jobs = jobsOfARunToDone();
+    JsonNode refused = null;
+    for (JsonNode job : jobs) {
+      refused = job.at("/outcome").asText().equals("protected_changed") ? job : refused;
+    }
+    assertTrue(refused != null && refused.at("/checks").size() == 0, "refused, its gate never ran: " + jobs);
+    assertTrue(Files.readString(tmp.resolve("prompt-2.md")).contains("fixtures/extra.txt"), "the retry is told");
+    assertFalse(Files.exists(repo.dir.resolve("fixtures/extra.txt")), "nothing of it landed");
   }
 
   /**

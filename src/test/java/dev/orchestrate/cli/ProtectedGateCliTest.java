@@ -88,6 +88,31 @@ class ProtectedGateCliTest {
     return JSON.readTree(cli("jobs", "--json").out()).at("/jobs");
   }
 
+  /**
+   * The agent: attempt 1 runs {@code firstAttempt} (with {@code %1$s} the test's directory), then,
+   * unless that exits, the work; later attempts do the work.
+   */
+  private void firstAttemptThenTheWork(String firstAttempt) throws Exception {
+    Files.writeString(tmp.resolve("agent.sh"), """
+        #!/usr/bin/env bash
+        cp "$ORCHESTRATE_PROMPT_FILE" "%1$s/prompt-$ORCHESTRATE_ATTEMPT.md"
+        if [ "$ORCHESTRATE_ATTEMPT" = 1 ]; then
+        """.formatted(tmp) + firstAttempt.formatted(tmp) + """
+        fi
+        echo ok > ok.txt
+        echo "did the work"
+        """);
+  }
+
+  /** The job refused as protected_changed, or null. */
+  private static JsonNode refusedJob(JsonNode jobs) {
+    JsonNode refused = null;
+    for (JsonNode job : jobs) {
+      refused = job.at("/outcome").asText().equals("protected_changed") ? job : refused;
+    }
+    return refused;
+  }
+
   private static List<String> outcomes(JsonNode jobs) {
     List<String> classes = new ArrayList<>();
     jobs.forEach(job -> classes.add(job.at("/outcome").asText()));
@@ -165,23 +190,14 @@ class ProtectedGateCliTest {
   @Test
   void an_agent_whose_rewritten_gate_puts_itself_back_is_refused_before_the_gate_runs() throws Exception {
     write("");
-    Files.writeString(tmp.resolve("agent.sh"), """
-        #!/usr/bin/env bash
-        cp "$ORCHESTRATE_PROMPT_FILE" "%1$s/prompt-$ORCHESTRATE_ATTEMPT.md"
-        if [ "$ORCHESTRATE_ATTEMPT" = 1 ]; then
-          git show HEAD:gates/check.sh > "%1$s/original.sh" || exit 3
-          printf 'cp "%1$s/original.sh" gates/check.sh\\nexit 0\\n' > gates/check.sh
-          echo "made the gate pass"; exit 0
-        fi
-        echo ok > ok.txt
-        echo "did the work"
-        """.formatted(tmp));
+    firstAttemptThenTheWork("""
+        git show HEAD:gates/check.sh > "%1$s/original.sh" || exit 3
+        printf 'cp "%1$s/original.sh" gates/check.sh\\nexit 0\\n' > gates/check.sh
+        echo "made the gate pass"; exit 0
+        """);
     JsonNode jobs = jobsOfARunToDone();
     assertTrue(outcomes(jobs).contains("protected_changed"), "the attempt's class: " + jobs);
-    JsonNode refused = null;
-    for (JsonNode job : jobs) {
-      refused = job.at("/outcome").asText().equals("protected_changed") ? job : refused;
-    }
+    JsonNode refused = refusedJob(jobs);
     assertEquals(0, refused.at("/checks").size(), "its gate never ran: " + refused);
     assertEquals("#!/bin/sh\ngrep -q ok ok.txt 2>/dev/null || { echo 'ok.txt is missing'; exit 1; }\n",
         GitRepo.read(repo.dir.resolve("gates/check.sh")), "the gate on main is the one it was");
@@ -194,21 +210,12 @@ class ProtectedGateCliTest {
   @Test
   void an_agent_that_adds_a_file_to_a_protected_directory_is_refused_before_the_gates_run() throws Exception {
     write("");
-    Files.writeString(tmp.resolve("agent.sh"), """
-        #!/usr/bin/env bash
-        cp "$ORCHESTRATE_PROMPT_FILE" "%1$s/prompt-$ORCHESTRATE_ATTEMPT.md"
-        if [ "$ORCHESTRATE_ATTEMPT" = 1 ]; then
-          echo "extra" > fixtures/extra.txt
-          echo "added a fixture"; exit 0
-        fi
-        echo ok > ok.txt
-        echo "did the work"
-        """.formatted(tmp));
+    firstAttemptThenTheWork("""
+        echo "extra" > fixtures/extra.txt
+        echo "added a fixture"; exit 0
+        """);
     JsonNode jobs = jobsOfARunToDone();
-    JsonNode refused = null;
-    for (JsonNode job : jobs) {
-      refused = job.at("/outcome").asText().equals("protected_changed") ? job : refused;
-    }
+    JsonNode refused = refusedJob(jobs);
     assertTrue(refused != null && refused.at("/checks").size() == 0, "refused, its gate never ran: " + jobs);
     assertTrue(Files.readString(tmp.resolve("prompt-2.md")).contains("fixtures/extra.txt"), "the retry is told");
     assertFalse(Files.exists(repo.dir.resolve("fixtures/extra.txt")), "nothing of it landed");

@@ -73,6 +73,14 @@ class SpareWorktreesTest {
     assertEquals("integrated", result.kind(), result.message());
   }
 
+  /** A landed, its worktree kept, its administrative directory marked as A's. */
+  private Path landedAndMarked(WorktreeSite w) throws Exception {
+    land(w, "A", "a.txt");
+    Path spare = root.resolve(kept().get(0));
+    Files.writeString(adminOf(spare).resolve(MARKER), "A's");
+    return spare;
+  }
+
   private List<String> kept() throws IOException {
     try (Stream<Path> entries = Files.list(root)) {
       return entries.map(p -> p.getFileName().toString())
@@ -290,9 +298,7 @@ class SpareWorktreesTest {
   @Test
   void a_kept_worktree_whose_registry_entry_is_under_gits_lock_is_not_moved_and_is_deleted() throws Exception {
     WorktreeSite w = site(true);
-    land(w, "A", "a.txt");
-    Path spare = root.resolve(kept().get(0));
-    Files.writeString(adminOf(spare).resolve(MARKER), "A's");
+    Path spare = landedAndMarked(w);
     Files.writeString(adminOf(spare).resolve("gitdir.lock"), "someone's\n"); // git writing it, or planted
 
     Path b = w.prepare("B", repo.dir).workspace();
@@ -358,9 +364,7 @@ class SpareWorktreesTest {
   @Test
   void a_kept_worktree_whose_registry_entry_names_another_place_is_not_taken() throws Exception {
     WorktreeSite w = site(true);
-    land(w, "A", "a.txt");
-    Path spare = root.resolve(kept().get(0));
-    Files.writeString(adminOf(spare).resolve(MARKER), "A's");
+    Path spare = landedAndMarked(w);
     Files.writeString(adminOf(spare).resolve("gitdir"), tmp.resolve("elsewhere/.git") + "\n");
 
     Path b = w.prepare("B", repo.dir).workspace();

@@ -261,26 +261,26 @@ public final class AgentRunner implements AgentLauncher {
         session = new AgentSession(id != null ? id : resuming ? steps.resumeSession() : null,
             resuming ? AgentSession.Start.RESUMED : AgentSession.Start.FRESH);
       }
-      // the files the gates run, checked before they run them: a script rewritten to put itself back
-      // as it runs would leave nothing for the check after the job to see
-      String refused = agent.kind() == OutcomeClass.SUCCEEDED && !steps.verify().isEmpty()
-          && !stop.cancelRequested().isDone() ? steps.protectedRefusal() : null;
-      if (refused != null) {
-        agent = agent.refutedAs(OutcomeClass.PROTECTED_CHANGED, refused);
-      } else if (agent.kind() == OutcomeClass.SUCCEEDED && !steps.verify().isEmpty()
-          && stop.cancelRequested().isDone()) {
-        // stopped while the check ran: a success whose gates never ran is not an answer
-        return Outcomes.cancelled(elapsed()).withUsage(agent.usage()).withSession(session).withChecks(checks);
-      } else if (agent.kind() == OutcomeClass.SUCCEEDED && !steps.verify().isEmpty()) {
-        List<CommandRun> gates = commands.runAll(CommandRun.Kind.GATE, steps.verify());
-        checks.addAll(gates);
-        CommandRun last = gates.isEmpty() ? null : gates.get(gates.size() - 1);
-        if (stop.cancelRequested().isDone() || (last != null && last.ending() == CommandRun.Ending.CANCELLED)) {
+      if (agent.kind() == OutcomeClass.SUCCEEDED && !steps.verify().isEmpty()) {
+        // the files the gates run, checked before they run them: a script rewritten to put itself
+        // back as it runs would leave nothing for the check after the job to see
+        String refused = stop.cancelRequested().isDone() ? null : steps.protectedRefusal();
+        if (refused != null) {
+          agent = agent.refutedAs(OutcomeClass.PROTECTED_CHANGED, refused);
+        } else if (stop.cancelRequested().isDone()) {
+          // stopped before or while the check ran: a success whose gates never ran is not an answer
           return Outcomes.cancelled(elapsed()).withUsage(agent.usage()).withSession(session).withChecks(checks);
-        }
-        if (last != null && !last.passed()) {
-          agent = agent.refutedAs(OutcomeClass.VERIFY_FAILED,
-              Outcomes.gateFailure(last, gates.size(), steps.verify().size()));
+        } else {
+          List<CommandRun> gates = commands.runAll(CommandRun.Kind.GATE, steps.verify());
+          checks.addAll(gates);
+          CommandRun last = gates.isEmpty() ? null : gates.get(gates.size() - 1);
+          if (stop.cancelRequested().isDone() || (last != null && last.ending() == CommandRun.Ending.CANCELLED)) {
+            return Outcomes.cancelled(elapsed()).withUsage(agent.usage()).withSession(session).withChecks(checks);
+          }
+          if (last != null && !last.passed()) {
+            agent = agent.refutedAs(OutcomeClass.VERIFY_FAILED,
+                Outcomes.gateFailure(last, gates.size(), steps.verify().size()));
+          }
         }
       }
       return agent.withSession(session).withChecks(checks);

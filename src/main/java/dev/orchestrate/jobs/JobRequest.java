@@ -77,11 +77,6 @@ public record JobRequest(
       this(setup, resumeSession, freshPrompt, verify, null, null);
     }
 
-    public Steps(List<ProjectCommand> setup, String resumeSession, String freshPrompt, List<ProjectCommand> verify,
-        Runnable setUpDone) {
-      this(setup, resumeSession, freshPrompt, verify, setUpDone, null);
-    }
-
     /**
      * {@link #protectedChanged}, asked: why the gates may not run, or null. A check that could not
      * be made refuses too (an agent could break what the check reads, then have its rewritten gate

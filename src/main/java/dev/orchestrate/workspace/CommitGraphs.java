@@ -73,7 +73,7 @@ final class CommitGraphs {
       }
       List<Path> graphs = new ArrayList<>();
       for (String line : new String(chain, StandardCharsets.ISO_8859_1).split("\n")) {
-        if (!line.matches("[0-9a-f]{" + idLength + "}")) {
+        if (!RefFiles.hex(line, idLength)) {
           return null;
         }
         graphs.add(split.resolve("graph-" + line + ".graph"));

@@ -41,11 +41,6 @@ final class ProtectedContent {
   record Entry(String mode, String blob, long size, String path) {
   }
 
-  /** The tracked protected files that differ from {@code commit} at {@code place}, in ls-tree's order. */
-  static List<String> differing(Git git, Git.Place place, String commit, List<String> pathspecs) {
-    return differing(place.workTree(), list(git, place, commit, pathspecs));
-  }
-
   /** The files of {@code listing} whose worktree copy under {@code top} is not the commit's. */
   static List<String> differing(Path top, Listing listing) {
     List<String> out = new ArrayList<>();

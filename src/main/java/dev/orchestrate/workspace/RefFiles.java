@@ -467,7 +467,7 @@ final class RefFiles {
     }
   }
 
-  private static boolean hex(String id, int length) {
+  static boolean hex(String id, int length) {
     return id.length() == length && ID.matcher(id).matches();
   }
 }

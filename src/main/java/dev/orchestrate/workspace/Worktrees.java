@@ -415,10 +415,7 @@ public final class Worktrees implements ItemWorkspaces {
 
   @Override
   public Placement prepare(String itemId, Path backlogDir, boolean keep, List<String> dependsOn) {
-    atHead.remove(itemId);
-    indexAsCheckedOut.remove(itemId);
-    protectedPathspecs.remove(itemId);
-    protectedListings.remove(itemId);
+    forget(itemId);
     try {
       WorkspaceRecord ws = store.workspace(itemId).orElse(null);
       if (ws != null && ws.finishedAt() != null) {
@@ -447,8 +444,9 @@ public final class Worktrees implements ItemWorkspaces {
       // Fresh: a new branch just checked out at its start by `worktree add -b`, HEAD on it, nothing
       // untracked yet; the reset would change nothing (three git processes a phase).
       Git.Place place = kept ? guarded(ws) : fresh ? guard.verify(ws) : reset(ws);
-      if (!kept) {
+      if (!kept && config.copy().isEmpty()) {
         // git just left this index at the commit the attempt starts at: the phase commit compares it
+        // (not with workspace.copy files, when it lists the ignored files whatever the index)
         String digest = IndexFile.digest(place.gitDir().resolve("index"), ws.headCommit().length() / 2);
         if (digest != null) {
           indexAsCheckedOut.put(itemId, ws.headCommit() + " " + digest);
@@ -752,14 +750,7 @@ public final class Worktrees implements ItemWorkspaces {
 
   @Override
   public List<String> changedAmong(String itemId, List<String> scripts, List<String> paths) {
-    WorkspaceRecord ws = store.workspace(itemId).orElse(null);
-    if (ws == null || !ws.onDisk() || (scripts.isEmpty() && paths.isEmpty())) {
-      return List.of();
-    }
-    List<String> pathspecs = StagedFiles.protectedPathspecs(repo.subdirectory(), scripts, paths);
-    protectedPathspecs.put(itemId, pathspecs); // the phase commit checks what it holds against them
-    Git.Place place = guarded(ws);
-    return StagedFiles.changedAmong(git, place, listing(itemId, place, ws.headCommit(), pathspecs));
+    return protectedChanges(itemId, scripts, paths, true);
   }
 
   /**
@@ -770,13 +761,25 @@ public final class Worktrees implements ItemWorkspaces {
    */
   @Override
   public List<String> changedBeforeGates(String itemId, List<String> scripts, List<String> paths) {
+    return protectedChanges(itemId, scripts, paths, false);
+  }
+
+  /**
+   * The check of both: after the job ({@code afterJob}) on the worktree made ours again, its
+   * pathspecs kept for the phase commit's check; before the gates on the worktree only verified.
+   */
+  private List<String> protectedChanges(String itemId, List<String> scripts, List<String> paths, boolean afterJob) {
     WorkspaceRecord ws = store.workspace(itemId).orElse(null);
     if (ws == null || !ws.onDisk() || (scripts.isEmpty() && paths.isEmpty())) {
       return List.of();
     }
-    Git.Place place = guard.verify(ws);
-    return StagedFiles.changedAmong(git, place, listing(itemId, Git.Place.repository(repo.commonDir()),
-        ws.headCommit(), StagedFiles.protectedPathspecs(repo.subdirectory(), scripts, paths)));
+    List<String> pathspecs = StagedFiles.protectedPathspecs(repo.subdirectory(), scripts, paths);
+    if (afterJob) {
+      protectedPathspecs.put(itemId, pathspecs); // the phase commit checks what it holds against them
+    }
+    Git.Place place = afterJob ? guarded(ws) : guard.verify(ws);
+    return StagedFiles.changedAmong(git, place,
+        listing(itemId, Git.Place.repository(repo.commonDir()), ws.headCommit(), pathspecs));
   }
 
   /** The item's protected files at {@code commit}: the one its last check listed, when of the same commit and pathspecs. */
@@ -874,6 +877,14 @@ public final class Worktrees implements ItemWorkspaces {
     }
   }
 
+  /** What this runner keeps of an item's worktree between its steps, dropped (prepared again, blocked, removed). */
+  private void forget(String itemId) {
+    atHead.remove(itemId);
+    indexAsCheckedOut.remove(itemId);
+    protectedPathspecs.remove(itemId);
+    protectedListings.remove(itemId);
+  }
+
   /**
    * Items whose worktree {@link #inspect} just left on their branch at the recorded head (the
    * agent's commits taken off): their phase commit needs no reset. One entry per item at most,
@@ -910,10 +921,7 @@ public final class Worktrees implements ItemWorkspaces {
 
   @Override
   public void blocked(String itemId) {
-    atHead.remove(itemId);
-    indexAsCheckedOut.remove(itemId);
-    protectedPathspecs.remove(itemId);
-    protectedListings.remove(itemId);
+    forget(itemId);
     store.workspace(itemId).ifPresent(ws -> store.finished(itemId, clock.instant(), clock.instant()));
   }
 
@@ -931,10 +939,7 @@ public final class Worktrees implements ItemWorkspaces {
 
   /** Removes a landed item's worktree from disk (its work is on the base branch or the remote; the branch stays or goes by config). */
   public void remove(WorkspaceRecord ws) {
-    atHead.remove(ws.itemId());
-    indexAsCheckedOut.remove(ws.itemId());
-    protectedPathspecs.remove(ws.itemId());
-    protectedListings.remove(ws.itemId());
+    forget(ws.itemId());
     landingStepDone(ws.itemId()); // a mark of a landing step is about this worktree only
     if (!mine(ws)) {
       store.removed(ws.itemId(), clock.instant()); // another clone's: its runner cleans it up (cleanUp)

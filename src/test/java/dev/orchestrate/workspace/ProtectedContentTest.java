@@ -144,6 +144,22 @@ class ProtectedContentTest {
     return out;
   }
 
+  /**
+   * The gate's directory replaced by a link to one holding the original script (the agent's copy
+   * elsewhere, where the gate's command could reach it): no link is followed, the file counts as
+   * changed.
+   */
+  @Test
+  void a_gate_directory_replaced_by_a_link_counts_as_changed() throws Exception {
+    Path elsewhere = tmp.resolve("elsewhere/gates");
+    Files.createDirectories(elsewhere);
+    Files.writeString(elsewhere.resolve("check.sh"), GATE);
+    Files.delete(ws.resolve("gates/check.sh"));
+    Files.delete(ws.resolve("gates"));
+    Files.createSymbolicLink(ws.resolve("gates"), elsewhere);
+    assertEquals(List.of("gates/check.sh"), changed());
+  }
+
   /** Without a check before it (a phase with changes_gates: true), the commit is not looked at. */
   @Test
   void a_commit_without_the_check_before_it_is_not_looked_at() throws Exception {
